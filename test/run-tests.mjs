@@ -1,0 +1,59 @@
+// Runs every *.test.ts under test/ with Node's own test runner (through tsx), prints the spec
+// report, then one closing line "N passed, N failed, N skipped" for CI, and exits non-zero on any
+// failure — a file that fails to load counts as a failure because node reports it as one.
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { tmpdir } from 'node:os';
+
+const root = new URL('..', import.meta.url).pathname;
+const only = process.argv.slice(2);
+
+function findTests(dir) {
+  const out = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === 'node_modules') continue;
+    const full = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...findTests(full));
+    else if (entry.name.endsWith('.test.ts')) out.push(full);
+  }
+  return out;
+}
+
+const files = findTests(join(root, 'test'))
+  .map((f) => relative(root, f))
+  .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
+  .sort();
+if (files.length === 0) {
+  console.error('no test files matched');
+  process.exit(1);
+}
+
+const tapDir = mkdtempSync(join(tmpdir(), 'shotfarm-tap-'));
+const tapFile = join(tapDir, 'report.tap');
+const args = [
+  '--import', 'tsx',
+  '--test',
+  '--test-concurrency=2',
+  '--test-timeout=120000',
+  '--test-reporter=spec', '--test-reporter-destination=stdout',
+  '--test-reporter=tap', `--test-reporter-destination=${tapFile}`,
+  ...files,
+];
+const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit' });
+// A hard ceiling so a wedged test can never hang CI.
+const ceiling = setTimeout(() => { child.kill('SIGKILL'); }, 15 * 60_000);
+child.on('exit', (code, signal) => {
+  clearTimeout(ceiling);
+  const tap = readFileSync(tapFile, 'utf8');
+  const count = (name) => {
+    const m = tap.match(new RegExp(`^# ${name} (\\d+)$`, 'm'));
+    return m ? Number(m[1]) : 0;
+  };
+  rmSync(tapDir, { recursive: true, force: true });
+  const passed = count('pass');
+  const failed = count('fail') + count('cancelled') + (signal ? 1 : 0);
+  const skipped = count('skipped') + count('todo');
+  console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
+  process.exit(code === 0 && failed === 0 ? 0 : 1);
+});
