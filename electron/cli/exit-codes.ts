@@ -1,0 +1,33 @@
+/**
+ * The CLI's exit codes (documented in README.md → "Exit codes"). Scripts and service probes rely
+ * on them, so they never change meaning.
+ */
+import type { ErrorCode } from '../../shared/errors.js';
+
+export const EXIT = {
+  ok: 0,
+  failure: 1, // unexpected error
+  usage: 2, // wrong arguments
+  badInput: 3, // a file or value was rejected; for import: some rows had errors (valid rows were stored)
+  notFound: 4,
+  conflict: 5, // the action does not apply to the job's state, a name is taken…
+  storage: 6, // the database or a file could not be read or written (disk full, edited migration…)
+  unhealthy: 7, // health: no workstation is healthy
+} as const;
+
+export function exitCodeFor(code: ErrorCode): number {
+  switch (code) {
+    case 'bad_input':
+      return EXIT.badInput;
+    case 'not_found':
+      return EXIT.notFound;
+    case 'conflict':
+      return EXIT.conflict;
+    case 'storage':
+      return EXIT.storage;
+    case 'unavailable':
+      return EXIT.unhealthy;
+    default:
+      return EXIT.failure;
+  }
+}

@@ -1,0 +1,80 @@
+/** `shotfarm import FILE [--dry-run]`: preview every row, then store all valid rows in one transaction. */
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
+import type { ImportPreview } from '../../shared/domain.js';
+import { ShotfarmError } from '../../shared/errors.js';
+import { isPriority } from '../../shared/priorities.js';
+import type { Engine } from '../engine/engine.js';
+import { EXIT } from './exit-codes.js';
+import { formatTable } from './table.js';
+
+export interface ImportOptions {
+  dryRun?: boolean;
+  json?: boolean;
+  project?: string;
+  episode?: string;
+  stage?: string;
+  template?: string;
+  priority?: string;
+  param?: string[];
+}
+
+function printPreview(p: ImportPreview): void {
+  if (Object.keys(p.mapping).length) {
+    console.log(`Columns: ${Object.entries(p.mapping).map(([field, col]) => `${field} ← "${col}"`).join(', ')}`);
+  }
+  console.log(
+    formatTable(
+      ['row', 'line', 'shot', 'stage', 'take', 'template', 'priority', 'status', 'notes'],
+      p.rows.map((r) => [r.row, r.line ?? '', `${r.episode}/${r.shot}`, r.stage, r.take, r.template, r.priority, r.status,
+        [...r.errors, ...r.warnings].join('; ')]),
+      90,
+    ),
+  );
+  for (const n of p.notices) console.log(`Note: ${n}`);
+  console.log(`${p.counts.new} new, ${p.counts.duplicate} already imported, ${p.counts.error} with errors.`);
+}
+
+export async function runImport(engine: Engine, file: string, o: ImportOptions): Promise<number> {
+  const path = resolve(file);
+  let content: string;
+  try {
+    content = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new ShotfarmError('bad_input', `Cannot read ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}.`);
+  }
+  if (o.priority !== undefined && !isPriority(o.priority)) throw new ShotfarmError('bad_input', '--priority must be rush, high, normal or low.');
+  const parameters: Record<string, string> = {};
+  for (const pair of o.param ?? []) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new ShotfarmError('bad_input', `--param takes NAME=COLUMN, got "${pair}".`);
+    parameters[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  const preview = await engine.call('import.preview', {
+    fileName: basename(path),
+    content,
+    baseDir: dirname(path),
+    mapping: {
+      project: o.project, episode: o.episode, stage: o.stage, template: o.template,
+      priority: o.priority as 'rush' | 'high' | 'normal' | 'low' | undefined,
+      parameters: Object.keys(parameters).length ? parameters : undefined,
+    },
+  });
+  if (o.dryRun) {
+    if (o.json) console.log(JSON.stringify(preview, null, 2));
+    else {
+      printPreview(preview);
+      console.log('Dry run: nothing was stored.');
+    }
+    return preview.counts.error ? EXIT.badInput : EXIT.ok;
+  }
+  if (!o.json) printPreview(preview);
+  const result = await engine.call('import.commit', { previewId: preview.previewId });
+  if (o.json) console.log(JSON.stringify({ preview, result }, null, 2));
+  else if (result.imported === 0 && result.duplicates + preview.counts.duplicate > 0 && preview.counts.error === 0) {
+    console.log('Nothing new: every row was already imported.');
+  } else {
+    console.log(`Imported ${result.imported} job(s); ${preview.counts.duplicate + result.duplicates} already imported; ${preview.counts.error} row(s) rejected.`);
+  }
+  return preview.counts.error ? EXIT.badInput : EXIT.ok;
+}

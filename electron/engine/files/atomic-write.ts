@@ -1,0 +1,63 @@
+/**
+ * Durable file writes: write to a temporary name in the destination folder, fsync, rename, fsync
+ * the folder. A crash leaves either the old file or the complete new one, never half of it.
+ */
+import { createWriteStream } from 'node:fs';
+import { open, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { ShotfarmError } from '../../../shared/errors.js';
+
+export function tempPathFor(finalPath: string): string {
+  return join(dirname(finalPath), `.${basename(finalPath)}.${process.pid}.${Date.now().toString(36)}.tmp`);
+}
+
+async function fsyncPath(path: string, flags: string): Promise<void> {
+  const fh = await open(path, flags);
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Words an operator can act on for the file-system errors that happen in practice. */
+export function describeFsError(err: unknown, what: string): ShotfarmError {
+  const e = err as NodeJS.ErrnoException;
+  switch (e.code) {
+    case 'ENOSPC':
+      return new ShotfarmError('storage', `The disk is full: ${what} could not be written. Free some space and try again.`, { retryable: true });
+    case 'EACCES':
+    case 'EPERM':
+      return new ShotfarmError('storage', `Permission denied: ${what}. Choose a folder you can write to.`);
+    case 'ENOENT':
+      return new ShotfarmError('storage', `The folder for ${what} does not exist.`);
+    case 'EROFS':
+      return new ShotfarmError('storage', `The disk is read-only: ${what} could not be written.`);
+    default:
+      return new ShotfarmError('storage', `${what} could not be written: ${e.message}`);
+  }
+}
+
+/** Streams `source` into `finalPath` atomically; returns the bytes written. */
+export async function writeStreamAtomically(finalPath: string, source: Readable, what = finalPath): Promise<number> {
+  const tmp = tempPathFor(finalPath);
+  try {
+    const out = createWriteStream(tmp, { flags: 'wx' });
+    await pipeline(source, out);
+    const bytes = out.bytesWritten;
+    await fsyncPath(tmp, 'r+');
+    await rename(tmp, finalPath);
+    try {
+      await fsyncPath(dirname(finalPath), 'r');
+    } catch {
+      // Some platforms (Windows) cannot open a directory to fsync it; the rename is still atomic.
+    }
+    return bytes;
+  } catch (err) {
+    await rm(tmp, { force: true }).catch(() => undefined);
+    if (err instanceof ShotfarmError) throw err;
+    throw describeFsError(err, what);
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * The import preview (SPEC §7): every row is checked — template exists, its parameters exist,
+ * input files exist, the stage it depends on exists, its VRAM need fits some workstation, it is
+ * not already stored — and shown with its errors. Nothing is written here.
+ */
+import { accessSync, constants } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import type { ImportRowView } from '../../../shared/domain.js';
+import type { ParamValue } from '../../../shared/shot-list-schema.js';
+import { jobId } from '../ids.js';
+import type { Db } from '../store/database.js';
+import { listInstanceRows } from '../store/instance-store.js';
+import { stmt } from '../store/statements.js';
+import { latestTemplate, type StoredTemplate } from '../store/template-store.js';
+import type { ShotRow } from './shot-row.js';
+
+/** A row ready to store: the read row plus everything resolved during the preview. */
+export interface CheckedRow {
+  view: ImportRowView;
+  source: ShotRow;
+  template: StoredTemplate | null;
+  parameters: Record<string, ParamValue>;
+  /** Parameter name → absolute input path. */
+  inputs: Record<string, string>;
+}
+
+/**
+ * Optional capability check against the workstations' node lists (filled in by the scheduler once
+ * instances have been probed). Returns problems, or null when nothing is known yet.
+ */
+export type CapabilityCheck = (template: StoredTemplate, parameters: Record<string, ParamValue>) => string[] | null;
+
+const SQL_JOB_EXISTS = 'SELECT 1 FROM jobs WHERE id = ?';
+/** Does the shot already have this stage stored (any take)? Used to resolve depends_on. */
+const SQL_STAGE_EXISTS = 'SELECT 1 FROM jobs WHERE project = ? AND episode = ? AND shot = ? AND stage = ? LIMIT 1';
+
+function fileReadable(path: string): boolean {
+  try {
+    accessSync(path, constants.R_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Fills template parameters the tracker columns can feed, when the row does not set them. */
+function trackerDefaults(row: ShotRow, t: StoredTemplate): Record<string, ParamValue> {
+  const out: Record<string, ParamValue> = {};
+  if ('prompt' in t.parameters && row.description) out.prompt = row.description;
+  const frames = row.metadata.frames;
+  if ('frames' in t.parameters && frames && /^\d+$/.test(frames)) out.frames = Number(frames);
+  return out;
+}
+
+export interface CheckResult {
+  rows: CheckedRow[];
+  /** File-wide remarks (what could not be checked yet), shown once rather than on every row. */
+  notices: string[];
+}
+
+export function checkRows(db: Db, rows: ShotRow[], baseDir: string, capability?: CapabilityCheck): CheckResult {
+  const notices = new Set<string>();
+  const templates = new Map<string, StoredTemplate | null>();
+  const getTemplate = (name: string): StoredTemplate | null => {
+    if (!templates.has(name)) templates.set(name, latestTemplate(db, name));
+    return templates.get(name) ?? null;
+  };
+  const instances = listInstanceRows(db).filter((i) => i.admin_state !== 'disabled');
+  const knownVram = instances
+    .map((i) => (i.vram_json ? (JSON.parse(i.vram_json) as { totalBytes: number }).totalBytes : null))
+    .filter((v): v is number => v !== null);
+  const largestGb = knownVram.length ? Math.max(...knownVram) / 1024 ** 3 : null;
+
+  const seenInFile = new Map<string, number>();
+  const stagesInFile = new Set(rows.map((r) => `${r.project}\u001f${r.episode}\u001f${r.shot}\u001f${r.stage}`));
+
+  const checked = rows.map((row) => {
+    const errors = [...row.errors];
+    const warnings: string[] = [];
+    const template = row.template ? getTemplate(row.template) : null;
+    let parameters: Record<string, ParamValue> = { ...row.parameters };
+    const inputs: Record<string, string> = {};
+
+    if (row.template && !template) errors.push(`template "${row.template}" is not registered (add it with: shotfarm templates add FILE)`);
+    if (template) {
+      if (row.stage && template.stage !== row.stage) {
+        warnings.push(`template "${template.name}" is made for stage "${template.stage}", this row is "${row.stage}"`);
+      }
+      parameters = { ...trackerDefaults(row, template), ...parameters };
+      for (const name of Object.keys(parameters)) {
+        if (!(name in template.parameters)) {
+          errors.push(`parameter "${name}" is not defined by template "${template.name}" (it has: ${Object.keys(template.parameters).join(', ') || 'none'})`);
+        }
+      }
+      for (const [name, path] of Object.entries(row.inputs)) {
+        if (!(name in template.parameters)) {
+          errors.push(`input "${name}" is not a parameter of template "${template.name}"`);
+          continue;
+        }
+        const full = isAbsolute(path) ? path : resolve(baseDir, path);
+        if (!fileReadable(full)) errors.push(`input file "${path}" for "${name}" does not exist or cannot be read (looked at ${full})`);
+        else inputs[name] = full;
+      }
+      if (largestGb === null) notices.add('VRAM fit not checked: no workstation has been probed yet.');
+      else if (template.vramGb > largestGb + 1e-9) {
+        errors.push(`needs ${template.vramGb} GB of VRAM; the largest workstation has ${largestGb.toFixed(0)} GB`);
+      }
+      if (capability) {
+        const problems = capability(template, parameters);
+        if (problems === null) notices.add('Nodes and models not checked: no workstation has reported its node list yet.');
+        else errors.push(...problems);
+      }
+    }
+    if (row.dependsOn) {
+      const key = `${row.project}\u001f${row.episode}\u001f${row.shot}\u001f${row.dependsOn}`;
+      const inDb = stmt(db, SQL_STAGE_EXISTS).get(row.project, row.episode, row.shot, row.dependsOn);
+      if (row.dependsOn === row.stage) errors.push('a stage cannot depend on itself');
+      else if (!stagesInFile.has(key) && !inDb) errors.push(`depends on stage "${row.dependsOn}", which this shot does not have`);
+    }
+
+    let id: string | null = null;
+    let status: ImportRowView['status'] = 'error';
+    if (errors.length === 0) {
+      id = jobId(row);
+      const firstRow = seenInFile.get(id);
+      if (firstRow !== undefined) {
+        errors.push(`same shot, stage and take as row ${firstRow}`);
+      } else {
+        seenInFile.set(id, row.row);
+        status = stmt(db, SQL_JOB_EXISTS).get(id) ? 'duplicate' : 'new';
+        if (status === 'duplicate') warnings.push('already imported (same project, episode, shot, stage and take); use "new take" to render it again');
+      }
+    }
+    return {
+      view: {
+        row: row.row,
+        line: row.line,
+        project: row.project,
+        episode: row.episode,
+        shot: row.shot,
+        stage: row.stage,
+        take: row.take,
+        template: row.template,
+        priority: row.priority,
+        jobId: id,
+        status: errors.length ? 'error' : status,
+        errors,
+        warnings,
+      },
+      source: row,
+      template,
+      parameters,
+      inputs,
+    };
+  });
+
+  // Second pass: a row that waits for a stage which only this file provides, in a row that has
+  // errors, would wait forever — report it now instead of storing it.
+  const byKey = new Map(checked.map((c) => [`${c.source.project}\u001f${c.source.episode}\u001f${c.source.shot}\u001f${c.source.stage}\u001f${c.source.take}`, c]));
+  for (const c of checked) {
+    const s = c.source;
+    if (!s.dependsOn || c.view.status === 'error') continue;
+    const dep = byKey.get(`${s.project}\u001f${s.episode}\u001f${s.shot}\u001f${s.dependsOn}\u001f${s.take}`);
+    const inDb = stmt(db, SQL_STAGE_EXISTS).get(s.project, s.episode, s.shot, s.dependsOn);
+    if (dep && dep.view.status === 'error' && !inDb) {
+      c.view.errors.push(`depends on row ${dep.view.row} (${s.dependsOn}), which has errors`);
+      c.view.status = 'error';
+      c.view.jobId = null;
+    }
+  }
+  return { rows: checked, notices: [...notices] };
+}

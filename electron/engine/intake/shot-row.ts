@@ -1,0 +1,36 @@
+/**
+ * One job-to-be from a shot list, whatever the file format: the common shape both readers produce
+ * and the preview validates. Errors found while reading stay on the row (never thrown), so one bad
+ * row never hides the others.
+ */
+import type { Priority } from '../../../shared/priorities.js';
+import type { ParamValue } from '../../../shared/shot-list-schema.js';
+
+export interface ShotRow {
+  /** 1-based position among the file's rows (a CSV data row, a JSON shot-stage). */
+  row: number;
+  line: number | null;
+  project: string;
+  episode: string;
+  shot: string;
+  description: string | null;
+  stage: string;
+  template: string;
+  take: number;
+  priority: Priority;
+  parameters: Record<string, ParamValue>;
+  /** Parameter name → input file path as written in the file. */
+  inputs: Record<string, string>;
+  dependsOn: string | null;
+  seed: number | null;
+  /** Tracker columns kept for the record (frames, cut in/out, status…). */
+  metadata: Record<string, string>;
+  errors: string[];
+}
+
+export interface ReadResult {
+  format: 'json' | 'csv';
+  rows: ShotRow[];
+  /** CSV only: canonical field or parameter → the column that fed it. */
+  mapping: Record<string, string>;
+}

@@ -1,0 +1,156 @@
+/**
+ * Operator actions on jobs (bump, move to top, hold/release, cancel, retry, new take). Which
+ * states each applies to comes from the shared table (ACTION_STATES), the same one the UI uses to
+ * enable its buttons. Jobs in other states are skipped; when none applies, the operator is told why.
+ */
+import { ShotfarmError } from '../../shared/errors.js';
+import { actionAllowed, type JobAction } from '../../shared/job-states.js';
+import { PRIORITY_VALUE, type Priority } from '../../shared/priorities.js';
+import type { Clock, RandomSource } from './clock.js';
+import { jobId } from './ids.js';
+import { drawSeed } from './intake/commit-import.js';
+import { recordJobCreated, transitionJob } from './job-state.js';
+import { inTransaction, type Db } from './store/database.js';
+import type { JobRow } from './store/job-rows.js';
+import { jobRow, minRank, setOrder } from './store/job-store.js';
+import { stmt } from './store/statements.js';
+
+export interface ActionContext {
+  db: Db;
+  clock: Clock;
+  random: RandomSource;
+  actor: string;
+}
+
+function rowsFor(ctx: ActionContext, ids: readonly string[], action: JobAction): JobRow[] {
+  const rows: JobRow[] = [];
+  const skipped: string[] = [];
+  for (const id of ids) {
+    const r = jobRow(ctx.db, id);
+    if (!r) throw new ShotfarmError('not_found', `Job ${id} does not exist.`);
+    if (actionAllowed(action, r.state)) rows.push(r);
+    else skipped.push(`${r.shot}/${r.stage} is ${r.state}`);
+  }
+  if (rows.length === 0) {
+    throw new ShotfarmError('conflict', `Nothing to ${action}: ${skipped.slice(0, 5).join('; ')}${skipped.length > 5 ? '…' : ''}.`);
+  }
+  return rows;
+}
+
+export function bumpJobs(ctx: ActionContext, ids: readonly string[], priority: Priority): string[] {
+  return inTransaction(ctx.db, () => {
+    const now = ctx.clock.now();
+    return rowsFor(ctx, ids, 'bump').map((r) => {
+      setOrder(ctx.db, r.id, PRIORITY_VALUE[priority], r.rank, now);
+      return r.id;
+    });
+  });
+}
+
+/** Puts the selection ahead of everything of its priority, keeping the selection's own order. */
+export function moveJobsToTop(ctx: ActionContext, ids: readonly string[]): string[] {
+  return inTransaction(ctx.db, () => {
+    const now = ctx.clock.now();
+    const rows = rowsFor(ctx, ids, 'moveToTop');
+    const byPriority = new Map<number, JobRow[]>();
+    for (const r of rows) byPriority.set(r.priority, [...(byPriority.get(r.priority) ?? []), r]);
+    for (const [priority, group] of byPriority) {
+      const top = minRank(ctx.db, priority);
+      group.forEach((r, i) => setOrder(ctx.db, r.id, priority, top - group.length + i, now));
+    }
+    return rows.map((r) => r.id);
+  });
+}
+
+const SQL_DEPENDENCY_STATE = 'SELECT state FROM jobs WHERE id = ?';
+
+export function holdJobs(ctx: ActionContext, ids: readonly string[]): string[] {
+  return inTransaction(ctx.db, () =>
+    rowsFor(ctx, ids, 'hold').map((r) => {
+      transitionJob(ctx.db, ctx.clock, { jobId: r.id, to: 'held', reason: 'held by an operator', actor: ctx.actor, expectFrom: [r.state] });
+      return r.id;
+    }),
+  );
+}
+
+export function releaseJobs(ctx: ActionContext, ids: readonly string[]): string[] {
+  return inTransaction(ctx.db, () =>
+    rowsFor(ctx, ids, 'release').map((r) => {
+      const dep = r.depends_on ? (stmt(ctx.db, SQL_DEPENDENCY_STATE).get(r.depends_on) as { state: string } | undefined) : undefined;
+      const waiting = dep !== undefined && dep.state !== 'completed';
+      transitionJob(ctx.db, ctx.clock, {
+        jobId: r.id,
+        to: waiting ? 'pending' : 'queued',
+        reason: waiting ? 'released; waiting for its dependency to complete' : 'released by an operator',
+        actor: ctx.actor,
+        expectFrom: ['held'],
+      });
+      return r.id;
+    }),
+  );
+}
+
+/**
+ * Cancels jobs. A running job is marked cancelled here and its attempt is fenced off: the
+ * scheduler interrupts the prompt on its server (`onCancelled`), and any late report from that
+ * attempt is refused by the fencing check.
+ */
+export function cancelJobs(ctx: ActionContext, ids: readonly string[]): { ids: string[]; wereRunning: JobRow[] } {
+  return inTransaction(ctx.db, () => {
+    const wereRunning: JobRow[] = [];
+    const changed = rowsFor(ctx, ids, 'cancel').map((r) => {
+      if (r.state === 'running') wereRunning.push(r);
+      transitionJob(ctx.db, ctx.clock, {
+        jobId: r.id, to: 'cancelled', reason: 'cancelled by an operator', actor: ctx.actor, expectFrom: [r.state],
+        attemptId: r.current_attempt_id,
+        patch: { current_attempt_id: null, finished_at: ctx.clock.now(), not_before: null },
+      });
+      return r.id;
+    });
+    return { ids: changed, wereRunning };
+  });
+}
+
+/** Retries the same take with a fresh attempt budget (the operator has fixed what was wrong). */
+export function retryJobs(ctx: ActionContext, ids: readonly string[]): string[] {
+  return inTransaction(ctx.db, () =>
+    rowsFor(ctx, ids, 'retry').map((r) => {
+      transitionJob(ctx.db, ctx.clock, {
+        jobId: r.id, to: 'queued', reason: 'retried by an operator', actor: ctx.actor, expectFrom: [r.state],
+        patch: { attempts: 0, error_class: null, not_before: null, finished_at: null, enqueued_at: ctx.clock.now() },
+      });
+      return r.id;
+    }),
+  );
+}
+
+const SQL_MAX_TAKE = 'SELECT MAX(take) AS t FROM jobs WHERE project = ? AND episode = ? AND shot = ? AND stage = ?';
+const SQL_COPY_AS_TAKE = `INSERT INTO jobs (id, shot_id, project, episode, shot, stage, take, template_id, template_name, params_json,
+  inputs_json, seed, seed_pinned, priority, rank, state, state_reason, max_attempts, depends_on, vram_gb, tags_json, timeout_s,
+  enqueued_at, created_at, updated_at)
+  SELECT @id, shot_id, project, episode, shot, stage, @take, template_id, template_name, params_json,
+  inputs_json, @seed, seed_pinned, priority, rank, @state, @reason, max_attempts, depends_on, vram_gb, tags_json, timeout_s,
+  @now, @now, @now FROM jobs WHERE id = @from`;
+
+/**
+ * Makes a new take of each job: a new job id with the same settings and, unless the seed is
+ * pinned, a new seed (ComfyUI would otherwise serve the identical graph from its cache).
+ */
+export function newTakes(ctx: ActionContext, ids: readonly string[], pinSeed = false): string[] {
+  return inTransaction(ctx.db, () =>
+    rowsFor(ctx, ids, 'newTake').map((r) => {
+      const take = ((stmt(ctx.db, SQL_MAX_TAKE).get(r.project, r.episode, r.shot, r.stage) as { t: number }).t ?? 0) + 1;
+      const id = jobId({ project: r.project, episode: r.episode, shot: r.shot, stage: r.stage, take });
+      const keepSeed = pinSeed || r.seed_pinned === 1 || r.seed === null;
+      const dep = r.depends_on ? (stmt(ctx.db, SQL_DEPENDENCY_STATE).get(r.depends_on) as { state: string } | undefined) : undefined;
+      const waiting = dep !== undefined && dep.state !== 'completed';
+      const reason = `new take ${take} of take ${r.take}`;
+      stmt(ctx.db, SQL_COPY_AS_TAKE).run({
+        id, take, seed: keepSeed ? r.seed : drawSeed(ctx.random), state: waiting ? 'pending' : 'queued',
+        reason: waiting ? 'waiting for its dependency to complete' : null, now: ctx.clock.now(), from: r.id,
+      });
+      recordJobCreated(ctx.db, ctx.clock, id, waiting ? 'pending' : 'queued', reason, ctx.actor);
+      return id;
+    }),
+  );
+}

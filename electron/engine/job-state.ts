@@ -1,0 +1,115 @@
+/**
+ * THE one door through which a job's state changes (conventions §3). Each change is a guarded
+ * update — it applies only if the job is still in the state the caller saw and, when fenced, still
+ * on the same attempt — plus its event row, in one transaction. An illegal transition throws and
+ * changes nothing; a stale report (another attempt is current) is refused the same way.
+ */
+import { ShotfarmError } from '../../shared/errors.js';
+import { canTransition, type JobState } from '../../shared/job-states.js';
+import type { Clock } from './clock.js';
+import { inTransaction, type Db } from './store/database.js';
+import { stmt } from './store/statements.js';
+
+/** Columns a transition may set alongside the state. Keys are column names of `jobs`. */
+export interface TransitionPatch {
+  error_class?: string | null;
+  attempts?: number;
+  current_attempt_id?: string | null;
+  instance_id?: string | null;
+  not_before?: number | null;
+  enqueued_at?: number;
+  started_at?: number | null;
+  finished_at?: number | null;
+  priority?: number;
+  rank?: number;
+  progress_node?: string | null;
+  progress_node_type?: string | null;
+  progress_value?: number | null;
+  progress_max?: number | null;
+  progress_at?: number | null;
+}
+
+const PATCHABLE = new Set<keyof TransitionPatch>([
+  'error_class', 'attempts', 'current_attempt_id', 'instance_id', 'not_before', 'enqueued_at', 'started_at',
+  'finished_at', 'priority', 'rank', 'progress_node', 'progress_node_type', 'progress_value', 'progress_max', 'progress_at',
+]);
+
+export interface TransitionRequest {
+  jobId: string;
+  to: JobState;
+  /** Words for the operator: why this happened. */
+  reason: string | null;
+  /** Who did it: 'operator', 'scheduler', 'import', 'recovery', 'cli'… */
+  actor: string;
+  /** When set, the job must currently be in one of these states (what the caller observed). */
+  expectFrom?: readonly JobState[];
+  /** Fencing: when set, the job's current attempt must be this one (null = no attempt). */
+  expectAttemptId?: string | null;
+  /** Attempt the event row refers to. */
+  attemptId?: string | null;
+  patch?: TransitionPatch;
+}
+
+export interface TransitionResult {
+  jobId: string;
+  from: JobState;
+  to: JobState;
+}
+
+const INSERT_EVENT =
+  'INSERT INTO job_events (job_id, attempt_id, from_state, to_state, reason, actor, at) VALUES (?, ?, ?, ?, ?, ?, ?)';
+
+interface CurrentRow {
+  state: JobState;
+  current_attempt_id: string | null;
+}
+
+/**
+ * Applies one transition inside the caller's transaction (or its own when there is none).
+ * Throws ShotfarmError('conflict') when the move is illegal or the fence does not hold.
+ */
+export function transitionJob(db: Db, clock: Clock, req: TransitionRequest): TransitionResult {
+  const run = (): TransitionResult => {
+    const cur = stmt(db, 'SELECT state, current_attempt_id FROM jobs WHERE id = ?').get(req.jobId) as CurrentRow | undefined;
+    if (!cur) throw new ShotfarmError('not_found', `Job ${req.jobId} does not exist.`);
+    if (req.expectFrom && !req.expectFrom.includes(cur.state)) {
+      throw new ShotfarmError('conflict', `Job ${req.jobId} is ${cur.state}, not ${req.expectFrom.join(' or ')}.`, {
+        details: { jobId: req.jobId, state: cur.state },
+      });
+    }
+    if (req.expectAttemptId !== undefined && cur.current_attempt_id !== req.expectAttemptId) {
+      throw new ShotfarmError('conflict', `Job ${req.jobId} has moved on to another attempt; this report is stale.`, {
+        details: { jobId: req.jobId, currentAttempt: cur.current_attempt_id, reported: req.expectAttemptId },
+      });
+    }
+    if (!canTransition(cur.state, req.to)) {
+      throw new ShotfarmError('conflict', `A ${cur.state} job cannot become ${req.to}.`, {
+        details: { jobId: req.jobId, from: cur.state, to: req.to },
+      });
+    }
+    const now = clock.now();
+    const sets = ['state = @to', 'state_reason = @reason', 'updated_at = @now'];
+    const params: Record<string, unknown> = {
+      to: req.to, reason: req.reason, now, id: req.jobId, from: cur.state, attempt: cur.current_attempt_id,
+    };
+    for (const [key, value] of Object.entries(req.patch ?? {})) {
+      if (!PATCHABLE.has(key as keyof TransitionPatch)) throw new Error(`not a patchable job column: ${key}`);
+      sets.push(`${key} = @p_${key}`);
+      params[`p_${key}`] = value;
+    }
+    // The guard repeats what was read: with BEGIN IMMEDIATE nobody can interleave, and the
+    // changes() check below turns any future misuse into an error rather than a silent no-op.
+    const info = stmt(db, `UPDATE jobs SET ${sets.join(', ')} WHERE id = @id AND state = @from AND current_attempt_id IS @attempt`).run(
+      params,
+    );
+    if (info.changes !== 1) throw new ShotfarmError('conflict', `Job ${req.jobId} changed while being updated.`);
+    stmt(db, INSERT_EVENT).run(req.jobId, req.attemptId ?? null, cur.state, req.to, req.reason, req.actor, now);
+    return { jobId: req.jobId, from: cur.state, to: req.to };
+  };
+  return db.inTransaction ? run() : inTransaction(db, run);
+}
+
+/** Records the creation of a job (no previous state) — the first row of its history. */
+export function recordJobCreated(db: Db, clock: Clock, jobId: string, state: JobState, reason: string, actor: string): void {
+  stmt(db, INSERT_EVENT).run(jobId, null, null, state, reason, actor, clock.now());
+}

@@ -1,0 +1,48 @@
+/**
+ * Opens the store: one SQLite file in WAL mode with synchronous=FULL (a committed state change
+ * survives power loss), foreign keys on, and a busy timeout so the CLI and the app can share it.
+ */
+import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { ShotfarmError } from '../../../shared/errors.js';
+import type { Clock } from '../clock.js';
+import { migrate } from './migrate.js';
+
+export type Db = BetterSqlite3.Database;
+
+export const DB_FILE_NAME = 'shotfarm.sqlite';
+
+export function openDatabase(file: string, clock: Clock): Db {
+  if (file !== ':memory:') {
+    try {
+      mkdirSync(dirname(file), { recursive: true });
+    } catch (err) {
+      throw new ShotfarmError('storage', `Cannot create the data folder ${dirname(file)}: ${(err as Error).message}`);
+    }
+  }
+  let db: Db;
+  try {
+    db = new Database(file);
+  } catch (err) {
+    throw new ShotfarmError('storage', `Cannot open the database ${file}: ${(err as Error).message}`);
+  }
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    migrate(db, clock);
+  } catch (err) {
+    db.close();
+    if (err instanceof ShotfarmError) throw err;
+    throw new ShotfarmError('storage', `The database ${file} could not be prepared: ${(err as Error).message}`);
+  }
+  return db;
+}
+
+/** Runs fn in a BEGIN IMMEDIATE transaction: takes the write lock up front, so read-then-write is safe. */
+export function inTransaction<T>(db: Db, fn: () => T): T {
+  return db.transaction(fn).immediate();
+}

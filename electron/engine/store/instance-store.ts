@@ -1,0 +1,120 @@
+/** Named queries for instances (one ComfyUI server each). */
+import type { InstanceAdminState, InstanceHealth, InstanceView, VramView } from '../../../shared/domain.js';
+import type { Db } from './database.js';
+import { stmt } from './statements.js';
+
+export interface InstanceRow {
+  id: string;
+  name: string;
+  url: string;
+  tags_json: string;
+  max_concurrency: number;
+  vram_overrides_json: string;
+  admin_state: InstanceAdminState;
+  health: InstanceHealth;
+  gpu_name: string | null;
+  vram_json: string | null;
+  comfy_version: string | null;
+  queue_length: number | null;
+  last_probe_at: number | null;
+  last_error: string | null;
+  consecutive_failures: number;
+  quarantined_until: number | null;
+  last_checkpoint: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+const SQL_ALL = 'SELECT * FROM instances ORDER BY name';
+const SQL_BY_ID = 'SELECT * FROM instances WHERE id = ?';
+/** Looks an instance up by id or by its (unique) name, for the CLI. */
+const SQL_BY_ID_OR_NAME = 'SELECT * FROM instances WHERE id = ? OR name = ?';
+const SQL_INSERT = `INSERT INTO instances (id, name, url, tags_json, max_concurrency, vram_overrides_json, created_at, updated_at)
+  VALUES (@id, @name, @url, @tags_json, @max_concurrency, @vram_overrides_json, @now, @now)`;
+const SQL_UPDATE = `UPDATE instances SET name = @name, url = @url, tags_json = @tags_json, max_concurrency = @max_concurrency,
+  vram_overrides_json = @vram_overrides_json, updated_at = @now WHERE id = @id`;
+const SQL_SET_ADMIN = 'UPDATE instances SET admin_state = ?, updated_at = ? WHERE id = ?';
+const SQL_DELETE = 'DELETE FROM instances WHERE id = ?';
+/** Jobs running on an instance, shown on its card. */
+const SQL_RUNNING_JOBS = "SELECT id FROM jobs WHERE instance_id = ? AND state = 'running'";
+
+export interface InstanceFields {
+  name: string;
+  url: string;
+  tags?: string[] | undefined;
+  maxConcurrency?: number | undefined;
+  vramOverrides?: Record<string, number> | undefined;
+}
+
+/** URLs are stored without a trailing slash so "http://gpu:8188/" and "http://gpu:8188" are one. */
+export function normaliseUrl(url: string): string {
+  const u = new URL(url.trim());
+  return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}`;
+}
+
+export function toInstanceView(db: Db, r: InstanceRow): InstanceView {
+  return {
+    id: r.id,
+    name: r.name,
+    url: r.url,
+    tags: JSON.parse(r.tags_json) as string[],
+    maxConcurrency: r.max_concurrency,
+    vramOverrides: JSON.parse(r.vram_overrides_json) as Record<string, number>,
+    adminState: r.admin_state,
+    health: r.health,
+    gpuName: r.gpu_name,
+    vram: r.vram_json ? (JSON.parse(r.vram_json) as VramView) : null,
+    comfyVersion: r.comfy_version,
+    queueLength: r.queue_length,
+    currentJobIds: (stmt(db, SQL_RUNNING_JOBS).all(r.id) as { id: string }[]).map((j) => j.id),
+    lastProbeAt: r.last_probe_at,
+    lastError: r.last_error,
+    quarantinedUntil: r.quarantined_until,
+    createdAt: r.created_at,
+  };
+}
+
+export function listInstanceRows(db: Db): InstanceRow[] {
+  return stmt(db, SQL_ALL).all() as InstanceRow[];
+}
+
+export function instanceRow(db: Db, id: string): InstanceRow | null {
+  return (stmt(db, SQL_BY_ID).get(id) as InstanceRow | undefined) ?? null;
+}
+
+export function findInstance(db: Db, idOrName: string): InstanceRow | null {
+  return (stmt(db, SQL_BY_ID_OR_NAME).get(idOrName, idOrName) as InstanceRow | undefined) ?? null;
+}
+
+export function insertInstance(db: Db, id: string, f: InstanceFields, now: number): void {
+  stmt(db, SQL_INSERT).run({
+    id,
+    name: f.name,
+    url: normaliseUrl(f.url),
+    tags_json: JSON.stringify(f.tags ?? []),
+    max_concurrency: f.maxConcurrency ?? 1,
+    vram_overrides_json: JSON.stringify(f.vramOverrides ?? {}),
+    now,
+  });
+}
+
+export function updateInstance(db: Db, id: string, f: InstanceFields, now: number): boolean {
+  const info = stmt(db, SQL_UPDATE).run({
+    id,
+    name: f.name,
+    url: normaliseUrl(f.url),
+    tags_json: JSON.stringify(f.tags ?? []),
+    max_concurrency: f.maxConcurrency ?? 1,
+    vram_overrides_json: JSON.stringify(f.vramOverrides ?? {}),
+    now,
+  });
+  return info.changes === 1;
+}
+
+export function setAdminState(db: Db, id: string, state: InstanceAdminState, now: number): boolean {
+  return stmt(db, SQL_SET_ADMIN).run(state, now, id).changes === 1;
+}
+
+export function deleteInstance(db: Db, id: string): boolean {
+  return stmt(db, SQL_DELETE).run(id).changes === 1;
+}

@@ -1,0 +1,82 @@
+/** The jobs table's row shape and its mapping to the contract's JobView. */
+import type { JobView } from '../../../shared/domain.js';
+import type { JobState } from '../../../shared/job-states.js';
+import { priorityFromValue } from '../../../shared/priorities.js';
+
+export interface JobRow {
+  id: string;
+  shot_id: number;
+  project: string;
+  episode: string;
+  shot: string;
+  stage: string;
+  take: number;
+  template_id: number;
+  template_name: string;
+  params_json: string;
+  inputs_json: string;
+  seed: number | null;
+  seed_pinned: number;
+  priority: number;
+  rank: number;
+  state: JobState;
+  state_reason: string | null;
+  error_class: string | null;
+  attempts: number;
+  max_attempts: number;
+  current_attempt_id: string | null;
+  instance_id: string | null;
+  depends_on: string | null;
+  vram_gb: number;
+  tags_json: string;
+  timeout_s: number;
+  not_before: number | null;
+  enqueued_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+  progress_node: string | null;
+  progress_node_type: string | null;
+  progress_value: number | null;
+  progress_max: number | null;
+  progress_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export function toJobView(r: JobRow): JobView {
+  return {
+    id: r.id,
+    project: r.project,
+    episode: r.episode,
+    shot: r.shot,
+    stage: r.stage,
+    take: r.take,
+    template: r.template_name,
+    priority: priorityFromValue(r.priority),
+    rank: r.rank,
+    state: r.state,
+    stateReason: r.state_reason,
+    errorClass: r.error_class,
+    attempts: r.attempts,
+    maxAttempts: r.max_attempts,
+    instanceId: r.instance_id,
+    dependsOn: r.depends_on,
+    seed: r.seed,
+    vramGb: r.vram_gb,
+    tags: JSON.parse(r.tags_json) as string[],
+    progress:
+      r.progress_at !== null && r.state === 'running'
+        ? {
+            node: r.progress_node,
+            nodeType: r.progress_node_type,
+            value: r.progress_value ?? 0,
+            max: r.progress_max ?? 0,
+            at: r.progress_at,
+          }
+        : null,
+    enqueuedAt: r.enqueued_at,
+    startedAt: r.started_at,
+    finishedAt: r.finished_at,
+    updatedAt: r.updated_at,
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * Applies the migration chain, each migration in its own transaction, and records its SHA-256.
+ * Refuses to open a database whose recorded migrations were edited, or that was written by a
+ * newer Shotfarm — both would mean running on a schema the code does not know.
+ */
+import { createHash } from 'node:crypto';
+import type BetterSqlite3 from 'better-sqlite3';
+import { ShotfarmError } from '../../../shared/errors.js';
+import type { Clock } from '../clock.js';
+import { MIGRATIONS, type Migration } from './migrations/index.js';
+
+export function migrationHash(m: Migration): string {
+  return createHash('sha256').update(m.sql).digest('hex');
+}
+
+interface AppliedRow {
+  id: number;
+  name: string;
+  sha256: string;
+}
+
+export function migrate(db: BetterSqlite3.Database, clock: Clock, chain: readonly Migration[] = MIGRATIONS): number {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    id INTEGER PRIMARY KEY, name TEXT NOT NULL, sha256 TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
+  const applied = db.prepare('SELECT id, name, sha256 FROM schema_migrations ORDER BY id').all() as AppliedRow[];
+  const known = new Map(chain.map((m) => [m.id, m]));
+
+  for (const row of applied) {
+    const m = known.get(row.id);
+    if (!m) {
+      throw new ShotfarmError(
+        'storage',
+        `This database was written by a newer Shotfarm (migration ${row.name} is unknown to this version). Update Shotfarm or open another data folder.`,
+      );
+    }
+    const hash = migrationHash(m);
+    if (hash !== row.sha256) {
+      throw new ShotfarmError(
+        'storage',
+        `Migration ${m.name} was edited after it was applied to this database (recorded ${row.sha256.slice(0, 12)}…, now ${hash.slice(0, 12)}…). Restore the original migration file; schema changes go in a new migration.`,
+      );
+    }
+  }
+
+  const done = new Set(applied.map((r) => r.id));
+  const insert = db.prepare('INSERT INTO schema_migrations (id, name, sha256, applied_at) VALUES (?, ?, ?, ?)');
+  let count = 0;
+  for (const m of chain) {
+    if (done.has(m.id)) continue;
+    db.transaction(() => {
+      db.exec(m.sql);
+      insert.run(m.id, m.name, migrationHash(m), clock.now());
+    }).immediate();
+    count++;
+  }
+  return count;
+}

@@ -1,0 +1,152 @@
+/**
+ * The API contract: one map from method name to input schema and output type. The engine
+ * implements it; in-process calls, the CLI, HTTP/WebSocket and Electron IPC are only transports.
+ * Every transport validates the input with `API_INPUTS[method]` before the engine sees it.
+ */
+import { z } from 'zod';
+import { JOB_STATES } from './job-states.js';
+import { PRIORITIES } from './priorities.js';
+import { nameSchema } from './shot-list-schema.js';
+import type {
+  ExportResult,
+  FarmStatus,
+  ImportPreview,
+  ImportResult,
+  InstanceView,
+  JobPage,
+  JobView,
+  TemplateView,
+} from './domain.js';
+
+const jobIds = z.array(z.uuid()).min(1).max(100_000);
+const csvMapping = z
+  .strictObject({
+    project: nameSchema.optional(),
+    episode: nameSchema.optional(),
+    stage: nameSchema.optional(),
+    template: nameSchema.optional(),
+    priority: z.enum(PRIORITIES).optional(),
+    /** Template parameter name → CSV column (display name or canonical field). */
+    parameters: z.record(z.string(), z.string()).optional(),
+  })
+  .optional();
+
+export const jobFilterSchema = z.strictObject({
+  states: z.array(z.enum(JOB_STATES)).optional(),
+  project: z.string().optional(),
+  episode: z.string().optional(),
+  shot: z.string().optional(),
+  stage: z.string().optional(),
+  priority: z.enum(PRIORITIES).optional(),
+  instanceId: z.string().optional(),
+  /** Free text matched against shot, stage, template, reason. */
+  search: z.string().max(200).optional(),
+});
+export type JobFilter = z.infer<typeof jobFilterSchema>;
+
+export const JOB_SORT_KEYS = ['queue', 'shot', 'stage', 'state', 'priority', 'updated', 'enqueued'] as const;
+
+const exportFilter = z.strictObject({
+  path: z.string().min(1),
+  from: z.number().int().optional(),
+  to: z.number().int().optional(),
+  project: z.string().optional(),
+  episode: z.string().optional(),
+  outcome: z.string().optional(),
+});
+
+const urlSchema = z
+  .string()
+  .trim()
+  .refine((s) => {
+    try {
+      const u = new URL(s);
+      return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname.length > 0;
+    } catch {
+      return false;
+    }
+  }, 'must be an http:// or https:// URL such as http://gpu-01:8188');
+
+const instanceFields = {
+  name: nameSchema,
+  url: urlSchema,
+  tags: z.array(z.string().trim().min(1)).optional(),
+  maxConcurrency: z.number().int().min(1).max(16).optional(),
+  vramOverrides: z.record(z.string(), z.number().positive()).optional(),
+};
+
+export const API_INPUTS = {
+  'farm.status': z.strictObject({}),
+  'jobs.list': z.strictObject({
+    filter: jobFilterSchema.optional(),
+    sort: z.enum(JOB_SORT_KEYS).optional(),
+    descending: z.boolean().optional(),
+    offset: z.number().int().min(0).optional(),
+    limit: z.number().int().min(1).max(100_000).optional(),
+  }),
+  'jobs.get': z.strictObject({ id: z.uuid() }),
+  'jobs.bump': z.strictObject({ ids: jobIds, priority: z.enum(PRIORITIES) }),
+  'jobs.moveToTop': z.strictObject({ ids: jobIds }),
+  'jobs.hold': z.strictObject({ ids: jobIds }),
+  'jobs.release': z.strictObject({ ids: jobIds }),
+  'jobs.cancel': z.strictObject({ ids: jobIds }),
+  'jobs.retry': z.strictObject({ ids: jobIds }),
+  'jobs.newTake': z.strictObject({ ids: jobIds, pinSeed: z.boolean().optional() }),
+  'import.preview': z.strictObject({
+    fileName: z.string().min(1),
+    content: z.string().max(256 * 1024 * 1024),
+    /** Folder that relative input paths are resolved against. */
+    baseDir: z.string().optional(),
+    mapping: csvMapping,
+  }),
+  'import.commit': z.strictObject({ previewId: z.string().min(1) }),
+  'templates.list': z.strictObject({}),
+  'templates.add': z.strictObject({ content: z.string().min(1), fileName: z.string().optional() }),
+  'instances.list': z.strictObject({}),
+  'instances.add': z.strictObject(instanceFields),
+  'instances.update': z.strictObject({ id: z.string().min(1), ...instanceFields }),
+  'instances.remove': z.strictObject({ id: z.string().min(1) }),
+  'instances.setAdminState': z.strictObject({ id: z.string().min(1), adminState: z.enum(['active', 'draining', 'disabled']) }),
+  'export.runlog': exportFilter,
+  'export.ledger': exportFilter,
+} as const;
+
+export type ApiMethod = keyof typeof API_INPUTS;
+export type ApiInput<M extends ApiMethod> = z.infer<(typeof API_INPUTS)[M]>;
+
+/** What each method resolves to. */
+export interface ApiOutputs {
+  'farm.status': FarmStatus;
+  'jobs.list': JobPage;
+  'jobs.get': JobView;
+  'jobs.bump': JobView[];
+  'jobs.moveToTop': JobView[];
+  'jobs.hold': JobView[];
+  'jobs.release': JobView[];
+  'jobs.cancel': JobView[];
+  'jobs.retry': JobView[];
+  'jobs.newTake': JobView[];
+  'import.preview': ImportPreview;
+  'import.commit': ImportResult;
+  'templates.list': TemplateView[];
+  'templates.add': TemplateView;
+  'instances.list': InstanceView[];
+  'instances.add': InstanceView;
+  'instances.update': InstanceView;
+  'instances.remove': { removed: boolean };
+  'instances.setAdminState': InstanceView;
+  'export.runlog': ExportResult;
+  'export.ledger': ExportResult;
+}
+
+/** The engine's side of the contract: one async handler per method. */
+export type ApiHandlers = { [M in ApiMethod]: (input: ApiInput<M>) => Promise<ApiOutputs[M]> };
+
+/** A client's side: `call('jobs.bump', {...})` typed end to end. */
+export interface ApiClient {
+  call<M extends ApiMethod>(method: M, input: ApiInput<M>): Promise<ApiOutputs[M]>;
+}
+
+export function isApiMethod(name: unknown): name is ApiMethod {
+  return typeof name === 'string' && Object.prototype.hasOwnProperty.call(API_INPUTS, name);
+}

@@ -1,0 +1,154 @@
+/**
+ * The shapes the engine hands to its clients (UI, CLI, other studio tools). Plain data, JSON-safe:
+ * times are epoch milliseconds, sizes are bytes.
+ */
+import type { JobState } from './job-states.js';
+import type { Priority } from './priorities.js';
+
+/** Live progress of a running attempt, as last checkpointed. */
+export interface JobProgress {
+  node: string | null;
+  nodeType: string | null;
+  value: number;
+  max: number;
+  at: number;
+}
+
+export interface JobView {
+  id: string;
+  project: string;
+  episode: string;
+  shot: string;
+  stage: string;
+  take: number;
+  template: string;
+  priority: Priority;
+  /** Operator order within a priority: lower runs first (move to top makes it the smallest). */
+  rank: number;
+  state: JobState;
+  /** Why the job is in its state, in words for the operator (failure reason, wait reason…). */
+  stateReason: string | null;
+  errorClass: string | null;
+  attempts: number;
+  maxAttempts: number;
+  instanceId: string | null;
+  dependsOn: string | null;
+  seed: number | null;
+  vramGb: number;
+  tags: string[];
+  progress: JobProgress | null;
+  enqueuedAt: number;
+  startedAt: number | null;
+  finishedAt: number | null;
+  updatedAt: number;
+}
+
+export interface JobPage {
+  rows: JobView[];
+  total: number;
+}
+
+export const INSTANCE_ADMIN_STATES = ['active', 'draining', 'disabled'] as const;
+export type InstanceAdminState = (typeof INSTANCE_ADMIN_STATES)[number];
+
+export const INSTANCE_HEALTH = ['unknown', 'idle', 'busy', 'unhealthy', 'offline', 'draining', 'disabled', 'quarantined'] as const;
+export type InstanceHealth = (typeof INSTANCE_HEALTH)[number];
+
+export interface VramView {
+  totalBytes: number;
+  /** Held by ComfyUI itself (loaded models, cache) — it gives this back on demand. */
+  comfyBytes: number;
+  /** Not usable by ComfyUI: other processes on the GPU (the OOM risk). */
+  otherBytes: number;
+  freeBytes: number;
+}
+
+export interface InstanceView {
+  id: string;
+  name: string;
+  url: string;
+  tags: string[];
+  maxConcurrency: number;
+  /** Per-stage VRAM requirement overrides in GB for jobs on this instance. */
+  vramOverrides: Record<string, number>;
+  adminState: InstanceAdminState;
+  health: InstanceHealth;
+  gpuName: string | null;
+  vram: VramView | null;
+  comfyVersion: string | null;
+  queueLength: number | null;
+  currentJobIds: string[];
+  lastProbeAt: number | null;
+  lastError: string | null;
+  quarantinedUntil: number | null;
+  createdAt: number;
+}
+
+export interface TemplateParamView {
+  name: string;
+  path: string;
+}
+
+export interface TemplateView {
+  id: number;
+  name: string;
+  version: number;
+  stage: string;
+  hash: string;
+  vramGb: number;
+  tags: string[];
+  timeoutS: number;
+  parameters: TemplateParamView[];
+  createdAt: number;
+}
+
+export interface FarmStatus {
+  jobsByState: Record<JobState, number>;
+  instances: InstanceView[];
+  /** Healthy = probed recently and answering; null when no instance was probed yet. */
+  healthyInstances: number | null;
+}
+
+/** One row of an import preview. */
+export interface ImportRowView {
+  /** 1-based row number in the file (CSV data row or JSON shot/stage entry). */
+  row: number;
+  /** Line in the source file where the row starts, when known. */
+  line: number | null;
+  project: string;
+  episode: string;
+  shot: string;
+  stage: string;
+  take: number;
+  template: string;
+  priority: Priority;
+  jobId: string | null;
+  status: 'new' | 'duplicate' | 'error';
+  errors: string[];
+  warnings: string[];
+}
+
+export interface ImportPreview {
+  previewId: string;
+  fileName: string;
+  format: 'json' | 'csv';
+  /** For CSV: which column fed which field, so the operator can check the mapping. */
+  mapping: Record<string, string>;
+  /** File-wide remarks, e.g. what could not be checked yet because no workstation was probed. */
+  notices: string[];
+  rows: ImportRowView[];
+  counts: { new: number; duplicate: number; error: number };
+}
+
+export interface ImportResult {
+  imported: number;
+  duplicates: number;
+  rejected: number;
+  jobIds: string[];
+}
+
+export interface ExportResult {
+  path: string;
+  rows: number;
+  bytes: number;
+}

@@ -1,0 +1,74 @@
+/**
+ * Job states and the one table of allowed transitions (SPEC §2).
+ *
+ * The engine's state module refuses any move not listed here, and the UI derives which action
+ * buttons are enabled from `actionAllowed` — the rules live in exactly one place.
+ */
+
+export const JOB_STATES = [
+  'pending',
+  'queued',
+  'running',
+  'completed',
+  'failed_retryable',
+  'failed_final',
+  'timeout_kill',
+  'held',
+  'cancelled',
+] as const;
+
+/** A job's lifecycle state. */
+export type JobState = (typeof JOB_STATES)[number];
+
+/** States from which a job never moves on by itself. */
+export const TERMINAL_STATES: readonly JobState[] = ['completed', 'failed_final', 'timeout_kill', 'cancelled'];
+
+/**
+ * Allowed transitions: from → the states it may move to. Anything else is a bug and throws.
+ * - `running → queued` is the "lost/stop farm" requeue; `running → failed_retryable` a transient failure.
+ * - `failed_final/timeout_kill/cancelled → queued` is an operator retry of the same take.
+ */
+export const TRANSITIONS: Readonly<Record<JobState, readonly JobState[]>> = {
+  pending: ['queued', 'held', 'cancelled', 'failed_final'],
+  queued: ['running', 'held', 'cancelled', 'failed_final', 'pending'],
+  running: ['completed', 'failed_retryable', 'failed_final', 'timeout_kill', 'queued', 'cancelled'],
+  completed: [],
+  failed_retryable: ['queued', 'held', 'cancelled', 'failed_final'],
+  failed_final: ['queued', 'cancelled'],
+  timeout_kill: ['queued', 'cancelled'],
+  held: ['queued', 'pending', 'cancelled'],
+  cancelled: ['queued'],
+};
+
+export function canTransition(from: JobState, to: JobState): boolean {
+  return TRANSITIONS[from].includes(to);
+}
+
+export function isJobState(value: unknown): value is JobState {
+  return typeof value === 'string' && (JOB_STATES as readonly string[]).includes(value);
+}
+
+/** Operator actions on jobs, as offered in the UI and the CLI. */
+export const JOB_ACTIONS = ['bump', 'moveToTop', 'hold', 'release', 'cancel', 'retry', 'newTake'] as const;
+export type JobAction = (typeof JOB_ACTIONS)[number];
+
+/**
+ * For each action, the states it applies to. Derived from TRANSITIONS where the action is a
+ * transition; bump/moveToTop change order, not state, and apply to anything not yet started.
+ */
+export const ACTION_STATES: Readonly<Record<JobAction, readonly JobState[]>> = {
+  bump: ['pending', 'queued', 'held', 'failed_retryable'],
+  moveToTop: ['pending', 'queued', 'held', 'failed_retryable'],
+  hold: (['pending', 'queued', 'failed_retryable'] as const).filter((s) => canTransition(s, 'held')),
+  release: ['held'],
+  cancel: (['pending', 'queued', 'running', 'failed_retryable', 'held', 'failed_final', 'timeout_kill'] as const).filter((s) =>
+    canTransition(s, 'cancelled'),
+  ),
+  retry: (['failed_final', 'timeout_kill', 'cancelled', 'failed_retryable'] as const).filter((s) => canTransition(s, 'queued')),
+  // A new take is a new job id: allowed whenever the current take is finished one way or another.
+  newTake: ['completed', 'failed_final', 'timeout_kill', 'cancelled'],
+};
+
+export function actionAllowed(action: JobAction, state: JobState): boolean {
+  return ACTION_STATES[action].includes(state);
+}

@@ -1,0 +1,79 @@
+/**
+ * The JSON shot list (`shot_list.json`, SPEC §7) and the template file format, as schemas.
+ * Both arrive from outside (files, the network), so both are validated before anything reads them.
+ */
+import { z } from 'zod';
+import { PRIORITIES } from './priorities.js';
+
+/** Names used in paths and ids: no slashes, no control characters, not "." or "..". */
+export const nameSchema = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(120, 'must be at most 120 characters')
+  .refine((s) => !/[\\/\u0000-\u001f]/.test(s) && s !== '.' && s !== '..', 'must not contain slashes or control characters');
+
+export const paramValueSchema = z.union([z.string(), z.number(), z.boolean()]);
+export type ParamValue = z.infer<typeof paramValueSchema>;
+
+export const stageEntrySchema = z.strictObject({
+  stage: nameSchema,
+  template: nameSchema,
+  take: z.number().int().min(1).optional(),
+  priority: z.enum(PRIORITIES).optional(),
+  parameters: z.record(z.string(), paramValueSchema).optional(),
+  /** Parameter name → input file path (relative to the shot list's folder, or absolute). */
+  inputs: z.record(z.string(), z.string().min(1)).optional(),
+  /** Another stage of the same shot whose completion this one waits for. */
+  depends_on: nameSchema.optional(),
+  /** Pin the seed; otherwise each take draws its own. */
+  seed: z.number().int().min(0).optional(),
+});
+
+export const shotEntrySchema = z.strictObject({
+  id: nameSchema,
+  description: z.string().optional(),
+  priority: z.enum(PRIORITIES).optional(),
+  /** One stage written inline… */
+  stage: nameSchema.optional(),
+  template: nameSchema.optional(),
+  take: z.number().int().min(1).optional(),
+  parameters: z.record(z.string(), paramValueSchema).optional(),
+  inputs: z.record(z.string(), z.string().min(1)).optional(),
+  seed: z.number().int().min(0).optional(),
+  /** …or several. */
+  stages: z.array(stageEntrySchema).min(1).optional(),
+});
+
+export const shotListSchema = z.strictObject({
+  project: nameSchema,
+  episode: nameSchema,
+  priority: z.enum(PRIORITIES).optional(),
+  shots: z.array(shotEntrySchema),
+});
+export type ShotList = z.infer<typeof shotListSchema>;
+
+/** A parameter path in a template: `nodeId.inputName`. */
+export const paramPathSchema = z.string().regex(/^[^.\s]+\.[^.\s]+$/, 'must be "nodeId.inputName", e.g. "3.seed"');
+
+/** A template file (resources/templates/*.json). `workflow` must be ComfyUI's API format. */
+export const templateFileSchema = z.strictObject({
+  name: nameSchema,
+  stage: nameSchema,
+  description: z.string().optional(),
+  vram_gb: z.number().positive().max(1024).optional(),
+  tags: z.array(z.string().min(1)).optional(),
+  timeout_s: z.number().int().positive().optional(),
+  /** Parameter name → `nodeId.inputName`. */
+  parameters: z.record(z.string().min(1), paramPathSchema),
+  workflow: z.record(z.string(), z.unknown()),
+});
+export type TemplateFile = z.infer<typeof templateFileSchema>;
+
+/** Formats zod issues as "path: message" lines a person can act on. */
+export function describeIssues(error: z.ZodError): string[] {
+  return error.issues.map((issue) => {
+    const path = issue.path.length ? issue.path.map(String).join('.') : '(top level)';
+    return `${path}: ${issue.message}`;
+  });
+}

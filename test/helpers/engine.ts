@@ -1,0 +1,51 @@
+/** Builds a real engine on a temp SQLite file, with a manual clock and seeded randomness. */
+import { readFileSync } from 'node:fs';
+import { ManualClock, seededRandom } from '../../electron/engine/clock.js';
+import { Engine } from '../../electron/engine/engine.js';
+import { makeTempDir } from './temp-dir.js';
+
+export const REPO = new URL('../../', import.meta.url).pathname;
+export const RESOURCES = new URL('../../resources/', import.meta.url).pathname;
+
+export interface TestEngine {
+  engine: Engine;
+  clock: ManualClock;
+  dir: string;
+  close: () => void;
+}
+
+export async function makeEngine(opts: { templates?: boolean } = {}): Promise<TestEngine> {
+  const tmp = makeTempDir();
+  const clock = new ManualClock();
+  const engine = new Engine({ dataDir: tmp.path, clock, random: seededRandom(42) });
+  if (opts.templates !== false) {
+    for (const f of ['keyframe-img2img.json', 'motion-i2v.json']) {
+      await engine.call('templates.add', { content: readFileSync(`${RESOURCES}templates/${f}`, 'utf8'), fileName: f });
+    }
+  }
+  return {
+    engine,
+    clock,
+    dir: tmp.path,
+    close: () => {
+      engine.close();
+      tmp.cleanup();
+    },
+  };
+}
+
+/** Imports shot-list text through the contract (preview + commit) and returns both answers. */
+export async function importText(engine: Engine, fileName: string, content: string, baseDir = `${RESOURCES}samples`) {
+  const preview = await engine.call('import.preview', { fileName, content, baseDir });
+  const result = await engine.call('import.commit', { previewId: preview.previewId });
+  return { preview, result };
+}
+
+/** Counts rows of a table — for "the store is unchanged" assertions. */
+export function tableCounts(engine: Engine): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const t of ['projects', 'episodes', 'shots', 'templates', 'jobs', 'job_events', 'attempts', 'assets', 'instances']) {
+    out[t] = (engine.db.prepare(`SELECT COUNT(*) AS n FROM ${t}`).get() as { n: number }).n;
+  }
+  return out;
+}

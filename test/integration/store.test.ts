@@ -1,0 +1,75 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { ManualClock } from '../../electron/engine/clock.js';
+import { openDatabase } from '../../electron/engine/store/database.js';
+import { migrate } from '../../electron/engine/store/migrate.js';
+import { MIGRATIONS } from '../../electron/engine/store/migrations/index.js';
+import { ShotfarmError } from '../../shared/errors.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
+
+test('the store opens in WAL mode with synchronous=FULL, foreign keys and a busy timeout', () => {
+  const tmp = makeTempDir();
+  try {
+    const db = openDatabase(join(tmp.path, 'x.sqlite'), new ManualClock());
+    assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
+    assert.equal(db.pragma('synchronous', { simple: true }), 2);
+    assert.equal(db.pragma('foreign_keys', { simple: true }), 1);
+    assert.equal(db.pragma('busy_timeout', { simple: true }), 5000);
+    db.close();
+  } finally {
+    tmp.cleanup();
+  }
+});
+
+test('the migration chain replays on an empty database and records each hash', () => {
+  const db = new Database(':memory:');
+  const applied = migrate(db, new ManualClock());
+  assert.equal(applied, MIGRATIONS.length);
+  const rows = db.prepare('SELECT id, sha256 FROM schema_migrations ORDER BY id').all() as { id: number; sha256: string }[];
+  assert.deepEqual(rows.map((r) => r.id), MIGRATIONS.map((m) => m.id));
+  for (const r of rows) assert.match(r.sha256, /^[0-9a-f]{64}$/);
+  assert.equal(migrate(db, new ManualClock()), 0, 'a second open applies nothing');
+  for (const table of ['projects', 'episodes', 'shots', 'templates', 'jobs', 'attempts', 'job_events', 'instances', 'assets', 'settings']) {
+    assert.ok(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table), table);
+  }
+});
+
+test('a database whose applied migration was edited is refused', () => {
+  const db = new Database(':memory:');
+  migrate(db, new ManualClock());
+  const edited = MIGRATIONS.map((m, i) => (i === 0 ? { ...m, sql: `${m.sql}\n-- tweak` } : m));
+  assert.throws(() => migrate(db, new ManualClock(), edited), (err: unknown) => {
+    assert.ok(err instanceof ShotfarmError);
+    assert.equal(err.code, 'storage');
+    assert.match(err.message, /0001-initial was edited/);
+    return true;
+  });
+});
+
+test('a database written by a newer Shotfarm is refused', () => {
+  const db = new Database(':memory:');
+  migrate(db, new ManualClock(), [...MIGRATIONS, { id: 999, name: '0999-future', sql: 'CREATE TABLE future (x)' }]);
+  assert.throws(() => migrate(db, new ManualClock()), /newer Shotfarm/);
+});
+
+test('a failing migration leaves no half-applied schema', () => {
+  const db = new Database(':memory:');
+  migrate(db, new ManualClock());
+  const broken = [...MIGRATIONS, { id: 2, name: '0002-broken', sql: 'CREATE TABLE half (x); THIS IS NOT SQL;' }];
+  assert.throws(() => migrate(db, new ManualClock(), broken));
+  assert.equal(db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'half'").get(), undefined);
+  assert.equal((db.prepare('SELECT COUNT(*) AS n FROM schema_migrations').get() as { n: number }).n, MIGRATIONS.length);
+});
+
+test('the next-runnable-job query is answered from the jobs_runnable index', () => {
+  const db = new Database(':memory:');
+  migrate(db, new ManualClock());
+  const plan = db
+    .prepare("EXPLAIN QUERY PLAN SELECT id FROM jobs WHERE state = 'queued' ORDER BY priority DESC, rank, enqueued_at LIMIT 50")
+    .all() as { detail: string }[];
+  const text = plan.map((p) => p.detail).join(' | ');
+  assert.match(text, /USING INDEX jobs_runnable/);
+  assert.doesNotMatch(text, /TEMP B-TREE/, 'ordering must come from the index, not a sort');
+});
