@@ -11,6 +11,17 @@ export function openEngine(opts: GlobalOptions): Engine {
   return new Engine({ dataDir: opts.data ?? defaultDataDir() });
 }
 
-export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+/** Where commands print; tests pass their own to capture output without touching the process. */
+export interface Io {
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+
+export const processIo: Io = {
+  out: (line) => void process.stdout.write(`${line}\n`),
+  err: (line) => void process.stderr.write(`${line}\n`),
+};
+
+export function printJson(io: Io, value: unknown): void {
+  io.out(JSON.stringify(value, null, 2));
 }

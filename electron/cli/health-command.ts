@@ -5,29 +5,30 @@
 import type { Engine } from '../engine/engine.js';
 import { probeInstance } from '../engine/health/probe.js';
 import { listInstanceRows } from '../engine/store/instance-store.js';
+import type { Io } from './context.js';
 import { EXIT } from './exit-codes.js';
 
 const GB = 1024 ** 3;
 
-export async function runHealth(engine: Engine, timeoutMs: number, json: boolean): Promise<number> {
+export async function runHealth(engine: Engine, io: Io, timeoutMs: number, json: boolean): Promise<number> {
   const rows = listInstanceRows(engine.db).filter((r) => r.admin_state !== 'disabled');
   const results = await Promise.all(rows.map(async (r) => ({ row: r, probe: await probeInstance(r.url, timeoutMs) })));
   const healthy = results.filter((x) => x.probe.ok).length;
   if (json) {
-    console.log(JSON.stringify({ healthy, instances: results.map((x) => ({ name: x.row.name, url: x.row.url, ...x.probe })) }, null, 2));
+    io.out(JSON.stringify({ healthy, instances: results.map((x) => ({ name: x.row.name, url: x.row.url, ...x.probe })) }, null, 2));
   } else {
-    if (rows.length === 0) console.log('No workstations registered. Add one with: shotfarm workers add URL --name NAME');
+    if (rows.length === 0) io.out('No workstations registered. Add one with: shotfarm workers add URL --name NAME');
     for (const { row, probe } of results) {
       if (probe.ok) {
         const vram = probe.vram
           ? `${(probe.vram.totalBytes / GB).toFixed(0)} GB (ComfyUI ${(probe.vram.comfyBytes / GB).toFixed(1)}, other ${(probe.vram.otherBytes / GB).toFixed(1)}, free ${(probe.vram.freeBytes / GB).toFixed(1)})`
           : 'no GPU reported';
-        console.log(`ok        ${row.name}  ${row.url}  ${probe.gpuName ?? '?'}  ${vram}  queue ${probe.queueRunning}+${probe.queuePending}  ${probe.latencyMs} ms${row.admin_state === 'draining' ? '  (draining)' : ''}`);
+        io.out(`ok        ${row.name}  ${row.url}  ${probe.gpuName ?? '?'}  ${vram}  queue ${probe.queueRunning}+${probe.queuePending}  ${probe.latencyMs} ms${row.admin_state === 'draining' ? '  (draining)' : ''}`);
       } else {
-        console.log(`unhealthy ${row.name}  ${row.url}  ${probe.error}`);
+        io.out(`unhealthy ${row.name}  ${row.url}  ${probe.error}`);
       }
     }
-    console.log(`${healthy} of ${rows.length} workstation(s) healthy.`);
+    io.out(`${healthy} of ${rows.length} workstation(s) healthy.`);
   }
   return healthy > 0 ? EXIT.ok : EXIT.unhealthy;
 }

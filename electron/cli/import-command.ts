@@ -5,6 +5,7 @@ import type { ImportPreview } from '../../shared/domain.js';
 import { ShotfarmError } from '../../shared/errors.js';
 import { isPriority } from '../../shared/priorities.js';
 import type { Engine } from '../engine/engine.js';
+import type { Io } from './context.js';
 import { EXIT } from './exit-codes.js';
 import { formatTable } from './table.js';
 
@@ -19,11 +20,11 @@ export interface ImportOptions {
   param?: string[];
 }
 
-function printPreview(p: ImportPreview): void {
+function printPreview(io: Io, p: ImportPreview): void {
   if (Object.keys(p.mapping).length) {
-    console.log(`Columns: ${Object.entries(p.mapping).map(([field, col]) => `${field} ← "${col}"`).join(', ')}`);
+    io.out(`Columns: ${Object.entries(p.mapping).map(([field, col]) => `${field} ← "${col}"`).join(', ')}`);
   }
-  console.log(
+  io.out(
     formatTable(
       ['row', 'line', 'shot', 'stage', 'take', 'template', 'priority', 'status', 'notes'],
       p.rows.map((r) => [r.row, r.line ?? '', `${r.episode}/${r.shot}`, r.stage, r.take, r.template, r.priority, r.status,
@@ -31,11 +32,11 @@ function printPreview(p: ImportPreview): void {
       90,
     ),
   );
-  for (const n of p.notices) console.log(`Note: ${n}`);
-  console.log(`${p.counts.new} new, ${p.counts.duplicate} already imported, ${p.counts.error} with errors.`);
+  for (const n of p.notices) io.out(`Note: ${n}`);
+  io.out(`${p.counts.new} new, ${p.counts.duplicate} already imported, ${p.counts.error} with errors.`);
 }
 
-export async function runImport(engine: Engine, file: string, o: ImportOptions): Promise<number> {
+export async function runImport(engine: Engine, io: Io, file: string, o: ImportOptions): Promise<number> {
   const path = resolve(file);
   let content: string;
   try {
@@ -61,20 +62,20 @@ export async function runImport(engine: Engine, file: string, o: ImportOptions):
     },
   });
   if (o.dryRun) {
-    if (o.json) console.log(JSON.stringify(preview, null, 2));
+    if (o.json) io.out(JSON.stringify(preview, null, 2));
     else {
-      printPreview(preview);
-      console.log('Dry run: nothing was stored.');
+      printPreview(io, preview);
+      io.out('Dry run: nothing was stored.');
     }
     return preview.counts.error ? EXIT.badInput : EXIT.ok;
   }
-  if (!o.json) printPreview(preview);
+  if (!o.json) printPreview(io, preview);
   const result = await engine.call('import.commit', { previewId: preview.previewId });
-  if (o.json) console.log(JSON.stringify({ preview, result }, null, 2));
+  if (o.json) io.out(JSON.stringify({ preview, result }, null, 2));
   else if (result.imported === 0 && result.duplicates + preview.counts.duplicate > 0 && preview.counts.error === 0) {
-    console.log('Nothing new: every row was already imported.');
+    io.out('Nothing new: every row was already imported.');
   } else {
-    console.log(`Imported ${result.imported} job(s); ${preview.counts.duplicate + result.duplicates} already imported; ${preview.counts.error} row(s) rejected.`);
+    io.out(`Imported ${result.imported} job(s); ${preview.counts.duplicate + result.duplicates} already imported; ${preview.counts.error} row(s) rejected.`);
   }
   return preview.counts.error ? EXIT.badInput : EXIT.ok;
 }

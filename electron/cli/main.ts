@@ -9,7 +9,7 @@ import { JOB_STATES, type JobState } from '../../shared/job-states.js';
 import { PRIORITIES, type Priority } from '../../shared/priorities.js';
 import { ShotfarmError, toErrorEnvelope } from '../../shared/errors.js';
 import type { Engine } from '../engine/engine.js';
-import { openEngine, printJson, type GlobalOptions } from './context.js';
+import { openEngine, printJson, processIo, type GlobalOptions, type Io } from './context.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { runHealth } from './health-command.js';
 import { runImport } from './import-command.js';
@@ -38,12 +38,13 @@ function vramPairs(value: string): Record<string, number> {
   return out;
 }
 
-export function buildProgram(run: (fn: (engine: Engine, g: GlobalOptions) => Promise<number | void>) => Promise<void>): Command {
+export function buildProgram(io: Io, run: (fn: (engine: Engine, g: GlobalOptions) => Promise<number | void>) => Promise<void>): Command {
   const program = new Command('shotfarm')
     .description('Durable render jobs from shot lists, on your ComfyUI workstations.')
     .option('--data <dir>', 'data folder holding shotfarm.sqlite (default: the per-user app data folder, or $SHOTFARM_DATA)')
     .option('--json', 'print machine-readable JSON')
     .showHelpAfterError()
+    .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) })
     .exitOverride();
 
   program
@@ -57,7 +58,7 @@ export function buildProgram(run: (fn: (engine: Engine, g: GlobalOptions) => Pro
     .option('--template <name>', 'CSV: template when the file has no template column')
     .addOption(new Option('--priority <p>', 'CSV: priority when the file has no priority column').choices([...PRIORITIES]))
     .option('--param <name=column...>', 'CSV: feed template parameter NAME from COLUMN (repeatable)')
-    .action((file: string, o) => run((e, g) => runImport(e, file, { ...o, json: g.json })));
+    .action((file: string, o) => run((e, g) => runImport(e, io, file, { ...o, json: g.json })));
 
   const templates = program.command('templates').description('register and list workflow templates');
   templates
@@ -71,16 +72,16 @@ export function buildProgram(run: (fn: (engine: Engine, g: GlobalOptions) => Pro
             throw new ShotfarmError('bad_input', `Cannot read ${f}: ${err.message}`);
           });
           const t = await e.call('templates.add', { content, fileName: basename(f) });
-          if (g.json) printJson(t);
-          else console.log(`Template ${t.name} v${t.version} (${t.stage}, ${t.vramGb} GB, parameters: ${t.parameters.map((p) => `${p.name}=${p.path}`).join(', ')})`);
+          if (g.json) printJson(io, t);
+          else io.out(`Template ${t.name} v${t.version} (${t.stage}, ${t.vramGb} GB, parameters: ${t.parameters.map((p) => `${p.name}=${p.path}`).join(', ')})`);
         }
       }),
     );
   templates.command('list').description('list templates (latest versions)').action(() =>
     run(async (e, g) => {
       const rows = await e.call('templates.list', {});
-      if (g.json) return printJson(rows);
-      console.log(formatTable(['name', 'version', 'stage', 'vram_gb', 'timeout_s', 'parameters', 'hash'],
+      if (g.json) return printJson(io, rows);
+      io.out(formatTable(['name', 'version', 'stage', 'vram_gb', 'timeout_s', 'parameters', 'hash'],
         rows.map((t) => [t.name, t.version, t.stage, t.vramGb, t.timeoutS, t.parameters.map((p) => p.name).join(','), t.hash.slice(0, 12)])));
     }),
   );
@@ -88,12 +89,12 @@ export function buildProgram(run: (fn: (engine: Engine, g: GlobalOptions) => Pro
   program.command('status').description('jobs by state and the workstations').action(() =>
     run(async (e, g) => {
       const s = await e.call('farm.status', {});
-      if (g.json) return printJson(s);
-      console.log(JOB_STATES.map((st) => `${st} ${s.jobsByState[st]}`).join('  '));
+      if (g.json) return printJson(io, s);
+      io.out(JOB_STATES.map((st) => `${st} ${s.jobsByState[st]}`).join('  '));
       for (const i of s.instances) {
-        console.log(`${i.name.padEnd(16)} ${i.adminState.padEnd(9)} ${i.health.padEnd(11)} ${i.url}  ${i.gpuName ?? ''}  running ${i.currentJobIds.length}`);
+        io.out(`${i.name.padEnd(16)} ${i.adminState.padEnd(9)} ${i.health.padEnd(11)} ${i.url}  ${i.gpuName ?? ''}  running ${i.currentJobIds.length}`);
       }
-      if (s.instances.length === 0) console.log('No workstations registered.');
+      if (s.instances.length === 0) io.out('No workstations registered.');
     }),
   );
 
@@ -119,11 +120,11 @@ export function buildProgram(run: (fn: (engine: Engine, g: GlobalOptions) => Pro
             priority: o.priority as Priority | undefined, search: o.search },
           limit: Number(o.limit) || 100,
         });
-        if (g.json) return printJson(page);
-        console.log(formatTable(['id', 'project', 'episode', 'shot', 'stage', 'take', 'priority', 'state', 'attempts', 'updated', 'reason'],
+        if (g.json) return printJson(io, page);
+        io.out(formatTable(['id', 'project', 'episode', 'shot', 'stage', 'take', 'priority', 'state', 'attempts', 'updated', 'reason'],
           page.rows.map((j) => [j.id.slice(0, 8), j.project, j.episode, j.shot, j.stage, j.take, j.priority, j.state,
             `${j.attempts}/${j.maxAttempts}`, formatTime(j.updatedAt), j.stateReason ?? ''])));
-        console.log(`${page.rows.length} of ${page.total} job(s).`);
+        io.out(`${page.rows.length} of ${page.total} job(s).`);
       }),
     );
 
@@ -139,8 +140,8 @@ export function buildProgram(run: (fn: (engine: Engine, g: GlobalOptions) => Pro
         const ids = resolveJobIds(e.db, refs);
         let views = o.priority ? await e.call('jobs.bump', { ids, priority: o.priority as Priority }) : [];
         if (o.top) views = await e.call('jobs.moveToTop', { ids });
-        if (g.json) return printJson(views);
-        for (const j of views) console.log(`${j.id.slice(0, 8)} ${j.shot}/${j.stage} take ${j.take}: ${j.priority}, rank ${j.rank}`);
+        if (g.json) return printJson(io, views);
+        for (const j of views) io.out(`${j.id.slice(0, 8)} ${j.shot}/${j.stage} take ${j.take}: ${j.priority}, rank ${j.rank}`);
       }),
     );
 
@@ -154,8 +155,8 @@ export function buildProgram(run: (fn: (engine: Engine, g: GlobalOptions) => Pro
     program.command(name).description(what).argument('<jobs...>', 'job ids or unique prefixes').action((refs: string[]) =>
       run(async (e, g) => {
         const views = await e.call(method, { ids: resolveJobIds(e.db, refs) });
-        if (g.json) return printJson(views);
-        for (const j of views) console.log(`${j.id.slice(0, 8)} ${j.shot}/${j.stage} take ${j.take}: ${j.state}`);
+        if (g.json) return printJson(io, views);
+        for (const j of views) io.out(`${j.id.slice(0, 8)} ${j.shot}/${j.stage} take ${j.take}: ${j.state}`);
       }),
     );
   }
@@ -179,8 +180,8 @@ export function buildProgram(run: (fn: (engine: Engine, g: GlobalOptions) => Pro
           to: o.to ? parseTime(o.to, '--to') : undefined,
           project: o.project, episode: o.episode, outcome: o.outcome,
         });
-        if (g.json) return printJson(result);
-        console.log(`Wrote ${result.rows} row(s), ${result.bytes} bytes, to ${result.path}`);
+        if (g.json) return printJson(io, result);
+        io.out(`Wrote ${result.rows} row(s), ${result.bytes} bytes, to ${result.path}`);
       }),
     );
 
@@ -199,15 +200,15 @@ export function buildProgram(run: (fn: (engine: Engine, g: GlobalOptions) => Pro
           name: o.name, url, tags: o.tags ? list(o.tags) : undefined,
           maxConcurrency: o.concurrency ? Number(o.concurrency) : undefined, vramOverrides: o.vram ? vramPairs(o.vram) : undefined,
         });
-        if (g.json) return printJson(v);
-        console.log(`Added ${v.name} at ${v.url}${v.tags.length ? ` [${v.tags.join(', ')}]` : ''}. Check it with: shotfarm health`);
+        if (g.json) return printJson(io, v);
+        io.out(`Added ${v.name} at ${v.url}${v.tags.length ? ` [${v.tags.join(', ')}]` : ''}. Check it with: shotfarm health`);
       }),
     );
   workers.command('list').description('list workstations').action(() =>
     run(async (e, g) => {
       const rows = await e.call('instances.list', {});
-      if (g.json) return printJson(rows);
-      console.log(formatTable(['name', 'url', 'state', 'health', 'gpu', 'vram_gb', 'tags', 'concurrency', 'last_probe'],
+      if (g.json) return printJson(io, rows);
+      io.out(formatTable(['name', 'url', 'state', 'health', 'gpu', 'vram_gb', 'tags', 'concurrency', 'last_probe'],
         rows.map((i) => [i.name, i.url, i.adminState, i.health, i.gpuName ?? '', i.vram ? (i.vram.totalBytes / GB).toFixed(0) : '',
           i.tags.join(','), i.maxConcurrency, formatTime(i.lastProbeAt)])));
     }),
@@ -215,7 +216,7 @@ export function buildProgram(run: (fn: (engine: Engine, g: GlobalOptions) => Pro
   workers.command('remove').description('unregister a workstation').argument('<name>').action((name: string) =>
     run(async (e) => {
       await e.call('instances.remove', { id: name });
-      console.log(`Removed ${name}.`);
+      io.out(`Removed ${name}.`);
     }),
   );
   for (const [name, state, what] of [
@@ -226,8 +227,8 @@ export function buildProgram(run: (fn: (engine: Engine, g: GlobalOptions) => Pro
     workers.command(name).description(what).argument('<name>').action((ref: string) =>
       run(async (e, g) => {
         const v = await e.call('instances.setAdminState', { id: ref, adminState: state });
-        if (g.json) return printJson(v);
-        console.log(`${v.name} is now ${v.adminState}.`);
+        if (g.json) return printJson(io, v);
+        io.out(`${v.name} is now ${v.adminState}.`);
       }),
     );
   }
@@ -236,12 +237,12 @@ export function buildProgram(run: (fn: (engine: Engine, g: GlobalOptions) => Pro
     .command('health')
     .description('probe every workstation now; exit 0 when at least one is healthy')
     .option('--timeout <ms>', 'per-request timeout', '2000')
-    .action((o) => run((e, g) => runHealth(e, Number(o.timeout) || 2000, Boolean(g.json))));
+    .action((o) => run((e, g) => runHealth(e, io, Number(o.timeout) || 2000, Boolean(g.json))));
 
   return program;
 }
 
-export async function main(argv: string[]): Promise<number> {
+export async function main(argv: string[], io: Io = processIo): Promise<number> {
   let exitCode: number = EXIT.ok;
   let program: Command;
   const run = async (fn: (engine: Engine, g: GlobalOptions) => Promise<number | void>): Promise<void> => {
@@ -254,7 +255,7 @@ export async function main(argv: string[]): Promise<number> {
       engine.close();
     }
   };
-  program = buildProgram(run);
+  program = buildProgram(io, run);
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {
@@ -262,7 +263,7 @@ export async function main(argv: string[]): Promise<number> {
       return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
     const env = toErrorEnvelope(err);
-    console.error(`shotfarm: ${env.message}`);
+    io.err(`shotfarm: ${env.message}`);
     return err instanceof ShotfarmError ? exitCodeFor(env.code) : EXIT.failure;
   }
   return exitCode;

@@ -5,6 +5,7 @@
 import { ShotfarmError } from '../../../shared/errors.js';
 import { describeIssues, templateFileSchema } from '../../../shared/shot-list-schema.js';
 import { canonicalJson, sha256Hex } from './canonical-json.js';
+import { jsonErrorOffset, lineAndColumn } from './json-error-position.js';
 import { defaultTimeoutS, defaultVramGb } from './stage-defaults.js';
 import { asApiWorkflow, checkPath, isUiFormat, UI_FORMAT_MESSAGE, type ApiWorkflow } from './workflow.js';
 
@@ -21,19 +22,17 @@ export interface TemplateDefinition {
 }
 
 export function parseJsonText(content: string, where: string): unknown {
+  const text = content.replace(/^\uFEFF/, '');
   try {
-    return JSON.parse(content.replace(/^\uFEFF/, ''));
+    return JSON.parse(text);
   } catch (err) {
-    const msg = (err as Error).message;
-    const pos = /position (\d+)/.exec(msg);
-    let at = '';
-    if (pos) {
-      const upto = content.slice(0, Number(pos[1]));
-      const line = upto.split('\n').length;
-      const col = Number(pos[1]) - upto.lastIndexOf('\n');
-      at = ` at line ${line}, column ${col}`;
-    }
-    throw new ShotfarmError('bad_input', `${where} is not valid JSON${at}: ${msg}`);
+    const offset = jsonErrorOffset(text);
+    const at = offset >= 0 ? lineAndColumn(text, offset) : null;
+    const near = offset >= 0 ? ` near ${JSON.stringify(text.slice(offset, offset + 20))}` : '';
+    throw new ShotfarmError(
+      'bad_input',
+      `${where} is not valid JSON${at ? ` at line ${at.line}, column ${at.column}` : ''}${near}: ${(err as Error).message.split('\n')[0]}`,
+    );
   }
 }
 

@@ -1,0 +1,167 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { main } from '../../electron/cli/main.js';
+import { EXIT } from '../../electron/cli/exit-codes.js';
+import { REPO, RESOURCES } from '../helpers/engine.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
+
+/** Runs the CLI in-process and captures what it prints. */
+async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(args, { out: (l) => void out.push(l), err: (l) => void err.push(l) });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+const templates = [`${RESOURCES}templates/keyframe-img2img.json`, `${RESOURCES}templates/motion-i2v.json`];
+const shotList = `${RESOURCES}samples/shot_list.json`;
+
+test('import --dry-run shows the preview and stores nothing', async () => {
+  const d = makeTempDir();
+  try {
+    assert.equal((await cli('--data', d.path, 'templates', 'add', ...templates)).code, EXIT.ok);
+    const dry = await cli('--data', d.path, 'import', shotList, '--dry-run');
+    assert.equal(dry.code, EXIT.ok);
+    assert.match(dry.out, /4 new, 0 already imported, 0 with errors/);
+    assert.match(dry.out, /Dry run: nothing was stored/);
+    const list = await cli('--data', d.path, '--json', 'jobs', 'list');
+    assert.equal(JSON.parse(list.out).total, 0);
+  } finally {
+    d.cleanup();
+  }
+});
+
+test('importing twice says nothing is new; jobs list shows the rush shot first', async () => {
+  const d = makeTempDir();
+  try {
+    await cli('--data', d.path, 'templates', 'add', ...templates);
+    assert.match((await cli('--data', d.path, 'import', shotList)).out, /Imported 4 job\(s\)/);
+    assert.match((await cli('--data', d.path, 'import', shotList)).out, /Nothing new: every row was already imported/);
+    const page = JSON.parse((await cli('--data', d.path, '--json', 'jobs', 'list', '--state', 'queued')).out);
+    assert.equal(page.total, 3);
+    assert.equal(page.rows[0].shot, 'sh020');
+  } finally {
+    d.cleanup();
+  }
+});
+
+test('bump --top by id prefix puts a job first in its priority', async () => {
+  const d = makeTempDir();
+  try {
+    await cli('--data', d.path, 'templates', 'add', ...templates);
+    await cli('--data', d.path, 'import', shotList);
+    const rows = JSON.parse((await cli('--data', d.path, '--json', 'jobs', 'list', '--state', 'queued')).out).rows;
+    const last = rows.at(-1);
+    const bumped = await cli('--data', d.path, 'bump', last.id.slice(0, 8), '--priority', 'rush', '--top');
+    assert.equal(bumped.code, EXIT.ok, bumped.err);
+    const after = JSON.parse((await cli('--data', d.path, '--json', 'jobs', 'list', '--state', 'queued')).out).rows;
+    assert.equal(after[0].id, last.id);
+  } finally {
+    d.cleanup();
+  }
+});
+
+test('a shot list with bad rows exits 3 and says which rows', async () => {
+  const d = makeTempDir();
+  try {
+    await cli('--data', d.path, 'templates', 'add', ...templates);
+    const csv = join(d.path, 'bad.csv');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(csv, 'Shot,Stage,Template\nsh1,keyframe,keyframe-img2img\nsh2,keyframe,ghost-template\n');
+    const r = await cli('--data', d.path, 'import', csv, '--project', 'P', '--episode', 'E');
+    assert.equal(r.code, EXIT.badInput);
+    assert.match(r.out, /template "ghost-template" is not registered/);
+    assert.match(r.out, /Imported 1 job\(s\).*1 row\(s\) rejected/);
+  } finally {
+    d.cleanup();
+  }
+});
+
+test('a missing file and a wrong argument get clear messages and their exit codes', async () => {
+  const d = makeTempDir();
+  try {
+    const missing = await cli('--data', d.path, 'import', join(d.path, 'nope.json'));
+    assert.equal(missing.code, EXIT.badInput);
+    assert.match(missing.err, /Cannot read .*nope\.json: no such file/);
+    const usage = await cli('--data', d.path, 'bump');
+    assert.equal(usage.code, EXIT.usage);
+    const badUrl = await cli('--data', d.path, 'workers', 'add', 'gpu-01:8188', '--name', 'gpu-01');
+    assert.equal(badUrl.code, EXIT.badInput);
+    assert.match(badUrl.err, /must be an http:\/\/ or https:\/\/ URL/);
+  } finally {
+    d.cleanup();
+  }
+});
+
+test('export runlog writes a CSV file and reports its rows', async () => {
+  const d = makeTempDir();
+  try {
+    const out = join(d.path, 'runlog.csv');
+    const r = await cli('--data', d.path, 'export', 'runlog', '--out', out, '--from', '2026-01-01');
+    assert.equal(r.code, EXIT.ok, r.err);
+    assert.match(r.out, /Wrote 0 row\(s\)/);
+    assert.match(readFileSync(out, 'utf8'), /^\uFEFFjob_id,project,episode,shot,stage,take,attempt/);
+    assert.equal((await cli('--data', d.path, 'export', 'runlog', '--from', 'last tuesday')).code, EXIT.badInput);
+  } finally {
+    d.cleanup();
+  }
+});
+
+test('workers add/list/drain/remove manage workstations; a duplicate name is refused', async () => {
+  const d = makeTempDir();
+  try {
+    assert.equal((await cli('--data', d.path, 'workers', 'add', 'http://127.0.0.1:9/', '--name', 'gpu-01', '--tags', 'img2img,i2v_video', '--vram', 'motion=20')).code, EXIT.ok);
+    const dup = await cli('--data', d.path, 'workers', 'add', 'http://127.0.0.1:10', '--name', 'gpu-01');
+    assert.equal(dup.code, EXIT.conflict);
+    assert.match(dup.err, /already named "gpu-01"/);
+    assert.equal((await cli('--data', d.path, 'workers', 'drain', 'gpu-01')).code, EXIT.ok);
+    const list = JSON.parse((await cli('--data', d.path, '--json', 'workers', 'list')).out);
+    assert.deepEqual([list[0].url, list[0].adminState, list[0].tags, list[0].vramOverrides], ['http://127.0.0.1:9', 'draining', ['img2img', 'i2v_video'], { motion: 20 }]);
+    assert.equal((await cli('--data', d.path, 'workers', 'remove', 'gpu-01')).code, EXIT.ok);
+    assert.equal((await cli('--data', d.path, 'workers', 'remove', 'gpu-01')).code, EXIT.notFound);
+  } finally {
+    d.cleanup();
+  }
+});
+
+test('health exits 0 when one workstation answers and 7 when none does', async () => {
+  const d = makeTempDir();
+  const stats = JSON.parse(readFileSync(new URL('../../../shared/comfyui-recorded/system_stats.json', import.meta.url), 'utf8'));
+  const body = JSON.stringify(stats.events.find((e: { kind: string }) => e.kind === 'http').response.body.json);
+  const server = createServer((req, res) => {
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.end(req.url === '/queue' ? '{"queue_running": [], "queue_pending": []}' : body);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    assert.equal((await cli('--data', d.path, 'health')).code, EXIT.unhealthy, 'no workstations at all');
+    await cli('--data', d.path, 'workers', 'add', 'http://127.0.0.1:9', '--name', 'dead');
+    const down = await cli('--data', d.path, 'health', '--timeout', '500');
+    assert.equal(down.code, EXIT.unhealthy);
+    assert.match(down.out, /unhealthy dead .*connection refused/);
+    await cli('--data', d.path, 'workers', 'add', `http://127.0.0.1:${(server.address() as AddressInfo).port}`, '--name', 'alive');
+    const up = await cli('--data', d.path, 'health', '--timeout', '1000');
+    assert.equal(up.code, EXIT.ok, up.out);
+    assert.match(up.out, /^ok +alive /m);
+    assert.match(up.out, /1 of 2 workstation\(s\) healthy/);
+  } finally {
+    server.close();
+    d.cleanup();
+  }
+});
+
+test('the shotfarm bin runs from a fresh checkout and returns the documented exit code', () => {
+  const d = makeTempDir();
+  try {
+    const r = spawnSync(process.execPath, [join(REPO, 'bin/shotfarm.js'), '--data', d.path, 'health'], { encoding: 'utf8', timeout: 60_000 });
+    assert.equal(r.status, EXIT.unhealthy, r.stderr);
+    assert.match(r.stdout, /No workstations registered/);
+  } finally {
+    d.cleanup();
+  }
+});
