@@ -1,0 +1,308 @@
+// Behaviour words and instance faults of the simulator (SPEC §11): each is driven over the real
+// HTTP/WebSocket surface and checked against what a client and the simulator's counts observe.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startSimInstance, type SimInstance, type SimInstanceOptions } from '../simulator/index.js';
+import { http, runToHistory } from '../simulator/testing/replay.js';
+import { WsClients, withTimeout } from '../simulator/testing/ws-clients.js';
+
+const graph = (color = 7, prefix = 'beh'): Record<string, unknown> => ({
+  '1': { class_type: 'EmptyImage', inputs: { width: 32, height: 32, batch_size: 1, color } },
+  '2': { class_type: 'ImageInvert', inputs: { image: ['1', 0] } },
+  '3': { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: prefix } },
+});
+
+const sdGraph = (ckpt = 'sd_xl_base_1.0.safetensors', steps = 5): Record<string, unknown> => ({
+  '4': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: ckpt } },
+  '5': { class_type: 'EmptyLatentImage', inputs: { width: 96, height: 80, batch_size: 1 } },
+  '6': { class_type: 'CLIPTextEncode', inputs: { text: 'a castle', clip: ['4', 1] } },
+  '7': { class_type: 'CLIPTextEncode', inputs: { text: 'blurry', clip: ['4', 1] } },
+  '3': { class_type: 'KSampler', inputs: { seed: 42, steps, cfg: 7, sampler_name: 'euler', scheduler: 'normal', denoise: 1,
+    model: ['4', 0], positive: ['6', 0], negative: ['7', 0], latent_image: ['5', 0] } },
+  '8': { class_type: 'VAEDecode', inputs: { samples: ['3', 0], vae: ['4', 2] } },
+  '9': { class_type: 'SaveImage', inputs: { images: ['8', 0], filename_prefix: 'sd' } },
+});
+
+interface Ctx { sim: SimInstance; ws: WsClients }
+
+async function withSim(opts: SimInstanceOptions, fn: (c: Ctx) => Promise<void>): Promise<void> {
+  const sim = await startSimInstance({ duration: { fixedMs: 10 }, ...opts });
+  const ws = new WsClients(sim.url);
+  try {
+    await fn({ sim, ws });
+  } finally {
+    ws.closeAll();
+    await sim.close();
+  }
+}
+
+async function post(sim: SimInstance, body: Record<string, unknown>): Promise<{ status: number; json: any; text: string }> {
+  const r = await http(sim.url, 'POST', '/prompt', JSON.stringify(body), { 'Content-Type': 'application/json' });
+  return { status: r.status, json: r.json, text: r.text };
+}
+
+/** The simulator's counts change without any frame to wake on, so poll them (bounded). */
+async function waitCounts(sim: SimInstance, id: string, pred: (c: ReturnType<SimInstance['counts']>) => boolean, timeoutMs = 5000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!pred(sim.counts(id))) {
+    if (Date.now() > until) throw new Error(`counts of ${id} never matched: ${JSON.stringify(sim.counts(id))}`);
+    await new Promise((res) => setTimeout(res, 5));
+  }
+}
+
+const finished = (id: string) => (f: { type: string; data: Record<string, unknown> }): boolean =>
+  f.type === 'executing' && f.data['node'] === null && f.data['prompt_id'] === id;
+
+test("the 'oom' word ends the prompt with a torch.OutOfMemoryError carrying ComfyUI's OOM marker", async () => {
+  await withSim({ script: ['oom'] }, async ({ sim, ws }) => {
+    await ws.open('A', '/ws?clientId=a');
+    const { json } = await post(sim, { prompt: graph(), client_id: 'a' });
+    const err = await ws.waitFor('A', (f) => f.type === 'execution_error');
+    assert.equal(err.data['exception_type'], 'torch.OutOfMemoryError');
+    assert.match(String(err.data['exception_message']), /This error means you ran out of memory on your GPU\./);
+    await ws.waitFor('A', finished(json.prompt_id));
+    assert.deepEqual(sim.counts(json.prompt_id), { received: 1, executed: 0, interrupted: 0, failed: 1 });
+    const h = await http(sim.url, 'GET', `/history/${json.prompt_id}`);
+    assert.equal((h.json as any)[json.prompt_id].status.status_str, 'error');
+  });
+});
+
+test("the 'error' word raises a non-OOM RuntimeError", async () => {
+  await withSim({ script: ['error'] }, async ({ sim, ws }) => {
+    await ws.open('A', '/ws?clientId=a');
+    await post(sim, { prompt: graph(), client_id: 'a' });
+    const err = await ws.waitFor('A', (f) => f.type === 'execution_error');
+    assert.equal(err.data['exception_type'], 'RuntimeError');
+    assert.doesNotMatch(String(err.data['exception_message']), /out of memory/i);
+  });
+});
+
+test("the 'drop' word closes the client's socket mid-prompt but the prompt still completes once", async () => {
+  await withSim({ script: ['drop'] }, async ({ sim, ws }) => {
+    const sock = await ws.open('A', '/ws?clientId=a');
+    const closed = new Promise<void>((resolve) => sock.once('close', () => resolve()));
+    const { json } = await post(sim, { prompt: graph(), client_id: 'a' });
+    await withTimeout(closed, 5000, 'socket close');
+    assert.ok(!ws.of('A').some(finished(json.prompt_id)), 'the dropped client must not see the end');
+    const id = json.prompt_id as string;
+    await waitCounts(sim, id, (c) => c.executed === 1);
+    const c = sim.counts(id);
+    assert.deepEqual(c, { received: 1, executed: 1, interrupted: 0, failed: 0 });
+  });
+});
+
+test("the 'hang' word keeps the prompt running until a targeted interrupt", async () => {
+  await withSim({ script: ['hang'] }, async ({ sim, ws }) => {
+    await ws.open('A', '/ws?clientId=a');
+    const { json } = await post(sim, { prompt: graph(), client_id: 'a' });
+    const id = json.prompt_id as string;
+    await ws.waitFor('A', (f) => f.type === 'executing' && f.data['node'] === '2');
+    // An interrupt for another id is ignored: still running afterwards.
+    await http(sim.url, 'POST', '/interrupt', JSON.stringify({ prompt_id: 'someone-else' }));
+    const q = await http(sim.url, 'GET', '/queue');
+    assert.equal((q.json as any).queue_running[0][1], id);
+    await http(sim.url, 'POST', '/interrupt', JSON.stringify({ prompt_id: id }));
+    const intr = await ws.waitFor('A', (f) => f.type === 'execution_interrupted');
+    assert.equal(intr.data['node_id'], '2');
+    await ws.waitFor('A', finished(id));
+    assert.equal(sim.counts(id).interrupted, 1);
+  });
+});
+
+test("the '500' word answers the 500 text page and queues nothing; 'invalid' answers a 400 with node errors", async () => {
+  await withSim({ script: ['500', 'invalid'] }, async ({ sim }) => {
+    const a = await post(sim, { prompt: graph() });
+    assert.equal(a.status, 500);
+    assert.equal(a.text, '500 Internal Server Error\n\nServer got itself in trouble');
+    const b = await post(sim, { prompt: sdGraph() });
+    assert.equal(b.status, 400);
+    assert.equal(b.json.error.type, 'prompt_outputs_failed_validation');
+    assert.equal(Object.values(b.json.node_errors as Record<string, any>)[0].errors[0].type, 'value_not_in_list');
+    const q = await http(sim.url, 'GET', '/queue');
+    assert.deepEqual(q.json, { queue_running: [], queue_pending: [] });
+    assert.deepEqual(sim.allCounts(), {});
+  });
+});
+
+test("the 'slow' word makes a prompt take ten times its duration", async () => {
+  await withSim({ script: ['slow'], duration: { fixedMs: 20 } }, async ({ sim, ws }) => {
+    await ws.open('A', '/ws?clientId=a');
+    const t0 = Date.now();
+    const { json } = await post(sim, { prompt: graph(), client_id: 'a' });
+    await ws.waitFor('A', finished(json.prompt_id));
+    assert.ok(Date.now() - t0 >= 200, `took ${Date.now() - t0} ms`);
+  });
+});
+
+test("the 'busy 2' word queues two prompts of another client ahead of this one", async () => {
+  await withSim({ script: ['busy 2'] }, async ({ sim, ws }) => {
+    await ws.open('A', '/ws?clientId=a');
+    const { json } = await post(sim, { prompt: graph(), client_id: 'a' });
+    const starts: string[] = [];
+    await ws.waitFor('A', finished(json.prompt_id));
+    const hist = (await http(sim.url, 'GET', '/history')).json as Record<string, any>;
+    for (const [id, e] of Object.entries(hist)) starts.push(`${id === json.prompt_id ? 'mine' : e.prompt[3].client_id}`);
+    assert.deepEqual(starts, ['sim-foreign-sim', 'sim-foreign-sim', 'mine']);
+    assert.equal(Object.values(sim.allCounts()).filter((c) => c.executed === 1).length, 3);
+  });
+});
+
+test('a prompt without client_id gets no execution_start, only broadcast frames', async () => {
+  await withSim({}, async ({ sim, ws }) => {
+    await ws.open('A', '/ws?clientId=a');
+    const { json } = await post(sim, { prompt: graph() });
+    await waitCounts(sim, json.prompt_id, (c) => c.executed === 1);
+    await ws.waitUntil(() => ws.of('A').filter((f) => f.type === 'status').length >= 4, 5000, 'final status');
+    assert.deepEqual([...new Set(ws.of('A').map((f) => f.type))].sort(), ['progress_state', 'status']);
+  });
+});
+
+test("the 'crash' word resets every connection and loses the queue; restart() comes back empty", async () => {
+  await withSim({ script: ['crash'] }, async ({ sim, ws }) => {
+    const sock = await ws.open('A', '/ws?clientId=a');
+    const closed = new Promise<void>((resolve) => sock.once('close', () => resolve()));
+    const { json } = await post(sim, { prompt: graph(), client_id: 'a' });
+    await withTimeout(closed, 5000, 'socket reset');
+    await assert.rejects(http(sim.url, 'GET', '/queue'));
+    assert.deepEqual(sim.counts(json.prompt_id), { received: 1, executed: 0, interrupted: 0, failed: 0 });
+    await sim.restart();
+    assert.deepEqual((await http(sim.url, 'GET', '/history')).json, {});
+    assert.equal((await post(sim, { prompt: graph(9) })).json.number, 0);
+  });
+});
+
+test("the 'restart' word answers the POST, then wipes history and resets the counter", async () => {
+  await withSim({ script: ['ok', 'ok', 'restart'] }, async ({ sim }) => {
+    await runToHistory(sim.url, { prompt: graph(1) });
+    await runToHistory(sim.url, { prompt: graph(2) });
+    const r = await post(sim, { prompt: graph(3) });
+    assert.equal(r.status, 200);
+    assert.equal(r.json.number, 2);
+    // The restart happens right after the answer; poll (bounded) until the fresh process answers.
+    const until = Date.now() + 5000;
+    let hist: unknown = null;
+    while (Date.now() < until) {
+      try { hist = (await http(sim.url, 'GET', '/history')).json; if (hist && Object.keys(hist).length === 0) break; } catch { /* restarting */ }
+      await new Promise((res) => setImmediate(res));
+    }
+    assert.deepEqual(hist, {});
+    assert.equal((await post(sim, { prompt: graph(4) })).json.number, 0);
+    assert.equal(sim.counts(r.json.prompt_id).executed, 0);
+  });
+});
+
+test('a partition makes requests hang while execution continues; healing answers them', async () => {
+  await withSim({ duration: { fixedMs: 40 } }, async ({ sim, ws }) => {
+    await ws.open('A', '/ws?clientId=a');
+    const { json } = await post(sim, { prompt: graph(), client_id: 'a' });
+    await ws.waitFor('A', (f) => f.type === 'execution_start');
+    sim.partition(true);
+    const before = ws.of('A').length;
+    const pending = http(sim.url, 'GET', `/history/${json.prompt_id}`);
+    let answered = false;
+    void pending.then(() => { answered = true; }, () => { answered = true; });
+    // Execution keeps going behind the partition: the counts (our side channel) show it finish.
+    await waitCounts(sim, json.prompt_id, (c) => c.executed === 1);
+    assert.equal(answered, false, 'a request during the partition must not be answered');
+    assert.equal(ws.of('A').length, before, 'no frames during the partition');
+    const ctl = await http(sim.url, 'GET', '/__sim/counts');
+    assert.equal((ctl.json as any)[json.prompt_id].executed, 1, 'control routes still answer');
+    sim.partition(false);
+    const h = await withTimeout(pending, 5000, 'parked request');
+    assert.equal(Object.keys(h.json as object)[0], json.prompt_id);
+    await ws.waitFor('A', finished(json.prompt_id));
+  });
+});
+
+test('control routes set the script and inject faults from another process', async () => {
+  await withSim({}, async ({ sim }) => {
+    const s = await http(sim.url, 'POST', '/__sim/script', JSON.stringify({ words: ['500', 'ok'] }));
+    assert.deepEqual(s.json, { remaining: 2 });
+    assert.equal((await post(sim, { prompt: graph() })).status, 500);
+    assert.equal((await http(sim.url, 'POST', '/__sim/script', JSON.stringify({ words: ['nonsense'] }))).status, 400);
+    const f = await http(sim.url, 'POST', '/__sim/fault', JSON.stringify({ fault: 'restart' }));
+    assert.equal(f.status, 200);
+    const until = Date.now() + 5000;
+    let ok = false;
+    while (!ok && Date.now() < until) {
+      try { ok = (await http(sim.url, 'GET', '/prompt')).status === 200; } catch { await new Promise((res) => setImmediate(res)); }
+    }
+    assert.ok(ok, 'instance answers again after a restart fault');
+  });
+});
+
+test('a sampler sends one progress frame per step and the PNG has the latent size', async () => {
+  await withSim({ duration: { fixedMs: 10, modelLoadMs: 5 } }, async ({ sim, ws }) => {
+    await ws.open('A', '/ws?clientId=a');
+    const { json } = await post(sim, { prompt: sdGraph(undefined, 6), client_id: 'a' });
+    await ws.waitFor('A', finished(json.prompt_id));
+    const prog = ws.of('A').filter((f) => f.type === 'progress');
+    assert.deepEqual(prog.map((f) => f.data['value']), [1, 2, 3, 4, 5, 6]);
+    assert.ok(prog.every((f) => f.data['max'] === 6 && f.data['node'] === '3'));
+    const executed = ws.of('A').find((f) => f.type === 'executed')!;
+    const file = (executed.data['output'] as any).images[0].filename as string;
+    const view = await http(sim.url, 'GET', `/view?filename=${file}&type=output`);
+    assert.equal(view.contentType, 'image/png');
+    const { PNG } = await import('pngjs');
+    const png = PNG.sync.read(Buffer.from(await (await fetch(`${sim.url}/view?filename=${file}`)).arrayBuffer()));
+    assert.deepEqual([png.width, png.height], [96, 80]);
+  });
+});
+
+test('VRAM held by other processes shows as not usable and makes the sampler run out of memory', async () => {
+  await withSim({ vramTotalGb: 16 }, async ({ sim, ws }) => {
+    const stats = async (): Promise<any> => ((await http(sim.url, 'GET', '/system_stats')).json as any).devices[0];
+    const GB = 1024 ** 3;
+    sim.setVramOther(3);
+    let d = await stats();
+    const notUsable = d.vram_total - d.vram_free - d.torch_vram_total + d.torch_vram_free;
+    assert.ok(Math.abs(notUsable - 3.4 * GB) < 1e6, `not usable ${notUsable / GB} GB`);
+    await runToHistory(sim.url, { prompt: sdGraph() });
+    d = await stats();
+    assert.ok(d.torch_vram_total - d.torch_vram_free >= 6 * GB, 'the loaded checkpoint is active torch memory');
+    sim.setVramOther(8);
+    await ws.open('A', '/ws?clientId=a');
+    await post(sim, { prompt: sdGraph('sd15/v1-5-pruned-emaonly.safetensors'), client_id: 'a' });
+    const err = await ws.waitFor('A', (f) => f.type === 'execution_error');
+    assert.equal(err.data['exception_type'], 'torch.OutOfMemoryError');
+    assert.equal(err.data['node_type'], 'KSampler');
+  });
+});
+
+test("protocol 'new' rejects a non-UUID prompt_id and reports a missing node type", async () => {
+  await withSim({ protocol: 'new' }, async ({ sim }) => {
+    const a = await post(sim, { prompt: graph(), prompt_id: 'not-a-uuid' });
+    assert.equal(a.status, 400);
+    assert.equal(a.json.error.type, 'invalid_prompt_id');
+    const b = await post(sim, { prompt: { '1': { class_type: 'VHS_VideoCombine', inputs: {}, _meta: { title: 'Video Combine' } } } });
+    assert.equal(b.json.error.type, 'missing_node_type');
+    assert.deepEqual(b.json.error.extra_info, { node_id: '1', class_type: 'VHS_VideoCombine', node_title: 'Video Combine' });
+    const c = await post(sim, { prompt: graph(), prompt_id: '8d0f2f7e-5c1a-5b53-9a51-0e0f4f0b2a11' });
+    assert.equal(c.json.prompt_id, '8d0f2f7e-5c1a-5b53-9a51-0e0f4f0b2a11');
+  });
+});
+
+test('a model missing from the instance is a value_not_in_list error on the loader', async () => {
+  await withSim({ models: { checkpoints: ['only_this.safetensors'] } }, async ({ sim }) => {
+    const r = await post(sim, { prompt: sdGraph('sd_xl_base_1.0.safetensors') });
+    assert.equal(r.status, 400);
+    assert.equal(r.json.node_errors['4'].errors[0].type, 'value_not_in_list');
+    assert.equal(r.json.node_errors['4'].errors[0].details, "ckpt_name: 'sd_xl_base_1.0.safetensors' not in ['only_this.safetensors']");
+    const info = (await http(sim.url, 'GET', '/object_info/CheckpointLoaderSimple')).json as any;
+    assert.deepEqual(info.CheckpointLoaderSimple.input.required.ckpt_name[0], ['only_this.safetensors']);
+  });
+});
+
+test('uploading the same name with different content is stored as "name (1).png"', async () => {
+  await withSim({}, async ({ sim }) => {
+    const up = async (bytes: string): Promise<any> => {
+      const form = new FormData();
+      form.append('image', new Blob([bytes], { type: 'image/png' }), 'plate.png');
+      return (await fetch(`${sim.url}/upload/image`, { method: 'POST', body: form })).json();
+    };
+    assert.deepEqual(await up('one'), { name: 'plate.png', subfolder: '', type: 'input' });
+    assert.deepEqual(await up('one'), { name: 'plate.png', subfolder: '', type: 'input' });
+    assert.deepEqual(await up('two'), { name: 'plate (1).png', subfolder: '', type: 'input' });
+  });
+});

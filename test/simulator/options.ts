@@ -1,0 +1,80 @@
+// Public option types of the simulator and the defaults they resolve to.
+
+import { DEFAULT_NODE_CLASSES } from './node-catalog.js';
+
+export interface DurationOptions {
+  /** Execution time of one prompt, spread over the nodes that actually run (default 30 ms). */
+  fixedMs?: number;
+  /** Extra time per executed node of that class (a KSampler's share is split into its steps). */
+  perClassMs?: Record<string, number>;
+  /** Extra random time per prompt, uniform in [min, max], from a seeded generator. */
+  randomMs?: [number, number];
+  seed?: number;
+  /** Extra time when a checkpoint differs from the one last loaded on this instance. */
+  modelLoadMs?: number;
+}
+
+export interface SimInstanceOptions {
+  name?: string;
+  /** 0 = ask the OS for a free port. */
+  port?: number;
+  /** Defaults to 127.0.0.1; the simulator is meant for loopback only. */
+  host?: string;
+  gpuName?: string;
+  vramTotalGb?: number;
+  /** VRAM held by other processes on the GPU (shows as "not usable"; too much makes samplers OOM). */
+  vramOtherGb?: number;
+  /** '0.3' = ComfyUI 0.3.64 as recorded; 'new' = current mainline rules (UUID prompt_id, missing_node_type, create_time). */
+  protocol?: '0.3' | 'new';
+  nodeClasses?: string[];
+  /** Loader combo lists: `checkpoints` feeds CheckpointLoaderSimple.ckpt_name, `loras` LoraLoader.lora_name. */
+  models?: Record<string, string[]>;
+  duration?: DurationOptions;
+  /** Behaviour words, one per received prompt in arrival order; afterwards 'ok'. */
+  script?: string[];
+  /** Where SaveImage writes; default a temp dir removed on close. */
+  outputDir?: string;
+}
+
+export interface ResolvedOptions {
+  name: string;
+  port: number;
+  host: string;
+  gpuName: string;
+  vramTotalGb: number;
+  vramOtherGb: number;
+  protocol: '0.3' | 'new';
+  nodeClasses: string[];
+  models: Record<string, string[]>;
+  duration: Required<Omit<DurationOptions, 'randomMs'>> & { randomMs: [number, number] | null };
+  script: string[];
+  outputDir: string | undefined;
+}
+
+export const DEFAULT_MODELS: Record<string, string[]> = {
+  checkpoints: ['sd_xl_base_1.0.safetensors', 'sd15/v1-5-pruned-emaonly.safetensors'],
+  loras: ['detail_tweaker_xl.safetensors'],
+};
+
+export function resolveOptions(o: SimInstanceOptions = {}): ResolvedOptions {
+  return {
+    name: o.name ?? 'sim',
+    port: o.port ?? 0,
+    host: o.host ?? '127.0.0.1',
+    gpuName: o.gpuName ?? 'NVIDIA GeForce RTX 4090',
+    vramTotalGb: o.vramTotalGb ?? 24,
+    vramOtherGb: o.vramOtherGb ?? 0,
+    protocol: o.protocol ?? '0.3',
+    nodeClasses: o.nodeClasses ?? DEFAULT_NODE_CLASSES,
+    models: o.models ?? DEFAULT_MODELS,
+    duration: {
+      fixedMs: o.duration?.fixedMs ?? 30,
+      perClassMs: o.duration?.perClassMs ?? {},
+      randomMs: o.duration?.randomMs ?? null,
+      seed: o.duration?.seed ?? 1,
+      modelLoadMs: o.duration?.modelLoadMs ?? 0,
+    },
+    script: o.script ?? [],
+    outputDir: o.outputDir,
+  };
+}
