@@ -77,6 +77,9 @@ const instanceFields = {
 
 export const API_INPUTS = {
   'farm.status': z.strictObject({}),
+  /** Stop farm: no new dispatch; running prompts interrupted and removed, their jobs requeued. */
+  'farm.stop': z.strictObject({}),
+  'farm.resume': z.strictObject({}),
   'jobs.list': z.strictObject({
     filter: jobFilterSchema.optional(),
     sort: z.enum(JOB_SORT_KEYS).optional(),
@@ -117,6 +120,8 @@ export type ApiInput<M extends ApiMethod> = z.infer<(typeof API_INPUTS)[M]>;
 /** What each method resolves to. */
 export interface ApiOutputs {
   'farm.status': FarmStatus;
+  'farm.stop': FarmStatus;
+  'farm.resume': FarmStatus;
   'jobs.list': JobPage;
   'jobs.get': JobView;
   'jobs.bump': JobView[];

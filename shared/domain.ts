@@ -107,6 +107,10 @@ export interface FarmStatus {
   instances: InstanceView[];
   /** Healthy = probed recently and answering; null when no instance was probed yet. */
   healthyInstances: number | null;
+  /** True when dispatching is running; false before the scheduler starts or after "stop farm". */
+  dispatching: boolean;
+  /** Attempts being followed right now. */
+  activeAttempts: number;
 }
 
 /** One row of an import preview. */

@@ -252,7 +252,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       const code = await fn(engine, g);
       exitCode = typeof code === 'number' ? code : EXIT.ok;
     } finally {
-      engine.close();
+      await engine.close();
     }
   };
   program = buildProgram(io, run);

@@ -8,7 +8,7 @@ import { API_INPUTS, type ApiHandlers, type ApiInput, type ApiMethod, type ApiOu
 import type { ImportPreview, InstanceView, JobView } from '../../shared/domain.js';
 import { ShotfarmError } from '../../shared/errors.js';
 import { describeIssues } from '../../shared/shot-list-schema.js';
-import { systemClock, systemRandom, type Clock, type RandomSource } from './clock.js';
+import { systemClock, systemRandom, systemTimers, type Clock, type RandomSource, type Timers } from './clock.js';
 import { EventBus } from './event-bus.js';
 import { exportLedger } from './exports/ledger.js';
 import { exportRunlog } from './exports/runlog.js';
@@ -27,6 +27,8 @@ import { toJobView } from './store/job-rows.js';
 import { countByState, jobRow, listJobs } from './store/job-store.js';
 import { listLatestTemplates, saveTemplate, toTemplateView } from './store/template-store.js';
 import { parseTemplateFile } from './templates/template-file.js';
+import { schedulerConfig, type SchedulerConfig } from './scheduler/config.js';
+import { Scheduler } from './scheduler/scheduler.js';
 
 export interface EngineOptions {
   dataDir: string;
@@ -34,6 +36,10 @@ export interface EngineOptions {
   random?: RandomSource;
   /** Checks templates against the workstations' node lists; installed by the scheduler. */
   capabilityCheck?: CapabilityCheck;
+  timers?: Timers;
+  /** Where outputs go; default `<dataDir>/outputs`. */
+  outputRoot?: string;
+  log?: (message: string) => void;
 }
 
 interface StoredPreview {
@@ -53,6 +59,11 @@ export class Engine {
   readonly clock: Clock;
   readonly random: RandomSource;
   capabilityCheck: CapabilityCheck | undefined;
+  readonly timers: Timers;
+  readonly outputRoot: string;
+  /** Present once `startScheduler` ran: the CLI's one-shot commands never start it. */
+  scheduler: Scheduler | null = null;
+  private readonly log: (message: string) => void;
   private readonly previews = new Map<string, StoredPreview>();
 
   constructor(opts: EngineOptions) {
@@ -61,10 +72,36 @@ export class Engine {
     this.dbFile = join(opts.dataDir, DB_FILE_NAME);
     this.db = openDatabase(this.dbFile, this.clock);
     this.capabilityCheck = opts.capabilityCheck;
+    this.timers = opts.timers ?? systemTimers;
+    this.outputRoot = opts.outputRoot ?? join(opts.dataDir, 'outputs');
+    this.log = opts.log ?? ((m) => process.stderr.write(`shotfarm: ${m}\n`));
   }
 
-  close(): void {
+  /** Starts probing the workstations, reconciles attempts left open, and begins dispatching. */
+  startScheduler(over: Partial<SchedulerConfig> = {}): Scheduler {
+    if (this.scheduler) return this.scheduler;
+    this.scheduler = new Scheduler({
+      db: this.db, clock: this.clock, random: this.random, timers: this.timers, events: this.events,
+      config: schedulerConfig(this.outputRoot, over), publish: (ids) => this.publish(ids), log: this.log,
+    });
+    this.scheduler.start();
+    return this.scheduler;
+  }
+
+  /** Stops deciding and following; prompts keep running on the servers (closing the app is not an incident). */
+  async close(): Promise<void> {
+    await this.scheduler?.close();
+    this.scheduler = null;
     this.db.close();
+  }
+
+  /** Publishes job rows that changed, as events. */
+  publish(ids: readonly string[]): void {
+    this.views(ids);
+  }
+
+  private kick(): void {
+    this.scheduler?.kick();
   }
 
   /** Validates the input against the contract, then runs the handler. The single entry for every transport. */
@@ -92,6 +129,13 @@ export class Engine {
     if (out.length > 200) this.events.emit('jobs.bulkChanged', { count: out.length });
     else for (const job of out) this.events.emit('job.changed', { job });
     return out;
+  }
+
+  /** Publishes changed jobs and lets the dispatcher reconsider. */
+  private changed(ids: readonly string[]): JobView[] {
+    const views = this.views(ids);
+    this.kick();
+    return views;
   }
 
   private instanceView(id: string): InstanceView {
@@ -129,8 +173,20 @@ export class Engine {
       return {
         jobsByState: countByState(this.db),
         instances,
-        healthyInstances: probed.length ? probed.filter((i) => i.health === 'idle' || i.health === 'busy').length : null,
+        healthyInstances: probed.length ? probed.filter((i) => i.health === 'idle' || i.health === 'busy' || i.health === 'draining').length : null,
+        dispatching: this.scheduler !== null && !this.scheduler.isPaused,
+        activeAttempts: this.scheduler?.activeAttempts() ?? 0,
       };
+    },
+    'farm.stop': async () => {
+      if (!this.scheduler) throw new ShotfarmError('conflict', 'The farm is not running in this process (start the app or `shotfarm serve`).');
+      await this.scheduler.stopFarm();
+      return this.handlers['farm.status']({});
+    },
+    'farm.resume': async () => {
+      if (!this.scheduler) throw new ShotfarmError('conflict', 'The farm is not running in this process (start the app or `shotfarm serve`).');
+      this.scheduler.resumeFarm();
+      return this.handlers['farm.status']({});
     },
     'jobs.list': async (i) => listJobs(this.db, i),
     'jobs.get': async ({ id }) => {
@@ -138,13 +194,17 @@ export class Engine {
       if (!r) throw new ShotfarmError('not_found', `Job ${id} does not exist.`);
       return toJobView(r);
     },
-    'jobs.bump': async ({ ids, priority }) => this.views(bumpJobs(this.ctx(), ids, priority)),
-    'jobs.moveToTop': async ({ ids }) => this.views(moveJobsToTop(this.ctx(), ids)),
-    'jobs.hold': async ({ ids }) => this.views(holdJobs(this.ctx(), ids)),
-    'jobs.release': async ({ ids }) => this.views(releaseJobs(this.ctx(), ids)),
-    'jobs.cancel': async ({ ids }) => this.views(cancelJobs(this.ctx(), ids).ids),
-    'jobs.retry': async ({ ids }) => this.views(retryJobs(this.ctx(), ids)),
-    'jobs.newTake': async ({ ids, pinSeed }) => this.views(newTakes(this.ctx(), ids, pinSeed)),
+    'jobs.bump': async ({ ids, priority }) => this.changed(bumpJobs(this.ctx(), ids, priority)),
+    'jobs.moveToTop': async ({ ids }) => this.changed(moveJobsToTop(this.ctx(), ids)),
+    'jobs.hold': async ({ ids }) => this.changed(holdJobs(this.ctx(), ids)),
+    'jobs.release': async ({ ids }) => this.changed(releaseJobs(this.ctx(), ids)),
+    'jobs.cancel': async ({ ids }) => {
+      const { ids: changed, wereRunning } = cancelJobs(this.ctx(), ids);
+      this.scheduler?.cancelled(wereRunning.map((r) => r.id));
+      return this.changed(changed);
+    },
+    'jobs.retry': async ({ ids }) => this.changed(retryJobs(this.ctx(), ids)),
+    'jobs.newTake': async ({ ids, pinSeed }) => this.changed(newTakes(this.ctx(), ids, pinSeed)),
 
     'import.preview': async ({ fileName, content, baseDir, mapping }) => {
       const isCsv = /\.(csv|tsv|txt)$/i.test(fileName) || (!/\.json$/i.test(fileName) && !content.trimStart().startsWith('{'));
@@ -173,7 +233,7 @@ export class Engine {
       if (!stored) throw new ShotfarmError('not_found', 'This import preview has expired or was already imported; drop the file again.');
       const result = commitRows(this.db, this.clock, this.random, stored.rows);
       this.previews.delete(previewId);
-      if (result.imported > 0) this.views(result.jobIds);
+      if (result.imported > 0) this.changed(result.jobIds);
       return result;
     },
 
@@ -188,6 +248,7 @@ export class Engine {
       this.uniqueInstance(f, null);
       const id = randomId();
       insertInstance(this.db, id, f, this.clock.now());
+      this.scheduler?.registry.refresh(id);
       const view = this.instanceView(id);
       this.events.emit('instance.changed', { instance: view });
       return view;
@@ -196,6 +257,7 @@ export class Engine {
       const id = this.resolveInstanceId(ref);
       this.uniqueInstance(f, id);
       updateInstance(this.db, id, f, this.clock.now());
+      this.scheduler?.registry.refresh(id);
       const view = this.instanceView(id);
       this.events.emit('instance.changed', { instance: view });
       return view;
@@ -207,12 +269,14 @@ export class Engine {
         throw new ShotfarmError('conflict', `Workstation "${view.name}" is running ${view.currentJobIds.length} job(s); drain it first and remove it when idle.`);
       }
       const removed = deleteInstance(this.db, id);
+      this.scheduler?.registry.refresh(id);
       this.events.emit('instance.removed', { id });
       return { removed };
     },
     'instances.setAdminState': async ({ id: ref, adminState }) => {
       const id = this.resolveInstanceId(ref);
       setAdminState(this.db, id, adminState, this.clock.now());
+      this.scheduler?.registry.refresh(id);
       const view = this.instanceView(id);
       this.events.emit('instance.changed', { instance: view });
       return view;

@@ -11,7 +11,7 @@ export interface TestEngine {
   engine: Engine;
   clock: ManualClock;
   dir: string;
-  close: () => void;
+  close: () => Promise<void>;
 }
 
 export async function makeEngine(opts: { templates?: boolean } = {}): Promise<TestEngine> {
@@ -27,8 +27,8 @@ export async function makeEngine(opts: { templates?: boolean } = {}): Promise<Te
     engine,
     clock,
     dir: tmp.path,
-    close: () => {
-      engine.close();
+    close: async () => {
+      await engine.close();
       tmp.cleanup();
     },
   };

@@ -1,0 +1,269 @@
+/**
+ * The workstations as the scheduler sees them at run time: admin state from the store, health
+ * from probes (/system_stats and /queue every few seconds, each with a short timeout), node lists
+ * from /object_info (fetched when an instance first answers and again after it comes back),
+ * what Shotfarm runs there now, and quarantine after instance-level failures in a row.
+ * Changes are written to the instances table and published as `instance.changed`.
+ */
+import type { InstanceHealth, InstanceView } from '../../../shared/domain.js';
+import type { Clock, Timers } from '../clock.js';
+import { ComfyClient } from '../comfy/client.js';
+import { describeFailure, settle } from '../comfy/observation.js';
+import type { ObjectInfo } from '../comfy/schemas.js';
+import type { EventBus } from '../event-bus.js';
+import { probeInstance, type ProbeResult } from '../health/probe.js';
+import type { Db } from '../store/database.js';
+import { instanceRow, listInstanceRows, toInstanceView, type InstanceRow } from '../store/instance-store.js';
+import { stmt } from '../store/statements.js';
+import type { SchedulerConfig } from './config.js';
+import type { InstanceSnapshot } from './policy.js';
+
+export interface InstanceRuntime {
+  row: InstanceRow;
+  client: ComfyClient;
+  probe: ProbeResult | null;
+  lastOkProbe: (ProbeResult & { ok: true }) | null;
+  probeFailures: number;
+  health: InstanceHealth;
+  objectInfo: ObjectInfo | null;
+  objectInfoPending: boolean;
+  /** attemptId → what runs there (for slots and VRAM beside running jobs). */
+  running: Map<string, { jobId: string; vramGb: number }>;
+  lastCheckpoint: string | null;
+  failuresInRow: number;
+  quarantinedUntil: number | null;
+  /** A starving large job this instance is kept free for. */
+  reservedFor: string | null;
+  timer: unknown;
+  lastPersistAt: number;
+}
+
+const SQL_PERSIST = `UPDATE instances SET health = @health, gpu_name = COALESCE(@gpu_name, gpu_name), vram_json = COALESCE(@vram_json, vram_json),
+  comfy_version = COALESCE(@comfy_version, comfy_version), queue_length = @queue_length, last_probe_at = @last_probe_at, last_error = @last_error,
+  consecutive_failures = @consecutive_failures, quarantined_until = @quarantined_until, last_checkpoint = @last_checkpoint, updated_at = @now
+  WHERE id = @id`;
+
+/** A rough speed order of common GPUs for the last tie-break; unknown cards rank by VRAM. */
+const GPU_SPEED: [RegExp, number][] = [
+  [/B200|H200/i, 10], [/H100/i, 9], [/5090/i, 8.5], [/A100/i, 8], [/4090/i, 7.5], [/L40/i, 7], [/6000 Ada/i, 7],
+  [/4080/i, 6], [/3090/i, 5], [/A6000/i, 5], [/4070/i, 4.5], [/A10\b/i, 4], [/3080/i, 4], [/T4\b/i, 2],
+];
+
+function gpuSpeed(name: string | null, totalBytes: number | null): number {
+  for (const [re, s] of GPU_SPEED) if (name && re.test(name)) return s;
+  return totalBytes ? totalBytes / 1024 ** 3 / 10 : 0;
+}
+
+export class InstanceRegistry {
+  private readonly map = new Map<string, InstanceRuntime>();
+  private stopped = true;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly timers: Timers,
+    private readonly events: EventBus,
+    private readonly config: SchedulerConfig,
+    /** Called when something changed that may allow a dispatch (an instance became healthy…). */
+    private readonly onChange: () => void,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    for (const row of listInstanceRows(this.db)) this.add(row);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const rt of this.map.values()) this.timers.clearTimeout(rt.timer);
+  }
+
+  get(id: string): InstanceRuntime | undefined {
+    return this.map.get(id);
+  }
+
+  all(): InstanceRuntime[] {
+    return [...this.map.values()];
+  }
+
+  private add(row: InstanceRow): void {
+    const rt: InstanceRuntime = {
+      row, client: new ComfyClient(row.url, { timeoutMs: this.config.requestTimeoutMs }), probe: null, lastOkProbe: null,
+      probeFailures: 0, health: 'unknown', objectInfo: null, objectInfoPending: false, running: new Map(),
+      lastCheckpoint: row.last_checkpoint, failuresInRow: row.consecutive_failures, quarantinedUntil: row.quarantined_until,
+      reservedFor: null, timer: null, lastPersistAt: 0,
+    };
+    this.map.set(row.id, rt);
+    void this.probe(rt);
+  }
+
+  /**
+   * An instance was added, edited, drained, disabled or removed through the API: reload its row.
+   * (Called by the engine directly — the registry's own `instance.changed` events must not loop back.)
+   */
+  refresh(id: string): void {
+    if (this.stopped) return;
+    const row = instanceRow(this.db, id);
+    const rt = this.map.get(id);
+    if (!row) return this.remove(id);
+    if (!rt) return this.add(row);
+    const urlChanged = rt.row.url !== row.url;
+    rt.row = row;
+    if (urlChanged) {
+      rt.client = new ComfyClient(row.url, { timeoutMs: this.config.requestTimeoutMs });
+      rt.objectInfo = null;
+      rt.probe = null;
+      rt.lastOkProbe = null;
+      this.timers.clearTimeout(rt.timer);
+      void this.probe(rt);
+    }
+    this.updateHealth(rt, true);
+    this.onChange();
+  }
+
+  private remove(id: string): void {
+    const rt = this.map.get(id);
+    if (!rt) return;
+    this.timers.clearTimeout(rt.timer);
+    this.map.delete(id);
+  }
+
+  /** Probes now (also used to re-check quickly after a failure). */
+  async probe(rt: InstanceRuntime): Promise<void> {
+    if (this.stopped || this.map.get(rt.row.id) !== rt) return;
+    this.timers.clearTimeout(rt.timer);
+    const result = await probeInstance(rt.row.url, this.config.probeTimeoutMs, () => this.clock.now());
+    if (this.stopped || this.map.get(rt.row.id) !== rt) return;
+    const wasDispatchable = this.dispatchable(rt);
+    rt.probe = result;
+    if (result.ok) {
+      const cameBack = rt.probeFailures >= this.config.unhealthyAfter;
+      rt.probeFailures = 0;
+      rt.lastOkProbe = result;
+      if (!rt.objectInfo || cameBack) void this.loadObjectInfo(rt);
+    } else {
+      rt.probeFailures++;
+    }
+    this.updateHealth(rt, false);
+    if (this.dispatchable(rt) && !wasDispatchable) this.onChange();
+    rt.timer = this.timers.setTimeout(() => void this.probe(rt), this.config.probeIntervalMs);
+  }
+
+  private async loadObjectInfo(rt: InstanceRuntime): Promise<void> {
+    if (rt.objectInfoPending) return;
+    rt.objectInfoPending = true;
+    const r = await settle(() => rt.client.getObjectInfo({ timeoutMs: this.config.objectInfoTimeoutMs }));
+    rt.objectInfoPending = false;
+    if (r.ok) {
+      rt.objectInfo = r.value;
+      this.onChange();
+    } else {
+      rt.row = { ...rt.row, last_error: `/object_info: ${describeFailure(r.failure)}` };
+    }
+  }
+
+  isQuarantined(rt: InstanceRuntime): boolean {
+    return rt.quarantinedUntil !== null && rt.quarantinedUntil > this.clock.now();
+  }
+
+  /** Answering, active, not quarantined, node list known: may be given new work (slots aside). */
+  dispatchable(rt: InstanceRuntime): boolean {
+    return (
+      rt.row.admin_state === 'active' && rt.lastOkProbe !== null && rt.probeFailures < this.config.unhealthyAfter &&
+      !this.isQuarantined(rt) && rt.objectInfo !== null
+    );
+  }
+
+  private deriveHealth(rt: InstanceRuntime): InstanceHealth {
+    if (rt.row.admin_state === 'disabled') return 'disabled';
+    if (this.isQuarantined(rt)) return 'quarantined';
+    if (rt.probe === null) return 'unknown';
+    if (rt.probeFailures >= this.config.offlineAfter) return 'offline';
+    if (rt.probeFailures >= this.config.unhealthyAfter) return 'unhealthy';
+    if (rt.row.admin_state === 'draining') return 'draining';
+    const q = rt.lastOkProbe;
+    return rt.running.size > 0 || (q !== null && q.queueRunning + q.queuePending > 0) ? 'busy' : 'idle';
+  }
+
+  /** Recomputes health; writes and publishes it when it changed (or every 10 s for the probe time). */
+  updateHealth(rt: InstanceRuntime, force: boolean): void {
+    const health = this.deriveHealth(rt);
+    const now = this.clock.now();
+    const changed = health !== rt.health;
+    rt.health = health;
+    if (!changed && !force && now - rt.lastPersistAt < 10_000) return;
+    rt.lastPersistAt = now;
+    const ok = rt.lastOkProbe;
+    stmt(this.db, SQL_PERSIST).run({
+      id: rt.row.id, health, gpu_name: ok?.gpuName ?? null, vram_json: ok?.vram ? JSON.stringify(ok.vram) : null,
+      comfy_version: ok?.comfyVersion ?? null, queue_length: ok ? ok.queueRunning + ok.queuePending : null,
+      last_probe_at: rt.probe ? now : null, last_error: rt.probe && !rt.probe.ok ? rt.probe.error : null,
+      consecutive_failures: rt.failuresInRow, quarantined_until: rt.quarantinedUntil, last_checkpoint: rt.lastCheckpoint, now,
+    });
+    const row = instanceRow(this.db, rt.row.id);
+    if (row) {
+      rt.row = row;
+      this.events.emit('instance.changed', { instance: this.view(rt) });
+    }
+  }
+
+  view(rt: InstanceRuntime): InstanceView {
+    return toInstanceView(this.db, rt.row);
+  }
+
+  snapshot(rt: InstanceRuntime): InstanceSnapshot {
+    const ok = rt.lastOkProbe;
+    let runningVramGb = 0;
+    for (const r of rt.running.values()) runningVramGb += r.vramGb;
+    return {
+      id: rt.row.id,
+      name: rt.row.name,
+      tags: JSON.parse(rt.row.tags_json) as string[],
+      maxConcurrency: rt.row.max_concurrency,
+      running: rt.running.size,
+      runningVramGb,
+      totalVramBytes: ok?.vram?.totalBytes ?? null,
+      otherVramBytes: ok?.vram?.otherBytes ?? 0,
+      // Our own prompts are counted in `running`; the server queue minus them is other clients' work.
+      serverQueue: ok ? Math.max(0, ok.queueRunning + ok.queuePending - rt.running.size) : 0,
+      lastCheckpoint: rt.lastCheckpoint,
+      vramOverrides: JSON.parse(rt.row.vram_overrides_json) as Record<string, number>,
+      speed: gpuSpeed(ok?.gpuName ?? rt.row.gpu_name, ok?.vram?.totalBytes ?? null),
+    };
+  }
+
+  attemptStarted(instanceId: string, attemptId: string, jobId: string, vramGb: number): void {
+    const rt = this.map.get(instanceId);
+    if (!rt) return;
+    rt.running.set(attemptId, { jobId, vramGb });
+    if (rt.reservedFor === jobId) rt.reservedFor = null;
+    this.updateHealth(rt, false);
+  }
+
+  /**
+   * An attempt ended. Instance-level failures in a row (transport errors, lost contact) put the
+   * instance in quarantine for a while — a render farm's blocklist; any success resets the count.
+   */
+  attemptEnded(instanceId: string, attemptId: string, result: 'ok' | 'job_failure' | 'instance_failure', checkpoint: string | null): void {
+    const rt = this.map.get(instanceId);
+    if (!rt) return;
+    rt.running.delete(attemptId);
+    if (result === 'ok') {
+      rt.failuresInRow = 0;
+      if (checkpoint) rt.lastCheckpoint = checkpoint;
+    } else if (result === 'instance_failure') {
+      rt.failuresInRow++;
+      if (rt.failuresInRow >= this.config.quarantineAfter) {
+        rt.quarantinedUntil = this.clock.now() + this.config.quarantineMs;
+        rt.failuresInRow = 0;
+        this.timers.setTimeout(() => {
+          this.updateHealth(rt, true);
+          this.onChange();
+        }, this.config.quarantineMs + 10);
+      }
+      // Re-probe at once: the failure may mean the server is gone, and dispatch should know.
+      void this.probe(rt);
+    }
+    this.updateHealth(rt, true);
+  }
+}

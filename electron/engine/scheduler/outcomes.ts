@@ -1,0 +1,161 @@
+/**
+ * What happens to a job when its attempt ends: completed with its assets, retried after a
+ * backoff, failed for good, killed for a timeout, or requeued. Each is one transaction — the
+ * attempt row's end, the job's transition and its event row — fenced on the attempt still being
+ * the job's current one, so a late or duplicate report changes nothing.
+ */
+import { ShotfarmError } from '../../../shared/errors.js';
+import type { Clock, RandomSource } from '../clock.js';
+import { transitionJob } from '../job-state.js';
+import { endAttempt, type AttemptOutcome } from '../store/attempt-store.js';
+import { inTransaction, type Db } from '../store/database.js';
+import { stmt } from '../store/statements.js';
+import type { Classification } from './failure.js';
+import { retryDelayMs, type RetryPolicy } from './policy.js';
+
+export interface StoredAsset {
+  id: string;
+  nodeId: string | null;
+  path: string;
+  sha256: string;
+  bytes: number;
+  mediaType: string;
+  width: number | null;
+  height: number | null;
+}
+
+export interface AssetContext {
+  instanceId: string;
+  instanceName: string;
+  templateName: string;
+  templateHash: string;
+  paramsJson: string;
+  seed: number | null;
+}
+
+/** Thrown when the attempt is no longer current: the caller just stops. */
+export function isStale(err: unknown): boolean {
+  return err instanceof ShotfarmError && err.code === 'conflict';
+}
+
+const SQL_INSERT_ASSET = `INSERT INTO assets (id, job_id, attempt_id, node_id, path, sha256, bytes, media_type, width, height, instance_id,
+  instance_name, template_name, template_hash, params_json, seed, created_at)
+  VALUES (@id, @job_id, @attempt_id, @node_id, @path, @sha256, @bytes, @media_type, @width, @height, @instance_id, @instance_name,
+  @template_name, @template_hash, @params_json, @seed, @now)
+  ON CONFLICT (path) DO UPDATE SET sha256 = excluded.sha256, bytes = excluded.bytes, attempt_id = excluded.attempt_id, created_at = excluded.created_at`;
+const SQL_DEPENDENTS = "SELECT id FROM jobs WHERE depends_on = ? AND state = 'pending'";
+const SQL_DEPENDENT_REASON = "UPDATE jobs SET state_reason = ?, updated_at = ? WHERE depends_on = ? AND state = 'pending'";
+
+export interface OutcomeResult {
+  /** Jobs whose state changed, for events. */
+  changed: string[];
+}
+
+/** Collect's last step (SPEC §4.5): ledger rows and `completed` together; dependents become queued. */
+export function completeJob(
+  db: Db, clock: Clock, jobId: string, attemptId: string, assets: StoredAsset[], ctx: AssetContext,
+): OutcomeResult {
+  return inTransaction(db, () => {
+    const now = clock.now();
+    transitionJob(db, clock, {
+      jobId, to: 'completed', reason: `${assets.length} output(s) stored`, actor: 'scheduler', expectFrom: ['running'],
+      expectAttemptId: attemptId, attemptId, patch: { finished_at: now, not_before: null, error_class: null },
+    });
+    for (const a of assets) {
+      stmt(db, SQL_INSERT_ASSET).run({
+        id: a.id, job_id: jobId, attempt_id: attemptId, node_id: a.nodeId, path: a.path, sha256: a.sha256, bytes: a.bytes,
+        media_type: a.mediaType, width: a.width, height: a.height, instance_id: ctx.instanceId, instance_name: ctx.instanceName,
+        template_name: ctx.templateName, template_hash: ctx.templateHash, params_json: ctx.paramsJson, seed: ctx.seed, now,
+      });
+    }
+    endAttempt(db, clock, attemptId, { outcome: 'completed' });
+    const changed = [jobId];
+    for (const dep of stmt(db, SQL_DEPENDENTS).all(jobId) as { id: string }[]) {
+      transitionJob(db, clock, { jobId: dep.id, to: 'queued', reason: 'its dependency completed', actor: 'scheduler', expectFrom: ['pending'] });
+      stmt(db, 'UPDATE jobs SET enqueued_at = ? WHERE id = ?').run(now, dep.id);
+      changed.push(dep.id);
+    }
+    return { changed };
+  });
+}
+
+const SQL_ATTEMPTS = 'SELECT attempts, max_attempts, shot, stage, take FROM jobs WHERE id = ?';
+
+/**
+ * Decides after a failed attempt (SPEC §5): permanent → failed_final; transient or OOM → retry
+ * after a full-jitter backoff while attempts remain; timeout → retry or timeout_kill.
+ */
+export function failJob(
+  db: Db, clock: Clock, random: RandomSource, jobId: string, attemptId: string, c: Classification, policy: RetryPolicy,
+): OutcomeResult & { retryAt: number | null } {
+  return inTransaction(db, () => {
+    const job = stmt(db, SQL_ATTEMPTS).get(jobId) as { attempts: number; max_attempts: number; shot: string; stage: string; take: number };
+    const max = Math.min(job.max_attempts, policy.maxAttempts);
+    const left = job.attempts < max;
+    const now = clock.now();
+    let outcome: AttemptOutcome;
+    let retryAt: number | null = null;
+    const fence = { expectFrom: ['running'] as const, expectAttemptId: attemptId, attemptId, actor: 'scheduler' };
+    if (c.errorClass === 'permanent') {
+      outcome = 'failed';
+      transitionJob(db, clock, { ...fence, jobId, to: 'failed_final', reason: c.reason, patch: { error_class: c.errorClass, finished_at: now, current_attempt_id: null } });
+    } else if (left) {
+      outcome = c.errorClass === 'timeout' ? 'timeout' : 'retry';
+      retryAt = now + retryDelayMs(job.attempts, policy, random);
+      transitionJob(db, clock, {
+        ...fence, jobId, to: 'failed_retryable', reason: `${c.reason}; retry ${job.attempts + 1} of ${max} after a short wait`,
+        patch: { error_class: c.errorClass, not_before: retryAt, current_attempt_id: null },
+      });
+    } else if (c.errorClass === 'timeout') {
+      outcome = 'timeout';
+      transitionJob(db, clock, { ...fence, jobId, to: 'timeout_kill', reason: `${c.reason}; no attempts left (${job.attempts} of ${max})`, patch: { error_class: c.errorClass, finished_at: now, current_attempt_id: null } });
+    } else {
+      outcome = 'failed';
+      transitionJob(db, clock, { ...fence, jobId, to: 'failed_final', reason: `gave up after ${job.attempts} attempts: ${c.reason}`, patch: { error_class: c.errorClass, finished_at: now, current_attempt_id: null } });
+    }
+    endAttempt(db, clock, attemptId, { outcome, errorClass: c.errorClass, reason: c.reason, nodeId: c.nodeId, nodeType: c.nodeType, exceptionType: c.exceptionType });
+    if (retryAt === null) {
+      // Dependents cannot run; say why they wait (a new take of this stage re-arms them).
+      stmt(db, SQL_DEPENDENT_REASON).run(`its dependency ${job.stage} take ${job.take} failed; make a new take of it`, now, jobId);
+    }
+    return { changed: [jobId], retryAt };
+  });
+}
+
+/** Fails a queued job that no workstation can run (pre-dispatch, no GPU used). */
+export function failUnrunnable(db: Db, clock: Clock, jobId: string, reason: string): void {
+  inTransaction(db, () => {
+    transitionJob(db, clock, { jobId, to: 'failed_final', reason, actor: 'scheduler', expectFrom: ['queued'], patch: { error_class: 'permanent', finished_at: clock.now() } });
+    stmt(db, SQL_DEPENDENT_REASON).run('its dependency cannot run anywhere; fix it and make a new take', clock.now(), jobId);
+  });
+}
+
+/** Back to the queue without counting the attempt against the job (stop farm, recovery of a never-posted claim). */
+export function requeueJob(db: Db, clock: Clock, jobId: string, attemptId: string, reason: string, outcome: AttemptOutcome = 'requeued'): void {
+  inTransaction(db, () => {
+    const job = stmt(db, 'SELECT attempts FROM jobs WHERE id = ?').get(jobId) as { attempts: number };
+    transitionJob(db, clock, {
+      jobId, to: 'queued', reason, actor: 'scheduler', expectFrom: ['running'], expectAttemptId: attemptId, attemptId,
+      patch: { current_attempt_id: null, attempts: Math.max(job.attempts - 1, 0), not_before: null },
+    });
+    endAttempt(db, clock, attemptId, { outcome, reason });
+  });
+}
+
+/** Retries whose backoff is over go back to the queue. Returns the ids moved. */
+export function promoteDueRetries(db: Db, clock: Clock): string[] {
+  const now = clock.now();
+  const due = stmt(db, "SELECT id FROM jobs WHERE state = 'failed_retryable' AND (not_before IS NULL OR not_before <= ?)").all(now) as { id: string }[];
+  if (!due.length) return [];
+  return inTransaction(db, () =>
+    due.map(({ id }) => {
+      transitionJob(db, clock, { jobId: id, to: 'queued', reason: 'retrying', actor: 'scheduler', expectFrom: ['failed_retryable'], patch: { not_before: null } });
+      return id;
+    }),
+  );
+}
+
+/** The earliest pending retry time, to arm one timer for it. */
+export function nextRetryAt(db: Db): number | null {
+  return (stmt(db, "SELECT MIN(not_before) AS t FROM jobs WHERE state = 'failed_retryable'").get() as { t: number | null }).t;
+}

@@ -1,0 +1,110 @@
+/**
+ * Scheduling policies (SPEC §3) as pure functions over plain snapshots: VRAM admission, instance
+ * choice, retry delay. No I/O, no clock: the dispatcher feeds them what it knows now.
+ */
+import { fullJitterDelay } from '../comfy/backoff.js';
+
+const GB = 1024 ** 3;
+
+/** What the dispatcher knows about one instance at decision time. */
+export interface InstanceSnapshot {
+  id: string;
+  name: string;
+  tags: readonly string[];
+  maxConcurrency: number;
+  running: number;
+  /** VRAM needed by the jobs running there now (GB). */
+  runningVramGb: number;
+  totalVramBytes: number | null;
+  /** Held by other processes on the GPU: not usable by ComfyUI. */
+  otherVramBytes: number;
+  /** Prompts in the server's own queue (running + pending), other clients' included. */
+  serverQueue: number;
+  lastCheckpoint: string | null;
+  vramOverrides: Readonly<Record<string, number>>;
+  /** Relative GPU speed, higher is faster (used last, as a tie-break). */
+  speed: number;
+}
+
+export interface JobSnapshot {
+  id: string;
+  stage: string;
+  vramGb: number;
+  tags: readonly string[];
+  checkpoint: string | null;
+  previousInstanceId: string | null;
+  /** The last attempt ran out of GPU memory there: prefer more usable VRAM, avoid that one. */
+  oomOn: string | null;
+}
+
+export function vramNeedGb(job: JobSnapshot, inst: InstanceSnapshot): number {
+  return inst.vramOverrides[job.stage] ?? job.vramGb;
+}
+
+/** Usable by ComfyUI: total minus what other processes hold. */
+export function usableVramGb(inst: InstanceSnapshot): number {
+  return inst.totalVramBytes === null ? 0 : (inst.totalVramBytes - inst.otherVramBytes) / GB;
+}
+
+/**
+ * Could this instance ever run the job (tags and VRAM, ignoring what is running now)? A job that
+ * fits no instance this way is waiting for hardware, not for a slot.
+ */
+export function couldFit(job: JobSnapshot, inst: InstanceSnapshot): boolean {
+  if (!job.tags.every((t) => inst.tags.includes(t))) return false;
+  if (inst.totalVramBytes === null) return false;
+  const need = vramNeedGb(job, inst);
+  return inst.totalVramBytes / GB >= need && usableVramGb(inst) >= need;
+}
+
+/** Can it take the job now: a free slot and, beside what already runs there, enough usable VRAM. */
+export function fitsNow(job: JobSnapshot, inst: InstanceSnapshot): boolean {
+  if (inst.running >= inst.maxConcurrency) return false;
+  if (!couldFit(job, inst)) return false;
+  return usableVramGb(inst) - inst.runningVramGb >= vramNeedGb(job, inst);
+}
+
+/**
+ * Orders the instances that can take a job (SPEC §3): fewest prompts in the server's own queue,
+ * then the one that last loaded the same checkpoint, then the previous attempt's instance, then
+ * the faster GPU. After an out-of-memory failure, usable VRAM comes first and the instance that
+ * ran out is last.
+ */
+export function rankInstances(job: JobSnapshot, candidates: readonly InstanceSnapshot[]): InstanceSnapshot[] {
+  const score = (i: InstanceSnapshot): number[] => [
+    job.oomOn === i.id ? 1 : 0,
+    job.oomOn ? -usableVramGb(i) : 0,
+    i.serverQueue + i.running,
+    job.checkpoint !== null && i.lastCheckpoint === job.checkpoint ? 0 : 1,
+    job.previousInstanceId === i.id ? 0 : 1,
+    -i.speed,
+  ];
+  return [...candidates].sort((a, b) => {
+    const sa = score(a);
+    const sb = score(b);
+    for (let k = 0; k < sa.length; k++) if (sa[k] !== sb[k]) return (sa[k] as number) - (sb[k] as number);
+    return a.name < b.name ? -1 : 1;
+  });
+}
+
+export interface RetryPolicy {
+  maxAttempts: number;
+  baseMs: number;
+  capMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 4, baseMs: 2_000, capMs: 60_000 };
+
+/** SPEC §5: wait random(0, min(cap, base × 2^(attempt−1))) before attempt+1. */
+export function retryDelayMs(attemptsMade: number, policy: RetryPolicy, random: () => number): number {
+  return fullJitterDelay(Math.max(attemptsMade - 1, 0), { baseMs: policy.baseMs, capMs: policy.capMs }, random);
+}
+
+/** The checkpoint a workflow loads (for "the instance that last ran the same checkpoint"). */
+export function checkpointOf(workflow: Record<string, { class_type?: string; inputs?: Record<string, unknown> }>): string | null {
+  for (const node of Object.values(workflow)) {
+    const name = node.inputs?.['ckpt_name'] ?? node.inputs?.['unet_name'];
+    if (typeof name === 'string') return name;
+  }
+  return null;
+}

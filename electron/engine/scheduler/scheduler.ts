@@ -1,0 +1,279 @@
+/**
+ * The dispatcher (SPEC §3): event-driven, no sleep loop. A decision pass runs when something
+ * changes — a job queued, bumped or released, an attempt ending, an instance becoming healthy, a
+ * retry's backoff ending — and assigns queued jobs, in priority / rank / enqueue order, to the
+ * instances that can take them now. A job that fits nowhere now does not block the ones behind it;
+ * one that has waited too long gets an instance reserved for it.
+ */
+import { randomId } from '../ids.js';
+import type { Clock, RandomSource, Timers } from '../clock.js';
+import type { EventBus } from '../event-bus.js';
+import { claimAttempt, endAttempt, liveAttempts, orphanAttempts, type AttemptRow } from '../store/attempt-store.js';
+import type { Db } from '../store/database.js';
+import type { JobRow } from '../store/job-rows.js';
+import { stmt } from '../store/statements.js';
+import { templateById, type StoredTemplate } from '../store/template-store.js';
+import { AttemptRunner } from './attempt-runner.js';
+import { CapabilityCache, unrunnableReason } from './capability-check.js';
+import type { SchedulerConfig } from './config.js';
+import { InstanceRegistry, type InstanceRuntime } from './instance-registry.js';
+import { failUnrunnable, nextRetryAt, promoteDueRetries, requeueJob } from './outcomes.js';
+import { checkpointOf, couldFit, fitsNow, rankInstances, type InstanceSnapshot, type JobSnapshot } from './policy.js';
+
+export interface SchedulerDeps {
+  db: Db;
+  clock: Clock;
+  random: RandomSource;
+  timers: Timers;
+  events: EventBus;
+  config: SchedulerConfig;
+  /** Publishes job rows that changed (the engine turns them into events). */
+  publish: (jobIds: string[]) => void;
+  log?: (message: string) => void;
+}
+
+/** Queued jobs in dispatch order, skipping those still in a retry backoff. Uses jobs_runnable. */
+const SQL_CANDIDATES = `SELECT * FROM jobs WHERE state = 'queued' ORDER BY priority DESC, rank ASC, enqueued_at ASC, id ASC LIMIT ?`;
+const SQL_PREVIOUS = `SELECT instance_id, error_class FROM attempts WHERE job_id = ? ORDER BY n DESC LIMIT 1`;
+
+export class Scheduler {
+  readonly registry: InstanceRegistry;
+  private readonly runners = new Map<string, AttemptRunner>();
+  private readonly templates = new Map<number, StoredTemplate>();
+  private readonly capabilities = new CapabilityCache();
+  private passQueued = false;
+  private running = false;
+  private paused = false;
+  private retryTimer: unknown = null;
+  private retryTimerAt: number | null = null;
+  /** For benchmarks: when each dispatch decision found work (ms, performance clock). */
+  onDispatch: ((jobId: string, instanceId: string) => void) | null = null;
+
+  constructor(private readonly d: SchedulerDeps) {
+    this.registry = new InstanceRegistry(d.db, d.clock, d.timers, d.events, d.config, () => this.kick());
+  }
+
+  private log(message: string): void {
+    this.d.log?.(message);
+  }
+
+  /** Starts probing and reconciles attempts left open by the last run (SPEC §4 recovery), then dispatches. */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.registry.start();
+    this.recover();
+    this.armRetryTimer();
+    this.kick();
+  }
+
+  /** App closing: stop deciding and following; prompts keep running on the servers. */
+  async close(): Promise<void> {
+    this.running = false;
+    this.d.timers.clearTimeout(this.retryTimer);
+    for (const r of this.runners.values()) r.detach();
+    await Promise.all([...this.runners.values()].map((r) => r.finished));
+    this.registry.stop();
+  }
+
+  /** "Stop farm": no new dispatch; running prompts interrupted, removed from servers, jobs requeued. */
+  async stopFarm(): Promise<void> {
+    this.paused = true;
+    const all = [...this.runners.values()];
+    for (const r of all) r.stopFarm();
+    await Promise.all(all.map((r) => r.finished));
+  }
+
+  resumeFarm(): void {
+    this.paused = false;
+    this.kick();
+  }
+
+  get isPaused(): boolean {
+    return this.paused;
+  }
+
+  /** Jobs the operator cancelled while running: interrupt and remove their prompts. */
+  cancelled(jobIds: string[]): void {
+    for (const r of this.runners.values()) if (jobIds.includes(r.job.id)) r.cancel();
+  }
+
+  activeAttempts(): number {
+    return this.runners.size;
+  }
+
+  /** Something changed: decide soon, once, however many changes arrive in the same tick. */
+  kick(): void {
+    if (this.passQueued || !this.running) return;
+    this.passQueued = true;
+    setImmediate(() => {
+      this.passQueued = false;
+      try {
+        this.dispatchPass();
+      } catch (err) {
+        this.log(`dispatch pass failed: ${(err as Error).stack ?? String(err)}`);
+      }
+    });
+  }
+
+  private template(id: number): StoredTemplate {
+    let t = this.templates.get(id);
+    if (!t) {
+      t = templateById(this.d.db, id) as StoredTemplate;
+      this.templates.set(id, t);
+    }
+    return t;
+  }
+
+  private recover(): void {
+    const { db, clock } = this.d;
+    // Attempts whose job moved on while we were away (cancelled from the CLI…): just close them.
+    for (const a of orphanAttempts(db)) endAttempt(db, clock, a.id, { outcome: 'cancelled', reason: 'the job moved on while Shotfarm was closed' });
+    for (const a of liveAttempts(db)) {
+      const rt = a.instance_id ? this.registry.get(a.instance_id) : undefined;
+      const job = stmt(db, 'SELECT * FROM jobs WHERE id = ?').get(a.job_id) as JobRow;
+      if (!rt) {
+        requeueJob(db, clock, a.job_id, a.id, 'its workstation was removed while Shotfarm was closed', 'lost');
+        this.d.publish([a.job_id]);
+        continue;
+      }
+      this.startRunner(job, a.id, rt, a);
+    }
+  }
+
+  private armRetryTimer(): void {
+    const at = nextRetryAt(this.d.db);
+    if (at === null || (this.retryTimerAt !== null && this.retryTimerAt <= at)) return;
+    this.d.timers.clearTimeout(this.retryTimer);
+    this.retryTimerAt = at;
+    this.retryTimer = this.d.timers.setTimeout(() => {
+      this.retryTimerAt = null;
+      const moved = promoteDueRetries(this.d.db, this.d.clock);
+      if (moved.length) this.d.publish(moved);
+      this.armRetryTimer();
+      this.kick();
+    }, Math.max(0, at - this.d.clock.now()));
+  }
+
+  private jobSnapshot(job: JobRow, template: StoredTemplate): JobSnapshot {
+    const prev = job.attempts > 0 ? (stmt(this.d.db, SQL_PREVIOUS).get(job.id) as { instance_id: string | null; error_class: string | null } | undefined) : undefined;
+    return {
+      id: job.id, stage: job.stage, vramGb: job.vram_gb, tags: JSON.parse(job.tags_json) as string[],
+      checkpoint: checkpointOf(template.workflow), previousInstanceId: prev?.instance_id ?? null,
+      oomOn: prev?.error_class === 'oom' ? prev.instance_id : null,
+    };
+  }
+
+  /** One decision pass. Synchronous up to the claims; runners then proceed on their own. */
+  dispatchPass(): void {
+    if (this.paused || !this.running) return;
+    const { db, clock, config } = this.d;
+    const all = this.registry.all();
+    const dispatchable = all.filter((rt) => this.registry.dispatchable(rt));
+    const snaps = new Map<string, InstanceSnapshot>(dispatchable.map((rt) => [rt.row.id, this.registry.snapshot(rt)]));
+    const free = () => [...snaps.values()].filter((s) => s.running < s.maxConcurrency);
+    if (free().length === 0) return;
+    // Until every enabled instance has told us its nodes, a job unknown to all is not yet failed.
+    const enabled = all.filter((rt) => rt.row.admin_state !== 'disabled');
+    const allKnown = enabled.length > 0 && enabled.every((rt) => rt.objectInfo !== null);
+
+    const candidates = stmt(db, SQL_CANDIDATES).all(config.candidateScan) as JobRow[];
+    const now = clock.now();
+    const reservedIds = new Set(all.map((rt) => rt.reservedFor).filter((x): x is string => x !== null));
+    const assignments: { job: JobRow; rt: InstanceRuntime; template: StoredTemplate }[] = [];
+    const unrunnable: { job: JobRow; reason: string }[] = [];
+
+    for (const job of candidates) {
+      if (free().length === 0) break;
+      const template = this.template(job.template_id);
+      const snap = this.jobSnapshot(job, template);
+      // Capability: which instances have the nodes and models this workflow names?
+      const problemLists: ReturnType<CapabilityCache['problems']>[] = [];
+      const capable = new Set<string>();
+      for (const rt of enabled) {
+        if (!rt.objectInfo) continue;
+        const problems = this.capabilities.problems(rt.objectInfo, template, job.params_json);
+        if (problems.length === 0) capable.add(rt.row.id);
+        else problemLists.push(problems);
+      }
+      if (capable.size === 0 && allKnown) {
+        unrunnable.push({ job, reason: unrunnableReason(problemLists) });
+        continue;
+      }
+      const fitting = free().filter((s) => capable.has(s.id) && fitsNow(snap, s) && this.reservationAllows(s.id, job.id));
+      if (fitting.length === 0) {
+        this.maybeReserve(job, snap, capable, snaps, now, reservedIds);
+        continue;
+      }
+      const chosen = rankInstances(snap, fitting)[0] as InstanceSnapshot;
+      const rt = this.registry.get(chosen.id) as InstanceRuntime;
+      chosen.running++;
+      chosen.runningVramGb += snap.vramGb;
+      chosen.serverQueue++;
+      assignments.push({ job, rt, template });
+    }
+
+    for (const { job, reason } of unrunnable) {
+      failUnrunnable(db, clock, job.id, reason);
+      this.d.publish([job.id]);
+    }
+    for (const a of assignments) this.dispatch(a.job, a.rt, a.template);
+  }
+
+  private reservationAllows(instanceId: string, jobId: string): boolean {
+    const rt = this.registry.get(instanceId);
+    return !rt?.reservedFor || rt.reservedFor === jobId;
+  }
+
+  /**
+   * No starvation: a job that has waited longer than `starvationMs` for hardware that exists
+   * (an instance it could fit when empty) reserves the best such instance; smaller jobs stop
+   * being placed there until the reserved job takes it.
+   */
+  private maybeReserve(job: JobRow, snap: JobSnapshot, capable: Set<string>, snaps: Map<string, InstanceSnapshot>, now: number, reserved: Set<string>): void {
+    if (now - job.enqueued_at < this.d.config.starvationMs || reserved.has(job.id)) return;
+    const options = [...snaps.values()].filter((s) => capable.has(s.id) && couldFit(snap, s) && !this.registry.get(s.id)?.reservedFor);
+    const best = rankInstances(snap, options)[0];
+    if (!best) return;
+    (this.registry.get(best.id) as InstanceRuntime).reservedFor = job.id;
+    reserved.add(job.id);
+    this.log(`reserving ${best.name} for job ${job.id} (waiting ${Math.round((now - job.enqueued_at) / 1000)} s)`);
+  }
+
+  private dispatch(job: JobRow, rt: InstanceRuntime, template: StoredTemplate): void {
+    const { db, clock } = this.d;
+    const attemptId = randomId();
+    const ok = rt.lastOkProbe;
+    try {
+      claimAttempt(db, clock, {
+        jobId: job.id, attemptId, instanceId: rt.row.id, instanceName: rt.row.name, gpuName: ok?.gpuName ?? rt.row.gpu_name,
+        vramAtDispatch: ok?.vram ? ok.vram.totalBytes - ok.vram.otherBytes : null, leaseMs: job.timeout_s * 1000 * 2,
+      });
+    } catch (err) {
+      this.log(`claim of ${job.id} failed: ${(err as Error).message}`);
+      return;
+    }
+    const claimed = stmt(db, 'SELECT * FROM jobs WHERE id = ?').get(job.id) as JobRow;
+    this.d.publish([job.id]);
+    this.onDispatch?.(job.id, rt.row.id);
+    this.startRunner(claimed, attemptId, rt, null, template);
+  }
+
+  private startRunner(job: JobRow, attemptId: string, rt: InstanceRuntime, resume: AttemptRow | null, template?: StoredTemplate): void {
+    this.registry.attemptStarted(rt.row.id, attemptId, job.id, job.vram_gb);
+    const runner = new AttemptRunner(
+      {
+        db: this.d.db, clock: this.d.clock, random: this.d.random, timers: this.d.timers, events: this.d.events, config: this.d.config,
+        registry: this.registry, publish: this.d.publish,
+        done: (r) => {
+          this.runners.delete(r.attemptId);
+          this.armRetryTimer();
+          this.kick();
+        },
+        log: (m) => this.log(m),
+      },
+      job, attemptId, rt, template ?? this.template(job.template_id), resume,
+    );
+    this.runners.set(attemptId, runner);
+  }
+}

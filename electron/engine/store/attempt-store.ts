@@ -1,0 +1,126 @@
+/**
+ * Named queries for attempts. An attempt is claimed (its row written and the job set running)
+ * in one transaction before anything is sent to a server; its later updates are fenced on the
+ * attempt still being the job's current one.
+ */
+import type { Clock } from '../clock.js';
+import { transitionJob } from '../job-state.js';
+import { inTransaction, type Db } from './database.js';
+import { stmt } from './statements.js';
+
+export type AttemptState = 'claimed' | 'posted' | 'running' | 'collecting' | 'ended';
+export type AttemptOutcome = 'completed' | 'failed' | 'retry' | 'timeout' | 'lost' | 'cancelled' | 'requeued';
+
+export interface AttemptRow {
+  id: string;
+  job_id: string;
+  n: number;
+  instance_id: string | null;
+  instance_name: string | null;
+  gpu_name: string | null;
+  state: AttemptState;
+  outcome: AttemptOutcome | null;
+  client_id: string | null;
+  prompt_number: number | null;
+  queued_at: number;
+  dispatched_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+}
+
+export interface ClaimInput {
+  jobId: string;
+  attemptId: string;
+  instanceId: string;
+  instanceName: string;
+  gpuName: string | null;
+  vramAtDispatch: number | null;
+  leaseMs: number;
+}
+
+const SQL_JOB_FOR_CLAIM = 'SELECT attempts, enqueued_at FROM jobs WHERE id = ?';
+const SQL_INSERT = `INSERT INTO attempts (id, job_id, n, instance_id, instance_name, gpu_name, state, queued_at, dispatched_at, lease_until, vram_at_dispatch)
+  VALUES (@id, @job_id, @n, @instance_id, @instance_name, @gpu_name, 'claimed', @queued_at, @now, @lease_until, @vram)`;
+
+/** Claim (SPEC §4.1): the attempt row and `queued → running`, committed together. Returns the attempt number. */
+export function claimAttempt(db: Db, clock: Clock, c: ClaimInput): number {
+  return inTransaction(db, () => {
+    const job = stmt(db, SQL_JOB_FOR_CLAIM).get(c.jobId) as { attempts: number; enqueued_at: number };
+    const n = job.attempts + 1;
+    const now = clock.now();
+    stmt(db, SQL_INSERT).run({
+      id: c.attemptId, job_id: c.jobId, n, instance_id: c.instanceId, instance_name: c.instanceName, gpu_name: c.gpuName,
+      queued_at: job.enqueued_at, now, lease_until: now + c.leaseMs, vram: c.vramAtDispatch,
+    });
+    transitionJob(db, clock, {
+      jobId: c.jobId, to: 'running', reason: `attempt ${n} on ${c.instanceName}`, actor: 'scheduler', expectFrom: ['queued'],
+      attemptId: c.attemptId,
+      patch: {
+        attempts: n, current_attempt_id: c.attemptId, instance_id: c.instanceId, started_at: now, finished_at: null,
+        progress_node: null, progress_node_type: null, progress_value: null, progress_max: null, progress_at: null,
+      },
+    });
+    return n;
+  });
+}
+
+export function attemptRow(db: Db, id: string): AttemptRow | null {
+  return (stmt(db, 'SELECT * FROM attempts WHERE id = ?').get(id) as AttemptRow | undefined) ?? null;
+}
+
+export function markPosted(db: Db, attemptId: string, clientId: string, promptNumber: number): void {
+  stmt(db, "UPDATE attempts SET state = 'posted', client_id = ?, prompt_number = ? WHERE id = ? AND state <> 'ended'").run(
+    clientId, promptNumber, attemptId,
+  );
+}
+
+export function markAttemptState(db: Db, attemptId: string, state: 'running' | 'collecting', at: number | null): void {
+  if (state === 'running') {
+    stmt(db, "UPDATE attempts SET state = 'running', started_at = COALESCE(started_at, ?) WHERE id = ? AND state <> 'ended'").run(at, attemptId);
+  } else {
+    stmt(db, "UPDATE attempts SET state = 'collecting' WHERE id = ? AND state <> 'ended'").run(attemptId);
+  }
+}
+
+export interface AttemptEnd {
+  outcome: AttemptOutcome;
+  errorClass?: string | null;
+  reason?: string | null;
+  nodeId?: string | null;
+  nodeType?: string | null;
+  exceptionType?: string | null;
+}
+
+/** Ends an attempt row once; a second end of the same attempt changes nothing. */
+export function endAttempt(db: Db, clock: Clock, attemptId: string, e: AttemptEnd): boolean {
+  return (
+    stmt(db, `UPDATE attempts SET state = 'ended', outcome = @outcome, error_class = @error_class, reason = @reason, node_id = @node_id,
+      node_type = @node_type, exception_type = @exception_type, finished_at = @now, lease_until = NULL
+      WHERE id = @id AND state <> 'ended'`).run({
+      id: attemptId, outcome: e.outcome, error_class: e.errorClass ?? null, reason: e.reason ?? null, node_id: e.nodeId ?? null,
+      node_type: e.nodeType ?? null, exception_type: e.exceptionType ?? null, now: clock.now(),
+    }).changes === 1
+  );
+}
+
+/** Durable progress checkpoint, fenced on the attempt still being current. Not a state change. */
+export function saveProgress(
+  db: Db, jobId: string, attemptId: string, p: { node: string | null; nodeType: string | null; value: number; max: number; at: number },
+): boolean {
+  return (
+    stmt(db, `UPDATE jobs SET progress_node = ?, progress_node_type = ?, progress_value = ?, progress_max = ?, progress_at = ?
+      WHERE id = ? AND current_attempt_id = ? AND state = 'running'`).run(p.node, p.nodeType, p.value, p.max, p.at, jobId, attemptId).changes === 1
+  );
+}
+
+/** Attempts that were live when the engine last stopped: what recovery must reconcile. */
+export function liveAttempts(db: Db): (AttemptRow & { job_state: string })[] {
+  return stmt(db, `SELECT a.*, j.state AS job_state FROM attempts a JOIN jobs j ON j.current_attempt_id = a.id
+    WHERE a.state <> 'ended' AND j.state = 'running' ORDER BY a.dispatched_at`).all() as (AttemptRow & { job_state: string })[];
+}
+
+/** Attempts left open although their job moved on (e.g. cancelled while the engine was down). */
+export function orphanAttempts(db: Db): AttemptRow[] {
+  return stmt(db, `SELECT a.* FROM attempts a JOIN jobs j ON j.id = a.job_id
+    WHERE a.state <> 'ended' AND (j.current_attempt_id IS NULL OR j.current_attempt_id <> a.id)`).all() as AttemptRow[];
+}

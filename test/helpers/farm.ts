@@ -1,0 +1,141 @@
+/**
+ * A real engine on a temp SQLite file, with real ComfyUI simulator instances on loopback and the
+ * scheduler running with short timings. Waits are event-driven with a deadline (no sleeps).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { systemClock, seededRandom } from '../../electron/engine/clock.js';
+import { Engine } from '../../electron/engine/engine.js';
+import type { SchedulerConfig } from '../../electron/engine/scheduler/config.js';
+import type { JobState } from '../../shared/job-states.js';
+import type { JobView } from '../../shared/domain.js';
+import { startSimInstance, type SimInstance, type SimInstanceOptions } from '../simulator/index.js';
+import { makeTempDir } from './temp-dir.js';
+
+export const FIXTURE_TEMPLATES = new URL('../fixtures/templates/', import.meta.url).pathname;
+
+export const FAST: Partial<SchedulerConfig> = {
+  probeIntervalMs: 200,
+  probeTimeoutMs: 1_000,
+  historyPollMs: 200,
+  stallTimeoutS: 30,
+  graceMs: 3_000,
+  interruptWaitMs: 3_000,
+  wsGiveUpMs: 2_000,
+  retry: { maxAttempts: 4, baseMs: 20, capMs: 100 },
+  quarantineMs: 60_000,
+};
+
+export interface Farm {
+  engine: Engine;
+  sims: SimInstance[];
+  dir: string;
+  /** Registers instances by name (sim-0, sim-1…) with the given tags. */
+  close(): Promise<void>;
+  job(id: string): Promise<JobView>;
+  waitFor(what: string, predicate: () => boolean | Promise<boolean>, timeoutMs?: number): Promise<void>;
+  waitForStates(ids: string[], states: JobState[], timeoutMs?: number): Promise<JobView[]>;
+  importJobs(shots: ShotSpec[], project?: string, episode?: string): Promise<string[]>;
+  /** Restarts the engine on the same data folder (a new process would do the same). */
+  restartEngine(over?: Partial<SchedulerConfig>): Promise<Engine>;
+}
+
+export interface ShotSpec {
+  id: string;
+  template?: string;
+  stage?: string;
+  priority?: 'rush' | 'high' | 'normal' | 'low';
+  parameters?: Record<string, string | number>;
+}
+
+export interface FarmOptions {
+  instances: (SimInstanceOptions & { tags?: string[]; concurrency?: number })[];
+  config?: Partial<SchedulerConfig>;
+  templates?: string[];
+  /** Start the scheduler at once (default true). */
+  start?: boolean;
+}
+
+export async function startFarm(o: FarmOptions): Promise<Farm> {
+  const tmp = makeTempDir('shotfarm-farm-');
+  const sims = await Promise.all(o.instances.map((i, n) => startSimInstance({ name: `sim-${n}`, duration: { fixedMs: 20 }, ...i })));
+  const logs: string[] = [];
+  const make = () =>
+    new Engine({ dataDir: tmp.path, clock: systemClock, random: seededRandom(7), outputRoot: join(tmp.path, 'out'), log: (m) => logs.push(m) });
+  let engine = make();
+  for (const f of o.templates ?? ['txt2img.json', 'video18.json', 'needs-custom-node.json']) {
+    await engine.call('templates.add', { content: readFileSync(join(FIXTURE_TEMPLATES, f), 'utf8'), fileName: f });
+  }
+  for (const [n, i] of o.instances.entries()) {
+    await engine.call('instances.add', { name: `sim-${n}`, url: (sims[n] as SimInstance).url, tags: i.tags ?? [], maxConcurrency: i.concurrency ?? 1 });
+  }
+  if (o.start !== false) engine.startScheduler({ ...FAST, ...o.config });
+
+  const farm: Farm = {
+    get engine() {
+      return engine;
+    },
+    sims,
+    dir: tmp.path,
+    async close() {
+      await engine.close().catch(() => undefined);
+      await Promise.all(sims.map((s) => s.close().catch(() => undefined)));
+      tmp.cleanup();
+    },
+    job: (id) => engine.call('jobs.get', { id }),
+    async waitFor(what, predicate, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs;
+      // Re-check on every engine event, and at least every 100 ms for server-side conditions.
+      for (;;) {
+        if (await predicate()) return;
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; engine log:\n${logs.slice(-20).join('\n')}`);
+        await new Promise<void>((resolve) => {
+          const offs = [engine.events.on('job.changed', () => done()), engine.events.on('instance.changed', () => done())];
+          const t = setTimeout(() => done(), 100);
+          function done() {
+            clearTimeout(t);
+            offs.forEach((f) => f());
+            resolve();
+          }
+        });
+      }
+    },
+    async waitForStates(ids, states, timeoutMs) {
+      let views: JobView[] = [];
+      await farm.waitFor(`jobs to reach ${states.join('/')}`, async () => {
+        views = await Promise.all(ids.map((id) => engine.call('jobs.get', { id })));
+        return views.every((v) => states.includes(v.state));
+      }, timeoutMs);
+      return views;
+    },
+    async importJobs(shots, project = 'P', episode = 'E') {
+      const list = {
+        project, episode,
+        shots: shots.map((s) => ({
+          id: s.id, stage: s.stage ?? 'keyframe', template: s.template ?? 'txt2img', priority: s.priority ?? 'normal', parameters: s.parameters ?? {},
+        })),
+      };
+      const preview = await engine.call('import.preview', { fileName: 'list.json', content: JSON.stringify(list) });
+      const errors = preview.rows.filter((r) => r.status === 'error');
+      if (errors.length) throw new Error(`import errors: ${JSON.stringify(errors.map((e) => e.errors))}`);
+      const result = await engine.call('import.commit', { previewId: preview.previewId });
+      return preview.rows.map((r) => r.jobId as string).filter((id) => result.jobIds.includes(id));
+    },
+    async restartEngine(over = {}) {
+      await engine.close();
+      engine = make();
+      engine.startScheduler({ ...FAST, ...o.config, ...over });
+      return engine;
+    },
+  };
+  return farm;
+}
+
+/** Total executions of a prompt across the farm's simulators ("rendered exactly once"). */
+export function executedCount(farm: Farm, promptId: string): number {
+  return farm.sims.reduce((n, s) => n + s.counts(promptId).executed, 0);
+}
+
+export function receivedCount(farm: Farm, promptId: string): number {
+  return farm.sims.reduce((n, s) => n + s.counts(promptId).received, 0);
+}
