@@ -8,7 +8,11 @@ import { JOB_STATES } from './job-states.js';
 import { PRIORITIES } from './priorities.js';
 import { nameSchema } from './shot-list-schema.js';
 import type {
+  AssetPage,
+  AttemptView,
   ExportResult,
+  FailureGroup,
+  TimelineView,
   FarmStatus,
   ImportPreview,
   ImportResult,
@@ -95,6 +99,19 @@ export const API_INPUTS = {
   'jobs.cancel': z.strictObject({ ids: jobIds }),
   'jobs.retry': z.strictObject({ ids: jobIds }),
   'jobs.newTake': z.strictObject({ ids: jobIds, pinSeed: z.boolean().optional() }),
+  'jobs.attempts': z.strictObject({ id: z.uuid() }),
+  'failures.list': z.strictObject({ limitPerGroup: z.number().int().min(1).max(10_000).optional() }),
+  'timeline.get': z.strictObject({ from: z.number().int(), to: z.number().int() }),
+  'assets.list': z.strictObject({
+    project: z.string().optional(),
+    episode: z.string().optional(),
+    shot: z.string().optional(),
+    stage: z.string().optional(),
+    search: z.string().max(200).optional(),
+    offset: z.number().int().min(0).optional(),
+    limit: z.number().int().min(1).max(10_000).optional(),
+  }),
+  'assets.approve': z.strictObject({ ids: z.array(z.string().min(1)).min(1).max(100_000), approved: z.boolean() }),
   'import.preview': z.strictObject({
     fileName: z.string().min(1),
     content: z.string().max(256 * 1024 * 1024),
@@ -131,6 +148,11 @@ export interface ApiOutputs {
   'jobs.cancel': JobView[];
   'jobs.retry': JobView[];
   'jobs.newTake': JobView[];
+  'jobs.attempts': AttemptView[];
+  'failures.list': FailureGroup[];
+  'timeline.get': TimelineView;
+  'assets.list': AssetPage;
+  'assets.approve': { changed: number };
   'import.preview': ImportPreview;
   'import.commit': ImportResult;
   'templates.list': TemplateView[];

@@ -156,3 +156,78 @@ export interface ExportResult {
   rows: number;
   bytes: number;
 }
+
+/** One attempt, as the Failures view and the job detail show it. */
+export interface AttemptView {
+  id: string;
+  jobId: string;
+  n: number;
+  instanceId: string | null;
+  instanceName: string | null;
+  gpuName: string | null;
+  state: string;
+  outcome: string | null;
+  errorClass: string | null;
+  reason: string | null;
+  nodeId: string | null;
+  nodeType: string | null;
+  exceptionType: string | null;
+  queuedAt: number;
+  dispatchedAt: number;
+  startedAt: number | null;
+  finishedAt: number | null;
+}
+
+/** Failed jobs sharing one reason (instance names and attempt counts left out of the grouping). */
+export interface FailureGroup {
+  key: string;
+  reason: string;
+  errorClass: string | null;
+  count: number;
+  jobs: JobView[];
+}
+
+/** A bar of the per-GPU timeline. */
+export interface TimelineBar {
+  attemptId: string;
+  jobId: string;
+  label: string;
+  instanceId: string | null;
+  start: number;
+  end: number | null;
+  outcome: string | null;
+}
+
+export interface TimelineView {
+  from: number;
+  to: number;
+  lanes: { instanceId: string; name: string; gpuName: string | null }[];
+  bars: TimelineBar[];
+}
+
+export interface AssetView {
+  id: string;
+  jobId: string;
+  project: string;
+  episode: string;
+  shot: string;
+  stage: string;
+  take: number;
+  path: string;
+  fileName: string;
+  sha256: string;
+  bytes: number;
+  mediaType: string;
+  width: number | null;
+  height: number | null;
+  instanceName: string | null;
+  templateName: string;
+  seed: number | null;
+  approved: boolean;
+  createdAt: number;
+}
+
+export interface AssetPage {
+  rows: AssetView[];
+  total: number;
+}

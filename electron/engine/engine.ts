@@ -27,6 +27,8 @@ import { toJobView } from './store/job-rows.js';
 import { countByState, jobRow, listJobs } from './store/job-store.js';
 import { listLatestTemplates, saveTemplate, toTemplateView } from './store/template-store.js';
 import { parseTemplateFile } from './templates/template-file.js';
+import { failureGroups, jobAttempts, timeline } from './queries/attempts.js';
+import { listAssets, setApproved } from './queries/assets.js';
 import { schedulerConfig, type SchedulerConfig } from './scheduler/config.js';
 import { Scheduler } from './scheduler/scheduler.js';
 
@@ -205,6 +207,12 @@ export class Engine {
     },
     'jobs.retry': async ({ ids }) => this.changed(retryJobs(this.ctx(), ids)),
     'jobs.newTake': async ({ ids, pinSeed }) => this.changed(newTakes(this.ctx(), ids, pinSeed)),
+
+    'jobs.attempts': async ({ id }) => jobAttempts(this.db, id),
+    'failures.list': async ({ limitPerGroup }) => failureGroups(this.db, limitPerGroup),
+    'timeline.get': async ({ from, to }) => timeline(this.db, from, to),
+    'assets.list': async (f) => listAssets(this.db, f),
+    'assets.approve': async ({ ids, approved }) => ({ changed: setApproved(this.db, ids, approved) }),
 
     'import.preview': async ({ fileName, content, baseDir, mapping }) => {
       const isCsv = /\.(csv|tsv|txt)$/i.test(fileName) || (!/\.json$/i.test(fileName) && !content.trimStart().startsWith('{'));
