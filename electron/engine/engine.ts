@@ -57,7 +57,7 @@ const MAX_PREVIEWS = 20;
 export class Engine {
   readonly db: Db;
   readonly dbFile: string;
-  readonly events = new EventBus();
+  readonly events: EventBus;
   readonly clock: Clock;
   readonly random: RandomSource;
   capabilityCheck: CapabilityCheck | undefined;
@@ -77,6 +77,7 @@ export class Engine {
     this.timers = opts.timers ?? systemTimers;
     this.outputRoot = opts.outputRoot ?? join(opts.dataDir, 'outputs');
     this.log = opts.log ?? ((m) => process.stderr.write(`shotfarm: ${m}\n`));
+    this.events = new EventBus((topic, err) => this.log(`a ${topic} subscriber failed: ${(err as Error).stack ?? String(err)}`));
   }
 
   /** Starts probing the workstations, reconciles attempts left open, and begins dispatching. */

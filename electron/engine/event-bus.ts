@@ -4,6 +4,9 @@ import type { EventListener, EventMap, EventTopic } from '../../shared/events.js
 export class EventBus {
   private readonly listeners = new Map<EventTopic, Set<(payload: never) => void>>();
 
+  /** Where a failing subscriber is reported; it never reaches the publisher. */
+  constructor(private readonly onError: (topic: EventTopic, err: unknown) => void = () => undefined) {}
+
   on<T extends EventTopic>(topic: T, listener: EventListener<T>): () => void {
     let set = this.listeners.get(topic);
     if (!set) {
@@ -20,8 +23,9 @@ export class EventBus {
     for (const l of set) {
       try {
         (l as EventListener<T>)(payload);
-      } catch {
+      } catch (err) {
         // A failing subscriber (a closed socket, a buggy view) must never break the engine.
+        this.onError(topic, err);
       }
     }
   }

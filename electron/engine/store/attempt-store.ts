@@ -39,14 +39,19 @@ export interface ClaimInput {
 }
 
 const SQL_JOB_FOR_CLAIM = 'SELECT attempts, enqueued_at FROM jobs WHERE id = ?';
+/** Attempt numbers keep growing across operator retries and uncounted requeues (UNIQUE (job_id, n)). */
+const SQL_NEXT_N = 'SELECT COALESCE(MAX(n), 0) + 1 AS n FROM attempts WHERE job_id = ?';
 const SQL_INSERT = `INSERT INTO attempts (id, job_id, n, instance_id, instance_name, gpu_name, state, queued_at, dispatched_at, lease_until, vram_at_dispatch)
   VALUES (@id, @job_id, @n, @instance_id, @instance_name, @gpu_name, 'claimed', @queued_at, @now, @lease_until, @vram)`;
 
-/** Claim (SPEC §4.1): the attempt row and `queued → running`, committed together. Returns the attempt number. */
+/**
+ * Claim (SPEC §4.1): the attempt row and `queued → running`, committed together. Returns the
+ * attempt number. The job's `attempts` counts those charged against its budget; `n` only grows.
+ */
 export function claimAttempt(db: Db, clock: Clock, c: ClaimInput): number {
   return inTransaction(db, () => {
     const job = stmt(db, SQL_JOB_FOR_CLAIM).get(c.jobId) as { attempts: number; enqueued_at: number };
-    const n = job.attempts + 1;
+    const n = (stmt(db, SQL_NEXT_N).get(c.jobId) as { n: number }).n;
     const now = clock.now();
     stmt(db, SQL_INSERT).run({
       id: c.attemptId, job_id: c.jobId, n, instance_id: c.instanceId, instance_name: c.instanceName, gpu_name: c.gpuName,
@@ -56,7 +61,7 @@ export function claimAttempt(db: Db, clock: Clock, c: ClaimInput): number {
       jobId: c.jobId, to: 'running', reason: `attempt ${n} on ${c.instanceName}`, actor: 'scheduler', expectFrom: ['queued'],
       attemptId: c.attemptId,
       patch: {
-        attempts: n, current_attempt_id: c.attemptId, instance_id: c.instanceId, started_at: now, finished_at: null,
+        attempts: job.attempts + 1, current_attempt_id: c.attemptId, instance_id: c.instanceId, started_at: now, finished_at: null,
         progress_node: null, progress_node_type: null, progress_value: null, progress_max: null, progress_at: null,
       },
     });

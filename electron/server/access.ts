@@ -1,0 +1,68 @@
+/**
+ * Who may talk to the server. Loopback by default with no token; any other listen address needs
+ * a bearer token. Browsers are held to the server's own origin either way:
+ * - loopback mode also checks the Host header, so a DNS-rebound page (evil.example → 127.0.0.1)
+ *   cannot read the API even though its Origin would match its own Host;
+ * - token mode compares Origin with the Host the browser used (the token itself stops rebinding).
+ * Requests without an Origin header (curl, scripts, the CLI) are not browsers and pass that check.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import { isIP } from 'node:net';
+import type { IncomingMessage } from 'node:http';
+
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '');
+  if (h === 'localhost') return true;
+  if (isIP(h) === 4) return h.startsWith('127.');
+  if (isIP(h) === 6) return h === '::1';
+  return false;
+}
+
+export interface AccessPolicy {
+  /** null = no token required (loopback only). */
+  token: string | null;
+  loopbackOnly: boolean;
+  port: () => number;
+}
+
+export type AccessVerdict = { ok: true } | { ok: false; status: 401 | 403; message: string };
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+function presentedToken(req: IncomingMessage, url: URL): string | null {
+  const auth = req.headers.authorization;
+  if (typeof auth === 'string' && auth.startsWith('Bearer ')) return auth.slice(7).trim();
+  return url.searchParams.get('token');
+}
+
+function hostOf(value: string): string | null {
+  try {
+    return new URL(`http://${value}`).hostname;
+  } catch {
+    return null;
+  }
+}
+
+/** Checks Host/Origin and, when required, the token. `needsToken` is false for the static app shell. */
+export function checkAccess(req: IncomingMessage, url: URL, policy: AccessPolicy, needsToken: boolean): AccessVerdict {
+  const host = req.headers.host ?? '';
+  const origin = req.headers.origin;
+  if (policy.loopbackOnly) {
+    const h = hostOf(host);
+    if (!h || !isLoopbackHost(h)) return { ok: false, status: 403, message: 'This server answers only on its loopback address.' };
+  }
+  if (origin !== undefined && origin !== `http://${host}`) {
+    return { ok: false, status: 403, message: `Requests from ${origin} are not allowed; open Shotfarm from its own address.` };
+  }
+  if (policy.token !== null && needsToken) {
+    const given = presentedToken(req, url);
+    if (!given || !sameSecret(given, policy.token)) {
+      return { ok: false, status: 401, message: 'A valid access token is required (open the URL printed by `shotfarm serve`).' };
+    }
+  }
+  return { ok: true };
+}

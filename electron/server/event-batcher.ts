@@ -1,0 +1,80 @@
+/**
+ * Batches engine events for the wire: at most one flush per `intervalMs` (100 ms → ≤ 10 a second),
+ * and within a batch only the latest event per job (progress, change) or per instance is kept, so a
+ * busy farm sends a bounded stream whatever the event rate. Order of the kept events is the order of
+ * their latest occurrence.
+ */
+import type { EventMap, EventTopic } from '../../shared/events.js';
+
+export type WireEvent = { [T in EventTopic]: { topic: T; payload: EventMap[T] } }[EventTopic];
+
+/** Which events replace each other inside one batch. */
+export function coalesceKey(e: WireEvent): string {
+  switch (e.topic) {
+    case 'job.changed':
+      return `job:${e.payload.job.id}`;
+    case 'job.progress':
+      return `progress:${e.payload.jobId}`;
+    case 'instance.changed':
+      return `instance:${e.payload.instance.id}`;
+    case 'instance.removed':
+      return `instance:${e.payload.id}`;
+    case 'jobs.bulkChanged':
+      return 'bulk';
+  }
+}
+
+export interface BatcherTimers {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const realTimers: BatcherTimers = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
+};
+
+export class EventBatcher {
+  private pending = new Map<string, WireEvent>();
+  private timer: unknown = null;
+  private lastFlush = -Infinity;
+
+  constructor(
+    private readonly flush: (events: WireEvent[]) => void,
+    private readonly intervalMs = 100,
+    private readonly timers: BatcherTimers = realTimers,
+  ) {}
+
+  push(e: WireEvent): void {
+    const key = coalesceKey(e);
+    const prev = this.pending.get(key);
+    this.pending.delete(key);
+    if (prev && prev.topic === 'jobs.bulkChanged' && e.topic === 'jobs.bulkChanged') {
+      this.pending.set(key, { topic: 'jobs.bulkChanged', payload: { count: prev.payload.count + e.payload.count } });
+    } else {
+      this.pending.set(key, e);
+    }
+    if (this.timer === null) {
+      const wait = Math.max(0, this.lastFlush + this.intervalMs - this.timers.now());
+      this.timer = this.timers.setTimeout(() => this.flushNow(), wait);
+    }
+  }
+
+  flushNow(): void {
+    if (this.timer !== null) this.timers.clearTimeout(this.timer);
+    this.timer = null;
+    if (this.pending.size === 0) return;
+    const batch = [...this.pending.values()];
+    this.pending = new Map();
+    this.lastFlush = this.timers.now();
+    this.flush(batch);
+  }
+
+  close(): void {
+    if (this.timer !== null) this.timers.clearTimeout(this.timer);
+    this.timer = null;
+    this.pending.clear();
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * `GET /api/events`: one WebSocket per client, fed by one shared batcher (each batch is serialised
+ * once). Clients send nothing but `{type:"ping"}`; anything else closes the socket (1008). A client
+ * that cannot keep up is dropped instead of buffering without bound — it reconnects and refetches.
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, WebSocket, type RawData } from 'ws';
+import { z } from 'zod';
+import type { Engine } from '../engine/engine.js';
+import type { EventTopic } from '../../shared/events.js';
+import { EventBatcher, type WireEvent } from './event-batcher.js';
+
+const TOPICS: readonly EventTopic[] = ['job.changed', 'job.progress', 'jobs.bulkChanged', 'instance.changed', 'instance.removed'];
+const clientMessage = z.strictObject({ type: z.literal('ping') });
+/** A client this far behind is dropped (it will reconnect and refetch what it shows). */
+const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+
+export interface EventSocketHub {
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  close(): Promise<void>;
+}
+
+export function startEventHub(engine: Engine, intervalMs = 100): EventSocketHub {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 4 * 1024 });
+  const batcher = new EventBatcher((events: WireEvent[]) => {
+    const text = JSON.stringify({ type: 'events', events });
+    for (const ws of wss.clients) {
+      if (ws.readyState !== WebSocket.OPEN) continue;
+      if (ws.bufferedAmount > MAX_BUFFERED_BYTES) ws.terminate();
+      else ws.send(text);
+    }
+  }, intervalMs);
+  const offs = TOPICS.map((topic) => engine.events.on(topic, (payload) => batcher.push({ topic, payload } as WireEvent)));
+
+  wss.on('connection', (ws: WebSocket) => {
+    ws.send(JSON.stringify({ type: 'hello' }));
+    ws.on('message', (data: RawData, isBinary: boolean) => {
+      let parsed: unknown;
+      try {
+        parsed = isBinary ? null : JSON.parse(data.toString());
+      } catch {
+        parsed = null;
+      }
+      if (!clientMessage.safeParse(parsed).success) {
+        ws.close(1008, 'unexpected message');
+        return;
+      }
+      ws.send(JSON.stringify({ type: 'pong' }));
+    });
+  });
+
+  return {
+    handleUpgrade(req, socket, head) {
+      wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+    },
+    close() {
+      offs.forEach((off) => off());
+      batcher.close();
+      for (const ws of wss.clients) ws.terminate();
+      return new Promise((resolve) => wss.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,58 @@
+/** Small HTTP helpers for the headless server: JSON answers, bounded body reading, status mapping. */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ErrorCode, ErrorEnvelope } from '../../shared/errors.js';
+
+/** HTTP status for each envelope code, so proxies and curl users see a fitting status too. */
+export const STATUS_FOR_CODE: Readonly<Record<ErrorCode, number>> = {
+  bad_input: 400,
+  not_found: 404,
+  conflict: 409,
+  unavailable: 503,
+  storage: 507,
+  internal: 500,
+};
+
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+  });
+  res.end(text);
+}
+
+export function sendError(res: ServerResponse, status: number, error: ErrorEnvelope): void {
+  sendJson(res, status, { ok: false, error });
+}
+
+export function envelope(code: ErrorCode, message: string, retryable = false): ErrorEnvelope {
+  return { code, message, retryable };
+}
+
+export class BodyTooLarge extends Error {}
+
+/** Reads the whole body, refusing more than `maxBytes` (a shot list is big, but not unbounded). */
+export function readBody(req: IncomingMessage, maxBytes: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > maxBytes) {
+      reject(new BodyTooLarge());
+      req.resume();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        reject(new BodyTooLarge());
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}

@@ -1,0 +1,52 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { couldFit, fitsNow, rankInstances, retryDelayMs, type InstanceSnapshot, type JobSnapshot } from '../../electron/engine/scheduler/policy.js';
+
+const GB = 1024 ** 3;
+const inst = (o: Partial<InstanceSnapshot> & { id: string }): InstanceSnapshot => ({
+  name: o.id, tags: [], maxConcurrency: 1, running: 0, runningVramGb: 0, totalVramBytes: 24 * GB, otherVramBytes: 0, serverQueue: 0,
+  lastCheckpoint: null, vramOverrides: {}, speed: 1, ...o,
+});
+const job = (o: Partial<JobSnapshot> = {}): JobSnapshot => ({ id: 'j', stage: 'motion', vramGb: 18, tags: [], checkpoint: null, previousInstanceId: null, oomOn: null, ...o });
+
+test('VRAM admission counts memory held by other processes', () => {
+  assert.equal(couldFit(job(), inst({ id: 'a' })), true);
+  assert.equal(couldFit(job(), inst({ id: 'a', otherVramBytes: 8 * GB })), false, '24 GB with 8 GB foreign leaves 16 < 18');
+  assert.equal(couldFit(job(), inst({ id: 'a', totalVramBytes: 12 * GB })), false);
+  assert.equal(couldFit(job(), inst({ id: 'a', totalVramBytes: null })), false, 'unknown VRAM is not assumed to fit');
+});
+
+test('two 18 GB jobs never share a 24 GB GPU, even with two slots (incident 5)', () => {
+  const gpu = inst({ id: 'a', maxConcurrency: 2, running: 1, runningVramGb: 18 });
+  assert.equal(fitsNow(job(), gpu), false);
+  assert.equal(fitsNow(job({ vramGb: 4, stage: 'post' }), gpu), true, 'a small job may share it');
+  assert.equal(fitsNow(job(), inst({ id: 'b', running: 1 })), false, 'concurrency 1 by default');
+});
+
+test('tags must all be carried by the instance; a per-stage override changes the requirement', () => {
+  assert.equal(couldFit(job({ tags: ['i2v_video'] }), inst({ id: 'a', tags: ['img2img'] })), false);
+  assert.equal(couldFit(job({ tags: ['i2v_video'] }), inst({ id: 'a', tags: ['img2img', 'i2v_video'] })), true);
+  assert.equal(couldFit(job(), inst({ id: 'a', totalVramBytes: 16 * GB, vramOverrides: { motion: 14 } })), true);
+});
+
+test('choice: shortest server queue, then same checkpoint, then previous instance, then faster GPU', () => {
+  const j = job({ checkpoint: 'sdxl', previousInstanceId: 'c' });
+  assert.equal(rankInstances(j, [inst({ id: 'a', serverQueue: 2 }), inst({ id: 'b' })])[0]?.id, 'b');
+  assert.equal(rankInstances(j, [inst({ id: 'a' }), inst({ id: 'b', lastCheckpoint: 'sdxl' })])[0]?.id, 'b');
+  assert.equal(rankInstances(j, [inst({ id: 'a' }), inst({ id: 'c' })])[0]?.id, 'c');
+  assert.equal(rankInstances(job(), [inst({ id: 'a', speed: 1 }), inst({ id: 'b', speed: 5 })])[0]?.id, 'b');
+});
+
+test('after an OOM the job prefers more usable VRAM and avoids the instance that ran out', () => {
+  const j = job({ oomOn: 'a', vramGb: 10 });
+  const order = rankInstances(j, [inst({ id: 'a' }), inst({ id: 'b', otherVramBytes: 6 * GB }), inst({ id: 'c', totalVramBytes: 48 * GB })]);
+  assert.deepEqual(order.map((i) => i.id), ['c', 'b', 'a']);
+});
+
+test('retry delay is full jitter: random(0, min(cap, base × 2^(attempt−1)))', () => {
+  const p = { maxAttempts: 4, baseMs: 2000, capMs: 60_000 };
+  assert.equal(retryDelayMs(1, p, () => 0.999999), 1999);
+  assert.equal(retryDelayMs(3, p, () => 0.5), 4000);
+  assert.equal(retryDelayMs(10, p, () => 0.5), 30_000, 'capped');
+  assert.equal(retryDelayMs(2, p, () => 0), 0);
+});
