@@ -26,8 +26,15 @@ module.exports = {
       name: 'hosts-no-shell',
       comment: 'The headless server and the CLI use the engine and shared only, never the Electron shell.',
       severity: 'error',
-      from: { path: '^electron/(server|cli)/' },
+      from: { path: '^electron/(server|cli)/', pathNot: '^electron/server/demo-farm\\.ts$' },
       to: { path: '^(renderer/|electron/(main|preload)/|test/)|node_modules/electron/' },
+    },
+    {
+      name: 'demo-farm-uses-only-the-simulator',
+      comment: 'serve --demo starts the ComfyUI simulator (a real program kept in test/simulator); nothing else of test/.',
+      severity: 'error',
+      from: { path: '^electron/server/demo-farm\\.ts$' },
+      to: { path: '^(renderer/|electron/(main|preload)/|test/(?!simulator/))|node_modules/electron/' },
     },
     {
       name: 'renderer-shared-only',
@@ -51,7 +58,8 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '(^|/)(dist|node_modules)/' },
+    // node_modules is not followed but stays visible, so rules can forbid packages (electron…).
+    exclude: { path: '(^|/)dist/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], extensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs', '.json'] },

@@ -88,6 +88,9 @@ export class Engine {
       config: schedulerConfig(this.outputRoot, over), publish: (ids) => this.publish(ids), log: this.log,
     });
     this.scheduler.start();
+    // Import previews can now check node classes and models against what the workstations report.
+    const scheduler = this.scheduler;
+    this.capabilityCheck ??= (template, parameters) => scheduler.capabilityProblems(template, JSON.stringify(parameters));
     return this.scheduler;
   }
 

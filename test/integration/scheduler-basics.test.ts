@@ -121,3 +121,18 @@ test('a dropped WebSocket mid-prompt does not render the shot twice (incident 2)
     await farm.close();
   }
 });
+
+test('the import preview flags a node no workstation has, once the workstations have reported', async () => {
+  const farm = await startFarm({ instances: [{}] });
+  try {
+    await farm.waitFor('the node list', () => farm.engine.scheduler!.registry.all().every((rt) => rt.objectInfo !== null));
+    const list = { project: 'P', episode: 'E', shots: [{ id: 'p1', stage: 'post', template: 'needs-custom-node' }, { id: 'k1', stage: 'keyframe', template: 'txt2img' }] };
+    const preview = await farm.engine.call('import.preview', { fileName: 'l.json', content: JSON.stringify(list) });
+    assert.equal(preview.rows[0]?.status, 'error');
+    assert.match(preview.rows[0]?.errors.join() ?? '', /node `VHS_VideoCombine` is not installed on any workstation/);
+    assert.equal(preview.rows[1]?.status, 'new');
+    assert.deepEqual(preview.notices, []);
+  } finally {
+    await farm.close();
+  }
+});

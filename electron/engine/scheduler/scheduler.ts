@@ -98,6 +98,17 @@ export class Scheduler {
     for (const r of this.runners.values()) if (jobIds.includes(r.job.id)) r.cancel();
   }
 
+  /**
+   * For the import preview: problems that keep every enabled workstation from running this
+   * template with these parameters; [] when one can; null when no node list is known yet.
+   */
+  capabilityProblems(template: StoredTemplate, paramsJson: string): string[] | null {
+    const known = this.registry.all().filter((rt) => rt.row.admin_state !== 'disabled' && rt.objectInfo !== null);
+    if (known.length === 0) return null;
+    const lists = known.map((rt) => this.capabilities.problems(rt.objectInfo as NonNullable<typeof rt.objectInfo>, template, paramsJson));
+    return lists.some((l) => l.length === 0) ? [] : [unrunnableReason(lists)];
+  }
+
   activeAttempts(): number {
     return this.runners.size;
   }
