@@ -132,6 +132,8 @@ const SQL_COPY_AS_TAKE = `INSERT INTO jobs (id, shot_id, project, episode, shot,
   inputs_json, @seed, seed_pinned, priority, rank, @state, @reason, max_attempts, depends_on, vram_gb, tags_json, timeout_s,
   @now, @now, @now FROM jobs WHERE id = @from`;
 
+const SQL_REARM_DEPENDENTS = "UPDATE jobs SET depends_on = ?, state_reason = ?, updated_at = ? WHERE depends_on = ? AND state = 'pending'";
+
 /**
  * Makes a new take of each job: a new job id with the same settings and, unless the seed is
  * pinned, a new seed (ComfyUI would otherwise serve the identical graph from its cache).
@@ -150,6 +152,8 @@ export function newTakes(ctx: ActionContext, ids: readonly string[], pinSeed = f
         reason: waiting ? 'waiting for its dependency to complete' : null, now: ctx.clock.now(), from: r.id,
       });
       recordJobCreated(ctx.db, ctx.clock, id, waiting ? 'pending' : 'queued', reason, ctx.actor);
+      // Stages waiting on the old take (e.g. a motion clip on a failed keyframe) now wait on this one.
+      stmt(ctx.db, SQL_REARM_DEPENDENTS).run(id, `waiting for ${r.stage} take ${take} to complete`, ctx.clock.now(), r.id);
       return id;
     }),
   );

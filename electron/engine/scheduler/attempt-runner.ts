@@ -26,6 +26,7 @@ import type { StoredTemplate } from '../store/template-store.js';
 import { applyParameters, type ApiWorkflow } from '../templates/workflow.js';
 import type { ParamValue } from '../../../shared/shot-list-schema.js';
 import { collectOutputs } from './collect.js';
+import { plannedUploads, uploadInputs } from './inputs.js';
 import type { SchedulerConfig } from './config.js';
 import { classify, type AttemptObservation } from './failure.js';
 import type { InstanceRegistry, InstanceRuntime } from './instance-registry.js';
@@ -111,12 +112,11 @@ export class AttemptRunner {
     return this.instance.row.name;
   }
 
-  private buildPrompt(): ApiWorkflow {
+  /** The workflow to post: template + shot parameters + seed + the names uploaded inputs got on the server. */
+  private buildPrompt(uploaded: Record<string, string> = {}): ApiWorkflow {
     const params = JSON.parse(this.job.params_json) as Record<string, ParamValue>;
-    const inputs = JSON.parse(this.job.inputs_json) as Record<string, string>;
-    for (const name of Object.keys(inputs)) delete params[name]; // uploaded names are set at dispatch ([G])
     if (this.job.seed !== null && 'seed' in this.template.parameters) params.seed = this.job.seed;
-    return applyParameters(this.template.workflow, this.template.parameters, params);
+    return applyParameters(this.template.workflow, this.template.parameters, { ...params, ...uploaded });
   }
 
   private async run(): Promise<void> {
@@ -160,6 +160,9 @@ export class AttemptRunner {
     }
     // An old failed run of this id would shadow ours in /history until ours ends: clear it first.
     if (previous) await this.client.deleteHistory([this.job.id], { signal });
+    // Inputs go to this workstation now; a missing file fails here, before any GPU time.
+    const uploads = plannedUploads(this.deps.db, this.job, this.template);
+    if (uploads.length) this.workflow = this.buildPrompt(await uploadInputs(this.client, this.job.id, uploads, signal));
 
     this.follower = new PromptFollower({
       baseUrl: this.instance.row.url, promptId: this.job.id, attemptId: this.attemptId, random: this.deps.random,
