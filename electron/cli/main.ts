@@ -11,6 +11,7 @@ import { ShotfarmError, toErrorEnvelope } from '../../shared/errors.js';
 import type { Engine } from '../engine/engine.js';
 import { openEngine, printJson, processIo, type GlobalOptions, type Io } from './context.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
+import { runFarm } from './farm-command.js';
 import { runHealth } from './health-command.js';
 import { runImport } from './import-command.js';
 import { resolveJobIds } from './job-ref.js';
@@ -232,6 +233,12 @@ export function buildProgram(io: Io, run: (fn: (engine: Engine, g: GlobalOptions
       }),
     );
   }
+
+  program
+    .command('run')
+    .description('run the farm here: dispatch queued jobs to the workstations and follow them (Ctrl+C to stop following)')
+    .option('--until-idle', 'exit once nothing is queued, retrying or running')
+    .action((o) => run((e, g) => runFarm(e, io, { untilIdle: Boolean(o.untilIdle), json: Boolean(g.json) })));
 
   program
     .command('health')

@@ -165,3 +165,23 @@ test('the shotfarm bin runs from a fresh checkout and returns the documented exi
     d.cleanup();
   }
 });
+
+test('run --until-idle renders the imported jobs on a workstation and exits', async () => {
+  const { startSimInstance } = await import('../simulator/index.js');
+  const sim = await startSimInstance({ duration: { fixedMs: 20 } });
+  const d = makeTempDir();
+  try {
+    await cli('--data', d.path, 'templates', 'add', join(REPO, 'test/fixtures/templates/txt2img.json'));
+    const csv = join(d.path, 'shots.csv');
+    (await import('node:fs')).writeFileSync(csv, 'Shot,param:prompt\nsh1,moon\nsh2,sun\n');
+    await cli('--data', d.path, 'import', csv, '--project', 'P', '--episode', 'E', '--stage', 'keyframe', '--template', 'txt2img');
+    await cli('--data', d.path, 'workers', 'add', sim.url, '--name', 'sim');
+    const r = await cli('--data', d.path, 'run', '--until-idle');
+    assert.equal(r.code, EXIT.ok, r.err);
+    assert.match(r.out, /completed +P\/E\/sh1 keyframe take 1/);
+    assert.match(r.out, /Stopped\. completed 2\./);
+  } finally {
+    await sim.close();
+    d.cleanup();
+  }
+});
