@@ -4,7 +4,7 @@
  */
 import type { Engine } from '../engine/engine.js';
 import { probeInstance } from '../engine/health/probe.js';
-import { listInstanceRows } from '../engine/store/instance-store.js';
+import { listInstanceRows, recordProbe } from '../engine/store/instance-store.js';
 import type { Io } from './context.js';
 import { EXIT } from './exit-codes.js';
 
@@ -13,6 +13,7 @@ const GB = 1024 ** 3;
 export async function runHealth(engine: Engine, io: Io, timeoutMs: number, json: boolean): Promise<number> {
   const rows = listInstanceRows(engine.db).filter((r) => r.admin_state !== 'disabled');
   const results = await Promise.all(rows.map(async (r) => ({ row: r, probe: await probeInstance(r.url, timeoutMs) })));
+  for (const { row, probe } of results) recordProbe(engine.db, row.id, probe, engine.clock.now());
   const healthy = results.filter((x) => x.probe.ok).length;
   if (json) {
     io.out(JSON.stringify({ healthy, instances: results.map((x) => ({ name: x.row.name, url: x.row.url, ...x.probe })) }, null, 2));

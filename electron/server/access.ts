@@ -22,7 +22,6 @@ export interface AccessPolicy {
   /** null = no token required (loopback only). */
   token: string | null;
   loopbackOnly: boolean;
-  port: () => number;
 }
 
 export type AccessVerdict = { ok: true } | { ok: false; status: 401 | 403; message: string };

@@ -56,8 +56,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
   const exportDir = o.exportDir ?? join(dataDir, 'exports');
   const serveStatic = staticHandler(o.staticDir ?? DEFAULT_STATIC_DIR);
   const hub = startEventHub(o.engine, o.eventIntervalMs ?? 100);
-  let port = 0;
-  const policy: AccessPolicy = { token, loopbackOnly, port: () => port };
+  const policy: AccessPolicy = { token, loopbackOnly };
   const info = { name: 'Shotfarm', demoLabel: o.demoLabel ?? null, tokenRequired: token !== null, exportDir };
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -105,7 +104,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       resolve();
     });
   });
-  port = (server.address() as AddressInfo).port;
+  const port = (server.address() as AddressInfo).port;
   const shownHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `http://${shownHost}:${port}`,

@@ -118,3 +118,22 @@ export function setAdminState(db: Db, id: string, state: InstanceAdminState, now
 export function deleteInstance(db: Db, id: string): boolean {
   return stmt(db, SQL_DELETE).run(id).changes === 1;
 }
+
+/** Records a one-off probe (the `health` command), so imports can check VRAM fit without a running farm. */
+export function recordProbe(
+  db: Db,
+  id: string,
+  p: { ok: true; gpuName: string | null; vram: VramView | null; comfyVersion: string | null; queueRunning: number; queuePending: number } | { ok: false; error: string },
+  now: number,
+): void {
+  if (p.ok) {
+    stmt(db, `UPDATE instances SET health = CASE WHEN admin_state = 'active' THEN (CASE WHEN @queue > 0 THEN 'busy' ELSE 'idle' END) ELSE health END,
+      gpu_name = COALESCE(@gpu, gpu_name), vram_json = COALESCE(@vram, vram_json), comfy_version = COALESCE(@version, comfy_version),
+      queue_length = @queue, last_probe_at = @now, last_error = NULL, updated_at = @now WHERE id = @id`).run({
+      id, gpu: p.gpuName, vram: p.vram ? JSON.stringify(p.vram) : null, version: p.comfyVersion, queue: p.queueRunning + p.queuePending, now,
+    });
+  } else {
+    stmt(db, `UPDATE instances SET health = CASE WHEN admin_state = 'active' THEN 'unhealthy' ELSE health END, last_probe_at = @now,
+      last_error = @error, updated_at = @now WHERE id = @id`).run({ id, error: p.error, now });
+  }
+}

@@ -3,6 +3,7 @@
  * shipped ones (their text is hashed and checked at every open).
  */
 import { sql as m0001 } from './0001-initial.js';
+import { sql as m0002 } from './0002-hook-deliveries.js';
 
 export interface Migration {
   id: number;
@@ -10,4 +11,7 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [{ id: 1, name: '0001-initial', sql: m0001 }];
+export const MIGRATIONS: readonly Migration[] = [
+  { id: 1, name: '0001-initial', sql: m0001 },
+  { id: 2, name: '0002-hook-deliveries', sql: m0002 },
+];
