@@ -28,7 +28,7 @@ export function jobAttempts(db: Db, jobId: string): AttemptView[] {
  * different number of attempts, is one group.
  */
 export function failureKey(reason: string, instanceNames: readonly string[]): string {
-  let k = reason.replace(/^gave up after \d+ attempts: /, '').replace(/; (retry \d+ of \d+ after a short wait|no attempts left.*)$/, '');
+  let k = reason.replace(/^gave up after \d+ attempts?: /, '').replace(/; (retry \d+ of \d+ after a short wait|no attempts left.*)$/, '');
   for (const name of instanceNames) k = k.split(` on ${name}`).join('').split(`${name} `).join('');
   return k.replace(/\s+/g, ' ').trim();
 }

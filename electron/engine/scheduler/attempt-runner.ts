@@ -232,6 +232,8 @@ export class AttemptRunner {
     const timeoutMs = this.job.timeout_s * 1000;
     let lastActivity = clock.now();
     let lastContact = clock.now();
+    // Timeouts are judged only while the server answers; silence is the grace time's business (lost).
+    let answering = true;
     let runningSince: number | null = null;
     let lastPosition = -2;
     let pollNow = true;
@@ -246,6 +248,7 @@ export class AttemptRunner {
         nextPoll = now + config.historyPollMs;
         const state = await settle(() => watchExecution(this.client, this.exec, this.ctl.signal));
         if (this.stopMode) break;
+        answering = state.ok;
         if (state.ok) {
           lastContact = clock.now();
           const s = state.value;
@@ -265,8 +268,8 @@ export class AttemptRunner {
         }
       }
       const t = clock.now();
-      if (runningSince !== null && t - runningSince > timeoutMs) return this.timeout('absolute', this.job.timeout_s);
-      if (t - lastActivity > config.stallTimeoutS * 1000) return this.timeout('stall', config.stallTimeoutS);
+      if (answering && runningSince !== null && t - runningSince > timeoutMs) return this.timeout('absolute', this.job.timeout_s);
+      if (answering && t - lastActivity > config.stallTimeoutS * 1000) return this.timeout('stall', config.stallTimeoutS);
 
       const wait = Math.max(0, Math.min(nextPoll - clock.now(), 1000));
       const next = await this.nextEvent(pending, wait);

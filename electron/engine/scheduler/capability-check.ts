@@ -14,7 +14,7 @@ const skipInput = (classType: string, input: string): boolean => /LoadImage/i.te
 
 export function describeProblem(p: WorkflowProblem): string {
   if (p.kind === 'missing_node') return p.classType ? `node \`${p.classType}\` is not installed` : `node ${p.nodeId} has no class_type`;
-  return `model \`${p.value}\` (${p.classType}.${p.input}) is missing`;
+  return `model \`${p.value}\` (${p.classType}.${p.input}) is not available`;
 }
 
 export class CapabilityCache {

@@ -111,7 +111,7 @@ export function failJob(
       transitionJob(db, clock, { ...fence, jobId, to: 'timeout_kill', reason: `${c.reason}; no attempts left (${job.attempts} of ${max})`, patch: { error_class: c.errorClass, finished_at: now, current_attempt_id: null } });
     } else {
       outcome = 'failed';
-      transitionJob(db, clock, { ...fence, jobId, to: 'failed_final', reason: `gave up after ${job.attempts} attempts: ${c.reason}`, patch: { error_class: c.errorClass, finished_at: now, current_attempt_id: null } });
+      transitionJob(db, clock, { ...fence, jobId, to: 'failed_final', reason: `gave up after ${job.attempts} attempt${job.attempts === 1 ? '' : 's'}: ${c.reason}`, patch: { error_class: c.errorClass, finished_at: now, current_attempt_id: null } });
     }
     endAttempt(db, clock, attemptId, { outcome, errorClass: c.errorClass, reason: c.reason, nodeId: c.nodeId, nodeType: c.nodeType, exceptionType: c.exceptionType });
     if (retryAt === null) {

@@ -1,0 +1,23 @@
+/**
+ * Makes engine children as Electron utility processes (a Node.js process started by Chromium's
+ * service API, with a message port to us). The only Electron-specific part of hosting the engine.
+ */
+import { utilityProcess } from 'electron';
+import type { EngineChild, SpawnEngine } from './engine-host.js';
+
+export function utilitySpawner(o: { entry: string; dataDir: string; log: (m: string) => void }): SpawnEngine {
+  return () => {
+    const child = utilityProcess.fork(o.entry, ['--data', o.dataDir], {
+      serviceName: 'Shotfarm engine',
+      stdio: 'inherit',
+      env: { ...process.env, SHOTFARM_DATA: o.dataDir },
+    });
+    child.on('error', (type, location) => o.log(`engine process error ${type} at ${location}`));
+    const adapted: EngineChild = {
+      postMessage: (m) => child.postMessage(m),
+      kill: () => child.kill(),
+      on: (event: 'message' | 'exit', listener: (arg: never) => void) => child.on(event as 'exit', listener as (code: number) => void),
+    };
+    return adapted;
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * The fixed names shared by the preload and the main process: the IPC channels (there are exactly
+ * four, never a channel chosen by the page), and the topics a page may subscribe to — the engine's
+ * EventMap plus the two the desktop shell adds. No runtime imports beyond types, so the sandboxed
+ * preload bundle stays small.
+ */
+import type { ErrorEnvelope } from '../../shared/errors.js';
+import type { EventMap, EventTopic } from '../../shared/events.js';
+
+export const CHANNELS = {
+  /** renderer → main (invoke): `(method, input)` → `CallAnswer`. */
+  call: 'shotfarm:call',
+  /** renderer → main (invoke): `()` → `ShotListFile | null`. */
+  openShotList: 'shotfarm:open-shot-list',
+  /** renderer → main (invoke): `(path)` → `RevealAnswer`. */
+  revealFile: 'shotfarm:reveal-file',
+  /** main → renderer (send): `(topic, payload)`. */
+  event: 'shotfarm:event',
+} as const;
+
+/** What `call` answers over IPC: rejections would lose the envelope's fields, so errors are values. */
+export type CallAnswer = { ok: true; result: unknown } | { ok: false; error: ErrorEnvelope };
+
+export interface ShotListFile {
+  fileName: string;
+  content: string;
+  /** The folder the file is in: relative input paths of the shot list are resolved against it. */
+  baseDir: string;
+}
+
+export type RevealAnswer = { ok: true } | { ok: false; error: ErrorEnvelope };
+
+export const APP_VIEWS = ['queue', 'workstations', 'failures', 'timeline', 'ledger'] as const;
+export type AppView = (typeof APP_VIEWS)[number];
+
+/** Events the desktop shell publishes besides the engine's. */
+export interface ShellEventMap {
+  /** The engine process died and a new one is up; running attempts were reconciled, so refetch. */
+  'engine.restarted': { restarts: number; reason: string };
+  /** A menu item asks the page to do something (the page owns navigation and the import dialog). */
+  'shell.command': { command: 'import' } | { command: 'show-view'; view: AppView };
+}
+
+export type BridgeEventMap = EventMap & ShellEventMap;
+export type BridgeTopic = keyof BridgeEventMap;
+
+/**
+ * The engine's topics as a runtime list. `EventMap` is a type only; the check below fails to
+ * compile when a topic is added to it and not here.
+ */
+export const ENGINE_TOPICS = ['job.changed', 'job.progress', 'jobs.bulkChanged', 'instance.changed', 'instance.removed'] as const;
+type MissingEngineTopic = Exclude<EventTopic, (typeof ENGINE_TOPICS)[number]>;
+const engineTopicsComplete: [MissingEngineTopic] extends [never] ? true : MissingEngineTopic = true;
+void engineTopicsComplete;
+
+export const SHELL_TOPICS = ['engine.restarted', 'shell.command'] as const satisfies readonly (keyof ShellEventMap)[];
+
+export const BRIDGE_TOPICS: readonly BridgeTopic[] = [...ENGINE_TOPICS, ...SHELL_TOPICS];
+
+export function isEngineTopic(t: unknown): t is EventTopic {
+  return typeof t === 'string' && (ENGINE_TOPICS as readonly string[]).includes(t);
+}
+
+export function isBridgeTopic(t: unknown): t is BridgeTopic {
+  return typeof t === 'string' && (BRIDGE_TOPICS as readonly string[]).includes(t);
+}
