@@ -1,5 +1,6 @@
 /** `shotfarm import FILE [--dry-run]`: preview every row, then store all valid rows in one transaction. */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
+import { checkShotListSize } from '../engine/intake/text-check.js';
 import { basename, dirname, resolve } from 'node:path';
 import type { ImportPreview } from '../../shared/domain.js';
 import { ShotfarmError } from '../../shared/errors.js';
@@ -40,8 +41,11 @@ export async function runImport(engine: Engine, io: Io, file: string, o: ImportO
   const path = resolve(file);
   let content: string;
   try {
+    // Never read a huge file whole just to refuse it.
+    checkShotListSize(basename(path), (await stat(path)).size);
     content = await readFile(path, 'utf8');
   } catch (err) {
+    if (err instanceof ShotfarmError) throw err;
     throw new ShotfarmError('bad_input', `Cannot read ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}.`);
   }
   if (o.priority !== undefined && !isPriority(o.priority)) throw new ShotfarmError('bad_input', '--priority must be rush, high, normal or low.');

@@ -16,6 +16,7 @@ import { randomId } from './ids.js';
 import { commitRows } from './intake/commit-import.js';
 import { readCsvShotList } from './intake/csv-shot-list.js';
 import { readJsonShotList } from './intake/json-shot-list.js';
+import { checkShotListText } from './intake/text-check.js';
 import { checkRows, type CapabilityCheck, type CheckedRow } from './intake/preview.js';
 import { bumpJobs, cancelJobs, holdJobs, moveJobsToTop, newTakes, releaseJobs, retryJobs, type ActionContext } from './job-actions.js';
 import { DB_FILE_NAME, openDatabase, type Db } from './store/database.js';
@@ -219,6 +220,7 @@ export class Engine {
     'assets.approve': async ({ ids, approved }) => ({ changed: setApproved(this.db, ids, approved) }),
 
     'import.preview': async ({ fileName, content, baseDir, mapping }) => {
+      checkShotListText(fileName, content);
       const isCsv = /\.(csv|tsv|txt)$/i.test(fileName) || (!/\.json$/i.test(fileName) && !content.trimStart().startsWith('{'));
       const read = isCsv ? readCsvShotList(content, fileName, mapping ?? {}) : readJsonShotList(content, fileName);
       if (read.rows.length === 0) throw new ShotfarmError('bad_input', `${fileName} has no shots to import.`);

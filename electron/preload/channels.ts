@@ -10,7 +10,7 @@ import type { EventMap, EventTopic } from '../../shared/events.js';
 export const CHANNELS = {
   /** renderer → main (invoke): `(method, input)` → `CallAnswer`. */
   call: 'shotfarm:call',
-  /** renderer → main (invoke): `()` → `ShotListFile | null`. */
+  /** renderer → main (invoke): `()` → `OpenShotListAnswer` (result null when the dialog was cancelled). */
   openShotList: 'shotfarm:open-shot-list',
   /** renderer → main (invoke): `(path)` → `RevealAnswer`. */
   revealFile: 'shotfarm:reveal-file',
@@ -27,6 +27,8 @@ export interface ShotListFile {
   /** The folder the file is in: relative input paths of the shot list are resolved against it. */
   baseDir: string;
 }
+
+export type OpenShotListAnswer = { ok: true; result: ShotListFile | null } | { ok: false; error: ErrorEnvelope };
 
 export type RevealAnswer = { ok: true } | { ok: false; error: ErrorEnvelope };
 

@@ -1,4 +1,5 @@
 /** Builds a real engine on a temp SQLite file, with a manual clock and seeded randomness. */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { ManualClock, seededRandom } from '../../electron/engine/clock.js';
 import { Engine } from '../../electron/engine/engine.js';
@@ -48,4 +49,10 @@ export function tableCounts(engine: Engine): Record<string, number> {
     out[t] = (engine.db.prepare(`SELECT COUNT(*) AS n FROM ${t}`).get() as { n: number }).n;
   }
   return out;
+}
+
+/** A digest of every row of the jobs table: equal before and after means byte-for-byte unchanged. */
+export function jobsDigest(engine: Engine): string {
+  const rows = engine.db.prepare('SELECT * FROM jobs ORDER BY id').all();
+  return createHash('sha256').update(JSON.stringify(rows)).digest('hex');
 }

@@ -1,0 +1,121 @@
+/**
+ * `shotfarm hooks …`: the operator's hooks (SPEC §8), kept in this machine's settings — never
+ * read from a shot list. A command hook is a program and its arguments, run without a shell:
+ *   shotfarm hooks add-command notify --on completed,failed -- /usr/local/bin/notify-render --channel renders
+ */
+import type { Command } from 'commander';
+import { ShotfarmError } from '../../shared/errors.js';
+import type { Engine } from '../engine/engine.js';
+import { DEFAULT_HOOK_RETRIES, DEFAULT_HOOK_TIMEOUT_MS, HOOK_EVENTS, hookTarget, type HookEvent } from '../engine/hooks/hook-config.js';
+import { addHook, getHooks, removeHook, setHooks } from '../engine/hooks/hook-settings.js';
+import { DELIVERY_STATUSES, listDeliveries, type DeliveryStatus } from '../engine/hooks/delivery-store.js';
+import { printJson, type GlobalOptions, type Io } from './context.js';
+import { formatTable, formatTime } from './table.js';
+
+type Run = (fn: (engine: Engine, g: GlobalOptions) => Promise<number | void>) => Promise<void>;
+
+interface DeliveryOptions {
+  on: string;
+  timeout?: string;
+  retries?: string;
+}
+
+function events(value: string): HookEvent[] {
+  const list = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const bad = list.filter((e) => !(HOOK_EVENTS as readonly string[]).includes(e));
+  if (bad.length || list.length === 0) throw new ShotfarmError('bad_input', `--on takes ${HOOK_EVENTS.join(', ')} (comma-separated); got "${value}".`);
+  return list as HookEvent[];
+}
+
+function integer(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n)) throw new ShotfarmError('bad_input', `${flag} must be a whole number; got "${value}".`);
+  return n;
+}
+
+function common(o: DeliveryOptions): { on: HookEvent[]; timeoutMs?: number; retries?: number } {
+  const timeoutMs = integer(o.timeout, '--timeout');
+  const retries = integer(o.retries, '--retries');
+  return { on: events(o.on), ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(retries !== undefined ? { retries } : {}) };
+}
+
+export function registerHooks(program: Command, io: Io, run: Run): void {
+  const hooks = program.command('hooks').description('run a program or POST a webhook when a job completes or fails (this machine\'s settings only)');
+  const withDeliveryOptions = (c: Command): Command =>
+    c
+      .requiredOption('--on <events>', `when to run: ${HOOK_EVENTS.join(', ')} (comma-separated)`)
+      .option('--timeout <ms>', `time one delivery may take (default ${DEFAULT_HOOK_TIMEOUT_MS})`)
+      .option('--retries <n>', `further tries after a failure, with backoff (default ${DEFAULT_HOOK_RETRIES})`);
+
+  hooks.command('list').description('list the hooks').action(() =>
+    run(async (e, g) => {
+      const list = getHooks(e.db);
+      if (g.json) return printJson(io, list);
+      if (list.length === 0) return io.out('No hooks. Add one with: shotfarm hooks add-command | add-webhook');
+      io.out(formatTable(['id', 'kind', 'on', 'target', 'timeout_ms', 'retries'],
+        list.map((h) => [h.id, h.kind, h.on.join(','), hookTarget(h, true), h.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS, h.retries ?? DEFAULT_HOOK_RETRIES]), 80));
+    }),
+  );
+
+  withDeliveryOptions(
+    hooks
+      .command('add-command')
+      .description("run PROGRAM ARGS… (no shell) with the job's JSON on stdin; put -- before arguments that start with -")
+      .argument('<id>', 'a name for the hook, e.g. notify-slack')
+      .argument('<program>', 'absolute path or a name on PATH')
+      .argument('[args...]', 'arguments, passed as is'),
+  ).action((id: string, command: string, args: string[], o: DeliveryOptions) =>
+    run(async (e, g) => {
+      const h = addHook(e.db, e.clock, { id, kind: 'command', command, ...(args.length ? { args } : {}), ...common(o) });
+      if (g.json) return printJson(io, h);
+      io.out(`Added hook ${h.id}: on ${h.on.join(', ')} run ${hookTarget(h)}`);
+    }),
+  );
+
+  withDeliveryOptions(
+    hooks
+      .command('add-webhook')
+      .description("POST the job's JSON to URL")
+      .argument('<id>', 'a name for the hook, e.g. chat-renders')
+      .argument('<url>', 'http:// or https:// URL'),
+  ).action((id: string, url: string, o: DeliveryOptions) =>
+    run(async (e, g) => {
+      const h = addHook(e.db, e.clock, { id, kind: 'webhook', url, ...common(o) });
+      if (g.json) return printJson(io, h);
+      io.out(`Added hook ${h.id}: on ${h.on.join(', ')} POST to ${hookTarget(h, true)}`);
+    }),
+  );
+
+  hooks.command('remove').description('remove a hook (its waiting retries are dropped)').argument('<id>').action((id: string) =>
+    run(async (e) => {
+      removeHook(e.db, e.clock, id);
+      io.out(`Removed hook ${id}.`);
+    }),
+  );
+
+  hooks.command('clear').description('remove every hook (also resets a hooks setting that no longer validates)').action(() =>
+    run(async (e) => {
+      setHooks(e.db, e.clock, []);
+      io.out('Removed every hook.');
+    }),
+  );
+
+  hooks
+    .command('deliveries')
+    .description('recent deliveries, newest first, with the last error of each')
+    .option('--status <status>', DELIVERY_STATUSES.join(', '))
+    .option('--limit <n>', 'rows to show', '50')
+    .action((o: { status?: string; limit: string }) =>
+      run(async (e, g) => {
+        if (o.status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(o.status)) {
+          throw new ShotfarmError('bad_input', `--status takes ${DELIVERY_STATUSES.join(', ')}; got "${o.status}".`);
+        }
+        const rows = listDeliveries(e.db, { limit: integer(o.limit, '--limit') ?? 50, ...(o.status ? { status: o.status as DeliveryStatus } : {}) });
+        if (g.json) return printJson(io, rows);
+        if (rows.length === 0) return io.out('No deliveries.');
+        io.out(formatTable(['id', 'hook', 'job', 'event', 'status', 'tries', 'updated', 'last_error'],
+          rows.map((d) => [d.id, d.hookId, d.jobId.slice(0, 8), d.event, d.status, d.attempts, formatTime(d.updatedAt), d.lastError ?? '']), 100));
+      }),
+    );
+}

@@ -1,0 +1,66 @@
+/**
+ * What the IPC handlers do, kept out of `ipcMain.handle` so it is tested in Node: turn a page's call
+ * into a host call and its outcome into a `CallAnswer`; read a chosen shot list; check a path to
+ * reveal. No domain logic — the engine validates and decides. The one rule applied here is the same
+ * as the headless server's: export files are written inside the app's export folder, never at a
+ * path a page picked.
+ */
+import { stat, readFile } from 'node:fs/promises';
+import { basename, dirname, isAbsolute } from 'node:path';
+import { isApiMethod, type ApiMethod } from '../../shared/api.js';
+import { ShotfarmError, toErrorEnvelope, type ErrorEnvelope } from '../../shared/errors.js';
+import { confineExportPath } from '../server/export-path.js';
+import type { CallAnswer, RevealAnswer, ShotListFile } from '../preload/channels.js';
+
+export interface CallTarget {
+  call(method: ApiMethod, input: unknown): Promise<unknown>;
+}
+
+/** The contract caps an import at 256 MB; refuse before reading more than that into memory. */
+export const MAX_SHOT_LIST_BYTES = 256 * 1024 * 1024;
+
+function confine(method: ApiMethod, input: unknown, exportDir: string): unknown {
+  if ((method === 'export.runlog' || method === 'export.ledger') && input && typeof input === 'object' && 'path' in input) {
+    const path = (input as { path: unknown }).path;
+    if (typeof path === 'string' && path.length > 0) return { ...input, path: confineExportPath(exportDir, path) };
+  }
+  return input;
+}
+
+export async function answerCall(target: CallTarget, method: unknown, input: unknown, o: { exportDir: string }): Promise<CallAnswer> {
+  if (!isApiMethod(method)) {
+    return { ok: false, error: { code: 'not_found', message: `Unknown method ${String(method).slice(0, 80)}.`, retryable: false } };
+  }
+  try {
+    return { ok: true, result: await target.call(method, confine(method, input, o.exportDir)) };
+  } catch (err) {
+    return { ok: false, error: toErrorEnvelope(err) };
+  }
+}
+
+export async function readShotListFile(path: string, maxBytes = MAX_SHOT_LIST_BYTES): Promise<ShotListFile> {
+  try {
+    const s = await stat(path);
+    if (!s.isFile()) throw new ShotfarmError('bad_input', `${path} is not a file.`);
+    if (s.size > maxBytes) throw new ShotfarmError('bad_input', `${basename(path)} is larger than ${Math.round(maxBytes / 1024 / 1024)} MB.`);
+    return { fileName: basename(path), content: await readFile(path, 'utf8'), baseDir: dirname(path) };
+  } catch (err) {
+    if (err instanceof ShotfarmError) throw err;
+    throw new ShotfarmError('storage', `${basename(path)} could not be read: ${(err as Error).message}`);
+  }
+}
+
+/** `shell.showItemInFolder` only opens a file manager, but the path still comes from a page: check it. */
+export async function checkRevealPath(path: unknown): Promise<{ ok: true; path: string } | { ok: false; error: ErrorEnvelope }> {
+  const bad = (message: string): { ok: false; error: ErrorEnvelope } => ({ ok: false, error: { code: 'bad_input', message, retryable: false } });
+  if (typeof path !== 'string' || path.length === 0 || path.length > 4096 || path.includes('\0')) return bad('Give a file path to show.');
+  if (!isAbsolute(path) || /^[\\/]{2}/.test(path)) return bad('Only absolute paths on this computer can be shown.');
+  try {
+    await stat(path);
+  } catch {
+    return { ok: false, error: { code: 'not_found', message: `${path} does not exist (any more).`, retryable: false } };
+  }
+  return { ok: true, path };
+}
+
+export type { RevealAnswer };

@@ -1,0 +1,54 @@
+/**
+ * The main process's IPC: `ipcMain.handle` on the fixed channels only, each answering only the
+ * app's own page (sender check), each delegating to ipc-policy.ts. Engine events go to the window
+ * on one fixed channel.
+ */
+import type { IpcMain, IpcMainInvokeEvent, WebContents } from 'electron';
+import { toErrorEnvelope } from '../../shared/errors.js';
+import { CHANNELS, type BridgeEventMap, type BridgeTopic, type OpenShotListAnswer, type RevealAnswer, type ShotListFile } from '../preload/channels.js';
+import { answerCall, checkRevealPath, type CallTarget } from './ipc-policy.js';
+import { isTrustedSender } from './security.js';
+
+export interface IpcDeps {
+  ipcMain: IpcMain;
+  indexHtml: string;
+  host: CallTarget;
+  exportDir: string;
+  openShotList(): Promise<ShotListFile | null>;
+  reveal(path: string): void;
+  log(message: string): void;
+}
+
+export function registerIpc(d: IpcDeps): void {
+  const guard = (event: IpcMainInvokeEvent, channel: string): void => {
+    if (!isTrustedSender(event.senderFrame, d.indexHtml)) {
+      d.log(`refused ${channel} from ${event.senderFrame?.url.slice(0, 200) ?? 'a closed frame'}`);
+      throw new Error('This page may not use Shotfarm.');
+    }
+  };
+  d.ipcMain.handle(CHANNELS.call, (event, method: unknown, input: unknown) => {
+    guard(event, CHANNELS.call);
+    return answerCall(d.host, method, input, { exportDir: d.exportDir });
+  });
+  d.ipcMain.handle(CHANNELS.openShotList, async (event): Promise<OpenShotListAnswer> => {
+    guard(event, CHANNELS.openShotList);
+    try {
+      return { ok: true, result: await d.openShotList() };
+    } catch (err) {
+      return { ok: false, error: toErrorEnvelope(err) };
+    }
+  });
+  d.ipcMain.handle(CHANNELS.revealFile, async (event, path: unknown): Promise<RevealAnswer> => {
+    guard(event, CHANNELS.revealFile);
+    const checked = await checkRevealPath(path);
+    if (!checked.ok) return checked;
+    d.reveal(checked.path);
+    return { ok: true };
+  });
+}
+
+/** Pushes one event to the page, if it is still there. */
+export function sendToPage<T extends BridgeTopic>(contents: WebContents | null | undefined, topic: T, payload: BridgeEventMap[T]): void {
+  if (!contents || contents.isDestroyed()) return;
+  contents.send(CHANNELS.event, topic, payload);
+}

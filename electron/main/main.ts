@@ -1,0 +1,153 @@
+/**
+ * The Electron main process: a thin shell (SPEC §10). It owns the window, the menu, the file
+ * dialog, notifications and the engine host; the engine itself runs in a utility process and the
+ * page reaches it only through the preload's bridge. Nothing here decides anything about jobs.
+ */
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { app, BrowserWindow, dialog, ipcMain, Menu, Notification, session, shell } from 'electron';
+import type { ErrorEnvelope } from '../../shared/errors.js';
+import { APP_FOLDER } from '../engine/data-dir.js';
+import type { AppView } from '../preload/channels.js';
+import { EngineHost } from './engine-host.js';
+import { registerIpc, sendToPage } from './ipc.js';
+import { readShotListFile } from './ipc-policy.js';
+import { menuTemplate } from './menu.js';
+import { JobNotifier } from './notifications.js';
+import { appPaths } from './paths.js';
+import { hardenContents, hardenSession } from './security.js';
+import { utilitySpawner } from './utility-spawn.js';
+import { createMainWindow } from './window.js';
+
+const log = (m: string): void => void process.stderr.write(`shotfarm: ${m}\n`);
+const paths = appPaths(fileURLToPath(new URL('.', import.meta.url)));
+
+// Before `ready`: the same per-user folder as the CLI's default (electron/engine/data-dir.ts), whatever
+// the package name; and every renderer sandboxed, whatever a window asks for.
+app.setPath('userData', join(app.getPath('appData'), APP_FOLDER));
+app.enableSandbox();
+
+if (!app.requestSingleInstanceLock()) {
+  // Another Shotfarm is running on this data folder: it gets focused (second-instance) and we leave.
+  app.quit();
+} else {
+  boot();
+}
+
+function boot(): void {
+  const userData = app.getPath('userData');
+  const dataDir = process.env.SHOTFARM_DATA || userData;
+  const exportDir = join(dataDir, 'exports');
+  const devTools = !app.isPackaged;
+  const host = new EngineHost({ spawn: utilitySpawner({ entry: paths.engineEntry, dataDir, log }), log });
+  const notifier = new JobNotifier();
+  let win: BrowserWindow | null = null;
+  let quitting = false;
+
+  const page = () => (win && !win.isDestroyed() ? win.webContents : null);
+  const focus = (): void => {
+    if (!win || win.isDestroyed()) {
+      win = createMainWindow({ paths, userData, devTools, log });
+      return;
+    }
+    if (win.isMinimized()) win.restore();
+    win.show();
+    win.focus();
+  };
+  const showView = (view: AppView): void => {
+    focus();
+    sendToPage(page(), 'shell.command', { command: 'show-view', view });
+  };
+  const showError = (title: string, e: ErrorEnvelope): void => {
+    // A Node build of better-sqlite3 in an unpackaged run: say how to fix it rather than only why.
+    const hint = /NODE_MODULE_VERSION/.test(e.message) ? '\n\nRun `npm run rebuild:electron` (and `npm run rebuild:node` before `npm test`).' : '';
+    dialog.showErrorBox(title, `${e.message}${hint}`);
+  };
+
+  app.on('second-instance', focus);
+  app.on('web-contents-created', (_event, contents) => hardenContents(contents, log));
+
+  host.on('event', (topic, payload) => {
+    sendToPage(page(), topic, payload);
+    if (topic !== 'job.changed') return;
+    const notice = notifier.consider(payload);
+    if (!notice || !Notification.isSupported()) return;
+    const n = new Notification({ title: notice.title, body: notice.body });
+    n.on('click', () => showView(notice.kind === 'failed' ? 'failures' : 'queue'));
+    n.show();
+  });
+  host.on('restarted', (notice) => {
+    log(`engine restarted (${notice.restarts} so far): ${notice.reason}`);
+    sendToPage(page(), 'engine.restarted', notice);
+  });
+  host.on('failed', (error) => {
+    if (!quitting) showError('The Shotfarm engine stopped', error);
+  });
+
+  const farm = async (method: 'farm.stop' | 'farm.resume'): Promise<void> => {
+    try {
+      await host.call(method, {});
+    } catch (err) {
+      const e = (err as { envelope?: ErrorEnvelope }).envelope;
+      showError(method === 'farm.stop' ? 'Could not stop the farm' : 'Could not resume the farm', e ?? { code: 'internal', message: String(err), retryable: false });
+    }
+  };
+  const stopFarm = async (): Promise<void> => {
+    const options = {
+      type: 'warning' as const,
+      buttons: ['Stop Farm', 'Cancel'],
+      defaultId: 1,
+      cancelId: 1,
+      message: 'Stop the farm?',
+      detail: 'No new jobs are sent, running prompts are interrupted, and their jobs go back to the queue.',
+    };
+    const { response } = win ? await dialog.showMessageBox(win, options) : await dialog.showMessageBox(options);
+    if (response === 0) await farm('farm.stop');
+  };
+  const openShotList = async () => {
+    const options = {
+      title: 'Import Shot List',
+      properties: ['openFile' as const],
+      filters: [{ name: 'Shot lists', extensions: ['json', 'csv', 'tsv', 'txt'] }],
+    };
+    const r = win ? await dialog.showOpenDialog(win, options) : await dialog.showOpenDialog(options);
+    const file = r.canceled ? undefined : r.filePaths[0];
+    return file ? readShotListFile(file) : null;
+  };
+
+  app.on('before-quit', (event) => {
+    if (quitting || host.status === 'stopped' || host.status === 'failed' || host.status === 'idle') return;
+    // Close the engine cleanly first (the database is closed, the scheduler stops following).
+    event.preventDefault();
+    quitting = true;
+    void host.stop().finally(() => app.quit());
+  });
+  app.on('window-all-closed', () => {
+    // On macOS the app (and the farm) keeps running without a window, as Mac apps do.
+    if (process.platform !== 'darwin') app.quit();
+  });
+  app.on('activate', focus);
+
+  void app.whenReady().then(() => {
+    hardenSession(session.defaultSession, paths.rendererDir, log);
+    registerIpc({
+      ipcMain, indexHtml: paths.indexHtml, host, exportDir, log,
+      openShotList,
+      reveal: (path) => shell.showItemInFolder(path),
+    });
+    Menu.setApplicationMenu(Menu.buildFromTemplate(menuTemplate({
+      importShotList: () => {
+        focus();
+        sendToPage(page(), 'shell.command', { command: 'import' });
+      },
+      stopFarm: () => void stopFarm(),
+      resumeFarm: () => void farm('farm.resume'),
+      showView,
+      openDataFolder: () => void shell.openPath(dataDir),
+      about: () => void dialog.showMessageBox({ title: 'About Shotfarm', message: `Shotfarm ${app.getVersion()}`, detail: `Data: ${dataDir}` }),
+    }, { platform: process.platform, devTools })));
+    // utilityProcess.fork is only allowed once the app is ready.
+    host.start();
+    focus();
+  });
+}

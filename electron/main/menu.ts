@@ -1,0 +1,65 @@
+/**
+ * The application menu. Items only call the actions they are given: main.ts decides what "Stop
+ * farm" or "Import…" do, so this stays a plain description (and is checked in Node).
+ */
+import type { MenuItemConstructorOptions } from 'electron';
+import { APP_VIEWS, type AppView } from '../preload/channels.js';
+
+export interface MenuActions {
+  importShotList(): void;
+  stopFarm(): void;
+  resumeFarm(): void;
+  showView(view: AppView): void;
+  openDataFolder(): void;
+  about(): void;
+}
+
+const VIEW_LABELS: Record<AppView, string> = {
+  queue: 'Queue', workstations: 'Workstations', failures: 'Failures', timeline: 'Timeline', ledger: 'Ledger',
+};
+
+export function menuTemplate(a: MenuActions, o: { platform: NodeJS.Platform; devTools: boolean }): MenuItemConstructorOptions[] {
+  const mac = o.platform === 'darwin';
+  const view: MenuItemConstructorOptions[] = APP_VIEWS.map((v, i) => ({
+    label: VIEW_LABELS[v], accelerator: `CmdOrCtrl+${i + 1}`, click: () => a.showView(v),
+  }));
+  const template: MenuItemConstructorOptions[] = [
+    ...(mac ? [{ role: 'appMenu' as const }] : []),
+    {
+      label: 'File',
+      submenu: [
+        { label: 'Import Shot List…', accelerator: 'CmdOrCtrl+O', click: () => a.importShotList() },
+        { type: 'separator' },
+        mac ? { role: 'close' } : { role: 'quit' },
+      ],
+    },
+    { role: 'editMenu' },
+    {
+      label: 'Farm',
+      submenu: [
+        { label: 'Stop Farm…', click: () => a.stopFarm() },
+        { label: 'Resume Farm', click: () => a.resumeFarm() },
+      ],
+    },
+    {
+      label: 'View',
+      submenu: [
+        ...view,
+        { type: 'separator' },
+        { role: 'resetZoom' }, { role: 'zoomIn' }, { role: 'zoomOut' },
+        { type: 'separator' },
+        { role: 'togglefullscreen' },
+        ...(o.devTools ? [{ type: 'separator' as const }, { role: 'reload' as const }, { role: 'toggleDevTools' as const }] : []),
+      ],
+    },
+    { role: 'windowMenu' },
+    {
+      role: 'help',
+      submenu: [
+        { label: 'Show Data Folder', click: () => a.openDataFolder() },
+        ...(mac ? [] : [{ label: 'About Shotfarm', click: () => a.about() }]),
+      ],
+    },
+  ];
+  return template;
+}

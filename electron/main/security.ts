@@ -1,0 +1,104 @@
+/**
+ * The window's security posture (Electron's security checklist): a strict CSP, no navigation, no
+ * new windows, no webviews, every permission denied, no request leaving the app's own files, and IPC
+ * accepted only from the app's own page. The decisions are pure functions, tested in Node; the
+ * `harden*` functions only attach them to Electron objects.
+ */
+import { fileURLToPath } from 'node:url';
+import { isAbsolute, relative, resolve } from 'node:path';
+import type { Session, WebContents } from 'electron';
+
+/**
+ * The renderer's Content-Security-Policy: scripts and styles only from the app's files, no inline
+ * script, no eval, no plugins, no frames, no remote connections. Used as a response header and,
+ * identically minus `frame-ancestors` (which a meta tag cannot set), as a meta tag in index.html.
+ */
+export const CSP_DIRECTIVES = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "worker-src 'self'",
+  "manifest-src 'self'",
+  "object-src 'none'",
+  "frame-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+] as const;
+export const CSP_META = CSP_DIRECTIVES.join('; ');
+export const CSP_HEADER = `${CSP_META}; frame-ancestors 'none'`;
+
+/** True when `target` is `root` or inside it. */
+function inside(root: string, target: string): boolean {
+  const rel = relative(resolve(root), resolve(target));
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+function filePath(url: string): string | null {
+  try {
+    const u = new URL(url);
+    return u.protocol === 'file:' ? fileURLToPath(u) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Which requests a renderer may make: the app's own files, and in-memory data. Everything else —
+ * http(s), WebSockets, any other file on disk — is refused: the desktop page talks only over IPC.
+ * devtools: is allowed so DevTools works in development (the menu offers it only unpackaged).
+ */
+export function isAllowedRequest(url: string, rendererDir: string): boolean {
+  if (url.startsWith('data:') || url.startsWith('blob:') || url.startsWith('devtools:')) return true;
+  const path = filePath(url);
+  return path !== null && inside(rendererDir, path);
+}
+
+/** The part of a WebFrameMain the sender check reads. */
+export interface FrameLike {
+  readonly url: string;
+  readonly parent: unknown;
+}
+
+/** IPC is answered only for the top frame of the app's own page (not an iframe, not a navigated-away page). */
+export function isTrustedSender(frame: FrameLike | null | undefined, indexHtml: string): boolean {
+  if (!frame || frame.parent !== null) return false;
+  const path = filePath(frame.url);
+  if (path === null) return false;
+  const a = resolve(path);
+  const b = resolve(indexHtml);
+  return process.platform === 'win32' || process.platform === 'darwin' ? a.toLowerCase() === b.toLowerCase() : a === b;
+}
+
+/** Applied to the default session before any window loads. */
+export function hardenSession(ses: Session, rendererDir: string, log: (m: string) => void): void {
+  ses.setPermissionRequestHandler((_contents, permission, callback) => {
+    log(`denied a permission request: ${permission}`);
+    callback(false);
+  });
+  ses.setPermissionCheckHandler(() => false);
+  ses.webRequest.onBeforeRequest((details, callback) => {
+    const ok = isAllowedRequest(details.url, rendererDir);
+    if (!ok) log(`blocked a request to ${details.url.slice(0, 200)}`);
+    callback({ cancel: !ok });
+  });
+  ses.webRequest.onHeadersReceived((details, callback) => {
+    callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [CSP_HEADER] } });
+  });
+}
+
+/** Applied to every web contents the app creates (app 'web-contents-created'). */
+export function hardenContents(contents: WebContents, log: (m: string) => void): void {
+  contents.on('will-navigate', (event, url) => {
+    log(`blocked navigation to ${url.slice(0, 200)}`);
+    event.preventDefault();
+  });
+  contents.on('will-redirect', (event) => event.preventDefault());
+  contents.on('will-attach-webview', (event) => event.preventDefault());
+  contents.setWindowOpenHandler(({ url }) => {
+    log(`blocked a new window for ${url.slice(0, 200)}`);
+    return { action: 'deny' };
+  });
+}

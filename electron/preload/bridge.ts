@@ -1,0 +1,129 @@
+/**
+ * What the preload hands the page as `window.shotfarm`: the contract's `call` and `subscribe`, and
+ * two shell capabilities. Nothing else crosses: not `ipcRenderer`, not a channel name, not the IPC
+ * event object (its `sender` would give the page the raw IPC). Method names are checked against
+ * the contract and topics against the event map before anything is sent, so a compromised page can
+ * only ask for what the contract already offers — and the main process checks again.
+ *
+ * Written against small interfaces (not Electron's) so tests pass fakes; preload.ts wires the real ones.
+ */
+import { isApiMethod } from '../../shared/api.js';
+import type { ErrorEnvelope } from '../../shared/errors.js';
+import { CHANNELS, isBridgeTopic, type CallAnswer, type ShotListFile } from './channels.js';
+
+/** The part of `ipcRenderer` the bridge uses. */
+export interface IpcRendererLike {
+  invoke(channel: string, ...args: unknown[]): Promise<unknown>;
+  on(channel: string, listener: (event: unknown, ...args: unknown[]) => void): unknown;
+}
+
+/** The part of `contextBridge` the preload uses. */
+export interface ContextBridgeLike {
+  exposeInMainWorld(key: string, api: unknown): void;
+}
+
+/** `window.shotfarm`, as the renderer's IPC transport expects it. */
+export interface ShotfarmBridge {
+  call(method: string, input: unknown): Promise<unknown>;
+  subscribe(topic: string, fn: (payload: unknown) => void): () => void;
+  openShotListDialog(): Promise<ShotListFile | null>;
+  revealFile(path: string): Promise<void>;
+}
+
+export const BRIDGE_KEY = 'shotfarm';
+
+/** Rejections carry the envelope as a plain object: contextBridge keeps plain objects, not Error fields. */
+function envelope(code: ErrorEnvelope['code'], message: string, retryable = false): ErrorEnvelope {
+  return { code, message, retryable };
+}
+
+function isEnvelope(v: unknown): v is ErrorEnvelope {
+  const e = v as Partial<ErrorEnvelope> | null;
+  return !!e && typeof e === 'object' && typeof e.code === 'string' && typeof e.message === 'string' && typeof e.retryable === 'boolean';
+}
+
+function unwrap(answer: unknown): unknown {
+  const a = answer as Partial<CallAnswer> | null;
+  if (a && typeof a === 'object' && a.ok === true) return (a as { result: unknown }).result;
+  if (a && typeof a === 'object' && a.ok === false && isEnvelope((a as { error: unknown }).error)) throw (a as { error: ErrorEnvelope }).error;
+  throw envelope('internal', 'The app answered in an unexpected shape.');
+}
+
+function unreachable(err: unknown): ErrorEnvelope {
+  if (isEnvelope(err)) return err;
+  return envelope('unavailable', `The app did not answer: ${err instanceof Error ? err.message : String(err)}`);
+}
+
+function isShotListFile(v: unknown): v is ShotListFile {
+  const f = v as Partial<ShotListFile> | null;
+  return !!f && typeof f === 'object' && typeof f.fileName === 'string' && typeof f.content === 'string' && typeof f.baseDir === 'string';
+}
+
+export function createShotfarmBridge(ipc: IpcRendererLike): ShotfarmBridge {
+  const subscribers = new Map<string, Set<(payload: unknown) => void>>();
+  let listening = false;
+
+  // One IPC listener for all topics, installed on first subscribe; the page gets payloads only.
+  function listen(): void {
+    if (listening) return;
+    listening = true;
+    ipc.on(CHANNELS.event, (_event, topic, payload) => {
+      if (!isBridgeTopic(topic)) return;
+      for (const fn of subscribers.get(topic) ?? []) {
+        try {
+          fn(payload);
+        } catch {
+          // A failing page listener must not stop the others.
+        }
+      }
+    });
+  }
+
+  const bridge: ShotfarmBridge = {
+    call(method, input) {
+      if (!isApiMethod(method)) {
+        return Promise.reject(envelope('not_found', `Unknown method ${String(method).slice(0, 80)}.`));
+      }
+      return ipc.invoke(CHANNELS.call, method, input).then(unwrap, (err: unknown) => {
+        throw unreachable(err);
+      });
+    },
+    subscribe(topic, fn) {
+      if (!isBridgeTopic(topic)) throw new TypeError(`Unknown event topic ${String(topic).slice(0, 80)}.`);
+      if (typeof fn !== 'function') throw new TypeError('subscribe needs a listener function.');
+      listen();
+      let set = subscribers.get(topic);
+      if (!set) subscribers.set(topic, (set = new Set()));
+      set.add(fn);
+      return () => void set.delete(fn);
+    },
+    async openShotListDialog() {
+      let answer: unknown;
+      try {
+        answer = await ipc.invoke(CHANNELS.openShotList);
+      } catch (err) {
+        throw unreachable(err);
+      }
+      const file = unwrap(answer);
+      if (file === null) return null;
+      if (!isShotListFile(file)) throw envelope('internal', 'The file dialog answered in an unexpected shape.');
+      return { fileName: file.fileName, content: file.content, baseDir: file.baseDir };
+    },
+    async revealFile(path) {
+      if (typeof path !== 'string' || path.length === 0 || path.length > 4096) throw envelope('bad_input', 'revealFile needs a file path.');
+      let answer: unknown;
+      try {
+        answer = await ipc.invoke(CHANNELS.revealFile, path);
+      } catch (err) {
+        throw unreachable(err);
+      }
+      unwrap(answer);
+    },
+  };
+  return Object.freeze(bridge);
+}
+
+/** The preload's whole job: expose the bridge under one key. */
+export function exposeBridge(contextBridge: ContextBridgeLike, ipc: IpcRendererLike): void {
+  contextBridge.exposeInMainWorld(BRIDGE_KEY, createShotfarmBridge(ipc));
+}
