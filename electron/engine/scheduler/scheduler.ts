@@ -35,6 +35,8 @@ export interface SchedulerDeps {
 /** Queued jobs in dispatch order, skipping those still in a retry backoff. Uses jobs_runnable. */
 const SQL_CANDIDATES = `SELECT * FROM jobs WHERE state = 'queued' ORDER BY priority DESC, rank ASC, enqueued_at ASC, id ASC LIMIT ?`;
 const SQL_PREVIOUS = `SELECT instance_id, error_class FROM attempts WHERE job_id = ? ORDER BY n DESC LIMIT 1`;
+/** The longest-waiting queued jobs (jobs_queued_age index): candidates for a reservation. */
+const SQL_OLDEST_QUEUED = `SELECT * FROM jobs WHERE state = 'queued' AND enqueued_at <= ? ORDER BY enqueued_at LIMIT 16`;
 
 export class Scheduler {
   readonly registry: InstanceRegistry;
@@ -45,6 +47,7 @@ export class Scheduler {
   private running = false;
   private paused = false;
   private retryTimer: unknown = null;
+  private nextStarvationCheck = 0;
   private retryTimerAt: number | null = null;
   /** For benchmarks: when each dispatch decision found work (ms, performance clock). */
   onDispatch: ((jobId: string, instanceId: string) => void) | null = null;
@@ -179,18 +182,31 @@ export class Scheduler {
   dispatchPass(): void {
     if (this.paused || !this.running) return;
     const { db, clock, config } = this.d;
+    const now = clock.now();
     const all = this.registry.all();
     const dispatchable = all.filter((rt) => this.registry.dispatchable(rt));
     const snaps = new Map<string, InstanceSnapshot>(dispatchable.map((rt) => [rt.row.id, this.registry.snapshot(rt)]));
     const free = () => [...snaps.values()].filter((s) => s.running < s.maxConcurrency);
-    if (free().length === 0) return;
+    if (free().length === 0 && now < this.nextStarvationCheck) return;
     // Until every enabled instance has told us its nodes, a job unknown to all is not yet failed.
     const enabled = all.filter((rt) => rt.row.admin_state !== 'disabled');
     const allKnown = enabled.length > 0 && enabled.every((rt) => rt.objectInfo !== null);
 
-    const candidates = stmt(db, SQL_CANDIDATES).all(config.candidateScan) as JobRow[];
-    const now = clock.now();
+    this.releaseStaleReservations(all);
     const reservedIds = new Set(all.map((rt) => rt.reservedFor).filter((x): x is string => x !== null));
+    if (now >= this.nextStarvationCheck) {
+      // Jobs that waited too long are found by age, not by queue order: the queue's head may be
+      // taking every free slot, which is exactly how a large job starves.
+      this.nextStarvationCheck = now + Math.max(250, Math.min(5_000, config.starvationMs / 4));
+      for (const job of stmt(db, SQL_OLDEST_QUEUED).all(now - config.starvationMs) as JobRow[]) {
+        const template = this.template(job.template_id);
+        const capable = new Set(enabled.filter((rt) => rt.objectInfo && this.capabilities.problems(rt.objectInfo, template, job.params_json).length === 0).map((rt) => rt.row.id));
+        const snap = this.jobSnapshot(job, template);
+        if (![...snaps.values()].some((s) => capable.has(s.id) && fitsNow(snap, s))) this.maybeReserve(job, snap, capable, snaps, now, reservedIds);
+      }
+    }
+    if (free().length === 0) return;
+    const candidates = stmt(db, SQL_CANDIDATES).all(config.candidateScan) as JobRow[];
     const assignments: { job: JobRow; rt: InstanceRuntime; template: StoredTemplate }[] = [];
     const unrunnable: { job: JobRow; reason: string }[] = [];
 
@@ -229,6 +245,15 @@ export class Scheduler {
       this.d.publish([job.id]);
     }
     for (const a of assignments) this.dispatch(a.job, a.rt, a.template);
+  }
+
+  /** A reservation ends when its job is no longer waiting (dispatched elsewhere, cancelled, held…). */
+  private releaseStaleReservations(all: InstanceRuntime[]): void {
+    for (const rt of all) {
+      if (!rt.reservedFor) continue;
+      const j = stmt(this.d.db, 'SELECT state FROM jobs WHERE id = ?').get(rt.reservedFor) as { state: string } | undefined;
+      if (j?.state !== 'queued') rt.reservedFor = null;
+    }
   }
 
   private reservationAllows(instanceId: string, jobId: string): boolean {
