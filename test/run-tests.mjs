@@ -35,7 +35,7 @@ const args = [
   '--import', 'tsx',
   '--test',
   '--test-concurrency=2',
-  '--test-timeout=120000',
+  '--test-timeout=300000',
   '--test-reporter=spec', '--test-reporter-destination=stdout',
   '--test-reporter=tap', `--test-reporter-destination=${tapFile}`,
   ...files,

@@ -12,6 +12,7 @@ import type { Engine } from '../engine/engine.js';
 import { openEngine, printJson, processIo, type GlobalOptions, type Io } from './context.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { runFarm } from './farm-command.js';
+import { registerServe } from './serve-command.js';
 import { runHealth } from './health-command.js';
 import { runImport } from './import-command.js';
 import { resolveJobIds } from './job-ref.js';
@@ -246,6 +247,8 @@ export function buildProgram(io: Io, run: (fn: (engine: Engine, g: GlobalOptions
     .option('--timeout <ms>', 'per-request timeout', '2000')
     .action((o) => run((e, g) => runHealth(e, io, Number(o.timeout) || 2000, Boolean(g.json))));
 
+  // serve opens its own engine and runs until Ctrl+C, so it does not go through run().
+  registerServe(program, io);
   return program;
 }
 

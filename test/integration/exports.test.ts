@@ -50,7 +50,7 @@ test('the run log has one row per attempt with every column of the spec', async 
     const windowed = join(t.dir, 'window.csv');
     assert.equal((await t.engine.call('export.runlog', { path: windowed, from: T0 + 60_000, to: T0 + 125_000 })).rows, 1);
   } finally {
-    t.close();
+    await t.close();
   }
 });
 
@@ -67,7 +67,7 @@ test('a cell that looks like a spreadsheet formula is neutralised', async () => 
     assert.equal(row!.gpu, "'+cmd");
     assert.equal(row!.reason, "'@SUM(A1)");
   } finally {
-    t.close();
+    await t.close();
   }
 });
 
@@ -88,7 +88,7 @@ test('the ledger export lists every asset with its hash and settings', async () 
     assert.equal(rows[0]!.approved, 'no');
     assert.equal((await t.engine.call('export.ledger', { path: join(t.dir, 'none.csv'), project: 'Other' })).rows, 0);
   } finally {
-    t.close();
+    await t.close();
   }
 });
 
@@ -101,7 +101,7 @@ test('an export to a folder that does not exist fails clearly and leaves no temp
     );
     assert.deepEqual(readdirSync(t.dir).filter((f) => f.endsWith('.tmp')), []);
   } finally {
-    t.close();
+    await t.close();
   }
 });
 
@@ -125,6 +125,6 @@ test('a 20,000-attempt run log streams without holding its rows in memory', asyn
     // 20k rows of ~2 KB are ~44 MB of CSV: holding them would blow past this bound; streaming stays far below.
     assert.ok(peak - before < 24 * 1024 ** 2, `heap grew by ${((peak - before) / 1024 ** 2).toFixed(1)} MB`);
   } finally {
-    t.close();
+    await t.close();
   }
 });

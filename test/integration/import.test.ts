@@ -22,7 +22,7 @@ test('a JSON shot list becomes one job per shot-stage, with deterministic UUIDv5
     assert.equal(rush?.shot, 'sh020', 'the rush shot is first in queue order');
     assert.equal(rush?.priority, 'rush');
   } finally {
-    t.close();
+    await t.close();
   }
 });
 
@@ -37,7 +37,7 @@ test('importing the same list twice adds nothing and says so', async () => {
     assert.equal(result.imported, 0);
     assert.deepEqual(tableCounts(t.engine), before);
   } finally {
-    t.close();
+    await t.close();
   }
 });
 
@@ -50,7 +50,7 @@ test('a stage that depends on another waits, pending, with the reason shown', as
     assert.equal(motion?.dependsOn, jobId({ project: 'Moonfall', episode: 'ep101', shot: 'sh010', stage: 'keyframe', take: 1 }));
     assert.match(motion?.stateReason ?? '', /waiting for keyframe take 1 to complete/);
   } finally {
-    t.close();
+    await t.close();
   }
 });
 
@@ -71,7 +71,7 @@ test('a new take is a new job id with a new seed; a pinned seed is kept', async 
     const [pinned] = await t.engine.call('jobs.newTake', { ids: [sh030.id] });
     assert.equal(pinned?.seed, 1234, 'a seed given in the shot list is pinned');
   } finally {
-    t.close();
+    await t.close();
   }
 });
 
@@ -86,7 +86,7 @@ test('a Kitsu CSV (semicolons, Name/Nb Frames columns) maps by the header table'
     assert.equal(preview.mapping.frames, 'Nb Frames');
     assert.deepEqual(preview.rows.map((r) => [r.episode, r.shot, r.status]), [['ep101', 'sq01_sh040', 'new'], ['ep101', 'sq01_sh050', 'new']]);
   } finally {
-    t.close();
+    await t.close();
   }
 });
 
@@ -104,7 +104,7 @@ test('a ShotGrid CSV (Shot Code, Cut In/Out, quoted commas) maps by the header t
     const params = t.engine.db.prepare("SELECT params_json FROM jobs WHERE shot = 'SQ02_SH0110'").get() as { params_json: string };
     assert.equal(JSON.parse(params.params_json).prompt, 'Close: Mira, "don\'t look back"', 'Description feeds the prompt parameter');
   } finally {
-    t.close();
+    await t.close();
   }
 });
 
@@ -134,7 +134,7 @@ test('a CSV with bad rows reports each row and stores only the valid ones, in on
     const result = await t.engine.call('import.commit', { previewId: preview.previewId });
     assert.deepEqual([result.imported, result.rejected], [1, 5]);
   } finally {
-    t.close();
+    await t.close();
   }
 });
 
@@ -152,7 +152,7 @@ test('a malformed JSON shot list gets an error with its line and the store is un
     );
     assert.deepEqual(tableCounts(t.engine), before);
   } finally {
-    t.close();
+    await t.close();
   }
 });
 
@@ -167,7 +167,7 @@ test('a CSV with an unclosed quote is refused whole, with the line', async () =>
     await assert.rejects(t.engine.call('import.preview', { fileName: 'x.csv', content: 'Foo,Bar\n1,2\n' }), /no shot column/);
     assert.deepEqual(tableCounts(t.engine), before);
   } finally {
-    t.close();
+    await t.close();
   }
 });
 
@@ -191,7 +191,7 @@ test('a JSON shot with an unknown parameter or stage dependency is a row error, 
     assert.equal(preview.rows[3]!.status, 'new');
     assert.match(content.split('\n')[preview.rows[2]!.line! - 1] ?? '', /"id": "s3"/, 'the row points at its shot in the file');
   } finally {
-    t.close();
+    await t.close();
   }
 });
 
@@ -204,6 +204,6 @@ test('a preview stores nothing; a used preview cannot be committed twice', async
     await t.engine.call('import.commit', { previewId: preview.previewId });
     await assert.rejects(t.engine.call('import.commit', { previewId: preview.previewId }), /expired or was already imported/);
   } finally {
-    t.close();
+    await t.close();
   }
 });

@@ -27,7 +27,7 @@ test('a state change and its event row are written together', async () => {
     assert.deepEqual(ev.at(-1), { from_state: 'queued', to_state: 'held', reason: 'for review', actor: 'operator' });
     assert.equal(ev[0]?.from_state, null, 'the first event records the creation');
   } finally {
-    t.close();
+    await t.close();
   }
 });
 
@@ -45,7 +45,7 @@ test('an illegal transition throws and changes nothing', async () => {
     assert.deepEqual(tableCounts(t.engine), before);
     assert.deepEqual(await t.engine.call('jobs.get', { id }), jobBefore);
   } finally {
-    t.close();
+    await t.close();
   }
 });
 
@@ -61,7 +61,7 @@ test('a report from an attempt that is no longer current is refused (fencing)', 
     );
     assert.deepEqual(tableCounts(t.engine), before);
   } finally {
-    t.close();
+    await t.close();
   }
 });
 
@@ -80,6 +80,6 @@ test('a transition inside a failing transaction is rolled back with its event', 
     assert.equal((await t.engine.call('jobs.get', { id })).state, 'queued');
     assert.deepEqual(tableCounts(t.engine), before);
   } finally {
-    t.close();
+    await t.close();
   }
 });

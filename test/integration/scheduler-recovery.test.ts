@@ -77,6 +77,10 @@ test('a run this take already finished on the server (report lost) is collected 
       const check = async () => ((await client.getHistory(id!)) ? resolve() : Date.now() - t0 > 10_000 ? reject(new Error('no history')) : setTimeout(check, 50));
       void check();
     });
+    // …and the store remembers that attempt on this workstation (claims are written before sending).
+    const inst = (await farm.engine.call('instances.list', {}))[0]!;
+    farm.engine.db.prepare(`INSERT INTO attempts (id, job_id, n, instance_id, instance_name, state, outcome, reason, queued_at, dispatched_at, finished_at)
+      VALUES ('lost-attempt', ?, 1, ?, 'sim-0', 'ended', 'lost', 'lost contact with sim-0 for 60 s', 0, 0, 0)`).run(id, inst.id);
     farm.engine.startScheduler();
     const [v] = await farm.waitForStates([id!], ['completed']);
     assert.equal(v?.state, 'completed');

@@ -21,6 +21,7 @@ import type { EventBus } from '../event-bus.js';
 import { ShotfarmError } from '../../../shared/errors.js';
 import { markAttemptState, markPosted, saveProgress, endAttempt, type AttemptRow } from '../store/attempt-store.js';
 import type { Db } from '../store/database.js';
+import { stmt } from '../store/statements.js';
 import type { JobRow } from '../store/job-rows.js';
 import type { StoredTemplate } from '../store/template-store.js';
 import { applyParameters, type ApiWorkflow } from '../templates/workflow.js';
@@ -148,26 +149,30 @@ export class AttemptRunner {
   private async fresh(): Promise<Outcome> {
     this.workflow = this.buildPrompt();
     const signal = this.ctl.signal;
-    // Catch up: an earlier attempt of this take may have rendered here already, or still be queued.
-    const previous = await this.client.getHistory(this.job.id, { signal });
-    if (successfulRunOfJob(previous, this.job.id)) return { kind: 'finished', entry: previous as HistoryEntry };
-    const queue = await this.client.getQueue({ signal });
-    const live = [...queue.running, ...queue.pending].find((i) => i.promptId === this.job.id && i.extraData[JOB_KEY] === this.job.id);
-    if (live) {
-      this.exec = { promptId: this.job.id, attemptId: String(live.extraData[ATTEMPT_KEY] ?? this.attemptId), number: live.number };
-      markPosted(this.deps.db, this.attemptId, 'adopted', live.number);
-      return this.follow();
-    }
-    // An old failed run of this id would shadow ours in /history until ours ends: clear it first.
-    if (previous) await this.client.deleteHistory([this.job.id], { signal });
-    // Inputs go to this workstation now; a missing file fails here, before any GPU time.
-    const uploads = plannedUploads(this.deps.db, this.job, this.template);
-    if (uploads.length) this.workflow = this.buildPrompt(await uploadInputs(this.client, this.job.id, uploads, signal));
-
+    // Listening first (SPEC §4.3); the socket opens while we catch up.
     this.follower = new PromptFollower({
       baseUrl: this.instance.row.url, promptId: this.job.id, attemptId: this.attemptId, random: this.deps.random,
       giveUpAfterMs: this.deps.config.wsGiveUpMs,
     });
+    // Catch up: an earlier attempt of this take may have rendered on this server already, or still
+    // be queued there. Only a server an earlier attempt was sent to can hold this prompt id.
+    if (this.triedHereBefore()) {
+      const previous = await this.client.getHistory(this.job.id, { signal });
+      if (successfulRunOfJob(previous, this.job.id)) return { kind: 'finished', entry: previous as HistoryEntry };
+      const queue = await this.client.getQueue({ signal });
+      const live = [...queue.running, ...queue.pending].find((i) => i.promptId === this.job.id && i.extraData[JOB_KEY] === this.job.id);
+      if (live) {
+        this.exec = { promptId: this.job.id, attemptId: String(live.extraData[ATTEMPT_KEY] ?? this.attemptId), number: live.number };
+        markPosted(this.deps.db, this.attemptId, 'adopted', live.number);
+        return this.follow();
+      }
+      // An old failed run of this id would shadow ours in /history until ours ends: clear it first.
+      if (previous) await this.client.deleteHistory([this.job.id], { signal });
+    }
+    // Inputs go to this workstation now; a missing file fails here, before any GPU time.
+    const uploads = plannedUploads(this.deps.db, this.job, this.template);
+    if (uploads.length) this.workflow = this.buildPrompt(await uploadInputs(this.client, this.job.id, uploads, signal));
+
     await this.follower.ready();
     const clientId = this.follower.clientId as string;
     let posted;
@@ -187,6 +192,13 @@ export class AttemptRunner {
     this.exec.number = posted.number;
     markPosted(this.deps.db, this.attemptId, clientId, posted.number);
     return this.follow();
+  }
+
+  /** Was an earlier attempt of this job sent to this instance? (Then its prompt id may be there.) */
+  private triedHereBefore(): boolean {
+    return stmt(this.deps.db, 'SELECT 1 FROM attempts WHERE job_id = ? AND instance_id = ? AND id <> ? LIMIT 1').get(
+      this.job.id, this.instance.row.id, this.attemptId,
+    ) !== undefined;
   }
 
   /** Recovery (SPEC §4 "Closing the app or crashing"): follow, collect or requeue an attempt left open. */

@@ -1,0 +1,29 @@
+/** The shell: top bar, the current view, the import drop zone and toasts. */
+import { TopBar } from './features/topbar/TopBar.js';
+import { QueueView } from './features/queue/QueueView.js';
+import { WorkstationsView } from './features/workstations/WorkstationsView.js';
+import { FailuresView } from './features/failures/FailuresView.js';
+import { TimelineView } from './features/timeline/TimelineView.js';
+import { LedgerView } from './features/ledger/LedgerView.js';
+import { ImportDropZone } from './features/import/ImportDropZone.js';
+import { Toasts } from './features/topbar/Toasts.js';
+import { useView } from './lib/route.js';
+
+export function App() {
+  const view = useView();
+  return (
+    <ImportDropZone>
+      <div className="app">
+        <TopBar view={view} />
+        <main className="main" data-view={view}>
+          {view === 'queue' && <QueueView />}
+          {view === 'workstations' && <WorkstationsView />}
+          {view === 'failures' && <FailuresView />}
+          {view === 'timeline' && <TimelineView />}
+          {view === 'ledger' && <LedgerView />}
+        </main>
+        <Toasts />
+      </div>
+    </ImportDropZone>
+  );
+}

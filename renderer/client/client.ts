@@ -1,0 +1,44 @@
+/**
+ * The renderer's one view of the engine: the typed contract plus events. Two transports implement
+ * it — HTTP + WebSocket for the headless server (ws-transport.ts) and the Electron preload bridge
+ * (ipc-transport.ts); nothing else in the renderer knows which one it talks to.
+ */
+import type { ApiInput, ApiMethod, ApiOutputs } from '../../shared/api.js';
+import type { ErrorEnvelope } from '../../shared/errors.js';
+import type { EventMap, EventTopic } from '../../shared/events.js';
+
+export type ConnectionState = 'connecting' | 'online' | 'offline';
+
+export interface ServerInfo {
+  name: string;
+  demoLabel: string | null;
+  tokenRequired: boolean;
+  /** Where the server writes CSV exports (file names are relative to it); null in the desktop app. */
+  exportDir: string | null;
+}
+
+export interface ShotfarmClient {
+  call<M extends ApiMethod>(method: M, input: ApiInput<M>): Promise<ApiOutputs[M]>;
+  subscribe<T extends EventTopic>(topic: T, fn: (payload: EventMap[T]) => void): () => void;
+  /** Called with the current state at once and on every change; `online` after a reconnect means "refetch". */
+  onConnection(fn: (state: ConnectionState) => void): () => void;
+  info(): Promise<ServerInfo>;
+  /** A URL the page can load an asset's file from, or null when this transport cannot show files. */
+  assetUrl(id: string): string | null;
+}
+
+/** What a failed call rejects with: the contract's envelope, readable by the operator. */
+export class ApiError extends Error {
+  readonly envelope: ErrorEnvelope;
+  constructor(envelope: ErrorEnvelope) {
+    super(envelope.message);
+    this.name = 'ApiError';
+    this.envelope = envelope;
+  }
+}
+
+export function errorMessage(err: unknown): string {
+  if (err instanceof ApiError) return err.envelope.message;
+  if (err instanceof Error) return err.message;
+  return String(err);
+}

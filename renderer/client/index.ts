@@ -1,0 +1,10 @@
+/** Picks the transport: the Electron preload bridge when present, else the headless server. */
+import type { ShotfarmClient } from './client.js';
+import { createIpcClient } from './ipc-transport.js';
+import { createWsClient } from './ws-transport.js';
+
+export function createClient(): ShotfarmClient {
+  return window.shotfarm ? createIpcClient(window.shotfarm) : createWsClient();
+}
+
+export * from './client.js';

@@ -1,0 +1,134 @@
+/**
+ * The headless server's transport: calls are `POST /api/call/:method`, events arrive over one
+ * WebSocket (`/api/events`) in batches. The socket reconnects by itself with jittered backoff; every
+ * successful (re)connect is announced as `online` so the store refetches what it may have missed.
+ */
+import type { ApiInput, ApiMethod, ApiOutputs } from '../../shared/api.js';
+import type { EventMap, EventTopic } from '../../shared/events.js';
+import { ApiError, type ConnectionState, type ServerInfo, type ShotfarmClient } from './client.js';
+import { TopicListeners } from './listeners.js';
+import { callAnswer, infoSchema, serverMessage, transportError } from './wire.js';
+
+const TOKEN_KEY = 'shotfarm.token';
+const BACKOFF_MIN_MS = 300;
+const BACKOFF_MAX_MS = 8_000;
+const PING_MS = 20_000;
+
+/** Takes `?token=` from the address bar once, keeps it for this tab, and removes it from the URL. */
+export function takeToken(loc: Location = window.location, storage: Storage = window.sessionStorage): string | null {
+  const url = new URL(loc.href);
+  const fromUrl = url.searchParams.get('token');
+  if (fromUrl) {
+    storage.setItem(TOKEN_KEY, fromUrl);
+    url.searchParams.delete('token');
+    window.history.replaceState(null, '', url.pathname + url.search + url.hash);
+    return fromUrl;
+  }
+  return storage.getItem(TOKEN_KEY);
+}
+
+export function backoffMs(failures: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** failures);
+  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+}
+
+export function createWsClient(opts: { baseUrl?: string; token?: string | null } = {}): ShotfarmClient {
+  const base = new URL(opts.baseUrl ?? window.location.origin);
+  const token = opts.token === undefined ? takeToken() : opts.token;
+  const listeners = new TopicListeners();
+  const connectionFns = new Set<(s: ConnectionState) => void>();
+  let state: ConnectionState = 'connecting';
+  let failures = 0;
+  let socket: WebSocket | null = null;
+  let ping: ReturnType<typeof setInterval> | null = null;
+
+  const setState = (s: ConnectionState) => {
+    if (s === state) return;
+    state = s;
+    for (const fn of connectionFns) fn(s);
+  };
+
+  const headers = (): Record<string, string> => {
+    const h: Record<string, string> = { 'content-type': 'application/json' };
+    if (token) h.authorization = `Bearer ${token}`;
+    return h;
+  };
+
+  function connect(): void {
+    const url = new URL('/api/events', base);
+    url.protocol = base.protocol === 'https:' ? 'wss:' : 'ws:';
+    if (token) url.searchParams.set('token', token);
+    const ws = new WebSocket(url);
+    socket = ws;
+    ws.onmessage = (ev) => {
+      let parsed: ReturnType<typeof serverMessage.safeParse>;
+      try {
+        parsed = serverMessage.safeParse(JSON.parse(String(ev.data)));
+      } catch {
+        return;
+      }
+      if (!parsed.success) return;
+      const msg = parsed.data;
+      if (msg.type === 'hello') {
+        failures = 0;
+        setState('online');
+      } else if (msg.type === 'events') {
+        for (const e of msg.events) listeners.emit(e.topic, e.payload as never);
+      }
+    };
+    ws.onopen = () => {
+      ping = setInterval(() => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify({ type: 'ping' })), PING_MS);
+    };
+    ws.onclose = () => {
+      if (ping) clearInterval(ping);
+      ping = null;
+      if (socket !== ws) return;
+      socket = null;
+      setState('offline');
+      setTimeout(connect, backoffMs(failures++));
+    };
+  }
+  connect();
+
+  return {
+    async call<M extends ApiMethod>(method: M, input: ApiInput<M>): Promise<ApiOutputs[M]> {
+      let res: Response;
+      try {
+        res = await fetch(new URL(`/api/call/${method}`, base), { method: 'POST', headers: headers(), body: JSON.stringify(input) });
+      } catch {
+        throw new ApiError(transportError('The Shotfarm server cannot be reached; check that `shotfarm serve` is running.'));
+      }
+      let body: unknown;
+      try {
+        body = await res.json();
+      } catch {
+        throw new ApiError(transportError(`The server answered ${res.status} without a readable body.`, res.status >= 500));
+      }
+      const answer = callAnswer.safeParse(body);
+      if (!answer.success) throw new ApiError(transportError(`The server answered ${res.status} with an unexpected body.`, false));
+      if (!answer.data.ok) throw new ApiError(answer.data.error);
+      return answer.data.result as ApiOutputs[M];
+    },
+    subscribe<T extends EventTopic>(topic: T, fn: (payload: EventMap[T]) => void) {
+      return listeners.add(topic, fn);
+    },
+    onConnection(fn) {
+      connectionFns.add(fn);
+      fn(state);
+      return () => connectionFns.delete(fn);
+    },
+    async info(): Promise<ServerInfo> {
+      const res = await fetch(new URL('/api/info', base), { headers: headers() });
+      const body: unknown = await res.json().catch(() => null);
+      const info = infoSchema.safeParse(body);
+      if (info.success) return info.data;
+      const answer = callAnswer.safeParse(body);
+      throw new ApiError(answer.success && !answer.data.ok ? answer.data.error : transportError(`The server answered ${res.status}.`));
+    },
+    assetUrl(id) {
+      const url = new URL(`/files/asset/${encodeURIComponent(id)}`, base);
+      if (token) url.searchParams.set('token', token);
+      return url.pathname + url.search;
+    },
+  };
+}

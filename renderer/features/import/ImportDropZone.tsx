@@ -1,0 +1,88 @@
+/**
+ * Drop a shot list anywhere on the window (or pick one with the Import button): the file is read
+ * here and handed to the preview dialog. Nothing is stored until the operator confirms.
+ */
+import { createContext, useCallback, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
+import { ImportDialog } from './ImportDialog.js';
+import { readShotListFile, type ReadResult } from './read-file.js';
+
+const PickContext = createContext<() => void>(() => undefined);
+
+export function useImportPicker(): () => void {
+  return useContext(PickContext);
+}
+
+function hasFiles(e: DragEvent): boolean {
+  return !!e.dataTransfer && Array.from(e.dataTransfer.types).includes('Files');
+}
+
+export function ImportDropZone({ children }: { children: ReactNode }) {
+  const [dragging, setDragging] = useState(false);
+  const [file, setFile] = useState<ReadResult | null>(null);
+  const input = useRef<HTMLInputElement>(null);
+  const depth = useRef(0);
+
+  const take = useCallback(async (f: File | undefined) => {
+    if (f) setFile(await readShotListFile(f));
+  }, []);
+
+  useEffect(() => {
+    const over = (e: DragEvent) => {
+      if (!hasFiles(e)) return;
+      e.preventDefault();
+      if (e.dataTransfer) e.dataTransfer.dropEffect = 'copy';
+    };
+    const enter = (e: DragEvent) => {
+      if (!hasFiles(e)) return;
+      depth.current++;
+      setDragging(true);
+    };
+    const leave = () => {
+      depth.current = Math.max(0, depth.current - 1);
+      if (depth.current === 0) setDragging(false);
+    };
+    const drop = (e: DragEvent) => {
+      if (!hasFiles(e)) return;
+      e.preventDefault();
+      depth.current = 0;
+      setDragging(false);
+      void take(e.dataTransfer?.files[0]);
+    };
+    window.addEventListener('dragover', over);
+    window.addEventListener('dragenter', enter);
+    window.addEventListener('dragleave', leave);
+    window.addEventListener('drop', drop);
+    return () => {
+      window.removeEventListener('dragover', over);
+      window.removeEventListener('dragenter', enter);
+      window.removeEventListener('dragleave', leave);
+      window.removeEventListener('drop', drop);
+    };
+  }, [take]);
+
+  return (
+    <PickContext.Provider value={() => input.current?.click()}>
+      {children}
+      <input
+        ref={input}
+        type="file"
+        accept=".json,.csv,.tsv,.txt,application/json,text/csv"
+        hidden
+        data-testid="import-file"
+        onChange={(e) => {
+          void take(e.target.files?.[0]);
+          e.target.value = '';
+        }}
+      />
+      {dragging && (
+        <div className="dropzone" data-testid="dropzone">
+          <div className="dropzone-card">
+            <div className="dropzone-title">Drop the shot list to preview it</div>
+            <div className="muted">JSON or CSV (Kitsu, ShotGrid, Shotfarm columns) — nothing is stored until you confirm.</div>
+          </div>
+        </div>
+      )}
+      {file && <ImportDialog file={file} onClose={() => setFile(null)} />}
+    </PickContext.Provider>
+  );
+}

@@ -1,0 +1,43 @@
+/** Bulk actions on the selection; each enabled when `actionAllowed` says it applies to a selected job. */
+import { useShallow } from 'zustand/react/shallow';
+import { JOB_ACTIONS, actionAllowed, type JobAction } from '../../../shared/job-states.js';
+import { PRIORITIES, type Priority } from '../../../shared/priorities.js';
+import { useApp } from '../../store/app-store.js';
+import { ACTION_LABEL, selectedJobs } from '../../store/selection-slice.js';
+import { QueueOrder } from './QueueFilters.js';
+
+const KEY_HINT: Partial<Record<JobAction, string>> = { moveToTop: 'T', hold: 'H', cancel: 'Del' };
+
+export function ActionBar() {
+  const states = useApp(useShallow((s) => [...new Set(selectedJobs(s).map((j) => j.state))]));
+  const count = useApp((s) => s.selected.size);
+  const runAction = useApp((s) => s.runAction);
+  const clear = useApp((s) => s.clearSelection);
+  const enabled = (a: JobAction) => states.some((st) => actionAllowed(a, st));
+  return (
+    <div className={`actionbar${count ? '' : ' actionbar-idle'}`} data-testid="actionbar">
+      <span className="selcount">{count ? `${count.toLocaleString()} selected` : 'No selection'}</span>
+      <select
+        className="input input-sm"
+        value=""
+        disabled={!enabled('bump')}
+        onChange={(e) => e.target.value && void runAction('bump', { priority: e.target.value as Priority })}
+        aria-label="Bump priority"
+        data-action="bump"
+      >
+        <option value="">Bump to…</option>
+        {PRIORITIES.map((p) => <option key={p} value={p}>{p}</option>)}
+      </select>
+      {JOB_ACTIONS.filter((a) => a !== 'bump').map((a) => (
+        <button key={a} className={`btn btn-sm${a === 'cancel' ? ' btn-danger-ghost' : ''}`} disabled={!enabled(a)} onClick={() => void runAction(a)} data-action={a}
+          title={KEY_HINT[a] ? `Shortcut: ${KEY_HINT[a]}` : undefined}>
+          {ACTION_LABEL[a]}
+          {KEY_HINT[a] && <kbd>{KEY_HINT[a]}</kbd>}
+        </button>
+      ))}
+      {count > 0 && <button className="btn btn-sm btn-ghost" onClick={clear}>Clear</button>}
+      <span className="spacer" />
+      <QueueOrder />
+    </div>
+  );
+}

@@ -1,0 +1,97 @@
+/**
+ * The virtualized queue table (TanStack Virtual): only the rows on screen exist in the DOM, and
+ * only their pages are fetched, so 100k jobs scroll like 100.
+ */
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useCallback, useEffect, useRef, type MouseEvent } from 'react';
+import type { SortKey } from '../../store/types.js';
+import { useApp } from '../../store/app-store.js';
+import { Empty } from '../../components/Empty.js';
+import { JobRow } from './JobRow.js';
+
+const ROW_HEIGHT = 38;
+
+const COLUMNS: { label: string; sort?: SortKey; className?: string }[] = [
+  { label: 'Shot', sort: 'shot' },
+  { label: 'Stage', sort: 'stage' },
+  { label: 'Take', className: 'num' },
+  { label: 'Priority', sort: 'priority' },
+  { label: 'State', sort: 'state' },
+  { label: 'Instance' },
+  { label: 'Progress' },
+  { label: 'Elapsed', className: 'num' },
+  { label: 'ETA', className: 'num' },
+  { label: 'Tries', className: 'num' },
+];
+
+function Header() {
+  const sort = useApp((s) => s.query.sort);
+  const descending = useApp((s) => s.query.descending);
+  const setQuery = useApp((s) => s.setQuery);
+  return (
+    <div className="row row-head" role="row">
+      {COLUMNS.map((c) => {
+        const active = c.sort && sort === c.sort;
+        return (
+          <span
+            key={c.label}
+            role="columnheader"
+            className={`cell${c.className ? ` ${c.className}` : ''}${c.sort ? ' sortable' : ''}${active ? ' sorted' : ''}`}
+            onClick={() => c.sort && setQuery(active ? { descending: !descending } : { sort: c.sort, descending: false })}
+          >
+            {c.label}
+            {active && <span className="sort-arrow">{descending ? ' ↓' : ' ↑'}</span>}
+          </span>
+        );
+      })}
+    </div>
+  );
+}
+
+export function JobTable() {
+  const total = useApp((s) => s.total);
+  const generation = useApp((s) => s.generation);
+  const loadedAny = useApp((s) => Object.keys(s.pages).length > 0);
+  const pagesVersion = useApp((s) => s.pages);
+  const showRange = useApp((s) => s.showRange);
+  const clickRow = useApp((s) => s.clickRow);
+  const idAt = useApp((s) => s.idAt);
+  const parent = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({ count: total, getScrollElement: () => parent.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
+  const items = virtualizer.getVirtualItems();
+  const first = items[0]?.index ?? 0;
+  const last = items[items.length - 1]?.index ?? 40;
+
+  useEffect(() => {
+    showRange(first, Math.max(last, first + 40));
+  }, [first, last, generation, showRange]);
+
+  useEffect(() => {
+    parent.current?.scrollTo({ top: 0 });
+  }, [generation]);
+
+  const onClick = useCallback(
+    (index: number, e: MouseEvent) => clickRow(index, { shift: e.shiftKey, toggle: e.ctrlKey || e.metaKey }),
+    [clickRow],
+  );
+
+  void pagesVersion;
+  return (
+    <div className="table" role="grid" aria-rowcount={total}>
+      <Header />
+      <div className="table-body" ref={parent} data-testid="queue-body">
+        {total === 0 && loadedAny && (
+          <Empty title="No jobs match">Drop a shot list (JSON or CSV) anywhere on this window to import shots, or loosen the filters.</Empty>
+        )}
+        <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+          {items.map((v) => (
+            <JobRow key={v.key} index={v.index} id={idAt(v.index)} top={v.start} height={v.size} onClick={onClick} />
+          ))}
+        </div>
+      </div>
+      <div className="table-foot muted small">
+        {total.toLocaleString()} job{total === 1 ? '' : 's'} · click to select, Shift-click for a range, Ctrl-click to add · / search · Ctrl+A all · T top · H hold · Del cancel
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,135 @@
+/**
+ * Per-GPU Gantt: one lane per workstation, one bar per attempt coloured by outcome, idle time left
+ * empty so gaps show. Range presets (15 min … 24 h), or zoom with the wheel around the pointer;
+ * the window follows "now" until the operator zooms into the past.
+ */
+import { useMemo, useRef, useState, type WheelEvent } from 'react';
+import type { TimelineBar, TimelineView as Timeline } from '../../../shared/domain.js';
+import { Empty } from '../../components/Empty.js';
+import { clock, duration } from '../../lib/format.js';
+import { useLiveQuery } from '../../lib/use-live-query.js';
+import { useNow } from '../../lib/use-now.js';
+import { useApp } from '../../store/app-store.js';
+import { tickLabel, ticks } from './time-axis.js';
+
+const PRESETS: [string, number][] = [['5 min', 5 * 60e3], ['15 min', 15 * 60e3], ['1 h', 3_600e3], ['6 h', 6 * 3_600e3], ['24 h', 24 * 3_600e3]];
+const MIN_SPAN = 20e3;
+const MAX_SPAN = 7 * 24 * 3_600e3;
+const OUTCOMES = ['completed', 'failed', 'retry', 'timeout', 'running', 'cancelled', 'lost', 'requeued'] as const;
+
+interface Range {
+  span: number;
+  /** null = follow now. */
+  end: number | null;
+}
+
+function Lane({ name, gpu, bars, from, to, now }: { name: string; gpu: string | null; bars: TimelineBar[]; from: number; to: number; now: number }) {
+  const span = to - from;
+  let busy = 0;
+  for (const b of bars) busy += Math.max(0, Math.min(b.end ?? now, to) - Math.max(b.start, from));
+  const visibleSpan = Math.max(1, Math.min(to, now) - from);
+  return (
+    <div className="lane" data-lane={name}>
+      <div className="lane-label">
+        <div className="lane-name">{name}</div>
+        <div className="muted small">{gpu ?? 'GPU unknown'} · busy {Math.round((busy / visibleSpan) * 100)}%</div>
+      </div>
+      <div className="lane-track">
+        {bars.map((b) => {
+          const end = b.end ?? now;
+          const left = ((b.start - from) / span) * 100;
+          const width = Math.max(((end - b.start) / span) * 100, 0.15);
+          const outcome = b.outcome ?? 'running';
+          return (
+            <div
+              key={b.attemptId}
+              className={`tbar outcome-${outcome}`}
+              style={{ left: `${left}%`, width: `${width}%` }}
+              title={`${b.label}\n${outcome} · ${clock(b.start)} → ${b.end ? clock(b.end) : 'now'} (${duration(end - b.start)})`}
+              data-outcome={outcome}
+            >
+              <span className="tbar-label">{b.label}</span>
+            </div>
+          );
+        })}
+      </div>
+    </div>
+  );
+}
+
+export function TimelineView() {
+  const client = useApp((s) => s.client);
+  const [range, setRange] = useState<Range>({ span: 15 * 60e3, end: null });
+  const now = useNow();
+  const track = useRef<HTMLDivElement>(null);
+  const q = useLiveQuery<Timeline>(() => {
+    const to = range.end ?? Date.now() + 60e3;
+    return client.call('timeline.get', { from: Math.floor(to - range.span - 60e3), to: Math.ceil(to) });
+  }, [range.span, range.end], 1_000);
+
+  const to = range.end ?? now;
+  const from = to - range.span;
+  const byLane = useMemo(() => {
+    const m = new Map<string, TimelineBar[]>();
+    for (const b of q.data?.bars ?? []) {
+      const k = b.instanceId ?? '';
+      m.set(k, [...(m.get(k) ?? []), b]);
+    }
+    return m;
+  }, [q.data]);
+
+  const onWheel = (e: WheelEvent) => {
+    const rect = track.current?.getBoundingClientRect();
+    if (!rect || rect.width <= 0) return;
+    const x = Math.min(1, Math.max(0, (e.clientX - rect.left - 200) / (rect.width - 200)));
+    const at = from + x * range.span;
+    const span = Math.min(MAX_SPAN, Math.max(MIN_SPAN, range.span * (e.deltaY > 0 ? 1.25 : 0.8)));
+    const end = at + (1 - x) * span;
+    setRange({ span, end: end >= Date.now() ? null : end });
+  };
+
+  // Zoom so the loaded attempts fill the lanes (a fresh farm's few seconds would be a sliver in 15 min).
+  const fit = () => {
+    const starts = (q.data?.bars ?? []).map((b) => b.start);
+    if (!starts.length) return;
+    const first = Math.min(...starts);
+    setRange({ span: Math.min(MAX_SPAN, Math.max(MIN_SPAN, (Date.now() - first) * 1.08)), end: null });
+  };
+
+  const lanes = q.data?.lanes ?? [];
+  return (
+    <section className="view view-timeline">
+      <div className="view-head">
+        <div>
+          <h1>Timeline</h1>
+          <div className="muted">{clock(from)} → {range.end === null ? 'now' : clock(to)} · {q.data?.bars.length ?? 0} attempts · scroll to zoom</div>
+        </div>
+        <div className="seg" role="group" aria-label="Time range">
+          <button className="seg-btn" onClick={fit} data-range="fit" title="Fit the attempts shown">Fit</button>
+          {PRESETS.map(([label, span]) => (
+            <button key={label} className={`seg-btn${range.end === null && range.span === span ? ' seg-on' : ''}`} onClick={() => setRange({ span, end: null })} data-range={label}>
+              {label}
+            </button>
+          ))}
+        </div>
+      </div>
+      <div className="legend small">
+        {OUTCOMES.map((o) => <span key={o}><i className={`sw outcome-${o}`} />{o}</span>)}
+      </div>
+      {q.error && <Empty title="Could not load the timeline" tone="error">{q.error}</Empty>}
+      <div className="gantt" ref={track} onWheel={onWheel} data-testid="gantt">
+        <div className="axis">
+          <div className="lane-label" />
+          <div className="axis-track">
+            {ticks(from, to).map((t) => (
+              <span key={t} className="tick" style={{ left: `${((t - from) / range.span) * 100}%` }}>{tickLabel(t, range.span)}</span>
+            ))}
+            {range.end === null && <span className="now-line" style={{ left: '100%' }} />}
+          </div>
+        </div>
+        {lanes.map((l) => <Lane key={l.instanceId} name={l.name} gpu={l.gpuName} bars={byLane.get(l.instanceId) ?? []} from={from} to={to} now={now} />)}
+        {q.data && lanes.length === 0 && <Empty title="No workstations">Lanes appear once workstations are registered.</Empty>}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,105 @@
+/** One workstation: health, GPU, VRAM split, queue, current job, last probe, and its admin actions. */
+import { useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
+import type { InstanceAdminState, InstanceView } from '../../../shared/domain.js';
+import { errorMessage } from '../../client/client.js';
+import { ago } from '../../lib/format.js';
+import { useNow } from '../../lib/use-now.js';
+import { useApp } from '../../store/app-store.js';
+import { VramBar } from './VramBar.js';
+
+const HEALTH_LABEL: Record<string, string> = {
+  unknown: 'Not probed yet', idle: 'Idle', busy: 'Rendering', unhealthy: 'Unhealthy', offline: 'Offline', draining: 'Draining',
+  disabled: 'Disabled', quarantined: 'Quarantined',
+};
+
+function CurrentJob({ id }: { id: string }) {
+  const job = useApp((s) => s.jobs[id]);
+  const progress = useApp((s) => s.progress[id]);
+  if (!job) return <span className="mono small">{id.slice(0, 8)}</span>;
+  return (
+    <span>
+      <b>{job.shot}</b> · {job.stage} <span className="muted">take {job.take}</span>
+      {progress && progress.max > 0 && <span className="muted small"> — {progress.nodeType ?? progress.node} {progress.value}/{progress.max}</span>}
+    </span>
+  );
+}
+
+export function InstanceCard({ instance: i, onEdit }: { instance: InstanceView; onEdit: () => void }) {
+  const client = useApp((s) => s.client);
+  const notify = useApp((s) => s.notify);
+  const now = useNow();
+  const [confirmRemove, setConfirmRemove] = useState(false);
+  // The instance view's list is as of its last probe; running jobs in the store are fresher.
+  const runningHere = useApp(useShallow((s) => Object.values(s.jobs).filter((j) => j.state === 'running' && j.instanceId === i.id).map((j) => j.id)));
+  const finished = useApp(useShallow((s) => i.currentJobIds.filter((id) => s.jobs[id] && s.jobs[id].state !== 'running')));
+  const current = [...new Set([...i.currentJobIds.filter((id) => !finished.includes(id)), ...runningHere])];
+
+  const setAdmin = async (adminState: InstanceAdminState) => {
+    try {
+      const v = await client.call('instances.setAdminState', { id: i.id, adminState });
+      notify('info', `${v.name} is now ${v.adminState === 'active' ? 'taking work' : v.adminState}.`);
+    } catch (err) {
+      notify('error', errorMessage(err));
+    }
+  };
+  const remove = async () => {
+    try {
+      await client.call('instances.remove', { id: i.id });
+      notify('info', `${i.name} removed.`);
+    } catch (err) {
+      notify('error', errorMessage(err));
+      setConfirmRemove(false);
+    }
+  };
+
+  const shownHealth = i.adminState !== 'active' && i.health !== 'offline' && i.health !== 'unhealthy' ? i.adminState : i.health;
+  return (
+    <article className={`card instance health-${shownHealth}`} data-instance={i.name} data-health={i.health} data-admin={i.adminState}>
+      <header className="card-head">
+        <div>
+          <div className="card-title">{i.name}</div>
+          <div className="muted small mono">{i.url}</div>
+        </div>
+        <span className={`badge health health-${shownHealth}`} data-testid="health">{HEALTH_LABEL[shownHealth] ?? shownHealth}</span>
+      </header>
+      <div className="gpu">
+        <span className="gpu-name">{i.gpuName ?? 'GPU unknown'}</span>
+        {i.comfyVersion && <span className="muted small">ComfyUI {i.comfyVersion}</span>}
+      </div>
+      <VramBar vram={i.vram} />
+      <dl className="facts">
+        <div><dt>Queue</dt><dd className="num">{i.queueLength ?? '—'}</dd></div>
+        <div><dt>Slots</dt><dd className="num">{current.length}/{i.maxConcurrency}</dd></div>
+        <div><dt>Last probe</dt><dd>{ago(i.lastProbeAt, now)}</dd></div>
+      </dl>
+      <div className="current">
+        <span className="muted small">Now rendering</span>
+        <div data-testid="current-job">{current.length ? current.map((id) => <CurrentJob key={id} id={id} />) : <span className="muted">nothing</span>}</div>
+      </div>
+      {i.tags.length > 0 && <div className="tags">{i.tags.map((t) => <span key={t} className="tag">{t}</span>)}</div>}
+      {i.lastError && <div className="alert alert-error small" data-testid="instance-last-error">{i.lastError}</div>}
+      {i.quarantinedUntil && i.quarantinedUntil > now && <div className="alert alert-warn small">Quarantined until {new Date(i.quarantinedUntil).toLocaleTimeString()} after repeated failures.</div>}
+      <footer className="card-actions">
+        <button className="btn btn-sm" onClick={onEdit}>Edit</button>
+        {i.adminState === 'active' ? (
+          <>
+            <button className="btn btn-sm" onClick={() => void setAdmin('draining')} data-action="drain" title="Finish the current prompt, take no new one">Drain</button>
+            <button className="btn btn-sm" onClick={() => void setAdmin('disabled')} data-action="disable">Disable</button>
+          </>
+        ) : (
+          <button className="btn btn-sm btn-primary" onClick={() => void setAdmin('active')} data-action="enable">Enable</button>
+        )}
+        <span className="spacer" />
+        {confirmRemove ? (
+          <>
+            <button className="btn btn-sm btn-danger" onClick={() => void remove()} data-action="confirm-remove">Remove {i.name}</button>
+            <button className="btn btn-sm btn-ghost" onClick={() => setConfirmRemove(false)}>Keep</button>
+          </>
+        ) : (
+          <button className="btn btn-sm btn-danger-ghost" onClick={() => setConfirmRemove(true)} data-action="remove">Remove</button>
+        )}
+      </footer>
+    </article>
+  );
+}

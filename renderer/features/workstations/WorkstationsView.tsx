@@ -1,0 +1,33 @@
+/** A card per workstation, live from `instance.changed` events; add / edit in a dialog. */
+import { useMemo, useState } from 'react';
+import type { InstanceView } from '../../../shared/domain.js';
+import { Empty } from '../../components/Empty.js';
+import { useApp } from '../../store/app-store.js';
+import { InstanceCard } from './InstanceCard.js';
+import { InstanceForm } from './InstanceForm.js';
+
+export function WorkstationsView() {
+  const byId = useApp((s) => s.instances);
+  const instances = useMemo(() => Object.values(byId).sort((a, b) => a.name.localeCompare(b.name)), [byId]);
+  const [editing, setEditing] = useState<InstanceView | 'new' | null>(null);
+  const healthy = instances.filter((i) => i.health === 'idle' || i.health === 'busy').length;
+  return (
+    <section className="view view-workstations">
+      <div className="view-head">
+        <div>
+          <h1>Workstations</h1>
+          <div className="muted">{instances.length} registered · {healthy} healthy</div>
+        </div>
+        <button className="btn btn-primary" onClick={() => setEditing('new')} data-testid="add-instance">+ Add workstation</button>
+      </div>
+      {instances.length === 0 ? (
+        <Empty title="No workstations yet">Add the URL of a ComfyUI server on your network, e.g. http://gpu-01:8188.</Empty>
+      ) : (
+        <div className="cards">
+          {instances.map((i) => <InstanceCard key={i.id} instance={i} onEdit={() => setEditing(i)} />)}
+        </div>
+      )}
+      {editing && <InstanceForm instance={editing === 'new' ? null : editing} onClose={() => setEditing(null)} />}
+    </section>
+  );
+}

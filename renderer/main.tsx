@@ -1,0 +1,22 @@
+/** Renderer entry: picks the transport, builds the store, connects it to events, mounts the app. */
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { createClient } from './client/index.js';
+import { connectStore, createAppStore, StoreContext } from './store/app-store.js';
+import { App } from './App.js';
+import './styles.css';
+
+const client = createClient();
+const store = createAppStore(client);
+connectStore(store, client);
+
+const root = document.getElementById('root');
+if (root) {
+  createRoot(root).render(
+    <StrictMode>
+      <StoreContext.Provider value={store}>
+        <App />
+      </StoreContext.Provider>
+    </StrictMode>,
+  );
+}

@@ -1,0 +1,51 @@
+/** The renderer's one store, built around a client (transport) and shared through React context. */
+import { createContext, useContext } from 'react';
+import { useStore } from 'zustand';
+import { createStore, type StoreApi } from 'zustand/vanilla';
+import type { ShotfarmClient } from '../client/client.js';
+import { startEventIntake } from './event-intake.js';
+import { createLiveSlice } from './live-slice.js';
+import { createQueueSlice } from './queue-slice.js';
+import { createSelectionSlice } from './selection-slice.js';
+import type { AppState } from './types.js';
+import { createUiSlice } from './ui-slice.js';
+
+export type AppStore = StoreApi<AppState>;
+
+export function createAppStore(client: ShotfarmClient): AppStore {
+  return createStore<AppState>()((set, get) => ({
+    ...createLiveSlice(set, get, client),
+    ...createQueueSlice(set, get, client),
+    ...createSelectionSlice(set, get, client),
+    ...createUiSlice(set, get),
+  }));
+}
+
+/** Connects the store to the client's events and connection; returns a stop function. */
+export function connectStore(store: AppStore, client: ShotfarmClient): () => void {
+  const stopIntake = startEventIntake(client, (batch) => store.getState().applyBatch(batch));
+  const stopConn = client.onConnection((connection) => {
+    const was = store.getState().connection;
+    store.setState({ connection });
+    // Events may have been missed while offline: reload what the screens show.
+    if (connection === 'online' && was !== 'online') void store.getState().refetchAll();
+  });
+  return () => {
+    stopIntake();
+    stopConn();
+  };
+}
+
+export const StoreContext = createContext<AppStore | null>(null);
+
+export function useApp<T>(selector: (s: AppState) => T): T {
+  const store = useContext(StoreContext);
+  if (!store) throw new Error('useApp outside <StoreContext.Provider>');
+  return useStore(store, selector);
+}
+
+export function useAppStore(): AppStore {
+  const store = useContext(StoreContext);
+  if (!store) throw new Error('useAppStore outside <StoreContext.Provider>');
+  return store;
+}

@@ -1,0 +1,71 @@
+/** The renderer store's shape: entity maps written by event reducers, plus the queue, selection and UI slices. */
+import type { JobFilter, JOB_SORT_KEYS } from '../../shared/api.js';
+import type { FarmStatus } from '../../shared/domain.js';
+import type { JobAction } from '../../shared/job-states.js';
+import type { Priority } from '../../shared/priorities.js';
+import type { ConnectionState, ServerInfo, ShotfarmClient } from '../client/client.js';
+import type { Entities, LiveEvent } from './reducers.js';
+
+export type SortKey = (typeof JOB_SORT_KEYS)[number];
+
+export interface LiveSlice extends Entities {
+  client: ShotfarmClient;
+  connection: ConnectionState;
+  info: ServerInfo | null;
+  status: FarmStatus | null;
+  /** Bumped on every batch that touched jobs: query-built views (failures, timeline, ledger) refetch on it. */
+  liveTick: number;
+  applyBatch(batch: LiveEvent[]): void;
+  /** Loads everything the screens show (at start and after every reconnect). */
+  refetchAll(): Promise<void>;
+  refreshStatus(): void;
+  setFarmRunning(running: boolean): Promise<void>;
+}
+
+export interface QueueQuery {
+  filter: JobFilter;
+  sort: SortKey;
+  descending: boolean;
+}
+
+export interface QueueSlice {
+  query: QueueQuery;
+  total: number;
+  /** Loaded pages of row ids, by page index. */
+  pages: Record<number, string[]>;
+  /** Bumped when the query changes, so answers to an older query are dropped. */
+  generation: number;
+  visible: [number, number];
+  setQuery(patch: Partial<QueueQuery>): void;
+  setFilter(patch: Partial<JobFilter>): void;
+  /** The table reports what it shows; missing pages are fetched. */
+  showRange(start: number, end: number): void;
+  /** Refetches the pages on screen (after events), keeping the old rows until the new arrive. */
+  reloadVisible(): void;
+  idAt(index: number): string | undefined;
+}
+
+export interface SelectionSlice {
+  selected: ReadonlySet<string>;
+  anchor: number | null;
+  clickRow(index: number, mods: { shift: boolean; toggle: boolean }): void;
+  selectAll(): Promise<void>;
+  clearSelection(): void;
+  runAction(action: JobAction, opts?: { priority?: Priority }): Promise<void>;
+}
+
+export interface Toast {
+  id: number;
+  kind: 'info' | 'success' | 'error';
+  text: string;
+}
+
+export interface UiSlice {
+  toasts: Toast[];
+  notify(kind: Toast['kind'], text: string): void;
+  dismiss(id: number): void;
+}
+
+export type AppState = LiveSlice & QueueSlice & SelectionSlice & UiSlice;
+export type SetState = (partial: Partial<AppState> | ((s: AppState) => Partial<AppState>)) => void;
+export type GetState = () => AppState;

@@ -1,0 +1,99 @@
+/**
+ * E2E harness: builds the renderer once per file (vite's JS API, into a temp folder), starts a real
+ * engine with simulator workstations (test/helpers/farm.ts) and the headless server on port 0, and
+ * drives Debian's Chromium through playwright-core. Waits are on conditions with deadlines.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { build } from 'vite';
+import { startServer, type RunningServer } from '../../../electron/server/server.js';
+import { startFarm, type Farm, type FarmOptions } from '../../helpers/farm.js';
+import { REPO } from '../../helpers/engine.js';
+import { makeTempDir } from '../../helpers/temp-dir.js';
+
+export const SCREENSHOTS = join(REPO, 'test-results', 'screenshots');
+
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+export interface BuiltRenderer {
+  dir: string;
+  cleanup(): void;
+}
+
+export async function buildRenderer(): Promise<BuiltRenderer> {
+  const out = makeTempDir('shotfarm-renderer-');
+  await build({ configFile: join(REPO, 'vite.config.ts'), logLevel: 'warn', build: { outDir: out.path, emptyOutDir: true, sourcemap: false } });
+  return { dir: out.path, cleanup: out.cleanup };
+}
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+}
+
+export interface Studio {
+  farm: Farm;
+  server: RunningServer;
+  page: Page;
+  /** Errors the page threw or logged: a test fails on any. */
+  pageErrors: string[];
+  screenshot(name: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function openStudio(browser: Browser, staticDir: string, farmOptions: FarmOptions, view = 'queue'): Promise<Studio> {
+  const farm = await startFarm(farmOptions);
+  const server = await startServer({ engine: farm.engine, staticDir, demoLabel: 'Demo farm', importBaseDir: farm.dir });
+  // bypassCSP lets Playwright evaluate wait conditions given as strings; the app's CSP itself is
+  // checked by the server tests (and the app ran under it while these screenshots were designed).
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, deviceScaleFactor: 1, bypassCSP: true });
+  const page = await context.newPage();
+  page.setDefaultTimeout(20_000);
+  const pageErrors: string[] = [];
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) pageErrors.push(m.text());
+  });
+  await page.goto(`${server.url}/#/${view}`);
+  await page.locator('[data-connection="online"]').waitFor();
+  return {
+    farm, server, page, pageErrors,
+    async screenshot(name) {
+      mkdirSync(SCREENSHOTS, { recursive: true });
+      await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+    },
+    async close() {
+      await context.close().catch(() => undefined);
+      await server.close().catch(() => undefined);
+      await farm.close();
+    },
+  };
+}
+
+/** Drops a file on the window the way a desktop drag does: dragenter, dragover, drop with a DataTransfer. */
+export async function dropFile(page: Page, name: string, content: string | Buffer, type = 'application/octet-stream'): Promise<void> {
+  const b64 = Buffer.from(content).toString('base64');
+  // A string so this file needs no DOM types (the root tsconfig is Node-only); runs in the page.
+  const args = JSON.stringify({ name, b64, type });
+  await page.evaluate(`(() => {
+    const { name, b64, type } = ${args};
+    const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+    const dt = new DataTransfer();
+    dt.items.add(new File([bytes], name, { type }));
+    for (const kind of ['dragenter', 'dragover', 'drop']) {
+      document.body.dispatchEvent(new DragEvent(kind, { dataTransfer: dt, bubbles: true, cancelable: true }));
+    }
+  })()`);
+}
+
+/** A Shotfarm JSON shot list on the fixture template the simulator runs (txt2img). */
+export function shotList(shots: { id: string; priority?: string; steps?: number }[], project = 'Moonfall', episode = 'ep101'): string {
+  return JSON.stringify({
+    project, episode,
+    shots: shots.map((s) => ({ id: s.id, stage: 'keyframe', template: 'txt2img', ...(s.priority ? { priority: s.priority } : {}), parameters: { prompt: `shot ${s.id}`, steps: s.steps ?? 8 } })),
+  });
+}
+
+export function row(page: Page, shot: string) {
+  return page.locator(`.row[data-shot="${shot}"]`);
+}
