@@ -92,6 +92,8 @@ export const API_INPUTS = {
     limit: z.number().int().min(1).max(100_000).optional(),
   }),
   'jobs.get': z.strictObject({ id: z.uuid() }),
+  /** Every id matching a filter, in queue order (select-all in the UI), at most 100,000. */
+  'jobs.ids': z.strictObject({ filter: jobFilterSchema.optional() }),
   'jobs.bump': z.strictObject({ ids: jobIds, priority: z.enum(PRIORITIES) }),
   'jobs.moveToTop': z.strictObject({ ids: jobIds }),
   'jobs.hold': z.strictObject({ ids: jobIds }),
@@ -141,6 +143,7 @@ export interface ApiOutputs {
   'farm.resume': FarmStatus;
   'jobs.list': JobPage;
   'jobs.get': JobView;
+  'jobs.ids': { ids: string[]; total: number };
   'jobs.bump': JobView[];
   'jobs.moveToTop': JobView[];
   'jobs.hold': JobView[];

@@ -25,7 +25,7 @@ import {
   updateInstance,
 } from './store/instance-store.js';
 import { toJobView } from './store/job-rows.js';
-import { countByState, jobRow, listJobs } from './store/job-store.js';
+import { countByState, jobRow, listJobIds, listJobs } from './store/job-store.js';
 import { listLatestTemplates, saveTemplate, toTemplateView } from './store/template-store.js';
 import { parseTemplateFile } from './templates/template-file.js';
 import { failureGroups, jobAttempts, timeline } from './queries/attempts.js';
@@ -201,6 +201,7 @@ export class Engine {
       if (!r) throw new ShotfarmError('not_found', `Job ${id} does not exist.`);
       return toJobView(r);
     },
+    'jobs.ids': async ({ filter }) => listJobIds(this.db, filter),
     'jobs.bump': async ({ ids, priority }) => this.changed(bumpJobs(this.ctx(), ids, priority)),
     'jobs.moveToTop': async ({ ids }) => this.changed(moveJobsToTop(this.ctx(), ids)),
     'jobs.hold': async ({ ids }) => this.changed(holdJobs(this.ctx(), ids)),

@@ -237,7 +237,8 @@ export class InstanceRegistry {
     if (!rt) return;
     rt.running.set(attemptId, { jobId, vramGb });
     if (rt.reservedFor === jobId) rt.reservedFor = null;
-    this.updateHealth(rt, false);
+    // Forced: the card shows what runs there now, even when the health word stays "busy".
+    this.updateHealth(rt, true);
   }
 
   /**

@@ -90,3 +90,11 @@ export function minRank(db: Db, priority: number): number {
 export function setOrder(db: Db, id: string, priority: number, rank: number, now: number): void {
   stmt(db, 'UPDATE jobs SET priority = ?, rank = ?, updated_at = ? WHERE id = ?').run(priority, rank, now, id);
 }
+
+/** Ids matching a filter in queue order, capped (select-all over a large queue without loading rows). */
+export function listJobIds(db: Db, filter: JobFilter | undefined, cap = 100_000): { ids: string[]; total: number } {
+  const w = where(filter);
+  const total = (stmt(db, `SELECT COUNT(*) AS n FROM jobs ${w.sql}`).get(w.params) as { n: number }).n;
+  const ids = (stmt(db, `SELECT id FROM jobs ${w.sql} ORDER BY ${SORTS.queue} LIMIT @cap`).all({ ...w.params, cap }) as { id: string }[]).map((r) => r.id);
+  return { ids, total };
+}

@@ -1,0 +1,149 @@
+/**
+ * Where finished outputs are uploaded (SPEC §8: optional S3-compatible storage). The `s3` setting
+ * names the bucket; credentials come from that setting or from the standard AWS environment
+ * variables. Credentials never leave this module except into the S3 client: they are not logged,
+ * not put in error messages, and `describeS3Settings` shows only where they come from.
+ */
+import { z } from 'zod';
+import { ShotfarmError } from '../../../shared/errors.js';
+import { describeIssues } from '../../../shared/shot-list-schema.js';
+import type { Clock } from '../clock.js';
+import type { Db } from '../store/database.js';
+import { stmt } from '../store/statements.js';
+
+export const S3_SETTING = 's3';
+
+const httpUrl = z
+  .string()
+  .trim()
+  .refine((s) => {
+    try {
+      const u = new URL(s);
+      return (u.protocol === 'http:' || u.protocol === 'https:') && u.username === '' && u.password === '';
+    } catch {
+      return false;
+    }
+  }, 'must be an http:// or https:// URL without user or password in it');
+
+export const s3SettingsSchema = z
+  .strictObject({
+    /** S3-compatible server (MinIO, Ceph, R2…); omit for AWS. */
+    endpoint: httpUrl.optional(),
+    region: z.string().trim().min(1).optional(),
+    bucket: z
+      .string()
+      .trim()
+      .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name: 3-63 lowercase letters, digits, dots and dashes'),
+    /** Prepended to every key; a trailing "/" is added when missing. */
+    prefix: z
+      .string()
+      .trim()
+      .refine((p) => !p.startsWith('/'), 'must not start with "/"')
+      .optional(),
+    /** Path-style URLs (`endpoint/bucket/key`); default on with a custom endpoint, off for AWS. */
+    forcePathStyle: z.boolean().optional(),
+    accessKeyId: z.string().min(1).optional(),
+    secretAccessKey: z.string().min(1).optional(),
+  })
+  .refine((s) => (s.accessKeyId === undefined) === (s.secretAccessKey === undefined), {
+    message: 'give both accessKeyId and secretAccessKey, or neither (then AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY are used)',
+    path: ['accessKeyId'],
+  });
+export type S3Settings = z.infer<typeof s3SettingsSchema>;
+
+export interface S3Credentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+}
+
+/** Everything the uploader needs, settings and environment merged. */
+export interface S3Config {
+  endpoint: string | undefined;
+  region: string;
+  bucket: string;
+  /** '' or ending in '/'. */
+  prefix: string;
+  forcePathStyle: boolean;
+  credentials: S3Credentials;
+  credentialsFrom: 'settings' | 'environment';
+}
+
+/** One setting's JSON text. */
+const GET_SETTING = 'SELECT value_json FROM settings WHERE key = ?';
+/** Insert or replace one setting. */
+const PUT_SETTING = `INSERT INTO settings (key, value_json, updated_at) VALUES (?, ?, ?)
+  ON CONFLICT (key) DO UPDATE SET value_json = excluded.value_json, updated_at = excluded.updated_at`;
+/** Turn uploads off. */
+const DELETE_SETTING = 'DELETE FROM settings WHERE key = ?';
+
+/** The `s3` setting, or null when uploads are off. */
+export function getS3Settings(db: Db): S3Settings | null {
+  const row = stmt(db, GET_SETTING).get(S3_SETTING) as { value_json: string } | undefined;
+  if (!row) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(row.value_json);
+  } catch {
+    throw new ShotfarmError('storage', 'The s3 setting is not valid JSON; set it again.');
+  }
+  const parsed = s3SettingsSchema.safeParse(value);
+  // describeIssues names paths and rules, never the values, so a secret cannot leak through it.
+  if (!parsed.success) throw new ShotfarmError('storage', `The s3 setting is invalid (${describeIssues(parsed.error).join('; ')}); set it again.`);
+  return parsed.data;
+}
+
+/** Sets (or, with null, removes) the `s3` setting. */
+export function setS3Settings(db: Db, clock: Clock, value: unknown): S3Settings | null {
+  if (value === null) {
+    stmt(db, DELETE_SETTING).run(S3_SETTING);
+    return null;
+  }
+  const parsed = s3SettingsSchema.safeParse(value);
+  if (!parsed.success) throw new ShotfarmError('bad_input', `Invalid s3 setting: ${describeIssues(parsed.error).join('; ')}`);
+  stmt(db, PUT_SETTING).run(S3_SETTING, JSON.stringify(parsed.data), clock.now());
+  return parsed.data;
+}
+
+function normalisePrefix(prefix: string | undefined): string {
+  const p = (prefix ?? '').trim();
+  return p === '' || p.endsWith('/') ? p : `${p}/`;
+}
+
+/** Merges the setting with the standard AWS environment variables (the setting wins). */
+export function resolveS3Config(s: S3Settings, env: NodeJS.ProcessEnv = process.env): S3Config {
+  const endpoint = s.endpoint ?? env.AWS_ENDPOINT_URL_S3 ?? env.AWS_ENDPOINT_URL ?? undefined;
+  let credentials: S3Credentials;
+  let credentialsFrom: S3Config['credentialsFrom'];
+  if (s.accessKeyId !== undefined && s.secretAccessKey !== undefined) {
+    credentials = { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey };
+    credentialsFrom = 'settings';
+  } else if (env.AWS_ACCESS_KEY_ID && env.AWS_SECRET_ACCESS_KEY) {
+    credentials = { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY };
+    if (env.AWS_SESSION_TOKEN) credentials.sessionToken = env.AWS_SESSION_TOKEN;
+    credentialsFrom = 'environment';
+  } else {
+    // No silent fallback to instance metadata or profiles: on a studio LAN that means a slow
+    // timeout per upload and a vague error, instead of this one.
+    throw new ShotfarmError(
+      'unavailable',
+      'No S3 credentials: set accessKeyId and secretAccessKey in the s3 setting, or the AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY environment variables.',
+      { details: { reason: 'credentials' } },
+    );
+  }
+  return {
+    endpoint,
+    region: s.region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? 'us-east-1',
+    bucket: s.bucket,
+    prefix: normalisePrefix(s.prefix),
+    forcePathStyle: s.forcePathStyle ?? endpoint !== undefined,
+    credentials,
+    credentialsFrom,
+  };
+}
+
+/** The setting as the UI and CLI may show it: where credentials come from, never what they are. */
+export function describeS3Settings(s: S3Settings): Omit<S3Settings, 'accessKeyId' | 'secretAccessKey'> & { credentials: 'settings' | 'environment' } {
+  const { accessKeyId, secretAccessKey: _secret, ...rest } = s;
+  return { ...rest, credentials: accessKeyId !== undefined ? 'settings' : 'environment' };
+}
