@@ -7,12 +7,17 @@ import { z } from 'zod';
 import { JOB_STATES } from './job-states.js';
 import { PRIORITIES } from './priorities.js';
 import { nameSchema } from './shot-list-schema.js';
+import { hooksSchema, type HookConfig } from './hooks.js';
+import { httpUrlSchema } from './url.js';
 import type {
   AssetPage,
   AttemptView,
   ExportResult,
   FailureGroup,
+  FreezeResult,
+  HookDeliveryView,
   TimelineView,
+  VerifyReport,
   FarmStatus,
   ImportPreview,
   ImportResult,
@@ -59,17 +64,7 @@ const exportFilter = z.strictObject({
   outcome: z.string().optional(),
 });
 
-const urlSchema = z
-  .string()
-  .trim()
-  .refine((s) => {
-    try {
-      const u = new URL(s);
-      return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname.length > 0;
-    } catch {
-      return false;
-    }
-  }, 'must be an http:// or https:// URL such as http://gpu-01:8188');
+const urlSchema = httpUrlSchema('http://gpu-01:8188');
 
 const instanceFields = {
   name: nameSchema,
@@ -129,6 +124,15 @@ export const API_INPUTS = {
   'instances.update': z.strictObject({ id: z.string().min(1), ...instanceFields }),
   'instances.remove': z.strictObject({ id: z.string().min(1) }),
   'instances.setAdminState': z.strictObject({ id: z.string().min(1), adminState: z.enum(['active', 'draining', 'disabled']) }),
+  'release.freeze': z.strictObject({ project: nameSchema, episode: nameSchema, outDir: z.string().min(1) }),
+  'release.verify': z.strictObject({ path: z.string().min(1), root: z.string().min(1).optional() }),
+  'hooks.list': z.strictObject({}),
+  'hooks.deliveries': z.strictObject({
+    limit: z.number().int().min(1).max(10_000).optional(),
+    status: z.enum(['pending', 'delivered', 'failed']).optional(),
+  }),
+  /** Local transports only (LOCAL_ONLY_METHODS): a hook runs a program on this machine. */
+  'hooks.set': z.strictObject({ hooks: hooksSchema }),
   'export.runlog': exportFilter,
   'export.ledger': exportFilter,
 } as const;
@@ -165,6 +169,11 @@ export interface ApiOutputs {
   'instances.update': InstanceView;
   'instances.remove': { removed: boolean };
   'instances.setAdminState': InstanceView;
+  'release.freeze': FreezeResult;
+  'release.verify': VerifyReport;
+  'hooks.list': HookConfig[];
+  'hooks.deliveries': HookDeliveryView[];
+  'hooks.set': HookConfig[];
   'export.runlog': ExportResult;
   'export.ledger': ExportResult;
 }
@@ -176,6 +185,12 @@ export type ApiHandlers = { [M in ApiMethod]: (input: ApiInput<M>) => Promise<Ap
 export interface ApiClient {
   call<M extends ApiMethod>(method: M, input: ApiInput<M>): Promise<ApiOutputs[M]>;
 }
+
+/**
+ * Methods a network transport must refuse: configuring hooks means choosing programs this machine
+ * runs, so only the local CLI and the desktop app may do it, never a token holder on the LAN.
+ */
+export const LOCAL_ONLY_METHODS: ReadonlySet<ApiMethod> = new Set<ApiMethod>(['hooks.set']);
 
 export function isApiMethod(name: unknown): name is ApiMethod {
   return typeof name === 'string' && Object.prototype.hasOwnProperty.call(API_INPUTS, name);

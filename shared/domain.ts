@@ -231,3 +231,45 @@ export interface AssetPage {
   rows: AssetView[];
   total: number;
 }
+
+/** What a release freeze wrote (SPEC §8). */
+export interface FreezeResult {
+  project: string;
+  episode: string;
+  manifestJson: string;
+  manifestCsv: string;
+  root: string | null;
+  files: number;
+  bytes: number;
+  createdAt: number;
+}
+
+/** A manifest re-hashed against the files: `passed` when every file is there and unchanged. */
+export interface VerifyReport {
+  manifest: string;
+  format: 'json' | 'csv';
+  project: string | null;
+  episode: string | null;
+  checked: number;
+  ok: number;
+  missing: string[];
+  changed: { path: string; expected: string; actual: string }[];
+  unreadable: { path: string; error: string }[];
+  passed: boolean;
+}
+
+/** One delivery of a hook (a command run or a webhook POST) and how it went. */
+export interface HookDeliveryView {
+  id: number;
+  hookId: string;
+  jobId: string;
+  event: 'completed' | 'failed';
+  /** Tries made so far. */
+  attempts: number;
+  status: 'pending' | 'delivered' | 'failed';
+  lastError: string | null;
+  /** When a pending delivery is tried next, if it is waiting out a backoff. */
+  nextAttemptAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+}

@@ -2,7 +2,7 @@
  * Events the engine publishes to its clients. The renderer never polls: its store is written by
  * these, batched by the transport (at most ~10 deliveries a second).
  */
-import type { InstanceView, JobProgress, JobView } from './domain.js';
+import type { HookDeliveryView, InstanceView, JobProgress, JobView } from './domain.js';
 
 export interface EventMap {
   /** A job row changed (state, priority, order, attempt). */
@@ -13,6 +13,8 @@ export interface EventMap {
   'jobs.bulkChanged': { count: number };
   'instance.changed': { instance: InstanceView };
   'instance.removed': { id: string };
+  /** A hook delivery finished (delivered, or failed for good after its retries). */
+  'hook.delivery': { delivery: HookDeliveryView };
 }
 
 export type EventTopic = keyof EventMap;

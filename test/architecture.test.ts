@@ -34,7 +34,7 @@ test('the zone rules catch an engine importing electron, shared importing the en
   }
 });
 
-for (const project of ['tsconfig.json', 'renderer/tsconfig.json']) {
+for (const project of ['tsconfig.json', 'renderer/tsconfig.json', 'tsconfig.electron.json']) {
   test(`${project} type-checks under strict settings`, () => {
     const tsc = join(REPO, 'node_modules/typescript/bin/tsc');
     const r = spawnSync(process.execPath, [tsc, '-p', join(REPO, project), '--noEmit'], { cwd: REPO, encoding: 'utf8', timeout: 300_000 });

@@ -13,6 +13,7 @@ export const EXIT = {
   conflict: 5, // the action does not apply to the job's state, a name is taken…
   storage: 6, // the database or a file could not be read or written (disk full, edited migration…)
   unhealthy: 7, // health: no workstation is healthy
+  verifyMismatch: 8, // verify: a file listed in the manifest is missing, changed or unreadable
 } as const;
 
 export function exitCodeFor(code: ErrorCode): number {

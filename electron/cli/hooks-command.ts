@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { ShotfarmError } from '../../shared/errors.js';
 import type { Engine } from '../engine/engine.js';
-import { DEFAULT_HOOK_RETRIES, DEFAULT_HOOK_TIMEOUT_MS, HOOK_EVENTS, hookTarget, type HookEvent } from '../engine/hooks/hook-config.js';
+import { DEFAULT_HOOK_RETRIES, DEFAULT_HOOK_TIMEOUT_MS, HOOK_EVENTS, hookTarget, type HookEvent } from '../../shared/hooks.js';
 import { addHook, getHooks, removeHook, setHooks } from '../engine/hooks/hook-settings.js';
 import { DELIVERY_STATUSES, listDeliveries, type DeliveryStatus } from '../engine/hooks/delivery-store.js';
 import { printJson, type GlobalOptions, type Io } from './context.js';

@@ -13,6 +13,9 @@ import { openEngine, printJson, processIo, type GlobalOptions, type Io } from '.
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { runFarm } from './farm-command.js';
 import { registerServe } from './serve-command.js';
+import { registerRelease } from './release-command.js';
+import { registerHooks } from './hooks-command.js';
+import { registerStorage } from './storage-command.js';
 import { runHealth } from './health-command.js';
 import { runImport } from './import-command.js';
 import { resolveJobIds } from './job-ref.js';
@@ -249,6 +252,9 @@ export function buildProgram(io: Io, run: (fn: (engine: Engine, g: GlobalOptions
 
   // serve opens its own engine and runs until Ctrl+C, so it does not go through run().
   registerServe(program, io);
+  registerRelease(program, io, run);
+  registerHooks(program, io, run);
+  registerStorage(program, io, run);
   return program;
 }
 

@@ -10,7 +10,7 @@ import { printJson, type GlobalOptions, type Io } from './context.js';
 import { EXIT } from './exit-codes.js';
 
 /** `verify`: at least one file is missing, changed or unreadable (README → "Exit codes"). */
-export const EXIT_VERIFY_MISMATCH = 8;
+export const EXIT_VERIFY_MISMATCH = EXIT.verifyMismatch;
 
 type Run = (fn: (engine: Engine, g: GlobalOptions) => Promise<number | void>) => Promise<void>;
 

@@ -30,6 +30,11 @@ import { listLatestTemplates, saveTemplate, toTemplateView } from './store/templ
 import { parseTemplateFile } from './templates/template-file.js';
 import { failureGroups, jobAttempts, timeline } from './queries/attempts.js';
 import { listAssets, setApproved } from './queries/assets.js';
+import { freezeRelease } from './release/freeze.js';
+import { verifyManifest, verifyPassed } from './release/verify.js';
+import { HookRunner } from './hooks/hook-runner.js';
+import { getHooks, setHooks } from './hooks/hook-settings.js';
+import { listDeliveries } from './hooks/delivery-store.js';
 import { schedulerConfig, type SchedulerConfig } from './scheduler/config.js';
 import { Scheduler } from './scheduler/scheduler.js';
 
@@ -59,6 +64,8 @@ export class Engine {
   readonly db: Db;
   readonly dbFile: string;
   readonly events: EventBus;
+  /** Runs the operator's hooks when jobs complete or fail for good; never blocks the caller. */
+  readonly hooks: HookRunner;
   readonly clock: Clock;
   readonly random: RandomSource;
   capabilityCheck: CapabilityCheck | undefined;
@@ -79,6 +86,10 @@ export class Engine {
     this.outputRoot = opts.outputRoot ?? join(opts.dataDir, 'outputs');
     this.log = opts.log ?? ((m) => process.stderr.write(`shotfarm: ${m}\n`));
     this.events = new EventBus((topic, err) => this.log(`a ${topic} subscriber failed: ${(err as Error).stack ?? String(err)}`));
+    this.hooks = new HookRunner({
+      db: this.db, clock: this.clock, timers: this.timers, random: this.random, log: this.log,
+      onSettled: (delivery) => this.events.emit('hook.delivery', { delivery }),
+    });
   }
 
   /** Starts probing the workstations, reconciles attempts left open, and begins dispatching. */
@@ -89,6 +100,8 @@ export class Engine {
       config: schedulerConfig(this.outputRoot, over), publish: (ids) => this.publish(ids), log: this.log,
     });
     this.scheduler.start();
+    // Deliveries queued by earlier runs (or by CLI processes) are sent by the running farm.
+    this.hooks.resumePending();
     // Import previews can now check node classes and models against what the workstations report.
     const scheduler = this.scheduler;
     this.capabilityCheck ??= (template, parameters) => scheduler.capabilityProblems(template, JSON.stringify(parameters));
@@ -99,6 +112,7 @@ export class Engine {
   async close(): Promise<void> {
     await this.scheduler?.close();
     this.scheduler = null;
+    await this.hooks.close();
     this.db.close();
   }
 
@@ -133,6 +147,8 @@ export class Engine {
       const r = jobRow(this.db, id);
       if (r) out.push(toJobView(r));
     }
+    // Completed and finally failed jobs reach their hooks here; notify is idempotent per job state.
+    for (const job of out) this.hooks.notify(job);
     if (out.length > 200) this.events.emit('jobs.bulkChanged', { count: out.length });
     else for (const job of out) this.events.emit('job.changed', { job });
     return out;
@@ -297,6 +313,14 @@ export class Engine {
       return view;
     },
 
+    'release.freeze': async (i) => freezeRelease(this.db, this.clock, i),
+    'release.verify': async ({ path, root }) => {
+      const r = await verifyManifest(path, root === undefined ? {} : { root });
+      return { ...r, passed: verifyPassed(r) };
+    },
+    'hooks.list': async () => getHooks(this.db),
+    'hooks.set': async ({ hooks }) => setHooks(this.db, this.clock, hooks),
+    'hooks.deliveries': async (i) => listDeliveries(this.db, i),
     'export.runlog': async ({ path, ...filter }) => exportRunlog(this.dbFile, path, filter),
     'export.ledger': async ({ path, ...filter }) => exportLedger(this.dbFile, path, filter),
   };

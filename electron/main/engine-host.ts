@@ -283,9 +283,10 @@ export class EngineHost {
     try {
       child.postMessage({ id, method: p.method, input: p.input });
     } catch (err) {
-      // Not cloneable (a function, a class instance…): the caller's mistake, nothing was sent.
+      // Inputs reach us through IPC, already cloned once, so a failed post means the channel is
+      // closing (the child is dying and its exit is on the way). Nothing was sent: safe to retry.
       this.inflight.delete(id);
-      p.reject(new ShotfarmError('bad_input', `The request for ${p.method} could not be sent: ${(err as Error).message}`));
+      p.reject(new ShotfarmError('unavailable', `The engine could not take the request for ${p.method}: ${(err as Error).message}`, { retryable: true }));
     }
   }
 

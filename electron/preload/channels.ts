@@ -50,7 +50,7 @@ export type BridgeTopic = keyof BridgeEventMap;
  * The engine's topics as a runtime list. `EventMap` is a type only; the check below fails to
  * compile when a topic is added to it and not here.
  */
-export const ENGINE_TOPICS = ['job.changed', 'job.progress', 'jobs.bulkChanged', 'instance.changed', 'instance.removed'] as const;
+export const ENGINE_TOPICS = ['job.changed', 'job.progress', 'jobs.bulkChanged', 'instance.changed', 'instance.removed', 'hook.delivery'] as const;
 type MissingEngineTopic = Exclude<EventTopic, (typeof ENGINE_TOPICS)[number]>;
 const engineTopicsComplete: [MissingEngineTopic] extends [never] ? true : MissingEngineTopic = true;
 void engineTopicsComplete;

@@ -4,7 +4,7 @@
  * The engine validates the input against `API_INPUTS` (the single entry for every transport).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isApiMethod, type ApiMethod } from '../../shared/api.js';
+import { isApiMethod, LOCAL_ONLY_METHODS, type ApiMethod } from '../../shared/api.js';
 import { toErrorEnvelope } from '../../shared/errors.js';
 import type { Engine } from '../engine/engine.js';
 import { confineExportPath } from './export-path.js';
@@ -35,6 +35,9 @@ export async function handleApiCall(req: IncomingMessage, res: ServerResponse, m
     return sendError(res, 405, envelope('bad_input', 'API calls are POST requests.'));
   }
   if (!isApiMethod(methodName)) return sendError(res, 404, envelope('not_found', `Unknown method ${methodName.slice(0, 80)}.`));
+  if (LOCAL_ONLY_METHODS.has(methodName)) {
+    return sendError(res, 403, envelope('conflict', `${methodName} is only available from this machine's command line or desktop app.`));
+  }
   // JSON only: a cross-site form cannot send this type without a CORS preflight, which we never grant.
   const type = req.headers['content-type'] ?? '';
   if (!/^application\/json\b/i.test(type)) return sendError(res, 415, envelope('bad_input', 'Send the input as application/json.'));

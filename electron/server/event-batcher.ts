@@ -21,6 +21,8 @@ export function coalesceKey(e: WireEvent): string {
       return `instance:${e.payload.id}`;
     case 'jobs.bulkChanged':
       return 'bulk';
+    case 'hook.delivery':
+      return `hook:${e.payload.delivery.id}`;
   }
 }
 

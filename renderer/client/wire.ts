@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { ERROR_CODES, type ErrorEnvelope } from '../../shared/errors.js';
 import type { EventTopic } from '../../shared/events.js';
 
-const TOPICS = ['job.changed', 'job.progress', 'jobs.bulkChanged', 'instance.changed', 'instance.removed'] as const satisfies readonly EventTopic[];
+const TOPICS = ['job.changed', 'job.progress', 'jobs.bulkChanged', 'instance.changed', 'instance.removed', 'hook.delivery'] as const satisfies readonly EventTopic[];
 
 const envelopeSchema = z.object({
   code: z.enum(ERROR_CODES),
@@ -28,6 +28,7 @@ const eventSchema = z.discriminatedUnion('topic', [
   z.object({ topic: z.literal('jobs.bulkChanged'), payload: z.object({ count: z.number() }) }),
   z.object({ topic: z.literal('instance.changed'), payload: z.object({ instance: object.and(z.object({ id: z.string() })) }) }),
   z.object({ topic: z.literal('instance.removed'), payload: z.object({ id: z.string() }) }),
+  z.object({ topic: z.literal('hook.delivery'), payload: z.object({ delivery: object }) }),
 ]);
 
 export const serverMessage = z.discriminatedUnion('type', [

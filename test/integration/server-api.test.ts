@@ -127,3 +127,21 @@ test('GET /api/info names the demo label; the app shell falls back to index.html
     assert.notEqual(traversal.body.includes('"name"'), true, 'no file outside the static folder is served');
   });
 });
+
+test('hooks.set is refused over HTTP: choosing programs to run is for this machine only', async () => {
+  const t = await makeEngine({ templates: false });
+  const server = await startServer({ engine: t.engine, port: 0 });
+  try {
+    const res = await fetch(new URL('/api/call/hooks.set', server.url), {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ hooks: [{ id: 'x', on: ['completed'], kind: 'command', command: '/bin/true' }] }),
+    });
+    assert.equal(res.status, 403);
+    const body = (await res.json()) as { ok: boolean; error: { message: string } };
+    assert.match(body.error.message, /only available from this machine/);
+    assert.deepEqual(await t.engine.call('hooks.list', {}), []);
+  } finally {
+    await server.close();
+    await t.close();
+  }
+});

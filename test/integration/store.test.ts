@@ -57,7 +57,7 @@ test('a database written by a newer Shotfarm is refused', () => {
 test('a failing migration leaves no half-applied schema', () => {
   const db = new Database(':memory:');
   migrate(db, new ManualClock());
-  const broken = [...MIGRATIONS, { id: 2, name: '0002-broken', sql: 'CREATE TABLE half (x); THIS IS NOT SQL;' }];
+  const broken = [...MIGRATIONS, { id: MIGRATIONS.length + 1, name: '9999-broken', sql: 'CREATE TABLE half (x); THIS IS NOT SQL;' }];
   assert.throws(() => migrate(db, new ManualClock(), broken));
   assert.equal(db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'half'").get(), undefined);
   assert.equal((db.prepare('SELECT COUNT(*) AS n FROM schema_migrations').get() as { n: number }).n, MIGRATIONS.length);

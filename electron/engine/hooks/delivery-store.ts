@@ -4,26 +4,13 @@
  */
 import type { Db } from '../store/database.js';
 import { stmt } from '../store/statements.js';
-import type { HookEvent } from './hook-config.js';
+import type { HookEvent } from '../../../shared/hooks.js';
+import type { HookDeliveryView } from '../../../shared/domain.js';
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
-/** A delivery as the UI and the CLI show it. */
-export interface HookDeliveryView {
-  id: number;
-  hookId: string;
-  jobId: string;
-  event: HookEvent;
-  /** Tries made so far. */
-  attempts: number;
-  status: DeliveryStatus;
-  lastError: string | null;
-  /** When a pending delivery is tried next, if it is waiting out a backoff. */
-  nextAttemptAt: number | null;
-  createdAt: number;
-  updatedAt: number;
-}
+export type { HookDeliveryView };
 
 export interface DeliveryRow {
   id: number;

@@ -12,7 +12,7 @@ import { fullJitterDelay, type BackoffPolicy } from '../comfy/backoff.js';
 import type { Db } from '../store/database.js';
 import {
   DEFAULT_HOOK_RETRIES, DEFAULT_HOOK_TIMEOUT_MS, hookEventFor, hookTarget, type HookConfig, type HookEvent,
-} from './hook-config.js';
+} from '../../../shared/hooks.js';
 import { getHooks } from './hook-settings.js';
 import {
   deliveryRow, giveUp, insertDelivery, pendingDeliveries, recordTry, toDeliveryView, type DeliveryRow, type HookDeliveryView,

@@ -8,7 +8,7 @@ import { describeIssues } from '../../../shared/shot-list-schema.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/database.js';
 import { stmt } from '../store/statements.js';
-import { hookSchema, hooksSchema, type HookConfig } from './hook-config.js';
+import { hookSchema, hooksSchema, type HookConfig } from '../../../shared/hooks.js';
 
 export const HOOKS_SETTING = 'hooks';
 

@@ -4,7 +4,7 @@
  * failed try whose message says which, with the end of what the program wrote to stderr.
  */
 import { spawn } from 'node:child_process';
-import type { CommandHook } from './hook-config.js';
+import type { CommandHook } from '../../../shared/hooks.js';
 
 export interface SendContext {
   body: string;

@@ -5,7 +5,7 @@
  * shown in the UI.
  */
 import { request } from 'undici';
-import type { WebhookHook } from './hook-config.js';
+import type { WebhookHook } from '../../../shared/hooks.js';
 import type { SendContext } from './send-command.js';
 
 function errorCode(err: unknown): string | undefined {

@@ -26,6 +26,8 @@ import type { JobRow } from '../store/job-rows.js';
 import type { StoredTemplate } from '../store/template-store.js';
 import { applyParameters, type ApiWorkflow } from '../templates/workflow.js';
 import type { ParamValue } from '../../../shared/shot-list-schema.js';
+import { basename } from 'node:path';
+import type { S3Uploader } from '../storage/s3-uploader.js';
 import { collectOutputs } from './collect.js';
 import { plannedUploads, uploadInputs } from './inputs.js';
 import type { SchedulerConfig } from './config.js';
@@ -45,6 +47,8 @@ export interface RunnerDeps {
   registry: InstanceRegistry;
   /** Jobs whose rows changed, to publish. */
   publish: (jobIds: string[]) => void;
+  /** Optional S3-compatible copy of every output; the job completes only once it is confirmed. */
+  uploader: S3Uploader | null;
   /** When the runner is finished (whatever happened). */
   done: (runner: AttemptRunner) => void;
   log: (message: string) => void;
@@ -438,6 +442,15 @@ export class AttemptRunner {
       if (err instanceof ComfyRequestError) return { kind: 'collect_failed', detail: err.message, diskFull: false };
       const code = (err as NodeJS.ErrnoException).code;
       return { kind: 'collect_failed', detail: (err as Error).message, diskFull: code === 'ENOSPC' };
+    }
+    if (this.deps.uploader) {
+      try {
+        for (const a of assets) await this.deps.uploader.upload(a.path, this.deps.uploader.keyFor(this.job, basename(a.path)), a.sha256);
+      } catch (err) {
+        // The files stay on disk; the attempt fails transiently and a retry collects and uploads again.
+        const message = err instanceof ShotfarmError ? err.message : (err as Error).message;
+        return { kind: 'collect_failed', detail: `the copy to S3 was not confirmed: ${message}`, diskFull: false };
+      }
     }
     const result = completeJob(db, clock, this.job.id, this.attemptId, assets, {
       instanceId: this.instance.row.id, instanceName: this.name, templateName: this.template.name, templateHash: this.template.hash,

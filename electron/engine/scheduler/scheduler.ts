@@ -13,6 +13,7 @@ import type { Db } from '../store/database.js';
 import type { JobRow } from '../store/job-rows.js';
 import { stmt } from '../store/statements.js';
 import { templateById, type StoredTemplate } from '../store/template-store.js';
+import { S3Uploader } from '../storage/s3-uploader.js';
 import { AttemptRunner } from './attempt-runner.js';
 import { CapabilityCache, unrunnableReason } from './capability-check.js';
 import type { SchedulerConfig } from './config.js';
@@ -48,6 +49,8 @@ export class Scheduler {
   private paused = false;
   private retryTimer: unknown = null;
   private nextStarvationCheck = 0;
+  /** Built from the `s3` setting at start; null when outputs stay local only. */
+  private uploader: S3Uploader | null = null;
   private retryTimerAt: number | null = null;
   /** For benchmarks: when each dispatch decision found work (ms, performance clock). */
   onDispatch: ((jobId: string, instanceId: string) => void) | null = null;
@@ -64,6 +67,7 @@ export class Scheduler {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.uploader = S3Uploader.fromSettings(this.d.db, process.env, { log: (m: string) => this.log(m) });
     this.registry.start();
     this.recover();
     this.armRetryTimer();
@@ -77,6 +81,7 @@ export class Scheduler {
     for (const r of this.runners.values()) r.detach();
     await Promise.all([...this.runners.values()].map((r) => r.finished));
     this.registry.stop();
+    this.uploader?.close();
   }
 
   /** "Stop farm": no new dispatch; running prompts interrupted, removed from servers, jobs requeued. */
@@ -300,7 +305,7 @@ export class Scheduler {
     const runner = new AttemptRunner(
       {
         db: this.d.db, clock: this.d.clock, random: this.d.random, timers: this.d.timers, events: this.d.events, config: this.d.config,
-        registry: this.registry, publish: this.d.publish,
+        registry: this.registry, publish: this.d.publish, uploader: this.uploader,
         done: (r) => {
           this.runners.delete(r.attemptId);
           this.armRetryTimer();

@@ -5,9 +5,10 @@
  * whoever wrote the spreadsheet. Commands are a program plus an argument list, started without a
  * shell, so no job field or setting text is ever interpreted by a shell.
  *
- * This file imports only zod, so it can move to shared/ when the contract exposes hooks.
+ * Part of the contract: the API's hooks methods validate with these schemas.
  */
 import { z } from 'zod';
+import { httpUrlSchema } from './url.js';
 
 export const HOOK_EVENTS = ['completed', 'failed'] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
@@ -32,17 +33,7 @@ const common = {
   retries: z.number().int().min(0).max(10).optional(),
 };
 
-const webUrl = z
-  .string()
-  .trim()
-  .refine((s) => {
-    try {
-      const u = new URL(s);
-      return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname.length > 0;
-    } catch {
-      return false;
-    }
-  }, 'must be an http:// or https:// URL');
+const webUrl = httpUrlSchema('https://chat.example/hooks/renders');
 
 export const commandHookSchema = z.strictObject({
   ...common,

@@ -1,0 +1,116 @@
+/**
+ * The engine process entry and the host, across a real process boundary. In the app the child is an
+ * Electron utilityProcess; here the very same entry runs as a Node child with an IPC channel (the
+ * entry uses whichever parent port it has), with a real engine on a temp SQLite file.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fork, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ShotfarmError } from '../../shared/errors.js';
+import type { EventMap, EventTopic } from '../../shared/events.js';
+import { EngineHost, type EngineChild } from '../../electron/main/engine-host.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
+
+const ENTRY = new URL('../../electron/main/engine-process.ts', import.meta.url).pathname;
+
+function nodeSpawner(dataDir: string) {
+  const processes: ChildProcess[] = [];
+  const stderr: string[] = [];
+  const spawn = (): EngineChild => {
+    const cp = fork(ENTRY, ['--data', dataDir], {
+      execArgv: ['--import', 'tsx'],
+      serialization: 'advanced', // structured clone, like a utility process's port
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      env: { ...process.env, SHOTFARM_DATA: '' },
+    });
+    cp.stderr?.on('data', (d: Buffer) => stderr.push(d.toString()));
+    cp.on('error', () => undefined); // a send on a closing channel; the exit event follows
+    processes.push(cp);
+    return {
+      postMessage: (m) => void cp.send(m),
+      kill: () => cp.kill(),
+      on: (event: 'message' | 'exit', listener: (arg: never) => void) =>
+        event === 'message' ? cp.on('message', listener as (m: unknown) => void) : cp.on('exit', (code) => (listener as (c: number | null) => void)(code)),
+    };
+  };
+  return { spawn, processes, stderr };
+}
+
+/** Resolves with the first value `register` delivers, or fails after `ms`. */
+function next<T>(register: (resolve: (v: T) => void) => void, ms = 20_000, what = 'an event'): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms);
+    register((v) => {
+      clearTimeout(timer);
+      resolve(v);
+    });
+  });
+}
+
+test('the engine process answers contract calls, relays events, survives a kill, and shuts down cleanly', { timeout: 90_000 }, async (t) => {
+  const tmp = makeTempDir('shotfarm-engine-proc-');
+  const sp = nodeSpawner(tmp.path);
+  const host = new EngineHost({ spawn: sp.spawn, backoff: { initialMs: 50, maxMs: 200 }, readyTimeoutMs: 30_000 });
+  t.after(async () => {
+    await host.stop();
+    for (const p of sp.processes) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
+    tmp.cleanup();
+  });
+  host.start();
+
+  const status = (await host.call('farm.status', {})) as { dispatching: boolean; instances: unknown[] };
+  assert.equal(status.dispatching, true, 'the scheduler runs in the engine process');
+  assert.deepEqual(status.instances, []);
+
+  const changed = next<[EventTopic, EventMap[EventTopic]]>((resolve) => host.on('event', (topic, payload) => {
+    if (topic === 'instance.changed') resolve([topic, payload]);
+  }), 20_000, 'instance.changed');
+  const added = (await host.call('instances.add', { name: 'gpu-01', url: 'http://127.0.0.1:9' })) as { id: string; name: string };
+  const [, payload] = await changed;
+  assert.equal((payload as EventMap['instance.changed']).instance.id, added.id);
+
+  await assert.rejects(host.call('instances.add', { name: 'gpu-01', url: 'not a url' }), (err: unknown) => {
+    assert.ok(err instanceof ShotfarmError);
+    assert.equal(err.code, 'bad_input');
+    return true;
+  });
+
+  const restarted = next<{ restarts: number; reason: string }>((resolve) => host.on('restarted', resolve), 30_000, 'the restart');
+  const first = sp.processes[0];
+  assert.ok(first?.pid);
+  first.kill('SIGKILL');
+  const notice = await restarted;
+  assert.equal(notice.restarts, 1);
+  assert.equal(sp.processes.length, 2);
+
+  const instances = (await host.call('instances.list', {})) as { name: string }[];
+  assert.deepEqual(instances.map((i) => i.name), ['gpu-01'], 'what was stored before the crash is still there');
+
+  const second = sp.processes[1];
+  const exited = next<number | null>((resolve) => second?.once('exit', (code) => resolve(code)), 20_000, 'the engine exit');
+  await host.stop();
+  assert.equal(await exited, 0, 'the engine closed its database and exited cleanly');
+  assert.equal(host.status, 'stopped');
+});
+
+test('an engine that cannot open its data folder reports why, once, and is not restarted', { timeout: 60_000 }, async (t) => {
+  const tmp = makeTempDir('shotfarm-engine-fatal-');
+  t.after(tmp.cleanup);
+  const notAFolder = join(tmp.path, 'file');
+  writeFileSync(notAFolder, 'this is a file, not a folder');
+  const sp = nodeSpawner(notAFolder);
+  const host = new EngineHost({ spawn: sp.spawn, backoff: { initialMs: 50, maxMs: 50 } });
+  const failed = next<{ code: string; message: string; retryable: boolean }>((resolve) => host.on('failed', resolve), 30_000, 'the failure');
+  host.start();
+  const call = host.call('farm.status', {});
+  const error = await failed;
+  assert.equal(error.code, 'storage');
+  assert.equal(error.retryable, false);
+  await assert.rejects(call, (err: unknown) => err instanceof ShotfarmError && err.code === 'storage');
+  // Six times the backoff: had the host scheduled a restart, it would have spawned by now.
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(sp.processes.length, 1, 'no restart loop on a deterministic failure');
+  assert.equal(host.status, 'failed');
+});

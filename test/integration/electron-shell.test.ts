@@ -1,0 +1,185 @@
+/**
+ * The main process's decisions, run in Node: IPC on fixed channels with a sender check, what the
+ * handlers answer, which requests and frames are trusted, the CSP, the menu, window placement.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { IpcMain } from 'electron';
+import { ShotfarmError } from '../../shared/errors.js';
+import { registerIpc } from '../../electron/main/ipc.js';
+import { answerCall, checkRevealPath, readShotListFile } from '../../electron/main/ipc-policy.js';
+import { menuTemplate, type MenuActions } from '../../electron/main/menu.js';
+import { appPaths } from '../../electron/main/paths.js';
+import { CSP_HEADER, CSP_META, isAllowedRequest, isTrustedSender } from '../../electron/main/security.js';
+import { loadWindowState, placeWindow, saveWindowState } from '../../electron/main/window-state.js';
+import { CHANNELS } from '../../electron/preload/channels.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
+
+const paths = appPaths('/opt/Shotfarm/resources/app.asar/dist/electron/main');
+const page = (url: string, parent: unknown = null) => ({ senderFrame: { url, parent } });
+
+function fakeIpcMain() {
+  const handlers = new Map<string, (event: unknown, ...args: unknown[]) => unknown>();
+  const ipcMain = { handle: (channel: string, fn: (event: unknown, ...args: unknown[]) => unknown) => void handlers.set(channel, fn) };
+  return { ipcMain: ipcMain as unknown as IpcMain, handlers };
+}
+
+test('the built app is laid out as the main process expects', () => {
+  assert.equal(paths.indexHtml, '/opt/Shotfarm/resources/app.asar/dist/renderer/index.html');
+  assert.equal(paths.preload, '/opt/Shotfarm/resources/app.asar/dist/electron/preload/preload.cjs');
+  assert.equal(paths.engineEntry, '/opt/Shotfarm/resources/app.asar/dist/electron/main/engine-process.js');
+});
+
+test('IPC is handled on the three fixed channels only, and only for the app page\'s top frame', async () => {
+  const { ipcMain, handlers } = fakeIpcMain();
+  const calls: unknown[] = [];
+  const revealed: string[] = [];
+  registerIpc({
+    ipcMain, indexHtml: paths.indexHtml, exportDir: '/data/exports', log: () => undefined,
+    host: { call: async (method, input) => (calls.push([method, input]), 'answer') },
+    openShotList: async () => null,
+    reveal: (p) => revealed.push(p),
+  });
+  assert.deepEqual([...handlers.keys()].sort(), [CHANNELS.call, CHANNELS.openShotList, CHANNELS.revealFile].sort());
+  const call = handlers.get(CHANNELS.call);
+  assert.ok(call);
+
+  const own = page(`${pathToFileURL(paths.indexHtml).href}#/queue`);
+  assert.deepEqual(await call(own, 'farm.status', {}), { ok: true, result: 'answer' });
+  for (const stranger of [
+    page('https://evil.example/index.html'),
+    page(pathToFileURL('/tmp/index.html').href),
+    page(pathToFileURL(paths.indexHtml).href, { url: 'parent frame' }),
+    { senderFrame: null },
+  ]) {
+    assert.throws(() => call(stranger, 'farm.status', {}), /may not use Shotfarm/);
+  }
+  assert.equal(calls.length, 1);
+  assert.deepEqual(await handlers.get(CHANNELS.openShotList)?.(own), { ok: true, result: null });
+  assert.deepEqual(await handlers.get(CHANNELS.revealFile)?.(own, 'relative/file.png'), {
+    ok: false, error: { code: 'bad_input', message: 'Only absolute paths on this computer can be shown.', retryable: false },
+  });
+  assert.deepEqual(revealed, []);
+});
+
+test('answerCall refuses unknown methods, passes envelopes through, and confines export paths to the export folder', async (t) => {
+  const tmp = makeTempDir('shotfarm-ipc-');
+  t.after(tmp.cleanup);
+  const seen: unknown[] = [];
+  const target = { call: async (method: string, input: unknown) => (seen.push([method, input]), { ok: 1 }) };
+  assert.deepEqual(await answerCall(target, 'process.exit', {}, { exportDir: tmp.path }), {
+    ok: false, error: { code: 'not_found', message: 'Unknown method process.exit.', retryable: false },
+  });
+  const failing = { call: async () => { throw new ShotfarmError('conflict', 'Job is running.'); } };
+  assert.deepEqual(await answerCall(failing, 'jobs.hold', {}, { exportDir: tmp.path }), {
+    ok: false, error: { code: 'conflict', message: 'Job is running.', retryable: false },
+  });
+  await answerCall(target, 'export.runlog', { path: 'runlog.csv' }, { exportDir: tmp.path });
+  assert.deepEqual(seen, [['export.runlog', { path: join(tmp.path, 'runlog.csv') }]]);
+  const escape = await answerCall(target, 'export.ledger', { path: '/home/me/.bashrc' }, { exportDir: tmp.path });
+  assert.equal(escape.ok, false);
+  assert.equal(seen.length, 1);
+});
+
+test('a chosen shot list is read with its folder; unreadable and oversized files become envelopes', async (t) => {
+  const tmp = makeTempDir('shotfarm-shotlist-');
+  t.after(tmp.cleanup);
+  const file = join(tmp.path, 'ep101.csv');
+  writeFileSync(file, 'Shot,Stage\nsh010,keyframe\n');
+  assert.deepEqual(await readShotListFile(file), { fileName: 'ep101.csv', content: 'Shot,Stage\nsh010,keyframe\n', baseDir: tmp.path });
+  await assert.rejects(readShotListFile(file, 4), (e: unknown) => e instanceof ShotfarmError && e.code === 'bad_input');
+  await assert.rejects(readShotListFile(join(tmp.path, 'missing.json')), (e: unknown) => e instanceof ShotfarmError && e.code === 'storage');
+  mkdirSync(join(tmp.path, 'dir.json'));
+  await assert.rejects(readShotListFile(join(tmp.path, 'dir.json')), (e: unknown) => e instanceof ShotfarmError && e.code === 'bad_input');
+});
+
+test('revealFile accepts existing absolute paths only', async (t) => {
+  const tmp = makeTempDir('shotfarm-reveal-');
+  t.after(tmp.cleanup);
+  const file = join(tmp.path, 'sh010.png');
+  writeFileSync(file, '');
+  assert.deepEqual(await checkRevealPath(file), { ok: true, path: file });
+  for (const bad of [42, '', 'sh010.png', '//server/share/x.png', `${file}\0.txt`]) {
+    assert.equal((await checkRevealPath(bad)).ok, false, String(bad));
+  }
+  const missing = await checkRevealPath(join(tmp.path, 'gone.png'));
+  assert.equal(!missing.ok && missing.error.code, 'not_found');
+});
+
+test('only the app\'s own files and in-memory data may be requested; the network and other files may not', () => {
+  const dir = '/opt/app/dist/renderer';
+  assert.ok(isAllowedRequest('file:///opt/app/dist/renderer/index.html', dir));
+  assert.ok(isAllowedRequest('file:///opt/app/dist/renderer/assets/index-abc.js', dir));
+  assert.ok(isAllowedRequest('data:image/png;base64,AAAA', dir));
+  for (const url of [
+    'https://cdn.example.com/x.js', 'http://127.0.0.1:8188/prompt', 'ws://gpu-01:8188/ws', 'file:///etc/passwd',
+    'file:///opt/app/dist/renderer/../electron/main/main.js', 'file:///opt/app/dist/renderer-evil/x.js', 'ftp://x/y', 'not a url',
+  ]) {
+    assert.equal(isAllowedRequest(url, dir), false, url);
+  }
+});
+
+test('the sender check accepts the app page with a hash or query, nothing else', () => {
+  const index = '/opt/app/dist/renderer/index.html';
+  assert.ok(isTrustedSender({ url: 'file:///opt/app/dist/renderer/index.html#/failures', parent: null }, index));
+  assert.ok(isTrustedSender({ url: 'file:///opt/app/dist/renderer/index.html?x=1', parent: null }, index));
+  assert.equal(isTrustedSender({ url: 'file:///opt/app/dist/renderer/other.html', parent: null }, index), false);
+  assert.equal(isTrustedSender({ url: 'http://localhost:5173/index.html', parent: null }, index), false);
+  assert.equal(isTrustedSender({ url: 'about:blank', parent: null }, index), false);
+  assert.equal(isTrustedSender(null, index), false);
+});
+
+test('the CSP allows no inline or remote script, no eval, no frames or plugins; the meta tag matches the header', () => {
+  assert.match(CSP_HEADER, /default-src 'none'/);
+  assert.match(CSP_HEADER, /script-src 'self'(;|$)/);
+  assert.match(CSP_HEADER, /object-src 'none'/);
+  assert.match(CSP_HEADER, /frame-ancestors 'none'/);
+  assert.doesNotMatch(CSP_HEADER, /unsafe-eval|unsafe-inline|https?:|\*/);
+  assert.equal(CSP_HEADER.startsWith(CSP_META), true);
+  assert.doesNotMatch(CSP_META, /frame-ancestors/, 'ignored (with a console warning) in a meta tag');
+});
+
+test('the menu offers Import, Stop/Resume farm, the five views and Help, wired to the given actions', () => {
+  const done: string[] = [];
+  const actions: MenuActions = {
+    importShotList: () => done.push('import'), stopFarm: () => done.push('stop'), resumeFarm: () => done.push('resume'),
+    showView: (v) => done.push(`view:${v}`), openDataFolder: () => done.push('data'), about: () => done.push('about'),
+  };
+  const items = menuTemplate(actions, { platform: 'linux', devTools: false }).flatMap((m) => [m, ...(Array.isArray(m.submenu) ? m.submenu : [])]);
+  const click = (label: string) => {
+    const item = items.find((i) => i.label === label);
+    assert.ok(item?.click, `menu item ${label}`);
+    (item.click as () => void)();
+  };
+  for (const label of ['Import Shot List…', 'Stop Farm…', 'Resume Farm', 'Queue', 'Workstations', 'Failures', 'Timeline', 'Ledger', 'Show Data Folder', 'About Shotfarm']) click(label);
+  assert.deepEqual(done, ['import', 'stop', 'resume', 'view:queue', 'view:workstations', 'view:failures', 'view:timeline', 'view:ledger', 'data', 'about']);
+  assert.equal(items.some((i) => i.role === 'toggleDevTools'), false, 'no DevTools in a packaged app');
+  assert.equal(menuTemplate(actions, { platform: 'linux', devTools: true }).some((m) => Array.isArray(m.submenu) && m.submenu.some((i) => i.role === 'toggleDevTools')), true);
+});
+
+test('the window reopens where it was, unless that place is no longer on a screen', (t) => {
+  const tmp = makeTempDir('shotfarm-window-');
+  t.after(tmp.cleanup);
+  const file = join(tmp.path, 'window-state.json');
+  const screens = [{ x: 0, y: 0, width: 2560, height: 1400 }];
+  assert.deepEqual(placeWindow(loadWindowState(file), screens), { width: 1440, height: 900, maximized: false });
+
+  saveWindowState(file, { x: 100, y: 80, width: 1600, height: 1000, maximized: true });
+  assert.deepEqual(placeWindow(loadWindowState(file), screens), { x: 100, y: 80, width: 1600, height: 1000, maximized: true });
+  // The monitor it was on is gone: same size, centred by Electron (no x/y).
+  saveWindowState(file, { x: 3000, y: 80, width: 1600, height: 1000, maximized: false });
+  assert.deepEqual(placeWindow(loadWindowState(file), screens), { width: 1600, height: 1000, maximized: false });
+  // Title bar above the screen: not reachable, so not reused.
+  assert.equal(placeWindow({ x: 10, y: -500, width: 1600, height: 1000, maximized: false }, screens).y, undefined);
+  // Larger than the screen now: shrunk to fit.
+  assert.deepEqual(placeWindow({ width: 5000, height: 3000, maximized: false }, [{ x: 0, y: 0, width: 1280, height: 720 }]), { width: 1280, height: 720, maximized: false });
+
+  writeFileSync(file, '{ broken');
+  assert.equal(loadWindowState(file), null);
+  writeFileSync(file, JSON.stringify({ width: 'wide' }));
+  assert.equal(loadWindowState(file), null);
+  assert.equal(readFileSync(file, 'utf8').length > 0, true);
+});

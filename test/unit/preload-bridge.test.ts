@@ -1,0 +1,147 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { API_INPUTS } from '../../shared/api.js';
+import { BRIDGE_KEY, createShotfarmBridge, exposeBridge, type IpcRendererLike } from '../../electron/preload/bridge.js';
+import { BRIDGE_TOPICS, CHANNELS, ENGINE_TOPICS } from '../../electron/preload/channels.js';
+
+/** An ipcRenderer that records invokes, answers from a script, and lets the test push events. */
+function fakeIpc(answer: (channel: string, args: unknown[]) => unknown = () => ({ ok: true, result: null })) {
+  const invoked: { channel: string; args: unknown[] }[] = [];
+  const listeners = new Map<string, ((event: unknown, ...args: unknown[]) => void)[]>();
+  const ipc: IpcRendererLike = {
+    async invoke(channel, ...args) {
+      invoked.push({ channel, args });
+      return answer(channel, args);
+    },
+    on(channel, listener) {
+      listeners.set(channel, [...(listeners.get(channel) ?? []), listener]);
+      return ipc;
+    },
+  };
+  const push = (...args: unknown[]) => {
+    for (const l of listeners.get(CHANNELS.event) ?? []) l({ sender: 'the raw ipc event' }, ...args);
+  };
+  return { ipc, invoked, listeners, push };
+}
+
+test('the preload exposes exactly one key, shotfarm, holding only call, subscribe and the two shell capabilities', () => {
+  const exposed: [string, unknown][] = [];
+  const { ipc } = fakeIpc();
+  exposeBridge({ exposeInMainWorld: (key, api) => exposed.push([key, api]) }, ipc);
+  assert.equal(exposed.length, 1);
+  const [key, api] = exposed[0] ?? [];
+  assert.equal(key, BRIDGE_KEY);
+  assert.equal(key, 'shotfarm');
+  assert.deepEqual(Object.keys(api as object).sort(), ['call', 'openShotListDialog', 'revealFile', 'subscribe']);
+  for (const v of Object.values(api as object)) assert.equal(typeof v, 'function');
+  assert.ok(Object.isFrozen(api), 'the page cannot swap the functions');
+  assert.ok(!Object.values(api as object).includes(ipc), 'ipcRenderer is never handed over');
+});
+
+test('call rejects an unknown method name without sending anything', async () => {
+  const { ipc, invoked } = fakeIpc();
+  const bridge = createShotfarmBridge(ipc);
+  for (const name of ['db.exec', '__proto__', 'constructor', 'hasOwnProperty', '', 'farm.status ', 42, null]) {
+    await assert.rejects(bridge.call(name as string, {}), (err: unknown) => {
+      assert.equal((err as { code: string }).code, 'not_found');
+      assert.equal((err as { retryable: boolean }).retryable, false);
+      return true;
+    });
+  }
+  assert.deepEqual(invoked, []);
+});
+
+test('every contract method is forwarded on the one fixed call channel with its input', async () => {
+  const { ipc, invoked } = fakeIpc((_c, args) => ({ ok: true, result: `answer to ${String(args[0])}` }));
+  const bridge = createShotfarmBridge(ipc);
+  for (const method of Object.keys(API_INPUTS)) {
+    assert.equal(await bridge.call(method, { probe: method }), `answer to ${method}`);
+  }
+  assert.equal(invoked.length, Object.keys(API_INPUTS).length);
+  assert.ok(invoked.every((i) => i.channel === CHANNELS.call && (i.args[1] as { probe: string }).probe === i.args[0]));
+});
+
+test('an error answer rejects with the envelope as a plain object', async () => {
+  const error = { code: 'conflict', message: 'The job is running.', retryable: false };
+  const bridge = createShotfarmBridge(fakeIpc(() => ({ ok: false, error })).ipc);
+  await assert.rejects(bridge.call('jobs.hold', { ids: [] }), (err: unknown) => {
+    assert.deepEqual(err, error);
+    assert.ok(!(err instanceof Error));
+    return true;
+  });
+});
+
+test('a refused or broken IPC answer becomes an envelope, never a raw Electron error', async () => {
+  const refused = createShotfarmBridge(fakeIpc(() => { throw new Error("Error invoking remote method 'shotfarm:call': This page may not use Shotfarm."); }).ipc);
+  await assert.rejects(refused.call('farm.status', {}), (err: unknown) => (err as { code: string }).code === 'unavailable');
+  const odd = createShotfarmBridge(fakeIpc(() => 'surprise').ipc);
+  await assert.rejects(odd.call('farm.status', {}), (err: unknown) => (err as { code: string }).code === 'internal');
+});
+
+test('subscribe accepts the engine topics and the shell topics, and refuses anything else', () => {
+  const bridge = createShotfarmBridge(fakeIpc().ipc);
+  for (const topic of BRIDGE_TOPICS) assert.equal(typeof bridge.subscribe(topic, () => undefined), 'function');
+  assert.deepEqual([...BRIDGE_TOPICS].sort(), [...ENGINE_TOPICS, 'engine.restarted', 'shell.command'].sort());
+  for (const topic of ['job.*', 'ipc', '__proto__', 'toString', '']) {
+    assert.throws(() => bridge.subscribe(topic, () => undefined), TypeError);
+  }
+  assert.throws(() => bridge.subscribe('job.changed', 'not a function' as unknown as () => void), TypeError);
+});
+
+test('subscribers get the payload only (never the IPC event) and only for their topic, until they unsubscribe', () => {
+  const { ipc, push, listeners } = fakeIpc();
+  const bridge = createShotfarmBridge(ipc);
+  const got: unknown[][] = [];
+  const off = bridge.subscribe('job.changed', (...args) => got.push(args));
+  bridge.subscribe('instance.removed', () => got.push(['wrong topic']));
+  assert.equal(listeners.get(CHANNELS.event)?.length, 1, 'one IPC listener for all topics');
+  push('job.changed', { job: { id: 'a' } });
+  push('not.a.topic', { job: { id: 'b' } });
+  off();
+  push('job.changed', { job: { id: 'c' } });
+  assert.deepEqual(got, [[{ job: { id: 'a' } }]]);
+});
+
+test('a throwing subscriber does not stop the others', () => {
+  const { ipc, push } = fakeIpc();
+  const bridge = createShotfarmBridge(ipc);
+  let reached = false;
+  bridge.subscribe('jobs.bulkChanged', () => { throw new Error('page bug'); });
+  bridge.subscribe('jobs.bulkChanged', () => (reached = true));
+  push('jobs.bulkChanged', { count: 3 });
+  assert.equal(reached, true);
+});
+
+test('openShotListDialog returns the chosen file, null when cancelled, and the envelope when reading failed', async () => {
+  const file = { fileName: 'shots.csv', content: 'Shot\nsh010\n', baseDir: '/studio/ep101' };
+  let next: unknown = { ok: true, result: file };
+  const { ipc, invoked } = fakeIpc(() => next);
+  const bridge = createShotfarmBridge(ipc);
+  assert.deepEqual(await bridge.openShotListDialog(), file);
+  next = { ok: true, result: null };
+  assert.equal(await bridge.openShotListDialog(), null);
+  next = { ok: false, error: { code: 'storage', message: 'shots.csv could not be read', retryable: false } };
+  await assert.rejects(bridge.openShotListDialog(), (err: unknown) => (err as { code: string }).code === 'storage');
+  next = { ok: true, result: { fileName: 'x' } };
+  await assert.rejects(bridge.openShotListDialog(), (err: unknown) => (err as { code: string }).code === 'internal');
+  assert.ok(invoked.every((i) => i.channel === CHANNELS.openShotList && i.args.length === 0));
+});
+
+test('revealFile sends only a string path on its fixed channel and refuses anything else locally', async () => {
+  const { ipc, invoked } = fakeIpc(() => ({ ok: true }));
+  const bridge = createShotfarmBridge(ipc);
+  await bridge.revealFile('/renders/sh010.png');
+  for (const bad of ['', 17, { path: '/x' }, 'x'.repeat(5000)]) {
+    await assert.rejects(bridge.revealFile(bad as string), (err: unknown) => (err as { code: string }).code === 'bad_input');
+  }
+  assert.deepEqual(invoked, [{ channel: CHANNELS.revealFile, args: ['/renders/sh010.png'] }]);
+});
+
+test('the page cannot reach other channels: every invoke uses one of the three fixed request channels', async () => {
+  const { ipc, invoked } = fakeIpc((c) => (c === CHANNELS.openShotList ? { ok: true, result: null } : { ok: true, result: null }));
+  const bridge = createShotfarmBridge(ipc);
+  await bridge.call('farm.status', {});
+  await bridge.openShotListDialog();
+  await bridge.revealFile('/x');
+  assert.deepEqual(new Set(invoked.map((i) => i.channel)), new Set([CHANNELS.call, CHANNELS.openShotList, CHANNELS.revealFile]));
+});
