@@ -199,17 +199,7 @@ export class Scheduler {
 
     this.releaseStaleReservations(all);
     const reservedIds = new Set(all.map((rt) => rt.reservedFor).filter((x): x is string => x !== null));
-    if (now >= this.nextStarvationCheck) {
-      // Jobs that waited too long are found by age, not by queue order: the queue's head may be
-      // taking every free slot, which is exactly how a large job starves.
-      this.nextStarvationCheck = now + Math.max(250, Math.min(5_000, config.starvationMs / 4));
-      for (const job of stmt(db, SQL_OLDEST_QUEUED).all(now - config.starvationMs) as JobRow[]) {
-        const template = this.template(job.template_id);
-        const capable = new Set(enabled.filter((rt) => rt.objectInfo && this.capabilities.problems(rt.objectInfo, template, job.params_json).length === 0).map((rt) => rt.row.id));
-        const snap = this.jobSnapshot(job, template);
-        if (![...snaps.values()].some((s) => capable.has(s.id) && fitsNow(snap, s))) this.maybeReserve(job, snap, capable, snaps, now, reservedIds);
-      }
-    }
+    if (now >= this.nextStarvationCheck) this.reserveForStarving(now, enabled, snaps, reservedIds);
     if (free().length === 0) return;
     const candidates = stmt(db, SQL_CANDIDATES).all(config.candidateScan) as JobRow[];
     const assignments: { job: JobRow; rt: InstanceRuntime; template: StoredTemplate }[] = [];
@@ -250,6 +240,24 @@ export class Scheduler {
       this.d.publish([job.id]);
     }
     for (const a of assignments) this.dispatch(a.job, a.rt, a.template);
+  }
+
+  /**
+   * Jobs that waited too long are found by age, not by queue order: the queue's head may be taking
+   * every free slot, which is exactly how a large job starves. Throttled: it runs at most every
+   * quarter of the starvation time (between 0.25 and 5 s).
+   */
+  private reserveForStarving(now: number, enabled: InstanceRuntime[], snaps: Map<string, InstanceSnapshot>, reservedIds: Set<string>): void {
+    const { db, config } = this.d;
+    this.nextStarvationCheck = now + Math.max(250, Math.min(5_000, config.starvationMs / 4));
+    for (const job of stmt(db, SQL_OLDEST_QUEUED).all(now - config.starvationMs) as JobRow[]) {
+      const template = this.template(job.template_id);
+      const capable = new Set(
+        enabled.filter((rt) => rt.objectInfo && this.capabilities.problems(rt.objectInfo, template, job.params_json).length === 0).map((rt) => rt.row.id),
+      );
+      const snap = this.jobSnapshot(job, template);
+      if (![...snaps.values()].some((s) => capable.has(s.id) && fitsNow(snap, s))) this.maybeReserve(job, snap, capable, snaps, now, reservedIds);
+    }
   }
 
   /** A reservation ends when its job is no longer waiting (dispatched elsewhere, cancelled, held…). */
