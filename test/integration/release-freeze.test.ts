@@ -1,17 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { runCli } from '../helpers/cli.js';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { Command, CommanderError } from 'commander';
 import { parse } from 'csv-parse/sync';
-import { EXIT_VERIFY_MISMATCH, registerRelease } from '../../electron/cli/release-command.js';
-import { EXIT, exitCodeFor } from '../../electron/cli/exit-codes.js';
-import type { GlobalOptions } from '../../electron/cli/context.js';
-import { Engine } from '../../electron/engine/engine.js';
+import { EXIT_VERIFY_MISMATCH } from '../../electron/cli/release-command.js';
+import { EXIT } from '../../electron/cli/exit-codes.js';
 import { freezeRelease } from '../../electron/engine/release/freeze.js';
 import { verifyManifest } from '../../electron/engine/release/verify.js';
-import { ShotfarmError, toErrorEnvelope } from '../../shared/errors.js';
+import { ShotfarmError } from '../../shared/errors.js';
 import { insertAsset, insertAttempt } from '../helpers/attempt-fixtures.js';
 import { importText, makeEngine, RESOURCES, type TestEngine } from '../helpers/engine.js';
 
@@ -55,32 +53,7 @@ async function episode(t: TestEngine): Promise<{ approved: Rendered[]; draft: Re
   return { approved, draft };
 }
 
-/** Runs the release commands the way electron/cli/main.ts does: same error → exit code mapping. */
-async function cli(dataDir: string, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io = { out: (l: string) => void out.push(l), err: (l: string) => void err.push(l) };
-  let code: number = EXIT.ok;
-  const program = new Command('shotfarm').option('--json').exitOverride()
-    .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
-  registerRelease(program, io, async (fn) => {
-    const engine = new Engine({ dataDir, log: () => undefined });
-    try {
-      const c = await fn(engine, program.opts<GlobalOptions>());
-      code = typeof c === 'number' ? c : EXIT.ok;
-    } finally {
-      await engine.close();
-    }
-  });
-  try {
-    await program.parseAsync(args, { from: 'user' });
-  } catch (e) {
-    if (e instanceof CommanderError) return { code: EXIT.usage, out: out.join('\n'), err: err.join('\n') };
-    err.push(toErrorEnvelope(e).message);
-    code = e instanceof ShotfarmError ? exitCodeFor(e.code) : EXIT.failure;
-  }
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = runCli;
 
 test('freeze writes a JSON and a CSV manifest of the approved files only, and verify passes on both', async () => {
   const t = await makeEngine();

@@ -22,19 +22,12 @@ export type PromptAnswer =
 
 interface Sleeper { resolve: () => void; reject: (e: Error) => void; interruptible: boolean; timer: NodeJS.Timeout | undefined }
 
+import { seededRandom } from '../../electron/engine/clock.js';
+
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** A small seeded PRNG (mulberry32) so random durations are reproducible. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The engine's seeded generator (mulberry32), so random durations are reproducible. */
+const prng = seededRandom;
 
 export class SimCore {
   readonly hub = new WsHub();

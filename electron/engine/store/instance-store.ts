@@ -86,8 +86,9 @@ export function findInstance(db: Db, idOrName: string): InstanceRow | null {
   return (stmt(db, SQL_BY_ID_OR_NAME).get(idOrName, idOrName) as InstanceRow | undefined) ?? null;
 }
 
-export function insertInstance(db: Db, id: string, f: InstanceFields, now: number): void {
-  stmt(db, SQL_INSERT).run({
+/** The columns both insert and update write, from the contract's fields. */
+function instanceParams(id: string, f: InstanceFields, now: number) {
+  return {
     id,
     name: f.name,
     url: normaliseUrl(f.url),
@@ -95,20 +96,15 @@ export function insertInstance(db: Db, id: string, f: InstanceFields, now: numbe
     max_concurrency: f.maxConcurrency ?? 1,
     vram_overrides_json: JSON.stringify(f.vramOverrides ?? {}),
     now,
-  });
+  };
+}
+
+export function insertInstance(db: Db, id: string, f: InstanceFields, now: number): void {
+  stmt(db, SQL_INSERT).run(instanceParams(id, f, now));
 }
 
 export function updateInstance(db: Db, id: string, f: InstanceFields, now: number): boolean {
-  const info = stmt(db, SQL_UPDATE).run({
-    id,
-    name: f.name,
-    url: normaliseUrl(f.url),
-    tags_json: JSON.stringify(f.tags ?? []),
-    max_concurrency: f.maxConcurrency ?? 1,
-    vram_overrides_json: JSON.stringify(f.vramOverrides ?? {}),
-    now,
-  });
-  return info.changes === 1;
+  return stmt(db, SQL_UPDATE).run(instanceParams(id, f, now)).changes === 1;
 }
 
 export function setAdminState(db: Db, id: string, state: InstanceAdminState, now: number): boolean {
