@@ -264,7 +264,11 @@ export class Engine {
       if (!stored) throw new ShotfarmError('not_found', 'This import preview has expired or was already imported; drop the file again.');
       const result = commitRows(this.db, this.clock, this.random, stored.rows);
       this.previews.delete(previewId);
-      if (result.imported > 0) this.changed(result.jobIds);
+      if (result.imported > 200) {
+        // A big import: one "refetch" event rather than loading every new row back just to publish it.
+        this.events.emit('jobs.bulkChanged', { count: result.imported });
+        this.kick();
+      } else if (result.imported > 0) this.changed(result.jobIds);
       return result;
     },
 

@@ -139,3 +139,29 @@ export function executedCount(farm: Farm, promptId: string): number {
 export function receivedCount(farm: Farm, promptId: string): number {
   return farm.sims.reduce((n, s) => n + s.counts(promptId).received, 0);
 }
+
+/**
+ * Watches a simulated server's own queue (what is sent to the GPU: running + pending) until
+ * stopped, and reports the most prompts it ever held at once.
+ */
+export function watchServerQueue(sim: SimInstance): { stop: () => Promise<number> } {
+  let max = 0;
+  let on = true;
+  const loop = (async () => {
+    while (on) {
+      const res = await fetch(`${sim.url}/queue`).catch(() => null);
+      if (res?.ok) {
+        const q = (await res.json()) as { queue_running: unknown[]; queue_pending: unknown[] };
+        max = Math.max(max, q.queue_running.length + q.queue_pending.length);
+      }
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  })();
+  return {
+    stop: async () => {
+      on = false;
+      await loop;
+      return max;
+    },
+  };
+}

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
-import { executedCount, receivedCount, startFarm } from '../helpers/farm.js';
+import { executedCount, receivedCount, startFarm, watchServerQueue } from '../helpers/farm.js';
 
 function attemptsOf(farm: Awaited<ReturnType<typeof startFarm>>, jobId: string) {
   return farm.engine.db.prepare('SELECT n, outcome, error_class, reason, instance_name FROM attempts WHERE job_id = ? ORDER BY n').all(jobId) as {
@@ -92,13 +92,9 @@ test('two 18 GB jobs are never sent to one 24 GB workstation at once (incident 5
   try {
     await farm.engine.call('instances.update', { id: 'sim-0', name: 'sim-0', url: farm.sims[0]!.url, maxConcurrency: 2 });
     const ids = await farm.importJobs([{ id: 'v1', template: 'video18', stage: 'motion' }, { id: 'v2', template: 'video18', stage: 'motion' }]);
-    let maxRunning = 0;
-    await farm.waitFor('both complete', async () => {
-      const running = (await farm.engine.call('jobs.list', { filter: { states: ['running'] } })).total;
-      maxRunning = Math.max(maxRunning, running);
-      return (await farm.engine.call('jobs.list', { filter: { states: ['completed'] } })).total === 2;
-    }, 30_000);
-    assert.equal(maxRunning, 1);
+    const watch = watchServerQueue(farm.sims[0]!);
+    await farm.waitForStates(ids, ['completed'], 30_000);
+    assert.equal(await watch.stop(), 1, 'the server never held two of them at once');
     for (const id of ids) assert.equal(executedCount(farm, id), 1);
   } finally {
     await farm.close();

@@ -6,6 +6,7 @@ import { ManualClock } from '../../electron/engine/clock.js';
 import { openDatabase } from '../../electron/engine/store/database.js';
 import { migrate } from '../../electron/engine/store/migrate.js';
 import { MIGRATIONS } from '../../electron/engine/store/migrations/index.js';
+import { SQL_CANDIDATES } from '../../electron/engine/scheduler/scheduler.js';
 import { ShotfarmError } from '../../shared/errors.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
@@ -63,13 +64,18 @@ test('a failing migration leaves no half-applied schema', () => {
   assert.equal((db.prepare('SELECT COUNT(*) AS n FROM schema_migrations').get() as { n: number }).n, MIGRATIONS.length);
 });
 
-test('the next-runnable-job query is answered from the jobs_runnable index', () => {
+test('the next-runnable-job query is answered from the jobs_runnable index, without sorting the queue', () => {
   const db = new Database(':memory:');
   migrate(db, new ManualClock());
-  const plan = db
-    .prepare("EXPLAIN QUERY PLAN SELECT id FROM jobs WHERE state = 'queued' ORDER BY priority DESC, rank, enqueued_at LIMIT 50")
-    .all() as { detail: string }[];
+  const plan = db.prepare(`EXPLAIN QUERY PLAN ${SQL_CANDIDATES}`).all(50, 0) as { detail: string }[];
   const text = plan.map((p) => p.detail).join(' | ');
   assert.match(text, /USING INDEX jobs_runnable/);
   assert.doesNotMatch(text, /TEMP B-TREE/, 'ordering must come from the index, not a sort');
+});
+
+test('the queue list in dispatch order does not sort the whole queue either', () => {
+  const db = new Database(':memory:');
+  migrate(db, new ManualClock());
+  const plan = db.prepare("EXPLAIN QUERY PLAN SELECT * FROM jobs WHERE state = 'queued' ORDER BY priority DESC, rank ASC, enqueued_at ASC, rowid ASC LIMIT 100").all() as { detail: string }[];
+  assert.doesNotMatch(plan.map((p) => p.detail).join(' | '), /TEMP B-TREE/);
 });

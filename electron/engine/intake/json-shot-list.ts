@@ -12,14 +12,31 @@ import type { ReadResult, ShotRow } from './shot-row.js';
 
 const topLevel = shotListSchema.extend({ shots: z.array(z.unknown()) });
 
-/** Finds the line of `"id": "<shot>"` so row errors can point into the file. */
-function lineOfShot(content: string, shotId: unknown, from: number): { line: number | null; next: number } {
-  if (typeof shotId !== 'string') return { line: null, next: from };
-  const re = new RegExp(`"id"\\s*:\\s*${JSON.stringify(shotId).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'g');
-  re.lastIndex = from;
-  const m = re.exec(content);
-  if (!m) return { line: null, next: from };
-  return { line: content.slice(0, m.index).split('\n').length, next: m.index + 1 };
+/**
+ * Finds the line of `"id": "<shot>"` so row errors can point into the file. Shots appear in file
+ * order, so the search resumes where the last one ended and lines are counted incrementally
+ * (counting from the start each time would make a 100k-shot list quadratic).
+ */
+class ShotLocator {
+  private pos = 0;
+  private line = 1;
+
+  constructor(private readonly content: string) {}
+
+  lineOf(shotId: unknown): number | null {
+    if (typeof shotId !== 'string') return null;
+    const re = new RegExp(`"id"\\s*:\\s*${JSON.stringify(shotId).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'g');
+    re.lastIndex = this.pos;
+    const m = re.exec(this.content);
+    if (!m) return null;
+    for (let i = this.pos; i < m.index; i++) if (this.content.charCodeAt(i) === 10) this.line++;
+    const at = this.line;
+    // Move past this match (two shots may share an id; the second must find the second occurrence).
+    const end = m.index + m[0].length;
+    for (let i = m.index; i < end; i++) if (this.content.charCodeAt(i) === 10) this.line++;
+    this.pos = end;
+    return at;
+  }
 }
 
 export function readJsonShotList(content: string, fileName: string): ReadResult {
@@ -31,14 +48,13 @@ export function readJsonShotList(content: string, fileName: string): ReadResult 
   const { project, episode } = top.data;
   const listPriority = top.data.priority ?? 'normal';
   const rows: ShotRow[] = [];
-  let cursor = 0;
+  const locator = new ShotLocator(content);
   top.data.shots.forEach((rawShot, index) => {
     const id = (rawShot as { id?: unknown } | null)?.id;
-    const located = lineOfShot(content, id, cursor);
-    cursor = located.next;
+    const line = locator.lineOf(id);
     const parsed = shotEntrySchema.safeParse(rawShot);
     const base = {
-      line: located.line,
+      line,
       project,
       episode,
       shot: typeof id === 'string' ? id : `#${index + 1}`,

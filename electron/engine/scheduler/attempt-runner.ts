@@ -19,7 +19,7 @@ import { PromptFollower } from '../comfy/ws-follower.js';
 import type { FollowEvent } from '../comfy/ws-events.js';
 import type { EventBus } from '../event-bus.js';
 import { ShotfarmError } from '../../../shared/errors.js';
-import { markAttemptState, markPosted, saveProgress, endAttempt, type AttemptRow } from '../store/attempt-store.js';
+import { markPosted, saveProgress, endAttempt, type AttemptRow } from '../store/attempt-store.js';
 import type { Db } from '../store/database.js';
 import { stmt } from '../store/statements.js';
 import type { JobRow } from '../store/job-rows.js';
@@ -70,6 +70,8 @@ export class AttemptRunner {
   private interruptRequested = false;
   private wakeUp: (() => void) | null = null;
   private lastProgressSave = 0;
+  /** When the server started this execution (first seen running); written with a checkpoint or at the end. */
+  private startedAt: number | null = null;
   private workflow: ApiWorkflow | null = null;
   private exec: Execution;
   readonly finished: Promise<void>;
@@ -275,10 +277,7 @@ export class AttemptRunner {
             lastActivity = clock.now();
             lastPosition = position;
           }
-          if (s.kind === 'running' && runningSince === null) {
-            runningSince = clock.now();
-            markAttemptState(this.deps.db, this.attemptId, 'running', runningSince);
-          }
+          if (s.kind === 'running' && runningSince === null) runningSince = this.startedAt = clock.now();
         } else if (clock.now() - lastContact > config.graceMs) {
           return { kind: 'failed', obs: { kind: 'lost', seconds: Math.round((clock.now() - lastContact) / 1000) } };
         }
@@ -305,10 +304,7 @@ export class AttemptRunner {
       lastActivity = clock.now();
       switch (ev.type) {
         case 'execution_start':
-          if (runningSince === null) {
-            runningSince = clock.now();
-            markAttemptState(this.deps.db, this.attemptId, 'running', runningSince);
-          }
+          if (runningSince === null) runningSince = this.startedAt = clock.now();
           break;
         case 'executing':
           if (ev.data.node) this.progress(ev.data.node, 0, 0);
@@ -338,14 +334,20 @@ export class AttemptRunner {
     });
   }
 
+  /**
+   * Live progress goes out as an event every time; the durable checkpoint (a synchronous commit)
+   * at most every `progressSaveMs`, and not in a prompt's first second — short renders then cost
+   * no checkpoint at all.
+   */
   private progress(node: string | null, value: number, max: number): void {
     const now = this.deps.clock.now();
     const nodeType = node && this.workflow?.[node] ? this.workflow[node].class_type : null;
     const p = { node, nodeType, value, max, at: now };
     this.deps.events.emit('job.progress', { jobId: this.job.id, progress: p });
-    if (now - this.lastProgressSave >= this.deps.config.progressSaveMs || (max > 0 && value === max)) {
+    const every = this.deps.config.progressSaveMs;
+    if (now - this.lastProgressSave >= every && now - (this.startedAt ?? now) >= every) {
       this.lastProgressSave = now;
-      saveProgress(this.deps.db, this.job.id, this.attemptId, p);
+      saveProgress(this.deps.db, this.job.id, this.attemptId, p, this.startedAt);
     }
   }
 
@@ -386,7 +388,7 @@ export class AttemptRunner {
     }
     if (this.stopMode === 'cancel' || this.stopMode === 'stopFarm') {
       await this.interruptAndRemove();
-      if (this.stopMode === 'cancel') endAttempt(db, clock, this.attemptId, { outcome: 'cancelled', reason: 'cancelled by an operator' });
+      if (this.stopMode === 'cancel') endAttempt(db, clock, this.attemptId, { outcome: 'cancelled', reason: 'cancelled by an operator', startedAt: this.startedAt });
       else {
         try {
           requeueJob(db, clock, this.job.id, this.attemptId, 'farm stopped; back in the queue');
@@ -424,7 +426,7 @@ export class AttemptRunner {
       }
     }
     const c = classify(obs as AttemptObservation, this.name);
-    const result = failJob(db, clock, random, this.job.id, this.attemptId, c, config.retry);
+    const result = failJob(db, clock, random, this.job.id, this.attemptId, c, config.retry, this.startedAt);
     registry.attemptEnded(instanceId, this.attemptId, c.instanceLevel ? 'instance_failure' : 'job_failure', null);
     void settle(() => this.client.free({ unloadModels: true }));
     this.deps.publish(result.changed);
@@ -433,7 +435,8 @@ export class AttemptRunner {
   /** Collect, then ledger + completed in one transaction. Returns an observation if it failed. */
   private async collect(entry: HistoryEntry): Promise<AttemptObservation | null> {
     const { db, clock, config, registry } = this.deps;
-    markAttemptState(db, this.attemptId, 'collecting', null);
+    // The GPU is done with this prompt: let the next one start while we download.
+    registry.releaseSlot(this.instance.row.id, this.attemptId);
     let assets;
     try {
       assets = await collectOutputs(this.client, entry, config.outputRoot, this.job, this.ctl.signal);
@@ -455,7 +458,7 @@ export class AttemptRunner {
     const result = completeJob(db, clock, this.job.id, this.attemptId, assets, {
       instanceId: this.instance.row.id, instanceName: this.name, templateName: this.template.name, templateHash: this.template.hash,
       paramsJson: this.job.params_json, seed: this.job.seed,
-    });
+    }, this.startedAt);
     registry.attemptEnded(this.instance.row.id, this.attemptId, 'ok', this.workflow ? checkpointOf(this.workflow) : null);
     this.deps.publish(result.changed);
     return null;

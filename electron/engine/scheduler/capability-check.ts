@@ -4,9 +4,9 @@
  * parameters), since thousands of queued jobs share a handful of combinations.
  */
 import type { ObjectInfo } from '../comfy/schemas.js';
-import { checkWorkflowAgainstObjectInfo, type WorkflowProblem } from '../comfy/capabilities.js';
+import { checkWorkflowAgainstObjectInfo, comboValues, type WorkflowProblem } from '../comfy/capabilities.js';
 import type { StoredTemplate } from '../store/template-store.js';
-import { applyParameters } from '../templates/workflow.js';
+import { splitPath } from '../templates/workflow.js';
 import type { ParamValue } from '../../../shared/shot-list-schema.js';
 
 /** Inputs filled by uploads at dispatch are not on the server yet: never check them against its lists. */
@@ -17,29 +17,51 @@ export function describeProblem(p: WorkflowProblem): string {
   return `model \`${p.value}\` (${p.classType}.${p.input}) is not available`;
 }
 
+/**
+ * Checks workflows against node lists, cheaply enough for 100k queued jobs or a 100k-row import:
+ * the template is checked once per node list (without the inputs its parameters set), and each
+ * job adds only a lookup per parameter that feeds a combo input (a model name, a sampler…).
+ * Free-text parameters — prompts, seeds — cost nothing and never make the cache miss.
+ */
 export class CapabilityCache {
-  private readonly cache = new WeakMap<ObjectInfo, Map<string, WorkflowProblem[]>>();
+  private readonly base = new WeakMap<ObjectInfo, Map<number, WorkflowProblem[]>>();
 
-  problems(info: ObjectInfo, template: StoredTemplate, paramsJson: string): WorkflowProblem[] {
-    let perInfo = this.cache.get(info);
+  private templateProblems(info: ObjectInfo, template: StoredTemplate): WorkflowProblem[] {
+    let perInfo = this.base.get(info);
     if (!perInfo) {
       perInfo = new Map();
-      this.cache.set(info, perInfo);
+      this.base.set(info, perInfo);
     }
-    const key = `${template.id}\u001f${paramsJson}`;
-    let found = perInfo.get(key);
+    let found = perInfo.get(template.id);
     if (!found) {
-      let workflow = template.workflow;
-      try {
-        workflow = applyParameters(template.workflow, template.parameters, JSON.parse(paramsJson) as Record<string, ParamValue>);
-      } catch {
-        // A parameter problem is reported when the attempt builds its prompt; check the template as is.
-      }
-      found = checkWorkflowAgainstObjectInfo(workflow, info, { skipInput });
-      if (perInfo.size > 5000) perInfo.clear();
-      perInfo.set(key, found);
+      const overridden = new Set(Object.values(template.parameters));
+      found = checkWorkflowAgainstObjectInfo(template.workflow, info, {
+        skipInput: (classType, input) => skipInput(classType, input),
+      }).filter((p) => p.kind === 'missing_node' || !overridden.has(`${p.nodeId}.${p.input}`));
+      perInfo.set(template.id, found);
     }
     return found;
+  }
+
+  problems(info: ObjectInfo, template: StoredTemplate, paramsJson: string): WorkflowProblem[] {
+    const base = this.templateProblems(info, template);
+    let params: Record<string, ParamValue>;
+    try {
+      params = JSON.parse(paramsJson) as Record<string, ParamValue>;
+    } catch {
+      return base;
+    }
+    const extra: WorkflowProblem[] = [];
+    for (const [name, value] of Object.entries(params)) {
+      const path = template.parameters[name];
+      if (!path || typeof value !== 'string') continue;
+      const { nodeId, input } = splitPath(path);
+      const classType = template.workflow[nodeId]?.class_type;
+      if (!classType || skipInput(classType, input)) continue;
+      const allowed = comboValues(info, classType, input);
+      if (allowed && !allowed.includes(value)) extra.push({ kind: 'missing_model', nodeId, classType, input, value });
+    }
+    return extra.length ? [...base, ...extra] : base;
   }
 }
 

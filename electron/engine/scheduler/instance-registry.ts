@@ -185,26 +185,31 @@ export class InstanceRegistry {
     return rt.running.size > 0 || (q !== null && q.queueRunning + q.queuePending > 0) ? 'busy' : 'idle';
   }
 
-  /** Recomputes health; writes and publishes it when it changed (or every 10 s for the probe time). */
-  updateHealth(rt: InstanceRuntime, force: boolean): void {
+  /**
+   * Recomputes health. The row is written only when something an operator sees changed (health,
+   * quarantine), or every 10 s for the probe time — not once per dispatched prompt, which would
+   * cost a synchronous commit per job. `announce` publishes the card even without a write (what
+   * runs there changed).
+   */
+  updateHealth(rt: InstanceRuntime, announce: boolean): void {
     const health = this.deriveHealth(rt);
     const now = this.clock.now();
-    const changed = health !== rt.health;
+    const changed = health !== rt.health || rt.quarantinedUntil !== rt.row.quarantined_until || rt.lastCheckpoint !== rt.row.last_checkpoint;
     rt.health = health;
-    if (!changed && !force && now - rt.lastPersistAt < 10_000) return;
-    rt.lastPersistAt = now;
-    const ok = rt.lastOkProbe;
-    stmt(this.db, SQL_PERSIST).run({
-      id: rt.row.id, health, gpu_name: ok?.gpuName ?? null, vram_json: ok?.vram ? JSON.stringify(ok.vram) : null,
-      comfy_version: ok?.comfyVersion ?? null, queue_length: ok ? ok.queueRunning + ok.queuePending : null,
-      last_probe_at: rt.probe ? now : null, last_error: rt.probe && !rt.probe.ok ? rt.probe.error : null,
-      consecutive_failures: rt.failuresInRow, quarantined_until: rt.quarantinedUntil, last_checkpoint: rt.lastCheckpoint, now,
-    });
-    const row = instanceRow(this.db, rt.row.id);
-    if (row) {
-      rt.row = row;
-      this.events.emit('instance.changed', { instance: this.view(rt) });
+    const persist = changed || now - rt.lastPersistAt >= 10_000;
+    if (persist) {
+      rt.lastPersistAt = now;
+      const ok = rt.lastOkProbe;
+      stmt(this.db, SQL_PERSIST).run({
+        id: rt.row.id, health, gpu_name: ok?.gpuName ?? null, vram_json: ok?.vram ? JSON.stringify(ok.vram) : null,
+        comfy_version: ok?.comfyVersion ?? null, queue_length: ok ? ok.queueRunning + ok.queuePending : null,
+        last_probe_at: rt.probe ? now : null, last_error: rt.probe && !rt.probe.ok ? rt.probe.error : null,
+        consecutive_failures: rt.failuresInRow, quarantined_until: rt.quarantinedUntil, last_checkpoint: rt.lastCheckpoint, now,
+      });
+      const row = instanceRow(this.db, rt.row.id);
+      if (row) rt.row = row;
     }
+    if (persist || announce) this.events.emit('instance.changed', { instance: this.view(rt) });
   }
 
   view(rt: InstanceRuntime): InstanceView {
@@ -239,6 +244,15 @@ export class InstanceRegistry {
     if (rt.reservedFor === jobId) rt.reservedFor = null;
     // Forced: the card shows what runs there now, even when the health word stays "busy".
     this.updateHealth(rt, true);
+  }
+
+  /**
+   * The prompt has left the server (finished there): its GPU is free for the next prompt while
+   * this attempt's outputs are still being collected. Outcome bookkeeping follows in attemptEnded.
+   */
+  releaseSlot(instanceId: string, attemptId: string): void {
+    const rt = this.map.get(instanceId);
+    if (rt?.running.delete(attemptId)) this.onChange();
   }
 
   /**

@@ -53,7 +53,7 @@ export interface OutcomeResult {
 
 /** Collect's last step (SPEC §4.5): ledger rows and `completed` together; dependents become queued. */
 export function completeJob(
-  db: Db, clock: Clock, jobId: string, attemptId: string, assets: StoredAsset[], ctx: AssetContext,
+  db: Db, clock: Clock, jobId: string, attemptId: string, assets: StoredAsset[], ctx: AssetContext, startedAt: number | null = null,
 ): OutcomeResult {
   return inTransaction(db, () => {
     const now = clock.now();
@@ -68,7 +68,7 @@ export function completeJob(
         template_name: ctx.templateName, template_hash: ctx.templateHash, params_json: ctx.paramsJson, seed: ctx.seed, now,
       });
     }
-    endAttempt(db, clock, attemptId, { outcome: 'completed' });
+    endAttempt(db, clock, attemptId, { outcome: 'completed', startedAt });
     const changed = [jobId];
     for (const dep of stmt(db, SQL_DEPENDENTS).all(jobId) as { id: string }[]) {
       transitionJob(db, clock, { jobId: dep.id, to: 'queued', reason: 'its dependency completed', actor: 'scheduler', expectFrom: ['pending'] });
@@ -87,6 +87,7 @@ const SQL_ATTEMPTS = 'SELECT attempts, max_attempts, shot, stage, take FROM jobs
  */
 export function failJob(
   db: Db, clock: Clock, random: RandomSource, jobId: string, attemptId: string, c: Classification, policy: RetryPolicy,
+  startedAt: number | null = null,
 ): OutcomeResult & { retryAt: number | null } {
   return inTransaction(db, () => {
     const job = stmt(db, SQL_ATTEMPTS).get(jobId) as { attempts: number; max_attempts: number; shot: string; stage: string; take: number };
@@ -113,7 +114,9 @@ export function failJob(
       outcome = 'failed';
       transitionJob(db, clock, { ...fence, jobId, to: 'failed_final', reason: `gave up after ${job.attempts} attempt${job.attempts === 1 ? '' : 's'}: ${c.reason}`, patch: { error_class: c.errorClass, finished_at: now, current_attempt_id: null } });
     }
-    endAttempt(db, clock, attemptId, { outcome, errorClass: c.errorClass, reason: c.reason, nodeId: c.nodeId, nodeType: c.nodeType, exceptionType: c.exceptionType });
+    endAttempt(db, clock, attemptId, {
+      outcome, errorClass: c.errorClass, reason: c.reason, nodeId: c.nodeId, nodeType: c.nodeType, exceptionType: c.exceptionType, startedAt,
+    });
     if (retryAt === null) {
       // Dependents cannot run; say why they wait (a new take of this stage re-arms them).
       stmt(db, SQL_DEPENDENT_REASON).run(`its dependency ${job.stage} take ${job.take} failed; make a new take of it`, now, jobId);

@@ -33,8 +33,12 @@ export interface SchedulerDeps {
   log?: (message: string) => void;
 }
 
-/** Queued jobs in dispatch order, skipping those still in a retry backoff. Uses jobs_runnable. */
-const SQL_CANDIDATES = `SELECT * FROM jobs WHERE state = 'queued' ORDER BY priority DESC, rank ASC, enqueued_at ASC, id ASC LIMIT ?`;
+/**
+ * Queued jobs in dispatch order, a page at a time. The rowid tie-break is part of every index
+ * entry, so jobs_runnable delivers this order without sorting the queue (100k queued jobs cost
+ * the same as ten).
+ */
+export const SQL_CANDIDATES = `SELECT * FROM jobs WHERE state = 'queued' ORDER BY priority DESC, rank ASC, enqueued_at ASC, rowid ASC LIMIT ? OFFSET ?`;
 const SQL_PREVIOUS = `SELECT instance_id, error_class FROM attempts WHERE job_id = ? ORDER BY n DESC LIMIT 1`;
 /** The longest-waiting queued jobs (jobs_queued_age index): candidates for a reservation. */
 const SQL_OLDEST_QUEUED = `SELECT * FROM jobs WHERE state = 'queued' AND enqueued_at <= ? ORDER BY enqueued_at LIMIT 16`;
@@ -161,12 +165,15 @@ export class Scheduler {
   }
 
   private armRetryTimer(): void {
+    // Runners finishing after close() must not arm a timer on a database about to close.
+    if (!this.running) return;
     const at = nextRetryAt(this.d.db);
     if (at === null || (this.retryTimerAt !== null && this.retryTimerAt <= at)) return;
     this.d.timers.clearTimeout(this.retryTimer);
     this.retryTimerAt = at;
     this.retryTimer = this.d.timers.setTimeout(() => {
       this.retryTimerAt = null;
+      if (!this.running) return;
       const moved = promoteDueRetries(this.d.db, this.d.clock);
       if (moved.length) this.d.publish(moved);
       this.armRetryTimer();
@@ -201,7 +208,7 @@ export class Scheduler {
     const reservedIds = new Set(all.map((rt) => rt.reservedFor).filter((x): x is string => x !== null));
     if (now >= this.nextStarvationCheck) this.reserveForStarving(now, enabled, snaps, reservedIds);
     if (free().length === 0) return;
-    const candidates = stmt(db, SQL_CANDIDATES).all(config.candidateScan) as JobRow[];
+    const candidates = this.candidates(free().length);
     const assignments: { job: JobRow; rt: InstanceRuntime; template: StoredTemplate }[] = [];
     const unrunnable: { job: JobRow; reason: string }[] = [];
 
@@ -240,6 +247,19 @@ export class Scheduler {
       this.d.publish([job.id]);
     }
     for (const a of assignments) this.dispatch(a.job, a.rt, a.template);
+  }
+
+  /**
+   * Candidates in dispatch order: a small first page (a few per free slot) covers the usual case;
+   * further pages, up to `candidateScan`, only when the head of the queue fits nowhere.
+   */
+  private *candidates(freeSlots: number): Generator<JobRow> {
+    const page = Math.min(this.d.config.candidateScan, Math.max(16, freeSlots * 4));
+    for (let offset = 0; offset < this.d.config.candidateScan; offset += page) {
+      const rows = stmt(this.d.db, SQL_CANDIDATES).all(page, offset) as JobRow[];
+      yield* rows;
+      if (rows.length < page) return;
+    }
   }
 
   /**

@@ -79,16 +79,10 @@ export function markPosted(db: Db, attemptId: string, clientId: string, promptNu
   );
 }
 
-export function markAttemptState(db: Db, attemptId: string, state: 'running' | 'collecting', at: number | null): void {
-  if (state === 'running') {
-    stmt(db, "UPDATE attempts SET state = 'running', started_at = COALESCE(started_at, ?) WHERE id = ? AND state <> 'ended'").run(at, attemptId);
-  } else {
-    stmt(db, "UPDATE attempts SET state = 'collecting' WHERE id = ? AND state <> 'ended'").run(attemptId);
-  }
-}
-
 export interface AttemptEnd {
   outcome: AttemptOutcome;
+  /** When the server started the execution, if seen (kept in memory until now to save a commit). */
+  startedAt?: number | null;
   errorClass?: string | null;
   reason?: string | null;
   nodeId?: string | null;
@@ -100,22 +94,29 @@ export interface AttemptEnd {
 export function endAttempt(db: Db, clock: Clock, attemptId: string, e: AttemptEnd): boolean {
   return (
     stmt(db, `UPDATE attempts SET state = 'ended', outcome = @outcome, error_class = @error_class, reason = @reason, node_id = @node_id,
-      node_type = @node_type, exception_type = @exception_type, finished_at = @now, lease_until = NULL
+      node_type = @node_type, exception_type = @exception_type, finished_at = @now, lease_until = NULL,
+      started_at = COALESCE(started_at, @started_at)
       WHERE id = @id AND state <> 'ended'`).run({
-      id: attemptId, outcome: e.outcome, error_class: e.errorClass ?? null, reason: e.reason ?? null, node_id: e.nodeId ?? null,
+      id: attemptId, outcome: e.outcome, started_at: e.startedAt ?? null, error_class: e.errorClass ?? null, reason: e.reason ?? null, node_id: e.nodeId ?? null,
       node_type: e.nodeType ?? null, exception_type: e.exceptionType ?? null, now: clock.now(),
     }).changes === 1
   );
 }
 
-/** Durable progress checkpoint, fenced on the attempt still being current. Not a state change. */
+/**
+ * Durable progress checkpoint, fenced on the attempt still being current. Not a state change.
+ * The attempt's start time rides along in the same commit.
+ */
 export function saveProgress(
   db: Db, jobId: string, attemptId: string, p: { node: string | null; nodeType: string | null; value: number; max: number; at: number },
+  startedAt: number | null,
 ): boolean {
-  return (
-    stmt(db, `UPDATE jobs SET progress_node = ?, progress_node_type = ?, progress_value = ?, progress_max = ?, progress_at = ?
-      WHERE id = ? AND current_attempt_id = ? AND state = 'running'`).run(p.node, p.nodeType, p.value, p.max, p.at, jobId, attemptId).changes === 1
-  );
+  return inTransaction(db, () => {
+    const saved = stmt(db, `UPDATE jobs SET progress_node = ?, progress_node_type = ?, progress_value = ?, progress_max = ?, progress_at = ?
+      WHERE id = ? AND current_attempt_id = ? AND state = 'running'`).run(p.node, p.nodeType, p.value, p.max, p.at, jobId, attemptId).changes === 1;
+    if (saved && startedAt !== null) stmt(db, 'UPDATE attempts SET started_at = COALESCE(started_at, ?) WHERE id = ?').run(startedAt, attemptId);
+    return saved;
+  });
 }
 
 /** Attempts that were live when the engine last stopped: what recovery must reconcile. */

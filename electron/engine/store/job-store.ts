@@ -9,13 +9,13 @@ import { stmt } from './statements.js';
 
 const SORTS: Record<string, string> = {
   // The dispatch order of SPEC §3.
-  queue: 'priority DESC, rank ASC, enqueued_at ASC, id ASC',
+  queue: 'priority DESC, rank ASC, enqueued_at ASC, rowid ASC',
   shot: 'project, episode, shot, stage, take',
   stage: 'stage, project, episode, shot, take',
   state: 'state, priority DESC, rank, enqueued_at',
   priority: 'priority DESC, rank, enqueued_at',
-  updated: 'updated_at DESC, id',
-  enqueued: 'enqueued_at, id',
+  updated: 'updated_at DESC, rowid',
+  enqueued: 'enqueued_at, rowid',
 };
 
 function where(filter: JobFilter | undefined): { sql: string; params: Record<string, unknown> } {

@@ -1,0 +1,138 @@
+/**
+ * Release freeze (SPEC §8): the approved files of one episode, re-hashed against the ledger, then
+ * written as a manifest (JSON + CSV, SHA-256 per file). Approval is an operator action, so this
+ * never guesses: nothing approved is an error, and a file that is missing or no longer matches
+ * its ledger hash stops the freeze — a release must never promise bytes that are not on disk.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { Readable } from 'node:stream';
+import { stringify } from 'csv-stringify';
+import { ShotfarmError } from '../../../shared/errors.js';
+import type { Clock } from '../clock.js';
+import { spreadsheetSafe } from '../exports/csv-export.js';
+import { describeFsError, writeStreamAtomically } from '../files/atomic-write.js';
+import type { Db } from '../store/database.js';
+import { stmt } from '../store/statements.js';
+import { checkFiles, type FileCheck } from './file-check.js';
+import {
+  commonRoot, MANIFEST_CSV, MANIFEST_CSV_HEADER, MANIFEST_FORMAT, MANIFEST_JSON, MANIFEST_VERSION, manifestPath,
+  type Manifest, type ManifestFile,
+} from './manifest.js';
+
+export interface FreezeInput {
+  project: string;
+  episode: string;
+  /** Folder that receives manifest.json and manifest.csv; created if missing, never overwritten. */
+  outDir: string;
+}
+
+export interface FreezeResult {
+  project: string;
+  episode: string;
+  manifestJson: string;
+  manifestCsv: string;
+  root: string | null;
+  files: number;
+  bytes: number;
+  createdAt: number;
+}
+
+interface ApprovedRow {
+  id: string;
+  job_id: string;
+  path: string;
+  sha256: string;
+  bytes: number;
+  shot: string;
+  stage: string;
+  take: number;
+}
+
+/** The approved assets of an episode, in the order a person reads a cut: shot, stage, take, file. */
+const APPROVED_ASSETS = `SELECT a.id, a.job_id, a.path, a.sha256, a.bytes, j.shot, j.stage, j.take
+  FROM assets a JOIN jobs j ON j.id = a.job_id
+  WHERE j.project = ? AND j.episode = ? AND a.approved = 1
+  ORDER BY j.shot, j.stage, j.take, a.path`;
+/** Distinguishes "no such episode" from "nothing approved yet" in the error. */
+const EPISODE_COUNTS = `SELECT (SELECT COUNT(*) FROM jobs WHERE project = ? AND episode = ?) AS jobs,
+  (SELECT COUNT(*) FROM assets a JOIN jobs j ON j.id = a.job_id WHERE j.project = ? AND j.episode = ?) AS assets`;
+
+/** At most this many file names in a message; the error's details carry the full lists. */
+const NAMES_IN_MESSAGE = 10;
+
+function nameList(paths: readonly string[]): string {
+  const shown = paths.slice(0, NAMES_IN_MESSAGE).join(', ');
+  return paths.length > NAMES_IN_MESSAGE ? `${shown} and ${paths.length - NAMES_IN_MESSAGE} more` : shown;
+}
+
+function refuseMismatches(input: FreezeInput, check: FileCheck): void {
+  const problems = check.missing.length + check.changed.length + check.unreadable.length;
+  if (problems === 0) return;
+  const parts: string[] = [];
+  if (check.missing.length) parts.push(`missing: ${nameList(check.missing)}`);
+  if (check.changed.length) parts.push(`changed since they were rendered: ${nameList(check.changed.map((c) => c.path))}`);
+  if (check.unreadable.length) parts.push(`unreadable: ${nameList(check.unreadable.map((u) => `${u.path} (${u.error})`))}`);
+  throw new ShotfarmError(
+    'conflict',
+    `Cannot freeze ${input.project} / ${input.episode}: ${problems} approved file(s) no longer match the ledger — ${parts.join('; ')}. ` +
+      'Restore those files, or withdraw their approval, then freeze again. Nothing was written.',
+    { details: { missing: check.missing, changed: check.changed, unreadable: check.unreadable } },
+  );
+}
+
+function csvRows(m: Manifest): Readable {
+  function* rows(): Generator<(string | number)[]> {
+    yield [...MANIFEST_CSV_HEADER];
+    for (const f of m.files) {
+      yield [m.project, m.episode, f.shot, f.stage, f.take, f.path, f.absolute_path, f.sha256, f.bytes, f.asset_id, f.job_id].map(spreadsheetSafe);
+    }
+  }
+  // Same dialect as the other exports: BOM (spreadsheets read UTF-8 names) and CRLF.
+  return Readable.from(rows()).pipe(stringify({ bom: true, record_delimiter: 'windows' }));
+}
+
+export async function freezeRelease(db: Db, clock: Clock, input: FreezeInput): Promise<FreezeResult> {
+  const { project, episode } = input;
+  const outDir = resolve(input.outDir);
+  const jsonPath = join(outDir, MANIFEST_JSON);
+  const csvPath = join(outDir, MANIFEST_CSV);
+
+  const rows = stmt(db, APPROVED_ASSETS).all(project, episode) as ApprovedRow[];
+  if (rows.length === 0) {
+    const counts = stmt(db, EPISODE_COUNTS).get(project, episode, project, episode) as { jobs: number; assets: number };
+    if (counts.jobs === 0) throw new ShotfarmError('not_found', `There are no jobs in project "${project}", episode "${episode}". Check the names (they are case-sensitive).`);
+    throw new ShotfarmError(
+      'conflict',
+      `Nothing is approved in ${project} / ${episode} (${counts.assets} rendered file(s)). Approve the takes to release in the Ledger, then freeze again. Nothing was written.`,
+    );
+  }
+  for (const p of [jsonPath, csvPath]) {
+    if (existsSync(p)) throw new ShotfarmError('conflict', `${p} already exists: a freeze is never overwritten. Choose a new folder for this release.`);
+  }
+
+  refuseMismatches(input, await checkFiles(rows.map((r) => ({ path: r.path, sha256: r.sha256 }))));
+
+  const root = commonRoot(rows.map((r) => r.path));
+  const files: ManifestFile[] = rows.map((r) => ({
+    path: manifestPath(root, resolve(r.path)), absolute_path: resolve(r.path), sha256: r.sha256, bytes: r.bytes,
+    shot: r.shot, stage: r.stage, take: r.take, asset_id: r.id, job_id: r.job_id,
+  }));
+  const createdAt = clock.now();
+  const manifest: Manifest = {
+    format: MANIFEST_FORMAT, version: MANIFEST_VERSION, project, episode, created_at: new Date(createdAt).toISOString(), root,
+    file_count: files.length, total_bytes: files.reduce((n, f) => n + f.bytes, 0), files,
+  };
+
+  try {
+    await mkdir(outDir, { recursive: true });
+  } catch (err) {
+    throw describeFsError(err, `the release folder ${outDir}`);
+  }
+  // CSV first, JSON last: manifest.json is what tools look for, so it appears only once the
+  // freeze is complete (each file itself is written atomically).
+  await writeStreamAtomically(csvPath, csvRows(manifest), `the manifest ${csvPath}`);
+  await writeStreamAtomically(jsonPath, Readable.from([`${JSON.stringify(manifest, null, 2)}\n`]), `the manifest ${jsonPath}`);
+  return { project, episode, manifestJson: jsonPath, manifestCsv: csvPath, root, files: files.length, bytes: manifest.total_bytes, createdAt };
+}
