@@ -22,7 +22,7 @@ export interface FakeAttempt {
 }
 
 export function insertAttempt(db: Db, a: FakeAttempt): string {
-  const id = `att-${a.jobId.slice(0, 8)}-${a.n}`;
+  const id = `att-${a.jobId}-${a.n}`;
   db.prepare(
     `INSERT INTO attempts (id, job_id, n, instance_id, instance_name, gpu_name, state, outcome, error_class, reason, node_id, node_type,
       queued_at, dispatched_at, started_at, finished_at, vram_at_dispatch)

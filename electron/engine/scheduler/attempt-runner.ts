@@ -19,7 +19,7 @@ import { PromptFollower } from '../comfy/ws-follower.js';
 import type { FollowEvent } from '../comfy/ws-events.js';
 import type { EventBus } from '../event-bus.js';
 import { ShotfarmError } from '../../../shared/errors.js';
-import { markPosted, saveProgress, endAttempt, type AttemptRow } from '../store/attempt-store.js';
+import { saveProgress, endAttempt, type AttemptFacts, type AttemptRow } from '../store/attempt-store.js';
 import type { Db } from '../store/database.js';
 import { stmt } from '../store/statements.js';
 import type { JobRow } from '../store/job-rows.js';
@@ -72,6 +72,13 @@ export class AttemptRunner {
   private lastProgressSave = 0;
   /** When the server started this execution (first seen running); written with a checkpoint or at the end. */
   private startedAt: number | null = null;
+  /** The client id the prompt was posted with (null when adopted or recovered). */
+  private postedWith: string | null = null;
+
+  /** What this attempt learned, written with its end (one commit instead of several). */
+  private get facts(): AttemptFacts {
+    return { startedAt: this.startedAt, promptNumber: this.exec.number, clientId: this.postedWith };
+  }
   private workflow: ApiWorkflow | null = null;
   private exec: Execution;
   readonly finished: Promise<void>;
@@ -129,7 +136,7 @@ export class AttemptRunner {
   private async run(): Promise<void> {
     let outcome: Outcome;
     try {
-      outcome = this.resume ? await this.recover(this.resume) : await this.fresh();
+      outcome = this.resume ? await this.recover() : await this.fresh();
     } catch (err) {
       outcome = this.unexpected(err);
     }
@@ -169,7 +176,6 @@ export class AttemptRunner {
       const live = [...queue.running, ...queue.pending].find((i) => i.promptId === this.job.id && i.extraData[JOB_KEY] === this.job.id);
       if (live) {
         this.exec = { promptId: this.job.id, attemptId: String(live.extraData[ATTEMPT_KEY] ?? this.attemptId), number: live.number };
-        markPosted(this.deps.db, this.attemptId, 'adopted', live.number);
         return this.follow();
       }
       // An old failed run of this id would shadow ours in /history until ours ends: clear it first.
@@ -196,7 +202,7 @@ export class AttemptRunner {
     }
     if (!posted.ok) return { kind: 'failed', obs: { kind: 'rejected', error: posted.error, nodeErrors: posted.nodeErrors } };
     this.exec.number = posted.number;
-    markPosted(this.deps.db, this.attemptId, clientId, posted.number);
+    this.postedWith = clientId;
     return this.follow();
   }
 
@@ -208,7 +214,7 @@ export class AttemptRunner {
   }
 
   /** Recovery (SPEC §4 "Closing the app or crashing"): follow, collect or requeue an attempt left open. */
-  private async recover(a: AttemptRow): Promise<Outcome> {
+  private async recover(): Promise<Outcome> {
     this.workflow = this.buildPrompt();
     const deadline = this.deps.clock.now() + this.deps.config.graceMs;
     for (;;) {
@@ -221,9 +227,9 @@ export class AttemptRunner {
           this.exec.number = s.item.number;
           return this.follow();
         }
-        // Claimed but never posted (the engine died first): nothing ran, so it does not count.
-        if (a.state === 'claimed') return { kind: 'requeue', reason: 'recovered: the prompt was never sent' };
-        return { kind: 'failed', obs: { kind: 'vanished' } };
+        // Not on the server: never sent (the engine died first) or forgotten by a restarted server.
+        // Nothing was rendered for us either way, so it does not count against the job.
+        return { kind: 'requeue', reason: 'recovered: the prompt is not on its workstation (never sent, or the server restarted)' };
       }
       if (this.deps.clock.now() >= deadline) return { kind: 'failed', obs: { kind: 'lost', seconds: Math.round(this.deps.config.graceMs / 1000) } };
       await this.sleep(Math.min(this.deps.config.historyPollMs, 1000));
@@ -388,10 +394,10 @@ export class AttemptRunner {
     }
     if (this.stopMode === 'cancel' || this.stopMode === 'stopFarm') {
       await this.interruptAndRemove();
-      if (this.stopMode === 'cancel') endAttempt(db, clock, this.attemptId, { outcome: 'cancelled', reason: 'cancelled by an operator', startedAt: this.startedAt });
+      if (this.stopMode === 'cancel') endAttempt(db, clock, this.attemptId, { ...this.facts, outcome: 'cancelled', reason: 'cancelled by an operator' });
       else {
         try {
-          requeueJob(db, clock, this.job.id, this.attemptId, 'farm stopped; back in the queue');
+          requeueJob(db, clock, this.job.id, this.attemptId, 'farm stopped; back in the queue', 'requeued', this.facts);
         } catch (err) {
           if (!isStale(err)) throw err;
         }
@@ -403,7 +409,7 @@ export class AttemptRunner {
     }
     if (outcome.kind === 'detached') return;
     if (outcome.kind === 'requeue') {
-      requeueJob(db, clock, this.job.id, this.attemptId, outcome.reason);
+      requeueJob(db, clock, this.job.id, this.attemptId, outcome.reason, 'requeued', this.facts);
       registry.attemptEnded(instanceId, this.attemptId, 'ok', null);
       this.deps.publish([this.job.id]);
       return;
@@ -426,7 +432,7 @@ export class AttemptRunner {
       }
     }
     const c = classify(obs as AttemptObservation, this.name);
-    const result = failJob(db, clock, random, this.job.id, this.attemptId, c, config.retry, this.startedAt);
+    const result = failJob(db, clock, random, this.job.id, this.attemptId, c, config.retry, this.facts);
     registry.attemptEnded(instanceId, this.attemptId, c.instanceLevel ? 'instance_failure' : 'job_failure', null);
     void settle(() => this.client.free({ unloadModels: true }));
     this.deps.publish(result.changed);
@@ -458,7 +464,7 @@ export class AttemptRunner {
     const result = completeJob(db, clock, this.job.id, this.attemptId, assets, {
       instanceId: this.instance.row.id, instanceName: this.name, templateName: this.template.name, templateHash: this.template.hash,
       paramsJson: this.job.params_json, seed: this.job.seed,
-    }, this.startedAt);
+    }, this.facts);
     registry.attemptEnded(this.instance.row.id, this.attemptId, 'ok', this.workflow ? checkpointOf(this.workflow) : null);
     this.deps.publish(result.changed);
     return null;

@@ -7,7 +7,7 @@
 import { ShotfarmError } from '../../../shared/errors.js';
 import type { Clock, RandomSource } from '../clock.js';
 import { transitionJob } from '../job-state.js';
-import { endAttempt, type AttemptOutcome } from '../store/attempt-store.js';
+import { endAttempt, type AttemptFacts, type AttemptOutcome } from '../store/attempt-store.js';
 import { inTransaction, type Db } from '../store/database.js';
 import { stmt } from '../store/statements.js';
 import type { Classification } from './failure.js';
@@ -53,7 +53,7 @@ export interface OutcomeResult {
 
 /** Collect's last step (SPEC §4.5): ledger rows and `completed` together; dependents become queued. */
 export function completeJob(
-  db: Db, clock: Clock, jobId: string, attemptId: string, assets: StoredAsset[], ctx: AssetContext, startedAt: number | null = null,
+  db: Db, clock: Clock, jobId: string, attemptId: string, assets: StoredAsset[], ctx: AssetContext, facts: AttemptFacts = {},
 ): OutcomeResult {
   return inTransaction(db, () => {
     const now = clock.now();
@@ -68,7 +68,7 @@ export function completeJob(
         template_name: ctx.templateName, template_hash: ctx.templateHash, params_json: ctx.paramsJson, seed: ctx.seed, now,
       });
     }
-    endAttempt(db, clock, attemptId, { outcome: 'completed', startedAt });
+    endAttempt(db, clock, attemptId, { ...facts, outcome: 'completed' });
     const changed = [jobId];
     for (const dep of stmt(db, SQL_DEPENDENTS).all(jobId) as { id: string }[]) {
       transitionJob(db, clock, { jobId: dep.id, to: 'queued', reason: 'its dependency completed', actor: 'scheduler', expectFrom: ['pending'] });
@@ -87,7 +87,7 @@ const SQL_ATTEMPTS = 'SELECT attempts, max_attempts, shot, stage, take FROM jobs
  */
 export function failJob(
   db: Db, clock: Clock, random: RandomSource, jobId: string, attemptId: string, c: Classification, policy: RetryPolicy,
-  startedAt: number | null = null,
+  facts: AttemptFacts = {},
 ): OutcomeResult & { retryAt: number | null } {
   return inTransaction(db, () => {
     const job = stmt(db, SQL_ATTEMPTS).get(jobId) as { attempts: number; max_attempts: number; shot: string; stage: string; take: number };
@@ -115,7 +115,7 @@ export function failJob(
       transitionJob(db, clock, { ...fence, jobId, to: 'failed_final', reason: `gave up after ${job.attempts} attempt${job.attempts === 1 ? '' : 's'}: ${c.reason}`, patch: { error_class: c.errorClass, finished_at: now, current_attempt_id: null } });
     }
     endAttempt(db, clock, attemptId, {
-      outcome, errorClass: c.errorClass, reason: c.reason, nodeId: c.nodeId, nodeType: c.nodeType, exceptionType: c.exceptionType, startedAt,
+      ...facts, outcome, errorClass: c.errorClass, reason: c.reason, nodeId: c.nodeId, nodeType: c.nodeType, exceptionType: c.exceptionType,
     });
     if (retryAt === null) {
       // Dependents cannot run; say why they wait (a new take of this stage re-arms them).
@@ -134,14 +134,16 @@ export function failUnrunnable(db: Db, clock: Clock, jobId: string, reason: stri
 }
 
 /** Back to the queue without counting the attempt against the job (stop farm, recovery of a never-posted claim). */
-export function requeueJob(db: Db, clock: Clock, jobId: string, attemptId: string, reason: string, outcome: AttemptOutcome = 'requeued'): void {
+export function requeueJob(
+  db: Db, clock: Clock, jobId: string, attemptId: string, reason: string, outcome: AttemptOutcome = 'requeued', facts: AttemptFacts = {},
+): void {
   inTransaction(db, () => {
     const job = stmt(db, 'SELECT attempts FROM jobs WHERE id = ?').get(jobId) as { attempts: number };
     transitionJob(db, clock, {
       jobId, to: 'queued', reason, actor: 'scheduler', expectFrom: ['running'], expectAttemptId: attemptId, attemptId,
       patch: { current_attempt_id: null, attempts: Math.max(job.attempts - 1, 0), not_before: null },
     });
-    endAttempt(db, clock, attemptId, { outcome, reason });
+    endAttempt(db, clock, attemptId, { ...facts, outcome, reason });
   });
 }
 

@@ -73,16 +73,22 @@ export function attemptRow(db: Db, id: string): AttemptRow | null {
   return (stmt(db, 'SELECT * FROM attempts WHERE id = ?').get(id) as AttemptRow | undefined) ?? null;
 }
 
-export function markPosted(db: Db, attemptId: string, clientId: string, promptNumber: number): void {
-  stmt(db, "UPDATE attempts SET state = 'posted', client_id = ?, prompt_number = ? WHERE id = ? AND state <> 'ended'").run(
-    clientId, promptNumber, attemptId,
-  );
+/**
+ * What the runner learned while the attempt ran. Kept in memory and written with the attempt's
+ * end: every synchronous commit costs, and recovery finds a prompt by the attempt id it carries
+ * in extra_data, not by these.
+ */
+export interface AttemptFacts {
+  /** When the server started the execution, if seen. */
+  startedAt?: number | null;
+  /** The execution number POST /prompt returned. */
+  promptNumber?: number | null;
+  /** The WebSocket client id the prompt was posted with. */
+  clientId?: string | null;
 }
 
-export interface AttemptEnd {
+export interface AttemptEnd extends AttemptFacts {
   outcome: AttemptOutcome;
-  /** When the server started the execution, if seen (kept in memory until now to save a commit). */
-  startedAt?: number | null;
   errorClass?: string | null;
   reason?: string | null;
   nodeId?: string | null;
@@ -95,9 +101,10 @@ export function endAttempt(db: Db, clock: Clock, attemptId: string, e: AttemptEn
   return (
     stmt(db, `UPDATE attempts SET state = 'ended', outcome = @outcome, error_class = @error_class, reason = @reason, node_id = @node_id,
       node_type = @node_type, exception_type = @exception_type, finished_at = @now, lease_until = NULL,
-      started_at = COALESCE(started_at, @started_at)
+      started_at = COALESCE(started_at, @started_at), prompt_number = COALESCE(prompt_number, @prompt_number),
+      client_id = COALESCE(client_id, @client_id)
       WHERE id = @id AND state <> 'ended'`).run({
-      id: attemptId, outcome: e.outcome, started_at: e.startedAt ?? null, error_class: e.errorClass ?? null, reason: e.reason ?? null, node_id: e.nodeId ?? null,
+      id: attemptId, outcome: e.outcome, started_at: e.startedAt ?? null, prompt_number: e.promptNumber ?? null, client_id: e.clientId ?? null, error_class: e.errorClass ?? null, reason: e.reason ?? null, node_id: e.nodeId ?? null,
       node_type: e.nodeType ?? null, exception_type: e.exceptionType ?? null, now: clock.now(),
     }).changes === 1
   );
