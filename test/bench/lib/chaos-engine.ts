@@ -1,0 +1,30 @@
+/**
+ * The engine as its own process, for the chaos benchmark: opens the store in `argv[2]`, starts the
+ * scheduler with short timings, reports `ready` and each dispatch (absolute times) to the parent
+ * over IPC, and runs until SIGKILLed — or closes cleanly on a `close` message.
+ */
+import { appendFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Engine } from '../../../electron/engine/engine.js';
+import { FAST } from '../../helpers/farm.js';
+import { absNow } from './stats.js';
+
+const dataDir = process.argv[2] as string;
+const bootAt = Number(process.argv[3] ?? absNow());
+const logFile = join(dataDir, 'engine.log');
+const log = (m: string): void => appendFileSync(logFile, `${new Date().toISOString()} [${process.pid}] ${m}\n`);
+
+const engine = new Engine({ dataDir, outputRoot: join(dataDir, 'out'), log });
+const s = engine.startScheduler({ ...FAST, probeIntervalMs: 250 });
+let dispatches = 0;
+s.onDispatch = (jobId) => {
+  dispatches++;
+  if (dispatches === 1) process.send?.({ t: 'dispatch', at: absNow(), jobId });
+};
+process.send?.({ t: 'ready', at: absNow(), bootAt });
+process.on('message', (m) => {
+  if ((m as { t?: string }).t === 'close') {
+    void engine.close().then(() => process.exit(0), () => process.exit(1));
+  }
+});
+process.on('disconnect', () => process.exit(0));
