@@ -1,4 +1,5 @@
 /** The shell: top bar, the current view, the import drop zone and toasts. */
+import { useEffect } from 'react';
 import { TopBar } from './features/topbar/TopBar.js';
 import { QueueView } from './features/queue/QueueView.js';
 import { WorkstationsView } from './features/workstations/WorkstationsView.js';
@@ -7,10 +8,14 @@ import { TimelineView } from './features/timeline/TimelineView.js';
 import { LedgerView } from './features/ledger/LedgerView.js';
 import { ImportDropZone } from './features/import/ImportDropZone.js';
 import { Toasts } from './features/topbar/Toasts.js';
-import { useView } from './lib/route.js';
+import { go, useView } from './lib/route.js';
+import { useApp } from './store/app-store.js';
 
 export function App() {
   const view = useView();
+  const shell = useApp((s) => s.client.shell);
+  // The desktop menu's View items (and a notification's click) name the view to show.
+  useEffect(() => shell?.onCommand((c) => c.command === 'show-view' && go(c.view)), [shell]);
   return (
     <ImportDropZone>
       <div className="app">

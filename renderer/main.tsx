@@ -1,4 +1,5 @@
 /** Renderer entry: picks the transport, builds the store, connects it to events, mounts the app. */
+import './lib/zod-jitless.js';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { createClient } from './client/index.js';

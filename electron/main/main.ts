@@ -5,10 +5,11 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, BrowserWindow, dialog, ipcMain, Menu, Notification, session, shell } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, Menu, Notification, protocol, session, shell } from 'electron';
 import type { ErrorEnvelope } from '../../shared/errors.js';
 import { APP_FOLDER } from '../engine/data-dir.js';
 import type { AppView } from '../preload/channels.js';
+import { ASSET_SCHEME, ASSET_SCHEME_PRIVILEGES, AssetDirectory, createAssetHandler } from './asset-protocol.js';
 import { EngineHost } from './engine-host.js';
 import { registerIpc, sendToPage } from './ipc.js';
 import { readShotListFile } from './ipc-policy.js';
@@ -26,6 +27,8 @@ const paths = appPaths(fileURLToPath(new URL('.', import.meta.url)));
 // the package name; and every renderer sandboxed, whatever a window asks for.
 app.setPath('userData', join(app.getPath('appData'), APP_FOLDER));
 app.enableSandbox();
+// Custom schemes get their privileges only before `ready`: the thumbnails' scheme (asset-protocol.ts).
+protocol.registerSchemesAsPrivileged([ASSET_SCHEME_PRIVILEGES]);
 
 if (!app.requestSingleInstanceLock()) {
   // Another Shotfarm is running on this data folder: it gets focused (second-instance) and we leave.
@@ -38,8 +41,12 @@ function boot(): void {
   const userData = app.getPath('userData');
   const dataDir = process.env.SHOTFARM_DATA || userData;
   const exportDir = join(dataDir, 'exports');
+  // The engine's default output folder, passed to it explicitly so both processes agree on it.
+  const outputRoot = join(dataDir, 'outputs');
   const devTools = !app.isPackaged;
-  const host = new EngineHost({ spawn: utilitySpawner({ entry: paths.engineEntry, dataDir, log }), log });
+  const host = new EngineHost({ spawn: utilitySpawner({ entry: paths.engineEntry, dataDir, outputRoot, log }), log });
+  // Learns ledger ids → files from the engine's assets.list answers, for the thumbnail scheme.
+  const assets = new AssetDirectory(host);
   const notifier = new JobNotifier();
   let win: BrowserWindow | null = null;
   let quitting = false;
@@ -130,8 +137,9 @@ function boot(): void {
 
   void app.whenReady().then(() => {
     hardenSession(session.defaultSession, paths.rendererDir, log);
+    protocol.handle(ASSET_SCHEME, createAssetHandler({ directory: assets, outputRoot, log }));
     registerIpc({
-      ipcMain, indexHtml: paths.indexHtml, host, exportDir, log,
+      ipcMain, indexHtml: paths.indexHtml, host: assets.observing(host), exportDir, log,
       openShotList,
       reveal: (path) => shell.showItemInFolder(path),
     });

@@ -7,17 +7,21 @@
 import { fileURLToPath } from 'node:url';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { Session, WebContents } from 'electron';
+import { ASSET_SCHEME, assetIdFromUrl } from './asset-protocol.js';
 
 /**
  * The renderer's Content-Security-Policy: scripts and styles only from the app's files, no inline
- * script, no eval, no plugins, no frames, no remote connections. Used as a response header and,
- * identically minus `frame-ancestors` (which a meta tag cannot set), as a meta tag in index.html.
+ * script, no eval, no plugins, no frames, no remote connections; images also from the ledger's
+ * thumbnail scheme (asset-protocol.ts). Used as a response header and, identically minus
+ * `frame-ancestors` (which a meta tag cannot set), as the meta tag in renderer/index.html — which
+ * the headless server's pages carry too (its WebSocket is same-origin, so `connect-src 'self'`
+ * covers it; test/e2e/csp.test.ts loads the served app under this policy).
  */
 export const CSP_DIRECTIVES = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
-  "img-src 'self' data: blob:",
+  `img-src 'self' data: blob: ${ASSET_SCHEME}:`,
   "font-src 'self' data:",
   "connect-src 'self'",
   "worker-src 'self'",
@@ -46,12 +50,14 @@ function filePath(url: string): string | null {
 }
 
 /**
- * Which requests a renderer may make: the app's own files, and in-memory data. Everything else —
- * http(s), WebSockets, any other file on disk — is refused: the desktop page talks only over IPC.
+ * Which requests a renderer may make: the app's own files, in-memory data, and ledger thumbnails
+ * by id (`shotfarm-asset://<id>`, whose handler picks the file). Everything else — http(s),
+ * WebSockets, any other file on disk — is refused: the desktop page talks only over IPC.
  * devtools: is allowed so DevTools works in development (the menu offers it only unpackaged).
  */
 export function isAllowedRequest(url: string, rendererDir: string): boolean {
   if (url.startsWith('data:') || url.startsWith('blob:') || url.startsWith('devtools:')) return true;
+  if (url.startsWith(`${ASSET_SCHEME}:`)) return assetIdFromUrl(url) !== null;
   const path = filePath(url);
   return path !== null && inside(rendererDir, path);
 }

@@ -5,9 +5,11 @@
 import { utilityProcess } from 'electron';
 import type { EngineChild, SpawnEngine } from './engine-host.js';
 
-export function utilitySpawner(o: { entry: string; dataDir: string; log: (m: string) => void }): SpawnEngine {
+export function utilitySpawner(o: { entry: string; dataDir: string; outputRoot?: string; log: (m: string) => void }): SpawnEngine {
+  // The output folder is passed explicitly: the main process serves thumbnails only from inside it.
+  const args = ['--data', o.dataDir, ...(o.outputRoot ? ['--outputs', o.outputRoot] : [])];
   return () => {
-    const child = utilityProcess.fork(o.entry, ['--data', o.dataDir], {
+    const child = utilityProcess.fork(o.entry, args, {
       serviceName: 'Shotfarm engine',
       stdio: 'inherit',
       env: { ...process.env, SHOTFARM_DATA: o.dataDir },

@@ -1,10 +1,39 @@
 /**
  * What the Electron preload exposes on `window.shotfarm` (contextBridge): the contract's `call` and
- * event `subscribe`, nothing else. The preload checks method names and topics against the contract.
+ * event `subscribe`, and two shell capabilities (the OS file dialog for a shot list, "show in
+ * folder"). The preload checks method names and topics against the contract; the main process
+ * checks again. Mirrors electron/preload/bridge.ts and channels.ts (the renderer may not import
+ * them); test/unit/preload-bridge.test.ts fails to compile when the two drift apart.
  */
+
+/** A shot list chosen in the desktop file dialog, read by the main process. */
+export interface BridgeShotListFile {
+  fileName: string;
+  content: string;
+  /** The folder the file is in: relative input paths of the shot list are resolved against it. */
+  baseDir: string;
+}
+
+/** The views a `show-view` shell command may name. */
+export type BridgeView = 'queue' | 'workstations' | 'failures' | 'timeline' | 'ledger';
+
+/** Events the desktop shell publishes besides the engine's (electron/preload/channels.ts). */
+export interface BridgeShellEventMap {
+  /** The engine process died and a new one is up; running attempts were reconciled, so refetch. */
+  'engine.restarted': { restarts: number; reason: string };
+  /** A menu item asks the page to do something (the page owns navigation and the import dialog). */
+  'shell.command': { command: 'import' } | { command: 'show-view'; view: BridgeView };
+}
+
+export type BridgeShellTopic = keyof BridgeShellEventMap;
+
 export interface ShotfarmBridge {
   call(method: string, input: unknown): Promise<unknown>;
   subscribe(topic: string, fn: (payload: unknown) => void): () => void;
+  /** Resolves null when the operator cancelled the dialog; rejects with an error envelope. */
+  openShotListDialog(): Promise<BridgeShotListFile | null>;
+  /** Shows a file in the OS file manager; rejects with an error envelope. */
+  revealFile(path: string): Promise<void>;
 }
 
 declare global {

@@ -1,11 +1,15 @@
 /**
  * The renderer's one view of the engine: the typed contract plus events. Two transports implement
  * it — HTTP + WebSocket for the headless server (ws-transport.ts) and the Electron preload bridge
- * (ipc-transport.ts); nothing else in the renderer knows which one it talks to.
+ * (ipc-transport.ts); nothing else in the renderer knows which one it talks to. What only a desktop
+ * shell can do (a native file dialog, "show in folder", menu commands, engine restarts) is the
+ * optional `shell` capability: the UI offers those actions when it is present, never by asking
+ * which transport it has.
  */
 import type { ApiInput, ApiMethod, ApiOutputs } from '../../shared/api.js';
 import type { ErrorEnvelope } from '../../shared/errors.js';
 import type { EventMap, EventTopic } from '../../shared/events.js';
+import type { View } from '../lib/views.js';
 
 export type ConnectionState = 'connecting' | 'online' | 'offline';
 
@@ -25,6 +29,34 @@ export interface ShotfarmClient {
   info(): Promise<ServerInfo>;
   /** A URL the page can load an asset's file from, or null when this transport cannot show files. */
   assetUrl(id: string): string | null;
+  /** Present only in a desktop shell. */
+  shell?: ShellCapability;
+}
+
+/** A shot list the shell's file dialog read, with its folder (relative input paths resolve against it). */
+export interface PickedShotList {
+  fileName: string;
+  content: string;
+  baseDir: string;
+}
+
+/** What a menu item asks the page to do. */
+export type ShellCommand = { command: 'import' } | { command: 'show-view'; view: View };
+
+export interface EngineRestart {
+  /** Restarts since the app started. */
+  restarts: number;
+  reason: string;
+}
+
+export interface ShellCapability {
+  /** The OS file dialog; null when cancelled. Rejects with an `ApiError`. */
+  openShotList(): Promise<PickedShotList | null>;
+  /** Shows a file in the OS file manager. Rejects with an `ApiError`. */
+  revealFile(path: string): Promise<void>;
+  onCommand(fn: (command: ShellCommand) => void): () => void;
+  /** The engine process was replaced: events may have been missed, so the page refetches. */
+  onEngineRestarted(fn: (notice: EngineRestart) => void): () => void;
 }
 
 /** What a failed call rejects with: the contract's envelope, readable by the operator. */

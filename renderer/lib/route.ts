@@ -1,12 +1,12 @@
 /** Hash routing between the five views (no router library needed for five fixed screens). */
 import { useSyncExternalStore } from 'react';
+import { isView, VIEWS, type View } from './views.js';
 
-export const VIEWS = ['queue', 'workstations', 'failures', 'timeline', 'ledger'] as const;
-export type View = (typeof VIEWS)[number];
+export { VIEWS, type View };
 
 function current(): View {
   const h = window.location.hash.replace(/^#\/?/, '');
-  return (VIEWS as readonly string[]).includes(h) ? (h as View) : 'queue';
+  return isView(h) ? h : 'queue';
 }
 
 function subscribe(fn: () => void): () => void {

@@ -21,6 +21,10 @@ export function createAppStore(client: ShotfarmClient): AppStore {
   }));
 }
 
+export function engineRestartNotice(restarts: number): string {
+  return `The engine restarted (${restarts}); the farm reconnected its running attempts.`;
+}
+
 /** Connects the store to the client's events and connection; returns a stop function. */
 export function connectStore(store: AppStore, client: ShotfarmClient): () => void {
   const stopIntake = startEventIntake(client, (batch) => store.getState().applyBatch(batch));
@@ -30,9 +34,15 @@ export function connectStore(store: AppStore, client: ShotfarmClient): () => voi
     // Events may have been missed while offline: reload what the screens show.
     if (connection === 'online' && was !== 'online') void store.getState().refetchAll();
   });
+  // Desktop: a replaced engine process is a reconnect in all but name (events were lost meanwhile).
+  const stopRestart = client.shell?.onEngineRestarted(({ restarts }) => {
+    store.getState().notify('info', engineRestartNotice(restarts));
+    void store.getState().refetchAll();
+  });
   return () => {
     stopIntake();
     stopConn();
+    stopRestart?.();
   };
 }
 

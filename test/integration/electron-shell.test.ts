@@ -16,6 +16,7 @@ import { appPaths } from '../../electron/main/paths.js';
 import { CSP_HEADER, CSP_META, isAllowedRequest, isTrustedSender } from '../../electron/main/security.js';
 import { loadWindowState, placeWindow, saveWindowState } from '../../electron/main/window-state.js';
 import { CHANNELS } from '../../electron/preload/channels.js';
+import { REPO } from '../helpers/engine.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
 const paths = appPaths('/opt/Shotfarm/resources/app.asar/dist/electron/main');
@@ -140,6 +141,12 @@ test('the CSP allows no inline or remote script, no eval, no frames or plugins; 
   assert.doesNotMatch(CSP_HEADER, /unsafe-eval|unsafe-inline|https?:|\*/);
   assert.equal(CSP_HEADER.startsWith(CSP_META), true);
   assert.doesNotMatch(CSP_META, /frame-ancestors/, 'ignored (with a console warning) in a meta tag');
+});
+
+test('renderer/index.html carries CSP_META as its meta tag, character for character', () => {
+  const html = readFileSync(join(REPO, 'renderer/index.html'), 'utf8');
+  const metas = [...html.matchAll(/<meta\s+http-equiv="Content-Security-Policy"\s+content="([^"]*)"/gi)].map((m) => m[1]);
+  assert.deepEqual(metas, [CSP_META]);
 });
 
 test('the menu offers Import, Stop/Resume farm, the five views and Help, wired to the given actions', () => {

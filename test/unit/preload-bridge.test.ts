@@ -2,7 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { API_INPUTS } from '../../shared/api.js';
 import { BRIDGE_KEY, createShotfarmBridge, exposeBridge, type IpcRendererLike } from '../../electron/preload/bridge.js';
-import { BRIDGE_TOPICS, CHANNELS, ENGINE_TOPICS } from '../../electron/preload/channels.js';
+import { APP_VIEWS, BRIDGE_TOPICS, CHANNELS, ENGINE_TOPICS, SHELL_TOPICS, type ShellEventMap } from '../../electron/preload/channels.js';
+import type { ShotfarmBridge as PreloadBridge } from '../../electron/preload/bridge.js';
+import type { BridgeShellEventMap, BridgeShellTopic, ShotfarmBridge as PageBridge } from '../../renderer/client/bridge.js';
+import { VIEWS } from '../../renderer/lib/views.js';
 
 /** An ipcRenderer that records invokes, answers from a script, and lets the test push events. */
 function fakeIpc(answer: (channel: string, args: unknown[]) => unknown = () => ({ ok: true, result: null })) {
@@ -144,4 +147,19 @@ test('the page cannot reach other channels: every invoke uses one of the three f
   await bridge.openShotListDialog();
   await bridge.revealFile('/x');
   assert.deepEqual(new Set(invoked.map((i) => i.channel)), new Set([CHANNELS.call, CHANNELS.openShotList, CHANNELS.revealFile]));
+});
+
+// The renderer may not import the preload (import zones), so renderer/client/bridge.d.ts mirrors it.
+// These fail to compile (tsc -p tsconfig.json) when the two descriptions of `window.shotfarm` drift.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const bridgesMatch: Same<PreloadBridge, PageBridge> = true;
+const shellEventsMatch: Same<ShellEventMap, BridgeShellEventMap> = true;
+const shellTopicsMatch: Same<(typeof SHELL_TOPICS)[number], BridgeShellTopic> = true;
+
+test('the page\'s description of window.shotfarm matches the preload\'s (types, shell topics, views)', () => {
+  assert.ok(bridgesMatch && shellEventsMatch && shellTopicsMatch);
+  assert.deepEqual([...VIEWS], [...APP_VIEWS], 'the views a show-view command may name are the renderer\'s views');
+  const { ipc } = fakeIpc();
+  const page: PageBridge = createShotfarmBridge(ipc);
+  for (const topic of SHELL_TOPICS) assert.equal(typeof page.subscribe(topic, () => undefined), 'function');
 });

@@ -113,7 +113,11 @@ export function ImportDialog({ file, onClose }: { file: ReadResult; onClose: () 
     if (!file.ok) return;
     setBusy(true);
     try {
-      setPreview(await client.call('import.preview', { fileName: file.name, content: file.content, mapping: csv ? cleanMapping(m) : undefined }));
+      setPreview(await client.call('import.preview', {
+        fileName: file.name, content: file.content, mapping: csv ? cleanMapping(m) : undefined,
+        // From the desktop dialog: the file's folder, so relative input images resolve next to it.
+        ...(file.baseDir ? { baseDir: file.baseDir } : {}),
+      }));
       setError(null);
     } catch (err) {
       setPreview(null);

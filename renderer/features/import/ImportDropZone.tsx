@@ -1,10 +1,14 @@
 /**
  * Drop a shot list anywhere on the window (or pick one with the Import button): the file is read
  * here and handed to the preview dialog. Nothing is stored until the operator confirms.
+ * In the desktop app the Import button (and File → Import Shot List…) opens the OS dialog through
+ * the client's shell capability instead: it also gives the file's folder, for relative inputs.
  */
 import { createContext, useCallback, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
+import { errorMessage } from '../../client/client.js';
+import { useApp } from '../../store/app-store.js';
 import { ImportDialog } from './ImportDialog.js';
-import { readShotListFile, type ReadResult } from './read-file.js';
+import { checkShotListText, readShotListFile, type ReadResult } from './read-file.js';
 
 const PickContext = createContext<() => void>(() => undefined);
 
@@ -18,13 +22,33 @@ function hasFiles(e: DragEvent): boolean {
 
 export function ImportDropZone({ children }: { children: ReactNode }) {
   const [dragging, setDragging] = useState(false);
-  const [file, setFile] = useState<ReadResult | null>(null);
+  const [file, setFileState] = useState<{ read: ReadResult; n: number } | null>(null);
+  const opened = useRef(0);
+  // A new file (even while a preview is open) gets a fresh dialog, not the old one's state.
+  const setFile = useCallback((read: ReadResult | null) => setFileState(read ? { read, n: ++opened.current } : null), []);
   const input = useRef<HTMLInputElement>(null);
   const depth = useRef(0);
 
+  const shell = useApp((s) => s.client.shell);
+  const notify = useApp((s) => s.notify);
+
   const take = useCallback(async (f: File | undefined) => {
     if (f) setFile(await readShotListFile(f));
-  }, []);
+  }, [setFile]);
+
+  const pick = useCallback(() => {
+    if (!shell) {
+      input.current?.click();
+      return;
+    }
+    shell.openShotList().then(
+      (picked) => picked && setFile(checkShotListText(picked.fileName, picked.content, picked.baseDir)),
+      (err: unknown) => notify('error', errorMessage(err)),
+    );
+  }, [shell, notify, setFile]);
+
+  // File → Import Shot List… in the desktop menu: the same flow as the Import button.
+  useEffect(() => shell?.onCommand((c) => c.command === 'import' && pick()), [shell, pick]);
 
   useEffect(() => {
     const over = (e: DragEvent) => {
@@ -61,7 +85,7 @@ export function ImportDropZone({ children }: { children: ReactNode }) {
   }, [take]);
 
   return (
-    <PickContext.Provider value={() => input.current?.click()}>
+    <PickContext.Provider value={pick}>
       {children}
       <input
         ref={input}
@@ -82,7 +106,7 @@ export function ImportDropZone({ children }: { children: ReactNode }) {
           </div>
         </div>
       )}
-      {file && <ImportDialog file={file} onClose={() => setFile(null)} />}
+      {file && <ImportDialog key={file.n} file={file.read} onClose={() => setFile(null)} />}
     </PickContext.Provider>
   );
 }

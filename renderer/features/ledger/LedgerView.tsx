@@ -20,6 +20,18 @@ function Thumb({ asset }: { asset: AssetView }) {
   );
 }
 
+/** Desktop only (the client's shell capability): the file in the OS file manager. */
+function RevealButton({ a }: { a: AssetView }) {
+  const shell = useApp((s) => s.client.shell);
+  const notify = useApp((s) => s.notify);
+  if (!shell) return null;
+  return (
+    <button className="btn btn-ghost reveal" onClick={() => shell.revealFile(a.path).catch((err: unknown) => notify('error', errorMessage(err)))} title={a.path} data-action="reveal">
+      Show in folder
+    </button>
+  );
+}
+
 function AssetCard({ a, onApprove }: { a: AssetView; onApprove: (a: AssetView) => void }) {
   return (
     <article className={`asset${a.approved ? ' asset-approved' : ''}`} data-asset={a.id} data-shot={a.shot}>
@@ -30,6 +42,7 @@ function AssetCard({ a, onApprove }: { a: AssetView; onApprove: (a: AssetView) =
         <div className="muted small">{a.width && a.height ? `${a.width}×${a.height} · ` : ''}{bytes(a.bytes)} · {a.instanceName ?? '—'}</div>
         <div className="muted small">{a.templateName} · seed {a.seed ?? '—'} · {dateTime(a.createdAt)}</div>
         <div className="mono tiny muted truncate" title={a.sha256}>sha256 {a.sha256.slice(0, 16)}…</div>
+        <RevealButton a={a} />
       </div>
       <button className={`approve${a.approved ? ' approve-on' : ''}`} onClick={() => onApprove(a)} aria-pressed={a.approved} data-action="approve">
         {a.approved ? '✓ Approved' : 'Approve'}
