@@ -237,10 +237,16 @@ export class InstanceRegistry {
     };
   }
 
-  attemptStarted(instanceId: string, attemptId: string, jobId: string, vramGb: number): void {
+  /**
+   * A prompt was dispatched there. The checkpoint it loads becomes the instance's "last loaded"
+   * now, not when it completes: the next decision may come before that (the slot is freed while
+   * outputs are collected), and model affinity must already see it.
+   */
+  attemptStarted(instanceId: string, attemptId: string, jobId: string, vramGb: number, checkpoint: string | null = null): void {
     const rt = this.map.get(instanceId);
     if (!rt) return;
     rt.running.set(attemptId, { jobId, vramGb });
+    if (checkpoint) rt.lastCheckpoint = checkpoint;
     if (rt.reservedFor === jobId) rt.reservedFor = null;
     // Forced: the card shows what runs there now, even when the health word stays "busy".
     this.updateHealth(rt, true);

@@ -19,7 +19,7 @@ import { CapabilityCache, unrunnableReason } from './capability-check.js';
 import type { SchedulerConfig } from './config.js';
 import { InstanceRegistry, type InstanceRuntime } from './instance-registry.js';
 import { failUnrunnable, nextRetryAt, promoteDueRetries, requeueJob } from './outcomes.js';
-import { checkpointOf, couldFit, fitsNow, rankInstances, type InstanceSnapshot, type JobSnapshot } from './policy.js';
+import { checkpointOfJob, couldFit, fitsNow, rankInstances, type InstanceSnapshot, type JobSnapshot } from './policy.js';
 
 export interface SchedulerDeps {
   db: Db;
@@ -185,7 +185,7 @@ export class Scheduler {
     const prev = job.attempts > 0 ? (stmt(this.d.db, SQL_PREVIOUS).get(job.id) as { instance_id: string | null; error_class: string | null } | undefined) : undefined;
     return {
       id: job.id, stage: job.stage, vramGb: job.vram_gb, tags: JSON.parse(job.tags_json) as string[],
-      checkpoint: checkpointOf(template.workflow), previousInstanceId: prev?.instance_id ?? null,
+      checkpoint: checkpointOfJob(template.workflow, template.parameters, job.params_json), previousInstanceId: prev?.instance_id ?? null,
       oomOn: prev?.error_class === 'oom' ? prev.instance_id : null,
     };
   }
@@ -329,7 +329,8 @@ export class Scheduler {
   }
 
   private startRunner(job: JobRow, attemptId: string, rt: InstanceRuntime, resume: AttemptRow | null, template?: StoredTemplate): void {
-    this.registry.attemptStarted(rt.row.id, attemptId, job.id, job.vram_gb);
+    const t = template ?? this.template(job.template_id);
+    this.registry.attemptStarted(rt.row.id, attemptId, job.id, job.vram_gb, checkpointOfJob(t.workflow, t.parameters, job.params_json));
     const runner = new AttemptRunner(
       {
         db: this.d.db, clock: this.d.clock, random: this.d.random, timers: this.d.timers, events: this.d.events, config: this.d.config,
@@ -341,7 +342,7 @@ export class Scheduler {
         },
         log: (m) => this.log(m),
       },
-      job, attemptId, rt, template ?? this.template(job.template_id), resume,
+      job, attemptId, rt, t, resume,
     );
     this.runners.set(attemptId, runner);
   }
