@@ -5,9 +5,10 @@ import { importBench } from './import.bench.js';
 import { makespanBench } from './makespan.bench.js';
 import { runlogBench } from './runlog.bench.js';
 import { rushBench } from './rush.bench.js';
+import { simulatorBench } from './simulator.bench.js';
 import { soakBench } from './soak.bench.js';
 import { throughputBench } from './throughput.bench.js';
 import { uiBench } from './ui.bench.js';
 import type { Benchmark } from './lib/types.js';
 
-export const BENCHMARKS: Benchmark[] = [dispatchBench, makespanBench, rushBench, importBench, throughputBench, runlogBench, uiBench, chaosBench, soakBench];
+export const BENCHMARKS: Benchmark[] = [simulatorBench, dispatchBench, makespanBench, rushBench, importBench, throughputBench, runlogBench, uiBench, chaosBench, soakBench];

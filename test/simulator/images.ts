@@ -31,13 +31,25 @@ export function saveImage(dirs: ImageDirs, kind: 'output' | 'temp', prefix: stri
   return { filename, subfolder: safeDir === base ? '' : subfolder, type: kind };
 }
 
+/**
+ * ComfyUI's counter: one above the highest `<name>_NNNNN_.png` in the folder. The folder is
+ * scanned once per (folder, name); later saves count on from memory, since scanning a growing
+ * folder on every save made the simulator itself the bottleneck of throughput benchmarks.
+ */
+const counters = new Map<string, number>();
+
 function nextCounter(dir: string, name: string): number {
-  let max = 0;
-  const re = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}_(\\d+)_\\.png$`);
-  for (const f of readdirSync(dir)) {
-    const m = re.exec(f);
-    if (m) max = Math.max(max, Number(m[1]));
+  const key = `${dir}\u0000${name}`;
+  let max = counters.get(key);
+  if (max === undefined) {
+    max = 0;
+    const re = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}_(\\d+)_\\.png$`);
+    for (const f of readdirSync(dir)) {
+      const m = re.exec(f);
+      if (m) max = Math.max(max, Number(m[1]));
+    }
   }
+  counters.set(key, max + 1);
   return max + 1;
 }
 
