@@ -180,3 +180,20 @@ test('a large job is not starved by a stream of smaller ones: after waiting it g
     await farm.close();
   }
 });
+
+test('among jobs tied in the queue, the one whose checkpoint the free GPU holds goes first (no model reload)', async () => {
+  const farm = await startFarm({ instances: [{ duration: { fixedMs: 30 } }] });
+  try {
+    const A = 'sd_xl_base_1.0.safetensors';
+    const B = 'sd15/v1-5-pruned-emaonly.safetensors';
+    const [warm] = await farm.importJobs([{ id: 'warm', parameters: { ckpt: A } }]);
+    await farm.waitForStates([warm!], ['completed']);
+    // One import: both jobs tie on priority, rank and enqueue time; the B job comes first in the file.
+    const [b, a] = await farm.importJobs([{ id: 'needs-b', parameters: { ckpt: B } }, { id: 'needs-a', parameters: { ckpt: A } }]);
+    await farm.waitForStates([a!, b!], ['completed']);
+    const order = (farm.engine.db.prepare('SELECT job_id FROM attempts ORDER BY dispatched_at, rowid').all() as { job_id: string }[]).map((r) => r.job_id);
+    assert.deepEqual(order, [warm, a, b]);
+  } finally {
+    await farm.close();
+  }
+});

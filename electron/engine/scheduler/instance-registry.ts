@@ -34,6 +34,8 @@ export interface InstanceRuntime {
   quarantinedUntil: number | null;
   /** A starving large job this instance is kept free for. */
   reservedFor: string | null;
+  /** How many of our own prompts were there when the last probe answered (to count only others'). */
+  ourAtProbe: number;
   timer: unknown;
   lastPersistAt: number;
 }
@@ -91,7 +93,7 @@ export class InstanceRegistry {
       row, client: new ComfyClient(row.url, { timeoutMs: this.config.requestTimeoutMs }), probe: null, lastOkProbe: null,
       probeFailures: 0, health: 'unknown', objectInfo: null, objectInfoPending: false, running: new Map(),
       lastCheckpoint: row.last_checkpoint, failuresInRow: row.consecutive_failures, quarantinedUntil: row.quarantined_until,
-      reservedFor: null, timer: null, lastPersistAt: 0,
+      reservedFor: null, ourAtProbe: 0, timer: null, lastPersistAt: 0,
     };
     this.map.set(row.id, rt);
     void this.probe(rt);
@@ -137,6 +139,7 @@ export class InstanceRegistry {
     const wasDispatchable = this.dispatchable(rt);
     rt.probe = result;
     if (result.ok) {
+      rt.ourAtProbe = rt.running.size;
       const cameBack = rt.probeFailures >= this.config.unhealthyAfter;
       rt.probeFailures = 0;
       rt.lastOkProbe = result;
@@ -229,8 +232,9 @@ export class InstanceRegistry {
       runningVramGb,
       totalVramBytes: ok?.vram?.totalBytes ?? null,
       otherVramBytes: ok?.vram?.otherBytes ?? 0,
-      // Our own prompts are counted in `running`; the server queue minus them is other clients' work.
-      serverQueue: ok ? Math.max(0, ok.queueRunning + ok.queuePending - rt.running.size) : 0,
+      // Other clients' prompts only: ours are counted in `running`, and the probe's count of ours is
+      // the one from when it answered (ours change faster than probes come).
+      serverQueue: ok ? Math.max(0, ok.queueRunning + ok.queuePending - rt.ourAtProbe) : 0,
       lastCheckpoint: rt.lastCheckpoint,
       vramOverrides: JSON.parse(rt.row.vram_overrides_json) as Record<string, number>,
       speed: gpuSpeed(ok?.gpuName ?? rt.row.gpu_name, ok?.vram?.totalBytes ?? null),
