@@ -1,12 +1,13 @@
 /**
- * The simulator's own capacity (issue [B]): 16 instances in one process, zero-work prompts posted
+ * The simulator's own capacity (issue [B]): 16 instances in one process (a child process, so the
+ * load-generating client here does not share its CPU), zero-work prompts posted
  * as fast as they finish (a few in flight per instance), every prompt followed on its WebSocket.
  * It counts prompts per second and checks that every prompt's messages came in the recorded order
  * (execution_start … execution_success, then status, then executing {node: null}).
  */
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
-import { startSimFarm } from '../simulator/index.js';
+import { startRemoteFarm } from './lib/remote-farm.js';
 import { ge, info, type Benchmark } from './lib/types.js';
 
 const GRAPH = {
@@ -25,14 +26,15 @@ export const simulatorBench: Benchmark = {
     const instances = 16;
     const seconds = quick ? 3 : 10;
     const inFlight = 4;
-    const farm = await startSimFarm({ count: instances, template: { duration: { fixedMs: 0 } } });
+    const farm = await startRemoteFarm(Array.from({ length: instances }, (_, i) => ({ name: `sim-${i}`, duration: { fixedMs: 0 } })));
     let done = 0;
     let outOfOrder = 0;
     const seen = new Map<string, string[]>();
     try {
       const stopAt = Date.now() + seconds * 1000;
       await Promise.all(
-        farm.instances.map(async (sim, i) => {
+        farm.urls.map(async (url, i) => {
+          const sim = { url };
           const clientId = `bench-${i}`;
           const ws = new WebSocket(`${sim.url.replace('http', 'ws')}/ws?clientId=${clientId}`);
           await new Promise<void>((resolve, reject) => ws.once('open', () => resolve()).once('error', reject));

@@ -178,7 +178,7 @@ export async function executeItem(host: ExecHost, item: QueueItem, behaviour: Be
         const prefix = def.traits.saves === 'output' ? String(node.inputs?.['filename_prefix'] ?? 'ComfyUI') : `ComfyUI_temp_${promptId.slice(0, 5)}`;
         const images = [];
         for (let b = 0; b < Math.min(16, Math.max(1, image.batch)); b++) {
-          images.push(saveImage(host.dirs, def.traits.saves, prefix, image.width, image.height, `${sigs.get(id)}#${b}`));
+          images.push(await saveImage(host.dirs, def.traits.saves, prefix, image.width, image.height, `${sigs.get(id)}#${b}`));
         }
         ui = { images };
         uiOutputs[id] = ui;

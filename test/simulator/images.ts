@@ -4,6 +4,7 @@
 
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { basename, isAbsolute, join, relative, resolve } from 'node:path';
 import { PNG } from 'pngjs';
 
@@ -14,8 +15,16 @@ const MAX_SIDE = 2048;
 
 export interface ImageRef { filename: string; subfolder: string; type: 'output' | 'temp' }
 
+/** Folders already created by this process (a mkdir per save is a syscall per prompt). */
+const madeDirs = new Set<string>();
+
 /** Writes one PNG whose pixels derive from `signature`, so different inputs give different files. */
-export function saveImage(dirs: ImageDirs, kind: 'output' | 'temp', prefix: string, width: number, height: number, signature: string): ImageRef {
+/**
+ * The file is written asynchronously (the thread pool, not the event loop: a synchronous open per
+ * save made file creation the simulator's bottleneck); the counter is taken synchronously first, so
+ * concurrent saves never share a name.
+ */
+export async function saveImage(dirs: ImageDirs, kind: 'output' | 'temp', prefix: string, width: number, height: number, signature: string): Promise<ImageRef> {
   const base = kind === 'output' ? dirs.output : dirs.temp;
   const cleanPrefix = prefix.replace(/\\/g, '/');
   const slash = cleanPrefix.lastIndexOf('/');
@@ -24,10 +33,21 @@ export function saveImage(dirs: ImageDirs, kind: 'output' | 'temp', prefix: stri
   const dir = resolve(base, subfolder);
   // ComfyUI refuses prefixes that escape the output folder; we fall back to the root.
   const safeDir = relative(base, dir).startsWith('..') ? base : dir;
-  mkdirSync(safeDir, { recursive: true });
+  if (!madeDirs.has(safeDir)) {
+    mkdirSync(safeDir, { recursive: true });
+    madeDirs.add(safeDir);
+  }
   const counter = nextCounter(safeDir, name);
   const filename = `${name}_${String(counter).padStart(5, '0')}_.png`;
-  writeFileSync(join(safeDir, filename), renderPng(width, height, signature));
+  const png = renderPng(width, height, signature);
+  try {
+    await writeFile(join(safeDir, filename), png);
+  } catch (err) {
+    // The folder went away (removed by a test between two simulators): make it again, once.
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    mkdirSync(safeDir, { recursive: true });
+    await writeFile(join(safeDir, filename), png);
+  }
   return { filename, subfolder: safeDir === base ? '' : subfolder, type: kind };
 }
 
