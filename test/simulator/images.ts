@@ -52,25 +52,27 @@ export async function saveImage(dirs: ImageDirs, kind: 'output' | 'temp', prefix
 }
 
 /**
- * ComfyUI's counter: one above the highest `<name>_NNNNN_.png` in the folder. The folder is
- * scanned once per (folder, name); later saves count on from memory, since scanning a growing
- * folder on every save made the simulator itself the bottleneck of throughput benchmarks.
+ * ComfyUI's counter: one above the highest `<name>_NNNNN_.png` in the folder. Each folder is
+ * scanned once into an index of name → highest counter, then kept up to date in memory: scanning
+ * a growing folder on every save (previews get a new prefix per prompt) made the simulator
+ * itself the bottleneck of throughput benchmarks.
  */
-const counters = new Map<string, number>();
+const counterIndex = new Map<string, Map<string, number>>();
+const SAVED_NAME = /^(.*)_(\d+)_\.png$/;
 
 function nextCounter(dir: string, name: string): number {
-  const key = `${dir}\u0000${name}`;
-  let max = counters.get(key);
-  if (max === undefined) {
-    max = 0;
-    const re = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}_(\\d+)_\\.png$`);
+  let index = counterIndex.get(dir);
+  if (!index) {
+    index = new Map();
     for (const f of readdirSync(dir)) {
-      const m = re.exec(f);
-      if (m) max = Math.max(max, Number(m[1]));
+      const m = SAVED_NAME.exec(f);
+      if (m) index.set(m[1] as string, Math.max(index.get(m[1] as string) ?? 0, Number(m[2])));
     }
+    counterIndex.set(dir, index);
   }
-  counters.set(key, max + 1);
-  return max + 1;
+  const next = (index.get(name) ?? 0) + 1;
+  index.set(name, next);
+  return next;
 }
 
 export function renderPng(width: number, height: number, signature: string): Buffer {
