@@ -4,8 +4,8 @@
  */
 import type { Command } from 'commander';
 import type { Engine } from '../engine/engine.js';
-import { freezeRelease } from '../engine/release/freeze.js';
-import { verifyManifest, verifyPassed } from '../engine/release/verify.js';
+import { freezeRelease } from '../engine/freeze/freeze.js';
+import { verifyManifest, verifyPassed } from '../engine/freeze/verify.js';
 import { printJson, type GlobalOptions, type Io } from './context.js';
 import { EXIT } from './exit-codes.js';
 

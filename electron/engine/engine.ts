@@ -30,8 +30,8 @@ import { listLatestTemplates, saveTemplate, toTemplateView } from './store/templ
 import { parseTemplateFile } from './templates/template-file.js';
 import { failureGroups, jobAttempts, timeline } from './queries/attempts.js';
 import { listAssets, setApproved } from './queries/assets.js';
-import { freezeRelease } from './release/freeze.js';
-import { verifyManifest, verifyPassed } from './release/verify.js';
+import { freezeRelease } from './freeze/freeze.js';
+import { verifyManifest, verifyPassed } from './freeze/verify.js';
 import { HookRunner } from './hooks/hook-runner.js';
 import { getHooks, setHooks } from './hooks/hook-settings.js';
 import { listDeliveries } from './hooks/delivery-store.js';

@@ -4,6 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { tmpdir } from 'node:os';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -52,7 +53,7 @@ test('IPC is handled on the three fixed channels only, and only for the app page
   assert.deepEqual(await call(own, 'farm.status', {}), { ok: true, result: 'answer' });
   for (const stranger of [
     page('https://evil.example/index.html'),
-    page(pathToFileURL('/tmp/index.html').href),
+    page(pathToFileURL(join(tmpdir(), 'index.html')).href),
     page(pathToFileURL(paths.indexHtml).href, { url: 'parent frame' }),
     { senderFrame: null },
   ]) {

@@ -1,5 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { runCli } from '../helpers/cli.js';
 import { readFileSync } from 'node:fs';
 import { EXIT } from '../../electron/cli/exit-codes.js';
@@ -48,7 +50,7 @@ test('a shot carrying hooks is a row error; the rows that import configure no ho
 test('a "Hooks" column in a CSV shot list is inert metadata: nothing runs for its jobs', async () => {
   const t = await makeEngine();
   try {
-    const csv = 'Shot,Stage,Template,Prompt,input:image,Hooks\nsh010,keyframe,keyframe-img2img,a moon,plates/sh010.png,"/bin/sh -c \'touch /tmp/pwned\'"\n';
+    const csv = `Shot,Stage,Template,Prompt,input:image,Hooks\nsh010,keyframe,keyframe-img2img,a moon,plates/sh010.png,"/bin/sh -c 'touch ${join(tmpdir(), 'pwned')}'"\n`;
     const preview = await t.engine.call('import.preview', { fileName: 'shots.csv', content: csv, baseDir: `${RESOURCES}samples`,
       mapping: { project: 'Moonfall', episode: 'ep101' } });
     const { jobIds } = await t.engine.call('import.commit', { previewId: preview.previewId });

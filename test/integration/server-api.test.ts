@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { tmpdir } from 'node:os';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
@@ -103,7 +104,7 @@ test('exports are written inside the server export folder; a path escaping it is
     const written = (ok.body.result as { path: string }).path;
     assert.equal(written, join(t.dir, 'exports', 'runlog.csv'));
     assert.ok(existsSync(written));
-    for (const path of ['../escape.csv', '/tmp/escape.csv', 'sub/../../escape.csv', 'not-csv.sh']) {
+    for (const path of ['../escape.csv', join(tmpdir(), 'escape.csv'), 'sub/../../escape.csv', 'not-csv.sh']) {
       const bad = await call(s, 'export.ledger', { path });
       assert.equal(bad.status, 400, path);
       assert.equal(bad.body.error?.code, 'bad_input');

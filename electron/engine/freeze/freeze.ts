@@ -16,6 +16,7 @@ import { describeFsError, writeStreamAtomically } from '../files/atomic-write.js
 import type { Db } from '../store/database.js';
 import { stmt } from '../store/statements.js';
 import { checkFiles, type FileCheck } from './file-check.js';
+import type { FreezeResult } from '../../../shared/domain.js';
 import {
   commonRoot, MANIFEST_CSV, MANIFEST_CSV_HEADER, MANIFEST_FORMAT, MANIFEST_JSON, MANIFEST_VERSION, manifestPath,
   type Manifest, type ManifestFile,
@@ -28,16 +29,7 @@ export interface FreezeInput {
   outDir: string;
 }
 
-export interface FreezeResult {
-  project: string;
-  episode: string;
-  manifestJson: string;
-  manifestCsv: string;
-  root: string | null;
-  files: number;
-  bytes: number;
-  createdAt: number;
-}
+export type { FreezeResult };
 
 interface ApprovedRow {
   id: string;
