@@ -44,10 +44,6 @@ export function canTransition(from: JobState, to: JobState): boolean {
   return TRANSITIONS[from].includes(to);
 }
 
-export function isJobState(value: unknown): value is JobState {
-  return typeof value === 'string' && (JOB_STATES as readonly string[]).includes(value);
-}
-
 /** Operator actions on jobs, as offered in the UI and the CLI. */
 export const JOB_ACTIONS = ['bump', 'moveToTop', 'hold', 'release', 'cancel', 'retry', 'newTake'] as const;
 export type JobAction = (typeof JOB_ACTIONS)[number];

@@ -15,8 +15,6 @@ export type ProbeResult =
       comfyVersion: string | null;
       queueRunning: number;
       queuePending: number;
-      /** Prompt ids the server is running or holding, for reconciliation. */
-      promptIds: string[];
       latencyMs: number;
     }
   | { ok: false; error: string; latencyMs: number };
@@ -43,7 +41,6 @@ export async function probeInstance(url: string, timeoutMs = 1500, now: () => nu
     comfyVersion: typeof stats.value.system.comfyui_version === 'string' ? stats.value.system.comfyui_version : null,
     queueRunning: queue.value.running.length,
     queuePending: queue.value.pending.length,
-    promptIds: [...queue.value.running, ...queue.value.pending].map((item) => item.promptId),
     latencyMs,
   };
 }

@@ -193,7 +193,7 @@ export class Scheduler {
   /** One decision pass. Synchronous up to the claims; runners then proceed on their own. */
   dispatchPass(): void {
     if (this.paused || !this.running) return;
-    const { db, clock, config } = this.d;
+    const { db, clock } = this.d;
     const now = clock.now();
     const all = this.registry.all();
     const dispatchable = all.filter((rt) => this.registry.dispatchable(rt));

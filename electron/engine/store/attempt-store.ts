@@ -8,7 +8,12 @@ import { transitionJob } from '../job-state.js';
 import { inTransaction, type Db } from './database.js';
 import { stmt } from './statements.js';
 
-export type AttemptState = 'claimed' | 'posted' | 'running' | 'collecting' | 'ended';
+/**
+ * An attempt is open ('claimed': written before anything was sent) until it ends. The schema also
+ * allows 'posted', 'running' and 'collecting', which are no longer written: what the runner learns
+ * meanwhile is kept in memory and written with the end (one commit instead of several).
+ */
+export type AttemptState = 'claimed' | 'ended';
 export type AttemptOutcome = 'completed' | 'failed' | 'retry' | 'timeout' | 'lost' | 'cancelled' | 'requeued';
 
 export interface AttemptRow {
@@ -67,10 +72,6 @@ export function claimAttempt(db: Db, clock: Clock, c: ClaimInput): number {
     });
     return n;
   });
-}
-
-export function attemptRow(db: Db, id: string): AttemptRow | null {
-  return (stmt(db, 'SELECT * FROM attempts WHERE id = ?').get(id) as AttemptRow | undefined) ?? null;
 }
 
 /**
