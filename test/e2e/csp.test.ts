@@ -7,29 +7,17 @@
  * and not one CSP violation may be reported. A deliberate violation at the end proves the
  * listener and the policy are live.
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
 import { CSP_META } from '../../electron/main/security.js';
 import { REPO } from '../helpers/engine.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
-import { buildRenderer, dropFile, launchBrowser, shotList, type BuiltRenderer } from './support/studio.js';
+import { dropFile, shotList, studioSuite } from './support/studio.js';
 
-let built: BuiltRenderer;
-let browser: Browser;
-
-before(async () => {
-  built = await buildRenderer();
-  browser = await launchBrowser();
-}, { timeout: 90_000 });
-
-after(async () => {
-  await browser?.close();
-  built?.cleanup();
-});
+const suite = studioSuite();
 
 /** Starts `shotfarm --data DIR serve --port 0` and resolves with the URL it prints. */
 function serve(dataDir: string, staticDir: string): Promise<{ child: ChildProcess; url: string; output: () => string }> {
@@ -78,7 +66,7 @@ const RECORD_VIOLATIONS = `
 test('the served app runs under its CSP (header + the desktop meta tag) without a single violation', { timeout: 120_000 }, async (t) => {
   const data = makeTempDir('shotfarm-csp-');
   t.after(data.cleanup);
-  const server = await serve(data.path, built.dir);
+  const server = await serve(data.path, suite.built.dir);
   t.after(() => stop(server.child));
 
   // A template the fresh farm can queue jobs on (no workstation: they stay queued).
@@ -88,7 +76,7 @@ test('the served app runs under its CSP (header + the desktop meta tag) without 
   });
   assert.equal(added.status, 200, await added.clone().text());
 
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, bypassCSP: false });
+  const context = await suite.browser.newContext({ viewport: { width: 1440, height: 900 }, bypassCSP: false });
   t.after(() => context.close().catch(() => undefined));
   const page = await context.newPage();
   page.setDefaultTimeout(20_000);

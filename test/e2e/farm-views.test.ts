@@ -1,25 +1,13 @@
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
-import type { Browser } from 'playwright-core';
-import { buildRenderer, launchBrowser, openStudio, type BuiltRenderer } from './support/studio.js';
+import { openStudio, studioSuite } from './support/studio.js';
 
-let built: BuiltRenderer;
-let browser: Browser;
-
-before(async () => {
-  built = await buildRenderer();
-  browser = await launchBrowser();
-}, { timeout: 90_000 });
-
-after(async () => {
-  await browser?.close();
-  built?.cleanup();
-});
+const suite = studioSuite();
 
 test('a failing shot shows in Failures with its reason and attempt history; the timeline draws it red among green', { timeout: 90_000 }, async () => {
-  const studio = await openStudio(browser, built.dir, {
+  const studio = await openStudio(suite.browser, suite.built.dir, {
     instances: [{ script: ['ok', 'error'], duration: { fixedMs: 300 } }, { duration: { fixedMs: 300 } }],
   });
   const { page, farm } = studio;
@@ -63,7 +51,7 @@ test('a failing shot shows in Failures with its reason and attempt history; the 
 });
 
 test('draining a workstation from its card: it finishes its prompt and takes no new one', { timeout: 90_000 }, async () => {
-  const studio = await openStudio(browser, built.dir, { instances: [{ duration: { fixedMs: 1_500 } }, { duration: { fixedMs: 1_500 } }] }, 'workstations');
+  const studio = await openStudio(suite.browser, suite.built.dir, { instances: [{ duration: { fixedMs: 1_500 } }, { duration: { fixedMs: 1_500 } }] }, 'workstations');
   const { page, farm } = studio;
   try {
     await page.locator('[data-instance="sim-0"][data-health="idle"]').waitFor();
@@ -84,7 +72,7 @@ test('draining a workstation from its card: it finishes its prompt and takes no 
 });
 
 test('the ledger shows thumbnails; exporting the run log writes a CSV whose rows match the attempts', { timeout: 90_000 }, async () => {
-  const studio = await openStudio(browser, built.dir, { instances: [{ duration: { fixedMs: 200 } }] }, 'ledger');
+  const studio = await openStudio(suite.browser, suite.built.dir, { instances: [{ duration: { fixedMs: 200 } }] }, 'ledger');
   const { page, farm } = studio;
   try {
     const ids = await farm.importJobs(['sh010', 'sh020', 'sh030'].map((id) => ({ id })));

@@ -1,25 +1,13 @@
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import type { Browser } from 'playwright-core';
 import { RESOURCES, tableCounts } from '../helpers/engine.js';
-import { buildRenderer, dropFile, launchBrowser, openStudio, type BuiltRenderer } from './support/studio.js';
+import { dropFile, openStudio, studioSuite } from './support/studio.js';
 
-let built: BuiltRenderer;
-let browser: Browser;
-
-before(async () => {
-  built = await buildRenderer();
-  browser = await launchBrowser();
-}, { timeout: 90_000 });
-
-after(async () => {
-  await browser?.close();
-  built?.cleanup();
-});
+const suite = studioSuite();
 
 test('a binary file, a broken JSON file and a list with bad rows get a clear message and store nothing', { timeout: 60_000 }, async () => {
-  const studio = await openStudio(browser, built.dir, { instances: [{}], start: false });
+  const studio = await openStudio(suite.browser, suite.built.dir, { instances: [{}], start: false });
   const { page, farm } = studio;
   const before = tableCounts(farm.engine);
   try {
@@ -64,7 +52,7 @@ test('a binary file, a broken JSON file and a list with bad rows get a clear mes
 });
 
 test('a Kitsu CSV picked with the Import button takes project/stage/template defaults from the dialog', { timeout: 60_000 }, async () => {
-  const studio = await openStudio(browser, built.dir, { instances: [{}], start: false });
+  const studio = await openStudio(suite.browser, suite.built.dir, { instances: [{}], start: false });
   const { page, farm } = studio;
   try {
     await page.locator('[data-testid="import-file"]').setInputFiles(`${RESOURCES}samples/kitsu_shots.csv`);
@@ -91,7 +79,7 @@ test('a Kitsu CSV picked with the Import button takes project/stage/template def
 });
 
 test('adding a workstation with a wrong URL shows the engine message and registers nothing', { timeout: 60_000 }, async () => {
-  const studio = await openStudio(browser, built.dir, { instances: [{}], start: false }, 'workstations');
+  const studio = await openStudio(suite.browser, suite.built.dir, { instances: [{}], start: false }, 'workstations');
   const { page, farm } = studio;
   try {
     await page.locator('[data-testid="add-instance"]').click();

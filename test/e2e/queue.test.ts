@@ -1,25 +1,13 @@
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser } from 'playwright-core';
-import { buildRenderer, dropFile, launchBrowser, openStudio, row, shotList, type BuiltRenderer } from './support/studio.js';
+import { dropFile, openStudio, row, shotList, studioSuite } from './support/studio.js';
 
-let built: BuiltRenderer;
-let browser: Browser;
-
-before(async () => {
-  built = await buildRenderer();
-  browser = await launchBrowser();
-}, { timeout: 90_000 });
-
-after(async () => {
-  await browser?.close();
-  built?.cleanup();
-});
+const suite = studioSuite();
 
 const countRows = (state: string) => `document.querySelectorAll('.row[data-state="${state}"]').length`;
 
 test('a dropped shot list is previewed row by row, confirmed, and its jobs run to completion with live progress', { timeout: 90_000 }, async () => {
-  const studio = await openStudio(browser, built.dir, { instances: [{ duration: { fixedMs: 2_500 } }, { duration: { fixedMs: 2_500 } }] });
+  const studio = await openStudio(suite.browser, suite.built.dir, { instances: [{ duration: { fixedMs: 2_500 } }, { duration: { fixedMs: 2_500 } }] });
   const { page } = studio;
   try {
     await dropFile(page, 'moonfall_ep101.json', shotList(['sh010', 'sh020', 'sh030', 'sh040', 'sh050'].map((id) => ({ id, steps: 12 }))), 'application/json');
@@ -49,7 +37,7 @@ test('a dropped shot list is previewed row by row, confirmed, and its jobs run t
 });
 
 test('a job moved to the top with T starts next on the busy workstation', { timeout: 90_000 }, async () => {
-  const studio = await openStudio(browser, built.dir, { instances: [{ duration: { fixedMs: 2_000 } }] });
+  const studio = await openStudio(suite.browser, suite.built.dir, { instances: [{ duration: { fixedMs: 2_000 } }] });
   const { page, farm } = studio;
   try {
     const ids = await farm.importJobs(['sh010', 'sh020', 'sh030', 'sh040', 'sh050'].map((id) => ({ id })));
@@ -73,7 +61,7 @@ test('a job moved to the top with T starts next on the busy workstation', { time
 });
 
 test('click, shift-click and ctrl-click select rows; H holds only those, Ctrl+A then Release frees them', { timeout: 60_000 }, async () => {
-  const studio = await openStudio(browser, built.dir, { instances: [{}], start: false });
+  const studio = await openStudio(suite.browser, suite.built.dir, { instances: [{}], start: false });
   const { page, farm } = studio;
   try {
     const shots = ['sh010', 'sh020', 'sh030', 'sh040', 'sh050', 'sh060'];

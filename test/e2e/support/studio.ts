@@ -1,3 +1,4 @@
+import { after, before } from 'node:test';
 /**
  * E2E harness: builds the renderer once per file (vite's JS API, into a temp folder), starts a real
  * engine with simulator workstations (test/helpers/farm.ts) and the headless server on port 0, and
@@ -96,4 +97,31 @@ export function shotList(shots: { id: string; priority?: string; steps?: number 
 
 export function row(page: Page, shot: string) {
   return page.locator(`.row[data-shot="${shot}"]`);
+}
+
+/**
+ * The set-up every e2e file shares: the renderer built once for the file and one Chromium, both
+ * cleaned up after it. Read `suite.built` / `suite.browser` inside tests (they exist after `before`).
+ */
+export function studioSuite(): { readonly built: BuiltRenderer; readonly browser: Browser } {
+  let built: BuiltRenderer | undefined;
+  let browser: Browser | undefined;
+  before(async () => {
+    built = await buildRenderer();
+    browser = await launchBrowser();
+  }, { timeout: 90_000 });
+  after(async () => {
+    await browser?.close();
+    built?.cleanup();
+  });
+  return {
+    get built() {
+      if (!built) throw new Error('the renderer is not built yet (use suite.built inside a test)');
+      return built;
+    },
+    get browser() {
+      if (!browser) throw new Error('the browser is not running yet (use suite.browser inside a test)');
+      return browser;
+    },
+  };
 }
