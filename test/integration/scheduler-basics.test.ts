@@ -64,6 +64,8 @@ test('a node error is a final failure with the node and exception, never retried
     assert.match(b?.stateReason ?? '', /\(node \d+\) failed: RuntimeError: /);
     assert.equal(b?.attempts, 1);
     assert.equal(g?.state, 'completed');
+    // SPEC §5: after a failure the workstation is asked to free its memory.
+    assert.ok(farm.sims[0]!.freeRequests() >= 1, 'POST /free was sent after the failure');
   } finally {
     await farm.close();
   }

@@ -154,7 +154,11 @@ export class SimCore {
   }
 
   /** POST /free: flags applied by the worker when idle, or after the running prompt. */
+  /** POST /free requests received, for tests ("the instance is asked to free memory"). */
+  freeRequests = 0;
+
   free(unload: boolean, freeMemory: boolean): void {
+    this.freeRequests++;
     this.pendingFree.unload ||= unload || freeMemory;
     this.pendingFree.free ||= freeMemory;
     if (!this.working) this.applyFree();

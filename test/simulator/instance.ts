@@ -26,6 +26,8 @@ export interface SimInstance {
   restart(): Promise<void>;
   partition(on: boolean): void;
   setVramOther(gb: number): void;
+  /** How many POST /free requests arrived. */
+  freeRequests(): number;
   close(): Promise<void>;
 }
 
@@ -150,6 +152,8 @@ export class SimInstanceImpl implements SimInstance, RouteHost {
   setScript(words: string[]): void { this.core.script.set(words); }
 
   setVramOther(gb: number): void { this.core.vram.otherGb = gb; }
+
+  freeRequests(): number { return this.core.freeRequests; }
 
   info(): Record<string, unknown> {
     return { name: this.name, url: this.url, port: this.port, gpuName: this.options.gpuName, vramTotalGb: this.options.vramTotalGb,
