@@ -306,3 +306,31 @@ test('uploading the same name with different content is stored as "name (1).png"
     assert.deepEqual(await up('two'), { name: 'plate (1).png', subfolder: '', type: 'input' });
   });
 });
+
+test('a PreviewImage result is served by /view as a temp PNG with distinct names per prompt', async () => {
+  await withSim({ duration: { fixedMs: 0 } }, async ({ sim, ws }) => {
+    await ws.open('A', '/ws?clientId=a');
+    const previewGraph = (color: number): Record<string, unknown> => ({
+      '1': { class_type: 'EmptyImage', inputs: { width: 24, height: 16, batch_size: 1, color } },
+      '9': { class_type: 'PreviewImage', inputs: { images: ['1', 0] } },
+    });
+    const names: string[] = [];
+    for (const color of [1, 2]) {
+      const { json } = await post(sim, { prompt: previewGraph(color), client_id: 'a' });
+      await ws.waitFor('A', finished(json.prompt_id));
+      const executed = ws.of('A').filter((f) => f.type === 'executed' && f.data['prompt_id'] === json.prompt_id)[0]!;
+      const image = (executed.data['output'] as any).images[0] as { filename: string; subfolder: string; type: string };
+      assert.equal(image.type, 'temp');
+      names.push(image.filename);
+      const view = await http(sim.url, 'GET', `/view?filename=${encodeURIComponent(image.filename)}&type=temp&subfolder=${image.subfolder}`);
+      assert.equal(view.status, 200);
+      assert.equal(view.contentType, 'image/png');
+      const { PNG } = await import('pngjs');
+      const png = PNG.sync.read(Buffer.from(await (await fetch(`${sim.url}/view?filename=${encodeURIComponent(image.filename)}&type=temp`)).arrayBuffer()));
+      assert.deepEqual([png.width, png.height], [24, 16]);
+      // Not an output: the same name under type=output is not found.
+      assert.equal((await http(sim.url, 'GET', `/view?filename=${encodeURIComponent(image.filename)}&type=output`)).status, 404);
+    }
+    assert.notEqual(names[0], names[1]);
+  });
+});

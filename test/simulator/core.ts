@@ -56,8 +56,12 @@ export class SimCore {
     this.random = prng(opts.duration.seed);
   }
 
+  private catalog: Map<string, NodeClass> | null = null;
+
+  /** The installed classes, built once (read-only: LoadImage's file list is read live). */
   classes(): Map<string, NodeClass> {
-    return buildCatalog(this.opts.nodeClasses, this.opts.models, () => listInputFiles(this.dirs));
+    this.catalog ??= buildCatalog(this.opts.nodeClasses, this.opts.models, () => listInputFiles(this.dirs));
+    return this.catalog;
   }
 
   queueInfo(): { exec_info: { queue_remaining: number } } {

@@ -8,7 +8,33 @@ import { writeFile } from 'node:fs/promises';
 import { basename, isAbsolute, join, relative, resolve } from 'node:path';
 import { PNG } from 'pngjs';
 
-export interface ImageDirs { output: string; input: string; temp: string }
+export interface ImageDirs {
+  output: string;
+  input: string;
+  temp: string;
+  /** PreviewImage results, kept in memory instead of files under `temp` (see PreviewStore). */
+  previews?: PreviewStore;
+}
+
+/**
+ * PreviewImage's files, held in memory by full path and served by /view as if they were in the
+ * temp folder. ComfyUI writes them to disk and empties the folder at its next start; creating one
+ * file per preview made the file system the simulator's limit (a file creation costs more than the
+ * rest of a zero-work prompt). Bounded: the oldest previews are forgotten first (404 afterwards).
+ */
+export class PreviewStore {
+  private readonly files = new Map<string, Buffer>();
+  constructor(private readonly limit = 4096) {}
+
+  put(path: string, body: Buffer): void {
+    this.files.set(path, body);
+    if (this.files.size > this.limit) this.files.delete(this.files.keys().next().value as string);
+  }
+
+  get(path: string): Buffer | undefined {
+    return this.files.get(path);
+  }
+}
 
 /** Largest side we actually render; the graph may ask for more, the file just stays cheap. */
 const MAX_SIDE = 2048;
@@ -40,6 +66,10 @@ export async function saveImage(dirs: ImageDirs, kind: 'output' | 'temp', prefix
   const counter = nextCounter(safeDir, name);
   const filename = `${name}_${String(counter).padStart(5, '0')}_.png`;
   const png = renderPng(width, height, signature);
+  if (kind === 'temp' && dirs.previews) {
+    dirs.previews.put(join(safeDir, filename), png);
+    return { filename, subfolder: safeDir === base ? '' : subfolder, type: kind };
+  }
   try {
     await writeFile(join(safeDir, filename), png);
   } catch (err) {
@@ -120,8 +150,9 @@ export function viewFile(dirs: ImageDirs, query: URLSearchParams): ViewResult {
     dir = full;
   }
   const file = join(dir, basename(filename));
-  if (!existsSync(file) || !statSync(file).isFile()) return { status: 404 };
-  let body: Buffer = readFileSync(file);
+  const preview = dirs.previews?.get(file);
+  if (!preview && (!existsSync(file) || !statSync(file).isFile())) return { status: 404 };
+  let body: Buffer = preview ?? readFileSync(file);
   const ext = file.slice(file.lastIndexOf('.') + 1).toLowerCase();
   let contentType = ext === 'png' ? 'image/png' : ext === 'jpg' || ext === 'jpeg' ? 'image/jpeg' : ext === 'webp' ? 'image/webp' : 'application/octet-stream';
   const channel = query.get('channel');

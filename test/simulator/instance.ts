@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { SimCore, type Counts } from './core.js';
-import type { ImageDirs } from './images.js';
+import { PreviewStore, type ImageDirs } from './images.js';
 import { originRejected, sendEmpty } from './http-util.js';
 import { resolveOptions, type SimInstanceOptions } from './options.js';
 import { handleRequest, isControlPath, type RouteHost } from './routes.js';
@@ -49,8 +49,8 @@ export class SimInstanceImpl implements SimInstance, RouteHost {
   constructor(private readonly options: ReturnType<typeof resolveOptions>) {
     const base = mkdtempSync(join(tmpdir(), `comfysim-${options.name}-`));
     this.ownedDirs.push(base);
-    const dirs: ImageDirs = { output: options.outputDir ?? join(base, 'output'), input: join(base, 'input'), temp: join(base, 'temp') };
-    for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });
+    const dirs: ImageDirs = { output: options.outputDir ?? join(base, 'output'), input: join(base, 'input'), temp: join(base, 'temp'), previews: new PreviewStore() };
+    for (const d of [dirs.output, dirs.input, dirs.temp]) mkdirSync(d, { recursive: true });
     this.core = new SimCore(options, dirs);
     this.core.onCrashWord = () => void this.crash();
     this.port = options.port;

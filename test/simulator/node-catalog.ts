@@ -132,9 +132,11 @@ export function buildCatalog(names: string[], models: Record<string, string[]>, 
       width: ['INT', { default: 512, min: 16, max: 16384, step: 8 }], height: ['INT', { default: 512, min: 16, max: 16384, step: 8 }],
       batch_size: ['INT', { default: 1, min: 1, max: 4096 }],
     }, ['LATENT'], { display: 'Empty Latent Image', category: 'latent' }) }),
-    LoadImage: () => ({ traits: { customValidated: ['image'] }, info: node('LoadImage', {
+    // ComfyUI lists the input folder each time INPUT_TYPES is read: a getter keeps that live while
+    // the rest of the catalog is built once.
+    LoadImage: () => ({ traits: { customValidated: ['image'] }, get info() { return node('LoadImage', {
       image: [inputFiles(), { image_upload: true }],
-    }, ['IMAGE', 'MASK'], { display: 'Load Image', category: 'image' }) }),
+    }, ['IMAGE', 'MASK'], { display: 'Load Image', category: 'image' }); } }),
     LoraLoader: () => ({ traits: {}, info: node('LoraLoader', {
       model: ['MODEL'], clip: ['CLIP'], lora_name: [loras, {}],
       strength_model: ['FLOAT', { default: 1.0, min: -100.0, max: 100.0, step: 0.01 }],

@@ -63,3 +63,14 @@ test('behaviour words parse, including busy N, and unknown words are refused', (
   assert.deepEqual(parseWord('OOM'), { kind: 'oom' });
   assert.throws(() => parseWord('explode'), /unknown simulator behaviour word/);
 });
+
+test('the preview store forgets the oldest previews beyond its limit', async () => {
+  const { PreviewStore } = await import('../simulator/images.js');
+  const store = new PreviewStore(2);
+  store.put('/t/a.png', Buffer.from('a'));
+  store.put('/t/b.png', Buffer.from('b'));
+  store.put('/t/c.png', Buffer.from('c'));
+  assert.equal(store.get('/t/a.png'), undefined);
+  assert.equal(String(store.get('/t/b.png')), 'b');
+  assert.equal(String(store.get('/t/c.png')), 'c');
+});

@@ -21,8 +21,14 @@ export interface RemoteFarm {
   close(): Promise<void>;
 }
 
+/** `SHOTFARM_SIM_PROFILE=dir npm run bench -- …` writes the simulator child's CPU profile into dir. */
+function profileArgv(): string[] {
+  const dir = process.env.SHOTFARM_SIM_PROFILE;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+}
+
 export async function startRemoteFarm(instances: SimInstanceOptions[]): Promise<RemoteFarm> {
-  const child: ChildProcess = fork(CHILD, [], { execArgv: TSX_EXEC_ARGV, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child: ChildProcess = fork(CHILD, [], { execArgv: [...TSX_EXEC_ARGV, ...profileArgv()], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   let rid = 1;
   const waiting = new Map<number, (body: unknown) => void>();
   child.on('message', (raw) => {
@@ -50,7 +56,9 @@ export async function startRemoteFarm(instances: SimInstanceOptions[]): Promise<
     fault: async (index, fault) => void (await ask({ op: 'fault', index, fault })),
     async close() {
       if (child.exitCode !== null) return;
-      await Promise.race([ask({ op: 'close' }), new Promise((r) => setTimeout(r, 3000))]);
+      const deadline = new Promise((r) => setTimeout(r, 5000).unref());
+      // The child exits by itself just after answering (and writes its CPU profile if asked to).
+      await Promise.race([ask({ op: 'close' }).then(() => exited), deadline]);
       if (child.exitCode === null) child.kill('SIGKILL');
       await exited;
     },
