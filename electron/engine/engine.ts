@@ -104,7 +104,7 @@ export class Engine {
     this.hooks.resumePending();
     // Import previews can now check node classes and models against what the workstations report.
     const scheduler = this.scheduler;
-    this.capabilityCheck ??= (template, parameters) => scheduler.capabilityProblems(template, JSON.stringify(parameters));
+    this.capabilityCheck ??= (template, parameters) => scheduler.capabilityProblems(template, parameters);
     return this.scheduler;
   }
 

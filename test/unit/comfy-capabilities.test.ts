@@ -106,3 +106,25 @@ test('skipInput leaves out inputs the caller will satisfy before posting', () =>
   const wf = { '4': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: 'later.safetensors' } } };
   assert.deepEqual(checkWorkflowAgainstObjectInfo(wf, withNewCombo, { skipInput: (c, i) => c === 'CheckpointLoaderSimple' && i === 'ckpt_name' }), []);
 });
+
+test('jobs that differ only in free text share a capability key; a model parameter changes it', async () => {
+  const { ComboKeys, CapabilityCache } = await import('../../electron/engine/scheduler/capability-check.js');
+  const template = {
+    id: 7, name: 't', version: 1, stage: 'keyframe', hash: 'h', vramGb: 8, tags: [], timeoutS: 60, createdAt: 0,
+    workflow: {
+      '4': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: 'sd15.ckpt' } },
+      '6': { class_type: 'CLIPTextEncode', inputs: { text: 'x', clip: ['4', 1] } },
+    },
+    parameters: { checkpoint: '4.ckpt_name', prompt: '6.text' },
+  };
+  const keys = new ComboKeys([withNewCombo]);
+  const a = keys.keyOf(template, { prompt: 'a castle', checkpoint: 'sd15.ckpt' });
+  assert.equal(keys.keyOf(template, { prompt: 'a dragon', checkpoint: 'sd15.ckpt' }), a);
+  assert.notEqual(keys.keyOf(template, { prompt: 'a castle', checkpoint: 'missing.safetensors' }), a);
+  assert.ok(keys.covers([withNewCombo]));
+  assert.ok(!keys.covers([info]));
+  const cache = new CapabilityCache();
+  const missing = cache.problems(withNewCombo, template, { checkpoint: 'missing.safetensors' }).filter((p) => p.kind === 'missing_model');
+  assert.deepEqual(missing.map((p) => p.kind === 'missing_model' && p.value), ['missing.safetensors']);
+  assert.equal(cache.problems(withNewCombo, template, { checkpoint: 'sd15.ckpt' }).filter((p) => p.kind === 'missing_model').length, 0);
+});

@@ -25,18 +25,39 @@ class ShotLocator {
 
   lineOf(shotId: unknown): number | null {
     if (typeof shotId !== 'string') return null;
-    const re = new RegExp(`"id"\\s*:\\s*${JSON.stringify(shotId).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'g');
-    re.lastIndex = this.pos;
-    const m = re.exec(this.content);
-    if (!m) return null;
-    for (let i = this.pos; i < m.index; i++) if (this.content.charCodeAt(i) === 10) this.line++;
-    const at = this.line;
-    // Move past this match (two shots may share an id; the second must find the second occurrence).
-    const end = m.index + m[0].length;
-    for (let i = m.index; i < end; i++) if (this.content.charCodeAt(i) === 10) this.line++;
-    this.pos = end;
-    return at;
+    // The id as it is written in the file (writers escape the same way JSON.stringify does for
+    // ordinary names); each occurrence is accepted only after `"id"` and a colon.
+    const needle = JSON.stringify(shotId);
+    const c = this.content;
+    for (let at = c.indexOf(needle, this.pos); at >= 0; at = c.indexOf(needle, at + 1)) {
+      let i = at - 1;
+      while (i >= 0 && isSpace(c.charCodeAt(i))) i--;
+      if (c.charCodeAt(i) !== 58 /* : */) continue;
+      i--;
+      while (i >= 0 && isSpace(c.charCodeAt(i))) i--;
+      if (i < 3 || c.slice(i - 3, i + 1) !== '"id"') continue;
+      const keyAt = i - 3;
+      this.line += countNewlines(c, this.pos, keyAt);
+      const line = this.line;
+      // Move past this match (two shots may share an id; the second must find the second occurrence).
+      const end = at + needle.length;
+      this.line += countNewlines(c, keyAt, end);
+      this.pos = end;
+      return line;
+    }
+    return null;
   }
+}
+
+function isSpace(code: number): boolean {
+  return code === 32 || code === 10 || code === 13 || code === 9;
+}
+
+function countNewlines(s: string, from: number, to: number): number {
+  // A bounded loop: indexOf would run to the end of a file without newlines on every call.
+  let n = 0;
+  for (let i = from; i < to; i++) if (s.charCodeAt(i) === 10) n++;
+  return n;
 }
 
 export function readJsonShotList(content: string, fileName: string): ReadResult {

@@ -43,14 +43,8 @@ export class CapabilityCache {
     return found;
   }
 
-  problems(info: ObjectInfo, template: StoredTemplate, paramsJson: string): WorkflowProblem[] {
+  problems(info: ObjectInfo, template: StoredTemplate, params: Record<string, ParamValue>): WorkflowProblem[] {
     const base = this.templateProblems(info, template);
-    let params: Record<string, ParamValue>;
-    try {
-      params = JSON.parse(paramsJson) as Record<string, ParamValue>;
-    } catch {
-      return base;
-    }
     const extra: WorkflowProblem[] = [];
     for (const [name, value] of Object.entries(params)) {
       const path = template.parameters[name];
@@ -62,6 +56,40 @@ export class CapabilityCache {
       if (allowed && !allowed.includes(value)) extra.push({ kind: 'missing_model', nodeId, classType, input, value });
     }
     return extra.length ? [...base, ...extra] : base;
+  }
+}
+
+/**
+ * The part of a job's parameters a capability check can depend on: the values of parameters that
+ * feed a combo input (a model, a sampler) on any of these node lists. Jobs with equal keys get
+ * equal answers, so an import of 100k rows that differ only in their prompts is checked once.
+ */
+export class ComboKeys {
+  private readonly comboParams = new Map<number, string[]>();
+
+  constructor(private readonly infos: readonly ObjectInfo[]) {}
+
+  /** Same node lists (by identity) as this key maker was built for? */
+  covers(infos: readonly ObjectInfo[]): boolean {
+    return infos.length === this.infos.length && infos.every((info, i) => info === this.infos[i]);
+  }
+
+  keyOf(template: StoredTemplate, params: Record<string, ParamValue>): string {
+    let names = this.comboParams.get(template.id);
+    if (!names) {
+      names = Object.entries(template.parameters).filter(([, path]) => {
+        const { nodeId, input } = splitPath(path);
+        const classType = template.workflow[nodeId]?.class_type;
+        return !!classType && !skipInput(classType, input) && this.infos.some((info) => comboValues(info, classType, input) !== null);
+      }).map(([name]) => name);
+      this.comboParams.set(template.id, names);
+    }
+    let key = String(template.id);
+    for (const n of names) {
+      const v = params[n];
+      key += `\u001f${typeof v === 'string' ? v : ''}`;
+    }
+    return key;
   }
 }
 

@@ -5,6 +5,8 @@
  * instances that can take them now. A job that fits nowhere now does not block the ones behind it;
  * one that has waited too long gets an instance reserved for it.
  */
+import type { ParamValue } from '../../../shared/shot-list-schema.js';
+import type { ObjectInfo } from '../comfy/schemas.js';
 import { randomId } from '../ids.js';
 import type { Clock, RandomSource, Timers } from '../clock.js';
 import type { EventBus } from '../event-bus.js';
@@ -15,7 +17,7 @@ import { stmt } from '../store/statements.js';
 import { templateById, type StoredTemplate } from '../store/template-store.js';
 import { S3Uploader } from '../storage/s3-uploader.js';
 import { AttemptRunner } from './attempt-runner.js';
-import { CapabilityCache, unrunnableReason } from './capability-check.js';
+import { CapabilityCache, ComboKeys, unrunnableReason } from './capability-check.js';
 import type { SchedulerConfig } from './config.js';
 import { InstanceRegistry, type InstanceRuntime } from './instance-registry.js';
 import { failUnrunnable, nextRetryAt, promoteDueRetries, requeueJob } from './outcomes.js';
@@ -43,11 +45,23 @@ const SQL_PREVIOUS = `SELECT instance_id, error_class FROM attempts WHERE job_id
 /** The longest-waiting queued jobs (jobs_queued_age index): candidates for a reservation. */
 const SQL_OLDEST_QUEUED = `SELECT * FROM jobs WHERE state = 'queued' AND enqueued_at <= ? ORDER BY enqueued_at LIMIT 16`;
 
+/** What the capability check found for one combination of template and combo parameters. */
+interface CapabilityAnswer {
+  /** Enabled instances with a node list. */
+  known: number;
+  /** Ids of those that can run it. */
+  capable: ReadonlySet<string>;
+  /** Why none can (empty when some can). */
+  reason: string;
+}
+
 export class Scheduler {
   readonly registry: InstanceRegistry;
   private readonly runners = new Map<string, AttemptRunner>();
   private readonly templates = new Map<number, StoredTemplate>();
   private readonly capabilities = new CapabilityCache();
+  /** Capability answers by combo key, for the instances and node lists they were computed on. */
+  private capabilityMemo: { ids: string; keys: ComboKeys; answers: Map<string, CapabilityAnswer> } | null = null;
   private passQueued = false;
   private running = false;
   private paused = false;
@@ -114,11 +128,46 @@ export class Scheduler {
    * For the import preview: problems that keep every enabled workstation from running this
    * template with these parameters; [] when one can; null when no node list is known yet.
    */
-  capabilityProblems(template: StoredTemplate, paramsJson: string): string[] | null {
+  capabilityProblems(template: StoredTemplate, params: Record<string, ParamValue>): string[] | null {
+    const answer = this.capabilityOf(template, params);
+    if (answer.known === 0) return null;
+    return answer.capable.size > 0 ? [] : [answer.reason];
+  }
+
+  /**
+   * Which enabled instances have every node and model this job needs, remembered per combo key
+   * (ComboKeys) while the instances' node lists stay the same objects: the queue and an import
+   * are mostly jobs that differ only in free text, so one answer serves thousands of them.
+   */
+  private capabilityOf(template: StoredTemplate, params: Record<string, ParamValue> | string): CapabilityAnswer {
     const known = this.registry.all().filter((rt) => rt.row.admin_state !== 'disabled' && rt.objectInfo !== null);
-    if (known.length === 0) return null;
-    const lists = known.map((rt) => this.capabilities.problems(rt.objectInfo as NonNullable<typeof rt.objectInfo>, template, paramsJson));
-    return lists.some((l) => l.length === 0) ? [] : [unrunnableReason(lists)];
+    const infos = known.map((rt) => rt.objectInfo as ObjectInfo);
+    const ids = known.map((rt) => rt.row.id).join('\u001f');
+    if (!this.capabilityMemo || this.capabilityMemo.ids !== ids || !this.capabilityMemo.keys.covers(infos)) {
+      this.capabilityMemo = { ids, keys: new ComboKeys(infos), answers: new Map() };
+    }
+    const memo = this.capabilityMemo;
+    let parsed: Record<string, ParamValue>;
+    try {
+      parsed = typeof params === 'string' ? (JSON.parse(params) as Record<string, ParamValue>) : params;
+    } catch {
+      parsed = {};
+    }
+    const key = memo.keys.keyOf(template, parsed);
+    let answer = memo.answers.get(key);
+    if (!answer) {
+      const capable = new Set<string>();
+      const lists: ReturnType<CapabilityCache['problems']>[] = [];
+      known.forEach((rt, i) => {
+        const problems = this.capabilities.problems(infos[i] as ObjectInfo, template, parsed);
+        if (problems.length === 0) capable.add(rt.row.id);
+        else lists.push(problems);
+      });
+      answer = { known: known.length, capable, reason: lists.length ? unrunnableReason(lists) : '' };
+      if (memo.answers.size >= 10_000) memo.answers.clear();
+      memo.answers.set(key, answer);
+    }
+    return answer;
   }
 
   activeAttempts(): number {
@@ -218,16 +267,9 @@ export class Scheduler {
       const template = this.template(job.template_id);
       const snap = this.jobSnapshot(job, template);
       // Capability: which instances have the nodes and models this workflow names?
-      const problemLists: ReturnType<CapabilityCache['problems']>[] = [];
-      const capable = new Set<string>();
-      for (const rt of enabled) {
-        if (!rt.objectInfo) continue;
-        const problems = this.capabilities.problems(rt.objectInfo, template, job.params_json);
-        if (problems.length === 0) capable.add(rt.row.id);
-        else problemLists.push(problems);
-      }
+      const { capable, reason } = this.capabilityOf(template, job.params_json);
       if (capable.size === 0 && allKnown) {
-        unrunnable.push({ job, reason: unrunnableReason(problemLists) });
+        unrunnable.push({ job, reason });
         continue;
       }
       const fitting = free().filter((s) => capable.has(s.id) && fitsNow(snap, s) && this.reservationAllows(s.id, job.id));
@@ -301,9 +343,7 @@ export class Scheduler {
     this.nextStarvationCheck = now + Math.max(250, Math.min(5_000, config.starvationMs / 4));
     for (const job of stmt(db, SQL_OLDEST_QUEUED).all(now - config.starvationMs) as JobRow[]) {
       const template = this.template(job.template_id);
-      const capable = new Set(
-        enabled.filter((rt) => rt.objectInfo && this.capabilities.problems(rt.objectInfo, template, job.params_json).length === 0).map((rt) => rt.row.id),
-      );
+      const { capable } = this.capabilityOf(template, job.params_json);
       const snap = this.jobSnapshot(job, template);
       if (![...snaps.values()].some((s) => capable.has(s.id) && fitsNow(snap, s))) this.maybeReserve(job, snap, capable, snaps, now, reservedIds);
     }
@@ -328,7 +368,7 @@ export class Scheduler {
    * (an instance it could fit when empty) reserves the best such instance; smaller jobs stop
    * being placed there until the reserved job takes it.
    */
-  private maybeReserve(job: JobRow, snap: JobSnapshot, capable: Set<string>, snaps: Map<string, InstanceSnapshot>, now: number, reserved: Set<string>): void {
+  private maybeReserve(job: JobRow, snap: JobSnapshot, capable: ReadonlySet<string>, snaps: Map<string, InstanceSnapshot>, now: number, reserved: Set<string>): void {
     if (now - job.enqueued_at < this.d.config.starvationMs || reserved.has(job.id)) return;
     const options = [...snaps.values()].filter((s) => capable.has(s.id) && couldFit(snap, s) && !this.registry.get(s.id)?.reservedFor);
     const best = rankInstances(snap, options)[0];
