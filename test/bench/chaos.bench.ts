@@ -1,7 +1,8 @@
 /**
  * Chaos: the engine runs in a child process over a simulator farm in this process whose
  * instances follow random fault scripts (ok / oom / error / drop / 500 / slow) with occasional
- * server restarts; the engine is SIGKILLed at random moments and started again, N times. Then a
+ * server restarts; the engine is SIGKILLed at random moments (0.3–3 s after its scheduler started,
+ * or for one kill in five, after spawn: during start-up and recovery) and started again, N times. Then a
  * last engine drains the queue and the store is checked:
  *
  * - lost: every imported job ends completed / failed_final / timeout_kill, or is still
@@ -44,17 +45,22 @@ interface Boot {
   killedAt: number | null;
 }
 
-function spawnEngine(dir: string): { boot: Boot; kill(): Promise<void>; close(): Promise<void>; exited: Promise<void> } {
+function spawnEngine(dir: string): { boot: Boot; kill(): Promise<void>; close(): Promise<void>; exited: Promise<void>; ready: Promise<void> } {
   const boot: Boot = { spawnAt: absNow(), readyAt: null, dispatchAt: null, killedAt: null };
   const child = fork(ENGINE, [dir, String(boot.spawnAt)], { execArgv: TSX_EXEC_ARGV, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  let onReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (onReady = resolve));
   child.on('message', (m) => {
     const msg = m as { t: string; at: number };
-    if (msg.t === 'ready') boot.readyAt = msg.at;
+    if (msg.t === 'ready') {
+      boot.readyAt = msg.at;
+      onReady();
+    }
     if (msg.t === 'dispatch') boot.dispatchAt ??= msg.at;
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
-    boot, exited,
+    boot, exited, ready,
     async kill() {
       boot.killedAt = absNow();
       child.kill('SIGKILL');
@@ -156,6 +162,9 @@ export const chaosBench: Benchmark = {
       for (let k = 0; k < kills; k++) {
         const e = spawnEngine(dir);
         boots.push(e.boot);
+        // Most kills land while the engine works (its life counted from scheduler start); one in
+        // five lands during start-up and recovery (counted from spawn).
+        if (rnd() >= 0.2) await Promise.race([e.ready, e.exited, sleep(15_000)]);
         const lifeMs = 300 + rnd() * 2700;
         if (rnd() < 0.1) {
           const i = Math.floor(rnd() * gpus);

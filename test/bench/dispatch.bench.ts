@@ -21,15 +21,19 @@ import { applySqlFixes } from './lib/what-if.js';
 
 const SQL_CANDIDATES = `SELECT * FROM jobs WHERE state = 'queued' ORDER BY priority DESC, rank ASC, enqueued_at ASC, id ASC LIMIT ?`;
 
-type Dispatcher = { dispatch: (...a: unknown[]) => void };
+/** The scheduler's claim step (private): stubbed to time the choice alone. */
+type Dispatcher = { claim: (...a: unknown[]) => string | null };
 
 /** Times decision passes with the claim replaced by a no-op: pure choice over the queue. */
 function timeChoice(engine: Engine, passes: number): { passMs: number[]; assigned: number[]; queryMs: number[] } {
   const s = engine.scheduler as NonNullable<Engine['scheduler']>;
   const target = s as unknown as Dispatcher;
-  const real = target.dispatch;
+  const real = target.claim;
   let n = 0;
-  target.dispatch = () => void n++;
+  target.claim = () => {
+    n++;
+    return null;
+  };
   const passMs: number[] = [];
   const assigned: number[] = [];
   const until = performance.now() + 5_000;
@@ -42,7 +46,7 @@ function timeChoice(engine: Engine, passes: number): { passMs: number[]; assigne
       assigned.push(n);
     }
   } finally {
-    target.dispatch = real;
+    target.claim = real;
   }
   const q = engine.db.prepare(SQL_CANDIDATES);
   const queryMs: number[] = [];
@@ -75,11 +79,11 @@ export const dispatchBench: Benchmark = {
       if (flags['candidate-scan']) log(`WHAT-IF config: candidateScan ${flags['candidate-scan']} (default 512)`);
       const s = be.engine.startScheduler(over);
       const target = s as unknown as Dispatcher;
-      const real = target.dispatch;
-      target.dispatch = () => undefined;
+      const real = target.claim;
+      target.claim = () => null;
       await startAndWaitReady(be.engine);
       const choice = timeChoice(be.engine, 500);
-      target.dispatch = real;
+      target.claim = real;
       log(`choice: ${choice.assigned[0]} assignment(s) per pass; now dispatching for ${runS} s`);
 
       const probe = probeEngine(be.engine, { timePasses: true });

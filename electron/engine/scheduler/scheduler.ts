@@ -11,7 +11,7 @@ import { randomId } from '../ids.js';
 import type { Clock, RandomSource, Timers } from '../clock.js';
 import type { EventBus } from '../event-bus.js';
 import { claimAttempt, endAttempt, liveAttempts, orphanAttempts, type AttemptRow } from '../store/attempt-store.js';
-import type { Db } from '../store/database.js';
+import { inTransaction, type Db } from '../store/database.js';
 import type { JobRow } from '../store/job-rows.js';
 import { stmt } from '../store/statements.js';
 import { templateById, type StoredTemplate } from '../store/template-store.js';
@@ -289,7 +289,18 @@ export class Scheduler {
       failUnrunnable(db, clock, job.id, reason);
       this.d.publish([job.id]);
     }
-    for (const a of assignments) this.dispatch(a.job, a.rt, a.template);
+    if (assignments.length === 0) return;
+    // Every claim of this pass in one commit (one fsync, not one per job); the runners, which
+    // send the prompts, start only after it.
+    const claimed = inTransaction(db, () => assignments.map((a) => ({ ...a, attemptId: this.claim(a.job, a.rt) })));
+    const started = claimed.filter((c): c is typeof c & { attemptId: string } => c.attemptId !== null);
+    if (started.length === 0) return;
+    this.d.publish(started.map((c) => c.job.id));
+    for (const c of started) {
+      const row = stmt(db, 'SELECT * FROM jobs WHERE id = ?').get(c.job.id) as JobRow;
+      this.onDispatch?.(c.job.id, c.rt.row.id);
+      this.startRunner(row, c.attemptId, c.rt, null, c.template);
+    }
   }
 
   /**
@@ -378,7 +389,8 @@ export class Scheduler {
     this.log(`reserving ${best.name} for job ${job.id} (waiting ${Math.round((now - job.enqueued_at) / 1000)} s)`);
   }
 
-  private dispatch(job: JobRow, rt: InstanceRuntime, template: StoredTemplate): void {
+  /** Claims one job for one instance (inside the pass's transaction); null when it went stale. */
+  private claim(job: JobRow, rt: InstanceRuntime): string | null {
     const { db, clock } = this.d;
     const attemptId = randomId();
     const ok = rt.lastOkProbe;
@@ -387,14 +399,11 @@ export class Scheduler {
         jobId: job.id, attemptId, instanceId: rt.row.id, instanceName: rt.row.name, gpuName: ok?.gpuName ?? rt.row.gpu_name,
         vramAtDispatch: ok?.vram ? ok.vram.totalBytes - ok.vram.otherBytes : null, leaseMs: job.timeout_s * 1000 * 2,
       });
+      return attemptId;
     } catch (err) {
       this.log(`claim of ${job.id} failed: ${(err as Error).message}`);
-      return;
+      return null;
     }
-    const claimed = stmt(db, 'SELECT * FROM jobs WHERE id = ?').get(job.id) as JobRow;
-    this.d.publish([job.id]);
-    this.onDispatch?.(job.id, rt.row.id);
-    this.startRunner(claimed, attemptId, rt, null, template);
   }
 
   private startRunner(job: JobRow, attemptId: string, rt: InstanceRuntime, resume: AttemptRow | null, template?: StoredTemplate): void {
