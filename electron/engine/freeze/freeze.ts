@@ -8,10 +8,9 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
-import { stringify } from 'csv-stringify';
 import { ShotfarmError } from '../../../shared/errors.js';
 import type { Clock } from '../clock.js';
-import { spreadsheetSafe } from '../exports/csv-export.js';
+import { csvRecord } from '../exports/csv-export.js';
 import { describeFsError, writeStreamAtomically } from '../files/atomic-write.js';
 import type { Db } from '../store/database.js';
 import { stmt } from '../store/statements.js';
@@ -75,14 +74,14 @@ function refuseMismatches(input: FreezeInput, check: FileCheck): void {
 }
 
 function csvRows(m: Manifest): Readable {
-  function* rows(): Generator<(string | number)[]> {
-    yield [...MANIFEST_CSV_HEADER];
+  function* records(): Generator<string> {
+    // Same dialect as the other exports: BOM (spreadsheets read UTF-8 names) and CRLF.
+    yield `\ufeff${csvRecord(MANIFEST_CSV_HEADER)}`;
     for (const f of m.files) {
-      yield [m.project, m.episode, f.shot, f.stage, f.take, f.path, f.absolute_path, f.sha256, f.bytes, f.asset_id, f.job_id].map(spreadsheetSafe);
+      yield csvRecord([m.project, m.episode, f.shot, f.stage, f.take, f.path, f.absolute_path, f.sha256, f.bytes, f.asset_id, f.job_id]);
     }
   }
-  // Same dialect as the other exports: BOM (spreadsheets read UTF-8 names) and CRLF.
-  return Readable.from(rows()).pipe(stringify({ bom: true, record_delimiter: 'windows' }));
+  return Readable.from(records());
 }
 
 export async function freezeRelease(db: Db, clock: Clock, input: FreezeInput): Promise<FreezeResult> {
