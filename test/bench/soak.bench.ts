@@ -28,7 +28,7 @@ export const soakBench: Benchmark = {
     const be = await openBenchEngine({ instances: farm.urls.map((url) => ({ url })) });
     try {
       await startAndWaitReady(be.engine);
-      const probe = probeEngine(be.engine, { memEveryMs: 2000 });
+      const probe = probeEngine(be.engine, { memEveryMs: 2000, keepTimes: false });
       const t0 = Date.now();
       let batch = 0;
       let warm: { rss: number; heap: number } | null = null;
