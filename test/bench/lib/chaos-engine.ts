@@ -9,6 +9,8 @@ import { Engine } from '../../../electron/engine/engine.js';
 import { FAST } from '../../helpers/farm.js';
 import { absNow } from './stats.js';
 
+/** Top-level code runs once every import is loaded: spawn → here is Node + module start-up. */
+const loadedAt = absNow();
 const dataDir = process.argv[2] as string;
 const bootAt = Number(process.argv[3] ?? absNow());
 const logFile = join(dataDir, 'engine.log');
@@ -21,7 +23,7 @@ s.onDispatch = (jobId) => {
   dispatches++;
   if (dispatches === 1) process.send?.({ t: 'dispatch', at: absNow(), jobId });
 };
-process.send?.({ t: 'ready', at: absNow(), bootAt });
+process.send?.({ t: 'ready', at: absNow(), bootAt, loadedAt });
 process.on('message', (m) => {
   if ((m as { t?: string }).t === 'close') {
     void engine.close().then(() => process.exit(0), () => process.exit(1));
