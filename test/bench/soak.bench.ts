@@ -1,7 +1,8 @@
 /**
  * Soak: a steady farm (8 simulated GPUs, 50–150 ms prompts) for `--minutes` (default 60), the queue
  * topped up through the contract whenever it runs low. Memory growth = engine process RSS (and
- * heap after a GC) at the end minus right after a warm-up of 10 % of the run (at least 10 s).
+ * heap after a GC) at the end minus right after a warm-up of 10 % of the run (at least 10 s); RSS is
+ * the median of the last minute of 2 s samples (it swings by ±100 MB between collections).
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -41,7 +42,7 @@ export const soakBench: Benchmark = {
         }
         if (!warm && Date.now() - t0 >= warmMs) {
           gcNow();
-          warm = { rss: median(probe.rss.slice(-5)), heap: process.memoryUsage().heapUsed };
+          warm = { rss: median(probe.rss.slice(-30)), heap: process.memoryUsage().heapUsed };
           log(`warm: RSS ${mb(warm.rss)} MB, heap ${mb(warm.heap)} MB`);
         }
         if (Date.now() - lastLog > 60_000) {
@@ -52,7 +53,7 @@ export const soakBench: Benchmark = {
       }
       probe.stop();
       gcNow();
-      const end = { rss: median(probe.rss.slice(-5)), heap: process.memoryUsage().heapUsed };
+      const end = { rss: median(probe.rss.slice(-30)), heap: process.memoryUsage().heapUsed };
       const w = warm ?? end;
       const growth = end.rss - w.rss;
       return {
