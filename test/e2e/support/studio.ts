@@ -1,36 +1,20 @@
 import { after, before } from 'node:test';
 /**
- * E2E harness: builds the renderer once per file (vite's JS API, into a temp folder), starts a real
+ * E2E harness: builds the renderer once per file (test/helpers/browser.ts), starts a real
  * engine with simulator workstations (test/helpers/farm.ts) and the headless server on port 0, and
  * drives Debian's Chromium through playwright-core. Waits are on conditions with deadlines.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { build } from 'vite';
+import type { Browser, Page } from 'playwright-core';
 import { startServer, type RunningServer } from '../../../electron/server/server.js';
 import { startFarm, type Farm, type FarmOptions } from '../../helpers/farm.js';
 import { REPO } from '../../helpers/engine.js';
-import { makeTempDir } from '../../helpers/temp-dir.js';
+import { buildRenderer, launchBrowser, type BuiltRenderer } from '../../helpers/browser.js';
+
+export { buildRenderer, CHROMIUM_ARGS, launchBrowser, type BuiltRenderer } from '../../helpers/browser.js';
 
 export const SCREENSHOTS = join(REPO, 'test-results', 'screenshots');
-
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-
-export interface BuiltRenderer {
-  dir: string;
-  cleanup(): void;
-}
-
-export async function buildRenderer(): Promise<BuiltRenderer> {
-  const out = makeTempDir('shotfarm-renderer-');
-  await build({ configFile: join(REPO, 'vite.config.ts'), logLevel: 'warn', build: { outDir: out.path, emptyOutDir: true, sourcemap: false } });
-  return { dir: out.path, cleanup: out.cleanup };
-}
-
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
-}
 
 export interface Studio {
   farm: Farm;
