@@ -38,7 +38,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startServer, type RunningServer } from '../../electron/server/server.js';
-import { buildRenderer, launchBrowser, type BuiltRenderer } from '../helpers/browser.js';
+import type { BuiltRenderer } from '../helpers/browser.js';
 import { importThroughContract, openBenchEngine, shotListJson, startAndWaitReady, type BenchEngine } from './lib/bench-engine.js';
 import { startRemoteFarm, type RemoteFarm } from './lib/remote-farm.js';
 import { absNow, median, quantile, round, sleep, summary, until } from './lib/stats.js';
@@ -81,6 +81,9 @@ export const uiBench: Benchmark = {
     const contexts: BrowserContext[] = [];
     const pageErrors: string[] = [];
     try {
+      // Loaded here, not at the top: vite and playwright add ~250 MB to the bench process, which
+      // every other benchmark's RSS figure would otherwise count.
+      const { buildRenderer, launchBrowser } = await import('../helpers/browser.js');
       log('building the renderer (vite)…');
       built = await buildRenderer();
       farm = await startRemoteFarm([0, 1].map((i) => ({ name: `gpu${i}`, duration: { fixedMs: 30, perClassMs: { KSampler: SAMPLER_MS } } })));
