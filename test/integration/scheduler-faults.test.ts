@@ -1,4 +1,5 @@
 import { test } from 'node:test';
+import { seededRandom } from '../../electron/engine/clock.js';
 import assert from 'node:assert/strict';
 import { request } from 'undici';
 import { executedCount, receivedCount, startFarm, watchServerQueue } from '../helpers/farm.js';
@@ -176,6 +177,30 @@ test('a large job is not starved by a stream of smaller ones: after waiting it g
     const order = (farm.engine.db.prepare('SELECT job_id FROM attempts ORDER BY dispatched_at, rowid').all() as { job_id: string }[]).map((r) => r.job_id);
     const position = order.indexOf(big!);
     assert.ok(position < order.length - 5, `the big job ran at position ${position + 1} of ${order.length}, not after the whole stream`);
+  } finally {
+    await farm.close();
+  }
+});
+
+test('each GPU keeps its model across an import: an attempt collected after the next dispatch does not reset it', async () => {
+  // The slot is freed before outputs are downloaded, so job n's collection ends after job n+1 was
+  // sent. Its end must not put job n's model back as "loaded there", or the next choice is wrong.
+  const farm = await startFarm({ instances: [0, 1, 2, 3].map((i) => ({ duration: { fixedMs: 20, randomMs: [0, 60] as [number, number], seed: i, modelLoadMs: 30 } })) });
+  try {
+    const A = 'sd_xl_base_1.0.safetensors';
+    const B = 'sd15/v1-5-pruned-emaonly.safetensors';
+    const rnd = seededRandom(5);
+    const shots = Array.from({ length: 80 }, (_, i) => ({ id: `mix${i}`, parameters: { ckpt: rnd() < 0.5 ? A : B } }));
+    const ids = await farm.importJobs(shots);
+    await farm.waitForStates(ids, ['completed']);
+    const ckptOf = new Map(ids.map((id, i) => [id, shots[i]!.parameters.ckpt === A ? 'A' : 'B']));
+    const rows = farm.engine.db.prepare('SELECT job_id, instance_id FROM attempts ORDER BY dispatched_at, rowid').all() as { job_id: string; instance_id: string }[];
+    const perGpu = new Map<string, string>();
+    for (const r of rows) perGpu.set(r.instance_id, (perGpu.get(r.instance_id) ?? '') + ckptOf.get(r.job_id));
+    // Near-ideal: each GPU stays on one model and switches only when the jobs of its model near
+    // the head of the queue run out (a few times); believing stale models switched 20–30 times.
+    const switches = [...perGpu.values()].reduce((n, seq) => n + [...seq].filter((c, i) => i > 0 && c !== seq[i - 1]).length, 0);
+    assert.ok(switches <= 8, `model switches per GPU: ${[...perGpu.values()].join(' | ')}`);
   } finally {
     await farm.close();
   }

@@ -30,6 +30,8 @@ export interface InstanceRuntime {
   /** attemptId → what runs there (for slots and VRAM beside running jobs). */
   running: Map<string, { jobId: string; vramGb: number }>;
   lastCheckpoint: string | null;
+  /** The attempt dispatched there most recently: only its end may say which model is loaded. */
+  lastStartedAttempt: string | null;
   failuresInRow: number;
   quarantinedUntil: number | null;
   /** A starving large job this instance is kept free for. */
@@ -92,7 +94,7 @@ export class InstanceRegistry {
     const rt: InstanceRuntime = {
       row, client: new ComfyClient(row.url, { timeoutMs: this.config.requestTimeoutMs }), probe: null, lastOkProbe: null,
       probeFailures: 0, health: 'unknown', objectInfo: null, objectInfoPending: false, running: new Map(),
-      lastCheckpoint: row.last_checkpoint, failuresInRow: row.consecutive_failures, quarantinedUntil: row.quarantined_until,
+      lastCheckpoint: row.last_checkpoint, lastStartedAttempt: null, failuresInRow: row.consecutive_failures, quarantinedUntil: row.quarantined_until,
       reservedFor: null, ourAtProbe: 0, timer: null, lastPersistAt: 0,
     };
     this.map.set(row.id, rt);
@@ -250,6 +252,7 @@ export class InstanceRegistry {
     const rt = this.map.get(instanceId);
     if (!rt) return;
     rt.running.set(attemptId, { jobId, vramGb });
+    rt.lastStartedAttempt = attemptId;
     if (checkpoint) rt.lastCheckpoint = checkpoint;
     if (rt.reservedFor === jobId) rt.reservedFor = null;
     // Forced: the card shows what runs there now, even when the health word stays "busy".
@@ -275,7 +278,9 @@ export class InstanceRegistry {
     rt.running.delete(attemptId);
     if (result === 'ok') {
       rt.failuresInRow = 0;
-      if (checkpoint) rt.lastCheckpoint = checkpoint;
+      // An attempt collected after the next one was dispatched (the slot is freed before the
+      // download) must not put its older model back as "loaded there".
+      if (checkpoint && attemptId === rt.lastStartedAttempt) rt.lastCheckpoint = checkpoint;
     } else if (result === 'instance_failure') {
       rt.failuresInRow++;
       if (rt.failuresInRow >= this.config.quarantineAfter) {
