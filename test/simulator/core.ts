@@ -157,10 +157,10 @@ export class SimCore {
     }
   }
 
-  /** POST /free: flags applied by the worker when idle, or after the running prompt. */
   /** POST /free requests received, for tests ("the instance is asked to free memory"). */
   freeRequests = 0;
 
+  /** POST /free: flags applied by the worker when idle, or after the running prompt. */
   free(unload: boolean, freeMemory: boolean): void {
     this.freeRequests++;
     this.pendingFree.unload ||= unload || freeMemory;

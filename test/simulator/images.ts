@@ -13,7 +13,7 @@ export interface ImageDirs {
   input: string;
   temp: string;
   /** PreviewImage results, kept in memory instead of files under `temp` (see PreviewStore). */
-  previews?: PreviewStore;
+  previews: PreviewStore;
 }
 
 /**
@@ -66,7 +66,7 @@ export async function saveImage(dirs: ImageDirs, kind: 'output' | 'temp', prefix
   const counter = nextCounter(safeDir, name);
   const filename = `${name}_${String(counter).padStart(5, '0')}_.png`;
   const png = renderPng(width, height, signature);
-  if (kind === 'temp' && dirs.previews) {
+  if (kind === 'temp') {
     dirs.previews.put(join(safeDir, filename), png);
     return { filename, subfolder: safeDir === base ? '' : subfolder, type: kind };
   }
@@ -150,7 +150,7 @@ export function viewFile(dirs: ImageDirs, query: URLSearchParams): ViewResult {
     dir = full;
   }
   const file = join(dir, basename(filename));
-  const preview = dirs.previews?.get(file);
+  const preview = dirs.previews.get(file);
   if (!preview && (!existsSync(file) || !statSync(file).isFile())) return { status: 404 };
   let body: Buffer = preview ?? readFileSync(file);
   const ext = file.slice(file.lastIndexOf('.') + 1).toLowerCase();

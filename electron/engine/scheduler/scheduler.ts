@@ -61,7 +61,7 @@ export class Scheduler {
   private readonly templates = new Map<number, StoredTemplate>();
   private readonly capabilities = new CapabilityCache();
   /** Capability answers by combo key, for the instances and node lists they were computed on. */
-  private capabilityMemo: { ids: string; keys: ComboKeys; answers: Map<string, CapabilityAnswer> } | null = null;
+  private capabilityMemo: { keys: ComboKeys; answers: Map<string, CapabilityAnswer> } | null = null;
   private passQueued = false;
   private running = false;
   private paused = false;
@@ -142,10 +142,8 @@ export class Scheduler {
   private capabilityOf(template: StoredTemplate, params: Record<string, ParamValue> | string): CapabilityAnswer {
     const known = this.registry.all().filter((rt) => rt.row.admin_state !== 'disabled' && rt.objectInfo !== null);
     const infos = known.map((rt) => rt.objectInfo as ObjectInfo);
-    const ids = known.map((rt) => rt.row.id).join('\u001f');
-    if (!this.capabilityMemo || this.capabilityMemo.ids !== ids || !this.capabilityMemo.keys.covers(infos)) {
-      this.capabilityMemo = { ids, keys: new ComboKeys(infos), answers: new Map() };
-    }
+    // Each instance holds its own node-list object, so the same objects mean the same instances.
+    if (!this.capabilityMemo?.keys.covers(infos)) this.capabilityMemo = { keys: new ComboKeys(infos), answers: new Map() };
     const memo = this.capabilityMemo;
     let parsed: Record<string, ParamValue>;
     try {

@@ -34,7 +34,7 @@ export function openDatabase(file: string, clock: Clock): Db {
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
     // 32 MiB of page cache (default 2 MiB): job ids are random UUIDs, so a 100k-row import and the
-    // queue queries touch index pages all over the file; with the default most were re-read.
+    // queue queries touch index pages all over the file. An upper bound, not an allocation.
     db.pragma('cache_size = -32768');
     migrate(db, clock);
   } catch (err) {
