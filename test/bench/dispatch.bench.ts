@@ -10,6 +10,7 @@
  *   passes (claims included).
  */
 import type { Engine } from '../../electron/engine/engine.js';
+import { SQL_CANDIDATES } from '../../electron/engine/scheduler/scheduler.js';
 import { openBenchEngine, startAndWaitReady } from './lib/bench-engine.js';
 import { probeEngine } from './lib/engine-probes.js';
 import { dataDirWith, queuedStoreInChild } from './lib/queue-fixture.js';
@@ -18,8 +19,6 @@ import { byInstance, reactionGaps } from './lib/sim-events.js';
 import { mb, quantile, round, sleep, summary } from './lib/stats.js';
 import { info, le, type Benchmark, type Figure } from './lib/types.js';
 import { applySqlFixes } from './lib/what-if.js';
-
-import { SQL_CANDIDATES } from '../../electron/engine/scheduler/scheduler.js';
 
 /** The scheduler's claim step (private): stubbed to time the choice alone. */
 type Dispatcher = { claim: (...a: unknown[]) => string | null };

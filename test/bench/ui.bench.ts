@@ -49,7 +49,6 @@ import {
 } from './lib/ui-page.js';
 
 const RESULTS = new URL('../../bench-results/', import.meta.url).pathname;
-const VIEWPORT = { width: 1440, height: 900 };
 const SAMPLER_STEPS = 40;
 const SAMPLER_MS = 4_000;
 
@@ -79,11 +78,12 @@ export const uiBench: Benchmark = {
     let server: RunningServer | undefined;
     let browser: Browser | undefined;
     const contexts: BrowserContext[] = [];
-    const pageErrors: string[] = [];
+    /** Each opened page's error list (filled while the page lives). */
+    const pageErrorLists: string[][] = [];
     try {
       // Loaded here, not at the top: vite and playwright add ~250 MB to the bench process, which
       // every other benchmark's RSS figure would otherwise count.
-      const { buildRenderer, launchBrowser } = await import('../helpers/browser.js');
+      const { APP_VIEWPORT, buildRenderer, launchBrowser, openAppPage } = await import('../helpers/browser.js');
       log('building the renderer (vite)…');
       built = await buildRenderer();
       farm = await startRemoteFarm([0, 1].map((i) => ({ name: `gpu${i}`, duration: { fixedMs: 30, perClassMs: { KSampler: SAMPLER_MS } } })));
@@ -98,17 +98,9 @@ export const uiBench: Benchmark = {
       browser = await launchBrowser({ showScrollbars: true });
 
       const open = async (): Promise<Page> => {
-        const context = await browser!.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1, bypassCSP: true });
+        const { context, page, errors } = await openAppPage(browser!, `${server!.url}/#/queue`, { timeoutMs: 30_000, initScript: FIRST_PAINT_INIT });
         contexts.push(context);
-        const page = await context.newPage();
-        page.setDefaultTimeout(30_000);
-        page.on('pageerror', (e) => pageErrors.push(e.message));
-        page.on('console', (m) => {
-          if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) pageErrors.push(m.text());
-        });
-        await page.addInitScript(FIRST_PAINT_INIT);
-        await page.goto(`${server!.url}/#/queue`);
-        await page.locator('[data-connection="online"]').waitFor();
+        pageErrorLists.push(errors);
         await page.waitForFunction(FIRST_PAINT_DONE);
         return page;
       };
@@ -176,6 +168,7 @@ export const uiBench: Benchmark = {
       if (lat.unseen) log(`never shown (sample): ${JSON.stringify(lat.unseenSample)}`);
       log(`slowest: ${lat.worst.map((w) => `${w.jobId.slice(0, 8)} ${w.value}/${w.max} ${w.ms} ms (shown as ${w.shownAs})`).join('; ')}`);
 
+      const pageErrors = pageErrorLists.flat();
       const frames = [...wheel.deltas, ...drag.deltas];
       const fs = summary(frames);
       const over = frames.filter((x) => x > 32).length;
@@ -195,7 +188,7 @@ export const uiBench: Benchmark = {
       return {
         figures,
         details: {
-          jobs, loads, viewport: VIEWPORT,
+          jobs, loads, viewport: APP_VIEWPORT,
           firstPaintMs: paints.map((x) => round(x)), jobsListResponseMs: responseMs.map((x) => round(x)), paintedAfterNavigationMs: sinceNavigation.map((x) => round(x)),
           scroll: [wheel, drag].map((s) => ({ name: s.name, fromRow: s.fromRow, toRow: s.row, inputs: s.inputs, frames: s.deltas.length, skeletonFrames: s.skeletonFrames, frameMs: summary(s.deltas), over32: s.deltas.filter((x) => x > 32).length, longTasksMs: s.longTasks.map((x) => round(x)), longFrames: s.longFrames.map((f) => ({ duration: round(f.duration), scriptMs: round(f.scriptMs), renderMs: round(f.renderMs) })) })),
           cpuPressure: { beforeScroll: pressureBefore, afterScroll: pressureAfter },

@@ -1,4 +1,3 @@
-import { after, before } from 'node:test';
 /**
  * E2E harness: builds the renderer once per file (test/helpers/browser.ts), starts a real
  * engine with simulator workstations (test/helpers/farm.ts) and the headless server on port 0, and
@@ -6,13 +5,12 @@ import { after, before } from 'node:test';
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { startServer, type RunningServer } from '../../../electron/server/server.js';
 import { startFarm, type Farm, type FarmOptions } from '../../helpers/farm.js';
 import { REPO } from '../../helpers/engine.js';
-import { buildRenderer, launchBrowser, type BuiltRenderer } from '../../helpers/browser.js';
-
-export { buildRenderer, CHROMIUM_ARGS, launchBrowser, type BuiltRenderer } from '../../helpers/browser.js';
+import { buildRenderer, launchBrowser, openAppPage, type BuiltRenderer } from '../../helpers/browser.js';
 
 export const SCREENSHOTS = join(REPO, 'test-results', 'screenshots');
 
@@ -29,18 +27,7 @@ export interface Studio {
 export async function openStudio(browser: Browser, staticDir: string, farmOptions: FarmOptions, view = 'queue'): Promise<Studio> {
   const farm = await startFarm(farmOptions);
   const server = await startServer({ engine: farm.engine, staticDir, demoLabel: 'Demo farm', importBaseDir: farm.dir });
-  // bypassCSP lets Playwright evaluate wait conditions given as strings; the app's CSP itself is
-  // checked by the server tests (and the app ran under it while these screenshots were designed).
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, deviceScaleFactor: 1, bypassCSP: true });
-  const page = await context.newPage();
-  page.setDefaultTimeout(20_000);
-  const pageErrors: string[] = [];
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  page.on('console', (m) => {
-    if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) pageErrors.push(m.text());
-  });
-  await page.goto(`${server.url}/#/${view}`);
-  await page.locator('[data-connection="online"]').waitFor();
+  const { context, page, errors: pageErrors } = await openAppPage(browser, `${server.url}/#/${view}`);
   return {
     farm, server, page, pageErrors,
     async screenshot(name) {
