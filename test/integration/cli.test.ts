@@ -131,7 +131,7 @@ test('workers add/list/drain/remove manage workstations; a duplicate name is ref
 
 test('health exits 0 when one workstation answers and 7 when none does', async () => {
   const d = makeTempDir();
-  const stats = JSON.parse(readFileSync(new URL('../../../shared/comfyui-recorded/system_stats.json', import.meta.url), 'utf8'));
+  const stats = JSON.parse(readFileSync(new URL('../fixtures/comfyui-recorded/system_stats.json', import.meta.url), 'utf8'));
   const body = JSON.stringify(stats.events.find((e: { kind: string }) => e.kind === 'http').response.body.json);
   const server = createServer((req, res) => {
     res.setHeader('Content-Type', 'application/json; charset=utf-8');

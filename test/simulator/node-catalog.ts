@@ -1,5 +1,5 @@
 // The node classes the simulator can "install", in the exact /object_info shape that ComfyUI 0.3.64
-// answers (see shared/comfyui-recorded/object_info_*.json). Model-backed nodes (checkpoints, LoRAs)
+// answers (see test/fixtures/comfyui-recorded/object_info_*.json). Model-backed nodes (checkpoints, LoRAs)
 // take their combo lists from the instance's `models` option, so validation and /object_info agree.
 
 /** An input spec as ComfyUI serialises it: `[type]` or `[type, options]`; a combo's type is a list. */

@@ -1,5 +1,5 @@
 // HTTP routes of ComfyUI (every one also under `/api`), answering with the status codes, content
-// types and body shapes of shared/comfyui-recorded/. Control routes for tests and other processes
+// types and body shapes of test/fixtures/comfyui-recorded/. Control routes for tests and other processes
 // live under `/__sim/` (they skip the origin check and keep answering during a partition).
 
 import type { IncomingMessage, ServerResponse } from 'node:http';

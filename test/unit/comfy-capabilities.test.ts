@@ -5,7 +5,7 @@ import { validate } from '../../electron/engine/comfy/responses.js';
 import { ObjectInfoSchema, type ObjectInfo } from '../../electron/engine/comfy/schemas.js';
 import { checkWorkflowAgainstObjectInfo, comboValues, decodeInputSpec } from '../../electron/engine/comfy/capabilities.js';
 
-const FIXTURES = new URL('../../../shared/comfyui-recorded/', import.meta.url);
+const FIXTURES = new URL('../fixtures/comfyui-recorded/', import.meta.url);
 
 /** Merges every recorded GET /object_info/{cls} answer into one object_info map. */
 function recordedObjectInfo(): ObjectInfo {

@@ -22,7 +22,7 @@ import {
 import { parseWsFrame } from '../../electron/engine/comfy/ws-events.js';
 
 // Relative to the repo: CI places shared/ beside the checkout.
-const FIXTURES = new URL('../../../shared/comfyui-recorded/', import.meta.url);
+const FIXTURES = new URL('../fixtures/comfyui-recorded/', import.meta.url);
 
 interface HttpEvent {
   kind: 'http';

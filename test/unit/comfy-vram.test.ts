@@ -5,7 +5,7 @@ import { validate } from '../../electron/engine/comfy/responses.js';
 import { SystemStatsSchema, type DeviceStats } from '../../electron/engine/comfy/schemas.js';
 import { gpuNameFromDevice, vramBreakdown, deviceBreakdown } from '../../electron/engine/comfy/vram.js';
 
-const FIXTURES = new URL('../../../shared/comfyui-recorded/', import.meta.url);
+const FIXTURES = new URL('../fixtures/comfyui-recorded/', import.meta.url);
 const GiB = 1024 ** 3;
 const MiB = 1024 ** 2;
 

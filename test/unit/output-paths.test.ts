@@ -11,12 +11,13 @@ test('outputs go to <root>/<project>/<episode>/<shot>/<stage>/take-<n>/', () => 
 });
 
 test('a server-given name with ../ or an absolute path never leaves the take folder', () => {
-  for (const evil of ['../../../../etc/passwd', '/etc/passwd', '..\\..\\win.ini', 'a/../../b.png', './.hidden', 'C:\\temp\\x.png']) {
+  for (const evil of ['../../../../etc/passwd', // hostile-path
+    '/etc/passwd', '..\\..\\win.ini', 'a/../../b.png', './.hidden', 'C:\\temp\\x.png']) {
     const p = outputPath(dir, evil, '');
     assert.ok(p.startsWith(dir + sep), `${evil} → ${p}`);
     assert.ok(!p.slice(dir.length + 1).includes(sep), `${evil} stays a plain file name`);
   }
-  const sub = outputPath(dir, 'x.png', '../../../tmp');
+  const sub = outputPath(dir, 'x.png', '../../../tmp'); // hostile-path
   assert.ok(sub.startsWith(dir + sep), sub);
 });
 

@@ -1,7 +1,7 @@
 // Zod schemas for every ComfyUI HTTP response body and WebSocket JSON frame the client reads.
 // Lenient on purpose: ComfyUI adds keys between releases and custom nodes add more, so objects
 // are loose and only the fields we rely on are required. Shapes follow
-// shared/comfyui-protocol.md and the recorded 0.3.64 responses in shared/comfyui-recorded/.
+// docs/comfyui-protocol.md and the recorded 0.3.64 responses in test/fixtures/comfyui-recorded/.
 import { z } from 'zod';
 
 const json = z.unknown();

@@ -1,4 +1,4 @@
-// Replays a recorded ComfyUI case (shared/comfyui-recorded/*.json) against a simulator instance and
+// Replays a recorded ComfyUI case (test/fixtures/comfyui-recorded/*.json) against a simulator instance and
 // lists every difference: HTTP status, content type and JSON shape per request, and the per-client
 // sequence of WebSocket message types.
 //
@@ -12,7 +12,7 @@ import { request } from 'undici';
 import { renameIds, shapeOf, maskShape, type Shape } from './shape.js';
 import { WsClients, type WsFrame } from './ws-clients.js';
 
-export const RECORDINGS_DIR = new URL('../../../../shared/comfyui-recorded/', import.meta.url);
+export const RECORDINGS_DIR = new URL('../../fixtures/comfyui-recorded/', import.meta.url);
 
 interface Body { json?: unknown; text?: string; binary?: unknown }
 export interface RecEvent {
