@@ -14,6 +14,7 @@ export const EXIT = {
   storage: 6, // the database or a file could not be read or written (disk full, edited migration…)
   unhealthy: 7, // health: no workstation is healthy
   verifyMismatch: 8, // verify: a file listed in the manifest is missing, changed or unreadable
+  cannotRun: 9, // run --until-idle: some jobs wait for something no registered workstation offers
 } as const;
 
 export function exitCodeFor(code: ErrorCode): number {

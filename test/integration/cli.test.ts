@@ -185,3 +185,23 @@ test('run --until-idle renders the imported jobs on a workstation and exits', as
     d.cleanup();
   }
 });
+
+test('run --until-idle returns with exit 9 and a reason line when the only work needs a tag no workstation has', async () => {
+  const { startSimInstance } = await import('../simulator/index.js');
+  const sim = await startSimInstance({ duration: { fixedMs: 20 } });
+  const d = makeTempDir();
+  try {
+    await cli('--data', d.path, 'templates', 'add', ...templates);
+    await cli('--data', d.path, 'import', shotList);
+    await cli('--data', d.path, 'workers', 'add', sim.url, '--name', 'untagged');
+    const r = await cli('--data', d.path, 'run', '--until-idle');
+    assert.equal(r.code, EXIT.cannotRun, r.out + r.err);
+    assert.match(r.out, /4 job\(s\) cannot run on this farm as it is:/);
+    assert.match(r.out, /^ +3 +needs tag img2img, which no workstation has$/m);
+    assert.match(r.out, /^ +1 +waits for its keyframe, which needs tag img2img, which no workstation has$/m);
+    assert.deepEqual(sim.allCounts(), {}, 'nothing was sent to the server');
+  } finally {
+    await sim.close();
+    d.cleanup();
+  }
+});

@@ -17,12 +17,15 @@ import { instanceRow, listInstanceRows, toInstanceView, type InstanceRow } from 
 import { stmt } from '../store/statements.js';
 import type { SchedulerConfig } from './config.js';
 import type { InstanceSnapshot } from './policy.js';
+import type { InstanceFacts } from './wait-reasons.js';
 
 export interface InstanceRuntime {
   row: InstanceRow;
   client: ComfyClient;
   probe: ProbeResult | null;
   lastOkProbe: (ProbeResult & { ok: true }) | null;
+  /** When it last answered a probe in this run (ms). */
+  lastAnswerAt: number | null;
   probeFailures: number;
   health: InstanceHealth;
   objectInfo: ObjectInfo | null;
@@ -92,7 +95,7 @@ export class InstanceRegistry {
 
   private add(row: InstanceRow): void {
     const rt: InstanceRuntime = {
-      row, client: new ComfyClient(row.url, { timeoutMs: this.config.requestTimeoutMs }), probe: null, lastOkProbe: null,
+      row, client: new ComfyClient(row.url, { timeoutMs: this.config.requestTimeoutMs }), probe: null, lastOkProbe: null, lastAnswerAt: null,
       probeFailures: 0, health: 'unknown', objectInfo: null, objectInfoPending: false, running: new Map(),
       lastCheckpoint: row.last_checkpoint, lastStartedAttempt: null, failuresInRow: row.consecutive_failures, quarantinedUntil: row.quarantined_until,
       reservedFor: null, ourAtProbe: 0, timer: null, lastPersistAt: 0,
@@ -145,6 +148,7 @@ export class InstanceRegistry {
       const cameBack = rt.probeFailures >= this.config.unhealthyAfter;
       rt.probeFailures = 0;
       rt.lastOkProbe = result;
+      rt.lastAnswerAt = this.clock.now();
       if (!rt.objectInfo || cameBack) void this.loadObjectInfo(rt);
     } else {
       rt.probeFailures++;
@@ -240,6 +244,27 @@ export class InstanceRegistry {
       lastCheckpoint: rt.lastCheckpoint,
       vramOverrides: JSON.parse(rt.row.vram_overrides_json) as Record<string, number>,
       speed: gpuSpeed(ok?.gpuName ?? rt.row.gpu_name, ok?.vram?.totalBytes ?? null),
+    };
+  }
+
+  /**
+   * What "why is this job waiting" needs to know of this instance. `capabilityProblems` is the
+   * caller's (null while the node list is unknown). The VRAM total falls back to the stored card,
+   * so a server that went away still says whether it could ever take the job.
+   */
+  facts(rt: InstanceRuntime, capabilityProblems: string[] | null): InstanceFacts {
+    const snap = this.snapshot(rt);
+    let stored: number | null = null;
+    if (snap.totalVramBytes === null && rt.row.vram_json) stored = (JSON.parse(rt.row.vram_json) as { totalBytes: number }).totalBytes;
+    return {
+      ...snap,
+      totalVramBytes: snap.totalVramBytes ?? stored,
+      adminState: rt.row.admin_state,
+      health: rt.health,
+      capabilityProblems: rt.objectInfo === null ? null : capabilityProblems,
+      reservedFor: rt.reservedFor,
+      quarantinedUntil: rt.quarantinedUntil,
+      lastAnswerAt: rt.lastAnswerAt,
     };
   }
 

@@ -17,9 +17,11 @@ import { stmt } from '../store/statements.js';
 import { templateById, type StoredTemplate } from '../store/template-store.js';
 import { S3Uploader } from '../storage/s3-uploader.js';
 import { AttemptRunner } from './attempt-runner.js';
-import { CapabilityCache, ComboKeys, unrunnableReason } from './capability-check.js';
+import { CapabilityCache, ComboKeys, describeProblem, unrunnableReason } from './capability-check.js';
 import type { SchedulerConfig } from './config.js';
 import { InstanceRegistry, type InstanceRuntime } from './instance-registry.js';
+import { explainWait, type JobWait } from './wait-reasons.js';
+import { farmProgress, type FarmProgress } from './farm-progress.js';
 import { failUnrunnable, nextRetryAt, promoteDueRetries, requeueJob } from './outcomes.js';
 import { checkpointOfJob, couldFit, fitsNow, rankInstances, type InstanceSnapshot, type JobSnapshot } from './policy.js';
 
@@ -53,6 +55,8 @@ interface CapabilityAnswer {
   capable: ReadonlySet<string>;
   /** Why none can (empty when some can). */
   reason: string;
+  /** Per instance that cannot: what it lacks, in words. */
+  problems: ReadonlyMap<string, string[]>;
 }
 
 export class Scheduler {
@@ -156,16 +160,34 @@ export class Scheduler {
     if (!answer) {
       const capable = new Set<string>();
       const lists: ReturnType<CapabilityCache['problems']>[] = [];
+      const perInstance = new Map<string, string[]>();
       known.forEach((rt, i) => {
         const problems = this.capabilities.problems(infos[i] as ObjectInfo, template, parsed);
         if (problems.length === 0) capable.add(rt.row.id);
-        else lists.push(problems);
+        else {
+          lists.push(problems);
+          perInstance.set(rt.row.id, [...new Set(problems.map(describeProblem))]);
+        }
       });
-      answer = { known: known.length, capable, reason: lists.length ? unrunnableReason(lists) : '' };
+      answer = { known: known.length, capable, reason: lists.length ? unrunnableReason(lists) : '', problems: perInstance };
       if (memo.answers.size >= 10_000) memo.answers.clear();
       memo.answers.set(key, answer);
     }
     return answer;
+  }
+
+  /** Why a queued job is not running now, per workstation (see wait-reasons.ts). */
+  explainWait(job: JobRow): JobWait {
+    const template = this.template(job.template_id);
+    const snap = this.jobSnapshot(job, template);
+    const answer = this.capabilityOf(template, job.params_json);
+    const facts = this.registry.all().map((rt) => this.registry.facts(rt, answer.capable.has(rt.row.id) ? [] : (answer.problems.get(rt.row.id) ?? null)));
+    return explainWait(snap, facts);
+  }
+
+  /** Whether anything can still move without a person acting, and what waits for what. */
+  progress(): FarmProgress {
+    return farmProgress({ db: this.d.db, explain: (job) => this.explainWait(job), activeAttempts: this.runners.size, stopped: this.paused });
   }
 
   activeAttempts(): number {
