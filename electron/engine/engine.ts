@@ -47,6 +47,8 @@ export interface EngineOptions {
   timers?: Timers;
   /** Where outputs go; default `<dataDir>/outputs`. */
   outputRoot?: string;
+  /** better-sqlite3's addon to load (the desktop app's Electron build); default node_modules' own. */
+  nativeBinding?: string;
   log?: (message: string) => void;
 }
 
@@ -80,7 +82,7 @@ export class Engine {
     this.clock = opts.clock ?? systemClock;
     this.random = opts.random ?? systemRandom;
     this.dbFile = join(opts.dataDir, DB_FILE_NAME);
-    this.db = openDatabase(this.dbFile, this.clock);
+    this.db = openDatabase(this.dbFile, this.clock, { nativeBinding: opts.nativeBinding });
     this.capabilityCheck = opts.capabilityCheck;
     this.timers = opts.timers ?? systemTimers;
     this.outputRoot = opts.outputRoot ?? join(opts.dataDir, 'outputs');

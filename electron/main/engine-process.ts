@@ -3,7 +3,8 @@
  * the same Engine the CLI and the headless server use — SQLite, scheduler, ComfyUI clients all run
  * here, off the main process — then serves the host protocol on the parent port.
  *
- * Arguments: `--data DIR` (required, or SHOTFARM_DATA), `--outputs DIR` (optional).
+ * Arguments: `--data DIR` (required, or SHOTFARM_DATA), `--outputs DIR` (optional), `--native-binding
+ * FILE` (optional: the app passes its Electron build of better-sqlite3; a Node child uses node_modules').
  */
 import { toErrorEnvelope } from '../../shared/errors.js';
 import { Engine } from '../engine/engine.js';
@@ -26,8 +27,7 @@ function openEngine(host: HostPort): Engine | null {
   const dataDir = argValue('--data') ?? process.env.SHOTFARM_DATA;
   try {
     if (!dataDir) throw new Error('The engine process needs --data DIR (the folder holding shotfarm.sqlite).');
-    const outputRoot = argValue('--outputs');
-    const engine = new Engine(outputRoot ? { dataDir, outputRoot, log } : { dataDir, log });
+    const engine = new Engine({ dataDir, log, outputRoot: argValue('--outputs'), nativeBinding: argValue('--native-binding') });
     // Reconciles attempts left open by a previous engine (a crash or a kill), then dispatches.
     engine.startScheduler();
     return engine;

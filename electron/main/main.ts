@@ -15,7 +15,7 @@ import { registerIpc, sendToPage } from './ipc.js';
 import { readShotListFile } from './ipc-policy.js';
 import { menuTemplate } from './menu.js';
 import { JobNotifier } from './notifications.js';
-import { appPaths } from './paths.js';
+import { appPaths, sqliteBindingPath } from './paths.js';
 import { hardenContents, hardenSession } from './security.js';
 import { utilitySpawner } from './utility-spawn.js';
 import { createMainWindow } from './window.js';
@@ -44,7 +44,8 @@ function boot(): void {
   // The engine's default output folder, passed to it explicitly so both processes agree on it.
   const outputRoot = join(dataDir, 'outputs');
   const devTools = !app.isPackaged;
-  const host = new EngineHost({ spawn: utilitySpawner({ entry: paths.engineEntry, dataDir, outputRoot, log }), log });
+  const nativeBinding = sqliteBindingPath(app.isPackaged ? process.resourcesPath : app.getAppPath(), process.versions.electron, process.platform, process.arch);
+  const host = new EngineHost({ spawn: utilitySpawner({ entry: paths.engineEntry, dataDir, outputRoot, nativeBinding, log }), log });
   // Learns ledger ids → files from the engine's assets.list answers, for the thumbnail scheme.
   const assets = new AssetDirectory(host);
   const notifier = new JobNotifier();
@@ -66,8 +67,8 @@ function boot(): void {
     sendToPage(page(), 'shell.command', { command: 'show-view', view });
   };
   const showError = (title: string, e: ErrorEnvelope): void => {
-    // A Node build of better-sqlite3 in an unpackaged run: say how to fix it rather than only why.
-    const hint = /NODE_MODULE_VERSION/.test(e.message) ? '\n\nRun `npm run rebuild:electron` (and `npm run rebuild:node` before `npm test`).' : '';
+    // No usable Electron build of better-sqlite3 in a checkout: say how to fix it rather than only why.
+    const hint = !app.isPackaged && e.details?.nativeBinding ? '\n\nBuild it with `npm run native:electron` (`npm start` does when it is missing).' : '';
     dialog.showErrorBox(title, `${e.message}${hint}`);
   };
 

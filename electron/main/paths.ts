@@ -23,3 +23,13 @@ export function appPaths(mainDir: string): AppPaths {
     engineEntry: join(mainDir, 'engine-process.js'),
   };
 }
+
+/**
+ * The Electron build of better-sqlite3 that the engine process loads: `<root>/native/electron-<version>-
+ * <platform>-<arch>/better_sqlite3.node`, where root is the checkout in `npm start` (bin/desktop/
+ * native-binding.mjs builds it there) and the resources folder in a package (electron-builder.yml
+ * copies native/ there). Versioned, so an Electron upgrade never loads a stale build.
+ */
+export function sqliteBindingPath(root: string, electronVersion: string, platform: string, arch: string): string {
+  return join(root, 'native', `electron-${electronVersion}-${platform}-${arch}`, 'better_sqlite3.node');
+}

@@ -5,9 +5,22 @@
 import { utilityProcess } from 'electron';
 import type { EngineChild, SpawnEngine } from './engine-host.js';
 
-export function utilitySpawner(o: { entry: string; dataDir: string; outputRoot?: string; log: (m: string) => void }): SpawnEngine {
+export interface UtilitySpawnOptions {
+  entry: string;
+  dataDir: string;
+  outputRoot?: string;
+  /** The Electron build of better-sqlite3 (node_modules' own is built for Node). */
+  nativeBinding?: string;
+  log: (m: string) => void;
+}
+
+export function utilitySpawner(o: UtilitySpawnOptions): SpawnEngine {
   // The output folder is passed explicitly: the main process serves thumbnails only from inside it.
-  const args = ['--data', o.dataDir, ...(o.outputRoot ? ['--outputs', o.outputRoot] : [])];
+  const args = [
+    '--data', o.dataDir,
+    ...(o.outputRoot ? ['--outputs', o.outputRoot] : []),
+    ...(o.nativeBinding ? ['--native-binding', o.nativeBinding] : []),
+  ];
   return () => {
     const child = utilityProcess.fork(o.entry, args, {
       serviceName: 'Shotfarm engine',

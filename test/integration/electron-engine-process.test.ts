@@ -11,15 +11,16 @@ import { join } from 'node:path';
 import { ShotfarmError } from '../../shared/errors.js';
 import type { EventMap, EventTopic } from '../../shared/events.js';
 import { EngineHost, type EngineChild } from '../../electron/main/engine-host.js';
+import { REPO } from '../helpers/engine.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
 const ENTRY = new URL('../../electron/main/engine-process.ts', import.meta.url).pathname;
 
-function nodeSpawner(dataDir: string) {
+function nodeSpawner(dataDir: string, extraArgs: string[] = []) {
   const processes: ChildProcess[] = [];
   const stderr: string[] = [];
   const spawn = (): EngineChild => {
-    const cp = fork(ENTRY, ['--data', dataDir], {
+    const cp = fork(ENTRY, ['--data', dataDir, ...extraArgs], {
       execArgv: ['--import', 'tsx'],
       serialization: 'advanced', // structured clone, like a utility process's port
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
@@ -113,4 +114,26 @@ test('an engine that cannot open its data folder reports why, once, and is not r
   await new Promise((r) => setTimeout(r, 300));
   assert.equal(sp.processes.length, 1, 'no restart loop on a deterministic failure');
   assert.equal(host.status, 'failed');
+});
+
+test('the engine process opens SQLite with the addon --native-binding names, and a bad one stops it with a storage error', { timeout: 60_000 }, async (t) => {
+  const tmp = makeTempDir('shotfarm-engine-addon-');
+  t.after(tmp.cleanup);
+  // The app passes its Electron build; a Node child can only load the Node build.
+  const nodeBuild = join(REPO, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node');
+  const good = new EngineHost({ spawn: nodeSpawner(tmp.path, ['--native-binding', nodeBuild]).spawn, readyTimeoutMs: 30_000 });
+  good.start();
+  assert.deepEqual(await good.call('instances.list', {}), []);
+  await good.stop();
+
+  const missing = join(tmp.path, 'native/electron-0.0.0-test/better_sqlite3.node');
+  const sp = nodeSpawner(tmp.path, ['--native-binding', missing]);
+  const bad = new EngineHost({ spawn: sp.spawn, backoff: { initialMs: 50, maxMs: 50 } });
+  const failed = next<{ code: string; message: string; details?: Record<string, unknown> }>((resolve) => bad.on('failed', resolve), 30_000, 'the failure');
+  bad.start();
+  const error = await failed;
+  assert.equal(error.code, 'storage');
+  assert.ok(error.message.includes(missing), error.message);
+  assert.deepEqual(error.details, { nativeBinding: missing }, 'what the main process keys its "npm run native:electron" hint on');
+  assert.equal(sp.processes.length, 1, 'not restarted: a missing addon stays missing');
 });

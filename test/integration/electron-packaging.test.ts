@@ -1,7 +1,8 @@
 /**
  * The packaging configuration, checked without packaging (that needs the Electron download): it is
- * valid for the installed electron-builder, ships what the app loads, unpacks the native module, and
- * rebuilds it for Electron only while packaging — never at install time, which would break the tests.
+ * valid for the installed electron-builder, ships what the app loads, and takes better-sqlite3's
+ * Electron build from native/ (put next to app.asar) instead of rebuilding node_modules in place,
+ * which would break the tests.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import YAML from 'yaml';
+import { sqliteBindingPath } from '../../electron/main/paths.js';
 import { REPO } from '../helpers/engine.js';
 
 const config = YAML.parse(readFileSync(join(REPO, 'electron-builder.yml'), 'utf8')) as Record<string, unknown>;
@@ -35,11 +37,28 @@ test('the package ships the built app and names it Shotfarm, for Linux, Windows 
   assert.deepEqual((config.mac as { target: string[] }).target, ['dmg']);
 });
 
-test('better-sqlite3 is rebuilt for Electron only while packaging, and unpacked from the asar', () => {
-  assert.equal(config.npmRebuild, true);
-  assert.ok((config.asarUnpack as string[]).some((g) => g.includes('better-sqlite3')));
+interface ExtraResource {
+  from: string;
+  to: string;
+  filter: string[];
+}
+
+test('packaging never rebuilds node_modules; each platform ships its Electron build of better-sqlite3 where the app looks', () => {
+  assert.equal(config.npmRebuild, false);
+  assert.ok((config.files as string[]).includes('!node_modules/better-sqlite3/{build,deps,src}/**'), 'the Node build is not shipped');
+  for (const [os, platform] of [['linux', 'linux'], ['win', 'win32'], ['mac', 'darwin']] as const) {
+    const extra = (config[os] as { extraResources: ExtraResource[] }).extraResources;
+    assert.deepEqual(extra, [{ from: 'native', to: 'native', filter: [`electron-*-${platform}-\${arch}/better_sqlite3.node`] }], os);
+    // What lands in <resources>/native/… is what the main process asks for in a packaged app.
+    const shipped = join('/resources', extra[0]?.to ?? '', `electron-45.3.4-${platform}-x64/better_sqlite3.node`);
+    assert.equal(sqliteBindingPath('/resources', '45.3.4', platform, 'x64'), shipped);
+  }
+  for (const [name, script] of Object.entries(pkg.scripts)) {
+    if (!name.startsWith('package')) continue;
+    assert.match(script, /^npm run native:electron\b.* && npm run build:app && electron-builder /, `${name} builds the Electron binary first`);
+  }
   for (const hook of ['preinstall', 'install', 'postinstall', 'prepare']) {
-    assert.doesNotMatch(pkg.scripts[hook] ?? '', /electron-rebuild|install-app-deps|@electron\/rebuild/, `${hook} must not rebuild for Electron`);
+    assert.doesNotMatch(pkg.scripts[hook] ?? '', /electron-rebuild|install-app-deps|@electron\/rebuild|native:electron/, `${hook} must not build for Electron`);
   }
 });
 

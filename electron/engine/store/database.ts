@@ -4,7 +4,7 @@
  */
 import Database from 'better-sqlite3';
 import type BetterSqlite3 from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ShotfarmError } from '../../../shared/errors.js';
 import type { Clock } from '../clock.js';
@@ -14,7 +14,15 @@ export type Db = BetterSqlite3.Database;
 
 export const DB_FILE_NAME = 'shotfarm.sqlite';
 
-export function openDatabase(file: string, clock: Clock): Db {
+export interface DatabaseOptions {
+  /**
+   * better-sqlite3's compiled addon to load instead of node_modules' own. The desktop app passes its
+   * Electron build (kept apart from the Node build the CLI and the tests load, so neither breaks the other).
+   */
+  nativeBinding?: string;
+}
+
+export function openDatabase(file: string, clock: Clock, opts: DatabaseOptions = {}): Db {
   if (file !== ':memory:') {
     try {
       mkdirSync(dirname(file), { recursive: true });
@@ -24,8 +32,9 @@ export function openDatabase(file: string, clock: Clock): Db {
   }
   let db: Db;
   try {
-    db = new Database(file);
+    db = opts.nativeBinding ? withAddon(file, opts.nativeBinding) : new Database(file);
   } catch (err) {
+    if (err instanceof ShotfarmError) throw err;
     throw new ShotfarmError('storage', `Cannot open the database ${file}: ${(err as Error).message}`);
   }
   try {
@@ -43,6 +52,22 @@ export function openDatabase(file: string, clock: Clock): Db {
     throw new ShotfarmError('storage', `The database ${file} could not be prepared: ${(err as Error).message}`);
   }
   return db;
+}
+
+/** Opens with the given addon; an addon that is missing or will not load says so, naming the file. */
+function withAddon(file: string, nativeBinding: string): Db {
+  const details = { nativeBinding };
+  if (!existsSync(nativeBinding)) {
+    throw new ShotfarmError('storage', `SQLite's native module ${nativeBinding} does not exist.`, { details });
+  }
+  try {
+    return new Database(file, { nativeBinding });
+  } catch (err) {
+    // dlopen's failures (another runtime's ABI, not a shared library at all) vs. the database's own.
+    if ((err as NodeJS.ErrnoException).code !== 'ERR_DLOPEN_FAILED') throw err;
+    const reason = (err as Error).message.split('\n')[0];
+    throw new ShotfarmError('storage', `SQLite's native module ${nativeBinding} cannot be loaded: ${reason}`, { details });
+  }
 }
 
 /** Runs fn in a BEGIN IMMEDIATE transaction: takes the write lock up front, so read-then-write is safe. */
