@@ -3,7 +3,7 @@
  * scheduler running with short timings. Waits are event-driven with a deadline (no sleeps).
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { systemClock, seededRandom } from '../../electron/engine/clock.js';
 import { Engine } from '../../electron/engine/engine.js';
 import type { SchedulerConfig } from '../../electron/engine/scheduler/config.js';
@@ -51,6 +51,7 @@ export interface ShotSpec {
 export interface FarmOptions {
   instances: (SimInstanceOptions & { tags?: string[]; concurrency?: number })[];
   config?: Partial<SchedulerConfig>;
+  /** Template files: names in test/fixtures/templates/, or absolute paths. */
   templates?: string[];
   /** Start the scheduler at once (default true). */
   start?: boolean;
@@ -64,7 +65,7 @@ export async function startFarm(o: FarmOptions): Promise<Farm> {
     new Engine({ dataDir: tmp.path, clock: systemClock, random: seededRandom(7), outputRoot: join(tmp.path, 'out'), log: (m) => logs.push(m) });
   let engine = make();
   for (const f of o.templates ?? ['txt2img.json', 'video18.json', 'needs-custom-node.json']) {
-    await engine.call('templates.add', { content: readFileSync(join(FIXTURE_TEMPLATES, f), 'utf8'), fileName: f });
+    await engine.call('templates.add', { content: readFileSync(resolve(FIXTURE_TEMPLATES, f), 'utf8'), fileName: f });
   }
   for (const [n, i] of o.instances.entries()) {
     await engine.call('instances.add', { name: `sim-${n}`, url: (sims[n] as SimInstance).url, tags: i.tags ?? [], maxConcurrency: i.concurrency ?? 1 });
