@@ -34,6 +34,11 @@ export interface SimInstanceOptions {
   script?: string[];
   /** Where SaveImage writes; default a temp dir removed on close. */
   outputDir?: string;
+  /**
+   * Files already in the instance's input folder when it starts (name there → file to copy), as a
+   * workstation's ComfyUI input folder holds images a LoadImage can name without an upload.
+   */
+  inputFiles?: Record<string, string>;
 }
 
 export interface ResolvedOptions {
@@ -49,6 +54,7 @@ export interface ResolvedOptions {
   duration: Required<Omit<DurationOptions, 'randomMs'>> & { randomMs: [number, number] | null };
   script: string[];
   outputDir: string | undefined;
+  inputFiles: Record<string, string>;
 }
 
 export const DEFAULT_MODELS: Record<string, string[]> = {
@@ -77,5 +83,6 @@ export function resolveOptions(o: SimInstanceOptions = {}): ResolvedOptions {
     },
     script: o.script ?? [],
     outputDir: o.outputDir,
+    inputFiles: o.inputFiles ?? {},
   };
 }
