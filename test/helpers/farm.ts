@@ -84,23 +84,7 @@ export async function startFarm(o: FarmOptions): Promise<Farm> {
       tmp.cleanup();
     },
     job: (id) => engine.call('jobs.get', { id }),
-    async waitFor(what, predicate, timeoutMs = 20_000) {
-      const deadline = Date.now() + timeoutMs;
-      // Re-check on every engine event, and at least every 100 ms for server-side conditions.
-      for (;;) {
-        if (await predicate()) return;
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; engine log:\n${logs.slice(-20).join('\n')}`);
-        await new Promise<void>((resolve) => {
-          const offs = [engine.events.on('job.changed', () => done()), engine.events.on('instance.changed', () => done())];
-          const t = setTimeout(() => done(), 100);
-          function done() {
-            clearTimeout(t);
-            offs.forEach((f) => f());
-            resolve();
-          }
-        });
-      }
-    },
+    waitFor: (what, predicate, timeoutMs) => waitOnEngine(engine, what, predicate, timeoutMs, () => `engine log:\n${logs.slice(-20).join('\n')}`),
     async waitForStates(ids, states, timeoutMs) {
       let views: JobView[] = [];
       await farm.waitFor(`jobs to reach ${states.join('/')}`, async () => {
@@ -130,6 +114,27 @@ export async function startFarm(o: FarmOptions): Promise<Farm> {
     },
   };
   return farm;
+}
+
+/**
+ * Waits until `predicate` holds, re-checking on every job or instance change of the engine and at
+ * least every 100 ms (for conditions on the simulators' side); fails after `timeoutMs`.
+ */
+export async function waitOnEngine(engine: Engine, what: string, predicate: () => boolean | Promise<boolean>, timeoutMs = 20_000, context = () => ''): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await predicate()) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; ${context()}`);
+    await new Promise<void>((resolve) => {
+      const offs = [engine.events.on('job.changed', () => done()), engine.events.on('instance.changed', () => done())];
+      const t = setTimeout(() => done(), 100);
+      function done() {
+        clearTimeout(t);
+        offs.forEach((f) => f());
+        resolve();
+      }
+    });
+  }
 }
 
 /** Total executions of a prompt across the farm's simulators ("rendered exactly once"). */
