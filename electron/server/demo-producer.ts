@@ -170,6 +170,7 @@ async function newestDemoEpisode(engine: Pick<Engine, 'call'>): Promise<number> 
   }
 }
 
+/** Options given as `undefined` keep their defaults (a plain spread would overwrite them). */
 function stripUndefined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
