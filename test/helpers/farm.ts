@@ -3,7 +3,7 @@
  * scheduler running with short timings. Waits are event-driven with a deadline (no sleeps).
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { systemClock, seededRandom } from '../../electron/engine/clock.js';
 import { Engine } from '../../electron/engine/engine.js';
 import type { SchedulerConfig } from '../../electron/engine/scheduler/config.js';
@@ -51,6 +51,7 @@ export interface ShotSpec {
 export interface FarmOptions {
   instances: (SimInstanceOptions & { tags?: string[]; concurrency?: number })[];
   config?: Partial<SchedulerConfig>;
+  /** Template files: names in test/fixtures/templates/, or absolute paths. */
   templates?: string[];
   /** Start the scheduler at once (default true). */
   start?: boolean;
@@ -64,7 +65,7 @@ export async function startFarm(o: FarmOptions): Promise<Farm> {
     new Engine({ dataDir: tmp.path, clock: systemClock, random: seededRandom(7), outputRoot: join(tmp.path, 'out'), log: (m) => logs.push(m) });
   let engine = make();
   for (const f of o.templates ?? ['txt2img.json', 'video18.json', 'needs-custom-node.json']) {
-    await engine.call('templates.add', { content: readFileSync(join(FIXTURE_TEMPLATES, f), 'utf8'), fileName: f });
+    await engine.call('templates.add', { content: readFileSync(resolve(FIXTURE_TEMPLATES, f), 'utf8'), fileName: f });
   }
   for (const [n, i] of o.instances.entries()) {
     await engine.call('instances.add', { name: `sim-${n}`, url: (sims[n] as SimInstance).url, tags: i.tags ?? [], maxConcurrency: i.concurrency ?? 1 });
@@ -83,23 +84,7 @@ export async function startFarm(o: FarmOptions): Promise<Farm> {
       tmp.cleanup();
     },
     job: (id) => engine.call('jobs.get', { id }),
-    async waitFor(what, predicate, timeoutMs = 20_000) {
-      const deadline = Date.now() + timeoutMs;
-      // Re-check on every engine event, and at least every 100 ms for server-side conditions.
-      for (;;) {
-        if (await predicate()) return;
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; engine log:\n${logs.slice(-20).join('\n')}`);
-        await new Promise<void>((resolve) => {
-          const offs = [engine.events.on('job.changed', () => done()), engine.events.on('instance.changed', () => done())];
-          const t = setTimeout(() => done(), 100);
-          function done() {
-            clearTimeout(t);
-            offs.forEach((f) => f());
-            resolve();
-          }
-        });
-      }
-    },
+    waitFor: (what, predicate, timeoutMs) => waitOnEngine(engine, what, predicate, timeoutMs, () => `engine log:\n${logs.slice(-20).join('\n')}`),
     async waitForStates(ids, states, timeoutMs) {
       let views: JobView[] = [];
       await farm.waitFor(`jobs to reach ${states.join('/')}`, async () => {
@@ -129,6 +114,27 @@ export async function startFarm(o: FarmOptions): Promise<Farm> {
     },
   };
   return farm;
+}
+
+/**
+ * Waits until `predicate` holds, re-checking on every job or instance change of the engine and at
+ * least every 100 ms (for conditions on the simulators' side); fails after `timeoutMs`.
+ */
+export async function waitOnEngine(engine: Engine, what: string, predicate: () => boolean | Promise<boolean>, timeoutMs = 20_000, context = () => ''): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await predicate()) return;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; ${context()}`);
+    await new Promise<void>((resolve) => {
+      const offs = [engine.events.on('job.changed', () => done()), engine.events.on('instance.changed', () => done())];
+      const t = setTimeout(() => done(), 100);
+      function done() {
+        clearTimeout(t);
+        offs.forEach((f) => f());
+        resolve();
+      }
+    });
+  }
 }
 
 /** Total executions of a prompt across the farm's simulators ("rendered exactly once"). */

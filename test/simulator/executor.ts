@@ -7,7 +7,8 @@
 
 import type { NodeClass } from './node-catalog.js';
 import type { ImageDirs } from './images.js';
-import { inputImageSize, saveImage } from './images.js';
+import { inputImageSize } from './images.js';
+import { saveOutputs } from './save-outputs.js';
 import { evaluateNode, checkpointOf, NodeFailure, runOrder, signatures, type SimValue } from './graph.js';
 import type { HistoryEntry, PromptQueue, QueueItem } from './prompt-queue.js';
 import type { WsHub } from './ws-hub.js';
@@ -175,12 +176,7 @@ export async function executeItem(host: ExecHost, item: QueueItem, behaviour: Be
       if (def.traits.saves) {
         const src = node.inputs?.['images'];
         const image = (isLink(src) ? valueOf(String(src[0]))?.image : undefined) ?? { width: 64, height: 64, alpha: false, batch: 1 };
-        const prefix = def.traits.saves === 'output' ? String(node.inputs?.['filename_prefix'] ?? 'ComfyUI') : `ComfyUI_temp_${promptId.slice(0, 5)}`;
-        const images = [];
-        for (let b = 0; b < Math.min(16, Math.max(1, image.batch)); b++) {
-          images.push(await saveImage(host.dirs, def.traits.saves, prefix, image.width, image.height, `${sigs.get(id)}#${b}`));
-        }
-        ui = { images };
+        ui = await saveOutputs(host.dirs, def.traits, node.inputs ?? {}, image, promptId, String(sigs.get(id)));
         uiOutputs[id] = ui;
         meta[id] = { node_id: id, display_node: id, parent_node: null, real_node_id: id };
         toClient('executed', { node: id, display_node: id, output: ui, prompt_id: promptId });

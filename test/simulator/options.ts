@@ -27,13 +27,18 @@ export interface SimInstanceOptions {
   /** '0.3' = ComfyUI 0.3.64 as recorded; 'new' = current mainline rules (UUID prompt_id, missing_node_type, create_time). */
   protocol?: '0.3' | 'new';
   nodeClasses?: string[];
-  /** Loader combo lists: `checkpoints` feeds CheckpointLoaderSimple.ckpt_name, `loras` LoraLoader.lora_name. */
+  /** Loader combo lists: `checkpoints` feeds CheckpointLoaderSimple/ImageOnlyCheckpointLoader.ckpt_name, `loras` LoraLoader.lora_name. */
   models?: Record<string, string[]>;
   duration?: DurationOptions;
   /** Behaviour words, one per received prompt in arrival order; afterwards 'ok'. */
   script?: string[];
   /** Where SaveImage writes; default a temp dir removed on close. */
   outputDir?: string;
+  /**
+   * Files already in the instance's input folder when it starts (name there → file to copy), as a
+   * workstation's ComfyUI input folder holds images a LoadImage can name without an upload.
+   */
+  inputFiles?: Record<string, string>;
 }
 
 export interface ResolvedOptions {
@@ -49,10 +54,12 @@ export interface ResolvedOptions {
   duration: Required<Omit<DurationOptions, 'randomMs'>> & { randomMs: [number, number] | null };
   script: string[];
   outputDir: string | undefined;
+  inputFiles: Record<string, string>;
 }
 
 export const DEFAULT_MODELS: Record<string, string[]> = {
-  checkpoints: ['sd_xl_base_1.0.safetensors', 'sd15/v1-5-pruned-emaonly.safetensors'],
+  // The SDXL and SVD checkpoints resources/templates name; both loaders list the same folder, as in ComfyUI.
+  checkpoints: ['sd_xl_base_1.0.safetensors', 'sd15/v1-5-pruned-emaonly.safetensors', 'svd_xt_1_1.safetensors'],
   loras: ['detail_tweaker_xl.safetensors'],
 };
 
@@ -76,5 +83,6 @@ export function resolveOptions(o: SimInstanceOptions = {}): ResolvedOptions {
     },
     script: o.script ?? [],
     outputDir: o.outputDir,
+    inputFiles: o.inputFiles ?? {},
   };
 }
