@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
 import { REPO } from '../helpers/engine.js';
 
 /**
@@ -42,7 +43,7 @@ test('the README quick start runs verbatim: every command exits 0 and every impo
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
   // The quick start's throw-away data folder (mktemp -d) is named where the farm says it runs.
   const data = /Farm running on (.+)\/shotfarm\.sqlite/.exec(out)?.[1];
-  if (data && data.startsWith(dirname(data))) rmSync(data, { recursive: true, force: true });
+  if (data?.startsWith(tmpdir())) rmSync(data, { recursive: true, force: true });
   assert.equal(code, 0, out);
 
   assert.match(out, /Imported 4 job\(s\)/);
