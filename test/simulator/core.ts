@@ -12,7 +12,8 @@ import { Script, type Behaviour } from './script.js';
 import { validatePrompt, type ErrorBody, type Graph, type NodeError } from './validate.js';
 import { VramModel } from './vram.js';
 import { WsHub } from './ws-hub.js';
-import { Aborted, executeItem, type CacheEntry, type ExecHost, type RunState } from './executor.js';
+import { Aborted, type CacheEntry, type ExecHost, type RunState } from './exec-host.js';
+import { executeItem } from './executor.js';
 
 export interface Counts { received: number; executed: number; interrupted: number; failed: number }
 
