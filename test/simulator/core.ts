@@ -21,7 +21,7 @@ export type PromptAnswer =
   | { kind: 'json'; status: number; body: unknown; after?: 'restart' }
   | { kind: '500' };
 
-interface Sleeper { resolve: () => void; reject: (e: Error) => void; interruptible: boolean; timer: NodeJS.Timeout | undefined }
+interface Sleeper { resolve: () => void; reject: (e: Error) => void; interruptible: boolean; stop: () => void }
 
 import { seededRandom } from '../../electron/engine/clock.js';
 
@@ -29,6 +29,9 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 /** The engine's seeded generator (mulberry32), so random durations are reproducible. */
 const prng = seededRandom;
+
+/** The history delay draws from its own stream, so adding it left every node duration of a seed as it was. */
+const HISTORY_STREAM = 0x9e3779b9;
 
 export class SimCore {
   readonly hub = new WsHub();
@@ -47,14 +50,18 @@ export class SimCore {
   private gen = 0;
   private pendingFree = { unload: false, free: false };
   private random: () => number;
+  private historyRandom: () => number;
   /** Set by the instance: what a `crash` word does. */
   onCrashWord: () => void = () => {};
+  /** Read-only tap (benchmarks): called right after a prompt's history entry is written. */
+  onHistoryWritten: ((promptId: string) => void) | null = null;
   down = false;
 
   constructor(readonly opts: ResolvedOptions, readonly dirs: ImageDirs) {
     this.script = new Script(opts.script);
     this.vram = new VramModel(opts.vramTotalGb, opts.vramOtherGb);
     this.random = prng(opts.duration.seed);
+    this.historyRandom = prng(opts.duration.seed ^ HISTORY_STREAM);
   }
 
   private catalog: Map<string, NodeClass> | null = null;
@@ -152,7 +159,7 @@ export class SimCore {
     this.interruptFlag = true;
     for (const s of [...this.sleepers]) {
       if (!s.interruptible) continue;
-      clearTimeout(s.timer);
+      s.stop();
       this.sleepers.delete(s);
       s.resolve();
     }
@@ -232,6 +239,16 @@ export class SimCore {
         return slow ? ms * 10 : ms;
       },
       modelLoadMs: () => d.modelLoadMs,
+      historyDelayMs: () => {
+        const [min, max] = this.opts.historyDelayMs;
+        return min + this.historyRandom() * (max - min);
+      },
+      waitPrecisely: async (ms) => {
+        if (gen !== this.gen) throw new Aborted();
+        await this.waitPrecisely(ms);
+        if (gen !== this.gen) throw new Aborted();
+      },
+      historyWritten: (promptId) => this.onHistoryWritten?.(promptId),
       queueInfo: () => this.queueInfo(),
       crash: () => this.onCrashWord(),
     };
@@ -240,15 +257,39 @@ export class SimCore {
   sleep(ms: number, interruptible: boolean): Promise<void> {
     if (interruptible && this.interruptFlag) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const s: Sleeper = { resolve, reject, interruptible, timer: undefined };
-      if (Number.isFinite(ms)) s.timer = setTimeout(() => { this.sleepers.delete(s); resolve(); }, Math.max(0, ms));
+      let timer: NodeJS.Timeout | undefined;
+      const s: Sleeper = { resolve, reject, interruptible, stop: () => clearTimeout(timer) };
+      if (Number.isFinite(ms)) timer = setTimeout(() => { this.sleepers.delete(s); resolve(); }, Math.max(0, ms));
       this.sleepers.add(s);
+    });
+  }
+
+  /**
+   * Waits `ms` to a fraction of a millisecond (Node's timers tick in whole ms; the history delay
+   * is well under one). Whole milliseconds go to a timer, the rest to event-loop turns, so HTTP
+   * requests arriving meanwhile are answered — as the real server's event loop answers them while
+   * its worker thread finishes. Not interruptible; a crash rejects it with Aborted.
+   */
+  waitPrecisely(ms: number): Promise<void> {
+    const until = performance.now() + ms;
+    return new Promise((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      let turn: NodeJS.Immediate | undefined;
+      const s: Sleeper = { resolve, reject, interruptible: false, stop: () => { clearTimeout(timer); clearImmediate(turn); } };
+      const step = (): void => {
+        const left = until - performance.now();
+        if (left <= 0) { this.sleepers.delete(s); resolve(); return; }
+        if (left >= 2) timer = setTimeout(step, left - 1);
+        else turn = setImmediate(step);
+      };
+      this.sleepers.add(s);
+      step();
     });
   }
 
   /** The process dies: the running prompt stops where it is and all volatile state is lost. */
   wipe(): void {
-    for (const s of this.sleepers) { clearTimeout(s.timer); s.reject(new Aborted()); }
+    for (const s of this.sleepers) { s.stop(); s.reject(new Aborted()); }
     this.sleepers.clear();
     this.queue = new PromptQueue();
     this.counter = 0;

@@ -29,6 +29,12 @@ export interface ExecHost {
   interrupted(): boolean;
   nodeMs(classType: string, nodesInRun: number, slow: boolean): number;
   modelLoadMs(): number;
+  /** Draws the time from `execution_success` to the history write (seeded). */
+  historyDelayMs(): number;
+  /** Like `sleep`, to a fraction of a millisecond, never interrupted. */
+  waitPrecisely(ms: number): Promise<void>;
+  /** Tells the core's read-only tap that a history entry was written. */
+  historyWritten(promptId: string): void;
   queueInfo(): Record<string, unknown>;
   crash(): void;
 }

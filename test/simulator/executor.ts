@@ -2,7 +2,8 @@
 // success.json / three_prompts_in_a_row.json:
 //   execution_start → execution_cached → the nodes (run-nodes.ts) → execution_success (or
 //   execution_error / execution_interrupted, faults.ts),
-// then history is written, then `status`, then `executing {node:null}` (comfyui-protocol.md §3).
+// then, a moment later (`historyDelayMs`), history is written, then `status`, then
+// `executing {node:null}` (comfyui-protocol.md §3 "History timing").
 
 import type { ExecHost, Outcome } from './exec-host.js';
 import { reportStop } from './faults.js';
@@ -21,6 +22,11 @@ export async function executeItem(host: ExecHost, item: QueueItem, behaviour: Be
   run.addMessage('execution_start', { prompt_id: run.promptId, timestamp: now() }, false);
   run.addMessage('execution_cached', { nodes: cachedNodes(run), prompt_id: run.promptId, timestamp: now() }, false);
   const outcome = await execute(run);
+  pruneCache(run);
+  // The worker thread runs task_done a moment after execution_success was queued: meanwhile GET
+  // /history misses the entry and GET /queue still lists the prompt running. 0 keeps it in this turn.
+  const delay = host.historyDelayMs();
+  if (delay > 0) await host.waitPrecisely(delay);
   taskDone(run, outcome);
   return outcome;
 }
@@ -41,13 +47,13 @@ async function execute(run: PromptRun): Promise<Outcome> {
 /** The worker after `execute` returns: history first, then the `status` that announces it, then `executing {node:null}`. */
 function taskDone(run: PromptRun, outcome: Outcome): void {
   const { host } = run;
-  pruneCache(run);
   host.queue.finish({
     prompt: run.item,
     outputs: run.uiOutputs,
     status: { status_str: outcome === 'success' ? 'success' : 'error', completed: outcome === 'success', messages: run.messages },
     meta: run.meta,
   });
+  host.historyWritten(run.promptId);
   host.hub.send({ type: 'status', data: { status: host.queueInfo() } }, null);
   run.toClient('executing', { node: null, prompt_id: run.promptId });
   host.run.clientId = null;

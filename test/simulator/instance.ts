@@ -158,7 +158,7 @@ export class SimInstanceImpl implements SimInstance, RouteHost {
 
   info(): Record<string, unknown> {
     return { name: this.name, url: this.url, port: this.port, gpuName: this.options.gpuName, vramTotalGb: this.options.vramTotalGb,
-      vramOtherGb: this.core.vram.otherGb, protocol: this.options.protocol, scriptRemaining: this.core.script.remaining(),
+      vramOtherGb: this.core.vram.otherGb, protocol: this.options.protocol, historyDelayMs: this.options.historyDelayMs, scriptRemaining: this.core.script.remaining(),
       partitioned: this.partitioned, down: this.core.down };
   }
 

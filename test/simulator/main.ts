@@ -11,7 +11,8 @@ import { parseWord } from './script.js';
 
 const USAGE = `usage: tsx test/simulator/main.ts [--instances N] [--base-port P] [--vram 24,24,12] [--other-vram 0,4,0]
   [--gpu "NVIDIA GeForce RTX 4090"] [--script ok,oom,hang] [--protocol 0.3|new] [--duration-ms 2000]
-  [--seed 1] [--checkpoints a.safetensors,b.safetensors] [--input-files plate.png=path/to/plate.png,…] [--max-seconds N]`;
+  [--seed 1] [--history-delay-ms A[,B]] [--checkpoints a.safetensors,b.safetensors]
+  [--input-files plate.png=path/to/plate.png,…] [--max-seconds N]`;
 
 function list(v: string | undefined): string[] {
   return v === undefined ? [] : v.split(',').map((s) => s.trim()).filter((s) => s !== '');
@@ -23,6 +24,15 @@ function numbers(v: string | undefined, what: string): number[] {
     if (!Number.isFinite(n) || n < 0) throw new Error(`--${what}: '${s}' is not a number`);
     return n;
   });
+}
+
+/** `--history-delay-ms A` (fixed) or `A,B` (uniform in [A, B]); absent: the recorded default. */
+function historyDelay(v: string | undefined): number | [number, number] | undefined {
+  if (v === undefined) return undefined;
+  const n = numbers(v, 'history-delay-ms');
+  if (n.length === 1) return n[0];
+  if (n.length === 2 && n[0]! <= n[1]!) return [n[0]!, n[1]!];
+  throw new Error(`--history-delay-ms takes A or A,B with A ≤ B; got '${v}'`);
 }
 
 async function main(): Promise<void> {
@@ -37,6 +47,7 @@ async function main(): Promise<void> {
       protocol: { type: 'string', default: '0.3' },
       'duration-ms': { type: 'string' },
       seed: { type: 'string' },
+      'history-delay-ms': { type: 'string' },
       checkpoints: { type: 'string' },
       'input-files': { type: 'string' },
       'max-seconds': { type: 'string' },
@@ -55,6 +66,7 @@ async function main(): Promise<void> {
   const other = numbers(values['other-vram'], 'other-vram');
   const durationMs = values['duration-ms'] === undefined ? undefined : Number(values['duration-ms']);
   const seed = values.seed === undefined ? undefined : Number(values.seed);
+  const historyDelayMs = historyDelay(values['history-delay-ms']);
   const checkpoints = list(values.checkpoints);
   const inputFiles: Record<string, string> = {};
   for (const pair of list(values['input-files'])) {
@@ -73,6 +85,7 @@ async function main(): Promise<void> {
     ...(other.length ? { vramOtherGb: other[Math.min(i, other.length - 1)] } : {}),
     ...(script.length ? { script } : {}),
     ...(checkpoints.length ? { models: { checkpoints, loras: [] } } : {}),
+    ...(historyDelayMs !== undefined ? { historyDelayMs } : {}),
     inputFiles,
     duration: { ...(durationMs !== undefined ? { fixedMs: durationMs } : {}), ...(seed !== undefined ? { seed: seed + i, randomMs: [0, (durationMs ?? 30) / 10] as [number, number] } : {}) },
   }));

@@ -30,6 +30,15 @@ export interface SimInstanceOptions {
   /** Loader combo lists: `checkpoints` feeds CheckpointLoaderSimple/ImageOnlyCheckpointLoader.ckpt_name, `loras` LoraLoader.lora_name. */
   models?: Record<string, string[]>;
   duration?: DurationOptions;
+  /**
+   * Time from `execution_success` to the history write (ComfyUI's worker thread runs
+   * `PromptQueue.task_done` a moment after it queued the message); until then GET /history misses
+   * the entry and GET /queue still lists the prompt as running. Then `status`, then
+   * `executing {node:null}`. A number is fixed; `[min, max]` is uniform, drawn from its own stream
+   * seeded by `duration.seed`. 0 writes history in the same turn as success. Default: the range
+   * the recordings show (README.md, "History timing").
+   */
+  historyDelayMs?: number | [number, number];
   /** Behaviour words, one per received prompt in arrival order; afterwards 'ok'. */
   script?: string[];
   /** Where SaveImage writes; default a temp dir removed on close. */
@@ -52,6 +61,7 @@ export interface ResolvedOptions {
   nodeClasses: string[];
   models: Record<string, string[]>;
   duration: Required<Omit<DurationOptions, 'randomMs'>> & { randomMs: [number, number] | null };
+  historyDelayMs: [number, number];
   script: string[];
   outputDir: string | undefined;
   inputFiles: Record<string, string>;
@@ -62,6 +72,20 @@ export const DEFAULT_MODELS: Record<string, string[]> = {
   checkpoints: ['sd_xl_base_1.0.safetensors', 'sd15/v1-5-pruned-emaonly.safetensors', 'svd_xt_1_1.safetensors'],
   loras: ['detail_tweaker_xl.safetensors'],
 };
+
+/**
+ * The recorded gap between `execution_success` and the `status` that follows the history write:
+ * 0.0–0.8 ms over the 37 successful runs in test/fixtures/comfyui-recorded/ (README.md).
+ */
+export const DEFAULT_HISTORY_DELAY_MS: [number, number] = [0, 0.8];
+
+function historyDelay(v: number | [number, number] | undefined): [number, number] {
+  const [min, max] = v === undefined ? DEFAULT_HISTORY_DELAY_MS : typeof v === 'number' ? [v, v] : v;
+  if (!(Number.isFinite(min) && Number.isFinite(max) && min >= 0 && max >= min)) {
+    throw new Error(`historyDelayMs must be a number ≥ 0 or [min, max] with 0 ≤ min ≤ max; got ${JSON.stringify(v)}`);
+  }
+  return [min, max];
+}
 
 export function resolveOptions(o: SimInstanceOptions = {}): ResolvedOptions {
   return {
@@ -81,6 +105,7 @@ export function resolveOptions(o: SimInstanceOptions = {}): ResolvedOptions {
       seed: o.duration?.seed ?? 1,
       modelLoadMs: o.duration?.modelLoadMs ?? 0,
     },
+    historyDelayMs: historyDelay(o.historyDelayMs),
     script: o.script ?? [],
     outputDir: o.outputDir,
     inputFiles: o.inputFiles ?? {},

@@ -1,0 +1,43 @@
+// The history delay option and the sub-millisecond wait behind it: the default is the range the
+// recordings show, bad values are refused, and the wait never ends early and dies with a crash.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { SimCore } from '../simulator/core.js';
+import { Aborted } from '../simulator/exec-host.js';
+import { PreviewStore } from '../simulator/images.js';
+import { DEFAULT_HISTORY_DELAY_MS, resolveOptions } from '../simulator/options.js';
+import { withTimeout } from '../simulator/testing/ws-clients.js';
+
+const core = (): SimCore => new SimCore(resolveOptions(), { output: '/nonexistent', input: '/nonexistent', temp: '/nonexistent', previews: new PreviewStore() });
+
+test('the default history delay is the recorded 0–0.8 ms; a number is fixed, a pair is a range', () => {
+  assert.deepEqual(DEFAULT_HISTORY_DELAY_MS, [0, 0.8]);
+  assert.deepEqual(resolveOptions().historyDelayMs, [0, 0.8]);
+  assert.deepEqual(resolveOptions({ historyDelayMs: 0 }).historyDelayMs, [0, 0]);
+  assert.deepEqual(resolveOptions({ historyDelayMs: 3 }).historyDelayMs, [3, 3]);
+  assert.deepEqual(resolveOptions({ historyDelayMs: [1, 4] }).historyDelayMs, [1, 4]);
+});
+
+test('a negative, reversed or non-finite history delay is refused', () => {
+  assert.throws(() => resolveOptions({ historyDelayMs: -1 }), /historyDelayMs/);
+  assert.throws(() => resolveOptions({ historyDelayMs: [5, 2] }), /historyDelayMs/);
+  assert.throws(() => resolveOptions({ historyDelayMs: Number.NaN }), /historyDelayMs/);
+});
+
+test('the precise wait never resolves before its time, under a millisecond and over several', async () => {
+  const c = core();
+  for (const ms of [0.3, 0.8, 4.5]) {
+    const t0 = performance.now();
+    await withTimeout(c.waitPrecisely(ms), 5000, `wait ${ms} ms`);
+    const took = performance.now() - t0;
+    assert.ok(took >= ms, `waited ${took.toFixed(3)} ms for ${ms} ms`);
+  }
+});
+
+test('a crash (wipe) rejects a precise wait in progress with Aborted', async () => {
+  const c = core();
+  const waiting = c.waitPrecisely(1000);
+  c.wipe();
+  await assert.rejects(withTimeout(waiting, 5000, 'aborted wait'), Aborted);
+});
