@@ -266,7 +266,7 @@ export class SimCore {
 
   /**
    * Waits `ms` to a fraction of a millisecond (Node's timers tick in whole ms; the history delay
-   * is well under one). Whole milliseconds go to a timer, the rest to event-loop turns, so HTTP
+   * is well under one). All but the last few ms go to a timer, the rest to event-loop turns, so HTTP
    * requests arriving meanwhile are answered — as the real server's event loop answers them while
    * its worker thread finishes. Not interruptible; a crash rejects it with Aborted.
    */
@@ -279,7 +279,8 @@ export class SimCore {
       const step = (): void => {
         const left = until - performance.now();
         if (left <= 0) { this.sleepers.delete(s); resolve(); return; }
-        if (left >= 2) timer = setTimeout(step, left - 1);
+        // A timer may fire a millisecond or more late, so it stops 2 ms short and turns finish.
+        if (left > 3) timer = setTimeout(step, left - 2);
         else turn = setImmediate(step);
       };
       this.sleepers.add(s);
