@@ -23,6 +23,9 @@ export type PromptAnswer =
 
 interface Sleeper { resolve: () => void; reject: (e: Error) => void; interruptible: boolean; stop: () => void }
 
+/** Work of the "worker thread" that is due at `due` (performance.now() time), e.g. a history write. */
+interface DueWork { due: number; run: () => void }
+
 import { seededRandom } from '../../electron/engine/clock.js';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -44,6 +47,7 @@ export class SimCore {
   private cache = new Map<string, CacheEntry>();
   private interruptFlag = false;
   private sleepers = new Set<Sleeper>();
+  private dueWork = new Set<DueWork>();
   private behaviours = new WeakMap<QueueItem, Behaviour>();
   private working = false;
   /** Bumped by every crash, so a run from before it can never touch the new state. */
@@ -243,9 +247,9 @@ export class SimCore {
         const [min, max] = this.opts.historyDelayMs;
         return min + this.historyRandom() * (max - min);
       },
-      waitPrecisely: async (ms) => {
+      runAfter: async (ms, work) => {
         if (gen !== this.gen) throw new Aborted();
-        await this.waitPrecisely(ms);
+        await this.runAfter(ms, work);
         if (gen !== this.gen) throw new Aborted();
       },
       historyWritten: (promptId) => this.onHistoryWritten?.(promptId),
@@ -270,6 +274,34 @@ export class SimCore {
    * requests arriving meanwhile are answered — as the real server's event loop answers them while
    * its worker thread finishes. Not interruptible; a crash rejects it with Aborted.
    */
+  /**
+   * Runs `work` `ms` from now, as the real server's worker thread would, in parallel with the event
+   * loop. Here there is one thread, which may be busy answering requests when the time comes, so
+   * every request first runs the work that is due (`settleDue`): a request handled after the due
+   * time sees it done, whatever the load. Resolves once `work` ran; a crash before drops it (Aborted).
+   */
+  runAfter(ms: number, work: () => void): Promise<void> {
+    return new Promise((resolve, reject) => {
+      let ran = false;
+      const item: DueWork = { due: performance.now() + ms, run: () => { ran = true; work(); resolve(); } };
+      this.dueWork.add(item);
+      this.waitPrecisely(ms).then(
+        () => { if (this.dueWork.delete(item)) item.run(); },
+        (e: unknown) => { this.dueWork.delete(item); if (!ran) reject(e); },
+      );
+    });
+  }
+
+  /** Runs the worker's due work before a request reads the state (see `runAfter`). */
+  settleDue(): void {
+    const now = performance.now();
+    for (const item of [...this.dueWork]) {
+      if (item.due > now) continue;
+      this.dueWork.delete(item);
+      item.run();
+    }
+  }
+
   waitPrecisely(ms: number): Promise<void> {
     const until = performance.now() + ms;
     return new Promise((resolve, reject) => {
@@ -292,6 +324,7 @@ export class SimCore {
   wipe(): void {
     for (const s of this.sleepers) { s.stop(); s.reject(new Aborted()); }
     this.sleepers.clear();
+    this.dueWork.clear();
     this.queue = new PromptQueue();
     this.counter = 0;
     this.cache = new Map();

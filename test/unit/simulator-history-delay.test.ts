@@ -1,5 +1,7 @@
-// The history delay option and the sub-millisecond wait behind it: the default is the range the
-// recordings show, bad values are refused, and the wait never ends early and dies with a crash.
+// The history delay option and the machinery behind it: the default is the range the recordings
+// show, bad values are refused, the sub-millisecond wait never ends early, due work is seen by the
+// first request after its time (the one event loop stands in for the worker thread), and a crash
+// drops both.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -40,4 +42,28 @@ test('a crash (wipe) rejects a precise wait in progress with Aborted', async () 
   const waiting = c.waitPrecisely(1000);
   c.wipe();
   await assert.rejects(withTimeout(waiting, 5000, 'aborted wait'), Aborted);
+});
+
+test('due work runs for the first request after its time even while the event loop is busy, never before', async () => {
+  const c = core();
+  let ran = 0;
+  const done = c.runAfter(1, () => { ran++; });
+  c.settleDue();
+  assert.equal(ran, 0, 'a request before the due time sees the old state');
+  const until = performance.now() + 2;
+  while (performance.now() < until) { /* the loop is busy past the due time: no timer can fire */ }
+  c.settleDue();
+  assert.equal(ran, 1, 'a request after the due time sees the work done, before it reads anything');
+  await withTimeout(done, 5000, 'runAfter');
+  assert.equal(ran, 1, 'the work runs once');
+});
+
+test('a crash before the due time drops the work and rejects with Aborted', async () => {
+  const c = core();
+  let ran = false;
+  const done = c.runAfter(1000, () => { ran = true; });
+  c.wipe();
+  c.settleDue();
+  await assert.rejects(withTimeout(done, 5000, 'dropped work'), Aborted);
+  assert.equal(ran, false);
 });
