@@ -23,8 +23,8 @@ export type PromptAnswer =
 
 interface Sleeper { resolve: () => void; reject: (e: Error) => void; interruptible: boolean; stop: () => void }
 
-/** Work of the "worker thread" that is due at `due` (performance.now() time), e.g. a history write. */
-interface DueWork { due: number; run: () => void }
+/** Work of the "worker thread" due at `due` (performance.now() time): a prompt's history write. */
+interface DueWork { due: number; promptId: string; run: () => void }
 
 import { seededRandom } from '../../electron/engine/clock.js';
 
@@ -59,6 +59,8 @@ export class SimCore {
   onCrashWord: () => void = () => {};
   /** Read-only tap (benchmarks): called right after a prompt's history entry is written. */
   onHistoryWritten: ((promptId: string) => void) | null = null;
+  /** Read-only tap (benchmarks): a request (`path`) was answered before `promptId`'s history write. */
+  onRequestInWindow: ((promptId: string, path: string) => void) | null = null;
   down = false;
 
   constructor(readonly opts: ResolvedOptions, readonly dirs: ImageDirs) {
@@ -247,9 +249,9 @@ export class SimCore {
         const [min, max] = this.opts.historyDelayMs;
         return min + this.historyRandom() * (max - min);
       },
-      runAfter: async (ms, work) => {
+      runAfter: async (ms, promptId, work) => {
         if (gen !== this.gen) throw new Aborted();
-        await this.runAfter(ms, work);
+        await this.runAfter(ms, promptId, work);
         if (gen !== this.gen) throw new Aborted();
       },
       historyWritten: (promptId) => this.onHistoryWritten?.(promptId),
@@ -280,10 +282,10 @@ export class SimCore {
    * every request first runs the work that is due (`settleDue`): a request handled after the due
    * time sees it done, whatever the load. Resolves once `work` ran; a crash before drops it (Aborted).
    */
-  runAfter(ms: number, work: () => void): Promise<void> {
+  runAfter(ms: number, promptId: string, work: () => void): Promise<void> {
     return new Promise((resolve, reject) => {
       let ran = false;
-      const item: DueWork = { due: performance.now() + ms, run: () => { ran = true; work(); resolve(); } };
+      const item: DueWork = { due: performance.now() + ms, promptId, run: () => { ran = true; work(); resolve(); } };
       this.dueWork.add(item);
       this.waitPrecisely(ms).then(
         () => { if (this.dueWork.delete(item)) item.run(); },
@@ -292,14 +294,15 @@ export class SimCore {
     });
   }
 
-  /** Runs the worker's due work before a request reads the state (see `runAfter`). */
-  settleDue(): void {
+  /** Runs the worker's due work before a request for `path` reads the state (see `runAfter`). */
+  settleDue(path: string): void {
     const now = performance.now();
     for (const item of [...this.dueWork]) {
       if (item.due > now) continue;
       this.dueWork.delete(item);
       item.run();
     }
+    for (const item of this.dueWork) this.onRequestInWindow?.(item.promptId, path);
   }
 
   waitPrecisely(ms: number): Promise<void> {

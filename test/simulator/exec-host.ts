@@ -31,8 +31,8 @@ export interface ExecHost {
   modelLoadMs(): number;
   /** Draws the time from `execution_success` to the history write (seeded). */
   historyDelayMs(): number;
-  /** Runs `work` `ms` from now (to a fraction of a ms, never interrupted); requests after that time see it done. */
-  runAfter(ms: number, work: () => void): Promise<void>;
+  /** Runs `promptId`'s `work` `ms` from now (to a fraction of a ms, never interrupted); requests after that time see it done. */
+  runAfter(ms: number, promptId: string, work: () => void): Promise<void>;
   /** Tells the core's read-only tap that a history entry was written. */
   historyWritten(promptId: string): void;
   queueInfo(): Record<string, unknown>;

@@ -26,7 +26,7 @@ export async function executeItem(host: ExecHost, item: QueueItem, behaviour: Be
   // The worker thread runs task_done a moment after execution_success was queued: meanwhile GET
   // /history misses the entry and GET /queue still lists the prompt running. 0 keeps it in this turn.
   const delay = host.historyDelayMs();
-  if (delay > 0) await host.runAfter(delay, () => taskDone(run, outcome));
+  if (delay > 0) await host.runAfter(delay, run.promptId, () => taskDone(run, outcome));
   else taskDone(run, outcome);
   return outcome;
 }

@@ -112,7 +112,7 @@ export class SimInstanceImpl implements SimInstance, RouteHost {
   private onSocket(ws: WebSocket, sid: string): void {
     const { hub, run } = this.core;
     ws.on('error', () => {});
-    this.core.settleDue();
+    this.core.settleDue('/ws');
     hub.register(sid, ws);
     hub.write(ws, { type: 'status', data: { status: this.core.queueInfo(), sid } });
     if (run.clientId === sid && run.lastNodeId !== null) hub.write(ws, { type: 'executing', data: { node: run.lastNodeId } });

@@ -47,13 +47,17 @@ test('a crash (wipe) rejects a precise wait in progress with Aborted', async () 
 test('due work runs for the first request after its time even while the event loop is busy, never before', async () => {
   const c = core();
   let ran = 0;
-  const done = c.runAfter(1, () => { ran++; });
-  c.settleDue();
+  const inWindow: string[] = [];
+  c.onRequestInWindow = (id, path) => inWindow.push(`${id} ${path}`);
+  const done = c.runAfter(1, 'p', () => { ran++; });
+  c.settleDue('/history/p');
   assert.equal(ran, 0, 'a request before the due time sees the old state');
+  assert.deepEqual(inWindow, ['p /history/p'], 'and the tap reports it');
   const until = performance.now() + 2;
   while (performance.now() < until) { /* the loop is busy past the due time: no timer can fire */ }
-  c.settleDue();
+  c.settleDue('/history/p');
   assert.equal(ran, 1, 'a request after the due time sees the work done, before it reads anything');
+  assert.equal(inWindow.length, 1, 'that one was not in a window');
   await withTimeout(done, 5000, 'runAfter');
   assert.equal(ran, 1, 'the work runs once');
 });
@@ -61,9 +65,9 @@ test('due work runs for the first request after its time even while the event lo
 test('a crash before the due time drops the work and rejects with Aborted', async () => {
   const c = core();
   let ran = false;
-  const done = c.runAfter(1000, () => { ran = true; });
+  const done = c.runAfter(1000, 'p', () => { ran = true; });
   c.wipe();
-  c.settleDue();
+  c.settleDue('/history/p');
   await assert.rejects(withTimeout(done, 5000, 'dropped work'), Aborted);
   assert.equal(ran, false);
 });
