@@ -6,7 +6,7 @@
 
 import { parseArgs } from 'node:util';
 import { startSimFarm } from './farm.js';
-import type { SimInstanceOptions } from './options.js';
+import { parseHistoryDelay, type SimInstanceOptions } from './options.js';
 import { parseWord } from './script.js';
 
 const USAGE = `usage: tsx test/simulator/main.ts [--instances N] [--base-port P] [--vram 24,24,12] [--other-vram 0,4,0]
@@ -24,15 +24,6 @@ function numbers(v: string | undefined, what: string): number[] {
     if (!Number.isFinite(n) || n < 0) throw new Error(`--${what}: '${s}' is not a number`);
     return n;
   });
-}
-
-/** `--history-delay-ms A` (fixed) or `A,B` (uniform in [A, B]); absent: the recorded default. */
-function historyDelay(v: string | undefined): number | [number, number] | undefined {
-  if (v === undefined) return undefined;
-  const n = numbers(v, 'history-delay-ms');
-  if (n.length === 1) return n[0];
-  if (n.length === 2 && n[0]! <= n[1]!) return [n[0]!, n[1]!];
-  throw new Error(`--history-delay-ms takes A or A,B with A ≤ B; got '${v}'`);
 }
 
 async function main(): Promise<void> {
@@ -66,7 +57,7 @@ async function main(): Promise<void> {
   const other = numbers(values['other-vram'], 'other-vram');
   const durationMs = values['duration-ms'] === undefined ? undefined : Number(values['duration-ms']);
   const seed = values.seed === undefined ? undefined : Number(values.seed);
-  const historyDelayMs = historyDelay(values['history-delay-ms']);
+  const historyDelayMs = values['history-delay-ms'] === undefined ? undefined : parseHistoryDelay(values['history-delay-ms']);
   const checkpoints = list(values.checkpoints);
   const inputFiles: Record<string, string> = {};
   for (const pair of list(values['input-files'])) {

@@ -82,9 +82,17 @@ export const DEFAULT_HISTORY_DELAY_MS: [number, number] = [0, 0.8];
 function historyDelay(v: number | [number, number] | undefined): [number, number] {
   const [min, max] = v === undefined ? DEFAULT_HISTORY_DELAY_MS : typeof v === 'number' ? [v, v] : v;
   if (!(Number.isFinite(min) && Number.isFinite(max) && min >= 0 && max >= min)) {
-    throw new Error(`historyDelayMs must be a number ≥ 0 or [min, max] with 0 ≤ min ≤ max; got ${JSON.stringify(v)}`);
+    throw new Error(`historyDelayMs must be a number ≥ 0 or [min, max] with 0 ≤ min ≤ max; got ${Array.isArray(v) ? `[${v.join(', ')}]` : String(v)}`);
   }
   return [min, max];
+}
+
+/** The CLI form `A` (fixed) or `A,B` (uniform in [A, B]), checked like the option. */
+export function parseHistoryDelay(text: string): number | [number, number] {
+  const n = text.split(',').map((s) => Number(s.trim()));
+  if (n.length === 1) return historyDelay(n[0]!)[0];
+  if (n.length === 2) return historyDelay([n[0]!, n[1]!]);
+  throw new Error(`history delay takes A or A,B (ms); got '${text}'`);
 }
 
 export function resolveOptions(o: SimInstanceOptions = {}): ResolvedOptions {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { SimCore } from '../simulator/core.js';
 import { Aborted } from '../simulator/exec-host.js';
 import { PreviewStore } from '../simulator/images.js';
-import { DEFAULT_HISTORY_DELAY_MS, resolveOptions } from '../simulator/options.js';
+import { DEFAULT_HISTORY_DELAY_MS, parseHistoryDelay, resolveOptions } from '../simulator/options.js';
 import { withTimeout } from '../simulator/testing/ws-clients.js';
 
 const core = (): SimCore => new SimCore(resolveOptions(), { output: '/nonexistent', input: '/nonexistent', temp: '/nonexistent', previews: new PreviewStore() });
@@ -25,6 +25,14 @@ test('a negative, reversed or non-finite history delay is refused', () => {
   assert.throws(() => resolveOptions({ historyDelayMs: -1 }), /historyDelayMs/);
   assert.throws(() => resolveOptions({ historyDelayMs: [5, 2] }), /historyDelayMs/);
   assert.throws(() => resolveOptions({ historyDelayMs: Number.NaN }), /historyDelayMs/);
+});
+
+test('the --history-delay-ms text is A (fixed) or A,B (a range), checked like the option', () => {
+  assert.equal(parseHistoryDelay('2'), 2);
+  assert.deepEqual(parseHistoryDelay('0.5, 3'), [0.5, 3]);
+  assert.throws(() => parseHistoryDelay('3,1'), /historyDelayMs/);
+  assert.throws(() => parseHistoryDelay('x'), /historyDelayMs/);
+  assert.throws(() => parseHistoryDelay('1,2,3'), /A or A,B/);
 });
 
 test('the precise wait never resolves before its time, under a millisecond and over several', async () => {
