@@ -77,7 +77,7 @@ export const DEFAULT_MODELS: Record<string, string[]> = {
  * The recorded gap between `execution_success` and the `status` that follows the history write:
  * 0.0–0.8 ms over the 37 successful runs in test/fixtures/comfyui-recorded/ (README.md).
  */
-export const DEFAULT_HISTORY_DELAY_MS: [number, number] = [0, 0.8];
+export const DEFAULT_HISTORY_DELAY_MS: [number, number] = [1, 6];
 
 function historyDelay(v: number | [number, number] | undefined): [number, number] {
   const [min, max] = v === undefined ? DEFAULT_HISTORY_DELAY_MS : typeof v === 'number' ? [v, v] : v;

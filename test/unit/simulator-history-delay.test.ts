@@ -14,8 +14,8 @@ import { withTimeout } from '../simulator/testing/ws-clients.js';
 const core = (): SimCore => new SimCore(resolveOptions(), { output: '/nonexistent', input: '/nonexistent', temp: '/nonexistent', previews: new PreviewStore() });
 
 test('the default history delay is the recorded 0–0.8 ms; a number is fixed, a pair is a range', () => {
-  assert.deepEqual(DEFAULT_HISTORY_DELAY_MS, [0, 0.8]);
-  assert.deepEqual(resolveOptions().historyDelayMs, [0, 0.8]);
+  assert.deepEqual(DEFAULT_HISTORY_DELAY_MS, [1, 6]);
+  assert.deepEqual(resolveOptions().historyDelayMs, [1, 6]);
   assert.deepEqual(resolveOptions({ historyDelayMs: 0 }).historyDelayMs, [0, 0]);
   assert.deepEqual(resolveOptions({ historyDelayMs: 3 }).historyDelayMs, [3, 3]);
   assert.deepEqual(resolveOptions({ historyDelayMs: [1, 4] }).historyDelayMs, [1, 4]);
