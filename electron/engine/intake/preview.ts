@@ -25,10 +25,13 @@ export interface CheckedRow {
 }
 
 /**
- * Optional capability check against the workstations' node lists (filled in by the scheduler once
- * instances have been probed). Returns problems, or null when nothing is known yet.
+ * The capability check against the workstations' node lists, as the scheduler offers it (only a
+ * farm running in this process knows them): problems that keep every enabled workstation from
+ * running this, [] when one can, null when no node list is known yet.
  */
-export type CapabilityCheck = (template: StoredTemplate, parameters: Record<string, ParamValue>) => string[] | null;
+export interface CapabilityPort {
+  capabilityProblems(template: StoredTemplate, parameters: Record<string, ParamValue>): string[] | null;
+}
 
 const SQL_JOB_EXISTS = 'SELECT 1 FROM jobs WHERE id = ?';
 /** Does the shot already have this stage stored (any take)? Used to resolve depends_on. */
@@ -58,7 +61,7 @@ export interface CheckResult {
   notices: string[];
 }
 
-export function checkRows(db: Db, rows: ShotRow[], baseDir: string, capability?: CapabilityCheck): CheckResult {
+export function checkRows(db: Db, rows: ShotRow[], baseDir: string, capability: CapabilityPort | null = null): CheckResult {
   const notices = new Set<string>();
   const templates = new Map<string, StoredTemplate | null>();
   const getTemplate = (name: string): StoredTemplate | null => {
@@ -106,7 +109,7 @@ export function checkRows(db: Db, rows: ShotRow[], baseDir: string, capability?:
         errors.push(`needs ${template.vramGb} GB of VRAM; the largest workstation has ${largestGb.toFixed(0)} GB`);
       }
       if (capability) {
-        const problems = capability(template, parameters);
+        const problems = capability.capabilityProblems(template, parameters);
         if (problems === null) notices.add('Nodes and models not checked: no workstation has reported its node list yet.');
         else errors.push(...problems);
       }

@@ -17,6 +17,7 @@ import { ComfyRequestError, settle } from '../comfy/observation.js';
 import type { HistoryEntry } from '../comfy/responses.js';
 import { PromptFollower } from '../comfy/ws-follower.js';
 import type { FollowEvent } from '../comfy/ws-events.js';
+import type { Announce } from '../announcer.js';
 import type { EventBus } from '../event-bus.js';
 import { ShotfarmError } from '../../../shared/errors.js';
 import { saveProgress, endAttempt, type AttemptFacts, type AttemptRow } from '../store/attempt-store.js';
@@ -45,8 +46,8 @@ export interface RunnerDeps {
   events: EventBus;
   config: SchedulerConfig;
   registry: InstanceRegistry;
-  /** Jobs whose rows changed, to publish. */
-  publish: (jobIds: string[]) => void;
+  /** Jobs whose rows changed, for the engine's announcer. */
+  announce: Announce;
   /** Optional S3-compatible copy of every output; the job completes only once it is confirmed. */
   uploader: S3Uploader | null;
   /** When the runner is finished (whatever happened). */
@@ -404,14 +405,14 @@ export class AttemptRunner {
       }
       registry.attemptEnded(instanceId, this.attemptId, 'job_failure', null);
       void settle(() => this.client.free({ unloadModels: true }));
-      this.deps.publish([this.job.id]);
+      this.deps.announce([this.job.id]);
       return;
     }
     if (outcome.kind === 'detached') return;
     if (outcome.kind === 'requeue') {
       requeueJob(db, clock, this.job.id, this.attemptId, outcome.reason, 'requeued', this.facts);
       registry.attemptEnded(instanceId, this.attemptId, 'ok', null);
-      this.deps.publish([this.job.id]);
+      this.deps.announce([this.job.id]);
       return;
     }
     let obs: AttemptObservation | null = outcome.kind === 'failed' ? outcome.obs : null;
@@ -435,7 +436,7 @@ export class AttemptRunner {
     const result = failJob(db, clock, random, this.job.id, this.attemptId, c, config.retry, this.facts);
     registry.attemptEnded(instanceId, this.attemptId, c.instanceLevel ? 'instance_failure' : 'job_failure', null);
     void settle(() => this.client.free({ unloadModels: true }));
-    this.deps.publish(result.changed);
+    this.deps.announce(result.changed);
   }
 
   /** Collect, then ledger + completed in one transaction. Returns an observation if it failed. */
@@ -466,7 +467,7 @@ export class AttemptRunner {
       paramsJson: this.job.params_json, seed: this.job.seed,
     }, this.facts);
     registry.attemptEnded(this.instance.row.id, this.attemptId, 'ok', this.workflow ? checkpointOf(this.workflow) : null);
-    this.deps.publish(result.changed);
+    this.deps.announce(result.changed);
     return null;
   }
 }

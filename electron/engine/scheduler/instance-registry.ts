@@ -106,7 +106,7 @@ export class InstanceRegistry {
 
   /**
    * An instance was added, edited, drained, disabled or removed through the API: reload its row.
-   * (Called by the engine directly — the registry's own `instance.changed` events must not loop back.)
+   * (Reached through Scheduler.instanceChanged — the registry's own `instance.changed` events must not loop back.)
    */
   refresh(id: string): void {
     if (this.stopped) return;

@@ -9,6 +9,7 @@ import type { ParamValue } from '../../../shared/shot-list-schema.js';
 import type { ObjectInfo } from '../comfy/schemas.js';
 import { randomId } from '../ids.js';
 import type { Clock, RandomSource, Timers } from '../clock.js';
+import type { Announce } from '../announcer.js';
 import type { EventBus } from '../event-bus.js';
 import { claimAttempt, endAttempt, liveAttempts, orphanAttempts, type AttemptRow } from '../store/attempt-store.js';
 import { inTransaction, type Db } from '../store/database.js';
@@ -22,6 +23,7 @@ import type { SchedulerConfig } from './config.js';
 import { InstanceRegistry, type InstanceRuntime } from './instance-registry.js';
 import { explainWait, type JobWait } from './wait-reasons.js';
 import { farmProgress, type FarmProgress } from './farm-progress.js';
+import type { FarmPort } from '../handlers/context.js';
 import { failUnrunnable, nextRetryAt, promoteDueRetries, requeueJob } from './outcomes.js';
 import { checkpointOfJob, couldFit, fitsNow, rankInstances, type InstanceSnapshot, type JobSnapshot } from './policy.js';
 
@@ -32,8 +34,8 @@ export interface SchedulerDeps {
   timers: Timers;
   events: EventBus;
   config: SchedulerConfig;
-  /** Publishes job rows that changed (the engine turns them into events). */
-  publish: (jobIds: string[]) => void;
+  /** Job rows changed: the engine's announcer loads their views, emits events, notifies hooks. */
+  announce: Announce;
   log?: (message: string) => void;
 }
 
@@ -59,8 +61,8 @@ interface CapabilityAnswer {
   problems: ReadonlyMap<string, string[]>;
 }
 
-export class Scheduler {
-  readonly registry: InstanceRegistry;
+export class Scheduler implements FarmPort {
+  private readonly registry: InstanceRegistry;
   private readonly runners = new Map<string, AttemptRunner>();
   private readonly templates = new Map<number, StoredTemplate>();
   private readonly capabilities = new CapabilityCache();
@@ -126,6 +128,19 @@ export class Scheduler {
   /** Jobs the operator cancelled while running: interrupt and remove their prompts. */
   cancelled(jobIds: string[]): void {
     for (const r of this.runners.values()) if (jobIds.includes(r.job.id)) r.cancel();
+  }
+
+  /**
+   * An instance was added, edited, drained, disabled or removed through the API: reload its row.
+   * (The engine calls this directly — the registry's own `instance.changed` events must not loop back.)
+   */
+  instanceChanged(id: string): void {
+    this.registry.refresh(id);
+  }
+
+  /** Per registered instance: may it take work now, and has it reported its node list (tests, benchmarks). */
+  readiness(): { id: string; dispatchable: boolean; nodeListKnown: boolean }[] {
+    return this.registry.all().map((rt) => ({ id: rt.row.id, dispatchable: this.registry.dispatchable(rt), nodeListKnown: rt.objectInfo !== null }));
   }
 
   /**
@@ -226,7 +241,7 @@ export class Scheduler {
       const job = stmt(db, 'SELECT * FROM jobs WHERE id = ?').get(a.job_id) as JobRow;
       if (!rt) {
         requeueJob(db, clock, a.job_id, a.id, 'its workstation was removed while Shotfarm was closed', 'lost');
-        this.d.publish([a.job_id]);
+        this.d.announce([a.job_id]);
         continue;
       }
       this.startRunner(job, a.id, rt, a);
@@ -244,7 +259,7 @@ export class Scheduler {
       this.retryTimerAt = null;
       if (!this.running) return;
       const moved = promoteDueRetries(this.d.db, this.d.clock);
-      if (moved.length) this.d.publish(moved);
+      if (moved.length) this.d.announce(moved);
       this.armRetryTimer();
       this.kick();
     }, Math.max(0, at - this.d.clock.now()));
@@ -307,7 +322,7 @@ export class Scheduler {
 
     for (const { job, reason } of unrunnable) {
       failUnrunnable(db, clock, job.id, reason);
-      this.d.publish([job.id]);
+      this.d.announce([job.id]);
     }
     if (assignments.length === 0) return;
     // Every claim of this pass in one commit (one fsync, not one per job); the runners, which
@@ -315,7 +330,7 @@ export class Scheduler {
     const claimed = inTransaction(db, () => assignments.map((a) => ({ ...a, attemptId: this.claim(a.job, a.rt) })));
     const started = claimed.filter((c): c is typeof c & { attemptId: string } => c.attemptId !== null);
     if (started.length === 0) return;
-    this.d.publish(started.map((c) => c.job.id));
+    this.d.announce(started.map((c) => c.job.id));
     for (const c of started) {
       const row = stmt(db, 'SELECT * FROM jobs WHERE id = ?').get(c.job.id) as JobRow;
       this.onDispatch?.(c.job.id, c.rt.row.id);
@@ -432,7 +447,7 @@ export class Scheduler {
     const runner = new AttemptRunner(
       {
         db: this.d.db, clock: this.d.clock, random: this.d.random, timers: this.d.timers, events: this.d.events, config: this.d.config,
-        registry: this.registry, publish: this.d.publish, uploader: this.uploader,
+        registry: this.registry, announce: this.d.announce, uploader: this.uploader,
         done: (r) => {
           this.runners.delete(r.attemptId);
           this.armRetryTimer();

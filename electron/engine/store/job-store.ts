@@ -73,6 +73,16 @@ export function jobRow(db: Db, id: string): JobRow | null {
   return (stmt(db, 'SELECT * FROM jobs WHERE id = ?').get(id) as JobRow | undefined) ?? null;
 }
 
+/** The views of the jobs that still exist, in the order asked. */
+export function jobViews(db: Db, ids: readonly string[]): JobView[] {
+  const out: JobView[] = [];
+  for (const id of ids) {
+    const r = jobRow(db, id);
+    if (r) out.push(toJobView(r));
+  }
+  return out;
+}
+
 export function countByState(db: Db): Record<JobState, number> {
   const out = Object.fromEntries(JOB_STATES.map((s) => [s, 0])) as Record<JobState, number>;
   for (const r of stmt(db, 'SELECT state, COUNT(*) AS n FROM jobs GROUP BY state').all() as { state: JobState; n: number }[]) {

@@ -1,0 +1,34 @@
+/** The jobs domain: lists and lookups, the operator's actions, attempt history, failure groups. */
+import type { ApiHandlers } from '../../../shared/api.js';
+import { ShotfarmError } from '../../../shared/errors.js';
+import { bumpJobs, cancelJobs, holdJobs, moveJobsToTop, newTakes, releaseJobs, retryJobs, type ActionContext } from '../job-actions.js';
+import { failureGroups, jobAttempts } from '../queries/attempts.js';
+import { toJobView } from '../store/job-rows.js';
+import { jobRow, listJobIds, listJobs } from '../store/job-store.js';
+import { changed, type DomainHandlers, type EngineContext } from './context.js';
+
+export function jobHandlers(ctx: EngineContext): DomainHandlers<'jobs'> & Pick<ApiHandlers, 'failures.list'> {
+  const act = (): ActionContext => ({ db: ctx.db, clock: ctx.clock, random: ctx.random, actor: 'operator' });
+  return {
+    'jobs.list': async (i) => listJobs(ctx.db, i),
+    'jobs.get': async ({ id }) => {
+      const r = jobRow(ctx.db, id);
+      if (!r) throw new ShotfarmError('not_found', `Job ${id} does not exist.`);
+      return toJobView(r);
+    },
+    'jobs.ids': async ({ filter }) => listJobIds(ctx.db, filter),
+    'jobs.bump': async ({ ids, priority }) => changed(ctx, bumpJobs(act(), ids, priority)),
+    'jobs.moveToTop': async ({ ids }) => changed(ctx, moveJobsToTop(act(), ids)),
+    'jobs.hold': async ({ ids }) => changed(ctx, holdJobs(act(), ids)),
+    'jobs.release': async ({ ids }) => changed(ctx, releaseJobs(act(), ids)),
+    'jobs.cancel': async ({ ids }) => {
+      const { ids: cancelled, wereRunning } = cancelJobs(act(), ids);
+      ctx.farm()?.cancelled(wereRunning.map((r) => r.id));
+      return changed(ctx, cancelled);
+    },
+    'jobs.retry': async ({ ids }) => changed(ctx, retryJobs(act(), ids)),
+    'jobs.newTake': async ({ ids, pinSeed }) => changed(ctx, newTakes(act(), ids, pinSeed)),
+    'jobs.attempts': async ({ id }) => jobAttempts(ctx.db, id),
+    'failures.list': async ({ limitPerGroup }) => failureGroups(ctx.db, limitPerGroup),
+  };
+}
