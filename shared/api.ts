@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { JOB_STATES } from './job-states.js';
 import { PRIORITIES } from './priorities.js';
 import { nameSchema } from './shot-list-schema.js';
-import { hooksSchema, type HookConfig } from './hooks.js';
+import { DELIVERY_STATUSES, hooksSchema, type HookConfig } from './hooks.js';
 import { httpUrlSchema } from './url.js';
 import type {
   AssetPage,
@@ -129,7 +129,7 @@ export const API_INPUTS = {
   'hooks.list': z.strictObject({}),
   'hooks.deliveries': z.strictObject({
     limit: z.number().int().min(1).max(10_000).optional(),
-    status: z.enum(['pending', 'delivered', 'failed']).optional(),
+    status: z.enum(DELIVERY_STATUSES).optional(),
   }),
   /** Local transports only (LOCAL_ONLY_METHODS): a hook runs a program on this machine. */
   'hooks.set': z.strictObject({ hooks: hooksSchema }),

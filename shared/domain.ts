@@ -2,6 +2,7 @@
  * The shapes the engine hands to its clients (UI, CLI, other studio tools). Plain data, JSON-safe:
  * times are epoch milliseconds, sizes are bytes.
  */
+import type { DeliveryStatus, HookEvent } from './hooks.js';
 import type { JobState } from './job-states.js';
 import type { Priority } from './priorities.js';
 
@@ -263,10 +264,10 @@ export interface HookDeliveryView {
   id: number;
   hookId: string;
   jobId: string;
-  event: 'completed' | 'failed';
+  event: HookEvent;
   /** Tries made so far. */
   attempts: number;
-  status: 'pending' | 'delivered' | 'failed';
+  status: DeliveryStatus;
   lastError: string | null;
   /** When a pending delivery is tried next, if it is waiting out a backoff. */
   nextAttemptAt: number | null;

@@ -6,9 +6,9 @@
 import type { Command } from 'commander';
 import { ShotfarmError } from '../../shared/errors.js';
 import type { Engine } from '../engine/engine.js';
-import { DEFAULT_HOOK_RETRIES, DEFAULT_HOOK_TIMEOUT_MS, HOOK_EVENTS, hookTarget, type HookEvent } from '../../shared/hooks.js';
+import { DEFAULT_HOOK_RETRIES, DEFAULT_HOOK_TIMEOUT_MS, DELIVERY_STATUSES, HOOK_EVENTS, hookTarget, type DeliveryStatus, type HookEvent } from '../../shared/hooks.js';
 import { addHook, getHooks, removeHook, setHooks } from '../engine/hooks/hook-settings.js';
-import { DELIVERY_STATUSES, listDeliveries, type DeliveryStatus } from '../engine/hooks/delivery-store.js';
+import { listDeliveries } from '../engine/store/delivery-store.js';
 import { printJson, type GlobalOptions, type Io } from './context.js';
 import { formatTable, formatTime } from './table.js';
 

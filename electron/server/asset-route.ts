@@ -8,7 +8,7 @@ import { realpathSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { relative, isAbsolute } from 'node:path';
 import type { Engine } from '../engine/engine.js';
-import { assetById } from '../engine/queries/assets.js';
+import { assetById } from '../engine/store/asset-store.js';
 import { envelope, sendError } from './http-util.js';
 
 const ASSET_ID = /^[A-Za-z0-9_-]{1,100}$/;

@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import { Readable } from 'node:stream';
 import type { ExportResult } from '../../../shared/domain.js';
 import { writeStreamAtomically } from '../files/atomic-write.js';
+import { each } from '../store/statements.js';
 
 /** A text cell starting like a formula is prefixed so a spreadsheet shows it instead of running it. */
 export function spreadsheetSafe(value: unknown): string | number {
@@ -50,7 +51,7 @@ export async function exportCsv<Row>(spec: CsvExportSpec<Row>): Promise<ExportRe
   const db = new Database(spec.dbFile, { readonly: true, fileMustExist: true });
   let count = 0;
   try {
-    const iter = db.prepare(spec.sql).iterate(spec.params) as IterableIterator<Row>;
+    const iter = each<Row>(db, spec.sql, spec.params);
     // Pulled by the file stream with backpressure: at most one chunk is built ahead of the disk.
     function* chunks(): Generator<string> {
       // BOM so spreadsheet apps read UTF-8 (accented shot names, CJK descriptions) correctly.

@@ -1,5 +1,5 @@
 /** The assets domain: the ledger's pages and approval (what a release freeze collects). */
-import { listAssets, setApproved } from '../queries/assets.js';
+import { listAssets, setApproved } from '../store/asset-store.js';
 import type { DomainHandlers, EngineContext } from './context.js';
 
 export function assetHandlers(ctx: EngineContext): DomainHandlers<'assets'> {

@@ -1,5 +1,5 @@
 /** The hooks domain: the operator's hooks (this machine's settings only) and their deliveries. */
-import { listDeliveries } from '../hooks/delivery-store.js';
+import { listDeliveries } from '../store/delivery-store.js';
 import { getHooks, setHooks } from '../hooks/hook-settings.js';
 import type { DomainHandlers, EngineContext } from './context.js';
 

@@ -20,9 +20,8 @@ import type { FollowEvent } from '../comfy/ws-events.js';
 import type { Announce } from '../announcer.js';
 import type { EventBus } from '../event-bus.js';
 import { ShotfarmError } from '../../../shared/errors.js';
-import { saveProgress, endAttempt, type AttemptFacts, type AttemptRow } from '../store/attempt-store.js';
+import { saveProgress, endAttempt, triedOnInstanceBefore, type AttemptFacts, type AttemptRow } from '../store/attempt-store.js';
 import type { Db } from '../store/database.js';
-import { stmt } from '../store/statements.js';
 import type { JobRow } from '../store/job-rows.js';
 import type { StoredTemplate } from '../store/template-store.js';
 import { applyParameters, type ApiWorkflow } from '../templates/workflow.js';
@@ -209,9 +208,7 @@ export class AttemptRunner {
 
   /** Was an earlier attempt of this job sent to this instance? (Then its prompt id may be there.) */
   private triedHereBefore(): boolean {
-    return stmt(this.deps.db, 'SELECT 1 FROM attempts WHERE job_id = ? AND instance_id = ? AND id <> ? LIMIT 1').get(
-      this.job.id, this.instance.row.id, this.attemptId,
-    ) !== undefined;
+    return triedOnInstanceBefore(this.deps.db, this.job.id, this.instance.row.id, this.attemptId);
   }
 
   /** Recovery (SPEC §4 "Closing the app or crashing"): follow, collect or requeue an attempt left open. */

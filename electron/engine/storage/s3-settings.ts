@@ -9,7 +9,7 @@ import { ShotfarmError } from '../../../shared/errors.js';
 import { describeIssues } from '../../../shared/shot-list-schema.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/database.js';
-import { stmt } from '../store/statements.js';
+import { deleteSetting, readSetting, writeSetting } from '../store/settings-store.js';
 
 export const S3_SETTING = 's3';
 
@@ -69,39 +69,23 @@ export interface S3Config {
   credentialsFrom: 'settings' | 'environment';
 }
 
-/** One setting's JSON text. */
-const GET_SETTING = 'SELECT value_json FROM settings WHERE key = ?';
-/** Insert or replace one setting. */
-const PUT_SETTING = `INSERT INTO settings (key, value_json, updated_at) VALUES (?, ?, ?)
-  ON CONFLICT (key) DO UPDATE SET value_json = excluded.value_json, updated_at = excluded.updated_at`;
-/** Turn uploads off. */
-const DELETE_SETTING = 'DELETE FROM settings WHERE key = ?';
-
 /** The `s3` setting, or null when uploads are off. */
 export function getS3Settings(db: Db): S3Settings | null {
-  const row = stmt(db, GET_SETTING).get(S3_SETTING) as { value_json: string } | undefined;
-  if (!row) return null;
-  let value: unknown;
-  try {
-    value = JSON.parse(row.value_json);
-  } catch {
-    throw new ShotfarmError('storage', 'The s3 setting is not valid JSON; set it again.');
-  }
-  const parsed = s3SettingsSchema.safeParse(value);
-  // describeIssues names paths and rules, never the values, so a secret cannot leak through it.
-  if (!parsed.success) throw new ShotfarmError('storage', `The s3 setting is invalid (${describeIssues(parsed.error).join('; ')}); set it again.`);
-  return parsed.data;
+  return readSetting(db, S3_SETTING, s3SettingsSchema, {
+    badJson: 'The s3 setting is not valid JSON; set it again.',
+    invalid: (issues) => `The s3 setting is invalid (${issues}); set it again.`,
+  });
 }
 
 /** Sets (or, with null, removes) the `s3` setting. */
 export function setS3Settings(db: Db, clock: Clock, value: unknown): S3Settings | null {
   if (value === null) {
-    stmt(db, DELETE_SETTING).run(S3_SETTING);
+    deleteSetting(db, S3_SETTING);
     return null;
   }
   const parsed = s3SettingsSchema.safeParse(value);
   if (!parsed.success) throw new ShotfarmError('bad_input', `Invalid s3 setting: ${describeIssues(parsed.error).join('; ')}`);
-  stmt(db, PUT_SETTING).run(S3_SETTING, JSON.stringify(parsed.data), clock.now());
+  writeSetting(db, S3_SETTING, parsed.data, clock.now());
   return parsed.data;
 }
 
