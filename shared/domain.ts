@@ -55,6 +55,17 @@ export type InstanceAdminState = (typeof INSTANCE_ADMIN_STATES)[number];
 export const INSTANCE_HEALTH = ['unknown', 'idle', 'busy', 'unhealthy', 'offline', 'draining', 'disabled', 'quarantined'] as const;
 export type InstanceHealth = (typeof INSTANCE_HEALTH)[number];
 
+/**
+ * What "healthy" means everywhere (farm status, `shotfarm health`, the Workstations view): it
+ * answers its probes and is not quarantined. A draining workstation is healthy — it finishes its
+ * work and only takes no new one; that is an operator's choice, not a fault.
+ */
+export const HEALTHY_STATES: readonly InstanceHealth[] = ['idle', 'busy', 'draining'];
+
+export function isHealthy(health: InstanceHealth): boolean {
+  return HEALTHY_STATES.includes(health);
+}
+
 export interface VramView {
   totalBytes: number;
   /** Held by ComfyUI itself (loaded models, cache) — it gives this back on demand. */
@@ -112,6 +123,26 @@ export interface FarmStatus {
   dispatching: boolean;
   /** Attempts being followed right now. */
   activeAttempts: number;
+}
+
+/** One probe of one workstation: what /system_stats and /queue said, or why they did not answer. */
+export type ProbeView =
+  | {
+      ok: true;
+      gpuName: string | null;
+      vram: VramView | null;
+      comfyVersion: string | null;
+      queueRunning: number;
+      queuePending: number;
+      latencyMs: number;
+    }
+  | { ok: false; error: string; latencyMs: number };
+
+/** `instances.probeAll`: every enabled workstation probed now, and its health as that probe says. */
+export interface ProbeReport {
+  /** How many are healthy (isHealthy) by this probe. */
+  healthy: number;
+  instances: { id: string; name: string; url: string; adminState: InstanceAdminState; health: InstanceHealth; probe: ProbeView }[];
 }
 
 /** One row of an import preview. */
@@ -232,6 +263,24 @@ export interface AssetPage {
   rows: AssetView[];
   total: number;
 }
+
+/** Ledger ids as the engine makes them (UUIDs); a host checks a requested id against this before asking. */
+export const ASSET_ID_PATTERN = /^[A-Za-z0-9_-]{1,100}$/;
+
+/**
+ * `assets.file`: the file to serve for a ledger id — its real path (links resolved) inside the
+ * output folder, media type and size — or why it is not served. Both hosts (the headless server's
+ * /files/asset/:id, the desktop's shotfarm-asset: scheme) serve exactly this.
+ */
+export type AssetFileAnswer =
+  | { ok: true; id: string; path: string; fileName: string; mediaType: string; bytes: number }
+  | { ok: false; refusal: AssetRefusal; message: string };
+
+/** unknown: no such ledger row; outside: its path is not inside the output folder; missing: no file there. */
+export type AssetRefusal = 'unknown' | 'outside' | 'missing';
+
+/** The HTTP status each refusal is answered with, by either host. */
+export const ASSET_REFUSAL_STATUS: Readonly<Record<AssetRefusal, 403 | 404>> = { unknown: 404, outside: 403, missing: 404 };
 
 /** What a release freeze wrote (SPEC §8). */
 export interface FreezeResult {

@@ -18,7 +18,6 @@ import { registerHooks } from './hooks-command.js';
 import { registerStorage } from './storage-command.js';
 import { runHealth } from './health-command.js';
 import { runImport } from './import-command.js';
-import { resolveJobIds } from './job-ref.js';
 import { formatTable, formatTime } from './table.js';
 
 const GB = 1024 ** 3;
@@ -142,7 +141,7 @@ export function buildProgram(io: Io, run: (fn: (engine: Engine, g: GlobalOptions
     .action((refs: string[], o) =>
       run(async (e, g) => {
         if (!o.priority && !o.top) throw new ShotfarmError('bad_input', 'Say --priority rush|high|normal|low, --top, or both.');
-        const ids = resolveJobIds(e.db, refs);
+        const { ids } = await e.call('jobs.resolveIds', { refs });
         let views = o.priority ? await e.call('jobs.bump', { ids, priority: o.priority as Priority }) : [];
         if (o.top) views = await e.call('jobs.moveToTop', { ids });
         if (g.json) return printJson(io, views);
@@ -159,7 +158,8 @@ export function buildProgram(io: Io, run: (fn: (engine: Engine, g: GlobalOptions
   ] as const) {
     program.command(name).description(what).argument('<jobs...>', 'job ids or unique prefixes').action((refs: string[]) =>
       run(async (e, g) => {
-        const views = await e.call(method, { ids: resolveJobIds(e.db, refs) });
+        const { ids } = await e.call('jobs.resolveIds', { refs });
+        const views = await e.call(method, { ids });
         if (g.json) return printJson(io, views);
         for (const j of views) io.out(`${j.id.slice(0, 8)} ${j.shot}/${j.stage} take ${j.take}: ${j.state}`);
       }),

@@ -1,6 +1,6 @@
 /** The farm domain: jobs by state and the workstations, stop/resume dispatching, the per-GPU timeline. */
 import type { ApiHandlers } from '../../../shared/api.js';
-import type { FarmStatus } from '../../../shared/domain.js';
+import { isHealthy, type FarmStatus } from '../../../shared/domain.js';
 import { timeline } from '../queries/attempts.js';
 import { listInstanceRows, toInstanceView } from '../store/instance-store.js';
 import { countByState } from '../store/job-store.js';
@@ -14,7 +14,7 @@ export function farmHandlers(ctx: EngineContext): DomainHandlers<'farm'> & Pick<
     return {
       jobsByState: countByState(ctx.db),
       instances,
-      healthyInstances: probed.length ? probed.filter((i) => i.health === 'idle' || i.health === 'busy' || i.health === 'draining').length : null,
+      healthyInstances: probed.length ? probed.filter((i) => isHealthy(i.health)).length : null,
       dispatching: farm !== null && !farm.isPaused,
       activeAttempts: farm?.activeAttempts() ?? 0,
     };

@@ -1,12 +1,28 @@
 /**
- * The instances domain: registering and editing workstations. Each change is written, then the
- * running farm (if any) reloads that instance, and the card goes out as an event.
+ * The instances domain: registering and editing workstations — each change is written, then the
+ * running farm (if any) reloads that instance, and the card goes out as an event — and a one-off
+ * probe of them all (`shotfarm health`), recorded so an import can check VRAM fit without a farm.
  */
-import type { InstanceView } from '../../../shared/domain.js';
+
+/** Per-request timeout of a one-off probe when the caller names none. */
+const PROBE_TIMEOUT_MS = 2_000;
+
+async function probeAll(ctx: EngineContext, timeoutMs: number): Promise<ProbeReport> {
+  const rows = listInstanceRows(ctx.db).filter((r) => r.admin_state !== 'disabled');
+  const probed = await Promise.all(rows.map(async (row) => ({ row, probe: await probeInstance(row.url, timeoutMs) })));
+  const instances = probed.map(({ row, probe }) => {
+    recordProbe(ctx.db, row.id, probe, ctx.clock.now());
+    return { id: row.id, name: row.name, url: row.url, adminState: row.admin_state, health: healthAfterProbe(row.admin_state, probe), probe };
+  });
+  return { healthy: instances.filter((i) => isHealthy(i.health)).length, instances };
+}
+
+import { isHealthy, type InstanceView, type ProbeReport } from '../../../shared/domain.js';
 import { ShotfarmError } from '../../../shared/errors.js';
+import { healthAfterProbe, probeInstance } from '../health/probe.js';
 import { randomId } from '../ids.js';
 import {
-  deleteInstance, findInstance, insertInstance, instanceRow, listInstanceRows, normaliseUrl, setAdminState, toInstanceView,
+  deleteInstance, findInstance, insertInstance, instanceRow, listInstanceRows, normaliseUrl, recordProbe, setAdminState, toInstanceView,
   updateInstance,
 } from '../store/instance-store.js';
 import type { DomainHandlers, EngineContext } from './context.js';
@@ -66,5 +82,6 @@ export function instanceHandlers(ctx: EngineContext): DomainHandlers<'instances'
       setAdminState(ctx.db, id, adminState, ctx.clock.now());
       return announce(id);
     },
+    'instances.probeAll': async ({ timeoutMs }) => probeAll(ctx, timeoutMs ?? PROBE_TIMEOUT_MS),
   };
 }

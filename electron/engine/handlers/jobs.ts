@@ -4,8 +4,18 @@ import { ShotfarmError } from '../../../shared/errors.js';
 import { bumpJobs, cancelJobs, holdJobs, moveJobsToTop, newTakes, releaseJobs, retryJobs, type ActionContext } from '../job-actions.js';
 import { failureGroups, jobAttempts } from '../queries/attempts.js';
 import { toJobView } from '../store/job-rows.js';
-import { jobRow, listJobIds, listJobs } from '../store/job-store.js';
+import { jobIdsByPrefix, jobRow, listJobIds, listJobs } from '../store/job-store.js';
 import { changed, type DomainHandlers, type EngineContext } from './context.js';
+
+/** A job named by its full id or a unique prefix of it (as `git` names commits). */
+function resolveRef(ctx: EngineContext, ref: string): string {
+  const prefix = ref.trim().toLowerCase();
+  if (!/^[0-9a-f-]{4,36}$/.test(prefix)) throw new ShotfarmError('bad_input', `"${ref}" is not a job id (hex digits and dashes).`);
+  const hits = jobIdsByPrefix(ctx.db, prefix);
+  if (hits.length === 0) throw new ShotfarmError('not_found', `No job id starts with ${prefix}.`);
+  if (hits.length > 1) throw new ShotfarmError('bad_input', `${prefix} matches several jobs; give more of the id.`);
+  return hits[0] as string;
+}
 
 export function jobHandlers(ctx: EngineContext): DomainHandlers<'jobs'> & Pick<ApiHandlers, 'failures.list'> {
   const act = (): ActionContext => ({ db: ctx.db, clock: ctx.clock, random: ctx.random, actor: 'operator' });
@@ -17,6 +27,7 @@ export function jobHandlers(ctx: EngineContext): DomainHandlers<'jobs'> & Pick<A
       return toJobView(r);
     },
     'jobs.ids': async ({ filter }) => listJobIds(ctx.db, filter),
+    'jobs.resolveIds': async ({ refs }) => ({ ids: refs.map((ref) => resolveRef(ctx, ref)) }),
     'jobs.bump': async ({ ids, priority }) => changed(ctx, bumpJobs(act(), ids, priority)),
     'jobs.moveToTop': async ({ ids }) => changed(ctx, moveJobsToTop(act(), ids)),
     'jobs.hold': async ({ ids }) => changed(ctx, holdJobs(act(), ids)),
