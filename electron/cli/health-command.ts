@@ -2,11 +2,19 @@
  * `shotfarm health`: probes every enabled workstation now and prints one line each. Exit 0 when
  * at least one is healthy (for service probes), 7 when none is or none is registered.
  */
+import type { Command } from 'commander';
 import type { Engine } from '../engine/engine.js';
-import type { Io } from './context.js';
+import { GB } from './args.js';
+import type { Io, Run } from './context.js';
 import { EXIT } from './exit-codes.js';
 
-const GB = 1024 ** 3;
+export function registerHealth(program: Command, io: Io, run: Run): void {
+  program
+    .command('health')
+    .description('probe every workstation now; exit 0 when at least one is healthy')
+    .option('--timeout <ms>', 'per-request timeout', '2000')
+    .action((o) => run((e, g) => runHealth(e, io, Number(o.timeout) || 2000, Boolean(g.json))));
+}
 
 export async function runHealth(engine: Engine, io: Io, timeoutMs: number, json: boolean): Promise<number> {
   const report = await engine.call('instances.probeAll', { timeoutMs });

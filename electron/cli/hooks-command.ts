@@ -35,24 +35,13 @@ function common(o: DeliveryOptions): { on: HookEvent[]; timeoutMs?: number; retr
   return { on: events(o.on), ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(retries !== undefined ? { retries } : {}) };
 }
 
-export function registerHooks(program: Command, io: Io, run: Run): void {
-  const hooks = program.command('hooks').description('run a program or POST a webhook when a job completes or fails (this machine\'s settings only)');
-  const withDeliveryOptions = (c: Command): Command =>
-    c
-      .requiredOption('--on <events>', `when to run: ${HOOK_EVENTS.join(', ')} (comma-separated)`)
-      .option('--timeout <ms>', `time one delivery may take (default ${DEFAULT_HOOK_TIMEOUT_MS})`)
-      .option('--retries <n>', `further tries after a failure, with backoff (default ${DEFAULT_HOOK_RETRIES})`);
+const withDeliveryOptions = (c: Command): Command =>
+  c
+    .requiredOption('--on <events>', `when to run: ${HOOK_EVENTS.join(', ')} (comma-separated)`)
+    .option('--timeout <ms>', `time one delivery may take (default ${DEFAULT_HOOK_TIMEOUT_MS})`)
+    .option('--retries <n>', `further tries after a failure, with backoff (default ${DEFAULT_HOOK_RETRIES})`);
 
-  hooks.command('list').description('list the hooks').action(() =>
-    run(async (e, g) => {
-      const list = await e.call('hooks.list', {});
-      if (g.json) return printJson(io, list);
-      if (list.length === 0) return io.out('No hooks. Add one with: shotfarm hooks add-command | add-webhook');
-      io.out(formatTable(['id', 'kind', 'on', 'target', 'timeout_ms', 'retries'],
-        list.map((h) => [h.id, h.kind, h.on.join(','), hookTarget(h, true), h.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS, h.retries ?? DEFAULT_HOOK_RETRIES]), 80));
-    }),
-  );
-
+function registerAdds(hooks: Command, io: Io, run: Run): void {
   withDeliveryOptions(
     hooks
       .command('add-command')
@@ -81,21 +70,9 @@ export function registerHooks(program: Command, io: Io, run: Run): void {
       io.out(`Added hook ${h.id}: on ${h.on.join(', ')} POST to ${hookTarget(h, true)}`);
     }),
   );
+}
 
-  hooks.command('remove').description('remove a hook (its waiting retries are dropped)').argument('<id>').action((id: string) =>
-    run(async (e) => {
-      await e.call('hooks.remove', { id });
-      io.out(`Removed hook ${id}.`);
-    }),
-  );
-
-  hooks.command('clear').description('remove every hook (also resets a hooks setting that no longer validates)').action(() =>
-    run(async (e) => {
-      await e.call('hooks.set', { hooks: [] });
-      io.out('Removed every hook.');
-    }),
-  );
-
+function registerDeliveries(hooks: Command, io: Io, run: Run): void {
   hooks
     .command('deliveries')
     .description('recent deliveries, newest first, with the last error of each')
@@ -115,4 +92,31 @@ export function registerHooks(program: Command, io: Io, run: Run): void {
           rows.map((d) => [d.id, d.hookId, d.jobId.slice(0, 8), d.event, d.status, d.attempts, formatTime(d.updatedAt), d.lastError ?? '']), 100));
       }),
     );
+}
+
+export function registerHooks(program: Command, io: Io, run: Run): void {
+  const hooks = program.command('hooks').description('run a program or POST a webhook when a job completes or fails (this machine\'s settings only)');
+  hooks.command('list').description('list the hooks').action(() =>
+    run(async (e, g) => {
+      const list = await e.call('hooks.list', {});
+      if (g.json) return printJson(io, list);
+      if (list.length === 0) return io.out('No hooks. Add one with: shotfarm hooks add-command | add-webhook');
+      io.out(formatTable(['id', 'kind', 'on', 'target', 'timeout_ms', 'retries'],
+        list.map((h) => [h.id, h.kind, h.on.join(','), hookTarget(h, true), h.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS, h.retries ?? DEFAULT_HOOK_RETRIES]), 80));
+    }),
+  );
+  registerAdds(hooks, io, run);
+  hooks.command('remove').description('remove a hook (its waiting retries are dropped)').argument('<id>').action((id: string) =>
+    run(async (e) => {
+      await e.call('hooks.remove', { id });
+      io.out(`Removed hook ${id}.`);
+    }),
+  );
+  hooks.command('clear').description('remove every hook (also resets a hooks setting that no longer validates)').action(() =>
+    run(async (e) => {
+      await e.call('hooks.set', { hooks: [] });
+      io.out('Removed every hook.');
+    }),
+  );
+  registerDeliveries(hooks, io, run);
 }
