@@ -15,8 +15,8 @@ export interface JobProgress {
   at: number;
 }
 
-export interface JobView {
-  id: string;
+/** What a job renders: a take of a stage of a shot, from a template, at a priority (a job, an import row). */
+export interface RenderTarget {
   project: string;
   episode: string;
   shot: string;
@@ -24,6 +24,10 @@ export interface JobView {
   take: number;
   template: string;
   priority: Priority;
+}
+
+export interface JobView extends RenderTarget {
+  id: string;
   /** Operator order within a priority: lower runs first (move to top makes it the smallest). */
   rank: number;
   state: JobState;
@@ -146,18 +150,11 @@ export interface ProbeReport {
 }
 
 /** One row of an import preview. */
-export interface ImportRowView {
+export interface ImportRowView extends RenderTarget {
   /** 1-based row number in the file (CSV data row or JSON shot/stage entry). */
   row: number;
   /** Line in the source file where the row starts, when known. */
   line: number | null;
-  project: string;
-  episode: string;
-  shot: string;
-  stage: string;
-  take: number;
-  template: string;
-  priority: Priority;
   jobId: string | null;
   status: 'new' | 'duplicate' | 'error';
   errors: string[];

@@ -1,24 +1,18 @@
 /** The asset ledger CSV (SPEC §8): one row per file a job produced, traceable to its shot and settings. */
-import type { ExportResult } from '../../../shared/domain.js';
 import { ledgerQuery, type LedgerRow } from '../store/asset-store.js';
-import type { ExportFilter } from '../store/export-filter.js';
-import { exportCsv, isoTime } from './csv-export.js';
+import { isoTime, type CsvTable } from './csv-export.js';
 
 export const LEDGER_HEADER = [
   'asset_id', 'job_id', 'project', 'episode', 'shot', 'stage', 'take', 'path', 'sha256', 'bytes', 'media_type',
   'width', 'height', 'instance', 'template', 'template_hash', 'parameters', 'seed', 'approved', 'created_at',
 ] as const;
 
-export function exportLedger(dbFile: string, path: string, filter: ExportFilter): Promise<ExportResult> {
-  return exportCsv<LedgerRow>({
-    dbFile,
-    path,
-    header: LEDGER_HEADER,
-    ...ledgerQuery(filter),
-    toCells: (r) => [
-      r.id, r.job_id, r.project, r.episode, r.shot, r.stage, r.take, r.path, r.sha256, r.bytes, r.media_type,
-      r.width, r.height, r.instance_name, r.template_name, r.template_hash, r.params_json, r.seed,
-      r.approved ? 'yes' : 'no', isoTime(r.created_at),
-    ],
-  });
-}
+export const LEDGER_CSV: CsvTable<LedgerRow> = {
+  header: LEDGER_HEADER,
+  query: ledgerQuery,
+  toCells: (r) => [
+    r.id, r.job_id, r.project, r.episode, r.shot, r.stage, r.take, r.path, r.sha256, r.bytes, r.media_type,
+    r.width, r.height, r.instance_name, r.template_name, r.template_hash, r.params_json, r.seed,
+    r.approved ? 'yes' : 'no', isoTime(r.created_at),
+  ],
+};

@@ -1,8 +1,6 @@
 /** The run-log CSV (SPEC §8): one row per attempt, for postmortems. */
-import type { ExportResult } from '../../../shared/domain.js';
 import { runlogQuery, type RunlogRow } from '../store/attempt-store.js';
-import type { ExportFilter } from '../store/export-filter.js';
-import { exportCsv, isoTime } from './csv-export.js';
+import { isoTime, type CsvTable } from './csv-export.js';
 
 export const RUNLOG_HEADER = [
   'job_id', 'project', 'episode', 'shot', 'stage', 'take', 'attempt', 'instance', 'gpu',
@@ -12,19 +10,15 @@ export const RUNLOG_HEADER = [
 
 const seconds = (ms: number): number => Math.round(ms) / 1000;
 
-export function exportRunlog(dbFile: string, path: string, filter: ExportFilter): Promise<ExportResult> {
-  return exportCsv<RunlogRow>({
-    dbFile,
-    path,
-    header: RUNLOG_HEADER,
-    ...runlogQuery(filter),
-    toCells: (r) => [
-      r.job_id, r.project, r.episode, r.shot, r.stage, r.take, r.n, r.instance_name, r.gpu_name,
-      isoTime(r.queued_at), isoTime(r.dispatched_at), isoTime(r.started_at), isoTime(r.finished_at),
-      seconds(r.dispatched_at - r.queued_at),
-      r.finished_at !== null ? seconds(r.finished_at - (r.started_at ?? r.dispatched_at)) : '',
-      r.outcome ?? 'running', r.error_class, r.reason, r.node_id, r.node_type,
-      r.vram_at_dispatch !== null ? Math.round((r.vram_at_dispatch / 1024 ** 3) * 10) / 10 : '',
-    ],
-  });
-}
+export const RUNLOG_CSV: CsvTable<RunlogRow> = {
+  header: RUNLOG_HEADER,
+  query: runlogQuery,
+  toCells: (r) => [
+    r.job_id, r.project, r.episode, r.shot, r.stage, r.take, r.n, r.instance_name, r.gpu_name,
+    isoTime(r.queued_at), isoTime(r.dispatched_at), isoTime(r.started_at), isoTime(r.finished_at),
+    seconds(r.dispatched_at - r.queued_at),
+    r.finished_at !== null ? seconds(r.finished_at - (r.started_at ?? r.dispatched_at)) : '',
+    r.outcome ?? 'running', r.error_class, r.reason, r.node_id, r.node_type,
+    r.vram_at_dispatch !== null ? Math.round((r.vram_at_dispatch / 1024 ** 3) * 10) / 10 : '',
+  ],
+};

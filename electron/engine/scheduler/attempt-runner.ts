@@ -37,16 +37,20 @@ import { completeJob, failJob, isStale, requeueJob } from './outcomes.js';
 import { checkpointOf } from './policy.js';
 import { ATTEMPT_KEY, JOB_KEY, successfulRunOfJob, terminalMessage, watchExecution, type Execution } from './prompt-watch.js';
 
-export interface RunnerDeps {
+/** What the scheduler and each of its runners work with: the store, time, events, the farm's config. */
+export interface FarmDeps {
   db: Db;
   clock: Clock;
   random: RandomSource;
   timers: Timers;
   events: EventBus;
   config: SchedulerConfig;
-  registry: InstanceRegistry;
-  /** Jobs whose rows changed, for the engine's announcer. */
+  /** Job rows changed: the engine's announcer loads their views, emits events, notifies hooks. */
   announce: Announce;
+}
+
+export interface RunnerDeps extends FarmDeps {
+  registry: InstanceRegistry;
   /** Optional S3-compatible copy of every output; the job completes only once it is confirmed. */
   uploader: S3Uploader | null;
   /** When the runner is finished (whatever happened). */

@@ -8,18 +8,14 @@
 import type { ParamValue } from '../../../shared/shot-list-schema.js';
 import type { ObjectInfo } from '../comfy/schemas.js';
 import { randomId } from '../ids.js';
-import type { Clock, RandomSource, Timers } from '../clock.js';
-import type { Announce } from '../announcer.js';
-import type { EventBus } from '../event-bus.js';
 import { claimAttempt, endAttempt, liveAttempts, orphanAttempts, previousAttempt, type AttemptRow } from '../store/attempt-store.js';
-import { inTransaction, type Db } from '../store/database.js';
+import { inTransaction } from '../store/database.js';
 import type { JobRow } from '../store/job-rows.js';
 import { jobRow, jobState, nextRetryAt, oldestQueued, queuedPage } from '../store/job-store.js';
 import { templateById, type StoredTemplate } from '../store/template-store.js';
 import { S3Uploader } from '../storage/s3-uploader.js';
-import { AttemptRunner } from './attempt-runner.js';
+import { AttemptRunner, type FarmDeps } from './attempt-runner.js';
 import { CapabilityCache, ComboKeys, describeProblem, unrunnableReason } from './capability-check.js';
-import type { SchedulerConfig } from './config.js';
 import { InstanceRegistry, type InstanceRuntime } from './instance-registry.js';
 import { explainWait, type JobWait } from './wait-reasons.js';
 import { farmProgress, type FarmProgress } from './farm-progress.js';
@@ -27,15 +23,7 @@ import type { FarmPort } from '../handlers/context.js';
 import { failUnrunnable, promoteDueRetries, requeueJob } from './outcomes.js';
 import { checkpointOfJob, couldFit, fitsNow, rankInstances, type InstanceSnapshot, type JobSnapshot } from './policy.js';
 
-export interface SchedulerDeps {
-  db: Db;
-  clock: Clock;
-  random: RandomSource;
-  timers: Timers;
-  events: EventBus;
-  config: SchedulerConfig;
-  /** Job rows changed: the engine's announcer loads their views, emits events, notifies hooks. */
-  announce: Announce;
+export interface SchedulerDeps extends FarmDeps {
   log?: (message: string) => void;
 }
 
@@ -438,8 +426,7 @@ export class Scheduler implements FarmPort {
     this.registry.attemptStarted(rt.row.id, attemptId, job.id, job.vram_gb, checkpointOfJob(t.workflow, t.parameters, job.params_json));
     const runner = new AttemptRunner(
       {
-        db: this.d.db, clock: this.d.clock, random: this.d.random, timers: this.d.timers, events: this.d.events, config: this.d.config,
-        registry: this.registry, announce: this.d.announce, uploader: this.uploader,
+        ...this.d, registry: this.registry, uploader: this.uploader,
         done: (r) => {
           this.runners.delete(r.attemptId);
           this.armRetryTimer();
