@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
 import { startServer } from '../../electron/server/server.js';
-import { EventBatcher, type WireEvent } from '../../electron/server/event-batcher.js';
+import { EventBatcher, type WireEvent } from '../../electron/engine/hosting/event-batcher.js';
 import type { JobView } from '../../shared/domain.js';
 import { makeEngine } from '../helpers/engine.js';
 
