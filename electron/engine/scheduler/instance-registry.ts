@@ -13,7 +13,7 @@ import type { ObjectInfo } from '../comfy/schemas.js';
 import type { EventBus } from '../event-bus.js';
 import { probeInstance, type ProbeResult } from '../health/probe.js';
 import type { Db } from '../store/database.js';
-import { instanceRow, listInstanceRows, persistRuntime, toInstanceView, type InstanceRow } from '../store/instance-store.js';
+import { instanceRow, isSilent, listInstanceRows, persistRuntime, toInstanceView, type InstanceRow } from '../store/instance-store.js';
 import type { SchedulerConfig } from './config.js';
 import type { InstanceSnapshot } from './policy.js';
 import type { InstanceFacts } from './wait-reasons.js';
@@ -25,6 +25,8 @@ export interface InstanceRuntime {
   lastOkProbe: (ProbeResult & { ok: true }) | null;
   /** When it last answered a probe in this run (ms). */
   lastAnswerAt: number | null;
+  /** When the last probe was made, answered or not. */
+  probedAt: number | null;
   probeFailures: number;
   health: InstanceHealth;
   objectInfo: ObjectInfo | null;
@@ -67,6 +69,8 @@ export class InstanceRegistry {
     private readonly config: SchedulerConfig,
     /** Called when something changed that may allow a dispatch (an instance became healthy…). */
     private readonly onChange: () => void,
+    /** Every probe's answer or silence (the contact watch marks the attempts running there). */
+    private readonly onProbed: (rt: InstanceRuntime, answered: boolean) => void = () => {},
   ) {}
 
   start(): void {
@@ -89,7 +93,7 @@ export class InstanceRegistry {
 
   private add(row: InstanceRow): void {
     const rt: InstanceRuntime = {
-      row, client: new ComfyClient(row.url, { timeoutMs: this.config.requestTimeoutMs }), probe: null, lastOkProbe: null, lastAnswerAt: null,
+      row, client: new ComfyClient(row.url, { timeoutMs: this.config.requestTimeoutMs }), probe: null, lastOkProbe: null, lastAnswerAt: null, probedAt: null,
       probeFailures: 0, health: 'unknown', objectInfo: null, objectInfoPending: false, running: new Map(),
       lastCheckpoint: row.last_checkpoint, lastStartedAttempt: null, failuresInRow: row.consecutive_failures, quarantinedUntil: row.quarantined_until,
       reservedFor: null, ourAtProbe: 0, timer: null, lastPersistAt: 0,
@@ -137,6 +141,7 @@ export class InstanceRegistry {
     if (this.stopped || this.map.get(rt.row.id) !== rt) return;
     const wasDispatchable = this.dispatchable(rt);
     rt.probe = result;
+    rt.probedAt = this.clock.now();
     if (result.ok) {
       rt.ourAtProbe = rt.running.size;
       const cameBack = rt.probeFailures >= this.config.unhealthyAfter;
@@ -148,6 +153,7 @@ export class InstanceRegistry {
       rt.probeFailures++;
     }
     this.updateHealth(rt, false);
+    this.onProbed(rt, result.ok);
     if (this.dispatchable(rt) && !wasDispatchable) this.onChange();
     rt.timer = this.timers.setTimeout(() => void this.probe(rt), this.config.probeIntervalMs);
   }
@@ -190,14 +196,17 @@ export class InstanceRegistry {
 
   /**
    * Recomputes health. The row is written only when something an operator sees changed (health,
-   * quarantine), or every 10 s for the probe time — not once per dispatched prompt, which would
-   * cost a synchronous commit per job. `announce` publishes the card even without a write (what
+   * quarantine, whether it answers: the card's figures are unknown from its first silent probe),
+   * or every 10 s for the probe time — not once per dispatched prompt, which would cost a
+   * synchronous commit per job. `announce` publishes the card even without a write (what
    * runs there changed).
    */
   updateHealth(rt: InstanceRuntime, announce: boolean): void {
     const health = this.deriveHealth(rt);
     const now = this.clock.now();
-    const changed = health !== rt.health || rt.quarantinedUntil !== rt.row.quarantined_until || rt.lastCheckpoint !== rt.row.last_checkpoint;
+    const silenceChanged = rt.probe !== null && (!rt.probe.ok) !== isSilent(rt.row);
+    const changed = health !== rt.health || rt.quarantinedUntil !== rt.row.quarantined_until || rt.lastCheckpoint !== rt.row.last_checkpoint ||
+      silenceChanged;
     rt.health = health;
     const persist = changed || now - rt.lastPersistAt >= 10_000;
     if (persist) {
@@ -206,7 +215,7 @@ export class InstanceRegistry {
       const row = persistRuntime(this.db, {
         id: rt.row.id, health, gpu_name: ok?.gpuName ?? null, vram_json: ok?.vram ? JSON.stringify(ok.vram) : null,
         comfy_version: ok?.comfyVersion ?? null, queue_length: ok ? ok.queueRunning + ok.queuePending : null,
-        last_probe_at: rt.probe ? now : null, last_error: rt.probe && !rt.probe.ok ? rt.probe.error : null,
+        last_probe_at: rt.probe ? rt.probedAt : null, last_answer_at: rt.lastAnswerAt, last_error: rt.probe && !rt.probe.ok ? rt.probe.error : null,
         consecutive_failures: rt.failuresInRow, quarantined_until: rt.quarantinedUntil, last_checkpoint: rt.lastCheckpoint, now,
       });
       if (row) rt.row = row;
