@@ -1,0 +1,109 @@
+/**
+ * Lost contact, as the job views show it. Per workstation: when it last answered anything (a
+ * probe, an attempt's poll, a WebSocket frame) and whether it is silent now; per attempt followed
+ * there: since when. From the first failed request of a workstation with running attempts, each
+ * of them is marked — lost since the last answer, requeued at a time unless it answers — in one
+ * commit, and their jobs are announced; the first answer after that clears the marks the same way.
+ * The runner gives its attempt up at the marked time (contact.ts decides both).
+ *
+ * An incident costs a commit when it starts and one when it ends; the attempts' ends close any
+ * stretch still open in their own end commit.
+ */
+import type { Announce } from '../announcer.js';
+import type { Clock } from '../clock.js';
+import { markContactBack, markContactLost, type ContactMark } from '../store/attempt-store.js';
+import type { Db } from '../store/database.js';
+import type { SchedulerConfig } from './config.js';
+import { contactLoss } from './contact.js';
+
+export interface ContactDeps {
+  db: Db;
+  clock: Clock;
+  config: SchedulerConfig;
+  announce: Announce;
+  /** The workstation's last answer as stored (from an earlier run), before this run heard it. */
+  storedLastAnswer: (instanceId: string) => number | null;
+  log: (message: string) => void;
+}
+
+interface Followed {
+  jobId: string;
+  instanceId: string;
+  since: number;
+}
+
+export interface Loss {
+  lostAt: number;
+  requeueAt: number;
+}
+
+export class ContactWatch {
+  private readonly lastAnswer = new Map<string, number>();
+  private readonly silent = new Set<string>();
+  private readonly followed = new Map<string, Followed>();
+  private readonly marks = new Map<string, Loss>();
+
+  constructor(private readonly d: ContactDeps) {}
+
+  /** A runner follows this attempt from now. On a workstation already silent it is marked at once. */
+  follow(attemptId: string, jobId: string, instanceId: string): void {
+    this.followed.set(attemptId, { jobId, instanceId, since: this.d.clock.now() });
+    if (this.silent.has(instanceId)) this.mark(instanceId);
+  }
+
+  /** The runner is done; its end commit closed any open stretch. */
+  unfollow(attemptId: string): void {
+    this.followed.delete(attemptId);
+    this.marks.delete(attemptId);
+  }
+
+  /** The workstation answered something. Cheap when it was not silent: called for every WebSocket frame. */
+  heard(instanceId: string): void {
+    const now = this.d.clock.now();
+    this.lastAnswer.set(instanceId, now);
+    if (!this.silent.delete(instanceId)) return;
+    const back = this.on(instanceId).filter((id) => this.marks.delete(id));
+    if (back.length) this.write(() => markContactBack(this.d.db, back, now));
+  }
+
+  /** A request to the workstation failed (a probe, a poll). */
+  missed(instanceId: string): void {
+    this.silent.add(instanceId);
+    this.mark(instanceId);
+  }
+
+  /** The open mark of an attempt: since when its workstation is silent and when it is given up. */
+  loss(attemptId: string): Loss | null {
+    return this.marks.get(attemptId) ?? null;
+  }
+
+  lastAnswerOf(instanceId: string): number | null {
+    return this.lastAnswer.get(instanceId) ?? this.d.storedLastAnswer(instanceId);
+  }
+
+  private on(instanceId: string): string[] {
+    return [...this.followed].filter(([, f]) => f.instanceId === instanceId).map(([id]) => id);
+  }
+
+  private mark(instanceId: string): void {
+    const fresh = this.on(instanceId).filter((id) => !this.marks.has(id));
+    if (fresh.length === 0) return;
+    const last = this.lastAnswerOf(instanceId);
+    const rows: ContactMark[] = fresh.map((attemptId) => {
+      const loss = contactLoss(last, (this.followed.get(attemptId) as Followed).since, this.d.config.graceMs);
+      this.marks.set(attemptId, loss);
+      return { attemptId, ...loss };
+    });
+    this.write(() => markContactLost(this.d.db, rows));
+  }
+
+  private write(commit: () => string[]): void {
+    try {
+      const jobs = commit();
+      if (jobs.length) this.d.announce(jobs);
+    } catch (err) {
+      // The marks are what views show; the runner decides from memory either way.
+      this.d.log(`recording lost contact failed: ${(err as Error).message}`);
+    }
+  }
+}
