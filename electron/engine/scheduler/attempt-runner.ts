@@ -59,7 +59,7 @@ export class AttemptRunner implements AttemptScope {
   ) {
     this.exec = { promptId: job.id, attemptId, number: resume?.prompt_number ?? null };
     deps.live.begin(job.id, attemptId, this.exec.number);
-    deps.contact.follow(attemptId, job.id, instance.row.id);
+    deps.contact.follow(attemptId, job.id, instance.row.id, resume?.contact_lost_at ?? null);
     this.finished = this.run();
   }
 

@@ -45,9 +45,20 @@ export class ContactWatch {
 
   constructor(private readonly d: ContactDeps) {}
 
-  /** A runner follows this attempt from now. On a workstation already silent it is marked at once. */
-  follow(attemptId: string, jobId: string, instanceId: string): void {
-    this.followed.set(attemptId, { jobId, instanceId, since: this.d.clock.now() });
+  /**
+   * A runner follows this attempt from now. On a workstation already silent it is marked at once.
+   * A recovered attempt stored as cut off (`storedLostAt`) stays so — since then, with a fresh grace
+   * time from now — until its workstation answers.
+   */
+  follow(attemptId: string, jobId: string, instanceId: string, storedLostAt: number | null = null): void {
+    const since = this.d.clock.now();
+    this.followed.set(attemptId, { jobId, instanceId, since });
+    if (storedLostAt !== null) {
+      const loss = contactLoss(storedLostAt, since, this.d.config.graceMs);
+      this.marks.set(attemptId, loss);
+      this.silent.add(instanceId);
+      this.write(() => markContactLost(this.d.db, [{ attemptId, ...loss }]));
+    }
     if (this.silent.has(instanceId)) this.mark(instanceId);
   }
 

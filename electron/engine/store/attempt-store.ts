@@ -140,13 +140,13 @@ export interface ContactMark {
 
 /**
  * These open attempts' workstation stopped answering (one commit for all of them: an incident, not
- * a step of every attempt). Returns the jobs whose view changed; an attempt already marked keeps
- * its first mark.
+ * a step of every attempt). Returns the jobs whose view changed. An attempt already marked keeps
+ * the start of its stretch and takes the new requeue time (a recovered attempt's grace restarts).
  */
 export function markContactLost(db: Db, marks: readonly ContactMark[]): string[] {
   return inTransaction(db, () => marks.flatMap((m) => all<{ job_id: string }>(db,
-    `UPDATE attempts SET contact_lost_at = @lostAt, requeue_at = @requeueAt
-      WHERE id = @attemptId AND state <> 'ended' AND contact_lost_at IS NULL RETURNING job_id`, m).map((r) => r.job_id)));
+    `UPDATE attempts SET contact_lost_at = COALESCE(contact_lost_at, @lostAt), requeue_at = @requeueAt
+      WHERE id = @attemptId AND state <> 'ended' RETURNING job_id`, m).map((r) => r.job_id)));
 }
 
 /** The workstation answered again at `at`: the open stretches of these attempts close. Returns the jobs whose view changed. */
