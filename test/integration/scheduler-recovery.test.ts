@@ -5,13 +5,14 @@ import { join } from 'node:path';
 import { ComfyClient } from '../../electron/engine/comfy/client.js';
 import { executedCount, FIXTURE_TEMPLATES, receivedCount, startFarm } from '../helpers/farm.js';
 
-test('an engine restarted mid-prompt follows the same prompt and collects it once (closing the app is not an incident)', async () => {
+test('an engine restarted mid-prompt follows the same prompt by its WebSocket and collects it once (closing the app is not an incident)', async () => {
   const farm = await startFarm({ instances: [{ duration: { fixedMs: 1500 } }] });
   try {
     const [id] = await farm.importJobs([{ id: 'long' }]);
     await farm.waitFor('the prompt to run on the server', () => farm.sims[0]!.counts(id!).received === 1);
-    await farm.restartEngine();
-    const [v] = await farm.waitForStates([id!], ['completed']);
+    // Polling once a minute: the end, well inside it, can only be noticed from the recovered attempt's socket.
+    await farm.restartEngine({ historyPollMs: 60_000 });
+    const [v] = await farm.waitForStates([id!], ['completed'], 20_000);
     assert.equal(v?.attempts, 1);
     assert.equal(receivedCount(farm, id!), 1, 'not posted again');
     assert.equal(executedCount(farm, id!), 1);
