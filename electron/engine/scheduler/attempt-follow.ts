@@ -27,6 +27,8 @@ export class AttemptFollow {
   /** This execution's end message (or `executing {node:null}`) was seen: the entry is due. */
   private endSeen = false;
   private rechecks = 0;
+  /** The first failed ask since the last answer. */
+  private failingSince: number | null = null;
   private nextAsk: number;
   private lastProgressSave = 0;
 
@@ -79,11 +81,15 @@ export class AttemptFollow {
     this.answering = state.ok;
     if (!state.ok) {
       if (isSilence(state.failure)) contact.missed(instanceId);
+      this.failingSince ??= this.now;
+      // The mark's time; or, should probes keep clearing it while this execution cannot be read, a grace time of failed asks.
       const loss = contact.loss(a.attemptId);
-      if (loss && this.now >= loss.requeueAt) return { kind: 'failed', obs: { kind: 'lost', seconds: Math.round((this.now - loss.lostAt) / 1000) } };
-      this.nextAsk = this.now + (loss ? nextAskAfterSilence(this.now, loss.requeueAt, config.historyPollMs) : config.historyPollMs);
+      const due = loss?.requeueAt ?? this.failingSince + config.graceMs;
+      if (this.now >= due) return { kind: 'failed', obs: { kind: 'lost', seconds: Math.round((this.now - (loss?.lostAt ?? this.failingSince)) / 1000) } };
+      this.nextAsk = this.now + nextAskAfterSilence(this.now, due, config.historyPollMs);
       return null;
     }
+    this.failingSince = null;
     contact.heard(instanceId);
     const s = state.value;
     if (s.kind === 'finished') return { kind: 'finished', entry: s.entry };
