@@ -9,7 +9,7 @@ import { PRIORITIES } from './priorities.js';
 import { nameSchema } from './shot-list-schema.js';
 import { DELIVERY_STATUSES, hookSchema, hooksSchema, type HookConfig } from './hooks.js';
 import { s3SettingsSchema, type StorageView } from './storage.js';
-import { farmControlInputSchema, farmSettingKeySchema, parseSettingValue, rawSettingValueSchema, type FarmSettingView } from './farm-settings.js';
+import { farmControlInputSchema, farmSettingKeySchema, isFarmSettingKey, parseSettingValue, rawSettingValueSchema, type FarmSettingView } from './farm-settings.js';
 import { httpUrlSchema } from './url.js';
 import { ASSET_ID_PATTERN } from './domain.js';
 import type {
@@ -81,6 +81,8 @@ const instanceFields = {
 
 /** settings.set: the key must be a farm setting, the value fit its type and bounds (the engine checks folders). */
 const settingsSetInput = z.strictObject({ key: farmSettingKeySchema, value: rawSettingValueSchema }).superRefine((input, ctx) => {
+  // zod runs this even when the key failed its own check (that issue is reported already).
+  if (!isFarmSettingKey(input.key)) return;
   const parsed = parseSettingValue(input.key, input.value);
   if (!parsed.ok) ctx.addIssue({ code: 'custom', path: ['value'], message: parsed.message });
 });
