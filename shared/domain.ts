@@ -4,10 +4,10 @@
  */
 import type { DeliveryStatus, HookEvent } from './hooks.js';
 
-// The ledger's views live in assets.ts, a running attempt's live parts in live-attempt.ts; both are
-// part of this module's vocabulary.
+// Part of this module's vocabulary: the ledger's views (assets.ts), a running attempt's live parts.
 export * from './assets.js';
 export * from './live-attempt.js';
+import type { FarmStateView } from './farm-settings.js';
 import type { ContactGap, LiveAttempt, LostContact } from './live-attempt.js';
 import type { JobState } from './job-states.js';
 import type { Priority } from './priorities.js';
@@ -139,8 +139,10 @@ export interface FarmStatus {
   instances: InstanceView[];
   /** Healthy = probed recently and answering; null when no instance was probed yet. */
   healthyInstances: number | null;
-  /** True when dispatching is running; false before the scheduler starts or after "stop farm". */
+  /** True when this process dispatches: its farm runs and the farm state is `running`. */
   dispatching: boolean;
+  /** The operator's durable farm state (running, paused, stopped), who set it and when. */
+  farmState: FarmStateView;
   /** Attempts being followed right now. */
   activeAttempts: number;
 }
