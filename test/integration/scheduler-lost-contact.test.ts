@@ -122,3 +122,19 @@ test('an engine restarted while a workstation is silent keeps showing the lost c
     await farm.close();
   }
 });
+
+test('a grace time shortened during the silence moves the requeue time it shows and decides the attempt', async () => {
+  const { farm, id } = await silentMidPrompt('silent-shortened');
+  try {
+    const shown = (await farm.job(id)).contact;
+    assert.equal((shown?.requeueAt ?? 0) - (shown?.lostAt ?? 0), GRACE_MS);
+    await farm.engine.call('settings.set', { key: 'grace_s', value: 1 });
+    await farm.waitFor('the attempt given up', async () => (await farm.job(id)).state !== 'running', 10_000);
+    const [att] = await farm.engine.call('jobs.attempts', { id });
+    assert.match(att?.reason ?? '', /lost contact with sim-0 for \d+ s/);
+    assert.ok((att?.finishedAt ?? Infinity) < (shown?.requeueAt ?? 0), 'long before the time shown first');
+    farm.sims[0]!.partition(false);
+  } finally {
+    await farm.close();
+  }
+});

@@ -69,7 +69,7 @@ function setUp() {
   const scope = {
     deps: {
       clock, timers, config: schedulerConfig('/unused', { historyPollMs: POLL_MS }),
-      events: { emit: noop }, contact: { heard: noop, missed: noop, loss: () => null },
+      events: { emit: noop }, contact: { heard: noop, missed: noop, loss: () => null, watch: () => noop },
     },
     job: { id: PROMPT, timeout_s: 600 }, attemptId: ATTEMPT, instance: { row: { id: 'i1', name: 'gpu-03' } },
     client: server, name: 'gpu-03', exec: { promptId: PROMPT, attemptId: ATTEMPT, number: 7 }, workflow: null,

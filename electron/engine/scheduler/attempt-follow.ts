@@ -76,7 +76,9 @@ export class AttemptFollow {
     const { a } = this;
     const { config, contact } = a.deps;
     const instanceId = a.instance.row.id;
-    const state = await settle(() => (this.endSeen ? watchEnd : watchExecution)(a.client, a.exec, a.signal));
+    const bound = this.boundByRequeue();
+    const state = await settle(() => (this.endSeen ? watchEnd : watchExecution)(a.client, a.exec, bound.signal));
+    bound.release();
     if (a.stopMode) return null;
     this.answering = state.ok;
     if (!state.ok) {
@@ -103,6 +105,33 @@ export class AttemptFollow {
     // After the end: the entry is being written; ask again in milliseconds, not at the next poll.
     this.nextAsk = this.now + (this.endSeen ? endRecheckDelay(this.rechecks++, config.historyPollMs) : config.historyPollMs);
     return null;
+  }
+
+  /**
+   * The signal of one ask: the attempt's, and — once the workstation is marked silent, even while
+   * the request hangs (a partition holds it until its timeout) — aborted at the requeue time, so
+   * the attempt is given up when the job said it would be.
+   */
+  private boundByRequeue(): { signal: AbortSignal; release: () => void } {
+    const { a } = this;
+    const { timers } = a.deps;
+    const ctl = new AbortController();
+    const stop = (): void => ctl.abort();
+    if (a.signal.aborted) ctl.abort();
+    else a.signal.addEventListener('abort', stop, { once: true });
+    let timer: unknown = null;
+    const unwatch = a.deps.contact.watch(a.attemptId, (loss) => {
+      timers.clearTimeout(timer);
+      timer = timers.setTimeout(stop, Math.max(0, loss.requeueAt - this.now));
+    });
+    return {
+      signal: ctl.signal,
+      release: () => {
+        unwatch();
+        timers.clearTimeout(timer);
+        a.signal.removeEventListener('abort', stop);
+      },
+    };
   }
 
   private onEvent(ev: FollowEvent): void {

@@ -37,11 +37,18 @@ export interface Loss {
   requeueAt: number;
 }
 
+/** A mark as held: the requeue time follows the grace time setting, even one changed during the silence. */
+interface Mark extends Loss {
+  since: number;
+}
+
 export class ContactWatch {
   private readonly lastAnswer = new Map<string, number>();
   private readonly silent = new Set<string>();
   private readonly followed = new Map<string, Followed>();
-  private readonly marks = new Map<string, Loss>();
+  private readonly marks = new Map<string, Mark>();
+  /** Per attempt, who wants to know when its mark is set or moves (a runner's request in flight). */
+  private readonly listeners = new Map<string, (loss: Loss) => void>();
 
   constructor(private readonly d: ContactDeps) {}
 
@@ -55,7 +62,7 @@ export class ContactWatch {
     this.followed.set(attemptId, { jobId, instanceId, since });
     if (storedLostAt !== null) {
       const loss = contactLoss(storedLostAt, since, this.d.config.graceMs);
-      this.marks.set(attemptId, loss);
+      this.marks.set(attemptId, { ...loss, since });
       this.silent.add(instanceId);
       this.write(() => markContactLost(this.d.db, [{ attemptId, ...loss }]));
     }
@@ -66,6 +73,17 @@ export class ContactWatch {
   unfollow(attemptId: string): void {
     this.followed.delete(attemptId);
     this.marks.delete(attemptId);
+    this.listeners.delete(attemptId);
+  }
+
+  /** Calls `fn` with the attempt's mark now (if any) and whenever it is set or moves, until the returned stop. */
+  watch(attemptId: string, fn: (loss: Loss) => void): () => void {
+    this.listeners.set(attemptId, fn);
+    const now = this.loss(attemptId);
+    if (now) fn(now);
+    return () => {
+      if (this.listeners.get(attemptId) === fn) this.listeners.delete(attemptId);
+    };
   }
 
   /** The workstation answered something. Cheap when it was not silent: called for every WebSocket frame. */
@@ -77,15 +95,27 @@ export class ContactWatch {
     if (back.length) this.write(() => markContactBack(this.d.db, back, now));
   }
 
-  /** A request to the workstation failed (a probe, a poll). */
+  /** A request to the workstation failed (a probe, a poll). Marks there follow a changed grace time from here. */
   missed(instanceId: string): void {
     this.silent.add(instanceId);
     this.mark(instanceId);
+    for (const id of this.on(instanceId)) this.loss(id);
   }
 
-  /** The open mark of an attempt: since when its workstation is silent and when it is given up. */
+  /**
+   * The open mark of an attempt: since when its workstation is silent and when it is given up — by
+   * the grace time as set now; a changed setting moves the stored time too (one commit).
+   */
   loss(attemptId: string): Loss | null {
-    return this.marks.get(attemptId) ?? null;
+    const m = this.marks.get(attemptId);
+    if (!m) return null;
+    const { requeueAt } = contactLoss(m.lostAt, m.since, this.d.config.graceMs);
+    if (requeueAt !== m.requeueAt) {
+      m.requeueAt = requeueAt;
+      this.write(() => markContactLost(this.d.db, [{ attemptId, lostAt: m.lostAt, requeueAt }]));
+      this.listeners.get(attemptId)?.({ lostAt: m.lostAt, requeueAt });
+    }
+    return { lostAt: m.lostAt, requeueAt };
   }
 
   lastAnswerOf(instanceId: string): number | null {
@@ -101,11 +131,13 @@ export class ContactWatch {
     if (fresh.length === 0) return;
     const last = this.lastAnswerOf(instanceId);
     const rows: ContactMark[] = fresh.map((attemptId) => {
-      const loss = contactLoss(last, (this.followed.get(attemptId) as Followed).since, this.d.config.graceMs);
-      this.marks.set(attemptId, loss);
+      const { since } = this.followed.get(attemptId) as Followed;
+      const loss = contactLoss(last, since, this.d.config.graceMs);
+      this.marks.set(attemptId, { ...loss, since });
       return { attemptId, ...loss };
     });
     this.write(() => markContactLost(this.d.db, rows));
+    for (const r of rows) this.listeners.get(r.attemptId)?.(r);
   }
 
   private write(commit: () => string[]): void {
