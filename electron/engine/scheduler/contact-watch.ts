@@ -15,6 +15,7 @@ import { markContactBack, markContactLost, type ContactMark } from '../store/att
 import type { Db } from '../store/database.js';
 import type { SchedulerConfig } from './config.js';
 import { contactLoss } from './contact.js';
+import type { ContactPort } from './instance-registry.js';
 
 export interface ContactDeps {
   db: Db;
@@ -42,7 +43,7 @@ interface Mark extends Loss {
   since: number;
 }
 
-export class ContactWatch {
+export class ContactWatch implements ContactPort {
   private readonly lastAnswer = new Map<string, number>();
   private readonly silent = new Set<string>();
   private readonly followed = new Map<string, Followed>();
@@ -100,6 +101,17 @@ export class ContactWatch {
     this.silent.add(instanceId);
     this.mark(instanceId);
     for (const id of this.on(instanceId)) this.loss(id);
+  }
+
+  /** Its last request went unanswered (and nothing answered since). */
+  isSilent(instanceId: string): boolean {
+    return this.silent.has(instanceId);
+  }
+
+  /** A probe's result (the registry's ContactPort). */
+  probed(instanceId: string, answered: boolean): void {
+    if (answered) this.heard(instanceId);
+    else this.missed(instanceId);
   }
 
   /**

@@ -18,6 +18,12 @@ import type { SchedulerConfig } from './config.js';
 import type { InstanceSnapshot } from './policy.js';
 import type { InstanceFacts } from './wait-reasons.js';
 
+/** What the registry tells and asks the contact watch (contact-watch.ts). */
+export interface ContactPort {
+  probed(instanceId: string, answered: boolean): void;
+  isSilent(instanceId: string): boolean;
+}
+
 export interface InstanceRuntime {
   row: InstanceRow;
   client: ComfyClient;
@@ -69,8 +75,8 @@ export class InstanceRegistry {
     private readonly config: SchedulerConfig,
     /** Called when something changed that may allow a dispatch (an instance became healthy…). */
     private readonly onChange: () => void,
-    /** Every probe's answer or silence (the contact watch marks the attempts running there). */
-    private readonly onProbed: (rt: InstanceRuntime, answered: boolean) => void = () => {},
+    /** Contact as the attempts see it too: told every probe's answer or silence, asked whether it is silent now. */
+    private readonly contact: ContactPort = { probed: () => {}, isSilent: () => false },
   ) {}
 
   start(): void {
@@ -153,7 +159,7 @@ export class InstanceRegistry {
       rt.probeFailures++;
     }
     this.updateHealth(rt, false);
-    this.onProbed(rt, result.ok);
+    this.contact.probed(rt.row.id, result.ok);
     if (this.dispatchable(rt) && !wasDispatchable) this.onChange();
     rt.timer = this.timers.setTimeout(() => void this.probe(rt), this.config.probeIntervalMs);
   }
@@ -175,11 +181,14 @@ export class InstanceRegistry {
     return rt.quarantinedUntil !== null && rt.quarantinedUntil > this.clock.now();
   }
 
-  /** Answering, active, not quarantined, node list known: may be given new work (slots aside). */
+  /**
+   * Answering, active, not quarantined, node list known: may be given new work (slots aside). Not
+   * while its last request went unanswered: the retry of an attempt just lost there must not go back.
+   */
   dispatchable(rt: InstanceRuntime): boolean {
     return (
       rt.row.admin_state === 'active' && rt.lastOkProbe !== null && rt.probeFailures < this.config.unhealthyAfter &&
-      !this.isQuarantined(rt) && rt.objectInfo !== null
+      !this.isQuarantined(rt) && rt.objectInfo !== null && !this.contact.isSilent(rt.row.id)
     );
   }
 

@@ -70,8 +70,7 @@ export class Scheduler implements FarmPort {
       db: d.db, clock: d.clock, config: d.config, announce: d.announce, log: (m) => this.log(m),
       storedLastAnswer: (id) => this.registry.get(id)?.row.last_answer_at ?? null,
     });
-    this.registry = new InstanceRegistry(d.db, d.clock, d.timers, d.events, d.config, () => this.kick(),
-      (rt, answered) => (answered ? this.contact.heard(rt.row.id) : this.contact.missed(rt.row.id)));
+    this.registry = new InstanceRegistry(d.db, d.clock, d.timers, d.events, d.config, () => this.kick(), this.contact);
   }
 
   private log(message: string): void {
