@@ -4,8 +4,9 @@
  */
 import type { DeliveryStatus, HookEvent } from './hooks.js';
 
-// The ledger's views live in assets.ts; they are part of this module's vocabulary.
+// The ledger's views live in assets.ts, why a job waits in wait.ts; both are part of this module's vocabulary.
 export * from './assets.js';
+export * from './wait.js';
 import type { JobState } from './job-states.js';
 import type { Priority } from './priorities.js';
 
@@ -44,6 +45,13 @@ export interface JobView extends RenderTarget {
   seed: number | null;
   vramGb: number;
   tags: string[];
+  /** Queued, and no registered workstation could ever take it (tags, total VRAM, nodes or models): not a state, it stays queued. */
+  blocked: boolean;
+  /**
+   * Why it is not running now, in one sentence (jobs.why has the details): for a queued job the
+   * engine's summary (kept in the store while blocked), for a retry when it is queued again; null otherwise.
+   */
+  waitReason: string | null;
   progress: JobProgress | null;
   enqueuedAt: number;
   startedAt: number | null;
@@ -123,6 +131,8 @@ export interface TemplateView {
 
 export interface FarmStatus {
   jobsByState: Record<JobState, number>;
+  /** Queued jobs no registered workstation could ever take (counted in jobsByState.queued too). */
+  blocked: number;
   instances: InstanceView[];
   /** Healthy = probed recently and answering; null when no instance was probed yet. */
   healthyInstances: number | null;

@@ -6,7 +6,8 @@
 import type { JobView } from '../../shared/domain.js';
 import type { EventBus } from './event-bus.js';
 import type { Db } from './store/database.js';
-import { jobViews } from './store/job-store.js';
+import { toJobView, type JobRow } from './store/job-rows.js';
+import { jobRows } from './store/job-store.js';
 
 /**
  * Past this many jobs at once (an import, a bulk action) clients get one "refetch" event instead of
@@ -27,11 +28,13 @@ export class JobAnnouncer {
     private readonly db: Db,
     private readonly events: EventBus,
     private readonly hooks: JobNotifier,
+    /** Rows to views; the engine's adds why each queued job waits (scheduler/job-why.ts), as `jobs.list` shows it. */
+    private readonly toViews: (rows: readonly JobRow[]) => JobView[] = (rows) => rows.map(toJobView),
   ) {}
 
   /** Loads the changed jobs' views, notifies their hooks, emits the events; returns the views (the API answers with them). */
   announce(jobIds: readonly string[]): JobView[] {
-    const views = jobViews(this.db, jobIds);
+    const views = this.toViews(jobRows(this.db, jobIds));
     // Completed and finally failed jobs reach their hooks here, and only here.
     for (const job of views) this.hooks.notify(job);
     if (views.length > BULK_THRESHOLD) this.events.emit('jobs.bulkChanged', { count: views.length });

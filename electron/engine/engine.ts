@@ -25,7 +25,10 @@ import { settingsHandlers } from './handlers/settings.js';
 import { templateHandlers } from './handlers/templates.js';
 import { HookRunner } from './hooks/hook-runner.js';
 import { schedulerConfig, type SchedulerConfig } from './scheduler/config.js';
+import { viewsWithWaits } from './scheduler/job-why.js';
 import { Scheduler } from './scheduler/scheduler.js';
+import { storedFarmFacts } from './scheduler/stored-facts.js';
+import { TemplateCache } from './scheduler/wait-explainer.js';
 import { DB_FILE_NAME, openDatabase, type Db } from './store/database.js';
 
 export interface EngineOptions {
@@ -69,7 +72,10 @@ export class Engine {
       db: this.db, clock: this.clock, timers: this.timers, random: this.random, log: this.log,
       onSettled: (delivery) => this.events.emit('hook.delivery', { delivery }),
     });
-    this.announcer = new JobAnnouncer(this.db, this.events, this.hooks);
+    // Views go out with why each queued job waits: by the farm running here, else by what the store holds.
+    const templates = new TemplateCache(this.db);
+    this.announcer = new JobAnnouncer(this.db, this.events, this.hooks, (rows) =>
+      viewsWithWaits(rows, () => this.scheduler?.waitFacts() ?? storedFarmFacts(this.db, this.clock.now()), templates));
     const ctx: EngineContext = {
       db: this.db, dbFile: this.dbFile, clock: this.clock, random: this.random, events: this.events, outputRoot: this.outputRoot,
       announcer: this.announcer, farm: () => this.scheduler,

@@ -9,14 +9,14 @@ import { ShotfarmError } from '../../../shared/errors.js';
 import type { JobAnnouncer } from '../announcer.js';
 import type { Clock, RandomSource } from '../clock.js';
 import type { EventBus } from '../event-bus.js';
-import type { CapabilityPort } from '../intake/preview.js';
+import type { FarmFacts } from '../scheduler/farm-facts.js';
 import type { Db } from '../store/database.js';
 
 /** The handlers of the contract's methods named `<domain>.…`. */
 export type DomainHandlers<D extends string> = Pick<ApiHandlers, Extract<ApiMethod, `${D}.${string}`>>;
 
 /** What the handlers may ask of the scheduler (implemented by Scheduler; absent in one-shot CLI runs). */
-export interface FarmPort extends CapabilityPort {
+export interface FarmPort {
   /** Something changed that may allow a dispatch. */
   kick(): void;
   /** Jobs cancelled while running: interrupt and remove their prompts. */
@@ -27,6 +27,8 @@ export interface FarmPort extends CapabilityPort {
   activeAttempts(): number;
   /** An instance was added, edited, drained, disabled or removed: reload it. */
   instanceChanged(id: string): void;
+  /** What the farm knows now (live probes, node lists, reservations): why jobs wait, an import's node check. */
+  waitFacts(): FarmFacts;
 }
 
 export interface EngineContext {

@@ -3,7 +3,7 @@ import type { ApiHandlers } from '../../../shared/api.js';
 import { isHealthy, type FarmStatus } from '../../../shared/domain.js';
 import { timeline } from '../queries/attempts.js';
 import { listInstanceRows, toInstanceView } from '../store/instance-store.js';
-import { countByState } from '../store/job-store.js';
+import { blockedCount, countByState } from '../store/job-store.js';
 import { requireFarm, type DomainHandlers, type EngineContext } from './context.js';
 
 export function farmHandlers(ctx: EngineContext): DomainHandlers<'farm'> & Pick<ApiHandlers, 'timeline.get'> {
@@ -13,6 +13,7 @@ export function farmHandlers(ctx: EngineContext): DomainHandlers<'farm'> & Pick<
     const farm = ctx.farm();
     return {
       jobsByState: countByState(ctx.db),
+      blocked: blockedCount(ctx.db),
       instances,
       healthyInstances: probed.length ? probed.filter((i) => isHealthy(i.health)).length : null,
       dispatching: farm !== null && !farm.isPaused,
