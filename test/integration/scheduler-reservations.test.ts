@@ -14,11 +14,18 @@ const dispatchOrder = (farm: Farm, since = 0): string[] =>
 test('a rush job on a saturated farm starts in the first slot that frees, even when every queued job waited past the starvation time', async () => {
   // The issue's scenario: 2 GPUs, 40 low jobs all older than the starvation time. Reserving a GPU
   // for each of the oldest (they fit anywhere) made the rush job wait behind one per GPU.
-  const farm = await startFarm({ instances: [{ duration: { fixedMs: 120 } }, { duration: { fixedMs: 120 } }], config: { starvationMs: 200 } });
+  // Prompts outlast the starvation check's period (a quarter of the starvation time, at least 0.25 s),
+  // as 8–15 minute renders outlast its 5 s on a real farm.
+  const farm = await startFarm({ instances: [{ duration: { fixedMs: 1500 } }, { duration: { fixedMs: 1500 } }], config: { starvationMs: 200 } });
   try {
     await farm.importJobs(Array.from({ length: 40 }, (_, i) => ({ id: `low${i}`, priority: 'low' as const })));
-    // Long enough for the queued low jobs to pass the starvation time and for its check to have run.
-    await farm.waitFor('the low jobs to be running a while', async () => (await farm.engine.call('jobs.list', { filter: { states: ['completed'] } })).total >= 6);
+    // Both GPUs busy since the last decision pass for longer than the check's period: the import's
+    // pass then runs the check on a saturated farm, every queued low job past the starvation time.
+    const lastDispatch = farm.engine.db.prepare('SELECT COUNT(*) AS n, MAX(dispatched_at) AS at FROM attempts');
+    await farm.waitFor('both GPUs busy for 300 ms', () => {
+      const { n, at } = lastDispatch.get() as { n: number; at: number | null };
+      return n === 2 && at !== null && at <= Date.now() - 300;
+    });
     const [rush] = await farm.importJobs([{ id: 'client-fix', priority: 'rush' }]);
     const enqueued = (await farm.job(rush!)).enqueuedAt;
     await farm.waitForStates([rush!], ['completed'], 30_000);
