@@ -63,7 +63,7 @@ test('the farm answer: a tag nobody has is one sentence; any workstation that ma
   assert.equal(none.summary, 'needs tag img2img, which no workstation has');
   const mixed = explainWait(job(), [inst({ tags: [] }), inst({ id: 'i2', name: 'gpu-02', running: 1 })]);
   assert.equal(mixed.lasting, 'now');
-  assert.match(mixed.summary, /gpu-01 lacks tag img2img; gpu-02 is busy/);
+  assert.match(mixed.summary, /^gpu-02 is busy \(1 of 1 slot in use\); gpu-01 lacks tag img2img$/, 'what passes by itself first');
   const operator = explainWait(job(), [inst({ tags: [] }), inst({ id: 'i2', name: 'gpu-02', adminState: 'disabled' })]);
   assert.equal(operator.lasting, 'operator');
   assert.equal(explainWait(job(), []).summary, 'no workstation is registered');

@@ -131,6 +131,8 @@ function summarise(job: JobSnapshot, waits: readonly InstanceWait[], instances: 
     if (kind === 'capability' && new Set(waits.map((w) => w.text)).size === 1) return `${waits[0]?.text} on any workstation`;
     if (kind === 'busy') return 'every workstation that can take it is busy';
   }
-  const shown = waits.slice(0, 3).map((w) => `${w.name} ${w.text}`);
+  // What it waits for first: the reasons that pass by themselves, then those an operator can lift.
+  const rank: Record<WaitLasting, number> = { now: 0, operator: 1, never: 2 };
+  const shown = [...waits].sort((a, b) => rank[a.lasting] - rank[b.lasting]).slice(0, 3).map((w) => `${w.name} ${w.text}`);
   return `${shown.join('; ')}${waits.length > 3 ? `; and ${waits.length - 3} more` : ''}`;
 }
