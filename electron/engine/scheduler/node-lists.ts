@@ -11,6 +11,7 @@ import { decodeInputSpec } from '../comfy/capabilities.js';
 import type { ObjectInfo } from '../comfy/schemas.js';
 import type { Db } from '../store/database.js';
 import { nodeListHashes, saveNodeList, storedNodeList } from '../store/instance-store.js';
+import type { KnownNodeList } from './farm-facts.js';
 
 /** Node class → combo input → the string values offered. A class with no combo input maps to {}. */
 const compactSchema = z.record(z.string(), z.record(z.string(), z.array(z.string())));
@@ -88,5 +89,36 @@ export class StoredNodeLists {
     // Read back through its schema: a row written by another version, or damaged, counts as not known.
     const checked = compactSchema.safeParse(parsed);
     return checked.success ? expandNodeList(checked.data) : null;
+  }
+}
+
+/**
+ * The running farm's lists: each instance's live list once it is loaded in this run, else the
+ * stored one. Live lists are named by identity (numbered as first seen), stored ones by hash.
+ */
+export class FarmNodeLists {
+  private readonly stored: StoredNodeLists;
+  private readonly liveIds = new WeakMap<ObjectInfo, number>();
+  private nextId = 1;
+
+  constructor(db: Db) {
+    this.stored = new StoredNodeLists(db);
+  }
+
+  /** Re-reads the stored lists (at start, and when an instance was added, edited or removed). */
+  refresh(): void {
+    this.stored.refresh();
+  }
+
+  of(instances: readonly { id: string; live: ObjectInfo | null }[]): KnownNodeList[] {
+    return instances.map(({ id, live }) => {
+      if (!live) return { id, info: this.stored.get(id), token: `stored ${this.stored.hash(id) ?? '-'}` };
+      let n = this.liveIds.get(live);
+      if (n === undefined) {
+        n = this.nextId++;
+        this.liveIds.set(live, n);
+      }
+      return { id, info: live, token: `live ${n}` };
+    });
   }
 }

@@ -12,7 +12,7 @@
  * removed) or leaves the queue.
  */
 import type { JobRow } from '../store/job-rows.js';
-import { couldFit, rankInstances, reservationHolds, starvedBySize, type InstanceSnapshot, type JobSnapshot, type Reservation } from './policy.js';
+import { couldFit, fitsNow, rankInstances, reservationHolds, starvedBySize, type InstanceSnapshot, type JobSnapshot, type Reservation } from './policy.js';
 
 export interface ReservationDeps {
   starvationMs: () => number;
@@ -21,6 +21,8 @@ export interface ReservationDeps {
   snapshot: (job: JobRow) => JobSnapshot;
   /** Instances whose node list has everything this job needs. */
   capable: (job: JobRow) => ReadonlySet<string>;
+  /** The longest-waiting queued jobs past the starvation time (a few, oldest first). */
+  oldestWaiting: (now: number) => JobRow[];
   log: (message: string) => void;
 }
 
@@ -58,11 +60,24 @@ export class Reservations {
     }
   }
 
-  /** The age scan (findStarving) runs at most every quarter of the starvation time, between 0.25 and 5 s. */
+  /** The age scan (scan) runs at most every quarter of the starvation time, between 0.25 and 5 s. */
   scanDue(now: number): boolean {
     if (now < this.nextCheck) return false;
     this.nextCheck = now + Math.max(250, Math.min(5_000, this.d.starvationMs() / 4));
     return true;
+  }
+
+  /**
+   * Jobs that waited too long are found by age, not by queue order: the queue's head may be taking
+   * every free slot, which is exactly how a large job starves.
+   */
+  scan(now: number, snaps: ReadonlyMap<string, InstanceSnapshot>): void {
+    for (const job of this.d.oldestWaiting(now)) {
+      const capable = this.d.capable(job);
+      if (capable.size === 0) continue;
+      const snap = this.d.snapshot(job);
+      if (![...snaps.values()].some((s) => capable.has(s.id) && fitsNow(snap, s))) this.consider(job, snap, snaps, now);
+    }
   }
 
   /**

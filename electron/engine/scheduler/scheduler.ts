@@ -6,7 +6,6 @@
  * one too large for every slot that frees gets an instance reserved for it (reservations.ts).
  * Beside it: why jobs wait (waitFacts, progress) and the durable blocked mark (blocked-jobs.ts).
  */
-import type { ObjectInfo } from '../comfy/schemas.js';
 import { randomId } from '../ids.js';
 import { claimAttempt, endAttempt, liveAttempts, orphanAttempts, previousAttempt, type AttemptRow } from '../store/attempt-store.js';
 import { inTransaction } from '../store/database.js';
@@ -21,7 +20,7 @@ import { candidates, preferWarm } from './candidates.js';
 import { makeFarmFacts, type FarmFacts, type KnownNodeList } from './farm-facts.js';
 import { farmProgress, type FarmProgress } from './farm-progress.js';
 import { InstanceRegistry, type InstanceRuntime } from './instance-registry.js';
-import { StoredNodeLists } from './node-lists.js';
+import { FarmNodeLists } from './node-lists.js';
 import type { FarmPort } from '../handlers/context.js';
 import { promoteDueRetries, requeueJob } from './outcomes.js';
 import { checkpointOfJob, fitsNow, rankInstances, type InstanceSnapshot, type JobSnapshot } from './policy.js';
@@ -37,9 +36,8 @@ export class Scheduler implements FarmPort {
   private readonly runners = new Map<string, AttemptRunner>();
   private readonly templates: TemplateCache;
   private readonly answers = new CapabilityAnswers();
-  /** Node lists as stored: what is known of an instance until its live list is loaded in this run. */
-  private readonly storedLists: StoredNodeLists;
-  private readonly liveListIds = new WeakMap<ObjectInfo, number>();
+  /** Live node lists, else the stored ones: what is known of an instance until it sends its list in this run. */
+  private readonly lists: FarmNodeLists;
   private readonly reservations: Reservations;
   private readonly blocked: BlockedJobs;
   private passQueued = false;
@@ -55,12 +53,13 @@ export class Scheduler implements FarmPort {
   constructor(private readonly d: SchedulerDeps) {
     this.registry = new InstanceRegistry(d.db, d.clock, d.timers, d.events, d.config, () => this.kick());
     this.templates = new TemplateCache(d.db);
-    this.storedLists = new StoredNodeLists(d.db);
+    this.lists = new FarmNodeLists(d.db);
     this.reservations = new Reservations({
       starvationMs: () => d.config.starvationMs,
       job: (id) => jobRow(d.db, id),
       snapshot: (job) => this.jobSnapshot(job, this.templates.get(job.template_id)),
       capable: (job) => this.capabilityOf(job, this.nodeLists()).capable,
+      oldestWaiting: (now) => oldestQueued(d.db, now - d.config.starvationMs),
       log: (m) => this.log(m),
     });
     this.blocked = new BlockedJobs({
@@ -78,7 +77,7 @@ export class Scheduler implements FarmPort {
     if (this.running) return;
     this.running = true;
     this.uploader = S3Uploader.fromSettings(this.d.db, process.env, { log: (m: string) => this.log(m) });
-    this.storedLists.refresh();
+    this.lists.refresh();
     this.registry.start();
     this.recover();
     this.armRetryTimer();
@@ -125,7 +124,7 @@ export class Scheduler implements FarmPort {
    */
   instanceChanged(id: string): void {
     this.registry.refresh(id);
-    this.storedLists.refresh();
+    this.lists.refresh();
     this.blocked.soon();
   }
 
@@ -134,19 +133,8 @@ export class Scheduler implements FarmPort {
     return this.registry.all().map((rt) => ({ id: rt.row.id, dispatchable: this.registry.dispatchable(rt), nodeListKnown: rt.objectInfo !== null }));
   }
 
-  /** Each instance's node list: the live one once loaded in this run, else the stored one, if any. */
   private nodeLists(): KnownNodeList[] {
-    return this.registry.all().map((rt) => {
-      if (rt.objectInfo) {
-        let n = this.liveListIds.get(rt.objectInfo);
-        if (n === undefined) {
-          n = nextListId++;
-          this.liveListIds.set(rt.objectInfo, n);
-        }
-        return { id: rt.row.id, info: rt.objectInfo, token: `live ${n}` };
-      }
-      return { id: rt.row.id, info: this.storedLists.get(rt.row.id), token: `stored ${this.storedLists.hash(rt.row.id) ?? '-'}` };
-    });
+    return this.lists.of(this.registry.all().map((rt) => ({ id: rt.row.id, live: rt.objectInfo })));
   }
 
   private capabilityOf(job: JobRow, lists: readonly KnownNodeList[]): CapabilityAnswer {
@@ -245,7 +233,7 @@ export class Scheduler implements FarmPort {
 
     const lists = this.nodeLists();
     this.reservations.prune(snaps);
-    if (scanStarving) this.findStarving(now, snaps, lists);
+    if (scanStarving) this.reservations.scan(now, snaps);
     if (free().length === 0) return;
     const warm = new Set(free().map((f) => f.lastCheckpoint).filter((c): c is string => c !== null));
     const queue = preferWarm(candidates(db, free().length, config.candidateScan), warm, Math.max(16, free().length * 4), (j) => this.checkpointOf(j));
@@ -289,19 +277,6 @@ export class Scheduler implements FarmPort {
     }
   }
 
-  /**
-   * Jobs that waited too long are found by age, not by queue order: the queue's head may be taking
-   * every free slot, which is exactly how a large job starves.
-   */
-  private findStarving(now: number, snaps: Map<string, InstanceSnapshot>, lists: readonly KnownNodeList[]): void {
-    for (const job of oldestQueued(this.d.db, now - this.d.config.starvationMs)) {
-      const { capable } = this.capabilityOf(job, lists);
-      if (capable.size === 0) continue;
-      const snap = this.jobSnapshot(job, this.templates.get(job.template_id));
-      if (![...snaps.values()].some((s) => capable.has(s.id) && fitsNow(snap, s))) this.reservations.consider(job, snap, snaps, now);
-    }
-  }
-
   /** Claims one job for one instance (inside the pass's transaction); null when it went stale. */
   private claim(job: JobRow, rt: InstanceRuntime): string | null {
     const { db, clock } = this.d;
@@ -338,6 +313,3 @@ export class Scheduler implements FarmPort {
     this.runners.set(attemptId, runner);
   }
 }
-
-/** Live node lists are numbered as first seen (their identity is what answers are remembered by). */
-let nextListId = 1;
