@@ -27,8 +27,8 @@ export interface BlockedJobsDeps {
   clock: Clock;
   timers: Timers;
   events: EventBus;
-  /** How often the store is looked at for jobs queued by another process (the probe interval). */
-  intervalMs: number;
+  /** How often the store is looked at for jobs queued by another process (the probe interval, read each time: settings may change it). */
+  intervalMs: () => number;
   facts: () => FarmFacts;
   templates: TemplateCache;
   announce: Announce;
@@ -90,7 +90,7 @@ export class BlockedJobs {
 
   private tick(): void {
     this.step(true);
-    if (this.running) this.timer = this.d.timers.setTimeout(() => this.tick(), this.d.intervalMs);
+    if (this.running) this.timer = this.d.timers.setTimeout(() => this.tick(), this.d.intervalMs());
   }
 
   private step(sweep: boolean): void {
