@@ -8,11 +8,9 @@ import type { JobState } from '../../../shared/job-states.js';
 import type { Db } from '../store/database.js';
 import { toJobView, type JobRow } from '../store/job-rows.js';
 import { jobRow } from '../store/job-store.js';
-import type { FarmFacts } from './farm-facts.js';
+import { notDispatching, type FarmFacts } from './farm-facts.js';
 import { explainer, isBlockedWait, type Explain, type TemplateCache } from './wait-explainer.js';
 import { hhmmss } from './wait-reasons.js';
-
-const STOPPED = 'the farm is stopped (resume it to dispatch)';
 
 /** States a dependency can only leave when someone acts. */
 const NEEDS_OPERATOR: readonly JobState[] = ['held', 'failed_final', 'timeout_kill', 'cancelled'];
@@ -27,7 +25,7 @@ export function jobWhy(db: Db, job: JobRow, facts: FarmFacts, explain: Explain):
         const w = wait.perInstance.find((p) => p.instanceId === i.id);
         return w ? { instanceId: i.id, name: i.name, kind: w.kind, lasting: w.lasting, text: w.text } : { instanceId: i.id, name: i.name, kind: null, lasting: null, text: 'can take it now' };
       });
-      if (facts.stopped && !blocked) return { ...base, summary: STOPPED, lasting: 'operator', instances };
+      if (facts.farmState !== 'running' && !blocked) return { ...base, summary: notDispatching(facts.farmState), lasting: 'operator', instances };
       return { ...base, summary: wait.summary, lasting: wait.dispatchable ? 'now' : wait.lasting, blocked, instances };
     }
     case 'pending':
@@ -76,7 +74,8 @@ export function viewsWithWaits(rows: readonly JobRow[], facts: () => FarmFacts, 
         const f = facts();
         explain = { facts: f, explain: explainer(f, templates) };
       }
-      view.waitReason = explain.facts.stopped ? STOPPED : explain.explain(r).summary;
+      const { farmState } = explain.facts;
+      view.waitReason = farmState !== 'running' ? notDispatching(farmState) : explain.explain(r).summary;
     } else if (r.state === 'failed_retryable' && r.not_before !== null) {
       view.waitReason = `retries at ${hhmmss(r.not_before)}`;
     }

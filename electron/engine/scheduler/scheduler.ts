@@ -6,7 +6,9 @@
  * one too large for every slot that frees gets an instance reserved for it (reservations.ts).
  * Beside it: why jobs wait (waitFacts, progress) and the durable blocked mark (blocked-jobs.ts).
  */
+import type { FarmState } from '../../../shared/farm-settings.js';
 import { randomId } from '../ids.js';
+import { readFarmState } from '../settings/farm-state.js';
 import { claimAttempt, endAttempt, liveAttempts, orphanAttempts, previousAttempt, type AttemptRow } from '../store/attempt-store.js';
 import { inTransaction } from '../store/database.js';
 import type { JobRow } from '../store/job-rows.js';
@@ -42,7 +44,8 @@ export class Scheduler implements FarmPort {
   private readonly blocked: BlockedJobs;
   private passQueued = false;
   private running = false;
-  private paused = false;
+  /** The operator's farm state (durable: read at start, changed through applyFarmState). */
+  private state: FarmState = 'running';
   private retryTimer: unknown = null;
   /** Built from the `s3` setting at start; null when outputs stay local only. */
   private uploader: S3Uploader | null = null;
@@ -72,14 +75,20 @@ export class Scheduler implements FarmPort {
     this.d.log?.(message);
   }
 
-  /** Starts probing and reconciles attempts left open by the last run (SPEC §4 recovery), then dispatches. */
+  /**
+   * Starts probing and reconciles attempts left open by the last run (SPEC §4 recovery), then
+   * dispatches — unless the farm was left paused or stopped, which a restart does not undo (a stop
+   * the last run had no time to finish is finished now).
+   */
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.state = readFarmState(this.d.db).state;
     this.uploader = S3Uploader.fromSettings(this.d.db, process.env, { log: (m: string) => this.log(m) });
     this.lists.refresh();
     this.registry.start();
     this.recover();
+    if (this.state === 'stopped') void this.stopRunners();
     this.armRetryTimer();
     this.blocked.start();
     this.kick();
@@ -96,21 +105,25 @@ export class Scheduler implements FarmPort {
     this.uploader?.close();
   }
 
-  /** "Stop farm": no new dispatch; running prompts interrupted, removed from servers, jobs requeued. */
-  async stopFarm(): Promise<void> {
-    this.paused = true;
+  /**
+   * The operator's farm state (recorded by the caller first). paused: no new dispatch, running
+   * prompts finish; stopped: also interrupt and remove running prompts and requeue their jobs;
+   * running: dispatch again.
+   */
+  async applyFarmState(state: FarmState): Promise<void> {
+    this.state = state;
+    if (state === 'stopped') await this.stopRunners();
+    if (state === 'running') this.kick();
+  }
+
+  get farmState(): FarmState {
+    return this.state;
+  }
+
+  private async stopRunners(): Promise<void> {
     const all = [...this.runners.values()];
     for (const r of all) r.stopFarm();
     await Promise.all(all.map((r) => r.finished));
-  }
-
-  resumeFarm(): void {
-    this.paused = false;
-    this.kick();
-  }
-
-  get isPaused(): boolean {
-    return this.paused;
   }
 
   /** Jobs the operator cancelled while running: interrupt and remove their prompts. */
@@ -145,13 +158,13 @@ export class Scheduler implements FarmPort {
   waitFacts(): FarmFacts {
     const all = [...this.registry.all()].sort((a, b) => (a.row.name < b.row.name ? -1 : 1));
     const instances = all.map((rt) => this.registry.facts(rt, this.reservations.on(rt.row.id)));
-    return makeFarmFacts('farm', instances, this.nodeLists(), this.answers, this.paused);
+    return makeFarmFacts('farm', instances, this.nodeLists(), this.answers, this.state);
   }
 
   /** Whether anything can still move without a person acting, and what waits for what. */
   progress(): FarmProgress {
     const explain = explainer(this.waitFacts(), this.templates);
-    return farmProgress({ db: this.d.db, explain, activeAttempts: this.runners.size, stopped: this.paused });
+    return farmProgress({ db: this.d.db, explain, activeAttempts: this.runners.size, farmState: this.state });
   }
 
   activeAttempts(): number {
@@ -222,7 +235,7 @@ export class Scheduler implements FarmPort {
 
   /** One decision pass. Synchronous up to the claims; runners then proceed on their own. */
   dispatchPass(): void {
-    if (this.paused || !this.running) return;
+    if (this.state !== 'running' || !this.running) return;
     const { db, clock, config } = this.d;
     const now = clock.now();
     const snaps = new Map<string, InstanceSnapshot>();

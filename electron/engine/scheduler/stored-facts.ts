@@ -4,6 +4,7 @@
  * runs where from the jobs table, and the stored node lists. Nothing live: no reservations, and a
  * workstation's health may be as old as its last probe.
  */
+import { readFarmState } from '../settings/farm-state.js';
 import type { Db } from '../store/database.js';
 import type { VramView } from '../../../shared/domain.js';
 import { listInstanceRows, type InstanceRow } from '../store/instance-store.js';
@@ -27,7 +28,7 @@ export function storedFarmFacts(db: Db, now: number): FarmFacts {
   const rows = listInstanceRows(db);
   const instances = rows.map((r) => factsOfRow(db, r, lists.get(r.id) !== null, now));
   const known = rows.map((r) => ({ id: r.id, info: lists.get(r.id), token: lists.hash(r.id) ?? '-' }));
-  return makeFarmFacts('store', instances, known, answers, false);
+  return makeFarmFacts('store', instances, known, answers, readFarmState(db).state);
 }
 
 function factsOfRow(db: Db, r: InstanceRow, hasNodeList: boolean, now: number): InstanceFacts {
