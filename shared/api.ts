@@ -29,6 +29,7 @@ import type {
   ProbeReport,
   JobPage,
   JobView,
+  JobWhy,
   TemplateView,
 } from './domain.js';
 
@@ -117,6 +118,8 @@ export const API_INPUTS = {
   'jobs.retry': z.strictObject({ ids: jobIds }),
   'jobs.newTake': z.strictObject({ ids: jobIds, pinSeed: z.boolean().optional() }),
   'jobs.attempts': z.strictObject({ id: z.uuid() }),
+  /** Why a job is not running: per workstation for a queued job, its dependency when pending, its backoff when retrying. */
+  'jobs.why': z.strictObject({ id: z.uuid() }),
   'failures.list': z.strictObject({ limitPerGroup: z.number().int().min(1).max(10_000).optional() }),
   'timeline.get': z.strictObject({ from: z.number().int(), to: z.number().int() }),
   'assets.list': z.strictObject({
@@ -194,6 +197,7 @@ export interface ApiOutputs {
   'jobs.retry': JobView[];
   'jobs.newTake': JobView[];
   'jobs.attempts': AttemptView[];
+  'jobs.why': JobWhy;
   'failures.list': FailureGroup[];
   'timeline.get': TimelineView;
   'assets.list': AssetPage;

@@ -4,9 +4,11 @@
  */
 import type { DeliveryStatus, HookEvent } from './hooks.js';
 
-// Part of this module's vocabulary: the ledger's views (assets.ts), a running attempt's live parts.
+// Part of this module's vocabulary: the ledger's views (assets.ts), a running attempt's live parts
+// (live-attempt.ts), why a job waits (wait.ts).
 export * from './assets.js';
 export * from './live-attempt.js';
+export * from './wait.js';
 import type { FarmStateView } from './farm-settings.js';
 import type { ContactGap, LiveAttempt, LostContact } from './live-attempt.js';
 import type { JobState } from './job-states.js';
@@ -47,6 +49,13 @@ export interface JobView extends RenderTarget {
   seed: number | null;
   vramGb: number;
   tags: string[];
+  /** Queued, and no registered workstation could ever take it (tags, total VRAM, nodes or models): not a state, it stays queued. */
+  blocked: boolean;
+  /**
+   * Why it is not running now, in one sentence (jobs.why has the details): for a queued job the
+   * engine's summary (kept in the store while blocked), for a retry when it is queued again; null otherwise.
+   */
+  waitReason: string | null;
   progress: JobProgress | null;
   /** The running attempt's phase and prompt number, while a farm in this process follows it. */
   attempt: LiveAttempt | null;
@@ -136,6 +145,8 @@ export interface TemplateView {
 
 export interface FarmStatus {
   jobsByState: Record<JobState, number>;
+  /** Queued jobs no registered workstation could ever take (counted in jobsByState.queued too). */
+  blocked: number;
   instances: InstanceView[];
   /** Healthy = probed recently and answering; null when no instance was probed yet. */
   healthyInstances: number | null;

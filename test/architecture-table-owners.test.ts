@@ -25,6 +25,7 @@ const OWNERS: Readonly<Record<string, string>> = {
   shots: `${STORE}/shot-store.ts`,
   settings: `${STORE}/settings-store.ts`,
   hook_deliveries: `${STORE}/delivery-store.ts`,
+  instance_node_lists: `${STORE}/instance-store.ts`,
   // Written only with a state change, by the state door, in the same transaction.
   job_events: 'electron/engine/job-state.ts',
   schema_migrations: `${STORE}/migrate.ts`,

@@ -128,7 +128,8 @@ export function registerStatus(program: Command, io: Io, run: Run): void {
       const s = await e.call('farm.status', {});
       if (g.json) return printJson(io, s);
       io.out(farmStateLine(s.farmState));
-      io.out(JOB_STATES.map((st) => `${st} ${s.jobsByState[st]}`).join('  '));
+      // blocked: queued jobs no registered workstation could ever take (`jobs why JOB` says why).
+      io.out(`${JOB_STATES.map((st) => `${st} ${s.jobsByState[st]}`).join('  ')}  (blocked ${s.blocked})`);
       for (const i of s.instances) {
         io.out(`${i.name.padEnd(16)} ${i.adminState.padEnd(9)} ${i.health.padEnd(11)} ${i.url}  ${i.gpuName ?? ''}  running ${i.currentJobIds.length}`);
       }

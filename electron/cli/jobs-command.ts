@@ -1,8 +1,9 @@
 /**
- * `shotfarm jobs list` and the operator's actions on jobs (`bump`, `hold`, `release`, `cancel`,
- * `retry`, `new-take`). Jobs are named by id or a unique prefix, resolved by the engine.
+ * `shotfarm jobs list`, `shotfarm jobs why JOB` and the operator's actions on jobs (`bump`, `hold`,
+ * `release`, `cancel`, `retry`, `new-take`). Jobs are named by id or a unique prefix, resolved by the engine.
  */
 import { Option, type Command } from 'commander';
+import type { JobView, JobWhy } from '../../shared/domain.js';
 import { ShotfarmError } from '../../shared/errors.js';
 import { JOB_STATES, type JobState } from '../../shared/job-states.js';
 import { lostContactWords } from '../../shared/live-attempt.js';
@@ -11,8 +12,15 @@ import { list } from './args.js';
 import { printJson, type Io, type Run } from './context.js';
 import { formatTable, formatTime } from './table.js';
 
-function registerJobList(program: Command, io: Io, run: Run): void {
-  program.command('jobs').description('list jobs')
+/** What `jobs list` says a job waits for: the engine's wait reason, else why it is in its state. */
+function waitsFor(j: JobView): string {
+  if (j.contact) return 'lost contact (below)';
+  if (j.blocked) return `blocked: ${j.waitReason ?? ''}`;
+  return j.waitReason ?? j.stateReason ?? '';
+}
+
+function registerJobList(jobs: Command, io: Io, run: Run): void {
+  jobs
     .command('list')
     .description('list jobs in queue order, with filters')
     .option('--state <states>', `comma-separated: ${JOB_STATES.join(', ')}`)
@@ -34,12 +42,48 @@ function registerJobList(program: Command, io: Io, run: Run): void {
           limit: Number(o.limit) || 100,
         });
         if (g.json) return printJson(io, page);
-        io.out(formatTable(['id', 'project', 'episode', 'shot', 'stage', 'take', 'priority', 'state', 'attempts', 'updated', 'reason'],
+        io.out(formatTable(['id', 'project', 'episode', 'shot', 'stage', 'take', 'priority', 'state', 'attempts', 'updated', 'waits for / reason'],
           page.rows.map((j) => [j.id.slice(0, 8), j.project, j.episode, j.shot, j.stage, j.take, j.priority, j.state,
-            `${j.attempts}/${j.maxAttempts}`, formatTime(j.updatedAt), j.contact ? 'lost contact (below)' : (j.stateReason ?? '')])));
+            `${j.attempts}/${j.maxAttempts}`, formatTime(j.updatedAt), waitsFor(j)]), 72));
         // A running job whose workstation went silent says so in full, counting from its last answer.
         for (const j of page.rows) if (j.contact) io.out(`${j.id.slice(0, 8)}  ${lostContactWords(j.contact, Date.now())}`);
         io.out(`${page.rows.length} of ${page.total} job(s).`);
+      }),
+    );
+}
+
+const LASTING_WORDS = {
+  now: 'the farm may change this by itself',
+  operator: 'someone must act (enable, un-drain, release, make a new take)',
+  never: 'this farm lacks what it needs (add or change a workstation)',
+} as const;
+
+/** `jobs why`: the summary, then one line per workstation. */
+function printWhy(io: Io, w: JobWhy, label: string): void {
+  io.out(`${label}: ${w.state}${w.blocked ? ', blocked' : ''} — ${w.summary}`);
+  if (w.lasting) io.out(`  lasts: ${w.lasting} (${LASTING_WORDS[w.lasting]})`);
+  if (w.dependency) io.out(`  depends on ${w.dependency.id.slice(0, 8)} (${w.dependency.stage} take ${w.dependency.take}): ${w.dependency.state}`);
+  if (w.retryAt !== null) io.out(`  queued again at ${formatTime(w.retryAt)} UTC`);
+  if (w.state === 'queued') {
+    if (w.instances.length === 0) io.out('  no workstation is registered (shotfarm workers add URL --name N)');
+    const width = Math.max(0, ...w.instances.map((i) => i.name.length));
+    for (const i of w.instances) io.out(`  ${i.name.padEnd(width)}  ${(i.kind ?? 'ok').padEnd(17)} ${i.text}`);
+  }
+  if (w.source === 'store') io.out('  (from what the store holds: no farm runs in this process; health is as last probed, reservations unknown)');
+}
+
+function registerWhy(jobs: Command, io: Io, run: Run): void {
+  jobs
+    .command('why')
+    .description('why a job is not running: per workstation for a queued job, its dependency, its backoff')
+    .argument('<job>', 'job id or unique prefix')
+    .action((ref: string) =>
+      run(async (e, g) => {
+        const { ids } = await e.call('jobs.resolveIds', { refs: [ref] });
+        const id = ids[0] as string;
+        const [why, job] = await Promise.all([e.call('jobs.why', { id }), e.call('jobs.get', { id })]);
+        if (g.json) return printJson(io, why);
+        printWhy(io, why, `${id.slice(0, 8)} ${job.shot}/${job.stage} take ${job.take}`);
       }),
     );
 }
@@ -73,7 +117,9 @@ const STATE_ACTIONS = [
 ] as const;
 
 export function registerJobs(program: Command, io: Io, run: Run): void {
-  registerJobList(program, io, run);
+  const jobs = program.command('jobs').description('list jobs, and say why one waits');
+  registerJobList(jobs, io, run);
+  registerWhy(jobs, io, run);
   registerBump(program, io, run);
   for (const [name, method, what] of STATE_ACTIONS) {
     program.command(name).description(what).argument('<jobs...>', 'job ids or unique prefixes').action((refs: string[]) =>

@@ -5,10 +5,9 @@
  */
 import type { JobView } from '../../shared/domain.js';
 import type { EventBus } from './event-bus.js';
-import { withLive } from './queries/job-live.js';
-import type { LivePhases } from './scheduler/live-attempts.js';
 import type { Db } from './store/database.js';
-import { jobViews } from './store/job-store.js';
+import { toJobView, type JobRow } from './store/job-rows.js';
+import { jobRows } from './store/job-store.js';
 
 /**
  * Past this many jobs at once (an import, a bulk action) clients get one "refetch" event instead of
@@ -29,13 +28,13 @@ export class JobAnnouncer {
     private readonly db: Db,
     private readonly events: EventBus,
     private readonly hooks: JobNotifier,
-    /** The running farm's live attempt phases, when a farm runs in this process. */
-    private readonly live: () => LivePhases | null = () => null,
+    /** Rows to views; the engine's adds why each queued job waits (scheduler/job-why.ts), as `jobs.list` shows it. */
+    private readonly toViews: (rows: readonly JobRow[]) => JobView[] = (rows) => rows.map(toJobView),
   ) {}
 
   /** Loads the changed jobs' views, notifies their hooks, emits the events; returns the views (the API answers with them). */
   announce(jobIds: readonly string[]): JobView[] {
-    const views = withLive(this.db, this.live(), jobViews(this.db, jobIds));
+    const views = this.toViews(jobRows(this.db, jobIds));
     // Completed and finally failed jobs reach their hooks here, and only here.
     for (const job of views) this.hooks.notify(job);
     if (views.length > BULK_THRESHOLD) this.events.emit('jobs.bulkChanged', { count: views.length });

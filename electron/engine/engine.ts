@@ -24,8 +24,12 @@ import { releaseHandlers } from './handlers/releases.js';
 import { settingsHandlers } from './handlers/settings.js';
 import { templateHandlers } from './handlers/templates.js';
 import { HookRunner } from './hooks/hook-runner.js';
+import { withLive } from './queries/job-live.js';
 import type { SchedulerConfig } from './scheduler/config.js';
+import { viewsWithWaits } from './scheduler/job-why.js';
 import { Scheduler } from './scheduler/scheduler.js';
+import { storedFarmFacts } from './scheduler/stored-facts.js';
+import { TemplateCache } from './scheduler/wait-explainer.js';
 import { LiveSettings } from './settings/live-settings.js';
 import { DB_FILE_NAME, openDatabase, type Db } from './store/database.js';
 
@@ -73,7 +77,11 @@ export class Engine {
       db: this.db, clock: this.clock, timers: this.timers, random: this.random, log: this.log,
       onSettled: (delivery) => this.events.emit('hook.delivery', { delivery }),
     });
-    this.announcer = new JobAnnouncer(this.db, this.events, this.hooks, () => this.scheduler?.live ?? null);
+    // Views go out with why each queued job waits: by the farm running here, else by what the store holds.
+    const templates = new TemplateCache(this.db);
+    this.announcer = new JobAnnouncer(this.db, this.events, this.hooks, (rows) =>
+      withLive(this.db, this.scheduler?.live ?? null,
+        viewsWithWaits(rows, () => this.scheduler?.waitFacts() ?? storedFarmFacts(this.db, this.clock.now()), templates)));
     this.settings = new LiveSettings({ db: this.db, timers: this.timers, events: this.events, log: this.log, defaultOutputRoot: this.outputRoot });
     const ctx: EngineContext = {
       db: this.db, dbFile: this.dbFile, clock: this.clock, random: this.random, events: this.events, settings: this.settings,

@@ -46,7 +46,8 @@ export function applyEvents(s: Entities, events: readonly LiveEvent[]): { next: 
         const job = e.payload.job;
         const prev = jobs[job.id];
         if (movesRow(prev, job)) effects.listStale = true;
-        if (!prev || prev.state !== job.state) effects.countsStale = true;
+        // The blocked count changes without a change of state.
+        if (!prev || prev.state !== job.state || prev.blocked !== job.blocked) effects.countsStale = true;
         effects.jobsTouched = true;
         jobsW()[job.id] = job;
         if (job.state !== 'running') {

@@ -2,7 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { executedCount, receivedCount, startFarm } from '../helpers/farm.js';
+import { executedCount, FAST, receivedCount, startFarm } from '../helpers/farm.js';
+import { startSimInstance } from '../simulator/index.js';
+import { DEFAULT_NODE_CLASSES } from '../simulator/node-catalog.js';
 
 test('queued jobs run to completion: outputs stored under the take folder, hashed, in the ledger, each rendered once', async () => {
   const farm = await startFarm({ instances: [{}, {}] });
@@ -84,14 +86,36 @@ test('a workflow ComfyUI rejects (400) fails for good at once, with the node err
   }
 });
 
-test('a node missing on every workstation fails before any POST /prompt (incident 6)', async () => {
+test('a node missing on every workstation leaves the job queued and blocked, with the reason and no POST /prompt (incident 6)', async () => {
   const farm = await startFarm({ instances: [{}, {}] });
   try {
     const [id] = await farm.importJobs([{ id: 'post010', template: 'needs-custom-node', stage: 'post' }]);
-    const [v] = await farm.waitForStates([id!], ['failed_final']);
-    assert.match(v?.stateReason ?? '', /node `VHS_VideoCombine` is not installed on any workstation/);
-    assert.equal(v?.attempts, 0, 'no GPU was used');
+    await farm.waitFor('the job to be marked blocked', async () => (await farm.job(id!)).blocked);
+    const v = await farm.job(id!);
+    assert.equal(v.state, 'queued', 'blocked is a wait reason, not a state');
+    assert.match(v.waitReason ?? '', /node `VHS_VideoCombine` is not installed on any workstation/);
+    assert.equal(v.attempts, 0, 'no GPU was used');
     assert.equal(receivedCount(farm, id!), 0);
+    assert.equal((await farm.engine.call('farm.status', {})).blocked, 1);
+  } finally {
+    await farm.close();
+  }
+});
+
+test('a job blocked by a node no workstation has runs once a workstation that has the node is added', async () => {
+  const farm = await startFarm({ instances: [{ nodeClasses: DEFAULT_NODE_CLASSES.filter((c) => c !== 'KSampler') }], start: false });
+  try {
+    const [id] = await farm.importJobs([{ id: 'k1' }]);
+    farm.engine.startScheduler(FAST);
+    await farm.waitFor('the job to be marked blocked', async () => (await farm.job(id!)).blocked);
+    assert.match((await farm.job(id!)).waitReason ?? '', /^node `KSampler` is not installed on any workstation$/);
+    const sim = await startSimInstance({ name: 'sim-1', duration: { fixedMs: 20 } });
+    farm.sims.push(sim);
+    await farm.engine.call('instances.add', { name: 'sim-1', url: sim.url });
+    const [v] = await farm.waitForStates([id!], ['completed']);
+    assert.equal(v?.blocked, false);
+    assert.equal(sim.counts(id!).executed, 1);
+    assert.equal(farm.sims[0]!.counts(id!).received, 0);
   } finally {
     await farm.close();
   }

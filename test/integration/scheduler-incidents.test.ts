@@ -84,16 +84,18 @@ test('incident 5: 18 GB motion jobs never overlap on a 24 GB GPU, and a GPU with
   }
 });
 
-test('incident 6: a missing node or model is failed_final with zero POST /prompt', async () => {
+test('incident 6: a missing node or model keeps the job queued and blocked, with the reason and zero POST /prompt', async () => {
   const farm = await startFarm({ instances: [{}, {}] });
   try {
     const [node, model] = await farm.importJobs([
       { id: 'needs-node', template: 'needs-custom-node', stage: 'post' },
       { id: 'needs-lora', parameters: { ckpt: 'hero_v3.safetensors' } },
     ]);
-    const [n, m] = await farm.waitForStates([node!, model!], ['failed_final']);
-    assert.match(n?.stateReason ?? '', /node `VHS_VideoCombine` is not installed on any workstation/);
-    assert.match(m?.stateReason ?? '', /model `hero_v3\.safetensors` \(CheckpointLoaderSimple\.ckpt_name\) is not available on any workstation/);
+    await farm.waitFor('both jobs to be marked blocked', async () => (await farm.engine.call('farm.status', {})).blocked === 2);
+    const [n, m] = await Promise.all([farm.job(node!), farm.job(model!)]);
+    assert.deepEqual([n.state, m.state], ['queued', 'queued']);
+    assert.match(n.waitReason ?? '', /node `VHS_VideoCombine` is not installed on any workstation/);
+    assert.match(m.waitReason ?? '', /model `hero_v3\.safetensors` \(CheckpointLoaderSimple\.ckpt_name\) is not available on any workstation/);
     for (const id of [node!, model!]) assert.equal(receivedCount(farm, id), 0);
   } finally {
     await farm.close();

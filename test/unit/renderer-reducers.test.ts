@@ -41,6 +41,12 @@ test('a change that keeps state, priority, rank and instance does not reload the
   assert.equal(effects.countsStale, false);
 });
 
+test('a queued job becoming blocked refreshes the counts (the blocked count), not the list', () => {
+  const s: Entities = { ...empty(), jobs: { a: job('a', { blocked: false }) } };
+  const { effects } = applyEvents(s, [{ topic: 'job.changed', payload: { job: job('a', { blocked: true, waitReason: 'needs tag img2img, which no workstation has' }) } }]);
+  assert.deepEqual(effects, { listStale: false, countsStale: true, jobsTouched: true });
+});
+
 test('instance events add, replace and remove by id; bulk changes mark everything stale', () => {
   const inst = { id: 'i1', name: 'gpu-01' } as never;
   const { next, effects } = applyEvents(empty(), [

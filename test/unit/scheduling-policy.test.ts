@@ -1,13 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { couldFit, fitsNow, rankInstances, retryDelayMs, type InstanceSnapshot, type JobSnapshot } from '../../electron/engine/scheduler/policy.js';
+import {
+  couldFit, fitsNow, fitsWhenOneEnds, rankInstances, reservationHolds, retryDelayMs, starvedBySize, type InstanceSnapshot, type JobSnapshot,
+} from '../../electron/engine/scheduler/policy.js';
 
 const GB = 1024 ** 3;
 const inst = (o: Partial<InstanceSnapshot> & { id: string }): InstanceSnapshot => ({
-  name: o.id, tags: [], maxConcurrency: 1, running: 0, runningVramGb: 0, totalVramBytes: 24 * GB, otherVramBytes: 0, serverQueue: 0,
+  name: o.id, tags: [], maxConcurrency: 1, running: 0, runningVramGb: 0, largestRunningVramGb: 0, totalVramBytes: 24 * GB, otherVramBytes: 0, serverQueue: 0,
   lastCheckpoint: null, vramOverrides: {}, speed: 1, ...o,
 });
-const job = (o: Partial<JobSnapshot> = {}): JobSnapshot => ({ id: 'j', stage: 'motion', vramGb: 18, tags: [], checkpoint: null, previousInstanceId: null, oomOn: null, ...o });
+const job = (o: Partial<JobSnapshot> = {}): JobSnapshot => ({ id: 'j', priority: 100, stage: 'motion', vramGb: 18, tags: [], checkpoint: null, previousInstanceId: null, oomOn: null, ...o });
 
 test('VRAM admission counts memory held by other processes', () => {
   assert.equal(couldFit(job(), inst({ id: 'a' })), true);
@@ -42,6 +44,39 @@ test('after an OOM the job prefers more usable VRAM and avoids the instance that
   const order = rankInstances(j, [inst({ id: 'a' }), inst({ id: 'b', otherVramBytes: 6 * GB }), inst({ id: 'c', totalVramBytes: 48 * GB })]);
   assert.deepEqual(order.map((i) => i.id), ['c', 'b', 'a']);
 });
+
+// Two 8 GB jobs share a 24 GB GPU; a 20 GB job fits it only empty.
+const shared = (running: number[]): InstanceSnapshot => inst({
+  id: 'g', maxConcurrency: 2, running: running.length, runningVramGb: running.reduce((a, b) => a + b, 0), largestRunningVramGb: Math.max(0, ...running),
+});
+const starvation: { name: string; job: Partial<JobSnapshot>; gpus: InstanceSnapshot[]; whenOneEnds: boolean; starved: boolean }[] = [
+  { name: 'one-slot GPU, busy: the freed GPU is empty', job: { vramGb: 20 }, gpus: [inst({ id: 'g', running: 1, runningVramGb: 8, largestRunningVramGb: 8 })], whenOneEnds: true, starved: false },
+  { name: 'a small job on a shared GPU, both slots taken', job: { vramGb: 8 }, gpus: [shared([8, 8])], whenOneEnds: true, starved: false },
+  { name: 'a 20 GB job beside two 8 GB jobs', job: { vramGb: 20 }, gpus: [shared([8, 8])], whenOneEnds: false, starved: true },
+  { name: 'a 20 GB job beside one 4 GB job', job: { vramGb: 20 }, gpus: [shared([4])], whenOneEnds: true, starved: false },
+  { name: 'a 20 GB job when one GPU of two would have room', job: { vramGb: 20 }, gpus: [shared([8, 8]), { ...shared([8]), id: 'h' }], whenOneEnds: false, starved: false },
+  { name: 'a job no GPU could ever hold waits for hardware, not a reservation', job: { vramGb: 30 }, gpus: [shared([8, 8])], whenOneEnds: false, starved: false },
+];
+for (const c of starvation) {
+  test(`starved by size? ${c.name}`, () => {
+    assert.equal(fitsWhenOneEnds(job(c.job), c.gpus[0]!), c.whenOneEnds);
+    assert.equal(starvedBySize(job(c.job), c.gpus), c.starved);
+  });
+}
+
+const holds: { name: string; job: Partial<JobSnapshot>; holds: boolean }[] = [
+  { name: 'the reserved job itself', job: { id: 'big', priority: 100 }, holds: false },
+  { name: 'a job of the same priority', job: { priority: 100 }, holds: true },
+  { name: 'a job of lower priority', job: { priority: 0 }, holds: true },
+  { name: 'a rush job', job: { priority: 300 }, holds: false },
+  { name: 'a high job', job: { priority: 200 }, holds: false },
+];
+for (const c of holds) {
+  test(`a reservation for a normal job holds back ${c.name}: ${c.holds}`, () => {
+    assert.equal(reservationHolds({ jobId: 'big', priority: 100 }, job(c.job)), c.holds);
+    assert.equal(reservationHolds(null, job(c.job)), false, 'no reservation holds nothing');
+  });
+}
 
 test('retry delay is full jitter: random(0, min(cap, base × 2^(attempt−1)))', () => {
   const p = { maxAttempts: 4, baseMs: 2000, capMs: 60_000 };

@@ -9,15 +9,15 @@ import type { FarmState } from '../../../shared/farm-settings.js';
 import type { JobAnnouncer } from '../announcer.js';
 import type { Clock, RandomSource } from '../clock.js';
 import type { EventBus } from '../event-bus.js';
-import type { CapabilityPort } from '../intake/preview.js';
 import type { LivePhases } from '../scheduler/live-attempts.js';
+import type { FarmFacts } from '../scheduler/farm-facts.js';
 import type { Db } from '../store/database.js';
 
 /** The handlers of the contract's methods named `<domain>.…`. */
 export type DomainHandlers<D extends string> = Pick<ApiHandlers, Extract<ApiMethod, `${D}.${string}`>>;
 
 /** What the handlers may ask of the scheduler (implemented by Scheduler; absent in one-shot CLI runs). */
-export interface FarmPort extends CapabilityPort {
+export interface FarmPort {
   /** Something changed that may allow a dispatch. */
   kick(): void;
   /** Jobs cancelled while running: interrupt and remove their prompts. */
@@ -31,6 +31,8 @@ export interface FarmPort extends CapabilityPort {
   instanceChanged(id: string): void;
   /** What the open attempts are doing now (held in memory), for the views. */
   readonly live: LivePhases;
+  /** What the farm knows now (live probes, node lists, reservations): why jobs wait, an import's node check. */
+  waitFacts(): FarmFacts;
 }
 
 /** What the handlers may ask of the live farm settings (implemented by LiveSettings). */

@@ -9,6 +9,7 @@ import { commitRows } from '../intake/commit-import.js';
 import { readCsvShotList } from '../intake/csv-shot-list.js';
 import { readJsonShotList } from '../intake/json-shot-list.js';
 import { checkRows, type CheckedRow } from '../intake/preview.js';
+import { storedFarmFacts } from '../scheduler/stored-facts.js';
 import { checkShotListText } from '../intake/text-check.js';
 import type { DomainHandlers, EngineContext } from './context.js';
 
@@ -38,8 +39,8 @@ export function importHandlers(ctx: EngineContext): DomainHandlers<'import'> {
       checkShotListText(fileName, content);
       const read = isCsv(fileName, content) ? readCsvShotList(content, fileName, mapping ?? {}) : readJsonShotList(content, fileName);
       if (read.rows.length === 0) throw new ShotfarmError('bad_input', `${fileName} has no shots to import.`);
-      // Node classes and models are checked against the workstations only when a farm runs here.
-      const { rows, notices } = checkRows(ctx.db, read.rows, baseDir ?? process.cwd(), ctx.farm());
+      // Node classes and models: against the running farm's lists, else the lists its last run stored.
+      const { rows, notices } = checkRows(ctx.db, read.rows, baseDir ?? process.cwd(), ctx.farm()?.waitFacts() ?? storedFarmFacts(ctx.db, ctx.clock.now()));
       const count = (status: 'new' | 'duplicate' | 'error') => rows.filter((r) => r.view.status === status).length;
       const preview: ImportPreview = {
         previewId: randomId(), fileName, format: read.format, mapping: read.mapping, notices, rows: rows.map((r) => r.view),

@@ -1,13 +1,25 @@
-/** The jobs domain: lists and lookups, the operator's actions, attempt history, failure groups. */
+/**
+ * The jobs domain: lists and lookups (with why each job waits), the operator's actions, attempt
+ * history, failure groups.
+ */
 import type { ApiHandlers } from '../../../shared/api.js';
 import type { JobView } from '../../../shared/domain.js';
 import { ShotfarmError } from '../../../shared/errors.js';
 import { bumpJobs, cancelJobs, holdJobs, moveJobsToTop, newTakes, releaseJobs, retryJobs, type ActionContext } from '../job-actions.js';
 import { failureGroups, jobAttempts } from '../queries/attempts.js';
 import { attemptsWithLive, withLive } from '../queries/job-live.js';
-import { toJobView } from '../store/job-rows.js';
-import { jobIdsByPrefix, jobRow, listJobIds, listJobs } from '../store/job-store.js';
+import type { FarmFacts } from '../scheduler/farm-facts.js';
+import { jobWhy, viewsWithWaits } from '../scheduler/job-why.js';
+import { storedFarmFacts } from '../scheduler/stored-facts.js';
+import { explainer, TemplateCache } from '../scheduler/wait-explainer.js';
+import type { JobRow } from '../store/job-rows.js';
+import { jobIdsByPrefix, jobRow, listJobIds, listJobRows } from '../store/job-store.js';
 import { changed, type DomainHandlers, type EngineContext } from './context.js';
+
+/** What the farm running here knows, else what the store holds (a CLI process). */
+export function farmFacts(ctx: EngineContext): FarmFacts {
+  return ctx.farm()?.waitFacts() ?? storedFarmFacts(ctx.db, ctx.clock.now());
+}
 
 /** A job named by its full id or a unique prefix of it (as `git` names commits). */
 function resolveRef(ctx: EngineContext, ref: string): string {
@@ -22,15 +34,23 @@ function resolveRef(ctx: EngineContext, ref: string): string {
 export function jobHandlers(ctx: EngineContext): DomainHandlers<'jobs'> & Pick<ApiHandlers, 'failures.list'> {
   const act = (): ActionContext => ({ db: ctx.db, clock: ctx.clock, random: ctx.random, actor: 'operator' });
   const live = () => ctx.farm()?.live ?? null;
+  const templates = new TemplateCache(ctx.db);
+  // Every view this domain answers with: why a queued job waits, what a running attempt is doing.
+  const views = (rows: readonly JobRow[]): JobView[] => withLive(ctx.db, live(), viewsWithWaits(rows, () => farmFacts(ctx), templates));
+  const existing = (id: string): JobRow => {
+    const r = jobRow(ctx.db, id);
+    if (!r) throw new ShotfarmError('not_found', `Job ${id} does not exist.`);
+    return r;
+  };
   return {
     'jobs.list': async (i) => {
-      const page = listJobs(ctx.db, i);
-      return { ...page, rows: withLive(ctx.db, live(), page.rows) };
+      const { rows, total } = listJobRows(ctx.db, i);
+      return { rows: views(rows), total };
     },
-    'jobs.get': async ({ id }) => {
-      const r = jobRow(ctx.db, id);
-      if (!r) throw new ShotfarmError('not_found', `Job ${id} does not exist.`);
-      return withLive(ctx.db, live(), [toJobView(r)])[0] as JobView;
+    'jobs.get': async ({ id }) => views([existing(id)])[0] as JobView,
+    'jobs.why': async ({ id }) => {
+      const facts = farmFacts(ctx);
+      return jobWhy(ctx.db, existing(id), facts, explainer(facts, templates));
     },
     'jobs.ids': async ({ filter }) => listJobIds(ctx.db, filter),
     'jobs.resolveIds': async ({ refs }) => ({ ids: refs.map((ref) => resolveRef(ctx, ref)) }),

@@ -25,9 +25,9 @@ export interface CheckedRow {
 }
 
 /**
- * The capability check against the workstations' node lists, as the scheduler offers it (only a
- * farm running in this process knows them): problems that keep every enabled workstation from
- * running this, [] when one can, null when no node list is known yet.
+ * The capability check against the workstations' node lists (the running farm's, else those the
+ * store keeps): problems that keep every enabled workstation from running this, [] when one can,
+ * null when no node list is known yet.
  */
 export interface CapabilityPort {
   capabilityProblems(template: StoredTemplate, parameters: Record<string, ParamValue>): string[] | null;
@@ -106,7 +106,7 @@ export function checkRows(db: Db, rows: ShotRow[], baseDir: string, capability: 
       }
       if (capability) {
         const problems = capability.capabilityProblems(template, parameters);
-        if (problems === null) notices.add('Nodes and models not checked: no workstation has reported its node list yet.');
+        if (problems === null) notices.add('node lists not known yet: the node/model check was skipped');
         else errors.push(...problems);
       }
     }

@@ -4,7 +4,9 @@
  * or waiting for something no registered workstation offers (a tag, enough VRAM, a node) or only
  * a disabled or draining one does — and never wait forever on such a farm.
  */
+import type { FarmState } from '../../../shared/farm-settings.js';
 import type { Db } from '../store/database.js';
+import { notDispatching } from './farm-facts.js';
 import type { JobRow } from '../store/job-rows.js';
 import { movingCount, pendingJobs, queuedByRowid, stateAndStage } from '../store/job-store.js';
 import type { JobWait, WaitLasting } from './wait-reasons.js';
@@ -36,8 +38,8 @@ export interface ProgressInputs {
   explain: (job: JobRow) => JobWait;
   /** Attempts being followed in this process. */
   activeAttempts: number;
-  /** The operator stopped the farm: nothing is dispatched until it is resumed. */
-  stopped: boolean;
+  /** The operator's farm state: paused or stopped, nothing is dispatched until it is resumed. */
+  farmState: FarmState;
 }
 
 export function farmProgress(p: ProgressInputs): FarmProgress {
@@ -63,7 +65,7 @@ export function farmProgress(p: ProgressInputs): FarmProgress {
     const rows = queuedByRowid(p.db, after);
     if (rows.length === 0) break;
     for (const job of rows) {
-      const v: Verdict = p.stopped ? { lasting: 'operator', reason: 'the farm is stopped (resume it to dispatch)' } : verdictOf(p.explain(job));
+      const v: Verdict = p.farmState !== 'running' ? { lasting: 'operator', reason: notDispatching(p.farmState) } : verdictOf(p.explain(job));
       verdicts.set(job.id, v);
       count(v);
     }

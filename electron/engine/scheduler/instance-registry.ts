@@ -15,7 +15,8 @@ import { probeInstance, type ProbeResult } from '../health/probe.js';
 import type { Db } from '../store/database.js';
 import { instanceRow, isSilent, listInstanceRows, persistRuntime, toInstanceView, type InstanceRow } from '../store/instance-store.js';
 import type { SchedulerConfig } from './config.js';
-import type { InstanceSnapshot } from './policy.js';
+import { storeNodeList } from './node-lists.js';
+import type { InstanceSnapshot, Reservation } from './policy.js';
 import type { InstanceFacts } from './wait-reasons.js';
 
 /** What the registry tells and asks the contact watch (contact-watch.ts). */
@@ -44,8 +45,6 @@ export interface InstanceRuntime {
   lastStartedAttempt: string | null;
   failuresInRow: number;
   quarantinedUntil: number | null;
-  /** A starving large job this instance is kept free for. */
-  reservedFor: string | null;
   /** How many of our own prompts were there when the last probe answered (to count only others'). */
   ourAtProbe: number;
   timer: unknown;
@@ -102,7 +101,7 @@ export class InstanceRegistry {
       row, client: new ComfyClient(row.url, { timeoutMs: this.config.requestTimeoutMs }), probe: null, lastOkProbe: null, lastAnswerAt: null, probedAt: null,
       probeFailures: 0, health: 'unknown', objectInfo: null, objectInfoPending: false, running: new Map(),
       lastCheckpoint: row.last_checkpoint, lastStartedAttempt: null, failuresInRow: row.consecutive_failures, quarantinedUntil: row.quarantined_until,
-      reservedFor: null, ourAtProbe: 0, timer: null, lastPersistAt: 0,
+      ourAtProbe: 0, timer: null, lastPersistAt: 0,
     };
     this.map.set(row.id, rt);
     void this.probe(rt);
@@ -171,9 +170,22 @@ export class InstanceRegistry {
     rt.objectInfoPending = false;
     if (r.ok) {
       rt.objectInfo = r.value;
+      this.persistNodeList(rt, r.value);
       this.onChange();
     } else {
       rt.row = { ...rt.row, last_error: `/object_info: ${describeFailure(r.failure)}` };
+    }
+  }
+
+  /**
+   * What the list offers is stored (when it changed), so an import checked without a running farm
+   * sees it too. Losing that write costs only that check, never the farm: it is logged, not thrown.
+   */
+  private persistNodeList(rt: InstanceRuntime, info: ObjectInfo): void {
+    try {
+      storeNodeList(this.db, rt.row.id, info, this.clock.now());
+    } catch (err) {
+      rt.row = { ...rt.row, last_error: `storing the node list: ${(err as Error).message}` };
     }
   }
 
@@ -239,7 +251,11 @@ export class InstanceRegistry {
   snapshot(rt: InstanceRuntime): InstanceSnapshot {
     const ok = rt.lastOkProbe;
     let runningVramGb = 0;
-    for (const r of rt.running.values()) runningVramGb += r.vramGb;
+    let largestRunningVramGb = 0;
+    for (const r of rt.running.values()) {
+      runningVramGb += r.vramGb;
+      largestRunningVramGb = Math.max(largestRunningVramGb, r.vramGb);
+    }
     return {
       id: rt.row.id,
       name: rt.row.name,
@@ -247,6 +263,7 @@ export class InstanceRegistry {
       maxConcurrency: rt.row.max_concurrency,
       running: rt.running.size,
       runningVramGb,
+      largestRunningVramGb,
       totalVramBytes: ok?.vram?.totalBytes ?? null,
       otherVramBytes: ok?.vram?.otherBytes ?? 0,
       // Other clients' prompts only: ours are counted in `running`, and the probe's count of ours is
@@ -259,11 +276,11 @@ export class InstanceRegistry {
   }
 
   /**
-   * What "why is this job waiting" needs to know of this instance. `capabilityProblems` is the
-   * caller's (null while the node list is unknown). The VRAM total falls back to the stored card,
-   * so a server that went away still says whether it could ever take the job.
+   * What "why is this job waiting" needs to know of this instance; its capability problems depend
+   * on the job and are the caller's, as is the reservation. The VRAM total falls back to the stored
+   * card, so a server that went away still says whether it could ever take the job.
    */
-  facts(rt: InstanceRuntime, capabilityProblems: string[] | null): InstanceFacts {
+  facts(rt: InstanceRuntime, reservedFor: Reservation | null): InstanceFacts {
     const snap = this.snapshot(rt);
     let stored: number | null = null;
     if (snap.totalVramBytes === null && rt.row.vram_json) stored = (JSON.parse(rt.row.vram_json) as { totalBytes: number }).totalBytes;
@@ -272,8 +289,9 @@ export class InstanceRegistry {
       totalVramBytes: snap.totalVramBytes ?? stored,
       adminState: rt.row.admin_state,
       health: rt.health,
-      capabilityProblems: rt.objectInfo === null ? null : capabilityProblems,
-      reservedFor: rt.reservedFor,
+      capabilityProblems: null,
+      nodeListLoaded: rt.objectInfo !== null,
+      reservedFor,
       quarantinedUntil: rt.quarantinedUntil,
       lastAnswerAt: rt.lastAnswerAt,
     };
@@ -290,7 +308,6 @@ export class InstanceRegistry {
     rt.running.set(attemptId, { jobId, vramGb });
     rt.lastStartedAttempt = attemptId;
     if (checkpoint) rt.lastCheckpoint = checkpoint;
-    if (rt.reservedFor === jobId) rt.reservedFor = null;
     // Forced: the card shows what runs there now, even when the health word stays "busy".
     this.updateHealth(rt, true);
   }

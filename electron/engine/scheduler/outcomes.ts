@@ -99,14 +99,6 @@ export function failJob(
   });
 }
 
-/** Fails a queued job that no workstation can run (pre-dispatch, no GPU used). */
-export function failUnrunnable(db: Db, clock: Clock, jobId: string, reason: string): void {
-  inTransaction(db, () => {
-    transitionJob(db, clock, { jobId, to: 'failed_final', reason, actor: 'scheduler', expectFrom: ['queued'], patch: { error_class: 'permanent', finished_at: clock.now() } });
-    setDependentsReason(db, jobId, 'its dependency cannot run anywhere; fix it and make a new take', clock.now());
-  });
-}
-
 /** Back to the queue without counting the attempt against the job (stop farm, recovery of a never-posted claim). */
 export function requeueJob(
   db: Db, clock: Clock, jobId: string, attemptId: string, reason: string, outcome: AttemptOutcome = 'requeued', facts: AttemptFacts = {},

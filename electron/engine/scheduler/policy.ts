@@ -1,6 +1,6 @@
 /**
  * Scheduling policies (SPEC §3) as pure functions over plain snapshots: VRAM admission, instance
- * choice, retry delay. No I/O, no clock: the dispatcher feeds them what it knows now.
+ * choice, reservations, retry delay. No I/O, no clock: the dispatcher feeds them what it knows now.
  */
 import { fullJitterDelay } from '../comfy/backoff.js';
 
@@ -15,6 +15,8 @@ export interface InstanceSnapshot {
   running: number;
   /** VRAM needed by the jobs running there now (GB). */
   runningVramGb: number;
+  /** The largest need among them (GB; 0 when none runs): what the best slot that frees gives back. */
+  largestRunningVramGb: number;
   totalVramBytes: number | null;
   /** Held by other processes on the GPU: not usable by ComfyUI. */
   otherVramBytes: number;
@@ -28,6 +30,8 @@ export interface InstanceSnapshot {
 
 export interface JobSnapshot {
   id: string;
+  /** PRIORITY_VALUE: higher runs first. */
+  priority: number;
   stage: string;
   vramGb: number;
   tags: readonly string[];
@@ -62,6 +66,41 @@ export function fitsNow(job: JobSnapshot, inst: InstanceSnapshot): boolean {
   if (inst.running >= inst.maxConcurrency) return false;
   if (!couldFit(job, inst)) return false;
   return usableVramGb(inst) - inst.runningVramGb >= vramNeedGb(job, inst);
+}
+
+/**
+ * Would the job fit there once one of the jobs running there ends — the largest, at best? On a
+ * one-slot GPU that is the empty GPU; on a shared one, what the others still hold counts.
+ */
+export function fitsWhenOneEnds(job: JobSnapshot, inst: InstanceSnapshot): boolean {
+  if (!couldFit(job, inst)) return false;
+  if (inst.running === 0) return fitsNow(job, inst);
+  const stillHeld = inst.runningVramGb - inst.largestRunningVramGb;
+  return usableVramGb(inst) - stillHeld >= vramNeedGb(job, inst);
+}
+
+/**
+ * Starved by its size (SPEC §3): the job could run on one of these instances, but no slot that
+ * frees on any of them would fit it — smaller jobs refill each freed slot before it has room. Only
+ * such a job gets an instance reserved; one that fits a freeing slot just waits for its turn.
+ */
+export function starvedBySize(job: JobSnapshot, instances: readonly InstanceSnapshot[]): boolean {
+  const able = instances.filter((i) => couldFit(job, i));
+  return able.length > 0 && !able.some((i) => fitsWhenOneEnds(job, i));
+}
+
+/** An instance kept free for a starving job. */
+export interface Reservation {
+  jobId: string;
+  priority: number;
+}
+
+/**
+ * Does a reservation keep this job off the instance? Never the reserved job itself, and never a
+ * job of higher priority: a rush job takes the first slot that frees, reserved or not.
+ */
+export function reservationHolds(r: Reservation | null, job: Pick<JobSnapshot, 'id' | 'priority'>): boolean {
+  return r !== null && r.jobId !== job.id && job.priority <= r.priority;
 }
 
 /**

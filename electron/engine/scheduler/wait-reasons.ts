@@ -6,16 +6,12 @@
  * what the job needs). A job whose every workstation says operator or never cannot progress by
  * itself: `shotfarm run --until-idle` stops waiting for it.
  */
-import type { InstanceAdminState, InstanceHealth } from '../../../shared/domain.js';
-import { usableVramGb, vramNeedGb, type InstanceSnapshot, type JobSnapshot } from './policy.js';
+import type { InstanceAdminState, InstanceHealth, WaitKind, WaitLasting } from '../../../shared/domain.js';
+import { reservationHolds, usableVramGb, vramNeedGb, type InstanceSnapshot, type JobSnapshot, type Reservation } from './policy.js';
+
+export type { WaitKind, WaitLasting } from '../../../shared/domain.js';
 
 const GB = 1024 ** 3;
-
-export type WaitLasting = 'now' | 'operator' | 'never';
-
-export type WaitKind =
-  | 'disabled' | 'draining' | 'missing_tag' | 'vram_total' | 'capability'
-  | 'unknown' | 'unhealthy' | 'offline' | 'quarantined' | 'node_list_unknown' | 'vram_other' | 'reserved' | 'busy';
 
 export interface InstanceWait {
   instanceId: string;
@@ -32,9 +28,11 @@ export interface InstanceFacts extends Omit<InstanceSnapshot, 'totalVramBytes'> 
   health: InstanceHealth;
   /** Last known total VRAM (from this run's probes, else the stored card); null if never answered. */
   totalVramBytes: number | null;
-  /** null while its node list is not loaded; otherwise the problems that keep it from this job ([] = none). */
-  capabilityProblems: string[] | null;
-  reservedFor: string | null;
+  /** null while no node list is known (live or stored); otherwise the problems that keep it from this job ([] = none). */
+  capabilityProblems: readonly string[] | null;
+  /** Its live node list is loaded in this run: it may be sent work (a stored list only says what it could run). */
+  nodeListLoaded: boolean;
+  reservedFor: Reservation | null;
   quarantinedUntil: number | null;
   /** When it last answered a probe (ms), for "offline since". */
   lastAnswerAt: number | null;
@@ -47,7 +45,8 @@ const LASTING: Record<WaitKind, WaitLasting> = {
 
 const gb = (bytes: number): string => `${Math.round((bytes / GB) * 10) / 10} GB`;
 
-function hhmmss(ms: number): string {
+/** A time of day for the operator ("14:03:12", local time), as the engine words it. */
+export function hhmmss(ms: number): string {
   return new Date(ms).toTimeString().slice(0, 8);
 }
 
@@ -78,12 +77,14 @@ export function instanceWaitReason(job: JobSnapshot, inst: InstanceFacts): Insta
     return wait(inst, inst.health, `${inst.health === 'offline' ? 'is offline' : 'does not answer'}${since}`);
   }
   if (inst.health === 'unknown' || inst.totalVramBytes === null) return wait(inst, 'unknown', 'has not answered a probe yet');
-  if (inst.capabilityProblems === null) return wait(inst, 'node_list_unknown', 'has not sent its node list yet');
+  if (!inst.nodeListLoaded) return wait(inst, 'node_list_unknown', 'has not sent its node list yet');
   const usable = usableVramGb({ ...inst, totalVramBytes: inst.totalVramBytes });
   if (usable < need) {
     return wait(inst, 'vram_other', `other processes hold ${gb(inst.otherVramBytes)} of VRAM; ${Math.floor(usable * 10) / 10} GB usable, ${need} GB needed`);
   }
-  if (inst.reservedFor !== null && inst.reservedFor !== job.id) return wait(inst, 'reserved', `is kept free for job ${inst.reservedFor.slice(0, 8)}, which has waited longest`);
+  if (reservationHolds(inst.reservedFor, job)) {
+    return wait(inst, 'reserved', `is kept free for job ${inst.reservedFor?.jobId.slice(0, 8)}, which is too large for the slots that free up`);
+  }
   if (inst.running >= inst.maxConcurrency) return wait(inst, 'busy', `is busy (${inst.running} of ${inst.maxConcurrency} slot${inst.maxConcurrency > 1 ? 's' : ''} in use)`);
   if (usable - inst.runningVramGb < need) return wait(inst, 'busy', `is busy: ${Math.floor((usable - inst.runningVramGb) * 10) / 10} GB free beside what runs there`);
   return null;
@@ -130,6 +131,8 @@ function summarise(job: JobSnapshot, waits: readonly InstanceWait[], instances: 
     if (kind === 'capability' && new Set(waits.map((w) => w.text)).size === 1) return `${waits[0]?.text} on any workstation`;
     if (kind === 'busy') return 'every workstation that can take it is busy';
   }
-  const shown = waits.slice(0, 3).map((w) => `${w.name} ${w.text}`);
+  // What it waits for first: the reasons that pass by themselves, then those an operator can lift.
+  const rank: Record<WaitLasting, number> = { now: 0, operator: 1, never: 2 };
+  const shown = [...waits].sort((a, b) => rank[a.lasting] - rank[b.lasting]).slice(0, 3).map((w) => `${w.name} ${w.text}`);
   return `${shown.join('; ')}${waits.length > 3 ? `; and ${waits.length - 3} more` : ''}`;
 }

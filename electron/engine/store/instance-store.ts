@@ -1,4 +1,7 @@
-/** Every statement on `instances` (one ComfyUI server each): the API's edits, probes, the scheduler's health. */
+/**
+ * Every statement on `instances` (one ComfyUI server each): the API's edits, probes, the scheduler's
+ * health — and on `instance_node_lists`, what each one's /object_info offers (node-lists.ts makes it).
+ */
 import type { InstanceAdminState, InstanceHealth, InstanceView, VramView } from '../../../shared/domain.js';
 import type { Db } from './database.js';
 import { runningJobIds } from './job-store.js';
@@ -113,7 +116,11 @@ export function insertInstance(db: Db, id: string, f: InstanceFields, now: numbe
 }
 
 export function updateInstance(db: Db, id: string, f: InstanceFields, now: number): boolean {
-  return run(db, SQL_UPDATE, instanceParams(id, f, now)).changes === 1;
+  const params = instanceParams(id, f, now);
+  const before = instanceRow(db, id);
+  // Another server now: what the old one offered says nothing about it.
+  if (before && before.url !== params.url) run(db, 'DELETE FROM instance_node_lists WHERE instance_id = ?', id);
+  return run(db, SQL_UPDATE, params).changes === 1;
 }
 
 export function setAdminState(db: Db, id: string, state: InstanceAdminState, now: number): boolean {
@@ -158,4 +165,29 @@ const SQL_PERSIST = `UPDATE instances SET health = @health, gpu_name = COALESCE(
 export function persistRuntime(db: Db, h: RuntimeHealth): InstanceRow | null {
   run(db, SQL_PERSIST, h);
   return instanceRow(db, h.id);
+}
+
+// ─── Node lists (the row goes with its instance: ON DELETE CASCADE) ──────────────────────────────
+
+export interface StoredNodeListRow {
+  instance_id: string;
+  sha256: string;
+  nodes_json: string;
+  loaded_at: number;
+}
+
+/** Writes an instance's node list unless the stored one has the same hash; true when written. */
+export function saveNodeList(db: Db, instanceId: string, sha256: string, nodesJson: string, now: number): boolean {
+  return run(db, `INSERT INTO instance_node_lists (instance_id, sha256, nodes_json, loaded_at) VALUES (?, ?, ?, ?)
+    ON CONFLICT (instance_id) DO UPDATE SET sha256 = excluded.sha256, nodes_json = excluded.nodes_json, loaded_at = excluded.loaded_at
+    WHERE instance_node_lists.sha256 <> excluded.sha256`, instanceId, sha256, nodesJson, now).changes === 1;
+}
+
+/** Which instances have a stored node list, and its hash (cheap: no list is read). */
+export function nodeListHashes(db: Db): { instance_id: string; sha256: string }[] {
+  return all<{ instance_id: string; sha256: string }>(db, 'SELECT instance_id, sha256 FROM instance_node_lists');
+}
+
+export function storedNodeList(db: Db, instanceId: string): StoredNodeListRow | null {
+  return one<StoredNodeListRow>(db, 'SELECT * FROM instance_node_lists WHERE instance_id = ?', instanceId) ?? null;
 }

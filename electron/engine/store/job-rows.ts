@@ -30,6 +30,10 @@ export interface JobRow {
   vram_gb: number;
   tags_json: string;
   timeout_s: number;
+  /** 1 while queued and no registered workstation could ever take it; meaningful only while queued. */
+  blocked: number;
+  /** Why it is blocked (null when not). */
+  wait_reason: string | null;
   not_before: number | null;
   enqueued_at: number;
   started_at: number | null;
@@ -53,6 +57,11 @@ export interface JobNameColumns {
   take: number;
 }
 
+/** The flag is left as it was when a job leaves the queue; it counts only while queued. */
+export function isBlocked(r: Pick<JobRow, 'state' | 'blocked'>): boolean {
+  return r.state === 'queued' && r.blocked === 1;
+}
+
 export function toJobView(r: JobRow): JobView {
   return {
     id: r.id,
@@ -74,6 +83,9 @@ export function toJobView(r: JobRow): JobView {
     seed: r.seed,
     vramGb: r.vram_gb,
     tags: JSON.parse(r.tags_json) as string[],
+    // The stored part of why it waits; the live part is added where a farm's facts are at hand (wait-views.ts).
+    blocked: isBlocked(r),
+    waitReason: isBlocked(r) ? r.wait_reason : null,
     progress:
       r.progress_at !== null && r.state === 'running'
         ? {

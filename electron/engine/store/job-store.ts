@@ -4,13 +4,13 @@
  * notes and the insert of a new job are here; who calls them decides the transaction.
  */
 import type { JobFilter } from '../../../shared/api.js';
-import type { JobProgress, JobView } from '../../../shared/domain.js';
+import type { JobProgress } from '../../../shared/domain.js';
 import { JOB_STATES, TERMINAL_STATES, type JobState } from '../../../shared/job-states.js';
 import type { Clock } from '../clock.js';
 import { recordJobCreated } from '../job-state.js';
 import type { Db } from './database.js';
 import { DISPATCH_ORDER, orderBy, whereJobs } from './job-filter.js';
-import { toJobView, type JobRow } from './job-rows.js';
+import type { JobRow } from './job-rows.js';
 import { all, one, run } from './statements.js';
 
 const SQL_BY_ID = 'SELECT * FROM jobs WHERE id = ?';
@@ -19,12 +19,12 @@ export function jobRow(db: Db, id: string): JobRow | null {
   return one<JobRow>(db, SQL_BY_ID, id) ?? null;
 }
 
-/** The views of the jobs that still exist, in the order asked. */
-export function jobViews(db: Db, ids: readonly string[]): JobView[] {
-  const out: JobView[] = [];
+/** The rows of the jobs that still exist, in the order asked. */
+export function jobRows(db: Db, ids: readonly string[]): JobRow[] {
+  const out: JobRow[] = [];
   for (const id of ids) {
     const r = jobRow(db, id);
-    if (r) out.push(toJobView(r));
+    if (r) out.push(r);
   }
   return out;
 }
@@ -47,13 +47,14 @@ export interface ListOptions {
   limit?: number | undefined;
 }
 
-export function listJobs(db: Db, o: ListOptions): { rows: JobView[]; total: number } {
+/** A page of rows (the handler turns them into views with their wait reasons). */
+export function listJobRows(db: Db, o: ListOptions): { rows: JobRow[]; total: number } {
   const w = whereJobs(o.filter);
   const total = one<{ n: number }>(db, `SELECT COUNT(*) AS n FROM jobs ${w.sql}`, w.params)?.n ?? 0;
   const rows = all<JobRow>(db, `SELECT * FROM jobs ${w.sql} ORDER BY ${orderBy(o.sort, o.descending)} LIMIT @limit OFFSET @offset`, {
     ...w.params, limit: o.limit ?? 500, offset: o.offset ?? 0,
   });
-  return { rows: rows.map(toJobView), total };
+  return { rows, total };
 }
 
 /** Ids matching a filter in queue order, capped (select-all over a large queue without loading rows). */
@@ -68,6 +69,11 @@ export function listJobIds(db: Db, filter: JobFilter | undefined, cap = 100_000)
 export function jobIdsByPrefix(db: Db, prefix: string): string[] {
   const escaped = prefix.replace(/[\\%_]/g, (c) => `\\${c}`);
   return all<{ id: string }>(db, "SELECT id FROM jobs WHERE id LIKE ? ESCAPE '\\' LIMIT 2", `${escaped}%`).map((r) => r.id);
+}
+
+/** Queued jobs no registered workstation could ever take (the jobs_blocked partial index). */
+export function blockedCount(db: Db): number {
+  return one<{ n: number }>(db, "SELECT COUNT(*) AS n FROM jobs WHERE blocked = 1 AND state = 'queued'")?.n ?? 0;
 }
 
 export function countByState(db: Db): Record<JobState, number> {
@@ -184,6 +190,30 @@ export function oldestQueued(db: Db, enqueuedBefore: number): JobRow[] {
 /** Queued jobs by rowid, 500 after `afterRowid` (a scan of the whole queue that never holds it all). */
 export function queuedByRowid(db: Db, afterRowid: number): (JobRow & { row_n: number })[] {
   return all<JobRow & { row_n: number }>(db, "SELECT rowid AS row_n, * FROM jobs WHERE state = 'queued' AND rowid > ? ORDER BY rowid LIMIT 500", afterRowid);
+}
+
+/** Queued jobs inserted after `afterRowid`, 500 at a time (new imports, also those another process made). */
+export function queuedInsertedAfter(db: Db, afterRowid: number): (JobRow & { row_n: number })[] {
+  return all<JobRow & { row_n: number }>(db, "SELECT rowid AS row_n, * FROM jobs WHERE rowid > ? AND state = 'queued' ORDER BY rowid LIMIT 500", afterRowid);
+}
+
+export function newestJobRowid(db: Db): number {
+  return one<{ n: number | null }>(db, 'SELECT MAX(rowid) AS n FROM jobs')?.n ?? 0;
+}
+
+/**
+ * Records why a queued job waits for good (or that it no longer does). Not a state change: no event
+ * row; a no-op unless the job is still queued and the value differs, so an unchanged answer writes nothing.
+ */
+export function setBlocked(db: Db, id: string, reason: string | null, now: number): boolean {
+  return run(db, `UPDATE jobs SET blocked = @blocked, wait_reason = @reason, updated_at = @now
+    WHERE id = @id AND state = 'queued' AND (blocked <> @blocked OR wait_reason IS NOT @reason)`,
+  { id, blocked: reason === null ? 0 : 1, reason, now }).changes === 1;
+}
+
+/** What the jobs running on an instance need of its VRAM (GB each), for a farm's facts read from the store. */
+export function runningVramGb(db: Db, instanceId: string): number[] {
+  return all<{ vram_gb: number }>(db, "SELECT vram_gb FROM jobs WHERE instance_id = ? AND state = 'running'", instanceId).map((r) => r.vram_gb);
 }
 
 /** Jobs that move by themselves: running or waiting out a retry's backoff. */

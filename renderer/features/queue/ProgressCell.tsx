@@ -1,4 +1,4 @@
-/** Live progress of a running job: bar, node, step n/m; elapsed and ETA tick with the shared clock. */
+/** Live progress of a running job: bar, node, step n/m; elapsed and ETA tick with the shared clock. Otherwise why it waits. */
 import { lostContactWords, type JobProgress, type JobView, type LostContact } from '../../../shared/domain.js';
 import { duration, elapsedMs, etaMs } from '../../lib/format.js';
 import { useNow } from '../../lib/use-now.js';
@@ -11,7 +11,15 @@ export function ProgressCell({ job, progress }: { job: JobView; progress: JobPro
       </div>
     );
   }
-  if (job.state !== 'running') return <span className="muted small truncate">{job.stateReason ?? ''}</span>;
+  if (job.state !== 'running') {
+    // Why it waits, as the engine says it (a blocked job: no registered workstation could ever take it).
+    const reason = job.waitReason ?? job.stateReason ?? '';
+    return (
+      <span className={`small truncate ${job.blocked ? 'warn' : 'muted'}`} title={reason} data-testid="wait-reason">
+        {job.blocked ? `blocked: ${reason}` : reason}
+      </span>
+    );
+  }
   if (job.contact) return <ContactNote contact={job.contact} />;
   const p = progress ?? job.progress;
   const pct = p && p.max > 0 ? Math.min(100, (p.value / p.max) * 100) : 0;

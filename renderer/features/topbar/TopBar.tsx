@@ -22,6 +22,7 @@ function Connection() {
 
 function Counts() {
   const byState = useApp((s) => s.status?.jobsByState);
+  const blocked = useApp((s) => s.status?.blocked ?? 0);
   const failures = useApp((s) => (s.status ? s.status.jobsByState.failed_final + s.status.jobsByState.timeout_kill : 0));
   if (!byState) return null;
   return (
@@ -31,6 +32,11 @@ function Counts() {
           <StatePill state={s} /> <b>{byState[s].toLocaleString()}</b>
         </span>
       ))}
+      {blocked > 0 && (
+        <span className="count warn" data-count-state="blocked" title="Queued jobs no registered workstation could ever take (a tag, VRAM, a node or model)">
+          blocked <b>{blocked.toLocaleString()}</b>
+        </span>
+      )}
       {failures > 0 && <span className="sr-only">{failures} failed</span>}
     </div>
   );

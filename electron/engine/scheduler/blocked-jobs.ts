@@ -1,0 +1,148 @@
+/**
+ * Keeps the durable "blocked" mark of queued jobs true (jobs.blocked / wait_reason): a job that no
+ * registered workstation could ever take says so in the store, in `status` and in its events, and
+ * stops saying so when a workstation that can take it appears. Written only when the answer changes
+ * — never once per dispatch pass — and looked at:
+ *  - for every queued job, whenever what could block one changes (FarmFacts.fingerprint: a
+ *    workstation added, edited or removed, a node list loaded, a VRAM total learnt), a chunk per turn;
+ *  - for new jobs (imports here or by another process: the store is looked at once per interval);
+ *  - for jobs announced back in the queue (released, retried, requeued, their dependency done);
+ *  - and, one chunk per interval, round the whole queue, for what another process changed.
+ * It decides nothing about dispatch: the dispatcher never reads the mark.
+ */
+import type { Announce } from '../announcer.js';
+import type { Clock, Timers } from '../clock.js';
+import type { EventBus } from '../event-bus.js';
+import { inTransaction, type Db } from '../store/database.js';
+import type { JobRow } from '../store/job-rows.js';
+import { jobRow, newestJobRowid, queuedByRowid, queuedInsertedAfter, setBlocked } from '../store/job-store.js';
+import type { FarmFacts } from './farm-facts.js';
+import { explainer, isBlockedWait, type TemplateCache } from './wait-explainer.js';
+
+/** Rows per store query (queuedByRowid and queuedInsertedAfter read 500 at a time). */
+const CHUNK = 500;
+
+export interface BlockedJobsDeps {
+  db: Db;
+  clock: Clock;
+  timers: Timers;
+  events: EventBus;
+  /** How often the store is looked at for jobs queued by another process (the probe interval, read each time: settings may change it). */
+  intervalMs: () => number;
+  facts: () => FarmFacts;
+  templates: TemplateCache;
+  announce: Announce;
+}
+
+export class BlockedJobs {
+  private fingerprint: string | null = null;
+  /** Where a full pass over the queue has got to (rowid); null when none is due. */
+  private passFrom: number | null = 0;
+  private sweepFrom = 0;
+  private newestSeen = 0;
+  private readonly recheck = new Set<string>();
+  private timer: unknown = null;
+  private soonQueued = false;
+  private running = false;
+  /** Our own announcements come back as events; they must not queue more work. */
+  private announcing = false;
+  private offs: (() => void)[] = [];
+
+  constructor(private readonly d: BlockedJobsDeps) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    // Everything once at start (the farm may have changed while Shotfarm was closed), then new rows only.
+    this.newestSeen = newestJobRowid(this.d.db);
+    this.passFrom = 0;
+    this.offs = [
+      this.d.events.on('job.changed', ({ job }) => {
+        if (this.announcing || job.state !== 'queued') return;
+        this.recheck.add(job.id);
+        this.soon();
+      }),
+      this.d.events.on('jobs.bulkChanged', () => {
+        if (this.announcing) return;
+        this.passFrom = 0;
+        this.soon();
+      }),
+    ];
+    this.tick();
+  }
+
+  stop(): void {
+    this.running = false;
+    this.d.timers.clearTimeout(this.timer);
+    for (const off of this.offs) off();
+    this.offs = [];
+  }
+
+  /** Something may have changed (the farm's facts, new jobs): look once, soon, however many ask. */
+  soon(): void {
+    if (this.soonQueued || !this.running) return;
+    this.soonQueued = true;
+    setImmediate(() => {
+      this.soonQueued = false;
+      this.step(false);
+    });
+  }
+
+  private tick(): void {
+    this.step(true);
+    if (this.running) this.timer = this.d.timers.setTimeout(() => this.tick(), this.d.intervalMs());
+  }
+
+  private step(sweep: boolean): void {
+    if (!this.running) return;
+    const { db } = this.d;
+    const facts = this.d.facts();
+    if (facts.fingerprint !== this.fingerprint) {
+      this.fingerprint = facts.fingerprint;
+      this.passFrom = 0;
+    }
+    const rows = new Map<string, JobRow>();
+    const fresh = queuedInsertedAfter(db, this.newestSeen);
+    for (const r of fresh) rows.set(r.id, r);
+    if (fresh.length) this.newestSeen = (fresh[fresh.length - 1] as { row_n: number }).row_n;
+    for (const id of this.recheck) {
+      const r = jobRow(db, id);
+      if (r?.state === 'queued') rows.set(id, r);
+    }
+    this.recheck.clear();
+    let more = fresh.length === CHUNK;
+    if (this.passFrom !== null || sweep) {
+      const chunk = queuedByRowid(db, this.passFrom ?? this.sweepFrom);
+      for (const r of chunk) rows.set(r.id, r);
+      const next = chunk.length === CHUNK ? (chunk[chunk.length - 1] as { row_n: number }).row_n : null;
+      if (this.passFrom !== null) {
+        this.passFrom = next;
+        more ||= next !== null;
+      } else {
+        this.sweepFrom = next ?? 0;
+      }
+    }
+    this.apply([...rows.values()], facts);
+    if (more) this.soon();
+  }
+
+  private apply(rows: readonly JobRow[], facts: FarmFacts): void {
+    const explain = explainer(facts, this.d.templates);
+    const changes: { id: string; reason: string | null }[] = [];
+    for (const r of rows) {
+      const wait = explain(r);
+      const reason = isBlockedWait(wait, facts) ? wait.summary : null;
+      if (r.blocked !== (reason === null ? 0 : 1) || (reason !== null && r.wait_reason !== reason)) changes.push({ id: r.id, reason });
+    }
+    if (changes.length === 0) return;
+    const now = this.d.clock.now();
+    const written = inTransaction(this.d.db, () => changes.filter((c) => setBlocked(this.d.db, c.id, c.reason, now)).map((c) => c.id));
+    if (written.length === 0) return;
+    this.announcing = true;
+    try {
+      this.d.announce(written);
+    } finally {
+      this.announcing = false;
+    }
+  }
+}

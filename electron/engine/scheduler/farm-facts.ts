@@ -1,0 +1,56 @@
+/** Why nothing is dispatched while the operator holds the farm. */
+export function notDispatching(state: Exclude<FarmState, 'running'>): string {
+  return `the farm is ${state} (resume it to dispatch)`;
+}
+
+/**
+ * What is known of the farm at one moment — every registered workstation and the node lists known
+ * for it — from which waits are explained, blocked jobs found and an import's nodes checked. The
+ * running farm builds it from its live probes (Scheduler.waitFacts); a process without one (the CLI)
+ * from the store (stored-facts.ts). Both answer the same questions the same way.
+ */
+import type { FarmState } from '../../../shared/farm-settings.js';
+import type { ParamValue } from '../../../shared/shot-list-schema.js';
+import type { CapabilityPort } from '../intake/preview.js';
+import type { StoredTemplate } from '../store/template-store.js';
+import type { CapabilityAnswer, CapabilityAnswers, NodeListSource } from './capability-answers.js';
+import type { InstanceFacts } from './wait-reasons.js';
+
+export interface FarmFacts extends CapabilityPort {
+  source: 'farm' | 'store';
+  /** Every registered workstation, in name order; capabilityProblems are per job (capability()). */
+  instances: readonly InstanceFacts[];
+  capability(template: StoredTemplate, params: Record<string, ParamValue> | string): CapabilityAnswer;
+  /** The operator's farm state: paused or stopped, nothing is dispatched until it is resumed. */
+  farmState: FarmState;
+  /**
+   * Changes whenever what could make a job blocked changes: the workstations themselves, their
+   * tags, VRAM totals and overrides, their node lists. Blocked jobs are re-evaluated when it does.
+   */
+  fingerprint: string;
+}
+
+/** A node list with a token naming its content (a live object's identity, a stored list's hash). */
+export interface KnownNodeList extends NodeListSource {
+  token: string;
+}
+
+export function makeFarmFacts(
+  source: FarmFacts['source'], instances: readonly InstanceFacts[], lists: readonly KnownNodeList[], answers: CapabilityAnswers, farmState: FarmState,
+): FarmFacts {
+  const capability = (template: StoredTemplate, params: Record<string, ParamValue> | string): CapabilityAnswer => answers.answer(lists, template, params);
+  const tokens = new Map(lists.map((l) => [l.id, l.token]));
+  const fingerprint = instances
+    .map((i) => [i.id, i.tags.join(','), JSON.stringify(i.vramOverrides), i.totalVramBytes ?? '-', tokens.get(i.id) ?? '-'].join(' '))
+    .join('\n');
+  return {
+    source, instances, farmState, fingerprint, capability,
+    // The import preview: against enabled workstations only, and only those whose list is known.
+    capabilityProblems(template, params) {
+      const answer = capability(template, params);
+      const enabled = instances.filter((i) => i.adminState !== 'disabled' && answer.problems.has(i.id)).map((i) => i.id);
+      if (enabled.length === 0) return null;
+      return enabled.some((id) => answer.capable.has(id)) ? [] : [answer.reasonAmong(enabled)];
+    },
+  };
+}

@@ -1,0 +1,61 @@
+/**
+ * The farm's facts as the store holds them, for a process that runs no farm (the CLI's `jobs why`,
+ * `jobs list` and `import`): health and VRAM as the last farm or `shotfarm health` wrote them, what
+ * runs where from the jobs table, and the stored node lists. Nothing live: no reservations, and a
+ * workstation's health may be as old as its last probe.
+ */
+import { readFarmState } from '../settings/farm-state.js';
+import type { Db } from '../store/database.js';
+import type { VramView } from '../../../shared/domain.js';
+import { listInstanceRows, type InstanceRow } from '../store/instance-store.js';
+import { runningVramGb } from '../store/job-store.js';
+import { CapabilityAnswers } from './capability-answers.js';
+import { makeFarmFacts, type FarmFacts } from './farm-facts.js';
+import { StoredNodeLists } from './node-lists.js';
+import type { InstanceFacts } from './wait-reasons.js';
+
+/** Per connection: the stored lists (read once per hash) and the answers remembered over them. */
+const perDb = new WeakMap<Db, { lists: StoredNodeLists; answers: CapabilityAnswers }>();
+
+export function storedFarmFacts(db: Db, now: number): FarmFacts {
+  let cached = perDb.get(db);
+  if (!cached) {
+    cached = { lists: new StoredNodeLists(db), answers: new CapabilityAnswers() };
+    perDb.set(db, cached);
+  }
+  const { lists, answers } = cached;
+  lists.refresh();
+  const rows = listInstanceRows(db);
+  const instances = rows.map((r) => factsOfRow(db, r, lists.get(r.id) !== null, now));
+  const known = rows.map((r) => ({ id: r.id, info: lists.get(r.id), token: lists.hash(r.id) ?? '-' }));
+  return makeFarmFacts('store', instances, known, answers, readFarmState(db).state);
+}
+
+function factsOfRow(db: Db, r: InstanceRow, hasNodeList: boolean, now: number): InstanceFacts {
+  const vram = r.vram_json ? (JSON.parse(r.vram_json) as VramView) : null;
+  const running = runningVramGb(db, r.id);
+  // A quarantine the store still shows may have run out since; the farm would take it back then.
+  const health = r.health === 'quarantined' && (r.quarantined_until ?? 0) <= now ? 'idle' : r.health;
+  return {
+    id: r.id,
+    name: r.name,
+    tags: JSON.parse(r.tags_json) as string[],
+    maxConcurrency: r.max_concurrency,
+    running: running.length,
+    runningVramGb: running.reduce((a, b) => a + b, 0),
+    largestRunningVramGb: Math.max(0, ...running),
+    totalVramBytes: vram?.totalBytes ?? null,
+    otherVramBytes: vram?.otherBytes ?? 0,
+    serverQueue: r.queue_length ?? 0,
+    lastCheckpoint: r.last_checkpoint,
+    vramOverrides: JSON.parse(r.vram_overrides_json) as Record<string, number>,
+    speed: 0,
+    adminState: r.admin_state,
+    health,
+    capabilityProblems: null,
+    nodeListLoaded: hasNodeList,
+    reservedFor: null,
+    quarantinedUntil: r.quarantined_until,
+    lastAnswerAt: r.last_error === null ? r.last_probe_at : null,
+  };
+}

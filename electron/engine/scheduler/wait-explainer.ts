@@ -1,0 +1,66 @@
+/**
+ * Explains queued jobs against one set of farm facts (farm-facts.ts) with the pure policy of
+ * wait-reasons.ts, cheaply enough for a whole queue: jobs that need the same things — the same
+ * capability answer, tags, VRAM, stage and priority — get the same answer, computed once.
+ */
+import type { Db } from '../store/database.js';
+import type { JobRow } from '../store/job-rows.js';
+import { templateById, type StoredTemplate } from '../store/template-store.js';
+import type { CapabilityAnswer } from './capability-answers.js';
+import type { FarmFacts } from './farm-facts.js';
+import type { JobSnapshot } from './policy.js';
+import { explainWait, type JobWait } from './wait-reasons.js';
+
+/** What a queued job's wait needs of its row. */
+export type WaitingJob = Pick<JobRow, 'id' | 'priority' | 'stage' | 'vram_gb' | 'tags_json' | 'template_id' | 'params_json'>;
+
+/** Templates by id: a version never changes once stored, so each is read once. */
+export class TemplateCache {
+  private readonly byId = new Map<number, StoredTemplate>();
+
+  constructor(private readonly db: Db) {}
+
+  get(id: number): StoredTemplate {
+    let t = this.byId.get(id);
+    if (!t) {
+      t = templateById(this.db, id) as StoredTemplate;
+      this.byId.set(id, t);
+    }
+    return t;
+  }
+}
+
+export type Explain = (job: WaitingJob) => JobWait;
+
+/** An explainer over these facts, remembering answers per job shape for as long as it is kept. */
+export function explainer(facts: FarmFacts, templates: TemplateCache): Explain {
+  const reserved = new Set(facts.instances.map((i) => i.reservedFor?.jobId).filter((id): id is string => id !== undefined));
+  const memo = new Map<CapabilityAnswer, Map<string, JobWait>>();
+  return (job) => {
+    const answer = facts.capability(templates.get(job.template_id), job.params_json);
+    // A job an instance is reserved for sees that instance differently from every other job.
+    const key = reserved.has(job.id) ? null : `${job.tags_json}\u001f${job.vram_gb}\u001f${job.stage}\u001f${job.priority}`;
+    const known = key === null ? undefined : memo.get(answer)?.get(key);
+    if (known) return known;
+    const snap: JobSnapshot = {
+      id: job.id, priority: job.priority, stage: job.stage, vramGb: job.vram_gb, tags: JSON.parse(job.tags_json) as string[],
+      checkpoint: null, previousInstanceId: null, oomOn: null,
+    };
+    const wait = explainWait(snap, facts.instances.map((i) => ({ ...i, capabilityProblems: answer.problems.get(i.id) ?? null })));
+    if (key !== null) {
+      let perAnswer = memo.get(answer);
+      if (!perAnswer) memo.set(answer, (perAnswer = new Map()));
+      perAnswer.set(key, wait);
+    }
+    return wait;
+  };
+}
+
+/**
+ * Blocked: some workstation is registered and every one of them says `never` — a tag, the total
+ * VRAM, a node or model it lacks. Nothing the farm does by itself, and no enabling or un-draining,
+ * would let the job run; adding or changing a workstation might.
+ */
+export function isBlockedWait(wait: JobWait, facts: FarmFacts): boolean {
+  return facts.instances.length > 0 && !wait.dispatchable && wait.lasting === 'never';
+}

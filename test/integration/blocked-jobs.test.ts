@@ -1,0 +1,73 @@
+/**
+ * A job that no registered workstation could ever take is marked blocked — durably, in `status`,
+ * in its events — while it stays queued, and is unblocked when a workstation that can take it is
+ * added. Imports by another process (the CLI while the app runs) are noticed too.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { JobView } from '../../shared/domain.js';
+import { runCli } from '../helpers/cli.js';
+import { FAST, startFarm } from '../helpers/farm.js';
+import { addTemplateVariant } from '../helpers/template-variants.js';
+import { startSimInstance } from '../simulator/index.js';
+
+test('a job needing a tag nobody has is counted blocked soon after its import, and unblocked when a workstation with that tag is added', async () => {
+  const farm = await startFarm({ instances: [{ tags: ['i2v'] }] });
+  try {
+    await addTemplateVariant(farm.engine, 'txt2img', { name: 'tagged', tags: ['img2img'] });
+    const events: JobView[] = [];
+    farm.engine.events.on('job.changed', ({ job }) => void events.push(job));
+    // Imported by another process: the farm hears of it from the store, not from an event.
+    const list = join(farm.dir, 'list.json');
+    writeFileSync(list, JSON.stringify({ project: 'P', episode: 'E', shots: [{ id: 'sh1', stage: 'keyframe', template: 'tagged' }] }));
+    const imported = await runCli(farm.dir, 'import', list);
+    assert.equal(imported.code, 0, imported.out + imported.err);
+    await farm.waitFor('the blocked count', async () => (await farm.engine.call('farm.status', {})).blocked === 1);
+    const [job] = (await farm.engine.call('jobs.list', { filter: { shot: 'sh1' } })).rows;
+    assert.equal(job?.state, 'queued');
+    assert.equal(job?.blocked, true);
+    assert.equal(job?.waitReason, 'needs tag img2img, which no workstation has');
+    assert.ok(events.some((e) => e.id === job.id && e.blocked && e.waitReason === job.waitReason), 'its event carried the mark');
+    const stored = farm.engine.db.prepare('SELECT blocked, wait_reason FROM jobs WHERE id = ?').get(job.id);
+    assert.deepEqual(stored, { blocked: 1, wait_reason: 'needs tag img2img, which no workstation has' });
+
+    const status = await runCli(farm.dir, 'status');
+    assert.match(status.out, /queued 1 .*\(blocked 1\)/);
+    const listed = await runCli(farm.dir, 'jobs', 'list');
+    assert.match(listed.out, /blocked: needs tag img2img, which no workstation has/);
+
+    const sim = await startSimInstance({ name: 'tagged', duration: { fixedMs: 20 } });
+    farm.sims.push(sim);
+    await farm.engine.call('instances.add', { name: 'tagged', url: sim.url, tags: ['img2img'] });
+    const [done] = await farm.waitForStates([job.id], ['completed']);
+    assert.equal(done?.blocked, false);
+    assert.equal((await farm.engine.call('farm.status', {})).blocked, 0);
+    assert.ok(events.some((e) => e.id === job.id && e.state === 'queued' && !e.blocked), 'unblocked before it ran, in an event');
+  } finally {
+    await farm.close();
+  }
+});
+
+test('the blocked mark is written once, not once per decision pass, and survives a restart', async () => {
+  const farm = await startFarm({ instances: [{}], start: false });
+  try {
+    await addTemplateVariant(farm.engine, 'video18', { name: 'huge', vram_gb: 48 });
+    // Imported before any probe: the preview cannot check the VRAM fit yet, the farm can.
+    const id = (await farm.importJobs([{ id: 'big', template: 'huge', stage: 'motion' }]))[0] as string;
+    farm.engine.startScheduler(FAST);
+    await farm.waitFor('the mark', async () => (await farm.job(id)).blocked);
+    assert.equal((await farm.job(id)).waitReason, 'needs 48 GB of VRAM; the largest workstation has 24 GB');
+    const updatedAt = (await farm.job(id)).updatedAt;
+    // Many decision passes later (other jobs run to completion), the mark was not written again.
+    const others = await farm.importJobs([{ id: 'a' }, { id: 'b' }, { id: 'c' }]);
+    await farm.waitForStates(others, ['completed']);
+    assert.equal((await farm.job(id)).updatedAt, updatedAt);
+    await farm.restartEngine();
+    const after = await farm.job(id);
+    assert.equal(after.blocked, true, 'still blocked after a restart, from the store');
+  } finally {
+    await farm.close();
+  }
+});
