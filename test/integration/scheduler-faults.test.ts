@@ -182,9 +182,10 @@ test('each GPU keeps its model across an import: an attempt collected after the 
     const perGpu = new Map<string, string>();
     for (const r of rows) perGpu.set(r.instance_id, (perGpu.get(r.instance_id) ?? '') + ckptOf.get(r.job_id));
     // Near-ideal: each GPU stays on one model and switches only when the jobs of its model near
-    // the head of the queue run out (a few times); believing stale models switched 20–30 times.
+    // the head of the queue run out — 3 to 9 times over the four GPUs, more of them at the tail when
+    // the machine is loaded; believing stale models switched 20–30 times. The bound sits between.
     const switches = [...perGpu.values()].reduce((n, seq) => n + [...seq].filter((c, i) => i > 0 && c !== seq[i - 1]).length, 0);
-    assert.ok(switches <= 8, `model switches per GPU: ${[...perGpu.values()].join(' | ')}`);
+    assert.ok(switches <= 13, `model switches per GPU: ${[...perGpu.values()].join(' | ')}`);
   } finally {
     await farm.close();
   }
