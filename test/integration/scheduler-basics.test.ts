@@ -162,3 +162,25 @@ test('the import preview flags a node no workstation has, once the workstations 
     await farm.close();
   }
 });
+
+test('a job imported by another process while the farm runs is dispatched without anything else happening', async () => {
+  const farm = await startFarm({ instances: [{}] });
+  const { Engine } = await import('../../electron/engine/engine.js');
+  // A CLI in another terminal: its own engine on the same data folder, no scheduler.
+  const cli = new Engine({ dataDir: farm.dir });
+  try {
+    // A first job through the farm: afterwards it is idle, with nothing left that would wake it.
+    await farm.waitForStates(await farm.importJobs([{ id: 'first' }]), ['completed']);
+    await farm.waitFor('the runner to be gone', async () => (await farm.engine.call('farm.status', {})).activeAttempts === 0);
+    // The pass its end asked for is already queued (setImmediate): let it run, so it cannot see the new job.
+    await new Promise((r) => setImmediate(r));
+    const list = { project: 'P', episode: 'E', shots: [{ id: 'late', stage: 'keyframe', template: 'txt2img' }] };
+    const preview = await cli.call('import.preview', { fileName: 'late.json', content: JSON.stringify(list) });
+    const { jobIds } = await cli.call('import.commit', { previewId: preview.previewId });
+    await farm.waitForStates(jobIds, ['completed']);
+    assert.equal(executedCount(farm, jobIds[0] as string), 1);
+  } finally {
+    await cli.close();
+    await farm.close();
+  }
+});

@@ -32,6 +32,8 @@ export interface BlockedJobsDeps {
   facts: () => FarmFacts;
   templates: TemplateCache;
   announce: Announce;
+  /** New queued rows were found (possibly imported by another process): the dispatcher should look. */
+  kick: () => void;
 }
 
 export class BlockedJobs {
@@ -104,7 +106,11 @@ export class BlockedJobs {
     const rows = new Map<string, JobRow>();
     const fresh = queuedInsertedAfter(db, this.newestSeen);
     for (const r of fresh) rows.set(r.id, r);
-    if (fresh.length) this.newestSeen = (fresh[fresh.length - 1] as { row_n: number }).row_n;
+    if (fresh.length) {
+      this.newestSeen = (fresh[fresh.length - 1] as { row_n: number }).row_n;
+      // Jobs a CLI in another process imported while this farm runs: nothing else would wake it.
+      this.d.kick();
+    }
     for (const id of this.recheck) {
       const r = jobRow(db, id);
       if (r?.state === 'queued') rows.set(id, r);

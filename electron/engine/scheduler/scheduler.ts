@@ -77,6 +77,7 @@ export class Scheduler implements FarmPort {
     this.blocked = new BlockedJobs({
       db: d.db, clock: d.clock, timers: d.timers, events: d.events, intervalMs: () => d.config.probeIntervalMs,
       facts: () => this.waitFacts(), templates: this.templates, announce: (ids) => d.announce(ids),
+      kick: () => this.kick(),
     });
   }
 
