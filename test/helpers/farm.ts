@@ -11,6 +11,7 @@ import type { JobState } from '../../shared/job-states.js';
 import type { JobView } from '../../shared/domain.js';
 import { startSimInstance, type SimInstance, type SimInstanceOptions } from '../simulator/index.js';
 import { makeTempDir } from './temp-dir.js';
+import { waitUntil } from './wait.js';
 
 export const FIXTURE_TEMPLATES = new URL('../fixtures/templates/', import.meta.url).pathname;
 
@@ -84,21 +85,16 @@ export async function startFarm(o: FarmOptions): Promise<Farm> {
     },
     job: (id) => engine.call('jobs.get', { id }),
     async waitFor(what, predicate, timeoutMs = 20_000) {
-      const deadline = Date.now() + timeoutMs;
-      // Re-check on every engine event, and at least every 100 ms for server-side conditions.
-      for (;;) {
-        if (await predicate()) return;
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; engine log:\n${logs.slice(-20).join('\n')}`);
-        await new Promise<void>((resolve) => {
-          const offs = [engine.events.on('job.changed', () => done()), engine.events.on('instance.changed', () => done())];
-          const t = setTimeout(() => done(), 100);
-          function done() {
-            clearTimeout(t);
-            offs.forEach((f) => f());
-            resolve();
-          }
-        });
-      }
+      // Re-checked on every job or instance event, and every 25 ms for conditions only a server
+      // shows (a simulator's counts).
+      await waitUntil(predicate, {
+        what, timeoutMs, pollMs: 25,
+        wake: (recheck) => {
+          const offs = [engine.events.on('job.changed', recheck), engine.events.on('instance.changed', recheck)];
+          return () => offs.forEach((off) => off());
+        },
+        detail: () => `engine log:\n${logs.slice(-20).join('\n')}`,
+      });
     },
     async waitForStates(ids, states, timeoutMs) {
       let views: JobView[] = [];
