@@ -25,7 +25,9 @@ test('incident 2: a network blip during polling never makes the server execute a
     const [id] = await farm.importJobs([{ id: 'blip' }]);
     await farm.waitFor('the prompt to run', () => farm.sims[0]!.counts(id!).received === 1);
     farm.sims[0]!.partition(true); // polls and probes now time out…
-    await new Promise((r) => setTimeout(r, 1200)); // a deliberate blip of 1.2 s, not a synchronisation
+    // A deliberate fault, not a synchronisation: the blip outlasts the probe timeout (1 s), so
+    // probes and polls really fail before the network comes back.
+    await new Promise((r) => setTimeout(r, 1200));
     farm.sims[0]!.partition(false); // …and the network comes back
     const [v] = await farm.waitForStates([id!], ['completed'], 30_000);
     assert.equal(v?.attempts, 1);
@@ -36,15 +38,15 @@ test('incident 2: a network blip during polling never makes the server execute a
   }
 });
 
-test('incident 3: a hang ends in interrupt + timeout within the configured time and the jobs behind it run', async () => {
+test('incident 3: a hang ends in interrupt + timeout by the configured stall timeout and the jobs behind it run', async () => {
   const farm = await startFarm({ instances: [{ script: ['hang'] }], config: { stallTimeoutS: 1, retry: { maxAttempts: 1, baseMs: 10, capMs: 10 } } });
   try {
     const ids = await farm.importJobs([{ id: 'hangs', priority: 'high' }, { id: 'b1' }, { id: 'b2' }]);
-    const t0 = Date.now();
     const views = await farm.waitForStates(ids, ['completed', 'timeout_kill'], 30_000);
     const hung = views.find((v) => v.shot === 'hangs')!;
     assert.equal(hung.state, 'timeout_kill');
-    assert.ok((hung.finishedAt ?? 0) - t0 < 1000 + 3000 + 2000, 'interrupted within stall timeout + interrupt wait');
+    // Ended by the configured stall timeout (1 s), not by the job's own 60 s limit.
+    assert.match(hung.stateReason ?? '', /no progress for 1 s \(stall timeout\)/);
     assert.equal(farm.sims[0]!.counts(hung.id).interrupted, 1);
     assert.deepEqual(views.filter((v) => v.shot !== 'hangs').map((v) => v.state), ['completed', 'completed']);
   } finally {
