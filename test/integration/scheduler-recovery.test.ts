@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ComfyClient } from '../../electron/engine/comfy/client.js';
 import { executedCount, FIXTURE_TEMPLATES, receivedCount, startFarm } from '../helpers/farm.js';
+import { waitUntil } from '../helpers/wait.js';
 
 test('an engine restarted mid-prompt follows the same prompt and collects it once (closing the app is not an incident)', async () => {
   const farm = await startFarm({ instances: [{ duration: { fixedMs: 1500 } }] });
@@ -28,12 +29,8 @@ test('a prompt that finished while Shotfarm was closed is collected at the next 
     const [id] = await farm.importJobs([{ id: 'done-while-away' }]);
     await farm.waitFor('the prompt to run', () => farm.sims[0]!.counts(id!).received === 1);
     await farm.engine.close();
-    await new Promise<void>((resolve, reject) => {
-      const t0 = Date.now();
-      // The engine is closed, so wait on the simulator itself.
-      const check = () => (farm.sims[0]!.counts(id!).executed === 1 ? resolve() : Date.now() - t0 > 10_000 ? reject(new Error('never executed')) : setTimeout(check, 50));
-      check();
-    });
+    // The engine is closed, so wait on the simulator itself.
+    await waitUntil(() => farm.sims[0]!.counts(id!).executed === 1, { what: 'the prompt to finish on the server', timeoutMs: 10_000 });
     await farm.restartEngine();
     const [v] = await farm.waitForStates([id!], ['completed']);
     assert.equal(v?.attempts, 1);
@@ -72,11 +69,7 @@ test('a run this take already finished on the server (report lost) is collected 
     const client = new ComfyClient(farm.sims[0]!.url);
     const posted = await client.postPrompt({ prompt: workflow, promptId: id!, clientId: 'old-client', extraData: { shotfarm_attempt: 'lost-attempt', shotfarm_job: id } });
     assert.equal(posted.ok, true);
-    await new Promise<void>((resolve, reject) => {
-      const t0 = Date.now();
-      const check = async () => ((await client.getHistory(id!)) ? resolve() : Date.now() - t0 > 10_000 ? reject(new Error('no history')) : setTimeout(check, 50));
-      void check();
-    });
+    await waitUntil(() => client.getHistory(id!), { what: 'the history entry of the earlier render', timeoutMs: 10_000 });
     // …and the store remembers that attempt on this workstation (claims are written before sending).
     const inst = (await farm.engine.call('instances.list', {}))[0]!;
     farm.engine.db.prepare(`INSERT INTO attempts (id, job_id, n, instance_id, instance_name, state, outcome, reason, queued_at, dispatched_at, finished_at)
@@ -96,7 +89,11 @@ test('a workstation that crashes mid-prompt and comes back: the job is retried a
     const [id] = await farm.importJobs([{ id: 'crashy' }]);
     await farm.waitFor('the prompt to run', () => farm.sims[0]!.counts(id!).received === 1);
     await farm.sims[0]!.crash();
-    await new Promise((r) => setTimeout(r, 300));
+    // Down long enough for the farm to notice, and not a moment longer.
+    await farm.waitFor('the farm to see sim-0 down', async () => {
+      const [inst] = await farm.engine.call('instances.list', {});
+      return inst?.health === 'unhealthy' || inst?.health === 'offline';
+    });
     await farm.sims[0]!.restart();
     const [v] = await farm.waitForStates([id!], ['completed'], 30_000);
     assert.ok((v?.attempts ?? 0) >= 2);
