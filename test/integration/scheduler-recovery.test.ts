@@ -104,7 +104,9 @@ test('a workstation that crashes mid-prompt and comes back: the job is retried a
 });
 
 test('a partitioned workstation loses its attempt after the grace time and the job runs elsewhere', async () => {
-  const farm = await startFarm({ instances: [{ duration: { fixedMs: 5000 } }, { duration: { fixedMs: 50 } }], config: { graceMs: 1500 } });
+  // The hung poll gives up after requestTimeoutMs (4 s), past the grace time: by then the failed
+  // probes (1 s each) have marked sim-0 unhealthy, so the retry cannot be sent back to it.
+  const farm = await startFarm({ instances: [{ duration: { fixedMs: 5000 } }, { duration: { fixedMs: 50 } }], config: { graceMs: 1500, requestTimeoutMs: 4_000 } });
   try {
     // Keep sim-1 out until sim-0 has the job.
     await farm.engine.call('instances.setAdminState', { id: 'sim-1', adminState: 'disabled' });
