@@ -4,7 +4,7 @@
  * stdin closes after `--until-idle`-like conditions are met by the parent.
  */
 import { Engine } from '../../electron/engine/engine.js';
-import { FAST } from './farm.js';
+import { FAST } from './fast-timings.js';
 
 const [dataDir, outputRoot] = process.argv.slice(2) as [string, string];
 const engine = new Engine({ dataDir, outputRoot, log: (m) => process.stderr.write(`${m}\n`) });

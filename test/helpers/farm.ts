@@ -10,25 +10,13 @@ import type { SchedulerConfig } from '../../electron/engine/scheduler/config.js'
 import type { JobState } from '../../shared/job-states.js';
 import type { JobView } from '../../shared/domain.js';
 import { startSimInstance, type SimInstance, type SimInstanceOptions } from '../simulator/index.js';
+import { FAST } from './fast-timings.js';
 import { makeTempDir } from './temp-dir.js';
 import { waitUntil } from './wait.js';
 
-export const FIXTURE_TEMPLATES = new URL('../fixtures/templates/', import.meta.url).pathname;
+export { FAST };
 
-export const FAST: Partial<SchedulerConfig> = {
-  probeIntervalMs: 200,
-  probeTimeoutMs: 1_000,
-  historyPollMs: 200,
-  stallTimeoutS: 30,
-  graceMs: 3_000,
-  interruptWaitMs: 3_000,
-  wsGiveUpMs: 2_000,
-  // A request to a partitioned server hangs until this; the 10 s default would make every
-  // partition test wait 10 s for what graceMs already decides.
-  requestTimeoutMs: 2_000,
-  retry: { maxAttempts: 4, baseMs: 20, capMs: 100 },
-  quarantineMs: 60_000,
-};
+export const FIXTURE_TEMPLATES = new URL('../fixtures/templates/', import.meta.url).pathname;
 
 export interface Farm {
   engine: Engine;
