@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { TestContext } from 'node:test';
 import { systemClock, seededRandom } from '../../electron/engine/clock.js';
 import { Engine } from '../../electron/engine/engine.js';
 import type { SchedulerConfig } from '../../electron/engine/scheduler/config.js';
@@ -115,6 +116,13 @@ export async function startFarm(o: FarmOptions): Promise<Farm> {
       return engine;
     },
   };
+  return farm;
+}
+
+/** A farm for one test, closed when the test ends. */
+export async function farmFor(ctx: TestContext, o: FarmOptions): Promise<Farm> {
+  const farm = await startFarm(o);
+  ctx.after(() => farm.close());
   return farm;
 }
 
