@@ -54,6 +54,15 @@ function answerOnceUp(sim: SimInstance, path: string, accept: (r: HttpAnswer) =>
   return waitUntil(() => http(sim.url, 'GET', path).then((r) => (accept(r) ? r : null), () => null), { what, timeoutMs: 5000 });
 }
 
+/** Client A posts a prompt whose script word closes A's socket; resolves with the prompt id once it has. */
+async function postUntilSocketCloses({ sim, ws }: Ctx): Promise<string> {
+  const sock = await ws.open('A', '/ws?clientId=a');
+  const closed = new Promise<void>((resolve) => sock.once('close', () => resolve()));
+  const { json } = await post(sim, { prompt: graph(), client_id: 'a' });
+  await withTimeout(closed, 5000, 'the socket to close');
+  return json.prompt_id as string;
+}
+
 const finished = (id: string) => (f: { type: string; data: Record<string, unknown> }): boolean =>
   f.type === 'executing' && f.data['node'] === null && f.data['prompt_id'] === id;
 
@@ -83,12 +92,8 @@ test("the 'error' word raises a non-OOM RuntimeError", async () => {
 
 test("the 'drop' word closes the client's socket mid-prompt but the prompt still completes once", async () => {
   await withSim({ script: ['drop'] }, async ({ sim, ws }) => {
-    const sock = await ws.open('A', '/ws?clientId=a');
-    const closed = new Promise<void>((resolve) => sock.once('close', () => resolve()));
-    const { json } = await post(sim, { prompt: graph(), client_id: 'a' });
-    await withTimeout(closed, 5000, 'socket close');
-    assert.ok(!ws.of('A').some(finished(json.prompt_id)), 'the dropped client must not see the end');
-    const id = json.prompt_id as string;
+    const id = await postUntilSocketCloses({ sim, ws });
+    assert.ok(!ws.of('A').some(finished(id)), 'the dropped client must not see the end');
     await waitCounts(sim, id, (c) => c.executed === 1);
     const c = sim.counts(id);
     assert.deepEqual(c, { received: 1, executed: 1, interrupted: 0, failed: 0 });
@@ -175,12 +180,9 @@ test('a prompt without client_id gets no execution_start, only broadcast frames'
 
 test("the 'crash' word resets every connection and loses the queue; restart() comes back empty", async () => {
   await withSim({ script: ['crash'] }, async ({ sim, ws }) => {
-    const sock = await ws.open('A', '/ws?clientId=a');
-    const closed = new Promise<void>((resolve) => sock.once('close', () => resolve()));
-    const { json } = await post(sim, { prompt: graph(), client_id: 'a' });
-    await withTimeout(closed, 5000, 'socket reset');
+    const id = await postUntilSocketCloses({ sim, ws });
     await assert.rejects(http(sim.url, 'GET', '/queue'));
-    assert.deepEqual(sim.counts(json.prompt_id), { received: 1, executed: 0, interrupted: 0, failed: 0 });
+    assert.deepEqual(sim.counts(id), { received: 1, executed: 0, interrupted: 0, failed: 0 });
     await sim.restart();
     assert.deepEqual((await http(sim.url, 'GET', '/history')).json, {});
     assert.equal((await post(sim, { prompt: graph(9) })).json.number, 0);
