@@ -31,6 +31,8 @@ export interface Farm {
   importJobs(shots: ShotSpec[], project?: string, episode?: string): Promise<string[]>;
   /** Restarts the engine on the same data folder (a new process would do the same). */
   restartEngine(over?: Partial<SchedulerConfig>): Promise<Engine>;
+  /** Starts the scheduler of a farm made with `start: false`, with the farm's timings. */
+  startScheduler(): void;
 }
 
 export interface ShotSpec {
@@ -62,7 +64,8 @@ export async function startFarm(o: FarmOptions): Promise<Farm> {
   for (const [n, i] of o.instances.entries()) {
     await engine.call('instances.add', { name: `sim-${n}`, url: (sims[n] as SimInstance).url, tags: i.tags ?? [], maxConcurrency: i.concurrency ?? 1 });
   }
-  if (o.start !== false) engine.startScheduler({ ...FAST, ...o.config });
+  const start = () => void engine.startScheduler({ ...FAST, ...o.config });
+  if (o.start !== false) start();
 
   const farm: Farm = {
     get engine() {
@@ -109,6 +112,7 @@ export async function startFarm(o: FarmOptions): Promise<Farm> {
       const result = await engine.call('import.commit', { previewId: preview.previewId });
       return preview.rows.map((r) => r.jobId as string).filter((id) => result.jobIds.includes(id));
     },
+    startScheduler: start,
     async restartEngine(over = {}) {
       await engine.close();
       engine = make();

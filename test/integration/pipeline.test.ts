@@ -52,7 +52,7 @@ test('an input file that disappeared after import fails the job before any GPU i
   copyFileSync(join(RESOURCES, 'samples/plates/sh010.png'), join(farm.dir, 'plate.png'));
   const { kf, motion } = await importChain(farm, 'plate.png');
   rmSync(join(farm.dir, 'plate.png'));
-  farm.engine.startScheduler();
+  farm.startScheduler();
   const [v] = await farm.waitForStates([kf], ['failed_final']);
   assert.match(v?.stateReason ?? '', /input "image" file .*plate\.png is missing or unreadable/);
   assert.equal(receivedCount(farm, kf), 0);

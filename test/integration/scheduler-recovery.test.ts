@@ -61,7 +61,7 @@ test('a run this take already finished on the server (report lost) is collected 
   const inst = (await farm.engine.call('instances.list', {}))[0]!;
   farm.engine.db.prepare(`INSERT INTO attempts (id, job_id, n, instance_id, instance_name, state, outcome, reason, queued_at, dispatched_at, finished_at)
     VALUES ('lost-attempt', ?, 1, ?, 'sim-0', 'ended', 'lost', 'lost contact with sim-0 for 60 s', 0, 0, 0)`).run(id, inst.id);
-  farm.engine.startScheduler();
+  farm.startScheduler();
   const [v] = await farm.waitForStates([id!], ['completed']);
   assert.equal(v?.state, 'completed');
   assert.equal(receivedCount(farm, id!), 1, 'collected, not posted again');
