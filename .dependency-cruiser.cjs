@@ -1,60 +1,34 @@
 /**
  * Import zones (conventions.md "The house"), checked by `npm test` (test/architecture.test.ts):
  *   shared            → nothing else in the repo
- *   electron/engine   → shared + Node (never electron, never the DOM/renderer)
- *   electron/server, electron/cli → engine + shared
- *   electron/main, electron/preload → anything in electron/ and shared
+ *   electron/engine   → shared + Node (never electron, never the DOM/renderer, never a host)
+ *     engine/hosting  what every host needs alike (event batching for the wire, export-path
+ *                     confinement); the hosts share through it, never through each other
+ *   electron/server, electron/cli → engine + shared (never the desktop shell)
+ *   electron/main, electron/preload → engine + shared + each other (never the server or the CLI)
  *   renderer          → shared only
  */
+const rule = (name, comment, from, to) => ({ name, comment, severity: 'error', from, to });
+
 module.exports = {
   forbidden: [
-    {
-      name: 'shared-imports-nothing',
-      comment: 'shared/ is the contract: it may import only npm packages and itself.',
-      severity: 'error',
-      from: { path: '^shared/' },
-      to: { path: '^(electron|renderer|test)/' },
-    },
-    {
-      name: 'engine-no-electron',
-      comment: 'The engine is plain Node: no electron, no renderer, no hosts.',
-      severity: 'error',
-      from: { path: '^electron/engine/' },
-      to: { path: '^(renderer/|electron/(main|preload|server|cli)/|test/)|^electron$|node_modules/electron/' },
-    },
-    {
-      name: 'hosts-no-shell',
-      comment: 'The headless server and the CLI use the engine and shared only, never the Electron shell.',
-      severity: 'error',
-      from: { path: '^electron/(server|cli)/', pathNot: '^electron/server/demo-farm\\.ts$' },
-      to: { path: '^(renderer/|electron/(main|preload)/|test/)|node_modules/electron/' },
-    },
-    {
-      name: 'demo-farm-uses-only-the-simulator',
-      comment: 'serve --demo starts the ComfyUI simulator (a real program kept in test/simulator); nothing else of test/.',
-      severity: 'error',
-      from: { path: '^electron/server/demo-farm\\.ts$' },
-      to: { path: '^(renderer/|electron/(main|preload)/|test/(?!simulator/))|node_modules/electron/' },
-    },
-    {
-      name: 'renderer-shared-only',
-      comment: 'The renderer talks to the engine only through the contract.',
-      severity: 'error',
-      from: { path: '^renderer/' },
-      to: { path: '^(electron|test)/|node_modules/(electron|better-sqlite3|undici|ws)/' },
-    },
-    {
-      name: 'no-node-builtins-in-renderer-or-shared',
-      severity: 'error',
-      from: { path: '^(renderer|shared)/' },
-      to: { dependencyTypes: ['core'] },
-    },
-    {
-      name: 'no-circular',
-      severity: 'error',
-      from: { path: '^(shared|electron|renderer)/' },
-      to: { circular: true },
-    },
+    rule('shared-imports-nothing', 'shared/ is the contract: it may import only npm packages and itself.',
+      { path: '^shared/' }, { path: '^(electron|renderer|test)/' }),
+    rule('engine-no-electron', 'The engine is plain Node: no electron, no renderer, no hosts.',
+      { path: '^electron/engine/' }, { path: '^(renderer/|electron/(main|preload|server|cli)/|test/)|^electron$|node_modules/electron/' }),
+    rule('hosts-no-shell', 'The headless server and the CLI use the engine and shared only, never the Electron shell.',
+      { path: '^electron/(server|cli)/', pathNot: '^electron/server/demo-farm\\.ts$' },
+      { path: '^(renderer/|electron/(main|preload)/|test/)|node_modules/electron/' }),
+    rule('desktop-not-server', 'The desktop shell does not borrow from the headless server or the CLI: what both hosts need is in electron/engine/hosting.',
+      { path: '^electron/(main|preload)/' }, { path: '^electron/(server|cli)/' }),
+    rule('demo-farm-uses-only-the-simulator', 'serve --demo starts the ComfyUI simulator (a real program kept in test/simulator); nothing else of test/.',
+      { path: '^electron/server/demo-farm\\.ts$' }, { path: '^(renderer/|electron/(main|preload)/|test/(?!simulator/))|node_modules/electron/' }),
+    rule('renderer-shared-only', 'The renderer talks to the engine only through the contract.',
+      { path: '^renderer/' }, { path: '^(electron|test)/|node_modules/(electron|better-sqlite3|undici|ws)/' }),
+    rule('no-node-builtins-in-renderer-or-shared', 'The renderer runs in a page, and shared/ is loaded by it.',
+      { path: '^(renderer|shared)/' }, { dependencyTypes: ['core'] }),
+    rule('no-circular', 'A cycle makes load order matter and hides which module owns what.',
+      { path: '^(shared|electron|renderer)/' }, { circular: true }),
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

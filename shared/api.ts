@@ -7,9 +7,12 @@ import { z } from 'zod';
 import { JOB_STATES } from './job-states.js';
 import { PRIORITIES } from './priorities.js';
 import { nameSchema } from './shot-list-schema.js';
-import { hooksSchema, type HookConfig } from './hooks.js';
+import { DELIVERY_STATUSES, hookSchema, hooksSchema, type HookConfig } from './hooks.js';
+import { s3SettingsSchema, type StorageView } from './storage.js';
 import { httpUrlSchema } from './url.js';
+import { ASSET_ID_PATTERN } from './domain.js';
 import type {
+  AssetFileAnswer,
   AssetPage,
   AttemptView,
   ExportResult,
@@ -22,6 +25,7 @@ import type {
   ImportPreview,
   ImportResult,
   InstanceView,
+  ProbeReport,
   JobPage,
   JobView,
   TemplateView,
@@ -89,6 +93,8 @@ export const API_INPUTS = {
   'jobs.get': z.strictObject({ id: z.uuid() }),
   /** Every id matching a filter, in queue order (select-all in the UI), at most 100,000. */
   'jobs.ids': z.strictObject({ filter: jobFilterSchema.optional() }),
+  /** Full ids for ids or unique prefixes of them, as an operator types them (the CLI). */
+  'jobs.resolveIds': z.strictObject({ refs: z.array(z.string().max(200)).min(1).max(100_000) }),
   'jobs.bump': z.strictObject({ ids: jobIds, priority: z.enum(PRIORITIES) }),
   'jobs.moveToTop': z.strictObject({ ids: jobIds }),
   'jobs.hold': z.strictObject({ ids: jobIds }),
@@ -109,6 +115,8 @@ export const API_INPUTS = {
     limit: z.number().int().min(1).max(10_000).optional(),
   }),
   'assets.approve': z.strictObject({ ids: z.array(z.string().min(1)).min(1).max(100_000), approved: z.boolean() }),
+  /** The file to serve for a ledger id (both hosts serve assets through this). */
+  'assets.file': z.strictObject({ id: z.string().regex(ASSET_ID_PATTERN) }),
   'import.preview': z.strictObject({
     fileName: z.string().min(1),
     content: z.string().max(256 * 1024 * 1024),
@@ -124,15 +132,23 @@ export const API_INPUTS = {
   'instances.update': z.strictObject({ id: z.string().min(1), ...instanceFields }),
   'instances.remove': z.strictObject({ id: z.string().min(1) }),
   'instances.setAdminState': z.strictObject({ id: z.string().min(1), adminState: z.enum(['active', 'draining', 'disabled']) }),
+  /** Probes every enabled workstation now and records what it said (no running farm needed). */
+  'instances.probeAll': z.strictObject({ timeoutMs: z.number().positive().max(10 * 60_000).optional() }),
+  /** Local only: writes files wherever it is told. */
   'release.freeze': z.strictObject({ project: nameSchema, episode: nameSchema, outDir: z.string().min(1) }),
   'release.verify': z.strictObject({ path: z.string().min(1), root: z.string().min(1).optional() }),
   'hooks.list': z.strictObject({}),
   'hooks.deliveries': z.strictObject({
     limit: z.number().int().min(1).max(10_000).optional(),
-    status: z.enum(['pending', 'delivered', 'failed']).optional(),
+    status: z.enum(DELIVERY_STATUSES).optional(),
   }),
-  /** Local transports only (LOCAL_ONLY_METHODS): a hook runs a program on this machine. */
+  /** Local only, like every hooks method: a hook runs a program on this machine, and a webhook URL may hold a token. */
   'hooks.set': z.strictObject({ hooks: hooksSchema }),
+  'hooks.add': z.strictObject({ hook: hookSchema }),
+  'hooks.remove': z.strictObject({ id: z.string().min(1) }),
+  'storage.get': z.strictObject({}),
+  /** Local only: the setting may carry S3 secrets. null turns the copy off. */
+  'storage.set': z.strictObject({ s3: s3SettingsSchema.nullable() }),
   'export.runlog': exportFilter,
   'export.ledger': exportFilter,
 } as const;
@@ -148,6 +164,7 @@ export interface ApiOutputs {
   'jobs.list': JobPage;
   'jobs.get': JobView;
   'jobs.ids': { ids: string[]; total: number };
+  'jobs.resolveIds': { ids: string[] };
   'jobs.bump': JobView[];
   'jobs.moveToTop': JobView[];
   'jobs.hold': JobView[];
@@ -160,6 +177,7 @@ export interface ApiOutputs {
   'timeline.get': TimelineView;
   'assets.list': AssetPage;
   'assets.approve': { changed: number };
+  'assets.file': AssetFileAnswer;
   'import.preview': ImportPreview;
   'import.commit': ImportResult;
   'templates.list': TemplateView[];
@@ -169,11 +187,16 @@ export interface ApiOutputs {
   'instances.update': InstanceView;
   'instances.remove': { removed: boolean };
   'instances.setAdminState': InstanceView;
+  'instances.probeAll': ProbeReport;
   'release.freeze': FreezeResult;
   'release.verify': VerifyReport;
   'hooks.list': HookConfig[];
   'hooks.deliveries': HookDeliveryView[];
   'hooks.set': HookConfig[];
+  'hooks.add': HookConfig;
+  'hooks.remove': HookConfig[];
+  'storage.get': StorageView;
+  'storage.set': StorageView;
   'export.runlog': ExportResult;
   'export.ledger': ExportResult;
 }
@@ -187,10 +210,14 @@ export interface ApiClient {
 }
 
 /**
- * Methods a network transport must refuse: configuring hooks means choosing programs this machine
- * runs, so only the local CLI and the desktop app may do it, never a token holder on the LAN.
+ * Methods a network transport (the headless server) must refuse; the CLI and the desktop app are on
+ * this machine and may call them. Hooks choose programs this machine runs and may hold a webhook's
+ * token; the storage setting may hold S3 secrets; a freeze writes files at any path it is given.
+ * None of that is for a token holder on the LAN.
  */
-export const LOCAL_ONLY_METHODS: ReadonlySet<ApiMethod> = new Set<ApiMethod>(['hooks.set']);
+export const LOCAL_ONLY_METHODS: ReadonlySet<ApiMethod> = new Set<ApiMethod>([
+  'hooks.list', 'hooks.set', 'hooks.add', 'hooks.remove', 'hooks.deliveries', 'storage.set', 'release.freeze',
+]);
 
 export function isApiMethod(name: unknown): name is ApiMethod {
   return typeof name === 'string' && Object.prototype.hasOwnProperty.call(API_INPUTS, name);

@@ -2,6 +2,10 @@
  * The shapes the engine hands to its clients (UI, CLI, other studio tools). Plain data, JSON-safe:
  * times are epoch milliseconds, sizes are bytes.
  */
+import type { DeliveryStatus, HookEvent } from './hooks.js';
+
+// The ledger's views live in assets.ts; they are part of this module's vocabulary.
+export * from './assets.js';
 import type { JobState } from './job-states.js';
 import type { Priority } from './priorities.js';
 
@@ -14,8 +18,8 @@ export interface JobProgress {
   at: number;
 }
 
-export interface JobView {
-  id: string;
+/** What a job renders: a take of a stage of a shot, from a template, at a priority (a job, an import row). */
+export interface RenderTarget {
   project: string;
   episode: string;
   shot: string;
@@ -23,6 +27,10 @@ export interface JobView {
   take: number;
   template: string;
   priority: Priority;
+}
+
+export interface JobView extends RenderTarget {
+  id: string;
   /** Operator order within a priority: lower runs first (move to top makes it the smallest). */
   rank: number;
   state: JobState;
@@ -53,6 +61,17 @@ export type InstanceAdminState = (typeof INSTANCE_ADMIN_STATES)[number];
 
 export const INSTANCE_HEALTH = ['unknown', 'idle', 'busy', 'unhealthy', 'offline', 'draining', 'disabled', 'quarantined'] as const;
 export type InstanceHealth = (typeof INSTANCE_HEALTH)[number];
+
+/**
+ * What "healthy" means everywhere (farm status, `shotfarm health`, the Workstations view): it
+ * answers its probes and is not quarantined. A draining workstation is healthy — it finishes its
+ * work and only takes no new one; that is an operator's choice, not a fault.
+ */
+export const HEALTHY_STATES: readonly InstanceHealth[] = ['idle', 'busy', 'draining'];
+
+export function isHealthy(health: InstanceHealth): boolean {
+  return HEALTHY_STATES.includes(health);
+}
 
 export interface VramView {
   totalBytes: number;
@@ -113,19 +132,32 @@ export interface FarmStatus {
   activeAttempts: number;
 }
 
+/** One probe of one workstation: what /system_stats and /queue said, or why they did not answer. */
+export type ProbeView =
+  | {
+      ok: true;
+      gpuName: string | null;
+      vram: VramView | null;
+      comfyVersion: string | null;
+      queueRunning: number;
+      queuePending: number;
+      latencyMs: number;
+    }
+  | { ok: false; error: string; latencyMs: number };
+
+/** `instances.probeAll`: every enabled workstation probed now, and its health as that probe says. */
+export interface ProbeReport {
+  /** How many are healthy (isHealthy) by this probe. */
+  healthy: number;
+  instances: { id: string; name: string; url: string; adminState: InstanceAdminState; health: InstanceHealth; probe: ProbeView }[];
+}
+
 /** One row of an import preview. */
-export interface ImportRowView {
+export interface ImportRowView extends RenderTarget {
   /** 1-based row number in the file (CSV data row or JSON shot/stage entry). */
   row: number;
   /** Line in the source file where the row starts, when known. */
   line: number | null;
-  project: string;
-  episode: string;
-  shot: string;
-  stage: string;
-  take: number;
-  template: string;
-  priority: Priority;
   jobId: string | null;
   status: 'new' | 'duplicate' | 'error';
   errors: string[];
@@ -205,33 +237,6 @@ export interface TimelineView {
   bars: TimelineBar[];
 }
 
-export interface AssetView {
-  id: string;
-  jobId: string;
-  project: string;
-  episode: string;
-  shot: string;
-  stage: string;
-  take: number;
-  path: string;
-  fileName: string;
-  sha256: string;
-  bytes: number;
-  mediaType: string;
-  width: number | null;
-  height: number | null;
-  instanceName: string | null;
-  templateName: string;
-  seed: number | null;
-  approved: boolean;
-  createdAt: number;
-}
-
-export interface AssetPage {
-  rows: AssetView[];
-  total: number;
-}
-
 /** What a release freeze wrote (SPEC §8). */
 export interface FreezeResult {
   project: string;
@@ -263,10 +268,10 @@ export interface HookDeliveryView {
   id: number;
   hookId: string;
   jobId: string;
-  event: 'completed' | 'failed';
+  event: HookEvent;
   /** Tries made so far. */
   attempts: number;
-  status: 'pending' | 'delivered' | 'failed';
+  status: DeliveryStatus;
   lastError: string | null;
   /** When a pending delivery is tried next, if it is waiting out a backoff. */
   nextAttemptAt: number | null;

@@ -1,7 +1,11 @@
 /**
  * The one error shape across the contract (conventions §11): `message` is written for the
  * operator; `code` is for programs; `retryable` says whether trying the same call again may work.
+ * Its schema is here once: the engine process's messages, the preload bridge and the renderer's
+ * transports all check what arrives with it.
  */
+import { z } from 'zod';
+
 export const ERROR_CODES = [
   'bad_input', // the caller sent something malformed or invalid
   'not_found',
@@ -12,11 +16,27 @@ export const ERROR_CODES = [
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-export interface ErrorEnvelope {
-  code: ErrorCode;
-  message: string;
-  retryable: boolean;
-  details?: Record<string, unknown>;
+export const errorEnvelopeSchema = z.strictObject({
+  code: z.enum(ERROR_CODES),
+  message: z.string(),
+  retryable: z.boolean(),
+  details: z.record(z.string(), z.unknown()).optional(),
+});
+export type ErrorEnvelope = z.infer<typeof errorEnvelopeSchema>;
+
+/**
+ * What a call answers across a transport (an HTTP body, an IPC value): its result, or the envelope.
+ * A shell action with nothing to return (reveal a file) answers `{ok: true}` alone.
+ */
+export const callAnswerSchema = z.union([
+  z.strictObject({ ok: z.literal(true), result: z.unknown().optional() }),
+  z.strictObject({ ok: z.literal(false), error: errorEnvelopeSchema }),
+]);
+export type CallAnswer = z.infer<typeof callAnswerSchema>;
+
+/** An envelope made on the spot (a transport refusing a request before the engine sees it). */
+export function errorEnvelope(code: ErrorCode, message: string, retryable = false): ErrorEnvelope {
+  return { code, message, retryable };
 }
 
 /** Thrown by the engine; crosses transports as its `envelope`. */

@@ -1,6 +1,8 @@
 /**
- * Events the engine publishes to its clients. The renderer never polls: its store is written by
- * these, batched by the transport (at most ~10 deliveries a second).
+ * Events the engine publishes, with their payloads (EventMap), and every topic once (EVENT_TOPICS)
+ * with where it may go. The renderer never polls: its store is written by the `wire` topics, which
+ * the headless server's WebSocket and the desktop's IPC relay, batched (at most ~10 deliveries a
+ * second). Every list of topics elsewhere is derived from this one.
  */
 import type { HookDeliveryView, InstanceView, JobProgress, JobView } from './domain.js';
 
@@ -19,3 +21,32 @@ export interface EventMap {
 
 export type EventTopic = keyof EventMap;
 export type EventListener<T extends EventTopic> = (payload: EventMap[T]) => void;
+
+/**
+ * Every topic and where it goes: `wire` topics leave the engine (WebSocket, IPC); `engine` topics
+ * stay in its process. `hook.delivery` is engine-internal: no view shows deliveries (the operator
+ * lists them with `shotfarm hooks deliveries`), and hooks are this machine's business only — their
+ * ids and errors (which may name a webhook's host) are not for every page on the LAN.
+ */
+export const EVENT_TOPICS = {
+  'job.changed': 'wire',
+  'job.progress': 'wire',
+  'jobs.bulkChanged': 'wire',
+  'instance.changed': 'wire',
+  'instance.removed': 'wire',
+  'hook.delivery': 'engine',
+} as const satisfies Record<EventTopic, 'wire' | 'engine'>;
+
+/** The topics clients receive. */
+export type WireTopic = { [T in EventTopic]: (typeof EVENT_TOPICS)[T] extends 'wire' ? T : never }[EventTopic];
+
+export const WIRE_TOPICS: readonly WireTopic[] = (Object.keys(EVENT_TOPICS) as EventTopic[]).filter(
+  (t): t is WireTopic => EVENT_TOPICS[t] === 'wire',
+);
+
+export function isWireTopic(t: unknown): t is WireTopic {
+  return typeof t === 'string' && (WIRE_TOPICS as readonly string[]).includes(t);
+}
+
+/** One event as the transports carry it. */
+export type WireEvent = { [T in WireTopic]: { topic: T; payload: EventMap[T] } }[WireTopic];

@@ -13,6 +13,10 @@ import { httpUrlSchema } from './url.js';
 export const HOOK_EVENTS = ['completed', 'failed'] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
+/** How a delivery stands: waiting for (another) try, delivered, or failed for good after its retries. */
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
 export const DEFAULT_HOOK_TIMEOUT_MS = 10_000;
 export const DEFAULT_HOOK_RETRIES = 3;
 

@@ -11,6 +11,12 @@ export function openEngine(opts: GlobalOptions): Engine {
   return new Engine({ dataDir: opts.data ?? defaultDataDir() });
 }
 
+/**
+ * How a command runs: on an engine opened for it (and closed after), with the global options. The
+ * command talks to the engine through its contract (`engine.call`); a number it returns is the exit code.
+ */
+export type Run = (fn: (engine: Engine, g: GlobalOptions) => Promise<number | void>) => Promise<void>;
+
 /** Where commands print; tests pass their own to capture output without touching the process. */
 export interface Io {
   out: (line: string) => void;

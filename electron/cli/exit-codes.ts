@@ -10,7 +10,7 @@ export const EXIT = {
   usage: 2, // wrong arguments
   badInput: 3, // a file or value was rejected; for import: some rows had errors (valid rows were stored)
   notFound: 4,
-  conflict: 5, // the action does not apply to the job's state, a name is taken…
+  conflict: 5, // the action does not apply to the job's state, a name is taken, serve's port is in use…
   storage: 6, // the database or a file could not be read or written (disk full, edited migration…)
   unhealthy: 7, // health: no workstation is healthy
   verifyMismatch: 8, // verify: a file listed in the manifest is missing, changed or unreadable

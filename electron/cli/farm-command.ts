@@ -1,13 +1,17 @@
 /**
- * `shotfarm run [--until-idle]`: runs the farm in this terminal — probes the workstations,
- * reconciles attempts left open, dispatches queued jobs — printing each job change. Ctrl+C leaves
- * running prompts on the workstations (the next start picks them up). `--until-idle` exits once
- * nothing more can happen by itself: every job finished or held, or waiting for something no
- * registered workstation offers (then it says what, and exits with EXIT.cannotRun).
+ * `shotfarm status` (jobs by state, the workstations) and `shotfarm run [--until-idle]`: runs the
+ * farm in this terminal — probes the workstations, reconciles attempts left open, dispatches queued
+ * jobs — printing each job change. Ctrl+C leaves running prompts on the workstations (the next
+ * start picks them up). `--until-idle` exits once nothing more can happen by itself: every job
+ * finished or held, or waiting for something no registered workstation offers (then it says what,
+ * and exits with EXIT.cannotRun).
  */
+import type { Command } from 'commander';
+import { JOB_STATES } from '../../shared/job-states.js';
 import type { Engine } from '../engine/engine.js';
 import type { FarmProgress } from '../engine/scheduler/farm-progress.js';
-import type { Io } from './context.js';
+import type { Scheduler } from '../engine/scheduler/scheduler.js';
+import { printJson, type Io, type Run } from './context.js';
 import { EXIT } from './exit-codes.js';
 
 /** While the farm waits by itself (busy or offline workstations), say why at most this often. */
@@ -19,12 +23,12 @@ const CHECK_EVERY_MS = 2_000;
 
 const clock = (): string => new Date().toTimeString().slice(0, 8);
 
-export async function runFarm(engine: Engine, io: Io, o: { untilIdle?: boolean; json?: boolean }): Promise<number> {
-  const scheduler = engine.startScheduler();
+/** Prints each job change, and a workstation's line only when its health or error changes. Returns the unsubscribes. */
+function printChanges(engine: Engine, io: Io, json: boolean): (() => void)[] {
   const lastHealth = new Map<string, string>();
-  const off = [
+  return [
     engine.events.on('job.changed', ({ job }) => {
-      if (o.json) io.out(JSON.stringify({ event: 'job.changed', job }));
+      if (json) io.out(JSON.stringify({ event: 'job.changed', job }));
       else io.out(`${clock()}  ${job.state.padEnd(16)} ${job.project}/${job.episode}/${job.shot} ${job.stage} take ${job.take}${job.stateReason ? `  ${job.stateReason}` : ''}`);
     }),
     engine.events.on('instance.changed', ({ instance }) => {
@@ -32,51 +36,74 @@ export async function runFarm(engine: Engine, io: Io, o: { untilIdle?: boolean; 
       const said = `${instance.health} ${instance.lastError ?? ''}`;
       if (lastHealth.get(instance.id) === said) return;
       lastHealth.set(instance.id, said);
-      if (!o.json) io.out(`${clock()}  workstation ${instance.name} is ${instance.health}${instance.lastError ? ` (${instance.lastError})` : ''}`);
+      if (!json) io.out(`${clock()}  workstation ${instance.name} is ${instance.health}${instance.lastError ? ` (${instance.lastError})` : ''}`);
     }),
   ];
-  io.out(`Farm running on ${engine.dbFile}. Ctrl+C stops following; prompts keep running on the workstations.`);
+}
 
-  let final: FarmProgress | null = null;
-  await new Promise<void>((resolve) => {
-    const stop = (): void => {
+/**
+ * Checks after every burst of changes (and every few seconds) whether the farm can still move by
+ * itself; calls `done` with the verdict when it cannot, saying meanwhile what it waits for.
+ */
+function watchUntilIdle(engine: Engine, scheduler: Scheduler, io: Io, json: boolean, done: (p: FarmProgress) => void): () => void {
+  let pending: NodeJS.Timeout | null = null;
+  let lastNote = { text: '', at: 0 };
+  const check = (): void => {
+    pending = null;
+    const p = scheduler.progress();
+    if (!p.canProgress) return done(p);
+    const note = p.waiting.map((w) => `${w.count} ${w.reason}`).join('; ');
+    if (note && (note !== lastNote.text || Date.now() - lastNote.at >= WAITING_NOTE_MS)) {
+      lastNote = { text: note, at: Date.now() };
+      if (!json) io.out(`${clock()}  waiting: ${note}`);
+    }
+  };
+  const soon = (): void => {
+    pending ??= setTimeout(check, CHECK_DEBOUNCE_MS);
+  };
+  const offs = [engine.events.on('job.changed', soon), engine.events.on('jobs.bulkChanged', soon), engine.events.on('instance.changed', soon)];
+  const t = setInterval(soon, CHECK_EVERY_MS);
+  soon();
+  return () => {
+    for (const off of offs) off();
+    clearInterval(t);
+    if (pending) clearTimeout(pending);
+  };
+}
+
+/** Resolves on Ctrl+C or SIGTERM, or when `stop` is called. */
+function untilStopped(): { stopped: Promise<void>; stop: () => void } {
+  let stop = (): void => undefined;
+  const stopped = new Promise<void>((resolve) => {
+    stop = () => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
       resolve();
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
-    if (!o.untilIdle) return;
-    let pending: NodeJS.Timeout | null = null;
-    let lastNote = { text: '', at: 0 };
-    const check = (): void => {
-      pending = null;
-      const p = scheduler.progress();
-      if (!p.canProgress) {
-        final = p;
-        return stop();
-      }
-      const note = p.waiting.map((w) => `${w.count} ${w.reason}`).join('; ');
-      if (note && (note !== lastNote.text || Date.now() - lastNote.at >= WAITING_NOTE_MS)) {
-        lastNote = { text: note, at: Date.now() };
-        if (!o.json) io.out(`${clock()}  waiting: ${note}`);
-      }
-    };
-    const soon = (): void => {
-      pending ??= setTimeout(check, CHECK_DEBOUNCE_MS);
-    };
-    off.push(engine.events.on('job.changed', soon), engine.events.on('jobs.bulkChanged', soon), engine.events.on('instance.changed', soon));
-    const t = setInterval(soon, CHECK_EVERY_MS);
-    off.push(() => {
-      clearInterval(t);
-      if (pending) clearTimeout(pending);
-    });
-    soon();
   });
+  return { stopped, stop };
+}
+
+export async function runFarm(engine: Engine, io: Io, o: { untilIdle?: boolean; json?: boolean }): Promise<number> {
+  const json = Boolean(o.json);
+  const scheduler = engine.startScheduler();
+  const off = printChanges(engine, io, json);
+  io.out(`Farm running on ${engine.dbFile}. Ctrl+C stops following; prompts keep running on the workstations.`);
+  let final: FarmProgress | null = null;
+  const { stopped, stop } = untilStopped();
+  if (o.untilIdle) {
+    off.push(watchUntilIdle(engine, scheduler, io, json, (p) => {
+      final = p;
+      stop();
+    }));
+  }
+  await stopped;
   for (const f of off) f();
   const s = await engine.call('farm.status', {});
   const stuck = (final as FarmProgress | null)?.stuck ?? [];
-  if (o.json) {
+  if (json) {
     io.out(JSON.stringify({ event: 'stopped', jobsByState: s.jobsByState, cannotRun: stuck }));
   } else {
     io.out(`Stopped. ${Object.entries(s.jobsByState).filter(([, n]) => n > 0).map(([st, n]) => `${st} ${n}`).join(', ') || 'no jobs'}.`);
@@ -86,4 +113,26 @@ export async function runFarm(engine: Engine, io: Io, o: { untilIdle?: boolean; 
     }
   }
   return stuck.length ? EXIT.cannotRun : EXIT.ok;
+}
+
+export function registerStatus(program: Command, io: Io, run: Run): void {
+  program.command('status').description('jobs by state and the workstations').action(() =>
+    run(async (e, g) => {
+      const s = await e.call('farm.status', {});
+      if (g.json) return printJson(io, s);
+      io.out(JOB_STATES.map((st) => `${st} ${s.jobsByState[st]}`).join('  '));
+      for (const i of s.instances) {
+        io.out(`${i.name.padEnd(16)} ${i.adminState.padEnd(9)} ${i.health.padEnd(11)} ${i.url}  ${i.gpuName ?? ''}  running ${i.currentJobIds.length}`);
+      }
+      if (s.instances.length === 0) io.out('No workstations registered.');
+    }),
+  );
+}
+
+export function registerRun(program: Command, io: Io, run: Run): void {
+  program
+    .command('run')
+    .description('run the farm here: dispatch queued jobs to the workstations and follow them (Ctrl+C to stop following)')
+    .option('--until-idle', 'exit once nothing is queued, retrying or running')
+    .action((o) => run((e, g) => runFarm(e, io, { untilIdle: Boolean(o.untilIdle), json: Boolean(g.json) })));
 }

@@ -1,35 +1,39 @@
 /**
  * `shotfarm health`: probes every enabled workstation now and prints one line each. Exit 0 when
- * at least one answers (for service probes), 7 when none does or none is registered.
+ * at least one is healthy (for service probes), 7 when none is or none is registered.
  */
+import type { Command } from 'commander';
 import type { Engine } from '../engine/engine.js';
-import { probeInstance } from '../engine/health/probe.js';
-import { listInstanceRows, recordProbe } from '../engine/store/instance-store.js';
-import type { Io } from './context.js';
+import { GB } from './args.js';
+import type { Io, Run } from './context.js';
 import { EXIT } from './exit-codes.js';
 
-const GB = 1024 ** 3;
+export function registerHealth(program: Command, io: Io, run: Run): void {
+  program
+    .command('health')
+    .description('probe every workstation now; exit 0 when at least one is healthy')
+    .option('--timeout <ms>', 'per-request timeout', '2000')
+    .action((o) => run((e, g) => runHealth(e, io, Number(o.timeout) || 2000, Boolean(g.json))));
+}
 
 export async function runHealth(engine: Engine, io: Io, timeoutMs: number, json: boolean): Promise<number> {
-  const rows = listInstanceRows(engine.db).filter((r) => r.admin_state !== 'disabled');
-  const results = await Promise.all(rows.map(async (r) => ({ row: r, probe: await probeInstance(r.url, timeoutMs) })));
-  for (const { row, probe } of results) recordProbe(engine.db, row.id, probe, engine.clock.now());
-  const healthy = results.filter((x) => x.probe.ok).length;
+  const report = await engine.call('instances.probeAll', { timeoutMs });
+  const { healthy, instances } = report;
   if (json) {
-    io.out(JSON.stringify({ healthy, instances: results.map((x) => ({ name: x.row.name, url: x.row.url, ...x.probe })) }, null, 2));
+    io.out(JSON.stringify({ healthy, instances: instances.map((i) => ({ name: i.name, url: i.url, ...i.probe })) }, null, 2));
   } else {
-    if (rows.length === 0) io.out('No workstations registered. Add one with: shotfarm workers add URL --name NAME');
-    for (const { row, probe } of results) {
+    if (instances.length === 0) io.out('No workstations registered. Add one with: shotfarm workers add URL --name NAME');
+    for (const { name, url, adminState, probe } of instances) {
       if (probe.ok) {
         const vram = probe.vram
           ? `${(probe.vram.totalBytes / GB).toFixed(0)} GB (ComfyUI ${(probe.vram.comfyBytes / GB).toFixed(1)}, other ${(probe.vram.otherBytes / GB).toFixed(1)}, free ${(probe.vram.freeBytes / GB).toFixed(1)})`
           : 'no GPU reported';
-        io.out(`ok        ${row.name}  ${row.url}  ${probe.gpuName ?? '?'}  ${vram}  queue ${probe.queueRunning}+${probe.queuePending}  ${probe.latencyMs} ms${row.admin_state === 'draining' ? '  (draining)' : ''}`);
+        io.out(`ok        ${name}  ${url}  ${probe.gpuName ?? '?'}  ${vram}  queue ${probe.queueRunning}+${probe.queuePending}  ${probe.latencyMs} ms${adminState === 'draining' ? '  (draining)' : ''}`);
       } else {
-        io.out(`unhealthy ${row.name}  ${row.url}  ${probe.error}`);
+        io.out(`unhealthy ${name}  ${url}  ${probe.error}`);
       }
     }
-    io.out(`${healthy} of ${rows.length} workstation(s) healthy.`);
+    io.out(`${healthy} of ${instances.length} workstation(s) healthy.`);
   }
   return healthy > 0 ? EXIT.ok : EXIT.unhealthy;
 }

@@ -5,14 +5,9 @@
  */
 import type { Command } from 'commander';
 import { ShotfarmError } from '../../shared/errors.js';
-import type { Engine } from '../engine/engine.js';
-import { DEFAULT_HOOK_RETRIES, DEFAULT_HOOK_TIMEOUT_MS, HOOK_EVENTS, hookTarget, type HookEvent } from '../../shared/hooks.js';
-import { addHook, getHooks, removeHook, setHooks } from '../engine/hooks/hook-settings.js';
-import { DELIVERY_STATUSES, listDeliveries, type DeliveryStatus } from '../engine/hooks/delivery-store.js';
-import { printJson, type GlobalOptions, type Io } from './context.js';
+import { DEFAULT_HOOK_RETRIES, DEFAULT_HOOK_TIMEOUT_MS, DELIVERY_STATUSES, HOOK_EVENTS, hookTarget, type DeliveryStatus, type HookEvent } from '../../shared/hooks.js';
+import { printJson, type Io, type Run } from './context.js';
 import { formatTable, formatTime } from './table.js';
-
-type Run = (fn: (engine: Engine, g: GlobalOptions) => Promise<number | void>) => Promise<void>;
 
 interface DeliveryOptions {
   on: string;
@@ -40,24 +35,13 @@ function common(o: DeliveryOptions): { on: HookEvent[]; timeoutMs?: number; retr
   return { on: events(o.on), ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(retries !== undefined ? { retries } : {}) };
 }
 
-export function registerHooks(program: Command, io: Io, run: Run): void {
-  const hooks = program.command('hooks').description('run a program or POST a webhook when a job completes or fails (this machine\'s settings only)');
-  const withDeliveryOptions = (c: Command): Command =>
-    c
-      .requiredOption('--on <events>', `when to run: ${HOOK_EVENTS.join(', ')} (comma-separated)`)
-      .option('--timeout <ms>', `time one delivery may take (default ${DEFAULT_HOOK_TIMEOUT_MS})`)
-      .option('--retries <n>', `further tries after a failure, with backoff (default ${DEFAULT_HOOK_RETRIES})`);
+const withDeliveryOptions = (c: Command): Command =>
+  c
+    .requiredOption('--on <events>', `when to run: ${HOOK_EVENTS.join(', ')} (comma-separated)`)
+    .option('--timeout <ms>', `time one delivery may take (default ${DEFAULT_HOOK_TIMEOUT_MS})`)
+    .option('--retries <n>', `further tries after a failure, with backoff (default ${DEFAULT_HOOK_RETRIES})`);
 
-  hooks.command('list').description('list the hooks').action(() =>
-    run(async (e, g) => {
-      const list = getHooks(e.db);
-      if (g.json) return printJson(io, list);
-      if (list.length === 0) return io.out('No hooks. Add one with: shotfarm hooks add-command | add-webhook');
-      io.out(formatTable(['id', 'kind', 'on', 'target', 'timeout_ms', 'retries'],
-        list.map((h) => [h.id, h.kind, h.on.join(','), hookTarget(h, true), h.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS, h.retries ?? DEFAULT_HOOK_RETRIES]), 80));
-    }),
-  );
-
+function registerAdds(hooks: Command, io: Io, run: Run): void {
   withDeliveryOptions(
     hooks
       .command('add-command')
@@ -67,7 +51,7 @@ export function registerHooks(program: Command, io: Io, run: Run): void {
       .argument('[args...]', 'arguments, passed as is'),
   ).action((id: string, command: string, args: string[], o: DeliveryOptions) =>
     run(async (e, g) => {
-      const h = addHook(e.db, e.clock, { id, kind: 'command', command, ...(args.length ? { args } : {}), ...common(o) });
+      const h = await e.call('hooks.add', { hook: { id, kind: 'command', command, ...(args.length ? { args } : {}), ...common(o) } });
       if (g.json) return printJson(io, h);
       io.out(`Added hook ${h.id}: on ${h.on.join(', ')} run ${hookTarget(h)}`);
     }),
@@ -81,26 +65,14 @@ export function registerHooks(program: Command, io: Io, run: Run): void {
       .argument('<url>', 'http:// or https:// URL'),
   ).action((id: string, url: string, o: DeliveryOptions) =>
     run(async (e, g) => {
-      const h = addHook(e.db, e.clock, { id, kind: 'webhook', url, ...common(o) });
+      const h = await e.call('hooks.add', { hook: { id, kind: 'webhook', url, ...common(o) } });
       if (g.json) return printJson(io, h);
       io.out(`Added hook ${h.id}: on ${h.on.join(', ')} POST to ${hookTarget(h, true)}`);
     }),
   );
+}
 
-  hooks.command('remove').description('remove a hook (its waiting retries are dropped)').argument('<id>').action((id: string) =>
-    run(async (e) => {
-      removeHook(e.db, e.clock, id);
-      io.out(`Removed hook ${id}.`);
-    }),
-  );
-
-  hooks.command('clear').description('remove every hook (also resets a hooks setting that no longer validates)').action(() =>
-    run(async (e) => {
-      setHooks(e.db, e.clock, []);
-      io.out('Removed every hook.');
-    }),
-  );
-
+function registerDeliveries(hooks: Command, io: Io, run: Run): void {
   hooks
     .command('deliveries')
     .description('recent deliveries, newest first, with the last error of each')
@@ -111,11 +83,40 @@ export function registerHooks(program: Command, io: Io, run: Run): void {
         if (o.status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(o.status)) {
           throw new ShotfarmError('bad_input', `--status takes ${DELIVERY_STATUSES.join(', ')}; got "${o.status}".`);
         }
-        const rows = listDeliveries(e.db, { limit: integer(o.limit, '--limit') ?? 50, ...(o.status ? { status: o.status as DeliveryStatus } : {}) });
+        // Out-of-range limits are brought into range rather than refused (1 to 10,000 rows).
+        const limit = Math.min(Math.max(integer(o.limit, '--limit') ?? 50, 1), 10_000);
+        const rows = await e.call('hooks.deliveries', { limit, ...(o.status ? { status: o.status as DeliveryStatus } : {}) });
         if (g.json) return printJson(io, rows);
         if (rows.length === 0) return io.out('No deliveries.');
         io.out(formatTable(['id', 'hook', 'job', 'event', 'status', 'tries', 'updated', 'last_error'],
           rows.map((d) => [d.id, d.hookId, d.jobId.slice(0, 8), d.event, d.status, d.attempts, formatTime(d.updatedAt), d.lastError ?? '']), 100));
       }),
     );
+}
+
+export function registerHooks(program: Command, io: Io, run: Run): void {
+  const hooks = program.command('hooks').description('run a program or POST a webhook when a job completes or fails (this machine\'s settings only)');
+  hooks.command('list').description('list the hooks').action(() =>
+    run(async (e, g) => {
+      const list = await e.call('hooks.list', {});
+      if (g.json) return printJson(io, list);
+      if (list.length === 0) return io.out('No hooks. Add one with: shotfarm hooks add-command | add-webhook');
+      io.out(formatTable(['id', 'kind', 'on', 'target', 'timeout_ms', 'retries'],
+        list.map((h) => [h.id, h.kind, h.on.join(','), hookTarget(h, true), h.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS, h.retries ?? DEFAULT_HOOK_RETRIES]), 80));
+    }),
+  );
+  registerAdds(hooks, io, run);
+  hooks.command('remove').description('remove a hook (its waiting retries are dropped)').argument('<id>').action((id: string) =>
+    run(async (e) => {
+      await e.call('hooks.remove', { id });
+      io.out(`Removed hook ${id}.`);
+    }),
+  );
+  hooks.command('clear').description('remove every hook (also resets a hooks setting that no longer validates)').action(() =>
+    run(async (e) => {
+      await e.call('hooks.set', { hooks: [] });
+      io.out('Removed every hook.');
+    }),
+  );
+  registerDeliveries(hooks, io, run);
 }

@@ -1,12 +1,13 @@
 /** `shotfarm import FILE [--dry-run]`: preview every row, then store all valid rows in one transaction. */
+import { Option, type Command } from 'commander';
 import { readFile, stat } from 'node:fs/promises';
 import { checkShotListSize } from '../engine/intake/text-check.js';
 import { basename, dirname, resolve } from 'node:path';
 import type { ImportPreview } from '../../shared/domain.js';
 import { ShotfarmError } from '../../shared/errors.js';
-import { isPriority } from '../../shared/priorities.js';
+import { isPriority, PRIORITIES } from '../../shared/priorities.js';
 import type { Engine } from '../engine/engine.js';
-import type { Io } from './context.js';
+import type { Io, Run } from './context.js';
 import { EXIT } from './exit-codes.js';
 import { formatTable } from './table.js';
 
@@ -82,4 +83,19 @@ export async function runImport(engine: Engine, io: Io, file: string, o: ImportO
     io.out(`Imported ${result.imported} job(s); ${preview.counts.duplicate + result.duplicates} already imported; ${preview.counts.error} row(s) rejected.`);
   }
   return preview.counts.error ? EXIT.badInput : EXIT.ok;
+}
+
+export function registerImport(program: Command, io: Io, run: Run): void {
+  program
+    .command('import')
+    .description('import a shot list (JSON or CSV): preview every row, then store the valid ones')
+    .argument('<file>', 'shot_list.json or a CSV export (Kitsu, ShotGrid or Shotfarm columns)')
+    .option('--dry-run', 'show the preview only; store nothing')
+    .option('--project <name>', 'CSV: project when the file has no project column')
+    .option('--episode <name>', 'CSV: episode when the file has no episode column')
+    .option('--stage <name>', 'CSV: stage when the file has no stage column')
+    .option('--template <name>', 'CSV: template when the file has no template column')
+    .addOption(new Option('--priority <p>', 'CSV: priority when the file has no priority column').choices([...PRIORITIES]))
+    .option('--param <name=column...>', 'CSV: feed template parameter NAME from COLUMN (repeatable)')
+    .action((file: string, o) => run((e, g) => runImport(e, io, file, { ...o, json: g.json })));
 }

@@ -3,16 +3,11 @@
  * listed file is missing, changed or unreadable, so a delivery script can stop on it.
  */
 import type { Command } from 'commander';
-import type { Engine } from '../engine/engine.js';
-import { freezeRelease } from '../engine/freeze/freeze.js';
-import { verifyManifest, verifyPassed } from '../engine/freeze/verify.js';
-import { printJson, type GlobalOptions, type Io } from './context.js';
+import { printJson, type Io, type Run } from './context.js';
 import { EXIT } from './exit-codes.js';
 
 /** `verify`: at least one file is missing, changed or unreadable (README → "Exit codes"). */
 export const EXIT_VERIFY_MISMATCH = EXIT.verifyMismatch;
-
-type Run = (fn: (engine: Engine, g: GlobalOptions) => Promise<number | void>) => Promise<void>;
 
 function size(bytes: number): string {
   const units = ['bytes', 'KB', 'MB', 'GB', 'TB'];
@@ -34,7 +29,7 @@ export function registerRelease(program: Command, io: Io, run: Run): void {
     .requiredOption('--out <dir>', 'folder for manifest.json and manifest.csv (created; never overwritten)')
     .action((o: { project: string; episode: string; out: string }) =>
       run(async (e, g) => {
-        const r = await freezeRelease(e.db, e.clock, { project: o.project, episode: o.episode, outDir: o.out });
+        const r = await e.call('release.freeze', { project: o.project, episode: o.episode, outDir: o.out });
         if (g.json) return printJson(io, r);
         io.out(`Froze ${r.files} approved file(s), ${size(r.bytes)}, of ${r.project} / ${r.episode}.`);
         io.out(`Manifest: ${r.manifestJson}`);
@@ -48,11 +43,11 @@ export function registerRelease(program: Command, io: Io, run: Run): void {
     .argument('<manifest>', 'manifest.json or manifest.csv')
     .option('--root <dir>', 'read files relative to this folder instead of their recorded absolute paths (a copied delivery)')
     .action((manifest: string, o: { root?: string }) =>
-      run(async (_e, g) => {
-        const r = await verifyManifest(manifest, o.root === undefined ? {} : { root: o.root });
-        const passed = verifyPassed(r);
+      run(async (e, g) => {
+        const r = await e.call('release.verify', { path: manifest, ...(o.root === undefined ? {} : { root: o.root }) });
+        const passed = r.passed;
         if (g.json) {
-          printJson(io, { ...r, passed });
+          printJson(io, r);
         } else {
           for (const p of r.missing) io.out(`MISSING     ${p}`);
           for (const c of r.changed) io.out(`CHANGED     ${c.path}\n            expected ${c.expected}\n            found    ${c.actual}`);

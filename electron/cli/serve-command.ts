@@ -1,7 +1,8 @@
 /**
  * `shotfarm serve`: the headless host — the engine with its scheduler, the API over HTTP/WebSocket
- * and the built UI, until Ctrl+C. `--demo` adds a simulated three-GPU farm and a sample episode
- * (on a throw-away data folder unless --data is given).
+ * and the built UI, until Ctrl+C. `--demo` adds a simulated three-GPU farm, a first episode and the demo
+ * producer that keeps adding shots (on a throw-away data folder unless --data is given). A taken
+ * port exits with the conflict code (5) and says which port and address.
  */
 import type { Command } from 'commander';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -36,7 +37,16 @@ function untilSignal(): Promise<void> {
   });
 }
 
-export async function runServe(io: Io, o: ServeOptions, stop: Promise<void> = untilSignal()): Promise<void> {
+/** A listen failure in words: which address is taken and what to do about it. */
+function listenError(err: unknown, host: string, port: number): unknown {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  if (code !== 'EADDRINUSE') return err;
+  return new ShotfarmError('conflict',
+    `port ${port} on ${host} is already in use (another \`shotfarm serve\`, or another program). ` +
+    'Pick another with --port N (--port 0 takes any free port), or stop the other serve.');
+}
+
+export async function runServe(io: Io, o: ServeOptions, stop?: Promise<void>): Promise<void> {
   const port = Number(o.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ShotfarmError('bad_input', `--port must be 0–65535; got "${o.port}".`);
   const tempDemo = o.demo && !o.data ? mkdtempSync(join(tmpdir(), 'shotfarm-demo-')) : null;
@@ -44,24 +54,30 @@ export async function runServe(io: Io, o: ServeOptions, stop: Promise<void> = un
   const staticDir = o.static ?? DEFAULT_STATIC_DIR;
   if (!existsSync(join(staticDir, 'index.html'))) io.err(`shotfarm: no built UI in ${staticDir}; run \`npm run build:renderer\` first (the API still works).`);
 
-  const engine = new Engine({ dataDir, log: (m) => io.err(`shotfarm: ${m}`) });
+  const log = (m: string): void => io.err(`shotfarm: ${m}`);
+  const engine = new Engine({ dataDir, log });
   let demo: DemoFarm | null = null;
   try {
-    if (o.demo) demo = await startDemoFarm(engine);
-    engine.startScheduler();
+    // Listen first: a taken port is reported before any simulator starts.
     const server = await startServer({
       engine, host: o.listen, port, token: o.token, staticDir,
       demoLabel: o.demo ? DEMO_LABEL : undefined, importBaseDir: o.demo ? DEMO_SAMPLES_DIR : undefined,
-    });
-    // A wildcard listen address is not something to type into a browser: show this machine's name.
-    const shown = server.url.replace(/\/\/(0\.0\.0\.0|\[::\])/, `//${hostname()}`);
-    io.out(`Shotfarm${o.demo ? ' (demo farm)' : ''} serving ${dataDir}`);
-    io.out(`Open ${shown}/${server.token ? `?token=${server.token}` : ''}`);
-    if (server.token) io.out(`Access token: ${server.token} (scripts send it as "Authorization: Bearer …")`);
-    io.out('Press Ctrl+C to stop.');
-    await stop;
-    await server.close();
+    }).catch((err: unknown) => { throw listenError(err, o.listen, port); });
+    try {
+      if (o.demo) demo = await startDemoFarm(engine, { log });
+      engine.startScheduler();
+      // A wildcard listen address is not something to type into a browser: show this machine's name.
+      const shown = server.url.replace(/\/\/(0\.0\.0\.0|\[::\])/, `//${hostname()}`);
+      io.out(`Shotfarm${o.demo ? ' (demo farm)' : ''} serving ${dataDir}`);
+      io.out(`Open ${shown}/${server.token ? `?token=${server.token}` : ''}`);
+      if (server.token) io.out(`Access token: ${server.token} (scripts send it as "Authorization: Bearer …")`);
+      io.out('Press Ctrl+C to stop.');
+      await (stop ?? untilSignal());
+    } finally {
+      await server.close();
+    }
   } finally {
+    demo?.producer?.close(); // no batch may start against a closing engine
     await engine.close().catch(() => undefined);
     await demo?.close();
     if (tempDemo) rmSync(tempDemo, { recursive: true, force: true });
@@ -76,7 +92,7 @@ export function registerServe(program: Command, io: Io): void {
     .option('--port <n>', 'port (0 = any free port)', '8420')
     .option('--token <token>', 'access token (generated when listening off loopback)')
     .option('--static <dir>', 'built UI folder (default dist/renderer)')
-    .option('--demo', 'start a simulated 3-GPU farm with a sample episode (throw-away data unless --data)')
+    .option('--demo', 'start a simulated 3-GPU farm that keeps getting new demo shots (throw-away data unless --data)')
     .action(async (_o: unknown, cmd: Command) => {
       await runServe(io, cmd.optsWithGlobals<ServeOptions>());
     });

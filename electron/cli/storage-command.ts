@@ -3,11 +3,7 @@
  * Secrets are best left to the standard AWS environment variables; `show` never prints them.
  */
 import type { Command } from 'commander';
-import { describeS3Settings, getS3Settings, setS3Settings } from '../engine/storage/s3-settings.js';
-import type { Engine } from '../engine/engine.js';
-import { printJson, type GlobalOptions, type Io } from './context.js';
-
-type Run = (fn: (engine: Engine, g: GlobalOptions) => Promise<number | void>) => Promise<void>;
+import { printJson, type Io, type Run } from './context.js';
 
 export function registerStorage(program: Command, io: Io, run: Run): void {
   const s3 = program.command('storage').description('optional copy of outputs to S3-compatible storage').command('s3').description('S3 upload settings');
@@ -25,21 +21,22 @@ export function registerStorage(program: Command, io: Io, run: Run): void {
           Object.entries({ bucket: o.bucket, endpoint: o.endpoint, region: o.region, prefix: o.prefix, accessKeyId: o.accessKeyId, secretAccessKey: o.secretAccessKey })
             .filter(([, v]) => v !== undefined),
         );
-        const saved = setS3Settings(e.db, e.clock, value);
-        if (g.json) return printJson(io, saved ? describeS3Settings(saved) : null);
+        // The contract validates it (a bad bucket name is a bad_input naming the field, never the value).
+        const saved = await e.call('storage.set', { s3: value });
+        if (g.json) return printJson(io, saved.s3);
         io.out(`Outputs will be copied to s3://${o.bucket}/${o.prefix ?? ''} (takes effect when the farm starts).`);
       }),
     );
   s3.command('show').description('the current settings (never the secret)').action(() =>
     run(async (e, g) => {
-      const s = getS3Settings(e.db);
-      if (g.json) return printJson(io, s ? describeS3Settings(s) : null);
-      io.out(s ? JSON.stringify(describeS3Settings(s), null, 2) : 'S3 upload is off.');
+      const { s3 } = await e.call('storage.get', {});
+      if (g.json) return printJson(io, s3);
+      io.out(s3 ? JSON.stringify(s3, null, 2) : 'S3 upload is off.');
     }),
   );
   s3.command('off').description('stop copying outputs to S3').action(() =>
     run(async (e) => {
-      setS3Settings(e.db, e.clock, null);
+      await e.call('storage.set', { s3: null });
       io.out('S3 upload is off.');
     }),
   );

@@ -9,11 +9,10 @@ import { PRIORITY_VALUE, type Priority } from '../../shared/priorities.js';
 import type { Clock, RandomSource } from './clock.js';
 import { jobId } from './ids.js';
 import { drawSeed } from './intake/commit-import.js';
-import { recordJobCreated, transitionJob } from './job-state.js';
+import { transitionJob } from './job-state.js';
 import { inTransaction, type Db } from './store/database.js';
 import type { JobRow } from './store/job-rows.js';
-import { jobRow, minRank, setOrder } from './store/job-store.js';
-import { stmt } from './store/statements.js';
+import { insertJob, jobRow, jobState, minRank, newestTake, rearmDependents, setOrder } from './store/job-store.js';
 
 export interface ActionContext {
   db: Db;
@@ -62,7 +61,11 @@ export function moveJobsToTop(ctx: ActionContext, ids: readonly string[]): strin
   });
 }
 
-const SQL_DEPENDENCY_STATE = 'SELECT state FROM jobs WHERE id = ?';
+/** A job that depends on another waits (pending) until that one has completed. */
+function waitsForDependency(ctx: ActionContext, r: JobRow): boolean {
+  const dep = r.depends_on ? jobState(ctx.db, r.depends_on) : null;
+  return dep !== null && dep !== 'completed';
+}
 
 export function holdJobs(ctx: ActionContext, ids: readonly string[]): string[] {
   return inTransaction(ctx.db, () =>
@@ -76,8 +79,7 @@ export function holdJobs(ctx: ActionContext, ids: readonly string[]): string[] {
 export function releaseJobs(ctx: ActionContext, ids: readonly string[]): string[] {
   return inTransaction(ctx.db, () =>
     rowsFor(ctx, ids, 'release').map((r) => {
-      const dep = r.depends_on ? (stmt(ctx.db, SQL_DEPENDENCY_STATE).get(r.depends_on) as { state: string } | undefined) : undefined;
-      const waiting = dep !== undefined && dep.state !== 'completed';
+      const waiting = waitsForDependency(ctx, r);
       transitionJob(ctx.db, ctx.clock, {
         jobId: r.id,
         to: waiting ? 'pending' : 'queued',
@@ -124,16 +126,6 @@ export function retryJobs(ctx: ActionContext, ids: readonly string[]): string[] 
   );
 }
 
-const SQL_MAX_TAKE = 'SELECT MAX(take) AS t FROM jobs WHERE project = ? AND episode = ? AND shot = ? AND stage = ?';
-const SQL_COPY_AS_TAKE = `INSERT INTO jobs (id, shot_id, project, episode, shot, stage, take, template_id, template_name, params_json,
-  inputs_json, seed, seed_pinned, priority, rank, state, state_reason, max_attempts, depends_on, vram_gb, tags_json, timeout_s,
-  enqueued_at, created_at, updated_at)
-  SELECT @id, shot_id, project, episode, shot, stage, @take, template_id, template_name, params_json,
-  inputs_json, @seed, seed_pinned, priority, rank, @state, @reason, max_attempts, depends_on, vram_gb, tags_json, timeout_s,
-  @now, @now, @now FROM jobs WHERE id = @from`;
-
-const SQL_REARM_DEPENDENTS = "UPDATE jobs SET depends_on = ?, state_reason = ?, updated_at = ? WHERE depends_on = ? AND state = 'pending'";
-
 /**
  * Makes a new take of each job: a new job id with the same settings and, unless the seed is
  * pinned, a new seed (ComfyUI would otherwise serve the identical graph from its cache).
@@ -141,19 +133,22 @@ const SQL_REARM_DEPENDENTS = "UPDATE jobs SET depends_on = ?, state_reason = ?, 
 export function newTakes(ctx: ActionContext, ids: readonly string[], pinSeed = false): string[] {
   return inTransaction(ctx.db, () =>
     rowsFor(ctx, ids, 'newTake').map((r) => {
-      const take = ((stmt(ctx.db, SQL_MAX_TAKE).get(r.project, r.episode, r.shot, r.stage) as { t: number }).t ?? 0) + 1;
+      const take = (newestTake(ctx.db, r.project, r.episode, r.shot, r.stage)?.take ?? 0) + 1;
       const id = jobId({ project: r.project, episode: r.episode, shot: r.shot, stage: r.stage, take });
       const keepSeed = pinSeed || r.seed_pinned === 1 || r.seed === null;
-      const dep = r.depends_on ? (stmt(ctx.db, SQL_DEPENDENCY_STATE).get(r.depends_on) as { state: string } | undefined) : undefined;
-      const waiting = dep !== undefined && dep.state !== 'completed';
-      const reason = `new take ${take} of take ${r.take}`;
-      stmt(ctx.db, SQL_COPY_AS_TAKE).run({
-        id, take, seed: keepSeed ? r.seed : drawSeed(ctx.random), state: waiting ? 'pending' : 'queued',
-        reason: waiting ? 'waiting for its dependency to complete' : null, now: ctx.clock.now(), from: r.id,
-      });
-      recordJobCreated(ctx.db, ctx.clock, id, waiting ? 'pending' : 'queued', reason, ctx.actor);
-      // Stages waiting on the old take (e.g. a motion clip on a failed keyframe) now wait on this one.
-      stmt(ctx.db, SQL_REARM_DEPENDENTS).run(id, `waiting for ${r.stage} take ${take} to complete`, ctx.clock.now(), r.id);
+      const waiting = waitsForDependency(ctx, r);
+      const state = waiting ? 'pending' : 'queued';
+      const now = ctx.clock.now();
+      // The same settings as the take it follows (its priority and rank too), a new id and seed.
+      const created = insertJob(ctx.db, ctx.clock, {
+        id, shot_id: r.shot_id, project: r.project, episode: r.episode, shot: r.shot, stage: r.stage, take,
+        template_id: r.template_id, template_name: r.template_name, params_json: r.params_json, inputs_json: r.inputs_json,
+        seed: keepSeed ? r.seed : drawSeed(ctx.random), seed_pinned: r.seed_pinned, priority: r.priority, rank: r.rank, state,
+        state_reason: waiting ? 'waiting for its dependency to complete' : null, max_attempts: r.max_attempts, depends_on: r.depends_on,
+        vram_gb: r.vram_gb, tags_json: r.tags_json, timeout_s: r.timeout_s, now,
+      }, { reason: `new take ${take} of take ${r.take}`, actor: ctx.actor });
+      if (!created) throw new ShotfarmError('conflict', `Take ${take} of ${r.shot}/${r.stage} exists already.`);
+      rearmDependents(ctx.db, r.id, id, `waiting for ${r.stage} take ${take} to complete`, now);
       return id;
     }),
   );

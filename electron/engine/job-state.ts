@@ -8,7 +8,7 @@ import { ShotfarmError } from '../../shared/errors.js';
 import { canTransition, type JobState } from '../../shared/job-states.js';
 import type { Clock } from './clock.js';
 import { inTransaction, type Db } from './store/database.js';
-import { stmt } from './store/statements.js';
+import { one, run } from './store/statements.js';
 
 /** Columns a transition may set alongside the state. Keys are column names of `jobs`. */
 export interface TransitionPatch {
@@ -69,8 +69,8 @@ interface CurrentRow {
  * Throws ShotfarmError('conflict') when the move is illegal or the fence does not hold.
  */
 export function transitionJob(db: Db, clock: Clock, req: TransitionRequest): TransitionResult {
-  const run = (): TransitionResult => {
-    const cur = stmt(db, 'SELECT state, current_attempt_id FROM jobs WHERE id = ?').get(req.jobId) as CurrentRow | undefined;
+  const apply = (): TransitionResult => {
+    const cur = one<CurrentRow>(db, 'SELECT state, current_attempt_id FROM jobs WHERE id = ?', req.jobId);
     if (!cur) throw new ShotfarmError('not_found', `Job ${req.jobId} does not exist.`);
     if (req.expectFrom && !req.expectFrom.includes(cur.state)) {
       throw new ShotfarmError('conflict', `Job ${req.jobId} is ${cur.state}, not ${req.expectFrom.join(' or ')}.`, {
@@ -99,17 +99,15 @@ export function transitionJob(db: Db, clock: Clock, req: TransitionRequest): Tra
     }
     // The guard repeats what was read: with BEGIN IMMEDIATE nobody can interleave, and the
     // changes() check below turns any future misuse into an error rather than a silent no-op.
-    const info = stmt(db, `UPDATE jobs SET ${sets.join(', ')} WHERE id = @id AND state = @from AND current_attempt_id IS @attempt`).run(
-      params,
-    );
+    const info = run(db, `UPDATE jobs SET ${sets.join(', ')} WHERE id = @id AND state = @from AND current_attempt_id IS @attempt`, params);
     if (info.changes !== 1) throw new ShotfarmError('conflict', `Job ${req.jobId} changed while being updated.`);
-    stmt(db, INSERT_EVENT).run(req.jobId, req.attemptId ?? null, cur.state, req.to, req.reason, req.actor, now);
+    run(db, INSERT_EVENT, req.jobId, req.attemptId ?? null, cur.state, req.to, req.reason, req.actor, now);
     return { jobId: req.jobId, from: cur.state, to: req.to };
   };
-  return db.inTransaction ? run() : inTransaction(db, run);
+  return db.inTransaction ? apply() : inTransaction(db, apply);
 }
 
 /** Records the creation of a job (no previous state) — the first row of its history. */
 export function recordJobCreated(db: Db, clock: Clock, jobId: string, state: JobState, reason: string, actor: string): void {
-  stmt(db, INSERT_EVENT).run(jobId, null, null, state, reason, actor, clock.now());
+  run(db, INSERT_EVENT, jobId, null, null, state, reason, actor, clock.now());
 }

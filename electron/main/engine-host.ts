@@ -14,7 +14,7 @@
  */
 import type { ApiMethod } from '../../shared/api.js';
 import { ShotfarmError, type ErrorEnvelope } from '../../shared/errors.js';
-import type { EventMap, EventTopic } from '../../shared/events.js';
+import type { EventMap, WireTopic } from '../../shared/events.js';
 import { systemClock, systemTimers, type Clock, type Timers } from '../engine/clock.js';
 import type { ShellEventMap } from '../preload/channels.js';
 import { engineMessageSchema, type HostMessage } from './engine-protocol.js';
@@ -58,7 +58,7 @@ interface Pending {
 }
 
 type HostListeners = {
-  event: (topic: EventTopic, payload: EventMap[EventTopic]) => void;
+  event: (topic: WireTopic, payload: EventMap[WireTopic]) => void;
   restarted: (notice: ShellEventMap['engine.restarted']) => void;
   failed: (error: ErrorEnvelope) => void;
 };
@@ -190,7 +190,7 @@ export class EngineHost {
     if ('ready' in m) return this.onReady(child);
     if ('fatal' in m) return this.onFatal(m.fatal);
     if ('event' in m) {
-      for (const fn of this.listeners.event) fn(m.event, m.payload as EventMap[EventTopic]);
+      for (const fn of this.listeners.event) fn(m.event, m.payload as EventMap[WireTopic]);
       return;
     }
     const p = this.inflight.get(m.id);

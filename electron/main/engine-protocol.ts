@@ -12,16 +12,8 @@
  *                   {event, payload}               an engine event (already batched)
  */
 import { z } from 'zod';
-import { ERROR_CODES, type ErrorEnvelope } from '../../shared/errors.js';
-import type { EventMap, EventTopic } from '../../shared/events.js';
-import { ENGINE_TOPICS } from '../preload/channels.js';
-
-export const envelopeSchema = z.strictObject({
-  code: z.enum(ERROR_CODES),
-  message: z.string(),
-  retryable: z.boolean(),
-  details: z.record(z.string(), z.unknown()).optional(),
-}) satisfies z.ZodType<ErrorEnvelope>;
+import { errorEnvelopeSchema } from '../../shared/errors.js';
+import { WIRE_TOPICS, type EventMap, type WireTopic } from '../../shared/events.js';
 
 const callId = z.number().int().nonnegative();
 
@@ -33,13 +25,13 @@ export type HostMessage = z.infer<typeof hostMessageSchema>;
 
 export const engineMessageSchema = z.union([
   z.strictObject({ ready: z.literal(true) }),
-  z.strictObject({ fatal: envelopeSchema }),
+  z.strictObject({ fatal: errorEnvelopeSchema }),
   z.strictObject({ id: callId, ok: z.literal(true), result: z.unknown() }),
-  z.strictObject({ id: callId, ok: z.literal(false), error: envelopeSchema }),
+  z.strictObject({ id: callId, ok: z.literal(false), error: errorEnvelopeSchema }),
   // Payloads are the engine's own views; their shape is the engine's contract, checked where used.
-  z.strictObject({ event: z.enum(ENGINE_TOPICS), payload: z.record(z.string(), z.unknown()) }),
+  z.strictObject({ event: z.enum(WIRE_TOPICS), payload: z.record(z.string(), z.unknown()) }),
 ]);
 export type EngineMessage = z.infer<typeof engineMessageSchema>;
 
 /** A typed event message, as the engine side builds it. */
-export type EventMessage = { [T in EventTopic]: { event: T; payload: EventMap[T] } }[EventTopic];
+export type EventMessage = { [T in WireTopic]: { event: T; payload: EventMap[T] } }[WireTopic];

@@ -6,8 +6,7 @@
 import { isApiMethod } from '../../shared/api.js';
 import { ShotfarmError, toErrorEnvelope } from '../../shared/errors.js';
 import type { Engine } from '../engine/engine.js';
-import { EventBatcher, type WireEvent } from '../server/event-batcher.js';
-import { ENGINE_TOPICS } from '../preload/channels.js';
+import { EventBatcher, relayWireEvents, type WireEvent } from '../engine/hosting/event-batcher.js';
 import { hostMessageSchema, type EngineMessage } from './engine-protocol.js';
 
 /** The channel to the host: Electron's `process.parentPort`, or Node's IPC (see parent-port.ts). */
@@ -33,7 +32,7 @@ export function serveEngine(o: { engine: Engine; port: HostPort; onShutdown: () 
   const batcher = new EventBatcher((events: WireEvent[]) => {
     for (const e of events) post({ event: e.topic, payload: e.payload as unknown as Record<string, unknown> });
   }, o.eventIntervalMs ?? 100);
-  const unsubscribe = ENGINE_TOPICS.map((topic) => o.engine.events.on(topic, (payload) => batcher.push({ topic, payload } as WireEvent)));
+  const unsubscribe = relayWireEvents(o.engine.events, (e) => batcher.push(e));
 
   o.port.onMessage((raw) => {
     const parsed = hostMessageSchema.safeParse(raw);
@@ -71,7 +70,7 @@ export function serveEngine(o: { engine: Engine; port: HostPort; onShutdown: () 
 
   return {
     close() {
-      for (const off of unsubscribe) off();
+      unsubscribe();
       batcher.close();
     },
   };

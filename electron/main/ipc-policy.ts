@@ -8,8 +8,8 @@
 import { stat, readFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute } from 'node:path';
 import { isApiMethod, type ApiMethod } from '../../shared/api.js';
-import { ShotfarmError, toErrorEnvelope, type ErrorEnvelope } from '../../shared/errors.js';
-import { confineExportPath } from '../server/export-path.js';
+import { errorEnvelope, ShotfarmError, toErrorEnvelope, type ErrorEnvelope } from '../../shared/errors.js';
+import { confineExportInput } from '../engine/hosting/export-path.js';
 import type { CallAnswer, RevealAnswer, ShotListFile } from '../preload/channels.js';
 
 export interface CallTarget {
@@ -19,20 +19,12 @@ export interface CallTarget {
 /** The contract caps an import at 256 MB; refuse before reading more than that into memory. */
 export const MAX_SHOT_LIST_BYTES = 256 * 1024 * 1024;
 
-function confine(method: ApiMethod, input: unknown, exportDir: string): unknown {
-  if ((method === 'export.runlog' || method === 'export.ledger') && input && typeof input === 'object' && 'path' in input) {
-    const path = (input as { path: unknown }).path;
-    if (typeof path === 'string' && path.length > 0) return { ...input, path: confineExportPath(exportDir, path) };
-  }
-  return input;
-}
-
 export async function answerCall(target: CallTarget, method: unknown, input: unknown, o: { exportDir: string }): Promise<CallAnswer> {
   if (!isApiMethod(method)) {
-    return { ok: false, error: { code: 'not_found', message: `Unknown method ${String(method).slice(0, 80)}.`, retryable: false } };
+    return { ok: false, error: errorEnvelope('not_found', `Unknown method ${String(method).slice(0, 80)}.`) };
   }
   try {
-    return { ok: true, result: await target.call(method, confine(method, input, o.exportDir)) };
+    return { ok: true, result: await target.call(method, confineExportInput(method, input, o.exportDir)) };
   } catch (err) {
     return { ok: false, error: toErrorEnvelope(err) };
   }
@@ -52,13 +44,13 @@ export async function readShotListFile(path: string, maxBytes = MAX_SHOT_LIST_BY
 
 /** `shell.showItemInFolder` only opens a file manager, but the path still comes from a page: check it. */
 export async function checkRevealPath(path: unknown): Promise<{ ok: true; path: string } | { ok: false; error: ErrorEnvelope }> {
-  const bad = (message: string): { ok: false; error: ErrorEnvelope } => ({ ok: false, error: { code: 'bad_input', message, retryable: false } });
+  const bad = (message: string): { ok: false; error: ErrorEnvelope } => ({ ok: false, error: errorEnvelope('bad_input', message) });
   if (typeof path !== 'string' || path.length === 0 || path.length > 4096 || path.includes('\0')) return bad('Give a file path to show.');
   if (!isAbsolute(path) || /^[\\/]{2}/.test(path)) return bad('Only absolute paths on this computer can be shown.');
   try {
     await stat(path);
   } catch {
-    return { ok: false, error: { code: 'not_found', message: `${path} does not exist (any more).`, retryable: false } };
+    return { ok: false, error: errorEnvelope('not_found', `${path} does not exist (any more).`) };
   }
   return { ok: true, path };
 }

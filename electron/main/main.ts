@@ -9,7 +9,7 @@ import { app, BrowserWindow, dialog, ipcMain, Menu, Notification, protocol, sess
 import type { ErrorEnvelope } from '../../shared/errors.js';
 import { APP_FOLDER } from '../engine/data-dir.js';
 import type { AppView } from '../preload/channels.js';
-import { ASSET_SCHEME, ASSET_SCHEME_PRIVILEGES, AssetDirectory, createAssetHandler } from './asset-protocol.js';
+import { ASSET_SCHEME, ASSET_SCHEME_PRIVILEGES, createAssetHandler } from './asset-protocol.js';
 import { EngineHost } from './engine-host.js';
 import { registerIpc, sendToPage } from './ipc.js';
 import { readShotListFile } from './ipc-policy.js';
@@ -46,8 +46,6 @@ function boot(): void {
   const devTools = !app.isPackaged;
   const nativeBinding = sqliteBindingPath(app.isPackaged ? process.resourcesPath : app.getAppPath(), process.versions.electron, process.platform, process.arch);
   const host = new EngineHost({ spawn: utilitySpawner({ entry: paths.engineEntry, dataDir, outputRoot, nativeBinding, log }), log });
-  // Learns ledger ids → files from the engine's assets.list answers, for the thumbnail scheme.
-  const assets = new AssetDirectory(host);
   const notifier = new JobNotifier();
   let win: BrowserWindow | null = null;
   let quitting = false;
@@ -138,9 +136,10 @@ function boot(): void {
 
   void app.whenReady().then(() => {
     hardenSession(session.defaultSession, paths.rendererDir, log);
-    protocol.handle(ASSET_SCHEME, createAssetHandler({ directory: assets, outputRoot, log }));
+    // Thumbnails: the engine says which file a ledger id is (assets.file), as it does for `serve`.
+    protocol.handle(ASSET_SCHEME, createAssetHandler({ engine: host, log }));
     registerIpc({
-      ipcMain, indexHtml: paths.indexHtml, host: assets.observing(host), exportDir, log,
+      ipcMain, indexHtml: paths.indexHtml, host, exportDir, log,
       openShotList,
       reveal: (path) => shell.showItemInFolder(path),
     });

@@ -8,8 +8,8 @@
  * Written against small interfaces (not Electron's) so tests pass fakes; preload.ts wires the real ones.
  */
 import { isApiMethod } from '../../shared/api.js';
-import type { ErrorEnvelope } from '../../shared/errors.js';
-import { CHANNELS, isBridgeTopic, type CallAnswer, type ShotListFile } from './channels.js';
+import { callAnswerSchema, errorEnvelope as envelope, errorEnvelopeSchema, type ErrorEnvelope } from '../../shared/errors.js';
+import { CHANNELS, isBridgeTopic, type ShotListFile } from './channels.js';
 
 /** The part of `ipcRenderer` the bridge uses. */
 export interface IpcRendererLike {
@@ -33,24 +33,16 @@ export interface ShotfarmBridge {
 export const BRIDGE_KEY = 'shotfarm';
 
 /** Rejections carry the envelope as a plain object: contextBridge keeps plain objects, not Error fields. */
-function envelope(code: ErrorEnvelope['code'], message: string, retryable = false): ErrorEnvelope {
-  return { code, message, retryable };
-}
-
-function isEnvelope(v: unknown): v is ErrorEnvelope {
-  const e = v as Partial<ErrorEnvelope> | null;
-  return !!e && typeof e === 'object' && typeof e.code === 'string' && typeof e.message === 'string' && typeof e.retryable === 'boolean';
-}
-
 function unwrap(answer: unknown): unknown {
-  const a = answer as Partial<CallAnswer> | null;
-  if (a && typeof a === 'object' && a.ok === true) return (a as { result: unknown }).result;
-  if (a && typeof a === 'object' && a.ok === false && isEnvelope((a as { error: unknown }).error)) throw (a as { error: ErrorEnvelope }).error;
-  throw envelope('internal', 'The app answered in an unexpected shape.');
+  const a = callAnswerSchema.safeParse(answer);
+  if (!a.success) throw envelope('internal', 'The app answered in an unexpected shape.');
+  if (a.data.ok) return a.data.result;
+  throw a.data.error;
 }
 
 function unreachable(err: unknown): ErrorEnvelope {
-  if (isEnvelope(err)) return err;
+  const e = errorEnvelopeSchema.safeParse(err);
+  if (e.success) return e.data;
   return envelope('unavailable', `The app did not answer: ${err instanceof Error ? err.message : String(err)}`);
 }
 

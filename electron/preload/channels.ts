@@ -1,11 +1,10 @@
 /**
  * The fixed names shared by the preload and the main process: the IPC channels (there are exactly
  * four, never a channel chosen by the page), and the topics a page may subscribe to — the engine's
- * EventMap plus the two the desktop shell adds. No runtime imports beyond types, so the sandboxed
- * preload bundle stays small.
+ * wire topics (shared/events.ts, the one list) plus the two the desktop shell adds.
  */
-import type { ErrorEnvelope } from '../../shared/errors.js';
-import type { EventMap, EventTopic } from '../../shared/events.js';
+import type { CallAnswer, ErrorEnvelope } from '../../shared/errors.js';
+import { WIRE_TOPICS, type EventMap, type WireTopic } from '../../shared/events.js';
 
 export const CHANNELS = {
   /** renderer → main (invoke): `(method, input)` → `CallAnswer`. */
@@ -19,7 +18,7 @@ export const CHANNELS = {
 } as const;
 
 /** What `call` answers over IPC: rejections would lose the envelope's fields, so errors are values. */
-export type CallAnswer = { ok: true; result: unknown } | { ok: false; error: ErrorEnvelope };
+export type { CallAnswer };
 
 export interface ShotListFile {
   fileName: string;
@@ -43,25 +42,12 @@ export interface ShellEventMap {
   'shell.command': { command: 'import' } | { command: 'show-view'; view: AppView };
 }
 
-export type BridgeEventMap = EventMap & ShellEventMap;
+export type BridgeEventMap = Pick<EventMap, WireTopic> & ShellEventMap;
 export type BridgeTopic = keyof BridgeEventMap;
-
-/**
- * The engine's topics as a runtime list. `EventMap` is a type only; the check below fails to
- * compile when a topic is added to it and not here.
- */
-export const ENGINE_TOPICS = ['job.changed', 'job.progress', 'jobs.bulkChanged', 'instance.changed', 'instance.removed', 'hook.delivery'] as const;
-type MissingEngineTopic = Exclude<EventTopic, (typeof ENGINE_TOPICS)[number]>;
-const engineTopicsComplete: [MissingEngineTopic] extends [never] ? true : MissingEngineTopic = true;
-void engineTopicsComplete;
 
 export const SHELL_TOPICS = ['engine.restarted', 'shell.command'] as const satisfies readonly (keyof ShellEventMap)[];
 
-export const BRIDGE_TOPICS: readonly BridgeTopic[] = [...ENGINE_TOPICS, ...SHELL_TOPICS];
-
-export function isEngineTopic(t: unknown): t is EventTopic {
-  return typeof t === 'string' && (ENGINE_TOPICS as readonly string[]).includes(t);
-}
+export const BRIDGE_TOPICS: readonly BridgeTopic[] = [...WIRE_TOPICS, ...SHELL_TOPICS];
 
 export function isBridgeTopic(t: unknown): t is BridgeTopic {
   return typeof t === 'string' && (BRIDGE_TOPICS as readonly string[]).includes(t);

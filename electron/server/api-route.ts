@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isApiMethod, LOCAL_ONLY_METHODS, type ApiMethod } from '../../shared/api.js';
 import { toErrorEnvelope } from '../../shared/errors.js';
 import type { Engine } from '../engine/engine.js';
-import { confineExportPath } from './export-path.js';
+import { confineExportInput } from '../engine/hosting/export-path.js';
 import { BodyTooLarge, envelope, readBody, sendError, sendJson, STATUS_FOR_CODE } from './http-util.js';
 
 export interface ApiRouteOptions {
@@ -21,12 +21,7 @@ export interface ApiRouteOptions {
 /** Server-side paths are the server's choice, not the page's: exports are confined, imports get the base folder. */
 function confine(method: ApiMethod, input: unknown, o: ApiRouteOptions): unknown {
   if (method === 'import.preview' && input && typeof input === 'object') return { ...input, baseDir: o.importBaseDir };
-  const exportDir = o.exportDir;
-  if ((method === 'export.runlog' || method === 'export.ledger') && input && typeof input === 'object' && 'path' in input) {
-    const path = (input as { path: unknown }).path;
-    if (typeof path === 'string' && path.length > 0) return { ...input, path: confineExportPath(exportDir, path) };
-  }
-  return input;
+  return confineExportInput(method, input, o.exportDir);
 }
 
 export async function handleApiCall(req: IncomingMessage, res: ServerResponse, methodName: string, o: ApiRouteOptions): Promise<void> {

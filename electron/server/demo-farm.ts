@@ -1,7 +1,8 @@
 /**
  * `shotfarm serve --demo`: a simulated farm in this process — three ComfyUI simulators (two 24 GB
  * RTX 4090, one 12 GB RTX 3060) with a few failures scripted in, registered as demo-gpu-1..3, the
- * templates, and a sample episode to watch. This is the one server file that imports the simulator
+ * templates, a first episode (Moonfall / demo-01) and the demo producer (demo-producer.ts), which
+ * keeps adding shots and scripting failures. This is the one server file that imports the simulator
  * from test/ (an agreed exception to the import zones): the demo is a tool for trying Shotfarm
  * without GPUs, not part of the product's data path.
  */
@@ -9,6 +10,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Engine } from '../engine/engine.js';
 import { startSimInstance, type SimInstance } from '../../test/simulator/index.js';
+import { startDemoProducer, type DemoProducer, type DemoProducerOptions } from './demo-producer.js';
+import { DEMO_PROJECT, demoEpisode, firstDemoEpisode } from './demo-shots.js';
 
 const REPO = new URL('../../', import.meta.url).pathname;
 export const DEMO_LABEL = 'Demo farm';
@@ -29,7 +32,7 @@ const GPUS: DemoGpu[] = [
   { name: 'demo-gpu-3', gpuName: 'NVIDIA GeForce RTX 3060', vramTotalGb: 12, script: ['ok', 'error', 'ok', 'ok', 'ok'], tags: ['img2img'] },
 ];
 
-/** Templates that run on the simulator (its node set) plus the shipped samples, so both are listed. */
+/** The shipped production templates (the demo's shots use them) and the small test ones the README's quick start uses. */
 const TEMPLATE_FILES = [
   join(REPO, 'test/fixtures/templates/txt2img.json'),
   join(REPO, 'test/fixtures/templates/video18.json'),
@@ -37,38 +40,34 @@ const TEMPLATE_FILES = [
   join(REPO, 'resources/templates/motion-i2v.json'),
 ];
 
-const PROMPTS = [
-  'Mira looks up at the broken moon, dusk', 'close-up, the lantern flickers', 'wide shot of the valley under moonlight',
-  'the river carries the lantern away', 'reflections of the broken moon', 'Mira runs along the ridge', 'owl takes off from a dead tree',
-  'the village lights go out one by one', 'Mira reaches the old observatory', 'the telescope turns by itself',
-];
-
-/** A sample episode: keyframes on every GPU, motion (18 GB) only where it fits, a rush shot, a held one. */
-export function demoShotList(project = 'Moonfall', episode = 'ep101', shots = 18): string {
-  const list = Array.from({ length: shots }, (_, i) => {
-    const id = `sh${String((i + 1) * 10).padStart(3, '0')}`;
-    const prompt = PROMPTS[i % PROMPTS.length] ?? 'a shot';
-    const keyframe = { stage: 'keyframe', template: 'txt2img', parameters: { prompt, steps: 12 + (i % 4) * 4 } };
-    if (i % 3 === 0) {
-      return { id, stages: [keyframe, { stage: 'motion', template: 'video18', depends_on: 'keyframe', parameters: { steps: 20 } }] };
-    }
-    return { id, ...keyframe, ...(i === 4 ? { priority: 'rush' } : {}) };
-  });
-  return JSON.stringify({ project, episode, priority: 'normal', shots: list }, null, 2);
-}
+/**
+ * Already in each simulated GPU's ComfyUI input folder: the template's default plate name, so a
+ * shot list that names no plate (the Kitsu and ShotGrid samples) still renders keyframe-img2img.
+ */
+const INPUT_FILES = { 'plate.png': join(DEMO_SAMPLES_DIR, 'plates/sh010.png') };
 
 export interface DemoFarm {
   sims: SimInstance[];
+  producer: DemoProducer | null;
   close(): Promise<void>;
 }
 
+export interface DemoFarmOptions {
+  /** Base duration of one simulated prompt (ms); each takes between one and two of it. */
+  durationMs?: number;
+  /** Producer settings; `false` starts none (the first episode only). */
+  producer?: Partial<Pick<DemoProducerOptions, 'intervalMs' | 'minShots' | 'maxShots' | 'maxWaiting' | 'maxTotalJobs' | 'shotsPerEpisode' | 'failureChance' | 'timer'>> | false;
+  random?: () => number;
+  log?: (line: string) => void;
+}
+
 /** Starts the simulators and fills the engine (idempotent on an existing demo data folder). */
-export async function startDemoFarm(engine: Engine, opts: { durationMs?: number } = {}): Promise<DemoFarm> {
+export async function startDemoFarm(engine: Engine, opts: DemoFarmOptions = {}): Promise<DemoFarm> {
   const base = opts.durationMs ?? 4_000;
   const sims = await Promise.all(
     GPUS.map((g, n) =>
       startSimInstance({
-        name: g.name, gpuName: g.gpuName, vramTotalGb: g.vramTotalGb, script: g.script,
+        name: g.name, gpuName: g.gpuName, vramTotalGb: g.vramTotalGb, script: g.script, inputFiles: INPUT_FILES,
         duration: { fixedMs: base, randomMs: [0, base], seed: n + 1 },
       }),
     ),
@@ -84,11 +83,17 @@ export async function startDemoFarm(engine: Engine, opts: { durationMs?: number 
     if (known) await engine.call('instances.update', { id: known.id, name: g.name, url, tags: g.tags });
     else await engine.call('instances.add', { name: g.name, url, tags: g.tags });
   }
-  const preview = await engine.call('import.preview', { fileName: 'moonfall_ep101.json', content: demoShotList(), baseDir: DEMO_SAMPLES_DIR });
+  const episode = demoEpisode(1);
+  const preview = await engine.call('import.preview', { fileName: `${DEMO_PROJECT}_${episode}.json`, content: firstDemoEpisode(), baseDir: DEMO_SAMPLES_DIR });
   if (preview.counts.new > 0) await engine.call('import.commit', { previewId: preview.previewId });
+  const producer = opts.producer === false ? null : await startDemoProducer({
+    engine, gpus: sims, baseDir: DEMO_SAMPLES_DIR, random: opts.random ?? Math.random, log: opts.log ?? (() => undefined), ...opts.producer,
+  });
   return {
     sims,
+    producer,
     close: async () => {
+      producer?.close();
       await Promise.all(sims.map((s) => s.close().catch(() => undefined)));
     },
   };

@@ -8,10 +8,8 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, WebSocket, type RawData } from 'ws';
 import { z } from 'zod';
 import type { Engine } from '../engine/engine.js';
-import type { EventTopic } from '../../shared/events.js';
-import { EventBatcher, type WireEvent } from './event-batcher.js';
+import { EventBatcher, relayWireEvents, type WireEvent } from '../engine/hosting/event-batcher.js';
 
-const TOPICS: readonly EventTopic[] = ['job.changed', 'job.progress', 'jobs.bulkChanged', 'instance.changed', 'instance.removed'];
 const clientMessage = z.strictObject({ type: z.literal('ping') });
 /** A client this far behind is dropped (it will reconnect and refetch what it shows). */
 const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
@@ -31,7 +29,7 @@ export function startEventHub(engine: Engine, intervalMs = 100): EventSocketHub 
       else ws.send(text);
     }
   }, intervalMs);
-  const offs = TOPICS.map((topic) => engine.events.on(topic, (payload) => batcher.push({ topic, payload } as WireEvent)));
+  const unsubscribe = relayWireEvents(engine.events, (e) => batcher.push(e));
 
   wss.on('connection', (ws: WebSocket) => {
     ws.send(JSON.stringify({ type: 'hello' }));
@@ -55,7 +53,7 @@ export function startEventHub(engine: Engine, intervalMs = 100): EventSocketHub 
       wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
     },
     close() {
-      offs.forEach((off) => off());
+      unsubscribe();
       batcher.close();
       for (const ws of wss.clients) ws.terminate();
       return new Promise((resolve) => wss.close(() => resolve()));

@@ -2,6 +2,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorCode, ErrorEnvelope } from '../../shared/errors.js';
 
+export { errorEnvelope as envelope } from '../../shared/errors.js';
+
 /** HTTP status for each envelope code, so proxies and curl users see a fitting status too. */
 export const STATUS_FOR_CODE: Readonly<Record<ErrorCode, number>> = {
   bad_input: 400,
@@ -24,10 +26,6 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
 
 export function sendError(res: ServerResponse, status: number, error: ErrorEnvelope): void {
   sendJson(res, status, { ok: false, error });
-}
-
-export function envelope(code: ErrorCode, message: string, retryable = false): ErrorEnvelope {
-  return { code, message, retryable };
 }
 
 export class BodyTooLarge extends Error {}

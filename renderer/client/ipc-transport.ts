@@ -10,15 +10,15 @@
  */
 import { z } from 'zod';
 import type { ApiInput, ApiMethod, ApiOutputs } from '../../shared/api.js';
+import { ASSET_ID_PATTERN } from '../../shared/domain.js';
 import type { EventMap, EventTopic } from '../../shared/events.js';
 import { VIEWS } from '../lib/views.js';
 import type { ShotfarmBridge } from './bridge.js';
 import { ApiError, type EngineRestart, type ServerInfo, type ShellCapability, type ShellCommand, type ShotfarmClient } from './client.js';
 import { callAnswer, isTopic, transportError } from './wire.js';
 
-/** The scheme electron/main/asset-protocol.ts serves; ids as the ledger makes them (UUIDs). */
+/** The scheme electron/main/asset-protocol.ts serves. */
 export const ASSET_SCHEME = 'shotfarm-asset';
-const ASSET_ID = /^[A-Za-z0-9_-]{1,100}$/;
 
 const shellCommand = z.discriminatedUnion('command', [
   z.object({ command: z.literal('import') }),
@@ -35,7 +35,7 @@ function asEnvelopeError(err: unknown): ApiError {
 }
 
 export function ipcAssetUrl(id: string): string | null {
-  return ASSET_ID.test(id) ? `${ASSET_SCHEME}://${id.toLowerCase()}` : null;
+  return ASSET_ID_PATTERN.test(id) ? `${ASSET_SCHEME}://${id.toLowerCase()}` : null;
 }
 
 function createShell(bridge: ShotfarmBridge): ShellCapability {

@@ -1,35 +1,28 @@
 /**
- * Validation of what arrives from the server: HTTP answers and WebSocket batches. The payloads
- * themselves are the engine's views; here we check the envelope shapes so a broken or foreign
- * message is refused instead of corrupting the store.
+ * Validation of what arrives from the server: HTTP answers and WebSocket batches. The answer and
+ * error envelope schemas are the contract's own (shared/errors.ts), the topics its wire topics
+ * (shared/events.ts); the payloads are the engine's views, of which only what the store keys on is
+ * checked here, so a broken or foreign message is refused instead of corrupting the store.
  */
 import { z } from 'zod';
-import { ERROR_CODES, type ErrorEnvelope } from '../../shared/errors.js';
-import type { EventTopic } from '../../shared/events.js';
+import { callAnswerSchema, errorEnvelope, type ErrorEnvelope } from '../../shared/errors.js';
+import { isWireTopic, WIRE_TOPICS, type WireTopic } from '../../shared/events.js';
 
-const TOPICS = ['job.changed', 'job.progress', 'jobs.bulkChanged', 'instance.changed', 'instance.removed', 'hook.delivery'] as const satisfies readonly EventTopic[];
-
-const envelopeSchema = z.object({
-  code: z.enum(ERROR_CODES),
-  message: z.string(),
-  retryable: z.boolean(),
-  details: z.record(z.string(), z.unknown()).optional(),
-});
-
-export const callAnswer = z.union([
-  z.object({ ok: z.literal(true), result: z.unknown() }),
-  z.object({ ok: z.literal(false), error: envelopeSchema }),
-]);
+export const callAnswer = callAnswerSchema;
 
 const object = z.record(z.string(), z.unknown());
-const eventSchema = z.discriminatedUnion('topic', [
-  z.object({ topic: z.literal('job.changed'), payload: z.object({ job: object.and(z.object({ id: z.string() })) }) }),
-  z.object({ topic: z.literal('job.progress'), payload: z.object({ jobId: z.string(), progress: object }) }),
-  z.object({ topic: z.literal('jobs.bulkChanged'), payload: z.object({ count: z.number() }) }),
-  z.object({ topic: z.literal('instance.changed'), payload: z.object({ instance: object.and(z.object({ id: z.string() })) }) }),
-  z.object({ topic: z.literal('instance.removed'), payload: z.object({ id: z.string() }) }),
-  z.object({ topic: z.literal('hook.delivery'), payload: z.object({ delivery: object }) }),
-]);
+const withId = object.and(z.object({ id: z.string() }));
+
+/** Per wire topic, the part of its payload the store relies on (keyed by the one topic list's type). */
+const PAYLOADS = {
+  'job.changed': z.object({ job: withId }),
+  'job.progress': z.object({ jobId: z.string(), progress: object }),
+  'jobs.bulkChanged': z.object({ count: z.number() }),
+  'instance.changed': z.object({ instance: withId }),
+  'instance.removed': z.object({ id: z.string() }),
+} satisfies Record<WireTopic, z.ZodType>;
+
+const eventSchema = z.union(WIRE_TOPICS.map((topic) => z.object({ topic: z.literal(topic), payload: PAYLOADS[topic] })));
 
 export const serverMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('hello') }),
@@ -44,10 +37,8 @@ export const infoSchema = z.object({
   exportDir: z.string().nullable(),
 });
 
-export function isTopic(t: unknown): t is EventTopic {
-  return typeof t === 'string' && (TOPICS as readonly string[]).includes(t);
-}
+export const isTopic = isWireTopic;
 
 export function transportError(message: string, retryable = true): ErrorEnvelope {
-  return { code: 'unavailable', message, retryable };
+  return errorEnvelope('unavailable', message, retryable);
 }

@@ -3,11 +3,9 @@
  * `intervalMs`. The server already batches, but the desktop transport delivers one by one: this
  * keeps the renderer at ≤ 10 store updates (renders) a second whatever the transport.
  */
-import type { EventTopic } from '../../shared/events.js';
+import { WIRE_TOPICS } from '../../shared/events.js';
 import type { ShotfarmClient } from '../client/client.js';
 import type { LiveEvent } from './reducers.js';
-
-const TOPICS: readonly EventTopic[] = ['job.changed', 'job.progress', 'jobs.bulkChanged', 'instance.changed', 'instance.removed'];
 
 export function startEventIntake(client: ShotfarmClient, apply: (batch: LiveEvent[]) => void, intervalMs = 100): () => void {
   let pending: LiveEvent[] = [];
@@ -20,7 +18,8 @@ export function startEventIntake(client: ShotfarmClient, apply: (batch: LiveEven
     pending = [];
     if (batch.length) apply(batch);
   };
-  const offs = TOPICS.map((topic) =>
+  // Every topic the engine sends out (shared/events.ts), each applied by the store's reducers.
+  const offs = WIRE_TOPICS.map((topic) =>
     client.subscribe(topic, (payload) => {
       pending.push({ topic, payload } as LiveEvent);
       if (timer === null) timer = setTimeout(flush, Math.max(0, last + intervalMs - Date.now()));

@@ -4,9 +4,10 @@
  * queue's row order/membership or the counts may have changed, so the store knows what to refetch.
  */
 import type { InstanceView, JobProgress, JobView } from '../../shared/domain.js';
-import type { EventMap, EventTopic } from '../../shared/events.js';
+import type { WireEvent } from '../../shared/events.js';
 
-export type LiveEvent = { [T in EventTopic]: { topic: T; payload: EventMap[T] } }[EventTopic];
+/** An event as the transports deliver it (only the wire topics reach the page). */
+export type LiveEvent = WireEvent;
 
 export interface Entities {
   jobs: Record<string, JobView>;

@@ -10,7 +10,7 @@
  *   passes (claims included).
  */
 import type { Engine } from '../../electron/engine/engine.js';
-import { SQL_CANDIDATES } from '../../electron/engine/scheduler/scheduler.js';
+import { SQL_CANDIDATES } from '../../electron/engine/store/job-store.js';
 import { openBenchEngine, startAndWaitReady } from './lib/bench-engine.js';
 import { probeEngine } from './lib/engine-probes.js';
 import { dataDirWith, queuedStoreInChild } from './lib/queue-fixture.js';

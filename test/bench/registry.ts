@@ -1,6 +1,7 @@
 /** Every benchmark `npm run bench` knows, in the order they run. */
 import { chaosBench } from './chaos.bench.js';
 import { dispatchBench } from './dispatch.bench.js';
+import { gapsBench } from './gaps.bench.js';
 import { importBench } from './import.bench.js';
 import { makespanBench } from './makespan.bench.js';
 import { runlogBench } from './runlog.bench.js';
@@ -11,4 +12,4 @@ import { throughputBench } from './throughput.bench.js';
 import { uiBench } from './ui.bench.js';
 import type { Benchmark } from './lib/types.js';
 
-export const BENCHMARKS: Benchmark[] = [simulatorBench, dispatchBench, makespanBench, rushBench, importBench, throughputBench, runlogBench, uiBench, chaosBench, soakBench];
+export const BENCHMARKS: Benchmark[] = [simulatorBench, dispatchBench, gapsBench, makespanBench, rushBench, importBench, throughputBench, runlogBench, uiBench, chaosBench, soakBench];

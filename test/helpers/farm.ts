@@ -3,7 +3,7 @@
  * scheduler running with short timings. Waits are event-driven with a deadline (no sleeps).
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { TestContext } from 'node:test';
 import { systemClock, seededRandom } from '../../electron/engine/clock.js';
 import { Engine } from '../../electron/engine/engine.js';
@@ -46,6 +46,7 @@ export interface ShotSpec {
 export interface FarmOptions {
   instances: (SimInstanceOptions & { tags?: string[]; concurrency?: number })[];
   config?: Partial<SchedulerConfig>;
+  /** Template files: names in test/fixtures/templates/, or absolute paths. */
   templates?: string[];
   /** Start the scheduler at once (default true). */
   start?: boolean;
@@ -59,7 +60,7 @@ export async function startFarm(o: FarmOptions): Promise<Farm> {
     new Engine({ dataDir: tmp.path, clock: systemClock, random: seededRandom(7), outputRoot: join(tmp.path, 'out'), log: (m) => logs.push(m) });
   let engine = make();
   for (const f of o.templates ?? ['txt2img.json', 'video18.json', 'needs-custom-node.json']) {
-    await engine.call('templates.add', { content: readFileSync(join(FIXTURE_TEMPLATES, f), 'utf8'), fileName: f });
+    await engine.call('templates.add', { content: readFileSync(resolve(FIXTURE_TEMPLATES, f), 'utf8'), fileName: f });
   }
   for (const [n, i] of o.instances.entries()) {
     await engine.call('instances.add', { name: `sim-${n}`, url: (sims[n] as SimInstance).url, tags: i.tags ?? [], maxConcurrency: i.concurrency ?? 1 });
@@ -79,18 +80,7 @@ export async function startFarm(o: FarmOptions): Promise<Farm> {
       tmp.cleanup();
     },
     job: (id) => engine.call('jobs.get', { id }),
-    async waitFor(what, predicate, timeoutMs = 20_000) {
-      // Re-checked on every job or instance event, and every 25 ms for conditions only a server
-      // shows (a simulator's counts).
-      await waitUntil(predicate, {
-        what, timeoutMs, pollMs: 25,
-        wake: (recheck) => {
-          const offs = [engine.events.on('job.changed', recheck), engine.events.on('instance.changed', recheck)];
-          return () => offs.forEach((off) => off());
-        },
-        detail: () => `engine log:\n${logs.slice(-20).join('\n')}`,
-      });
-    },
+    waitFor: (what, predicate, timeoutMs) => waitOnEngine(engine, what, predicate, timeoutMs, () => `engine log:\n${logs.slice(-20).join('\n')}`),
     async waitForStates(ids, states, timeoutMs) {
       let views: JobView[] = [];
       await farm.waitFor(`jobs to reach ${states.join('/')}`, async () => {
@@ -128,6 +118,20 @@ export async function farmFor(ctx: TestContext, o: FarmOptions): Promise<Farm> {
   const farm = await startFarm(o);
   ctx.after(() => farm.close());
   return farm;
+}
+
+/**
+ * Waits until `predicate` holds, re-checking on every job or instance change of the engine and
+ * every 25 ms for conditions only a server shows (a simulator's counts); fails after `timeoutMs`.
+ */
+export async function waitOnEngine(engine: Engine, what: string, predicate: () => boolean | Promise<boolean>, timeoutMs = 20_000, context = () => ''): Promise<void> {
+  await waitUntil(predicate, {
+    what, timeoutMs, pollMs: 25, detail: context,
+    wake: (recheck) => {
+      const offs = [engine.events.on('job.changed', recheck), engine.events.on('instance.changed', recheck)];
+      return () => offs.forEach((off) => off());
+    },
+  });
 }
 
 /** Total executions of a prompt across the farm's simulators ("rendered exactly once"). */

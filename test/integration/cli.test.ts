@@ -155,3 +155,20 @@ test('run --until-idle returns with exit 9 and a reason line when the only work 
   assert.match(run.out, /^ +1 +waits for its keyframe, which needs tag img2img, which no workstation has$/m);
   assert.deepEqual(sim.allCounts(), {}, 'nothing was sent to the server');
 });
+
+test('storage s3 set, show and off: the secret is stored but never printed, a bad bucket is refused', async (ctx) => {
+  const d = tempDirFor(ctx);
+  const secret = 'wJalrXUtnFEMI-K7MDENG-bPxRfiCYEXAMPLEKEY';
+  const set = await cli(d, '--json', 'storage', 's3', 'set', '--bucket', 'renders', '--prefix', 'studio/',
+    '--access-key-id', 'AKIDEXAMPLE', '--secret-access-key', secret);
+  assert.equal(set.code, EXIT.ok, set.err);
+  assert.deepEqual(JSON.parse(set.out), { bucket: 'renders', prefix: 'studio/', credentials: 'settings' });
+  const show = await cli(d, 'storage', 's3', 'show');
+  assert.match(show.out, /"bucket": "renders"/);
+  assert.ok(!show.out.includes(secret) && !show.out.includes('AKIDEXAMPLE'), show.out);
+  const bad = await cli(d, 'storage', 's3', 'set', '--bucket', 'Not_A_Bucket');
+  assert.equal(bad.code, EXIT.badInput);
+  assert.match(bad.err, /bucket: must be an S3 bucket name/);
+  assert.equal((await cli(d, 'storage', 's3', 'off')).code, EXIT.ok);
+  assert.equal((await cli(d, 'storage', 's3', 'show')).out, 'S3 upload is off.');
+});

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Timers } from '../../electron/engine/clock.js';
 import { HookRunner, type HookPayload } from '../../electron/engine/hooks/hook-runner.js';
 import { addHook, getHooks, setHooks } from '../../electron/engine/hooks/hook-settings.js';
-import { listDeliveries } from '../../electron/engine/hooks/delivery-store.js';
+import { listDeliveries } from '../../electron/engine/store/delivery-store.js';
 import type { JobView } from '../../shared/domain.js';
 import { ShotfarmError } from '../../shared/errors.js';
 import { importText, makeEngine, RESOURCES, type TestEngine } from '../helpers/engine.js';

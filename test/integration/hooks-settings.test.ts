@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { EXIT } from '../../electron/cli/exit-codes.js';
 import { HookRunner } from '../../electron/engine/hooks/hook-runner.js';
 import { getHooks } from '../../electron/engine/hooks/hook-settings.js';
-import { listDeliveries } from '../../electron/engine/hooks/delivery-store.js';
+import { listDeliveries } from '../../electron/engine/store/delivery-store.js';
 import { systemTimers } from '../../electron/engine/clock.js';
 import { ShotfarmError } from '../../shared/errors.js';
 import { engineFor, importText, RESOURCES } from '../helpers/engine.js';

@@ -98,7 +98,7 @@ test('a dropped WebSocket mid-prompt does not render the shot twice (incident 2)
 
 test('the import preview flags a node no workstation has, once the workstations have reported', async (ctx) => {
   const farm = await farmFor(ctx, { instances: [{}] });
-  await farm.waitFor('the node list', () => farm.engine.scheduler!.registry.all().every((rt) => rt.objectInfo !== null));
+  await farm.waitFor('the node list', () => farm.engine.scheduler!.readiness().every((i) => i.nodeListKnown));
   const list = { project: 'P', episode: 'E', shots: [{ id: 'p1', stage: 'post', template: 'needs-custom-node' }, { id: 'k1', stage: 'keyframe', template: 'txt2img' }] };
   const preview = await farm.engine.call('import.preview', { fileName: 'l.json', content: JSON.stringify(list) });
   assert.equal(preview.rows[0]?.status, 'error');

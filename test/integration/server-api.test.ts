@@ -129,6 +129,23 @@ test('GET /api/info names the demo label; the app shell falls back to index.html
   });
 });
 
+test('every local-only method is refused over HTTP: hooks (programs to run, webhook tokens), S3 secrets, freezing to any path', async () => {
+  const t = await makeEngine({ templates: false });
+  const server = await startServer({ engine: t.engine, port: 0 });
+  try {
+    for (const method of ['hooks.list', 'hooks.add', 'hooks.remove', 'hooks.deliveries', 'storage.set', 'release.freeze']) {
+      const res = await fetch(new URL(`/api/call/${method}`, server.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      assert.equal(res.status, 403, method);
+      assert.match(((await res.json()) as { error: { message: string } }).error.message, /only available from this machine/, method);
+    }
+    const shown = await fetch(new URL('/api/call/storage.get', server.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    assert.equal(shown.status, 200, 'the S3 view (never a secret) may be read');
+  } finally {
+    await server.close();
+    await t.close();
+  }
+});
+
 test('hooks.set is refused over HTTP: choosing programs to run is for this machine only', async () => {
   const t = await makeEngine({ templates: false });
   const server = await startServer({ engine: t.engine, port: 0 });

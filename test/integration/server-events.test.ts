@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
 import { startServer } from '../../electron/server/server.js';
-import { EventBatcher, type WireEvent } from '../../electron/server/event-batcher.js';
+import { EventBatcher, type WireEvent } from '../../electron/engine/hosting/event-batcher.js';
 import type { JobView } from '../../shared/domain.js';
 import type { EventMap } from '../../shared/events.js';
 import { makeEngine } from '../helpers/engine.js';

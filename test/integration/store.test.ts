@@ -6,7 +6,7 @@ import { ManualClock } from '../../electron/engine/clock.js';
 import { openDatabase } from '../../electron/engine/store/database.js';
 import { migrate } from '../../electron/engine/store/migrate.js';
 import { MIGRATIONS } from '../../electron/engine/store/migrations/index.js';
-import { SQL_CANDIDATES } from '../../electron/engine/scheduler/scheduler.js';
+import { SQL_CANDIDATES } from '../../electron/engine/store/job-store.js';
 import { ShotfarmError } from '../../shared/errors.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 

@@ -12,7 +12,8 @@ import { Script, type Behaviour } from './script.js';
 import { validatePrompt, type ErrorBody, type Graph, type NodeError } from './validate.js';
 import { VramModel } from './vram.js';
 import { WsHub } from './ws-hub.js';
-import { Aborted, executeItem, type CacheEntry, type ExecHost, type RunState } from './executor.js';
+import { Aborted, type CacheEntry, type ExecHost, type RunState } from './exec-host.js';
+import { executeItem } from './executor.js';
 
 export interface Counts { received: number; executed: number; interrupted: number; failed: number }
 
@@ -20,7 +21,10 @@ export type PromptAnswer =
   | { kind: 'json'; status: number; body: unknown; after?: 'restart' }
   | { kind: '500' };
 
-interface Sleeper { resolve: () => void; reject: (e: Error) => void; interruptible: boolean; timer: NodeJS.Timeout | undefined }
+interface Sleeper { resolve: () => void; reject: (e: Error) => void; interruptible: boolean; stop: () => void }
+
+/** Work of the "worker thread" due at `due` (performance.now() time): a prompt's history write. */
+interface DueWork { due: number; promptId: string; run: () => void }
 
 import { seededRandom } from '../../electron/engine/clock.js';
 
@@ -28,6 +32,9 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 /** The engine's seeded generator (mulberry32), so random durations are reproducible. */
 const prng = seededRandom;
+
+/** The history delay draws from its own stream, so adding it left every node duration of a seed as it was. */
+const HISTORY_STREAM = 0x9e3779b9;
 
 export class SimCore {
   readonly hub = new WsHub();
@@ -40,20 +47,27 @@ export class SimCore {
   private cache = new Map<string, CacheEntry>();
   private interruptFlag = false;
   private sleepers = new Set<Sleeper>();
+  private dueWork = new Set<DueWork>();
   private behaviours = new WeakMap<QueueItem, Behaviour>();
   private working = false;
   /** Bumped by every crash, so a run from before it can never touch the new state. */
   private gen = 0;
   private pendingFree = { unload: false, free: false };
   private random: () => number;
+  private historyRandom: () => number;
   /** Set by the instance: what a `crash` word does. */
   onCrashWord: () => void = () => {};
+  /** Read-only tap (benchmarks): called right after a prompt's history entry is written. */
+  onHistoryWritten: ((promptId: string) => void) | null = null;
+  /** Read-only tap (benchmarks): a request (`path`) was answered before `promptId`'s history write. */
+  onRequestInWindow: ((promptId: string, path: string) => void) | null = null;
   down = false;
 
   constructor(readonly opts: ResolvedOptions, readonly dirs: ImageDirs) {
     this.script = new Script(opts.script);
     this.vram = new VramModel(opts.vramTotalGb, opts.vramOtherGb);
     this.random = prng(opts.duration.seed);
+    this.historyRandom = prng(opts.duration.seed ^ HISTORY_STREAM);
   }
 
   private catalog: Map<string, NodeClass> | null = null;
@@ -151,7 +165,7 @@ export class SimCore {
     this.interruptFlag = true;
     for (const s of [...this.sleepers]) {
       if (!s.interruptible) continue;
-      clearTimeout(s.timer);
+      s.stop();
       this.sleepers.delete(s);
       s.resolve();
     }
@@ -231,6 +245,16 @@ export class SimCore {
         return slow ? ms * 10 : ms;
       },
       modelLoadMs: () => d.modelLoadMs,
+      historyDelayMs: () => {
+        const [min, max] = this.opts.historyDelayMs;
+        return min + this.historyRandom() * (max - min);
+      },
+      runAfter: async (ms, promptId, work) => {
+        if (gen !== this.gen) throw new Aborted();
+        await this.runAfter(ms, promptId, work);
+        if (gen !== this.gen) throw new Aborted();
+      },
+      historyWritten: (promptId) => this.onHistoryWritten?.(promptId),
       queueInfo: () => this.queueInfo(),
       crash: () => this.onCrashWord(),
     };
@@ -239,16 +263,71 @@ export class SimCore {
   sleep(ms: number, interruptible: boolean): Promise<void> {
     if (interruptible && this.interruptFlag) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const s: Sleeper = { resolve, reject, interruptible, timer: undefined };
-      if (Number.isFinite(ms)) s.timer = setTimeout(() => { this.sleepers.delete(s); resolve(); }, Math.max(0, ms));
+      let timer: NodeJS.Timeout | undefined;
+      const s: Sleeper = { resolve, reject, interruptible, stop: () => clearTimeout(timer) };
+      if (Number.isFinite(ms)) timer = setTimeout(() => { this.sleepers.delete(s); resolve(); }, Math.max(0, ms));
       this.sleepers.add(s);
+    });
+  }
+
+  /**
+   * Waits `ms` to a fraction of a millisecond (Node's timers tick in whole ms; the history delay
+   * is well under one). All but the last few ms go to a timer, the rest to event-loop turns, so HTTP
+   * requests arriving meanwhile are answered — as the real server's event loop answers them while
+   * its worker thread finishes. Not interruptible; a crash rejects it with Aborted.
+   */
+  /**
+   * Runs `work` `ms` from now, as the real server's worker thread would, in parallel with the event
+   * loop. Here there is one thread, which may be busy answering requests when the time comes, so
+   * every request first runs the work that is due (`settleDue`): a request handled after the due
+   * time sees it done, whatever the load. Resolves once `work` ran; a crash before drops it (Aborted).
+   */
+  runAfter(ms: number, promptId: string, work: () => void): Promise<void> {
+    return new Promise((resolve, reject) => {
+      let ran = false;
+      const item: DueWork = { due: performance.now() + ms, promptId, run: () => { ran = true; work(); resolve(); } };
+      this.dueWork.add(item);
+      this.waitPrecisely(ms).then(
+        () => { if (this.dueWork.delete(item)) item.run(); },
+        (e: unknown) => { this.dueWork.delete(item); if (!ran) reject(e); },
+      );
+    });
+  }
+
+  /** Runs the worker's due work before a request for `path` reads the state (see `runAfter`). */
+  settleDue(path: string): void {
+    const now = performance.now();
+    for (const item of [...this.dueWork]) {
+      if (item.due > now) continue;
+      this.dueWork.delete(item);
+      item.run();
+    }
+    for (const item of this.dueWork) this.onRequestInWindow?.(item.promptId, path);
+  }
+
+  waitPrecisely(ms: number): Promise<void> {
+    const until = performance.now() + ms;
+    return new Promise((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      let turn: NodeJS.Immediate | undefined;
+      const s: Sleeper = { resolve, reject, interruptible: false, stop: () => { clearTimeout(timer); clearImmediate(turn); } };
+      const step = (): void => {
+        const left = until - performance.now();
+        if (left <= 0) { this.sleepers.delete(s); resolve(); return; }
+        // A timer may fire a millisecond or more late, so it stops 2 ms short and turns finish.
+        if (left > 3) timer = setTimeout(step, left - 2);
+        else turn = setImmediate(step);
+      };
+      this.sleepers.add(s);
+      step();
     });
   }
 
   /** The process dies: the running prompt stops where it is and all volatile state is lost. */
   wipe(): void {
-    for (const s of this.sleepers) { clearTimeout(s.timer); s.reject(new Aborted()); }
+    for (const s of this.sleepers) { s.stop(); s.reject(new Aborted()); }
     this.sleepers.clear();
+    this.dueWork.clear();
     this.queue = new PromptQueue();
     this.counter = 0;
     this.cache = new Map();

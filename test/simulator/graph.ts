@@ -97,8 +97,13 @@ export function evaluateNode(classType: string, inputs: Record<string, unknown>,
       const size = inputImageSize(String(inputs['image'])) ?? { width: 64, height: 64 };
       return { image: { ...size, alpha: false, batch: 1 } };
     }
-    case 'CheckpointLoaderSimple':
+    case 'CheckpointLoaderSimple': case 'ImageOnlyCheckpointLoader':
       return { ckpt: String(inputs['ckpt_name']) };
+    case 'VideoLinearCFGGuidance':
+      return linked('model') ?? {};
+    case 'SVD_img2vid_Conditioning':
+      // Its latent is one frame per video frame at the requested size (what VAEDecode turns into the clip).
+      return { latent: { width: num(inputs['width'], 1024), height: num(inputs['height'], 576), batch: num(inputs['video_frames'], 14) } };
     case 'LoraLoader':
       return linked('model') ?? {};
     case 'EmptyLatentImage':
@@ -124,7 +129,7 @@ export function checkpointOf(graph: Graph, id: string, seen = new Set<string>())
   seen.add(id);
   const node = graph[id];
   if (!node) return null;
-  if (node.class_type === 'CheckpointLoaderSimple') return String(node.inputs?.['ckpt_name']);
+  if (node.class_type === 'CheckpointLoaderSimple' || node.class_type === 'ImageOnlyCheckpointLoader') return String(node.inputs?.['ckpt_name']);
   const model = node.inputs?.['model'];
   return isLink(model) ? checkpointOf(graph, String(model[0]), seen) : null;
 }

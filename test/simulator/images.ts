@@ -1,5 +1,6 @@
-// Real PNG files for SaveImage/PreviewImage (ComfyUI naming `{prefix}_{counter:05}_.png`, the
-// counter continuing from the highest file already in the folder), and the file rules of /view and
+// Real output files — PNGs for SaveImage/PreviewImage, and whatever bytes another saver hands over
+// (SaveAnimatedWEBP) — under ComfyUI's naming `{prefix}_{counter:05}_.{ext}`, the counter
+// continuing from the highest file already in the folder, and the file rules of /view and
 // /upload/image (comfyui-protocol.md §9).
 
 import { createHash } from 'node:crypto';
@@ -44,13 +45,13 @@ export interface ImageRef { filename: string; subfolder: string; type: 'output' 
 /** Folders already created by this process (a mkdir per save is a syscall per prompt). */
 const madeDirs = new Set<string>();
 
-/** Writes one PNG whose pixels derive from `signature`, so different inputs give different files. */
 /**
- * The file is written asynchronously (the thread pool, not the event loop: a synchronous open per
- * save made file creation the simulator's bottleneck); the counter is taken synchronously first, so
- * concurrent saves never share a name.
+ * Writes one output file under ComfyUI's name for it (`{prefix}_{counter:05}_.{ext}`). The file is
+ * written asynchronously (the thread pool, not the event loop: a synchronous open per save made
+ * file creation the simulator's bottleneck); the counter is taken synchronously first, so
+ * concurrent saves never share a name. `temp` files go to the in-memory preview store.
  */
-export async function saveImage(dirs: ImageDirs, kind: 'output' | 'temp', prefix: string, width: number, height: number, signature: string): Promise<ImageRef> {
+export async function writeOutput(dirs: ImageDirs, kind: 'output' | 'temp', prefix: string, ext: string, bytes: Buffer): Promise<ImageRef> {
   const base = kind === 'output' ? dirs.output : dirs.temp;
   const cleanPrefix = prefix.replace(/\\/g, '/');
   const slash = cleanPrefix.lastIndexOf('/');
@@ -64,31 +65,37 @@ export async function saveImage(dirs: ImageDirs, kind: 'output' | 'temp', prefix
     madeDirs.add(safeDir);
   }
   const counter = nextCounter(safeDir, name);
-  const filename = `${name}_${String(counter).padStart(5, '0')}_.png`;
-  const png = renderPng(width, height, signature);
+  const filename = `${name}_${String(counter).padStart(5, '0')}_.${ext}`;
+  const ref: ImageRef = { filename, subfolder: safeDir === base ? '' : subfolder, type: kind };
   if (kind === 'temp') {
-    dirs.previews.put(join(safeDir, filename), png);
-    return { filename, subfolder: safeDir === base ? '' : subfolder, type: kind };
+    dirs.previews.put(join(safeDir, filename), bytes);
+    return ref;
   }
   try {
-    await writeFile(join(safeDir, filename), png);
+    await writeFile(join(safeDir, filename), bytes);
   } catch (err) {
     // The folder went away (removed by a test between two simulators): make it again, once.
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     mkdirSync(safeDir, { recursive: true });
-    await writeFile(join(safeDir, filename), png);
+    await writeFile(join(safeDir, filename), bytes);
   }
-  return { filename, subfolder: safeDir === base ? '' : subfolder, type: kind };
+  return ref;
+}
+
+/** Writes one PNG whose pixels derive from `signature`, so different inputs give different files. */
+export function saveImage(dirs: ImageDirs, kind: 'output' | 'temp', prefix: string, width: number, height: number, signature: string): Promise<ImageRef> {
+  return writeOutput(dirs, kind, prefix, 'png', renderPng(width, height, signature));
 }
 
 /**
- * ComfyUI's counter: one above the highest `<name>_NNNNN_.png` in the folder. Each folder is
+ * ComfyUI's counter: one above the highest `<name>_NNNNN_.<ext>` in the folder (any extension,
+ * as `get_save_image_path` compares names only). Each folder is
  * scanned once into an index of name → highest counter, then kept up to date in memory: scanning
  * a growing folder on every save (previews get a new prefix per prompt) made the simulator
  * itself the bottleneck of throughput benchmarks.
  */
 const counterIndex = new Map<string, Map<string, number>>();
-const SAVED_NAME = /^(.*)_(\d+)_\.png$/;
+const SAVED_NAME = /^(.*)_(\d+)_\.[A-Za-z0-9]+$/;
 
 function nextCounter(dir: string, name: string): number {
   let index = counterIndex.get(dir);

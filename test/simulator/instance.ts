@@ -3,7 +3,7 @@
 // same port, and a network partition (connections accepted, nothing answered until healed).
 
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -51,6 +51,7 @@ export class SimInstanceImpl implements SimInstance, RouteHost {
     this.ownedDirs.push(base);
     const dirs: ImageDirs = { output: options.outputDir ?? join(base, 'output'), input: join(base, 'input'), temp: join(base, 'temp'), previews: new PreviewStore() };
     for (const d of [dirs.output, dirs.input, dirs.temp]) mkdirSync(d, { recursive: true });
+    for (const [name, from] of Object.entries(options.inputFiles)) copyFileSync(from, join(dirs.input, name));
     this.core = new SimCore(options, dirs);
     this.core.onCrashWord = () => void this.crash();
     this.port = options.port;
@@ -111,6 +112,7 @@ export class SimInstanceImpl implements SimInstance, RouteHost {
   private onSocket(ws: WebSocket, sid: string): void {
     const { hub, run } = this.core;
     ws.on('error', () => {});
+    this.core.settleDue('/ws');
     hub.register(sid, ws);
     hub.write(ws, { type: 'status', data: { status: this.core.queueInfo(), sid } });
     if (run.clientId === sid && run.lastNodeId !== null) hub.write(ws, { type: 'executing', data: { node: run.lastNodeId } });
@@ -157,7 +159,7 @@ export class SimInstanceImpl implements SimInstance, RouteHost {
 
   info(): Record<string, unknown> {
     return { name: this.name, url: this.url, port: this.port, gpuName: this.options.gpuName, vramTotalGb: this.options.vramTotalGb,
-      vramOtherGb: this.core.vram.otherGb, protocol: this.options.protocol, scriptRemaining: this.core.script.remaining(),
+      vramOtherGb: this.core.vram.otherGb, protocol: this.options.protocol, historyDelayMs: this.options.historyDelayMs, scriptRemaining: this.core.script.remaining(),
       partitioned: this.partitioned, down: this.core.down };
   }
 

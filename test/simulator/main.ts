@@ -6,12 +6,13 @@
 
 import { parseArgs } from 'node:util';
 import { startSimFarm } from './farm.js';
-import type { SimInstanceOptions } from './options.js';
+import { parseHistoryDelay, type SimInstanceOptions } from './options.js';
 import { parseWord } from './script.js';
 
 const USAGE = `usage: tsx test/simulator/main.ts [--instances N] [--base-port P] [--vram 24,24,12] [--other-vram 0,4,0]
   [--gpu "NVIDIA GeForce RTX 4090"] [--script ok,oom,hang] [--protocol 0.3|new] [--duration-ms 2000]
-  [--seed 1] [--checkpoints a.safetensors,b.safetensors] [--max-seconds N]`;
+  [--seed 1] [--history-delay-ms A[,B]] [--checkpoints a.safetensors,b.safetensors]
+  [--input-files plate.png=path/to/plate.png,…] [--max-seconds N]`;
 
 function list(v: string | undefined): string[] {
   return v === undefined ? [] : v.split(',').map((s) => s.trim()).filter((s) => s !== '');
@@ -37,7 +38,9 @@ async function main(): Promise<void> {
       protocol: { type: 'string', default: '0.3' },
       'duration-ms': { type: 'string' },
       seed: { type: 'string' },
+      'history-delay-ms': { type: 'string' },
       checkpoints: { type: 'string' },
+      'input-files': { type: 'string' },
       'max-seconds': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
@@ -54,7 +57,14 @@ async function main(): Promise<void> {
   const other = numbers(values['other-vram'], 'other-vram');
   const durationMs = values['duration-ms'] === undefined ? undefined : Number(values['duration-ms']);
   const seed = values.seed === undefined ? undefined : Number(values.seed);
+  const historyDelayMs = values['history-delay-ms'] === undefined ? undefined : parseHistoryDelay(values['history-delay-ms']);
   const checkpoints = list(values.checkpoints);
+  const inputFiles: Record<string, string> = {};
+  for (const pair of list(values['input-files'])) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0 || eq === pair.length - 1) throw new Error(`--input-files takes NAME=FILE pairs; got '${pair}'`);
+    inputFiles[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
 
   const instances: SimInstanceOptions[] = Array.from({ length: count }, (_, i) => ({
     name: `sim${i}`,
@@ -66,6 +76,8 @@ async function main(): Promise<void> {
     ...(other.length ? { vramOtherGb: other[Math.min(i, other.length - 1)] } : {}),
     ...(script.length ? { script } : {}),
     ...(checkpoints.length ? { models: { checkpoints, loras: [] } } : {}),
+    ...(historyDelayMs !== undefined ? { historyDelayMs } : {}),
+    inputFiles,
     duration: { ...(durationMs !== undefined ? { fixedMs: durationMs } : {}), ...(seed !== undefined ? { seed: seed + i, randomMs: [0, (durationMs ?? 30) / 10] as [number, number] } : {}) },
   }));
   const farm = await startSimFarm({ instances });

@@ -26,6 +26,8 @@ export interface NodeTraits {
   sampler?: boolean;
   /** Writes images: 'output' for SaveImage, 'temp' for PreviewImage. */
   saves?: 'output' | 'temp';
+  /** Writes the whole batch as one animated WebP (SaveAnimatedWEBP) instead of a PNG per image. */
+  animated?: boolean;
   /** Holds a checkpoint (its input name), so VRAM and model-load time apply. */
   checkpointInput?: string;
   /** ComfyUI skips combo checks for inputs a node validates itself (LoadImage's file check). */
@@ -47,9 +49,12 @@ export const DEFAULT_SCHEDULERS = ['simple', 'sgm_uniform', 'karras', 'exponenti
 export const DEFAULT_NODE_CLASSES = [
   'EmptyImage', 'ImageInvert', 'ImageBlur', 'ImageScale', 'ImageToMask', 'MaskToImage', 'SaveImage', 'PreviewImage',
   'CheckpointLoaderSimple', 'KSampler', 'CLIPTextEncode', 'VAEDecode', 'VAEEncode', 'EmptyLatentImage', 'LoadImage', 'LoraLoader',
+  // Stable Video Diffusion image-to-video (resources/templates/motion-i2v.json).
+  'ImageOnlyCheckpointLoader', 'SVD_img2vid_Conditioning', 'VideoLinearCFGGuidance', 'SaveAnimatedWEBP',
 ];
 
 const INT_SIZE = { default: 512, min: 1, max: 16384, step: 1 };
+const VIDEO_MODULE = 'comfy_extras.nodes_video_model';
 
 function node(
   name: string,
@@ -142,6 +147,26 @@ export function buildCatalog(names: string[], models: Record<string, string[]>, 
       strength_model: ['FLOAT', { default: 1.0, min: -100.0, max: 100.0, step: 0.01 }],
       strength_clip: ['FLOAT', { default: 1.0, min: -100.0, max: 100.0, step: 0.01 }],
     }, ['MODEL', 'CLIP'], { display: 'Load LoRA', category: 'loaders' }) }),
+    // The SVD classes as 0.3.64 declares them (classic INPUT_TYPES nodes in comfy_extras/nodes_video_model.py
+    // and nodes_images.py: no display-name mapping except the loader's, so display_name is the class name).
+    ImageOnlyCheckpointLoader: () => ({ traits: { checkpointInput: 'ckpt_name' }, info: node('ImageOnlyCheckpointLoader', {
+      ckpt_name: [ckpts],
+    }, ['MODEL', 'CLIP_VISION', 'VAE'], { display: 'Image Only Checkpoint Loader (img2vid model)', category: 'loaders/video_models', module: VIDEO_MODULE }) }),
+    SVD_img2vid_Conditioning: () => ({ traits: {}, info: node('SVD_img2vid_Conditioning', {
+      clip_vision: ['CLIP_VISION'], init_image: ['IMAGE'], vae: ['VAE'],
+      width: ['INT', { default: 1024, min: 16, max: 16384, step: 8 }], height: ['INT', { default: 576, min: 16, max: 16384, step: 8 }],
+      video_frames: ['INT', { default: 14, min: 1, max: 4096 }], motion_bucket_id: ['INT', { default: 127, min: 1, max: 1023 }],
+      fps: ['INT', { default: 6, min: 1, max: 1024 }], augmentation_level: ['FLOAT', { default: 0.0, min: 0.0, max: 10.0, step: 0.01 }],
+    }, ['CONDITIONING', 'CONDITIONING', 'LATENT'], { display: 'SVD_img2vid_Conditioning', category: 'conditioning/video_models', module: VIDEO_MODULE,
+      outputNames: ['positive', 'negative', 'latent'] }) }),
+    VideoLinearCFGGuidance: () => ({ traits: {}, info: node('VideoLinearCFGGuidance', {
+      model: ['MODEL'], min_cfg: ['FLOAT', { default: 1.0, min: 0.0, max: 100.0, step: 0.5, round: 0.01 }],
+    }, ['MODEL'], { display: 'VideoLinearCFGGuidance', category: 'sampling/video_models', module: VIDEO_MODULE }) }),
+    SaveAnimatedWEBP: () => ({ traits: { saves: 'output', animated: true }, info: node('SaveAnimatedWEBP', {
+      images: ['IMAGE'], filename_prefix: ['STRING', { default: 'ComfyUI' }],
+      fps: ['FLOAT', { default: 6.0, min: 0.01, max: 1000.0, step: 0.01 }], lossless: ['BOOLEAN', { default: true }],
+      quality: ['INT', { default: 80, min: 0, max: 100 }], method: [['default', 'fastest', 'slowest']],
+    }, [], { display: 'SaveAnimatedWEBP', category: 'image/animation', module: 'comfy_extras.nodes_images', outputNode: true, hidden: true }) }),
   };
   const out = new Map<string, NodeClass>();
   for (const n of names) {

@@ -27,13 +27,27 @@ export interface SimInstanceOptions {
   /** '0.3' = ComfyUI 0.3.64 as recorded; 'new' = current mainline rules (UUID prompt_id, missing_node_type, create_time). */
   protocol?: '0.3' | 'new';
   nodeClasses?: string[];
-  /** Loader combo lists: `checkpoints` feeds CheckpointLoaderSimple.ckpt_name, `loras` LoraLoader.lora_name. */
+  /** Loader combo lists: `checkpoints` feeds CheckpointLoaderSimple/ImageOnlyCheckpointLoader.ckpt_name, `loras` LoraLoader.lora_name. */
   models?: Record<string, string[]>;
   duration?: DurationOptions;
+  /**
+   * Time from `execution_success` to the history write (ComfyUI's worker thread runs
+   * `PromptQueue.task_done` a moment after it queued the message); until then GET /history misses
+   * the entry and GET /queue still lists the prompt as running. Then `status`, then
+   * `executing {node:null}`. A number is fixed; `[min, max]` is uniform, drawn from its own stream
+   * seeded by `duration.seed`. 0 writes history in the same turn as success. Default: the range
+   * the recordings show (README.md, "History timing").
+   */
+  historyDelayMs?: number | [number, number];
   /** Behaviour words, one per received prompt in arrival order; afterwards 'ok'. */
   script?: string[];
   /** Where SaveImage writes; default a temp dir removed on close. */
   outputDir?: string;
+  /**
+   * Files already in the instance's input folder when it starts (name there → file to copy), as a
+   * workstation's ComfyUI input folder holds images a LoadImage can name without an upload.
+   */
+  inputFiles?: Record<string, string>;
 }
 
 export interface ResolvedOptions {
@@ -47,14 +61,39 @@ export interface ResolvedOptions {
   nodeClasses: string[];
   models: Record<string, string[]>;
   duration: Required<Omit<DurationOptions, 'randomMs'>> & { randomMs: [number, number] | null };
+  historyDelayMs: [number, number];
   script: string[];
   outputDir: string | undefined;
+  inputFiles: Record<string, string>;
 }
 
 export const DEFAULT_MODELS: Record<string, string[]> = {
-  checkpoints: ['sd_xl_base_1.0.safetensors', 'sd15/v1-5-pruned-emaonly.safetensors'],
+  // The SDXL and SVD checkpoints resources/templates name; both loaders list the same folder, as in ComfyUI.
+  checkpoints: ['sd_xl_base_1.0.safetensors', 'sd15/v1-5-pruned-emaonly.safetensors', 'svd_xt_1_1.safetensors'],
   loras: ['detail_tweaker_xl.safetensors'],
 };
+
+/**
+ * The recorded gap between `execution_success` and the `status` that follows the history write:
+ * 0.0–0.8 ms over the 37 successful runs in test/fixtures/comfyui-recorded/ (README.md).
+ */
+export const DEFAULT_HISTORY_DELAY_MS: [number, number] = [1, 6];
+
+function historyDelay(v: number | [number, number] | undefined): [number, number] {
+  const [min, max] = v === undefined ? DEFAULT_HISTORY_DELAY_MS : typeof v === 'number' ? [v, v] : v;
+  if (!(Number.isFinite(min) && Number.isFinite(max) && min >= 0 && max >= min)) {
+    throw new Error(`historyDelayMs must be a number ≥ 0 or [min, max] with 0 ≤ min ≤ max; got ${Array.isArray(v) ? `[${v.join(', ')}]` : String(v)}`);
+  }
+  return [min, max];
+}
+
+/** The CLI form `A` (fixed) or `A,B` (uniform in [A, B]), checked like the option. */
+export function parseHistoryDelay(text: string): number | [number, number] {
+  const n = text.split(',').map((s) => Number(s.trim()));
+  if (n.length === 1) return historyDelay(n[0]!)[0];
+  if (n.length === 2) return historyDelay([n[0]!, n[1]!]);
+  throw new Error(`history delay takes A or A,B (ms); got '${text}'`);
+}
 
 export function resolveOptions(o: SimInstanceOptions = {}): ResolvedOptions {
   return {
@@ -74,7 +113,9 @@ export function resolveOptions(o: SimInstanceOptions = {}): ResolvedOptions {
       seed: o.duration?.seed ?? 1,
       modelLoadMs: o.duration?.modelLoadMs ?? 0,
     },
+    historyDelayMs: historyDelay(o.historyDelayMs),
     script: o.script ?? [],
     outputDir: o.outputDir,
+    inputFiles: o.inputFiles ?? {},
   };
 }

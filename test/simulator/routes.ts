@@ -193,6 +193,7 @@ export async function handleRequest(h: RouteHost, req: IncomingMessage, res: Ser
   if (!m) return sendText(res, 404, '404: Not Found');
   const handler = routes[m.key]![req.method ?? 'GET'];
   if (!handler) return sendText(res, 405, '405: Method Not Allowed');
+  h.core.settleDue(url.pathname); // the worker thread's history write, if its time has come (core.runAfter)
   try {
     await handler(h, req, res, url, m.param);
   } catch (e) {

@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { API_INPUTS } from '../../shared/api.js';
 import { BRIDGE_KEY, createShotfarmBridge, exposeBridge, type IpcRendererLike } from '../../electron/preload/bridge.js';
-import { APP_VIEWS, BRIDGE_TOPICS, CHANNELS, ENGINE_TOPICS, SHELL_TOPICS, type ShellEventMap } from '../../electron/preload/channels.js';
+import { WIRE_TOPICS } from '../../shared/events.js';
+import { APP_VIEWS, BRIDGE_TOPICS, CHANNELS, SHELL_TOPICS, type ShellEventMap } from '../../electron/preload/channels.js';
 import type { ShotfarmBridge as PreloadBridge } from '../../electron/preload/bridge.js';
 import type { BridgeShellEventMap, BridgeShellTopic, ShotfarmBridge as PageBridge } from '../../renderer/client/bridge.js';
 import { VIEWS } from '../../renderer/lib/views.js';
@@ -84,7 +85,7 @@ test('a refused or broken IPC answer becomes an envelope, never a raw Electron e
 test('subscribe accepts the engine topics and the shell topics, and refuses anything else', () => {
   const bridge = createShotfarmBridge(fakeIpc().ipc);
   for (const topic of BRIDGE_TOPICS) assert.equal(typeof bridge.subscribe(topic, () => undefined), 'function');
-  assert.deepEqual([...BRIDGE_TOPICS].sort(), [...ENGINE_TOPICS, 'engine.restarted', 'shell.command'].sort());
+  assert.deepEqual([...BRIDGE_TOPICS].sort(), [...WIRE_TOPICS, 'engine.restarted', 'shell.command'].sort());
   for (const topic of ['job.*', 'ipc', '__proto__', 'toString', '']) {
     assert.throws(() => bridge.subscribe(topic, () => undefined), TypeError);
   }

@@ -10,17 +10,8 @@ import { basename } from 'node:path';
 import { FormData, request, type Dispatcher } from 'undici';
 import { ComfyRequestError, failureFromError } from './observation.js';
 import { buildUrl, expectJson, expectOk, send, tryParseJson, type CallOptions, type Transport } from './http.js';
-import {
-  parseHistoryEntry,
-  parseHistoryList,
-  parsePromptRejection,
-  parsePromptSuccess,
-  parseQueue,
-  validate,
-  type HistoryEntry,
-  type PostPromptResult,
-  type QueueSnapshot,
-} from './responses.js';
+import { parseHistoryEntry, parseHistoryList, parsePromptRejection, parsePromptSuccess, parseQueue, validate } from './responses.js';
+import type { HistoryEntry, PostPromptResult, QueueSnapshot } from './responses.js';
 import {
   FeaturesSchema,
   ObjectInfoSchema,
@@ -110,14 +101,12 @@ export class ComfyClient {
 
   /** Removes pending items only; a running prompt must be interrupted instead. */
   async deleteFromQueue(promptIds: readonly string[], opts?: CallOptions): Promise<void> {
-    const res = await send(this.t, { method: 'POST', path: '/queue', json: { delete: promptIds } }, opts);
-    expectOk(res, 'POST /queue');
+    await this.postOk('/queue', { delete: promptIds }, opts);
   }
 
   /** Empties the pending list (for every client of this server). */
   async clearQueue(opts?: CallOptions): Promise<void> {
-    const res = await send(this.t, { method: 'POST', path: '/queue', json: { clear: true } }, opts);
-    expectOk(res, 'POST /queue');
+    await this.postOk('/queue', { clear: true }, opts);
   }
 
   /** The stored run for this id, or null while it is queued, running or unknown (server sends `{}`). */
@@ -135,13 +124,16 @@ export class ComfyClient {
   }
 
   async deleteHistory(promptIds: readonly string[], opts?: CallOptions): Promise<void> {
-    const res = await send(this.t, { method: 'POST', path: '/history', json: { delete: promptIds } }, opts);
-    expectOk(res, 'POST /history');
+    await this.postOk('/history', { delete: promptIds }, opts);
   }
 
   async clearHistory(opts?: CallOptions): Promise<void> {
-    const res = await send(this.t, { method: 'POST', path: '/history', json: { clear: true } }, opts);
-    expectOk(res, 'POST /history');
+    await this.postOk('/history', { clear: true }, opts);
+  }
+
+  /** A POST whose answer is only its status (the queue's and history's delete and clear). */
+  private async postOk(path: string, json: unknown, opts?: CallOptions): Promise<void> {
+    expectOk(await send(this.t, { method: 'POST', path, json }, opts), `POST ${path}`);
   }
 
   /**

@@ -77,8 +77,12 @@ export function missingNodeClassType(error: PromptError): string | null {
 
 // ---------- GET /queue ----------
 
+/** A prompt as the server keeps it, queued or stored in /history (its `[number, prompt_id, …]` tuple). */
 export interface QueueItem {
-  /** Execution priority; lower runs first. Unique per POST unless the client supplied `number`. */
+  /**
+   * Execution priority; lower runs first. Unique per POST unless the client supplied `number`, so
+   * in /history it tells re-runs of the same id apart (fence on it).
+   */
   number: number;
   promptId: string;
   prompt: Record<string, unknown>;
@@ -113,13 +117,8 @@ export function parseQueue(body: unknown, route = 'GET /queue'): QueueSnapshot {
 
 // ---------- GET /history ----------
 
-export interface HistoryEntry {
-  promptId: string;
-  /** The execution number of the run stored here — match it to fence re-runs of the same id. */
-  number: number;
-  prompt: Record<string, unknown>;
-  extraData: Record<string, unknown>;
-  outputsToExecute: string[];
+/** The run stored under a prompt id: the prompt as queued, and what it produced. */
+export interface HistoryEntry extends QueueItem {
   outputs: Record<string, Record<string, unknown>>;
   /** Absent on very old servers. `status_str` is `success` or `error` (interrupts are `error`). */
   status: { statusStr: string; completed: boolean; messages: HistoryStatus['messages'] } | null;
@@ -127,14 +126,10 @@ export interface HistoryEntry {
 }
 
 function toHistoryEntry(key: string, e: z.output<typeof HistoryEntrySchema>): HistoryEntry {
-  const item = toQueueItem(e.prompt);
   return {
-    // The map key is the id the server stores under; it equals item.promptId in practice.
+    ...toQueueItem(e.prompt),
+    // The map key is the id the server stores under; it equals the tuple's prompt_id in practice.
     promptId: key,
-    number: item.number,
-    prompt: item.prompt,
-    extraData: item.extraData,
-    outputsToExecute: item.outputsToExecute,
     outputs: e.outputs,
     status: e.status
       ? { statusStr: e.status.status_str, completed: e.status.completed, messages: e.status.messages }

@@ -38,13 +38,8 @@ export const PromptSuccessSchema = z.looseObject({
   node_errors: NodeErrorsSchema.default({}),
 });
 
-/** The structured `error` of a 400 (`{type, message, details, extra_info}`). */
-export const PromptErrorObjectSchema = z.looseObject({
-  type: z.string(),
-  message: z.string(),
-  details: z.string().default(''),
-  extra_info: record.default({}),
-});
+/** The structured `error` of a 400 (`{type, message, details, extra_info}`): the shape of one validation error. */
+export const PromptErrorObjectSchema = ValidationErrorItemSchema;
 
 /**
  * A 400 body: `error` is an object on current servers and a bare string on old ones

@@ -8,6 +8,8 @@ import Database from 'better-sqlite3';
 import { Readable } from 'node:stream';
 import type { ExportResult } from '../../../shared/domain.js';
 import { writeStreamAtomically } from '../files/atomic-write.js';
+import type { ExportFilter } from '../store/export-filter.js';
+import { each } from '../store/statements.js';
 
 /** A text cell starting like a formula is prefixed so a spreadsheet shows it instead of running it. */
 export function spreadsheetSafe(value: unknown): string | number {
@@ -19,6 +21,18 @@ export function spreadsheetSafe(value: unknown): string | number {
 
 export function isoTime(ms: number | null | undefined): string {
   return ms === null || ms === undefined ? '' : new Date(ms).toISOString();
+}
+
+/** One CSV export: its columns, its query (the store's, from the filters) and how a row becomes cells. */
+export interface CsvTable<Row> {
+  header: readonly string[];
+  query: (filter: ExportFilter) => { sql: string; params: Record<string, unknown> };
+  toCells: (row: Row) => unknown[];
+}
+
+/** Writes `table`'s rows matching `filter` to `path`, from a read-only connection to `dbFile`. */
+export function exportTable<Row>(dbFile: string, path: string, table: CsvTable<Row>, filter: ExportFilter): Promise<ExportResult> {
+  return exportCsv<Row>({ dbFile, path, header: table.header, toCells: table.toCells, ...table.query(filter) });
 }
 
 export interface CsvExportSpec<Row> {
@@ -50,7 +64,7 @@ export async function exportCsv<Row>(spec: CsvExportSpec<Row>): Promise<ExportRe
   const db = new Database(spec.dbFile, { readonly: true, fileMustExist: true });
   let count = 0;
   try {
-    const iter = db.prepare(spec.sql).iterate(spec.params) as IterableIterator<Row>;
+    const iter = each<Row>(db, spec.sql, spec.params);
     // Pulled by the file stream with backpressure: at most one chunk is built ahead of the disk.
     function* chunks(): Generator<string> {
       // BOM so spreadsheet apps read UTF-8 (accented shot names, CJK descriptions) correctly.

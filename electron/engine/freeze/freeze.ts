@@ -12,8 +12,9 @@ import { ShotfarmError } from '../../../shared/errors.js';
 import type { Clock } from '../clock.js';
 import { csvRecord } from '../exports/csv-export.js';
 import { describeFsError, writeStreamAtomically } from '../files/atomic-write.js';
+import { approvedAssets, episodeAssetCount } from '../store/asset-store.js';
 import type { Db } from '../store/database.js';
-import { stmt } from '../store/statements.js';
+import { episodeJobCount } from '../store/job-store.js';
 import { checkFiles, type FileCheck } from './file-check.js';
 import type { FreezeResult } from '../../../shared/domain.js';
 import {
@@ -29,26 +30,6 @@ export interface FreezeInput {
 }
 
 export type { FreezeResult };
-
-interface ApprovedRow {
-  id: string;
-  job_id: string;
-  path: string;
-  sha256: string;
-  bytes: number;
-  shot: string;
-  stage: string;
-  take: number;
-}
-
-/** The approved assets of an episode, in the order a person reads a cut: shot, stage, take, file. */
-const APPROVED_ASSETS = `SELECT a.id, a.job_id, a.path, a.sha256, a.bytes, j.shot, j.stage, j.take
-  FROM assets a JOIN jobs j ON j.id = a.job_id
-  WHERE j.project = ? AND j.episode = ? AND a.approved = 1
-  ORDER BY j.shot, j.stage, j.take, a.path`;
-/** Distinguishes "no such episode" from "nothing approved yet" in the error. */
-const EPISODE_COUNTS = `SELECT (SELECT COUNT(*) FROM jobs WHERE project = ? AND episode = ?) AS jobs,
-  (SELECT COUNT(*) FROM assets a JOIN jobs j ON j.id = a.job_id WHERE j.project = ? AND j.episode = ?) AS assets`;
 
 /** At most this many file names in a message; the error's details carry the full lists. */
 const NAMES_IN_MESSAGE = 10;
@@ -90,13 +71,13 @@ export async function freezeRelease(db: Db, clock: Clock, input: FreezeInput): P
   const jsonPath = join(outDir, MANIFEST_JSON);
   const csvPath = join(outDir, MANIFEST_CSV);
 
-  const rows = stmt(db, APPROVED_ASSETS).all(project, episode) as ApprovedRow[];
+  const rows = approvedAssets(db, project, episode);
   if (rows.length === 0) {
-    const counts = stmt(db, EPISODE_COUNTS).get(project, episode, project, episode) as { jobs: number; assets: number };
-    if (counts.jobs === 0) throw new ShotfarmError('not_found', `There are no jobs in project "${project}", episode "${episode}". Check the names (they are case-sensitive).`);
+    // "No such episode" and "nothing approved yet" need different words.
+    if (episodeJobCount(db, project, episode) === 0) throw new ShotfarmError('not_found', `There are no jobs in project "${project}", episode "${episode}". Check the names (they are case-sensitive).`);
     throw new ShotfarmError(
       'conflict',
-      `Nothing is approved in ${project} / ${episode} (${counts.assets} rendered file(s)). Approve the takes to release in the Ledger, then freeze again. Nothing was written.`,
+      `Nothing is approved in ${project} / ${episode} (${episodeAssetCount(db, project, episode)} rendered file(s)). Approve the takes to release in the Ledger, then freeze again. Nothing was written.`,
     );
   }
   for (const p of [jsonPath, csvPath]) {

@@ -2,22 +2,22 @@
  * One health probe of one ComfyUI instance (SPEC §6): /system_stats and /queue, each bounded by a
  * short timeout. Returns an observation; deciding what it means for scheduling is the caller's.
  */
-import type { VramView } from '../../../shared/domain.js';
+import type { InstanceAdminState, InstanceHealth, ProbeView } from '../../../shared/domain.js';
 import { ComfyClient } from '../comfy/client.js';
 import { describeFailure, settle } from '../comfy/observation.js';
 import { vramBreakdown } from '../comfy/vram.js';
 
-export type ProbeResult =
-  | {
-      ok: true;
-      gpuName: string | null;
-      vram: VramView | null;
-      comfyVersion: string | null;
-      queueRunning: number;
-      queuePending: number;
-      latencyMs: number;
-    }
-  | { ok: false; error: string; latencyMs: number };
+export type ProbeResult = ProbeView;
+
+/**
+ * The health word one probe gives a workstation that is not disabled (a one-off check: the
+ * scheduler's registry decides with the history of several probes).
+ */
+export function healthAfterProbe(adminState: InstanceAdminState, p: ProbeResult): InstanceHealth {
+  if (!p.ok) return 'unhealthy';
+  if (adminState === 'draining') return 'draining';
+  return p.queueRunning + p.queuePending > 0 ? 'busy' : 'idle';
+}
 
 export async function probeInstance(url: string, timeoutMs = 1500, now: () => number = Date.now): Promise<ProbeResult> {
   const client = new ComfyClient(url, { timeoutMs });

@@ -16,7 +16,7 @@ import {
 import { getHooks } from './hook-settings.js';
 import {
   deliveryRow, giveUp, insertDelivery, pendingDeliveries, recordTry, toDeliveryView, type DeliveryRow, type HookDeliveryView,
-} from './delivery-store.js';
+} from '../store/delivery-store.js';
 import { sendCommand, type SendContext } from './send-command.js';
 import { sendWebhook } from './send-webhook.js';
 

@@ -7,38 +7,23 @@ import { ShotfarmError } from '../../../shared/errors.js';
 import { describeIssues } from '../../../shared/shot-list-schema.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/database.js';
-import { stmt } from '../store/statements.js';
+import { readSetting, writeSetting } from '../store/settings-store.js';
 import { hookSchema, hooksSchema, type HookConfig } from '../../../shared/hooks.js';
 
 export const HOOKS_SETTING = 'hooks';
 
-/** One setting's JSON text. */
-const GET_SETTING = 'SELECT value_json FROM settings WHERE key = ?';
-/** Insert or replace one setting. */
-const PUT_SETTING = `INSERT INTO settings (key, value_json, updated_at) VALUES (?, ?, ?)
-  ON CONFLICT (key) DO UPDATE SET value_json = excluded.value_json, updated_at = excluded.updated_at`;
-
 export function getHooks(db: Db): HookConfig[] {
-  const row = stmt(db, GET_SETTING).get(HOOKS_SETTING) as { value_json: string } | undefined;
-  if (!row) return [];
-  let value: unknown;
-  try {
-    value = JSON.parse(row.value_json);
-  } catch {
-    throw new ShotfarmError('storage', 'The hooks setting is not valid JSON; clear it (shotfarm hooks clear) and add the hooks again.');
-  }
-  const parsed = hooksSchema.safeParse(value);
-  if (!parsed.success) {
-    throw new ShotfarmError('storage', `The hooks setting is invalid (${describeIssues(parsed.error).join('; ')}); no hook will run until it is fixed (shotfarm hooks clear, then add them again).`);
-  }
-  return parsed.data;
+  return readSetting(db, HOOKS_SETTING, hooksSchema, {
+    badJson: 'The hooks setting is not valid JSON; clear it (shotfarm hooks clear) and add the hooks again.',
+    invalid: (issues) => `The hooks setting is invalid (${issues}); no hook will run until it is fixed (shotfarm hooks clear, then add them again).`,
+  }) ?? [];
 }
 
 /** Replaces the whole list (the UI's settings form). */
 export function setHooks(db: Db, clock: Clock, hooks: unknown): HookConfig[] {
   const parsed = hooksSchema.safeParse(hooks);
   if (!parsed.success) throw new ShotfarmError('bad_input', `Invalid hooks: ${describeIssues(parsed.error).join('; ')}`);
-  stmt(db, PUT_SETTING).run(HOOKS_SETTING, JSON.stringify(parsed.data), clock.now());
+  writeSetting(db, HOOKS_SETTING, parsed.data, clock.now());
   return parsed.data;
 }
 

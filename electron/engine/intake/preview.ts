@@ -10,7 +10,7 @@ import type { ParamValue } from '../../../shared/shot-list-schema.js';
 import { jobId } from '../ids.js';
 import type { Db } from '../store/database.js';
 import { listInstanceRows } from '../store/instance-store.js';
-import { stmt } from '../store/statements.js';
+import { jobExists, stageExists } from '../store/job-store.js';
 import { latestTemplate, type StoredTemplate } from '../store/template-store.js';
 import type { ShotRow } from './shot-row.js';
 
@@ -25,14 +25,13 @@ export interface CheckedRow {
 }
 
 /**
- * Optional capability check against the workstations' node lists (filled in by the scheduler once
- * instances have been probed). Returns problems, or null when nothing is known yet.
+ * The capability check against the workstations' node lists, as the scheduler offers it (only a
+ * farm running in this process knows them): problems that keep every enabled workstation from
+ * running this, [] when one can, null when no node list is known yet.
  */
-export type CapabilityCheck = (template: StoredTemplate, parameters: Record<string, ParamValue>) => string[] | null;
-
-const SQL_JOB_EXISTS = 'SELECT 1 FROM jobs WHERE id = ?';
-/** Does the shot already have this stage stored (any take)? Used to resolve depends_on. */
-const SQL_STAGE_EXISTS = 'SELECT 1 FROM jobs WHERE project = ? AND episode = ? AND shot = ? AND stage = ? LIMIT 1';
+export interface CapabilityPort {
+  capabilityProblems(template: StoredTemplate, parameters: Record<string, ParamValue>): string[] | null;
+}
 
 function fileReadable(path: string): boolean {
   try {
@@ -58,7 +57,7 @@ export interface CheckResult {
   notices: string[];
 }
 
-export function checkRows(db: Db, rows: ShotRow[], baseDir: string, capability?: CapabilityCheck): CheckResult {
+export function checkRows(db: Db, rows: ShotRow[], baseDir: string, capability: CapabilityPort | null = null): CheckResult {
   const notices = new Set<string>();
   const templates = new Map<string, StoredTemplate | null>();
   const getTemplate = (name: string): StoredTemplate | null => {
@@ -106,14 +105,14 @@ export function checkRows(db: Db, rows: ShotRow[], baseDir: string, capability?:
         errors.push(`needs ${template.vramGb} GB of VRAM; the largest workstation has ${largestGb.toFixed(0)} GB`);
       }
       if (capability) {
-        const problems = capability(template, parameters);
+        const problems = capability.capabilityProblems(template, parameters);
         if (problems === null) notices.add('Nodes and models not checked: no workstation has reported its node list yet.');
         else errors.push(...problems);
       }
     }
     if (row.dependsOn) {
       const key = `${row.project}\u001f${row.episode}\u001f${row.shot}\u001f${row.dependsOn}`;
-      const inDb = stmt(db, SQL_STAGE_EXISTS).get(row.project, row.episode, row.shot, row.dependsOn);
+      const inDb = stageExists(db, row.project, row.episode, row.shot, row.dependsOn);
       if (row.dependsOn === row.stage) errors.push('a stage cannot depend on itself');
       else if (!stagesInFile.has(key) && !inDb) errors.push(`depends on stage "${row.dependsOn}", which this shot does not have`);
     }
@@ -127,7 +126,7 @@ export function checkRows(db: Db, rows: ShotRow[], baseDir: string, capability?:
         errors.push(`same shot, stage and take as row ${firstRow}`);
       } else {
         seenInFile.set(id, row.row);
-        status = stmt(db, SQL_JOB_EXISTS).get(id) ? 'duplicate' : 'new';
+        status = jobExists(db, id) ? 'duplicate' : 'new';
         if (status === 'duplicate') warnings.push('already imported (same project, episode, shot, stage and take); use "new take" to render it again');
       }
     }
@@ -161,7 +160,7 @@ export function checkRows(db: Db, rows: ShotRow[], baseDir: string, capability?:
     const s = c.source;
     if (!s.dependsOn || c.view.status === 'error') continue;
     const dep = byKey.get(`${s.project}\u001f${s.episode}\u001f${s.shot}\u001f${s.dependsOn}\u001f${s.take}`);
-    const inDb = stmt(db, SQL_STAGE_EXISTS).get(s.project, s.episode, s.shot, s.dependsOn);
+    const inDb = stageExists(db, s.project, s.episode, s.shot, s.dependsOn);
     if (dep && dep.view.status === 'error' && !inDb) {
       c.view.errors.push(`depends on row ${dep.view.row} (${s.dependsOn}), which has errors`);
       c.view.status = 'error';

@@ -17,11 +17,11 @@ import { ComfyRequestError, settle } from '../comfy/observation.js';
 import type { HistoryEntry } from '../comfy/responses.js';
 import { PromptFollower } from '../comfy/ws-follower.js';
 import type { FollowEvent } from '../comfy/ws-events.js';
+import type { Announce } from '../announcer.js';
 import type { EventBus } from '../event-bus.js';
 import { ShotfarmError } from '../../../shared/errors.js';
-import { saveProgress, endAttempt, type AttemptFacts, type AttemptRow } from '../store/attempt-store.js';
+import { saveProgress, endAttempt, triedOnInstanceBefore, type AttemptFacts, type AttemptRow } from '../store/attempt-store.js';
 import type { Db } from '../store/database.js';
-import { stmt } from '../store/statements.js';
 import type { JobRow } from '../store/job-rows.js';
 import type { StoredTemplate } from '../store/template-store.js';
 import { applyParameters, type ApiWorkflow } from '../templates/workflow.js';
@@ -37,16 +37,20 @@ import { completeJob, failJob, isStale, requeueJob } from './outcomes.js';
 import { checkpointOf } from './policy.js';
 import { ATTEMPT_KEY, JOB_KEY, successfulRunOfJob, terminalMessage, watchExecution, type Execution } from './prompt-watch.js';
 
-export interface RunnerDeps {
+/** What the scheduler and each of its runners work with: the store, time, events, the farm's config. */
+export interface FarmDeps {
   db: Db;
   clock: Clock;
   random: RandomSource;
   timers: Timers;
   events: EventBus;
   config: SchedulerConfig;
+  /** Job rows changed: the engine's announcer loads their views, emits events, notifies hooks. */
+  announce: Announce;
+}
+
+export interface RunnerDeps extends FarmDeps {
   registry: InstanceRegistry;
-  /** Jobs whose rows changed, to publish. */
-  publish: (jobIds: string[]) => void;
   /** Optional S3-compatible copy of every output; the job completes only once it is confirmed. */
   uploader: S3Uploader | null;
   /** When the runner is finished (whatever happened). */
@@ -208,9 +212,7 @@ export class AttemptRunner {
 
   /** Was an earlier attempt of this job sent to this instance? (Then its prompt id may be there.) */
   private triedHereBefore(): boolean {
-    return stmt(this.deps.db, 'SELECT 1 FROM attempts WHERE job_id = ? AND instance_id = ? AND id <> ? LIMIT 1').get(
-      this.job.id, this.instance.row.id, this.attemptId,
-    ) !== undefined;
+    return triedOnInstanceBefore(this.deps.db, this.job.id, this.instance.row.id, this.attemptId);
   }
 
   /** Recovery (SPEC §4 "Closing the app or crashing"): follow, collect or requeue an attempt left open. */
@@ -404,14 +406,14 @@ export class AttemptRunner {
       }
       registry.attemptEnded(instanceId, this.attemptId, 'job_failure', null);
       void settle(() => this.client.free({ unloadModels: true }));
-      this.deps.publish([this.job.id]);
+      this.deps.announce([this.job.id]);
       return;
     }
     if (outcome.kind === 'detached') return;
     if (outcome.kind === 'requeue') {
       requeueJob(db, clock, this.job.id, this.attemptId, outcome.reason, 'requeued', this.facts);
       registry.attemptEnded(instanceId, this.attemptId, 'ok', null);
-      this.deps.publish([this.job.id]);
+      this.deps.announce([this.job.id]);
       return;
     }
     let obs: AttemptObservation | null = outcome.kind === 'failed' ? outcome.obs : null;
@@ -435,7 +437,7 @@ export class AttemptRunner {
     const result = failJob(db, clock, random, this.job.id, this.attemptId, c, config.retry, this.facts);
     registry.attemptEnded(instanceId, this.attemptId, c.instanceLevel ? 'instance_failure' : 'job_failure', null);
     void settle(() => this.client.free({ unloadModels: true }));
-    this.deps.publish(result.changed);
+    this.deps.announce(result.changed);
   }
 
   /** Collect, then ledger + completed in one transaction. Returns an observation if it failed. */
@@ -466,7 +468,7 @@ export class AttemptRunner {
       paramsJson: this.job.params_json, seed: this.job.seed,
     }, this.facts);
     registry.attemptEnded(this.instance.row.id, this.attemptId, 'ok', this.workflow ? checkpointOf(this.workflow) : null);
-    this.deps.publish(result.changed);
+    this.deps.announce(result.changed);
     return null;
   }
 }

@@ -14,7 +14,7 @@ import { outputFiles, type HistoryEntry } from '../comfy/responses.js';
 import { tempPathFor } from '../files/atomic-write.js';
 import { mediaTypeOf, outputPath, takeDir, type TakeKey } from '../files/output-paths.js';
 import { randomId } from '../ids.js';
-import type { StoredAsset } from './outcomes.js';
+import type { StoredAsset } from '../store/asset-store.js';
 
 export async function sha256File(path: string): Promise<string> {
   const hash = createHash('sha256');

@@ -6,7 +6,7 @@
  */
 import type { Db } from '../store/database.js';
 import type { JobRow } from '../store/job-rows.js';
-import { stmt } from '../store/statements.js';
+import { movingCount, pendingJobs, queuedByRowid, stateAndStage } from '../store/job-store.js';
 import type { JobWait, WaitLasting } from './wait-reasons.js';
 
 /** Jobs that wait for the same thing, with the words for it. */
@@ -25,11 +25,6 @@ export interface FarmProgress {
   stuck: StuckGroup[];
 }
 
-const SQL_QUEUED_PAGE = `SELECT rowid AS row_n, * FROM jobs WHERE state = 'queued' AND rowid > ? ORDER BY rowid LIMIT 500`;
-const SQL_PENDING = `SELECT id, depends_on FROM jobs WHERE state = 'pending'`;
-const SQL_STATE_OF = `SELECT state, stage FROM jobs WHERE id = ?`;
-const SQL_MOVING = `SELECT COUNT(*) AS n FROM jobs WHERE state IN ('running', 'failed_retryable')`;
-
 interface Verdict {
   lasting: WaitLasting;
   reason: string;
@@ -46,7 +41,7 @@ export interface ProgressInputs {
 }
 
 export function farmProgress(p: ProgressInputs): FarmProgress {
-  const moving = (stmt(p.db, SQL_MOVING).get() as { n: number }).n + p.activeAttempts;
+  const moving = movingCount(p.db) + p.activeAttempts;
   const verdicts = new Map<string, Verdict>();
   const stuck = new Map<string, StuckGroup>();
   const waiting = new Map<string, number>();
@@ -65,7 +60,7 @@ export function farmProgress(p: ProgressInputs): FarmProgress {
   };
 
   for (let after = 0; ;) {
-    const rows = stmt(p.db, SQL_QUEUED_PAGE).all(after) as (JobRow & { row_n: number })[];
+    const rows = queuedByRowid(p.db, after);
     if (rows.length === 0) break;
     for (const job of rows) {
       const v: Verdict = p.stopped ? { lasting: 'operator', reason: 'the farm is stopped (resume it to dispatch)' } : verdictOf(p.explain(job));
@@ -75,7 +70,7 @@ export function farmProgress(p: ProgressInputs): FarmProgress {
     after = (rows[rows.length - 1] as { row_n: number }).row_n;
   }
 
-  const pending = stmt(p.db, SQL_PENDING).all() as { id: string; depends_on: string | null }[];
+  const pending = pendingJobs(p.db);
   const dependsOn = new Map(pending.map((r) => [r.id, r.depends_on]));
   const resolve = (id: string, seen: Set<string>): Verdict => {
     const known = verdicts.get(id);
@@ -102,7 +97,7 @@ function verdictOf(w: JobWait): Verdict {
 
 /** A pending job moves when its dependency completes; what the dependency waits for, it waits for. */
 function dependencyVerdict(db: Db, depId: string, ofPending: (id: string) => Verdict): Verdict {
-  const dep = stmt(db, SQL_STATE_OF).get(depId) as { state: string; stage: string } | undefined;
+  const dep = stateAndStage(db, depId);
   if (!dep) return { lasting: 'operator', reason: 'waits for a dependency that no longer exists' };
   switch (dep.state) {
     case 'completed':

@@ -8,7 +8,7 @@ import { accessSync, constants } from 'node:fs';
 import type { ComfyClient } from '../comfy/client.js';
 import type { Db } from '../store/database.js';
 import type { JobRow } from '../store/job-rows.js';
-import { stmt } from '../store/statements.js';
+import { firstImageOf } from '../store/asset-store.js';
 import type { StoredTemplate } from '../store/template-store.js';
 import { splitPath } from '../templates/workflow.js';
 import { ShotfarmError } from '../../../shared/errors.js';
@@ -22,10 +22,6 @@ export function dependencyInputParam(t: StoredTemplate): string | null {
   }
   return null;
 }
-
-/** The first image the dependency stored in the ledger. */
-const SQL_DEPENDENCY_IMAGE = `SELECT a.path, j.stage, j.take FROM assets a JOIN jobs j ON j.id = a.job_id
-  WHERE a.job_id = ? AND a.media_type LIKE 'image/%' ORDER BY a.node_id, a.path LIMIT 1`;
 
 export interface PlannedUpload {
   param: string;
@@ -41,7 +37,7 @@ export function plannedUploads(db: Db, job: JobRow, template: StoredTemplate): P
   }
   if (job.depends_on) {
     const param = dependencyInputParam(template);
-    const dep = stmt(db, SQL_DEPENDENCY_IMAGE).get(job.depends_on) as { path: string; stage: string; take: number } | undefined;
+    const dep = firstImageOf(db, job.depends_on);
     if (param && !out.some((u) => u.param === param)) {
       if (!dep) throw new ShotfarmError('bad_input', `its dependency produced no image to feed "${param}"`);
       out.push({ param, file: dep.path, what: `${dep.stage} take ${dep.take} output` });

@@ -13,8 +13,7 @@ import type { ObjectInfo } from '../comfy/schemas.js';
 import type { EventBus } from '../event-bus.js';
 import { probeInstance, type ProbeResult } from '../health/probe.js';
 import type { Db } from '../store/database.js';
-import { instanceRow, listInstanceRows, toInstanceView, type InstanceRow } from '../store/instance-store.js';
-import { stmt } from '../store/statements.js';
+import { instanceRow, listInstanceRows, persistRuntime, toInstanceView, type InstanceRow } from '../store/instance-store.js';
 import type { SchedulerConfig } from './config.js';
 import type { InstanceSnapshot } from './policy.js';
 import type { InstanceFacts } from './wait-reasons.js';
@@ -44,11 +43,6 @@ export interface InstanceRuntime {
   timer: unknown;
   lastPersistAt: number;
 }
-
-const SQL_PERSIST = `UPDATE instances SET health = @health, gpu_name = COALESCE(@gpu_name, gpu_name), vram_json = COALESCE(@vram_json, vram_json),
-  comfy_version = COALESCE(@comfy_version, comfy_version), queue_length = @queue_length, last_probe_at = @last_probe_at, last_error = @last_error,
-  consecutive_failures = @consecutive_failures, quarantined_until = @quarantined_until, last_checkpoint = @last_checkpoint, updated_at = @now
-  WHERE id = @id`;
 
 /** A rough speed order of common GPUs for the last tie-break; unknown cards rank by VRAM. */
 const GPU_SPEED: [RegExp, number][] = [
@@ -106,7 +100,7 @@ export class InstanceRegistry {
 
   /**
    * An instance was added, edited, drained, disabled or removed through the API: reload its row.
-   * (Called by the engine directly — the registry's own `instance.changed` events must not loop back.)
+   * (Reached through Scheduler.instanceChanged — the registry's own `instance.changed` events must not loop back.)
    */
   refresh(id: string): void {
     if (this.stopped) return;
@@ -209,13 +203,12 @@ export class InstanceRegistry {
     if (persist) {
       rt.lastPersistAt = now;
       const ok = rt.lastOkProbe;
-      stmt(this.db, SQL_PERSIST).run({
+      const row = persistRuntime(this.db, {
         id: rt.row.id, health, gpu_name: ok?.gpuName ?? null, vram_json: ok?.vram ? JSON.stringify(ok.vram) : null,
         comfy_version: ok?.comfyVersion ?? null, queue_length: ok ? ok.queueRunning + ok.queuePending : null,
         last_probe_at: rt.probe ? now : null, last_error: rt.probe && !rt.probe.ok ? rt.probe.error : null,
         consecutive_failures: rt.failuresInRow, quarantined_until: rt.quarantinedUntil, last_checkpoint: rt.lastCheckpoint, now,
       });
-      const row = instanceRow(this.db, rt.row.id);
       if (row) rt.row = row;
     }
     if (persist || announce) this.events.emit('instance.changed', { instance: this.view(rt) });

@@ -7,44 +7,17 @@
 import { ShotfarmError } from '../../../shared/errors.js';
 import type { Clock, RandomSource } from '../clock.js';
 import { transitionJob } from '../job-state.js';
+import { insertAsset, type AssetContext, type StoredAsset } from '../store/asset-store.js';
 import { endAttempt, type AttemptFacts, type AttemptOutcome } from '../store/attempt-store.js';
 import { inTransaction, type Db } from '../store/database.js';
-import { stmt } from '../store/statements.js';
+import { attemptBudget, dueRetries, pendingDependents, setDependentsReason, setEnqueuedAt } from '../store/job-store.js';
 import type { Classification } from './failure.js';
 import { retryDelayMs, type RetryPolicy } from './policy.js';
-
-export interface StoredAsset {
-  id: string;
-  nodeId: string | null;
-  path: string;
-  sha256: string;
-  bytes: number;
-  mediaType: string;
-  width: number | null;
-  height: number | null;
-}
-
-export interface AssetContext {
-  instanceId: string;
-  instanceName: string;
-  templateName: string;
-  templateHash: string;
-  paramsJson: string;
-  seed: number | null;
-}
 
 /** Thrown when the attempt is no longer current: the caller just stops. */
 export function isStale(err: unknown): boolean {
   return err instanceof ShotfarmError && err.code === 'conflict';
 }
-
-const SQL_INSERT_ASSET = `INSERT INTO assets (id, job_id, attempt_id, node_id, path, sha256, bytes, media_type, width, height, instance_id,
-  instance_name, template_name, template_hash, params_json, seed, created_at)
-  VALUES (@id, @job_id, @attempt_id, @node_id, @path, @sha256, @bytes, @media_type, @width, @height, @instance_id, @instance_name,
-  @template_name, @template_hash, @params_json, @seed, @now)
-  ON CONFLICT (path) DO UPDATE SET sha256 = excluded.sha256, bytes = excluded.bytes, attempt_id = excluded.attempt_id, created_at = excluded.created_at`;
-const SQL_DEPENDENTS = "SELECT id FROM jobs WHERE depends_on = ? AND state = 'pending'";
-const SQL_DEPENDENT_REASON = "UPDATE jobs SET state_reason = ?, updated_at = ? WHERE depends_on = ? AND state = 'pending'";
 
 export interface OutcomeResult {
   /** Jobs whose state changed, for events. */
@@ -61,25 +34,24 @@ export function completeJob(
       jobId, to: 'completed', reason: `${assets.length} output(s) stored`, actor: 'scheduler', expectFrom: ['running'],
       expectAttemptId: attemptId, attemptId, patch: { finished_at: now, not_before: null, error_class: null },
     });
-    for (const a of assets) {
-      stmt(db, SQL_INSERT_ASSET).run({
-        id: a.id, job_id: jobId, attempt_id: attemptId, node_id: a.nodeId, path: a.path, sha256: a.sha256, bytes: a.bytes,
-        media_type: a.mediaType, width: a.width, height: a.height, instance_id: ctx.instanceId, instance_name: ctx.instanceName,
-        template_name: ctx.templateName, template_hash: ctx.templateHash, params_json: ctx.paramsJson, seed: ctx.seed, now,
-      });
-    }
+    for (const a of assets) insertAsset(db, jobId, attemptId, a, ctx, now);
     endAttempt(db, clock, attemptId, { ...facts, outcome: 'completed' });
     const changed = [jobId];
-    for (const dep of stmt(db, SQL_DEPENDENTS).all(jobId) as { id: string }[]) {
-      transitionJob(db, clock, { jobId: dep.id, to: 'queued', reason: 'its dependency completed', actor: 'scheduler', expectFrom: ['pending'] });
-      stmt(db, 'UPDATE jobs SET enqueued_at = ? WHERE id = ?').run(now, dep.id);
-      changed.push(dep.id);
+    for (const dep of pendingDependents(db, jobId)) {
+      transitionJob(db, clock, { jobId: dep, to: 'queued', reason: 'its dependency completed', actor: 'scheduler', expectFrom: ['pending'] });
+      setEnqueuedAt(db, dep, now);
+      changed.push(dep);
     }
     return { changed };
   });
 }
 
-const SQL_ATTEMPTS = 'SELECT attempts, max_attempts, shot, stage, take FROM jobs WHERE id = ?';
+/** The job's attempt budget; it exists (the caller's attempt is its current one, fenced below). */
+function budget(db: Db, jobId: string): { attempts: number; max_attempts: number; stage: string; take: number } {
+  const b = attemptBudget(db, jobId);
+  if (!b) throw new ShotfarmError('not_found', `Job ${jobId} does not exist.`);
+  return b;
+}
 
 /**
  * Decides after a failed attempt (SPEC §5): permanent → failed_final; transient or OOM → retry
@@ -90,7 +62,7 @@ export function failJob(
   facts: AttemptFacts = {},
 ): OutcomeResult & { retryAt: number | null } {
   return inTransaction(db, () => {
-    const job = stmt(db, SQL_ATTEMPTS).get(jobId) as { attempts: number; max_attempts: number; shot: string; stage: string; take: number };
+    const job = budget(db, jobId);
     const max = Math.min(job.max_attempts, policy.maxAttempts);
     const left = job.attempts < max;
     const now = clock.now();
@@ -119,7 +91,7 @@ export function failJob(
     });
     if (retryAt === null) {
       // Dependents cannot run; say why they wait (a new take of this stage re-arms them).
-      stmt(db, SQL_DEPENDENT_REASON).run(`its dependency ${job.stage} take ${job.take} failed; make a new take of it`, now, jobId);
+      setDependentsReason(db, jobId, `its dependency ${job.stage} take ${job.take} failed; make a new take of it`, now);
     }
     return { changed: [jobId], retryAt };
   });
@@ -129,7 +101,7 @@ export function failJob(
 export function failUnrunnable(db: Db, clock: Clock, jobId: string, reason: string): void {
   inTransaction(db, () => {
     transitionJob(db, clock, { jobId, to: 'failed_final', reason, actor: 'scheduler', expectFrom: ['queued'], patch: { error_class: 'permanent', finished_at: clock.now() } });
-    stmt(db, SQL_DEPENDENT_REASON).run('its dependency cannot run anywhere; fix it and make a new take', clock.now(), jobId);
+    setDependentsReason(db, jobId, 'its dependency cannot run anywhere; fix it and make a new take', clock.now());
   });
 }
 
@@ -138,7 +110,7 @@ export function requeueJob(
   db: Db, clock: Clock, jobId: string, attemptId: string, reason: string, outcome: AttemptOutcome = 'requeued', facts: AttemptFacts = {},
 ): void {
   inTransaction(db, () => {
-    const job = stmt(db, 'SELECT attempts FROM jobs WHERE id = ?').get(jobId) as { attempts: number };
+    const job = budget(db, jobId);
     transitionJob(db, clock, {
       jobId, to: 'queued', reason, actor: 'scheduler', expectFrom: ['running'], expectAttemptId: attemptId, attemptId,
       patch: { current_attempt_id: null, attempts: Math.max(job.attempts - 1, 0), not_before: null },
@@ -150,17 +122,12 @@ export function requeueJob(
 /** Retries whose backoff is over go back to the queue. Returns the ids moved. */
 export function promoteDueRetries(db: Db, clock: Clock): string[] {
   const now = clock.now();
-  const due = stmt(db, "SELECT id FROM jobs WHERE state = 'failed_retryable' AND (not_before IS NULL OR not_before <= ?)").all(now) as { id: string }[];
+  const due = dueRetries(db, now);
   if (!due.length) return [];
   return inTransaction(db, () =>
-    due.map(({ id }) => {
+    due.map((id) => {
       transitionJob(db, clock, { jobId: id, to: 'queued', reason: 'retrying', actor: 'scheduler', expectFrom: ['failed_retryable'], patch: { not_before: null } });
       return id;
     }),
   );
-}
-
-/** The earliest pending retry time, to arm one timer for it. */
-export function nextRetryAt(db: Db): number | null {
-  return (stmt(db, "SELECT MIN(not_before) AS t FROM jobs WHERE state = 'failed_retryable'").get() as { t: number | null }).t;
 }

@@ -8,44 +8,24 @@
 import type { ParamValue } from '../../../shared/shot-list-schema.js';
 import type { ObjectInfo } from '../comfy/schemas.js';
 import { randomId } from '../ids.js';
-import type { Clock, RandomSource, Timers } from '../clock.js';
-import type { EventBus } from '../event-bus.js';
-import { claimAttempt, endAttempt, liveAttempts, orphanAttempts, type AttemptRow } from '../store/attempt-store.js';
-import { inTransaction, type Db } from '../store/database.js';
+import { claimAttempt, endAttempt, liveAttempts, orphanAttempts, previousAttempt, type AttemptRow } from '../store/attempt-store.js';
+import { inTransaction } from '../store/database.js';
 import type { JobRow } from '../store/job-rows.js';
-import { stmt } from '../store/statements.js';
+import { jobRow, jobState, nextRetryAt, oldestQueued, queuedPage } from '../store/job-store.js';
 import { templateById, type StoredTemplate } from '../store/template-store.js';
 import { S3Uploader } from '../storage/s3-uploader.js';
-import { AttemptRunner } from './attempt-runner.js';
+import { AttemptRunner, type FarmDeps } from './attempt-runner.js';
 import { CapabilityCache, ComboKeys, describeProblem, unrunnableReason } from './capability-check.js';
-import type { SchedulerConfig } from './config.js';
 import { InstanceRegistry, type InstanceRuntime } from './instance-registry.js';
 import { explainWait, type JobWait } from './wait-reasons.js';
 import { farmProgress, type FarmProgress } from './farm-progress.js';
-import { failUnrunnable, nextRetryAt, promoteDueRetries, requeueJob } from './outcomes.js';
+import type { FarmPort } from '../handlers/context.js';
+import { failUnrunnable, promoteDueRetries, requeueJob } from './outcomes.js';
 import { checkpointOfJob, couldFit, fitsNow, rankInstances, type InstanceSnapshot, type JobSnapshot } from './policy.js';
 
-export interface SchedulerDeps {
-  db: Db;
-  clock: Clock;
-  random: RandomSource;
-  timers: Timers;
-  events: EventBus;
-  config: SchedulerConfig;
-  /** Publishes job rows that changed (the engine turns them into events). */
-  publish: (jobIds: string[]) => void;
+export interface SchedulerDeps extends FarmDeps {
   log?: (message: string) => void;
 }
-
-/**
- * Queued jobs in dispatch order, a page at a time. The rowid tie-break is part of every index
- * entry, so jobs_runnable delivers this order without sorting the queue (100k queued jobs cost
- * the same as ten).
- */
-export const SQL_CANDIDATES = `SELECT * FROM jobs WHERE state = 'queued' ORDER BY priority DESC, rank ASC, enqueued_at ASC, rowid ASC LIMIT ? OFFSET ?`;
-const SQL_PREVIOUS = `SELECT instance_id, error_class FROM attempts WHERE job_id = ? ORDER BY n DESC LIMIT 1`;
-/** The longest-waiting queued jobs (jobs_queued_age index): candidates for a reservation. */
-const SQL_OLDEST_QUEUED = `SELECT * FROM jobs WHERE state = 'queued' AND enqueued_at <= ? ORDER BY enqueued_at LIMIT 16`;
 
 /** What the capability check found for one combination of template and combo parameters. */
 interface CapabilityAnswer {
@@ -59,8 +39,8 @@ interface CapabilityAnswer {
   problems: ReadonlyMap<string, string[]>;
 }
 
-export class Scheduler {
-  readonly registry: InstanceRegistry;
+export class Scheduler implements FarmPort {
+  private readonly registry: InstanceRegistry;
   private readonly runners = new Map<string, AttemptRunner>();
   private readonly templates = new Map<number, StoredTemplate>();
   private readonly capabilities = new CapabilityCache();
@@ -126,6 +106,19 @@ export class Scheduler {
   /** Jobs the operator cancelled while running: interrupt and remove their prompts. */
   cancelled(jobIds: string[]): void {
     for (const r of this.runners.values()) if (jobIds.includes(r.job.id)) r.cancel();
+  }
+
+  /**
+   * An instance was added, edited, drained, disabled or removed through the API: reload its row.
+   * (The engine calls this directly — the registry's own `instance.changed` events must not loop back.)
+   */
+  instanceChanged(id: string): void {
+    this.registry.refresh(id);
+  }
+
+  /** Per registered instance: may it take work now, and has it reported its node list (tests, benchmarks). */
+  readiness(): { id: string; dispatchable: boolean; nodeListKnown: boolean }[] {
+    return this.registry.all().map((rt) => ({ id: rt.row.id, dispatchable: this.registry.dispatchable(rt), nodeListKnown: rt.objectInfo !== null }));
   }
 
   /**
@@ -223,10 +216,11 @@ export class Scheduler {
     for (const a of orphanAttempts(db)) endAttempt(db, clock, a.id, { outcome: 'cancelled', reason: 'the job moved on while Shotfarm was closed' });
     for (const a of liveAttempts(db)) {
       const rt = a.instance_id ? this.registry.get(a.instance_id) : undefined;
-      const job = stmt(db, 'SELECT * FROM jobs WHERE id = ?').get(a.job_id) as JobRow;
+      const job = jobRow(db, a.job_id);
+      if (!job) continue; // never: liveAttempts found it through its job
       if (!rt) {
         requeueJob(db, clock, a.job_id, a.id, 'its workstation was removed while Shotfarm was closed', 'lost');
-        this.d.publish([a.job_id]);
+        this.d.announce([a.job_id]);
         continue;
       }
       this.startRunner(job, a.id, rt, a);
@@ -244,14 +238,14 @@ export class Scheduler {
       this.retryTimerAt = null;
       if (!this.running) return;
       const moved = promoteDueRetries(this.d.db, this.d.clock);
-      if (moved.length) this.d.publish(moved);
+      if (moved.length) this.d.announce(moved);
       this.armRetryTimer();
       this.kick();
     }, Math.max(0, at - this.d.clock.now()));
   }
 
   private jobSnapshot(job: JobRow, template: StoredTemplate): JobSnapshot {
-    const prev = job.attempts > 0 ? (stmt(this.d.db, SQL_PREVIOUS).get(job.id) as { instance_id: string | null; error_class: string | null } | undefined) : undefined;
+    const prev = job.attempts > 0 ? previousAttempt(this.d.db, job.id) : undefined;
     return {
       id: job.id, stage: job.stage, vramGb: job.vram_gb, tags: JSON.parse(job.tags_json) as string[],
       checkpoint: checkpointOfJob(template.workflow, template.parameters, job.params_json), previousInstanceId: prev?.instance_id ?? null,
@@ -307,7 +301,7 @@ export class Scheduler {
 
     for (const { job, reason } of unrunnable) {
       failUnrunnable(db, clock, job.id, reason);
-      this.d.publish([job.id]);
+      this.d.announce([job.id]);
     }
     if (assignments.length === 0) return;
     // Every claim of this pass in one commit (one fsync, not one per job); the runners, which
@@ -315,9 +309,11 @@ export class Scheduler {
     const claimed = inTransaction(db, () => assignments.map((a) => ({ ...a, attemptId: this.claim(a.job, a.rt) })));
     const started = claimed.filter((c): c is typeof c & { attemptId: string } => c.attemptId !== null);
     if (started.length === 0) return;
-    this.d.publish(started.map((c) => c.job.id));
+    this.d.announce(started.map((c) => c.job.id));
     for (const c of started) {
-      const row = stmt(db, 'SELECT * FROM jobs WHERE id = ?').get(c.job.id) as JobRow;
+      // The row as claimed (running, its attempt): the runner reports against it.
+      const row = jobRow(db, c.job.id);
+      if (!row) continue;
       this.onDispatch?.(c.job.id, c.rt.row.id);
       this.startRunner(row, c.attemptId, c.rt, null, c.template);
     }
@@ -330,7 +326,7 @@ export class Scheduler {
   private *candidates(freeSlots: number): Generator<JobRow> {
     const page = Math.min(this.d.config.candidateScan, Math.max(16, freeSlots * 4));
     for (let offset = 0; offset < this.d.config.candidateScan; offset += page) {
-      const rows = stmt(this.d.db, SQL_CANDIDATES).all(page, offset) as JobRow[];
+      const rows = queuedPage(this.d.db, page, offset);
       yield* rows;
       if (rows.length < page) return;
     }
@@ -372,7 +368,7 @@ export class Scheduler {
   private reserveForStarving(now: number, enabled: InstanceRuntime[], snaps: Map<string, InstanceSnapshot>, reservedIds: Set<string>): void {
     const { db, config } = this.d;
     this.nextStarvationCheck = now + Math.max(250, Math.min(5_000, config.starvationMs / 4));
-    for (const job of stmt(db, SQL_OLDEST_QUEUED).all(now - config.starvationMs) as JobRow[]) {
+    for (const job of oldestQueued(db, now - config.starvationMs)) {
       const template = this.template(job.template_id);
       const { capable } = this.capabilityOf(template, job.params_json);
       const snap = this.jobSnapshot(job, template);
@@ -384,8 +380,7 @@ export class Scheduler {
   private releaseStaleReservations(all: InstanceRuntime[]): void {
     for (const rt of all) {
       if (!rt.reservedFor) continue;
-      const j = stmt(this.d.db, 'SELECT state FROM jobs WHERE id = ?').get(rt.reservedFor) as { state: string } | undefined;
-      if (j?.state !== 'queued') rt.reservedFor = null;
+      if (jobState(this.d.db, rt.reservedFor) !== 'queued') rt.reservedFor = null;
     }
   }
 
@@ -431,8 +426,7 @@ export class Scheduler {
     this.registry.attemptStarted(rt.row.id, attemptId, job.id, job.vram_gb, checkpointOfJob(t.workflow, t.parameters, job.params_json));
     const runner = new AttemptRunner(
       {
-        db: this.d.db, clock: this.d.clock, random: this.d.random, timers: this.d.timers, events: this.d.events, config: this.d.config,
-        registry: this.registry, publish: this.d.publish, uploader: this.uploader,
+        ...this.d, registry: this.registry, uploader: this.uploader,
         done: (r) => {
           this.runners.delete(r.attemptId);
           this.armRetryTimer();

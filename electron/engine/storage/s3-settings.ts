@@ -4,52 +4,16 @@
  * variables. Credentials never leave this module except into the S3 client: they are not logged,
  * not put in error messages, and `describeS3Settings` shows only where they come from.
  */
-import { z } from 'zod';
 import { ShotfarmError } from '../../../shared/errors.js';
 import { describeIssues } from '../../../shared/shot-list-schema.js';
+import { s3SettingsSchema, type S3Settings, type S3SettingsView } from '../../../shared/storage.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/database.js';
-import { stmt } from '../store/statements.js';
+import { deleteSetting, readSetting, writeSetting } from '../store/settings-store.js';
 
 export const S3_SETTING = 's3';
 
-const httpUrl = z
-  .string()
-  .trim()
-  .refine((s) => {
-    try {
-      const u = new URL(s);
-      return (u.protocol === 'http:' || u.protocol === 'https:') && u.username === '' && u.password === '';
-    } catch {
-      return false;
-    }
-  }, 'must be an http:// or https:// URL without user or password in it');
-
-export const s3SettingsSchema = z
-  .strictObject({
-    /** S3-compatible server (MinIO, Ceph, R2…); omit for AWS. */
-    endpoint: httpUrl.optional(),
-    region: z.string().trim().min(1).optional(),
-    bucket: z
-      .string()
-      .trim()
-      .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name: 3-63 lowercase letters, digits, dots and dashes'),
-    /** Prepended to every key; a trailing "/" is added when missing. */
-    prefix: z
-      .string()
-      .trim()
-      .refine((p) => !p.startsWith('/'), 'must not start with "/"')
-      .optional(),
-    /** Path-style URLs (`endpoint/bucket/key`); default on with a custom endpoint, off for AWS. */
-    forcePathStyle: z.boolean().optional(),
-    accessKeyId: z.string().min(1).optional(),
-    secretAccessKey: z.string().min(1).optional(),
-  })
-  .refine((s) => (s.accessKeyId === undefined) === (s.secretAccessKey === undefined), {
-    message: 'give both accessKeyId and secretAccessKey, or neither (then AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY are used)',
-    path: ['accessKeyId'],
-  });
-export type S3Settings = z.infer<typeof s3SettingsSchema>;
+export type { S3Settings };
 
 export interface S3Credentials {
   accessKeyId: string;
@@ -69,39 +33,23 @@ export interface S3Config {
   credentialsFrom: 'settings' | 'environment';
 }
 
-/** One setting's JSON text. */
-const GET_SETTING = 'SELECT value_json FROM settings WHERE key = ?';
-/** Insert or replace one setting. */
-const PUT_SETTING = `INSERT INTO settings (key, value_json, updated_at) VALUES (?, ?, ?)
-  ON CONFLICT (key) DO UPDATE SET value_json = excluded.value_json, updated_at = excluded.updated_at`;
-/** Turn uploads off. */
-const DELETE_SETTING = 'DELETE FROM settings WHERE key = ?';
-
 /** The `s3` setting, or null when uploads are off. */
 export function getS3Settings(db: Db): S3Settings | null {
-  const row = stmt(db, GET_SETTING).get(S3_SETTING) as { value_json: string } | undefined;
-  if (!row) return null;
-  let value: unknown;
-  try {
-    value = JSON.parse(row.value_json);
-  } catch {
-    throw new ShotfarmError('storage', 'The s3 setting is not valid JSON; set it again.');
-  }
-  const parsed = s3SettingsSchema.safeParse(value);
-  // describeIssues names paths and rules, never the values, so a secret cannot leak through it.
-  if (!parsed.success) throw new ShotfarmError('storage', `The s3 setting is invalid (${describeIssues(parsed.error).join('; ')}); set it again.`);
-  return parsed.data;
+  return readSetting(db, S3_SETTING, s3SettingsSchema, {
+    badJson: 'The s3 setting is not valid JSON; set it again.',
+    invalid: (issues) => `The s3 setting is invalid (${issues}); set it again.`,
+  });
 }
 
 /** Sets (or, with null, removes) the `s3` setting. */
 export function setS3Settings(db: Db, clock: Clock, value: unknown): S3Settings | null {
   if (value === null) {
-    stmt(db, DELETE_SETTING).run(S3_SETTING);
+    deleteSetting(db, S3_SETTING);
     return null;
   }
   const parsed = s3SettingsSchema.safeParse(value);
   if (!parsed.success) throw new ShotfarmError('bad_input', `Invalid s3 setting: ${describeIssues(parsed.error).join('; ')}`);
-  stmt(db, PUT_SETTING).run(S3_SETTING, JSON.stringify(parsed.data), clock.now());
+  writeSetting(db, S3_SETTING, parsed.data, clock.now());
   return parsed.data;
 }
 
@@ -143,7 +91,7 @@ export function resolveS3Config(s: S3Settings, env: NodeJS.ProcessEnv = process.
 }
 
 /** The setting as the UI and CLI may show it: where credentials come from, never what they are. */
-export function describeS3Settings(s: S3Settings): Omit<S3Settings, 'accessKeyId' | 'secretAccessKey'> & { credentials: 'settings' | 'environment' } {
+export function describeS3Settings(s: S3Settings): S3SettingsView {
   const { accessKeyId, secretAccessKey: _secret, ...rest } = s;
   return { ...rest, credentials: accessKeyId !== undefined ? 'settings' : 'environment' };
 }

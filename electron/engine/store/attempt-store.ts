@@ -1,12 +1,17 @@
 /**
- * Named queries for attempts. An attempt is claimed (its row written and the job set running)
- * in one transaction before anything is sent to a server; its later updates are fenced on the
- * attempt still being the job's current one.
+ * Every statement on the `attempts` table. An attempt is claimed (its row written and the job set
+ * running) in one transaction before anything is sent to a server; its later updates are fenced on
+ * the attempt still being the job's current one. Queries that show an attempt with its job's shot,
+ * stage and take join `jobs` here (recovery, the timeline, the run log).
  */
+import type { JobProgress } from '../../../shared/domain.js';
 import type { Clock } from '../clock.js';
 import { transitionJob } from '../job-state.js';
 import { inTransaction, type Db } from './database.js';
-import { stmt } from './statements.js';
+import { whereClause, type ExportFilter } from './export-filter.js';
+import type { JobNameColumns } from './job-rows.js';
+import { claimFacts, saveJobProgress } from './job-store.js';
+import { all, one, run } from './statements.js';
 
 /**
  * An attempt is open ('claimed': written before anything was sent) until it ends. The schema also
@@ -25,6 +30,11 @@ export interface AttemptRow {
   gpu_name: string | null;
   state: AttemptState;
   outcome: AttemptOutcome | null;
+  error_class: string | null;
+  reason: string | null;
+  node_id: string | null;
+  node_type: string | null;
+  exception_type: string | null;
   client_id: string | null;
   prompt_number: number | null;
   queued_at: number;
@@ -43,7 +53,6 @@ export interface ClaimInput {
   leaseMs: number;
 }
 
-const SQL_JOB_FOR_CLAIM = 'SELECT attempts, enqueued_at FROM jobs WHERE id = ?';
 /** Attempt numbers keep growing across operator retries and uncounted requeues (UNIQUE (job_id, n)). */
 const SQL_NEXT_N = 'SELECT COALESCE(MAX(n), 0) + 1 AS n FROM attempts WHERE job_id = ?';
 const SQL_INSERT = `INSERT INTO attempts (id, job_id, n, instance_id, instance_name, gpu_name, state, queued_at, dispatched_at, lease_until, vram_at_dispatch)
@@ -55,10 +64,11 @@ const SQL_INSERT = `INSERT INTO attempts (id, job_id, n, instance_id, instance_n
  */
 export function claimAttempt(db: Db, clock: Clock, c: ClaimInput): number {
   return inTransaction(db, () => {
-    const job = stmt(db, SQL_JOB_FOR_CLAIM).get(c.jobId) as { attempts: number; enqueued_at: number };
-    const n = (stmt(db, SQL_NEXT_N).get(c.jobId) as { n: number }).n;
+    const job = claimFacts(db, c.jobId);
+    if (!job) throw new Error(`job ${c.jobId} vanished before its claim`);
+    const n = one<{ n: number }>(db, SQL_NEXT_N, c.jobId)?.n ?? 1;
     const now = clock.now();
-    stmt(db, SQL_INSERT).run({
+    run(db, SQL_INSERT, {
       id: c.attemptId, job_id: c.jobId, n, instance_id: c.instanceId, instance_name: c.instanceName, gpu_name: c.gpuName,
       queued_at: job.enqueued_at, now, lease_until: now + c.leaseMs, vram: c.vramAtDispatch,
     });
@@ -100,11 +110,11 @@ export interface AttemptEnd extends AttemptFacts {
 /** Ends an attempt row once; a second end of the same attempt changes nothing. */
 export function endAttempt(db: Db, clock: Clock, attemptId: string, e: AttemptEnd): boolean {
   return (
-    stmt(db, `UPDATE attempts SET state = 'ended', outcome = @outcome, error_class = @error_class, reason = @reason, node_id = @node_id,
+    run(db, `UPDATE attempts SET state = 'ended', outcome = @outcome, error_class = @error_class, reason = @reason, node_id = @node_id,
       node_type = @node_type, exception_type = @exception_type, finished_at = @now, lease_until = NULL,
       started_at = COALESCE(started_at, @started_at), prompt_number = COALESCE(prompt_number, @prompt_number),
       client_id = COALESCE(client_id, @client_id)
-      WHERE id = @id AND state <> 'ended'`).run({
+      WHERE id = @id AND state <> 'ended'`, {
       id: attemptId, outcome: e.outcome, started_at: e.startedAt ?? null, prompt_number: e.promptNumber ?? null, client_id: e.clientId ?? null, error_class: e.errorClass ?? null, reason: e.reason ?? null, node_id: e.nodeId ?? null,
       node_type: e.nodeType ?? null, exception_type: e.exceptionType ?? null, now: clock.now(),
     }).changes === 1
@@ -115,26 +125,88 @@ export function endAttempt(db: Db, clock: Clock, attemptId: string, e: AttemptEn
  * Durable progress checkpoint, fenced on the attempt still being current. Not a state change.
  * The attempt's start time rides along in the same commit.
  */
-export function saveProgress(
-  db: Db, jobId: string, attemptId: string, p: { node: string | null; nodeType: string | null; value: number; max: number; at: number },
-  startedAt: number | null,
-): boolean {
+export function saveProgress(db: Db, jobId: string, attemptId: string, p: JobProgress, startedAt: number | null): boolean {
   return inTransaction(db, () => {
-    const saved = stmt(db, `UPDATE jobs SET progress_node = ?, progress_node_type = ?, progress_value = ?, progress_max = ?, progress_at = ?
-      WHERE id = ? AND current_attempt_id = ? AND state = 'running'`).run(p.node, p.nodeType, p.value, p.max, p.at, jobId, attemptId).changes === 1;
-    if (saved && startedAt !== null) stmt(db, 'UPDATE attempts SET started_at = COALESCE(started_at, ?) WHERE id = ?').run(startedAt, attemptId);
+    const saved = saveJobProgress(db, jobId, attemptId, p);
+    if (saved && startedAt !== null) run(db, 'UPDATE attempts SET started_at = COALESCE(started_at, ?) WHERE id = ?', startedAt, attemptId);
     return saved;
   });
 }
 
 /** Attempts that were live when the engine last stopped: what recovery must reconcile. */
 export function liveAttempts(db: Db): (AttemptRow & { job_state: string })[] {
-  return stmt(db, `SELECT a.*, j.state AS job_state FROM attempts a JOIN jobs j ON j.current_attempt_id = a.id
-    WHERE a.state <> 'ended' AND j.state = 'running' ORDER BY a.dispatched_at`).all() as (AttemptRow & { job_state: string })[];
+  return all<AttemptRow & { job_state: string }>(db, `SELECT a.*, j.state AS job_state FROM attempts a JOIN jobs j ON j.current_attempt_id = a.id
+    WHERE a.state <> 'ended' AND j.state = 'running' ORDER BY a.dispatched_at`);
 }
 
 /** Attempts left open although their job moved on (e.g. cancelled while the engine was down). */
 export function orphanAttempts(db: Db): AttemptRow[] {
-  return stmt(db, `SELECT a.* FROM attempts a JOIN jobs j ON j.id = a.job_id
-    WHERE a.state <> 'ended' AND (j.current_attempt_id IS NULL OR j.current_attempt_id <> a.id)`).all() as AttemptRow[];
+  return all<AttemptRow>(db, `SELECT a.* FROM attempts a JOIN jobs j ON j.id = a.job_id
+    WHERE a.state <> 'ended' AND (j.current_attempt_id IS NULL OR j.current_attempt_id <> a.id)`);
+}
+
+/** A job's attempts, oldest first (its history in the Failures view). */
+export function attemptsOfJob(db: Db, jobId: string): AttemptRow[] {
+  return all<AttemptRow>(db, 'SELECT * FROM attempts WHERE job_id = ? ORDER BY n', jobId);
+}
+
+/** Where the job's last attempt ran and how it failed: the choice rule prefers it again, or avoids it after an OOM. */
+export function previousAttempt(db: Db, jobId: string): { instance_id: string | null; error_class: string | null } | undefined {
+  return one<{ instance_id: string | null; error_class: string | null }>(db,
+    'SELECT instance_id, error_class FROM attempts WHERE job_id = ? ORDER BY n DESC LIMIT 1', jobId);
+}
+
+/** Was an earlier attempt of this job sent to this instance? (Then its prompt id may be there.) */
+export function triedOnInstanceBefore(db: Db, jobId: string, instanceId: string, attemptId: string): boolean {
+  return one(db, 'SELECT 1 FROM attempts WHERE job_id = ? AND instance_id = ? AND id <> ? LIMIT 1', jobId, instanceId, attemptId) !== undefined;
+}
+
+export interface TimelineRow {
+  id: string;
+  job_id: string;
+  instance_id: string | null;
+  dispatched_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+  outcome: string | null;
+  shot: string;
+  stage: string;
+  take: number;
+}
+
+/** Attempts overlapping [from, to), at most 20,000, for the per-GPU Gantt. */
+export function timelineRows(db: Db, from: number, to: number): TimelineRow[] {
+  return all<TimelineRow>(db, `SELECT a.id, a.job_id, a.instance_id, a.dispatched_at, a.started_at, a.finished_at, a.outcome, j.shot, j.stage, j.take
+      FROM attempts a JOIN jobs j ON j.id = a.job_id
+      WHERE a.dispatched_at < @to AND (a.finished_at IS NULL OR a.finished_at >= @from)
+      ORDER BY a.dispatched_at LIMIT 20000`, { from, to });
+}
+
+/** One run-log row: an attempt with its job's names. */
+export interface RunlogRow extends JobNameColumns {
+  n: number;
+  instance_name: string | null;
+  gpu_name: string | null;
+  queued_at: number;
+  dispatched_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+  outcome: string | null;
+  error_class: string | null;
+  reason: string | null;
+  node_id: string | null;
+  node_type: string | null;
+  vram_at_dispatch: number | null;
+}
+
+/** The run-log export's query (streamed by exports/ from a read-only connection of its own). */
+export function runlogQuery(filter: ExportFilter): { sql: string; params: Record<string, unknown> } {
+  const where = whereClause(filter, { time: 'a.dispatched_at', project: 'j.project', episode: 'j.episode', outcome: "COALESCE(a.outcome, 'running')" });
+  return {
+    params: where.params,
+    sql: `SELECT a.job_id, j.project, j.episode, j.shot, j.stage, j.take, a.n, a.instance_name, a.gpu_name,
+      a.queued_at, a.dispatched_at, a.started_at, a.finished_at, a.outcome, a.error_class, a.reason,
+      a.node_id, a.node_type, a.vram_at_dispatch
+      FROM attempts a JOIN jobs j ON j.id = a.job_id ${where.sql} ORDER BY a.dispatched_at, a.id`,
+  };
 }

@@ -1,7 +1,8 @@
-/** Named queries for instances (one ComfyUI server each). */
+/** Every statement on `instances` (one ComfyUI server each): the API's edits, probes, the scheduler's health. */
 import type { InstanceAdminState, InstanceHealth, InstanceView, VramView } from '../../../shared/domain.js';
 import type { Db } from './database.js';
-import { stmt } from './statements.js';
+import { runningJobIds } from './job-store.js';
+import { all, one, run } from './statements.js';
 
 export interface InstanceRow {
   id: string;
@@ -35,8 +36,6 @@ const SQL_UPDATE = `UPDATE instances SET name = @name, url = @url, tags_json = @
   vram_overrides_json = @vram_overrides_json, updated_at = @now WHERE id = @id`;
 const SQL_SET_ADMIN = 'UPDATE instances SET admin_state = ?, updated_at = ? WHERE id = ?';
 const SQL_DELETE = 'DELETE FROM instances WHERE id = ?';
-/** Jobs running on an instance, shown on its card. */
-const SQL_RUNNING_JOBS = "SELECT id FROM jobs WHERE instance_id = ? AND state = 'running'";
 
 export interface InstanceFields {
   name: string;
@@ -66,7 +65,7 @@ export function toInstanceView(db: Db, r: InstanceRow): InstanceView {
     vram: r.vram_json ? (JSON.parse(r.vram_json) as VramView) : null,
     comfyVersion: r.comfy_version,
     queueLength: r.queue_length,
-    currentJobIds: (stmt(db, SQL_RUNNING_JOBS).all(r.id) as { id: string }[]).map((j) => j.id),
+    currentJobIds: runningJobIds(db, r.id),
     lastProbeAt: r.last_probe_at,
     lastError: r.last_error,
     quarantinedUntil: r.quarantined_until,
@@ -75,15 +74,15 @@ export function toInstanceView(db: Db, r: InstanceRow): InstanceView {
 }
 
 export function listInstanceRows(db: Db): InstanceRow[] {
-  return stmt(db, SQL_ALL).all() as InstanceRow[];
+  return all<InstanceRow>(db, SQL_ALL);
 }
 
 export function instanceRow(db: Db, id: string): InstanceRow | null {
-  return (stmt(db, SQL_BY_ID).get(id) as InstanceRow | undefined) ?? null;
+  return one<InstanceRow>(db, SQL_BY_ID, id) ?? null;
 }
 
 export function findInstance(db: Db, idOrName: string): InstanceRow | null {
-  return (stmt(db, SQL_BY_ID_OR_NAME).get(idOrName, idOrName) as InstanceRow | undefined) ?? null;
+  return one<InstanceRow>(db, SQL_BY_ID_OR_NAME, idOrName, idOrName) ?? null;
 }
 
 /** The columns both insert and update write, from the contract's fields. */
@@ -100,19 +99,19 @@ function instanceParams(id: string, f: InstanceFields, now: number) {
 }
 
 export function insertInstance(db: Db, id: string, f: InstanceFields, now: number): void {
-  stmt(db, SQL_INSERT).run(instanceParams(id, f, now));
+  run(db, SQL_INSERT, instanceParams(id, f, now));
 }
 
 export function updateInstance(db: Db, id: string, f: InstanceFields, now: number): boolean {
-  return stmt(db, SQL_UPDATE).run(instanceParams(id, f, now)).changes === 1;
+  return run(db, SQL_UPDATE, instanceParams(id, f, now)).changes === 1;
 }
 
 export function setAdminState(db: Db, id: string, state: InstanceAdminState, now: number): boolean {
-  return stmt(db, SQL_SET_ADMIN).run(state, now, id).changes === 1;
+  return run(db, SQL_SET_ADMIN, state, now, id).changes === 1;
 }
 
 export function deleteInstance(db: Db, id: string): boolean {
-  return stmt(db, SQL_DELETE).run(id).changes === 1;
+  return run(db, SQL_DELETE, id).changes === 1;
 }
 
 /** Records a one-off probe (the `health` command), so imports can check VRAM fit without a running farm. */
@@ -123,13 +122,29 @@ export function recordProbe(
   now: number,
 ): void {
   if (p.ok) {
-    stmt(db, `UPDATE instances SET health = CASE WHEN admin_state = 'active' THEN (CASE WHEN @queue > 0 THEN 'busy' ELSE 'idle' END) ELSE health END,
+    run(db, `UPDATE instances SET health = CASE WHEN admin_state = 'active' THEN (CASE WHEN @queue > 0 THEN 'busy' ELSE 'idle' END) ELSE health END,
       gpu_name = COALESCE(@gpu, gpu_name), vram_json = COALESCE(@vram, vram_json), comfy_version = COALESCE(@version, comfy_version),
-      queue_length = @queue, last_probe_at = @now, last_error = NULL, updated_at = @now WHERE id = @id`).run({
+      queue_length = @queue, last_probe_at = @now, last_error = NULL, updated_at = @now WHERE id = @id`, {
       id, gpu: p.gpuName, vram: p.vram ? JSON.stringify(p.vram) : null, version: p.comfyVersion, queue: p.queueRunning + p.queuePending, now,
     });
   } else {
-    stmt(db, `UPDATE instances SET health = CASE WHEN admin_state = 'active' THEN 'unhealthy' ELSE health END, last_probe_at = @now,
-      last_error = @error, updated_at = @now WHERE id = @id`).run({ id, error: p.error, now });
+    run(db, `UPDATE instances SET health = CASE WHEN admin_state = 'active' THEN 'unhealthy' ELSE health END, last_probe_at = @now,
+      last_error = @error, updated_at = @now WHERE id = @id`, { id, error: p.error, now });
   }
+}
+
+/** What the scheduler knows of an instance at run time, as the row keeps it. */
+export type RuntimeHealth = Pick<InstanceRow,
+  | 'id' | 'health' | 'gpu_name' | 'vram_json' | 'comfy_version' | 'queue_length' | 'last_probe_at' | 'last_error'
+  | 'consecutive_failures' | 'quarantined_until' | 'last_checkpoint'> & { now: number };
+
+const SQL_PERSIST = `UPDATE instances SET health = @health, gpu_name = COALESCE(@gpu_name, gpu_name), vram_json = COALESCE(@vram_json, vram_json),
+  comfy_version = COALESCE(@comfy_version, comfy_version), queue_length = @queue_length, last_probe_at = @last_probe_at, last_error = @last_error,
+  consecutive_failures = @consecutive_failures, quarantined_until = @quarantined_until, last_checkpoint = @last_checkpoint, updated_at = @now
+  WHERE id = @id`;
+
+/** Writes the scheduler's view of an instance (health, probe facts, quarantine, loaded model); returns the row as stored. */
+export function persistRuntime(db: Db, h: RuntimeHealth): InstanceRow | null {
+  run(db, SQL_PERSIST, h);
+  return instanceRow(db, h.id);
 }

@@ -43,6 +43,16 @@ export interface JobRow {
   updated_at: number;
 }
 
+/** The columns naming an attempt's or an asset's job, as the queries joining `jobs` select them. */
+export interface JobNameColumns {
+  job_id: string;
+  project: string;
+  episode: string;
+  shot: string;
+  stage: string;
+  take: number;
+}
+
 export function toJobView(r: JobRow): JobView {
   return {
     id: r.id,

@@ -1,52 +1,43 @@
-/** Named queries for reading jobs (lists, filters, counts). State changes go through job-state.ts only. */
+/**
+ * Every statement on the `jobs` table, reads and writes — except a change of state, which goes
+ * through the one door (job-state.ts) together with its event row. Ordering, progress, dependency
+ * notes and the insert of a new job are here; who calls them decides the transaction.
+ */
 import type { JobFilter } from '../../../shared/api.js';
-import type { JobView } from '../../../shared/domain.js';
+import type { JobProgress, JobView } from '../../../shared/domain.js';
 import { JOB_STATES, type JobState } from '../../../shared/job-states.js';
-import { PRIORITY_VALUE } from '../../../shared/priorities.js';
+import type { Clock } from '../clock.js';
+import { recordJobCreated } from '../job-state.js';
 import type { Db } from './database.js';
+import { DISPATCH_ORDER, orderBy, whereJobs } from './job-filter.js';
 import { toJobView, type JobRow } from './job-rows.js';
-import { stmt } from './statements.js';
+import { all, one, run } from './statements.js';
 
-const SORTS: Record<string, string> = {
-  // The dispatch order of SPEC §3.
-  queue: 'priority DESC, rank ASC, enqueued_at ASC, rowid ASC',
-  shot: 'project, episode, shot, stage, take',
-  stage: 'stage, project, episode, shot, take',
-  state: 'state, priority DESC, rank, enqueued_at',
-  priority: 'priority DESC, rank, enqueued_at',
-  updated: 'updated_at DESC, rowid',
-  enqueued: 'enqueued_at, rowid',
-};
+const SQL_BY_ID = 'SELECT * FROM jobs WHERE id = ?';
 
-function where(filter: JobFilter | undefined): { sql: string; params: Record<string, unknown> } {
-  const parts: string[] = [];
-  const params: Record<string, unknown> = {};
-  if (!filter) return { sql: '', params };
-  if (filter.states?.length) {
-    parts.push(`state IN (${filter.states.map((_, i) => `@s${i}`).join(', ')})`);
-    filter.states.forEach((s, i) => (params[`s${i}`] = s));
-  }
-  for (const key of ['project', 'episode', 'shot', 'stage'] as const) {
-    if (filter[key]) {
-      parts.push(`${key} = @${key}`);
-      params[key] = filter[key];
-    }
-  }
-  if (filter.instanceId) {
-    parts.push('instance_id = @instanceId');
-    params.instanceId = filter.instanceId;
-  }
-  if (filter.priority) {
-    parts.push('priority = @priority');
-    params.priority = PRIORITY_VALUE[filter.priority];
-  }
-  if (filter.search) {
-    parts.push(`(shot LIKE @q ESCAPE '\\' OR stage LIKE @q ESCAPE '\\' OR template_name LIKE @q ESCAPE '\\'
-      OR episode LIKE @q ESCAPE '\\' OR COALESCE(state_reason, '') LIKE @q ESCAPE '\\' OR id LIKE @q ESCAPE '\\')`);
-    params.q = `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  }
-  return { sql: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params };
+export function jobRow(db: Db, id: string): JobRow | null {
+  return one<JobRow>(db, SQL_BY_ID, id) ?? null;
 }
+
+/** The views of the jobs that still exist, in the order asked. */
+export function jobViews(db: Db, ids: readonly string[]): JobView[] {
+  const out: JobView[] = [];
+  for (const id of ids) {
+    const r = jobRow(db, id);
+    if (r) out.push(toJobView(r));
+  }
+  return out;
+}
+
+export function jobState(db: Db, id: string): JobState | null {
+  return one<{ state: JobState }>(db, 'SELECT state FROM jobs WHERE id = ?', id)?.state ?? null;
+}
+
+export function jobExists(db: Db, id: string): boolean {
+  return one(db, 'SELECT 1 FROM jobs WHERE id = ?', id) !== undefined;
+}
+
+// ─── Lists (the queue view, select-all, the CLI) ─────────────────────────────────────────────────
 
 export interface ListOptions {
   filter?: JobFilter | undefined;
@@ -57,44 +48,176 @@ export interface ListOptions {
 }
 
 export function listJobs(db: Db, o: ListOptions): { rows: JobView[]; total: number } {
-  const w = where(o.filter);
-  let order = SORTS[o.sort ?? 'queue'] ?? (SORTS.queue as string);
-  if (o.descending) order = order.split(',').map((c) => (/ DESC$/.test(c) ? c.replace(/ DESC$/, ' ASC') : /ASC$/.test(c) ? c.replace(/ASC$/, 'DESC') : `${c} DESC`)).join(',');
-  const total = (stmt(db, `SELECT COUNT(*) AS n FROM jobs ${w.sql}`).get(w.params) as { n: number }).n;
-  const rows = stmt(db, `SELECT * FROM jobs ${w.sql} ORDER BY ${order} LIMIT @limit OFFSET @offset`).all({
-    ...w.params,
-    limit: o.limit ?? 500,
-    offset: o.offset ?? 0,
-  }) as JobRow[];
+  const w = whereJobs(o.filter);
+  const total = one<{ n: number }>(db, `SELECT COUNT(*) AS n FROM jobs ${w.sql}`, w.params)?.n ?? 0;
+  const rows = all<JobRow>(db, `SELECT * FROM jobs ${w.sql} ORDER BY ${orderBy(o.sort, o.descending)} LIMIT @limit OFFSET @offset`, {
+    ...w.params, limit: o.limit ?? 500, offset: o.offset ?? 0,
+  });
   return { rows: rows.map(toJobView), total };
-}
-
-export function jobRow(db: Db, id: string): JobRow | null {
-  return (stmt(db, 'SELECT * FROM jobs WHERE id = ?').get(id) as JobRow | undefined) ?? null;
-}
-
-export function countByState(db: Db): Record<JobState, number> {
-  const out = Object.fromEntries(JOB_STATES.map((s) => [s, 0])) as Record<JobState, number>;
-  for (const r of stmt(db, 'SELECT state, COUNT(*) AS n FROM jobs GROUP BY state').all() as { state: JobState; n: number }[]) {
-    out[r.state] = r.n;
-  }
-  return out;
-}
-
-/** The smallest rank among jobs of a priority, so "move to top" can go one below it. */
-export function minRank(db: Db, priority: number): number {
-  return (stmt(db, 'SELECT MIN(rank) AS r FROM jobs WHERE priority = ?').get(priority) as { r: number | null }).r ?? 0;
-}
-
-/** Sets priority/rank (ordering, not state): no event row needed, but updated_at moves. */
-export function setOrder(db: Db, id: string, priority: number, rank: number, now: number): void {
-  stmt(db, 'UPDATE jobs SET priority = ?, rank = ?, updated_at = ? WHERE id = ?').run(priority, rank, now, id);
 }
 
 /** Ids matching a filter in queue order, capped (select-all over a large queue without loading rows). */
 export function listJobIds(db: Db, filter: JobFilter | undefined, cap = 100_000): { ids: string[]; total: number } {
-  const w = where(filter);
-  const total = (stmt(db, `SELECT COUNT(*) AS n FROM jobs ${w.sql}`).get(w.params) as { n: number }).n;
-  const ids = (stmt(db, `SELECT id FROM jobs ${w.sql} ORDER BY ${SORTS.queue} LIMIT @cap`).all({ ...w.params, cap }) as { id: string }[]).map((r) => r.id);
+  const w = whereJobs(filter);
+  const total = one<{ n: number }>(db, `SELECT COUNT(*) AS n FROM jobs ${w.sql}`, w.params)?.n ?? 0;
+  const ids = all<{ id: string }>(db, `SELECT id FROM jobs ${w.sql} ORDER BY ${DISPATCH_ORDER} LIMIT @cap`, { ...w.params, cap }).map((r) => r.id);
   return { ids, total };
+}
+
+/** Ids starting with a prefix, at most two (enough to tell a unique prefix from an ambiguous one). */
+export function jobIdsByPrefix(db: Db, prefix: string): string[] {
+  const escaped = prefix.replace(/[\\%_]/g, (c) => `\\${c}`);
+  return all<{ id: string }>(db, "SELECT id FROM jobs WHERE id LIKE ? ESCAPE '\\' LIMIT 2", `${escaped}%`).map((r) => r.id);
+}
+
+export function countByState(db: Db): Record<JobState, number> {
+  const out = Object.fromEntries(JOB_STATES.map((s) => [s, 0])) as Record<JobState, number>;
+  for (const r of all<{ state: JobState; n: number }>(db, 'SELECT state, COUNT(*) AS n FROM jobs GROUP BY state')) out[r.state] = r.n;
+  return out;
+}
+
+/** Jobs that failed (for good, by timeout, or waiting to retry), most recently changed first. */
+export function failedJobs(db: Db): JobRow[] {
+  return all<JobRow>(db, `SELECT * FROM jobs WHERE state IN ('failed_final', 'timeout_kill', 'failed_retryable') ORDER BY updated_at DESC`);
+}
+
+/** Jobs running on an instance, shown on its card. */
+export function runningJobIds(db: Db, instanceId: string): string[] {
+  return all<{ id: string }>(db, "SELECT id FROM jobs WHERE instance_id = ? AND state = 'running'", instanceId).map((j) => j.id);
+}
+
+export function episodeJobCount(db: Db, project: string, episode: string): number {
+  return one<{ n: number }>(db, 'SELECT COUNT(*) AS n FROM jobs WHERE project = ? AND episode = ?', project, episode)?.n ?? 0;
+}
+
+// ─── Order (priority and rank are not states: no event row, but updated_at moves) ────────────────
+
+/** The smallest rank among jobs of a priority, so "move to top" can go one below it. */
+export function minRank(db: Db, priority: number): number {
+  return one<{ r: number | null }>(db, 'SELECT MIN(rank) AS r FROM jobs WHERE priority = ?', priority)?.r ?? 0;
+}
+
+export function setOrder(db: Db, id: string, priority: number, rank: number, now: number): void {
+  run(db, 'UPDATE jobs SET priority = ?, rank = ?, updated_at = ? WHERE id = ?', priority, rank, now, id);
+}
+
+// ─── Creating jobs (import, new take): the one insert ────────────────────────────────────────────
+
+/** A job as it is first written; the state is recorded with its first event (recordJobCreated). */
+export type NewJob = Pick<JobRow,
+  | 'id' | 'shot_id' | 'project' | 'episode' | 'shot' | 'stage' | 'take' | 'template_id' | 'template_name' | 'params_json'
+  | 'inputs_json' | 'seed' | 'seed_pinned' | 'priority' | 'rank' | 'state' | 'state_reason' | 'max_attempts' | 'depends_on'
+  | 'vram_gb' | 'tags_json' | 'timeout_s'> & {
+  /** enqueued_at, created_at and updated_at. */
+  now: number;
+};
+
+const SQL_INSERT = `INSERT INTO jobs (id, shot_id, project, episode, shot, stage, take, template_id, template_name, params_json,
+  inputs_json, seed, seed_pinned, priority, rank, state, state_reason, max_attempts, depends_on, vram_gb, tags_json, timeout_s,
+  enqueued_at, created_at, updated_at)
+  VALUES (@id, @shot_id, @project, @episode, @shot, @stage, @take, @template_id, @template_name, @params_json,
+  @inputs_json, @seed, @seed_pinned, @priority, @rank, @state, @state_reason, @max_attempts, @depends_on, @vram_gb, @tags_json, @timeout_s,
+  @now, @now, @now)
+  ON CONFLICT (id) DO NOTHING`;
+
+/**
+ * Writes a new job and its first event row (the door's recordJobCreated: a job is never in a state
+ * without its history), inside the caller's transaction. False when its id exists already (the
+ * same project/episode/shot/stage/take): then nothing is written.
+ */
+export function insertJob(db: Db, clock: Clock, job: NewJob, created: { reason: string; actor: string }): boolean {
+  if (run(db, SQL_INSERT, job).changes !== 1) return false;
+  recordJobCreated(db, clock, job.id, job.state, created.reason, created.actor);
+  return true;
+}
+
+/** The newest take of a stage of a shot: what a new take follows, and what a dependent stage waits for. */
+export function newestTake(db: Db, project: string, episode: string, shot: string, stage: string): { id: string; take: number } | null {
+  return one<{ id: string; take: number }>(db, 'SELECT id, take FROM jobs WHERE project = ? AND episode = ? AND shot = ? AND stage = ? ORDER BY take DESC LIMIT 1',
+    project, episode, shot, stage) ?? null;
+}
+
+// ─── Dependencies ────────────────────────────────────────────────────────────────────────────────
+
+/** Jobs waiting (pending) for this one. */
+export function pendingDependents(db: Db, jobId: string): string[] {
+  return all<{ id: string }>(db, "SELECT id FROM jobs WHERE depends_on = ? AND state = 'pending'", jobId).map((r) => r.id);
+}
+
+/** Says why the jobs waiting for this one still wait (it failed, it cannot run anywhere). */
+export function setDependentsReason(db: Db, jobId: string, reason: string, now: number): void {
+  run(db, "UPDATE jobs SET state_reason = ?, updated_at = ? WHERE depends_on = ? AND state = 'pending'", reason, now, jobId);
+}
+
+/** Stages waiting on an old take (a motion clip on a failed keyframe) now wait on its new take. */
+export function rearmDependents(db: Db, fromId: string, toId: string, reason: string, now: number): void {
+  run(db, "UPDATE jobs SET depends_on = ?, state_reason = ?, updated_at = ? WHERE depends_on = ? AND state = 'pending'", toId, reason, now, fromId);
+}
+
+export function pendingJobs(db: Db): { id: string; depends_on: string | null }[] {
+  return all<{ id: string; depends_on: string | null }>(db, "SELECT id, depends_on FROM jobs WHERE state = 'pending'");
+}
+
+export function stateAndStage(db: Db, id: string): { state: JobState; stage: string } | null {
+  return one<{ state: JobState; stage: string }>(db, 'SELECT state, stage FROM jobs WHERE id = ?', id) ?? null;
+}
+
+/** Does the shot already have this stage stored (any take)? Resolves an import's depends_on. */
+export function stageExists(db: Db, project: string, episode: string, shot: string, stage: string): boolean {
+  return one(db, 'SELECT 1 FROM jobs WHERE project = ? AND episode = ? AND shot = ? AND stage = ? LIMIT 1', project, episode, shot, stage) !== undefined;
+}
+
+// ─── The dispatcher and the outcomes of attempts ─────────────────────────────────────────────────
+
+/** Queued jobs in dispatch order, a page at a time (the jobs_runnable index; see DISPATCH_ORDER). */
+export const SQL_CANDIDATES = `SELECT * FROM jobs WHERE state = 'queued' ORDER BY ${DISPATCH_ORDER} LIMIT ? OFFSET ?`;
+
+export function queuedPage(db: Db, limit: number, offset: number): JobRow[] {
+  return all<JobRow>(db, SQL_CANDIDATES, limit, offset);
+}
+
+/** The longest-waiting queued jobs (jobs_queued_age index): candidates for a reservation. */
+export function oldestQueued(db: Db, enqueuedBefore: number): JobRow[] {
+  return all<JobRow>(db, "SELECT * FROM jobs WHERE state = 'queued' AND enqueued_at <= ? ORDER BY enqueued_at LIMIT 16", enqueuedBefore);
+}
+
+/** Queued jobs by rowid, 500 after `afterRowid` (a scan of the whole queue that never holds it all). */
+export function queuedByRowid(db: Db, afterRowid: number): (JobRow & { row_n: number })[] {
+  return all<JobRow & { row_n: number }>(db, "SELECT rowid AS row_n, * FROM jobs WHERE state = 'queued' AND rowid > ? ORDER BY rowid LIMIT 500", afterRowid);
+}
+
+/** Jobs that move by themselves: running or waiting out a retry's backoff. */
+export function movingCount(db: Db): number {
+  return one<{ n: number }>(db, "SELECT COUNT(*) AS n FROM jobs WHERE state IN ('running', 'failed_retryable')")?.n ?? 0;
+}
+
+/** What a claim needs of its job: the attempts charged so far and when it was queued. */
+export function claimFacts(db: Db, id: string): { attempts: number; enqueued_at: number } | undefined {
+  return one<{ attempts: number; enqueued_at: number }>(db, 'SELECT attempts, enqueued_at FROM jobs WHERE id = ?', id);
+}
+
+/** What deciding after a failed attempt needs: the budget, and the words for dependents. */
+export function attemptBudget(db: Db, id: string): { attempts: number; max_attempts: number; stage: string; take: number } | undefined {
+  return one<{ attempts: number; max_attempts: number; stage: string; take: number }>(db,
+    'SELECT attempts, max_attempts, stage, take FROM jobs WHERE id = ?', id);
+}
+
+export function setEnqueuedAt(db: Db, id: string, at: number): void {
+  run(db, 'UPDATE jobs SET enqueued_at = ? WHERE id = ?', at, id);
+}
+
+/** Retries whose backoff is over. */
+export function dueRetries(db: Db, now: number): string[] {
+  return all<{ id: string }>(db, "SELECT id FROM jobs WHERE state = 'failed_retryable' AND (not_before IS NULL OR not_before <= ?)", now).map((r) => r.id);
+}
+
+/** The earliest pending retry time, to arm one timer for it. */
+export function nextRetryAt(db: Db): number | null {
+  return one<{ t: number | null }>(db, "SELECT MIN(not_before) AS t FROM jobs WHERE state = 'failed_retryable'")?.t ?? null;
+}
+
+/** Durable progress checkpoint, fenced on the attempt still being current. Not a state change. */
+export function saveJobProgress(db: Db, jobId: string, attemptId: string, p: JobProgress): boolean {
+  return run(db, `UPDATE jobs SET progress_node = ?, progress_node_type = ?, progress_value = ?, progress_max = ?, progress_at = ?
+    WHERE id = ? AND current_attempt_id = ? AND state = 'running'`, p.node, p.nodeType, p.value, p.max, p.at, jobId, attemptId).changes === 1;
 }

@@ -8,6 +8,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { ShotfarmError } from '../../../shared/errors.js';
 import type { Clock } from '../clock.js';
 import { MIGRATIONS, type Migration } from './migrations/index.js';
+import { all } from './statements.js';
 
 export function migrationHash(m: Migration): string {
   return createHash('sha256').update(m.sql).digest('hex');
@@ -22,7 +23,7 @@ interface AppliedRow {
 export function migrate(db: BetterSqlite3.Database, clock: Clock, chain: readonly Migration[] = MIGRATIONS): number {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     id INTEGER PRIMARY KEY, name TEXT NOT NULL, sha256 TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
-  const applied = db.prepare('SELECT id, name, sha256 FROM schema_migrations ORDER BY id').all() as AppliedRow[];
+  const applied = all<AppliedRow>(db, 'SELECT id, name, sha256 FROM schema_migrations ORDER BY id');
   const known = new Map(chain.map((m) => [m.id, m]));
 
   for (const row of applied) {

@@ -1,5 +1,5 @@
 /**
- * Named queries for templates. Templates are versioned, never edited in place: jobs keep pointing
+ * Every statement on `templates`. Templates are versioned, never edited in place: jobs keep pointing
  * at the exact workflow they were made from, and the ledger records its hash.
  */
 import type { TemplateView } from '../../../shared/domain.js';
@@ -7,7 +7,7 @@ import type { Clock } from '../clock.js';
 import type { TemplateDefinition } from '../templates/template-file.js';
 import type { ApiWorkflow } from '../templates/workflow.js';
 import type { Db } from './database.js';
-import { stmt } from './statements.js';
+import { all, one, run } from './statements.js';
 
 export interface TemplateRow {
   id: number;
@@ -80,24 +80,24 @@ export function toTemplateView(t: StoredTemplate): TemplateView {
 }
 
 export function latestTemplate(db: Db, name: string): StoredTemplate | null {
-  const r = stmt(db, SQL_LATEST_BY_NAME).get(name) as TemplateRow | undefined;
+  const r = one<TemplateRow>(db, SQL_LATEST_BY_NAME, name);
   return r ? toStoredTemplate(r) : null;
 }
 
 export function templateById(db: Db, id: number): StoredTemplate | null {
-  const r = stmt(db, SQL_BY_ID).get(id) as TemplateRow | undefined;
+  const r = one<TemplateRow>(db, SQL_BY_ID, id);
   return r ? toStoredTemplate(r) : null;
 }
 
 export function listLatestTemplates(db: Db): StoredTemplate[] {
-  return (stmt(db, SQL_LATEST_ALL).all() as TemplateRow[]).map(toStoredTemplate);
+  return all<TemplateRow>(db, SQL_LATEST_ALL).map(toStoredTemplate);
 }
 
 /** Stores a definition as a new version unless the latest version has the same hash. */
 export function saveTemplate(db: Db, clock: Clock, def: TemplateDefinition): { template: StoredTemplate; created: boolean } {
   const latest = latestTemplate(db, def.name);
   if (latest && latest.hash === def.hash) return { template: latest, created: false };
-  const info = stmt(db, SQL_INSERT).run({
+  const info = run(db, SQL_INSERT, {
     name: def.name,
     version: (latest?.version ?? 0) + 1,
     stage: def.stage,

@@ -1,6 +1,6 @@
 /** A card per workstation, live from `instance.changed` events; add / edit in a dialog. */
 import { useMemo, useState } from 'react';
-import type { InstanceView } from '../../../shared/domain.js';
+import { isHealthy, type InstanceView } from '../../../shared/domain.js';
 import { Empty } from '../../components/Empty.js';
 import { useApp } from '../../store/app-store.js';
 import { InstanceCard } from './InstanceCard.js';
@@ -10,7 +10,7 @@ export function WorkstationsView() {
   const byId = useApp((s) => s.instances);
   const instances = useMemo(() => Object.values(byId).sort((a, b) => a.name.localeCompare(b.name)), [byId]);
   const [editing, setEditing] = useState<InstanceView | 'new' | null>(null);
-  const healthy = instances.filter((i) => i.health === 'idle' || i.health === 'busy').length;
+  const healthy = instances.filter((i) => isHealthy(i.health)).length;
   return (
     <section className="view view-workstations">
       <div className="view-head">

@@ -56,8 +56,8 @@ export async function openBenchEngine(o: { dataDir?: string; templates?: string[
 export async function startAndWaitReady(engine: Engine, config: Partial<SchedulerConfig> = {}, timeoutMs = 20_000): Promise<void> {
   const s = engine.startScheduler(config);
   const ok = await until(() => {
-    const all = s.registry.all();
-    return all.length > 0 && all.every((rt) => s.registry.dispatchable(rt));
+    const all = s.readiness();
+    return all.length > 0 && all.every((i) => i.dispatchable);
   }, timeoutMs, 10);
   if (!ok) throw new Error('instances did not become dispatchable in time');
 }

@@ -2,22 +2,28 @@
  * Timestamps on the simulator side, without touching the simulator's code: the bench wraps three
  * seams of a running instance — POST /prompt arrival (`core.postPrompt`), the execution messages
  * it sends (`core.hub.send`: execution_start / _success / _error / _interrupted) and model loads
- * (`core.vram.load`). Times are absolute (timeOrigin + performance.now()) so the engine's process
- * can compare its own.
+ * (`core.vram.load`) — and listens on its read-only taps (`core.onHistoryWritten`,
+ * `core.onRequestInWindow`). Times
+ * are absolute (timeOrigin + performance.now()) so the engine's process can compare its own.
  */
 import type { SimInstance } from '../../simulator/index.js';
 import type { SimInstanceImpl } from '../../simulator/instance.js';
 import { absNow } from './stats.js';
 
-/** P = POST arrived (s: HTTP status, 0 = 500 page), S = execution start, E = execution end (o: outcome), L = checkpoint load. */
+/**
+ * P = POST arrived (s: HTTP status, 0 = 500 page), S = execution start, E = execution end (o: outcome),
+ * H = history entry written (a moment after E: `historyDelayMs`), W = a request (`path`) answered
+ * between E and H (it saw the prompt still running), L = checkpoint load.
+ */
 export interface SimEvent {
-  k: 'P' | 'S' | 'E' | 'L';
+  k: 'P' | 'S' | 'E' | 'H' | 'W' | 'L';
   /** Instance index. */
   i: number;
   t: number;
   id: string;
   s?: number;
   o?: 'success' | 'error' | 'interrupted';
+  path?: string;
 }
 
 export class SimEventLog {
@@ -55,6 +61,8 @@ export function instrumentSim(sim: SimInstance, index: number, log: SimEventLog)
     }
     send(msg, clientId);
   };
+  core.onHistoryWritten = (id) => log.push({ k: 'H', i: index, t: absNow(), id });
+  core.onRequestInWindow = (id, path) => log.push({ k: 'W', i: index, t: absNow(), id, path });
   const load = core.vram.load.bind(core.vram);
   core.vram.load = (ckpt: string) => {
     log.push({ k: 'L', i: index, t: absNow(), id: ckpt });
@@ -101,20 +109,28 @@ export function executions(events: readonly SimEvent[]): Execution[] {
 }
 
 /**
- * Dispatch reaction: for every execution end on an instance, the time until the next POST /prompt
- * arrives at that same instance (only when that POST came before `horizon`, i.e. while work was queued).
+ * For every `from` event on an instance, the time until the next `to` event on that same instance
+ * (only when that one came before `horizon`); a `from` with no `to` after it counts nothing.
  */
-export function reactionGaps(events: readonly SimEvent[], horizon = Number.POSITIVE_INFINITY): number[] {
+export function gapsBetween(events: readonly SimEvent[], from: SimEvent['k'], to: SimEvent['k'], horizon = Number.POSITIVE_INFINITY): number[] {
   const gaps: number[] = [];
   for (const list of byInstance(events).values()) {
-    let endAt: number | null = null;
+    let fromAt: number | null = null;
     for (const e of list) {
-      if (e.k === 'E') endAt = e.t;
-      else if (e.k === 'P' && endAt !== null) {
-        if (e.t <= horizon) gaps.push(e.t - endAt);
-        endAt = null;
+      if (e.k === from) fromAt = e.t;
+      else if (e.k === to && fromAt !== null) {
+        if (e.t <= horizon) gaps.push(e.t - fromAt);
+        fromAt = null;
       }
     }
   }
   return gaps;
+}
+
+/**
+ * Dispatch reaction: for every execution end on an instance, the time until the next POST /prompt
+ * arrives at that same instance (only when that POST came before `horizon`, i.e. while work was queued).
+ */
+export function reactionGaps(events: readonly SimEvent[], horizon = Number.POSITIVE_INFINITY): number[] {
+  return gapsBetween(events, 'E', 'P', horizon);
 }

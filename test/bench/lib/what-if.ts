@@ -8,7 +8,7 @@ import type { Db } from '../../../electron/engine/store/database.js';
 /** SQL text the engine prepares → the text to prepare instead. */
 export const SQL_FIXES: Record<string, { from: string; to: string; why: string }> = {
   rowid: {
-    // scheduler.ts SQL_CANDIDATES and job-store.ts SORTS.queue: `id` is not in jobs_runnable, so
+    // job-filter.ts DISPATCH_ORDER (job-store.ts SQL_CANDIDATES, the queue sort): `id` is not in jobs_runnable, so
     // SQLite sorts every queued row (a whole import shares one enqueued_at) before LIMIT applies.
     from: 'enqueued_at ASC, id ASC',
     to: 'enqueued_at ASC, rowid ASC',

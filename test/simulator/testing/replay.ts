@@ -4,7 +4,9 @@
 //
 // Synchronisation is derived from the recording itself: before each action (HTTP request, ws
 // open/send/close) the replay waits until every client has received as many frames as it had in the
-// recording when that action was taken. Ids the server minted are mapped recorded ↔ simulator.
+// recording when that action was taken, and at least as many of each milestone frame (execution_start,
+// execution_success/_error/_interrupted, executing {node:null}). Ids the server minted are mapped
+// recorded ↔ simulator.
 
 import { readFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -75,6 +77,31 @@ export async function runToHistory(baseUrl: string, body: Record<string, unknown
   throw new Error(`setup prompt ${id} did not finish within ${timeoutMs} ms`);
 }
 
+/**
+ * Frames that place an action in a run's time line. Total counts alone drift where the number of
+ * per-node frames is timing (a reconnect): an action the recorder took after `executing {node:null}`
+ * must not be replayed right on `execution_success`, inside the window before history is written.
+ */
+function milestone(f: WsFrame): string | null {
+  if (f.type === 'executing') return f.data['node'] === null ? 'executing:null' : null;
+  return ['execution_start', 'execution_success', 'execution_error', 'execution_interrupted'].includes(f.type) ? f.type : null;
+}
+
+function milestoneCounts(frames: readonly WsFrame[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const f of frames) {
+    const m = milestone(f);
+    if (m !== null) counts.set(m, (counts.get(m) ?? 0) + 1);
+  }
+  return counts;
+}
+
+function reached(got: readonly WsFrame[], need: { total: number; milestones: Map<string, number> }): boolean {
+  if (got.length < need.total) return false;
+  const have = milestoneCounts(got);
+  return [...need.milestones].every(([m, n]) => (have.get(m) ?? 0) >= n);
+}
+
 function collapse(types: string[], mode: WsMode): string[] {
   if (mode === 'exact') return types;
   const noStatus = types.filter((t) => t !== 'status');
@@ -118,9 +145,12 @@ export async function replayCase(baseUrl: string, rec: RecordedCase, opts: Repla
     if (opts.setup) await opts.setup(baseUrl);
 
     const syncTo = async (t: number, what: string): Promise<void> => {
-      const need = new Map(labels.map((l) => [l, recWs.filter((e) => e.client === l && e.t_ms! < t).length]));
-      await clients.waitUntil(() => [...need].every(([l, n]) => clients.of(l).length >= n), timeoutMs,
-        `frames before ${what} (${[...need].map(([l, n]) => `${l}:${clients.of(l).length}/${n}`).join(' ')})`);
+      const need = new Map(labels.map((l) => {
+        const before = recWs.filter((e) => e.client === l && e.t_ms! < t).map((e) => e.message!);
+        return [l, { total: before.length, milestones: milestoneCounts(before) }] as const;
+      }));
+      await clients.waitUntil(() => [...need].every(([l, n]) => reached(clients.of(l), n)), timeoutMs,
+        `frames before ${what} (${[...need].map(([l, n]) => `${l}:${clients.of(l).length}/${n.total}`).join(' ')})`);
     };
 
     for (const ev of rec.events) {
@@ -191,8 +221,9 @@ async function replayHttp(baseUrl: string, ev: RecEvent, opts: ReplayOptions, re
   const recShape = recRes.body?.json !== undefined ? shapeOf(recRes.body.json) : null;
   const masked = (s: Shape): Shape => (opts.masks ?? []).reduce((acc, m) => maskShape(acc, m.path, 'masked'), s);
   // Polled requests: the recorder polled until the answer looked like this; so do we (bounded).
-  const polled = /silent poll/.test(ev.label ?? '')
-    || (req.method === 'GET' && req.path.startsWith('/history/') && Object.keys((recRes.body?.json ?? {}) as object).length > 0);
+  // Any other request is sent once, at its recorded place in the frame stream (a GET /history sent
+  // inside the window before the history write would show up as a difference, not be retried).
+  const polled = /\bpoll/.test(ev.label ?? '');
   const until = Date.now() + timeoutMs;
   let got = await http(baseUrl, req.method, path, body, headers);
   while (polled && recShape && Date.now() < until

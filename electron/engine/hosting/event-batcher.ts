@@ -1,12 +1,22 @@
 /**
- * Batches engine events for the wire: at most one flush per `intervalMs` (100 ms → ≤ 10 a second),
- * and within a batch only the latest event per job (progress, change) or per instance is kept, so a
- * busy farm sends a bounded stream whatever the event rate. Order of the kept events is the order of
- * their latest occurrence.
+ * Batches engine events for the wire — the headless server's WebSocket and the desktop's IPC both
+ * relay them through this: at most one flush per `intervalMs` (100 ms → ≤ 10 a second), and within
+ * a batch only the latest event per job (progress, change) or per instance is kept, so a busy farm
+ * sends a bounded stream whatever the event rate. Order of the kept events is the order of their
+ * latest occurrence. Only the `wire` topics of shared/events.ts are relayed.
  */
-import type { EventMap, EventTopic } from '../../shared/events.js';
+import { WIRE_TOPICS, type WireEvent } from '../../../shared/events.js';
+import type { EventBus } from '../event-bus.js';
 
-export type WireEvent = { [T in EventTopic]: { topic: T; payload: EventMap[T] } }[EventTopic];
+export type { WireEvent };
+
+/** Subscribes `push` to every wire topic of the engine's bus; returns the unsubscribe. */
+export function relayWireEvents(events: EventBus, push: (e: WireEvent) => void): () => void {
+  const offs = WIRE_TOPICS.map((topic) => events.on(topic, (payload) => push({ topic, payload } as WireEvent)));
+  return () => {
+    for (const off of offs) off();
+  };
+}
 
 /** Which events replace each other inside one batch. */
 export function coalesceKey(e: WireEvent): string {
@@ -21,8 +31,6 @@ export function coalesceKey(e: WireEvent): string {
       return `instance:${e.payload.id}`;
     case 'jobs.bulkChanged':
       return 'bulk';
-    case 'hook.delivery':
-      return `hook:${e.payload.delivery.id}`;
   }
 }
 

@@ -1,14 +1,11 @@
 /**
- * Named queries for `hook_deliveries` (migration 0002): one row per hook × job × terminal
- * transition, updated after each try, so the UI can list what failed and why.
+ * Every statement on `hook_deliveries` (migration 0002): one row per hook × job × terminal
+ * transition, updated after each try, so the operator can list what failed and why.
  */
-import type { Db } from '../store/database.js';
-import { stmt } from '../store/statements.js';
-import type { HookEvent } from '../../../shared/hooks.js';
 import type { HookDeliveryView } from '../../../shared/domain.js';
-
-export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+import type { DeliveryStatus, HookEvent } from '../../../shared/hooks.js';
+import type { Db } from './database.js';
+import { all, one, run } from './statements.js';
 
 export type { HookDeliveryView };
 
@@ -61,30 +58,30 @@ export interface NewDelivery {
 }
 
 export function insertDelivery(db: Db, d: NewDelivery): number | null {
-  const r = stmt(db, INSERT).run(d);
+  const r = run(db, INSERT, d);
   return r.changes === 1 ? Number(r.lastInsertRowid) : null;
 }
 
 export function deliveryRow(db: Db, id: number): DeliveryRow | undefined {
-  return stmt(db, BY_ID).get(id) as DeliveryRow | undefined;
+  return one<DeliveryRow>(db, BY_ID, id);
 }
 
 export function pendingDeliveries(db: Db): DeliveryRow[] {
-  return stmt(db, PENDING).all() as DeliveryRow[];
+  return all<DeliveryRow>(db, PENDING);
 }
 
 export function recordTry(
   db: Db, id: number, t: { status: DeliveryStatus; error: string | null; nextAttemptAt: number | null; now: number },
 ): boolean {
-  return stmt(db, RECORD_TRY).run({ id, ...t }).changes === 1;
+  return run(db, RECORD_TRY, { id, ...t }).changes === 1;
 }
 
 export function giveUp(db: Db, id: number, error: string, now: number): boolean {
-  return stmt(db, GIVE_UP).run({ id, error, now }).changes === 1;
+  return run(db, GIVE_UP, { id, error, now }).changes === 1;
 }
 
 export function listDeliveries(db: Db, opts: { limit?: number; status?: DeliveryStatus } = {}): HookDeliveryView[] {
   const limit = Math.min(Math.max(opts.limit ?? 100, 1), 10_000);
-  const rows = (opts.status ? stmt(db, LIST_BY_STATUS).all(opts.status, limit) : stmt(db, LIST_ALL).all(limit)) as DeliveryRow[];
+  const rows = opts.status ? all<DeliveryRow>(db, LIST_BY_STATUS, opts.status, limit) : all<DeliveryRow>(db, LIST_ALL, limit);
   return rows.map(toDeliveryView);
 }

@@ -1,0 +1,85 @@
+/**
+ * `shotfarm jobs list` and the operator's actions on jobs (`bump`, `hold`, `release`, `cancel`,
+ * `retry`, `new-take`). Jobs are named by id or a unique prefix, resolved by the engine.
+ */
+import { Option, type Command } from 'commander';
+import { ShotfarmError } from '../../shared/errors.js';
+import { JOB_STATES, type JobState } from '../../shared/job-states.js';
+import { PRIORITIES, type Priority } from '../../shared/priorities.js';
+import { list } from './args.js';
+import { printJson, type Io, type Run } from './context.js';
+import { formatTable, formatTime } from './table.js';
+
+function registerJobList(program: Command, io: Io, run: Run): void {
+  program.command('jobs').description('list jobs')
+    .command('list')
+    .description('list jobs in queue order, with filters')
+    .option('--state <states>', `comma-separated: ${JOB_STATES.join(', ')}`)
+    .option('--project <name>')
+    .option('--episode <name>')
+    .option('--shot <name>')
+    .option('--stage <name>')
+    .addOption(new Option('--priority <p>').choices([...PRIORITIES]))
+    .option('--search <text>', 'match shot, stage, template, reason or id')
+    .option('--limit <n>', 'rows to show', '100')
+    .action((o) =>
+      run(async (e, g) => {
+        const states = o.state ? list(o.state) : undefined;
+        const bad = states?.filter((s) => !(JOB_STATES as readonly string[]).includes(s));
+        if (bad?.length) throw new ShotfarmError('bad_input', `Unknown state ${bad.join(', ')}; use ${JOB_STATES.join(', ')}.`);
+        const page = await e.call('jobs.list', {
+          filter: { states: states as JobState[] | undefined, project: o.project, episode: o.episode, shot: o.shot, stage: o.stage,
+            priority: o.priority as Priority | undefined, search: o.search },
+          limit: Number(o.limit) || 100,
+        });
+        if (g.json) return printJson(io, page);
+        io.out(formatTable(['id', 'project', 'episode', 'shot', 'stage', 'take', 'priority', 'state', 'attempts', 'updated', 'reason'],
+          page.rows.map((j) => [j.id.slice(0, 8), j.project, j.episode, j.shot, j.stage, j.take, j.priority, j.state,
+            `${j.attempts}/${j.maxAttempts}`, formatTime(j.updatedAt), j.stateReason ?? ''])));
+        io.out(`${page.rows.length} of ${page.total} job(s).`);
+      }),
+    );
+}
+
+function registerBump(program: Command, io: Io, run: Run): void {
+  program
+    .command('bump')
+    .description('change the priority of jobs, or move them to the top of their priority')
+    .argument('<jobs...>', 'job ids or unique prefixes')
+    .addOption(new Option('--priority <p>', 'new priority').choices([...PRIORITIES]))
+    .option('--top', 'move ahead of every other job of the same priority')
+    .action((refs: string[], o) =>
+      run(async (e, g) => {
+        if (!o.priority && !o.top) throw new ShotfarmError('bad_input', 'Say --priority rush|high|normal|low, --top, or both.');
+        const { ids } = await e.call('jobs.resolveIds', { refs });
+        let views = o.priority ? await e.call('jobs.bump', { ids, priority: o.priority as Priority }) : [];
+        if (o.top) views = await e.call('jobs.moveToTop', { ids });
+        if (g.json) return printJson(io, views);
+        for (const j of views) io.out(`${j.id.slice(0, 8)} ${j.shot}/${j.stage} take ${j.take}: ${j.priority}, rank ${j.rank}`);
+      }),
+    );
+}
+
+/** The state actions: one command each, all the same shape. */
+const STATE_ACTIONS = [
+  ['hold', 'jobs.hold', 'pause jobs (not dispatched until released)'],
+  ['release', 'jobs.release', 'release held jobs'],
+  ['cancel', 'jobs.cancel', 'cancel jobs (a running prompt is interrupted)'],
+  ['retry', 'jobs.retry', 'retry failed, timed-out or cancelled jobs (same take, fresh attempts)'],
+  ['new-take', 'jobs.newTake', 'render jobs again as a new take (new id, new seed)'],
+] as const;
+
+export function registerJobs(program: Command, io: Io, run: Run): void {
+  registerJobList(program, io, run);
+  registerBump(program, io, run);
+  for (const [name, method, what] of STATE_ACTIONS) {
+    program.command(name).description(what).argument('<jobs...>', 'job ids or unique prefixes').action((refs: string[]) =>
+      run(async (e, g) => {
+        const { ids } = await e.call('jobs.resolveIds', { refs });
+        const views = await e.call(method, { ids });
+        if (g.json) return printJson(io, views);
+        for (const j of views) io.out(`${j.id.slice(0, 8)} ${j.shot}/${j.stage} take ${j.take}: ${j.state}`);
+      }),
+    );
+  }
+}

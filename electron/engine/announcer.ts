@@ -1,0 +1,50 @@
+/**
+ * How "these jobs changed" leaves the engine: the one place that loads their views, hands finished
+ * ones to the operator's hooks and emits the events. The scheduler, its runners and the API handlers
+ * are given `announce`; none of them emits job events or notifies hooks itself.
+ */
+import type { JobView } from '../../shared/domain.js';
+import type { EventBus } from './event-bus.js';
+import type { Db } from './store/database.js';
+import { jobViews } from './store/job-store.js';
+
+/**
+ * Past this many jobs at once (an import, a bulk action) clients get one "refetch" event instead of
+ * a `job.changed` per job: a page showing 100k rows would spend longer applying the events.
+ */
+export const BULK_THRESHOLD = 200;
+
+/** What the scheduler and its runners are given: tell everyone these jobs' rows changed. */
+export type Announce = (jobIds: readonly string[]) => void;
+
+/** What hooks need of a changed job (the HookRunner); notify is idempotent per terminal transition. */
+export interface JobNotifier {
+  notify(job: JobView): unknown;
+}
+
+export class JobAnnouncer {
+  constructor(
+    private readonly db: Db,
+    private readonly events: EventBus,
+    private readonly hooks: JobNotifier,
+  ) {}
+
+  /** Loads the changed jobs' views, notifies their hooks, emits the events; returns the views (the API answers with them). */
+  announce(jobIds: readonly string[]): JobView[] {
+    const views = jobViews(this.db, jobIds);
+    // Completed and finally failed jobs reach their hooks here, and only here.
+    for (const job of views) this.hooks.notify(job);
+    if (views.length > BULK_THRESHOLD) this.events.emit('jobs.bulkChanged', { count: views.length });
+    else for (const job of views) this.events.emit('job.changed', { job });
+    return views;
+  }
+
+  /**
+   * Jobs just created (an import). A new job is queued or pending, which no hook listens for, so a
+   * large batch is announced without loading every new row back.
+   */
+  announceCreated(jobIds: readonly string[]): void {
+    if (jobIds.length > BULK_THRESHOLD) this.events.emit('jobs.bulkChanged', { count: jobIds.length });
+    else this.announce(jobIds);
+  }
+}

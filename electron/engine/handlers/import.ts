@@ -1,0 +1,64 @@
+/**
+ * The import domain: a preview first (every row checked, nothing written), kept for the operator to
+ * confirm, then the commit of its valid rows in one transaction.
+ */
+import type { ImportPreview } from '../../../shared/domain.js';
+import { ShotfarmError } from '../../../shared/errors.js';
+import { randomId } from '../ids.js';
+import { commitRows } from '../intake/commit-import.js';
+import { readCsvShotList } from '../intake/csv-shot-list.js';
+import { readJsonShotList } from '../intake/json-shot-list.js';
+import { checkRows, type CheckedRow } from '../intake/preview.js';
+import { checkShotListText } from '../intake/text-check.js';
+import type { DomainHandlers, EngineContext } from './context.js';
+
+interface StoredPreview {
+  preview: ImportPreview;
+  rows: CheckedRow[];
+  createdAt: number;
+}
+
+/** Previews are kept for the operator to confirm; after this they must be made again. */
+const PREVIEW_TTL_MS = 60 * 60_000;
+const MAX_PREVIEWS = 20;
+
+function isCsv(fileName: string, content: string): boolean {
+  return /\.(csv|tsv|txt)$/i.test(fileName) || (!/\.json$/i.test(fileName) && !content.trimStart().startsWith('{'));
+}
+
+export function importHandlers(ctx: EngineContext): DomainHandlers<'import'> {
+  const previews = new Map<string, StoredPreview>();
+  const prune = (): void => {
+    const now = ctx.clock.now();
+    for (const [id, p] of previews) if (now - p.createdAt > PREVIEW_TTL_MS) previews.delete(id);
+    while (previews.size > MAX_PREVIEWS) previews.delete(previews.keys().next().value as string);
+  };
+  return {
+    'import.preview': async ({ fileName, content, baseDir, mapping }) => {
+      checkShotListText(fileName, content);
+      const read = isCsv(fileName, content) ? readCsvShotList(content, fileName, mapping ?? {}) : readJsonShotList(content, fileName);
+      if (read.rows.length === 0) throw new ShotfarmError('bad_input', `${fileName} has no shots to import.`);
+      // Node classes and models are checked against the workstations only when a farm runs here.
+      const { rows, notices } = checkRows(ctx.db, read.rows, baseDir ?? process.cwd(), ctx.farm());
+      const count = (status: 'new' | 'duplicate' | 'error') => rows.filter((r) => r.view.status === status).length;
+      const preview: ImportPreview = {
+        previewId: randomId(), fileName, format: read.format, mapping: read.mapping, notices, rows: rows.map((r) => r.view),
+        counts: { new: count('new'), duplicate: count('duplicate'), error: count('error') },
+      };
+      prune();
+      previews.set(preview.previewId, { preview, rows, createdAt: ctx.clock.now() });
+      return preview;
+    },
+    'import.commit': async ({ previewId }) => {
+      const stored = previews.get(previewId);
+      if (!stored) throw new ShotfarmError('not_found', 'This import preview has expired or was already imported; drop the file again.');
+      const result = commitRows(ctx.db, ctx.clock, ctx.random, stored.rows);
+      previews.delete(previewId);
+      if (result.imported > 0) {
+        ctx.announcer.announceCreated(result.jobIds);
+        ctx.farm()?.kick();
+      }
+      return result;
+    },
+  };
+}

@@ -1,0 +1,87 @@
+/**
+ * The instances domain: registering and editing workstations — each change is written, then the
+ * running farm (if any) reloads that instance, and the card goes out as an event — and a one-off
+ * probe of them all (`shotfarm health`), recorded so an import can check VRAM fit without a farm.
+ */
+
+/** Per-request timeout of a one-off probe when the caller names none. */
+const PROBE_TIMEOUT_MS = 2_000;
+
+async function probeAll(ctx: EngineContext, timeoutMs: number): Promise<ProbeReport> {
+  const rows = listInstanceRows(ctx.db).filter((r) => r.admin_state !== 'disabled');
+  const probed = await Promise.all(rows.map(async (row) => ({ row, probe: await probeInstance(row.url, timeoutMs) })));
+  const instances = probed.map(({ row, probe }) => {
+    recordProbe(ctx.db, row.id, probe, ctx.clock.now());
+    return { id: row.id, name: row.name, url: row.url, adminState: row.admin_state, health: healthAfterProbe(row.admin_state, probe), probe };
+  });
+  return { healthy: instances.filter((i) => isHealthy(i.health)).length, instances };
+}
+
+import { isHealthy, type InstanceView, type ProbeReport } from '../../../shared/domain.js';
+import { ShotfarmError } from '../../../shared/errors.js';
+import { healthAfterProbe, probeInstance } from '../health/probe.js';
+import { randomId } from '../ids.js';
+import {
+  deleteInstance, findInstance, insertInstance, instanceRow, listInstanceRows, normaliseUrl, recordProbe, setAdminState, toInstanceView,
+  updateInstance,
+} from '../store/instance-store.js';
+import type { DomainHandlers, EngineContext } from './context.js';
+
+export function instanceHandlers(ctx: EngineContext): DomainHandlers<'instances'> {
+  const view = (id: string): InstanceView => {
+    const r = instanceRow(ctx.db, id);
+    if (!r) throw new ShotfarmError('not_found', `Workstation ${id} does not exist.`);
+    return toInstanceView(ctx.db, r);
+  };
+  const resolve = (idOrName: string): string => {
+    const r = findInstance(ctx.db, idOrName);
+    if (!r) throw new ShotfarmError('not_found', `No workstation named or numbered "${idOrName}".`);
+    return r.id;
+  };
+  const unique = (fields: { name: string; url: string }, selfId: string | null): void => {
+    for (const r of listInstanceRows(ctx.db)) {
+      if (r.id === selfId) continue;
+      if (r.name === fields.name) throw new ShotfarmError('conflict', `A workstation is already named "${fields.name}".`);
+      if (r.url === normaliseUrl(fields.url)) throw new ShotfarmError('conflict', `Workstation "${r.name}" already uses ${r.url}.`);
+    }
+  };
+  /** The farm reloads the instance first, so the card sent out is what it now works with. */
+  const announce = (id: string): InstanceView => {
+    ctx.farm()?.instanceChanged(id);
+    const v = view(id);
+    ctx.events.emit('instance.changed', { instance: v });
+    return v;
+  };
+  return {
+    'instances.list': async () => listInstanceRows(ctx.db).map((r) => toInstanceView(ctx.db, r)),
+    'instances.add': async (f) => {
+      unique(f, null);
+      const id = randomId();
+      insertInstance(ctx.db, id, f, ctx.clock.now());
+      return announce(id);
+    },
+    'instances.update': async ({ id: ref, ...f }) => {
+      const id = resolve(ref);
+      unique(f, id);
+      updateInstance(ctx.db, id, f, ctx.clock.now());
+      return announce(id);
+    },
+    'instances.remove': async ({ id: ref }) => {
+      const id = resolve(ref);
+      const v = view(id);
+      if (v.currentJobIds.length) {
+        throw new ShotfarmError('conflict', `Workstation "${v.name}" is running ${v.currentJobIds.length} job(s); drain it first and remove it when idle.`);
+      }
+      const removed = deleteInstance(ctx.db, id);
+      ctx.farm()?.instanceChanged(id);
+      ctx.events.emit('instance.removed', { id });
+      return { removed };
+    },
+    'instances.setAdminState': async ({ id: ref, adminState }) => {
+      const id = resolve(ref);
+      setAdminState(ctx.db, id, adminState, ctx.clock.now());
+      return announce(id);
+    },
+    'instances.probeAll': async ({ timeoutMs }) => probeAll(ctx, timeoutMs ?? PROBE_TIMEOUT_MS),
+  };
+}

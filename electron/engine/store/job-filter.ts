@@ -1,0 +1,69 @@
+/**
+ * The job list's filters and sort orders as SQL fragments (WHERE and ORDER BY clauses with named
+ * parameters), and the dispatch order itself — written once, for both the dispatcher's candidate
+ * query and the queue view's default sort. No statement here: job-store.ts owns the jobs table's SQL.
+ */
+import type { JobFilter } from '../../../shared/api.js';
+import { PRIORITY_VALUE } from '../../../shared/priorities.js';
+
+/**
+ * The dispatch order of SPEC §3: priority, then the operator's rank, then enqueue time. The rowid
+ * tie-break is part of every index entry, so the jobs_runnable index (state, priority DESC, rank,
+ * enqueued_at) delivers this order without sorting the queue: 100k queued jobs cost the same as ten.
+ */
+export const DISPATCH_ORDER = 'priority DESC, rank ASC, enqueued_at ASC, rowid ASC';
+
+const SORTS: Record<string, string> = {
+  queue: DISPATCH_ORDER,
+  shot: 'project, episode, shot, stage, take',
+  stage: 'stage, project, episode, shot, take',
+  state: 'state, priority DESC, rank, enqueued_at',
+  priority: 'priority DESC, rank, enqueued_at',
+  updated: 'updated_at DESC, rowid',
+  enqueued: 'enqueued_at, rowid',
+};
+
+/** ORDER BY for a sort key (default: the dispatch order), every column flipped when descending. */
+export function orderBy(sort: string | undefined, descending: boolean | undefined): string {
+  const order = SORTS[sort ?? 'queue'] ?? DISPATCH_ORDER;
+  if (!descending) return order;
+  return order
+    .split(',')
+    .map((c) => (/ DESC$/.test(c) ? c.replace(/ DESC$/, ' ASC') : /ASC$/.test(c) ? c.replace(/ASC$/, 'DESC') : `${c} DESC`))
+    .join(',');
+}
+
+/** `LIKE @q` text for a free-text search: the operator's %, _ and \ are matched as themselves. */
+export function likePattern(search: string): string {
+  return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+export function whereJobs(filter: JobFilter | undefined): { sql: string; params: Record<string, unknown> } {
+  const parts: string[] = [];
+  const params: Record<string, unknown> = {};
+  if (!filter) return { sql: '', params };
+  if (filter.states?.length) {
+    parts.push(`state IN (${filter.states.map((_, i) => `@s${i}`).join(', ')})`);
+    filter.states.forEach((s, i) => (params[`s${i}`] = s));
+  }
+  for (const key of ['project', 'episode', 'shot', 'stage'] as const) {
+    if (filter[key]) {
+      parts.push(`${key} = @${key}`);
+      params[key] = filter[key];
+    }
+  }
+  if (filter.instanceId) {
+    parts.push('instance_id = @instanceId');
+    params.instanceId = filter.instanceId;
+  }
+  if (filter.priority) {
+    parts.push('priority = @priority');
+    params.priority = PRIORITY_VALUE[filter.priority];
+  }
+  if (filter.search) {
+    parts.push(`(shot LIKE @q ESCAPE '\\' OR stage LIKE @q ESCAPE '\\' OR template_name LIKE @q ESCAPE '\\'
+      OR episode LIKE @q ESCAPE '\\' OR COALESCE(state_reason, '') LIKE @q ESCAPE '\\' OR id LIKE @q ESCAPE '\\')`);
+    params.q = likePattern(filter.search);
+  }
+  return { sql: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params };
+}

@@ -1,0 +1,46 @@
+/**
+ * Every statement on `settings`: one JSON value per key (`hooks`, `s3`). A value is validated on
+ * every read as well as every write — the row may have been edited by hand, and a hook must never
+ * run, nor an upload go out, from text that does not pass its schema.
+ */
+import type { z } from 'zod';
+import { ShotfarmError } from '../../../shared/errors.js';
+import { describeIssues } from '../../../shared/shot-list-schema.js';
+import type { Db } from './database.js';
+import { one, run } from './statements.js';
+
+const SQL_GET = 'SELECT value_json FROM settings WHERE key = ?';
+const SQL_PUT = `INSERT INTO settings (key, value_json, updated_at) VALUES (?, ?, ?)
+  ON CONFLICT (key) DO UPDATE SET value_json = excluded.value_json, updated_at = excluded.updated_at`;
+const SQL_DELETE = 'DELETE FROM settings WHERE key = ?';
+
+/** What to tell the operator when a stored value does not read back (how to fix it is the caller's to say). */
+export interface SettingWords {
+  badJson: string;
+  invalid: (issues: string) => string;
+}
+
+/** The setting, validated; null when it is not set. A stored value that fails its schema is a storage error. */
+export function readSetting<T>(db: Db, key: string, schema: z.ZodType<T>, words: SettingWords): T | null {
+  const row = one<{ value_json: string }>(db, SQL_GET, key);
+  if (!row) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(row.value_json);
+  } catch {
+    throw new ShotfarmError('storage', words.badJson);
+  }
+  const parsed = schema.safeParse(value);
+  // describeIssues names paths and rules, never the values, so a secret cannot leak through it.
+  if (!parsed.success) throw new ShotfarmError('storage', words.invalid(describeIssues(parsed.error).join('; ')));
+  return parsed.data;
+}
+
+/** Stores an already validated value. */
+export function writeSetting(db: Db, key: string, value: unknown, now: number): void {
+  run(db, SQL_PUT, key, JSON.stringify(value), now);
+}
+
+export function deleteSetting(db: Db, key: string): void {
+  run(db, SQL_DELETE, key);
+}
