@@ -47,7 +47,7 @@ test('a failing shot shows in Failures with its reason and attempt history; the 
 });
 
 test('draining a workstation from its card: it finishes its prompt and takes no new one', { timeout: 90_000 }, async (ctx) => {
-  const studio = await suite.open(ctx, { instances: [{ duration: { fixedMs: 1_500 } }, { duration: { fixedMs: 1_500 } }] }, 'workstations');
+  const studio = await suite.open(ctx, { instances: [{ duration: { fixedMs: 200 } }, { duration: { fixedMs: 200 } }] }, 'workstations');
   const { page, farm } = studio;
   await page.locator('[data-instance="sim-0"][data-health="idle"]').waitFor();
   await page.locator('[data-instance="sim-0"] [data-action="drain"]').click();
