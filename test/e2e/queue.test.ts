@@ -7,9 +7,7 @@ const suite = studioSuite();
 const countRows = (state: string) => `document.querySelectorAll('.row[data-state="${state}"]').length`;
 
 test('a dropped shot list is previewed row by row, confirmed, and its jobs run to completion with live progress', { timeout: 90_000 }, async (ctx) => {
-  // One slow workstation keeps a row running long enough to watch its progress; the other gets
-  // through the rest of the list meanwhile.
-  const studio = await suite.open(ctx, { instances: [{ duration: { fixedMs: 2_500 } }, { duration: { fixedMs: 200 } }] });
+  const studio = await suite.open(ctx, { instances: [{ duration: { fixedMs: 2_500 } }, { duration: { fixedMs: 2_500 } }] });
   const { page } = studio;
   await dropFile(page, 'moonfall_ep101.json', shotList(['sh010', 'sh020', 'sh030', 'sh040', 'sh050'].map((id) => ({ id, steps: 12 }))), 'application/json');
   const dialog = page.locator('[data-testid="import-dialog"]');
