@@ -9,6 +9,7 @@ import { PRIORITIES } from './priorities.js';
 import { nameSchema } from './shot-list-schema.js';
 import { DELIVERY_STATUSES, hookSchema, hooksSchema, type HookConfig } from './hooks.js';
 import { s3SettingsSchema, type StorageView } from './storage.js';
+import { farmControlInputSchema, farmSettingKeySchema, isFarmSettingKey, parseSettingValue, rawSettingValueSchema, type FarmSettingView } from './farm-settings.js';
 import { httpUrlSchema } from './url.js';
 import { ASSET_ID_PATTERN } from './domain.js';
 import type {
@@ -78,11 +79,24 @@ const instanceFields = {
   vramOverrides: z.record(z.string(), z.number().positive()).optional(),
 };
 
+/** settings.set: the key must be a farm setting, the value fit its type and bounds (the engine checks folders). */
+const settingsSetInput = z.strictObject({ key: farmSettingKeySchema, value: rawSettingValueSchema }).superRefine((input, ctx) => {
+  // zod runs this even when the key failed its own check (that issue is reported already).
+  if (!isFarmSettingKey(input.key)) return;
+  const parsed = parseSettingValue(input.key, input.value);
+  if (!parsed.ok) ctx.addIssue({ code: 'custom', path: ['value'], message: parsed.message });
+});
+
 export const API_INPUTS = {
   'farm.status': z.strictObject({}),
-  /** Stop farm: no new dispatch; running prompts interrupted and removed, their jobs requeued. */
-  'farm.stop': z.strictObject({}),
-  'farm.resume': z.strictObject({}),
+  /**
+   * The farm's durable state (it survives restarts; a farm running in another process on the same
+   * data folder acts on it within one probe interval). Stop: no new dispatch; running prompts
+   * interrupted and removed, their jobs requeued. Pause: no new dispatch; running prompts finish.
+   */
+  'farm.stop': farmControlInputSchema,
+  'farm.pause': farmControlInputSchema,
+  'farm.resume': farmControlInputSchema,
   'jobs.list': z.strictObject({
     filter: jobFilterSchema.optional(),
     sort: z.enum(JOB_SORT_KEYS).optional(),
@@ -146,6 +160,12 @@ export const API_INPUTS = {
   'hooks.set': z.strictObject({ hooks: hooksSchema }),
   'hooks.add': z.strictObject({ hook: hookSchema }),
   'hooks.remove': z.strictObject({ id: z.string().min(1) }),
+  /** The farm settings (shared/farm-settings.ts): each with its value, default, unit and bounds. */
+  'settings.list': z.strictObject({}),
+  'settings.get': z.strictObject({ key: farmSettingKeySchema }),
+  /** Local only: output_root chooses where this machine writes files, the rest how the farm behaves. */
+  'settings.set': settingsSetInput,
+  'settings.reset': z.strictObject({ key: farmSettingKeySchema }),
   'storage.get': z.strictObject({}),
   /** Local only: the setting may carry S3 secrets. null turns the copy off. */
   'storage.set': z.strictObject({ s3: s3SettingsSchema.nullable() }),
@@ -160,6 +180,7 @@ export type ApiInput<M extends ApiMethod> = z.infer<(typeof API_INPUTS)[M]>;
 export interface ApiOutputs {
   'farm.status': FarmStatus;
   'farm.stop': FarmStatus;
+  'farm.pause': FarmStatus;
   'farm.resume': FarmStatus;
   'jobs.list': JobPage;
   'jobs.get': JobView;
@@ -195,6 +216,10 @@ export interface ApiOutputs {
   'hooks.set': HookConfig[];
   'hooks.add': HookConfig;
   'hooks.remove': HookConfig[];
+  'settings.list': FarmSettingView[];
+  'settings.get': FarmSettingView;
+  'settings.set': FarmSettingView;
+  'settings.reset': FarmSettingView;
   'storage.get': StorageView;
   'storage.set': StorageView;
   'export.runlog': ExportResult;
@@ -212,11 +237,13 @@ export interface ApiClient {
 /**
  * Methods a network transport (the headless server) must refuse; the CLI and the desktop app are on
  * this machine and may call them. Hooks choose programs this machine runs and may hold a webhook's
- * token; the storage setting may hold S3 secrets; a freeze writes files at any path it is given.
- * None of that is for a token holder on the LAN.
+ * token; the storage setting may hold S3 secrets; a freeze writes files at any path it is given;
+ * the farm settings choose where outputs are written (output_root) and how the farm retries and
+ * times out. None of that is for a token holder on the LAN (reading the settings is).
  */
 export const LOCAL_ONLY_METHODS: ReadonlySet<ApiMethod> = new Set<ApiMethod>([
   'hooks.list', 'hooks.set', 'hooks.add', 'hooks.remove', 'hooks.deliveries', 'storage.set', 'release.freeze',
+  'settings.set', 'settings.reset',
 ]);
 
 export function isApiMethod(name: unknown): name is ApiMethod {

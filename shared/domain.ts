@@ -6,6 +6,7 @@ import type { DeliveryStatus, HookEvent } from './hooks.js';
 
 // The ledger's views live in assets.ts; they are part of this module's vocabulary.
 export * from './assets.js';
+import type { FarmStateView } from './farm-settings.js';
 import type { JobState } from './job-states.js';
 import type { Priority } from './priorities.js';
 
@@ -126,8 +127,10 @@ export interface FarmStatus {
   instances: InstanceView[];
   /** Healthy = probed recently and answering; null when no instance was probed yet. */
   healthyInstances: number | null;
-  /** True when dispatching is running; false before the scheduler starts or after "stop farm". */
+  /** True when this process dispatches: its farm runs and the farm state is `running`. */
   dispatching: boolean;
+  /** The operator's durable farm state (running, paused, stopped), who set it and when. */
+  farmState: FarmStateView;
   /** Attempts being followed right now. */
   activeAttempts: number;
 }

@@ -5,6 +5,7 @@
  * second). Every list of topics elsewhere is derived from this one.
  */
 import type { HookDeliveryView, InstanceView, JobProgress, JobView } from './domain.js';
+import type { FarmStateView } from './farm-settings.js';
 
 export interface EventMap {
   /** A job row changed (state, priority, order, attempt). */
@@ -15,6 +16,8 @@ export interface EventMap {
   'jobs.bulkChanged': { count: number };
   'instance.changed': { instance: InstanceView };
   'instance.removed': { id: string };
+  /** The farm's durable state changed (running, paused, stopped) and the farm here acts on it. */
+  'farm.changed': { farm: FarmStateView };
   /** A hook delivery finished (delivered, or failed for good after its retries). */
   'hook.delivery': { delivery: HookDeliveryView };
 }
@@ -34,6 +37,7 @@ export const EVENT_TOPICS = {
   'jobs.bulkChanged': 'wire',
   'instance.changed': 'wire',
   'instance.removed': 'wire',
+  'farm.changed': 'wire',
   'hook.delivery': 'engine',
 } as const satisfies Record<EventTopic, 'wire' | 'engine'>;
 

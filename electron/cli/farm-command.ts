@@ -13,6 +13,7 @@ import type { FarmProgress } from '../engine/scheduler/farm-progress.js';
 import type { Scheduler } from '../engine/scheduler/scheduler.js';
 import { printJson, type Io, type Run } from './context.js';
 import { EXIT } from './exit-codes.js';
+import { farmStateLine } from './farm-state-command.js';
 
 /** While the farm waits by itself (busy or offline workstations), say why at most this often. */
 const WAITING_NOTE_MS = 30_000;
@@ -91,6 +92,8 @@ export async function runFarm(engine: Engine, io: Io, o: { untilIdle?: boolean; 
   const scheduler = engine.startScheduler();
   const off = printChanges(engine, io, json);
   io.out(`Farm running on ${engine.dbFile}. Ctrl+C stops following; prompts keep running on the workstations.`);
+  const { farmState } = await engine.call('farm.status', {});
+  if (farmState.state !== 'running') io.out(farmStateLine(farmState));
   let final: FarmProgress | null = null;
   const { stopped, stop } = untilStopped();
   if (o.untilIdle) {
@@ -120,6 +123,7 @@ export function registerStatus(program: Command, io: Io, run: Run): void {
     run(async (e, g) => {
       const s = await e.call('farm.status', {});
       if (g.json) return printJson(io, s);
+      io.out(farmStateLine(s.farmState));
       io.out(JOB_STATES.map((st) => `${st} ${s.jobsByState[st]}`).join('  '));
       for (const i of s.instances) {
         io.out(`${i.name.padEnd(16)} ${i.adminState.padEnd(9)} ${i.health.padEnd(11)} ${i.url}  ${i.gpuName ?? ''}  running ${i.currentJobIds.length}`);

@@ -7,6 +7,7 @@ import type { Engine } from '../engine/engine.js';
 import { GB } from './args.js';
 import type { Io, Run } from './context.js';
 import { EXIT } from './exit-codes.js';
+import { farmStateLine } from './farm-state-command.js';
 
 export function registerHealth(program: Command, io: Io, run: Run): void {
   program
@@ -18,10 +19,13 @@ export function registerHealth(program: Command, io: Io, run: Run): void {
 
 export async function runHealth(engine: Engine, io: Io, timeoutMs: number, json: boolean): Promise<number> {
   const report = await engine.call('instances.probeAll', { timeoutMs });
+  const { farmState } = await engine.call('farm.status', {});
   const { healthy, instances } = report;
   if (json) {
-    io.out(JSON.stringify({ healthy, instances: instances.map((i) => ({ name: i.name, url: i.url, ...i.probe })) }, null, 2));
+    io.out(JSON.stringify({ healthy, farmState, instances: instances.map((i) => ({ name: i.name, url: i.url, ...i.probe })) }, null, 2));
   } else {
+    // A paused or stopped farm with healthy workstations is still not rendering: say so first.
+    io.out(farmStateLine(farmState));
     if (instances.length === 0) io.out('No workstations registered. Add one with: shotfarm workers add URL --name NAME');
     for (const { name, url, adminState, probe } of instances) {
       if (probe.ok) {

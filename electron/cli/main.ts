@@ -9,12 +9,14 @@ import { openEngine, processIo, type GlobalOptions, type Io, type Run } from './
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { registerExport } from './export-command.js';
 import { registerRun, registerStatus } from './farm-command.js';
+import { registerFarm } from './farm-state-command.js';
 import { registerHealth } from './health-command.js';
 import { registerHooks } from './hooks-command.js';
 import { registerImport } from './import-command.js';
 import { registerJobs } from './jobs-command.js';
 import { registerRelease } from './release-command.js';
 import { registerServe } from './serve-command.js';
+import { registerSettings } from './settings-command.js';
 import { registerStorage } from './storage-command.js';
 import { registerTemplates } from './templates-command.js';
 import { registerWorkers } from './workers-command.js';
@@ -24,7 +26,7 @@ const GROUPS: ((program: Command, io: Io, run: Run) => void)[] = [
   registerImport, registerTemplates, registerStatus, registerJobs, registerExport, registerWorkers, registerRun, registerHealth,
   // serve opens its own engine and runs until Ctrl+C, so it does not go through run().
   (program, io) => registerServe(program, io),
-  registerRelease, registerHooks, registerStorage,
+  registerRelease, registerHooks, registerStorage, registerSettings, registerFarm,
 ];
 
 export function buildProgram(io: Io, run: Run): Command {

@@ -40,10 +40,10 @@ export class JobAnnouncer {
   }
 
   /**
-   * Jobs just created (an import). A new job is queued or pending, which no hook listens for, so a
-   * large batch is announced without loading every new row back.
+   * Jobs that changed without finishing — just created (an import), or given a new attempt budget.
+   * No hook listens for an unfinished job, so a large batch is announced without loading every row back.
    */
-  announceCreated(jobIds: readonly string[]): void {
+  announceUnfinished(jobIds: readonly string[]): void {
     if (jobIds.length > BULK_THRESHOLD) this.events.emit('jobs.bulkChanged', { count: jobIds.length });
     else this.announce(jobIds);
   }

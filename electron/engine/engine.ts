@@ -24,8 +24,9 @@ import { releaseHandlers } from './handlers/releases.js';
 import { settingsHandlers } from './handlers/settings.js';
 import { templateHandlers } from './handlers/templates.js';
 import { HookRunner } from './hooks/hook-runner.js';
-import { schedulerConfig, type SchedulerConfig } from './scheduler/config.js';
+import type { SchedulerConfig } from './scheduler/config.js';
 import { Scheduler } from './scheduler/scheduler.js';
+import { LiveSettings } from './settings/live-settings.js';
 import { DB_FILE_NAME, openDatabase, type Db } from './store/database.js';
 
 export interface EngineOptions {
@@ -33,7 +34,7 @@ export interface EngineOptions {
   clock?: Clock;
   random?: RandomSource;
   timers?: Timers;
-  /** Where outputs go; default `<dataDir>/outputs`. */
+  /** Where outputs go unless the operator set output_root; default `<dataDir>/outputs`. */
   outputRoot?: string;
   /** better-sqlite3's addon to load (the desktop app's Electron build); default node_modules' own. */
   nativeBinding?: string;
@@ -49,7 +50,10 @@ export class Engine {
   readonly clock: Clock;
   readonly random: RandomSource;
   readonly timers: Timers;
+  /** The default output folder (the output_root setting, when set, overrides it). */
   readonly outputRoot: string;
+  /** The operator's farm settings and state, applied to the running farm (settings/live-settings.ts). */
+  readonly settings: LiveSettings;
   /** Present once `startScheduler` ran: the CLI's one-shot commands never start it. */
   scheduler: Scheduler | null = null;
   readonly handlers: ApiHandlers;
@@ -70,8 +74,9 @@ export class Engine {
       onSettled: (delivery) => this.events.emit('hook.delivery', { delivery }),
     });
     this.announcer = new JobAnnouncer(this.db, this.events, this.hooks);
+    this.settings = new LiveSettings({ db: this.db, timers: this.timers, events: this.events, log: this.log, defaultOutputRoot: this.outputRoot });
     const ctx: EngineContext = {
-      db: this.db, dbFile: this.dbFile, clock: this.clock, random: this.random, events: this.events, outputRoot: this.outputRoot,
+      db: this.db, dbFile: this.dbFile, clock: this.clock, random: this.random, events: this.events, settings: this.settings,
       announcer: this.announcer, farm: () => this.scheduler,
     };
     this.handlers = {
@@ -80,14 +85,19 @@ export class Engine {
     };
   }
 
-  /** Starts probing the workstations, reconciles attempts left open, and begins dispatching. */
+  /**
+   * Starts probing the workstations, reconciles attempts left open, and begins dispatching (unless
+   * the farm was left paused or stopped). `over` replaces defaults (tests, benchmarks); the
+   * operator's farm settings apply on top of it.
+   */
   startScheduler(over: Partial<SchedulerConfig> = {}): Scheduler {
     if (this.scheduler) return this.scheduler;
     this.scheduler = new Scheduler({
       db: this.db, clock: this.clock, random: this.random, timers: this.timers, events: this.events,
-      config: schedulerConfig(this.outputRoot, over), announce: (ids) => void this.announcer.announce(ids), log: this.log,
+      config: this.settings.schedulerConfig(over), announce: (ids) => void this.announcer.announce(ids), log: this.log,
     });
     this.scheduler.start();
+    this.settings.attach(this.scheduler);
     // Deliveries queued by earlier runs (or by CLI processes) are sent by the running farm.
     this.hooks.resumePending();
     return this.scheduler;
@@ -95,6 +105,7 @@ export class Engine {
 
   /** Stops deciding and following; prompts keep running on the servers (closing the app is not an incident). */
   async close(): Promise<void> {
+    await this.settings.close();
     await this.scheduler?.close();
     this.scheduler = null;
     await this.hooks.close();

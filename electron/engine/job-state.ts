@@ -14,6 +14,8 @@ import { one, run } from './store/statements.js';
 export interface TransitionPatch {
   error_class?: string | null;
   attempts?: number;
+  /** The attempt budget that decided this transition (the live retry_attempts setting). */
+  max_attempts?: number;
   current_attempt_id?: string | null;
   instance_id?: string | null;
   not_before?: number | null;
@@ -30,7 +32,7 @@ export interface TransitionPatch {
 }
 
 const PATCHABLE = new Set<keyof TransitionPatch>([
-  'error_class', 'attempts', 'current_attempt_id', 'instance_id', 'not_before', 'enqueued_at', 'started_at',
+  'error_class', 'attempts', 'max_attempts', 'current_attempt_id', 'instance_id', 'not_before', 'enqueued_at', 'started_at',
   'finished_at', 'priority', 'rank', 'progress_node', 'progress_node_type', 'progress_value', 'progress_max', 'progress_at',
 ]);
 

@@ -90,12 +90,13 @@ function boot(): void {
     if (!quitting) showError('The Shotfarm engine stopped', error);
   });
 
-  const farm = async (method: 'farm.stop' | 'farm.resume'): Promise<void> => {
+  const farm = async (method: 'farm.stop' | 'farm.pause' | 'farm.resume'): Promise<void> => {
     try {
-      await host.call(method, {});
+      await host.call(method, { by: 'desktop menu' });
     } catch (err) {
       const e = (err as { envelope?: ErrorEnvelope }).envelope;
-      showError(method === 'farm.stop' ? 'Could not stop the farm' : 'Could not resume the farm', e ?? { code: 'internal', message: String(err), retryable: false });
+      const what = { 'farm.stop': 'stop', 'farm.pause': 'pause', 'farm.resume': 'resume' }[method];
+      showError(`Could not ${what} the farm`, e ?? { code: 'internal', message: String(err), retryable: false });
     }
   };
   const stopFarm = async (): Promise<void> => {
@@ -105,7 +106,7 @@ function boot(): void {
       defaultId: 1,
       cancelId: 1,
       message: 'Stop the farm?',
-      detail: 'No new jobs are sent, running prompts are interrupted, and their jobs go back to the queue.',
+      detail: 'No new jobs are sent, running prompts are interrupted, and their jobs go back to the queue. The farm stays stopped, across restarts, until Resume Farm.',
     };
     const { response } = win ? await dialog.showMessageBox(win, options) : await dialog.showMessageBox(options);
     if (response === 0) await farm('farm.stop');
@@ -149,6 +150,7 @@ function boot(): void {
         sendToPage(page(), 'shell.command', { command: 'import' });
       },
       stopFarm: () => void stopFarm(),
+      pauseFarm: () => void farm('farm.pause'),
       resumeFarm: () => void farm('farm.resume'),
       showView,
       openDataFolder: () => void shell.openPath(dataDir),

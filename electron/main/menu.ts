@@ -1,6 +1,7 @@
 /**
  * The application menu. Items only call the actions they are given: main.ts decides what "Stop
- * farm" or "Import…" do, so this stays a plain description (and is checked in Node).
+ * farm" or "Import…" do, so this stays a plain description (and is checked in Node). The farm's
+ * state is durable: a pause or stop lasts across restarts until Resume.
  */
 import type { MenuItemConstructorOptions } from 'electron';
 import { APP_VIEWS, type AppView } from '../preload/channels.js';
@@ -8,6 +9,7 @@ import { APP_VIEWS, type AppView } from '../preload/channels.js';
 export interface MenuActions {
   importShotList(): void;
   stopFarm(): void;
+  pauseFarm(): void;
   resumeFarm(): void;
   showView(view: AppView): void;
   openDataFolder(): void;
@@ -37,6 +39,7 @@ export function menuTemplate(a: MenuActions, o: { platform: NodeJS.Platform; dev
     {
       label: 'Farm',
       submenu: [
+        { label: 'Pause Dispatch', click: () => a.pauseFarm() },
         { label: 'Stop Farm…', click: () => a.stopFarm() },
         { label: 'Resume Farm', click: () => a.resumeFarm() },
       ],

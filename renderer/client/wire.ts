@@ -20,6 +20,7 @@ const PAYLOADS = {
   'jobs.bulkChanged': z.object({ count: z.number() }),
   'instance.changed': z.object({ instance: withId }),
   'instance.removed': z.object({ id: z.string() }),
+  'farm.changed': z.object({ farm: object }),
 } satisfies Record<WireTopic, z.ZodType>;
 
 const eventSchema = z.union(WIRE_TOPICS.map((topic) => z.object({ topic: z.literal(topic), payload: PAYLOADS[topic] })));

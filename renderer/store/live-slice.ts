@@ -3,7 +3,11 @@ import type { InstanceView } from '../../shared/domain.js';
 import { errorMessage, type ShotfarmClient } from '../client/client.js';
 import { throttle } from '../lib/throttle.js';
 import { applyEvents } from './reducers.js';
+import { FARM_STATE_WORDS, type FarmState } from '../../shared/farm-settings.js';
 import type { GetState, LiveSlice, SetState } from './types.js';
+
+/** The contract method that records each farm state. */
+const FARM_METHOD = { running: 'farm.resume', paused: 'farm.pause', stopped: 'farm.stop' } as const satisfies Record<FarmState, string>;
 
 export function createLiveSlice(set: SetState, get: GetState, client: ShotfarmClient): LiveSlice {
   const refreshStatus = throttle(() => {
@@ -42,11 +46,11 @@ export function createLiveSlice(set: SetState, get: GetState, client: ShotfarmCl
       }
     },
     refreshStatus,
-    async setFarmRunning(running) {
+    async setFarmState(state) {
       try {
-        const status = await client.call(running ? 'farm.resume' : 'farm.stop', {});
+        const status = await client.call(FARM_METHOD[state], { by: 'Studio UI' });
         set({ status });
-        get().notify('info', running ? 'Farm resumed: dispatching again.' : 'Farm stopped: running prompts were interrupted and requeued.');
+        get().notify('info', `Farm ${FARM_STATE_WORDS[state]}.`);
       } catch (err) {
         get().notify('error', errorMessage(err));
       }

@@ -18,7 +18,7 @@ export interface Entities {
 export interface BatchEffects {
   /** Some job changed state, priority or order, or many jobs changed: the queue list may be stale. */
   listStale: boolean;
-  /** Job counts by state may have changed. */
+  /** The farm status may have changed: job counts by state, or the farm's state (paused, stopped…). */
   countsStale: boolean;
   /** Any job event at all (views built from queries refetch, throttled). */
   jobsTouched: boolean;
@@ -73,6 +73,9 @@ export function applyEvents(s: Entities, events: readonly LiveEvent[]): { next: 
         break;
       case 'instance.removed':
         if (instances[e.payload.id]) delete instancesW()[e.payload.id];
+        break;
+      case 'farm.changed':
+        effects.countsStale = true;
         break;
     }
   }

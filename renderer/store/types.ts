@@ -1,6 +1,7 @@
 /** The renderer store's shape: entity maps written by event reducers, plus the queue, selection and UI slices. */
 import type { JobFilter, JOB_SORT_KEYS } from '../../shared/api.js';
 import type { FarmStatus } from '../../shared/domain.js';
+import type { FarmState } from '../../shared/farm-settings.js';
 import type { JobAction } from '../../shared/job-states.js';
 import type { Priority } from '../../shared/priorities.js';
 import type { ConnectionState, ServerInfo, ShotfarmClient } from '../client/client.js';
@@ -19,7 +20,8 @@ export interface LiveSlice extends Entities {
   /** Loads everything the screens show (at start and after every reconnect). */
   refetchAll(): Promise<void>;
   refreshStatus(): void;
-  setFarmRunning(running: boolean): Promise<void>;
+  /** Records the farm's state (running, paused, stopped); the status and banner follow. */
+  setFarmState(state: FarmState): Promise<void>;
 }
 
 export interface QueueQuery {

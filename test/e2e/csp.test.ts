@@ -9,41 +9,17 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CSP_META } from '../../electron/main/security.js';
 import { REPO } from '../helpers/engine.js';
+import { serveChild } from '../helpers/serve-child.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { waitUntil } from '../helpers/wait.js';
 import { dropFile, shotList, studioSuite } from './support/studio.js';
 
 const suite = studioSuite();
-
-/** Starts `shotfarm --data DIR serve --port 0` and resolves with the URL it prints. */
-function serve(dataDir: string, staticDir: string): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const child = spawn(process.execPath, [join(REPO, 'bin/shotfarm.js'), '--data', dataDir, 'serve', '--port', '0', '--static', staticDir], {
-    cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SHOTFARM_DATA: dataDir },
-  });
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`shotfarm serve printed no URL within 30 s:\n${out}`)), 30_000);
-    const take = (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /Open (http:\/\/127\.0\.0\.1:\d+)\//.exec(out);
-      if (m?.[1]) {
-        clearTimeout(timer);
-        resolve({ child, url: m[1], output: () => out });
-      }
-    };
-    child.stdout?.on('data', take);
-    child.stderr?.on('data', take);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`shotfarm serve exited (${code}) before serving:\n${out}`));
-    });
-  });
-}
 
 function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
@@ -67,7 +43,7 @@ const RECORD_VIOLATIONS = `
 test('the served app runs under its CSP (header + the desktop meta tag) without a single violation', { timeout: 120_000 }, async (t) => {
   const data = makeTempDir('shotfarm-csp-');
   t.after(data.cleanup);
-  const server = await serve(data.path, suite.built.dir);
+  const server = await serveChild(data.path, suite.built.dir);
   t.after(() => stop(server.child));
 
   // A template the fresh farm can queue jobs on (no workstation: they stay queued).

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { TestContext } from 'node:test';
-import { systemClock, seededRandom } from '../../electron/engine/clock.js';
+import { systemClock, seededRandom, type Timers } from '../../electron/engine/clock.js';
 import { Engine } from '../../electron/engine/engine.js';
 import type { SchedulerConfig } from '../../electron/engine/scheduler/config.js';
 import type { JobState } from '../../shared/job-states.js';
@@ -50,6 +50,8 @@ export interface FarmOptions {
   templates?: string[];
   /** Start the scheduler at once (default true). */
   start?: boolean;
+  /** The engine's timers (default the system's), e.g. to see which intervals it arms. */
+  timers?: Timers;
 }
 
 export async function startFarm(o: FarmOptions): Promise<Farm> {
@@ -57,7 +59,7 @@ export async function startFarm(o: FarmOptions): Promise<Farm> {
   const sims = await Promise.all(o.instances.map((i, n) => startSimInstance({ name: `sim-${n}`, duration: { fixedMs: 20 }, ...i })));
   const logs: string[] = [];
   const make = () =>
-    new Engine({ dataDir: tmp.path, clock: systemClock, random: seededRandom(7), outputRoot: join(tmp.path, 'out'), log: (m) => logs.push(m) });
+    new Engine({ dataDir: tmp.path, clock: systemClock, random: seededRandom(7), timers: o.timers, outputRoot: join(tmp.path, 'out'), log: (m) => logs.push(m) });
   let engine = make();
   for (const f of o.templates ?? ['txt2img.json', 'video18.json', 'needs-custom-node.json']) {
     await engine.call('templates.add', { content: readFileSync(resolve(FIXTURE_TEMPLATES, f), 'utf8'), fileName: f });

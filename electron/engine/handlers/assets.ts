@@ -10,7 +10,11 @@ export function assetHandlers(ctx: EngineContext): DomainHandlers<'assets'> {
     'assets.file': async ({ id }) => {
       const asset = assetById(ctx.db, id);
       if (!asset) return { ok: false, refusal: 'unknown', message: `No asset ${id} in the ledger.` };
-      return confineAssetFile(asset, ctx.outputRoot);
+      // Outputs may sit under any folder output_root pointed to when they were written.
+      const [current, ...earlier] = ctx.settings.outputRoots();
+      const answer = confineAssetFile(asset, current as string);
+      if (answer.ok) return answer;
+      return earlier.map((root) => confineAssetFile(asset, root)).find((a) => a.ok) ?? answer;
     },
   };
 }

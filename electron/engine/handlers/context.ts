@@ -5,7 +5,7 @@
  */
 import type { ApiHandlers, ApiMethod } from '../../../shared/api.js';
 import type { JobView } from '../../../shared/domain.js';
-import { ShotfarmError } from '../../../shared/errors.js';
+import type { FarmState } from '../../../shared/farm-settings.js';
 import type { JobAnnouncer } from '../announcer.js';
 import type { Clock, RandomSource } from '../clock.js';
 import type { EventBus } from '../event-bus.js';
@@ -21,12 +21,23 @@ export interface FarmPort extends CapabilityPort {
   kick(): void;
   /** Jobs cancelled while running: interrupt and remove their prompts. */
   cancelled(jobIds: string[]): void;
-  stopFarm(): Promise<void>;
-  resumeFarm(): void;
-  readonly isPaused: boolean;
+  /** The operator's farm state, as this farm acts on it. */
+  readonly farmState: FarmState;
+  /** Act on a newly recorded farm state (a stop resolves once its prompts are requeued). */
+  applyFarmState(state: FarmState): Promise<void>;
   activeAttempts(): number;
   /** An instance was added, edited, drained, disabled or removed: reload it. */
   instanceChanged(id: string): void;
+}
+
+/** What the handlers may ask of the live farm settings (implemented by LiveSettings). */
+export interface SettingsPort {
+  /** The engine's own output folder (`<data>/outputs` unless the host chose another): output_root's default. */
+  readonly defaultOutputRoot: string;
+  /** Every folder outputs may have been written to, the current one first; a ledger file outside them is never served. */
+  outputRoots(): string[];
+  /** A setting or the farm state was recorded in this process: the farm here (if any) applies it now. */
+  reload(): Promise<void>;
 }
 
 export interface EngineContext {
@@ -35,8 +46,8 @@ export interface EngineContext {
   clock: Clock;
   random: RandomSource;
   events: EventBus;
-  /** Where outputs are stored; a ledger file outside it is never served. */
-  outputRoot: string;
+  /** The farm settings: where outputs go, and applying a change made here. */
+  settings: SettingsPort;
   announcer: JobAnnouncer;
   /** The farm running in this process, or null. */
   farm(): FarmPort | null;
@@ -47,11 +58,4 @@ export function changed(ctx: EngineContext, jobIds: readonly string[]): JobView[
   const views = ctx.announcer.announce(jobIds);
   ctx.farm()?.kick();
   return views;
-}
-
-/** The running farm, for the methods that only make sense with one. */
-export function requireFarm(ctx: EngineContext): FarmPort {
-  const farm = ctx.farm();
-  if (!farm) throw new ShotfarmError('conflict', 'The farm is not running in this process (start the app or `shotfarm serve`).');
-  return farm;
 }

@@ -1,10 +1,18 @@
-/** The farm domain: jobs by state and the workstations, stop/resume dispatching, the per-GPU timeline. */
+/**
+ * The farm domain: jobs by state and the workstations, the operator's durable farm state
+ * (stop / pause / resume), the per-GPU timeline. A state is recorded first and then acted on by the
+ * farm in this process, if one runs; a farm running in another process on the same data folder
+ * acts on it at its next settings check (settings/live-settings.ts). With no farm running anywhere,
+ * the state is only recorded — the next start honours it.
+ */
 import type { ApiHandlers } from '../../../shared/api.js';
 import { isHealthy, type FarmStatus } from '../../../shared/domain.js';
+import type { FarmState } from '../../../shared/farm-settings.js';
 import { timeline } from '../queries/attempts.js';
+import { readFarmState, writeFarmState } from '../settings/farm-state.js';
 import { listInstanceRows, toInstanceView } from '../store/instance-store.js';
 import { countByState } from '../store/job-store.js';
-import { requireFarm, type DomainHandlers, type EngineContext } from './context.js';
+import type { DomainHandlers, EngineContext } from './context.js';
 
 export function farmHandlers(ctx: EngineContext): DomainHandlers<'farm'> & Pick<ApiHandlers, 'timeline.get'> {
   const status = (): FarmStatus => {
@@ -15,20 +23,21 @@ export function farmHandlers(ctx: EngineContext): DomainHandlers<'farm'> & Pick<
       jobsByState: countByState(ctx.db),
       instances,
       healthyInstances: probed.length ? probed.filter((i) => isHealthy(i.health)).length : null,
-      dispatching: farm !== null && !farm.isPaused,
+      dispatching: farm !== null && farm.farmState === 'running',
+      farmState: readFarmState(ctx.db),
       activeAttempts: farm?.activeAttempts() ?? 0,
     };
   };
+  const control = (state: FarmState) => async ({ by }: { by?: string | undefined }): Promise<FarmStatus> => {
+    writeFarmState(ctx.db, ctx.clock, state, by ?? 'an operator');
+    await ctx.settings.reload();
+    return status();
+  };
   return {
     'farm.status': async () => status(),
-    'farm.stop': async () => {
-      await requireFarm(ctx).stopFarm();
-      return status();
-    },
-    'farm.resume': async () => {
-      requireFarm(ctx).resumeFarm();
-      return status();
-    },
+    'farm.stop': control('stopped'),
+    'farm.pause': control('paused'),
+    'farm.resume': control('running'),
     'timeline.get': async ({ from, to }) => timeline(ctx.db, from, to),
   };
 }

@@ -55,7 +55,7 @@ export function importHandlers(ctx: EngineContext): DomainHandlers<'import'> {
       const result = commitRows(ctx.db, ctx.clock, ctx.random, stored.rows);
       previews.delete(previewId);
       if (result.imported > 0) {
-        ctx.announcer.announceCreated(result.jobIds);
+        ctx.announcer.announceUnfinished(result.jobIds);
         ctx.farm()?.kick();
       }
       return result;

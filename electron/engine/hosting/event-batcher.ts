@@ -31,6 +31,8 @@ export function coalesceKey(e: WireEvent): string {
       return `instance:${e.payload.id}`;
     case 'jobs.bulkChanged':
       return 'bulk';
+    case 'farm.changed':
+      return 'farm';
   }
 }
 

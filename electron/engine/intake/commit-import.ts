@@ -10,7 +10,7 @@ import { jobId } from '../ids.js';
 import { inTransaction, type Db } from '../store/database.js';
 import { insertJob, newestTake } from '../store/job-store.js';
 import { ShotIds } from '../store/shot-store.js';
-import { DEFAULT_MAX_ATTEMPTS } from '../templates/stage-defaults.js';
+import { storedNumber } from '../settings/farm-settings.js';
 import type { CheckedRow } from './preview.js';
 
 const stageKey = (...parts: string[]): string => parts.join('\u001f');
@@ -32,6 +32,8 @@ export function commitRows(db: Db, clock: Clock, random: RandomSource, rows: Che
   }
   return inTransaction(db, () => {
     const now = clock.now();
+    // The attempt budget in force now (a later change of the setting updates unfinished jobs).
+    const maxAttempts = storedNumber(db, 'retry_attempts');
     const shots = new ShotIds(db, now);
     const jobIds: string[] = [];
     let duplicates = 0;
@@ -69,7 +71,7 @@ export function commitRows(db: Db, clock: Clock, random: RandomSource, rows: Che
         id, shot_id: shotId, project: s.project, episode: s.episode, shot: s.shot, stage: s.stage, take: s.take,
         template_id: t.id, template_name: t.name, params_json: JSON.stringify(r.parameters), inputs_json: JSON.stringify(r.inputs),
         seed, seed_pinned: explicitSeed !== null ? 1 : 0, priority: PRIORITY_VALUE[s.priority], rank: 0, state,
-        state_reason: dependsOn ? reason : null, max_attempts: DEFAULT_MAX_ATTEMPTS, depends_on: dependsOn,
+        state_reason: dependsOn ? reason : null, max_attempts: maxAttempts, depends_on: dependsOn,
         vram_gb: t.vramGb, tags_json: JSON.stringify(t.tags), timeout_s: t.timeoutS, now,
       }, { reason, actor });
       if (created) {

@@ -1,5 +1,12 @@
-/** The scheduler's tunables, with the defaults of SPEC §4–§6. Tests shorten the times. */
-import { DEFAULT_RETRY, type RetryPolicy } from './policy.js';
+/**
+ * The scheduler's tunables. The operator's ones are farm settings (shared/farm-settings.ts: their
+ * defaults, units and bounds live there, once); SETTING_FIELDS says which field of this config each
+ * one sets. The engine applies the settings to one live SchedulerConfig object in place, and every
+ * module keeps that object and reads `config.x` at each decision — so a changed setting applies at
+ * the next decision without a restart. Tests and benchmarks shorten the times with `over`.
+ */
+import { FARM_SETTINGS, type FarmSettingKey } from '../../../shared/farm-settings.js';
+import type { RetryPolicy } from './policy.js';
 
 export interface SchedulerConfig {
   /** Where outputs are stored: `<root>/<project>/<episode>/<shot>/<stage>/take-<n>/`. */
@@ -33,26 +40,52 @@ export interface SchedulerConfig {
   wsGiveUpMs: number;
 }
 
+/** The numeric farm settings (output_root is a path, applied on its own). */
+export type NumericSettingKey = Exclude<FarmSettingKey, 'output_root'>;
+
+/** Where each numeric farm setting lives in the config, in the setting's unit (seconds, counts). */
+export const SETTING_FIELDS: { [K in NumericSettingKey]: { of(c: SchedulerConfig): number; put(c: SchedulerConfig, v: number): void } } = {
+  retry_attempts: { of: (c) => c.retry.maxAttempts, put: (c, v) => void (c.retry.maxAttempts = v) },
+  retry_base_s: { of: (c) => c.retry.baseMs / 1000, put: (c, v) => void (c.retry.baseMs = v * 1000) },
+  retry_cap_s: { of: (c) => c.retry.capMs / 1000, put: (c, v) => void (c.retry.capMs = v * 1000) },
+  stall_timeout_s: { of: (c) => c.stallTimeoutS, put: (c, v) => void (c.stallTimeoutS = v) },
+  grace_s: { of: (c) => c.graceMs / 1000, put: (c, v) => void (c.graceMs = v * 1000) },
+  starvation_s: { of: (c) => c.starvationMs / 1000, put: (c, v) => void (c.starvationMs = v * 1000) },
+  probe_interval_s: { of: (c) => c.probeIntervalMs / 1000, put: (c, v) => void (c.probeIntervalMs = v * 1000) },
+  history_poll_s: { of: (c) => c.historyPollMs / 1000, put: (c, v) => void (c.historyPollMs = v * 1000) },
+  quarantine_after: { of: (c) => c.quarantineAfter, put: (c, v) => void (c.quarantineAfter = v) },
+  quarantine_s: { of: (c) => c.quarantineMs / 1000, put: (c, v) => void (c.quarantineMs = v * 1000) },
+};
+
+/** A numeric setting's default, from the shared table. */
+function defaultOf(key: NumericSettingKey): number {
+  const def = FARM_SETTINGS[key];
+  if (def.type !== 'number') throw new Error(`farm setting ${key} is not a number`);
+  return def.default;
+}
+
+/** The config with the settings' defaults, then `over`; its own retry object (the live config is changed in place). */
 export function schedulerConfig(outputRoot: string, over: Partial<SchedulerConfig> = {}): SchedulerConfig {
-  return {
+  const config: SchedulerConfig = {
     outputRoot,
-    probeIntervalMs: 2_000,
+    probeIntervalMs: 0,
     probeTimeoutMs: 1_500,
     objectInfoTimeoutMs: 15_000,
     unhealthyAfter: 2,
     offlineAfter: 5,
-    historyPollMs: 2_000,
-    stallTimeoutS: 300,
-    graceMs: 60_000,
+    historyPollMs: 0,
+    stallTimeoutS: 0,
+    graceMs: 0,
     interruptWaitMs: 30_000,
     requestTimeoutMs: 10_000,
-    retry: DEFAULT_RETRY,
-    quarantineAfter: 3,
-    quarantineMs: 5 * 60_000,
+    retry: { maxAttempts: 0, baseMs: 0, capMs: 0 },
+    quarantineAfter: 0,
+    quarantineMs: 0,
     candidateScan: 512,
-    starvationMs: 10 * 60_000,
+    starvationMs: 0,
     progressSaveMs: 1_000,
     wsGiveUpMs: 30_000,
-    ...over,
   };
+  for (const key of Object.keys(SETTING_FIELDS) as NumericSettingKey[]) SETTING_FIELDS[key].put(config, defaultOf(key));
+  return { ...config, ...over, retry: { ...(over.retry ?? config.retry) } };
 }

@@ -46,8 +46,8 @@ export function completeJob(
   });
 }
 
-/** The job's attempt budget; it exists (the caller's attempt is its current one, fenced below). */
-function budget(db: Db, jobId: string): { attempts: number; max_attempts: number; stage: string; take: number } {
+/** The attempts the job has made; it exists (the caller's attempt is its current one, fenced below). */
+function budget(db: Db, jobId: string): { attempts: number; stage: string; take: number } {
   const b = attemptBudget(db, jobId);
   if (!b) throw new ShotfarmError('not_found', `Job ${jobId} does not exist.`);
   return b;
@@ -55,7 +55,9 @@ function budget(db: Db, jobId: string): { attempts: number; max_attempts: number
 
 /**
  * Decides after a failed attempt (SPEC §5): permanent → failed_final; transient or OOM → retry
- * after a full-jitter backoff while attempts remain; timeout → retry or timeout_kill.
+ * after a full-jitter backoff while attempts remain; timeout → retry or timeout_kill. The budget is
+ * the live retry_attempts setting (`policy`), so a change applies to the next failure; the job row
+ * records the budget that decided.
  */
 export function failJob(
   db: Db, clock: Clock, random: RandomSource, jobId: string, attemptId: string, c: Classification, policy: RetryPolicy,
@@ -63,7 +65,7 @@ export function failJob(
 ): OutcomeResult & { retryAt: number | null } {
   return inTransaction(db, () => {
     const job = budget(db, jobId);
-    const max = Math.min(job.max_attempts, policy.maxAttempts);
+    const max = policy.maxAttempts;
     const left = job.attempts < max;
     const now = clock.now();
     let outcome: AttemptOutcome;
@@ -77,14 +79,14 @@ export function failJob(
       retryAt = now + retryDelayMs(job.attempts, policy, random);
       transitionJob(db, clock, {
         ...fence, jobId, to: 'failed_retryable', reason: `${c.reason}; retry ${job.attempts + 1} of ${max} after a short wait`,
-        patch: { error_class: c.errorClass, not_before: retryAt, current_attempt_id: null },
+        patch: { error_class: c.errorClass, not_before: retryAt, current_attempt_id: null, max_attempts: max },
       });
     } else if (c.errorClass === 'timeout') {
       outcome = 'timeout';
-      transitionJob(db, clock, { ...fence, jobId, to: 'timeout_kill', reason: `${c.reason}; no attempts left (${job.attempts} of ${max})`, patch: { error_class: c.errorClass, finished_at: now, current_attempt_id: null } });
+      transitionJob(db, clock, { ...fence, jobId, to: 'timeout_kill', reason: `${c.reason}; no attempts left (${job.attempts} of ${max})`, patch: { error_class: c.errorClass, finished_at: now, current_attempt_id: null, max_attempts: max } });
     } else {
       outcome = 'failed';
-      transitionJob(db, clock, { ...fence, jobId, to: 'failed_final', reason: `gave up after ${job.attempts} attempt${job.attempts === 1 ? '' : 's'}: ${c.reason}`, patch: { error_class: c.errorClass, finished_at: now, current_attempt_id: null } });
+      transitionJob(db, clock, { ...fence, jobId, to: 'failed_final', reason: `gave up after ${job.attempts} attempt${job.attempts === 1 ? '' : 's'}: ${c.reason}`, patch: { error_class: c.errorClass, finished_at: now, current_attempt_id: null, max_attempts: max } });
     }
     endAttempt(db, clock, attemptId, {
       ...facts, outcome, errorClass: c.errorClass, reason: c.reason, nodeId: c.nodeId, nodeType: c.nodeType, exceptionType: c.exceptionType,

@@ -87,13 +87,12 @@ export function rankInstances(job: JobSnapshot, candidates: readonly InstanceSna
   });
 }
 
+/** From the retry_* farm settings (defaults in shared/farm-settings.ts). */
 export interface RetryPolicy {
   maxAttempts: number;
   baseMs: number;
   capMs: number;
 }
-
-export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 4, baseMs: 2_000, capMs: 60_000 };
 
 /** SPEC §5: wait random(0, min(cap, base × 2^(attempt−1))) before attempt+1. */
 export function retryDelayMs(attemptsMade: number, policy: RetryPolicy, random: () => number): number {

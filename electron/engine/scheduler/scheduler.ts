@@ -5,9 +5,11 @@
  * instances that can take them now. A job that fits nowhere now does not block the ones behind it;
  * one that has waited too long gets an instance reserved for it.
  */
+import type { FarmState } from '../../../shared/farm-settings.js';
 import type { ParamValue } from '../../../shared/shot-list-schema.js';
 import type { ObjectInfo } from '../comfy/schemas.js';
 import { randomId } from '../ids.js';
+import { readFarmState } from '../settings/farm-state.js';
 import { claimAttempt, endAttempt, liveAttempts, orphanAttempts, previousAttempt, type AttemptRow } from '../store/attempt-store.js';
 import { inTransaction } from '../store/database.js';
 import type { JobRow } from '../store/job-rows.js';
@@ -48,7 +50,8 @@ export class Scheduler implements FarmPort {
   private capabilityMemo: { keys: ComboKeys; answers: Map<string, CapabilityAnswer> } | null = null;
   private passQueued = false;
   private running = false;
-  private paused = false;
+  /** The operator's farm state (durable: read at start, changed through applyFarmState). */
+  private state: FarmState = 'running';
   private retryTimer: unknown = null;
   private nextStarvationCheck = 0;
   /** Built from the `s3` setting at start; null when outputs stay local only. */
@@ -65,13 +68,19 @@ export class Scheduler implements FarmPort {
     this.d.log?.(message);
   }
 
-  /** Starts probing and reconciles attempts left open by the last run (SPEC §4 recovery), then dispatches. */
+  /**
+   * Starts probing and reconciles attempts left open by the last run (SPEC §4 recovery), then
+   * dispatches — unless the farm was left paused or stopped, which a restart does not undo (a stop
+   * the last run had no time to finish is finished now).
+   */
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.state = readFarmState(this.d.db).state;
     this.uploader = S3Uploader.fromSettings(this.d.db, process.env, { log: (m: string) => this.log(m) });
     this.registry.start();
     this.recover();
+    if (this.state === 'stopped') void this.stopRunners();
     this.armRetryTimer();
     this.kick();
   }
@@ -86,21 +95,25 @@ export class Scheduler implements FarmPort {
     this.uploader?.close();
   }
 
-  /** "Stop farm": no new dispatch; running prompts interrupted, removed from servers, jobs requeued. */
-  async stopFarm(): Promise<void> {
-    this.paused = true;
+  /**
+   * The operator's farm state (recorded by the caller first). paused: no new dispatch, running
+   * prompts finish; stopped: also interrupt and remove running prompts and requeue their jobs;
+   * running: dispatch again.
+   */
+  async applyFarmState(state: FarmState): Promise<void> {
+    this.state = state;
+    if (state === 'stopped') await this.stopRunners();
+    if (state === 'running') this.kick();
+  }
+
+  get farmState(): FarmState {
+    return this.state;
+  }
+
+  private async stopRunners(): Promise<void> {
     const all = [...this.runners.values()];
     for (const r of all) r.stopFarm();
     await Promise.all(all.map((r) => r.finished));
-  }
-
-  resumeFarm(): void {
-    this.paused = false;
-    this.kick();
-  }
-
-  get isPaused(): boolean {
-    return this.paused;
   }
 
   /** Jobs the operator cancelled while running: interrupt and remove their prompts. */
@@ -180,7 +193,7 @@ export class Scheduler implements FarmPort {
 
   /** Whether anything can still move without a person acting, and what waits for what. */
   progress(): FarmProgress {
-    return farmProgress({ db: this.d.db, explain: (job) => this.explainWait(job), activeAttempts: this.runners.size, stopped: this.paused });
+    return farmProgress({ db: this.d.db, explain: (job) => this.explainWait(job), activeAttempts: this.runners.size, stopped: this.state !== 'running' });
   }
 
   activeAttempts(): number {
@@ -255,7 +268,7 @@ export class Scheduler implements FarmPort {
 
   /** One decision pass. Synchronous up to the claims; runners then proceed on their own. */
   dispatchPass(): void {
-    if (this.paused || !this.running) return;
+    if (this.state !== 'running' || !this.running) return;
     const { db, clock } = this.d;
     const now = clock.now();
     const all = this.registry.all();

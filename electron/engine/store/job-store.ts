@@ -5,7 +5,7 @@
  */
 import type { JobFilter } from '../../../shared/api.js';
 import type { JobProgress, JobView } from '../../../shared/domain.js';
-import { JOB_STATES, type JobState } from '../../../shared/job-states.js';
+import { JOB_STATES, TERMINAL_STATES, type JobState } from '../../../shared/job-states.js';
 import type { Clock } from '../clock.js';
 import { recordJobCreated } from '../job-state.js';
 import type { Db } from './database.js';
@@ -196,10 +196,17 @@ export function claimFacts(db: Db, id: string): { attempts: number; enqueued_at:
   return one<{ attempts: number; enqueued_at: number }>(db, 'SELECT attempts, enqueued_at FROM jobs WHERE id = ?', id);
 }
 
-/** What deciding after a failed attempt needs: the budget, and the words for dependents. */
-export function attemptBudget(db: Db, id: string): { attempts: number; max_attempts: number; stage: string; take: number } | undefined {
-  return one<{ attempts: number; max_attempts: number; stage: string; take: number }>(db,
-    'SELECT attempts, max_attempts, stage, take FROM jobs WHERE id = ?', id);
+/** What deciding after a failed attempt needs: the attempts made, and the words for dependents. */
+export function attemptBudget(db: Db, id: string): { attempts: number; stage: string; take: number } | undefined {
+  return one<{ attempts: number; stage: string; take: number }>(db, 'SELECT attempts, stage, take FROM jobs WHERE id = ?', id);
+}
+
+const SQL_OPEN_BUDGET = `UPDATE jobs SET max_attempts = ? WHERE max_attempts <> ?
+  AND state NOT IN (${TERMINAL_STATES.map((s) => `'${s}'`).join(', ')}) RETURNING id`;
+
+/** The retry_attempts setting changed: every unfinished job gets the new budget. Returns their ids. */
+export function setOpenJobsMaxAttempts(db: Db, maxAttempts: number): string[] {
+  return all<{ id: string }>(db, SQL_OPEN_BUDGET, maxAttempts, maxAttempts).map((r) => r.id);
 }
 
 export function setEnqueuedAt(db: Db, id: string, at: number): void {

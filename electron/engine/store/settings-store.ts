@@ -1,5 +1,6 @@
 /**
- * Every statement on `settings`: one JSON value per key (`hooks`, `s3`). A value is validated on
+ * Every statement on `settings`: one JSON value per key (`hooks`, `s3`, the farm's settings and
+ * state under `farm.`). A value is validated on
  * every read as well as every write — the row may have been edited by hand, and a hook must never
  * run, nor an upload go out, from text that does not pass its schema.
  */
@@ -7,12 +8,13 @@ import type { z } from 'zod';
 import { ShotfarmError } from '../../../shared/errors.js';
 import { describeIssues } from '../../../shared/shot-list-schema.js';
 import type { Db } from './database.js';
-import { one, run } from './statements.js';
+import { all, one, run } from './statements.js';
 
 const SQL_GET = 'SELECT value_json FROM settings WHERE key = ?';
 const SQL_PUT = `INSERT INTO settings (key, value_json, updated_at) VALUES (?, ?, ?)
   ON CONFLICT (key) DO UPDATE SET value_json = excluded.value_json, updated_at = excluded.updated_at`;
 const SQL_DELETE = 'DELETE FROM settings WHERE key = ?';
+const SQL_UNDER = 'SELECT key, value_json, updated_at FROM settings WHERE substr(key, 1, ?) = ? ORDER BY key';
 
 /** What to tell the operator when a stored value does not read back (how to fix it is the caller's to say). */
 export interface SettingWords {
@@ -43,4 +45,16 @@ export function writeSetting(db: Db, key: string, value: unknown, now: number): 
 
 export function deleteSetting(db: Db, key: string): void {
   run(db, SQL_DELETE, key);
+}
+
+/** A stored row as it is (the caller validates `value_json`). */
+export interface SettingRow {
+  key: string;
+  value_json: string;
+  updated_at: number;
+}
+
+/** Every row whose key starts with `prefix`, by key: a handful of rows, read whole. */
+export function settingRowsUnder(db: Db, prefix: string): SettingRow[] {
+  return all<SettingRow>(db, SQL_UNDER, prefix.length, prefix);
 }

@@ -3,7 +3,6 @@ export const STAGE_VRAM_GB: Readonly<Record<string, number>> = { keyframe: 10, m
 export const STAGE_TIMEOUT_S: Readonly<Record<string, number>> = { keyframe: 480, motion: 900 };
 export const DEFAULT_VRAM_GB = 8;
 export const DEFAULT_TIMEOUT_S = 600;
-export const DEFAULT_MAX_ATTEMPTS = 4;
 
 export function defaultVramGb(stage: string): number {
   return STAGE_VRAM_GB[stage] ?? DEFAULT_VRAM_GB;

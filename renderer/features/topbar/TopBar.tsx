@@ -1,9 +1,10 @@
-/** App name, demo badge, views, job counts by state, the connection indicator and farm stop/resume. */
+/** App name, demo badge, views, job counts by state, the connection indicator, the farm's pause/stop/resume and its banner. */
 import { JOB_STATES } from '../../../shared/job-states.js';
 import { StatePill } from '../../components/StatePill.js';
 import { useApp } from '../../store/app-store.js';
 import { go, VIEWS, type View } from '../../lib/route.js';
 import { useImportPicker } from '../import/ImportDropZone.js';
+import { FarmBanner, FarmButtons } from './FarmControls.js';
 
 const VIEW_LABEL: Record<View, string> = { queue: 'Queue', workstations: 'Workstations', failures: 'Failures', timeline: 'Timeline', ledger: 'Ledger' };
 const COUNTED = JOB_STATES.filter((s) => s !== 'pending');
@@ -37,37 +38,32 @@ function Counts() {
 
 export function TopBar({ view }: { view: View }) {
   const label = useApp((s) => s.info?.demoLabel);
-  const dispatching = useApp((s) => s.status?.dispatching);
-  const setFarmRunning = useApp((s) => s.setFarmRunning);
   const failed = useApp((s) => (s.status ? s.status.jobsByState.failed_final + s.status.jobsByState.timeout_kill : 0));
   const pick = useImportPicker();
   return (
-    <header className="topbar">
-      <div className="brand">
-        <span className="logo" aria-hidden>◆</span>
-        <span className="brand-name">Shotfarm</span>
-        {label && <span className="badge badge-demo" data-testid="demo-badge">{label}</span>}
-      </div>
-      <nav className="tabs" aria-label="Views">
-        {VIEWS.map((v) => (
-          <a key={v} href={`#/${v}`} className={`tab${v === view ? ' tab-active' : ''}`} onClick={(e) => (e.preventDefault(), go(v))} data-tab={v}>
-            {VIEW_LABEL[v]}
-            {v === 'failures' && failed > 0 && <span className="tab-count">{failed}</span>}
-          </a>
-        ))}
-      </nav>
-      <div className="topbar-right">
-        <Counts />
-        <button className="btn" onClick={pick} data-testid="import-button">Import…</button>
-        {dispatching === undefined ? null : dispatching ? (
-          <button className="btn btn-danger-ghost" onClick={() => void setFarmRunning(false)} title="No new dispatch; running prompts are interrupted and requeued">
-            ■ Stop farm
-          </button>
-        ) : (
-          <button className="btn btn-primary" onClick={() => void setFarmRunning(true)}>▶ Resume farm</button>
-        )}
-        <Connection />
-      </div>
-    </header>
+    <>
+      <header className="topbar">
+        <div className="brand">
+          <span className="logo" aria-hidden>◆</span>
+          <span className="brand-name">Shotfarm</span>
+          {label && <span className="badge badge-demo" data-testid="demo-badge">{label}</span>}
+        </div>
+        <nav className="tabs" aria-label="Views">
+          {VIEWS.map((v) => (
+            <a key={v} href={`#/${v}`} className={`tab${v === view ? ' tab-active' : ''}`} onClick={(e) => (e.preventDefault(), go(v))} data-tab={v}>
+              {VIEW_LABEL[v]}
+              {v === 'failures' && failed > 0 && <span className="tab-count">{failed}</span>}
+            </a>
+          ))}
+        </nav>
+        <div className="topbar-right">
+          <Counts />
+          <button className="btn" onClick={pick} data-testid="import-button">Import…</button>
+          <FarmButtons />
+          <Connection />
+        </div>
+      </header>
+      <FarmBanner />
+    </>
   );
 }

@@ -1,0 +1,142 @@
+/**
+ * The operator's farm settings in the store: one `settings` row per key set (`farm.setting.<key>`),
+ * none for a key at its default. Every value is checked on the way in (type, bounds, and for
+ * output_root an absolute, existing, writable folder) and again on the way out — a row may have been
+ * edited by hand — so a bad value is refused with words naming what to fix and changes nothing.
+ */
+import { accessSync, constants, statSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { z } from 'zod';
+import { ShotfarmError } from '../../../shared/errors.js';
+import {
+  FARM_SETTINGS, FARM_SETTING_KEYS, isFarmSettingKey, parseSettingValue, type FarmSettingKey, type FarmSettingView,
+} from '../../../shared/farm-settings.js';
+import type { Clock } from '../clock.js';
+import { inTransaction, type Db } from '../store/database.js';
+import { setOpenJobsMaxAttempts } from '../store/job-store.js';
+import { deleteSetting, readSetting, settingRowsUnder, writeSetting } from '../store/settings-store.js';
+
+const PREFIX = 'farm.setting.';
+/** Every folder output_root was ever set to: ledger files written there stay servable after a change. */
+const ROOTS_KEY = 'farm.output_roots';
+const rootsSchema = z.array(z.string());
+
+export type StoredSettings = Partial<Record<FarmSettingKey, number | string>>;
+
+/** The settings an operator set, each re-checked; `problems` names the rows that fail, with the fix. */
+export function readFarmSettings(db: Db): { values: StoredSettings; updatedAt: Partial<Record<FarmSettingKey, number>>; problems: string[] } {
+  const values: StoredSettings = {};
+  const updatedAt: Partial<Record<FarmSettingKey, number>> = {};
+  const problems: string[] = [];
+  for (const row of settingRowsUnder(db, PREFIX)) {
+    const key = row.key.slice(PREFIX.length);
+    // A key this version does not know (written by a newer one) is left alone.
+    if (!isFarmSettingKey(key)) continue;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(row.value_json);
+    } catch {
+      raw = undefined;
+    }
+    const parsed = parseSettingValue(key, raw);
+    if (!parsed.ok) {
+      problems.push(`the stored ${key} is invalid (${parsed.message}); the default applies until it is fixed: shotfarm settings reset ${key}`);
+      continue;
+    }
+    values[key] = parsed.value;
+    updatedAt[key] = row.updated_at;
+  }
+  return { values, updatedAt, problems };
+}
+
+/** A numeric setting as it stands in the store: the operator's value, else the shared default. */
+export function storedNumber(db: Db, key: Exclude<FarmSettingKey, 'output_root'>): number {
+  const v = readFarmSettings(db).values[key];
+  const def = FARM_SETTINGS[key];
+  return typeof v === 'number' ? v : def.type === 'number' ? def.default : Number.NaN;
+}
+
+/** output_root must be a folder that exists here and that this user may write into. */
+function checkFolder(key: FarmSettingKey, path: string): string {
+  if (!isAbsolute(path)) throw new ShotfarmError('bad_input', `${key} must be an absolute folder path on this machine; got "${path.slice(0, 200)}"`);
+  const folder = resolve(path);
+  let isDir: boolean;
+  try {
+    isDir = statSync(folder).isDirectory();
+  } catch {
+    throw new ShotfarmError('bad_input', `${key}: ${folder} does not exist; create the folder first, or choose another`);
+  }
+  if (!isDir) throw new ShotfarmError('bad_input', `${key}: ${folder} is not a folder`);
+  try {
+    accessSync(folder, constants.W_OK);
+  } catch {
+    throw new ShotfarmError('bad_input', `${key}: ${folder} is not writable by this user; fix its permissions, or choose another folder`);
+  }
+  return folder;
+}
+
+/**
+ * Sets one setting. Returns the jobs whose row changed with it (a new retry_attempts is every
+ * unfinished job's budget), for the caller to announce.
+ */
+export function setFarmSetting(db: Db, clock: Clock, key: FarmSettingKey, raw: unknown): string[] {
+  const parsed = parseSettingValue(key, raw);
+  if (!parsed.ok) throw new ShotfarmError('bad_input', parsed.message);
+  const value = typeof parsed.value === 'string' ? checkFolder(key, parsed.value) : parsed.value;
+  return inTransaction(db, () => {
+    writeSetting(db, PREFIX + key, value, clock.now());
+    if (key === 'output_root' && typeof value === 'string') {
+      const roots = usedRoots(db);
+      if (!roots.includes(value)) writeSetting(db, ROOTS_KEY, [...roots, value], clock.now());
+    }
+    return key === 'retry_attempts' && typeof value === 'number' ? setOpenJobsMaxAttempts(db, value) : [];
+  });
+}
+
+/** Back to the default (no row). Returns the jobs whose row changed with it. */
+export function resetFarmSetting(db: Db, key: FarmSettingKey): string[] {
+  return inTransaction(db, () => {
+    deleteSetting(db, PREFIX + key);
+    const def = FARM_SETTINGS[key];
+    return key === 'retry_attempts' && def.type === 'number' ? setOpenJobsMaxAttempts(db, def.default) : [];
+  });
+}
+
+/** Every setting with its value now; a stored value that fails its check is a storage error naming the fix. */
+export function farmSettingViews(db: Db, defaultOutputRoot: string): FarmSettingView[] {
+  const { values, updatedAt, problems } = readFarmSettings(db);
+  if (problems.length) throw new ShotfarmError('storage', `Farm settings: ${problems.join('; ')}.`);
+  return FARM_SETTING_KEYS.map((key) => {
+    const def = FARM_SETTINGS[key];
+    const dflt = def.type === 'folder' ? defaultOutputRoot : def.default;
+    const set = values[key];
+    return {
+      key, type: def.type, unit: def.type === 'number' ? def.unit : null, value: set ?? dflt, default: dflt,
+      min: def.type === 'number' ? def.min : null, max: def.type === 'number' ? def.max : null, description: def.description,
+      isSet: set !== undefined, updatedAt: updatedAt[key] ?? null,
+    };
+  });
+}
+
+function usedRoots(db: Db): string[] {
+  return readSetting(db, ROOTS_KEY, rootsSchema, {
+    badJson: 'The list of output folders used is not valid JSON; set output_root again.',
+    invalid: (issues) => `The list of output folders used is invalid (${issues}); set output_root again.`,
+  }) ?? [];
+}
+
+/** Where outputs go now (output_root, else the engine's own folder). */
+export function currentOutputRoot(db: Db, defaultOutputRoot: string): string {
+  const v = readFarmSettings(db).values.output_root;
+  return typeof v === 'string' ? v : defaultOutputRoot;
+}
+
+/** Every folder outputs may have been written to, the current one first: ledger files are served from these only. */
+export function outputRoots(db: Db, defaultOutputRoot: string): string[] {
+  return [...new Set([currentOutputRoot(db, defaultOutputRoot), defaultOutputRoot, ...usedRoots(db)])];
+}
+
+/** What the farm's rows say now, exactly: a running engine compares it at each tick to notice a change made elsewhere. */
+export function farmRowsFingerprint(db: Db): string {
+  return settingRowsUnder(db, 'farm.').map((r) => `${r.key}=${r.value_json}`).join('\n');
+}

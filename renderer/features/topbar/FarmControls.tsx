@@ -1,0 +1,47 @@
+/**
+ * The farm's durable state in the top bar: Pause dispatch / Stop farm / Resume farm, and a banner
+ * that stays while the farm is paused or stopped (set here, from the CLI, the menu or another
+ * machine's page — it survives restarts, so the banner says who set it and when).
+ */
+import { FARM_STATE_WORDS, type FarmState } from '../../../shared/farm-settings.js';
+import { dateTime } from '../../lib/format.js';
+import { useApp } from '../../store/app-store.js';
+
+export function FarmButtons() {
+  const state = useApp((s) => s.status?.farmState.state);
+  const setFarmState = useApp((s) => s.setFarmState);
+  if (state === undefined) return null;
+  const act = (to: FarmState) => () => void setFarmState(to);
+  return (
+    <>
+      {state === 'running' ? (
+        <button className="btn" onClick={act('paused')} data-testid="farm-pause" title="No new dispatch; running prompts finish">
+          ❚❚ Pause dispatch
+        </button>
+      ) : (
+        <button className="btn btn-primary" onClick={act('running')} data-testid="farm-resume">▶ Resume farm</button>
+      )}
+      {state !== 'stopped' && (
+        <button className="btn btn-danger-ghost" onClick={act('stopped')} data-testid="farm-stop" title="No new dispatch; running prompts are interrupted and requeued">
+          ■ Stop farm
+        </button>
+      )}
+    </>
+  );
+}
+
+export function FarmBanner() {
+  const farm = useApp((s) => s.status?.farmState);
+  const setFarmState = useApp((s) => s.setFarmState);
+  if (!farm || farm.state === 'running') return null;
+  const who = [farm.by ? `by ${farm.by}` : '', farm.at !== null ? `at ${dateTime(farm.at)}` : ''].filter(Boolean).join(' ');
+  return (
+    <div className={`farm-banner farm-banner-${farm.state}`} role="status" data-testid="farm-banner" data-farm-state={farm.state}>
+      <span>
+        <b>Farm {FARM_STATE_WORDS[farm.state]}</b>
+        {who && <span className="farm-banner-who"> — set {who}</span>}
+      </span>
+      <button className="btn btn-sm btn-primary" onClick={() => void setFarmState('running')}>Resume farm</button>
+    </div>
+  );
+}

@@ -1,0 +1,183 @@
+/**
+ * The farm settings an operator owns (`shotfarm settings …`, `settings.*` over the API), each
+ * defined once here: its type, unit, default, bounds and what it means. The engine applies them to
+ * the scheduler's live config (electron/engine/scheduler/config.ts maps each to its field); every
+ * host shows them from this table. Also the farm's durable state (running / paused / stopped).
+ *
+ * The table is checked against its own schema when this module loads, so an entry whose default
+ * lies outside its bounds fails every test instead of reaching an operator.
+ */
+import { z } from 'zod';
+
+const numberDef = z
+  .strictObject({
+    type: z.literal('number'),
+    /** Whole numbers only (counts). */
+    integer: z.boolean(),
+    unit: z.string().min(1),
+    default: z.number(),
+    min: z.number(),
+    max: z.number(),
+    description: z.string().min(1),
+  })
+  .refine((d) => d.min <= d.default && d.default <= d.max, 'default must lie between min and max');
+
+/** A folder on the machine running the engine; null default = the engine's own (`<data>/outputs`). */
+const folderDef = z.strictObject({
+  type: z.literal('folder'),
+  default: z.null(),
+  description: z.string().min(1),
+});
+
+const settingDef = z.union([numberDef, folderDef]);
+export type FarmSettingDef = z.infer<typeof settingDef>;
+
+const TABLE = {
+  retry_attempts: {
+    type: 'number', integer: true, unit: 'attempts', default: 4, min: 1, max: 100,
+    description: 'Attempts a job gets for transient failures (out of memory, 5xx, lost workstation, timeout) before it fails for good',
+  },
+  retry_base_s: {
+    type: 'number', integer: false, unit: 's', default: 2, min: 0.01, max: 3_600,
+    description: 'Retry backoff: the wait before retry n is random(0, min(retry_cap_s, retry_base_s × 2^(n−1)))',
+  },
+  retry_cap_s: {
+    type: 'number', integer: false, unit: 's', default: 60, min: 0.01, max: 86_400,
+    description: 'The longest retry backoff',
+  },
+  stall_timeout_s: {
+    type: 'number', integer: false, unit: 's', default: 300, min: 1, max: 86_400,
+    description: 'A running prompt with no progress and no queue change for this long is interrupted and retried',
+  },
+  grace_s: {
+    type: 'number', integer: false, unit: 's', default: 60, min: 1, max: 86_400,
+    description: 'A workstation unreachable this long during an attempt loses the attempt (retried elsewhere)',
+  },
+  starvation_s: {
+    type: 'number', integer: false, unit: 's', default: 600, min: 1, max: 7 * 86_400,
+    description: 'A job waiting this long for hardware gets a workstation reserved for it',
+  },
+  probe_interval_s: {
+    type: 'number', integer: false, unit: 's', default: 2, min: 0.2, max: 600,
+    description: 'How often every workstation is probed (/system_stats, /queue); also how soon a running farm sees a change made by another process',
+  },
+  history_poll_s: {
+    type: 'number', integer: false, unit: 's', default: 2, min: 0.1, max: 600,
+    description: 'How often a running attempt asks its server for /queue and /history besides the WebSocket',
+  },
+  quarantine_after: {
+    type: 'number', integer: true, unit: 'failures', default: 3, min: 1, max: 1_000,
+    description: 'Workstation-level failures in a row before a workstation is quarantined',
+  },
+  quarantine_s: {
+    type: 'number', integer: false, unit: 's', default: 300, min: 1, max: 7 * 86_400,
+    description: 'How long a quarantined workstation takes no work',
+  },
+  output_root: {
+    type: 'folder', default: null,
+    description: 'Where outputs are written (<root>/<project>/<episode>/<shot>/<stage>/take-<n>/); an absolute, writable folder on the machine running the farm; unset: <data>/outputs',
+  },
+} as const satisfies Record<string, FarmSettingDef>;
+
+for (const [key, def] of Object.entries(TABLE)) {
+  const checked = settingDef.safeParse(def);
+  if (!checked.success) throw new Error(`farm setting ${key}: ${checked.error.issues.map((i) => i.message).join('; ')}`);
+}
+
+export const FARM_SETTINGS: Readonly<Record<FarmSettingKey, FarmSettingDef>> = TABLE;
+export type FarmSettingKey = keyof typeof TABLE;
+export const FARM_SETTING_KEYS = Object.keys(TABLE) as FarmSettingKey[];
+
+/** The value type of each key: numbers, and the output folder (a path, or null for the engine's own). */
+export type FarmSettingValues = { [K in FarmSettingKey]: (typeof TABLE)[K]['type'] extends 'folder' ? string | null : number };
+
+export function isFarmSettingKey(key: unknown): key is FarmSettingKey {
+  return typeof key === 'string' && Object.prototype.hasOwnProperty.call(TABLE, key);
+}
+
+export const farmSettingKeySchema = z.string().refine(isFarmSettingKey, {
+  error: (issue) => `"${String(issue.input).slice(0, 60)}" is not a farm setting; the settings are ${FARM_SETTING_KEYS.join(', ')}`,
+});
+
+/** What an operator may send as a value: the CLI sends text, the API a number or text. */
+export const rawSettingValueSchema = z.union([z.number(), z.string().max(4_096)]);
+
+/** The words for a setting's bounds, e.g. "a whole number from 1 to 100 (attempts)". */
+export function describeBounds(def: FarmSettingDef): string {
+  if (def.type === 'folder') return 'an absolute folder path';
+  return `${def.integer ? 'a whole number' : 'a number'} from ${def.min} to ${def.max} (${def.unit})`;
+}
+
+/** An absolute path on any of the engine's platforms (the renderer cannot ask node:path). */
+function looksAbsolute(p: string): boolean {
+  return p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p) || p.startsWith('\\\\');
+}
+
+/**
+ * Parses what an operator typed or sent for `key`. Pure: whether a folder exists and is writable
+ * is the engine's to check, on its own machine.
+ */
+export function parseSettingValue(key: FarmSettingKey, raw: unknown): { ok: true; value: number | string } | { ok: false; message: string } {
+  const def = FARM_SETTINGS[key];
+  const said = typeof raw === 'string' ? `"${raw.slice(0, 80)}"` : String(raw);
+  const bad = { ok: false as const, message: `${key} must be ${describeBounds(def)}; got ${said}` };
+  if (def.type === 'folder') {
+    if (typeof raw !== 'string') return bad;
+    const path = raw.trim();
+    if (!looksAbsolute(path) || path.includes('\0')) return bad;
+    return { ok: true, value: path };
+  }
+  const n = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw.trim()) : Number.NaN;
+  if (!Number.isFinite(n) || (def.integer && !Number.isInteger(n)) || n < def.min || n > def.max) return bad;
+  return { ok: true, value: n };
+}
+
+/** One setting as the hosts show it: its definition, its value now, and whether an operator set it. */
+export interface FarmSettingView {
+  key: FarmSettingKey;
+  type: FarmSettingDef['type'];
+  unit: string | null;
+  /** The value in force: the operator's, else the default (for output_root: the engine's own folder). */
+  value: number | string;
+  default: number | string;
+  min: number | null;
+  max: number | null;
+  description: string;
+  /** True when an operator set it (`reset` returns it to the default). */
+  isSet: boolean;
+  /** When it was last set (epoch ms); null when it is at its default. */
+  updatedAt: number | null;
+}
+
+/**
+ * The farm's durable state. `paused`: no new dispatch, running prompts finish. `stopped`: no new
+ * dispatch, running prompts are interrupted, removed from their servers and their jobs requeued.
+ * It survives restarts of the engine and the app.
+ */
+export const FARM_STATES = ['running', 'paused', 'stopped'] as const;
+export type FarmState = (typeof FARM_STATES)[number];
+
+/** What each state means, in the words every host shows (status, health, the UI's banner). */
+export const FARM_STATE_WORDS: Readonly<Record<FarmState, string>> = {
+  running: 'running: dispatching',
+  paused: 'paused: no new dispatch; running prompts finish',
+  stopped: 'stopped: no new dispatch; running prompts were interrupted and their jobs requeued',
+};
+
+export const farmStateRecordSchema = z.strictObject({
+  state: z.enum(FARM_STATES),
+  /** Who set it, in words (`cli alice`, `Studio UI`, `desktop menu`). */
+  by: z.string().max(200),
+  /** When (epoch ms). */
+  at: z.number().int(),
+});
+
+/** Who set the state and when; `by` and `at` are null while it was never changed (running). */
+export interface FarmStateView {
+  state: FarmState;
+  by: string | null;
+  at: number | null;
+}
+
+/** The input of farm.stop / farm.pause / farm.resume: who asks (for the record). */
+export const farmControlInputSchema = z.strictObject({ by: z.string().trim().min(1).max(200).optional() });
