@@ -205,9 +205,10 @@ test('a hook past its timeout is stopped, retried, and recorded as timed out', {
     ]);
     s.runner.notify(s.job);
     await s.runner.whenIdle();
-    // Both tries of the hung program were killed, not left behind.
-    const started = readFileSync(pids, 'utf8').trim().split('\n').map(Number);
-    assert.equal(started.length, 2);
+    // Every try of the hung program that got as far as starting was killed, not left behind (on a
+    // loaded machine a try can be stopped before its program has even written its pid).
+    const started = existsSync(pids) ? readFileSync(pids, 'utf8').trim().split('\n').map(Number) : [];
+    assert.ok(started.length <= 2, `${started.length} programs for 2 tries`);
     await waitUntil(() => started.every((pid) => !isAlive(pid)), { what: 'the hung hook programs to be gone' });
     const byHook = Object.fromEntries(listDeliveries(s.t.engine.db).map((d) => [d.hookId, d]));
     assert.deepEqual([byHook['slow-cmd']!.status, byHook['slow-cmd']!.attempts], ['failed', 2]);
