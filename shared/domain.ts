@@ -4,9 +4,11 @@
  */
 import type { DeliveryStatus, HookEvent } from './hooks.js';
 
-// The ledger's views live in assets.ts; they are part of this module's vocabulary.
+// Part of this module's vocabulary: the ledger's views (assets.ts), a running attempt's live parts.
 export * from './assets.js';
+export * from './live-attempt.js';
 import type { FarmStateView } from './farm-settings.js';
+import type { ContactGap, LiveAttempt, LostContact } from './live-attempt.js';
 import type { JobState } from './job-states.js';
 import type { Priority } from './priorities.js';
 
@@ -46,6 +48,10 @@ export interface JobView extends RenderTarget {
   vramGb: number;
   tags: string[];
   progress: JobProgress | null;
+  /** The running attempt's phase and prompt number, while a farm in this process follows it. */
+  attempt: LiveAttempt | null;
+  /** Set while the running attempt's workstation does not answer (from its first failed request). */
+  contact: LostContact | null;
   enqueuedAt: number;
   startedAt: number | null;
   finishedAt: number | null;
@@ -98,7 +104,13 @@ export interface InstanceView {
   comfyVersion: string | null;
   queueLength: number | null;
   currentJobIds: string[];
+  /** When the last probe was made, answered or not. */
   lastProbeAt: number | null;
+  /**
+   * When it last answered. Older than `lastProbeAt` while it does not answer: then `vram` and
+   * `queueLength` are null (no longer known) and a card says "unknown since" this time.
+   */
+  lastAnswerAt: number | null;
   lastError: string | null;
   quarantinedUntil: number | null;
   createdAt: number;
@@ -200,7 +212,10 @@ export interface AttemptView {
   instanceId: string | null;
   instanceName: string | null;
   gpuName: string | null;
+  /** `ended`, or while it runs its live phase (claimed, posted, running, collecting). */
   state: string;
+  /** ComfyUI's queue number for this execution, once known. */
+  promptNumber: number | null;
   outcome: string | null;
   errorClass: string | null;
   reason: string | null;
@@ -231,6 +246,8 @@ export interface TimelineBar {
   start: number;
   end: number | null;
   outcome: string | null;
+  /** When its workstation did not answer (drawn over the bar). */
+  contactGaps: ContactGap[];
 }
 
 export interface TimelineView {

@@ -8,6 +8,7 @@
  */
 import type { Command } from 'commander';
 import { JOB_STATES } from '../../shared/job-states.js';
+import { lostContactWords } from '../../shared/live-attempt.js';
 import type { Engine } from '../engine/engine.js';
 import type { FarmProgress } from '../engine/scheduler/farm-progress.js';
 import type { Scheduler } from '../engine/scheduler/scheduler.js';
@@ -30,7 +31,10 @@ function printChanges(engine: Engine, io: Io, json: boolean): (() => void)[] {
   return [
     engine.events.on('job.changed', ({ job }) => {
       if (json) io.out(JSON.stringify({ event: 'job.changed', job }));
-      else io.out(`${clock()}  ${job.state.padEnd(16)} ${job.project}/${job.episode}/${job.shot} ${job.stage} take ${job.take}${job.stateReason ? `  ${job.stateReason}` : ''}`);
+      else {
+        const why = job.contact ? lostContactWords(job.contact, Date.now()) : job.stateReason;
+        io.out(`${clock()}  ${job.state.padEnd(16)} ${job.project}/${job.episode}/${job.shot} ${job.stage} take ${job.take}${why ? `  ${why}` : ''}`);
+      }
     }),
     engine.events.on('instance.changed', ({ instance }) => {
       // Cards are re-published every few seconds; only a change of health or error is news here.

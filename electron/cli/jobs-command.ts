@@ -5,6 +5,7 @@
 import { Option, type Command } from 'commander';
 import { ShotfarmError } from '../../shared/errors.js';
 import { JOB_STATES, type JobState } from '../../shared/job-states.js';
+import { lostContactWords } from '../../shared/live-attempt.js';
 import { PRIORITIES, type Priority } from '../../shared/priorities.js';
 import { list } from './args.js';
 import { printJson, type Io, type Run } from './context.js';
@@ -35,7 +36,9 @@ function registerJobList(program: Command, io: Io, run: Run): void {
         if (g.json) return printJson(io, page);
         io.out(formatTable(['id', 'project', 'episode', 'shot', 'stage', 'take', 'priority', 'state', 'attempts', 'updated', 'reason'],
           page.rows.map((j) => [j.id.slice(0, 8), j.project, j.episode, j.shot, j.stage, j.take, j.priority, j.state,
-            `${j.attempts}/${j.maxAttempts}`, formatTime(j.updatedAt), j.stateReason ?? ''])));
+            `${j.attempts}/${j.maxAttempts}`, formatTime(j.updatedAt), j.contact ? 'lost contact (below)' : (j.stateReason ?? '')])));
+        // A running job whose workstation went silent says so in full, counting from its last answer.
+        for (const j of page.rows) if (j.contact) io.out(`${j.id.slice(0, 8)}  ${lostContactWords(j.contact, Date.now())}`);
         io.out(`${page.rows.length} of ${page.total} job(s).`);
       }),
     );

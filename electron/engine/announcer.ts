@@ -5,6 +5,8 @@
  */
 import type { JobView } from '../../shared/domain.js';
 import type { EventBus } from './event-bus.js';
+import { withLive } from './queries/job-live.js';
+import type { LivePhases } from './scheduler/live-attempts.js';
 import type { Db } from './store/database.js';
 import { jobViews } from './store/job-store.js';
 
@@ -27,11 +29,13 @@ export class JobAnnouncer {
     private readonly db: Db,
     private readonly events: EventBus,
     private readonly hooks: JobNotifier,
+    /** The running farm's live attempt phases, when a farm runs in this process. */
+    private readonly live: () => LivePhases | null = () => null,
   ) {}
 
   /** Loads the changed jobs' views, notifies their hooks, emits the events; returns the views (the API answers with them). */
   announce(jobIds: readonly string[]): JobView[] {
-    const views = jobViews(this.db, jobIds);
+    const views = withLive(this.db, this.live(), jobViews(this.db, jobIds));
     // Completed and finally failed jobs reach their hooks here, and only here.
     for (const job of views) this.hooks.notify(job);
     if (views.length > BULK_THRESHOLD) this.events.emit('jobs.bulkChanged', { count: views.length });

@@ -73,7 +73,7 @@ export class Engine {
       db: this.db, clock: this.clock, timers: this.timers, random: this.random, log: this.log,
       onSettled: (delivery) => this.events.emit('hook.delivery', { delivery }),
     });
-    this.announcer = new JobAnnouncer(this.db, this.events, this.hooks);
+    this.announcer = new JobAnnouncer(this.db, this.events, this.hooks, () => this.scheduler?.live ?? null);
     this.settings = new LiveSettings({ db: this.db, timers: this.timers, events: this.events, log: this.log, defaultOutputRoot: this.outputRoot });
     const ctx: EngineContext = {
       db: this.db, dbFile: this.dbFile, clock: this.clock, random: this.random, events: this.events, settings: this.settings,

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
-import { studioSuite } from './support/studio.js';
+import { row, studioSuite } from './support/studio.js';
 
 const suite = studioSuite();
 
@@ -90,5 +90,36 @@ test('the ledger shows thumbnails; exporting the run log writes a CSV whose rows
   await page.locator('[data-testid="export-path"]').fill('../outside.csv');
   await page.locator('[data-testid="export-run"]').click();
   await page.locator('.export .alert-error', { hasText: 'Exports are written inside' }).waitFor();
+  assert.deepEqual(studio.pageErrors, []);
+});
+
+test('a workstation that stops answering: the queue row says lost contact, the card shows its figures unknown since the last answer, the timeline hatches the stretch', { timeout: 90_000 }, async (ctx) => {
+  const studio = await suite.open(ctx, {
+    instances: [{ duration: { fixedMs: 4_000 } }],
+    config: { probeIntervalMs: 100, probeTimeoutMs: 300, graceMs: 30_000 },
+  });
+  const { page, farm } = studio;
+  const [id] = await farm.importJobs([{ id: 'sh010' }]);
+  await farm.waitFor('the prompt running', async () => (await farm.job(id as string)).attempt?.phase === 'running');
+  farm.sims[0]!.partition(true);
+  const note = row(page, 'sh010').locator('[data-testid="contact"]');
+  await note.waitFor();
+  assert.match((await note.textContent()) ?? '', /^lost contact with sim-0 \d+ s ago; requeued in \d+ s unless it answers$/);
+  await studio.screenshot('lost-contact-queue');
+
+  await page.locator('[data-tab="workstations"]').click();
+  const card = page.locator('[data-instance="sim-0"]');
+  await card.locator('[data-testid="vram-unknown"]').waitFor();
+  assert.match((await card.locator('[data-testid="vram-unknown"]').textContent()) ?? '', /^VRAM unknown since \d\d:\d\d:\d\d$/);
+  assert.match((await card.locator('[data-testid="queue"]').textContent()) ?? '', /^unknown since \d\d:\d\d:\d\d$/);
+  await studio.screenshot('lost-contact-card');
+
+  await page.locator('[data-tab="timeline"]').click();
+  await page.locator('[data-testid="contact-gap"]').waitFor();
+
+  farm.sims[0]!.partition(false);
+  await page.locator('[data-tab="workstations"]').click();
+  await card.locator('[data-testid="vram"]').waitFor();
+  await farm.waitForStates([id as string], ['completed'], 30_000);
   assert.deepEqual(studio.pageErrors, []);
 });

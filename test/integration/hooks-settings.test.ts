@@ -87,7 +87,7 @@ test('hooks add-command, add-webhook, list, remove and deliveries from the comma
   const runner = new HookRunner({ db: t.engine.db, clock: t.clock, timers: systemTimers, random: () => 0, log: () => undefined });
   const job = { id: '00000000-0000-4000-8000-000000000001', project: 'P', episode: 'E', shot: 's', stage: 'k', take: 1, template: 't',
     priority: 'normal', rank: 0, state: 'completed', stateReason: null, errorClass: null, attempts: 1, maxAttempts: 3, instanceId: null,
-    dependsOn: null, seed: 1, vramGb: 8, tags: [], progress: null, enqueuedAt: 1, startedAt: 2, finishedAt: 3, updatedAt: 3 } as const;
+    dependsOn: null, seed: 1, vramGb: 8, tags: [], progress: null, attempt: null, contact: null, enqueuedAt: 1, startedAt: 2, finishedAt: 3, updatedAt: 3 } as const;
   assert.equal(runner.notify({ ...job, tags: [] }).length, 1);
   await runner.whenIdle();
   await runner.close();

@@ -8,7 +8,7 @@ function job(over: Partial<JobView>): { job: JobView } {
     job: {
       id: 'j1', project: 'Moonfall', episode: 'ep101', shot: 'sh010', stage: 'keyframe', take: 1, template: 'keyframe-img2img',
       priority: 'normal', rank: 0, state: 'queued', stateReason: null, errorClass: null, attempts: 1, maxAttempts: 3,
-      instanceId: null, dependsOn: null, seed: 1, vramGb: 10, tags: [], progress: null, enqueuedAt: 0, startedAt: null,
+      instanceId: null, dependsOn: null, seed: 1, vramGb: 10, tags: [], progress: null, attempt: null, contact: null, enqueuedAt: 0, startedAt: null,
       finishedAt: null, updatedAt: 0, ...over,
     },
   };

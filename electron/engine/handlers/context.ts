@@ -10,6 +10,7 @@ import type { JobAnnouncer } from '../announcer.js';
 import type { Clock, RandomSource } from '../clock.js';
 import type { EventBus } from '../event-bus.js';
 import type { CapabilityPort } from '../intake/preview.js';
+import type { LivePhases } from '../scheduler/live-attempts.js';
 import type { Db } from '../store/database.js';
 
 /** The handlers of the contract's methods named `<domain>.…`. */
@@ -28,6 +29,8 @@ export interface FarmPort extends CapabilityPort {
   activeAttempts(): number;
   /** An instance was added, edited, drained, disabled or removed: reload it. */
   instanceChanged(id: string): void;
+  /** What the open attempts are doing now (held in memory), for the views. */
+  readonly live: LivePhases;
 }
 
 /** What the handlers may ask of the live farm settings (implemented by LiveSettings). */

@@ -1,8 +1,10 @@
 /** The jobs domain: lists and lookups, the operator's actions, attempt history, failure groups. */
 import type { ApiHandlers } from '../../../shared/api.js';
+import type { JobView } from '../../../shared/domain.js';
 import { ShotfarmError } from '../../../shared/errors.js';
 import { bumpJobs, cancelJobs, holdJobs, moveJobsToTop, newTakes, releaseJobs, retryJobs, type ActionContext } from '../job-actions.js';
 import { failureGroups, jobAttempts } from '../queries/attempts.js';
+import { attemptsWithLive, withLive } from '../queries/job-live.js';
 import { toJobView } from '../store/job-rows.js';
 import { jobIdsByPrefix, jobRow, listJobIds, listJobs } from '../store/job-store.js';
 import { changed, type DomainHandlers, type EngineContext } from './context.js';
@@ -19,12 +21,16 @@ function resolveRef(ctx: EngineContext, ref: string): string {
 
 export function jobHandlers(ctx: EngineContext): DomainHandlers<'jobs'> & Pick<ApiHandlers, 'failures.list'> {
   const act = (): ActionContext => ({ db: ctx.db, clock: ctx.clock, random: ctx.random, actor: 'operator' });
+  const live = () => ctx.farm()?.live ?? null;
   return {
-    'jobs.list': async (i) => listJobs(ctx.db, i),
+    'jobs.list': async (i) => {
+      const page = listJobs(ctx.db, i);
+      return { ...page, rows: withLive(ctx.db, live(), page.rows) };
+    },
     'jobs.get': async ({ id }) => {
       const r = jobRow(ctx.db, id);
       if (!r) throw new ShotfarmError('not_found', `Job ${id} does not exist.`);
-      return toJobView(r);
+      return withLive(ctx.db, live(), [toJobView(r)])[0] as JobView;
     },
     'jobs.ids': async ({ filter }) => listJobIds(ctx.db, filter),
     'jobs.resolveIds': async ({ refs }) => ({ ids: refs.map((ref) => resolveRef(ctx, ref)) }),
@@ -39,7 +45,7 @@ export function jobHandlers(ctx: EngineContext): DomainHandlers<'jobs'> & Pick<A
     },
     'jobs.retry': async ({ ids }) => changed(ctx, retryJobs(act(), ids)),
     'jobs.newTake': async ({ ids, pinSeed }) => changed(ctx, newTakes(act(), ids, pinSeed)),
-    'jobs.attempts': async ({ id }) => jobAttempts(ctx.db, id),
+    'jobs.attempts': async ({ id }) => attemptsWithLive(live(), jobAttempts(ctx.db, id)),
     'failures.list': async ({ limitPerGroup }) => failureGroups(ctx.db, limitPerGroup),
   };
 }

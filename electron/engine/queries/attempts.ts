@@ -1,5 +1,5 @@
 /** Read models built from the stores: a job's attempt history, the Failures view's groups, the per-GPU timeline. */
-import type { AttemptView, FailureGroup, TimelineView } from '../../../shared/domain.js';
+import type { AttemptView, ContactGap, FailureGroup, TimelineView } from '../../../shared/domain.js';
 import { attemptsOfJob, timelineRows, type AttemptRow } from '../store/attempt-store.js';
 import type { Db } from '../store/database.js';
 import { listInstanceRows } from '../store/instance-store.js';
@@ -9,7 +9,7 @@ import { failedJobs } from '../store/job-store.js';
 function toAttemptView(r: AttemptRow): AttemptView {
   return {
     id: r.id, jobId: r.job_id, n: r.n, instanceId: r.instance_id, instanceName: r.instance_name, gpuName: r.gpu_name, state: r.state,
-    outcome: r.outcome, errorClass: r.error_class, reason: r.reason, nodeId: r.node_id, nodeType: r.node_type,
+    promptNumber: r.prompt_number, outcome: r.outcome, errorClass: r.error_class, reason: r.reason, nodeId: r.node_id, nodeType: r.node_type,
     exceptionType: r.exception_type, queuedAt: r.queued_at, dispatchedAt: r.dispatched_at, startedAt: r.started_at, finishedAt: r.finished_at,
   };
 }
@@ -46,12 +46,19 @@ export function failureGroups(db: Db, limitPerGroup = 500): FailureGroup[] {
   return [...groups.values()].sort((a, b) => b.count - a.count);
 }
 
+/** An attempt's stretches without an answer from its workstation: the closed ones, then the open one. */
+function contactGaps(closedJson: string | null, openSince: number | null): ContactGap[] {
+  const gaps: ContactGap[] = closedJson ? (JSON.parse(closedJson) as [number, number][]).map(([from, to]) => ({ from, to })) : [];
+  if (openSince !== null) gaps.push({ from: openSince, to: null });
+  return gaps;
+}
+
 /** Attempts overlapping [from, to), per instance lane, for the per-GPU Gantt. */
 export function timeline(db: Db, from: number, to: number): TimelineView {
   const lanes = listInstanceRows(db).map((r) => ({ instanceId: r.id, name: r.name, gpuName: r.gpu_name }));
   const bars = timelineRows(db, from, to).map((r) => ({
     attemptId: r.id, jobId: r.job_id, label: `${r.shot} ${r.stage} t${r.take}`, instanceId: r.instance_id,
-    start: r.dispatched_at, end: r.finished_at, outcome: r.outcome,
+    start: r.dispatched_at, end: r.finished_at, outcome: r.outcome, contactGaps: contactGaps(r.contact_gaps_json, r.contact_lost_at),
   }));
   return { from, to, lanes, bars };
 }

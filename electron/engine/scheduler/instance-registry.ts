@@ -13,10 +13,16 @@ import type { ObjectInfo } from '../comfy/schemas.js';
 import type { EventBus } from '../event-bus.js';
 import { probeInstance, type ProbeResult } from '../health/probe.js';
 import type { Db } from '../store/database.js';
-import { instanceRow, listInstanceRows, persistRuntime, toInstanceView, type InstanceRow } from '../store/instance-store.js';
+import { instanceRow, isSilent, listInstanceRows, persistRuntime, toInstanceView, type InstanceRow } from '../store/instance-store.js';
 import type { SchedulerConfig } from './config.js';
 import type { InstanceSnapshot } from './policy.js';
 import type { InstanceFacts } from './wait-reasons.js';
+
+/** What the registry tells and asks the contact watch (contact-watch.ts). */
+export interface ContactPort {
+  probed(instanceId: string, answered: boolean): void;
+  isSilent(instanceId: string): boolean;
+}
 
 export interface InstanceRuntime {
   row: InstanceRow;
@@ -25,6 +31,8 @@ export interface InstanceRuntime {
   lastOkProbe: (ProbeResult & { ok: true }) | null;
   /** When it last answered a probe in this run (ms). */
   lastAnswerAt: number | null;
+  /** When the last probe was made, answered or not. */
+  probedAt: number | null;
   probeFailures: number;
   health: InstanceHealth;
   objectInfo: ObjectInfo | null;
@@ -67,6 +75,8 @@ export class InstanceRegistry {
     private readonly config: SchedulerConfig,
     /** Called when something changed that may allow a dispatch (an instance became healthy…). */
     private readonly onChange: () => void,
+    /** Contact as the attempts see it too: told every probe's answer or silence, asked whether it is silent now. */
+    private readonly contact: ContactPort = { probed: () => {}, isSilent: () => false },
   ) {}
 
   start(): void {
@@ -89,7 +99,7 @@ export class InstanceRegistry {
 
   private add(row: InstanceRow): void {
     const rt: InstanceRuntime = {
-      row, client: new ComfyClient(row.url, { timeoutMs: this.config.requestTimeoutMs }), probe: null, lastOkProbe: null, lastAnswerAt: null,
+      row, client: new ComfyClient(row.url, { timeoutMs: this.config.requestTimeoutMs }), probe: null, lastOkProbe: null, lastAnswerAt: null, probedAt: null,
       probeFailures: 0, health: 'unknown', objectInfo: null, objectInfoPending: false, running: new Map(),
       lastCheckpoint: row.last_checkpoint, lastStartedAttempt: null, failuresInRow: row.consecutive_failures, quarantinedUntil: row.quarantined_until,
       reservedFor: null, ourAtProbe: 0, timer: null, lastPersistAt: 0,
@@ -137,6 +147,7 @@ export class InstanceRegistry {
     if (this.stopped || this.map.get(rt.row.id) !== rt) return;
     const wasDispatchable = this.dispatchable(rt);
     rt.probe = result;
+    rt.probedAt = this.clock.now();
     if (result.ok) {
       rt.ourAtProbe = rt.running.size;
       const cameBack = rt.probeFailures >= this.config.unhealthyAfter;
@@ -148,6 +159,7 @@ export class InstanceRegistry {
       rt.probeFailures++;
     }
     this.updateHealth(rt, false);
+    this.contact.probed(rt.row.id, result.ok);
     if (this.dispatchable(rt) && !wasDispatchable) this.onChange();
     rt.timer = this.timers.setTimeout(() => void this.probe(rt), this.config.probeIntervalMs);
   }
@@ -169,11 +181,14 @@ export class InstanceRegistry {
     return rt.quarantinedUntil !== null && rt.quarantinedUntil > this.clock.now();
   }
 
-  /** Answering, active, not quarantined, node list known: may be given new work (slots aside). */
+  /**
+   * Answering, active, not quarantined, node list known: may be given new work (slots aside). Not
+   * while its last request went unanswered: the retry of an attempt just lost there must not go back.
+   */
   dispatchable(rt: InstanceRuntime): boolean {
     return (
       rt.row.admin_state === 'active' && rt.lastOkProbe !== null && rt.probeFailures < this.config.unhealthyAfter &&
-      !this.isQuarantined(rt) && rt.objectInfo !== null
+      !this.isQuarantined(rt) && rt.objectInfo !== null && !this.contact.isSilent(rt.row.id)
     );
   }
 
@@ -190,14 +205,17 @@ export class InstanceRegistry {
 
   /**
    * Recomputes health. The row is written only when something an operator sees changed (health,
-   * quarantine), or every 10 s for the probe time — not once per dispatched prompt, which would
-   * cost a synchronous commit per job. `announce` publishes the card even without a write (what
+   * quarantine, whether it answers: the card's figures are unknown from its first silent probe),
+   * or every 10 s for the probe time — not once per dispatched prompt, which would cost a
+   * synchronous commit per job. `announce` publishes the card even without a write (what
    * runs there changed).
    */
   updateHealth(rt: InstanceRuntime, announce: boolean): void {
     const health = this.deriveHealth(rt);
     const now = this.clock.now();
-    const changed = health !== rt.health || rt.quarantinedUntil !== rt.row.quarantined_until || rt.lastCheckpoint !== rt.row.last_checkpoint;
+    const silenceChanged = rt.probe !== null && (!rt.probe.ok) !== isSilent(rt.row);
+    const changed = health !== rt.health || rt.quarantinedUntil !== rt.row.quarantined_until || rt.lastCheckpoint !== rt.row.last_checkpoint ||
+      silenceChanged;
     rt.health = health;
     const persist = changed || now - rt.lastPersistAt >= 10_000;
     if (persist) {
@@ -206,7 +224,7 @@ export class InstanceRegistry {
       const row = persistRuntime(this.db, {
         id: rt.row.id, health, gpu_name: ok?.gpuName ?? null, vram_json: ok?.vram ? JSON.stringify(ok.vram) : null,
         comfy_version: ok?.comfyVersion ?? null, queue_length: ok ? ok.queueRunning + ok.queuePending : null,
-        last_probe_at: rt.probe ? now : null, last_error: rt.probe && !rt.probe.ok ? rt.probe.error : null,
+        last_probe_at: rt.probe ? rt.probedAt : null, last_answer_at: rt.lastAnswerAt, last_error: rt.probe && !rt.probe.ok ? rt.probe.error : null,
         consecutive_failures: rt.failuresInRow, quarantined_until: rt.quarantinedUntil, last_checkpoint: rt.lastCheckpoint, now,
       });
       if (row) rt.row = row;

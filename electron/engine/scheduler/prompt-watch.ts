@@ -40,6 +40,17 @@ export async function watchExecution(client: ComfyClient, e: Execution, signal?:
   return { kind: 'absent' };
 }
 
+/**
+ * After the run's end was seen: history first — the usual answer, one request — and only if this
+ * execution is not there yet, the queue-then-history order above (it may be in the window between
+ * `execution_success` and the history write, or have just left the queue between the two reads).
+ */
+export async function watchEnd(client: ComfyClient, e: Execution, signal?: AbortSignal): Promise<WatchState> {
+  const entry = await client.getHistory(e.promptId, signal ? { signal } : {});
+  if (entry && isOurs(entry.extraData, entry.number, e)) return { kind: 'finished', entry };
+  return watchExecution(client, e, signal);
+}
+
 /** A successful run of this job's prompt from any earlier attempt of the same take (catch-up, SPEC §4.2). */
 export function successfulRunOfJob(entry: HistoryEntry | null, jobId: string): boolean {
   return entry !== null && entry.extraData[JOB_KEY] === jobId && entry.status?.statusStr === 'success';

@@ -18,6 +18,8 @@ import { templateById, type StoredTemplate } from '../store/template-store.js';
 import { S3Uploader } from '../storage/s3-uploader.js';
 import { AttemptRunner, type FarmDeps } from './attempt-runner.js';
 import { CapabilityCache, ComboKeys, describeProblem, unrunnableReason } from './capability-check.js';
+import { ContactWatch } from './contact-watch.js';
+import { LiveAttempts } from './live-attempts.js';
 import { InstanceRegistry, type InstanceRuntime } from './instance-registry.js';
 import { explainWait, type JobWait } from './wait-reasons.js';
 import { farmProgress, type FarmProgress } from './farm-progress.js';
@@ -43,6 +45,9 @@ interface CapabilityAnswer {
 
 export class Scheduler implements FarmPort {
   private readonly registry: InstanceRegistry;
+  /** Open attempts' phases, merged into the views (FarmPort). */
+  readonly live = new LiveAttempts();
+  private readonly contact: ContactWatch;
   private readonly runners = new Map<string, AttemptRunner>();
   private readonly templates = new Map<number, StoredTemplate>();
   private readonly capabilities = new CapabilityCache();
@@ -61,7 +66,11 @@ export class Scheduler implements FarmPort {
   onDispatch: ((jobId: string, instanceId: string) => void) | null = null;
 
   constructor(private readonly d: SchedulerDeps) {
-    this.registry = new InstanceRegistry(d.db, d.clock, d.timers, d.events, d.config, () => this.kick());
+    this.contact = new ContactWatch({
+      db: d.db, clock: d.clock, config: d.config, announce: d.announce, log: (m) => this.log(m),
+      storedLastAnswer: (id) => this.registry.get(id)?.row.last_answer_at ?? null,
+    });
+    this.registry = new InstanceRegistry(d.db, d.clock, d.timers, d.events, d.config, () => this.kick(), this.contact);
   }
 
   private log(message: string): void {
@@ -439,7 +448,7 @@ export class Scheduler implements FarmPort {
     this.registry.attemptStarted(rt.row.id, attemptId, job.id, job.vram_gb, checkpointOfJob(t.workflow, t.parameters, job.params_json));
     const runner = new AttemptRunner(
       {
-        ...this.d, registry: this.registry, uploader: this.uploader,
+        ...this.d, registry: this.registry, contact: this.contact, live: this.live, uploader: this.uploader,
         done: (r) => {
           this.runners.delete(r.attemptId);
           this.armRetryTimer();

@@ -41,6 +41,11 @@ export interface AttemptRow {
   dispatched_at: number;
   started_at: number | null;
   finished_at: number | null;
+  /** While its workstation does not answer: since when (its last answer), and when it is given up. */
+  contact_lost_at: number | null;
+  requeue_at: number | null;
+  /** Closed stretches without an answer, `[[from, to], …]`, or null. */
+  contact_gaps_json: string | null;
 }
 
 export interface ClaimInput {
@@ -107,18 +112,61 @@ export interface AttemptEnd extends AttemptFacts {
   exceptionType?: string | null;
 }
 
-/** Ends an attempt row once; a second end of the same attempt changes nothing. */
+/** The open stretch without an answer, appended to the closed ones as `[contact_lost_at, @at]`. */
+const SQL_GAPS_CLOSED = "json_insert(COALESCE(contact_gaps_json, '[]'), '$[#]', json_array(contact_lost_at, @at))";
+
+/** Ends an attempt row once; a second end of the same attempt changes nothing. A stretch without an answer ends with it. */
 export function endAttempt(db: Db, clock: Clock, attemptId: string, e: AttemptEnd): boolean {
   return (
     run(db, `UPDATE attempts SET state = 'ended', outcome = @outcome, error_class = @error_class, reason = @reason, node_id = @node_id,
-      node_type = @node_type, exception_type = @exception_type, finished_at = @now, lease_until = NULL,
+      node_type = @node_type, exception_type = @exception_type, finished_at = @at, lease_until = NULL,
+      contact_gaps_json = CASE WHEN contact_lost_at IS NULL THEN contact_gaps_json ELSE ${SQL_GAPS_CLOSED} END,
+      contact_lost_at = NULL, requeue_at = NULL,
       started_at = COALESCE(started_at, @started_at), prompt_number = COALESCE(prompt_number, @prompt_number),
       client_id = COALESCE(client_id, @client_id)
       WHERE id = @id AND state <> 'ended'`, {
       id: attemptId, outcome: e.outcome, started_at: e.startedAt ?? null, prompt_number: e.promptNumber ?? null, client_id: e.clientId ?? null, error_class: e.errorClass ?? null, reason: e.reason ?? null, node_id: e.nodeId ?? null,
-      node_type: e.nodeType ?? null, exception_type: e.exceptionType ?? null, now: clock.now(),
+      node_type: e.nodeType ?? null, exception_type: e.exceptionType ?? null, at: clock.now(),
     }).changes === 1
   );
+}
+
+/** One open attempt whose workstation stopped answering. */
+export interface ContactMark {
+  attemptId: string;
+  lostAt: number;
+  requeueAt: number;
+}
+
+/**
+ * These open attempts' workstation stopped answering (one commit for all of them: an incident, not
+ * a step of every attempt). Returns the jobs whose view changed. An attempt already marked keeps
+ * the start of its stretch and takes the new requeue time (a recovered attempt's grace restarts).
+ */
+export function markContactLost(db: Db, marks: readonly ContactMark[]): string[] {
+  return inTransaction(db, () => marks.flatMap((m) => all<{ job_id: string }>(db,
+    `UPDATE attempts SET contact_lost_at = COALESCE(contact_lost_at, @lostAt), requeue_at = @requeueAt
+      WHERE id = @attemptId AND state <> 'ended' RETURNING job_id`, m).map((r) => r.job_id)));
+}
+
+/** The workstation answered again at `at`: the open stretches of these attempts close. Returns the jobs whose view changed. */
+export function markContactBack(db: Db, attemptIds: readonly string[], at: number): string[] {
+  return inTransaction(db, () => attemptIds.flatMap((id) => all<{ job_id: string }>(db,
+    `UPDATE attempts SET contact_gaps_json = ${SQL_GAPS_CLOSED}, contact_lost_at = NULL, requeue_at = NULL
+      WHERE id = @id AND contact_lost_at IS NOT NULL RETURNING job_id`, { id, at }).map((r) => r.job_id)));
+}
+
+export interface ContactLossRow {
+  job_id: string;
+  instance_name: string | null;
+  contact_lost_at: number;
+  requeue_at: number;
+}
+
+/** Open attempts whose workstation does not answer now (a handful at most: the live index), for the job views. */
+export function openContactLosses(db: Db): ContactLossRow[] {
+  return all<ContactLossRow>(db, `SELECT job_id, instance_name, contact_lost_at, requeue_at FROM attempts
+    WHERE state <> 'ended' AND contact_lost_at IS NOT NULL`);
 }
 
 /**
@@ -169,6 +217,8 @@ export interface TimelineRow {
   started_at: number | null;
   finished_at: number | null;
   outcome: string | null;
+  contact_lost_at: number | null;
+  contact_gaps_json: string | null;
   shot: string;
   stage: string;
   take: number;
@@ -176,7 +226,8 @@ export interface TimelineRow {
 
 /** Attempts overlapping [from, to), at most 20,000, for the per-GPU Gantt. */
 export function timelineRows(db: Db, from: number, to: number): TimelineRow[] {
-  return all<TimelineRow>(db, `SELECT a.id, a.job_id, a.instance_id, a.dispatched_at, a.started_at, a.finished_at, a.outcome, j.shot, j.stage, j.take
+  return all<TimelineRow>(db, `SELECT a.id, a.job_id, a.instance_id, a.dispatched_at, a.started_at, a.finished_at, a.outcome,
+      a.contact_lost_at, a.contact_gaps_json, j.shot, j.stage, j.take
       FROM attempts a JOIN jobs j ON j.id = a.job_id
       WHERE a.dispatched_at < @to AND (a.finished_at IS NULL OR a.finished_at >= @from)
       ORDER BY a.dispatched_at LIMIT 20000`, { from, to });

@@ -18,6 +18,8 @@ export interface InstanceRow {
   comfy_version: string | null;
   queue_length: number | null;
   last_probe_at: number | null;
+  /** When it last answered a probe; older than last_probe_at while it does not answer. */
+  last_answer_at: number | null;
   last_error: string | null;
   consecutive_failures: number;
   quarantined_until: number | null;
@@ -51,7 +53,13 @@ export function normaliseUrl(url: string): string {
   return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}`;
 }
 
+/** Its last probe went unanswered: what the card showed of it (VRAM, queue) is no longer known. */
+export function isSilent(r: Pick<InstanceRow, 'last_probe_at' | 'last_answer_at'>): boolean {
+  return r.last_probe_at !== null && (r.last_answer_at === null || r.last_answer_at < r.last_probe_at);
+}
+
 export function toInstanceView(db: Db, r: InstanceRow): InstanceView {
+  const silent = isSilent(r);
   return {
     id: r.id,
     name: r.name,
@@ -62,11 +70,13 @@ export function toInstanceView(db: Db, r: InstanceRow): InstanceView {
     adminState: r.admin_state,
     health: r.health,
     gpuName: r.gpu_name,
-    vram: r.vram_json ? (JSON.parse(r.vram_json) as VramView) : null,
+    // The stored figures stay (a workstation that went away still says whether it could ever take a job); the card shows them only while it answers.
+    vram: r.vram_json && !silent ? (JSON.parse(r.vram_json) as VramView) : null,
     comfyVersion: r.comfy_version,
-    queueLength: r.queue_length,
+    queueLength: silent ? null : r.queue_length,
     currentJobIds: runningJobIds(db, r.id),
     lastProbeAt: r.last_probe_at,
+    lastAnswerAt: r.last_answer_at,
     lastError: r.last_error,
     quarantinedUntil: r.quarantined_until,
     createdAt: r.created_at,
@@ -124,7 +134,7 @@ export function recordProbe(
   if (p.ok) {
     run(db, `UPDATE instances SET health = CASE WHEN admin_state = 'active' THEN (CASE WHEN @queue > 0 THEN 'busy' ELSE 'idle' END) ELSE health END,
       gpu_name = COALESCE(@gpu, gpu_name), vram_json = COALESCE(@vram, vram_json), comfy_version = COALESCE(@version, comfy_version),
-      queue_length = @queue, last_probe_at = @now, last_error = NULL, updated_at = @now WHERE id = @id`, {
+      queue_length = @queue, last_probe_at = @now, last_answer_at = @now, last_error = NULL, updated_at = @now WHERE id = @id`, {
       id, gpu: p.gpuName, vram: p.vram ? JSON.stringify(p.vram) : null, version: p.comfyVersion, queue: p.queueRunning + p.queuePending, now,
     });
   } else {
@@ -135,11 +145,12 @@ export function recordProbe(
 
 /** What the scheduler knows of an instance at run time, as the row keeps it. */
 export type RuntimeHealth = Pick<InstanceRow,
-  | 'id' | 'health' | 'gpu_name' | 'vram_json' | 'comfy_version' | 'queue_length' | 'last_probe_at' | 'last_error'
+  | 'id' | 'health' | 'gpu_name' | 'vram_json' | 'comfy_version' | 'queue_length' | 'last_probe_at' | 'last_answer_at' | 'last_error'
   | 'consecutive_failures' | 'quarantined_until' | 'last_checkpoint'> & { now: number };
 
 const SQL_PERSIST = `UPDATE instances SET health = @health, gpu_name = COALESCE(@gpu_name, gpu_name), vram_json = COALESCE(@vram_json, vram_json),
-  comfy_version = COALESCE(@comfy_version, comfy_version), queue_length = @queue_length, last_probe_at = @last_probe_at, last_error = @last_error,
+  comfy_version = COALESCE(@comfy_version, comfy_version), queue_length = @queue_length, last_probe_at = @last_probe_at,
+  last_answer_at = COALESCE(@last_answer_at, last_answer_at), last_error = @last_error,
   consecutive_failures = @consecutive_failures, quarantined_until = @quarantined_until, last_checkpoint = @last_checkpoint, updated_at = @now
   WHERE id = @id`;
 

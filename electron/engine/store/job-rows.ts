@@ -84,6 +84,9 @@ export function toJobView(r: JobRow): JobView {
             at: r.progress_at,
           }
         : null,
+    // Live parts, merged in by queries/job-live.ts for running jobs.
+    attempt: null,
+    contact: null,
     enqueuedAt: r.enqueued_at,
     startedAt: r.started_at,
     finishedAt: r.finished_at,

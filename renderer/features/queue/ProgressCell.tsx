@@ -1,5 +1,5 @@
 /** Live progress of a running job: bar, node, step n/m; elapsed and ETA tick with the shared clock. */
-import type { JobProgress, JobView } from '../../../shared/domain.js';
+import { lostContactWords, type JobProgress, type JobView, type LostContact } from '../../../shared/domain.js';
 import { duration, elapsedMs, etaMs } from '../../lib/format.js';
 import { useNow } from '../../lib/use-now.js';
 
@@ -12,6 +12,7 @@ export function ProgressCell({ job, progress }: { job: JobView; progress: JobPro
     );
   }
   if (job.state !== 'running') return <span className="muted small truncate">{job.stateReason ?? ''}</span>;
+  if (job.contact) return <ContactNote contact={job.contact} />;
   const p = progress ?? job.progress;
   const pct = p && p.max > 0 ? Math.min(100, (p.value / p.max) * 100) : 0;
   return (
@@ -29,6 +30,13 @@ export function ProgressCell({ job, progress }: { job: JobView; progress: JobPro
       </span>
     </div>
   );
+}
+
+/** "lost contact with gpu-03 12 s ago; requeued in 48 s unless it answers", counted by the page's own clock. */
+function ContactNote({ contact }: { contact: LostContact }) {
+  const now = useNow();
+  const words = lostContactWords(contact, now);
+  return <span className="contact-lost small truncate" data-testid="contact" title={words}>{words}</span>;
 }
 
 export function ElapsedCell({ job }: { job: JobView }) {

@@ -49,6 +49,20 @@ function Lane({ name, gpu, bars, from, to, now }: { name: string; gpu: string | 
               data-outcome={outcome}
             >
               <span className="tbar-label">{b.label}</span>
+              {b.contactGaps.map((g) => {
+                // Where the workstation did not answer, hatched over the bar (positions relative to it).
+                const gapEnd = g.to ?? now;
+                const barSpan = Math.max(1, end - b.start);
+                return (
+                  <span
+                    key={g.from}
+                    className="tbar-gap"
+                    data-testid="contact-gap"
+                    style={{ left: `${((g.from - b.start) / barSpan) * 100}%`, width: `${Math.max(((gapEnd - g.from) / barSpan) * 100, 0.5)}%` }}
+                    title={`no answer from the workstation ${clock(g.from)} → ${g.to ? clock(g.to) : 'now'} (${duration(gapEnd - g.from)})`}
+                  />
+                );
+              })}
             </div>
           );
         })}

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { InstanceAdminState, InstanceView } from '../../../shared/domain.js';
 import { errorMessage } from '../../client/client.js';
-import { ago } from '../../lib/format.js';
+import { ago, clock } from '../../lib/format.js';
 import { useNow } from '../../lib/use-now.js';
 import { useApp } from '../../store/app-store.js';
 import { VramBar } from './VramBar.js';
@@ -53,6 +53,9 @@ export function InstanceCard({ instance: i, onEdit }: { instance: InstanceView; 
     }
   };
 
+  // Probed since its last answer without one: what it reported then is no longer known.
+  const silent = i.lastProbeAt !== null && (i.lastAnswerAt === null || i.lastAnswerAt < i.lastProbeAt);
+  const unknownSince = silent ? i.lastAnswerAt : null;
   const shownHealth = i.adminState !== 'active' && i.health !== 'offline' && i.health !== 'unhealthy' ? i.adminState : i.health;
   return (
     <article className={`card instance health-${shownHealth}`} data-instance={i.name} data-health={i.health} data-admin={i.adminState}>
@@ -67,11 +70,11 @@ export function InstanceCard({ instance: i, onEdit }: { instance: InstanceView; 
         <span className="gpu-name">{i.gpuName ?? 'GPU unknown'}</span>
         {i.comfyVersion && <span className="muted small">ComfyUI {i.comfyVersion}</span>}
       </div>
-      <VramBar vram={i.vram} />
+      <VramBar vram={i.vram} unknownSince={unknownSince} />
       <dl className="facts">
-        <div><dt>Queue</dt><dd className="num">{i.queueLength ?? '—'}</dd></div>
+        <div><dt>Queue</dt><dd className="num" data-testid="queue">{silent ? (unknownSince ? `unknown since ${clock(unknownSince)}` : 'unknown') : (i.queueLength ?? '—')}</dd></div>
         <div><dt>Slots</dt><dd className="num">{current.length}/{i.maxConcurrency}</dd></div>
-        <div><dt>Last probe</dt><dd>{ago(i.lastProbeAt, now)}</dd></div>
+        <div><dt>Last answer</dt><dd data-testid="last-answer" className={silent ? 'warn' : undefined}>{ago(i.lastAnswerAt, now)}</dd></div>
       </dl>
       <div className="current">
         <span className="muted small">Now rendering</span>

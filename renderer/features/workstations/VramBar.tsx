@@ -1,8 +1,10 @@
 /** VRAM split: held by ComfyUI (given back on demand) / other processes (the OOM risk) / free. */
 import type { VramView } from '../../../shared/domain.js';
-import { gb } from '../../lib/format.js';
+import { clock, gb } from '../../lib/format.js';
 
-export function VramBar({ vram }: { vram: VramView | null }) {
+/** `unknownSince`: it stopped answering after that answer — the last figures are no longer shown as if current. */
+export function VramBar({ vram, unknownSince = null }: { vram: VramView | null; unknownSince?: number | null }) {
+  if (unknownSince !== null) return <div className="vram vram-unknown muted small" data-testid="vram-unknown">VRAM unknown since {clock(unknownSince)}</div>;
   if (!vram || vram.totalBytes <= 0) return <div className="vram vram-unknown muted small">VRAM not reported yet</div>;
   const pct = (n: number) => `${Math.max(0, Math.min(100, (n / vram.totalBytes) * 100))}%`;
   return (

@@ -5,6 +5,7 @@
 import { sql as m0001 } from './0001-initial.js';
 import { sql as m0002 } from './0002-hook-deliveries.js';
 import { sql as m0003 } from './0003-queued-age-index.js';
+import { sql as m0004 } from './0004-attempt-contact.js';
 
 export interface Migration {
   id: number;
@@ -16,4 +17,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { id: 1, name: '0001-initial', sql: m0001 },
   { id: 2, name: '0002-hook-deliveries', sql: m0002 },
   { id: 3, name: '0003-queued-age-index', sql: m0003 },
+  { id: 4, name: '0004-attempt-contact', sql: m0004 },
 ];

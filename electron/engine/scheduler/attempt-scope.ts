@@ -1,0 +1,87 @@
+/**
+ * What the parts of one attempt share: the farm's dependencies, the attempt's facts, and how each
+ * part hands its result to the next (the runner starts and stops, attempt-follow watches the
+ * execution, attempt-end records the outcome).
+ */
+import type { AttemptPhase } from '../../../shared/domain.js';
+import type { Announce } from '../announcer.js';
+import type { Clock, RandomSource, Timers } from '../clock.js';
+import type { ComfyClient } from '../comfy/client.js';
+import type { HistoryEntry } from '../comfy/responses.js';
+import type { EventBus } from '../event-bus.js';
+import type { AttemptFacts } from '../store/attempt-store.js';
+import type { Db } from '../store/database.js';
+import type { JobRow } from '../store/job-rows.js';
+import type { StoredTemplate } from '../store/template-store.js';
+import type { S3Uploader } from '../storage/s3-uploader.js';
+import type { ApiWorkflow } from '../templates/workflow.js';
+import type { SchedulerConfig } from './config.js';
+import type { ContactWatch } from './contact-watch.js';
+import type { AttemptObservation } from './failure.js';
+import type { InstanceRegistry, InstanceRuntime } from './instance-registry.js';
+import type { LiveAttempts } from './live-attempts.js';
+import type { Execution } from './prompt-watch.js';
+
+/** What the scheduler and each of its runners work with: the store, time, events, the farm's config. */
+export interface FarmDeps {
+  db: Db;
+  clock: Clock;
+  random: RandomSource;
+  timers: Timers;
+  events: EventBus;
+  config: SchedulerConfig;
+  /** Job rows changed: the engine's announcer loads their views, emits events, notifies hooks. */
+  announce: Announce;
+}
+
+export interface RunnerDeps extends FarmDeps {
+  registry: InstanceRegistry;
+  /** Every attempt's workstation contact (lost-contact marks and the time it is given up). */
+  contact: ContactWatch;
+  /** Every open attempt's phase, for the views (held in memory: one commit per attempt end). */
+  live: LiveAttempts;
+  /** Optional S3-compatible copy of every output; the job completes only once it is confirmed. */
+  uploader: S3Uploader | null;
+  /** When the runner is finished (whatever happened). */
+  done: (runner: { readonly attemptId: string }) => void;
+  log: (message: string) => void;
+}
+
+export type Outcome =
+  | { kind: 'finished'; entry: HistoryEntry }
+  | { kind: 'failed'; obs: AttemptObservation }
+  | { kind: 'requeue'; reason: string }
+  | { kind: 'detached' };
+
+/** Why the runner is asked to stop early. */
+export type StopMode = 'detach' | 'cancel' | 'stopFarm';
+
+/** One attempt as its parts see it (implemented by AttemptRunner). */
+export interface AttemptScope {
+  readonly deps: RunnerDeps;
+  readonly job: JobRow;
+  readonly attemptId: string;
+  readonly instance: InstanceRuntime;
+  readonly template: StoredTemplate;
+  readonly client: ComfyClient;
+  /** The instance's name, for reasons an operator reads. */
+  readonly name: string;
+  readonly exec: Execution;
+  readonly workflow: ApiWorkflow | null;
+  /** Aborted when the runner is stopped (requests in flight end at once). */
+  readonly signal: AbortSignal;
+  readonly stopMode: StopMode | null;
+  /** What the attempt learned, written with its end. */
+  readonly facts: AttemptFacts;
+  /** The client id the prompt was posted with; null when adopted or recovered. */
+  readonly postedWith: string | null;
+  /** Set once Shotfarm interrupted the prompt itself (a timeout, a cancel). */
+  interruptRequested: boolean;
+  /** A wait that stop() — or wake() — cuts short. */
+  sleep(ms: number): Promise<void>;
+  wake(): void;
+  /** The server started the execution (first seen running), at most once. */
+  started(): void;
+  /** The attempt moved on; the job is announced when a view changes. */
+  phase(p: AttemptPhase): void;
+}

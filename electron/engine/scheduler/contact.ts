@@ -1,0 +1,30 @@
+/**
+ * When a running attempt counts as cut off from its workstation, and when it is given up. Pure
+ * (table-tested): the contact watch feeds it times, the runner acts on its answer.
+ */
+import type { ComfyFailure } from '../comfy/observation.js';
+
+/**
+ * A failed request that counts against contact: every failure but our own abort. An HTTP 500 on
+ * /queue is an answer of sorts, but not one an attempt can be followed by, so it counts too — a
+ * server that only ever answers that is given up after the grace time like a silent one.
+ */
+export function isSilence(f: ComfyFailure): boolean {
+  return f.kind !== 'aborted';
+}
+
+/**
+ * The first failed request of a silent workstation: contact counts as lost since its last answer
+ * (the attempt's start of following if it never answered since), and the attempt is given up a
+ * grace time after the later of that answer and the start — a recovered attempt gets its full
+ * grace even when the workstation last answered long before the restart.
+ */
+export function contactLoss(lastAnswerAt: number | null, followingSince: number, graceMs: number): { lostAt: number; requeueAt: number } {
+  const lostAt = lastAnswerAt ?? followingSince;
+  return { lostAt, requeueAt: Math.max(lostAt, followingSince) + graceMs };
+}
+
+/** How long to wait before asking again after a failed request: the poll interval, but never past the requeue time. */
+export function nextAskAfterSilence(now: number, requeueAt: number, pollMs: number): number {
+  return Math.max(0, Math.min(pollMs, requeueAt - now));
+}
