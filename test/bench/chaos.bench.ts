@@ -26,7 +26,7 @@ import { importThroughContract, openBenchEngine, shotListJson } from './lib/benc
 import { TSX_EXEC_ARGV } from './lib/remote-farm.js';
 import { executions, instrumentSim, SimEventLog } from './lib/sim-events.js';
 import { absNow, round, sleep, summary } from './lib/stats.js';
-import { info, le, type Benchmark, type Figure } from './lib/types.js';
+import { info, le, numberFlags, type Benchmark, type Figure } from './lib/types.js';
 
 const ENGINE = new URL('./lib/chaos-engine.ts', import.meta.url).pathname;
 const TERMINAL = new Set(['completed', 'failed_final', 'timeout_kill', 'cancelled']);
@@ -136,12 +136,12 @@ export const chaosBench: Benchmark = {
   name: 'chaos',
   description: 'engine SIGKILLed at random moments over a faulty farm: lost, executed twice, recovery, integrity',
   onlyByName: true,
-  async run({ flags, log }) {
-    const kills = Number(flags.kills ?? 200);
-    const seed = Number(flags.seed ?? 1);
+  async run(args) {
+    const { log } = args;
+    const { kills, seed } = numberFlags(args, { kills: 200, seed: 1 });
     const rnd = seededRandom(seed);
     const gpus = 4;
-    const jobs = Number(flags.jobs ?? kills * 20 + 100);
+    const { jobs } = numberFlags(args, { jobs: kills * 20 + 100 });
     const eventsLog = new SimEventLog();
     const sims: SimInstance[] = [];
     for (let i = 0; i < gpus; i++) {

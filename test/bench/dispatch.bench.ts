@@ -17,7 +17,7 @@ import { dataDirWith, queuedStoreInChild } from './lib/queue-fixture.js';
 import { startRemoteFarm } from './lib/remote-farm.js';
 import { byInstance, reactionGaps } from './lib/sim-events.js';
 import { mb, quantile, round, sleep, summary } from './lib/stats.js';
-import { info, le, type Benchmark, type Figure } from './lib/types.js';
+import { info, le, numberFlags, type Benchmark, type Figure } from './lib/types.js';
 import { applySqlFixes } from './lib/what-if.js';
 
 /** The scheduler's claim step (private): stubbed to time the choice alone. */
@@ -60,9 +60,9 @@ function timeChoice(engine: Engine, passes: number): { passMs: number[]; assigne
 export const dispatchBench: Benchmark = {
   name: 'dispatch',
   description: 'dispatch reaction, choice time, loop lag and RSS with 16 GPUs and 100k queued',
-  async run({ quick, log, flags }) {
-    const queued = quick ? 20_000 : Number(flags.queued ?? 100_000);
-    const runS = quick ? 8 : Number(flags.seconds ?? 20);
+  async run(args) {
+    const { log, flags } = args;
+    const { queued, seconds: runS } = numberFlags(args, { queued: [100_000, 20_000], seconds: [20, 8] });
     const gpus = 16;
     log(`making a store with ${queued} queued jobs (through the contract, in chunks)`);
     const store = queuedStoreInChild(queued);

@@ -23,7 +23,7 @@ import { runNaive, type NaivePrompt } from './lib/naive-dispatcher.js';
 import { startRemoteFarm } from './lib/remote-farm.js';
 import { executions, type SimEvent } from './lib/sim-events.js';
 import { round, until } from './lib/stats.js';
-import { info, le, type Benchmark, type Figure } from './lib/types.js';
+import { info, le, numberFlags, type Benchmark, type Figure } from './lib/types.js';
 
 const CKPTS = ['sd_xl_base_1.0.safetensors', 'sd15/v1-5-pruned-emaonly.safetensors'];
 
@@ -116,10 +116,9 @@ async function naiveRun(v: Variant, shots: number, pollMs: number, log: (m: stri
 export const makespanBench: Benchmark = {
   name: 'makespan',
   description: 'makespan ÷ lower bound, identical and mixed GPUs, vs a naive polling dispatcher',
-  async run({ quick, flags, log }) {
-    const shots = quick ? 400 : Number(flags.shots ?? 2000);
-    const gpus = Number(flags.gpus ?? 8);
-    const scale = Number(flags.scale ?? 100);
+  async run(args) {
+    const { flags, log } = args;
+    const { shots, gpus, scale } = numberFlags(args, { shots: [2000, 400], gpus: 8, scale: 100 });
     const pollMs = 1500 / scale;
     const only = flags.variant;
     // Simulated renders of 2–20 s divided by `scale`: the default 100 gives 20–200 ms.

@@ -5,17 +5,10 @@
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { openBenchEngine } from './lib/bench-engine.js';
 import { dataDirWith, queuedStoreInChild } from './lib/queue-fixture.js';
-import { mb, round, sampler } from './lib/stats.js';
+import { gcNow, mb, round, sampler } from './lib/stats.js';
 import { info, le, type Benchmark } from './lib/types.js';
-
-function gcNow(): void {
-  setFlagsFromString('--expose-gc');
-  (runInNewContext('gc') as () => void)();
-}
 
 export const runlogBench: Benchmark = {
   name: 'runlog',

@@ -7,14 +7,14 @@
 import { importThroughContract, openBenchEngine, shotListJson, startAndWaitReady } from './lib/bench-engine.js';
 import { startRemoteFarm } from './lib/remote-farm.js';
 import { absNow, round, sleep, summary, until } from './lib/stats.js';
-import { info, le, type Benchmark } from './lib/types.js';
+import { info, le, numberFlags, type Benchmark } from './lib/types.js';
 
 export const rushBench: Benchmark = {
   name: 'rush',
   description: "a rush job's start after import when a matching GPU is idle (busy farm, deep backlog)",
-  async run({ quick, flags, log }) {
-    const rounds = quick ? 10 : Number(flags.rounds ?? 40);
-    const backlog = quick ? 2_000 : Number(flags.backlog ?? 10_000);
+  async run(args) {
+    const { log } = args;
+    const { rounds, backlog } = numberFlags(args, { rounds: [40, 10], backlog: [10_000, 2_000] });
     const farm = await startRemoteFarm([
       ...[0, 1, 2].map((i) => ({ name: `big${i}`, vramTotalGb: 24, duration: { fixedMs: 1000 } })),
       { name: 'small', vramTotalGb: 12, duration: { fixedMs: 50 } },

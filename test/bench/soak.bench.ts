@@ -4,25 +4,18 @@
  * heap after a GC) at the end minus right after a warm-up of 10 % of the run (at least 10 s); RSS is
  * the median of the last minute of 2 s samples (it swings by ±100 MB between collections).
  */
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { importThroughContract, openBenchEngine, shotListJson, startAndWaitReady, stateCounts } from './lib/bench-engine.js';
 import { probeEngine } from './lib/engine-probes.js';
 import { startRemoteFarm } from './lib/remote-farm.js';
-import { mb, median, round, sleep } from './lib/stats.js';
-import { info, le, type Benchmark } from './lib/types.js';
-
-function gcNow(): void {
-  setFlagsFromString('--expose-gc');
-  (runInNewContext('gc') as () => void)();
-}
+import { gcNow, mb, median, round, sleep } from './lib/stats.js';
+import { info, le, numberFlags, type Benchmark } from './lib/types.js';
 
 export const soakBench: Benchmark = {
   name: 'soak',
   description: 'memory growth over a long steady run (--minutes, default 60)',
   onlyByName: true,
-  async run({ flags, log }) {
-    const minutes = Number(flags.minutes ?? 60);
+  async run(args) {
+    const { minutes } = numberFlags(args, { minutes: 60 });
     const totalMs = minutes * 60_000;
     const warmMs = Math.max(10_000, totalMs / 10);
     const farm = await startRemoteFarm(Array.from({ length: 8 }, (_, i) => ({ name: `s${i}`, duration: { fixedMs: 50, randomMs: [0, 100], seed: i } })));
@@ -43,11 +36,11 @@ export const soakBench: Benchmark = {
         if (!warm && Date.now() - t0 >= warmMs) {
           gcNow();
           warm = { rss: median(probe.rss.slice(-30)), heap: process.memoryUsage().heapUsed };
-          log(`warm: RSS ${mb(warm.rss)} MB, heap ${mb(warm.heap)} MB`);
+          args.log(`warm: RSS ${mb(warm.rss)} MB, heap ${mb(warm.heap)} MB`);
         }
         if (Date.now() - lastLog > 60_000) {
           lastLog = Date.now();
-          log(`${round((Date.now() - t0) / 60_000, 1)} min: ${probe.completedCount()} completed, RSS ${mb(process.memoryUsage().rss)} MB`);
+          args.log(`${round((Date.now() - t0) / 60_000, 1)} min: ${probe.completedCount()} completed, RSS ${mb(process.memoryUsage().rss)} MB`);
         }
         await sleep(1000);
       }

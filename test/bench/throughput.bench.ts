@@ -6,14 +6,15 @@ import { importThroughContract, openBenchEngine, shotListJson, startAndWaitReady
 import { probeEngine } from './lib/engine-probes.js';
 import { startRemoteFarm } from './lib/remote-farm.js';
 import { round, until } from './lib/stats.js';
-import { ge, info, type Benchmark } from './lib/types.js';
+import { ge, info, numberFlags, type Benchmark } from './lib/types.js';
 import { applySqlFixes } from './lib/what-if.js';
 
 export const throughputBench: Benchmark = {
   name: 'throughput',
   description: 'full job lifecycles per second, zero-work prompts, 16 GPUs',
-  async run({ quick, flags, log }) {
-    const jobs = quick ? 500 : Number(flags.jobs ?? 3000);
+  async run(args) {
+    const { flags, log } = args;
+    const { jobs } = numberFlags(args, { jobs: [3000, 500] });
     const gpus = 16;
     const farm = await startRemoteFarm(Array.from({ length: gpus }, (_, i) => ({ name: `z${i}`, duration: { fixedMs: 0 } })));
     const be = await openBenchEngine({ instances: farm.urls.map((url) => ({ url })) });

@@ -42,7 +42,7 @@ import type { BuiltRenderer } from '../helpers/browser.js';
 import { importThroughContract, openBenchEngine, shotListJson, startAndWaitReady, type BenchEngine } from './lib/bench-engine.js';
 import { startRemoteFarm, type RemoteFarm } from './lib/remote-farm.js';
 import { absNow, median, quantile, round, sleep, summary, until } from './lib/stats.js';
-import { info, le, type Benchmark, type Figure } from './lib/types.js';
+import { info, le, numberFlags, type Benchmark, type Figure } from './lib/types.js';
 import {
   FIRST_PAINT_DONE, FIRST_PAINT_INIT, FIRST_PAINT_READ, PROGRESS_READ, PROGRESS_WATCH, WHEEL_PX, dragPass, pageClockOffset, wheelPass,
   type FirstPaintProbe, type ProgressObservation,
@@ -65,12 +65,11 @@ export interface EngineProgress {
 export const uiBench: Benchmark = {
   name: 'ui',
   description: 'queue view with 100k jobs in Chromium: first paint, scroll frames, progress latency',
-  async run({ quick, flags, log }) {
-    const jobs = Number(flags.jobs ?? (quick ? 10_000 : 100_000));
-    const loads = Number(flags.loads ?? (quick ? 3 : 5));
-    const scrollSeconds = Number(flags['scroll-seconds'] ?? (quick ? 3 : 5));
-    const wantEvents = Number(flags['progress-events'] ?? (quick ? 60 : 200));
-    const wheelPx = Number(flags['wheel-px'] ?? WHEEL_PX);
+  async run(args) {
+    const { log } = args;
+    const { jobs, loads, 'scroll-seconds': scrollSeconds, 'progress-events': wantEvents, 'wheel-px': wheelPx } = numberFlags(args, {
+      jobs: [100_000, 10_000], loads: [5, 3], 'scroll-seconds': [5, 3], 'progress-events': [200, 60], 'wheel-px': WHEEL_PX,
+    });
 
     let farm: RemoteFarm | undefined;
     let be: BenchEngine | undefined;

@@ -16,6 +16,7 @@ import { PromptFollower } from '../../electron/engine/comfy/ws-follower.js';
 import type { FollowEvent } from '../../electron/engine/comfy/ws-events.js';
 import { startSimInstance, type SimInstance } from '../simulator/index.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
+import { waitUntil } from '../helpers/wait.js';
 
 let sim: SimInstance | null = null;
 let url = process.env.COMFYUI_URL ?? '';
@@ -51,14 +52,9 @@ function graph(prefix: string, blurs = 0) {
   return g;
 }
 
-async function until<T>(what: string, fn: () => Promise<T | null | undefined | false>, ms = 60_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+/** The first truthy answer of `fn` (a real server answers slower: up to a minute, re-asked every 100 ms). */
+function until<T>(what: string, fn: () => Promise<T | null | undefined | false>): Promise<T> {
+  return waitUntil(fn, { what, timeoutMs: 60_000, pollMs: 100 });
 }
 
 test('system_stats reports a device whose VRAM breakdown adds up', async () => {

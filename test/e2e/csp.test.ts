@@ -16,6 +16,7 @@ import { CSP_META } from '../../electron/main/security.js';
 import { REPO } from '../helpers/engine.js';
 import { serveChild } from '../helpers/serve-child.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
+import { waitUntil } from '../helpers/wait.js';
 import { dropFile, shotList, studioSuite } from './support/studio.js';
 
 const suite = studioSuite();
@@ -93,7 +94,11 @@ test('the served app runs under its CSP (header + the desktop meta tag) without 
   // The control: an image from another origin is refused, and reported.
   await page.evaluate(`document.body.appendChild(Object.assign(document.createElement('img'), { src: 'http://127.0.0.2:9/x.png' }))`);
   await page.locator('img[src="http://127.0.0.2:9/x.png"]').waitFor({ state: 'attached' });
-  const deadline = Date.now() + 10_000;
-  while (!console_.some((l) => l.includes('csp-violation') && l.includes('img-src')) && Date.now() < deadline) await page.waitForTimeout(50);
-  assert.ok(console_.some((l) => l.includes('csp-violation') && l.includes('img-src')), `no violation recorded for the control:\n${console_.join('\n')}`);
+  await waitUntil(() => console_.some((l) => l.includes('csp-violation') && l.includes('img-src')), {
+    what: 'the violation report of the control', timeoutMs: 10_000, detail: () => console_.join('\n'),
+    wake: (recheck) => {
+      page.on('console', recheck);
+      return () => void page.off('console', recheck);
+    },
+  });
 });

@@ -1,6 +1,7 @@
 /** Builds a real engine on a temp SQLite file, with a manual clock and seeded randomness. */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import type { TestContext } from 'node:test';
 import { ManualClock, seededRandom } from '../../electron/engine/clock.js';
 import { Engine } from '../../electron/engine/engine.js';
 import { makeTempDir } from './temp-dir.js';
@@ -33,6 +34,13 @@ export async function makeEngine(opts: { templates?: boolean } = {}): Promise<Te
       tmp.cleanup();
     },
   };
+}
+
+/** An engine for one test, closed (and its folder removed) when the test ends. */
+export async function engineFor(ctx: TestContext, opts: { templates?: boolean } = {}): Promise<TestEngine> {
+  const t = await makeEngine(opts);
+  ctx.after(t.close);
+  return t;
 }
 
 /** Imports shot-list text through the contract (preview + commit) and returns both answers. */

@@ -4,27 +4,20 @@
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { TestContext } from 'node:test';
 import { systemClock, seededRandom, type Timers } from '../../electron/engine/clock.js';
 import { Engine } from '../../electron/engine/engine.js';
 import type { SchedulerConfig } from '../../electron/engine/scheduler/config.js';
 import type { JobState } from '../../shared/job-states.js';
 import type { JobView } from '../../shared/domain.js';
 import { startSimInstance, type SimInstance, type SimInstanceOptions } from '../simulator/index.js';
+import { FAST } from './fast-timings.js';
 import { makeTempDir } from './temp-dir.js';
+import { waitUntil } from './wait.js';
+
+export { FAST };
 
 export const FIXTURE_TEMPLATES = new URL('../fixtures/templates/', import.meta.url).pathname;
-
-export const FAST: Partial<SchedulerConfig> = {
-  probeIntervalMs: 200,
-  probeTimeoutMs: 1_000,
-  historyPollMs: 200,
-  stallTimeoutS: 30,
-  graceMs: 3_000,
-  interruptWaitMs: 3_000,
-  wsGiveUpMs: 2_000,
-  retry: { maxAttempts: 4, baseMs: 20, capMs: 100 },
-  quarantineMs: 60_000,
-};
 
 export interface Farm {
   engine: Engine;
@@ -38,6 +31,8 @@ export interface Farm {
   importJobs(shots: ShotSpec[], project?: string, episode?: string): Promise<string[]>;
   /** Restarts the engine on the same data folder (a new process would do the same). */
   restartEngine(over?: Partial<SchedulerConfig>): Promise<Engine>;
+  /** Starts the scheduler of a farm made with `start: false`, with the farm's timings. */
+  startScheduler(): void;
 }
 
 export interface ShotSpec {
@@ -72,7 +67,8 @@ export async function startFarm(o: FarmOptions): Promise<Farm> {
   for (const [n, i] of o.instances.entries()) {
     await engine.call('instances.add', { name: `sim-${n}`, url: (sims[n] as SimInstance).url, tags: i.tags ?? [], maxConcurrency: i.concurrency ?? 1 });
   }
-  if (o.start !== false) engine.startScheduler({ ...FAST, ...o.config });
+  const start = () => void engine.startScheduler({ ...FAST, ...o.config });
+  if (o.start !== false) start();
 
   const farm: Farm = {
     get engine() {
@@ -108,6 +104,7 @@ export async function startFarm(o: FarmOptions): Promise<Farm> {
       const result = await engine.call('import.commit', { previewId: preview.previewId });
       return preview.rows.map((r) => r.jobId as string).filter((id) => result.jobIds.includes(id));
     },
+    startScheduler: start,
     async restartEngine(over = {}) {
       await engine.close();
       engine = make();
@@ -118,25 +115,25 @@ export async function startFarm(o: FarmOptions): Promise<Farm> {
   return farm;
 }
 
+/** A farm for one test, closed when the test ends. */
+export async function farmFor(ctx: TestContext, o: FarmOptions): Promise<Farm> {
+  const farm = await startFarm(o);
+  ctx.after(() => farm.close());
+  return farm;
+}
+
 /**
- * Waits until `predicate` holds, re-checking on every job or instance change of the engine and at
- * least every 100 ms (for conditions on the simulators' side); fails after `timeoutMs`.
+ * Waits until `predicate` holds, re-checking on every job or instance change of the engine and
+ * every 25 ms for conditions only a server shows (a simulator's counts); fails after `timeoutMs`.
  */
 export async function waitOnEngine(engine: Engine, what: string, predicate: () => boolean | Promise<boolean>, timeoutMs = 20_000, context = () => ''): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await predicate()) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; ${context()}`);
-    await new Promise<void>((resolve) => {
-      const offs = [engine.events.on('job.changed', () => done()), engine.events.on('instance.changed', () => done())];
-      const t = setTimeout(() => done(), 100);
-      function done() {
-        clearTimeout(t);
-        offs.forEach((f) => f());
-        resolve();
-      }
-    });
-  }
+  await waitUntil(predicate, {
+    what, timeoutMs, pollMs: 25, detail: context,
+    wake: (recheck) => {
+      const offs = [engine.events.on('job.changed', recheck), engine.events.on('instance.changed', recheck)];
+      return () => offs.forEach((off) => off());
+    },
+  });
 }
 
 /** Total executions of a prompt across the farm's simulators ("rendered exactly once"). */

@@ -101,10 +101,13 @@ test('a per-call timeoutMs overrides the client default', async () => {
 });
 
 test('the caller aborting becomes aborted, not timeout', async () => {
-  const url = await serve(() => {});
+  let arrived!: () => void;
+  const inFlight = new Promise<void>((resolve) => (arrived = resolve));
+  const url = await serve(() => arrived()); // never answers
   const ac = new AbortController();
   const p = new ComfyClient(url).getQueue({ signal: ac.signal });
-  setTimeout(() => ac.abort(), 30);
+  await inFlight;
+  ac.abort();
   assert.deepEqual(await failureOf(p), { kind: 'aborted' });
 });
 

@@ -10,9 +10,11 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ShotfarmError } from '../../shared/errors.js';
 import type { EventMap, EventTopic } from '../../shared/events.js';
+import { systemTimers, type Timers } from '../../electron/engine/clock.js';
 import { EngineHost, type EngineChild } from '../../electron/main/engine-host.js';
 import { REPO } from '../helpers/engine.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
+import { nextValue } from '../helpers/wait.js';
 
 const ENTRY = new URL('../../electron/main/engine-process.ts', import.meta.url).pathname;
 
@@ -39,15 +41,30 @@ function nodeSpawner(dataDir: string, extraArgs: string[] = []) {
   return { spawn, processes, stderr };
 }
 
-/** Resolves with the first value `register` delivers, or fails after `ms`. */
-function next<T>(register: (resolve: (v: T) => void) => void, ms = 20_000, what = 'an event'): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms);
-    register((v) => {
-      clearTimeout(timer);
-      resolve(v);
-    });
-  });
+/** Real timers that know how many of theirs are still waiting. */
+function trackedTimers(): Timers & { waiting: () => number } {
+  const live = new Set<unknown>();
+  return {
+    setTimeout: (fn, ms) => {
+      const handle = systemTimers.setTimeout(() => {
+        live.delete(handle);
+        fn();
+      }, ms);
+      live.add(handle);
+      return handle;
+    },
+    clearTimeout: (handle) => {
+      live.delete(handle);
+      systemTimers.clearTimeout(handle);
+    },
+    waiting: () => live.size,
+  };
+}
+
+/** Resolves when the process has exited (at once if it already has). */
+function exitOf(cp: ChildProcess | undefined): Promise<void> {
+  if (!cp || cp.exitCode !== null || cp.signalCode !== null) return Promise.resolve();
+  return nextValue<void>((deliver) => cp.once('exit', () => deliver()), { what: 'the engine process to exit' });
 }
 
 test('the engine process answers contract calls, relays events, survives a kill, and shuts down cleanly', { timeout: 90_000 }, async (t) => {
@@ -65,9 +82,9 @@ test('the engine process answers contract calls, relays events, survives a kill,
   assert.equal(status.dispatching, true, 'the scheduler runs in the engine process');
   assert.deepEqual(status.instances, []);
 
-  const changed = next<[EventTopic, EventMap[EventTopic]]>((resolve) => host.on('event', (topic, payload) => {
+  const changed = nextValue<[EventTopic, EventMap[EventTopic]]>((resolve) => host.on('event', (topic, payload) => {
     if (topic === 'instance.changed') resolve([topic, payload]);
-  }), 20_000, 'instance.changed');
+  }), { what: 'instance.changed' });
   const added = (await host.call('instances.add', { name: 'gpu-01', url: 'http://127.0.0.1:9' })) as { id: string; name: string };
   const [, payload] = await changed;
   assert.equal((payload as EventMap['instance.changed']).instance.id, added.id);
@@ -78,7 +95,7 @@ test('the engine process answers contract calls, relays events, survives a kill,
     return true;
   });
 
-  const restarted = next<{ restarts: number; reason: string }>((resolve) => host.on('restarted', resolve), 30_000, 'the restart');
+  const restarted = nextValue<{ restarts: number; reason: string }>((resolve) => host.on('restarted', resolve), { what: 'the restart', timeoutMs: 30_000 });
   const first = sp.processes[0];
   assert.ok(first?.pid);
   first.kill('SIGKILL');
@@ -90,7 +107,7 @@ test('the engine process answers contract calls, relays events, survives a kill,
   assert.deepEqual(instances.map((i) => i.name), ['gpu-01'], 'what was stored before the crash is still there');
 
   const second = sp.processes[1];
-  const exited = next<number | null>((resolve) => second?.once('exit', (code) => resolve(code)), 20_000, 'the engine exit');
+  const exited = nextValue<number | null>((resolve) => second?.once('exit', (code) => resolve(code)), { what: 'the engine exit' });
   await host.stop();
   assert.equal(await exited, 0, 'the engine closed its database and exited cleanly');
   assert.equal(host.status, 'stopped');
@@ -102,16 +119,18 @@ test('an engine that cannot open its data folder reports why, once, and is not r
   const notAFolder = join(tmp.path, 'file');
   writeFileSync(notAFolder, 'this is a file, not a folder');
   const sp = nodeSpawner(notAFolder);
-  const host = new EngineHost({ spawn: sp.spawn, backoff: { initialMs: 50, maxMs: 50 } });
-  const failed = next<{ code: string; message: string; retryable: boolean }>((resolve) => host.on('failed', resolve), 30_000, 'the failure');
+  const timers = trackedTimers();
+  const host = new EngineHost({ spawn: sp.spawn, timers, backoff: { initialMs: 50, maxMs: 50 } });
+  const failed = nextValue<{ code: string; message: string; retryable: boolean }>((resolve) => host.on('failed', resolve), { what: 'the failure', timeoutMs: 30_000 });
   host.start();
   const call = host.call('farm.status', {});
   const error = await failed;
   assert.equal(error.code, 'storage');
   assert.equal(error.retryable, false);
   await assert.rejects(call, (err: unknown) => err instanceof ShotfarmError && err.code === 'storage');
-  // Six times the backoff: had the host scheduled a restart, it would have spawned by now.
-  await new Promise((r) => setTimeout(r, 300));
+  await exitOf(sp.processes[0]);
+  // The engine is gone and the host has no timer left that could start another one.
+  assert.equal(timers.waiting(), 0, 'no restart scheduled on a deterministic failure');
   assert.equal(sp.processes.length, 1, 'no restart loop on a deterministic failure');
   assert.equal(host.status, 'failed');
 });
@@ -129,7 +148,7 @@ test('the engine process opens SQLite with the addon --native-binding names, and
   const missing = join(tmp.path, 'native/electron-0.0.0-test/better_sqlite3.node');
   const sp = nodeSpawner(tmp.path, ['--native-binding', missing]);
   const bad = new EngineHost({ spawn: sp.spawn, backoff: { initialMs: 50, maxMs: 50 } });
-  const failed = next<{ code: string; message: string; details?: Record<string, unknown> }>((resolve) => bad.on('failed', resolve), 30_000, 'the failure');
+  const failed = nextValue<{ code: string; message: string; details?: Record<string, unknown> }>((resolve) => bad.on('failed', resolve), { what: 'the failure', timeoutMs: 30_000 });
   bad.start();
   const error = await failed;
   assert.equal(error.code, 'storage');

@@ -7,7 +7,7 @@ import { RUNLOG_HEADER } from '../../electron/engine/exports/runlog.js';
 import { LEDGER_HEADER } from '../../electron/engine/exports/ledger.js';
 import { ShotfarmError } from '../../shared/errors.js';
 import { insertAsset, insertAttempt } from '../helpers/attempt-fixtures.js';
-import { importText, makeEngine, RESOURCES } from '../helpers/engine.js';
+import { engineFor, importText, RESOURCES } from '../helpers/engine.js';
 
 const sample = readFileSync(`${RESOURCES}samples/shot_list.json`, 'utf8');
 const T0 = Date.UTC(2026, 11, 1, 9, 0, 0);
@@ -19,112 +19,92 @@ function readCsv(path: string): Record<string, string>[] {
   return parse(text, { bom: true, columns: true }) as Record<string, string>[];
 }
 
-test('the run log has one row per attempt with every column of the spec', async () => {
-  const t = await makeEngine();
-  try {
-    const { result } = await importText(t.engine, 'shot_list.json', sample);
-    const [a, b] = result.jobIds as [string, string];
-    insertAttempt(t.engine.db, { jobId: a, n: 1, instance: 'gpu-01', gpu: 'RTX 4090', queuedAt: T0, dispatchedAt: T0 + 1500,
-      startedAt: T0 + 2000, finishedAt: T0 + 62_000, outcome: 'retry', errorClass: 'transient', reason: 'out of GPU memory',
-      nodeId: '3', nodeType: 'KSampler', vramAtDispatch: 24 * 1024 ** 3 });
-    insertAttempt(t.engine.db, { jobId: a, n: 2, instance: 'gpu-02', gpu: 'RTX 6000', queuedAt: T0 + 70_000, dispatchedAt: T0 + 70_010,
-      startedAt: T0 + 70_100, finishedAt: T0 + 120_100, outcome: 'completed' });
-    insertAttempt(t.engine.db, { jobId: b, n: 1, instance: 'gpu-01', gpu: 'RTX 4090', queuedAt: T0, dispatchedAt: T0 + 130_000,
-      startedAt: null, finishedAt: null, outcome: null });
-    const out = join(t.dir, 'runlog.csv');
-    const res = await t.engine.call('export.runlog', { path: out });
-    assert.equal(res.rows, 3);
-    const rows = readCsv(out);
-    assert.deepEqual(Object.keys(rows[0]!), [...RUNLOG_HEADER]);
-    assert.equal(rows.length, 3);
-    assert.deepEqual(
-      [rows[0]!.attempt, rows[0]!.outcome, rows[0]!.wait_s, rows[0]!.run_s, rows[0]!.node_type, rows[0]!.vram_at_dispatch_gb, rows[0]!.shot],
-      ['1', 'retry', '1.5', '60', 'KSampler', '24', (await t.engine.call('jobs.get', { id: a })).shot],
-    );
-    assert.equal(rows[0]!.dispatched_at, new Date(T0 + 1500).toISOString());
-    assert.equal(rows[2]!.outcome, 'running');
-    assert.equal(rows[2]!.run_s, '');
+test('the run log has one row per attempt with every column of the spec', async (ctx) => {
+  const t = await engineFor(ctx);
+  const { result } = await importText(t.engine, 'shot_list.json', sample);
+  const [a, b] = result.jobIds as [string, string];
+  insertAttempt(t.engine.db, { jobId: a, n: 1, instance: 'gpu-01', gpu: 'RTX 4090', queuedAt: T0, dispatchedAt: T0 + 1500,
+    startedAt: T0 + 2000, finishedAt: T0 + 62_000, outcome: 'retry', errorClass: 'transient', reason: 'out of GPU memory',
+    nodeId: '3', nodeType: 'KSampler', vramAtDispatch: 24 * 1024 ** 3 });
+  insertAttempt(t.engine.db, { jobId: a, n: 2, instance: 'gpu-02', gpu: 'RTX 6000', queuedAt: T0 + 70_000, dispatchedAt: T0 + 70_010,
+    startedAt: T0 + 70_100, finishedAt: T0 + 120_100, outcome: 'completed' });
+  insertAttempt(t.engine.db, { jobId: b, n: 1, instance: 'gpu-01', gpu: 'RTX 4090', queuedAt: T0, dispatchedAt: T0 + 130_000,
+    startedAt: null, finishedAt: null, outcome: null });
+  const out = join(t.dir, 'runlog.csv');
+  const res = await t.engine.call('export.runlog', { path: out });
+  assert.equal(res.rows, 3);
+  const rows = readCsv(out);
+  assert.deepEqual(Object.keys(rows[0]!), [...RUNLOG_HEADER]);
+  assert.equal(rows.length, 3);
+  assert.deepEqual(
+    [rows[0]!.attempt, rows[0]!.outcome, rows[0]!.wait_s, rows[0]!.run_s, rows[0]!.node_type, rows[0]!.vram_at_dispatch_gb, rows[0]!.shot],
+    ['1', 'retry', '1.5', '60', 'KSampler', '24', (await t.engine.call('jobs.get', { id: a })).shot],
+  );
+  assert.equal(rows[0]!.dispatched_at, new Date(T0 + 1500).toISOString());
+  assert.equal(rows[2]!.outcome, 'running');
+  assert.equal(rows[2]!.run_s, '');
 
-    const filtered = join(t.dir, 'completed.csv');
-    assert.equal((await t.engine.call('export.runlog', { path: filtered, outcome: 'completed' })).rows, 1);
-    const windowed = join(t.dir, 'window.csv');
-    assert.equal((await t.engine.call('export.runlog', { path: windowed, from: T0 + 60_000, to: T0 + 125_000 })).rows, 1);
-  } finally {
-    await t.close();
-  }
+  const filtered = join(t.dir, 'completed.csv');
+  assert.equal((await t.engine.call('export.runlog', { path: filtered, outcome: 'completed' })).rows, 1);
+  const windowed = join(t.dir, 'window.csv');
+  assert.equal((await t.engine.call('export.runlog', { path: windowed, from: T0 + 60_000, to: T0 + 125_000 })).rows, 1);
 });
 
-test('a cell that looks like a spreadsheet formula is neutralised', async () => {
-  const t = await makeEngine();
-  try {
-    const { result } = await importText(t.engine, 'shot_list.json', sample);
-    insertAttempt(t.engine.db, { jobId: result.jobIds[0]!, n: 1, instance: '=HYPERLINK("http://evil")', gpu: '+cmd', queuedAt: T0,
-      dispatchedAt: T0, startedAt: T0, finishedAt: T0 + 1, outcome: 'failed', reason: '@SUM(A1)' });
-    const out = join(t.dir, 'r.csv');
-    await t.engine.call('export.runlog', { path: out });
-    const [row] = readCsv(out);
-    assert.equal(row!.instance, `'=HYPERLINK("http://evil")`);
-    assert.equal(row!.gpu, "'+cmd");
-    assert.equal(row!.reason, "'@SUM(A1)");
-  } finally {
-    await t.close();
-  }
+test('a cell that looks like a spreadsheet formula is neutralised', async (ctx) => {
+  const t = await engineFor(ctx);
+  const { result } = await importText(t.engine, 'shot_list.json', sample);
+  insertAttempt(t.engine.db, { jobId: result.jobIds[0]!, n: 1, instance: '=HYPERLINK("http://evil")', gpu: '+cmd', queuedAt: T0,
+    dispatchedAt: T0, startedAt: T0, finishedAt: T0 + 1, outcome: 'failed', reason: '@SUM(A1)' });
+  const out = join(t.dir, 'r.csv');
+  await t.engine.call('export.runlog', { path: out });
+  const [row] = readCsv(out);
+  assert.equal(row!.instance, `'=HYPERLINK("http://evil")`);
+  assert.equal(row!.gpu, "'+cmd");
+  assert.equal(row!.reason, "'@SUM(A1)");
 });
 
-test('the ledger export lists every asset with its hash and settings', async () => {
-  const t = await makeEngine();
-  try {
-    const { result } = await importText(t.engine, 'shot_list.json', sample);
-    const jobId = result.jobIds[0]!;
-    const att = insertAttempt(t.engine.db, { jobId, n: 1, instance: 'gpu-01', gpu: 'x', queuedAt: T0, dispatchedAt: T0, startedAt: T0,
-      finishedAt: T0 + 5, outcome: 'completed' });
-    insertAsset(t.engine.db, jobId, att, '/out/Moonfall/ep101/sh010/keyframe/take-1/keyframe_00001_.png', T0 + 5);
-    const out = join(t.dir, 'ledger.csv');
-    const res = await t.engine.call('export.ledger', { path: out, project: 'Moonfall' });
-    assert.equal(res.rows, 1);
-    const rows = readCsv(out);
-    assert.deepEqual(Object.keys(rows[0]!), [...LEDGER_HEADER]);
-    assert.equal(rows[0]!.sha256, 'f'.repeat(64));
-    assert.equal(rows[0]!.approved, 'no');
-    assert.equal((await t.engine.call('export.ledger', { path: join(t.dir, 'none.csv'), project: 'Other' })).rows, 0);
-  } finally {
-    await t.close();
-  }
+test('the ledger export lists every asset with its hash and settings', async (ctx) => {
+  const t = await engineFor(ctx);
+  const { result } = await importText(t.engine, 'shot_list.json', sample);
+  const jobId = result.jobIds[0]!;
+  const att = insertAttempt(t.engine.db, { jobId, n: 1, instance: 'gpu-01', gpu: 'x', queuedAt: T0, dispatchedAt: T0, startedAt: T0,
+    finishedAt: T0 + 5, outcome: 'completed' });
+  insertAsset(t.engine.db, jobId, att, '/out/Moonfall/ep101/sh010/keyframe/take-1/keyframe_00001_.png', T0 + 5);
+  const out = join(t.dir, 'ledger.csv');
+  const res = await t.engine.call('export.ledger', { path: out, project: 'Moonfall' });
+  assert.equal(res.rows, 1);
+  const rows = readCsv(out);
+  assert.deepEqual(Object.keys(rows[0]!), [...LEDGER_HEADER]);
+  assert.equal(rows[0]!.sha256, 'f'.repeat(64));
+  assert.equal(rows[0]!.approved, 'no');
+  assert.equal((await t.engine.call('export.ledger', { path: join(t.dir, 'none.csv'), project: 'Other' })).rows, 0);
 });
 
-test('an export to a folder that does not exist fails clearly and leaves no temp file', async () => {
-  const t = await makeEngine();
-  try {
-    await assert.rejects(
-      t.engine.call('export.runlog', { path: join(t.dir, 'missing', 'r.csv') }),
-      (err: unknown) => err instanceof ShotfarmError && err.code === 'storage' && /does not exist/.test(err.message),
-    );
-    assert.deepEqual(readdirSync(t.dir).filter((f) => f.endsWith('.tmp')), []);
-  } finally {
-    await t.close();
-  }
+test('an export to a folder that does not exist fails clearly and leaves no temp file', async (ctx) => {
+  const t = await engineFor(ctx);
+  await assert.rejects(
+    t.engine.call('export.runlog', { path: join(t.dir, 'missing', 'r.csv') }),
+    (err: unknown) => err instanceof ShotfarmError && err.code === 'storage' && /does not exist/.test(err.message),
+  );
+  assert.deepEqual(readdirSync(t.dir).filter((f) => f.endsWith('.tmp')), []);
 });
 
-test('a 20,000-attempt run log streams without holding its rows in memory', async () => {
-  const t = await makeEngine();
-  try {
-    const { result } = await importText(t.engine, 'shot_list.json', sample);
-    const jobId = result.jobIds[0]!;
-    const insert = t.engine.db.prepare(`INSERT INTO attempts (id, job_id, n, instance_name, gpu_name, state, outcome, reason,
-      queued_at, dispatched_at, started_at, finished_at) VALUES (?, ?, ?, 'gpu-01', 'RTX 4090', 'ended', 'completed', ?, ?, ?, ?, ?)`);
-    t.engine.db.transaction(() => {
-      for (let n = 1; n <= 20_000; n++) insert.run(`a${n}`, jobId, n, 'x'.repeat(2000), T0 + n, T0 + n, T0 + n, T0 + n + 1000);
-    })();
-    global.gc?.();
-    const before = process.memoryUsage().heapUsed;
-    let peak = before;
-    const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().heapUsed)), 5);
-    const res = await t.engine.call('export.runlog', { path: join(t.dir, 'big.csv') });
-    clearInterval(timer);
-    assert.equal(res.rows, 20_000);
-    // 20k rows of ~2 KB are ~44 MB of CSV: holding them would blow past this bound; streaming stays far below.
-    assert.ok(peak - before < 24 * 1024 ** 2, `heap grew by ${((peak - before) / 1024 ** 2).toFixed(1)} MB`);
-  } finally {
-    await t.close();
-  }
+test('a 20,000-attempt run log streams without holding its rows in memory', async (ctx) => {
+  const t = await engineFor(ctx);
+  const { result } = await importText(t.engine, 'shot_list.json', sample);
+  const jobId = result.jobIds[0]!;
+  const insert = t.engine.db.prepare(`INSERT INTO attempts (id, job_id, n, instance_name, gpu_name, state, outcome, reason,
+    queued_at, dispatched_at, started_at, finished_at) VALUES (?, ?, ?, 'gpu-01', 'RTX 4090', 'ended', 'completed', ?, ?, ?, ?, ?)`);
+  t.engine.db.transaction(() => {
+    for (let n = 1; n <= 20_000; n++) insert.run(`a${n}`, jobId, n, 'x'.repeat(2000), T0 + n, T0 + n, T0 + n, T0 + n + 1000);
+  })();
+  global.gc?.();
+  const before = process.memoryUsage().heapUsed;
+  let peak = before;
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().heapUsed)), 5);
+  const res = await t.engine.call('export.runlog', { path: join(t.dir, 'big.csv') });
+  clearInterval(timer);
+  assert.equal(res.rows, 20_000);
+  // 20k rows of ~2 KB are ~44 MB of CSV: holding them would blow past this bound; streaming stays far below.
+  assert.ok(peak - before < 24 * 1024 ** 2, `heap grew by ${((peak - before) / 1024 ** 2).toFixed(1)} MB`);
 });

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { systemTimers, type Timers } from '../../electron/engine/clock.js';
-import { startFarm } from '../helpers/farm.js';
+import { farmFor, startFarm } from '../helpers/farm.js';
 
 test('a changed retry_attempts applies to the next failure and a changed stall timeout to the running attempt, without a restart', async () => {
   // The first attempt fails (500), the second hangs; the farm starts with 4 attempts and a 30 s stall timeout.
@@ -67,22 +67,18 @@ test('a changed probe interval is the interval of the next probe of every workst
   }
 });
 
-test('a changed output_root is where the next job is written; files in the folder before stay servable', async () => {
-  const farm = await startFarm({ instances: [{}] });
-  try {
-    const [a] = await farm.importJobs([{ id: 'before' }]);
-    await farm.waitForStates([a!], ['completed']);
-    const elsewhere = join(farm.dir, 'elsewhere');
-    mkdirSync(elsewhere);
-    await farm.engine.call('settings.set', { key: 'output_root', value: elsewhere });
-    const [b] = await farm.importJobs([{ id: 'after' }]);
-    await farm.waitForStates([b!], ['completed']);
-    const { rows } = await farm.engine.call('assets.list', {});
-    const of = (jobId: string) => rows.find((r) => r.jobId === jobId)!;
-    assert.ok(of(a!).path.startsWith(join(farm.dir, 'out')), of(a!).path);
-    assert.ok(of(b!).path.startsWith(elsewhere), of(b!).path);
-    for (const asset of [of(a!), of(b!)]) assert.equal((await farm.engine.call('assets.file', { id: asset.id })).ok, true, asset.path);
-  } finally {
-    await farm.close();
-  }
+test('a changed output_root is where the next job is written; files in the folder before stay servable', async (ctx) => {
+  const farm = await farmFor(ctx, { instances: [{}] });
+  const [a] = await farm.importJobs([{ id: 'before' }]);
+  await farm.waitForStates([a!], ['completed']);
+  const elsewhere = join(farm.dir, 'elsewhere');
+  mkdirSync(elsewhere);
+  await farm.engine.call('settings.set', { key: 'output_root', value: elsewhere });
+  const [b] = await farm.importJobs([{ id: 'after' }]);
+  await farm.waitForStates([b!], ['completed']);
+  const { rows } = await farm.engine.call('assets.list', {});
+  const of = (jobId: string) => rows.find((r) => r.jobId === jobId)!;
+  assert.ok(of(a!).path.startsWith(join(farm.dir, 'out')), of(a!).path);
+  assert.ok(of(b!).path.startsWith(elsewhere), of(b!).path);
+  for (const asset of [of(a!), of(b!)]) assert.equal((await farm.engine.call('assets.file', { id: asset.id })).ok, true, asset.path);
 });

@@ -12,24 +12,16 @@ import { Engine } from '../../electron/engine/engine.js';
 import type { ApiMethod, ApiOutputs } from '../../shared/api.js';
 import { startSimInstance } from '../simulator/index.js';
 import { runCli } from '../helpers/cli.js';
-import { FIXTURE_TEMPLATES, startFarm } from '../helpers/farm.js';
+import { farmFor, FIXTURE_TEMPLATES } from '../helpers/farm.js';
 import { serveChild, type ServeChild } from '../helpers/serve-child.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
+import { waitUntil } from '../helpers/wait.js';
 
 async function api<M extends ApiMethod>(s: ServeChild, method: M, input: unknown): Promise<ApiOutputs[M]> {
   const res = await fetch(`${s.url}/api/call/${method}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) });
   const body = (await res.json()) as { ok: boolean; result: ApiOutputs[M]; error?: { message: string } };
   if (!body.ok) throw new Error(`${method}: ${body.error?.message}`);
   return body.result;
-}
-
-/** Re-checks `predicate` every 50 ms until it holds; fails after the deadline. */
-async function until(what: string, predicate: () => Promise<boolean> | boolean, timeoutMs = 20_000, context = () => ''): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${context()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 async function kill9(s: ServeChild): Promise<void> {
@@ -43,6 +35,21 @@ test('farm stop and pause survive a kill -9 of the engine and a restart; the CLI
   // The first prompt hangs (until the stop interrupts it); every later one renders.
   const sim = await startSimInstance({ name: 'sim-0', script: ['hang'], duration: { fixedMs: 50 } });
   const running: ServeChild[] = [];
+  /**
+   * kill -9 of the serving engine and serve again on the same folder: its farm status as it comes
+   * up, and it back only once it has probed the workstation (so a dispatch would have happened).
+   */
+  const killAndRestart = async (prev: ServeChild) => {
+    await kill9(prev);
+    const restartedAt = Date.now();
+    const serve = await serveChild(tmp.path, web.path);
+    running.push(serve);
+    const status = await api(serve, 'farm.status', {});
+    await waitUntil(async () => (await api(serve, 'instances.list', {})).every((i) => (i.lastProbeAt ?? 0) >= restartedAt && i.health === 'idle'), {
+      what: 'the restarted farm to have probed the workstation', detail: serve.output, pollMs: 50,
+    });
+    return { serve, status };
+  };
   try {
     const setup = new Engine({ dataDir: tmp.path, log: () => undefined });
     await setup.call('templates.add', { content: readFileSync(join(FIXTURE_TEMPLATES, 'txt2img.json'), 'utf8'), fileName: 'txt2img.json' });
@@ -56,28 +63,22 @@ test('farm stop and pause survive a kill -9 of the engine and a restart; the CLI
 
     const a = await serveChild(tmp.path, web.path);
     running.push(a);
-    await until('the first prompt to hang on the workstation', async () => sim.counts(job!).received === 1 && (await api(a, 'jobs.get', { id: job })).state === 'running', 20_000, a.output);
+    await waitUntil(async () => sim.counts(job!).received === 1 && (await api(a, 'jobs.get', { id: job })).state === 'running', { what: 'the first prompt to hang on the workstation', detail: a.output, pollMs: 50 });
 
     // Stop from the CLI: this process records it; serve, another process, acts on it.
     const stop = await runCli(tmp.path, 'farm', 'stop');
     assert.equal(stop.code, 0, stop.err);
     assert.match(stop.out, /^Farm stopped: no new dispatch; running prompts were interrupted and their jobs requeued \(set by cli/m);
-    await until('serve to interrupt the prompt and requeue its job', async () =>
-      sim.counts(job!).interrupted === 1 && (await api(a, 'jobs.get', { id: job })).state === 'queued', 20_000, a.output);
+    await waitUntil(async () =>
+      sim.counts(job!).interrupted === 1 && (await api(a, 'jobs.get', { id: job })).state === 'queued', { what: 'serve to interrupt the prompt and requeue its job', detail: a.output, pollMs: 50 });
     const stopped = await api(a, 'farm.status', {});
     assert.equal(stopped.dispatching, false);
     assert.equal(stopped.farmState.state, 'stopped');
     assert.match(stopped.farmState.by ?? '', /^cli/);
 
     // kill -9 and restart: the farm is still stopped, and sends nothing.
-    await kill9(a);
-    const restartedAt = Date.now();
-    const b = await serveChild(tmp.path, web.path);
-    running.push(b);
-    const afterKill = await api(b, 'farm.status', {});
+    const { serve: b, status: afterKill } = await killAndRestart(a);
     assert.deepEqual([afterKill.farmState.state, afterKill.dispatching], ['stopped', false], 'a restarted engine stays stopped');
-    await until('the restarted farm to have probed the workstation', async () =>
-      (await api(b, 'instances.list', {})).every((i) => (i.lastProbeAt ?? 0) >= restartedAt && i.health === 'idle'), 20_000, b.output);
     assert.equal(sim.counts(job!).received, 1, 'nothing was sent after the restart');
     assert.equal((await api(b, 'jobs.get', { id: job })).state, 'queued');
     const status = await runCli(tmp.path, 'status');
@@ -87,27 +88,21 @@ test('farm stop and pause survive a kill -9 of the engine and a restart; the CLI
 
     // Resume from the CLI reaches serve: the job renders. Then pause it, with new work waiting.
     assert.equal((await runCli(tmp.path, 'farm', 'resume')).code, 0);
-    await until('the resumed farm to render the job', async () => (await api(b, 'jobs.get', { id: job })).state === 'completed', 20_000, b.output);
+    await waitUntil(async () => (await api(b, 'jobs.get', { id: job })).state === 'completed', { what: 'the resumed farm to render the job', detail: b.output, pollMs: 50 });
     assert.equal((await runCli(tmp.path, 'farm', 'pause')).code, 0);
-    await until('serve to apply the pause', async () => (await api(b, 'farm.status', {})).dispatching === false, 20_000, b.output);
+    await waitUntil(async () => (await api(b, 'farm.status', {})).dispatching === false, { what: 'serve to apply the pause', detail: b.output, pollMs: 50 });
     const p = await api(b, 'import.preview', { fileName: 'm.json', content: shotList(['sh2']) });
     const [waiting] = (await api(b, 'import.commit', { previewId: p.previewId })).jobIds;
 
     // kill -9 and restart: still paused, the new job still waits.
-    await kill9(b);
-    const pausedAt = Date.now();
-    const c = await serveChild(tmp.path, web.path);
-    running.push(c);
-    const afterPauseKill = await api(c, 'farm.status', {});
+    const { serve: c, status: afterPauseKill } = await killAndRestart(b);
     assert.deepEqual([afterPauseKill.farmState.state, afterPauseKill.dispatching], ['paused', false], 'a restarted engine stays paused');
-    await until('the restarted farm to have probed the workstation', async () =>
-      (await api(c, 'instances.list', {})).every((i) => (i.lastProbeAt ?? 0) >= pausedAt && i.health === 'idle'), 20_000, c.output);
     assert.equal(sim.counts(waiting!).received, 0, 'nothing was sent while paused');
 
     // Resumed over HTTP, as the Studio UI does.
     const resumed = await api(c, 'farm.resume', { by: 'Studio UI' });
     assert.deepEqual([resumed.farmState.state, resumed.farmState.by, resumed.dispatching], ['running', 'Studio UI', true]);
-    await until('the waiting job to render', async () => (await api(c, 'jobs.get', { id: waiting })).state === 'completed', 20_000, c.output);
+    await waitUntil(async () => (await api(c, 'jobs.get', { id: waiting })).state === 'completed', { what: 'the waiting job to render', detail: c.output, pollMs: 50 });
   } finally {
     // The workstation goes first, while serve still holds its connections open (reset cleanly).
     await sim.close();
@@ -117,22 +112,18 @@ test('farm stop and pause survive a kill -9 of the engine and a restart; the CLI
   }
 });
 
-test('pause lets the running prompt finish and dispatches nothing new until resume', async () => {
-  const farm = await startFarm({ instances: [{ duration: { fixedMs: 400 } }] });
-  try {
-    const [first, second] = await farm.importJobs([{ id: 'p1' }, { id: 'p2' }]);
-    await farm.waitFor('the first prompt to be on the workstation', () => farm.sims[0]!.counts(first!).received === 1);
-    const paused = await farm.engine.call('farm.pause', { by: 'test' });
-    assert.deepEqual([paused.farmState.state, paused.farmState.by, paused.dispatching], ['paused', 'test', false]);
-    await farm.waitForStates([first!], ['completed']);
-    assert.equal(farm.sims[0]!.counts(first!).interrupted, 0, 'the running prompt was not interrupted');
-    // The dispatcher's next decision, made now: nothing goes out while paused.
-    farm.engine.scheduler?.dispatchPass();
-    assert.equal((await farm.job(second!)).state, 'queued');
-    assert.equal(farm.sims[0]!.counts(second!).received, 0);
-    await farm.engine.call('farm.resume', {});
-    await farm.waitForStates([second!], ['completed']);
-  } finally {
-    await farm.close();
-  }
+test('pause lets the running prompt finish and dispatches nothing new until resume', async (ctx) => {
+  const farm = await farmFor(ctx, { instances: [{ duration: { fixedMs: 400 } }] });
+  const [first, second] = await farm.importJobs([{ id: 'p1' }, { id: 'p2' }]);
+  await farm.waitFor('the first prompt to be on the workstation', () => farm.sims[0]!.counts(first!).received === 1);
+  const paused = await farm.engine.call('farm.pause', { by: 'test' });
+  assert.deepEqual([paused.farmState.state, paused.farmState.by, paused.dispatching], ['paused', 'test', false]);
+  await farm.waitForStates([first!], ['completed']);
+  assert.equal(farm.sims[0]!.counts(first!).interrupted, 0, 'the running prompt was not interrupted');
+  // The dispatcher's next decision, made now: nothing goes out while paused.
+  farm.engine.scheduler?.dispatchPass();
+  assert.equal((await farm.job(second!)).state, 'queued');
+  assert.equal(farm.sims[0]!.counts(second!).received, 0);
+  await farm.engine.call('farm.resume', {});
+  await farm.waitForStates([second!], ['completed']);
 });

@@ -12,6 +12,7 @@ import { listDeliveries } from '../../electron/engine/store/delivery-store.js';
 import type { JobView } from '../../shared/domain.js';
 import { ShotfarmError } from '../../shared/errors.js';
 import { importText, makeEngine, RESOURCES, type TestEngine } from '../helpers/engine.js';
+import { waitUntil } from '../helpers/wait.js';
 
 const sample = readFileSync(`${RESOURCES}samples/shot_list.json`, 'utf8');
 
@@ -71,6 +72,15 @@ async function listen(handle: (req: IncomingMessage, body: string, res: ServerRe
 function stop(server: Server): Promise<void> {
   server.closeAllConnections();
   return new Promise((resolve) => server.close(() => resolve()));
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A hook program: copies stdin and its event variable to a file, or fails as told. */
@@ -134,14 +144,18 @@ test('a webhook POSTs the job JSON to its URL', async () => {
 test('a command that exits 1 is retried with backoff, then recorded as failed with its error', async () => {
   const s = await setup();
   try {
-    const prog = script(s, 'fail.cjs', `process.stdin.resume(); process.stdin.on('end', () => { console.error('boom: the render farm channel is archived'); process.exit(1); });`);
-    addHook(s.t.engine.db, s.t.clock, { id: 'broken', on: ['completed'], kind: 'command', command: process.execPath, args: [prog], retries: 2 });
+    // The program leaves a mark as soon as it starts, before anything else.
+    const ran = join(s.t.dir, 'ran');
+    const prog = script(s, 'fail.cjs', `require('node:fs').appendFileSync(process.argv[2], 'x');
+      process.stdin.resume(); process.stdin.on('end', () => { console.error('boom: the render farm channel is archived'); process.exit(1); });`);
+    addHook(s.t.engine.db, s.t.clock, { id: 'broken', on: ['completed'], kind: 'command', command: process.execPath, args: [prog, ran], retries: 2 });
 
-    const started = Date.now();
     const ids = s.runner.notify(s.job);
-    assert.ok(Date.now() - started < 200, 'notify returns without waiting for the program');
-    assert.equal(listDeliveries(s.t.engine.db)[0]!.status, 'pending');
+    // notify has returned, and the program has not even started: it did not wait for it.
+    assert.equal(existsSync(ran), false, 'notify returns without waiting for the program');
+    assert.deepEqual([listDeliveries(s.t.engine.db)[0]!.status, listDeliveries(s.t.engine.db)[0]!.attempts], ['pending', 0]);
     await s.runner.whenIdle();
+    assert.equal(readFileSync(ran, 'utf8'), 'xxx', 'the program ran once per try');
 
     const [d] = listDeliveries(s.t.engine.db);
     assert.equal(d!.id, ids[0]);
@@ -177,19 +191,25 @@ test('a webhook answering HTTP 500 is retried, then recorded as failed with the 
   }
 });
 
-test('a hook past its timeout is stopped, retried, and recorded as timed out', async () => {
+// The program and the server never finish on their own: the runner becoming idle at all is the
+// proof that the timeouts bound each try (the test's own timeout stands for "never").
+test('a hook past its timeout is stopped, retried, and recorded as timed out', { timeout: 60_000 }, async () => {
   const s = await setup(() => 0);
   const { server, url } = await listen(() => undefined /* never answers */);
   try {
-    const prog = script(s, 'hang.cjs', 'setTimeout(() => {}, 60_000);');
+    const pids = join(s.t.dir, 'pids');
+    const prog = script(s, 'hang.cjs', `require('node:fs').appendFileSync(process.argv[2], process.pid + '\\n'); setInterval(() => {}, 1 << 30);`);
     setHooks(s.t.engine.db, s.t.clock, [
-      { id: 'slow-cmd', on: ['completed'], kind: 'command', command: process.execPath, args: [prog], timeoutMs: 300, retries: 1 },
+      { id: 'slow-cmd', on: ['completed'], kind: 'command', command: process.execPath, args: [prog, pids], timeoutMs: 300, retries: 1 },
       { id: 'slow-web', on: ['completed'], kind: 'webhook', url, timeoutMs: 300, retries: 1 },
     ]);
-    const started = Date.now();
     s.runner.notify(s.job);
     await s.runner.whenIdle();
-    assert.ok(Date.now() - started < 5000, 'bounded by the timeouts, not by the hung program or server');
+    // Every try of the hung program that got as far as starting was killed, not left behind (on a
+    // loaded machine a try can be stopped before its program has even written its pid).
+    const started = existsSync(pids) ? readFileSync(pids, 'utf8').trim().split('\n').map(Number) : [];
+    assert.ok(started.length <= 2, `${started.length} programs for 2 tries`);
+    await waitUntil(() => started.every((pid) => !isAlive(pid)), { what: 'the hung hook programs to be gone' });
     const byHook = Object.fromEntries(listDeliveries(s.t.engine.db).map((d) => [d.hookId, d]));
     assert.deepEqual([byHook['slow-cmd']!.status, byHook['slow-cmd']!.attempts], ['failed', 2]);
     assert.match(byHook['slow-cmd']!.lastError!, /did not finish within 0\.3 s and was stopped/);

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { transitionJob } from '../../electron/engine/job-state.js';
 import { ShotfarmError } from '../../shared/errors.js';
-import { importText, makeEngine, tableCounts } from '../helpers/engine.js';
+import { engineFor, importText, tableCounts } from '../helpers/engine.js';
 import { readFileSync } from 'node:fs';
 import { RESOURCES } from '../helpers/engine.js';
 
@@ -14,72 +14,56 @@ function events(db: import('better-sqlite3').Database, jobId: string) {
   }[];
 }
 
-test('a state change and its event row are written together', async () => {
-  const t = await makeEngine();
-  try {
-    const { result } = await importText(t.engine, 'shot_list.json', sample);
-    const id = result.jobIds[0] as string;
-    t.clock.advance(1000);
-    transitionJob(t.engine.db, t.clock, { jobId: id, to: 'held', reason: 'for review', actor: 'operator', expectFrom: ['queued'] });
-    const job = await t.engine.call('jobs.get', { id });
-    assert.equal(job.state, 'held');
-    const ev = events(t.engine.db, id);
-    assert.deepEqual(ev.at(-1), { from_state: 'queued', to_state: 'held', reason: 'for review', actor: 'operator' });
-    assert.equal(ev[0]?.from_state, null, 'the first event records the creation');
-  } finally {
-    await t.close();
-  }
+test('a state change and its event row are written together', async (ctx) => {
+  const t = await engineFor(ctx);
+  const { result } = await importText(t.engine, 'shot_list.json', sample);
+  const id = result.jobIds[0] as string;
+  t.clock.advance(1000);
+  transitionJob(t.engine.db, t.clock, { jobId: id, to: 'held', reason: 'for review', actor: 'operator', expectFrom: ['queued'] });
+  const job = await t.engine.call('jobs.get', { id });
+  assert.equal(job.state, 'held');
+  const ev = events(t.engine.db, id);
+  assert.deepEqual(ev.at(-1), { from_state: 'queued', to_state: 'held', reason: 'for review', actor: 'operator' });
+  assert.equal(ev[0]?.from_state, null, 'the first event records the creation');
 });
 
-test('an illegal transition throws and changes nothing', async () => {
-  const t = await makeEngine();
-  try {
-    const { result } = await importText(t.engine, 'shot_list.json', sample);
-    const id = result.jobIds[0] as string;
-    const before = tableCounts(t.engine);
-    const jobBefore = await t.engine.call('jobs.get', { id });
-    assert.throws(
-      () => transitionJob(t.engine.db, t.clock, { jobId: id, to: 'completed', reason: 'bogus', actor: 'test' }),
-      (err: unknown) => err instanceof ShotfarmError && err.code === 'conflict' && /queued job cannot become completed/.test(err.message),
-    );
-    assert.deepEqual(tableCounts(t.engine), before);
-    assert.deepEqual(await t.engine.call('jobs.get', { id }), jobBefore);
-  } finally {
-    await t.close();
-  }
+test('an illegal transition throws and changes nothing', async (ctx) => {
+  const t = await engineFor(ctx);
+  const { result } = await importText(t.engine, 'shot_list.json', sample);
+  const id = result.jobIds[0] as string;
+  const before = tableCounts(t.engine);
+  const jobBefore = await t.engine.call('jobs.get', { id });
+  assert.throws(
+    () => transitionJob(t.engine.db, t.clock, { jobId: id, to: 'completed', reason: 'bogus', actor: 'test' }),
+    (err: unknown) => err instanceof ShotfarmError && err.code === 'conflict' && /queued job cannot become completed/.test(err.message),
+  );
+  assert.deepEqual(tableCounts(t.engine), before);
+  assert.deepEqual(await t.engine.call('jobs.get', { id }), jobBefore);
 });
 
-test('a report from an attempt that is no longer current is refused (fencing)', async () => {
-  const t = await makeEngine();
-  try {
-    const { result } = await importText(t.engine, 'shot_list.json', sample);
-    const id = result.jobIds[0] as string;
-    const before = tableCounts(t.engine);
-    assert.throws(
-      () => transitionJob(t.engine.db, t.clock, { jobId: id, to: 'held', reason: 'late', actor: 'runner', expectAttemptId: 'old-attempt' }),
-      /stale/,
-    );
-    assert.deepEqual(tableCounts(t.engine), before);
-  } finally {
-    await t.close();
-  }
+test('a report from an attempt that is no longer current is refused (fencing)', async (ctx) => {
+  const t = await engineFor(ctx);
+  const { result } = await importText(t.engine, 'shot_list.json', sample);
+  const id = result.jobIds[0] as string;
+  const before = tableCounts(t.engine);
+  assert.throws(
+    () => transitionJob(t.engine.db, t.clock, { jobId: id, to: 'held', reason: 'late', actor: 'runner', expectAttemptId: 'old-attempt' }),
+    /stale/,
+  );
+  assert.deepEqual(tableCounts(t.engine), before);
 });
 
-test('a transition inside a failing transaction is rolled back with its event', async () => {
-  const t = await makeEngine();
-  try {
-    const { result } = await importText(t.engine, 'shot_list.json', sample);
-    const id = result.jobIds[0] as string;
-    const before = tableCounts(t.engine);
-    assert.throws(() =>
-      t.engine.db.transaction(() => {
-        transitionJob(t.engine.db, t.clock, { jobId: id, to: 'held', reason: 'x', actor: 'test' });
-        throw new Error('crash after the update');
-      })(),
-    );
-    assert.equal((await t.engine.call('jobs.get', { id })).state, 'queued');
-    assert.deepEqual(tableCounts(t.engine), before);
-  } finally {
-    await t.close();
-  }
+test('a transition inside a failing transaction is rolled back with its event', async (ctx) => {
+  const t = await engineFor(ctx);
+  const { result } = await importText(t.engine, 'shot_list.json', sample);
+  const id = result.jobIds[0] as string;
+  const before = tableCounts(t.engine);
+  assert.throws(() =>
+    t.engine.db.transaction(() => {
+      transitionJob(t.engine.db, t.clock, { jobId: id, to: 'held', reason: 'x', actor: 'test' });
+      throw new Error('crash after the update');
+    })(),
+  );
+  assert.equal((await t.engine.call('jobs.get', { id })).state, 'queued');
+  assert.deepEqual(tableCounts(t.engine), before);
 });

@@ -43,7 +43,7 @@ test('with S3 on, a job completes once its output is confirmed in the bucket wit
   const reader = new S3Client({ endpoint: store.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { ...KEYS } });
   try {
     setS3Settings(farm.engine.db, farm.engine.clock, { endpoint: store.endpoint, region: 'us-east-1', bucket: 'renders', prefix: 'studio', ...KEYS });
-    farm.engine.startScheduler();
+    farm.startScheduler();
     const [id] = await farm.importJobs([{ id: 'sh010' }]);
     await farm.waitForStates([id!], ['completed']);
     const asset = farm.engine.db.prepare('SELECT path, sha256 FROM assets WHERE job_id = ?').get(id) as { path: string; sha256: string };
@@ -65,7 +65,7 @@ test('a failed upload leaves the job not completed, with the reason, and no ledg
   try {
     // The bucket does not exist: every upload fails.
     setS3Settings(farm.engine.db, farm.engine.clock, { endpoint: store.endpoint, region: 'us-east-1', bucket: 'no-such-bucket', ...KEYS });
-    farm.engine.startScheduler();
+    farm.startScheduler();
     const [id] = await farm.importJobs([{ id: 'sh020' }]);
     const [v] = await farm.waitForStates([id!], ['failed_final'], 30_000);
     assert.match(v?.stateReason ?? '', /the copy to S3 was not confirmed/);

@@ -6,6 +6,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { REPO } from '../helpers/engine.js';
+import { waitUntil } from '../helpers/wait.js';
 
 /**
  * The README is executable: the Quick start's try-it block runs verbatim, every command exits 0,
@@ -52,6 +53,5 @@ test('the README quick start runs verbatim: every command exits 0 and every impo
   assert.match(out, /Wrote 6 row\(s\)/);
   assert.doesNotMatch(out, /cannot run on this farm/);
   // `kill %1` stopped the simulator: its ports close within a few seconds.
-  for (let i = 0; i < 50 && (await portAnswers(8300)); i++) await new Promise((r) => setTimeout(r, 100));
-  assert.equal(await portAnswers(8300), false, 'the background simulator is gone');
+  await waitUntil(async () => !(await portAnswers(8300)), { what: 'the background simulator to be gone (port 8300 closed)', timeoutMs: 5_000, pollMs: 100 });
 });

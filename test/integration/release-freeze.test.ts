@@ -11,7 +11,7 @@ import { freezeRelease } from '../../electron/engine/freeze/freeze.js';
 import { verifyManifest } from '../../electron/engine/freeze/verify.js';
 import { ShotfarmError } from '../../shared/errors.js';
 import { insertAsset, insertAttempt } from '../helpers/attempt-fixtures.js';
-import { importText, makeEngine, RESOURCES, type TestEngine } from '../helpers/engine.js';
+import { engineFor, importText, RESOURCES, type TestEngine } from '../helpers/engine.js';
 
 const sample = readFileSync(`${RESOURCES}samples/shot_list.json`, 'utf8');
 const T0 = Date.UTC(2026, 11, 1, 9, 0, 0);
@@ -55,183 +55,151 @@ async function episode(t: TestEngine): Promise<{ approved: Rendered[]; draft: Re
 
 const cli = runCli;
 
-test('freeze writes a JSON and a CSV manifest of the approved files only, and verify passes on both', async () => {
-  const t = await makeEngine();
-  try {
-    const { approved, draft } = await episode(t);
-    const outDir = join(t.dir, 'release-ep101');
-    const r = await freezeRelease(t.engine.db, t.clock, { project: 'Moonfall', episode: 'ep101', outDir });
-    assert.equal(r.files, 3);
-    assert.equal(r.root, join(t.dir, 'outputs', 'Moonfall', 'ep101'));
+test('freeze writes a JSON and a CSV manifest of the approved files only, and verify passes on both', async (ctx) => {
+  const t = await engineFor(ctx);
+  const { approved, draft } = await episode(t);
+  const outDir = join(t.dir, 'release-ep101');
+  const r = await freezeRelease(t.engine.db, t.clock, { project: 'Moonfall', episode: 'ep101', outDir });
+  assert.equal(r.files, 3);
+  assert.equal(r.root, join(t.dir, 'outputs', 'Moonfall', 'ep101'));
 
-    const m = JSON.parse(readFileSync(r.manifestJson, 'utf8'));
-    assert.equal(m.project, 'Moonfall');
-    assert.equal(m.episode, 'ep101');
-    assert.equal(m.created_at, new Date(t.clock.now()).toISOString());
-    assert.deepEqual(m.files.map((f: { path: string }) => f.path), [
-      'sh010/keyframe/take-1/key_00001_.png', 'sh010/motion/take-1/motion_00001_.mp4', 'sh020/keyframe/take-1/key_00001_.png',
-    ]);
-    const first = m.files[0];
-    assert.deepEqual(
-      [first.absolute_path, first.sha256, first.shot, first.stage, first.take, first.asset_id],
-      [approved[0]!.path, approved[0]!.sha256, 'sh010', 'keyframe', 1, approved[0]!.assetId],
-    );
-    assert.ok(!m.files.some((f: { absolute_path: string }) => f.absolute_path === draft.path), 'an unapproved file is not released');
-    assert.equal(m.total_bytes, m.files.reduce((n: number, f: { bytes: number }) => n + f.bytes, 0));
+  const m = JSON.parse(readFileSync(r.manifestJson, 'utf8'));
+  assert.equal(m.project, 'Moonfall');
+  assert.equal(m.episode, 'ep101');
+  assert.equal(m.created_at, new Date(t.clock.now()).toISOString());
+  assert.deepEqual(m.files.map((f: { path: string }) => f.path), [
+    'sh010/keyframe/take-1/key_00001_.png', 'sh010/motion/take-1/motion_00001_.mp4', 'sh020/keyframe/take-1/key_00001_.png',
+  ]);
+  const first = m.files[0];
+  assert.deepEqual(
+    [first.absolute_path, first.sha256, first.shot, first.stage, first.take, first.asset_id],
+    [approved[0]!.path, approved[0]!.sha256, 'sh010', 'keyframe', 1, approved[0]!.assetId],
+  );
+  assert.ok(!m.files.some((f: { absolute_path: string }) => f.absolute_path === draft.path), 'an unapproved file is not released');
+  assert.equal(m.total_bytes, m.files.reduce((n: number, f: { bytes: number }) => n + f.bytes, 0));
 
-    const csv = parse(readFileSync(r.manifestCsv, 'utf8'), { bom: true, columns: true }) as Record<string, string>[];
-    assert.deepEqual(csv.map((row) => [row.path, row.sha256]), m.files.map((f: { path: string; sha256: string }) => [f.path, f.sha256]));
-    assert.deepEqual(readdirSync(outDir).sort(), ['manifest.csv', 'manifest.json'], 'no temp file is left behind');
+  const csv = parse(readFileSync(r.manifestCsv, 'utf8'), { bom: true, columns: true }) as Record<string, string>[];
+  assert.deepEqual(csv.map((row) => [row.path, row.sha256]), m.files.map((f: { path: string; sha256: string }) => [f.path, f.sha256]));
+  assert.deepEqual(readdirSync(outDir).sort(), ['manifest.csv', 'manifest.json'], 'no temp file is left behind');
 
-    for (const manifest of [r.manifestJson, r.manifestCsv]) {
-      const v = await verifyManifest(manifest);
-      assert.deepEqual([v.checked, v.ok, v.missing, v.changed, v.unreadable], [3, 3, [], [], []], manifest);
-    }
-    const viaCli = await cli(t.dir, 'verify', r.manifestJson);
-    assert.equal(viaCli.code, EXIT.ok);
-    assert.match(viaCli.out, /3 file\(s\) of Moonfall \/ ep101 checked: 3 match, 0 missing, 0 changed\./);
-  } finally {
-    await t.close();
+  for (const manifest of [r.manifestJson, r.manifestCsv]) {
+    const v = await verifyManifest(manifest);
+    assert.deepEqual([v.checked, v.ok, v.missing, v.changed, v.unreadable], [3, 3, [], [], []], manifest);
   }
+  const viaCli = await cli(t.dir, 'verify', r.manifestJson);
+  assert.equal(viaCli.code, EXIT.ok);
+  assert.match(viaCli.out, /3 file\(s\) of Moonfall \/ ep101 checked: 3 match, 0 missing, 0 changed\./);
 });
 
-test('verify names a tampered file with both hashes and exits 8', async () => {
-  const t = await makeEngine();
-  try {
-    const { approved } = await episode(t);
-    const r = await freezeRelease(t.engine.db, t.clock, { project: 'Moonfall', episode: 'ep101', outDir: join(t.dir, 'rel') });
-    const victim = approved[1]!;
-    writeFileSync(victim.path, 'a different render');
-    const v = await verifyManifest(r.manifestCsv);
-    assert.equal(v.ok, 2);
-    assert.deepEqual(v.changed, [{ path: victim.path, expected: victim.sha256, actual: createHash('sha256').update('a different render').digest('hex') }]);
+test('verify names a tampered file with both hashes and exits 8', async (ctx) => {
+  const t = await engineFor(ctx);
+  const { approved } = await episode(t);
+  const r = await freezeRelease(t.engine.db, t.clock, { project: 'Moonfall', episode: 'ep101', outDir: join(t.dir, 'rel') });
+  const victim = approved[1]!;
+  writeFileSync(victim.path, 'a different render');
+  const v = await verifyManifest(r.manifestCsv);
+  assert.equal(v.ok, 2);
+  assert.deepEqual(v.changed, [{ path: victim.path, expected: victim.sha256, actual: createHash('sha256').update('a different render').digest('hex') }]);
 
-    const viaCli = await cli(t.dir, 'verify', r.manifestJson);
-    assert.equal(viaCli.code, EXIT_VERIFY_MISMATCH);
-    assert.equal(EXIT_VERIFY_MISMATCH, 8);
-    assert.ok(viaCli.out.includes(`CHANGED     ${victim.path}`));
-    assert.ok(viaCli.out.includes(victim.sha256));
-    const json = JSON.parse((await cli(t.dir, '--json', 'verify', r.manifestJson)).out);
-    assert.equal(json.passed, false);
-  } finally {
-    await t.close();
-  }
+  const viaCli = await cli(t.dir, 'verify', r.manifestJson);
+  assert.equal(viaCli.code, EXIT_VERIFY_MISMATCH);
+  assert.equal(EXIT_VERIFY_MISMATCH, 8);
+  assert.ok(viaCli.out.includes(`CHANGED     ${victim.path}`));
+  assert.ok(viaCli.out.includes(victim.sha256));
+  const json = JSON.parse((await cli(t.dir, '--json', 'verify', r.manifestJson)).out);
+  assert.equal(json.passed, false);
 });
 
-test('verify reports a missing file and exits 8', async () => {
-  const t = await makeEngine();
-  try {
-    const { approved } = await episode(t);
-    const r = await freezeRelease(t.engine.db, t.clock, { project: 'Moonfall', episode: 'ep101', outDir: join(t.dir, 'rel') });
-    rmSync(approved[2]!.path);
-    const v = await verifyManifest(r.manifestJson);
-    assert.deepEqual([v.checked, v.ok, v.missing, v.changed], [3, 2, [approved[2]!.path], []]);
-    const viaCli = await cli(t.dir, 'verify', r.manifestCsv);
-    assert.equal(viaCli.code, 8);
-    assert.ok(viaCli.out.includes(`MISSING     ${approved[2]!.path}`));
-  } finally {
-    await t.close();
-  }
+test('verify reports a missing file and exits 8', async (ctx) => {
+  const t = await engineFor(ctx);
+  const { approved } = await episode(t);
+  const r = await freezeRelease(t.engine.db, t.clock, { project: 'Moonfall', episode: 'ep101', outDir: join(t.dir, 'rel') });
+  rmSync(approved[2]!.path);
+  const v = await verifyManifest(r.manifestJson);
+  assert.deepEqual([v.checked, v.ok, v.missing, v.changed], [3, 2, [approved[2]!.path], []]);
+  const viaCli = await cli(t.dir, 'verify', r.manifestCsv);
+  assert.equal(viaCli.code, 8);
+  assert.ok(viaCli.out.includes(`MISSING     ${approved[2]!.path}`));
 });
 
-test('freeze refuses when an approved file is missing or changed since the ledger, names them, and writes nothing', async () => {
-  const t = await makeEngine();
-  try {
-    const { approved } = await episode(t);
-    rmSync(approved[0]!.path);
-    writeFileSync(approved[2]!.path, 'retouched by hand');
-    const outDir = join(t.dir, 'rel');
-    await assert.rejects(freezeRelease(t.engine.db, t.clock, { project: 'Moonfall', episode: 'ep101', outDir }), (err: unknown) => {
-      assert.ok(err instanceof ShotfarmError);
-      assert.equal(err.code, 'conflict');
-      assert.ok(err.message.includes(`missing: ${approved[0]!.path}`), err.message);
-      assert.ok(err.message.includes(`changed since they were rendered: ${approved[2]!.path}`), err.message);
-      assert.match(err.message, /Nothing was written/);
-      return true;
-    });
-    assert.equal(existsSync(outDir), false);
-    const viaCli = await cli(t.dir, 'freeze', '--project', 'Moonfall', '--episode', 'ep101', '--out', outDir);
-    assert.equal(viaCli.code, EXIT.conflict);
-  } finally {
-    await t.close();
-  }
+test('freeze refuses when an approved file is missing or changed since the ledger, names them, and writes nothing', async (ctx) => {
+  const t = await engineFor(ctx);
+  const { approved } = await episode(t);
+  rmSync(approved[0]!.path);
+  writeFileSync(approved[2]!.path, 'retouched by hand');
+  const outDir = join(t.dir, 'rel');
+  await assert.rejects(freezeRelease(t.engine.db, t.clock, { project: 'Moonfall', episode: 'ep101', outDir }), (err: unknown) => {
+    assert.ok(err instanceof ShotfarmError);
+    assert.equal(err.code, 'conflict');
+    assert.ok(err.message.includes(`missing: ${approved[0]!.path}`), err.message);
+    assert.ok(err.message.includes(`changed since they were rendered: ${approved[2]!.path}`), err.message);
+    assert.match(err.message, /Nothing was written/);
+    return true;
+  });
+  assert.equal(existsSync(outDir), false);
+  const viaCli = await cli(t.dir, 'freeze', '--project', 'Moonfall', '--episode', 'ep101', '--out', outDir);
+  assert.equal(viaCli.code, EXIT.conflict);
 });
 
-test('freeze with nothing approved says so clearly and writes nothing', async () => {
-  const t = await makeEngine();
-  try {
-    await episode(t);
-    t.engine.db.prepare('UPDATE assets SET approved = 0').run();
-    const outDir = join(t.dir, 'rel');
-    await assert.rejects(
-      freezeRelease(t.engine.db, t.clock, { project: 'Moonfall', episode: 'ep101', outDir }),
-      (err: unknown) => err instanceof ShotfarmError && err.code === 'conflict' &&
-        /Nothing is approved in Moonfall \/ ep101 \(4 rendered file\(s\)\)/.test(err.message),
-    );
-    assert.equal(existsSync(outDir), false);
-    const viaCli = await cli(t.dir, 'freeze', '--project', 'Moonfall', '--episode', 'ep101', '--out', outDir);
-    assert.equal(viaCli.code, EXIT.conflict);
-    assert.match(viaCli.err, /Nothing is approved/);
-    assert.equal(existsSync(outDir), false);
+test('freeze with nothing approved says so clearly and writes nothing', async (ctx) => {
+  const t = await engineFor(ctx);
+  await episode(t);
+  t.engine.db.prepare('UPDATE assets SET approved = 0').run();
+  const outDir = join(t.dir, 'rel');
+  await assert.rejects(
+    freezeRelease(t.engine.db, t.clock, { project: 'Moonfall', episode: 'ep101', outDir }),
+    (err: unknown) => err instanceof ShotfarmError && err.code === 'conflict' &&
+      /Nothing is approved in Moonfall \/ ep101 \(4 rendered file\(s\)\)/.test(err.message),
+  );
+  assert.equal(existsSync(outDir), false);
+  const viaCli = await cli(t.dir, 'freeze', '--project', 'Moonfall', '--episode', 'ep101', '--out', outDir);
+  assert.equal(viaCli.code, EXIT.conflict);
+  assert.match(viaCli.err, /Nothing is approved/);
+  assert.equal(existsSync(outDir), false);
 
-    await assert.rejects(
-      freezeRelease(t.engine.db, t.clock, { project: 'Moonfall', episode: 'ep999', outDir }),
-      (err: unknown) => err instanceof ShotfarmError && err.code === 'not_found' && /no jobs in project "Moonfall", episode "ep999"/.test(err.message),
-    );
-  } finally {
-    await t.close();
-  }
+  await assert.rejects(
+    freezeRelease(t.engine.db, t.clock, { project: 'Moonfall', episode: 'ep999', outDir }),
+    (err: unknown) => err instanceof ShotfarmError && err.code === 'not_found' && /no jobs in project "Moonfall", episode "ep999"/.test(err.message),
+  );
 });
 
-test('a freeze never overwrites an earlier manifest', async () => {
-  const t = await makeEngine();
-  try {
-    await episode(t);
-    const outDir = join(t.dir, 'rel');
-    const viaCli = await cli(t.dir, 'freeze', '--project', 'Moonfall', '--episode', 'ep101', '--out', outDir);
-    assert.equal(viaCli.code, EXIT.ok, viaCli.err);
-    assert.match(viaCli.out, /Froze 3 approved file\(s\)/);
-    const before = readFileSync(join(outDir, 'manifest.json'), 'utf8');
-    t.clock.advance(60_000);
-    await assert.rejects(
-      freezeRelease(t.engine.db, t.clock, { project: 'Moonfall', episode: 'ep101', outDir }),
-      (err: unknown) => err instanceof ShotfarmError && err.code === 'conflict' && /never overwritten/.test(err.message),
-    );
-    assert.equal(readFileSync(join(outDir, 'manifest.json'), 'utf8'), before);
-  } finally {
-    await t.close();
-  }
+test('a freeze never overwrites an earlier manifest', async (ctx) => {
+  const t = await engineFor(ctx);
+  await episode(t);
+  const outDir = join(t.dir, 'rel');
+  const viaCli = await cli(t.dir, 'freeze', '--project', 'Moonfall', '--episode', 'ep101', '--out', outDir);
+  assert.equal(viaCli.code, EXIT.ok, viaCli.err);
+  assert.match(viaCli.out, /Froze 3 approved file\(s\)/);
+  const before = readFileSync(join(outDir, 'manifest.json'), 'utf8');
+  t.clock.advance(60_000);
+  await assert.rejects(
+    freezeRelease(t.engine.db, t.clock, { project: 'Moonfall', episode: 'ep101', outDir }),
+    (err: unknown) => err instanceof ShotfarmError && err.code === 'conflict' && /never overwritten/.test(err.message),
+  );
+  assert.equal(readFileSync(join(outDir, 'manifest.json'), 'utf8'), before);
 });
 
-test('verify --root checks a delivery copied elsewhere by its relative paths', async () => {
-  const t = await makeEngine();
-  try {
-    await episode(t);
-    const r = await freezeRelease(t.engine.db, t.clock, { project: 'Moonfall', episode: 'ep101', outDir: join(t.dir, 'rel') });
-    const copy = join(t.dir, 'vendor-drive');
-    cpSync(r.root!, copy, { recursive: true });
-    rmSync(join(t.dir, 'outputs'), { recursive: true });
-    assert.equal((await verifyManifest(r.manifestCsv)).missing.length, 3, 'the originals are gone');
-    const v = await verifyManifest(r.manifestCsv, { root: copy });
-    assert.deepEqual([v.checked, v.ok], [3, 3]);
-    assert.equal((await cli(t.dir, 'verify', r.manifestJson, '--root', copy)).code, EXIT.ok);
-  } finally {
-    await t.close();
-  }
+test('verify --root checks a delivery copied elsewhere by its relative paths', async (ctx) => {
+  const t = await engineFor(ctx);
+  await episode(t);
+  const r = await freezeRelease(t.engine.db, t.clock, { project: 'Moonfall', episode: 'ep101', outDir: join(t.dir, 'rel') });
+  const copy = join(t.dir, 'vendor-drive');
+  cpSync(r.root!, copy, { recursive: true });
+  rmSync(join(t.dir, 'outputs'), { recursive: true });
+  assert.equal((await verifyManifest(r.manifestCsv)).missing.length, 3, 'the originals are gone');
+  const v = await verifyManifest(r.manifestCsv, { root: copy });
+  assert.deepEqual([v.checked, v.ok], [3, 3]);
+  assert.equal((await cli(t.dir, 'verify', r.manifestJson, '--root', copy)).code, EXIT.ok);
 });
 
-test('verify refuses a file that is not a release manifest', async () => {
-  const t = await makeEngine({ templates: false });
-  try {
-    const bogus = join(t.dir, 'manifest.json');
-    writeFileSync(bogus, JSON.stringify({ format: 'something-else', files: [] }));
-    await assert.rejects(verifyManifest(bogus), (err: unknown) => err instanceof ShotfarmError && err.code === 'bad_input' &&
-      /is not a Shotfarm release manifest/.test(err.message));
-    const csv = join(t.dir, 'manifest.csv');
-    writeFileSync(csv, 'path,absolute_path,sha256\nsh010/a.png,/x/a.png,not-a-hash\n');
-    await assert.rejects(verifyManifest(csv), /row 2: sha256: must be a SHA-256/);
-    await assert.rejects(verifyManifest(join(t.dir, 'nope.json')), (err: unknown) => err instanceof ShotfarmError && err.code === 'not_found');
-  } finally {
-    await t.close();
-  }
+test('verify refuses a file that is not a release manifest', async (ctx) => {
+  const t = await engineFor(ctx, { templates: false });
+  const bogus = join(t.dir, 'manifest.json');
+  writeFileSync(bogus, JSON.stringify({ format: 'something-else', files: [] }));
+  await assert.rejects(verifyManifest(bogus), (err: unknown) => err instanceof ShotfarmError && err.code === 'bad_input' &&
+    /is not a Shotfarm release manifest/.test(err.message));
+  const csv = join(t.dir, 'manifest.csv');
+  writeFileSync(csv, 'path,absolute_path,sha256\nsh010/a.png,/x/a.png,not-a-hash\n');
+  await assert.rejects(verifyManifest(csv), /row 2: sha256: must be a SHA-256/);
+  await assert.rejects(verifyManifest(join(t.dir, 'nope.json')), (err: unknown) => err instanceof ShotfarmError && err.code === 'not_found');
 });

@@ -1,64 +1,72 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
 import { startServer } from '../../electron/server/server.js';
 import { EventBatcher, type WireEvent } from '../../electron/engine/hosting/event-batcher.js';
 import type { JobView } from '../../shared/domain.js';
+import type { EventMap } from '../../shared/events.js';
 import { makeEngine } from '../helpers/engine.js';
+import { FakeTime } from '../helpers/fake-time.js';
+import { waitUntil } from '../helpers/wait.js';
 
 interface Batch { type: string; events?: WireEvent[] }
 
-function until<T>(what: string, check: () => T | undefined, timeoutMs = 5_000): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const deadline = Date.now() + timeoutMs;
-    const tick = () => {
-      const v = check();
-      if (v !== undefined) return resolve(v);
-      if (Date.now() > deadline) return reject(new Error(`timed out waiting for ${what}`));
-      setImmediate(tick);
-    };
-    tick();
-  });
-}
+const progress = (jobId: string, value: number): { topic: 'job.progress'; payload: EventMap['job.progress'] } =>
+  ({ topic: 'job.progress', payload: { jobId, progress: { node: '3', nodeType: 'KSampler', value, max: 200, at: 0 } } });
 
-test('events reach the socket batched: progress coalesced per job, at most ~10 flushes a second', async () => {
+test('events reach the socket batched: a burst of progress arrives as the latest frame per job', async () => {
   const t = await makeEngine({ templates: false });
   const s = await startServer({ engine: t.engine });
   const ws = new WebSocket(`${s.url.replace('http', 'ws')}/api/events`);
   const messages: Batch[] = [];
-  ws.on('message', (d) => messages.push(JSON.parse(d.toString()) as Batch));
+  const arrived = new EventEmitter();
+  ws.on('message', (d) => {
+    messages.push(JSON.parse(d.toString()) as Batch);
+    arrived.emit('message');
+  });
+  const wake = (recheck: () => void) => {
+    arrived.on('message', recheck);
+    return () => void arrived.off('message', recheck);
+  };
   try {
-    await until('hello', () => messages.find((m) => m.type === 'hello'));
-    const started = Date.now();
-    // A burst: 3 jobs × 200 progress frames, emitted across ~1 s.
-    for (let round = 0; round < 10; round++) {
-      for (let step = 0; step < 20; step++) {
-        for (const jobId of ['a', 'b', 'c']) {
-          t.engine.events.emit('job.progress', { jobId, progress: { node: '3', nodeType: 'KSampler', value: round * 20 + step + 1, max: 200, at: Date.now() } });
-        }
-      }
-      await new Promise((r) => setTimeout(r, 100));
+    await waitUntil(() => messages.some((m) => m.type === 'hello'), { what: 'hello', wake });
+    // A burst: 3 jobs × 200 progress frames, all before the batcher's timer can fire.
+    for (let value = 1; value <= 200; value++) {
+      for (const jobId of ['a', 'b', 'c']) t.engine.events.emit('job.progress', progress(jobId, value).payload);
     }
-    const all = () => messages.filter((m) => m.type === 'events').flatMap((m) => m.events ?? []);
-    const last = await until('the final progress of every job', () => {
-      const latest = new Map<string, number>();
-      for (const e of all()) if (e.topic === 'job.progress') latest.set(e.payload.jobId, e.payload.progress.value);
-      return ['a', 'b', 'c'].every((id) => latest.get(id) === 200) ? latest : undefined;
-    });
-    const elapsedS = (Date.now() - started) / 1000;
-    const flushes = messages.filter((m) => m.type === 'events').length;
-    assert.equal(last.size, 3);
-    assert.ok(flushes <= Math.ceil(elapsedS * 10) + 1, `${flushes} flushes in ${elapsedS.toFixed(2)} s`);
-    for (const m of messages.filter((x) => x.type === 'events')) {
-      const ids = (m.events ?? []).filter((e) => e.topic === 'job.progress').map((e) => (e.payload as { jobId: string }).jobId);
-      assert.equal(new Set(ids).size, ids.length, 'one progress per job per batch');
-    }
-    assert.ok(all().length < 600 / 5, `600 frames became ${all().length} events`);
+    const batches = await waitUntil(() => {
+      const b = messages.filter((m) => m.type === 'events');
+      return b.length > 0 ? b : null;
+    }, { what: 'the first batch', wake });
+    assert.equal(batches.length, 1, 'one flush for the whole burst');
+    assert.deepEqual(batches[0]!.events, ['a', 'b', 'c'].map((id) => progress(id, 200)), '600 frames became the latest one of each job');
   } finally {
     ws.close();
     await s.close();
     await t.close();
   }
+});
+
+test('the batcher flushes at most once per interval however fast events come, and the latest progress is never lost', () => {
+  const time = new FakeTime();
+  const flushes: { at: number; events: WireEvent[] }[] = [];
+  const b = new EventBatcher((events) => flushes.push({ at: time.now(), events }), 100, time);
+  // One simulated second: every 5 ms, a progress frame for each of three jobs.
+  let value = 0;
+  for (let at = 0; at < 1000; at += 5) {
+    value++;
+    for (const jobId of ['a', 'b', 'c']) b.push(progress(jobId, value));
+    time.advance(5);
+  }
+  time.advance(100);
+  assert.equal(flushes[0]?.at, 0, 'the first event of a quiet period goes out at once');
+  const gaps = flushes.slice(1).map((f, i) => f.at - flushes[i]!.at);
+  assert.ok(gaps.every((g) => g >= 100), `flushes ${JSON.stringify(flushes.map((f) => f.at))} come at most once per 100 ms`);
+  assert.equal(flushes.length, 11, 'the first at once, then one per interval until the frames stop');
+  for (const f of flushes) assert.deepEqual(f.events.map((e) => (e.payload as EventMap['job.progress']).jobId), ['a', 'b', 'c'], 'one progress per job per batch');
+  assert.deepEqual(flushes.at(-1)?.events, ['a', 'b', 'c'].map((id) => progress(id, value)));
+  b.close();
 });
 
 test('a client message other than ping closes the socket with 1008', async () => {
@@ -70,7 +78,7 @@ test('a client message other than ping closes the socket with 1008', async () =>
     ws.on('message', (d) => replies.push(d.toString()));
     await new Promise((r) => ws.once('open', r));
     ws.send(JSON.stringify({ type: 'ping' }));
-    await until('pong', () => replies.find((r) => r.includes('pong')));
+    await waitUntil(() => replies.some((r) => r.includes('pong')), { what: 'pong' });
     const closed = new Promise<number>((r) => ws.once('close', (code) => r(code)));
     ws.send(JSON.stringify({ type: 'call', method: 'jobs.cancel' }));
     assert.equal(await closed, 1008);

@@ -4,8 +4,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startSimInstance, type SimInstance, type SimInstanceOptions } from '../simulator/index.js';
-import { http, runToHistory } from '../simulator/testing/replay.js';
+import { SimInstanceImpl } from '../simulator/instance.js';
+import { http, runToHistory, type HttpAnswer } from '../simulator/testing/replay.js';
 import { WsClients, withTimeout } from '../simulator/testing/ws-clients.js';
+import { waitUntil } from '../helpers/wait.js';
 
 const graph = (color = 7, prefix = 'beh'): Record<string, unknown> => ({
   '1': { class_type: 'EmptyImage', inputs: { width: 32, height: 32, batch_size: 1, color } },
@@ -42,13 +44,23 @@ async function post(sim: SimInstance, body: Record<string, unknown>): Promise<{ 
   return { status: r.status, json: r.json, text: r.text };
 }
 
-/** The simulator's counts change without any frame to wake on, so poll them (bounded). */
-async function waitCounts(sim: SimInstance, id: string, pred: (c: ReturnType<SimInstance['counts']>) => boolean, timeoutMs = 5000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!pred(sim.counts(id))) {
-    if (Date.now() > until) throw new Error(`counts of ${id} never matched: ${JSON.stringify(sim.counts(id))}`);
-    await new Promise((res) => setTimeout(res, 5));
-  }
+/** The simulator's counts change without any frame to wake on, so they are re-checked (bounded). */
+function waitCounts(sim: SimInstance, id: string, pred: (c: ReturnType<SimInstance['counts']>) => boolean): Promise<boolean> {
+  return waitUntil(() => pred(sim.counts(id)), { what: `counts of ${id}`, timeoutMs: 5000, detail: () => JSON.stringify(sim.counts(id)) });
+}
+
+/** An answer from the instance once it answers again (refused connections while it restarts). */
+function answerOnceUp(sim: SimInstance, path: string, accept: (r: HttpAnswer) => boolean, what: string): Promise<HttpAnswer> {
+  return waitUntil(() => http(sim.url, 'GET', path).then((r) => (accept(r) ? r : null), () => null), { what, timeoutMs: 5000 });
+}
+
+/** Client A posts a prompt whose script word closes A's socket; resolves with the prompt id once it has. */
+async function postUntilSocketCloses({ sim, ws }: Ctx): Promise<string> {
+  const sock = await ws.open('A', '/ws?clientId=a');
+  const closed = new Promise<void>((resolve) => sock.once('close', () => resolve()));
+  const { json } = await post(sim, { prompt: graph(), client_id: 'a' });
+  await withTimeout(closed, 5000, 'the socket to close');
+  return json.prompt_id as string;
 }
 
 const finished = (id: string) => (f: { type: string; data: Record<string, unknown> }): boolean =>
@@ -80,12 +92,8 @@ test("the 'error' word raises a non-OOM RuntimeError", async () => {
 
 test("the 'drop' word closes the client's socket mid-prompt but the prompt still completes once", async () => {
   await withSim({ script: ['drop'] }, async ({ sim, ws }) => {
-    const sock = await ws.open('A', '/ws?clientId=a');
-    const closed = new Promise<void>((resolve) => sock.once('close', () => resolve()));
-    const { json } = await post(sim, { prompt: graph(), client_id: 'a' });
-    await withTimeout(closed, 5000, 'socket close');
-    assert.ok(!ws.of('A').some(finished(json.prompt_id)), 'the dropped client must not see the end');
-    const id = json.prompt_id as string;
+    const id = await postUntilSocketCloses({ sim, ws });
+    assert.ok(!ws.of('A').some(finished(id)), 'the dropped client must not see the end');
     await waitCounts(sim, id, (c) => c.executed === 1);
     const c = sim.counts(id);
     assert.deepEqual(c, { received: 1, executed: 1, interrupted: 0, failed: 0 });
@@ -126,12 +134,24 @@ test("the '500' word answers the 500 text page and queues nothing; 'invalid' ans
 });
 
 test("the 'slow' word makes a prompt take ten times its duration", async () => {
-  await withSim({ script: ['slow'], duration: { fixedMs: 20 } }, async ({ sim, ws }) => {
+  await withSim({ script: ['ok', 'slow'], duration: { fixedMs: 20 } }, async ({ sim, ws }) => {
+    // The simulator's own time, measured instead of waited for: each sleep it asks for is added
+    // to the prompt running then, and returns at once.
+    assert.ok(sim instanceof SimInstanceImpl);
+    const core = sim.core;
+    const asked = new Map<string, number>();
+    core.sleep = (ms) => {
+      const id = String(core.run.promptId);
+      asked.set(id, (asked.get(id) ?? 0) + ms);
+      return Promise.resolve();
+    };
     await ws.open('A', '/ws?clientId=a');
-    const t0 = Date.now();
-    const { json } = await post(sim, { prompt: graph(), client_id: 'a' });
-    await ws.waitFor('A', finished(json.prompt_id));
-    assert.ok(Date.now() - t0 >= 200, `took ${Date.now() - t0} ms`);
+    const ok = (await post(sim, { prompt: graph(1), client_id: 'a' })).json.prompt_id as string;
+    const slow = (await post(sim, { prompt: graph(2), client_id: 'a' })).json.prompt_id as string;
+    await ws.waitFor('A', finished(slow));
+    assert.equal(sim.counts(slow).executed, 1);
+    assert.equal(Math.round(asked.get(ok)!), 20, 'an ordinary prompt takes its duration');
+    assert.equal(Math.round(asked.get(slow)!), 200, 'the slow one ten times as long');
   });
 });
 
@@ -160,12 +180,9 @@ test('a prompt without client_id gets no execution_start, only broadcast frames'
 
 test("the 'crash' word resets every connection and loses the queue; restart() comes back empty", async () => {
   await withSim({ script: ['crash'] }, async ({ sim, ws }) => {
-    const sock = await ws.open('A', '/ws?clientId=a');
-    const closed = new Promise<void>((resolve) => sock.once('close', () => resolve()));
-    const { json } = await post(sim, { prompt: graph(), client_id: 'a' });
-    await withTimeout(closed, 5000, 'socket reset');
+    const id = await postUntilSocketCloses({ sim, ws });
     await assert.rejects(http(sim.url, 'GET', '/queue'));
-    assert.deepEqual(sim.counts(json.prompt_id), { received: 1, executed: 0, interrupted: 0, failed: 0 });
+    assert.deepEqual(sim.counts(id), { received: 1, executed: 0, interrupted: 0, failed: 0 });
     await sim.restart();
     assert.deepEqual((await http(sim.url, 'GET', '/history')).json, {});
     assert.equal((await post(sim, { prompt: graph(9) })).json.number, 0);
@@ -179,14 +196,9 @@ test("the 'restart' word answers the POST, then wipes history and resets the cou
     const r = await post(sim, { prompt: graph(3) });
     assert.equal(r.status, 200);
     assert.equal(r.json.number, 2);
-    // The restart happens right after the answer; poll (bounded) until the fresh process answers.
-    const until = Date.now() + 5000;
-    let hist: unknown = null;
-    while (Date.now() < until) {
-      try { hist = (await http(sim.url, 'GET', '/history')).json; if (hist && Object.keys(hist).length === 0) break; } catch { /* restarting */ }
-      await new Promise((res) => setImmediate(res));
-    }
-    assert.deepEqual(hist, {});
+    // The restart happens right after the answer: wait until the fresh process answers.
+    const fresh = await answerOnceUp(sim, '/history', (h) => JSON.stringify(h.json) === '{}', 'an empty history');
+    assert.deepEqual(fresh.json, {});
     assert.equal((await post(sim, { prompt: graph(4) })).json.number, 0);
     assert.equal(sim.counts(r.json.prompt_id).executed, 0);
   });
@@ -223,12 +235,8 @@ test('control routes set the script and inject faults from another process', asy
     assert.equal((await http(sim.url, 'POST', '/__sim/script', JSON.stringify({ words: ['nonsense'] }))).status, 400);
     const f = await http(sim.url, 'POST', '/__sim/fault', JSON.stringify({ fault: 'restart' }));
     assert.equal(f.status, 200);
-    const until = Date.now() + 5000;
-    let ok = false;
-    while (!ok && Date.now() < until) {
-      try { ok = (await http(sim.url, 'GET', '/prompt')).status === 200; } catch { await new Promise((res) => setImmediate(res)); }
-    }
-    assert.ok(ok, 'instance answers again after a restart fault');
+    const again = await answerOnceUp(sim, '/prompt', (r) => r.status === 200, 'the instance to answer again after a restart fault');
+    assert.equal(again.status, 200);
   });
 });
 

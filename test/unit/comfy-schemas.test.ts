@@ -3,22 +3,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { ComfyRequestError } from '../../electron/engine/comfy/observation.js';
-import {
-  missingNodeClassType,
-  outputFiles,
-  parseHistoryEntry,
-  parseHistoryList,
-  parsePromptRejection,
-  parsePromptSuccess,
-  parseQueue,
-  validate,
-} from '../../electron/engine/comfy/responses.js';
-import {
-  FeaturesSchema,
-  ObjectInfoSchema,
-  PromptQueueInfoSchema,
-  SystemStatsSchema,
-} from '../../electron/engine/comfy/schemas.js';
+import { missingNodeClassType, outputFiles, parseHistoryEntry, parseHistoryList, parsePromptRejection, parsePromptSuccess, parseQueue, validate } from '../../electron/engine/comfy/responses.js';
+import { FeaturesSchema, ObjectInfoSchema, PromptQueueInfoSchema, SystemStatsSchema } from '../../electron/engine/comfy/schemas.js';
 import { parseWsFrame } from '../../electron/engine/comfy/ws-events.js';
 
 // Relative to the repo: CI places shared/ beside the checkout.

@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ShotfarmError } from '../../shared/errors.js';
 import { EngineHost } from '../../electron/main/engine-host.js';
-import { FakeTime, fakeSpawner, flush } from './engine-host-fakes.js';
+import { FakeTime } from '../helpers/fake-time.js';
+import { fakeSpawner, flush } from './engine-host-fakes.js';
 
 function startedHost() {
   const time = new FakeTime();

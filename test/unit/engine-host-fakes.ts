@@ -1,6 +1,5 @@
-/** Fakes for the engine host's process edges: a child process and hand-moved timers. */
+/** Fakes for the engine host's process edges: a child process (hand-moved timers: helpers/fake-time.ts). */
 import { EventEmitter } from 'node:events';
-import type { Timers, Clock } from '../../electron/engine/clock.js';
 import type { EngineChild } from '../../electron/main/engine-host.js';
 import type { HostMessage } from '../../electron/main/engine-protocol.js';
 
@@ -36,49 +35,6 @@ export class FakeChild extends EventEmitter implements EngineChild {
   /** The calls posted so far. */
   calls(): { id: number; method: string; input: unknown }[] {
     return this.posted.filter((m): m is { id: number; method: string; input: unknown } => 'id' in m);
-  }
-}
-
-/** Timers and a clock that move only when the test says so. */
-export class FakeTime implements Timers, Clock {
-  private t = 0;
-  private seq = 0;
-  private readonly pending = new Map<number, { at: number; fn: () => void; ms: number }>();
-  /** Every delay ever scheduled, in order (to read the backoff). */
-  readonly scheduled: number[] = [];
-
-  now(): number {
-    return this.t;
-  }
-
-  setTimeout(fn: () => void, ms: number): unknown {
-    const id = ++this.seq;
-    this.pending.set(id, { at: this.t + ms, fn, ms });
-    this.scheduled.push(ms);
-    return id;
-  }
-
-  clearTimeout(handle: unknown): void {
-    this.pending.delete(handle as number);
-  }
-
-  /** Moves time forward, running each timer that falls due, in order. */
-  advance(ms: number): void {
-    const end = this.t + ms;
-    for (;;) {
-      let next: [number, { at: number; fn: () => void }] | null = null;
-      for (const e of this.pending) if (e[1].at <= end && (!next || e[1].at < next[1].at)) next = e;
-      if (!next) break;
-      this.pending.delete(next[0]);
-      this.t = next[1].at;
-      next[1].fn();
-    }
-    this.t = end;
-  }
-
-  /** Delays of the timers still waiting. */
-  waiting(): number[] {
-    return [...this.pending.values()].map((p) => p.ms);
   }
 }
 

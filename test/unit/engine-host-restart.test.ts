@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { ShotfarmError } from '../../shared/errors.js';
 import { EngineHost, type EngineHostOptions } from '../../electron/main/engine-host.js';
 import { restartDelay } from '../../electron/main/restart-policy.js';
-import { FakeTime, fakeSpawner } from './engine-host-fakes.js';
+import { FakeTime } from '../helpers/fake-time.js';
+import { fakeSpawner } from './engine-host-fakes.js';
 
 function startedHost(over: Partial<EngineHostOptions> = {}) {
   const time = new FakeTime();

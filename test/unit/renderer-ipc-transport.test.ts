@@ -10,6 +10,7 @@ import type { ShotfarmBridge } from '../../renderer/client/bridge.js';
 import { ApiError, type ShellCommand } from '../../renderer/client/client.js';
 import { createIpcClient, ipcAssetUrl } from '../../renderer/client/ipc-transport.js';
 import { connectStore, createAppStore, engineRestartNotice } from '../../renderer/store/app-store.js';
+import { waitUntil } from '../helpers/wait.js';
 
 function fakeBridge(over: Partial<ShotfarmBridge> = {}) {
   const listeners = new Map<string, Set<(payload: unknown) => void>>();
@@ -93,14 +94,16 @@ test('an engine restart shows a notice and refetches everything, as a reconnect 
   const client = createIpcClient(bridge);
   const store = createAppStore(client);
   const stop = connectStore(store, client);
+  // Each refetch ends by bumping liveTick in the store: wait on the store, not on time.
+  const wake = (recheck: () => void) => store.subscribe(recheck);
   try {
-    await new Promise((r) => setTimeout(r, 20));
+    await waitUntil(() => store.getState().liveTick > 0, { what: 'the first fetch (online at once)', wake });
     const before = calls.filter((c) => c.method === 'farm.status').length;
     assert.ok(before >= 1, 'the first fetch (online at once)');
     const tick = store.getState().liveTick;
 
     push('engine.restarted', { restarts: 3, reason: 'it exited with code 134' });
-    await new Promise((r) => setTimeout(r, 20));
+    await waitUntil(() => store.getState().liveTick > tick, { what: 'the refetch after the restart', wake });
     const toast = store.getState().toasts.at(-1);
     assert.equal(toast?.text, 'The engine restarted (3); the farm reconnected its running attempts.');
     assert.equal(toast?.text, engineRestartNotice(3));
@@ -121,4 +124,20 @@ test('the store connects to a client without the shell capability (the headless 
   const stop = connectStore(store, headlessShaped);
   stop();
   assert.equal(store.getState().client.shell, undefined);
+});
+
+test('a toast closed before its time, or pushed out by newer ones, leaves no timer running', () => {
+  const store = createAppStore(createIpcClient(fakeBridge().bridge));
+  const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+  const before = timers();
+  const { notify, dismiss } = store.getState();
+  notify('info', 'one');
+  assert.equal(timers(), before + 1, 'a toast goes away by itself: it has a timer');
+  dismiss(store.getState().toasts[0]!.id);
+  assert.equal(timers(), before, 'closed by hand: its timer is gone');
+  for (const n of [1, 2, 3, 4, 5, 6]) notify('error', `error ${n}`);
+  assert.deepEqual(store.getState().toasts.map((t) => t.text), ['error 3', 'error 4', 'error 5', 'error 6']);
+  assert.equal(timers(), before + 4, 'the two pushed out took their timers with them');
+  for (const t of store.getState().toasts) dismiss(t.id);
+  assert.equal(timers(), before);
 });

@@ -1,5 +1,7 @@
 /** Small statistics and timing helpers for the benchmarks (no dependencies beyond Node). */
 import { performance } from 'node:perf_hooks';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 
 /** Absolute milliseconds that two processes on the same machine can compare (sub-ms resolution). */
 export function absNow(): number {
@@ -43,6 +45,12 @@ export function round(v: number, digits = 2): number {
   if (!Number.isFinite(v)) return v;
   const f = 10 ** digits;
   return Math.round(v * f) / f;
+}
+
+/** A full garbage collection now (to read the heap after one), without --expose-gc on the command line. */
+export function gcNow(): void {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
 }
 
 export const MB = 1024 * 1024;

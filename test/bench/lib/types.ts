@@ -19,6 +19,20 @@ export interface BenchArgs {
   log(message: string): void;
 }
 
+/** A numeric flag's default: one number, or the full run's and the --quick run's. */
+export type FlagDefault = number | readonly [full: number, quick: number];
+
+/** Numeric flags by name: `--name N` when given, else the default (the quick one under --quick). */
+export function numberFlags<K extends string>(args: BenchArgs, defaults: Record<K, FlagDefault>): Record<K, number> {
+  const out = {} as Record<K, number>;
+  for (const name of Object.keys(defaults) as K[]) {
+    const d = defaults[name];
+    const given = args.flags[name];
+    out[name] = given !== undefined ? Number(given) : typeof d === 'number' ? d : args.quick ? d[1] : d[0];
+  }
+  return out;
+}
+
 export interface BenchResult {
   figures: Figure[];
   details: Record<string, unknown>;

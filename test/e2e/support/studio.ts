@@ -5,7 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before } from 'node:test';
+import { after, before, type TestContext } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { startServer, type RunningServer } from '../../../electron/server/server.js';
 import { startFarm, type Farm, type FarmOptions } from '../../helpers/farm.js';
@@ -74,7 +74,14 @@ export function row(page: Page, shot: string) {
  * The set-up every e2e file shares: the renderer built once for the file and one Chromium, both
  * cleaned up after it. Read `suite.built` / `suite.browser` inside tests (they exist after `before`).
  */
-export function studioSuite(): { readonly built: BuiltRenderer; readonly browser: Browser } {
+export interface StudioSuite {
+  readonly built: BuiltRenderer;
+  readonly browser: Browser;
+  /** The Studio on a fresh farm for one test, closed when the test ends. */
+  open(ctx: TestContext, farmOptions: FarmOptions, view?: string): Promise<Studio>;
+}
+
+export function studioSuite(): StudioSuite {
   let built: BuiltRenderer | undefined;
   let browser: Browser | undefined;
   before(async () => {
@@ -85,7 +92,7 @@ export function studioSuite(): { readonly built: BuiltRenderer; readonly browser
     await browser?.close();
     built?.cleanup();
   });
-  return {
+  const suite: StudioSuite = {
     get built() {
       if (!built) throw new Error('the renderer is not built yet (use suite.built inside a test)');
       return built;
@@ -94,5 +101,11 @@ export function studioSuite(): { readonly built: BuiltRenderer; readonly browser
       if (!browser) throw new Error('the browser is not running yet (use suite.browser inside a test)');
       return browser;
     },
+    async open(ctx, farmOptions, view) {
+      const studio = await openStudio(suite.browser, suite.built.dir, farmOptions, view);
+      ctx.after(() => studio.close());
+      return studio;
+    },
   };
+  return suite;
 }

@@ -1,0 +1,17 @@
+/** Short scheduler timings for tests on loopback simulators (the defaults are for real networks). */
+import type { SchedulerConfig } from '../../electron/engine/scheduler/config.js';
+
+export const FAST: Partial<SchedulerConfig> = {
+  probeIntervalMs: 200,
+  probeTimeoutMs: 1_000,
+  historyPollMs: 200,
+  stallTimeoutS: 30,
+  graceMs: 3_000,
+  interruptWaitMs: 3_000,
+  wsGiveUpMs: 2_000,
+  // A request to a partitioned server hangs until this; the 10 s default would make every
+  // partition test wait 10 s for what graceMs already decides.
+  requestTimeoutMs: 2_000,
+  retry: { maxAttempts: 4, baseMs: 20, capMs: 100 },
+  quarantineMs: 60_000,
+};
