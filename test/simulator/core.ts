@@ -282,10 +282,13 @@ export class SimCore {
    * every request first runs the work that is due (`settleDue`): a request handled after the due
    * time sees it done, whatever the load. Resolves once `work` ran; a crash before drops it (Aborted).
    */
+  /** The clock of the worker's due work (a test sets its own; performance time, ms). */
+  now: () => number = () => performance.now();
+
   runAfter(ms: number, promptId: string, work: () => void): Promise<void> {
     return new Promise((resolve, reject) => {
       let ran = false;
-      const item: DueWork = { due: performance.now() + ms, promptId, run: () => { ran = true; work(); resolve(); } };
+      const item: DueWork = { due: this.now() + ms, promptId, run: () => { ran = true; work(); resolve(); } };
       this.dueWork.add(item);
       this.waitPrecisely(ms).then(
         () => { if (this.dueWork.delete(item)) item.run(); },
@@ -296,7 +299,7 @@ export class SimCore {
 
   /** Runs the worker's due work before a request for `path` reads the state (see `runAfter`). */
   settleDue(path: string): void {
-    const now = performance.now();
+    const now = this.now();
     for (const item of [...this.dueWork]) {
       if (item.due > now) continue;
       this.dueWork.delete(item);
@@ -306,13 +309,13 @@ export class SimCore {
   }
 
   waitPrecisely(ms: number): Promise<void> {
-    const until = performance.now() + ms;
+    const until = this.now() + ms;
     return new Promise((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       let turn: NodeJS.Immediate | undefined;
       const s: Sleeper = { resolve, reject, interruptible: false, stop: () => { clearTimeout(timer); clearImmediate(turn); } };
       const step = (): void => {
-        const left = until - performance.now();
+        const left = until - this.now();
         if (left <= 0) { this.sleepers.delete(s); resolve(); return; }
         // A timer may fire a millisecond or more late, so it stops 2 ms short and turns finish.
         if (left > 3) timer = setTimeout(step, left - 2);
