@@ -239,11 +239,13 @@ export interface ApiClient {
 }
 
 /**
- * Methods a network transport (the headless server) must refuse; the CLI and the desktop app are on
- * this machine and may call them. Hooks choose programs this machine runs and may hold a webhook's
+ * Methods a page's transport must refuse — the headless server's API and the desktop window's IPC
+ * (electron/engine/hosting/local-only.ts): the Studio UI is the same page in both. The CLI on this
+ * machine may call them. Hooks choose programs this machine runs and may hold a webhook's
  * token; the storage setting may hold S3 secrets; a freeze writes files at any path it is given;
  * the farm settings choose where outputs are written (output_root) and how the farm retries and
- * times out. None of that is for a token holder on the LAN (reading the settings is).
+ * times out. None of that is for a token holder on the LAN, nor for a page that shows shot-list
+ * text from outside (reading the settings is).
  */
 export const LOCAL_ONLY_METHODS: ReadonlySet<ApiMethod> = new Set<ApiMethod>([
   'hooks.list', 'hooks.set', 'hooks.add', 'hooks.remove', 'hooks.deliveries', 'storage.set', 'release.freeze',

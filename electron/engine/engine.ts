@@ -6,7 +6,7 @@
  * composes them. No Electron, no DOM.
  */
 import { join } from 'node:path';
-import { API_INPUTS, type ApiHandlers, type ApiInput, type ApiMethod, type ApiOutputs } from '../../shared/api.js';
+import { API_INPUTS, isApiMethod, type ApiHandlers, type ApiInput, type ApiMethod, type ApiOutputs } from '../../shared/api.js';
 import { ShotfarmError } from '../../shared/errors.js';
 import { describeIssues } from '../../shared/shot-list-schema.js';
 import { JobAnnouncer } from './announcer.js';
@@ -122,9 +122,9 @@ export class Engine {
 
   /** Validates the input against the contract, then runs the handler. The single entry for every transport. */
   async call<M extends ApiMethod>(method: M, input: unknown): Promise<ApiOutputs[M]> {
-    const schema = API_INPUTS[method];
-    if (!schema) throw new ShotfarmError('not_found', `Unknown method ${String(method)}.`);
-    const parsed = schema.safeParse(input ?? {});
+    // An own key of the contract only: `constructor` or `__proto__` are found on every object.
+    if (!isApiMethod(method)) throw new ShotfarmError('not_found', `Unknown method ${String(method).slice(0, 80)}.`);
+    const parsed = API_INPUTS[method].safeParse(input ?? {});
     if (!parsed.success) {
       throw new ShotfarmError('bad_input', `Invalid input for ${method}: ${describeIssues(parsed.error).join('; ')}`);
     }

@@ -1,15 +1,16 @@
 /**
  * What the IPC handlers do, kept out of `ipcMain.handle` so it is tested in Node: turn a page's call
  * into a host call and its outcome into a `CallAnswer`; read a chosen shot list; check a path to
- * reveal. No domain logic — the engine validates and decides. The one rule applied here is the same
- * as the headless server's: export files are written inside the app's export folder, never at a
- * path a page picked.
+ * reveal. No domain logic — the engine validates and decides. The rules applied here are the
+ * headless server's: the local-only methods are refused (hosting/local-only.ts), and export files
+ * are written inside the app's export folder, never at a path a page picked.
  */
 import { stat, readFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute } from 'node:path';
 import { isApiMethod, type ApiMethod } from '../../shared/api.js';
 import { errorEnvelope, ShotfarmError, toErrorEnvelope, type ErrorEnvelope } from '../../shared/errors.js';
 import { confineExportInput } from '../engine/hosting/export-path.js';
+import { localOnlyRefusal } from '../engine/hosting/local-only.js';
 import type { CallAnswer, RevealAnswer, ShotListFile } from '../preload/channels.js';
 
 export interface CallTarget {
@@ -23,6 +24,9 @@ export async function answerCall(target: CallTarget, method: unknown, input: unk
   if (!isApiMethod(method)) {
     return { ok: false, error: errorEnvelope('not_found', `Unknown method ${String(method).slice(0, 80)}.`) };
   }
+  // The page is the same Studio UI a browser gets from `serve`: it is refused what the server refuses.
+  const refused = localOnlyRefusal(method);
+  if (refused) return { ok: false, error: refused };
   try {
     return { ok: true, result: await target.call(method, confineExportInput(method, input, o.exportDir)) };
   } catch (err) {

@@ -9,8 +9,12 @@ import { CHANNELS, type BridgeEventMap, type BridgeTopic, type OpenShotListAnswe
 import { answerCall, checkRevealPath, type CallTarget } from './ipc-policy.js';
 import { isTrustedSender } from './security.js';
 
+/** The window's web contents as far as pushing events goes (tests pass a fake). */
+export type PageContents = Pick<WebContents, 'send' | 'isDestroyed'>;
+
 export interface IpcDeps {
-  ipcMain: IpcMain;
+  /** Only `handle` is used: the page invokes, it never sends on a channel of its choosing. */
+  ipcMain: Pick<IpcMain, 'handle'>;
   indexHtml: string;
   host: CallTarget;
   exportDir: string;
@@ -48,7 +52,7 @@ export function registerIpc(d: IpcDeps): void {
 }
 
 /** Pushes one event to the page, if it is still there. */
-export function sendToPage<T extends BridgeTopic>(contents: WebContents | null | undefined, topic: T, payload: BridgeEventMap[T]): void {
+export function sendToPage<T extends BridgeTopic>(contents: PageContents | null | undefined, topic: T, payload: BridgeEventMap[T]): void {
   if (!contents || contents.isDestroyed()) return;
   contents.send(CHANNELS.event, topic, payload);
 }

@@ -4,10 +4,11 @@
  * The engine validates the input against `API_INPUTS` (the single entry for every transport).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { isApiMethod, LOCAL_ONLY_METHODS, type ApiMethod } from '../../shared/api.js';
+import { isApiMethod, type ApiMethod } from '../../shared/api.js';
 import { toErrorEnvelope } from '../../shared/errors.js';
 import type { Engine } from '../engine/engine.js';
 import { confineExportInput } from '../engine/hosting/export-path.js';
+import { localOnlyRefusal } from '../engine/hosting/local-only.js';
 import { BodyTooLarge, envelope, readBody, sendError, sendJson, STATUS_FOR_CODE } from './http-util.js';
 
 export interface ApiRouteOptions {
@@ -30,9 +31,8 @@ export async function handleApiCall(req: IncomingMessage, res: ServerResponse, m
     return sendError(res, 405, envelope('bad_input', 'API calls are POST requests.'));
   }
   if (!isApiMethod(methodName)) return sendError(res, 404, envelope('not_found', `Unknown method ${methodName.slice(0, 80)}.`));
-  if (LOCAL_ONLY_METHODS.has(methodName)) {
-    return sendError(res, 403, envelope('conflict', `${methodName} is only available from this machine's command line or desktop app.`));
-  }
+  const refused = localOnlyRefusal(methodName);
+  if (refused) return sendError(res, 403, refused);
   // JSON only: a cross-site form cannot send this type without a CORS preflight, which we never grant.
   const type = req.headers['content-type'] ?? '';
   if (!/^application\/json\b/i.test(type)) return sendError(res, 415, envelope('bad_input', 'Send the input as application/json.'));

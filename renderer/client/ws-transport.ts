@@ -9,38 +9,37 @@ import { ApiError, type ConnectionState, type ServerInfo, type ShotfarmClient } 
 import { TopicListeners } from './listeners.js';
 import { callAnswer, infoSchema, serverMessage, transportError } from './wire.js';
 
-const TOKEN_KEY = 'shotfarm.token';
 const BACKOFF_MIN_MS = 300;
 const BACKOFF_MAX_MS = 8_000;
 const PING_MS = 20_000;
-
-/** Takes `?token=` from the address bar once, keeps it for this tab, and removes it from the URL. */
-export function takeToken(loc: Location = window.location, storage: Storage = window.sessionStorage): string | null {
-  const url = new URL(loc.href);
-  const fromUrl = url.searchParams.get('token');
-  if (fromUrl) {
-    storage.setItem(TOKEN_KEY, fromUrl);
-    url.searchParams.delete('token');
-    window.history.replaceState(null, '', url.pathname + url.search + url.hash);
-    return fromUrl;
-  }
-  return storage.getItem(TOKEN_KEY);
-}
 
 export function backoffMs(failures: number, random: () => number = Math.random): number {
   const ceiling = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** failures);
   return Math.round(ceiling / 2 + (random() * ceiling) / 2);
 }
 
-export function createWsClient(opts: { baseUrl?: string; token?: string | null } = {}): ShotfarmClient {
-  const base = new URL(opts.baseUrl ?? window.location.origin);
-  const token = opts.token === undefined ? takeToken() : opts.token;
+/** The headless client; `close` is for whoever owns its lifetime (a page never closes it; tests do). */
+export interface WsClient extends ShotfarmClient {
+  /** Closes the events socket and stops reconnecting; calls still work (they are plain requests). */
+  close(): void;
+}
+
+/**
+ * `baseUrl` is the server's origin and `token` its access token (null on loopback): the page passes
+ * its own origin and the token it was opened with (index.ts), so nothing here reads `window` and
+ * the same transport runs in Node against a real server (test/contract/transports.test.ts).
+ */
+export function createWsClient(opts: { baseUrl: string; token: string | null }): WsClient {
+  const base = new URL(opts.baseUrl);
+  const token = opts.token;
   const listeners = new TopicListeners();
   const connectionFns = new Set<(s: ConnectionState) => void>();
   let state: ConnectionState = 'connecting';
   let failures = 0;
   let socket: WebSocket | null = null;
   let ping: ReturnType<typeof setInterval> | null = null;
+  let reconnect: ReturnType<typeof setTimeout> | null = null;
+  let closed = false;
 
   const setState = (s: ConnectionState) => {
     if (s === state) return;
@@ -85,7 +84,7 @@ export function createWsClient(opts: { baseUrl?: string; token?: string | null }
       if (socket !== ws) return;
       socket = null;
       setState('offline');
-      setTimeout(connect, backoffMs(failures++));
+      if (!closed) reconnect = setTimeout(connect, backoffMs(failures++));
     };
   }
   connect();
@@ -129,6 +128,17 @@ export function createWsClient(opts: { baseUrl?: string; token?: string | null }
       const url = new URL(`/files/asset/${encodeURIComponent(id)}`, base);
       if (token) url.searchParams.set('token', token);
       return url.pathname + url.search;
+    },
+    close() {
+      closed = true;
+      if (reconnect) clearTimeout(reconnect);
+      reconnect = null;
+      if (ping) clearInterval(ping);
+      ping = null;
+      const ws = socket;
+      socket = null;
+      ws?.close();
+      setState('offline');
     },
   };
 }

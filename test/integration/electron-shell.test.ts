@@ -9,7 +9,9 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { IpcMain } from 'electron';
+import { LOCAL_ONLY_METHODS } from '../../shared/api.js';
 import { ShotfarmError } from '../../shared/errors.js';
+import { localOnlyRefusal } from '../../electron/engine/hosting/local-only.js';
 import { registerIpc } from '../../electron/main/ipc.js';
 import { answerCall, checkRevealPath, readShotListFile } from '../../electron/main/ipc-policy.js';
 import { menuTemplate, type MenuActions } from '../../electron/main/menu.js';
@@ -67,7 +69,7 @@ test('IPC is handled on the three fixed channels only, and only for the app page
   assert.deepEqual(revealed, []);
 });
 
-test('answerCall refuses unknown methods, passes envelopes through, and confines export paths to the export folder', async (t) => {
+test('answerCall refuses unknown and local-only methods, passes envelopes through, and confines export paths to the export folder', async (t) => {
   const tmp = makeTempDir('shotfarm-ipc-');
   t.after(tmp.cleanup);
   const seen: unknown[] = [];
@@ -75,6 +77,11 @@ test('answerCall refuses unknown methods, passes envelopes through, and confines
   assert.deepEqual(await answerCall(target, 'process.exit', {}, { exportDir: tmp.path }), {
     ok: false, error: { code: 'not_found', message: 'Unknown method process.exit.', retryable: false },
   });
+  // Whatever the preload let through: the page is refused what a browser page of `serve` is.
+  for (const method of LOCAL_ONLY_METHODS) {
+    assert.deepEqual(await answerCall(target, method, {}, { exportDir: tmp.path }), { ok: false, error: localOnlyRefusal(method) }, method);
+  }
+  assert.deepEqual(seen, [], 'the engine is never asked');
   const failing = { call: async () => { throw new ShotfarmError('conflict', 'Job is running.'); } };
   assert.deepEqual(await answerCall(failing, 'jobs.hold', {}, { exportDir: tmp.path }), {
     ok: false, error: { code: 'conflict', message: 'Job is running.', retryable: false },

@@ -1,3 +1,8 @@
+/**
+ * What only the HTTP transport has: methods and content types, export and import paths chosen by
+ * the server, /api/info, the app shell and its files. A call, bad input, unknown methods and the
+ * local-only refusal are the transport suite's cases (test/contract/transports.test.ts).
+ */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
@@ -45,37 +50,8 @@ function raw(url: string, path: string, headers: Record<string, string>): Promis
   });
 }
 
-test('a valid call over HTTP answers {ok:true, result} with the engine result', async () => {
+test('non-POST is 405, non-JSON bodies 400 and other content types 415', async () => {
   await withServer(async (s) => {
-    const r = await call(s, 'templates.list', {});
-    assert.equal(r.status, 200);
-    assert.equal(r.body.ok, true);
-    assert.deepEqual((r.body.result as { name: string }[]).map((t) => t.name).sort(), ['keyframe-img2img', 'motion-i2v']);
-  });
-});
-
-test('invalid input is refused with the bad_input envelope and status 400, and changes nothing', async () => {
-  await withServer(async (s, t) => {
-    const r = await call(s, 'jobs.hold', { ids: ['not-a-uuid'] });
-    assert.equal(r.status, 400);
-    assert.equal(r.body.ok, false);
-    assert.equal(r.body.error?.code, 'bad_input');
-    assert.match(r.body.error?.message ?? '', /Invalid input for jobs\.hold/);
-    assert.equal(r.body.error?.retryable, false);
-    const extra = await call(s, 'farm.status', { sneaky: 1 });
-    assert.equal(extra.status, 400, 'strict schemas refuse unknown fields');
-    const before = t.engine.db.prepare('SELECT COUNT(*) AS n FROM instances').get() as { n: number };
-    const bad = await call(s, 'instances.add', { name: 'gpu-01', url: 'gpu-01:8188' });
-    assert.equal(bad.status, 400);
-    assert.match(bad.body.error?.message ?? '', /http:\/\/ or https:\/\/ URL/);
-    assert.deepEqual(t.engine.db.prepare('SELECT COUNT(*) AS n FROM instances').get(), before);
-  });
-});
-
-test('unknown methods are 404, non-POST is 405, non-JSON bodies 400 and other content types 415', async () => {
-  await withServer(async (s) => {
-    assert.equal((await call(s, 'jobs.dropTable', {})).status, 404);
-    assert.equal((await call(s, 'constructor', {})).status, 404, 'prototype names are not methods');
     assert.equal((await fetch(`${s.url}/api/call/farm.status`)).status, 405);
     const broken = await call(s, 'farm.status', '{"oops"');
     assert.equal(broken.status, 400);
@@ -129,37 +105,10 @@ test('GET /api/info names the demo label; the app shell falls back to index.html
   });
 });
 
-test('every local-only method is refused over HTTP: hooks (programs to run, webhook tokens), S3 secrets, freezing to any path', async () => {
-  const t = await makeEngine({ templates: false });
-  const server = await startServer({ engine: t.engine, port: 0 });
-  try {
-    for (const method of ['hooks.list', 'hooks.add', 'hooks.remove', 'hooks.deliveries', 'storage.set', 'release.freeze']) {
-      const res = await fetch(new URL(`/api/call/${method}`, server.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-      assert.equal(res.status, 403, method);
-      assert.match(((await res.json()) as { error: { message: string } }).error.message, /only available from this machine/, method);
-    }
-    const shown = await fetch(new URL('/api/call/storage.get', server.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-    assert.equal(shown.status, 200, 'the S3 view (never a secret) may be read');
-  } finally {
-    await server.close();
-    await t.close();
-  }
-});
-
-test('hooks.set is refused over HTTP: choosing programs to run is for this machine only', async () => {
-  const t = await makeEngine({ templates: false });
-  const server = await startServer({ engine: t.engine, port: 0 });
-  try {
-    const res = await fetch(new URL('/api/call/hooks.set', server.url), {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ hooks: [{ id: 'x', on: ['completed'], kind: 'command', command: '/bin/true' }] }),
-    });
-    assert.equal(res.status, 403);
-    const body = (await res.json()) as { ok: boolean; error: { message: string } };
-    assert.match(body.error.message, /only available from this machine/);
-    assert.deepEqual(await t.engine.call('hooks.list', {}), []);
-  } finally {
-    await server.close();
-    await t.close();
-  }
+test('storage.get is open over HTTP: the S3 view never holds a secret (storage.set is local-only)', async () => {
+  await withServer(async (s) => {
+    const shown = await call(s, 'storage.get', {});
+    assert.equal(shown.status, 200);
+    assert.deepEqual(shown.body, { ok: true, result: { s3: null } });
+  });
 });

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { API_INPUTS } from '../../shared/api.js';
+import { API_INPUTS, LOCAL_ONLY_METHODS, type ApiMethod } from '../../shared/api.js';
 import { BRIDGE_KEY, createShotfarmBridge, exposeBridge, type IpcRendererLike } from '../../electron/preload/bridge.js';
 import { WIRE_TOPICS } from '../../shared/events.js';
 import { APP_VIEWS, BRIDGE_TOPICS, CHANNELS, SHELL_TOPICS, type ShellEventMap } from '../../electron/preload/channels.js';
@@ -55,14 +55,19 @@ test('call rejects an unknown method name without sending anything', async () =>
   assert.deepEqual(invoked, []);
 });
 
-test('every contract method is forwarded on the one fixed call channel with its input', async () => {
+test('every method a page may call is forwarded on the one fixed call channel with its input; a local-only one is not sent', async () => {
   const { ipc, invoked } = fakeIpc((_c, args) => ({ ok: true, result: `answer to ${String(args[0])}` }));
   const bridge = createShotfarmBridge(ipc);
-  for (const method of Object.keys(API_INPUTS)) {
+  const forPage = Object.keys(API_INPUTS).filter((m) => !LOCAL_ONLY_METHODS.has(m as ApiMethod));
+  for (const method of forPage) {
     assert.equal(await bridge.call(method, { probe: method }), `answer to ${method}`);
   }
-  assert.equal(invoked.length, Object.keys(API_INPUTS).length);
+  assert.equal(invoked.length, forPage.length);
   assert.ok(invoked.every((i) => i.channel === CHANNELS.call && (i.args[1] as { probe: string }).probe === i.args[0]));
+  for (const method of LOCAL_ONLY_METHODS) {
+    await assert.rejects(bridge.call(method, {}), (err: unknown) => (err as { code: string }).code === 'conflict', method);
+  }
+  assert.equal(invoked.length, forPage.length, 'the main process, which refuses them too, is never asked');
 });
 
 test('an error answer rejects with the envelope as a plain object', async () => {

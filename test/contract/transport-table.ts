@@ -1,0 +1,172 @@
+/**
+ * The contract's transports, each set up over one real Engine on a temp data folder behind one
+ * shape — call (rejecting with the error envelope), subscribe, close — so transports.test.ts runs
+ * the same cases through every one of them:
+ * - in-process: `engine.call` and `engine.events`, as the CLI uses the engine;
+ * - HTTP/WebSocket: the real `startServer` on 127.0.0.1:0, driven by the renderer's own transport
+ *   (ws-transport.ts) with Node's fetch and the `ws` package as the page's WebSocket;
+ * - Electron IPC: the renderer's ipc-transport on the real preload bridge, joined by a fake
+ *   ipcRenderer/ipcMain pair (structured clone) to the real main-side handlers (ipc.ts, its policy)
+ *   and the engine host, whose engine process is the real engine service without the process.
+ * What legitimately differs between them is data here, per transport: the HTTP status each kind of
+ * answer carries, and which methods the transport refuses before the engine sees them.
+ */
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { LOCAL_ONLY_METHODS, type ApiMethod } from '../../shared/api.js';
+import { errorEnvelopeSchema, toErrorEnvelope, type ErrorEnvelope } from '../../shared/errors.js';
+import type { EventMap, WireTopic } from '../../shared/events.js';
+import type { Engine } from '../../electron/engine/engine.js';
+import { EngineHost } from '../../electron/main/engine-host.js';
+import { registerIpc, sendToPage } from '../../electron/main/ipc.js';
+import { createShotfarmBridge } from '../../electron/preload/bridge.js';
+import { startServer } from '../../electron/server/server.js';
+import type { ShotfarmClient } from '../../renderer/client/client.js';
+import { createIpcClient } from '../../renderer/client/ipc-transport.js';
+import { createWsClient } from '../../renderer/client/ws-transport.js';
+import { makeEngine } from '../helpers/engine.js';
+import { fakeElectronIpc } from '../helpers/fake-electron-ipc.js';
+import { InMemoryEngineChild } from '../helpers/in-memory-engine-child.js';
+import { providePageWebSocket } from '../helpers/page-websocket.js';
+import { nextValue } from '../helpers/wait.js';
+
+/** One transport, connected to its own engine. */
+export interface Connection {
+  /** The engine behind the transport: to read what the store holds, never to make the call under test. */
+  engine: Engine;
+  /** A contract call through the transport; rejects with the error envelope (a plain, checked object). */
+  call(method: string, input: unknown): Promise<unknown>;
+  subscribe<T extends WireTopic>(topic: T, fn: (payload: EventMap[T]) => void): () => void;
+  /** The HTTP status of the last answer, on a transport that has statuses; null on the others. */
+  lastStatus(): number | null;
+  close(): Promise<void>;
+}
+
+export interface Transport {
+  name: string;
+  setup(): Promise<Connection>;
+  /** The status each kind of answer comes with, or null where answers have no status. */
+  statuses: { ok: number; badInput: number; unknownMethod: number; refused: number } | null;
+  /** What the transport refuses before the engine sees it: a page may not call the local-only methods. */
+  refuses: ReadonlySet<ApiMethod>;
+}
+
+/** Whatever the transport rejected with, as the envelope it must be. */
+function envelopeOf(err: unknown): ErrorEnvelope {
+  const carried = err instanceof Error && 'envelope' in err ? err.envelope : err;
+  const parsed = errorEnvelopeSchema.safeParse(carried);
+  if (!parsed.success) throw new Error(`the transport rejected with something other than the error envelope: ${String(err)}`);
+  return parsed.data;
+}
+
+function rejectingWithEnvelope<T>(answer: Promise<T>): Promise<T> {
+  return answer.catch((err: unknown) => {
+    throw envelopeOf(err);
+  });
+}
+
+/** The renderer's clients are typed by the contract; the cases also send what it does not offer. */
+function untypedCall(client: ShotfarmClient, method: string, input: unknown): Promise<unknown> {
+  return rejectingWithEnvelope(client.call(method as ApiMethod, input as never));
+}
+
+const inProcess: Transport = {
+  name: 'in-process',
+  statuses: null,
+  refuses: new Set(),
+  async setup() {
+    const t = await makeEngine({ templates: false });
+    return {
+      engine: t.engine,
+      // Anything the engine throws becomes its envelope, as every host turns it into one.
+      call: (method, input) => t.engine.call(method as ApiMethod, input).catch((err: unknown) => Promise.reject(toErrorEnvelope(err))),
+      subscribe: (topic, fn) => t.engine.events.on(topic, fn),
+      lastStatus: () => null,
+      close: t.close,
+    };
+  },
+};
+
+/** Wraps the global fetch the renderer's transport uses, to see the status of each answer. */
+function recordStatuses(): { last: () => number | null; restore: () => void } {
+  const original = globalThis.fetch;
+  let last: number | null = null;
+  globalThis.fetch = async (...args: Parameters<typeof fetch>) => {
+    const res = await original(...args);
+    last = res.status;
+    return res;
+  };
+  return { last: () => last, restore: () => void (globalThis.fetch = original) };
+}
+
+const http: Transport = {
+  name: 'HTTP/WebSocket',
+  statuses: { ok: 200, badInput: 400, unknownMethod: 404, refused: 403 },
+  refuses: LOCAL_ONLY_METHODS,
+  async setup() {
+    const t = await makeEngine({ templates: false });
+    const server = await startServer({ engine: t.engine, host: '127.0.0.1', port: 0 });
+    const unprovide = providePageWebSocket();
+    const statuses = recordStatuses();
+    const client = createWsClient({ baseUrl: server.url, token: server.token });
+    const close = async (): Promise<void> => {
+      client.close();
+      statuses.restore();
+      unprovide();
+      await server.close();
+      await t.close();
+    };
+    try {
+      // Events are sent to connected sockets only: act once the socket said hello.
+      let off = (): void => undefined;
+      await nextValue<void>((online) => {
+        off = client.onConnection((state) => void (state === 'online' && online()));
+      }, { what: 'the events socket to say hello', timeoutMs: 10_000 });
+      off();
+    } catch (err) {
+      await close();
+      throw err;
+    }
+    return {
+      engine: t.engine,
+      call: (method, input) => untypedCall(client, method, input),
+      subscribe: (topic, fn) => client.subscribe(topic, fn),
+      lastStatus: statuses.last,
+      close,
+    };
+  },
+};
+
+const ipc: Transport = {
+  name: 'Electron IPC',
+  statuses: null,
+  refuses: LOCAL_ONLY_METHODS,
+  async setup() {
+    const t = await makeEngine({ templates: false });
+    // Any absolute path: the main side answers only a top frame showing exactly this file.
+    const indexHtml = join(t.dir, 'app', 'index.html');
+    const fake = fakeElectronIpc({ pageUrl: pathToFileURL(indexHtml).href });
+    const host = new EngineHost({ spawn: () => new InMemoryEngineChild(t.engine) });
+    // As main.ts relays them: the host's engine events go to the window.
+    host.on('event', (topic, payload) => sendToPage(fake.contents, topic, payload));
+    registerIpc({
+      ipcMain: fake.ipcMain, indexHtml, host, exportDir: join(t.dir, 'exports'), log: () => undefined,
+      openShotList: async () => null,
+      reveal: () => undefined,
+    });
+    host.start();
+    const client = createIpcClient(createShotfarmBridge(fake.ipcRenderer));
+    return {
+      engine: t.engine,
+      call: (method, input) => untypedCall(client, method, input),
+      subscribe: (topic, fn) => client.subscribe(topic, fn),
+      lastStatus: () => null,
+      async close() {
+        await host.stop();
+        await t.close();
+      },
+    };
+  },
+};
+
+export const TRANSPORTS: readonly Transport[] = [inProcess, http, ipc];
