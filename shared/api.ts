@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { JOB_STATES } from './job-states.js';
 import { PRIORITIES } from './priorities.js';
-import { nameSchema } from './shot-list-schema.js';
+import { nameSchema, portableNameSchema } from './shot-list-schema.js';
 import { DELIVERY_STATUSES, hookSchema, hooksSchema, type HookConfig } from './hooks.js';
 import { s3SettingsSchema, type StorageView } from './storage.js';
 import { farmControlInputSchema, farmSettingKeySchema, isFarmSettingKey, parseSettingValue, rawSettingValueSchema, type FarmSettingView } from './farm-settings.js';
@@ -36,9 +36,9 @@ import type {
 const jobIds = z.array(z.uuid()).min(1).max(100_000);
 const csvMapping = z
   .strictObject({
-    project: nameSchema.optional(),
-    episode: nameSchema.optional(),
-    stage: nameSchema.optional(),
+    project: portableNameSchema('project').optional(),
+    episode: portableNameSchema('episode').optional(),
+    stage: portableNameSchema('stage').optional(),
     template: nameSchema.optional(),
     priority: z.enum(PRIORITIES).optional(),
     /** Template parameter name → CSV column (display name or canonical field). */

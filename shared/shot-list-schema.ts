@@ -3,6 +3,7 @@
  * Both arrive from outside (files, the network), so both are validated before anything reads them.
  */
 import { z } from 'zod';
+import { portableNameProblem } from './portable-name.js';
 import { PRIORITIES } from './priorities.js';
 
 /** Names used in paths and ids: no slashes, no control characters, not "." or "..". */
@@ -13,31 +14,50 @@ export const nameSchema = z
   .max(120, 'must be at most 120 characters')
   .refine((s) => !/[\\/\u0000-\u001f]/.test(s) && s !== '.' && s !== '..', 'must not contain slashes or control characters');
 
+/**
+ * A name that becomes a folder of the output path (project, episode, shot, stage): the portable-name
+ * rule (shared/portable-name.ts), the same for JSON and CSV shot lists.
+ */
+export function portableNameSchema(what: string) {
+  return z
+    .string()
+    .trim()
+    .superRefine((s, ctx) => {
+      const problem = portableNameProblem(s, what);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    });
+}
+
+/** The highest take a shot list may name: takes are counted one by one, never this far. */
+export const MAX_TAKE = 1_000_000;
+/** A take: a whole number from 1 (JSON numbers only; the CSV reader parses digits itself). */
+export const takeSchema = z.number().int('must be a whole number').min(1, 'must be 1 or more').max(MAX_TAKE, `must be at most ${MAX_TAKE}`);
+
 export const paramValueSchema = z.union([z.string(), z.number(), z.boolean()]);
 export type ParamValue = z.infer<typeof paramValueSchema>;
 
 export const stageEntrySchema = z.strictObject({
-  stage: nameSchema,
+  stage: portableNameSchema('stage'),
   template: nameSchema,
-  take: z.number().int().min(1).optional(),
+  take: takeSchema.optional(),
   priority: z.enum(PRIORITIES).optional(),
   parameters: z.record(z.string(), paramValueSchema).optional(),
-  /** Parameter name → input file path (relative to the shot list's folder, or absolute). */
+  /** Parameter name → input file path, relative to the shot list's folder (never absolute, never `..`). */
   inputs: z.record(z.string(), z.string().min(1)).optional(),
   /** Another stage of the same shot whose completion this one waits for. */
-  depends_on: nameSchema.optional(),
+  depends_on: portableNameSchema('depends_on').optional(),
   /** Pin the seed; otherwise each take draws its own. */
   seed: z.number().int().min(0).optional(),
 });
 
 export const shotEntrySchema = z.strictObject({
-  id: nameSchema,
+  id: portableNameSchema('shot'),
   description: z.string().optional(),
   priority: z.enum(PRIORITIES).optional(),
   /** One stage written inline… */
-  stage: nameSchema.optional(),
+  stage: portableNameSchema('stage').optional(),
   template: nameSchema.optional(),
-  take: z.number().int().min(1).optional(),
+  take: takeSchema.optional(),
   parameters: z.record(z.string(), paramValueSchema).optional(),
   inputs: z.record(z.string(), z.string().min(1)).optional(),
   seed: z.number().int().min(0).optional(),
@@ -46,8 +66,8 @@ export const shotEntrySchema = z.strictObject({
 });
 
 export const shotListSchema = z.strictObject({
-  project: nameSchema,
-  episode: nameSchema,
+  project: portableNameSchema('project'),
+  episode: portableNameSchema('episode'),
   priority: z.enum(PRIORITIES).optional(),
   shots: z.array(shotEntrySchema),
 });

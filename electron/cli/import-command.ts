@@ -9,7 +9,7 @@ import { isPriority, PRIORITIES } from '../../shared/priorities.js';
 import type { Engine } from '../engine/engine.js';
 import type { Io, Run } from './context.js';
 import { EXIT } from './exit-codes.js';
-import { formatTable } from './table.js';
+import { formatTable, printable } from './table.js';
 
 export interface ImportOptions {
   dryRun?: boolean;
@@ -22,18 +22,41 @@ export interface ImportOptions {
   param?: string[];
 }
 
-function printPreview(io: Io, p: ImportPreview): void {
+/** A terminal shows this many rows of a preview; `--json` has them all. */
+export const PREVIEW_ROWS = 40;
+/** …and this many error lines (each names the file and the row). */
+export const PREVIEW_ERRORS = 40;
+
+/**
+ * The preview, bounded: the first rows as a table, every row's errors below it up to a limit, and
+ * the counts — a 130,000-row list prints a screenful, not 130,000 lines, and as fast as a short one.
+ */
+export function printPreview(io: Io, p: ImportPreview): void {
   if (Object.keys(p.mapping).length) {
     io.out(`Columns: ${Object.entries(p.mapping).map(([field, col]) => `${field} ← "${col}"`).join(', ')}`);
   }
+  const shown = p.rows.slice(0, PREVIEW_ROWS);
   io.out(
     formatTable(
       ['row', 'line', 'shot', 'stage', 'take', 'template', 'priority', 'status', 'notes'],
-      p.rows.map((r) => [r.row, r.line ?? '', `${r.episode}/${r.shot}`, r.stage, r.take, r.template, r.priority, r.status,
-        [...r.errors, ...r.warnings].join('; ')]),
+      shown.map((r) => [r.row, r.line ?? '', `${r.episode}/${r.shot}`, r.stage, r.take, r.template, r.priority, r.status,
+        [...(r.errors.length ? [`${r.errors.length} error${r.errors.length === 1 ? '' : 's'} (below)`] : []), ...r.warnings].join('; ')]),
       90,
     ),
   );
+  if (p.rows.length > shown.length) io.out(`… and ${p.rows.length - shown.length} more row(s) (--json lists them all).`);
+  let printed = 0;
+  let more = 0;
+  for (const r of p.rows) {
+    if (!r.errors.length) continue;
+    if (printed >= PREVIEW_ERRORS) {
+      more++;
+      continue;
+    }
+    for (const e of r.errors) io.out(`  ${printable(e)}`);
+    printed++;
+  }
+  if (more) io.out(`  … and ${more} more row(s) with errors (--json lists them all).`);
   for (const n of p.notices) io.out(`Note: ${n}`);
   io.out(`${p.counts.new} new, ${p.counts.duplicate} already imported, ${p.counts.error} with errors.`);
 }

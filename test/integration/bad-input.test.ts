@@ -60,18 +60,18 @@ const cases: { name: string; make: () => string; args?: string[]; message: RegEx
     name: 'a CSV column for a parameter the template does not have',
     make: () => file('unknowncol.csv', 'Shot,param:cfg_scale\nsh900,7\n'),
     args: ['--project', 'P', '--episode', 'E', '--stage', 'keyframe', '--template', 'keyframe-img2img'],
-    message: /1 +2 +E\/sh900 .*parameter "cfg_scale" is not defined by template "keyframe-img2img"/,
+    message: /unknowncol\.csv, row 1 \(line 2\): parameter "cfg_scale" is not defined by template "keyframe-img2img"/,
   },
   {
     name: 'an unknown template',
     make: () => file('unknowntpl.csv', 'Shot,Template\nsh901,ghost\n'),
     args: ['--project', 'P', '--episode', 'E', '--stage', 'keyframe'],
-    message: /1 +2 +E\/sh901 .*template "ghost" is not registered/,
+    message: /unknowntpl\.csv, row 1 \(line 2\): template "ghost" is not registered/,
   },
   {
     name: 'a parameter the template lacks (JSON)',
     make: () => file('badparam.json', JSON.stringify({ project: 'P', episode: 'E', shots: [{ id: 'sh902', stage: 'keyframe', template: 'keyframe-img2img', parameters: { sampler: 'euler' } }] }, null, 2)),
-    message: /1 +6 +E\/sh902 .*parameter "sampler" is not defined/,
+    message: /badparam\.json, row 1 \(line 6\): parameter "sampler" is not defined/,
   },
   {
     name: 'an empty file',
@@ -119,7 +119,8 @@ test('duplicate shot ids in one file: the second row is named as a duplicate of 
   const ok = file('dupes3.csv', 'Shot,Stage,Template\nsh905,keyframe,keyframe-img2img\nsh905,keyframe,keyframe-img2img\n');
   const d = await cli('import', ok, '--project', 'P', '--episode', 'E', '--dry-run');
   assert.equal(d.code, EXIT.badInput);
-  assert.match(d.out, /2 +3 +E\/sh905 .*same shot, stage and take as row 1/);
+  assert.match(d.out, /2 +3 +E\/sh905 .*error +1 error \(below\)/);
+  assert.match(d.out, /dupes3\.csv, row 2 \(line 3\): same shot, stage and take as row 1/);
 });
 
 test('a generated 10,000-shot list imports through the CLI, status counts it, and a second import adds 0', async () => {

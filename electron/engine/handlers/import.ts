@@ -8,6 +8,7 @@ import { randomId } from '../ids.js';
 import { commitRows } from '../intake/commit-import.js';
 import { readCsvShotList } from '../intake/csv-shot-list.js';
 import { readJsonShotList } from '../intake/json-shot-list.js';
+import { inputFolder } from '../intake/input-paths.js';
 import { checkRows, type CheckedRow } from '../intake/preview.js';
 import { storedFarmFacts } from '../scheduler/stored-facts.js';
 import { checkShotListText } from '../intake/text-check.js';
@@ -40,7 +41,11 @@ export function importHandlers(ctx: EngineContext): DomainHandlers<'import'> {
       const read = isCsv(fileName, content) ? readCsvShotList(content, fileName, mapping ?? {}) : readJsonShotList(content, fileName);
       if (read.rows.length === 0) throw new ShotfarmError('bad_input', `${fileName} has no shots to import.`);
       // Node classes and models: against the running farm's lists, else the lists its last run stored.
-      const { rows, notices } = checkRows(ctx.db, read.rows, baseDir ?? process.cwd(), ctx.farm()?.waitFacts() ?? storedFarmFacts(ctx.db, ctx.clock.now()));
+      // Inputs only from the shot list's own folder (never the caller's working folder), never the database.
+      const folder = inputFolder(baseDir, [ctx.dbFile, `${ctx.dbFile}-wal`, `${ctx.dbFile}-shm`, `${ctx.dbFile}-journal`]);
+      const { rows, notices } = checkRows(ctx.db, read.rows, {
+        fileName, folder, capability: ctx.farm()?.waitFacts() ?? storedFarmFacts(ctx.db, ctx.clock.now()),
+      });
       const count = (status: 'new' | 'duplicate' | 'error') => rows.filter((r) => r.view.status === status).length;
       const preview: ImportPreview = {
         previewId: randomId(), fileName, format: read.format, mapping: read.mapping, notices, rows: rows.map((r) => r.view),

@@ -7,7 +7,9 @@
 import { parse } from 'csv-parse/sync';
 import { ShotfarmError } from '../../../shared/errors.js';
 import { isPriority, type Priority } from '../../../shared/priorities.js';
+import { portableNameProblem } from '../../../shared/portable-name.js';
 import type { ParamValue } from '../../../shared/shot-list-schema.js';
+import { parameterValue, parseSeed, parseTake } from './cell-values.js';
 import { columnRole, sniffDelimiter, type CanonicalField, type ColumnRole } from './header-aliases.js';
 import type { ReadResult, ShotRow } from './shot-row.js';
 
@@ -26,11 +28,8 @@ interface ParsedRecord {
   info: { lines: number };
 }
 
-const NAME_FORBIDDEN = /[\\/\u0000-\u001f]/;
-
-function numberOrText(value: string): ParamValue {
-  return /^-?\d+(\.\d+)?$/.test(value) ? Number(value) : value;
-}
+/** A template is looked up by name, never used as a folder: it only must not be mistaken for a path. */
+const TEMPLATE_FORBIDDEN = /[\\/\u0000-\u001f\u007f-\u009f]/;
 
 export function readCsvShotList(content: string, fileName: string, mapping: CsvMapping = {}): ReadResult {
   const text = content.replace(/^\uFEFF/, '');
@@ -88,13 +87,13 @@ export function readCsvShotList(content: string, fileName: string, mapping: CsvM
     roles.forEach((role, idx) => {
       const v = (rec.record[idx] ?? '').trim();
       if (v === '') return;
-      if (role.kind === 'param') parameters[role.name] = numberOrText(v);
+      if (role.kind === 'param') parameters[role.name] = parameterValue(v);
       else if (role.kind === 'input') inputs[role.name] = v;
       else if (role.kind === 'metadata') metadata[role.name] = v;
     });
     for (const [param, idx] of Object.entries(paramColumns)) {
       const v = (rec.record[idx] ?? '').trim();
-      if (v !== '') parameters[param] = numberOrText(v);
+      if (v !== '') parameters[param] = parameterValue(v);
     }
     for (const f of ['frames', 'frame_in', 'frame_out', 'fps', 'status', 'cut_order', 'tracker_id'] as const) {
       if (cell(f)) metadata[f] = cell(f);
@@ -103,7 +102,12 @@ export function readCsvShotList(content: string, fileName: string, mapping: CsvM
     const need = (f: 'project' | 'episode' | 'stage' | 'template', fallback: string | undefined): string => {
       const v = cell(f) || fallback || '';
       if (!v) errors.push(`no ${f}: add a "${f}" column or choose a default ${f} for the import`);
-      else if (NAME_FORBIDDEN.test(v) || v === '.' || v === '..') errors.push(`${f} "${v}" must not contain slashes or control characters`);
+      else if (f === 'template') {
+        if (TEMPLATE_FORBIDDEN.test(v) || v === '.' || v === '..') errors.push(`template "${v}" must not contain slashes or control characters`);
+      } else {
+        const problem = portableNameProblem(v, f);
+        if (problem) errors.push(problem);
+      }
       return v;
     };
     const project = need('project', mapping.project);
@@ -114,14 +118,24 @@ export function readCsvShotList(content: string, fileName: string, mapping: CsvM
     // A Kitsu/ShotGrid shot name is unique within its sequence; prefix it unless it already is.
     let shot = cell('shot');
     const seq = cell('sequence');
+    const seqProblem = seq ? portableNameProblem(seq, 'sequence') : null;
+    if (seqProblem) errors.push(seqProblem);
     if (!shot) errors.push('no shot name');
-    else if (seq && !shot.toLowerCase().startsWith(seq.toLowerCase())) shot = `${seq}_${shot}`;
-    if (NAME_FORBIDDEN.test(shot)) errors.push(`shot "${shot}" must not contain slashes or control characters`);
+    else {
+      const shotProblem = portableNameProblem(shot, 'shot');
+      if (shotProblem) errors.push(shotProblem);
+      else if (seq && !seqProblem && !shot.toLowerCase().startsWith(seq.toLowerCase())) {
+        shot = `${seq}_${shot}`;
+        const joined = portableNameProblem(shot, 'shot (sequence_shot)');
+        if (joined) errors.push(joined);
+      }
+    }
 
     let take = 1;
     if (cell('take')) {
-      take = Number(cell('take'));
-      if (!Number.isInteger(take) || take < 1) errors.push(`take "${cell('take')}" must be a whole number from 1`);
+      const t = parseTake(cell('take'));
+      if (t.ok) take = t.value;
+      else errors.push(t.message);
     }
     let priority: Priority = mapping.priority ?? 'normal';
     if (cell('priority')) {
@@ -131,9 +145,13 @@ export function readCsvShotList(content: string, fileName: string, mapping: CsvM
     }
     let seed: number | null = null;
     if (cell('seed')) {
-      seed = Number(cell('seed'));
-      if (!Number.isSafeInteger(seed) || seed < 0) errors.push(`seed "${cell('seed')}" must be a whole number ≥ 0`);
+      const sd = parseSeed(cell('seed'));
+      if (sd.ok) seed = sd.value;
+      else errors.push(sd.message);
     }
+    const dependsOn = cell('depends_on') || null;
+    const depProblem = dependsOn ? portableNameProblem(dependsOn, 'depends_on') : null;
+    if (depProblem) errors.push(depProblem);
     return {
       row: i + 1,
       line: rec.info.lines,
@@ -147,7 +165,7 @@ export function readCsvShotList(content: string, fileName: string, mapping: CsvM
       priority,
       parameters,
       inputs,
-      dependsOn: cell('depends_on') || null,
+      dependsOn,
       seed,
       metadata,
       errors,

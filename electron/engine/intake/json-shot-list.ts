@@ -91,6 +91,8 @@ export function readJsonShotList(content: string, fileName: string): ReadResult 
       return;
     }
     const shot = parsed.data;
+    // The id as validated (trimmed), not as written: " sh010" and "sh010" are one shot and one folder.
+    base.shot = shot.id;
     base.description = shot.description ?? null;
     const stages = shot.stages ?? [
       {

@@ -3,8 +3,6 @@
  * input files exist, the stage it depends on exists, its VRAM need fits some workstation, it is
  * not already stored — and shown with its errors. Nothing is written here.
  */
-import { accessSync, constants } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
 import type { ImportRowView } from '../../../shared/domain.js';
 import type { ParamValue } from '../../../shared/shot-list-schema.js';
 import { jobId } from '../ids.js';
@@ -12,6 +10,8 @@ import type { Db } from '../store/database.js';
 import { listInstanceRows } from '../store/instance-store.js';
 import { jobExists, stageExists } from '../store/job-store.js';
 import { latestTemplate, type StoredTemplate } from '../store/template-store.js';
+import { dependencyCycles } from './dependency-cycles.js';
+import { checkInputPath, type InputCheck, type InputFolder } from './input-paths.js';
 import type { ShotRow } from './shot-row.js';
 
 /** A row ready to store: the read row plus everything resolved during the preview. */
@@ -20,7 +20,7 @@ export interface CheckedRow {
   source: ShotRow;
   template: StoredTemplate | null;
   parameters: Record<string, ParamValue>;
-  /** Parameter name → absolute input path. */
+  /** Parameter name → the real path of the input file (inside the shot list's folder). */
   inputs: Record<string, string>;
 }
 
@@ -31,15 +31,6 @@ export interface CheckedRow {
  */
 export interface CapabilityPort {
   capabilityProblems(template: StoredTemplate, parameters: Record<string, ParamValue>): string[] | null;
-}
-
-function fileReadable(path: string): boolean {
-  try {
-    accessSync(path, constants.R_OK);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Fills template parameters the tracker columns can feed, when the row does not set them. */
@@ -57,8 +48,30 @@ export interface CheckResult {
   notices: string[];
 }
 
-export function checkRows(db: Db, rows: ShotRow[], baseDir: string, capability: CapabilityPort | null = null): CheckResult {
+export interface CheckOptions {
+  /** The shot list's file name: every row error names it. */
+  fileName: string;
+  /** Where its input files may be (input-paths.ts). */
+  folder: InputFolder;
+  capability?: CapabilityPort | null;
+}
+
+/** "shots.csv, row 3 (line 4)": where a row error is, for a person with the file open. */
+function rowPlace(fileName: string, row: ShotRow): string {
+  return `${fileName}, row ${row.row}${row.line !== null ? ` (line ${row.line})` : ''}`;
+}
+
+export function checkRows(db: Db, rows: ShotRow[], o: CheckOptions): CheckResult {
+  const capability = o.capability ?? null;
   const notices = new Set<string>();
+  const inputChecks = new Map<string, InputCheck>();
+  const checkInput = (path: string, name: string): InputCheck => {
+    const key = `${name}\u001f${path}`;
+    let c = inputChecks.get(key);
+    if (!c) inputChecks.set(key, (c = checkInputPath(o.folder, path, name)));
+    return c;
+  };
+  const cycles = dependencyCycles(rows);
   const templates = new Map<string, StoredTemplate | null>();
   const getTemplate = (name: string): StoredTemplate | null => {
     if (!templates.has(name)) templates.set(name, latestTemplate(db, name));
@@ -73,7 +86,7 @@ export function checkRows(db: Db, rows: ShotRow[], baseDir: string, capability: 
   const seenInFile = new Map<string, number>();
   const stagesInFile = new Set(rows.map((r) => `${r.project}\u001f${r.episode}\u001f${r.shot}\u001f${r.stage}`));
 
-  const checked = rows.map((row) => {
+  const checked = rows.map((row, index) => {
     const errors = [...row.errors];
     const warnings: string[] = [];
     const template = row.template ? getTemplate(row.template) : null;
@@ -96,9 +109,9 @@ export function checkRows(db: Db, rows: ShotRow[], baseDir: string, capability: 
           errors.push(`input "${name}" is not a parameter of template "${template.name}"`);
           continue;
         }
-        const full = isAbsolute(path) ? path : resolve(baseDir, path);
-        if (!fileReadable(full)) errors.push(`input file "${path}" for "${name}" does not exist or cannot be read (looked at ${full})`);
-        else inputs[name] = full;
+        const input = checkInput(path, name);
+        if (input.ok) inputs[name] = input.path;
+        else errors.push(input.message);
       }
       if (largestGb === null) notices.add('VRAM fit not checked: no workstation has been probed yet.');
       else if (template.vramGb > largestGb + 1e-9) {
@@ -115,6 +128,8 @@ export function checkRows(db: Db, rows: ShotRow[], baseDir: string, capability: 
       const inDb = stageExists(db, row.project, row.episode, row.shot, row.dependsOn);
       if (row.dependsOn === row.stage) errors.push('a stage cannot depend on itself');
       else if (!stagesInFile.has(key) && !inDb) errors.push(`depends on stage "${row.dependsOn}", which this shot does not have`);
+      const cycle = cycles.get(index);
+      if (cycle) errors.push(`depends_on makes a cycle between stages ${cycle} of this shot: none of them could ever start`);
     }
 
     let id: string | null = null;
@@ -166,6 +181,9 @@ export function checkRows(db: Db, rows: ShotRow[], baseDir: string, capability: 
       c.view.status = 'error';
       c.view.jobId = null;
     }
+  }
+  for (const c of checked) {
+    if (c.view.errors.length) c.view.errors = c.view.errors.map((e) => `${rowPlace(o.fileName, c.source)}: ${e}`);
   }
   return { rows: checked, notices: [...notices] };
 }
