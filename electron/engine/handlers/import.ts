@@ -10,6 +10,7 @@ import { readCsvShotList } from '../intake/csv-shot-list.js';
 import { readJsonShotList } from '../intake/json-shot-list.js';
 import { inputFolder } from '../intake/input-paths.js';
 import { checkRows, type CheckedRow } from '../intake/preview.js';
+import { storageFailure } from '../store/storage-failure.js';
 import { storedFarmFacts } from '../scheduler/stored-facts.js';
 import { checkShotListText } from '../intake/text-check.js';
 import type { DomainHandlers, EngineContext } from './context.js';
@@ -58,7 +59,13 @@ export function importHandlers(ctx: EngineContext): DomainHandlers<'import'> {
     'import.commit': async ({ previewId }) => {
       const stored = previews.get(previewId);
       if (!stored) throw new ShotfarmError('not_found', 'This import preview has expired or was already imported; drop the file again.');
-      const result = commitRows(ctx.db, ctx.clock, ctx.random, stored.rows);
+      let result;
+      try {
+        result = commitRows(ctx.db, ctx.clock, ctx.random, stored.rows);
+      } catch (err) {
+        // The transaction rolled back: nothing of this file is stored. Say which file could not take it.
+        throw storageFailure(err, ctx.dbFile, `importing ${stored.preview.fileName}`) ?? err;
+      }
       previews.delete(previewId);
       if (result.imported > 0) {
         ctx.announcer.announceUnfinished(result.jobIds);

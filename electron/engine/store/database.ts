@@ -4,7 +4,7 @@
  */
 import Database from 'better-sqlite3';
 import type BetterSqlite3 from 'better-sqlite3';
-import { existsSync, mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ShotfarmError } from '../../../shared/errors.js';
 import type { Clock } from '../clock.js';
@@ -27,15 +27,16 @@ export function openDatabase(file: string, clock: Clock, opts: DatabaseOptions =
     try {
       mkdirSync(dirname(file), { recursive: true });
     } catch (err) {
-      throw new ShotfarmError('storage', `Cannot create the data folder ${dirname(file)}: ${(err as Error).message}`);
+      throw readOnly(file) ?? new ShotfarmError('storage', `Cannot create the data folder ${dirname(file)}: ${(err as Error).message}`);
     }
+    refuseEmptyFile(file);
   }
   let db: Db;
   try {
     db = opts.nativeBinding ? withAddon(file, opts.nativeBinding) : new Database(file);
   } catch (err) {
     if (err instanceof ShotfarmError) throw err;
-    throw new ShotfarmError('storage', `Cannot open the database ${file}: ${(err as Error).message}`);
+    throw readOnly(file) ?? new ShotfarmError('storage', `Cannot open the database ${file}: ${(err as Error).message}`);
   }
   try {
     db.pragma('journal_mode = WAL');
@@ -49,9 +50,59 @@ export function openDatabase(file: string, clock: Clock, opts: DatabaseOptions =
   } catch (err) {
     db.close();
     if (err instanceof ShotfarmError) throw err;
-    throw new ShotfarmError('storage', `The database ${file} could not be prepared: ${(err as Error).message}`);
+    throw readOnly(file) ?? new ShotfarmError('storage', `The database ${file} could not be prepared: ${(err as Error).message}`);
   }
   return db;
+}
+
+/**
+ * SQLite makes a new store of a zero-length file without a word, so a database emptied by an
+ * interrupted copy or a full disk would silently become an empty farm. Refused, unless its
+ * write-ahead log holds the data (SQLite recovers that).
+ */
+function refuseEmptyFile(file: string): void {
+  const size = (p: string): number | null => {
+    try {
+      return statSync(p).size;
+    } catch {
+      return null;
+    }
+  };
+  if (size(file) !== 0 || (size(`${file}-wal`) ?? 0) > 0) return;
+  throw new ShotfarmError(
+    'storage',
+    `The database ${file} is empty (0 bytes), so it is not a Shotfarm store: an interrupted copy or a full disk may have emptied it. ` +
+      'Restore it from a backup; or, to start a new farm in this folder, remove the empty file.',
+    { details: { file } },
+  );
+}
+
+/** When the open failed because the folder or the file cannot be written, the words that say so (else null). */
+function readOnly(file: string): ShotfarmError | null {
+  const dir = dirname(file);
+  const why = (p: string): string | null => {
+    try {
+      accessSync(p, constants.W_OK);
+      return null;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return null;
+      return code === 'EROFS' ? 'on a read-only file system' : 'not writable by this user';
+    }
+  };
+  const folder = why(dir);
+  const details = { file };
+  if (folder) {
+    return new ShotfarmError(
+      'storage',
+      `The data folder ${dir} is read-only (${folder}): Shotfarm writes its database ${file} and its journal there. ` +
+        'Make the folder writable, or choose another data folder (--data DIR or SHOTFARM_DATA).',
+      { details },
+    );
+  }
+  const own = existsSync(file) ? why(file) : null;
+  if (own) return new ShotfarmError('storage', `The database ${file} is read-only (${own}): make it writable for this user.`, { details });
+  return null;
 }
 
 /** Opens with the given addon; an addon that is missing or will not load says so, naming the file. */
