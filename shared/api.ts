@@ -151,9 +151,10 @@ export const API_INPUTS = {
   'instances.setAdminState': z.strictObject({ id: z.string().min(1), adminState: z.enum(['active', 'draining', 'disabled']) }),
   /** Probes every enabled workstation now and records what it said (no running farm needed). */
   'instances.probeAll': z.strictObject({ timeoutMs: z.number().positive().max(10 * 60_000).optional() }),
-  /** Local only: writes files wherever it is told. */
-  'release.freeze': z.strictObject({ project: nameSchema, episode: nameSchema, outDir: z.string().min(1) }),
-  'release.verify': z.strictObject({ path: z.string().min(1), root: z.string().min(1).optional() }),
+  /** Local only: writes files. `outDir`: a folder inside the releases root (relative to it, or absolute inside it). */
+  'release.freeze': z.strictObject({ project: nameSchema, episode: nameSchema, outDir: z.string().min(1).max(4_096) }),
+  /** `path` (a manifest) and `root` (a delivery copy) inside the releases root, like freeze's outDir. */
+  'release.verify': z.strictObject({ path: z.string().min(1).max(4_096), root: z.string().min(1).max(4_096).optional() }),
   'hooks.list': z.strictObject({}),
   'hooks.deliveries': z.strictObject({
     limit: z.number().int().min(1).max(10_000).optional(),
@@ -242,7 +243,7 @@ export interface ApiClient {
  * Methods a page's transport must refuse — the headless server's API and the desktop window's IPC
  * (electron/engine/hosting/local-only.ts): the Studio UI is the same page in both. The CLI on this
  * machine may call them. Hooks choose programs this machine runs and may hold a webhook's
- * token; the storage setting may hold S3 secrets; a freeze writes files at any path it is given;
+ * token; the storage setting may hold S3 secrets; a freeze writes files (inside the releases root);
  * the farm settings choose where outputs are written (output_root) and how the farm retries and
  * times out. None of that is for a token holder on the LAN, nor for a page that shows shot-list
  * text from outside (reading the settings is).

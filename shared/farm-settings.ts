@@ -22,7 +22,7 @@ const numberDef = z
   })
   .refine((d) => d.min <= d.default && d.default <= d.max, 'default must lie between min and max');
 
-/** A folder on the machine running the engine; null default = the engine's own (`<data>/outputs`). */
+/** A folder on the machine running the engine; null default = the engine's own (`<data>/outputs`, `<data>/releases`). */
 const folderDef = z.strictObject({
   type: z.literal('folder'),
   default: z.null(),
@@ -77,6 +77,10 @@ const TABLE = {
     type: 'folder', default: null,
     description: 'Where outputs are written (<root>/<project>/<episode>/<shot>/<stage>/take-<n>/); an absolute, writable folder on the machine running the farm; unset: <data>/outputs',
   },
+  releases_root: {
+    type: 'folder', default: null,
+    description: 'Where release freezes write their manifests (a folder of its own per release, inside this one) and the only place verify reads manifests and delivery copies from; an absolute, writable folder; unset: <data>/releases',
+  },
 } as const satisfies Record<string, FarmSettingDef>;
 
 for (const [key, def] of Object.entries(TABLE)) {
@@ -88,7 +92,11 @@ export const FARM_SETTINGS: Readonly<Record<FarmSettingKey, FarmSettingDef>> = T
 export type FarmSettingKey = keyof typeof TABLE;
 export const FARM_SETTING_KEYS = Object.keys(TABLE) as FarmSettingKey[];
 
-/** The value type of each key: numbers, and the output folder (a path, or null for the engine's own). */
+/** The settings that are folders (the rest are numbers). */
+export type FolderSettingKey = { [K in FarmSettingKey]: (typeof TABLE)[K]['type'] extends 'folder' ? K : never }[FarmSettingKey];
+export const FOLDER_SETTING_KEYS = FARM_SETTING_KEYS.filter((k): k is FolderSettingKey => FARM_SETTINGS[k].type === 'folder');
+
+/** The value type of each key: numbers, and the folders (a path, or null for the engine's own). */
 export type FarmSettingValues = { [K in FarmSettingKey]: (typeof TABLE)[K]['type'] extends 'folder' ? string | null : number };
 
 export function isFarmSettingKey(key: unknown): key is FarmSettingKey {

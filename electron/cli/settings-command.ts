@@ -42,7 +42,7 @@ export function registerSettings(program: Command, io: Io, run: Run): void {
     .command('set')
     .description('change a setting; a running farm applies it at its next decision')
     .argument('<key>')
-    .argument('<value>', 'a number in the setting\'s unit, or for output_root an absolute folder')
+    .argument('<value>', 'a number in the setting\'s unit, or for output_root / releases_root an absolute folder')
     .action((key: string, value: string) =>
       run(async (e, g) => {
         const before = await e.call('settings.get', { key });

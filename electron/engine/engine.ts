@@ -82,7 +82,10 @@ export class Engine {
     this.announcer = new JobAnnouncer(this.db, this.events, this.hooks, (rows) =>
       withLive(this.db, this.scheduler?.live ?? null,
         viewsWithWaits(rows, () => this.scheduler?.waitFacts() ?? storedFarmFacts(this.db, this.clock.now()), templates)));
-    this.settings = new LiveSettings({ db: this.db, timers: this.timers, events: this.events, log: this.log, defaultOutputRoot: this.outputRoot });
+    this.settings = new LiveSettings({
+      db: this.db, timers: this.timers, events: this.events, log: this.log, defaultOutputRoot: this.outputRoot,
+      defaultReleasesRoot: join(opts.dataDir, 'releases'),
+    });
     const ctx: EngineContext = {
       db: this.db, dbFile: this.dbFile, clock: this.clock, random: this.random, events: this.events, settings: this.settings,
       announcer: this.announcer, farm: () => this.scheduler,

@@ -58,7 +58,7 @@ const cli = runCli;
 test('freeze writes a JSON and a CSV manifest of the approved files only, and verify passes on both', async (ctx) => {
   const t = await engineFor(ctx);
   const { approved, draft } = await episode(t);
-  const outDir = join(t.dir, 'release-ep101');
+  const outDir = join(t.dir, 'releases', 'release-ep101');
   const r = await freezeRelease(t.engine.db, t.clock, { project: 'Moonfall', episode: 'ep101', outDir });
   assert.equal(r.files, 3);
   assert.equal(r.root, join(t.dir, 'outputs', 'Moonfall', 'ep101'));
@@ -94,7 +94,7 @@ test('freeze writes a JSON and a CSV manifest of the approved files only, and ve
 test('verify names a tampered file with both hashes and exits 8', async (ctx) => {
   const t = await engineFor(ctx);
   const { approved } = await episode(t);
-  const r = await freezeRelease(t.engine.db, t.clock, { project: 'Moonfall', episode: 'ep101', outDir: join(t.dir, 'rel') });
+  const r = await freezeRelease(t.engine.db, t.clock, { project: 'Moonfall', episode: 'ep101', outDir: join(t.dir, 'releases', 'rel') });
   const victim = approved[1]!;
   writeFileSync(victim.path, 'a different render');
   const v = await verifyManifest(r.manifestCsv);
@@ -113,7 +113,7 @@ test('verify names a tampered file with both hashes and exits 8', async (ctx) =>
 test('verify reports a missing file and exits 8', async (ctx) => {
   const t = await engineFor(ctx);
   const { approved } = await episode(t);
-  const r = await freezeRelease(t.engine.db, t.clock, { project: 'Moonfall', episode: 'ep101', outDir: join(t.dir, 'rel') });
+  const r = await freezeRelease(t.engine.db, t.clock, { project: 'Moonfall', episode: 'ep101', outDir: join(t.dir, 'releases', 'rel') });
   rmSync(approved[2]!.path);
   const v = await verifyManifest(r.manifestJson);
   assert.deepEqual([v.checked, v.ok, v.missing, v.changed], [3, 2, [approved[2]!.path], []]);
@@ -127,7 +127,7 @@ test('freeze refuses when an approved file is missing or changed since the ledge
   const { approved } = await episode(t);
   rmSync(approved[0]!.path);
   writeFileSync(approved[2]!.path, 'retouched by hand');
-  const outDir = join(t.dir, 'rel');
+  const outDir = join(t.dir, 'releases', 'rel');
   await assert.rejects(freezeRelease(t.engine.db, t.clock, { project: 'Moonfall', episode: 'ep101', outDir }), (err: unknown) => {
     assert.ok(err instanceof ShotfarmError);
     assert.equal(err.code, 'conflict');
@@ -145,7 +145,7 @@ test('freeze with nothing approved says so clearly and writes nothing', async (c
   const t = await engineFor(ctx);
   await episode(t);
   t.engine.db.prepare('UPDATE assets SET approved = 0').run();
-  const outDir = join(t.dir, 'rel');
+  const outDir = join(t.dir, 'releases', 'rel');
   await assert.rejects(
     freezeRelease(t.engine.db, t.clock, { project: 'Moonfall', episode: 'ep101', outDir }),
     (err: unknown) => err instanceof ShotfarmError && err.code === 'conflict' &&
@@ -166,7 +166,7 @@ test('freeze with nothing approved says so clearly and writes nothing', async (c
 test('a freeze never overwrites an earlier manifest', async (ctx) => {
   const t = await engineFor(ctx);
   await episode(t);
-  const outDir = join(t.dir, 'rel');
+  const outDir = join(t.dir, 'releases', 'rel');
   const viaCli = await cli(t.dir, 'freeze', '--project', 'Moonfall', '--episode', 'ep101', '--out', outDir);
   assert.equal(viaCli.code, EXIT.ok, viaCli.err);
   assert.match(viaCli.out, /Froze 3 approved file\(s\)/);
@@ -182,8 +182,8 @@ test('a freeze never overwrites an earlier manifest', async (ctx) => {
 test('verify --root checks a delivery copied elsewhere by its relative paths', async (ctx) => {
   const t = await engineFor(ctx);
   await episode(t);
-  const r = await freezeRelease(t.engine.db, t.clock, { project: 'Moonfall', episode: 'ep101', outDir: join(t.dir, 'rel') });
-  const copy = join(t.dir, 'vendor-drive');
+  const r = await freezeRelease(t.engine.db, t.clock, { project: 'Moonfall', episode: 'ep101', outDir: join(t.dir, 'releases', 'rel') });
+  const copy = join(t.dir, 'releases', 'vendor-drive');
   cpSync(r.root!, copy, { recursive: true });
   rmSync(join(t.dir, 'outputs'), { recursive: true });
   assert.equal((await verifyManifest(r.manifestCsv)).missing.length, 3, 'the originals are gone');

@@ -11,6 +11,7 @@ import type { Clock, RandomSource } from '../clock.js';
 import type { EventBus } from '../event-bus.js';
 import type { LivePhases } from '../scheduler/live-attempts.js';
 import type { FarmFacts } from '../scheduler/farm-facts.js';
+import type { FolderDefaults } from '../settings/farm-settings.js';
 import type { Db } from '../store/database.js';
 
 /** The handlers of the contract's methods named `<domain>.…`. */
@@ -39,6 +40,8 @@ export interface FarmPort {
 export interface SettingsPort {
   /** The engine's own output folder (`<data>/outputs` unless the host chose another): output_root's default. */
   readonly defaultOutputRoot: string;
+  /** The engine's own folder for each folder setting (output_root, releases_root): what each is when unset. */
+  readonly folderDefaults: FolderDefaults;
   /** Every folder outputs may have been written to, the current one first; a ledger file outside them is never served. */
   outputRoots(): string[];
   /** A setting or the farm state was recorded in this process: the farm here (if any) applies it now. */

@@ -12,7 +12,7 @@ import type { DomainHandlers, EngineContext } from './context.js';
 
 export function settingsHandlers(ctx: EngineContext): DomainHandlers<'storage'> & DomainHandlers<'settings'> {
   const view = (key: FarmSettingKey): FarmSettingView =>
-    farmSettingViews(ctx.db, ctx.settings.defaultOutputRoot).find((v) => v.key === key) as FarmSettingView;
+    farmSettingViews(ctx.db, ctx.settings.folderDefaults).find((v) => v.key === key) as FarmSettingView;
   /** Jobs whose budget changed with the setting are announced; then the farm here applies it. */
   const applied = async (changedJobs: string[], key: FarmSettingKey): Promise<FarmSettingView> => {
     if (changedJobs.length) ctx.announcer.announceUnfinished(changedJobs);
@@ -20,7 +20,7 @@ export function settingsHandlers(ctx: EngineContext): DomainHandlers<'storage'> 
     return view(key);
   };
   return {
-    'settings.list': async () => farmSettingViews(ctx.db, ctx.settings.defaultOutputRoot),
+    'settings.list': async () => farmSettingViews(ctx.db, ctx.settings.folderDefaults),
     'settings.get': async ({ key }) => view(key),
     'settings.set': async ({ key, value }) => applied(setFarmSetting(ctx.db, ctx.clock, key, value), key),
     'settings.reset': async ({ key }) => applied(resetFarmSetting(ctx.db, key), key),

@@ -5,7 +5,7 @@
  * module keeps that object and reads `config.x` at each decision — so a changed setting applies at
  * the next decision without a restart. Tests and benchmarks shorten the times with `over`.
  */
-import { FARM_SETTINGS, type FarmSettingKey } from '../../../shared/farm-settings.js';
+import { FARM_SETTINGS, type FarmSettingKey, type FolderSettingKey } from '../../../shared/farm-settings.js';
 import type { RetryPolicy } from './policy.js';
 
 export interface SchedulerConfig {
@@ -40,8 +40,8 @@ export interface SchedulerConfig {
   wsGiveUpMs: number;
 }
 
-/** The numeric farm settings (output_root is a path, applied on its own). */
-export type NumericSettingKey = Exclude<FarmSettingKey, 'output_root'>;
+/** The numeric farm settings (output_root and releases_root are paths, applied on their own). */
+export type NumericSettingKey = Exclude<FarmSettingKey, FolderSettingKey>;
 
 /** Where each numeric farm setting lives in the config, in the setting's unit (seconds, counts). */
 export const SETTING_FIELDS: { [K in NumericSettingKey]: { of(c: SchedulerConfig): number; put(c: SchedulerConfig, v: number): void } } = {

@@ -9,7 +9,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { ShotfarmError } from '../../../shared/errors.js';
 import {
-  FARM_SETTINGS, FARM_SETTING_KEYS, isFarmSettingKey, parseSettingValue, type FarmSettingKey, type FarmSettingView,
+  FARM_SETTINGS, FARM_SETTING_KEYS, isFarmSettingKey, parseSettingValue, type FarmSettingKey, type FarmSettingView, type FolderSettingKey,
 } from '../../../shared/farm-settings.js';
 import type { Clock } from '../clock.js';
 import { inTransaction, type Db } from '../store/database.js';
@@ -50,13 +50,13 @@ export function readFarmSettings(db: Db): { values: StoredSettings; updatedAt: P
 }
 
 /** A numeric setting as it stands in the store: the operator's value, else the shared default. */
-export function storedNumber(db: Db, key: Exclude<FarmSettingKey, 'output_root'>): number {
+export function storedNumber(db: Db, key: Exclude<FarmSettingKey, FolderSettingKey>): number {
   const v = readFarmSettings(db).values[key];
   const def = FARM_SETTINGS[key];
   return typeof v === 'number' ? v : def.type === 'number' ? def.default : Number.NaN;
 }
 
-/** output_root must be a folder that exists here and that this user may write into. */
+/** A folder setting must be a folder that exists here and that this user may write into. */
 function checkFolder(key: FarmSettingKey, path: string): string {
   if (!isAbsolute(path)) throw new ShotfarmError('bad_input', `${key} must be an absolute folder path on this machine; got "${path.slice(0, 200)}"`);
   const folder = resolve(path);
@@ -102,13 +102,16 @@ export function resetFarmSetting(db: Db, key: FarmSettingKey): string[] {
   });
 }
 
+/** The engine's own folder for each folder setting (`<data>/outputs`, `<data>/releases`): what unset means. */
+export type FolderDefaults = Readonly<Record<FolderSettingKey, string>>;
+
 /** Every setting with its value now; a stored value that fails its check is a storage error naming the fix. */
-export function farmSettingViews(db: Db, defaultOutputRoot: string): FarmSettingView[] {
+export function farmSettingViews(db: Db, folders: FolderDefaults): FarmSettingView[] {
   const { values, updatedAt, problems } = readFarmSettings(db);
   if (problems.length) throw new ShotfarmError('storage', `Farm settings: ${problems.join('; ')}.`);
   return FARM_SETTING_KEYS.map((key) => {
     const def = FARM_SETTINGS[key];
-    const dflt = def.type === 'folder' ? defaultOutputRoot : def.default;
+    const dflt = def.type === 'folder' ? folders[key as FolderSettingKey] : def.default;
     const set = values[key];
     return {
       key, type: def.type, unit: def.type === 'number' ? def.unit : null, value: set ?? dflt, default: dflt,
@@ -125,10 +128,15 @@ function usedRoots(db: Db): string[] {
   }) ?? [];
 }
 
+/** A folder setting as it stands now: the operator's folder, else the engine's own. */
+export function currentFolder(db: Db, key: FolderSettingKey, engineDefault: string): string {
+  const v = readFarmSettings(db).values[key];
+  return typeof v === 'string' ? v : engineDefault;
+}
+
 /** Where outputs go now (output_root, else the engine's own folder). */
 export function currentOutputRoot(db: Db, defaultOutputRoot: string): string {
-  const v = readFarmSettings(db).values.output_root;
-  return typeof v === 'string' ? v : defaultOutputRoot;
+  return currentFolder(db, 'output_root', defaultOutputRoot);
 }
 
 /** Every folder outputs may have been written to, the current one first: ledger files are served from these only. */

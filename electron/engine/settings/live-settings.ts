@@ -12,7 +12,7 @@ import type { EventBus } from '../event-bus.js';
 import type { SettingsPort } from '../handlers/context.js';
 import { schedulerConfig, SETTING_FIELDS, type NumericSettingKey, type SchedulerConfig } from '../scheduler/config.js';
 import type { Db } from '../store/database.js';
-import { farmRowsFingerprint, outputRoots, readFarmSettings } from './farm-settings.js';
+import { farmRowsFingerprint, outputRoots, readFarmSettings, type FolderDefaults } from './farm-settings.js';
 import { readFarmState } from './farm-state.js';
 
 /** What the farm state is applied to (the scheduler). */
@@ -29,6 +29,8 @@ export interface LiveSettingsDeps {
   log: (message: string) => void;
   /** The engine's own output folder: output_root's default. */
   defaultOutputRoot: string;
+  /** The engine's own releases folder (`<data>/releases`): releases_root's default. */
+  defaultReleasesRoot: string;
 }
 
 const NUMERIC_KEYS = Object.keys(SETTING_FIELDS) as NumericSettingKey[];
@@ -50,6 +52,10 @@ export class LiveSettings implements SettingsPort {
 
   get defaultOutputRoot(): string {
     return this.d.defaultOutputRoot;
+  }
+
+  get folderDefaults(): FolderDefaults {
+    return { output_root: this.d.defaultOutputRoot, releases_root: this.d.defaultReleasesRoot };
   }
 
   outputRoots(): string[] {
