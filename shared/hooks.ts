@@ -8,7 +8,7 @@
  * Part of the contract: the API's hooks methods validate with these schemas.
  */
 import { z } from 'zod';
-import { httpUrlSchema } from './url.js';
+import { httpUrlSchema, maskUrlSecrets } from './url.js';
 
 export const HOOK_EVENTS = ['completed', 'failed'] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
@@ -81,4 +81,9 @@ export function hookEventFor(state: string): HookEvent | null {
 export function hookTarget(h: HookConfig, full = false): string {
   if (h.kind === 'command') return [h.command, ...(h.args ?? [])].map((a) => (/[\s"'\\]/.test(a) || a === '' ? JSON.stringify(a) : a)).join(' ');
   return full ? h.url : `${new URL(h.url).origin}/…`;
+}
+
+/** A hook as every answer shows it: a webhook's URL with its secrets masked (shared/url.ts). */
+export function maskedHook(h: HookConfig): HookConfig {
+  return h.kind === 'webhook' ? { ...h, url: maskUrlSecrets(h.url) } : h;
 }
