@@ -128,7 +128,8 @@ export function expectJson(res: RawResponse, route: string): unknown {
   try {
     return JSON.parse(res.text) as unknown;
   } catch {
-    throw new ComfyRequestError({ kind: 'malformed', detail: `body is not JSON: ${res.text.slice(0, 120)}` }, route);
+    // Never the body itself: the URL may point at some other service, whose answer is not ours to show.
+    throw new ComfyRequestError({ kind: 'malformed', detail: `the answer is not JSON (${Buffer.byteLength(res.text)} bytes)` }, route);
   }
 }
 

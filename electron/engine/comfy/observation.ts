@@ -57,7 +57,9 @@ export async function settle<T>(call: () => Promise<T>): Promise<ComfyResult<T>>
 export function describeFailure(f: ComfyFailure): string {
   switch (f.kind) {
     case 'http':
-      return `HTTP ${f.status}${f.bodyText ? `: ${f.bodyText.slice(0, 200)}` : ''}`;
+      // The status only: the body is kept in the failure for code to read, never put into words —
+      // a URL pointed at an internal service would otherwise show that service's answer in the UI.
+      return `HTTP ${f.status}`;
     case 'refused':
       return 'connection refused';
     case 'reset':

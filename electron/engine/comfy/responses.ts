@@ -17,7 +17,9 @@ export function validate<S extends z.ZodType>(schema: S, body: unknown, route: s
   const r = schema.safeParse(body);
   if (r.success) return r.data;
   const issue = r.error.issues[0];
-  const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
+  // The path only (keys may come from the answer: kept short); never the offending value.
+  const path = issue && issue.path.length > 0 ? issue.path.map(String).join('.') : '';
+  const where = path ? ` at ${path.length > 80 ? `${path.slice(0, 80)}…` : path}` : '';
   throw new ComfyRequestError({ kind: 'malformed', detail: `${issue?.message ?? 'invalid'}${where}` }, route);
 }
 

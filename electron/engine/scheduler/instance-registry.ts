@@ -294,6 +294,7 @@ export class InstanceRegistry {
       reservedFor,
       quarantinedUntil: rt.quarantinedUntil,
       lastAnswerAt: rt.lastAnswerAt,
+      lastError: rt.probe && !rt.probe.ok ? rt.probe.error : null,
     };
   }
 

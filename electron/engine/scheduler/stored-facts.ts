@@ -57,5 +57,6 @@ function factsOfRow(db: Db, r: InstanceRow, hasNodeList: boolean, now: number): 
     reservedFor: null,
     quarantinedUntil: r.quarantined_until,
     lastAnswerAt: r.last_error === null ? r.last_probe_at : null,
+    lastError: r.last_error,
   };
 }

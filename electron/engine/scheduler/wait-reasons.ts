@@ -36,6 +36,8 @@ export interface InstanceFacts extends Omit<InstanceSnapshot, 'totalVramBytes'> 
   quarantinedUntil: number | null;
   /** When it last answered a probe (ms), for "offline since". */
   lastAnswerAt: number | null;
+  /** What its last failed probe said ("/system_stats reports no GPU …"), for "unhealthy: why". */
+  lastError?: string | null;
 }
 
 const LASTING: Record<WaitKind, WaitLasting> = {
@@ -74,7 +76,8 @@ export function instanceWaitReason(job: JobSnapshot, inst: InstanceFacts): Insta
   }
   if (inst.health === 'offline' || inst.health === 'unhealthy') {
     const since = inst.lastAnswerAt !== null ? ` (last answer ${hhmmss(inst.lastAnswerAt)})` : '';
-    return wait(inst, inst.health, `${inst.health === 'offline' ? 'is offline' : 'does not answer'}${since}`);
+    const why = inst.health === 'offline' ? 'is offline' : inst.lastError ? `is unhealthy: ${inst.lastError}` : 'does not answer';
+    return wait(inst, inst.health, `${why}${since}`);
   }
   if (inst.health === 'unknown' || inst.totalVramBytes === null) return wait(inst, 'unknown', 'has not answered a probe yet');
   if (!inst.nodeListLoaded) return wait(inst, 'node_list_unknown', 'has not sent its node list yet');
