@@ -58,7 +58,7 @@ export async function concludeAttempt(a: AttemptScope, outcome: Outcome): Promis
   }
   const c = classify(obs, a.name);
   const result = failJob(db, clock, random, a.job.id, a.attemptId, c, config.retry, a.facts);
-  registry.attemptEnded(instanceId, a.attemptId, c.instanceLevel ? 'instance_failure' : 'job_failure', null);
+  registry.attemptEnded(instanceId, a.attemptId, c.unfit ? 'instance_unfit' : c.instanceLevel ? 'instance_failure' : 'job_failure', null);
   void settle(() => a.client.free({ unloadModels: true }));
   a.deps.announce(result.changed);
 }

@@ -28,6 +28,7 @@ import { concludeAttempt } from './attempt-end.js';
 import { AttemptFollow } from './attempt-follow.js';
 import type { AttemptScope, Outcome, RunnerDeps, StopMode } from './attempt-scope.js';
 import { isSilence, nextAskAfterSilence } from './contact.js';
+import { foreignPromptId } from './foreign-prompt.js';
 import { plannedUploads, uploadInputs } from './inputs.js';
 import type { InstanceRuntime } from './instance-registry.js';
 import { isStale } from './outcomes.js';
@@ -216,6 +217,7 @@ export class AttemptRunner implements AttemptScope {
       return this.follow();
     }
     if (!posted.ok) return { kind: 'failed', obs: { kind: 'rejected', error: posted.error, nodeErrors: posted.nodeErrors } };
+    if (posted.promptId !== this.job.id) return foreignPromptId(this.client, this.job.id, posted.promptId, signal);
     this.exec.number = posted.number;
     this.postedWith = clientId;
     this.phase('posted');

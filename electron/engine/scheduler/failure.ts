@@ -22,6 +22,8 @@ export type AttemptObservation =
   | { kind: 'lost'; seconds: number }
   /** The prompt is in neither the server's queue nor its history (the server restarted). */
   | { kind: 'vanished' }
+  /** POST /prompt was answered with another prompt id than ours: the server ignores client ids (foreign-prompt.ts). */
+  | { kind: 'foreign_prompt_id'; sent: string; got: string }
   /** Outputs could not be downloaded or stored. */
   | { kind: 'collect_failed'; detail: string; diskFull: boolean };
 
@@ -33,6 +35,8 @@ export interface Classification {
   reason: string;
   /** Counts against the instance's health (quarantine after several in a row). */
   instanceLevel: boolean;
+  /** The instance cannot run Shotfarm's prompts at all until someone fixes it: quarantined at once. */
+  unfit?: boolean;
   nodeId: string | null;
   nodeType: string | null;
   exceptionType: string | null;
@@ -120,6 +124,13 @@ export function classify(o: AttemptObservation, instanceName: string): Classific
       return { ...base, errorClass: 'transient', instanceLevel: true, reason: `lost contact with ${instanceName} for ${o.seconds} s` };
     case 'vanished':
       return { ...base, errorClass: 'transient', instanceLevel: true, reason: `the prompt disappeared from ${instanceName} (the server restarted?)` };
+    case 'foreign_prompt_id':
+      return {
+        ...base, errorClass: 'transient', instanceLevel: true, unfit: true,
+        reason: `${instanceName} answered with prompt id ${o.got.slice(0, 40)} instead of the one Shotfarm sent (${o.sent}): ` +
+          `this ComfyUI ignores the client's prompt_id, so its runs cannot be followed or collected — update ComfyUI on ${instanceName}; ` +
+          'it takes no new work meanwhile (quarantined), and the job is retried elsewhere',
+      };
     case 'collect_failed':
       return { ...base, errorClass: 'transient', instanceLevel: false, reason: o.diskFull ? `outputs could not be stored: ${o.detail}` : `outputs could not be downloaded: ${o.detail}` };
   }

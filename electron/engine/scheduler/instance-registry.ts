@@ -325,8 +325,9 @@ export class InstanceRegistry {
   /**
    * An attempt ended. Instance-level failures in a row (transport errors, lost contact) put the
    * instance in quarantine for a while — a render farm's blocklist; any success resets the count.
+   * An unfit instance (one that cannot run our prompts at all) is quarantined at the first.
    */
-  attemptEnded(instanceId: string, attemptId: string, result: 'ok' | 'job_failure' | 'instance_failure', checkpoint: string | null): void {
+  attemptEnded(instanceId: string, attemptId: string, result: 'ok' | 'job_failure' | 'instance_failure' | 'instance_unfit', checkpoint: string | null): void {
     const rt = this.map.get(instanceId);
     if (!rt) return;
     rt.running.delete(attemptId);
@@ -335,9 +336,10 @@ export class InstanceRegistry {
       // An attempt collected after the next one was dispatched (the slot is freed before the
       // download) must not put its older model back as "loaded there".
       if (checkpoint && attemptId === rt.lastStartedAttempt) rt.lastCheckpoint = checkpoint;
-    } else if (result === 'instance_failure') {
+    } else if (result === 'instance_failure' || result === 'instance_unfit') {
       rt.failuresInRow++;
-      if (rt.failuresInRow >= this.config.quarantineAfter) {
+      // Unfit (it ignores our prompt ids): the next attempt would fail the same way, so at once.
+      if (result === 'instance_unfit' || rt.failuresInRow >= this.config.quarantineAfter) {
         rt.quarantinedUntil = this.clock.now() + this.config.quarantineMs;
         rt.failuresInRow = 0;
         this.timers.setTimeout(() => {
