@@ -2,16 +2,21 @@
  * What the IPC handlers do, kept out of `ipcMain.handle` so it is tested in Node: turn a page's call
  * into a host call and its outcome into a `CallAnswer`; read a chosen shot list; check a path to
  * reveal. No domain logic — the engine validates and decides. The rules applied here are the
- * headless server's: the local-only methods are refused (hosting/local-only.ts), and export files
- * are written inside the app's export folder, never at a path a page picked.
+ * page's limits: the local-only methods are refused as the headless server refuses them
+ * (hosting/local-only.ts), and so is every other method the UI does not use (PAGE_METHODS); export
+ * files go inside the app's export folder, never at a path a page picked; and an import's `baseDir`
+ * (where its input images are read from, and uploaded to workstations) is only a folder the
+ * operator chose — the folder of a file picked in this app's Import dialog. A dropped file is read
+ * by the page and has no folder: its preview says its inputs cannot be found, and Import… gives
+ * them one.
  */
 import { stat, readFile } from 'node:fs/promises';
-import { basename, dirname, isAbsolute } from 'node:path';
+import { basename, dirname, isAbsolute, resolve } from 'node:path';
 import { isApiMethod, type ApiMethod } from '../../shared/api.js';
 import { errorEnvelope, ShotfarmError, toErrorEnvelope, type ErrorEnvelope } from '../../shared/errors.js';
 import { confineExportInput } from '../engine/hosting/export-path.js';
 import { localOnlyRefusal } from '../engine/hosting/local-only.js';
-import type { CallAnswer, RevealAnswer, ShotListFile } from '../preload/channels.js';
+import { isPageMethod, type CallAnswer, type RevealAnswer, type ShotListFile } from '../preload/channels.js';
 
 export interface CallTarget {
   call(method: ApiMethod, input: unknown): Promise<unknown>;
@@ -20,12 +25,50 @@ export interface CallTarget {
 /** The contract caps an import at 256 MB; refuse before reading more than that into memory. */
 export const MAX_SHOT_LIST_BYTES = 256 * 1024 * 1024;
 
-export async function answerCall(target: CallTarget, method: unknown, input: unknown, o: { exportDir: string }): Promise<CallAnswer> {
+/** The folders of the shot lists picked in the Import dialog this session: the only import baseDirs a page may send. */
+export class PickedFolders {
+  private readonly folders = new Set<string>();
+
+  add(folder: string): void {
+    this.folders.add(resolve(folder));
+    // A session picks a handful; keep the newest few hundred at most.
+    if (this.folders.size > 200) this.folders.delete(this.folders.values().next().value as string);
+  }
+
+  has(folder: string): boolean {
+    return isAbsolute(folder) && this.folders.has(resolve(folder));
+  }
+}
+
+export interface PagePolicy {
+  exportDir: string;
+  picked: PickedFolders;
+}
+
+/** An import.preview whose baseDir the operator did not choose is refused before the engine sees it. */
+function checkImportFolder(method: ApiMethod, input: unknown, picked: PickedFolders): ErrorEnvelope | null {
+  if (method !== 'import.preview' || typeof input !== 'object' || input === null) return null;
+  const baseDir = (input as { baseDir?: unknown }).baseDir;
+  if (baseDir === undefined) return null;
+  if (typeof baseDir === 'string' && picked.has(baseDir)) return null;
+  return errorEnvelope(
+    'bad_input',
+    "The shot list's folder (baseDir) must be the folder of a file picked with Import… in this window; input images are read only from there.",
+  );
+}
+
+export async function answerCall(target: CallTarget, method: unknown, input: unknown, o: PagePolicy): Promise<CallAnswer> {
   if (!isApiMethod(method)) {
     return { ok: false, error: errorEnvelope('not_found', `Unknown method ${String(method).slice(0, 80)}.`) };
   }
-  // The page is the same Studio UI a browser gets from `serve`: it is refused what the server refuses.
-  const refused = localOnlyRefusal(method);
+  // The page is the same Studio UI a browser gets from `serve`: it is refused what the server refuses…
+  const localOnly = localOnlyRefusal(method);
+  if (localOnly) return { ok: false, error: localOnly };
+  // …and anything else its views do not call.
+  if (!isPageMethod(method)) {
+    return { ok: false, error: errorEnvelope('conflict', `${method} is not available to the app's page; use the shotfarm command line on this machine.`) };
+  }
+  const refused = checkImportFolder(method, input, o.picked);
   if (refused) return { ok: false, error: refused };
   try {
     return { ok: true, result: await target.call(method, confineExportInput(method, input, o.exportDir)) };

@@ -6,7 +6,7 @@
 import type { IpcMain, IpcMainInvokeEvent, WebContents } from 'electron';
 import { toErrorEnvelope } from '../../shared/errors.js';
 import { CHANNELS, type BridgeEventMap, type BridgeTopic, type OpenShotListAnswer, type RevealAnswer, type ShotListFile } from '../preload/channels.js';
-import { answerCall, checkRevealPath, type CallTarget } from './ipc-policy.js';
+import { answerCall, checkRevealPath, PickedFolders, type CallTarget } from './ipc-policy.js';
 import { isTrustedSender } from './security.js';
 
 /** The window's web contents as far as pushing events goes (tests pass a fake). */
@@ -24,6 +24,8 @@ export interface IpcDeps {
 }
 
 export function registerIpc(d: IpcDeps): void {
+  // The folders of the files the operator picked in the dialog: the only import baseDirs accepted.
+  const picked = new PickedFolders();
   const guard = (event: IpcMainInvokeEvent, channel: string): void => {
     if (!isTrustedSender(event.senderFrame, d.indexHtml)) {
       d.log(`refused ${channel} from ${event.senderFrame?.url.slice(0, 200) ?? 'a closed frame'}`);
@@ -32,12 +34,14 @@ export function registerIpc(d: IpcDeps): void {
   };
   d.ipcMain.handle(CHANNELS.call, (event, method: unknown, input: unknown) => {
     guard(event, CHANNELS.call);
-    return answerCall(d.host, method, input, { exportDir: d.exportDir });
+    return answerCall(d.host, method, input, { exportDir: d.exportDir, picked });
   });
   d.ipcMain.handle(CHANNELS.openShotList, async (event): Promise<OpenShotListAnswer> => {
     guard(event, CHANNELS.openShotList);
     try {
-      return { ok: true, result: await d.openShotList() };
+      const file = await d.openShotList();
+      if (file) picked.add(file.baseDir);
+      return { ok: true, result: file };
     } catch (err) {
       return { ok: false, error: toErrorEnvelope(err) };
     }

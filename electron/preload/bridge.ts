@@ -2,16 +2,17 @@
  * What the preload hands the page as `window.shotfarm`: the contract's `call` and `subscribe`, and
  * two shell capabilities. Nothing else crosses: not `ipcRenderer`, not a channel name, not the IPC
  * event object (its `sender` would give the page the raw IPC). Method names are checked against
- * the contract (the local-only methods refused) and topics against the event map before anything
- * is sent, so a compromised page can only ask for what the contract offers a page — and the main
- * process checks again.
+ * the contract (the local-only methods refused, as the headless server refuses them) and then
+ * against the methods the page's views use (PAGE_METHODS), and topics against the event map,
+ * before anything is sent — so a compromised page can only ask for what the UI itself does, and
+ * the main process checks again.
  *
  * Written against small interfaces (not Electron's) so tests pass fakes; preload.ts wires the real ones.
  */
-import { isApiMethod } from '../../shared/api.js';
 import { callAnswerSchema, errorEnvelope as envelope, errorEnvelopeSchema, type ErrorEnvelope } from '../../shared/errors.js';
+import { isApiMethod } from '../../shared/api.js';
 import { localOnlyRefusal } from '../engine/hosting/local-only.js';
-import { CHANNELS, isBridgeTopic, type ShotListFile } from './channels.js';
+import { CHANNELS, isBridgeTopic, isPageMethod, type ShotListFile } from './channels.js';
 
 /** The part of `ipcRenderer` the bridge uses. */
 export interface IpcRendererLike {
@@ -80,6 +81,9 @@ export function createShotfarmBridge(ipc: IpcRendererLike): ShotfarmBridge {
       }
       const refused = localOnlyRefusal(method);
       if (refused) return Promise.reject(refused);
+      if (!isPageMethod(method)) {
+        return Promise.reject(envelope('conflict', `${method} is not available to the app's page; use the shotfarm command line on this machine.`));
+      }
       return ipc.invoke(CHANNELS.call, method, input).then(unwrap, (err: unknown) => {
         throw unreachable(err);
       });

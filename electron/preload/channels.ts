@@ -3,6 +3,7 @@
  * four, never a channel chosen by the page), and the topics a page may subscribe to — the engine's
  * wire topics (shared/events.ts, the one list) plus the two the desktop shell adds.
  */
+import type { ApiMethod } from '../../shared/api.js';
 import type { CallAnswer, ErrorEnvelope } from '../../shared/errors.js';
 import { WIRE_TOPICS, type EventMap, type WireTopic } from '../../shared/events.js';
 
@@ -16,6 +17,25 @@ export const CHANNELS = {
   /** main → renderer (send): `(topic, payload)`. */
   event: 'shotfarm:event',
 } as const;
+
+/**
+ * The contract methods the app's page calls — exactly those the renderer uses (a test reads
+ * renderer/ and holds the two equal), and nothing else: the settings, hooks, storage, release and
+ * job-id methods stay with the CLI on this machine, so a page that ran someone else's script still
+ * could not set a hook, point a release anywhere or change where outputs go. Checked in the
+ * preload and again in the main process.
+ */
+export const PAGE_METHODS: ReadonlySet<ApiMethod> = new Set<ApiMethod>([
+  'farm.status', 'farm.pause', 'farm.stop', 'farm.resume',
+  'jobs.list', 'jobs.attempts', 'jobs.bump', 'jobs.moveToTop', 'jobs.hold', 'jobs.release', 'jobs.cancel', 'jobs.retry', 'jobs.newTake',
+  'failures.list', 'timeline.get', 'assets.list', 'assets.approve', 'templates.list',
+  'instances.add', 'instances.update', 'instances.remove', 'instances.setAdminState',
+  'import.preview', 'import.commit', 'export.runlog', 'export.ledger',
+]);
+
+export function isPageMethod(name: unknown): name is ApiMethod {
+  return typeof name === 'string' && (PAGE_METHODS as ReadonlySet<string>).has(name);
+}
 
 /** What `call` answers over IPC: rejections would lose the envelope's fields, so errors are values. */
 export type { CallAnswer };

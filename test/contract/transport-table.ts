@@ -9,17 +9,19 @@
  *   ipcRenderer/ipcMain pair (structured clone) to the real main-side handlers (ipc.ts, its policy)
  *   and the engine host, whose engine process is the real engine service without the process.
  * What legitimately differs between them is data here, per transport: the HTTP status each kind of
- * answer carries, and which methods the transport refuses before the engine sees them.
+ * answer carries, and which methods the transport refuses before the engine sees them (the
+ * desktop page, besides the local-only ones, every method its views do not call).
  */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { LOCAL_ONLY_METHODS, type ApiMethod } from '../../shared/api.js';
+import { API_INPUTS, LOCAL_ONLY_METHODS, type ApiMethod } from '../../shared/api.js';
 import { errorEnvelopeSchema, toErrorEnvelope, type ErrorEnvelope } from '../../shared/errors.js';
 import type { EventMap, WireTopic } from '../../shared/events.js';
 import type { Engine } from '../../electron/engine/engine.js';
 import { EngineHost } from '../../electron/main/engine-host.js';
 import { registerIpc, sendToPage } from '../../electron/main/ipc.js';
 import { createShotfarmBridge } from '../../electron/preload/bridge.js';
+import { PAGE_METHODS } from '../../electron/preload/channels.js';
 import { startServer } from '../../electron/server/server.js';
 import type { ShotfarmClient } from '../../renderer/client/client.js';
 import { createIpcClient } from '../../renderer/client/ipc-transport.js';
@@ -49,6 +51,8 @@ export interface Transport {
   statuses: { ok: number; badInput: number; unknownMethod: number; refused: number } | null;
   /** What the transport refuses before the engine sees it: a page may not call the local-only methods. */
   refuses: ReadonlySet<ApiMethod>;
+  /** The other methods it refuses because no view of the page calls them (the desktop page's allowlist, PAGE_METHODS). */
+  refusesUnused: ReadonlySet<ApiMethod>;
 }
 
 /** Whatever the transport rejected with, as the envelope it must be. */
@@ -74,6 +78,7 @@ const inProcess: Transport = {
   name: 'in-process',
   statuses: null,
   refuses: new Set(),
+  refusesUnused: new Set(),
   async setup() {
     const t = await makeEngine({ templates: false });
     return {
@@ -103,6 +108,8 @@ const http: Transport = {
   name: 'HTTP/WebSocket',
   statuses: { ok: 200, badInput: 400, unknownMethod: 404, refused: 403 },
   refuses: LOCAL_ONLY_METHODS,
+  // Scripts with the token use the API too (templates, probes, releases): only the local-only methods are closed.
+  refusesUnused: new Set(),
   async setup() {
     const t = await makeEngine({ templates: false });
     const server = await startServer({ engine: t.engine, host: '127.0.0.1', port: 0 });
@@ -141,6 +148,7 @@ const ipc: Transport = {
   name: 'Electron IPC',
   statuses: null,
   refuses: LOCAL_ONLY_METHODS,
+  refusesUnused: new Set((Object.keys(API_INPUTS) as ApiMethod[]).filter((m) => !PAGE_METHODS.has(m) && !LOCAL_ONLY_METHODS.has(m))),
   async setup() {
     const t = await makeEngine({ templates: false });
     // Any absolute path: the main side answers only a top frame showing exactly this file.

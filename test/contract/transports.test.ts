@@ -3,7 +3,8 @@
  * Electron IPC (transport-table.ts), each against a real engine of its own. A call answers with the
  * engine's own result; bad input and an unknown method come back as the engine's own envelope,
  * changing nothing; a job change reaches a subscriber; the local-only methods are open to a caller on
- * this machine and refused to a page. Where transports legitimately differ, the table says how.
+ * this machine and refused to a page, and the desktop page is refused what its views do not call.
+ * Where transports legitimately differ, the table says how.
  */
 import { describe, test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
@@ -50,6 +51,11 @@ function shotList(shots: string[]): string {
   });
 }
 
+/** Registers the template through the transport where the page may (the desktop page's views never add templates). */
+async function addTemplate(conn: Connection, t: Transport): Promise<TemplateView> {
+  return (t.refusesUnused.has('templates.add') ? conn.engine.call('templates.add', KEYFRAME) : conn.call('templates.add', KEYFRAME)) as Promise<TemplateView>;
+}
+
 async function importShots(conn: Connection, fileName: string, shots: string[]): Promise<ImportResult> {
   const preview = (await conn.call('import.preview', { fileName, content: shotList(shots) })) as ImportPreview;
   return (await conn.call('import.commit', { previewId: preview.previewId })) as ImportResult;
@@ -67,7 +73,7 @@ for (const t of TRANSPORTS) {
   describe(`the contract over ${t.name}`, () => {
     test('a call answers with the engine\'s result: templates.add, then templates.list shows it', CASE, async (ctx) => {
       const conn = await connect(ctx, t);
-      const added = (await conn.call('templates.add', KEYFRAME)) as TemplateView;
+      const added = await addTemplate(conn, t);
       assert.equal(conn.lastStatus(), t.statuses?.ok ?? null);
       assert.equal(added.name, 'keyframe-img2img');
       const listed = (await conn.call('templates.list', {})) as TemplateView[];
@@ -109,7 +115,7 @@ for (const t of TRANSPORTS) {
       const bulk: number[] = [];
       ctx.after(conn.subscribe('job.changed', ({ job }) => void (changed.push(job), arrived.emit('event'))));
       ctx.after(conn.subscribe('jobs.bulkChanged', ({ count }) => void (bulk.push(count), arrived.emit('event'))));
-      await conn.call('templates.add', KEYFRAME);
+      await addTemplate(conn, t);
 
       const small = await importShots(conn, 'small.json', ['sh010']);
       assert.equal(small.imported, 1);
@@ -139,6 +145,16 @@ for (const t of TRANSPORTS) {
       assert.equal(answer.ok, !t.refuses.has('hooks.set'), JSON.stringify(answer));
       const stored = await conn.engine.call('hooks.list', {});
       assert.deepEqual(stored.map((h) => h.id), answer.ok ? [HOOK.id] : [], 'hooks are stored only where hooks.set is open');
+    });
+
+    test('a method no view of the page calls is refused to the desktop page, and changes nothing', CASE, async (ctx) => {
+      const conn = await connect(ctx, t);
+      const before = tableCounts(conn.engine);
+      for (const method of t.refusesUnused) {
+        const answer = await settle(conn.call(method, {}));
+        assert.deepEqual(answer, { ok: false, error: { code: 'conflict', message: `${method} is not available to the app's page; use the shotfarm command line on this machine.`, retryable: false } }, method);
+      }
+      assert.deepEqual(tableCounts(conn.engine), before);
     });
   });
 }

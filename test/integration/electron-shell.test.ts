@@ -13,7 +13,7 @@ import { LOCAL_ONLY_METHODS } from '../../shared/api.js';
 import { ShotfarmError } from '../../shared/errors.js';
 import { localOnlyRefusal } from '../../electron/engine/hosting/local-only.js';
 import { registerIpc } from '../../electron/main/ipc.js';
-import { answerCall, checkRevealPath, readShotListFile } from '../../electron/main/ipc-policy.js';
+import { answerCall, checkRevealPath, PickedFolders, readShotListFile } from '../../electron/main/ipc-policy.js';
 import { menuTemplate, type MenuActions } from '../../electron/main/menu.js';
 import { appPaths } from '../../electron/main/paths.js';
 import { CSP_HEADER, CSP_META, isAllowedRequest, isTrustedSender } from '../../electron/main/security.js';
@@ -74,21 +74,21 @@ test('answerCall refuses unknown and local-only methods, passes envelopes throug
   t.after(tmp.cleanup);
   const seen: unknown[] = [];
   const target = { call: async (method: string, input: unknown) => (seen.push([method, input]), { ok: 1 }) };
-  assert.deepEqual(await answerCall(target, 'process.exit', {}, { exportDir: tmp.path }), {
+  assert.deepEqual(await answerCall(target, 'process.exit', {}, { exportDir: tmp.path, picked: new PickedFolders() }), {
     ok: false, error: { code: 'not_found', message: 'Unknown method process.exit.', retryable: false },
   });
   // Whatever the preload let through: the page is refused what a browser page of `serve` is.
   for (const method of LOCAL_ONLY_METHODS) {
-    assert.deepEqual(await answerCall(target, method, {}, { exportDir: tmp.path }), { ok: false, error: localOnlyRefusal(method) }, method);
+    assert.deepEqual(await answerCall(target, method, {}, { exportDir: tmp.path, picked: new PickedFolders() }), { ok: false, error: localOnlyRefusal(method) }, method);
   }
   assert.deepEqual(seen, [], 'the engine is never asked');
   const failing = { call: async () => { throw new ShotfarmError('conflict', 'Job is running.'); } };
-  assert.deepEqual(await answerCall(failing, 'jobs.hold', {}, { exportDir: tmp.path }), {
+  assert.deepEqual(await answerCall(failing, 'jobs.hold', {}, { exportDir: tmp.path, picked: new PickedFolders() }), {
     ok: false, error: { code: 'conflict', message: 'Job is running.', retryable: false },
   });
-  await answerCall(target, 'export.runlog', { path: 'runlog.csv' }, { exportDir: tmp.path });
+  await answerCall(target, 'export.runlog', { path: 'runlog.csv' }, { exportDir: tmp.path, picked: new PickedFolders() });
   assert.deepEqual(seen, [['export.runlog', { path: join(tmp.path, 'runlog.csv') }]]);
-  const escape = await answerCall(target, 'export.ledger', { path: '/home/me/.bashrc' }, { exportDir: tmp.path });
+  const escape = await answerCall(target, 'export.ledger', { path: '/home/me/.bashrc' }, { exportDir: tmp.path, picked: new PickedFolders() });
   assert.equal(escape.ok, false);
   assert.equal(seen.length, 1);
 });

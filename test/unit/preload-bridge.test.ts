@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { API_INPUTS, LOCAL_ONLY_METHODS, type ApiMethod } from '../../shared/api.js';
 import { BRIDGE_KEY, createShotfarmBridge, exposeBridge, type IpcRendererLike } from '../../electron/preload/bridge.js';
 import { WIRE_TOPICS } from '../../shared/events.js';
-import { APP_VIEWS, BRIDGE_TOPICS, CHANNELS, SHELL_TOPICS, type ShellEventMap } from '../../electron/preload/channels.js';
+import { APP_VIEWS, BRIDGE_TOPICS, CHANNELS, PAGE_METHODS, SHELL_TOPICS, type ShellEventMap } from '../../electron/preload/channels.js';
 import type { ShotfarmBridge as PreloadBridge } from '../../electron/preload/bridge.js';
 import type { BridgeShellEventMap, BridgeShellTopic, ShotfarmBridge as PageBridge } from '../../renderer/client/bridge.js';
 import { VIEWS } from '../../renderer/lib/views.js';
@@ -55,19 +55,26 @@ test('call rejects an unknown method name without sending anything', async () =>
   assert.deepEqual(invoked, []);
 });
 
-test('every method a page may call is forwarded on the one fixed call channel with its input; a local-only one is not sent', async () => {
+test('every method the page uses is forwarded on the one fixed call channel with its input; the others never leave the preload', async () => {
   const { ipc, invoked } = fakeIpc((_c, args) => ({ ok: true, result: `answer to ${String(args[0])}` }));
   const bridge = createShotfarmBridge(ipc);
-  const forPage = Object.keys(API_INPUTS).filter((m) => !LOCAL_ONLY_METHODS.has(m as ApiMethod));
-  for (const method of forPage) {
+  for (const method of PAGE_METHODS) {
     assert.equal(await bridge.call(method, { probe: method }), `answer to ${method}`);
   }
-  assert.equal(invoked.length, forPage.length);
+  assert.equal(invoked.length, PAGE_METHODS.size);
   assert.ok(invoked.every((i) => i.channel === CHANNELS.call && (i.args[1] as { probe: string }).probe === i.args[0]));
+  // The local-only methods get serve's refusal; any other method the views do not use, its own.
   for (const method of LOCAL_ONLY_METHODS) {
-    await assert.rejects(bridge.call(method, {}), (err: unknown) => (err as { code: string }).code === 'conflict', method);
+    await assert.rejects(bridge.call(method, {}), (err: unknown) => (err as { code: string; message: string }).code === 'conflict' &&
+      /only available from this machine's command line/.test((err as { message: string }).message), method);
   }
-  assert.equal(invoked.length, forPage.length, 'the main process, which refuses them too, is never asked');
+  const unused = Object.keys(API_INPUTS).filter((m) => !PAGE_METHODS.has(m as ApiMethod) && !LOCAL_ONLY_METHODS.has(m as ApiMethod));
+  assert.ok(unused.includes('release.verify') && unused.includes('jobs.ids') && unused.includes('instances.probeAll'));
+  for (const method of unused) {
+    await assert.rejects(bridge.call(method, {}), (err: unknown) => (err as { code: string; message: string }).code === 'conflict' &&
+      /is not available to the app's page/.test((err as { message: string }).message), method);
+  }
+  assert.equal(invoked.length, PAGE_METHODS.size, 'the main process, which refuses them too, is never asked');
 });
 
 test('an error answer rejects with the envelope as a plain object', async () => {
