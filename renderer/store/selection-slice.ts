@@ -13,6 +13,7 @@ const ALL_CHUNK = 5_000;
 
 export const ACTION_LABEL: Record<JobAction, string> = {
   bump: 'Bump', moveToTop: 'Move to top', hold: 'Hold', release: 'Release', cancel: 'Cancel', retry: 'Retry', newTake: 'New take',
+  uncancel: 'Undo cancel',
 };
 
 export function selectedJobs(s: Pick<AppState, 'selected' | 'jobs'>): JobView[] {
@@ -87,6 +88,7 @@ export function createSelectionSlice(set: SetState, get: GetState, client: Shotf
           case 'cancel': changed = await client.call('jobs.cancel', { ids }); break;
           case 'retry': changed = await client.call('jobs.retry', { ids }); break;
           case 'newTake': changed = await client.call('jobs.newTake', { ids }); break;
+          case 'uncancel': changed = await client.call('jobs.uncancel', { ids }); break;
         }
         const skipped = jobs.length - ids.length;
         get().notify('success', `${ACTION_LABEL[action]}: ${changed.length} job${changed.length === 1 ? '' : 's'}${skipped ? ` (${skipped} not applicable, left alone)` : ''}.`);
