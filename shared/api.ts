@@ -65,6 +65,8 @@ export const jobFilterSchema = z.strictObject({
   shotPrefix: z.string().max(200).optional(),
   priority: z.enum(PRIORITIES).optional(),
   instanceId: z.string().optional(),
+  /** Queued jobs no registered workstation could ever take (JobView.blocked). */
+  blocked: z.boolean().optional(),
   /** Free text matched against shot, stage, template, reason. */
   search: z.string().max(200).optional(),
 });
