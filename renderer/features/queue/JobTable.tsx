@@ -3,7 +3,8 @@
  * only their pages are fetched, so 100k jobs scroll like 100.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useCallback, useEffect, useRef, type MouseEvent } from 'react';
+import { useCallback, useEffect, useRef, type MouseEvent, type MutableRefObject } from 'react';
+import { openJob } from '../../lib/route.js';
 import type { SortKey } from '../../store/types.js';
 import { useApp } from '../../store/app-store.js';
 import { Empty } from '../../components/Empty.js';
@@ -48,7 +49,8 @@ function Header() {
   );
 }
 
-export function JobTable() {
+/** `scrollRef` is set to a function that brings a row into view (the keyboard's ↑/↓). */
+export function JobTable({ scrollRef }: { scrollRef: MutableRefObject<(index: number) => void> }) {
   const total = useApp((s) => s.total);
   const generation = useApp((s) => s.generation);
   const loadedAny = useApp((s) => Object.keys(s.pages).length > 0);
@@ -70,9 +72,17 @@ export function JobTable() {
     parent.current?.scrollTo({ top: 0 });
   }, [generation]);
 
+  scrollRef.current = (index) => virtualizer.scrollToIndex(index, { align: 'auto' });
+
+  // A plain click selects the row and opens its drawer; Shift and Ctrl/Cmd only change the selection.
   const onClick = useCallback(
-    (index: number, e: MouseEvent) => clickRow(index, { shift: e.shiftKey, toggle: e.ctrlKey || e.metaKey }),
-    [clickRow],
+    (index: number, e: MouseEvent) => {
+      const toggle = e.ctrlKey || e.metaKey;
+      clickRow(index, { shift: e.shiftKey, toggle });
+      const id = idAt(index);
+      if (!e.shiftKey && !toggle && id) openJob(id);
+    },
+    [clickRow, idAt],
   );
 
   void pagesVersion;
@@ -90,7 +100,7 @@ export function JobTable() {
         </div>
       </div>
       <div className="table-foot muted small">
-        {total.toLocaleString()} job{total === 1 ? '' : 's'} · click to select, Shift-click for a range, Ctrl-click to add · / search · Ctrl+A all · T top · H hold · Del cancel
+        {total.toLocaleString()} job{total === 1 ? '' : 's'} · click opens, Shift-click a range, Ctrl-click adds · Enter open · ↑↓ move · / search · Ctrl+A all shown · T top · H hold · R release · Del cancel · Esc close
       </div>
     </div>
   );
