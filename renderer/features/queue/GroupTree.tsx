@@ -39,7 +39,7 @@ function Level({ by, path, depth }: { by: FacetField; path: Path; depth: number 
     <>
       {q.data.values.map((v) => <Node key={v.value} by={by} value={v} path={path} depth={depth} />)}
       {q.data.more && <div className="tree-note muted small" style={{ paddingLeft: 10 + depth * 14 }}>first {SHOWN} shown; filter to see more</div>}
-      {q.data.values.length === 0 && <div className="tree-note muted small" style={{ paddingLeft: 10 + depth * 14 }}>none</div>}
+      {q.data.values.length === 0 && <div className="tree-note muted small" style={{ paddingLeft: 10 + depth * 14 }}>no jobs in this view</div>}
     </>
   );
 }

@@ -8,6 +8,7 @@ import { openJob } from '../../lib/route.js';
 import type { SortKey } from '../../store/types.js';
 import { useApp } from '../../store/app-store.js';
 import { Empty } from '../../components/Empty.js';
+import { presetOf } from '../../lib/queue-views.js';
 import { JobRow } from './JobRow.js';
 
 const ROW_HEIGHT = 38;
@@ -50,6 +51,21 @@ function Header() {
 }
 
 /** `scrollRef` is set to a function that brings a row into view (the keyboard's ↑/↓). */
+/** What an empty list says: an empty farm says how to import; a filter that hides everything offers the way out. */
+function NoRows() {
+  const all = useApp((s) => (s.status ? Object.values(s.status.jobsByState).reduce((a, b) => a + b, 0) : 0));
+  const filter = useApp((s) => s.query.filter);
+  const setQuery = useApp((s) => s.setQuery);
+  if (all === 0) return <Empty title="No jobs yet">Drop a shot list (JSON or CSV) anywhere on this window, or use Import…, to make jobs from it.</Empty>;
+  const preset = presetOf(filter.states);
+  return (
+    <Empty title={preset?.id === 'active' ? 'Nothing is waiting or rendering' : 'No jobs match'}>
+      <p>{all.toLocaleString()} job{all === 1 ? '' : 's'} on this farm; none in this view.</p>
+      <button className="btn btn-sm" onClick={() => setQuery({ filter: {} })} data-testid="show-all">Show all jobs</button>
+    </Empty>
+  );
+}
+
 export function JobTable({ scrollRef }: { scrollRef: MutableRefObject<(index: number) => void> }) {
   const total = useApp((s) => s.total);
   const generation = useApp((s) => s.generation);
@@ -90,9 +106,7 @@ export function JobTable({ scrollRef }: { scrollRef: MutableRefObject<(index: nu
     <div className="table" role="grid" aria-rowcount={total}>
       <Header />
       <div className="table-body" ref={parent} data-testid="queue-body">
-        {total === 0 && loadedAny && (
-          <Empty title="No jobs match">Drop a shot list (JSON or CSV) anywhere on this window to import shots, or loosen the filters.</Empty>
-        )}
+        {total === 0 && loadedAny && <NoRows />}
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {items.map((v) => (
             <JobRow key={v.key} index={v.index} id={idAt(v.index)} top={v.start} height={v.size} onClick={onClick} />
