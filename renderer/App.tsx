@@ -1,4 +1,4 @@
-/** The shell: top bar, the current view, the import drop zone and toasts. */
+/** The shell: top bar and banners, the current view, the import drop zone, toasts and the confirmation dialog. */
 import { useEffect } from 'react';
 import { TopBar } from './features/topbar/TopBar.js';
 import { QueueView } from './features/queue/QueueView.js';
@@ -8,6 +8,7 @@ import { TimelineView } from './features/timeline/TimelineView.js';
 import { LedgerView } from './features/ledger/LedgerView.js';
 import { ImportDropZone } from './features/import/ImportDropZone.js';
 import { Toasts } from './features/topbar/Toasts.js';
+import { ConfirmDialog } from './components/ConfirmDialog.js';
 import { go, useView } from './lib/route.js';
 import { useApp } from './store/app-store.js';
 
@@ -28,6 +29,7 @@ export function App() {
           {view === 'ledger' && <LedgerView />}
         </main>
         <Toasts />
+        <ConfirmDialog />
       </div>
     </ImportDropZone>
   );

@@ -30,8 +30,12 @@ import type {
   JobPage,
   JobView,
   JobWhy,
+  JobDetail,
+  JobFacets,
+  JobPreview,
   TemplateView,
 } from './domain.js';
+import { FACET_FIELDS } from './job-facets.js';
 
 const jobIds = z.array(z.uuid()).min(1).max(100_000);
 const csvMapping = z
@@ -48,12 +52,21 @@ const csvMapping = z
 
 export const jobFilterSchema = z.strictObject({
   states: z.array(z.enum(JOB_STATES)).optional(),
+  /** Exact names (the CLI's --project, a group picked in the queue's tree). */
   project: z.string().optional(),
   episode: z.string().optional(),
+  /** The shot code's part before its first `_` (sequenceOf in shared/job-detail.ts). */
+  sequence: z.string().optional(),
   shot: z.string().optional(),
   stage: z.string().optional(),
+  /** Names starting with this, ignoring case (what an operator types in the queue's filters). */
+  projectPrefix: z.string().max(200).optional(),
+  episodePrefix: z.string().max(200).optional(),
+  shotPrefix: z.string().max(200).optional(),
   priority: z.enum(PRIORITIES).optional(),
   instanceId: z.string().optional(),
+  /** Queued jobs no registered workstation could ever take (JobView.blocked). */
+  blocked: z.boolean().optional(),
   /** Free text matched against shot, stage, template, reason. */
   search: z.string().max(200).optional(),
 });
@@ -117,7 +130,27 @@ export const API_INPUTS = {
   'jobs.cancel': z.strictObject({ ids: jobIds }),
   'jobs.retry': z.strictObject({ ids: jobIds }),
   'jobs.newTake': z.strictObject({ ids: jobIds, pinSeed: z.boolean().optional() }),
+  /**
+   * Undoes a cancel (the Studio's Undo): only for jobs cancelled while no attempt of theirs ran
+   * (pending, queued or held) and not changed since; each goes back to the state it was cancelled from.
+   */
+  'jobs.uncancel': z.strictObject({ ids: jobIds }),
+  /** Puts jobs back at a priority and rank they had (undoing a bump or a move to top); jobs not waiting are left alone. */
+  'jobs.restoreOrder': z.strictObject({
+    jobs: z.array(z.strictObject({ id: z.uuid(), priority: z.enum(PRIORITIES), rank: z.number().int() })).min(1).max(100_000),
+  }),
   'jobs.attempts': z.strictObject({ id: z.uuid() }),
+  /** The drawer: shot path, template version, the prompt's resolved parameters and workflow, inputs, outputs, history. */
+  'jobs.detail': z.strictObject({ id: z.uuid() }),
+  /** The latest preview image of a running job's prompt; with `since` (a seq), bytes only if newer. */
+  'jobs.preview': z.strictObject({ id: z.uuid(), since: z.number().int().min(0).optional() }),
+  /** Matching jobs counted by one field: group counts, and suggestions of values starting with `prefix`. */
+  'jobs.facets': z.strictObject({
+    by: z.enum(FACET_FIELDS),
+    filter: jobFilterSchema.optional(),
+    prefix: z.string().max(200).optional(),
+    limit: z.number().int().min(1).max(1_000).optional(),
+  }),
   /** Why a job is not running: per workstation for a queued job, its dependency when pending, its backoff when retrying. */
   'jobs.why': z.strictObject({ id: z.uuid() }),
   'failures.list': z.strictObject({ limitPerGroup: z.number().int().min(1).max(10_000).optional() }),
@@ -197,7 +230,12 @@ export interface ApiOutputs {
   'jobs.cancel': JobView[];
   'jobs.retry': JobView[];
   'jobs.newTake': JobView[];
+  'jobs.uncancel': JobView[];
+  'jobs.restoreOrder': JobView[];
   'jobs.attempts': AttemptView[];
+  'jobs.detail': JobDetail;
+  'jobs.preview': JobPreview | null;
+  'jobs.facets': JobFacets;
   'jobs.why': JobWhy;
   'failures.list': FailureGroup[];
   'timeline.get': TimelineView;

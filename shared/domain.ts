@@ -5,10 +5,14 @@
 import type { DeliveryStatus, HookEvent } from './hooks.js';
 
 // Part of this module's vocabulary: the ledger's views (assets.ts), a running attempt's live parts
-// (live-attempt.ts), why a job waits (wait.ts).
+// (live-attempt.ts), why a job waits (wait.ts), the job drawer's views (job-detail.ts), jobs
+// counted by a field (job-facets.ts).
 export * from './assets.js';
+export * from './job-detail.js';
+export * from './job-facets.js';
 export * from './live-attempt.js';
 export * from './wait.js';
+import type { RunEstimate } from './job-detail.js';
 import type { FarmStateView } from './farm-settings.js';
 import type { ContactGap, LiveAttempt, LostContact } from './live-attempt.js';
 import type { JobState } from './job-states.js';
@@ -21,6 +25,13 @@ export interface JobProgress {
   value: number;
   max: number;
   at: number;
+  /**
+   * Nodes of the workflow this attempt has reached (the one running now included, cached ones
+   * counted as done) and how many it has: "node 4 of 7". Absent when not known (a checkpoint read
+   * back from the store by a process that does not follow the attempt).
+   */
+  nodesDone?: number;
+  nodesTotal?: number;
 }
 
 /** What a job renders: a take of a stage of a shot, from a template, at a priority (a job, an import row). */
@@ -61,6 +72,8 @@ export interface JobView extends RenderTarget {
   attempt: LiveAttempt | null;
   /** Set while the running attempt's workstation does not answer (from its first failed request). */
   contact: LostContact | null;
+  /** A running job: how long its template version usually runs on this GPU model (null: no earlier run). */
+  estimate?: RunEstimate | null;
   enqueuedAt: number;
   startedAt: number | null;
   finishedAt: number | null;

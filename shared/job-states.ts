@@ -27,6 +27,7 @@ export const TERMINAL_STATES: readonly JobState[] = ['completed', 'failed_final'
  * Allowed transitions: from → the states it may move to. Anything else is a bug and throws.
  * - `running → queued` is the "lost/stop farm" requeue; `running → failed_retryable` a transient failure.
  * - `failed_final/timeout_kill/cancelled → queued` is an operator retry of the same take.
+ * - `cancelled → pending/held` (and `→ queued`) is also the undo of a cancel: back where it was.
  */
 export const TRANSITIONS: Readonly<Record<JobState, readonly JobState[]>> = {
   pending: ['queued', 'held', 'cancelled', 'failed_final'],
@@ -37,7 +38,7 @@ export const TRANSITIONS: Readonly<Record<JobState, readonly JobState[]>> = {
   failed_final: ['queued', 'cancelled'],
   timeout_kill: ['queued', 'cancelled'],
   held: ['queued', 'pending', 'cancelled'],
-  cancelled: ['queued'],
+  cancelled: ['queued', 'pending', 'held'],
 };
 
 export function canTransition(from: JobState, to: JobState): boolean {
@@ -45,7 +46,7 @@ export function canTransition(from: JobState, to: JobState): boolean {
 }
 
 /** Operator actions on jobs, as offered in the UI and the CLI. */
-export const JOB_ACTIONS = ['bump', 'moveToTop', 'hold', 'release', 'cancel', 'retry', 'newTake'] as const;
+export const JOB_ACTIONS = ['bump', 'moveToTop', 'hold', 'release', 'cancel', 'retry', 'newTake', 'uncancel'] as const;
 export type JobAction = (typeof JOB_ACTIONS)[number];
 
 /**
@@ -63,7 +64,12 @@ export const ACTION_STATES: Readonly<Record<JobAction, readonly JobState[]>> = {
   retry: (['failed_final', 'timeout_kill', 'cancelled', 'failed_retryable'] as const).filter((s) => canTransition(s, 'queued')),
   // A new take is a new job id: allowed whenever the current take is finished one way or another.
   newTake: ['completed', 'failed_final', 'timeout_kill', 'cancelled'],
+  // Undo of a cancel; the engine also checks it was cancelled from a waiting state and not changed since.
+  uncancel: ['cancelled'],
 };
+
+/** States a cancel can be undone from: no attempt was running, so going back loses and repeats nothing. */
+export const UNCANCELLABLE_FROM: readonly JobState[] = (['pending', 'queued', 'held'] as const).filter((s) => canTransition('cancelled', s));
 
 export function actionAllowed(action: JobAction, state: JobState): boolean {
   return ACTION_STATES[action].includes(state);

@@ -80,8 +80,8 @@ export class Engine {
     // Views go out with why each queued job waits: by the farm running here, else by what the store holds.
     const templates = new TemplateCache(this.db);
     this.announcer = new JobAnnouncer(this.db, this.events, this.hooks, (rows) =>
-      withLive(this.db, this.scheduler?.live ?? null,
-        viewsWithWaits(rows, () => this.scheduler?.waitFacts() ?? storedFarmFacts(this.db, this.clock.now()), templates)));
+      withLive(this.db, this.scheduler,
+        viewsWithWaits(rows, () => this.scheduler?.waitFacts() ?? storedFarmFacts(this.db, this.clock.now()), templates), this.clock.now()));
     this.settings = new LiveSettings({
       db: this.db, timers: this.timers, events: this.events, log: this.log, defaultOutputRoot: this.outputRoot,
       defaultReleasesRoot: join(opts.dataDir, 'releases'),

@@ -4,13 +4,13 @@
  * enable its buttons. Jobs in other states are skipped; when none applies, the operator is told why.
  */
 import { ShotfarmError } from '../../shared/errors.js';
-import { actionAllowed, type JobAction } from '../../shared/job-states.js';
+import { actionAllowed, UNCANCELLABLE_FROM, type JobAction } from '../../shared/job-states.js';
 import { PRIORITY_VALUE, type Priority } from '../../shared/priorities.js';
 import type { Clock, RandomSource } from './clock.js';
 import { jobId } from './ids.js';
 import { drawSeed } from './intake/commit-import.js';
 import { storedNumber } from './settings/farm-settings.js';
-import { transitionJob } from './job-state.js';
+import { jobEvents, transitionJob } from './job-state.js';
 import { inTransaction, type Db } from './store/database.js';
 import type { JobRow } from './store/job-rows.js';
 import { insertJob, jobRow, jobState, minRank, newestTake, rearmDependents, setOrder } from './store/job-store.js';
@@ -111,6 +111,49 @@ export function cancelJobs(ctx: ActionContext, ids: readonly string[]): { ids: s
       return r.id;
     });
     return { ids: changed, wereRunning };
+  });
+}
+
+/**
+ * Undoes cancels: each job goes back to the state it was cancelled from — only when that was a
+ * waiting state (nothing was running, so nothing is lost or rendered twice) and the cancel is still
+ * its latest change. A pending or queued job goes where its dependency now puts it. Jobs that do
+ * not qualify are left alone; when none does, the operator is told why.
+ */
+export function uncancelJobs(ctx: ActionContext, ids: readonly string[]): string[] {
+  return inTransaction(ctx.db, () => {
+    const done: string[] = [];
+    const refused: string[] = [];
+    for (const r of rowsFor(ctx, ids, 'uncancel')) {
+      const last = jobEvents(ctx.db, r.id, 1)[0];
+      const from = last?.to_state === 'cancelled' ? last.from_state : null;
+      if (!from || !UNCANCELLABLE_FROM.includes(from)) {
+        refused.push(`${r.shot}/${r.stage} was ${from ? `${from} when it was cancelled` : 'changed after its cancel'}`);
+        continue;
+      }
+      const to = from === 'held' ? 'held' : waitsForDependency(ctx, r) ? 'pending' : 'queued';
+      transitionJob(ctx.db, ctx.clock, {
+        jobId: r.id, to, reason: 'cancel undone by an operator', actor: ctx.actor, expectFrom: ['cancelled'], patch: { finished_at: null },
+      });
+      done.push(r.id);
+    }
+    if (done.length === 0) {
+      throw new ShotfarmError('conflict', `Nothing to uncancel: ${refused.slice(0, 5).join('; ')}${refused.length > 5 ? '…' : ''}.`);
+    }
+    return done;
+  });
+}
+
+/** Gives jobs back a priority and rank they had (the undo of a bump or a move to top). */
+export function restoreOrder(ctx: ActionContext, order: readonly { id: string; priority: Priority; rank: number }[]): string[] {
+  return inTransaction(ctx.db, () => {
+    const now = ctx.clock.now();
+    const wanted = new Map(order.map((o) => [o.id, o]));
+    return rowsFor(ctx, [...wanted.keys()], 'bump').map((r) => {
+      const o = wanted.get(r.id) as { priority: Priority; rank: number };
+      setOrder(ctx.db, r.id, PRIORITY_VALUE[o.priority], o.rank, now);
+      return r.id;
+    });
   });
 }
 

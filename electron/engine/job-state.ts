@@ -8,7 +8,7 @@ import { ShotfarmError } from '../../shared/errors.js';
 import { canTransition, type JobState } from '../../shared/job-states.js';
 import type { Clock } from './clock.js';
 import { inTransaction, type Db } from './store/database.js';
-import { one, run } from './store/statements.js';
+import { all, one, run } from './store/statements.js';
 
 /** Columns a transition may set alongside the state. Keys are column names of `jobs`. */
 export interface TransitionPatch {
@@ -112,4 +112,22 @@ export function transitionJob(db: Db, clock: Clock, req: TransitionRequest): Tra
 /** Records the creation of a job (no previous state) — the first row of its history. */
 export function recordJobCreated(db: Db, clock: Clock, jobId: string, state: JobState, reason: string, actor: string): void {
   run(db, INSERT_EVENT, jobId, null, null, state, reason, actor, clock.now());
+}
+
+/** One row of a job's history, as the door wrote it. */
+export interface JobEventRow {
+  id: number;
+  attempt_id: string | null;
+  from_state: JobState | null;
+  to_state: JobState;
+  reason: string | null;
+  actor: string;
+  at: number;
+}
+
+const SQL_EVENTS = 'SELECT id, attempt_id, from_state, to_state, reason, actor, at FROM job_events WHERE job_id = ? ORDER BY id DESC LIMIT ?';
+
+/** A job's history, newest first: the drawer shows it, and an undo checks nothing happened since. */
+export function jobEvents(db: Db, jobId: string, limit: number): JobEventRow[] {
+  return all<JobEventRow>(db, SQL_EVENTS, jobId, limit);
 }

@@ -48,13 +48,8 @@ export const STATE_LABEL: Record<JobState, string> = {
 /** Elapsed time of a job: running → since start; finished → its run time. */
 export function elapsedMs(j: { startedAt: number | null; finishedAt: number | null; state: JobState }, now: number): number | null {
   if (!j.startedAt) return null;
-  if (j.state === 'running') return now - j.startedAt;
+  // The page's clock ticks once a second: a job started since the last tick has run 0 s, not a negative time.
+  if (j.state === 'running') return Math.max(0, now - j.startedAt);
   return j.finishedAt ? j.finishedAt - j.startedAt : null;
 }
 
-/** A rough ETA from step progress: the rest at the pace so far (null until there is a pace). */
-export function etaMs(startedAt: number | null, value: number, max: number, now: number): number | null {
-  if (!startedAt || max <= 0 || value <= 0 || value >= max) return null;
-  const spent = now - startedAt;
-  return (spent / value) * (max - value);
-}

@@ -1,12 +1,21 @@
-/** Hash routing between the five views (no router library needed for five fixed screens). */
+/** Hash routing between the views, and the queue's job drawer (no router library needed for a few fixed screens). */
 import { useSyncExternalStore } from 'react';
-import { isView, VIEWS, type View } from './views.js';
+import { hashOf, parseHash, type RoutePath } from './paths.js';
+import { VIEWS, type View } from './views.js';
 
 export { VIEWS, type View };
 
-function current(): View {
-  const h = window.location.hash.replace(/^#\/?/, '');
-  return isView(h) ? h : 'queue';
+let cachedHash = '';
+let cached: RoutePath = { view: 'queue', jobId: null };
+
+/** The same object while the hash is unchanged (useSyncExternalStore compares snapshots by identity). */
+function current(): RoutePath {
+  const h = window.location.hash;
+  if (h !== cachedHash) {
+    cachedHash = h;
+    cached = parseHash(h);
+  }
+  return cached;
 }
 
 function subscribe(fn: () => void): () => void {
@@ -14,10 +23,24 @@ function subscribe(fn: () => void): () => void {
   return () => window.removeEventListener('hashchange', fn);
 }
 
-export function useView(): View {
+export function useRoute(): RoutePath {
   return useSyncExternalStore(subscribe, current);
 }
 
+export function useView(): View {
+  return useRoute().view;
+}
+
 export function go(view: View): void {
-  window.location.hash = `#/${view}`;
+  window.location.hash = hashOf({ view, jobId: null });
+}
+
+/** Opens a job's drawer in the queue (the address names it). */
+export function openJob(id: string): void {
+  window.location.hash = hashOf({ view: 'queue', jobId: id });
+}
+
+/** Closes the drawer, staying in the queue. */
+export function closeJob(): void {
+  if (current().jobId) window.location.hash = hashOf({ view: 'queue', jobId: null });
 }

@@ -8,6 +8,8 @@ let timer: ReturnType<typeof setInterval> | null = null;
 function subscribe(fn: () => void): () => void {
   subscribers.add(fn);
   if (!timer) {
+    // The clock did not tick while nobody watched: start from the real time, not the last tick's.
+    now = Date.now();
     timer = setInterval(() => {
       now = Date.now();
       for (const s of subscribers) s();

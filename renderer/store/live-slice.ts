@@ -1,6 +1,7 @@
 /** Entities by id, the connection and the farm status; written by event batches, refetched on reconnect. */
-import type { InstanceView } from '../../shared/domain.js';
+import type { InstanceView, JobPage } from '../../shared/domain.js';
 import { errorMessage, type ShotfarmClient } from '../client/client.js';
+import { stopFarmConfirmation } from '../lib/bulk-policy.js';
 import { throttle } from '../lib/throttle.js';
 import { applyEvents } from './reducers.js';
 import { FARM_STATE_WORDS, type FarmState } from '../../shared/farm-settings.js';
@@ -31,6 +32,8 @@ export function createLiveSlice(set: SetState, get: GetState, client: ShotfarmCl
       const s = get();
       const { next, effects } = applyEvents(s, batch);
       set({ ...next, ...(effects.jobsTouched ? { liveTick: s.liveTick + 1 } : {}) });
+      // A selected job whose change takes it out of the filter (a cancel, a completion in Active) leaves the selection.
+      if (s.selected.size) get().pruneSelection(batch.flatMap((e) => (e.topic === 'job.changed' ? [e.payload.job.id] : [])));
       if (effects.countsStale) refreshStatus();
       if (effects.listStale) reload();
     },
@@ -46,6 +49,17 @@ export function createLiveSlice(set: SetState, get: GetState, client: ShotfarmCl
       }
     },
     refreshStatus,
+    async askStopFarm() {
+      // What is rendering now, named in the question (the first 50 are plenty to name).
+      let page: JobPage = { rows: [], total: get().status?.jobsByState.running ?? 0 };
+      try {
+        page = await client.call('jobs.list', { filter: { states: ['running'] }, limit: 50 });
+      } catch {
+        // The question still says how many run, from the farm's counts.
+      }
+      const name = (id: string | null) => (id ? get().instances[id]?.name ?? null : null);
+      get().ask({ ...stopFarmConfirmation(page.rows, page.total, name), onConfirm: () => void get().setFarmState('stopped') });
+    },
     async setFarmState(state) {
       try {
         const status = await client.call(FARM_METHOD[state], { by: 'Studio UI' });

@@ -5,6 +5,7 @@
  */
 import type { JobFilter } from '../../shared/api.js';
 import { errorMessage, type ShotfarmClient } from '../client/client.js';
+import { DEFAULT_STATES } from '../lib/queue-views.js';
 import { mergeJobs } from './reducers.js';
 import type { GetState, QueueQuery, QueueSlice, SetState } from './types.js';
 
@@ -33,7 +34,12 @@ export function createQueueSlice(set: SetState, get: GetState, client: ShotfarmC
         filter: cleanFilter(query.filter), sort: query.sort, descending: query.descending, offset: page * PAGE_SIZE, limit: PAGE_SIZE,
       });
       if (get().generation !== generation) return;
+      // A row in a state the page had not heard of yet (its event still on the way): the counts
+      // are as stale as the row was, and that event will no longer look like a change.
+      const known = get().jobs;
+      const moved = res.rows.some((r) => known[r.id] !== undefined && known[r.id]?.state !== r.state);
       set((s) => ({ ...mergeJobs(s, res.rows), total: res.total, pages: { ...s.pages, [page]: res.rows.map((r) => r.id) } }));
+      if (moved) get().refreshStatus();
     } catch (err) {
       if (get().generation === generation && !replace) get().notify('error', `Could not load the queue: ${errorMessage(err)}`);
     } finally {
@@ -47,7 +53,8 @@ export function createQueueSlice(set: SetState, get: GetState, client: ShotfarmC
     return out;
   };
 
-  const initial: QueueQuery = { filter: {}, sort: 'queue', descending: false };
+  // The default view is Active: running, next up, blocked, retrying, held — Done is one click away.
+  const initial: QueueQuery = { filter: { states: [...DEFAULT_STATES] }, sort: 'queue', descending: false };
   return {
     query: initial,
     total: 0,
@@ -55,7 +62,9 @@ export function createQueueSlice(set: SetState, get: GetState, client: ShotfarmC
     generation: 0,
     visible: [0, 40],
     setQuery(patch) {
-      set((s) => ({ query: { ...s.query, ...patch }, generation: s.generation + 1, pages: {}, selected: new Set(), anchor: null }));
+      set((s) => ({ query: { ...s.query, ...patch }, generation: s.generation + 1, pages: {}, anchor: null }));
+      // What the new filter hides leaves the selection; what it still shows stays selected.
+      get().pruneSelection();
       get().reloadVisible();
     },
     setFilter(patch) {

@@ -1,11 +1,17 @@
 /**
  * Multi-select in the queue (click, shift-click range, ctrl/cmd-click toggle, select all) and the
- * bulk actions. Which actions apply comes from `actionAllowed` (shared/job-states.ts); only the
- * selected jobs an action applies to are sent, so a mixed selection does what it can.
+ * actions on jobs. Which actions apply comes from `actionAllowed` (shared/job-states.ts); only the
+ * jobs an action applies to are sent, so a mixed selection does what it can. Risky bulk actions ask
+ * first (lib/bulk-policy.ts); every action's toast offers its undo while it is possible (lib/undo.ts).
+ * The selection only ever holds jobs the current filter shows.
  */
 import { actionAllowed, type JobAction } from '../../shared/job-states.js';
 import type { JobView } from '../../shared/domain.js';
+import type { Priority } from '../../shared/priorities.js';
 import { errorMessage, type ShotfarmClient } from '../client/client.js';
+import { confirmationFor } from '../lib/bulk-policy.js';
+import { matchesFilter } from '../lib/filter-match.js';
+import { narrowed, undoableNow, undoFor, UNDO_WORDS, type UndoPlan } from '../lib/undo.js';
 import { cleanFilter } from './queue-slice.js';
 import type { AppState, GetState, SelectionSlice, SetState } from './types.js';
 
@@ -13,6 +19,13 @@ const ALL_CHUNK = 5_000;
 
 export const ACTION_LABEL: Record<JobAction, string> = {
   bump: 'Bump', moveToTop: 'Move to top', hold: 'Hold', release: 'Release', cancel: 'Cancel', retry: 'Retry', newTake: 'New take',
+  uncancel: 'Undo cancel',
+};
+
+/** What a toast says an action did: "Held 303 jobs". */
+const DONE_WORDS: Record<JobAction, string> = {
+  bump: 'Bumped', moveToTop: 'Moved to the top:', hold: 'Held', release: 'Released', cancel: 'Cancelled', retry: 'Retried', newTake: 'New takes of',
+  uncancel: 'Un-cancelled',
 };
 
 export function selectedJobs(s: Pick<AppState, 'selected' | 'jobs'>): JobView[] {
@@ -28,7 +41,47 @@ export function applicableIds(jobs: readonly JobView[], action: JobAction): stri
   return jobs.filter((j) => actionAllowed(action, j.state)).map((j) => j.id);
 }
 
+const plural = (n: number) => `${n.toLocaleString()} job${n === 1 ? '' : 's'}`;
+
 export function createSelectionSlice(set: SetState, get: GetState, client: ShotfarmClient): SelectionSlice {
+  const instanceName = (id: string | null) => (id ? get().instances[id]?.name ?? null : null);
+
+  /** Sends the action for the jobs it applies to; the toast offers the undo. */
+  async function perform(action: JobAction, jobs: JobView[], skipped: number, opts: { priority?: Priority }): Promise<void> {
+    const ids = jobs.map((j) => j.id);
+    try {
+      let changed: JobView[];
+      switch (action) {
+        case 'bump': changed = await client.call('jobs.bump', { ids, priority: opts.priority ?? 'rush' }); break;
+        case 'moveToTop': changed = await client.call('jobs.moveToTop', { ids }); break;
+        case 'hold': changed = await client.call('jobs.hold', { ids }); break;
+        case 'release': changed = await client.call('jobs.release', { ids }); break;
+        case 'cancel': changed = await client.call('jobs.cancel', { ids }); break;
+        case 'retry': changed = await client.call('jobs.retry', { ids }); break;
+        case 'newTake': changed = await client.call('jobs.newTake', { ids }); break;
+        case 'uncancel': changed = await client.call('jobs.uncancel', { ids }); break;
+      }
+      const plan = undoFor(action, jobs, changed.map((j) => j.id));
+      const to = action === 'bump' ? ` to ${opts.priority ?? 'rush'}` : '';
+      get().notify('success', `${DONE_WORDS[action]} ${plural(changed.length)}${to}.${skipped ? ` ${plural(skipped)} not applicable, left alone.` : ''}`, plan ?? undefined);
+      set((s) => ({ jobs: Object.assign({ ...s.jobs }, Object.fromEntries(changed.map((j) => [j.id, j]))) }));
+      get().pruneSelection(changed.map((j) => j.id));
+      get().reloadVisible();
+      get().refreshStatus();
+    } catch (err) {
+      get().notify('error', errorMessage(err));
+    }
+  }
+
+  async function sendUndo(plan: UndoPlan): Promise<JobView[]> {
+    switch (plan.kind) {
+      case 'release': return client.call('jobs.release', { ids: plan.ids });
+      case 'hold': return client.call('jobs.hold', { ids: plan.ids });
+      case 'uncancel': return client.call('jobs.uncancel', { ids: plan.ids });
+      case 'restoreOrder': return client.call('jobs.restoreOrder', { jobs: plan.order });
+    }
+  }
+
   return {
     selected: new Set(),
     anchor: null,
@@ -54,7 +107,7 @@ export function createSelectionSlice(set: SetState, get: GetState, client: Shotf
       }
     },
     async selectAll() {
-      // Ids of every matching job, in chunks (the contract has no ids-only listing yet).
+      // Rows of every job the filter shows, in chunks: the actions need their states.
       const { query, generation, total } = get();
       const ids = new Set<string>();
       try {
@@ -73,28 +126,48 @@ export function createSelectionSlice(set: SetState, get: GetState, client: Shotf
     clearSelection() {
       set({ selected: new Set(), anchor: null });
     },
-    async runAction(action, opts = {}) {
-      const jobs = selectedJobs(get());
-      const ids = applicableIds(jobs, action);
-      if (ids.length === 0) return;
+    pruneSelection(ids) {
+      const s = get();
+      if (s.selected.size === 0) return;
+      const filter = cleanFilter(s.query.filter);
+      const hidden: string[] = [];
+      for (const id of ids ?? s.selected) {
+        const j = s.jobs[id];
+        if (j && s.selected.has(id) && !matchesFilter(j, filter)) hidden.push(id);
+      }
+      if (hidden.length === 0) return;
+      const next = new Set(s.selected);
+      for (const id of hidden) next.delete(id);
+      set({ selected: next, anchor: null });
+    },
+    runAction(action, opts = {}) {
+      return get().runActionOn([...get().selected], action, opts);
+    },
+    async runActionOn(ids, action, opts = {}) {
+      const s = get();
+      const jobs = ids.map((id) => s.jobs[id]).filter((j): j is JobView => j !== undefined);
+      const applicable = jobs.filter((j) => actionAllowed(action, j.state));
+      if (applicable.length === 0) return;
+      const skipped = jobs.length - applicable.length;
+      const question = confirmationFor(action, applicable, instanceName);
+      if (question) get().ask({ ...question, onConfirm: () => void perform(action, applicable, skipped, opts) });
+      else await perform(action, applicable, skipped, opts);
+    },
+    async undo(toastId) {
+      const toast = get().toasts.find((t) => t.id === toastId);
+      if (!toast?.undo) return;
+      const ids = undoableNow(toast.undo, get().jobs);
+      if (ids.length === 0) return get().expireUndo(toastId);
+      const plan = narrowed(toast.undo, ids);
       try {
-        let changed: JobView[];
-        switch (action) {
-          case 'bump': changed = await client.call('jobs.bump', { ids, priority: opts.priority ?? 'rush' }); break;
-          case 'moveToTop': changed = await client.call('jobs.moveToTop', { ids }); break;
-          case 'hold': changed = await client.call('jobs.hold', { ids }); break;
-          case 'release': changed = await client.call('jobs.release', { ids }); break;
-          case 'cancel': changed = await client.call('jobs.cancel', { ids }); break;
-          case 'retry': changed = await client.call('jobs.retry', { ids }); break;
-          case 'newTake': changed = await client.call('jobs.newTake', { ids }); break;
-        }
-        const skipped = jobs.length - ids.length;
-        get().notify('success', `${ACTION_LABEL[action]}: ${changed.length} job${changed.length === 1 ? '' : 's'}${skipped ? ` (${skipped} not applicable, left alone)` : ''}.`);
-        set((s) => ({ jobs: Object.assign({ ...s.jobs }, Object.fromEntries(changed.map((j) => [j.id, j]))) }));
+        const changed = await sendUndo(plan);
+        get().dismiss(toastId);
+        get().notify('success', `Undone: ${plural(changed.length)} ${UNDO_WORDS[plan.kind]}.`);
+        set((st) => ({ jobs: Object.assign({ ...st.jobs }, Object.fromEntries(changed.map((j) => [j.id, j]))) }));
         get().reloadVisible();
         get().refreshStatus();
       } catch (err) {
-        get().notify('error', errorMessage(err));
+        get().notify('error', `Could not undo: ${errorMessage(err)}`);
       }
     },
   };

@@ -5,6 +5,8 @@ import type { FarmState } from '../../shared/farm-settings.js';
 import type { JobAction } from '../../shared/job-states.js';
 import type { Priority } from '../../shared/priorities.js';
 import type { ConnectionState, ServerInfo, ShotfarmClient } from '../client/client.js';
+import type { Confirmation } from '../lib/bulk-policy.js';
+import type { UndoPlan } from '../lib/undo.js';
 import type { Entities, LiveEvent } from './reducers.js';
 
 export type SortKey = (typeof JOB_SORT_KEYS)[number];
@@ -22,6 +24,8 @@ export interface LiveSlice extends Entities {
   refreshStatus(): void;
   /** Records the farm's state (running, paused, stopped); the status and banner follow. */
   setFarmState(state: FarmState): Promise<void>;
+  /** Stop farm: asks first, saying what is rendering; then records the stop. */
+  askStopFarm(): Promise<void>;
 }
 
 export interface QueueQuery {
@@ -38,6 +42,7 @@ export interface QueueSlice {
   /** Bumped when the query changes, so answers to an older query are dropped. */
   generation: number;
   visible: [number, number];
+  /** Changes the query; the selection keeps only the jobs the new filter still shows. */
   setQuery(patch: Partial<QueueQuery>): void;
   setFilter(patch: Partial<JobFilter>): void;
   /** The table reports what it shows; missing pages are fetched. */
@@ -51,21 +56,41 @@ export interface SelectionSlice {
   selected: ReadonlySet<string>;
   anchor: number | null;
   clickRow(index: number, mods: { shift: boolean; toggle: boolean }): void;
+  /** Every job the current filter shows (never a hidden one). */
   selectAll(): Promise<void>;
   clearSelection(): void;
+  /** Drops selected jobs the filter no longer shows (after their state changed, or the filter did). */
+  pruneSelection(ids?: Iterable<string>): void;
+  /** An action on the selection; asks first where bulk-policy says so. */
   runAction(action: JobAction, opts?: { priority?: Priority }): Promise<void>;
+  /** The same for given jobs (the drawer's buttons). */
+  runActionOn(ids: readonly string[], action: JobAction, opts?: { priority?: Priority }): Promise<void>;
+  /** Runs the undo a toast offers. */
+  undo(toastId: number): Promise<void>;
 }
 
 export interface Toast {
   id: number;
   kind: 'info' | 'success' | 'error';
   text: string;
+  /** Offered while some of its jobs are still where the action put them (the toast stays meanwhile). */
+  undo?: UndoPlan;
+}
+
+/** A question asked before a risky action (bulk-policy.ts), with what to do on yes. */
+export interface ConfirmRequest extends Confirmation {
+  onConfirm(): void;
 }
 
 export interface UiSlice {
   toasts: Toast[];
-  notify(kind: Toast['kind'], text: string): void;
+  notify(kind: Toast['kind'], text: string, undo?: UndoPlan): void;
+  /** Its undo is no longer possible: the toast goes the way of any other. */
+  expireUndo(id: number): void;
   dismiss(id: number): void;
+  confirm: ConfirmRequest | null;
+  ask(c: ConfirmRequest): void;
+  answer(yes: boolean): void;
 }
 
 export type AppState = LiveSlice & QueueSlice & SelectionSlice & UiSlice;

@@ -24,6 +24,10 @@ test('a dropped shot list is previewed row by row, confirmed, and its jobs run t
   assert.match((await steps.textContent()) ?? '', /^\d+\/\d+$/);
   await studio.screenshot('queue-running');
 
+  // The default view is Active: finished rows leave it; Done is one click away.
+  const ids = (await studio.farm.engine.call('jobs.list', {})).rows.map((j) => j.id);
+  await studio.farm.waitForStates(ids, ['completed'], 60_000);
+  await page.locator('[data-preset="done"]').click();
   await page.waitForFunction(`${countRows('completed')} === 5`, undefined, { timeout: 60_000 });
   const jobs = await studio.farm.engine.call('jobs.list', {});
   assert.deepEqual(jobs.rows.map((j) => j.state), Array(5).fill('completed'));

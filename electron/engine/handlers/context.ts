@@ -10,6 +10,7 @@ import type { JobAnnouncer } from '../announcer.js';
 import type { Clock, RandomSource } from '../clock.js';
 import type { EventBus } from '../event-bus.js';
 import type { LivePhases } from '../scheduler/live-attempts.js';
+import type { AttemptWatchView } from '../scheduler/attempt-watch.js';
 import type { FarmFacts } from '../scheduler/farm-facts.js';
 import type { FolderDefaults } from '../settings/farm-settings.js';
 import type { Db } from '../store/database.js';
@@ -32,6 +33,8 @@ export interface FarmPort {
   instanceChanged(id: string): void;
   /** What the open attempts are doing now (held in memory), for the views. */
   readonly live: LivePhases;
+  /** Node k of N and the latest preview image of the open attempts (held in memory). */
+  readonly watch: AttemptWatchView;
   /** What the farm knows now (live probes, node lists, reservations): why jobs wait, an import's node check. */
   waitFacts(): FarmFacts;
 }

@@ -5,15 +5,19 @@
 import type { ApiHandlers } from '../../../shared/api.js';
 import type { JobView } from '../../../shared/domain.js';
 import { ShotfarmError } from '../../../shared/errors.js';
-import { bumpJobs, cancelJobs, holdJobs, moveJobsToTop, newTakes, releaseJobs, retryJobs, type ActionContext } from '../job-actions.js';
+import {
+  bumpJobs, cancelJobs, holdJobs, moveJobsToTop, newTakes, releaseJobs, restoreOrder, retryJobs, uncancelJobs, type ActionContext,
+} from '../job-actions.js';
 import { failureGroups, jobAttempts } from '../queries/attempts.js';
+import { jobDetail } from '../queries/job-detail.js';
 import { attemptsWithLive, withLive } from '../queries/job-live.js';
+import { jobPreview } from '../queries/job-preview.js';
 import type { FarmFacts } from '../scheduler/farm-facts.js';
 import { jobWhy, viewsWithWaits } from '../scheduler/job-why.js';
 import { storedFarmFacts } from '../scheduler/stored-facts.js';
 import { explainer, TemplateCache } from '../scheduler/wait-explainer.js';
 import type { JobRow } from '../store/job-rows.js';
-import { jobIdsByPrefix, jobRow, listJobIds, listJobRows } from '../store/job-store.js';
+import { jobFacets, jobIdsByPrefix, jobRow, listJobIds, listJobRows } from '../store/job-store.js';
 import { changed, type DomainHandlers, type EngineContext } from './context.js';
 
 /** What the farm running here knows, else what the store holds (a CLI process). */
@@ -36,7 +40,7 @@ export function jobHandlers(ctx: EngineContext): DomainHandlers<'jobs'> & Pick<A
   const live = () => ctx.farm()?.live ?? null;
   const templates = new TemplateCache(ctx.db);
   // Every view this domain answers with: why a queued job waits, what a running attempt is doing.
-  const views = (rows: readonly JobRow[]): JobView[] => withLive(ctx.db, live(), viewsWithWaits(rows, () => farmFacts(ctx), templates));
+  const views = (rows: readonly JobRow[]): JobView[] => withLive(ctx.db, ctx.farm(), viewsWithWaits(rows, () => farmFacts(ctx), templates), ctx.clock.now());
   const existing = (id: string): JobRow => {
     const r = jobRow(ctx.db, id);
     if (!r) throw new ShotfarmError('not_found', `Job ${id} does not exist.`);
@@ -65,7 +69,12 @@ export function jobHandlers(ctx: EngineContext): DomainHandlers<'jobs'> & Pick<A
     },
     'jobs.retry': async ({ ids }) => changed(ctx, retryJobs(act(), ids)),
     'jobs.newTake': async ({ ids, pinSeed }) => changed(ctx, newTakes(act(), ids, pinSeed)),
+    'jobs.uncancel': async ({ ids }) => changed(ctx, uncancelJobs(act(), ids)),
+    'jobs.restoreOrder': async ({ jobs }) => changed(ctx, restoreOrder(act(), jobs)),
     'jobs.attempts': async ({ id }) => attemptsWithLive(live(), jobAttempts(ctx.db, id)),
+    'jobs.detail': async ({ id }) => jobDetail(ctx.db, id),
+    'jobs.preview': async ({ id, since }) => jobPreview(existing(id), ctx.farm()?.watch ?? null, since),
+    'jobs.facets': async ({ by, filter, prefix, limit }) => ({ by, ...jobFacets(ctx.db, by, filter, prefix, limit ?? 200) }),
     'failures.list': async ({ limitPerGroup }) => failureGroups(ctx.db, limitPerGroup),
   };
 }

@@ -1,27 +1,43 @@
 /**
- * The live parts of running jobs' views: what the attempt is doing (the farm's memory, when a farm
- * runs in this process) and whether its workstation answers (the store: a CLI in another process
- * sees it too). Every job view an API answer or an event carries passes through here.
+ * The live parts of running jobs' views: what the attempt is doing and how far through its workflow
+ * it is (the farm's memory, when a farm runs in this process), whether its workstation answers (the
+ * store: a CLI in another process sees it too), and how long such runs usually take. Every job view
+ * an API answer or an event carries passes through here.
  */
 import type { AttemptView, JobView } from '../../../shared/domain.js';
+import type { AttemptWatchView } from '../scheduler/attempt-watch.js';
 import type { LivePhases } from '../scheduler/live-attempts.js';
-import { openContactLosses } from '../store/attempt-store.js';
+import { currentRunKey, openContactLosses } from '../store/attempt-store.js';
 import type { Db } from '../store/database.js';
+import { runEstimates } from './run-estimates.js';
 
-export function withLive(db: Db, live: LivePhases | null, views: JobView[]): JobView[] {
+/** What the farm running in this process holds in memory about its open attempts. */
+export interface LiveFarm {
+  readonly live: LivePhases;
+  readonly watch: AttemptWatchView;
+}
+
+export function withLive(db: Db, farm: LiveFarm | null, views: JobView[], now: number): JobView[] {
+  const estimates = runEstimates(db);
+  // Every announced change passes through here: a completion is the moment a median may move.
+  if (views.some((v) => v.state === 'completed')) estimates.completed();
   const running = views.filter((v) => v.state === 'running');
   if (running.length === 0) return views;
   const lost = new Map(openContactLosses(db).map((r) => [r.job_id, r]));
   for (const v of running) {
-    v.attempt = live?.ofJob(v.id) ?? null;
+    v.attempt = farm?.live.ofJob(v.id) ?? null;
     const c = lost.get(v.id);
     v.contact = c ? { instanceName: c.instance_name ?? 'its workstation', lostAt: c.contact_lost_at, requeueAt: c.requeue_at } : null;
+    const key = currentRunKey(db, v.id);
+    v.estimate = key?.gpu_name ? estimates.of(key.template_id, key.gpu_name, now) : null;
+    const nodes = key ? farm?.watch.nodes(key.attempt_id) : null;
+    if (nodes && v.progress) v.progress = { ...v.progress, ...nodes };
   }
   return views;
 }
 
 /** An open attempt shows its live phase and prompt number instead of the stored `claimed`. */
-export function attemptsWithLive(live: LivePhases | null, views: AttemptView[]): AttemptView[] {
+export function attemptsWithLive(live: LivePhases | null | undefined, views: AttemptView[]): AttemptView[] {
   if (!live) return views;
   for (const v of views) {
     if (v.state === 'ended') continue;

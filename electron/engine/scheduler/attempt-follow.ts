@@ -152,6 +152,8 @@ export class AttemptFollow {
     if (cue === 'now') this.nextAsk = this.now;
     else if (cue === 'soon') this.nextAsk = Math.min(this.nextAsk, this.now + endRecheckDelay(0, a.deps.config.historyPollMs));
     if (!('inRun' in ev) || !ev.inRun) return;
+    // Node k of N and the latest preview image, for the views (nothing the attempt decides on).
+    a.deps.watch?.observe(a.job.id, a.attemptId, a.workflow, ev, this.now);
     this.lastActivity = this.now;
     if (ev.type === 'execution_start') this.markRunning();
     else if (ev.type === 'executing' && ev.data.node) this.progress(ev.data.node, 0, 0);
@@ -183,7 +185,7 @@ export class AttemptFollow {
     const { a } = this;
     const now = this.now;
     const nodeType = node && a.workflow?.[node] ? a.workflow[node].class_type : null;
-    const p = { node, nodeType, value, max, at: now };
+    const p = { node, nodeType, value, max, at: now, ...a.deps.watch?.nodes(a.attemptId) };
     a.deps.events.emit('job.progress', { jobId: a.job.id, progress: p });
     const every = a.deps.config.progressSaveMs;
     const startedAt = a.facts.startedAt ?? now;

@@ -16,14 +16,14 @@
  */
 import type { AttemptPhase } from '../../../shared/domain.js';
 import { ShotfarmError } from '../../../shared/errors.js';
-import type { ParamValue } from '../../../shared/shot-list-schema.js';
 import { ComfyRequestError, settle } from '../comfy/observation.js';
 import type { HistoryEntry } from '../comfy/responses.js';
 import { PromptFollower } from '../comfy/ws-follower.js';
 import { triedOnInstanceBefore, type AttemptFacts, type AttemptRow } from '../store/attempt-store.js';
 import type { JobRow } from '../store/job-rows.js';
 import type { StoredTemplate } from '../store/template-store.js';
-import { applyParameters, type ApiWorkflow } from '../templates/workflow.js';
+import { jobPrompt } from '../templates/job-prompt.js';
+import type { ApiWorkflow } from '../templates/workflow.js';
 import { concludeAttempt } from './attempt-end.js';
 import { AttemptFollow } from './attempt-follow.js';
 import type { AttemptScope, Outcome, RunnerDeps, StopMode } from './attempt-scope.js';
@@ -133,9 +133,7 @@ export class AttemptRunner implements AttemptScope {
 
   /** The workflow to post: template + shot parameters + seed + the names uploaded inputs got on the server. */
   private buildPrompt(uploaded: Record<string, string> = {}): ApiWorkflow {
-    const params = JSON.parse(this.job.params_json) as Record<string, ParamValue>;
-    if (this.job.seed !== null && 'seed' in this.template.parameters) params.seed = this.job.seed;
-    return applyParameters(this.template.workflow, this.template.parameters, { ...params, ...uploaded });
+    return jobPrompt(this.job, this.template, uploaded);
   }
 
   private async run(): Promise<void> {
@@ -152,6 +150,7 @@ export class AttemptRunner implements AttemptScope {
     } finally {
       this.follower?.close();
       this.deps.live.end(this.attemptId);
+      this.deps.watch?.end(this.attemptId);
       this.deps.contact.unfollow(this.attemptId);
       this.deps.done(this);
     }

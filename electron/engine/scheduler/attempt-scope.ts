@@ -20,6 +20,7 @@ import type { ContactWatch } from './contact-watch.js';
 import type { AttemptObservation } from './failure.js';
 import type { InstanceRegistry, InstanceRuntime } from './instance-registry.js';
 import type { LiveAttempts } from './live-attempts.js';
+import type { AttemptWatch } from './attempt-watch.js';
 import type { Execution } from './prompt-watch.js';
 
 /** What the scheduler and each of its runners work with: the store, time, events, the farm's config. */
@@ -40,6 +41,8 @@ export interface RunnerDeps extends FarmDeps {
   contact: ContactWatch;
   /** Every open attempt's phase, for the views (held in memory: one commit per attempt end). */
   live: LiveAttempts;
+  /** Node k of N and the latest preview of each open attempt, fed by its follower (for the views only). */
+  watch?: AttemptWatch;
   /** Optional S3-compatible copy of every output; the job completes only once it is confirmed. */
   uploader: S3Uploader | null;
   /** When the runner is finished (whatever happened). */

@@ -29,8 +29,8 @@ export interface PlannedUpload {
   what: string;
 }
 
-/** Works out what must be uploaded; throws bad_input (a permanent failure) when something is missing. */
-export function plannedUploads(db: Db, job: JobRow, template: StoredTemplate): PlannedUpload[] {
+/** What must be uploaded, by the store alone (the job detail shows it); throws when the dependency made no image. */
+export function uploadPlan(db: Db, job: JobRow, template: StoredTemplate): PlannedUpload[] {
   const out: PlannedUpload[] = [];
   for (const [param, file] of Object.entries(JSON.parse(job.inputs_json) as Record<string, string>)) {
     out.push({ param, file, what: `input "${param}"` });
@@ -43,6 +43,12 @@ export function plannedUploads(db: Db, job: JobRow, template: StoredTemplate): P
       out.push({ param, file: dep.path, what: `${dep.stage} take ${dep.take} output` });
     }
   }
+  return out;
+}
+
+/** Works out what must be uploaded; throws bad_input (a permanent failure) when something is missing. */
+export function plannedUploads(db: Db, job: JobRow, template: StoredTemplate): PlannedUpload[] {
+  const out = uploadPlan(db, job, template);
   for (const u of out) {
     try {
       accessSync(u.file, constants.R_OK);
@@ -53,11 +59,16 @@ export function plannedUploads(db: Db, job: JobRow, template: StoredTemplate): P
   return out;
 }
 
-/** Uploads into a per-job subfolder (no clash between shots) and returns parameter → server name. */
+/** The workstation's input subfolder of a job's uploads: one per job, so shots never clash. */
+export function uploadSubfolder(jobId: string): string {
+  return `shotfarm/${jobId}`;
+}
+
+/** Uploads into the job's subfolder and returns parameter → server name. */
 export async function uploadInputs(client: ComfyClient, jobId: string, uploads: PlannedUpload[], signal?: AbortSignal): Promise<Record<string, string>> {
   const values: Record<string, string> = {};
   for (const u of uploads) {
-    const r = await client.uploadImage(u.file, { subfolder: `shotfarm/${jobId}`, overwrite: true }, signal ? { signal } : {});
+    const r = await client.uploadImage(u.file, { subfolder: uploadSubfolder(jobId), overwrite: true }, signal ? { signal } : {});
     values[u.param] = r.subfolder ? `${r.subfolder}/${r.name}` : r.name;
   }
   return values;

@@ -29,6 +29,7 @@ import type { FarmPort } from '../handlers/context.js';
 import { promoteDueRetries, requeueJob } from './outcomes.js';
 import { checkpointOfJob, fitsNow, rankInstances, type InstanceSnapshot, type JobSnapshot } from './policy.js';
 import { Reservations } from './reservations.js';
+import { AttemptWatch } from './attempt-watch.js';
 import { explainer, TemplateCache } from './wait-explainer.js';
 
 export interface SchedulerDeps extends FarmDeps {
@@ -39,6 +40,8 @@ export class Scheduler implements FarmPort {
   private readonly registry: InstanceRegistry;
   /** Open attempts' phases, merged into the views (FarmPort). */
   readonly live = new LiveAttempts();
+  /** Open attempts' node counts and latest previews, for the views and jobs.preview (FarmPort). */
+  readonly watch = new AttemptWatch();
   private readonly contact: ContactWatch;
   private readonly runners = new Map<string, AttemptRunner>();
   private readonly templates: TemplateCache;
@@ -323,7 +326,7 @@ export class Scheduler implements FarmPort {
     this.registry.attemptStarted(rt.row.id, attemptId, job.id, job.vram_gb, checkpointOfJob(t.workflow, t.parameters, job.params_json));
     const runner = new AttemptRunner(
       {
-        ...this.d, registry: this.registry, contact: this.contact, live: this.live, uploader: this.uploader,
+        ...this.d, registry: this.registry, contact: this.contact, live: this.live, watch: this.watch, uploader: this.uploader,
         done: (r) => {
           this.runners.delete(r.attemptId);
           this.armRetryTimer();

@@ -75,6 +75,11 @@ export function assetById(db: Db, id: string): AssetView | null {
   return r ? toAssetView(r) : null;
 }
 
+/** A job's output files, in the order they were written (the job drawer's thumbnails). */
+export function assetsOfJob(db: Db, jobId: string): AssetView[] {
+  return all<LedgerRow>(db, `SELECT ${LEDGER_COLUMNS} FROM assets a JOIN jobs j ON j.id = a.job_id WHERE a.job_id = ? ORDER BY a.created_at, a.id`, jobId).map(toAssetView);
+}
+
 export function setApproved(db: Db, ids: readonly string[], approved: boolean): number {
   const s = stmt(db, 'UPDATE assets SET approved = ? WHERE id = ?');
   return db.transaction(() => ids.reduce((n, id) => n + s.run(approved ? 1 : 0, id).changes, 0))();

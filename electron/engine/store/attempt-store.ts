@@ -209,6 +209,25 @@ export function triedOnInstanceBefore(db: Db, jobId: string, instanceId: string,
   return one(db, 'SELECT 1 FROM attempts WHERE job_id = ? AND instance_id = ? AND id <> ? LIMIT 1', jobId, instanceId, attemptId) !== undefined;
 }
 
+/**
+ * How long the latest completed attempts of a template version took on a GPU model, dispatch to
+ * end (ms), newest first: a running job's ETA. Only the last `window` attempts are looked at, so
+ * the cost stays bounded however long the farm has run (attempts_dispatched index).
+ */
+export function completedRunTimes(db: Db, templateId: number, gpuName: string, limit: number, window = 20_000): number[] {
+  return all<{ ms: number }>(db, `SELECT a.finished_at - a.dispatched_at AS ms
+      FROM (SELECT job_id, gpu_name, outcome, dispatched_at, finished_at FROM attempts ORDER BY dispatched_at DESC LIMIT @window) a
+      JOIN jobs j ON j.id = a.job_id
+      WHERE a.outcome = 'completed' AND a.gpu_name = @gpu AND j.template_id = @template AND a.finished_at IS NOT NULL
+      LIMIT @limit`, { window, gpu: gpuName, template: templateId, limit }).map((r) => r.ms);
+}
+
+/** The template version and GPU model of a job's current attempt (what its ETA is looked up by). */
+export function currentRunKey(db: Db, jobId: string): { template_id: number; gpu_name: string | null; attempt_id: string } | undefined {
+  return one<{ template_id: number; gpu_name: string | null; attempt_id: string }>(db,
+    'SELECT j.template_id, a.gpu_name, a.id AS attempt_id FROM attempts a JOIN jobs j ON j.current_attempt_id = a.id WHERE j.id = ?', jobId);
+}
+
 export interface TimelineRow {
   id: string;
   job_id: string;

@@ -35,13 +35,26 @@ export function orderBy(sort: string | undefined, descending: boolean | undefine
 
 /** `LIKE @q` text for a free-text search: the operator's %, _ and \ are matched as themselves. */
 export function likePattern(search: string): string {
-  return `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return `%${escapeLike(search)}%`;
 }
 
-export function whereJobs(filter: JobFilter | undefined): { sql: string; params: Record<string, unknown> } {
+/** `LIKE` text matching what starts with `prefix` (ignoring ASCII case, as LIKE does). */
+export function prefixPattern(prefix: string): string {
+  return `${escapeLike(prefix)}%`;
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** A job's sequence in SQL: the shot code's part before its first `_` ('' without one), as sequenceOf says. */
+export const SEQUENCE_SQL = "CASE WHEN instr(shot, '_') > 1 THEN substr(shot, 1, instr(shot, '_') - 1) ELSE '' END";
+
+/** The filter's conditions (to be joined with AND) and their named parameters. */
+export function jobConditions(filter: JobFilter | undefined): { parts: string[]; params: Record<string, unknown> } {
   const parts: string[] = [];
   const params: Record<string, unknown> = {};
-  if (!filter) return { sql: '', params };
+  if (!filter) return { parts, params };
   if (filter.states?.length) {
     parts.push(`state IN (${filter.states.map((_, i) => `@s${i}`).join(', ')})`);
     filter.states.forEach((s, i) => (params[`s${i}`] = s));
@@ -52,9 +65,25 @@ export function whereJobs(filter: JobFilter | undefined): { sql: string; params:
       params[key] = filter[key];
     }
   }
+  if (filter.sequence) {
+    // The shot starts with "<sequence>_": the same test as SEQUENCE_SQL, and case-sensitive like the names.
+    parts.push("substr(shot, 1, length(@sequence) + 1) = @sequence || '_'");
+    params.sequence = filter.sequence;
+  }
+  for (const [key, column] of [['projectPrefix', 'project'], ['episodePrefix', 'episode'], ['shotPrefix', 'shot']] as const) {
+    const prefix = filter[key];
+    if (prefix) {
+      parts.push(`${column} LIKE @${key} ESCAPE '\\'`);
+      params[key] = prefixPattern(prefix);
+    }
+  }
   if (filter.instanceId) {
     parts.push('instance_id = @instanceId');
     params.instanceId = filter.instanceId;
+  }
+  if (filter.blocked !== undefined) {
+    // The flag counts only while queued (job-rows.ts isBlocked).
+    parts.push(filter.blocked ? "(blocked = 1 AND state = 'queued')" : "NOT (blocked = 1 AND state = 'queued')");
   }
   if (filter.priority) {
     parts.push('priority = @priority');
@@ -65,5 +94,10 @@ export function whereJobs(filter: JobFilter | undefined): { sql: string; params:
       OR episode LIKE @q ESCAPE '\\' OR COALESCE(state_reason, '') LIKE @q ESCAPE '\\' OR id LIKE @q ESCAPE '\\')`);
     params.q = likePattern(filter.search);
   }
+  return { parts, params };
+}
+
+export function whereJobs(filter: JobFilter | undefined): { sql: string; params: Record<string, unknown> } {
+  const { parts, params } = jobConditions(filter);
   return { sql: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params };
 }

@@ -99,6 +99,7 @@ export function toJobView(r: JobRow): JobView {
     // Live parts, merged in by queries/job-live.ts for running jobs.
     attempt: null,
     contact: null,
+    estimate: null,
     enqueuedAt: r.enqueued_at,
     startedAt: r.started_at,
     finishedAt: r.finished_at,

@@ -4,12 +4,12 @@
  * notes and the insert of a new job are here; who calls them decides the transaction.
  */
 import type { JobFilter } from '../../../shared/api.js';
-import type { JobProgress } from '../../../shared/domain.js';
+import type { FacetField, FacetValue, JobProgress } from '../../../shared/domain.js';
 import { JOB_STATES, TERMINAL_STATES, type JobState } from '../../../shared/job-states.js';
 import type { Clock } from '../clock.js';
 import { recordJobCreated } from '../job-state.js';
 import type { Db } from './database.js';
-import { DISPATCH_ORDER, orderBy, whereJobs } from './job-filter.js';
+import { DISPATCH_ORDER, jobConditions, orderBy, prefixPattern, SEQUENCE_SQL, whereJobs } from './job-filter.js';
 import type { JobRow } from './job-rows.js';
 import { all, one, run } from './statements.js';
 
@@ -63,6 +63,35 @@ export function listJobIds(db: Db, filter: JobFilter | undefined, cap = 100_000)
   const total = one<{ n: number }>(db, `SELECT COUNT(*) AS n FROM jobs ${w.sql}`, w.params)?.n ?? 0;
   const ids = all<{ id: string }>(db, `SELECT id FROM jobs ${w.sql} ORDER BY ${DISPATCH_ORDER} LIMIT @cap`, { ...w.params, cap }).map((r) => r.id);
   return { ids, total };
+}
+
+/** Each facet as a column expression of `jobs`. */
+const FACET_SQL: Record<FacetField, string> = {
+  project: 'project', episode: 'episode', sequence: SEQUENCE_SQL, shot: 'shot', stage: 'stage', template: 'template_name',
+};
+
+/**
+ * The matching jobs counted by one field, in value order, at most `limit` values (and whether there
+ * are more); with `prefix`, only values starting with it (ignoring case): the filters' suggestions.
+ */
+export function jobFacets(db: Db, by: FacetField, filter: JobFilter | undefined, prefix: string | undefined, limit: number): { values: FacetValue[]; more: boolean } {
+  const { parts, params } = jobConditions(filter);
+  const column = FACET_SQL[by];
+  if (prefix) {
+    parts.push(`(${column}) LIKE @facetPrefix ESCAPE '\\'`);
+    params.facetPrefix = prefixPattern(prefix);
+  }
+  const where = parts.length ? `WHERE ${parts.join(' AND ')}` : '';
+  const rows = all<FacetValue>(db, `SELECT ${column} AS value, COUNT(*) AS count, SUM(state = 'running') AS running,
+    SUM(state IN ('failed_final', 'timeout_kill')) AS failed FROM jobs ${where} GROUP BY 1 ORDER BY 1 LIMIT @facetLimit`, { ...params, facetLimit: limit + 1 });
+  return { values: rows.slice(0, limit), more: rows.length > limit };
+}
+
+/** How many queued jobs are ahead of this one in dispatch order (see DISPATCH_ORDER). */
+export function queuedAhead(db: Db, id: string): number {
+  return one<{ n: number }>(db, `SELECT COUNT(*) AS n FROM jobs q, (SELECT rowid AS rid, priority, rank, enqueued_at FROM jobs WHERE id = ?) me
+    WHERE q.state = 'queued' AND (q.priority > me.priority OR (q.priority = me.priority AND (q.rank < me.rank
+      OR (q.rank = me.rank AND (q.enqueued_at < me.enqueued_at OR (q.enqueued_at = me.enqueued_at AND q.rowid < me.rid))))))`, id)?.n ?? 0;
 }
 
 /** Ids starting with a prefix, at most two (enough to tell a unique prefix from an ambiguous one). */

@@ -28,7 +28,7 @@ export function ActionBar() {
         <option value="">Bump to…</option>
         {PRIORITIES.map((p) => <option key={p} value={p}>{p}</option>)}
       </select>
-      {JOB_ACTIONS.filter((a) => a !== 'bump').map((a) => (
+      {JOB_ACTIONS.filter((a) => a !== 'bump' && a !== 'uncancel').map((a) => (
         <button key={a} className={`btn btn-sm${a === 'cancel' ? ' btn-danger-ghost' : ''}`} disabled={!enabled(a)} onClick={() => void runAction(a)} data-action={a}
           title={KEY_HINT[a] ? `Shortcut: ${KEY_HINT[a]}` : undefined}>
           {ACTION_LABEL[a]}

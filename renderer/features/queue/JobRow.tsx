@@ -1,6 +1,7 @@
 /** One queue row, subscribed to its own job, progress and selection only (a change re-renders one row). */
 import { memo, type MouseEvent } from 'react';
 import { StatePill } from '../../components/StatePill.js';
+import { useRoute } from '../../lib/route.js';
 import { useApp } from '../../store/app-store.js';
 import { ElapsedCell, EtaCell, ProgressCell } from './ProgressCell.js';
 
@@ -17,6 +18,7 @@ export const JobRow = memo(function JobRow({ index, id, top, height, onClick }: 
   const progress = useApp((s) => (id ? s.progress[id] : undefined));
   const selected = useApp((s) => (id ? s.selected.has(id) : false));
   const instance = useApp((s) => (job?.instanceId ? s.instances[job.instanceId]?.name ?? null : null));
+  const open = useRoute().jobId === id;
   const style = { transform: `translateY(${top}px)`, height };
   if (!job) {
     return (
@@ -27,7 +29,7 @@ export const JobRow = memo(function JobRow({ index, id, top, height, onClick }: 
   }
   return (
     <div
-      className={`row${selected ? ' row-selected' : ''}${job.priority === 'rush' ? ' row-rush' : ''}`}
+      className={`row${selected ? ' row-selected' : ''}${open ? ' row-open' : ''}${job.priority === 'rush' ? ' row-rush' : ''}`}
       style={style}
       role="row"
       aria-selected={selected}
@@ -39,7 +41,7 @@ export const JobRow = memo(function JobRow({ index, id, top, height, onClick }: 
       onMouseDown={(e) => e.shiftKey && e.preventDefault()}
       onClick={(e) => onClick(index, e)}
     >
-      <span className="cell cell-shot" title={`${job.project} / ${job.episode}`}>
+      <span className="cell cell-shot" title={`${job.project} / ${job.episode} / ${job.shot}`}>
         <b>{job.shot}</b>
         <span className="muted small"> {job.episode}</span>
       </span>

@@ -3,10 +3,12 @@
  * only their pages are fetched, so 100k jobs scroll like 100.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useCallback, useEffect, useRef, type MouseEvent } from 'react';
+import { useCallback, useEffect, useRef, type MouseEvent, type MutableRefObject } from 'react';
+import { openJob } from '../../lib/route.js';
 import type { SortKey } from '../../store/types.js';
 import { useApp } from '../../store/app-store.js';
 import { Empty } from '../../components/Empty.js';
+import { presetOf } from '../../lib/queue-views.js';
 import { JobRow } from './JobRow.js';
 
 const ROW_HEIGHT = 38;
@@ -48,7 +50,23 @@ function Header() {
   );
 }
 
-export function JobTable() {
+/** `scrollRef` is set to a function that brings a row into view (the keyboard's ↑/↓). */
+/** What an empty list says: an empty farm says how to import; a filter that hides everything offers the way out. */
+function NoRows() {
+  const all = useApp((s) => (s.status ? Object.values(s.status.jobsByState).reduce((a, b) => a + b, 0) : 0));
+  const filter = useApp((s) => s.query.filter);
+  const setQuery = useApp((s) => s.setQuery);
+  if (all === 0) return <Empty title="No jobs yet">Drop a shot list (JSON or CSV) anywhere on this window, or use Import…, to make jobs from it.</Empty>;
+  const preset = presetOf(filter.states);
+  return (
+    <Empty title={preset?.id === 'active' ? 'Nothing is waiting or rendering' : 'No jobs match'}>
+      <p>{all.toLocaleString()} job{all === 1 ? '' : 's'} on this farm; none in this view.</p>
+      <button className="btn btn-sm" onClick={() => setQuery({ filter: {} })} data-testid="show-all">Show all jobs</button>
+    </Empty>
+  );
+}
+
+export function JobTable({ scrollRef }: { scrollRef: MutableRefObject<(index: number) => void> }) {
   const total = useApp((s) => s.total);
   const generation = useApp((s) => s.generation);
   const loadedAny = useApp((s) => Object.keys(s.pages).length > 0);
@@ -70,9 +88,17 @@ export function JobTable() {
     parent.current?.scrollTo({ top: 0 });
   }, [generation]);
 
+  scrollRef.current = (index) => virtualizer.scrollToIndex(index, { align: 'auto' });
+
+  // A plain click selects the row and opens its drawer; Shift and Ctrl/Cmd only change the selection.
   const onClick = useCallback(
-    (index: number, e: MouseEvent) => clickRow(index, { shift: e.shiftKey, toggle: e.ctrlKey || e.metaKey }),
-    [clickRow],
+    (index: number, e: MouseEvent) => {
+      const toggle = e.ctrlKey || e.metaKey;
+      clickRow(index, { shift: e.shiftKey, toggle });
+      const id = idAt(index);
+      if (!e.shiftKey && !toggle && id) openJob(id);
+    },
+    [clickRow, idAt],
   );
 
   void pagesVersion;
@@ -80,9 +106,7 @@ export function JobTable() {
     <div className="table" role="grid" aria-rowcount={total}>
       <Header />
       <div className="table-body" ref={parent} data-testid="queue-body">
-        {total === 0 && loadedAny && (
-          <Empty title="No jobs match">Drop a shot list (JSON or CSV) anywhere on this window to import shots, or loosen the filters.</Empty>
-        )}
+        {total === 0 && loadedAny && <NoRows />}
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {items.map((v) => (
             <JobRow key={v.key} index={v.index} id={idAt(v.index)} top={v.start} height={v.size} onClick={onClick} />
@@ -90,7 +114,7 @@ export function JobTable() {
         </div>
       </div>
       <div className="table-foot muted small">
-        {total.toLocaleString()} job{total === 1 ? '' : 's'} · click to select, Shift-click for a range, Ctrl-click to add · / search · Ctrl+A all · T top · H hold · Del cancel
+        {total.toLocaleString()} job{total === 1 ? '' : 's'} · click opens, Shift-click a range, Ctrl-click adds · Enter open · ↑↓ move · / search · Ctrl+A all shown · T top · H hold · R release · Del cancel · Esc close
       </div>
     </div>
   );

@@ -1,6 +1,11 @@
-/** Live progress of a running job: bar, node, step n/m; elapsed and ETA tick with the shared clock. Otherwise why it waits. */
+/**
+ * Live progress of a running job: a bar over the whole workflow (node k of N, the sampler's share by
+ * its steps — it never falls back at the decode or save node), the node, step n/m and node k/N;
+ * elapsed and ETA tick with the shared clock. Otherwise why it waits.
+ */
 import { lostContactWords, type JobProgress, type JobView, type LostContact } from '../../../shared/domain.js';
-import { duration, elapsedMs, etaMs } from '../../lib/format.js';
+import { etaOf, workflowFraction } from '../../lib/eta.js';
+import { duration, elapsedMs } from '../../lib/format.js';
 import { useNow } from '../../lib/use-now.js';
 
 export function ProgressCell({ job, progress }: { job: JobView; progress: JobProgress | undefined }) {
@@ -22,15 +27,18 @@ export function ProgressCell({ job, progress }: { job: JobView; progress: JobPro
   }
   if (job.contact) return <ContactNote contact={job.contact} />;
   const p = progress ?? job.progress;
-  const pct = p && p.max > 0 ? Math.min(100, (p.value / p.max) * 100) : 0;
+  const fraction = p ? workflowFraction(p) : null;
   return (
     <div className="progress" data-testid="progress">
-      <div className={`bar${p && p.max > 0 ? '' : ' bar-indeterminate'}`}><span style={{ width: `${pct}%` }} /></div>
+      <div className={`bar${fraction === null ? ' bar-indeterminate' : ''}`}><span style={{ width: `${(fraction ?? 0) * 100}%` }} /></div>
       <span className="progress-label">
         {p ? (
           <>
             <span className="truncate">{p.nodeType ?? p.node ?? 'node'}</span>
             {p.max > 0 && <span className="steps" data-testid="steps">{p.value}/{p.max}</span>}
+            {p.nodesTotal !== undefined && p.nodesDone !== undefined && (
+              <span className="nodes" data-testid="nodes" title={`node ${p.nodesDone} of the workflow's ${p.nodesTotal}`}>node {p.nodesDone}/{p.nodesTotal}</span>
+            )}
           </>
         ) : (
           <span className="muted">starting…</span>
@@ -54,8 +62,6 @@ export function ElapsedCell({ job }: { job: JobView }) {
 
 export function EtaCell({ job, progress }: { job: JobView; progress: JobProgress | undefined }) {
   const now = useNow();
-  const p = progress ?? job.progress;
-  if (job.state !== 'running' || !p) return <span className="num muted">—</span>;
-  const eta = etaMs(job.startedAt, p.value, p.max, now);
-  return <span className="num">{eta === null ? '—' : `~${duration(eta)}`}</span>;
+  const eta = etaOf(job, progress ?? job.progress, now);
+  return <span className={`num${eta.text === 'overdue' ? ' warn' : eta.ms === null ? ' muted' : ''}`} title={eta.title} data-testid="eta">{eta.text}</span>;
 }

@@ -1,26 +1,22 @@
-/** Filters: state chips, project / episode, free-text search (debounced), and queue order. */
+/** Filters: free-text search (debounced), project / episode by prefix with suggestions, state chips, and queue order. */
 import { useEffect, useState, type RefObject } from 'react';
 import { JOB_STATES, type JobState } from '../../../shared/job-states.js';
 import { STATE_LABEL } from '../../lib/format.js';
 import { useApp } from '../../store/app-store.js';
+import { SuggestFilter } from './SuggestFilter.js';
 
-function useDebounced(value: string, ms: number, apply: (v: string) => void): void {
+function SearchFilter({ value, onChange, inputRef }: { value: string | undefined; onChange: (v: string) => void; inputRef: RefObject<HTMLInputElement | null> }) {
+  const [text, setText] = useState(value ?? '');
+  useEffect(() => setText(value ?? ''), [value]);
   useEffect(() => {
-    const t = setTimeout(() => apply(value), ms);
+    const t = setTimeout(() => text !== (value ?? '') && onChange(text), 250);
     return () => clearTimeout(t);
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [value, ms]);
-}
-
-function TextFilter({ label, value, onChange, inputRef, placeholder, testId }: {
-  label: string; value: string | undefined; onChange: (v: string) => void; inputRef?: RefObject<HTMLInputElement | null>; placeholder: string; testId: string;
-}) {
-  const [text, setText] = useState(value ?? '');
-  useDebounced(text, 250, (v) => v !== (value ?? '') && onChange(v));
+  }, [text]);
   return (
     <label className="field field-inline">
-      <span className="field-label">{label}</span>
-      <input ref={inputRef} className="input" value={text} placeholder={placeholder} onChange={(e) => setText(e.target.value)} data-testid={testId}
+      <span className="field-label">Search</span>
+      <input ref={inputRef} className="input" value={text} placeholder="shot, stage, template, reason…  ( / )" onChange={(e) => setText(e.target.value)} data-testid="search"
         onKeyDown={(e) => e.key === 'Escape' && (e.currentTarget.blur(), setText(''))} />
     </label>
   );
@@ -51,18 +47,24 @@ export function QueueFilters({ searchRef }: { searchRef: RefObject<HTMLInputElem
   const setFilter = useApp((s) => s.setFilter);
   const states = filter.states ?? [];
   const toggle = (st: JobState) => setFilter({ states: states.includes(st) ? states.filter((x) => x !== st) : [...states, st] });
+  // Suggestions count the jobs the rest of the filter shows (the states chosen, the project for episodes).
+  const base = { ...(states.length ? { states } : {}) };
+  const projectWithin = { ...base, ...(filter.project ? { project: filter.project } : filter.projectPrefix ? { projectPrefix: filter.projectPrefix } : {}) };
   return (
     <div className="filters">
-      <TextFilter label="Search" value={filter.search} onChange={(v) => setFilter({ search: v })} inputRef={searchRef} placeholder="shot, stage, template, reason…  ( / )" testId="search" />
-      <TextFilter label="Project" value={filter.project} onChange={(v) => setFilter({ project: v })} placeholder="all" testId="filter-project" />
-      <TextFilter label="Episode" value={filter.episode} onChange={(v) => setFilter({ episode: v })} placeholder="all" testId="filter-episode" />
+      <SearchFilter value={filter.search} onChange={(v) => setFilter({ search: v })} inputRef={searchRef} />
+      <SuggestFilter label="Project" by="project" exact={filter.project} prefix={filter.projectPrefix} within={base} testId="filter-project"
+        onType={(v) => setFilter({ projectPrefix: v, project: undefined, episode: undefined, sequence: undefined, shot: undefined })}
+        onPick={(v) => setFilter({ project: v, projectPrefix: undefined, episode: undefined, sequence: undefined, shot: undefined })} />
+      <SuggestFilter label="Episode" by="episode" exact={filter.episode} prefix={filter.episodePrefix} within={projectWithin} testId="filter-episode"
+        onType={(v) => setFilter({ episodePrefix: v, episode: undefined, sequence: undefined, shot: undefined })}
+        onPick={(v) => setFilter({ episode: v, episodePrefix: undefined, sequence: undefined, shot: undefined })} />
       <div className="chips" role="group" aria-label="States">
         {JOB_STATES.map((st) => (
           <button key={st} className={`chip state-${st}${states.includes(st) ? ' chip-on' : ''}`} onClick={() => toggle(st)} data-filter-state={st} aria-pressed={states.includes(st)}>
             {STATE_LABEL[st]}
           </button>
         ))}
-        {states.length > 0 && <button className="chip chip-clear" onClick={() => setFilter({ states: [] })}>All states</button>}
       </div>
     </div>
   );

@@ -1,5 +1,10 @@
-/** Queue keyboard shortcuts: / search, Ctrl+A select all, Del cancel, T move to top, H hold, R release, Esc clear. */
+/**
+ * Queue keyboard shortcuts: / search, Ctrl+A select what the filter shows, Enter open the job's
+ * drawer, ↑/↓ move through the rows, Del cancel (asks first for many or for running jobs), T move
+ * to top, H hold, R release, Esc close the drawer, then clear the selection.
+ */
 import { useEffect, type RefObject } from 'react';
+import { closeJob, openJob } from '../../lib/route.js';
 import { useAppStore } from '../../store/app-store.js';
 
 function typing(target: EventTarget | null): boolean {
@@ -7,7 +12,7 @@ function typing(target: EventTarget | null): boolean {
   return !!el && (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT' || el.isContentEditable);
 }
 
-export function useQueueKeys(searchRef: RefObject<HTMLInputElement | null>): void {
+export function useQueueKeys(searchRef: RefObject<HTMLInputElement | null>, drawerOpen: boolean, scrollTo: (index: number) => void): void {
   const store = useAppStore();
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -21,6 +26,17 @@ export function useQueueKeys(searchRef: RefObject<HTMLInputElement | null>): voi
         void s.selectAll();
       } else if (e.ctrlKey || e.metaKey || e.altKey) {
         return;
+      } else if (e.key === 'Enter') {
+        const id = s.anchor !== null ? s.idAt(s.anchor) : undefined;
+        if (id) openJob(id);
+      } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+        e.preventDefault();
+        const next = Math.max(0, Math.min(s.total - 1, (s.anchor ?? -1) + (e.key === 'ArrowDown' ? 1 : -1)));
+        scrollTo(next);
+        s.clickRow(next, { shift: false, toggle: false });
+        // The drawer follows the row when it is open.
+        const id = s.idAt(next);
+        if (drawerOpen && id) openJob(id);
       } else if (e.key === 'Delete') {
         void s.runAction('cancel');
       } else if (e.key === 't' || e.key === 'T') {
@@ -30,10 +46,11 @@ export function useQueueKeys(searchRef: RefObject<HTMLInputElement | null>): voi
       } else if (e.key === 'r' || e.key === 'R') {
         void s.runAction('release');
       } else if (e.key === 'Escape') {
-        s.clearSelection();
+        if (drawerOpen) closeJob();
+        else s.clearSelection();
       }
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [store, searchRef]);
+  }, [store, searchRef, drawerOpen, scrollTo]);
 }

@@ -7,23 +7,25 @@ import { FARM_STATE_WORDS, type FarmState } from '../../../shared/farm-settings.
 import { dateTime } from '../../lib/format.js';
 import { useApp } from '../../store/app-store.js';
 
+/** Pause dispatch beside Stop farm (which asks first, saying what is rendering); Resume while not running. */
 export function FarmButtons() {
   const state = useApp((s) => s.status?.farmState.state);
   const setFarmState = useApp((s) => s.setFarmState);
+  const askStop = useApp((s) => s.askStopFarm);
   if (state === undefined) return null;
   const act = (to: FarmState) => () => void setFarmState(to);
   return (
     <>
       {state === 'running' ? (
-        <button className="btn" onClick={act('paused')} data-testid="farm-pause" title="No new dispatch; running prompts finish">
-          ❚❚ Pause dispatch
+        <button className="btn" onClick={act('paused')} data-testid="farm-pause" title="Pause dispatch: no new prompts; running prompts finish">
+          ❚❚ <span className="long-label">Pause dispatch</span><span className="short-label">Pause</span>
         </button>
       ) : (
-        <button className="btn btn-primary" onClick={act('running')} data-testid="farm-resume">▶ Resume farm</button>
+        <button className="btn btn-primary" onClick={act('running')} data-testid="farm-resume">▶ <span>Resume</span><span className="long-label"> farm</span></button>
       )}
       {state !== 'stopped' && (
-        <button className="btn btn-danger-ghost" onClick={act('stopped')} data-testid="farm-stop" title="No new dispatch; running prompts are interrupted and requeued">
-          ■ Stop farm
+        <button className="btn btn-danger-ghost" onClick={() => void askStop()} data-testid="farm-stop" title="Stop farm: no new prompts; running prompts are interrupted and requeued (asks first)">
+          ■ <span>Stop</span><span className="long-label"> farm…</span>
         </button>
       )}
     </>

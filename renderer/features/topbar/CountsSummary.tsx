@@ -1,0 +1,69 @@
+/**
+ * The job counts in the top bar, collapsed so the bar never overflows: a summary of what matters at
+ * a glance (running, queued, failed, blocked) that opens the full list of every state. Each count
+ * is a filter: clicking it shows those jobs in the queue.
+ */
+import { useEffect, useRef, useState } from 'react';
+import { JOB_STATES, type JobState } from '../../../shared/job-states.js';
+import type { JobFilter } from '../../../shared/api.js';
+import { StatePill } from '../../components/StatePill.js';
+import { go } from '../../lib/route.js';
+import { useApp } from '../../store/app-store.js';
+
+function useShowInQueue(): (filter: Pick<JobFilter, 'states' | 'blocked'>) => void {
+  const setQuery = useApp((s) => s.setQuery);
+  const filter = useApp((s) => s.query.filter);
+  return (f) => {
+    // Only the state part of the filter changes; a project or search the operator set stays.
+    setQuery({ filter: { ...filter, states: f.states, blocked: f.blocked } });
+    go('queue');
+  };
+}
+
+export function CountsSummary() {
+  const byState = useApp((s) => s.status?.jobsByState);
+  const blocked = useApp((s) => s.status?.blocked ?? 0);
+  const [open, setOpen] = useState(false);
+  const box = useRef<HTMLDivElement>(null);
+  const show = useShowInQueue();
+  useEffect(() => {
+    if (!open) return;
+    const away = (e: MouseEvent) => !box.current?.contains(e.target as Node) && setOpen(false);
+    const esc = (e: KeyboardEvent) => e.key === 'Escape' && (e.stopPropagation(), setOpen(false));
+    window.addEventListener('mousedown', away);
+    window.addEventListener('keydown', esc, true);
+    return () => {
+      window.removeEventListener('mousedown', away);
+      window.removeEventListener('keydown', esc, true);
+    };
+  }, [open]);
+  if (!byState) return null;
+  const failed = byState.failed_final + byState.timeout_kill;
+  const pick = (f: Pick<JobFilter, 'states' | 'blocked'>) => {
+    setOpen(false);
+    show(f);
+  };
+  return (
+    <div className="summary" ref={box}>
+      <button className="summary-btn" onClick={() => setOpen(!open)} aria-expanded={open} aria-haspopup="true" data-testid="counts-summary"
+        title="Jobs by state: click for every state">
+        <span className="sum sum-running" data-summary-state="running" title="running"><i /><b>{byState.running.toLocaleString()}</b><span className="sum-word">running</span></span>
+        <span className="sum sum-queued" data-summary-state="queued" title="queued"><i /><b>{byState.queued.toLocaleString()}</b><span className="sum-word">queued</span></span>
+        {failed > 0 && <span className="sum sum-failed" data-summary-state="failed" title="failed or timed out"><i /><b>{failed.toLocaleString()}</b><span className="sum-word">failed</span></span>}
+        {blocked > 0 && <span className="sum sum-blocked" data-summary-state="blocked" title="blocked: no workstation could ever take them"><i /><b>{blocked.toLocaleString()}</b><span className="sum-word">blocked</span></span>}
+        <span className="chev" aria-hidden>▾</span>
+      </button>
+      <div className={`counts-pop${open ? ' counts-pop-open' : ''}`} data-testid="counts" role="menu" aria-hidden={!open}>
+        {JOB_STATES.map((s: JobState) => (
+          <button key={s} className="count" data-count-state={s} role="menuitem" onClick={() => pick({ states: [s] })} tabIndex={open ? 0 : -1}>
+            <StatePill state={s} /> <b>{byState[s].toLocaleString()}</b>
+          </button>
+        ))}
+        <button className="count warn" data-count-state="blocked" role="menuitem" onClick={() => pick({ states: ['queued'], blocked: true })} tabIndex={open ? 0 : -1}
+          title="Queued jobs no registered workstation could ever take (a tag, VRAM, a node or model)">
+          <span className="pill pill-blocked">Blocked</span> <b>{blocked.toLocaleString()}</b>
+        </button>
+      </div>
+    </div>
+  );
+}

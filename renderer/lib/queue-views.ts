@@ -1,0 +1,35 @@
+/**
+ * The queue's ready-made views, by the states they show: Active (everything not finished — running,
+ * next up, blocked, waiting for a dependency, retrying, held) is the default, so Done rows never
+ * bury the running ones; Done, Failed, Cancelled and All are one click away. DOM-free.
+ */
+import type { JobState } from '../../shared/job-states.js';
+
+export interface QueuePreset {
+  id: 'active' | 'done' | 'failed' | 'cancelled' | 'all';
+  label: string;
+  states: readonly JobState[];
+  title: string;
+}
+
+export const QUEUE_PRESETS: readonly QueuePreset[] = [
+  { id: 'active', label: 'Active', states: ['running', 'queued', 'pending', 'failed_retryable', 'held'], title: 'Running, next up, blocked, waiting for a dependency, retrying, held' },
+  { id: 'done', label: 'Done', states: ['completed'], title: 'Completed' },
+  { id: 'failed', label: 'Failed', states: ['failed_final', 'timeout_kill'], title: 'Failed for good or timed out' },
+  { id: 'cancelled', label: 'Cancelled', states: ['cancelled'], title: 'Cancelled' },
+  { id: 'all', label: 'All', states: [], title: 'Every job' },
+];
+
+export const DEFAULT_STATES: readonly JobState[] = QUEUE_PRESETS[0]?.states ?? [];
+
+/** The preset whose states these are (in any order), or null for a hand-picked set. */
+export function presetOf(states: readonly JobState[] | undefined): QueuePreset | null {
+  const have = [...(states ?? [])].sort().join();
+  return QUEUE_PRESETS.find((p) => [...p.states].sort().join() === have) ?? null;
+}
+
+/** How many jobs a preset shows, from the farm's counts by state. */
+export function presetCount(p: QueuePreset, byState: Readonly<Record<JobState, number>>): number {
+  const states = p.states.length ? p.states : (Object.keys(byState) as JobState[]);
+  return states.reduce((n, s) => n + byState[s], 0);
+}

@@ -1,0 +1,99 @@
+/**
+ * What the job drawer shows beyond a queue row: the job's shot path, its template version, what its
+ * prompt sends (`jobs.detail`), the latest preview image of a running prompt (`jobs.preview`), and
+ * how long runs of its template usually take (a running job's `estimate`). Re-exported by domain.ts.
+ */
+import type { AssetView } from './assets.js';
+import type { JobState } from './job-states.js';
+import type { ParamValue } from './shot-list-schema.js';
+
+/** A ComfyUI API-format workflow as a client sees it: nodes by id, each with its class and inputs. */
+export type WorkflowJson = Record<string, { class_type: string; inputs: Record<string, unknown>; _meta?: { title?: string } }>;
+
+/** Where a parameter's value in the prompt comes from. */
+export type ParameterSource = 'shot' | 'seed' | 'input' | 'template';
+
+/** One template parameter as the prompt sends it. */
+export interface ResolvedParameter {
+  name: string;
+  /** `nodeId.inputName` in the workflow. */
+  path: string;
+  value: ParamValue | null;
+  /** shot: the shot list set it; seed: the job's seed; input: an uploaded file's name; template: left at the template's value. */
+  source: ParameterSource;
+}
+
+/** A file uploaded to the workstation just before the prompt is posted. */
+export interface JobInputView {
+  param: string;
+  /** The file on this machine. */
+  file: string;
+  /** What it is: `input "image"`, `keyframe take 2 output`. */
+  what: string;
+  /** The name the prompt gives it on the workstation (`shotfarm/<job id>/<file name>`). */
+  sentAs: string;
+}
+
+/** One change of state, as the job's history records it. */
+export interface JobEventView {
+  from: JobState | null;
+  to: JobState;
+  reason: string | null;
+  actor: string;
+  at: number;
+}
+
+/** The part of a job's path the shot code carries: `sq010_sh020` is shot sh020 of sequence sq010. */
+export function sequenceOf(shot: string): string | null {
+  const cut = shot.indexOf('_');
+  return cut > 0 ? shot.slice(0, cut) : null;
+}
+
+/** `jobs.detail`: everything about one job that is not already in its view, its attempts or `jobs.why`. */
+export interface JobDetail {
+  jobId: string;
+  /** project / episode / sequence / shot / stage / take. */
+  path: { project: string; episode: string; sequence: string | null; shot: string; stage: string; take: number };
+  template: { id: number; name: string; version: number; latestVersion: number; stage: string; hash: string; timeoutS: number };
+  /** Place in dispatch order among the queued jobs (1 = next); null when not queued. */
+  queuePosition: number | null;
+  seed: number | null;
+  seedPinned: boolean;
+  /** The shot list's parameter values, as imported. */
+  parameters: Record<string, ParamValue>;
+  /** Every template parameter with the value the prompt sends, built by the code an attempt posts with. */
+  resolved: ResolvedParameter[];
+  inputs: JobInputView[];
+  /** The workflow as posted (its parameters applied); null when it cannot be built (then `problem` says why). */
+  workflow: WorkflowJson | null;
+  problem: string | null;
+  /** The stage this one waits for. */
+  dependency: { id: string; stage: string; take: number; state: JobState } | null;
+  /** Output files in the ledger (completed jobs). */
+  outputs: AssetView[];
+  /** State history, newest first (at most 50). */
+  events: JobEventView[];
+}
+
+/** How long a running job's template version usually runs on its GPU model: the median of earlier completed runs. */
+export interface RunEstimate {
+  typicalMs: number;
+  /** How many earlier runs the median is of. */
+  runs: number;
+  gpuName: string;
+}
+
+export const PREVIEW_MEDIA_TYPES = ['image/jpeg', 'image/png'] as const;
+export type PreviewMediaType = (typeof PREVIEW_MEDIA_TYPES)[number];
+
+/** `jobs.preview`: the latest preview image ComfyUI sent for a running job's prompt. */
+export interface JobPreview {
+  jobId: string;
+  attemptId: string;
+  /** Grows with every new image of this attempt: ask with `since` to get bytes only when it changed. */
+  seq: number;
+  at: number;
+  mediaType: PreviewMediaType;
+  /** Base64 image bytes; null when the image is the one `since` named. */
+  data: string | null;
+}
