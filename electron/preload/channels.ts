@@ -27,7 +27,8 @@ export const CHANNELS = {
  */
 export const PAGE_METHODS: ReadonlySet<ApiMethod> = new Set<ApiMethod>([
   'farm.status', 'farm.pause', 'farm.stop', 'farm.resume',
-  'jobs.list', 'jobs.attempts', 'jobs.bump', 'jobs.moveToTop', 'jobs.hold', 'jobs.release', 'jobs.cancel', 'jobs.retry', 'jobs.newTake',
+  'jobs.list', 'jobs.get', 'jobs.detail', 'jobs.why', 'jobs.preview', 'jobs.facets', 'jobs.attempts',
+  'jobs.bump', 'jobs.moveToTop', 'jobs.restoreOrder', 'jobs.hold', 'jobs.release', 'jobs.cancel', 'jobs.uncancel', 'jobs.retry', 'jobs.newTake',
   'failures.list', 'timeline.get', 'assets.list', 'assets.approve', 'templates.list',
   'instances.add', 'instances.update', 'instances.remove', 'instances.setAdminState',
   'import.preview', 'import.commit', 'export.runlog', 'export.ledger',
