@@ -10,6 +10,7 @@ import { nameSchema } from './shot-list-schema.js';
 import { DELIVERY_STATUSES, hookSchema, hooksSchema, type HookConfig } from './hooks.js';
 import { s3SettingsSchema, type StorageView } from './storage.js';
 import { farmControlInputSchema, farmSettingKeySchema, isFarmSettingKey, parseSettingValue, rawSettingValueSchema, type FarmSettingView } from './farm-settings.js';
+import { exportFilterSchema } from './exports.js';
 import { httpUrlSchema } from './url.js';
 import { ASSET_ID_PATTERN } from './domain.js';
 import type {
@@ -61,14 +62,8 @@ export type JobFilter = z.infer<typeof jobFilterSchema>;
 
 export const JOB_SORT_KEYS = ['queue', 'shot', 'stage', 'state', 'priority', 'updated', 'enqueued'] as const;
 
-const exportFilter = z.strictObject({
-  path: z.string().min(1),
-  from: z.number().int().optional(),
-  to: z.number().int().optional(),
-  project: z.string().optional(),
-  episode: z.string().optional(),
-  outcome: z.string().optional(),
-});
+/** An export written to a file: where, and what to include (shared/exports.ts). */
+const exportFilter = exportFilterSchema.extend({ path: z.string().min(1) });
 
 const urlSchema = httpUrlSchema('http://gpu-01:8188');
 

@@ -116,6 +116,8 @@ export function readCsvShotList(content: string, fileName: string, mapping: CsvM
     const seq = cell('sequence');
     if (!shot) errors.push('no shot name');
     else if (seq && !shot.toLowerCase().startsWith(seq.toLowerCase())) shot = `${seq}_${shot}`;
+    // Kept with the shot: the run log has a sequence column.
+    if (seq) metadata.sequence = seq;
     if (NAME_FORBIDDEN.test(shot)) errors.push(`shot "${shot}" must not contain slashes or control characters`);
 
     let take = 1;
