@@ -1,6 +1,6 @@
 /**
  * What the preload hands the page as `window.shotfarm`: the contract's `call` and `subscribe`, and
- * two shell capabilities. Nothing else crosses: not `ipcRenderer`, not a channel name, not the IPC
+ * three shell capabilities (open a shot list, show a file, save an export where the save dialog says). Nothing else crosses: not `ipcRenderer`, not a channel name, not the IPC
  * event object (its `sender` would give the page the raw IPC). Method names are checked against
  * the contract and topics against the event map before anything is sent, so a compromised page can
  * only ask for what the contract already offers — and the main process checks again.
@@ -8,6 +8,8 @@
  * Written against small interfaces (not Electron's) so tests pass fakes; preload.ts wires the real ones.
  */
 import { isApiMethod } from '../../shared/api.js';
+import type { ExportResult } from '../../shared/domain.js';
+import { isExportKind } from '../../shared/exports.js';
 import { callAnswerSchema, errorEnvelope as envelope, errorEnvelopeSchema, type ErrorEnvelope } from '../../shared/errors.js';
 import { CHANNELS, isBridgeTopic, type ShotListFile } from './channels.js';
 
@@ -28,6 +30,8 @@ export interface ShotfarmBridge {
   subscribe(topic: string, fn: (payload: unknown) => void): () => void;
   openShotListDialog(): Promise<ShotListFile | null>;
   revealFile(path: string): Promise<void>;
+  /** The OS save dialog for a CSV export, then the engine writes it there; null when cancelled. */
+  saveExport(kind: string, filter: Record<string, unknown>): Promise<ExportResult | null>;
 }
 
 export const BRIDGE_KEY = 'shotfarm';
@@ -44,6 +48,11 @@ function unreachable(err: unknown): ErrorEnvelope {
   const e = errorEnvelopeSchema.safeParse(err);
   if (e.success) return e.data;
   return envelope('unavailable', `The app did not answer: ${err instanceof Error ? err.message : String(err)}`);
+}
+
+function isExportResult(v: unknown): v is ExportResult {
+  const r = v as Partial<ExportResult> | null;
+  return !!r && typeof r === 'object' && typeof r.path === 'string' && typeof r.rows === 'number' && typeof r.bytes === 'number';
 }
 
 function isShotListFile(v: unknown): v is ShotListFile {
@@ -110,6 +119,20 @@ export function createShotfarmBridge(ipc: IpcRendererLike): ShotfarmBridge {
         throw unreachable(err);
       }
       unwrap(answer);
+    },
+    async saveExport(kind, filter) {
+      if (!isExportKind(kind)) throw envelope('bad_input', 'saveExport needs runlog or ledger.');
+      if (!filter || typeof filter !== 'object' || Array.isArray(filter)) throw envelope('bad_input', 'saveExport needs a filter object.');
+      let answer: unknown;
+      try {
+        answer = await ipc.invoke(CHANNELS.saveExport, kind, filter);
+      } catch (err) {
+        throw unreachable(err);
+      }
+      const result = unwrap(answer);
+      if (result === null) return null;
+      if (!isExportResult(result)) throw envelope('internal', 'The export answered in an unexpected shape.');
+      return { path: result.path, rows: result.rows, bytes: result.bytes };
     },
   };
   return Object.freeze(bridge);

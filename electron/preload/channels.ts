@@ -1,8 +1,9 @@
 /**
  * The fixed names shared by the preload and the main process: the IPC channels (there are exactly
- * four, never a channel chosen by the page), and the topics a page may subscribe to — the engine's
+ * five, never a channel chosen by the page), and the topics a page may subscribe to — the engine's
  * wire topics (shared/events.ts, the one list) plus the two the desktop shell adds.
  */
+import type { ExportResult } from '../../shared/domain.js';
 import type { CallAnswer, ErrorEnvelope } from '../../shared/errors.js';
 import { WIRE_TOPICS, type EventMap, type WireTopic } from '../../shared/events.js';
 
@@ -13,6 +14,8 @@ export const CHANNELS = {
   openShotList: 'shotfarm:open-shot-list',
   /** renderer → main (invoke): `(path)` → `RevealAnswer`. */
   revealFile: 'shotfarm:reveal-file',
+  /** renderer → main (invoke): `(kind, filter)` → `SaveExportAnswer`: the save dialog, then the engine writes there (null when cancelled). */
+  saveExport: 'shotfarm:save-export',
   /** main → renderer (send): `(topic, payload)`. */
   event: 'shotfarm:event',
 } as const;
@@ -30,6 +33,8 @@ export interface ShotListFile {
 export type OpenShotListAnswer = { ok: true; result: ShotListFile | null } | { ok: false; error: ErrorEnvelope };
 
 export type RevealAnswer = { ok: true } | { ok: false; error: ErrorEnvelope };
+
+export type SaveExportAnswer = { ok: true; result: ExportResult | null } | { ok: false; error: ErrorEnvelope };
 
 export const APP_VIEWS = ['queue', 'workstations', 'failures', 'timeline', 'ledger'] as const;
 export type AppView = (typeof APP_VIEWS)[number];

@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import type { IpcMain } from 'electron';
 import { ShotfarmError } from '../../shared/errors.js';
 import { registerIpc } from '../../electron/main/ipc.js';
-import { answerCall, checkRevealPath, readShotListFile } from '../../electron/main/ipc-policy.js';
+import { answerCall, answerSaveExport, checkRevealPath, readShotListFile } from '../../electron/main/ipc-policy.js';
 import { menuTemplate, type MenuActions } from '../../electron/main/menu.js';
 import { appPaths } from '../../electron/main/paths.js';
 import { CSP_HEADER, CSP_META, isAllowedRequest, isTrustedSender } from '../../electron/main/security.js';
@@ -35,7 +35,7 @@ test('the built app is laid out as the main process expects', () => {
   assert.equal(paths.engineEntry, '/opt/Shotfarm/resources/app.asar/dist/electron/main/engine-process.js');
 });
 
-test('IPC is handled on the three fixed channels only, and only for the app page\'s top frame', async () => {
+test('IPC is handled on the four fixed request channels only, and only for the app page\'s top frame', async () => {
   const { ipcMain, handlers } = fakeIpcMain();
   const calls: unknown[] = [];
   const revealed: string[] = [];
@@ -43,9 +43,10 @@ test('IPC is handled on the three fixed channels only, and only for the app page
     ipcMain, indexHtml: paths.indexHtml, exportDir: '/data/exports', log: () => undefined,
     host: { call: async (method, input) => (calls.push([method, input]), 'answer') },
     openShotList: async () => null,
+    chooseExportPath: async () => null,
     reveal: (p) => revealed.push(p),
   });
-  assert.deepEqual([...handlers.keys()].sort(), [CHANNELS.call, CHANNELS.openShotList, CHANNELS.revealFile].sort());
+  assert.deepEqual([...handlers.keys()].sort(), [CHANNELS.call, CHANNELS.openShotList, CHANNELS.revealFile, CHANNELS.saveExport].sort());
   const call = handlers.get(CHANNELS.call);
   assert.ok(call);
 
@@ -65,6 +66,30 @@ test('IPC is handled on the three fixed channels only, and only for the app page
     ok: false, error: { code: 'bad_input', message: 'Only absolute paths on this computer can be shown.', retryable: false },
   });
   assert.deepEqual(revealed, []);
+  assert.deepEqual(await handlers.get(CHANNELS.saveExport)?.(own, 'runlog', {}), { ok: true, result: null }, 'a cancelled save dialog');
+  assert.throws(() => handlers.get(CHANNELS.saveExport)?.(page('https://evil.example/'), 'runlog', {}), /may not use Shotfarm/);
+});
+
+test('a desktop export goes where the save dialog says: a dated name proposed, the page never names a path', async () => {
+  const seen: unknown[] = [];
+  const target = { call: async (method: string, input: unknown) => (seen.push([method, input]), { path: (input as { path: string }).path, rows: 3, bytes: 99 }) };
+  const proposed: string[] = [];
+  const at = new Date(2026, 11, 1, 14, 3, 9);
+  const chooser = (answer: string | null) => async (name: string) => (proposed.push(name), answer);
+  assert.deepEqual(await answerSaveExport(target, 'runlog', { project: 'Moonfall' }, chooser(null), at), { ok: true, result: null });
+  assert.deepEqual(await answerSaveExport(target, 'runlog', { project: 'Moonfall' }, chooser('/home/lead/runs/ep101'), at), {
+    ok: true, result: { path: '/home/lead/runs/ep101.csv', rows: 3, bytes: 99 },
+  });
+  assert.deepEqual(proposed, ['shotfarm-runlog-2026-12-01_14-03-09.csv', 'shotfarm-runlog-2026-12-01_14-03-09.csv']);
+  assert.deepEqual(seen, [['export.runlog', { project: 'Moonfall', path: '/home/lead/runs/ep101.csv' }]]);
+  for (const [kind, filter] of [['passwd', {}], ['ledger', { path: '/etc/passwd' }], ['ledger', { from: 'yesterday' }]] as const) {
+    const r = await answerSaveExport(target, kind, filter, chooser('/tmp/x.csv'), at);
+    assert.equal(r.ok ? 'ok' : r.error.code, 'bad_input', `${kind} ${JSON.stringify(filter)}`);
+  }
+  assert.equal(seen.length, 1, 'nothing exported for a refused request');
+  const failing = { call: async () => { throw new ShotfarmError('conflict', '/tmp/x.csv already exists; it was left as it is. Choose another file name.'); } };
+  const exists = await answerSaveExport(failing, 'ledger', {}, chooser('/tmp/x.csv'), at);
+  assert.equal(exists.ok ? 'ok' : exists.error.code, 'conflict');
 });
 
 test('answerCall refuses unknown methods, passes envelopes through, and confines export paths to the export folder', async (t) => {

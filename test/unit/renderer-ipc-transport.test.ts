@@ -30,6 +30,7 @@ function fakeBridge(over: Partial<ShotfarmBridge> = {}) {
     },
     openShotListDialog: async () => null,
     revealFile: async () => undefined,
+    saveExport: async () => null,
     ...over,
   };
   const push = (topic: string, payload: unknown) => {
