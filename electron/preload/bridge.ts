@@ -80,6 +80,17 @@ export function createShotfarmBridge(ipc: IpcRendererLike): ShotfarmBridge {
     });
   }
 
+  /** A shell request on its fixed channel: the answer's result, or its envelope thrown (also when IPC itself failed). */
+  const invoke = async (channel: string, ...args: unknown[]): Promise<unknown> => {
+    let answer: unknown;
+    try {
+      answer = await ipc.invoke(channel, ...args);
+    } catch (err) {
+      throw unreachable(err);
+    }
+    return unwrap(answer);
+  };
+
   const bridge: ShotfarmBridge = {
     call(method, input) {
       if (!isApiMethod(method)) {
@@ -99,37 +110,19 @@ export function createShotfarmBridge(ipc: IpcRendererLike): ShotfarmBridge {
       return () => void set.delete(fn);
     },
     async openShotListDialog() {
-      let answer: unknown;
-      try {
-        answer = await ipc.invoke(CHANNELS.openShotList);
-      } catch (err) {
-        throw unreachable(err);
-      }
-      const file = unwrap(answer);
+      const file = await invoke(CHANNELS.openShotList);
       if (file === null) return null;
       if (!isShotListFile(file)) throw envelope('internal', 'The file dialog answered in an unexpected shape.');
       return { fileName: file.fileName, content: file.content, baseDir: file.baseDir };
     },
     async revealFile(path) {
       if (typeof path !== 'string' || path.length === 0 || path.length > 4096) throw envelope('bad_input', 'revealFile needs a file path.');
-      let answer: unknown;
-      try {
-        answer = await ipc.invoke(CHANNELS.revealFile, path);
-      } catch (err) {
-        throw unreachable(err);
-      }
-      unwrap(answer);
+      await invoke(CHANNELS.revealFile, path);
     },
     async saveExport(kind, filter) {
       if (!isExportKind(kind)) throw envelope('bad_input', 'saveExport needs runlog or ledger.');
       if (!filter || typeof filter !== 'object' || Array.isArray(filter)) throw envelope('bad_input', 'saveExport needs a filter object.');
-      let answer: unknown;
-      try {
-        answer = await ipc.invoke(CHANNELS.saveExport, kind, filter);
-      } catch (err) {
-        throw unreachable(err);
-      }
-      const result = unwrap(answer);
+      const result = await invoke(CHANNELS.saveExport, kind, filter);
       if (result === null) return null;
       if (!isExportResult(result)) throw envelope('internal', 'The export answered in an unexpected shape.');
       return { path: result.path, rows: result.rows, bytes: result.bytes };
