@@ -93,6 +93,13 @@ export function listLatestTemplates(db: Db): StoredTemplate[] {
   return all<TemplateRow>(db, SQL_LATEST_ALL).map(toStoredTemplate);
 }
 
+/** The version a definition would be stored as (the latest's own when its hash is the same), without storing it. */
+export function versionFor(db: Db, def: TemplateDefinition): { version: number; existing: StoredTemplate | null } {
+  const latest = latestTemplate(db, def.name);
+  if (latest && latest.hash === def.hash) return { version: latest.version, existing: latest };
+  return { version: (latest?.version ?? 0) + 1, existing: null };
+}
+
 /** Stores a definition as a new version unless the latest version has the same hash. */
 export function saveTemplate(db: Db, clock: Clock, def: TemplateDefinition): { template: StoredTemplate; created: boolean } {
   const latest = latestTemplate(db, def.name);
