@@ -36,7 +36,7 @@ export type RevealAnswer = { ok: true } | { ok: false; error: ErrorEnvelope };
 
 export type SaveExportAnswer = { ok: true; result: ExportResult | null } | { ok: false; error: ErrorEnvelope };
 
-export const APP_VIEWS = ['queue', 'workstations', 'failures', 'timeline', 'ledger'] as const;
+export const APP_VIEWS = ['queue', 'workstations', 'failures', 'timeline', 'ledger', 'settings'] as const;
 export type AppView = (typeof APP_VIEWS)[number];
 
 /** Events the desktop shell publishes besides the engine's. */

@@ -15,7 +15,7 @@ export interface BridgeShotListFile {
 }
 
 /** The views a `show-view` shell command may name. */
-export type BridgeView = 'queue' | 'workstations' | 'failures' | 'timeline' | 'ledger';
+export type BridgeView = 'queue' | 'workstations' | 'failures' | 'timeline' | 'ledger' | 'settings';
 
 /** Events the desktop shell publishes besides the engine's (electron/preload/channels.ts). */
 export interface BridgeShellEventMap {

@@ -1,4 +1,4 @@
-/** Hash routing between the five views (no router library needed for five fixed screens). */
+/** Hash routing between the views (no router library needed for a handful of fixed screens). */
 import { useSyncExternalStore } from 'react';
 import { isView, VIEWS, type View } from './views.js';
 

@@ -175,7 +175,7 @@ test('renderer/index.html carries CSP_META as its meta tag, character for charac
   assert.deepEqual(metas, [CSP_META]);
 });
 
-test('the menu offers Import, Pause/Stop/Resume farm, the five views and Help, wired to the given actions', () => {
+test('the menu offers Import, Pause/Stop/Resume farm, the views and Help, wired to the given actions', () => {
   const done: string[] = [];
   const actions: MenuActions = {
     importShotList: () => done.push('import'), stopFarm: () => done.push('stop'), pauseFarm: () => done.push('pause'), resumeFarm: () => done.push('resume'),
@@ -187,8 +187,8 @@ test('the menu offers Import, Pause/Stop/Resume farm, the five views and Help, w
     assert.ok(item?.click, `menu item ${label}`);
     (item.click as () => void)();
   };
-  for (const label of ['Import Shot List…', 'Pause Dispatch', 'Stop Farm…', 'Resume Farm', 'Queue', 'Workstations', 'Failures', 'Timeline', 'Ledger', 'Show Data Folder', 'About Shotfarm']) click(label);
-  assert.deepEqual(done, ['import', 'pause', 'stop', 'resume', 'view:queue', 'view:workstations', 'view:failures', 'view:timeline', 'view:ledger', 'data', 'about']);
+  for (const label of ['Import Shot List…', 'Pause Dispatch', 'Stop Farm…', 'Resume Farm', 'Queue', 'Workstations', 'Failures', 'Timeline', 'Ledger', 'Settings', 'Show Data Folder', 'About Shotfarm']) click(label);
+  assert.deepEqual(done, ['import', 'pause', 'stop', 'resume', 'view:queue', 'view:workstations', 'view:failures', 'view:timeline', 'view:ledger', 'view:settings', 'data', 'about']);
   assert.equal(items.some((i) => i.role === 'toggleDevTools'), false, 'no DevTools in a packaged app');
   assert.equal(menuTemplate(actions, { platform: 'linux', devTools: true }).some((m) => Array.isArray(m.submenu) && m.submenu.some((i) => i.role === 'toggleDevTools')), true);
 });

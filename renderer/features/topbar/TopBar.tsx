@@ -6,7 +6,7 @@ import { go, VIEWS, type View } from '../../lib/route.js';
 import { useImportPicker } from '../import/ImportDropZone.js';
 import { FarmBanner, FarmButtons } from './FarmControls.js';
 
-const VIEW_LABEL: Record<View, string> = { queue: 'Queue', workstations: 'Workstations', failures: 'Failures', timeline: 'Timeline', ledger: 'Ledger' };
+const VIEW_LABEL: Record<View, string> = { queue: 'Queue', workstations: 'Workstations', failures: 'Failures', timeline: 'Timeline', ledger: 'Ledger', settings: 'Settings' };
 const COUNTED = JOB_STATES.filter((s) => s !== 'pending');
 
 function Connection() {
@@ -44,7 +44,8 @@ function Counts() {
 
 export function TopBar({ view }: { view: View }) {
   const label = useApp((s) => s.info?.demoLabel);
-  const failed = useApp((s) => (s.status ? s.status.jobsByState.failed_final + s.status.jobsByState.timeout_kill : 0));
+  // Failures nobody handled yet (no retry, no newer take, not cancelled): clears when all are handled.
+  const failed = useApp((s) => s.status?.openFailures ?? 0);
   const pick = useImportPicker();
   return (
     <>
