@@ -53,7 +53,9 @@ export function AssetCard({ a, approved, selected, focused, onApprove, onOpen, o
         <div className="muted small truncate" title={`${a.project} / ${a.episode}`}>{a.project} / {a.episode}</div>
         <div className="muted small truncate" title={a.path}>{a.fileName}</div>
         <div className="muted small truncate">{a.width && a.height ? `${a.width}×${a.height} · ` : ''}{bytes(a.bytes)} · {dateTime(a.createdAt)}</div>
-        <div className="muted small truncate" title={`${a.templateName} · seed ${a.seed ?? '—'} · ${a.instanceName ?? '—'}`}>{a.templateName} · seed {a.seed ?? '—'} · {a.instanceName ?? '—'}</div>
+        <div className="muted small truncate" title={`${a.templateName} on ${a.instanceName ?? '—'}`}>{a.templateName} · {a.instanceName ?? '—'}</div>
+        {/* The seed on a line of its own: a lead copies it whole to render the take again. */}
+        <div className="muted small truncate" title={`seed ${a.seed ?? '—'}`}>seed <span className="mono">{a.seed ?? '—'}</span></div>
         <div className="mono tiny muted truncate" title={a.sha256}>sha256 {a.sha256.slice(0, 16)}…</div>
         <RevealButton a={a} />
       </div>

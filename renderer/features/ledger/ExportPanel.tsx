@@ -18,7 +18,7 @@ function toEpoch(local: string): number | undefined {
 }
 
 const WHAT: Record<ExportKind, string> = {
-  runlog: 'One row per attempt: where it belongs (project … attempt), what happened, where and from what, and when (local time). wait_s counts from when the job last became eligible to run.',
+  runlog: 'One row per attempt: where it belongs (project, episode, sequence, shot, stage, take, attempt), what happened, where and from what, and when (local time). wait_s counts from when the job last became eligible to run.',
   ledger: 'One row per output file: path, SHA-256, size, template, seed, approval.',
 };
 
