@@ -6,12 +6,14 @@
  */
 import type { JobProgress } from '../../../shared/domain.js';
 import type { Clock } from '../clock.js';
-import { transitionJob } from '../job-state.js';
+import { sqlLastQueuedAt, transitionJob } from '../job-state.js';
 import { inTransaction, type Db } from './database.js';
 import { whereClause, type ExportFilter } from './export-filter.js';
 import type { JobNameColumns } from './job-rows.js';
 import { claimFacts, saveJobProgress } from './job-store.js';
+import { sqlJoinShotOf } from './shot-store.js';
 import { all, one, run } from './statements.js';
+import { sqlJoinTemplateOf } from './template-store.js';
 
 /**
  * An attempt is open ('claimed': written before anything was sent) until it ends. The schema also
@@ -265,8 +267,7 @@ export interface RunlogRow extends JobNameColumns {
  * dependency or in a backoff is not waiting for the farm. The attempt's own queued_at (the job's
  * enqueue time at the claim) stands in for jobs without such a row (rows written by hand).
  */
-const SQL_ELIGIBLE_AT = `MAX(a.queued_at, COALESCE((SELECT MAX(e.at) FROM job_events e
-  WHERE e.job_id = a.job_id AND e.to_state = 'queued' AND e.at <= a.dispatched_at), a.queued_at))`;
+const SQL_ELIGIBLE_AT = `MAX(a.queued_at, COALESCE(${sqlLastQueuedAt('a.job_id', 'a.dispatched_at')}, a.queued_at))`;
 
 /** The run-log export's query (streamed by exports/ from a read-only connection of its own). */
 export function runlogQuery(filter: ExportFilter): { sql: string; params: Record<string, unknown> } {
@@ -277,7 +278,7 @@ export function runlogQuery(filter: ExportFilter): { sql: string; params: Record
       j.take, a.n, j.template_name, t.version AS template_version, j.seed, j.priority, a.instance_name, a.gpu_name,
       ${SQL_ELIGIBLE_AT} AS eligible_at, a.dispatched_at, a.started_at, a.finished_at, a.outcome, a.error_class, a.reason,
       a.node_id, a.node_type, a.vram_at_dispatch
-      FROM attempts a JOIN jobs j ON j.id = a.job_id JOIN shots s ON s.id = j.shot_id JOIN templates t ON t.id = j.template_id
+      FROM attempts a JOIN jobs j ON j.id = a.job_id ${sqlJoinShotOf('j', 's')} ${sqlJoinTemplateOf('j', 't')}
       ${where.sql} ORDER BY a.dispatched_at, a.id`,
   };
 }

@@ -39,6 +39,11 @@ export interface StoredTemplate {
 }
 
 /** Latest version of each template name. */
+/** A job row's template version joined as `alias`, for another table's query (the run log's template_version). */
+export function sqlJoinTemplateOf(jobAlias: string, alias: string): string {
+  return `JOIN templates ${alias} ON ${alias}.id = ${jobAlias}.template_id`;
+}
+
 const SQL_LATEST_BY_NAME = `SELECT * FROM templates WHERE name = ? ORDER BY version DESC LIMIT 1`;
 /** Every template's latest version, for lists and import validation. */
 const SQL_LATEST_ALL = `SELECT t.* FROM templates t
