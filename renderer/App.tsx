@@ -6,6 +6,8 @@ import { WorkstationsView } from './features/workstations/WorkstationsView.js';
 import { FailuresView } from './features/failures/FailuresView.js';
 import { TimelineView } from './features/timeline/TimelineView.js';
 import { LedgerView } from './features/ledger/LedgerView.js';
+import { SettingsView } from './features/settings/SettingsView.js';
+import { FirstRunGuide } from './features/import/FirstRunGuide.js';
 import { ImportDropZone } from './features/import/ImportDropZone.js';
 import { Toasts } from './features/topbar/Toasts.js';
 import { ConfirmDialog } from './components/ConfirmDialog.js';
@@ -22,11 +24,13 @@ export function App() {
       <div className="app">
         <TopBar view={view} />
         <main className="main" data-view={view}>
+          {view === 'queue' && <FirstRunGuide />}
           {view === 'queue' && <QueueView />}
           {view === 'workstations' && <WorkstationsView />}
           {view === 'failures' && <FailuresView />}
           {view === 'timeline' && <TimelineView />}
           {view === 'ledger' && <LedgerView />}
+          {view === 'settings' && <SettingsView />}
         </main>
         <Toasts />
         <ConfirmDialog />

@@ -10,6 +10,7 @@ import { nameSchema, portableNameSchema } from './shot-list-schema.js';
 import { DELIVERY_STATUSES, hookSchema, hooksSchema, type HookConfig } from './hooks.js';
 import { s3SettingsSchema, type StorageView } from './storage.js';
 import { farmControlInputSchema, farmSettingKeySchema, isFarmSettingKey, parseSettingValue, rawSettingValueSchema, type FarmSettingView } from './farm-settings.js';
+import { exportFilterSchema } from './exports.js';
 import { httpUrlSchema } from './url.js';
 import { ASSET_ID_PATTERN } from './domain.js';
 import type {
@@ -27,6 +28,7 @@ import type {
   ImportResult,
   InstanceView,
   ProbeReport,
+  ConnectionTestView,
   JobPage,
   JobView,
   JobWhy,
@@ -74,14 +76,8 @@ export type JobFilter = z.infer<typeof jobFilterSchema>;
 
 export const JOB_SORT_KEYS = ['queue', 'shot', 'stage', 'state', 'priority', 'updated', 'enqueued'] as const;
 
-const exportFilter = z.strictObject({
-  path: z.string().min(1),
-  from: z.number().int().optional(),
-  to: z.number().int().optional(),
-  project: z.string().optional(),
-  episode: z.string().optional(),
-  outcome: z.string().optional(),
-});
+/** An export written to a file: where, and what to include (shared/exports.ts). */
+const exportFilter = exportFilterSchema.extend({ path: z.string().min(1) });
 
 const urlSchema = httpUrlSchema('http://gpu-01:8188');
 
@@ -161,6 +157,8 @@ export const API_INPUTS = {
     shot: z.string().optional(),
     stage: z.string().optional(),
     search: z.string().max(200).optional(),
+    /** Only outputs stored up to this ledger position (an earlier answer's `position`): the grid holds still while new ones arrive. */
+    upTo: z.number().int().min(0).optional(),
     offset: z.number().int().min(0).optional(),
     limit: z.number().int().min(1).max(10_000).optional(),
   }),
@@ -176,12 +174,15 @@ export const API_INPUTS = {
   }),
   'import.commit': z.strictObject({ previewId: z.string().min(1) }),
   'templates.list': z.strictObject({}),
-  'templates.add': z.strictObject({ content: z.string().min(1), fileName: z.string().optional() }),
+  /** Registers a template file (a new version when it changed); `dryRun` only checks it and says what would be stored. */
+  'templates.add': z.strictObject({ content: z.string().min(1), fileName: z.string().optional(), dryRun: z.boolean().optional() }),
   'instances.list': z.strictObject({}),
   'instances.add': z.strictObject(instanceFields),
   'instances.update': z.strictObject({ id: z.string().min(1), ...instanceFields }),
   'instances.remove': z.strictObject({ id: z.string().min(1) }),
   'instances.setAdminState': z.strictObject({ id: z.string().min(1), adminState: z.enum(['active', 'draining', 'disabled']) }),
+  /** Probes a ComfyUI server at a URL and says what it found, storing nothing (the workstation form's "Test connection"). */
+  'instances.test': z.strictObject({ url: urlSchema, timeoutMs: z.number().positive().max(60_000).optional() }),
   /** Probes every enabled workstation now and records what it said (no running farm needed). */
   'instances.probeAll': z.strictObject({ timeoutMs: z.number().positive().max(10 * 60_000).optional() }),
   /** Local only: writes files. `outDir`: a folder inside the releases root (relative to it, or absolute inside it). */
@@ -251,6 +252,7 @@ export interface ApiOutputs {
   'instances.update': InstanceView;
   'instances.remove': { removed: boolean };
   'instances.setAdminState': InstanceView;
+  'instances.test': ConnectionTestView;
   'instances.probeAll': ProbeReport;
   'release.freeze': FreezeResult;
   'release.verify': VerifyReport;

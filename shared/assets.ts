@@ -27,7 +27,12 @@ export interface AssetView {
 
 export interface AssetPage {
   rows: AssetView[];
+  /** Matching outputs up to `upTo` (all of them without it). */
   total: number;
+  /** The ledger's newest position now: ask with `upTo` set to it to see this same set while new outputs arrive. */
+  position: number;
+  /** Matching outputs stored after `upTo` (0 without it): "12 new outputs — show". */
+  newer: number;
 }
 
 /** Ledger ids as the engine makes them (UUIDs); a host checks a requested id against this before asking. */

@@ -160,6 +160,11 @@ export interface FarmStatus {
   jobsByState: Record<JobState, number>;
   /** Queued jobs no registered workstation could ever take (counted in jobsByState.queued too). */
   blocked: number;
+  /**
+   * Jobs failed for good or timed out that nobody handled yet (no retry, no newer take, not
+   * cancelled): the Failures tab's badge, which clears when every failure is handled.
+   */
+  openFailures: number;
   instances: InstanceView[];
   /** Healthy = probed recently and answering; null when no instance was probed yet. */
   healthyInstances: number | null;
@@ -183,6 +188,19 @@ export type ProbeView =
       latencyMs: number;
     }
   | { ok: false; error: string; latencyMs: number };
+
+/**
+ * `instances.test`: what a ComfyUI server at a URL says, asked before it is saved (nothing is
+ * stored): its probe (GPU, VRAM, version, queue) and how many node classes it has installed.
+ */
+export interface ConnectionTestView {
+  url: string;
+  probe: ProbeView;
+  /** Node classes its /object_info lists; null when the probe failed or the list did not come. */
+  nodeCount: number | null;
+  /** Why the node list did not come, when the probe itself answered. */
+  nodeError: string | null;
+}
 
 /** `instances.probeAll`: every enabled workstation probed now, and its health as that probe says. */
 export interface ProbeReport {
@@ -252,13 +270,23 @@ export interface AttemptView {
   finishedAt: number | null;
 }
 
+/** A failed job in the Failures view: with the take that superseded it, if the operator made one. */
+export interface FailedJobView extends JobView {
+  /** The newest later take of the same shot and stage (a new take was made instead of a retry); null while this is the latest. */
+  supersededByTake: number | null;
+}
+
 /** Failed jobs sharing one reason (instance names and attempt counts left out of the grouping). */
 export interface FailureGroup {
   key: string;
   reason: string;
   errorClass: string | null;
+  /** Every failed job with this reason… */
   count: number;
-  jobs: JobView[];
+  /** …of which this many have a newer take (handled: shown only on request). */
+  superseded: number;
+  /** The latest takes first, then the superseded ones, at most `limitPerGroup`. */
+  jobs: FailedJobView[];
 }
 
 /** A bar of the per-GPU timeline. */

@@ -1,6 +1,7 @@
 /** `shotfarm export runlog|ledger`: the run log (one row per attempt) or the asset ledger as CSV. */
 import { Command } from 'commander';
 import { resolve } from 'node:path';
+import { exportFileName } from '../../shared/exports.js';
 import { parseTime } from './args.js';
 import { printJson, type Io, type Run } from './context.js';
 
@@ -9,7 +10,7 @@ export function registerExport(program: Command, io: Io, run: Run): void {
     .command('export')
     .description('write the run log (one row per attempt) or the asset ledger as CSV')
     .addArgument(new Command().createArgument('<kind>', 'runlog or ledger').choices(['runlog', 'ledger']))
-    .option('--out <file>', 'CSV file to write (default: shotfarm-<kind>-<date>.csv here)')
+    .option('--out <file>', 'CSV file to write, never replaced (default: shotfarm-<kind>-<date>_<time>.csv here)')
     .option('--from <time>', 'only from this time (ISO date or date-time)')
     .option('--to <time>', 'only before this time')
     .option('--project <name>')
@@ -17,7 +18,7 @@ export function registerExport(program: Command, io: Io, run: Run): void {
     .option('--outcome <outcome>', 'runlog: completed, failed, retry, timeout, lost, cancelled, requeued, running')
     .action((kind: 'runlog' | 'ledger', o) =>
       run(async (e, g) => {
-        const path = resolve(o.out ?? `shotfarm-${kind}-${new Date().toISOString().slice(0, 10)}.csv`);
+        const path = resolve(o.out ?? exportFileName(kind, new Date()));
         const result = await e.call(kind === 'runlog' ? 'export.runlog' : 'export.ledger', {
           path,
           from: o.from ? parseTime(o.from, '--from') : undefined,

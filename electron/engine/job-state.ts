@@ -109,6 +109,15 @@ export function transitionJob(db: Db, clock: Clock, req: TransitionRequest): Tra
   return db.inTransaction ? apply() : inTransaction(db, apply);
 }
 
+/**
+ * When job `jobColumn` last moved into `queued` at or before `atColumn`, from its event rows (NULL
+ * when it has none): the run log's eligible_at (store/attempt-store.ts). Column names are the
+ * caller's SQL, never input. Here because job_events' SQL lives with the door that writes it.
+ */
+export function sqlLastQueuedAt(jobColumn: string, atColumn: string): string {
+  return `(SELECT MAX(e.at) FROM job_events e WHERE e.job_id = ${jobColumn} AND e.to_state = 'queued' AND e.at <= ${atColumn})`;
+}
+
 /** Records the creation of a job (no previous state) — the first row of its history. */
 export function recordJobCreated(db: Db, clock: Clock, jobId: string, state: JobState, reason: string, actor: string): void {
   run(db, INSERT_EVENT, jobId, null, null, state, reason, actor, clock.now());

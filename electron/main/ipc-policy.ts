@@ -13,10 +13,13 @@
 import { stat, readFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, resolve } from 'node:path';
 import { isApiMethod, type ApiMethod } from '../../shared/api.js';
+import type { ExportResult } from '../../shared/domain.js';
 import { errorEnvelope, ShotfarmError, toErrorEnvelope, type ErrorEnvelope } from '../../shared/errors.js';
+import { exportFileName, exportFilterSchema, isExportKind } from '../../shared/exports.js';
+import { describeIssues } from '../../shared/shot-list-schema.js';
 import { confineExportInput } from '../engine/hosting/export-path.js';
-import { localOnlyRefusal } from '../engine/hosting/local-only.js';
-import { isPageMethod, type CallAnswer, type RevealAnswer, type ShotListFile } from '../preload/channels.js';
+import { desktopPageRefusal } from '../engine/hosting/local-only.js';
+import { isPageMethod, type CallAnswer, type RevealAnswer, type SaveExportAnswer, type ShotListFile } from '../preload/channels.js';
 
 export interface CallTarget {
   call(method: ApiMethod, input: unknown): Promise<unknown>;
@@ -62,7 +65,7 @@ export async function answerCall(target: CallTarget, method: unknown, input: unk
     return { ok: false, error: errorEnvelope('not_found', `Unknown method ${String(method).slice(0, 80)}.`) };
   }
   // The page is the same Studio UI a browser gets from `serve`: it is refused what the server refuses…
-  const localOnly = localOnlyRefusal(method);
+  const localOnly = desktopPageRefusal(method, input);
   if (localOnly) return { ok: false, error: localOnly };
   // …and anything else its views do not call.
   if (!isPageMethod(method)) {
@@ -72,6 +75,29 @@ export async function answerCall(target: CallTarget, method: unknown, input: unk
   if (refused) return { ok: false, error: refused };
   try {
     return { ok: true, result: await target.call(method, confineExportInput(method, input, o.exportDir)) };
+  } catch (err) {
+    return { ok: false, error: toErrorEnvelope(err) };
+  }
+}
+
+/**
+ * A CSV export to where the operator's save dialog says: the page names the kind and the filters,
+ * never a path. The dialog proposes a dated name; the path it answers is the operator's own choice,
+ * so it is not confined to the export folder (the engine still never replaces a file there).
+ */
+export async function answerSaveExport(
+  target: CallTarget, kind: unknown, filter: unknown, choosePath: (defaultName: string) => Promise<string | null>, now = new Date(),
+): Promise<SaveExportAnswer> {
+  if (!isExportKind(kind)) return { ok: false, error: errorEnvelope('bad_input', 'Choose the run log or the ledger to export.') };
+  const f = exportFilterSchema.safeParse(filter ?? {});
+  if (!f.success) return { ok: false, error: errorEnvelope('bad_input', `The export's filters are not valid: ${describeIssues(f.error).join('; ')}`) };
+  try {
+    const chosen = await choosePath(exportFileName(kind, now));
+    if (!chosen) return { ok: true, result: null };
+    const path = /\.csv$/i.test(chosen) ? chosen : `${chosen}.csv`;
+    // The engine answers export.* with an ExportResult (the contract's ApiOutputs).
+    const result = (await target.call(kind === 'runlog' ? 'export.runlog' : 'export.ledger', { ...f.data, path })) as ExportResult;
+    return { ok: true, result };
   } catch (err) {
     return { ok: false, error: toErrorEnvelope(err) };
   }

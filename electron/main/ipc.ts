@@ -6,7 +6,7 @@
 import type { IpcMain, IpcMainInvokeEvent, WebContents } from 'electron';
 import { toErrorEnvelope } from '../../shared/errors.js';
 import { CHANNELS, type BridgeEventMap, type BridgeTopic, type OpenShotListAnswer, type RevealAnswer, type ShotListFile } from '../preload/channels.js';
-import { answerCall, checkRevealPath, PickedFolders, type CallTarget } from './ipc-policy.js';
+import { answerCall, answerSaveExport, checkRevealPath, PickedFolders, type CallTarget } from './ipc-policy.js';
 import { isTrustedSender } from './security.js';
 
 /** The window's web contents as far as pushing events goes (tests pass a fake). */
@@ -19,6 +19,8 @@ export interface IpcDeps {
   host: CallTarget;
   exportDir: string;
   openShotList(): Promise<ShotListFile | null>;
+  /** The OS save dialog for an export, proposing `defaultName`; null when cancelled. */
+  chooseExportPath(defaultName: string): Promise<string | null>;
   reveal(path: string): void;
   log(message: string): void;
 }
@@ -52,6 +54,10 @@ export function registerIpc(d: IpcDeps): void {
     if (!checked.ok) return checked;
     d.reveal(checked.path);
     return { ok: true };
+  });
+  d.ipcMain.handle(CHANNELS.saveExport, (event, kind: unknown, filter: unknown) => {
+    guard(event, CHANNELS.saveExport);
+    return answerSaveExport(d.host, kind, filter, d.chooseExportPath);
   });
 }
 

@@ -122,6 +122,18 @@ function boot(): void {
     return file ? readShotListFile(file) : null;
   };
 
+  const chooseExportPath = async (defaultName: string): Promise<string | null> => {
+    const options = {
+      title: 'Export CSV',
+      defaultPath: join(app.getPath('documents'), defaultName),
+      filters: [{ name: 'CSV', extensions: ['csv'] }],
+      // No overwrite prompt where the platform lets us leave it out: the engine never replaces a file.
+      properties: ['createDirectory' as const],
+    };
+    const r = win ? await dialog.showSaveDialog(win, options) : await dialog.showSaveDialog(options);
+    return r.canceled || !r.filePath ? null : r.filePath;
+  };
+
   app.on('before-quit', (event) => {
     if (quitting || host.status === 'stopped' || host.status === 'failed' || host.status === 'idle') return;
     // Close the engine cleanly first (the database is closed, the scheduler stops following).
@@ -142,6 +154,7 @@ function boot(): void {
     registerIpc({
       ipcMain, indexHtml: paths.indexHtml, host, exportDir, log,
       openShotList,
+      chooseExportPath,
       reveal: (path) => shell.showItemInFolder(path),
     });
     Menu.setApplicationMenu(Menu.buildFromTemplate(menuTemplate({

@@ -17,7 +17,7 @@ export interface MenuActions {
 }
 
 const VIEW_LABELS: Record<AppView, string> = {
-  queue: 'Queue', workstations: 'Workstations', failures: 'Failures', timeline: 'Timeline', ledger: 'Ledger',
+  queue: 'Queue', workstations: 'Workstations', failures: 'Failures', timeline: 'Timeline', ledger: 'Ledger', settings: 'Settings',
 };
 
 export function menuTemplate(a: MenuActions, o: { platform: NodeJS.Platform; devTools: boolean }): MenuItemConstructorOptions[] {

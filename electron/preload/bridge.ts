@@ -1,6 +1,6 @@
 /**
  * What the preload hands the page as `window.shotfarm`: the contract's `call` and `subscribe`, and
- * two shell capabilities. Nothing else crosses: not `ipcRenderer`, not a channel name, not the IPC
+ * three shell capabilities (open a shot list, show a file, save an export where the save dialog says). Nothing else crosses: not `ipcRenderer`, not a channel name, not the IPC
  * event object (its `sender` would give the page the raw IPC). Method names are checked against
  * the contract (the local-only methods refused, as the headless server refuses them) and then
  * against the methods the page's views use (PAGE_METHODS), and topics against the event map,
@@ -9,9 +9,11 @@
  *
  * Written against small interfaces (not Electron's) so tests pass fakes; preload.ts wires the real ones.
  */
+import type { ExportResult } from '../../shared/domain.js';
+import { isExportKind } from '../../shared/exports.js';
 import { callAnswerSchema, errorEnvelope as envelope, errorEnvelopeSchema, type ErrorEnvelope } from '../../shared/errors.js';
 import { isApiMethod } from '../../shared/api.js';
-import { localOnlyRefusal } from '../engine/hosting/local-only.js';
+import { desktopPageRefusal } from '../engine/hosting/local-only.js';
 import { CHANNELS, isBridgeTopic, isPageMethod, type ShotListFile } from './channels.js';
 
 /** The part of `ipcRenderer` the bridge uses. */
@@ -31,6 +33,8 @@ export interface ShotfarmBridge {
   subscribe(topic: string, fn: (payload: unknown) => void): () => void;
   openShotListDialog(): Promise<ShotListFile | null>;
   revealFile(path: string): Promise<void>;
+  /** The OS save dialog for a CSV export, then the engine writes it there; null when cancelled. */
+  saveExport(kind: string, filter: Record<string, unknown>): Promise<ExportResult | null>;
 }
 
 export const BRIDGE_KEY = 'shotfarm';
@@ -47,6 +51,11 @@ function unreachable(err: unknown): ErrorEnvelope {
   const e = errorEnvelopeSchema.safeParse(err);
   if (e.success) return e.data;
   return envelope('unavailable', `The app did not answer: ${err instanceof Error ? err.message : String(err)}`);
+}
+
+function isExportResult(v: unknown): v is ExportResult {
+  const r = v as Partial<ExportResult> | null;
+  return !!r && typeof r === 'object' && typeof r.path === 'string' && typeof r.rows === 'number' && typeof r.bytes === 'number';
 }
 
 function isShotListFile(v: unknown): v is ShotListFile {
@@ -74,12 +83,23 @@ export function createShotfarmBridge(ipc: IpcRendererLike): ShotfarmBridge {
     });
   }
 
+  /** A shell request on its fixed channel: the answer's result, or its envelope thrown (also when IPC itself failed). */
+  const invoke = async (channel: string, ...args: unknown[]): Promise<unknown> => {
+    let answer: unknown;
+    try {
+      answer = await ipc.invoke(channel, ...args);
+    } catch (err) {
+      throw unreachable(err);
+    }
+    return unwrap(answer);
+  };
+
   const bridge: ShotfarmBridge = {
     call(method, input) {
       if (!isApiMethod(method)) {
         return Promise.reject(envelope('not_found', `Unknown method ${String(method).slice(0, 80)}.`));
       }
-      const refused = localOnlyRefusal(method);
+      const refused = desktopPageRefusal(method, input);
       if (refused) return Promise.reject(refused);
       if (!isPageMethod(method)) {
         return Promise.reject(envelope('conflict', `${method} is not available to the app's page; use the shotfarm command line on this machine.`));
@@ -98,26 +118,22 @@ export function createShotfarmBridge(ipc: IpcRendererLike): ShotfarmBridge {
       return () => void set.delete(fn);
     },
     async openShotListDialog() {
-      let answer: unknown;
-      try {
-        answer = await ipc.invoke(CHANNELS.openShotList);
-      } catch (err) {
-        throw unreachable(err);
-      }
-      const file = unwrap(answer);
+      const file = await invoke(CHANNELS.openShotList);
       if (file === null) return null;
       if (!isShotListFile(file)) throw envelope('internal', 'The file dialog answered in an unexpected shape.');
       return { fileName: file.fileName, content: file.content, baseDir: file.baseDir };
     },
     async revealFile(path) {
       if (typeof path !== 'string' || path.length === 0 || path.length > 4096) throw envelope('bad_input', 'revealFile needs a file path.');
-      let answer: unknown;
-      try {
-        answer = await ipc.invoke(CHANNELS.revealFile, path);
-      } catch (err) {
-        throw unreachable(err);
-      }
-      unwrap(answer);
+      await invoke(CHANNELS.revealFile, path);
+    },
+    async saveExport(kind, filter) {
+      if (!isExportKind(kind)) throw envelope('bad_input', 'saveExport needs runlog or ledger.');
+      if (!filter || typeof filter !== 'object' || Array.isArray(filter)) throw envelope('bad_input', 'saveExport needs a filter object.');
+      const result = await invoke(CHANNELS.saveExport, kind, filter);
+      if (result === null) return null;
+      if (!isExportResult(result)) throw envelope('internal', 'The export answered in an unexpected shape.');
+      return { path: result.path, rows: result.rows, bytes: result.bytes };
     },
   };
   return Object.freeze(bridge);

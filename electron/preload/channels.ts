@@ -1,9 +1,10 @@
 /**
  * The fixed names shared by the preload and the main process: the IPC channels (there are exactly
- * four, never a channel chosen by the page), and the topics a page may subscribe to — the engine's
+ * five, never a channel chosen by the page), and the topics a page may subscribe to — the engine's
  * wire topics (shared/events.ts, the one list) plus the two the desktop shell adds.
  */
 import type { ApiMethod } from '../../shared/api.js';
+import type { ExportResult } from '../../shared/domain.js';
 import type { CallAnswer, ErrorEnvelope } from '../../shared/errors.js';
 import { WIRE_TOPICS, type EventMap, type WireTopic } from '../../shared/events.js';
 
@@ -14,6 +15,8 @@ export const CHANNELS = {
   openShotList: 'shotfarm:open-shot-list',
   /** renderer → main (invoke): `(path)` → `RevealAnswer`. */
   revealFile: 'shotfarm:reveal-file',
+  /** renderer → main (invoke): `(kind, filter)` → `SaveExportAnswer`: the save dialog, then the engine writes there (null when cancelled). */
+  saveExport: 'shotfarm:save-export',
   /** main → renderer (send): `(topic, payload)`. */
   event: 'shotfarm:event',
 } as const;
@@ -29,9 +32,11 @@ export const PAGE_METHODS: ReadonlySet<ApiMethod> = new Set<ApiMethod>([
   'farm.status', 'farm.pause', 'farm.stop', 'farm.resume',
   'jobs.list', 'jobs.get', 'jobs.detail', 'jobs.why', 'jobs.preview', 'jobs.facets', 'jobs.attempts',
   'jobs.bump', 'jobs.moveToTop', 'jobs.restoreOrder', 'jobs.hold', 'jobs.release', 'jobs.cancel', 'jobs.uncancel', 'jobs.retry', 'jobs.newTake',
-  'failures.list', 'timeline.get', 'assets.list', 'assets.approve', 'templates.list',
-  'instances.add', 'instances.update', 'instances.remove', 'instances.setAdminState',
-  'import.preview', 'import.commit', 'export.runlog', 'export.ledger',
+  'failures.list', 'timeline.get', 'assets.list', 'assets.approve', 'templates.list', 'templates.add',
+  'instances.add', 'instances.update', 'instances.remove', 'instances.setAdminState', 'instances.test',
+  'import.preview', 'import.commit',
+  // The Settings view: the number settings only (hosting/local-only.ts desktopPageRefusal keeps the folders local).
+  'settings.list', 'settings.set', 'settings.reset',
 ]);
 
 export function isPageMethod(name: unknown): name is ApiMethod {
@@ -52,7 +57,9 @@ export type OpenShotListAnswer = { ok: true; result: ShotListFile | null } | { o
 
 export type RevealAnswer = { ok: true } | { ok: false; error: ErrorEnvelope };
 
-export const APP_VIEWS = ['queue', 'workstations', 'failures', 'timeline', 'ledger'] as const;
+export type SaveExportAnswer = { ok: true; result: ExportResult | null } | { ok: false; error: ErrorEnvelope };
+
+export const APP_VIEWS = ['queue', 'workstations', 'failures', 'timeline', 'ledger', 'settings'] as const;
 export type AppView = (typeof APP_VIEWS)[number];
 
 /** Events the desktop shell publishes besides the engine's. */

@@ -5,6 +5,7 @@
  *   POST /api/call/:method   the contract (api-route.ts)
  *   GET  /api/info           name, demo label, whether a token is needed, where exports go
  *   GET  /api/events         WebSocket of batched events (event-socket.ts)
+ *   GET  /api/export/:kind   a CSV export as a download, streamed (export-route.ts)
  *   GET  /files/asset/:id    one ledger file (asset-route.ts)
  *   GET  /*                  the renderer (static-files.ts)
  */
@@ -17,6 +18,7 @@ import { checkAccess, isLoopbackHost, type AccessPolicy } from './access.js';
 import { handleApiCall } from './api-route.js';
 import { serveAsset } from './asset-route.js';
 import { startEventHub } from './event-socket.js';
+import { serveExport } from './export-route.js';
 import { envelope, sendError, sendJson } from './http-util.js';
 import { staticHandler } from './static-files.js';
 
@@ -75,6 +77,8 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     }
     const getLike = req.method === 'GET' || req.method === 'HEAD';
     if (path === '/api/info' && getLike) return sendJson(res, 200, info);
+    const download = /^\/api\/export\/([^/]+)$/.exec(path);
+    if (download && getLike) return serveExport(o.engine, decodeURIComponent(download[1] ?? ''), url.searchParams, res, req.method === 'HEAD');
     const asset = /^\/files\/asset\/([^/]+)$/.exec(path);
     if (asset && getLike) return serveAsset(o.engine, decodeURIComponent(asset[1] ?? ''), res, req.method === 'HEAD');
     if (isApp && getLike && serveStatic(path, res, req.method === 'HEAD')) return;

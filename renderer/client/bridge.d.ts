@@ -1,7 +1,7 @@
 /**
  * What the Electron preload exposes on `window.shotfarm` (contextBridge): the contract's `call` and
- * event `subscribe`, and two shell capabilities (the OS file dialog for a shot list, "show in
- * folder"). The preload checks method names and topics against the contract; the main process
+ * event `subscribe`, and three shell capabilities (the OS file dialog for a shot list, "show in
+ * folder", the save dialog for a CSV export). The preload checks method names and topics against the contract; the main process
  * checks again. Mirrors electron/preload/bridge.ts and channels.ts (the renderer may not import
  * them); test/unit/preload-bridge.test.ts fails to compile when the two drift apart.
  */
@@ -15,7 +15,7 @@ export interface BridgeShotListFile {
 }
 
 /** The views a `show-view` shell command may name. */
-export type BridgeView = 'queue' | 'workstations' | 'failures' | 'timeline' | 'ledger';
+export type BridgeView = 'queue' | 'workstations' | 'failures' | 'timeline' | 'ledger' | 'settings';
 
 /** Events the desktop shell publishes besides the engine's (electron/preload/channels.ts). */
 export interface BridgeShellEventMap {
@@ -34,6 +34,15 @@ export interface ShotfarmBridge {
   openShotListDialog(): Promise<BridgeShotListFile | null>;
   /** Shows a file in the OS file manager; rejects with an error envelope. */
   revealFile(path: string): Promise<void>;
+  /** The OS save dialog for a CSV export, then the engine writes it there; null when cancelled. Rejects with an error envelope. */
+  saveExport(kind: string, filter: Record<string, unknown>): Promise<BridgeExportResult | null>;
+}
+
+/** What a saved export wrote (the contract's ExportResult). */
+export interface BridgeExportResult {
+  path: string;
+  rows: number;
+  bytes: number;
 }
 
 declare global {

@@ -7,6 +7,8 @@
  * which transport it has.
  */
 import type { ApiInput, ApiMethod, ApiOutputs } from '../../shared/api.js';
+import type { ExportResult } from '../../shared/domain.js';
+import type { ExportFilterInput, ExportKind } from '../../shared/exports.js';
 import type { ErrorEnvelope } from '../../shared/errors.js';
 import type { EventMap, EventTopic } from '../../shared/events.js';
 import type { View } from '../lib/views.js';
@@ -29,6 +31,11 @@ export interface ShotfarmClient {
   info(): Promise<ServerInfo>;
   /** A URL the page can load an asset's file from, or null when this transport cannot show files. */
   assetUrl(id: string): string | null;
+  /**
+   * A URL that downloads a CSV export (the server streams it; nothing is written on its disk), or
+   * null where exports are saved through the shell's save dialog instead.
+   */
+  exportUrl(kind: ExportKind, filter: ExportFilterInput): string | null;
   /** Present only in a desktop shell. */
   shell?: ShellCapability;
 }
@@ -54,6 +61,8 @@ export interface ShellCapability {
   openShotList(): Promise<PickedShotList | null>;
   /** Shows a file in the OS file manager. Rejects with an `ApiError`. */
   revealFile(path: string): Promise<void>;
+  /** The OS save dialog, then the engine writes the export there; null when cancelled. Rejects with an `ApiError`. */
+  saveExport(kind: ExportKind, filter: ExportFilterInput): Promise<ExportResult | null>;
   onCommand(fn: (command: ShellCommand) => void): () => void;
   /** The engine process was replaced: events may have been missed, so the page refetches. */
   onEngineRestarted(fn: (notice: EngineRestart) => void): () => void;

@@ -26,6 +26,7 @@ const shellCommand = z.discriminatedUnion('command', [
 ]);
 const engineRestart = z.object({ restarts: z.number().int().min(0), reason: z.string() });
 const pickedFile = z.object({ fileName: z.string().min(1), content: z.string(), baseDir: z.string() }).nullable();
+const savedExport = z.object({ path: z.string(), rows: z.number().int().min(0), bytes: z.number().int().min(0) }).nullable();
 
 function asEnvelopeError(err: unknown): ApiError {
   // The preload rejects with the envelope (structured clone keeps plain objects, not Error subclasses).
@@ -57,6 +58,17 @@ function createShell(bridge: ShotfarmBridge): ShellCapability {
       } catch (err) {
         throw asEnvelopeError(err);
       }
+    },
+    async saveExport(kind, filter) {
+      let answer: unknown;
+      try {
+        answer = await bridge.saveExport(kind, { ...filter });
+      } catch (err) {
+        throw asEnvelopeError(err);
+      }
+      const saved = savedExport.safeParse(answer);
+      if (!saved.success) throw new ApiError({ code: 'internal', message: 'The export answered in an unexpected shape.', retryable: false });
+      return saved.data;
     },
     onCommand(fn: (command: ShellCommand) => void) {
       return bridge.subscribe('shell.command', (payload) => {
@@ -94,6 +106,8 @@ export function createIpcClient(bridge: ShotfarmBridge): ShotfarmClient {
       return { name: 'Shotfarm', demoLabel: null, tokenRequired: false, exportDir: null };
     },
     assetUrl: ipcAssetUrl,
+    // The desktop app saves exports where its save dialog says (shell.saveExport).
+    exportUrl: () => null,
     shell: createShell(bridge),
   };
 }

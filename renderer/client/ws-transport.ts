@@ -5,6 +5,7 @@
  */
 import type { ApiInput, ApiMethod, ApiOutputs } from '../../shared/api.js';
 import type { EventMap, EventTopic } from '../../shared/events.js';
+import { exportFilterToQuery } from '../../shared/exports.js';
 import { ApiError, type ConnectionState, type ServerInfo, type ShotfarmClient } from './client.js';
 import { TopicListeners } from './listeners.js';
 import { callAnswer, infoSchema, serverMessage, transportError } from './wire.js';
@@ -123,6 +124,12 @@ export function createWsClient(opts: { baseUrl: string; token: string | null }):
       if (info.success) return info.data;
       const answer = callAnswer.safeParse(body);
       throw new ApiError(answer.success && !answer.data.ok ? answer.data.error : transportError(`The server answered ${res.status}.`));
+    },
+    exportUrl(kind, filter) {
+      const url = new URL(`/api/export/${kind}`, base);
+      url.search = exportFilterToQuery(filter).toString();
+      if (token) url.searchParams.set('token', token);
+      return url.pathname + url.search;
     },
     assetUrl(id) {
       const url = new URL(`/files/asset/${encodeURIComponent(id)}`, base);

@@ -1,5 +1,5 @@
-/** The five views, as a DOM-free list (the client validates shell commands against it). */
-export const VIEWS = ['queue', 'workstations', 'failures', 'timeline', 'ledger'] as const;
+/** The views, as a DOM-free list (the client validates shell commands against it). */
+export const VIEWS = ['queue', 'workstations', 'failures', 'timeline', 'ledger', 'settings'] as const;
 export type View = (typeof VIEWS)[number];
 
 export function isView(v: unknown): v is View {

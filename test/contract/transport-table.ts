@@ -147,7 +147,9 @@ const http: Transport = {
 const ipc: Transport = {
   name: 'Electron IPC',
   statuses: null,
-  refuses: LOCAL_ONLY_METHODS,
+  // The desktop's Settings view may change the number settings (a folder key is still refused:
+  // electron-page-limits.test.ts), so settings.set/reset reach the engine here.
+  refuses: new Set([...LOCAL_ONLY_METHODS].filter((m) => m !== 'settings.set' && m !== 'settings.reset')),
   refusesUnused: new Set((Object.keys(API_INPUTS) as ApiMethod[]).filter((m) => !PAGE_METHODS.has(m) && !LOCAL_ONLY_METHODS.has(m))),
   async setup() {
     const t = await makeEngine({ templates: false });
@@ -161,6 +163,7 @@ const ipc: Transport = {
       ipcMain: fake.ipcMain, indexHtml, host, exportDir: join(t.dir, 'exports'), log: () => undefined,
       openShotList: async () => null,
       reveal: () => undefined,
+      chooseExportPath: async () => null,
     });
     host.start();
     const client = createIpcClient(createShotfarmBridge(fake.ipcRenderer));

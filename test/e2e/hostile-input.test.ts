@@ -47,18 +47,22 @@ test('a binary file, a broken JSON file and a list with bad rows get a clear mes
   assert.deepEqual(studio.pageErrors, []);
 });
 
-test('a Kitsu CSV picked with the Import button takes project/stage/template defaults from the dialog', { timeout: 60_000 }, async (ctx) => {
+test('a Kitsu CSV picked with the Import button takes project/stage/template defaults from the dialog, re-checked without a button', { timeout: 60_000 }, async (ctx) => {
   const studio = await suite.open(ctx, { instances: [{}], start: false });
   const { page, farm } = studio;
   await page.locator('[data-testid="import-file"]').setInputFiles(`${RESOURCES}samples/kitsu_shots.csv`);
   await page.locator('[data-testid="mapping"]').waitFor();
   // Without a project, stage and template the rows cannot be jobs yet.
   await page.waitForFunction(`document.querySelectorAll('[data-row-status="error"]').length > 0`);
+  assert.equal(await page.locator('[data-testid="recheck"]').count(), 0, 'no "Check again" button');
   await page.locator('[data-mapping="project"]').fill('Moonfall');
-  await page.locator('[data-mapping="stage"]').fill('keyframe');
+  // Stages and templates are chosen from what is registered; the template list follows the stage.
+  assert.deepEqual(await page.locator('[data-mapping="stage"] option').allTextContents(), ['(from file)', 'keyframe', 'motion', 'post']);
+  await page.locator('[data-mapping="stage"]').selectOption('keyframe');
+  assert.deepEqual(await page.locator('[data-mapping="template"] option').allTextContents(), ['(from file)', 'txt2img · keyframe']);
   await page.locator('[data-mapping="template"]').selectOption('txt2img');
-  await page.locator('[data-testid="recheck"]').click();
   await page.waitForFunction(`document.querySelectorAll('[data-row-status="error"]').length === 0 && document.querySelectorAll('[data-row-status="new"]').length > 0`);
+  await page.locator('[data-testid="mapping-state"]', { hasText: 'preview up to date' }).waitFor();
   const newRows = await page.locator('[data-row-status="new"]').count();
   await studio.screenshot('import-csv-mapping');
   await page.locator('[data-testid="import-confirm"]').click();

@@ -71,13 +71,16 @@ test('a missing file and a wrong argument get clear messages and their exit code
   assert.match(badUrl.err, /must be an http:\/\/ or https:\/\/ URL/);
 });
 
-test('export runlog writes a CSV file and reports its rows', async (ctx) => {
+test('export runlog writes a CSV file and reports its rows; it never replaces a file (exit 5)', async (ctx) => {
   const d = tempDirFor(ctx);
   const out = join(d, 'runlog.csv');
   const r = await cli(d, 'export', 'runlog', '--out', out, '--from', '2026-01-01');
   assert.equal(r.code, EXIT.ok, r.err);
   assert.match(r.out, /Wrote 0 row\(s\)/);
-  assert.match(readFileSync(out, 'utf8'), /^\uFEFFjob_id,project,episode,shot,stage,take,attempt/);
+  assert.match(readFileSync(out, 'utf8'), /^\uFEFFproject,episode,sequence,shot,stage,take,attempt,/);
+  const again = await cli(d, 'export', 'runlog', '--out', out);
+  assert.equal(again.code, EXIT.conflict);
+  assert.match(again.err, /already exists/);
   assert.equal((await cli(d, 'export', 'runlog', '--from', 'last tuesday')).code, EXIT.badInput);
 });
 

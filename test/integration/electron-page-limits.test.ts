@@ -31,10 +31,10 @@ function methodsTheRendererNames(): Set<string> {
   return found;
 }
 
-test('the page may call exactly the methods the renderer uses, and none that set hooks, settings, storage or releases', () => {
+test('the page may call exactly the methods the renderer uses, and none that set hooks, storage or releases', () => {
   assert.deepEqual([...PAGE_METHODS].sort(), [...methodsTheRendererNames()].sort(),
     'PAGE_METHODS (electron/preload/channels.ts) must list what renderer/ calls: add a method there when a view starts using it');
-  for (const local of ['hooks.set', 'hooks.list', 'hooks.add', 'release.freeze', 'release.verify', 'settings.set', 'settings.reset', 'storage.set', 'jobs.ids']) {
+  for (const local of ['hooks.set', 'hooks.list', 'hooks.add', 'release.freeze', 'release.verify', 'storage.set', 'jobs.ids']) {
     assert.ok(local in API_INPUTS, local);
     assert.equal(PAGE_METHODS.has(local as never), false, local);
   }
@@ -51,6 +51,7 @@ function ipc() {
     host: { call: async (method, input) => (calls.push([method, input]), 'answer') },
     openShotList: async () => picked,
     reveal: () => undefined,
+    chooseExportPath: async () => null,
   });
   const own = { senderFrame: { url: pathToFileURL(paths.indexHtml).href, parent: null } };
   return {
@@ -75,11 +76,26 @@ test('the main process refuses the local-only methods to the page, whatever the 
     assert.equal(a.ok, false, method);
     assert.equal(a.error?.code, 'conflict');
     // The local-only ones with serve's words; the rest (verify, the CLI's helpers) because no view calls them.
+    if (method === 'settings.set') {
+      assert.match(a.error?.message ?? '', /folder settings \(output_root, releases_root\) are changed on this machine's command line/);
+      continue;
+    }
     const words = method === 'release.verify' ? "is not available to the app's page" : "is only available from this machine's command line";
     assert.match(a.error?.message ?? '', new RegExp(`${method.replace('.', '\\.')} ${words}`));
   }
   assert.deepEqual(m.calls, [], 'none reached the engine');
   assert.deepEqual(await m.call('farm.status', {}), { ok: true, result: 'answer' });
+});
+
+test("the desktop's Settings view may change a number setting, never a folder one", async () => {
+  const m = ipc();
+  assert.deepEqual(await m.call('settings.set', { key: 'retry_attempts', value: '5' }), { ok: true, result: 'answer' });
+  assert.deepEqual(await m.call('settings.reset', { key: 'retry_attempts' }), { ok: true, result: 'answer' });
+  for (const key of ['output_root', 'releases_root']) {
+    assert.equal((await m.call('settings.reset', { key })).ok, false, key);
+    assert.equal((await m.call('settings.set', { key, value: '/tmp' })).ok, false, key);
+  }
+  assert.deepEqual(m.calls.map(([method]) => method), ['settings.set', 'settings.reset']);
 });
 
 test('an import baseDir is taken only when the operator picked a file in that folder through the dialog', async () => {

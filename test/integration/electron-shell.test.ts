@@ -11,9 +11,9 @@ import { pathToFileURL } from 'node:url';
 import type { IpcMain } from 'electron';
 import { LOCAL_ONLY_METHODS } from '../../shared/api.js';
 import { ShotfarmError } from '../../shared/errors.js';
-import { localOnlyRefusal } from '../../electron/engine/hosting/local-only.js';
+import { desktopPageRefusal } from '../../electron/engine/hosting/local-only.js';
 import { registerIpc } from '../../electron/main/ipc.js';
-import { answerCall, checkRevealPath, PickedFolders, readShotListFile } from '../../electron/main/ipc-policy.js';
+import { answerCall, answerSaveExport, checkRevealPath, PickedFolders, readShotListFile } from '../../electron/main/ipc-policy.js';
 import { menuTemplate, type MenuActions } from '../../electron/main/menu.js';
 import { appPaths } from '../../electron/main/paths.js';
 import { CSP_HEADER, CSP_META, isAllowedRequest, isTrustedSender } from '../../electron/main/security.js';
@@ -37,7 +37,7 @@ test('the built app is laid out as the main process expects', () => {
   assert.equal(paths.engineEntry, '/opt/Shotfarm/resources/app.asar/dist/electron/main/engine-process.js');
 });
 
-test('IPC is handled on the three fixed channels only, and only for the app page\'s top frame', async () => {
+test('IPC is handled on the four fixed request channels only, and only for the app page\'s top frame', async () => {
   const { ipcMain, handlers } = fakeIpcMain();
   const calls: unknown[] = [];
   const revealed: string[] = [];
@@ -45,9 +45,10 @@ test('IPC is handled on the three fixed channels only, and only for the app page
     ipcMain, indexHtml: paths.indexHtml, exportDir: '/data/exports', log: () => undefined,
     host: { call: async (method, input) => (calls.push([method, input]), 'answer') },
     openShotList: async () => null,
+    chooseExportPath: async () => null,
     reveal: (p) => revealed.push(p),
   });
-  assert.deepEqual([...handlers.keys()].sort(), [CHANNELS.call, CHANNELS.openShotList, CHANNELS.revealFile].sort());
+  assert.deepEqual([...handlers.keys()].sort(), [CHANNELS.call, CHANNELS.openShotList, CHANNELS.revealFile, CHANNELS.saveExport].sort());
   const call = handlers.get(CHANNELS.call);
   assert.ok(call);
 
@@ -67,9 +68,33 @@ test('IPC is handled on the three fixed channels only, and only for the app page
     ok: false, error: { code: 'bad_input', message: 'Only absolute paths on this computer can be shown.', retryable: false },
   });
   assert.deepEqual(revealed, []);
+  assert.deepEqual(await handlers.get(CHANNELS.saveExport)?.(own, 'runlog', {}), { ok: true, result: null }, 'a cancelled save dialog');
+  assert.throws(() => handlers.get(CHANNELS.saveExport)?.(page('https://evil.example/'), 'runlog', {}), /may not use Shotfarm/);
 });
 
-test('answerCall refuses unknown and local-only methods, passes envelopes through, and confines export paths to the export folder', async (t) => {
+test('a desktop export goes where the save dialog says: a dated name proposed, the page never names a path', async () => {
+  const seen: unknown[] = [];
+  const target = { call: async (method: string, input: unknown) => (seen.push([method, input]), { path: (input as { path: string }).path, rows: 3, bytes: 99 }) };
+  const proposed: string[] = [];
+  const at = new Date(2026, 11, 1, 14, 3, 9);
+  const chooser = (answer: string | null) => async (name: string) => (proposed.push(name), answer);
+  assert.deepEqual(await answerSaveExport(target, 'runlog', { project: 'Moonfall' }, chooser(null), at), { ok: true, result: null });
+  assert.deepEqual(await answerSaveExport(target, 'runlog', { project: 'Moonfall' }, chooser('/home/lead/runs/ep101'), at), {
+    ok: true, result: { path: '/home/lead/runs/ep101.csv', rows: 3, bytes: 99 },
+  });
+  assert.deepEqual(proposed, ['shotfarm-runlog-2026-12-01_14-03-09.csv', 'shotfarm-runlog-2026-12-01_14-03-09.csv']);
+  assert.deepEqual(seen, [['export.runlog', { project: 'Moonfall', path: '/home/lead/runs/ep101.csv' }]]);
+  for (const [kind, filter] of [['passwd', {}], ['ledger', { path: '/etc/passwd' }], ['ledger', { from: 'yesterday' }]] as const) {
+    const r = await answerSaveExport(target, kind, filter, chooser('/tmp/x.csv'), at);
+    assert.equal(r.ok ? 'ok' : r.error.code, 'bad_input', `${kind} ${JSON.stringify(filter)}`);
+  }
+  assert.equal(seen.length, 1, 'nothing exported for a refused request');
+  const failing = { call: async () => { throw new ShotfarmError('conflict', '/tmp/x.csv already exists; it was left as it is. Choose another file name.'); } };
+  const exists = await answerSaveExport(failing, 'ledger', {}, chooser('/tmp/x.csv'), at);
+  assert.equal(exists.ok ? 'ok' : exists.error.code, 'conflict');
+});
+
+test('answerCall refuses unknown and local-only methods and exports outside the save dialog, and passes envelopes through', async (t) => {
   const tmp = makeTempDir('shotfarm-ipc-');
   t.after(tmp.cleanup);
   const seen: unknown[] = [];
@@ -78,19 +103,23 @@ test('answerCall refuses unknown and local-only methods, passes envelopes throug
     ok: false, error: { code: 'not_found', message: 'Unknown method process.exit.', retryable: false },
   });
   // Whatever the preload let through: the page is refused what a browser page of `serve` is.
+  // (The settings with a folder's key: the desktop's Settings view may change the number settings.)
   for (const method of LOCAL_ONLY_METHODS) {
-    assert.deepEqual(await answerCall(target, method, {}, { exportDir: tmp.path, picked: new PickedFolders() }), { ok: false, error: localOnlyRefusal(method) }, method);
+    const input = method.startsWith('settings.') ? { key: 'output_root' } : {};
+    assert.deepEqual(await answerCall(target, method, input, { exportDir: tmp.path, picked: new PickedFolders() }), { ok: false, error: desktopPageRefusal(method, input) }, method);
+    assert.notEqual(desktopPageRefusal(method, input), null, method);
   }
   assert.deepEqual(seen, [], 'the engine is never asked');
   const failing = { call: async () => { throw new ShotfarmError('conflict', 'Job is running.'); } };
   assert.deepEqual(await answerCall(failing, 'jobs.hold', {}, { exportDir: tmp.path, picked: new PickedFolders() }), {
     ok: false, error: { code: 'conflict', message: 'Job is running.', retryable: false },
   });
-  await answerCall(target, 'export.runlog', { path: 'runlog.csv' }, { exportDir: tmp.path, picked: new PickedFolders() });
-  assert.deepEqual(seen, [['export.runlog', { path: join(tmp.path, 'runlog.csv') }]]);
-  const escape = await answerCall(target, 'export.ledger', { path: '/home/me/.bashrc' }, { exportDir: tmp.path, picked: new PickedFolders() });
-  assert.equal(escape.ok, false);
-  assert.equal(seen.length, 1);
+  // Exports take the save-export channel (the save dialog chooses the path): through call, none.
+  for (const [method, path] of [['export.runlog', 'runlog.csv'], ['export.ledger', '/home/me/.bashrc']] as const) {
+    const a = await answerCall(target, method, { path }, { exportDir: tmp.path, picked: new PickedFolders() });
+    assert.equal(a.ok ? 'ok' : a.error.code, 'conflict', method);
+  }
+  assert.deepEqual(seen, [], 'the engine is never asked');
 });
 
 test('a chosen shot list is read with its folder; unreadable and oversized files become envelopes', async (t) => {
@@ -157,7 +186,7 @@ test('renderer/index.html carries CSP_META as its meta tag, character for charac
   assert.deepEqual(metas, [CSP_META]);
 });
 
-test('the menu offers Import, Pause/Stop/Resume farm, the five views and Help, wired to the given actions', () => {
+test('the menu offers Import, Pause/Stop/Resume farm, the views and Help, wired to the given actions', () => {
   const done: string[] = [];
   const actions: MenuActions = {
     importShotList: () => done.push('import'), stopFarm: () => done.push('stop'), pauseFarm: () => done.push('pause'), resumeFarm: () => done.push('resume'),
@@ -169,8 +198,8 @@ test('the menu offers Import, Pause/Stop/Resume farm, the five views and Help, w
     assert.ok(item?.click, `menu item ${label}`);
     (item.click as () => void)();
   };
-  for (const label of ['Import Shot List…', 'Pause Dispatch', 'Stop Farm…', 'Resume Farm', 'Queue', 'Workstations', 'Failures', 'Timeline', 'Ledger', 'Show Data Folder', 'About Shotfarm']) click(label);
-  assert.deepEqual(done, ['import', 'pause', 'stop', 'resume', 'view:queue', 'view:workstations', 'view:failures', 'view:timeline', 'view:ledger', 'data', 'about']);
+  for (const label of ['Import Shot List…', 'Pause Dispatch', 'Stop Farm…', 'Resume Farm', 'Queue', 'Workstations', 'Failures', 'Timeline', 'Ledger', 'Settings', 'Show Data Folder', 'About Shotfarm']) click(label);
+  assert.deepEqual(done, ['import', 'pause', 'stop', 'resume', 'view:queue', 'view:workstations', 'view:failures', 'view:timeline', 'view:ledger', 'view:settings', 'data', 'about']);
   assert.equal(items.some((i) => i.role === 'toggleDevTools'), false, 'no DevTools in a packaged app');
   assert.equal(menuTemplate(actions, { platform: 'linux', devTools: true }).some((m) => Array.isArray(m.submenu) && m.submenu.some((i) => i.role === 'toggleDevTools')), true);
 });

@@ -19,7 +19,7 @@ function readCsv(path: string): Record<string, string>[] {
   return parse(text, { bom: true, columns: true }) as Record<string, string>[];
 }
 
-test('the run log has one row per attempt with every column of the spec', async (ctx) => {
+test('the run log has one row per attempt, its columns starting with where it belongs, times with the local offset', async (ctx) => {
   const t = await engineFor(ctx);
   const { result } = await importText(t.engine, 'shot_list.json', sample);
   const [a, b] = result.jobIds as [string, string];
@@ -35,12 +35,20 @@ test('the run log has one row per attempt with every column of the spec', async 
   assert.equal(res.rows, 3);
   const rows = readCsv(out);
   assert.deepEqual(Object.keys(rows[0]!), [...RUNLOG_HEADER]);
+  assert.deepEqual(RUNLOG_HEADER.slice(0, 7), ['project', 'episode', 'sequence', 'shot', 'stage', 'take', 'attempt']);
   assert.equal(rows.length, 3);
+  const job = await t.engine.call('jobs.get', { id: a });
+  const r0 = rows[0]!;
   assert.deepEqual(
-    [rows[0]!.attempt, rows[0]!.outcome, rows[0]!.wait_s, rows[0]!.run_s, rows[0]!.node_type, rows[0]!.vram_at_dispatch_gb, rows[0]!.shot],
-    ['1', 'retry', '1.5', '60', 'KSampler', '24', (await t.engine.call('jobs.get', { id: a })).shot],
+    [r0.project, r0.episode, r0.shot, r0.stage, r0.take, r0.attempt, r0.outcome, r0.wait_s, r0.run_s, r0.node_type, r0.free_vram_at_dispatch_gb],
+    ['Moonfall', 'ep101', job.shot, job.stage, '1', '1', 'retry', '1.5', '60', 'KSampler', '24'],
   );
-  assert.equal(rows[0]!.dispatched_at, new Date(T0 + 1500).toISOString());
+  assert.deepEqual([r0.template, r0.template_version, r0.seed, r0.priority, r0.job_id], [job.template, '1', String(job.seed), job.priority, a]);
+  // ISO 8601 with the offset of this machine's zone: the same instant, whatever the zone.
+  assert.match(r0.dispatched_at!, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[+-]\d\d:\d\d$/);
+  assert.equal(Date.parse(r0.dispatched_at!), T0 + 1500);
+  assert.match(r0.dispatched_local!, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+  assert.equal(r0.dispatched_local, r0.dispatched_at!.slice(0, 19).replace('T', ' '));
   assert.equal(rows[2]!.outcome, 'running');
   assert.equal(rows[2]!.run_s, '');
 
@@ -48,6 +56,53 @@ test('the run log has one row per attempt with every column of the spec', async 
   assert.equal((await t.engine.call('export.runlog', { path: filtered, outcome: 'completed' })).rows, 1);
   const windowed = join(t.dir, 'window.csv');
   assert.equal((await t.engine.call('export.runlog', { path: windowed, from: T0 + 60_000, to: T0 + 125_000 })).rows, 1);
+});
+
+test('wait_s counts from when the job last became eligible: time on hold is not waiting', async (ctx) => {
+  const t = await engineFor(ctx);
+  const { result } = await importText(t.engine, 'shot_list.json', sample);
+  const id = result.jobIds[0]!;
+  t.clock.advance(10_000);
+  await t.engine.call('jobs.hold', { ids: [id] });
+  t.clock.advance(50_000);
+  await t.engine.call('jobs.release', { ids: [id] });
+  insertAttempt(t.engine.db, { jobId: id, n: 1, instance: 'gpu-01', gpu: 'RTX 4090', queuedAt: T0, dispatchedAt: T0 + 62_500,
+    startedAt: T0 + 63_000, finishedAt: T0 + 70_000, outcome: 'completed' });
+  const out = join(t.dir, 'runlog.csv');
+  await t.engine.call('export.runlog', { path: out });
+  const [row] = readCsv(out);
+  assert.equal(row!.wait_s, '2.5', 'from the release, not from the import 62.5 s before');
+  assert.equal(Date.parse(row!.eligible_at!), T0 + 60_000);
+});
+
+test('the sequence column comes from the shot list\'s Sequence column', async (ctx) => {
+  const t = await engineFor(ctx);
+  const csv = readFileSync(`${RESOURCES}samples/kitsu_shots.csv`, 'utf8');
+  const preview = await t.engine.call('import.preview', {
+    fileName: 'kitsu_shots.csv', content: csv, baseDir: `${RESOURCES}samples`,
+    mapping: { project: 'Moonfall', stage: 'keyframe', template: 'keyframe-img2img' },
+  });
+  const { jobIds } = await t.engine.call('import.commit', { previewId: preview.previewId });
+  insertAttempt(t.engine.db, { jobId: jobIds[0]!, n: 1, instance: 'gpu-01', gpu: 'x', queuedAt: T0, dispatchedAt: T0 + 1, startedAt: T0 + 1,
+    finishedAt: T0 + 2, outcome: 'completed' });
+  const out = join(t.dir, 'runlog.csv');
+  await t.engine.call('export.runlog', { path: out });
+  const [row] = readCsv(out);
+  assert.equal(row!.sequence, 'sq01');
+});
+
+test('an export never replaces a file: the second one to the same name fails and the first stays as it was', async (ctx) => {
+  const t = await engineFor(ctx);
+  await importText(t.engine, 'shot_list.json', sample);
+  const out = join(t.dir, 'runlog.csv');
+  await t.engine.call('export.runlog', { path: out });
+  const first = readFileSync(out, 'utf8');
+  await assert.rejects(
+    t.engine.call('export.ledger', { path: out }),
+    (err: unknown) => err instanceof ShotfarmError && err.code === 'conflict' && /already exists/.test(err.message),
+  );
+  assert.equal(readFileSync(out, 'utf8'), first);
+  assert.deepEqual(readdirSync(t.dir).filter((f) => f.endsWith('.tmp')), []);
 });
 
 test('a cell that looks like a spreadsheet formula is neutralised', async (ctx) => {

@@ -28,7 +28,7 @@ function fakeIpc(answer: (channel: string, args: unknown[]) => unknown = () => (
   return { ipc, invoked, listeners, push };
 }
 
-test('the preload exposes exactly one key, shotfarm, holding only call, subscribe and the two shell capabilities', () => {
+test('the preload exposes exactly one key, shotfarm, holding only call, subscribe and the three shell capabilities', () => {
   const exposed: [string, unknown][] = [];
   const { ipc } = fakeIpc();
   exposeBridge({ exposeInMainWorld: (key, api) => exposed.push([key, api]) }, ipc);
@@ -36,7 +36,7 @@ test('the preload exposes exactly one key, shotfarm, holding only call, subscrib
   const [key, api] = exposed[0] ?? [];
   assert.equal(key, BRIDGE_KEY);
   assert.equal(key, 'shotfarm');
-  assert.deepEqual(Object.keys(api as object).sort(), ['call', 'openShotListDialog', 'revealFile', 'subscribe']);
+  assert.deepEqual(Object.keys(api as object).sort(), ['call', 'openShotListDialog', 'revealFile', 'saveExport', 'subscribe']);
   for (const v of Object.values(api as object)) assert.equal(typeof v, 'function');
   assert.ok(Object.isFrozen(api), 'the page cannot swap the functions');
   assert.ok(!Object.values(api as object).includes(ipc), 'ipcRenderer is never handed over');
@@ -153,13 +153,30 @@ test('revealFile sends only a string path on its fixed channel and refuses anyth
   assert.deepEqual(invoked, [{ channel: CHANNELS.revealFile, args: ['/renders/sh010.png'] }]);
 });
 
-test('the page cannot reach other channels: every invoke uses one of the three fixed request channels', async () => {
+test('saveExport sends only the kind and the filters on its fixed channel; the answer is checked', async () => {
+  let next: unknown = { ok: true, result: { path: '/home/lead/r.csv', rows: 3, bytes: 120 } };
+  const { ipc, invoked } = fakeIpc(() => next);
+  const bridge = createShotfarmBridge(ipc);
+  assert.deepEqual(await bridge.saveExport('runlog', { project: 'Moonfall' }), { path: '/home/lead/r.csv', rows: 3, bytes: 120 });
+  next = { ok: true, result: null };
+  assert.equal(await bridge.saveExport('ledger', {}), null);
+  for (const [kind, filter] of [['passwd', {}], ['runlog', null], ['runlog', []]] as const) {
+    await assert.rejects(bridge.saveExport(kind, filter as never), (err: unknown) => (err as { code: string }).code === 'bad_input');
+  }
+  next = { ok: true, result: { path: 5 } };
+  await assert.rejects(bridge.saveExport('runlog', {}), (err: unknown) => (err as { code: string }).code === 'internal');
+  assert.equal(invoked.length, 3);
+  assert.ok(invoked.every((i) => i.channel === CHANNELS.saveExport && i.args.length === 2));
+});
+
+test('the page cannot reach other channels: every invoke uses one of the four fixed request channels', async () => {
   const { ipc, invoked } = fakeIpc((c) => (c === CHANNELS.openShotList ? { ok: true, result: null } : { ok: true, result: null }));
   const bridge = createShotfarmBridge(ipc);
   await bridge.call('farm.status', {});
   await bridge.openShotListDialog();
   await bridge.revealFile('/x');
-  assert.deepEqual(new Set(invoked.map((i) => i.channel)), new Set([CHANNELS.call, CHANNELS.openShotList, CHANNELS.revealFile]));
+  await bridge.saveExport('runlog', {});
+  assert.deepEqual(new Set(invoked.map((i) => i.channel)), new Set([CHANNELS.call, CHANNELS.openShotList, CHANNELS.revealFile, CHANNELS.saveExport]));
 });
 
 // The renderer may not import the preload (import zones), so renderer/client/bridge.d.ts mirrors it.

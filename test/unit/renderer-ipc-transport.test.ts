@@ -30,6 +30,7 @@ function fakeBridge(over: Partial<ShotfarmBridge> = {}) {
     },
     openShotListDialog: async () => null,
     revealFile: async () => undefined,
+    saveExport: async () => null,
     ...over,
   };
   const push = (topic: string, payload: unknown) => {
@@ -76,16 +77,18 @@ test('menu commands and restarts reach the page checked: malformed payloads are 
   push('shell.command', { command: 'import' });
   push('shell.command', { command: 'show-view', view: 'ledger' });
   push('shell.command', { command: 'show-view', view: 'settings' });
+  // Not a view: hooks stay on the farm machine's command line.
+  push('shell.command', { command: 'show-view', view: 'hooks' });
   push('shell.command', { command: 'rm -rf' });
   push('shell.command', null);
   push('engine.restarted', { restarts: 2, reason: 'it exited with code 1' });
   push('engine.restarted', { restarts: 'many' });
-  assert.deepEqual(commands, [{ command: 'import' }, { command: 'show-view', view: 'ledger' }]);
+  assert.deepEqual(commands, [{ command: 'import' }, { command: 'show-view', view: 'ledger' }, { command: 'show-view', view: 'settings' }]);
   assert.deepEqual(restarts, [{ restarts: 2, reason: 'it exited with code 1' }]);
 
   offCommand();
   push('shell.command', { command: 'import' });
-  assert.equal(commands.length, 2);
+  assert.equal(commands.length, 3);
   assert.equal(listeners.get('shell.command')?.size, 0);
 });
 

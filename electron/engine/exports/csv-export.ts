@@ -1,13 +1,15 @@
 /**
- * Streams rows from a query into a CSV file without holding them in memory: a read-only
- * connection of its own (WAL lets it read while the engine writes), a generator of 64 KiB chunks
- * pulled by the file stream with backpressure, and an atomic write. Cells are made safe for
- * spreadsheets. (csv-stringify's per-record stream cost more than the query for 100k rows.)
+ * Streams rows from a query as CSV without holding them in memory: a read-only connection of its
+ * own (WAL lets it read while the engine writes) and a generator of 64 KiB chunks pulled by the
+ * consumer with backpressure — a file written atomically that never replaces one (exportTable), or
+ * an HTTP download (csvStream). Cells are made safe for spreadsheets. (csv-stringify's per-record
+ * stream cost more than the query for 100k rows.)
  */
 import Database from 'better-sqlite3';
+import { existsSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import type { ExportResult } from '../../../shared/domain.js';
-import { writeStreamAtomically } from '../files/atomic-write.js';
+import { fileExistsError, writeStreamAtomically } from '../files/atomic-write.js';
 import type { ExportFilter } from '../store/export-filter.js';
 import { each } from '../store/statements.js';
 
@@ -19,29 +21,11 @@ export function spreadsheetSafe(value: unknown): string | number {
   return /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
 }
 
-export function isoTime(ms: number | null | undefined): string {
-  return ms === null || ms === undefined ? '' : new Date(ms).toISOString();
-}
-
 /** One CSV export: its columns, its query (the store's, from the filters) and how a row becomes cells. */
 export interface CsvTable<Row> {
   header: readonly string[];
   query: (filter: ExportFilter) => { sql: string; params: Record<string, unknown> };
   toCells: (row: Row) => unknown[];
-}
-
-/** Writes `table`'s rows matching `filter` to `path`, from a read-only connection to `dbFile`. */
-export function exportTable<Row>(dbFile: string, path: string, table: CsvTable<Row>, filter: ExportFilter): Promise<ExportResult> {
-  return exportCsv<Row>({ dbFile, path, header: table.header, toCells: table.toCells, ...table.query(filter) });
-}
-
-export interface CsvExportSpec<Row> {
-  dbFile: string;
-  sql: string;
-  params: Record<string, unknown>;
-  header: readonly string[];
-  toCells: (row: Row) => unknown[];
-  path: string;
 }
 
 /** One CSV field as RFC 4180 writes it: quoted only when it holds a quote, comma or line break. */
@@ -60,28 +44,50 @@ export function csvRecord(cells: readonly unknown[]): string {
 /** Records are handed to the file in chunks of about this many characters (not one per row). */
 const CHUNK_CHARS = 64 * 1024;
 
-export async function exportCsv<Row>(spec: CsvExportSpec<Row>): Promise<ExportResult> {
-  const db = new Database(spec.dbFile, { readonly: true, fileMustExist: true });
+/** The CSV text of a table's rows matching `filter`, chunk by chunk; `rows()` counts what was sent so far. */
+export interface CsvStream {
+  stream: Readable;
+  rows(): number;
+}
+
+/**
+ * Opens `dbFile` read-only and streams `table`'s rows matching `filter`. The connection closes when
+ * the stream ends or is destroyed (a download cancelled half-way).
+ */
+export function csvStream<Row>(dbFile: string, table: CsvTable<Row>, filter: ExportFilter): CsvStream {
+  const { sql, params } = table.query(filter);
+  const db = new Database(dbFile, { readonly: true, fileMustExist: true });
   let count = 0;
-  try {
-    const iter = each<Row>(db, spec.sql, spec.params);
-    // Pulled by the file stream with backpressure: at most one chunk is built ahead of the disk.
-    function* chunks(): Generator<string> {
+  function* chunks(): Generator<string> {
+    try {
       // BOM so spreadsheet apps read UTF-8 (accented shot names, CJK descriptions) correctly.
-      let chunk = `\ufeff${csvRecord(spec.header)}`;
-      for (const row of iter) {
+      let chunk = `\ufeff${csvRecord(table.header)}`;
+      for (const row of each<Row>(db, sql, params)) {
         count++;
-        chunk += csvRecord(spec.toCells(row));
+        chunk += csvRecord(table.toCells(row));
         if (chunk.length >= CHUNK_CHARS) {
           yield chunk;
           chunk = '';
         }
       }
       if (chunk) yield chunk;
+    } finally {
+      db.close();
     }
-    const bytes = await writeStreamAtomically(spec.path, Readable.from(chunks()), `the export ${spec.path}`);
-    return { path: spec.path, rows: count, bytes };
-  } finally {
-    db.close();
   }
+  const stream = Readable.from(chunks());
+  // A stream destroyed before it was read at all never starts the generator, so its finally never runs.
+  stream.once('close', () => db.open && db.close());
+  return { stream, rows: () => count };
+}
+
+/**
+ * Writes `table`'s rows matching `filter` to `path`, from a read-only connection to `dbFile`. An
+ * existing file is never replaced: the export fails with a conflict and the file stays as it was.
+ */
+export async function exportTable<Row>(dbFile: string, path: string, table: CsvTable<Row>, filter: ExportFilter): Promise<ExportResult> {
+  if (existsSync(path)) throw fileExistsError(path);
+  const csv = csvStream(dbFile, table, filter);
+  const bytes = await writeStreamAtomically(path, csv.stream, `the export ${path}`, { replace: false });
+  return { path, rows: csv.rows(), bytes };
 }

@@ -1,6 +1,7 @@
 /** The asset ledger CSV (SPEC §8): one row per file a job produced, traceable to its shot and settings. */
 import { ledgerQuery, type LedgerRow } from '../store/asset-store.js';
-import { isoTime, type CsvTable } from './csv-export.js';
+import type { CsvTable } from './csv-export.js';
+import { isoLocal } from './local-time.js';
 
 export const LEDGER_HEADER = [
   'asset_id', 'job_id', 'project', 'episode', 'shot', 'stage', 'take', 'path', 'sha256', 'bytes', 'media_type',
@@ -13,6 +14,6 @@ export const LEDGER_CSV: CsvTable<LedgerRow> = {
   toCells: (r) => [
     r.id, r.job_id, r.project, r.episode, r.shot, r.stage, r.take, r.path, r.sha256, r.bytes, r.media_type,
     r.width, r.height, r.instance_name, r.template_name, r.template_hash, r.params_json, r.seed,
-    r.approved ? 'yes' : 'no', isoTime(r.created_at),
+    r.approved ? 'yes' : 'no', isoLocal(r.created_at),
   ],
 };

@@ -3,7 +3,7 @@
  * the folder. A crash leaves either the old file or the complete new one, never half of it.
  */
 import { createWriteStream } from 'node:fs';
-import { open, rename, rm } from 'node:fs/promises';
+import { link, open, rename, rm, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -40,15 +40,43 @@ export function describeFsError(err: unknown, what: string): ShotfarmError {
   }
 }
 
-/** Streams `source` into `finalPath` atomically; returns the bytes written. */
-export async function writeStreamAtomically(finalPath: string, source: Readable, what = finalPath): Promise<number> {
+/** What a write that must not replace a file says when one is there already. */
+export function fileExistsError(finalPath: string): ShotfarmError {
+  return new ShotfarmError('conflict', `${finalPath} already exists; it was left as it is. Choose another file name.`);
+}
+
+/**
+ * Moves the finished temp file to its name. `replace: false` links it there instead — the link
+ * fails if a file took the name meanwhile, so nothing is ever overwritten — and falls back to a
+ * checked rename where the file system has no hard links (FAT, some network shares).
+ */
+async function moveIntoPlace(tmp: string, finalPath: string, replace: boolean): Promise<void> {
+  if (replace) return rename(tmp, finalPath);
+  try {
+    await link(tmp, finalPath);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') throw fileExistsError(finalPath);
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS' && code !== 'EXDEV') throw err;
+    const taken = await open(finalPath, 'r').then((fh) => fh.close().then(() => true), () => false);
+    if (taken) throw fileExistsError(finalPath);
+    return rename(tmp, finalPath);
+  }
+  await unlink(tmp);
+}
+
+/**
+ * Streams `source` into `finalPath` atomically; returns the bytes written. With `replace: false`
+ * (exports) an existing file at `finalPath` is never replaced: the write fails with a conflict.
+ */
+export async function writeStreamAtomically(finalPath: string, source: Readable, what = finalPath, o: { replace?: boolean } = {}): Promise<number> {
   const tmp = tempPathFor(finalPath);
   try {
     const out = createWriteStream(tmp, { flags: 'wx' });
     await pipeline(source, out);
     const bytes = out.bytesWritten;
     await fsyncPath(tmp, 'r+');
-    await rename(tmp, finalPath);
+    await moveIntoPlace(tmp, finalPath, o.replace ?? true);
     try {
       await fsyncPath(dirname(finalPath), 'r');
     } catch {

@@ -11,7 +11,7 @@ import type { FarmState } from '../../../shared/farm-settings.js';
 import { timeline } from '../queries/attempts.js';
 import { readFarmState, writeFarmState } from '../settings/farm-state.js';
 import { listInstanceRows, toInstanceView } from '../store/instance-store.js';
-import { blockedCount, countByState } from '../store/job-store.js';
+import { blockedCount, countByState, openFailureCount } from '../store/job-store.js';
 import type { DomainHandlers, EngineContext } from './context.js';
 
 export function farmHandlers(ctx: EngineContext): DomainHandlers<'farm'> & Pick<ApiHandlers, 'timeline.get'> {
@@ -22,6 +22,7 @@ export function farmHandlers(ctx: EngineContext): DomainHandlers<'farm'> & Pick<
     return {
       jobsByState: countByState(ctx.db),
       blocked: blockedCount(ctx.db),
+      openFailures: openFailureCount(ctx.db),
       instances,
       healthyInstances: probed.length ? probed.filter((i) => isHealthy(i.health)).length : null,
       dispatching: farm !== null && farm.farmState === 'running',

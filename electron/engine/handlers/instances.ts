@@ -1,7 +1,8 @@
 /**
  * The instances domain: registering and editing workstations — each change is written, then the
- * running farm (if any) reloads that instance, and the card goes out as an event — and a one-off
- * probe of them all (`shotfarm health`), recorded so an import can check VRAM fit without a farm.
+ * running farm (if any) reloads that instance, and the card goes out as an event — a one-off
+ * probe of them all (`shotfarm health`), recorded so an import can check VRAM fit without a farm,
+ * and a test of a URL before it is saved (nothing recorded).
  */
 
 /** Per-request timeout of a one-off probe when the caller names none. */
@@ -19,6 +20,7 @@ async function probeAll(ctx: EngineContext, timeoutMs: number): Promise<ProbeRep
 
 import { isHealthy, type InstanceView, type ProbeReport } from '../../../shared/domain.js';
 import { ShotfarmError } from '../../../shared/errors.js';
+import { testConnection } from '../health/connection-test.js';
 import { healthAfterProbe, probeInstance } from '../health/probe.js';
 import { randomId } from '../ids.js';
 import {
@@ -82,6 +84,7 @@ export function instanceHandlers(ctx: EngineContext): DomainHandlers<'instances'
       setAdminState(ctx.db, id, adminState, ctx.clock.now());
       return announce(id);
     },
+    'instances.test': async ({ url, timeoutMs }) => testConnection(normaliseUrl(url), timeoutMs ?? PROBE_TIMEOUT_MS),
     'instances.probeAll': async ({ timeoutMs }) => probeAll(ctx, timeoutMs ?? PROBE_TIMEOUT_MS),
   };
 }

@@ -8,9 +8,28 @@
  */
 import { LOCAL_ONLY_METHODS, type ApiMethod } from '../../../shared/api.js';
 import { errorEnvelope, type ErrorEnvelope } from '../../../shared/errors.js';
+import { FOLDER_SETTING_KEYS } from '../../../shared/farm-settings.js';
 
 /** The envelope a page's transport answers for a local-only method, or null when the page may call it. */
 export function localOnlyRefusal(method: ApiMethod): ErrorEnvelope | null {
   if (!LOCAL_ONLY_METHODS.has(method)) return null;
   return errorEnvelope('conflict', `${method} is only available from this machine's command line (shotfarm).`);
+}
+
+/**
+ * The desktop window's page runs on the farm's own machine, so its Settings view may change the
+ * farm's number settings (retries, timeouts, probes…). The folder settings stay local-only there
+ * too: they point the engine at folders to write into, which is the command line's to choose.
+ */
+export function desktopPageRefusal(method: ApiMethod, input: unknown): ErrorEnvelope | null {
+  if ((method === 'settings.set' || method === 'settings.reset') && !isFolderSettingInput(input)) return null;
+  if (method === 'settings.set' || method === 'settings.reset') {
+    return errorEnvelope('conflict', `The folder settings (${FOLDER_SETTING_KEYS.join(', ')}) are changed on this machine's command line: shotfarm settings set KEY PATH.`);
+  }
+  return localOnlyRefusal(method);
+}
+
+function isFolderSettingInput(input: unknown): boolean {
+  const key = typeof input === 'object' && input !== null ? (input as { key?: unknown }).key : undefined;
+  return typeof key === 'string' && (FOLDER_SETTING_KEYS as readonly string[]).includes(key);
 }

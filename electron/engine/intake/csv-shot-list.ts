@@ -130,6 +130,8 @@ export function readCsvShotList(content: string, fileName: string, mapping: CsvM
         if (joined) errors.push(joined);
       }
     }
+    // Kept with the shot: the run log has a sequence column.
+    if (seq) metadata.sequence = seq;
 
     let take = 1;
     if (cell('take')) {

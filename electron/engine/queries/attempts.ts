@@ -28,7 +28,10 @@ export function failureKey(reason: string, instanceNames: readonly string[]): st
   return k.replace(/\s+/g, ' ').trim();
 }
 
-/** Jobs that failed (for good, by timeout, or waiting to retry), grouped by reason, largest group first. */
+/**
+ * Jobs that failed (for good, by timeout, or waiting to retry), grouped by reason, the group with
+ * the most unhandled failures first (a group of superseded takes only sinks to the end).
+ */
 export function failureGroups(db: Db, limitPerGroup = 500): FailureGroup[] {
   const names = listInstanceRows(db).map((r) => r.name);
   const groups = new Map<string, FailureGroup>();
@@ -37,13 +40,14 @@ export function failureGroups(db: Db, limitPerGroup = 500): FailureGroup[] {
     const key = `${r.error_class ?? ''}\u001f${failureKey(reason, names)}`;
     let g = groups.get(key);
     if (!g) {
-      g = { key, reason: failureKey(reason, names), errorClass: r.error_class, count: 0, jobs: [] };
+      g = { key, reason: failureKey(reason, names), errorClass: r.error_class, count: 0, superseded: 0, jobs: [] };
       groups.set(key, g);
     }
     g.count++;
-    if (g.jobs.length < limitPerGroup) g.jobs.push(toJobView(r));
+    if (r.newer_take !== null) g.superseded++;
+    if (g.jobs.length < limitPerGroup) g.jobs.push({ ...toJobView(r), supersededByTake: r.newer_take });
   }
-  return [...groups.values()].sort((a, b) => b.count - a.count);
+  return [...groups.values()].sort((a, b) => b.count - b.superseded - (a.count - a.superseded) || b.count - a.count);
 }
 
 /** An attempt's stretches without an answer from its workstation: the closed ones, then the open one. */

@@ -46,6 +46,7 @@ export interface AssetFilter {
   shot?: string | undefined;
   stage?: string | undefined;
   search?: string | undefined;
+  upTo?: number | undefined;
   offset?: number | undefined;
   limit?: number | undefined;
 }
@@ -63,11 +64,22 @@ export function listAssets(db: Db, f: AssetFilter): AssetPage {
     parts.push(`(j.shot LIKE @q ESCAPE '\\' OR a.path LIKE @q ESCAPE '\\' OR a.sha256 LIKE @q ESCAPE '\\')`);
     params.q = likePattern(f.search);
   }
+  // The ledger position is the row's rowid: it only grows as outputs are stored.
+  const position = one<{ n: number | null }>(db, 'SELECT MAX(rowid) AS n FROM assets')?.n ?? 0;
+  const count = (extra: string | null, p: Record<string, unknown>): number => {
+    const conds = extra ? [...parts, extra] : parts;
+    return one<{ n: number }>(db, `SELECT COUNT(*) AS n FROM assets a JOIN jobs j ON j.id = a.job_id ${conds.length ? `WHERE ${conds.join(' AND ')}` : ''}`, p)?.n ?? 0;
+  };
+  const newer = f.upTo !== undefined ? count('a.rowid > @upTo', { ...params, upTo: f.upTo }) : 0;
+  if (f.upTo !== undefined) {
+    parts.push('a.rowid <= @upTo');
+    params.upTo = f.upTo;
+  }
   const where = parts.length ? `WHERE ${parts.join(' AND ')}` : '';
-  const total = one<{ n: number }>(db, `SELECT COUNT(*) AS n FROM assets a JOIN jobs j ON j.id = a.job_id ${where}`, params)?.n ?? 0;
+  const total = count(null, params);
   const rows = all<LedgerRow>(db, `SELECT ${LEDGER_COLUMNS} FROM assets a JOIN jobs j ON j.id = a.job_id ${where}
     ORDER BY a.created_at DESC, a.id LIMIT @limit OFFSET @offset`, { ...params, limit: f.limit ?? 200, offset: f.offset ?? 0 });
-  return { rows: rows.map(toAssetView), total };
+  return { rows: rows.map(toAssetView), total, position, newer };
 }
 
 export function assetById(db: Db, id: string): AssetView | null {

@@ -6,12 +6,14 @@
  */
 import type { JobProgress } from '../../../shared/domain.js';
 import type { Clock } from '../clock.js';
-import { transitionJob } from '../job-state.js';
+import { sqlLastQueuedAt, transitionJob } from '../job-state.js';
 import { inTransaction, type Db } from './database.js';
 import { whereClause, type ExportFilter } from './export-filter.js';
 import type { JobNameColumns } from './job-rows.js';
 import { claimFacts, saveJobProgress } from './job-store.js';
+import { sqlJoinShotOf } from './shot-store.js';
 import { all, one, run } from './statements.js';
+import { sqlJoinTemplateOf } from './template-store.js';
 
 /**
  * An attempt is open ('claimed': written before anything was sent) until it ends. The schema also
@@ -252,12 +254,19 @@ export function timelineRows(db: Db, from: number, to: number): TimelineRow[] {
       ORDER BY a.dispatched_at LIMIT 20000`, { from, to });
 }
 
-/** One run-log row: an attempt with its job's names. */
+/** One run-log row: an attempt with its job's names, template version, seed and priority. */
 export interface RunlogRow extends JobNameColumns {
   n: number;
+  /** The shot's sequence, when its shot list named one (a CSV's Sequence column). */
+  sequence: string | null;
+  template_name: string;
+  template_version: number;
+  seed: number | null;
+  priority: number;
   instance_name: string | null;
   gpu_name: string | null;
-  queued_at: number;
+  /** When the job last became eligible to run before this dispatch (see runlogQuery). */
+  eligible_at: number;
   dispatched_at: number;
   started_at: number | null;
   finished_at: number | null;
@@ -266,17 +275,29 @@ export interface RunlogRow extends JobNameColumns {
   reason: string | null;
   node_id: string | null;
   node_type: string | null;
+  /** VRAM not held by other processes on the GPU when the attempt was sent (what ComfyUI could use). */
   vram_at_dispatch: number | null;
 }
+
+/**
+ * When the job became eligible for an attempt: its last move into `queued` at or before the
+ * dispatch (created queued, its dependency done, released from hold, a retry's backoff over, put
+ * back after a lost workstation or a stop) — the event rows say when. Time held, waiting for a
+ * dependency or in a backoff is not waiting for the farm. The attempt's own queued_at (the job's
+ * enqueue time at the claim) stands in for jobs without such a row (rows written by hand).
+ */
+const SQL_ELIGIBLE_AT = `MAX(a.queued_at, COALESCE(${sqlLastQueuedAt('a.job_id', 'a.dispatched_at')}, a.queued_at))`;
 
 /** The run-log export's query (streamed by exports/ from a read-only connection of its own). */
 export function runlogQuery(filter: ExportFilter): { sql: string; params: Record<string, unknown> } {
   const where = whereClause(filter, { time: 'a.dispatched_at', project: 'j.project', episode: 'j.episode', outcome: "COALESCE(a.outcome, 'running')" });
   return {
     params: where.params,
-    sql: `SELECT a.job_id, j.project, j.episode, j.shot, j.stage, j.take, a.n, a.instance_name, a.gpu_name,
-      a.queued_at, a.dispatched_at, a.started_at, a.finished_at, a.outcome, a.error_class, a.reason,
+    sql: `SELECT a.job_id, j.project, j.episode, json_extract(s.metadata_json, '$.sequence') AS sequence, j.shot, j.stage,
+      j.take, a.n, j.template_name, t.version AS template_version, j.seed, j.priority, a.instance_name, a.gpu_name,
+      ${SQL_ELIGIBLE_AT} AS eligible_at, a.dispatched_at, a.started_at, a.finished_at, a.outcome, a.error_class, a.reason,
       a.node_id, a.node_type, a.vram_at_dispatch
-      FROM attempts a JOIN jobs j ON j.id = a.job_id ${where.sql} ORDER BY a.dispatched_at, a.id`,
+      FROM attempts a JOIN jobs j ON j.id = a.job_id ${sqlJoinShotOf('j', 's')} ${sqlJoinTemplateOf('j', 't')}
+      ${where.sql} ORDER BY a.dispatched_at, a.id`,
   };
 }

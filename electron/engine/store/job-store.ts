@@ -111,9 +111,26 @@ export function countByState(db: Db): Record<JobState, number> {
   return out;
 }
 
-/** Jobs that failed (for good, by timeout, or waiting to retry), most recently changed first. */
-export function failedJobs(db: Db): JobRow[] {
-  return all<JobRow>(db, `SELECT * FROM jobs WHERE state IN ('failed_final', 'timeout_kill', 'failed_retryable') ORDER BY updated_at DESC`);
+/**
+ * The newest later take of the same stage of the same shot, or NULL: a take that has one is
+ * superseded (the operator made a new take instead of retrying it). The UNIQUE (project, episode,
+ * shot, stage, take) index answers it.
+ */
+const SQL_NEWER_TAKE = `(SELECT MAX(n.take) FROM jobs n WHERE n.project = j.project AND n.episode = j.episode AND n.shot = j.shot
+  AND n.stage = j.stage AND n.take > j.take)`;
+
+/** A failed job, and the newest take made after it (null while it is the latest take). */
+export type FailedJobRow = JobRow & { newer_take: number | null };
+
+/** Jobs that failed (for good, by timeout, or waiting to retry): the latest takes first, then by most recent change. */
+export function failedJobs(db: Db): FailedJobRow[] {
+  return all<FailedJobRow>(db, `SELECT j.*, ${SQL_NEWER_TAKE} AS newer_take FROM jobs j
+    WHERE j.state IN ('failed_final', 'timeout_kill', 'failed_retryable') ORDER BY newer_take IS NOT NULL, j.updated_at DESC`);
+}
+
+/** Jobs failed for good (or killed by their time limit) that nobody has handled yet: no retry, no newer take, not cancelled. */
+export function openFailureCount(db: Db): number {
+  return one<{ n: number }>(db, `SELECT COUNT(*) AS n FROM jobs j WHERE j.state IN ('failed_final', 'timeout_kill') AND ${SQL_NEWER_TAKE} IS NULL`)?.n ?? 0;
 }
 
 /** Jobs running on an instance, shown on its card. */

@@ -12,6 +12,11 @@ const SQL_EPISODE = 'INSERT INTO episodes (project_id, name, created_at) VALUES 
 const SQL_EPISODE_ID = 'SELECT id FROM episodes WHERE project_id = ? AND name = ?';
 const SQL_SHOT = `INSERT INTO shots (episode_id, code, description, metadata_json, created_at) VALUES (?, ?, ?, ?, ?)
   ON CONFLICT (episode_id, code) DO NOTHING`;
+/** A job row's shot joined as `alias` (its metadata: the shot list's sequence), for another table's query. */
+export function sqlJoinShotOf(jobAlias: string, alias: string): string {
+  return `JOIN shots ${alias} ON ${alias}.id = ${jobAlias}.shot_id`;
+}
+
 const SQL_SHOT_ID = 'SELECT id FROM shots WHERE episode_id = ? AND code = ?';
 
 export interface ShotName {

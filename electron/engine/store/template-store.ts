@@ -39,6 +39,11 @@ export interface StoredTemplate {
 }
 
 /** Latest version of each template name. */
+/** A job row's template version joined as `alias`, for another table's query (the run log's template_version). */
+export function sqlJoinTemplateOf(jobAlias: string, alias: string): string {
+  return `JOIN templates ${alias} ON ${alias}.id = ${jobAlias}.template_id`;
+}
+
 const SQL_LATEST_BY_NAME = `SELECT * FROM templates WHERE name = ? ORDER BY version DESC LIMIT 1`;
 /** Every template's latest version, for lists and import validation. */
 const SQL_LATEST_ALL = `SELECT t.* FROM templates t
@@ -91,6 +96,13 @@ export function templateById(db: Db, id: number): StoredTemplate | null {
 
 export function listLatestTemplates(db: Db): StoredTemplate[] {
   return all<TemplateRow>(db, SQL_LATEST_ALL).map(toStoredTemplate);
+}
+
+/** The version a definition would be stored as (the latest's own when its hash is the same), without storing it. */
+export function versionFor(db: Db, def: TemplateDefinition): { version: number; existing: StoredTemplate | null } {
+  const latest = latestTemplate(db, def.name);
+  if (latest && latest.hash === def.hash) return { version: latest.version, existing: latest };
+  return { version: (latest?.version ?? 0) + 1, existing: null };
 }
 
 /** Stores a definition as a new version unless the latest version has the same hash. */

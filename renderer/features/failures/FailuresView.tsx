@@ -1,68 +1,44 @@
-/** Failed jobs grouped by reason, largest group first; expand for the jobs and their attempt history. */
+/**
+ * Failed jobs grouped by reason, the group with the most failures to handle first; expand for the
+ * jobs (with their project and episode: a shot code repeats across episodes) and their attempt
+ * history. A take superseded by a newer take is handled: hidden until "Show superseded takes".
+ */
 import { useState } from 'react';
-import type { FailureGroup, JobView } from '../../../shared/domain.js';
-import { actionAllowed, type JobAction } from '../../../shared/job-states.js';
-import { errorMessage } from '../../client/client.js';
+import type { FailedJobView, FailureGroup } from '../../../shared/domain.js';
 import { Empty } from '../../components/Empty.js';
-import { StatePill } from '../../components/StatePill.js';
-import { dateTime } from '../../lib/format.js';
 import { useLiveQuery } from '../../lib/use-live-query.js';
 import { useApp } from '../../store/app-store.js';
-import { AttemptsTable } from './AttemptsTable.js';
+import { counted } from '../../lib/bulk-confirm.js';
+import { FailedJobLine } from './FailedJobLine.js';
+import { useFailureActions, type FailureActions } from './use-failure-actions.js';
 
-function useJobAction() {
-  const client = useApp((s) => s.client);
-  const notify = useApp((s) => s.notify);
-  return async (action: Extract<JobAction, 'retry' | 'newTake'>, jobs: JobView[]) => {
-    const ids = jobs.filter((j) => actionAllowed(action, j.state)).map((j) => j.id);
-    if (!ids.length) return;
-    try {
-      const done = await client.call(action === 'retry' ? 'jobs.retry' : 'jobs.newTake', { ids });
-      notify('success', `${action === 'retry' ? 'Retrying' : 'New take for'} ${done.length} job${done.length === 1 ? '' : 's'}.`);
-    } catch (err) {
-      notify('error', errorMessage(err));
-    }
-  };
-}
+const isOpen = (j: FailedJobView) => j.supersededByTake === null;
 
-function JobLine({ job, run }: { job: JobView; run: ReturnType<typeof useJobAction> }) {
+function Group({ g, actions, showSuperseded }: { g: FailureGroup; actions: FailureActions; showSuperseded: boolean }) {
   const [open, setOpen] = useState(false);
-  return (
-    <div className={`failure-job${open ? ' open' : ''}`} data-job-id={job.id} data-shot={job.shot}>
-      <div className="failure-job-line" onClick={() => setOpen(!open)}>
-        <span className="chev">{open ? '▾' : '▸'}</span>
-        <b>{job.shot}</b>
-        <span>{job.stage}</span>
-        <span className="muted">take {job.take}</span>
-        <StatePill state={job.state} />
-        <span className="muted small">{job.attempts} attempt{job.attempts === 1 ? '' : 's'} · {dateTime(job.finishedAt ?? job.updatedAt)}</span>
-        <span className="spacer" />
-        <button className="btn btn-sm" disabled={!actionAllowed('retry', job.state)} onClick={(e) => (e.stopPropagation(), void run('retry', [job]))} data-action="retry">Retry</button>
-        <button className="btn btn-sm" disabled={!actionAllowed('newTake', job.state)} onClick={(e) => (e.stopPropagation(), void run('newTake', [job]))} data-action="newTake">New take</button>
-      </div>
-      {open && <AttemptsTable jobId={job.id} />}
-    </div>
-  );
-}
-
-function Group({ g, run }: { g: FailureGroup; run: ReturnType<typeof useJobAction> }) {
-  const [open, setOpen] = useState(false);
+  const jobs = showSuperseded ? g.jobs : g.jobs.filter(isOpen);
+  const toHandle = g.count - g.superseded;
+  const listed = showSuperseded ? g.count : toHandle;
+  const openJobs = g.jobs.filter(isOpen);
   return (
     <section className={`failure-group${open ? ' open' : ''}`} data-testid="failure-group" data-error-class={g.errorClass ?? ''}>
       <header className="failure-head" onClick={() => setOpen(!open)}>
         <span className="chev">{open ? '▾' : '▸'}</span>
-        <span className="failure-count">{g.count}</span>
+        <span className={`failure-count${toHandle === 0 ? ' failure-count-done' : ''}`} data-testid="failure-count">{toHandle}</span>
         <div className="failure-reason">
           <div className="reason-text" data-testid="failure-reason">{g.reason}</div>
-          {g.errorClass && <span className={`badge errclass errclass-${g.errorClass}`}>{g.errorClass}</span>}
+          <div className="failure-meta">
+            {g.errorClass && <span className={`badge errclass errclass-${g.errorClass}`}>{g.errorClass}</span>}
+            {g.superseded > 0 && <span className="muted small">{counted(g.superseded, 'superseded take')}{showSuperseded ? '' : ' hidden'}</span>}
+          </div>
         </div>
-        <button className="btn btn-sm" onClick={(e) => (e.stopPropagation(), void run('retry', g.jobs))}>Retry all</button>
-        <button className="btn btn-sm" onClick={(e) => (e.stopPropagation(), void run('newTake', g.jobs))}>New take all</button>
+        <button className="btn btn-sm" disabled={openJobs.length === 0} onClick={(e) => (e.stopPropagation(), actions.run('retry', openJobs))}>Retry all</button>
+        <button className="btn btn-sm" disabled={openJobs.length === 0} onClick={(e) => (e.stopPropagation(), actions.run('newTake', openJobs))}>New take all</button>
       </header>
       {open && (
         <div className="failure-jobs">
-          {g.jobs.map((j) => <JobLine key={j.id} job={j} run={run} />)}
-          {g.count > g.jobs.length && <div className="muted small pad">… {g.count - g.jobs.length} more with this reason.</div>}
+          {jobs.map((j) => <FailedJobLine key={j.id} job={j} actions={actions} />)}
+          {listed > jobs.length && <div className="muted small pad">… {(listed - jobs.length).toLocaleString()} more with this reason.</div>}
         </div>
       )}
     </section>
@@ -72,19 +48,35 @@ function Group({ g, run }: { g: FailureGroup; run: ReturnType<typeof useJobActio
 export function FailuresView() {
   const client = useApp((s) => s.client);
   const q = useLiveQuery(() => client.call('failures.list', { limitPerGroup: 200 }), [], 1_000);
-  const run = useJobAction();
-  const total = q.data?.reduce((n, g) => n + g.count, 0) ?? 0;
+  const actions = useFailureActions();
+  const [showSuperseded, setShowSuperseded] = useState(false);
+  const groups = q.data ?? [];
+  const superseded = groups.reduce((n, g) => n + g.superseded, 0);
+  const toHandle = groups.reduce((n, g) => n + g.count - g.superseded, 0);
+  const shown = showSuperseded ? groups : groups.filter((g) => g.count > g.superseded);
   return (
     <section className="view view-failures">
       <div className="view-head">
         <div>
           <h1>Failures</h1>
-          <div className="muted">{q.data ? `${total} failed job${total === 1 ? '' : 's'} in ${q.data.length} group${q.data.length === 1 ? '' : 's'}, by reason` : 'Loading…'}</div>
+          <div className="muted" data-testid="failures-summary">
+            {q.data ? `${counted(toHandle, 'failed job')} to handle in ${counted(shown.length, 'group')}, by reason` : 'Loading…'}
+          </div>
         </div>
+        {superseded > 0 && (
+          <button className="btn" onClick={() => setShowSuperseded(!showSuperseded)} aria-pressed={showSuperseded} data-testid="toggle-superseded"
+            title="Takes an operator replaced with a newer take: handled, kept for their history">
+            {showSuperseded ? 'Hide superseded takes' : `Show ${counted(superseded, 'superseded take')}`}
+          </button>
+        )}
       </div>
       {q.error && <Empty title="Could not load failures" tone="error">{q.error}</Empty>}
-      {q.data && q.data.length === 0 && <Empty title="No failures">Every job that ran either finished or is still going.</Empty>}
-      <div className="failure-list">{q.data?.map((g) => <Group key={g.key} g={g} run={run} />)}</div>
+      {q.data && groups.length === 0 && <Empty title="No failures">Every job that ran either finished or is still going.</Empty>}
+      {q.data && groups.length > 0 && shown.length === 0 && (
+        <Empty title="No failures to handle">Every failed take has a newer take. {counted(superseded, 'superseded take')} kept for their history.</Empty>
+      )}
+      <div className="failure-list">{shown.map((g) => <Group key={g.key} g={g} actions={actions} showSuperseded={showSuperseded} />)}</div>
+      {actions.confirmDialog}
     </section>
   );
 }

@@ -1,72 +1,22 @@
 /**
  * The import preview: every row with its status and errors, file-wide notices, and for CSV the
- * column mapping with editable defaults (project / episode / stage / template / priority).
+ * column mapping with editable defaults (MappingEditor) — each change re-checks the preview by
+ * itself, and Import stays off until the preview shown is the one for the defaults shown.
  * Confirm stores the valid rows in one transaction; a refused file shows why and stores nothing.
  */
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { ImportPreview, TemplateView } from '../../../shared/domain.js';
-import { PRIORITIES, type Priority } from '../../../shared/priorities.js';
 import { errorMessage } from '../../client/client.js';
 import { Modal } from '../../components/Modal.js';
 import { useApp } from '../../store/app-store.js';
+import { cleanMapping, EMPTY_MAPPING, MappingEditor, stagesOf, type Mapping } from './MappingEditor.js';
 import type { ReadResult } from './read-file.js';
-
-interface Mapping {
-  project: string;
-  episode: string;
-  stage: string;
-  template: string;
-  priority: Priority | '';
-}
+import { TemplateDialog } from './TemplateDialog.js';
 
 const SHOWN_ROWS = 1_000;
 const isCsvName = (name: string) => /\.(csv|tsv|txt)$/i.test(name);
-
-function cleanMapping(m: Mapping) {
-  return {
-    project: m.project.trim() || undefined,
-    episode: m.episode.trim() || undefined,
-    stage: m.stage.trim() || undefined,
-    template: m.template || undefined,
-    priority: m.priority || undefined,
-  };
-}
-
-function MappingEditor({ mapping, onChange, templates, onRecheck, busy }: {
-  mapping: Mapping; onChange: (m: Mapping) => void; templates: TemplateView[]; onRecheck: () => void; busy: boolean;
-}) {
-  const field = (key: 'project' | 'episode' | 'stage', label: string, hint: string) => (
-    <label className="field">
-      <span className="field-label">{label}</span>
-      <input className="input" value={mapping[key]} placeholder={hint} onChange={(e) => onChange({ ...mapping, [key]: e.target.value })} data-mapping={key} />
-    </label>
-  );
-  return (
-    <div className="mapping" data-testid="mapping">
-      <div className="mapping-title">Defaults for columns the file does not have</div>
-      <div className="mapping-grid">
-        {field('project', 'Project', 'e.g. Moonfall')}
-        {field('episode', 'Episode', 'e.g. ep101')}
-        {field('stage', 'Stage', 'keyframe / motion')}
-        <label className="field">
-          <span className="field-label">Template</span>
-          <select className="input" value={mapping.template} onChange={(e) => onChange({ ...mapping, template: e.target.value })} data-mapping="template">
-            <option value="">(from file)</option>
-            {templates.map((t) => <option key={t.name} value={t.name}>{t.name} · {t.stage}</option>)}
-          </select>
-        </label>
-        <label className="field">
-          <span className="field-label">Priority</span>
-          <select className="input" value={mapping.priority} onChange={(e) => onChange({ ...mapping, priority: e.target.value as Priority | '' })} data-mapping="priority">
-            <option value="">(from file / normal)</option>
-            {PRIORITIES.map((p) => <option key={p} value={p}>{p}</option>)}
-          </select>
-        </label>
-        <button className="btn" onClick={onRecheck} disabled={busy} data-testid="recheck">Check again</button>
-      </div>
-    </div>
-  );
-}
+/** Typing a project name re-checks once the typing pauses, not at every key. */
+const RECHECK_AFTER_MS = 250;
 
 function RowsTable({ preview }: { preview: ImportPreview }) {
   const rows = useMemo(() => [...preview.rows].sort((a, b) => (a.status === 'error' ? 0 : 1) - (b.status === 'error' ? 0 : 1) || a.row - b.row), [preview]);
@@ -104,49 +54,70 @@ export function ImportDialog({ file, onClose }: { file: ReadResult; onClose: () 
   const notify = useApp((s) => s.notify);
   const [preview, setPreview] = useState<ImportPreview | null>(null);
   const [error, setError] = useState<string | null>(file.ok ? null : file.message);
-  const [busy, setBusy] = useState(false);
+  const [checking, setChecking] = useState(false);
+  const [committing, setCommitting] = useState(false);
   const [templates, setTemplates] = useState<TemplateView[]>([]);
-  const [mapping, setMapping] = useState<Mapping>({ project: '', episode: '', stage: '', template: '', priority: '' });
+  const [registering, setRegistering] = useState(false);
+  const [mapping, setMapping] = useState<Mapping>(EMPTY_MAPPING);
+  /** The defaults the preview on screen was made with: Import commits that preview only while they are the ones shown. */
+  const [checkedKey, setCheckedKey] = useState<string | null>(null);
   const csv = file.ok && isCsvName(file.name);
+  const key = JSON.stringify(csv ? cleanMapping(mapping) : null);
+  const seq = useRef(0);
 
-  const check = useCallback(async (m: Mapping) => {
+  const check = useCallback(async (m: Mapping, forKey: string) => {
     if (!file.ok) return;
-    setBusy(true);
+    const mine = ++seq.current;
+    setChecking(true);
     try {
-      setPreview(await client.call('import.preview', {
+      const p = await client.call('import.preview', {
         fileName: file.name, content: file.content, mapping: csv ? cleanMapping(m) : undefined,
         // From the desktop dialog: the file's folder, so relative input images resolve next to it.
         ...(file.baseDir ? { baseDir: file.baseDir } : {}),
-      }));
+      });
+      if (mine !== seq.current) return;
+      setPreview(p);
+      setCheckedKey(forKey);
       setError(null);
     } catch (err) {
+      if (mine !== seq.current) return;
       setPreview(null);
+      setCheckedKey(null);
       setError(errorMessage(err));
     } finally {
-      setBusy(false);
+      if (mine === seq.current) setChecking(false);
     }
   }, [client, file, csv]);
 
+  const loadTemplates = useCallback(() => client.call('templates.list', {}).then(setTemplates, () => undefined), [client]);
+  useEffect(() => void (csv && loadTemplates()), [csv, loadTemplates]);
+
+  // Every change of the defaults re-checks (the first check runs at once, later ones when typing pauses).
+  const first = useRef(true);
   useEffect(() => {
-    void check(mapping);
-    if (csv) client.call('templates.list', {}).then(setTemplates, () => undefined);
-    // Only on open; "Check again" re-runs with the edited mapping.
+    const wait = first.current ? 0 : RECHECK_AFTER_MS;
+    first.current = false;
+    if (wait > 0) setChecking(true);
+    const t = setTimeout(() => void check(mapping, key), wait);
+    return () => clearTimeout(t);
+    // `key` stands for the mapping's content: an equal mapping re-typed does not re-check.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, []);
+  }, [key, check]);
 
   const confirm = async () => {
     if (!preview) return;
-    setBusy(true);
+    setCommitting(true);
     try {
       const r = await client.call('import.commit', { previewId: preview.previewId });
       notify('success', `Imported ${r.imported} job${r.imported === 1 ? '' : 's'} from ${preview.fileName}${r.duplicates ? `, ${r.duplicates} already queued` : ''}${r.rejected ? `, ${r.rejected} rejected` : ''}.`);
       onClose();
     } catch (err) {
       setError(errorMessage(err));
-      setBusy(false);
+      setCommitting(false);
     }
   };
 
+  const current = checkedKey === key && !checking;
   const c = preview?.counts;
   return (
     <Modal
@@ -158,7 +129,7 @@ export function ImportDialog({ file, onClose }: { file: ReadResult; onClose: () 
           {c && <span className="muted">{c.new} to import · {c.duplicate} already queued · {c.error} with errors (left out)</span>}
           <span className="spacer" />
           <button className="btn btn-ghost" onClick={onClose}>Cancel</button>
-          <button className="btn btn-primary" disabled={busy || !c || c.new === 0} onClick={() => void confirm()} data-testid="import-confirm">
+          <button className="btn btn-primary" disabled={committing || !current || !c || c.new === 0} onClick={() => void confirm()} data-testid="import-confirm">
             {c && c.new > 0 ? `Import ${c.new} job${c.new === 1 ? '' : 's'}` : 'Nothing to import'}
           </button>
         </>
@@ -166,8 +137,8 @@ export function ImportDialog({ file, onClose }: { file: ReadResult; onClose: () 
     >
       <div data-testid="import-dialog">
         {error && <div className="alert alert-error" role="alert" data-testid="import-error">{error}</div>}
-        {busy && !preview && !error && <div className="muted pad">Checking every row…</div>}
-        {csv && <MappingEditor mapping={mapping} onChange={setMapping} templates={templates} onRecheck={() => void check(mapping)} busy={busy} />}
+        {checking && !preview && !error && <div className="muted pad">Checking every row…</div>}
+        {csv && <MappingEditor mapping={mapping} onChange={setMapping} templates={templates} checking={checking} onRegisterTemplate={() => setRegistering(true)} />}
         {preview && (
           <>
             <div className="preview-summary">
@@ -188,6 +159,16 @@ export function ImportDialog({ file, onClose }: { file: ReadResult; onClose: () 
           </>
         )}
       </div>
+      {registering && (
+        <TemplateDialog
+          stages={stagesOf(templates)}
+          onClose={() => setRegistering(false)}
+          onRegistered={(t) => {
+            setRegistering(false);
+            void loadTemplates().then(() => setMapping((m) => ({ ...m, stage: t.stage, template: t.name })));
+          }}
+        />
+      )}
     </Modal>
   );
 }

@@ -1,15 +1,15 @@
 /**
- * CSV exports of the run log and the ledger, written by the server into its export folder (the page
- * chooses a file name there, never an arbitrary path). Shows how many rows were written, and where.
+ * CSV exports of the run log and the ledger. In a browser they download (the server streams the
+ * file, writing nothing on its disk); in the desktop app they go where the save dialog says. Either
+ * way the file is named with the date and time and never replaces another.
  */
 import { useState } from 'react';
 import type { ExportResult } from '../../../shared/domain.js';
+import { RUNLOG_OUTCOMES, type ExportFilterInput, type ExportKind } from '../../../shared/exports.js';
 import { errorMessage } from '../../client/client.js';
+import { startDownload } from '../../client/download.js';
 import { bytes } from '../../lib/format.js';
 import { useApp } from '../../store/app-store.js';
-
-const OUTCOMES = ['', 'completed', 'failed', 'retry', 'timeout', 'lost', 'cancelled', 'requeued', 'running'];
-const today = () => new Date().toISOString().slice(0, 10);
 
 function toEpoch(local: string): number | undefined {
   if (!local) return undefined;
@@ -17,31 +17,44 @@ function toEpoch(local: string): number | undefined {
   return Number.isNaN(t) ? undefined : t;
 }
 
+const WHAT: Record<ExportKind, string> = {
+  runlog: 'One row per attempt: where it belongs (project, episode, sequence, shot, stage, take, attempt), what happened, where and from what, and when (local time). wait_s counts from when the job last became eligible to run.',
+  ledger: 'One row per output file: path, SHA-256, size, template, seed, approval.',
+};
+
 export function ExportPanel() {
   const client = useApp((s) => s.client);
-  const exportDir = useApp((s) => s.info?.exportDir ?? null);
-  const [kind, setKind] = useState<'runlog' | 'ledger'>('runlog');
-  const [path, setPath] = useState('');
+  const notify = useApp((s) => s.notify);
+  const [kind, setKind] = useState<ExportKind>('runlog');
   const [project, setProject] = useState('');
   const [episode, setEpisode] = useState('');
   const [outcome, setOutcome] = useState('');
   const [from, setFrom] = useState('');
   const [to, setTo] = useState('');
-  const [result, setResult] = useState<ExportResult | null>(null);
+  const [saved, setSaved] = useState<ExportResult | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const fileName = path.trim() || `shotfarm-${kind}-${today()}.csv`;
+  const label = kind === 'runlog' ? 'run log' : 'ledger';
+
+  const filter = (): ExportFilterInput => ({
+    ...(project.trim() ? { project: project.trim() } : {}), ...(episode.trim() ? { episode: episode.trim() } : {}),
+    ...(kind === 'runlog' && outcome ? { outcome } : {}),
+    ...(toEpoch(from) !== undefined ? { from: toEpoch(from) } : {}), ...(toEpoch(to) !== undefined ? { to: toEpoch(to) } : {}),
+  });
 
   const run = async () => {
-    setBusy(true);
     setError(null);
-    setResult(null);
+    setSaved(null);
+    const url = client.exportUrl(kind, filter());
+    if (url) {
+      startDownload(url);
+      notify('info', `Downloading the ${label} as CSV.`);
+      return;
+    }
+    if (!client.shell) return setError('Exports need the Shotfarm server or the desktop app.');
+    setBusy(true);
     try {
-      const input = {
-        path: fileName, project: project.trim() || undefined, episode: episode.trim() || undefined,
-        outcome: kind === 'runlog' ? outcome || undefined : undefined, from: toEpoch(from), to: toEpoch(to),
-      };
-      setResult(await client.call(kind === 'runlog' ? 'export.runlog' : 'export.ledger', input));
+      setSaved(await client.shell.saveExport(kind, filter()));
     } catch (err) {
       setError(errorMessage(err));
     } finally {
@@ -58,30 +71,31 @@ export function ExportPanel() {
           <button className={`seg-btn${kind === 'ledger' ? ' seg-on' : ''}`} onClick={() => setKind('ledger')} data-export-kind="ledger">Ledger</button>
         </div>
       </div>
-      <p className="muted small">{kind === 'runlog' ? 'One row per attempt: where and when it ran, the outcome, the failure reason.' : 'One row per output file: path, SHA-256, size, template, seed, approval.'}</p>
+      <p className="muted small">{WHAT[kind]}</p>
       <div className="export-grid">
-        <label className="field field-wide">
-          <span className="field-label">File name</span>
-          <input className="input" value={path} placeholder={fileName} onChange={(e) => setPath(e.target.value)} data-testid="export-path" />
-          {exportDir && <span className="field-hint mono">written in {exportDir}</span>}
-        </label>
-        <label className="field"><span className="field-label">Project</span><input className="input" value={project} onChange={(e) => setProject(e.target.value)} placeholder="all" /></label>
-        <label className="field"><span className="field-label">Episode</span><input className="input" value={episode} onChange={(e) => setEpisode(e.target.value)} placeholder="all" /></label>
+        <label className="field"><span className="field-label">Project</span><input className="input" value={project} onChange={(e) => setProject(e.target.value)} placeholder="all" data-export-filter="project" /></label>
+        <label className="field"><span className="field-label">Episode</span><input className="input" value={episode} onChange={(e) => setEpisode(e.target.value)} placeholder="all" data-export-filter="episode" /></label>
         {kind === 'runlog' && (
-          <label className="field">
+          <label className="field field-wide">
             <span className="field-label">Outcome</span>
             <select className="input" value={outcome} onChange={(e) => setOutcome(e.target.value)} data-testid="export-outcome">
-              {OUTCOMES.map((o) => <option key={o} value={o}>{o || 'all'}</option>)}
+              {['', ...RUNLOG_OUTCOMES].map((o) => <option key={o} value={o}>{o || 'all'}</option>)}
             </select>
           </label>
         )}
         <label className="field"><span className="field-label">From</span><input className="input" type="datetime-local" value={from} onChange={(e) => setFrom(e.target.value)} /></label>
         <label className="field"><span className="field-label">To</span><input className="input" type="datetime-local" value={to} onChange={(e) => setTo(e.target.value)} /></label>
-        <button className="btn btn-primary export-go" onClick={() => void run()} disabled={busy} data-testid="export-run">{busy ? 'Writing…' : `Export ${kind === 'runlog' ? 'run log' : 'ledger'}`}</button>
+        <button className="btn btn-primary export-go" onClick={() => void run()} disabled={busy} data-testid="export-run">
+          {busy ? 'Writing…' : client.shell ? `Save ${label}…` : `Download ${label}`}
+        </button>
       </div>
-      {result && (
-        <div className="alert alert-ok" data-testid="export-result" data-rows={result.rows} data-path={result.path}>
-          Wrote <b>{result.rows.toLocaleString()}</b> row{result.rows === 1 ? '' : 's'} ({bytes(result.bytes)}) to <span className="mono">{result.path}</span>
+      <p className="muted tiny export-where">
+        {client.shell ? 'Saved where you choose, named shotfarm-<kind>-<date>_<time>.csv; an existing file is never replaced.' : 'Your browser saves it as shotfarm-<kind>-<date>_<time>.csv; nothing is written on the server.'}
+      </p>
+      {saved && (
+        <div className="alert alert-ok" data-testid="export-result" data-rows={saved.rows} data-path={saved.path}>
+          Wrote <b>{saved.rows.toLocaleString()}</b> row{saved.rows === 1 ? '' : 's'} ({bytes(saved.bytes)}) to <span className="mono">{saved.path}</span>
+          {client.shell && <button className="btn btn-sm btn-ghost" onClick={() => client.shell?.revealFile(saved.path).catch((err: unknown) => setError(errorMessage(err)))}>Show in folder</button>}
         </div>
       )}
       {error && <div className="alert alert-error" role="alert">{error}</div>}

@@ -1,78 +1,35 @@
-/** The asset ledger: every output with a thumbnail, filters, approval for the release freeze, CSV exports. */
-import { useState } from 'react';
-import type { AssetView } from '../../../shared/domain.js';
-import { errorMessage } from '../../client/client.js';
+/**
+ * The asset ledger: every output with a thumbnail (full size on click), filters, approval for the
+ * release freeze — one, by keyboard, or many — and CSV exports. The grid holds still: outputs that
+ * arrive meanwhile wait behind "12 new outputs — show".
+ */
+import { useMemo, useState } from 'react';
 import { Empty } from '../../components/Empty.js';
-import { bytes, dateTime } from '../../lib/format.js';
-import { useLiveQuery } from '../../lib/use-live-query.js';
-import { useApp } from '../../store/app-store.js';
+import { counted } from '../../lib/bulk-confirm.js';
+import { AssetGrid } from './AssetGrid.js';
 import { ExportPanel } from './ExportPanel.js';
+import { Lightbox } from './Lightbox.js';
+import { useApproval } from './use-approval.js';
+import { useLedgerPage, type LedgerFilter } from './use-ledger-page.js';
 
 const PAGE = 60;
 
-function Thumb({ asset }: { asset: AssetView }) {
-  const assetUrl = useApp((s) => s.client.assetUrl);
-  const url = asset.mediaType.startsWith('image/') ? assetUrl(asset.id) : null;
-  return (
-    <div className="thumb">
-      {url ? <img src={url} alt={asset.fileName} loading="lazy" /> : <span className="muted small">{asset.mediaType.split('/')[1] ?? 'file'}</span>}
-    </div>
-  );
-}
-
-/** Desktop only (the client's shell capability): the file in the OS file manager. */
-function RevealButton({ a }: { a: AssetView }) {
-  const shell = useApp((s) => s.client.shell);
-  const notify = useApp((s) => s.notify);
-  if (!shell) return null;
-  return (
-    <button className="btn btn-ghost reveal" onClick={() => shell.revealFile(a.path).catch((err: unknown) => notify('error', errorMessage(err)))} title={a.path} data-action="reveal">
-      Show in folder
-    </button>
-  );
-}
-
-function AssetCard({ a, onApprove }: { a: AssetView; onApprove: (a: AssetView) => void }) {
-  return (
-    <article className={`asset${a.approved ? ' asset-approved' : ''}`} data-asset={a.id} data-shot={a.shot}>
-      <Thumb asset={a} />
-      <div className="asset-body">
-        <div className="asset-title"><b>{a.shot}</b> · {a.stage} <span className="muted">take {a.take}</span></div>
-        <div className="muted small truncate" title={a.path}>{a.fileName}</div>
-        <div className="muted small">{a.width && a.height ? `${a.width}×${a.height} · ` : ''}{bytes(a.bytes)} · {a.instanceName ?? '—'}</div>
-        <div className="muted small">{a.templateName} · seed {a.seed ?? '—'} · {dateTime(a.createdAt)}</div>
-        <div className="mono tiny muted truncate" title={a.sha256}>sha256 {a.sha256.slice(0, 16)}…</div>
-        <RevealButton a={a} />
-      </div>
-      <button className={`approve${a.approved ? ' approve-on' : ''}`} onClick={() => onApprove(a)} aria-pressed={a.approved} data-action="approve">
-        {a.approved ? '✓ Approved' : 'Approve'}
-      </button>
-    </article>
-  );
-}
-
 export function LedgerView() {
-  const client = useApp((s) => s.client);
-  const notify = useApp((s) => s.notify);
   const [filter, setFilter] = useState({ project: '', episode: '', shot: '', search: '' });
   const [limit, setLimit] = useState(PAGE);
   const [version, setVersion] = useState(0);
-  const clean = Object.fromEntries(Object.entries(filter).filter(([, v]) => v.trim() !== '').map(([k, v]) => [k, v.trim()]));
-  const q = useLiveQuery(() => client.call('assets.list', { ...clean, limit }), [clean, limit, version], 2_000);
-
-  const approve = async (a: AssetView) => {
-    try {
-      await client.call('assets.approve', { ids: [a.id], approved: !a.approved });
-      setVersion((v) => v + 1);
-    } catch (err) {
-      notify('error', errorMessage(err));
-    }
-  };
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const [viewing, setViewing] = useState<number | null>(null);
+  const clean: LedgerFilter = useMemo(() => Object.fromEntries(Object.entries(filter).filter(([, v]) => v.trim() !== '').map(([k, v]) => [k, v.trim()])), [filter]);
+  const q = useLedgerPage(clean, limit, version);
+  const rows = useMemo(() => q.data?.rows ?? [], [q.data]);
+  const approval = useApproval(q.data?.rows, () => setVersion((v) => v + 1));
+  const picked = rows.filter((r) => selected.has(r.id));
 
   const field = (key: keyof typeof filter, label: string) => (
     <label className="field field-inline">
       <span className="field-label">{label}</span>
-      <input className="input" value={filter[key]} placeholder="all" onChange={(e) => (setFilter({ ...filter, [key]: e.target.value }), setLimit(PAGE))} data-ledger-filter={key} />
+      <input className="input" value={filter[key]} placeholder="all" onChange={(e) => (setFilter({ ...filter, [key]: e.target.value }), setLimit(PAGE), setSelected(new Set()))} data-ledger-filter={key} />
     </label>
   );
   return (
@@ -80,7 +37,7 @@ export function LedgerView() {
       <div className="view-head">
         <div>
           <h1>Ledger</h1>
-          <div className="muted">{q.data ? `${q.data.total.toLocaleString()} output file${q.data.total === 1 ? '' : 's'}, hashed, with where and how they were made` : 'Loading…'}</div>
+          <div className="muted">{q.data ? `${counted(q.data.total, 'output file')}, hashed, with where and how they were made` : 'Loading…'}</div>
         </div>
       </div>
       <div className="filters">
@@ -90,16 +47,40 @@ export function LedgerView() {
         {field('shot', 'Shot')}
       </div>
       <div className="ledger-layout">
-        <div>
+        <div className="ledger-main">
+          {/* Always there, one line high: what appears in it never moves the grid below. */}
+          <div className={`actionbar ledger-bar${picked.length ? '' : ' actionbar-idle'}`} data-testid="ledger-bulk">
+            {picked.length > 0 ? (
+              <>
+                <span className="selcount">{counted(picked.length, 'output')} selected</span>
+                <button className="btn btn-sm btn-primary" onClick={() => approval.set(picked, true)} data-action="approve-selected">Approve</button>
+                <button className="btn btn-sm" onClick={() => approval.set(picked, false)} data-action="unapprove-selected">Unapprove</button>
+                <button className="btn btn-sm btn-ghost" onClick={() => setSelected(new Set())}>Clear</button>
+              </>
+            ) : (
+              <span className="muted small truncate">Arrows move · Space approves · Enter full size · X or Ctrl+click selects · A / U approve / unapprove the selection</span>
+            )}
+            <span className="spacer" />
+            {q.newer > 0 && (
+              <button className="new-outputs" onClick={() => (q.showNewer(), setSelected(new Set()))} data-testid="new-outputs" data-newer={q.newer}>
+                {counted(q.newer, 'new output')} — show
+              </button>
+            )}
+          </div>
           {q.error && <Empty title="Could not load the ledger" tone="error">{q.error}</Empty>}
-          {q.data && q.data.rows.length === 0 && <Empty title="No outputs yet">Finished renders appear here with their hash, size and settings.</Empty>}
-          <div className="assets">{q.data?.rows.map((a) => <AssetCard key={a.id} a={a} onApprove={(x) => void approve(x)} />)}</div>
-          {q.data && q.data.total > q.data.rows.length && (
-            <button className="btn btn-ghost more" onClick={() => setLimit(limit + PAGE)}>Show more ({(q.data.total - q.data.rows.length).toLocaleString()} left)</button>
+          {q.data && rows.length === 0 && <Empty title="No outputs yet">Finished renders appear here with their hash, size and settings.</Empty>}
+          <AssetGrid rows={rows} approval={approval} selection={{ ids: selected, set: setSelected }} onOpen={setViewing} />
+          {q.data && q.data.total > rows.length && (
+            <button className="btn btn-ghost more" onClick={() => setLimit(limit + PAGE)}>Show more ({(q.data.total - rows.length).toLocaleString()} left)</button>
           )}
         </div>
         <ExportPanel />
       </div>
+      {viewing !== null && (
+        <Lightbox assets={rows} index={viewing} approved={approval.shown} onIndex={setViewing} onClose={() => setViewing(null)}
+          onApprove={(a) => approval.set([a], !approval.shown(a))} />
+      )}
+      {approval.confirmDialog}
     </section>
   );
 }

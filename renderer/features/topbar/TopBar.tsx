@@ -10,7 +10,7 @@ import { Banners } from './Banners.js';
 import { CountsSummary } from './CountsSummary.js';
 import { FarmButtons } from './FarmControls.js';
 
-const VIEW_LABEL: Record<View, string> = { queue: 'Queue', workstations: 'Workstations', failures: 'Failures', timeline: 'Timeline', ledger: 'Ledger' };
+const VIEW_LABEL: Record<View, string> = { queue: 'Queue', workstations: 'Workstations', failures: 'Failures', timeline: 'Timeline', ledger: 'Ledger', settings: 'Settings' };
 
 function Connection() {
   const c = useApp((s) => s.connection);
@@ -25,7 +25,8 @@ function Connection() {
 
 export function TopBar({ view }: { view: View }) {
   const label = useApp((s) => s.info?.demoLabel);
-  const failed = useApp((s) => (s.status ? s.status.jobsByState.failed_final + s.status.jobsByState.timeout_kill : 0));
+  // Failures nobody handled yet (no retry, no newer take, not cancelled): clears when all are handled.
+  const failed = useApp((s) => s.status?.openFailures ?? 0);
   const pick = useImportPicker();
   return (
     <>

@@ -1,4 +1,7 @@
-/** One workstation: health, GPU, VRAM split, queue, current job, last probe, and its admin actions. */
+/**
+ * One workstation: health, GPU, VRAM split, queue, current job, last probe, and its admin actions.
+ * Drain and Disable ask first, saying what happens to the prompt running there (admin-confirm.tsx).
+ */
 import { useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { InstanceAdminState, InstanceView } from '../../../shared/domain.js';
@@ -6,6 +9,7 @@ import { errorMessage } from '../../client/client.js';
 import { ago, clock } from '../../lib/format.js';
 import { useNow } from '../../lib/use-now.js';
 import { useApp } from '../../store/app-store.js';
+import { AdminConfirm } from './AdminConfirm.js';
 import { VramBar } from './VramBar.js';
 
 const HEALTH_LABEL: Record<string, string> = {
@@ -30,6 +34,7 @@ export function InstanceCard({ instance: i, onEdit }: { instance: InstanceView; 
   const notify = useApp((s) => s.notify);
   const now = useNow();
   const [confirmRemove, setConfirmRemove] = useState(false);
+  const [asking, setAsking] = useState<'draining' | 'disabled' | null>(null);
   // The instance view's list is as of its last probe; running jobs in the store are fresher.
   const runningHere = useApp(useShallow((s) => Object.values(s.jobs).filter((j) => j.state === 'running' && j.instanceId === i.id).map((j) => j.id)));
   const finished = useApp(useShallow((s) => i.currentJobIds.filter((id) => s.jobs[id] && s.jobs[id].state !== 'running')));
@@ -87,8 +92,8 @@ export function InstanceCard({ instance: i, onEdit }: { instance: InstanceView; 
         <button className="btn btn-sm" onClick={onEdit}>Edit</button>
         {i.adminState === 'active' ? (
           <>
-            <button className="btn btn-sm" onClick={() => void setAdmin('draining')} data-action="drain" title="Finish the current prompt, take no new one">Drain</button>
-            <button className="btn btn-sm" onClick={() => void setAdmin('disabled')} data-action="disable">Disable</button>
+            <button className="btn btn-sm" onClick={() => setAsking('draining')} data-action="drain" title="Finish the current prompt, take no new one">Drain</button>
+            <button className="btn btn-sm" onClick={() => setAsking('disabled')} data-action="disable" title="Take no new work; a running prompt is not interrupted">Disable</button>
           </>
         ) : (
           <button className="btn btn-sm btn-primary" onClick={() => void setAdmin('active')} data-action="enable">Enable</button>
@@ -103,6 +108,16 @@ export function InstanceCard({ instance: i, onEdit }: { instance: InstanceView; 
           <button className="btn btn-sm btn-danger-ghost" onClick={() => setConfirmRemove(true)} data-action="remove">Remove</button>
         )}
       </footer>
+      {asking && (
+        <AdminConfirm
+          name={i.name} to={asking} runningJobIds={current}
+          onCancel={() => setAsking(null)}
+          onConfirm={() => {
+            setAsking(null);
+            void setAdmin(asking);
+          }}
+        />
+      )}
     </article>
   );
 }

@@ -1,21 +1,58 @@
-/** Add or edit a workstation. The engine validates; its message (bad URL, name taken…) is shown as is. */
+/**
+ * Add or edit a workstation. "Test connection" probes the URL before anything is saved and shows
+ * what answered; errors are in the form's own words (lib/plain-error.ts), never an API method name.
+ */
 import { useState } from 'react';
-import type { InstanceView } from '../../../shared/domain.js';
+import type { ConnectionTestView, InstanceView } from '../../../shared/domain.js';
+import { httpUrlSchema } from '../../../shared/url.js';
 import { errorMessage } from '../../client/client.js';
 import { Modal } from '../../components/Modal.js';
+import { plainError } from '../../lib/plain-error.js';
 import { useApp } from '../../store/app-store.js';
+import { ConnectionResult } from './ConnectionResult.js';
+
+const FIELDS = { url: 'The ComfyUI URL', name: 'The name', tags: 'A tag', maxConcurrency: 'Prompts at once' };
+const urlCheck = httpUrlSchema('http://gpu-01:8188');
+
+/** The URL's problem in words, before anything is sent; null when it is a URL. */
+function urlProblem(url: string): string | null {
+  const r = urlCheck.safeParse(url);
+  return r.success ? null : `The ComfyUI URL ${r.error.issues[0]?.message ?? 'is not valid'}.`;
+}
 
 export function InstanceForm({ instance, onClose }: { instance: InstanceView | null; onClose: () => void }) {
   const client = useApp((s) => s.client);
   const notify = useApp((s) => s.notify);
   const [name, setName] = useState(instance?.name ?? '');
-  const [url, setUrl] = useState(instance?.url ?? 'http://');
+  const [url, setUrlState] = useState(instance?.url ?? 'http://');
   const [tags, setTags] = useState(instance?.tags.join(', ') ?? '');
   const [concurrency, setConcurrency] = useState(String(instance?.maxConcurrency ?? 1));
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [testing, setTesting] = useState(false);
+  const [found, setFound] = useState<ConnectionTestView | null>(null);
+  // What was found is about the URL it was found at.
+  const setUrl = (u: string) => (setUrlState(u), setFound(null));
+
+  const test = async () => {
+    const problem = urlProblem(url.trim());
+    if (problem) return setError(problem);
+    setError(null);
+    setTesting(true);
+    try {
+      const r = await client.call('instances.test', { url: url.trim() });
+      setFound(r);
+      if (r.probe.ok && !name.trim()) setName(new URL(r.url).hostname);
+    } catch (err) {
+      setError(plainError(errorMessage(err), FIELDS));
+    } finally {
+      setTesting(false);
+    }
+  };
 
   const save = async () => {
+    const problem = urlProblem(url.trim()) ?? (name.trim() ? null : 'Give the workstation a name, e.g. gpu-01.');
+    if (problem) return setError(problem);
     setBusy(true);
     setError(null);
     const fields = {
@@ -27,7 +64,7 @@ export function InstanceForm({ instance, onClose }: { instance: InstanceView | n
       notify('success', `${v.name} ${instance ? 'updated' : 'added'}; probing it now.`);
       onClose();
     } catch (err) {
-      setError(errorMessage(err));
+      setError(plainError(errorMessage(err), FIELDS));
       setBusy(false);
     }
   };
@@ -38,6 +75,9 @@ export function InstanceForm({ instance, onClose }: { instance: InstanceView | n
       onClose={onClose}
       footer={
         <>
+          <button className="btn" onClick={() => void test()} disabled={testing || busy} data-testid="instance-test">
+            {testing ? 'Testing…' : 'Test connection'}
+          </button>
           <span className="spacer" />
           <button className="btn btn-ghost" onClick={onClose}>Cancel</button>
           <button className="btn btn-primary" onClick={() => void save()} disabled={busy} data-testid="instance-save">{instance ? 'Save' : 'Add workstation'}</button>
@@ -50,6 +90,7 @@ export function InstanceForm({ instance, onClose }: { instance: InstanceView | n
           <span className="field-label">ComfyUI URL</span>
           <input className="input" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="http://gpu-01:8188" data-field="url" autoFocus />
         </label>
+        {found && <ConnectionResult r={found} />}
         <label className="field">
           <span className="field-label">Name</span>
           <input className="input" value={name} onChange={(e) => setName(e.target.value)} placeholder="gpu-01" data-field="name" />

@@ -1,0 +1,25 @@
+/** "Are you sure?" in words that say what will happen; the confirming button has the focus, Esc cancels. */
+import { useEffect, useRef, type ReactNode } from 'react';
+import { Modal } from './Modal.js';
+
+export function Confirm({ title, children, confirmLabel, danger, onConfirm, onCancel }: {
+  title: string; children: ReactNode; confirmLabel: string; danger?: boolean; onConfirm: () => void; onCancel: () => void;
+}) {
+  const go = useRef<HTMLButtonElement>(null);
+  useEffect(() => go.current?.focus(), []);
+  return (
+    <Modal
+      title={title}
+      onClose={onCancel}
+      footer={
+        <>
+          <span className="spacer" />
+          <button className="btn btn-ghost" onClick={onCancel} data-testid="confirm-cancel">Cancel</button>
+          <button ref={go} className={`btn ${danger ? 'btn-danger' : 'btn-primary'}`} onClick={onConfirm} data-testid="confirm-ok">{confirmLabel}</button>
+        </>
+      }
+    >
+      <div className="confirm-body" data-testid="confirm">{children}</div>
+    </Modal>
+  );
+}

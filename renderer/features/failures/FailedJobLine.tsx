@@ -1,0 +1,34 @@
+/** One failed job: where it belongs (project / episode / shot · stage · take), its state and attempts, retry / new take; expand for its attempts. */
+import { useState } from 'react';
+import type { FailedJobView } from '../../../shared/domain.js';
+import { actionAllowed } from '../../../shared/job-states.js';
+import { StatePill } from '../../components/StatePill.js';
+import { dateTime } from '../../lib/format.js';
+import { AttemptsTable } from './AttemptsTable.js';
+import type { FailureActions } from './use-failure-actions.js';
+
+export function FailedJobLine({ job, actions }: { job: FailedJobView; actions: FailureActions }) {
+  const [open, setOpen] = useState(false);
+  const superseded = job.supersededByTake !== null;
+  return (
+    <div className={`failure-job${open ? ' open' : ''}${superseded ? ' failure-job-superseded' : ''}`} data-job-id={job.id} data-shot={job.shot}
+      data-project={job.project} data-episode={job.episode} data-superseded={superseded ? 'yes' : 'no'}>
+      <div className="failure-job-line" onClick={() => setOpen(!open)}>
+        <span className="chev">{open ? '▾' : '▸'}</span>
+        <span className="failure-path" title={`${job.project} / ${job.episode} / ${job.shot}`}>
+          <span className="muted">{job.project} / {job.episode} /</span> <b>{job.shot}</b>
+        </span>
+        <span>{job.stage}</span>
+        <span className="muted">take {job.take}</span>
+        <StatePill state={job.state} />
+        {superseded && <span className="pill pill-superseded" data-testid="superseded">superseded by take {job.supersededByTake}</span>}
+        <span className="muted small">{job.attempts} attempt{job.attempts === 1 ? '' : 's'} · {dateTime(job.finishedAt ?? job.updatedAt)}</span>
+        <span className="spacer" />
+        <button className="btn btn-sm" disabled={!actionAllowed('retry', job.state)} onClick={(e) => (e.stopPropagation(), actions.run('retry', [job]))} data-action="retry">Retry</button>
+        <button className="btn btn-sm" disabled={superseded || !actionAllowed('newTake', job.state)} onClick={(e) => (e.stopPropagation(), actions.run('newTake', [job]))}
+          data-action="newTake" title={superseded ? `Take ${job.supersededByTake} exists already` : undefined}>New take</button>
+      </div>
+      {open && <AttemptsTable jobId={job.id} />}
+    </div>
+  );
+}

@@ -1,0 +1,52 @@
+/**
+ * The farm settings (shared/farm-settings.ts, each defined once there) and the registered
+ * templates. Changing a setting is for the farm's own machine: the desktop app edits them here;
+ * in a browser they are shown read-only with the command that changes them. Hooks stay on the
+ * command line of that machine, as they hold programs to run and webhook tokens.
+ */
+import { Empty } from '../../components/Empty.js';
+import { useLiveQuery } from '../../lib/use-live-query.js';
+import { useApp } from '../../store/app-store.js';
+import { SettingRow } from './SettingRow.js';
+import { TemplatesPanel } from './TemplatesPanel.js';
+
+export function SettingsView() {
+  const client = useApp((s) => s.client);
+  // The desktop shell runs on the farm's machine and may call the local-only settings.set/reset.
+  const editable = useApp((s) => s.client.shell !== undefined);
+  const q = useLiveQuery(() => client.call('settings.list', {}), [], 5_000);
+  const rows = q.data ?? [];
+  return (
+    <section className="view view-settings">
+      <div className="view-head">
+        <div>
+          <h1>Settings</h1>
+          <div className="muted">How the farm retries, times out, probes and quarantines, and where it writes outputs.</div>
+        </div>
+      </div>
+      <div className={`alert ${editable ? 'alert-ok' : 'alert-warn'} settings-note`} data-testid="settings-note">
+        {editable ? (
+          <>Changes apply at the farm's next decision, without a restart — also to a farm running in <span className="mono">shotfarm serve</span> or <span className="mono">run</span> on this data folder (within one probe interval).</>
+        ) : (
+          <>
+            Read-only here: the settings are changed on the machine that runs the farm, with
+            {' '}<span className="mono">shotfarm settings set KEY VALUE</span> (and <span className="mono">shotfarm settings reset KEY</span>), or in the desktop app there.
+            The running farm picks a change up within one probe interval.
+          </>
+        )}
+      </div>
+      {q.error && <Empty title="Could not load the settings" tone="error">{q.error}</Empty>}
+      <div className="settings" data-testid="settings">
+        {rows.map((s) => <SettingRow key={s.key} s={s} editable={editable} onChanged={q.reload} />)}
+      </div>
+      <TemplatesPanel />
+      <section className="panel hooks-note">
+        <h2>Hooks</h2>
+        <p className="muted small">
+          Programs and webhooks run when jobs complete or fail for good. They live only in this machine's settings and are managed on its command line:
+          {' '}<span className="mono">shotfarm hooks list</span>, <span className="mono">hooks add-command</span>, <span className="mono">hooks add-webhook</span>, <span className="mono">hooks deliveries</span>.
+        </p>
+      </section>
+    </section>
+  );
+}

@@ -1,0 +1,51 @@
+/** The registered templates (latest version of each), and "Register a template…" (the same dialog as the import's). */
+import { useCallback, useEffect, useState } from 'react';
+import type { TemplateView } from '../../../shared/domain.js';
+import { errorMessage } from '../../client/client.js';
+import { dateTime } from '../../lib/format.js';
+import { useApp } from '../../store/app-store.js';
+import { stagesOf } from '../import/MappingEditor.js';
+import { TemplateDialog } from '../import/TemplateDialog.js';
+
+export function TemplatesPanel() {
+  const client = useApp((s) => s.client);
+  const [templates, setTemplates] = useState<TemplateView[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [registering, setRegistering] = useState(false);
+  const load = useCallback(() => {
+    client.call('templates.list', {}).then(setTemplates, (err: unknown) => setError(errorMessage(err)));
+  }, [client]);
+  useEffect(load, [load]);
+  return (
+    <section className="panel templates-panel" data-testid="templates-panel">
+      <div className="panel-head">
+        <h2>Templates</h2>
+        <button className="btn btn-sm" onClick={() => setRegistering(true)} data-testid="settings-register-template">+ Register a template…</button>
+      </div>
+      {error && <div className="alert alert-error">{error}</div>}
+      {templates && templates.length === 0 && <div className="muted small">None yet: register a ComfyUI workflow exported in API format.</div>}
+      {templates && templates.length > 0 && (
+        <table className="grid-table templates-table">
+          <thead><tr><th>Name</th><th>Version</th><th>Stage</th><th>VRAM</th><th>Tags</th><th>Time limit</th><th>Parameters</th><th>Registered</th></tr></thead>
+          <tbody>
+            {templates.map((t) => (
+              <tr key={t.name} data-template={t.name}>
+                <td><b>{t.name}</b></td>
+                <td className="num">v{t.version}</td>
+                <td>{t.stage}</td>
+                <td className="num">{t.vramGb} GB</td>
+                <td>{t.tags.join(', ') || <span className="muted">—</span>}</td>
+                <td className="num">{t.timeoutS} s</td>
+                <td className="small">{t.parameters.map((p) => p.name).join(', ') || <span className="muted">none</span>}</td>
+                <td className="small muted">{dateTime(t.createdAt)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {registering && (
+        <TemplateDialog stages={stagesOf(templates ?? [])} onClose={() => setRegistering(false)} onRegistered={() => (setRegistering(false), load())} />
+      )}
+    </section>
+  );
+}
