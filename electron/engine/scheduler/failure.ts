@@ -23,7 +23,9 @@ export type AttemptObservation =
   /** The prompt is in neither the server's queue nor its history (the server restarted). */
   | { kind: 'vanished' }
   /** Outputs could not be downloaded or stored. */
-  | { kind: 'collect_failed'; detail: string; diskFull: boolean };
+  | { kind: 'collect_failed'; detail: string; diskFull: boolean }
+  /** An output is larger than the farm takes (output_max_gb): rendering it again would make it again. */
+  | { kind: 'output_too_large'; detail: string };
 
 export type ErrorClass = 'permanent' | 'transient' | 'oom' | 'timeout';
 
@@ -108,7 +110,8 @@ export function classify(o: AttemptObservation, instanceName: string): Classific
       };
     case 'transport': {
       const f = o.failure;
-      const what = f.kind === 'http' ? `answered ${o.route} with HTTP ${f.status}` : `did not answer ${o.route}: ${describeFailure(f)}`;
+      const what = f.kind === 'http' ? `answered ${o.route} with HTTP ${f.status}`
+        : f.kind === 'malformed' ? `answered ${o.route} with something ComfyUI does not send (${f.detail})` : `did not answer ${o.route}: ${describeFailure(f)}`;
       return { ...base, errorClass: 'transient', instanceLevel: true, reason: `${instanceName} ${what}` };
     }
     case 'timeout':
@@ -120,6 +123,8 @@ export function classify(o: AttemptObservation, instanceName: string): Classific
       return { ...base, errorClass: 'transient', instanceLevel: true, reason: `lost contact with ${instanceName} for ${o.seconds} s` };
     case 'vanished':
       return { ...base, errorClass: 'transient', instanceLevel: true, reason: `the prompt disappeared from ${instanceName} (the server restarted?)` };
+    case 'output_too_large':
+      return { ...base, errorClass: 'permanent', reason: `${o.detail}; not stored` };
     case 'collect_failed':
       return { ...base, errorClass: 'transient', instanceLevel: false, reason: o.diskFull ? `outputs could not be stored: ${o.detail}` : `outputs could not be downloaded: ${o.detail}` };
   }
