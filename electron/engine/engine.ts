@@ -80,6 +80,7 @@ export class Engine {
   private farmLock: EngineLock | null = null;
   private control: Promise<ControlListener | null> = Promise.resolve(null);
   private readonly opts: EngineOptions;
+  private closed = false;
 
   constructor(opts: EngineOptions) {
     this.opts = opts;
@@ -191,6 +192,8 @@ export class Engine {
    * is given up: another engine may take it.
    */
   async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
     await this.stopScheduler();
     await this.hooks.close();
     const lock = this.farmLock;

@@ -8,7 +8,7 @@ import { openAsBlob } from 'node:fs';
 import { basename } from 'node:path';
 import { FormData, request, type Dispatcher } from 'undici';
 import { ComfyRequestError, failureFromError } from './observation.js';
-import { buildUrl, Deadline, expectJson, readCapped, expectOk, send, tryParseJson, type CallOptions, type Transport } from './http.js';
+import { buildUrl, Deadline, discardBody, expectJson, readCapped, expectOk, send, tryParseJson, type CallOptions, type Transport } from './http.js';
 import { fileSink, pour, type DownloadSink } from './view-download.js';
 import { parseHistoryEntry, parseHistoryList, parsePromptRejection, parsePromptSuccess, parseQueue, validate } from './responses.js';
 import type { HistoryEntry, PostPromptResult, QueueSnapshot } from './responses.js';
@@ -213,7 +213,13 @@ export class ComfyClient {
         const text = await readCapped(res, 64 * 1024, route).catch(() => '');
         throw new ComfyRequestError({ kind: 'http', status: res.statusCode, body: tryParseJson(text), bodyText: text }, route);
       }
-      const sink = typeof dest === 'string' ? await fileSink(dest, opts.fsync === true) : dest;
+      let sink: DownloadSink;
+      try {
+        sink = typeof dest === 'string' ? await fileSink(dest, opts.fsync === true) : dest;
+      } catch (err) {
+        discardBody(res.body); // a file that cannot be opened: the answer is dropped, and so is its connection
+        throw err;
+      }
       const length = Number(res.headers['content-length']);
       return await pour(res.body, sink, Number.isFinite(length) ? length : null, fail);
     } finally {
