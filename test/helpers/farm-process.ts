@@ -5,8 +5,11 @@
  * tests of what only a real process shows: the farm's lock, signals, exit codes, staying up.
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Engine } from '../../electron/engine/engine.js';
 import { REPO } from './engine.js';
+import { FIXTURE_TEMPLATES } from './farm.js';
 
 export type FarmKind = 'desktop' | 'serve' | 'run';
 export const FARM_KINDS: readonly FarmKind[] = ['desktop', 'serve', 'run'];
@@ -98,4 +101,16 @@ export function startFarmProcess(kind: FarmKind, dataDir: string, o: { staticDir
       return exited;
     },
   };
+}
+
+/** Readies a data folder for a farm process: the txt2img template and one workstation, sim-0 at `url` (opened and closed here, before any farm runs). */
+export async function seedDataFolder(dir: string, url: string, settings: Record<string, number> = {}): Promise<void> {
+  const setup = new Engine({ dataDir: dir, log: () => undefined });
+  try {
+    await setup.call('templates.add', { content: readFileSync(join(FIXTURE_TEMPLATES, 'txt2img.json'), 'utf8'), fileName: 'txt2img.json' });
+    await setup.call('instances.add', { name: 'sim-0', url });
+    for (const [key, value] of Object.entries(settings)) await setup.call('settings.set', { key, value });
+  } finally {
+    await setup.close();
+  }
 }

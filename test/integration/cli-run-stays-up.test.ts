@@ -7,14 +7,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXIT } from '../../electron/cli/exit-codes.js';
-import { Engine } from '../../electron/engine/engine.js';
 import { engineLockHolder } from '../../electron/engine/lock/engine-lock.js';
-import { FIXTURE_TEMPLATES } from '../helpers/farm.js';
 import { REPO } from '../helpers/engine.js';
-import { startFarmProcess } from '../helpers/farm-process.js';
+import { seedDataFolder, startFarmProcess } from '../helpers/farm-process.js';
 import { tempDirFor } from '../helpers/temp-dir.js';
 import { startSimInstance } from '../simulator/index.js';
 
@@ -24,10 +22,7 @@ test('shotfarm run stays up once its farm is idle, takes the next job from anoth
   const dir = tempDirFor(ctx);
   const sim = await startSimInstance({ name: 'sim-0', duration: { fixedMs: 50 } });
   ctx.after(() => sim.close());
-  const setup = new Engine({ dataDir: dir, log: () => undefined });
-  await setup.call('templates.add', { content: readFileSync(join(FIXTURE_TEMPLATES, 'txt2img.json'), 'utf8'), fileName: 'txt2img.json' });
-  await setup.call('instances.add', { name: 'sim-0', url: sim.url });
-  await setup.close();
+  await seedDataFolder(dir, sim.url);
   const list = (id: string) => {
     const file = join(dir, `${id}.json`);
     writeFileSync(file, JSON.stringify({ project: 'P', episode: 'E', shots: [{ id, stage: 'keyframe', template: 'txt2img' }] }));

@@ -9,16 +9,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { ShotfarmError } from '../../shared/errors.js';
 import { EXIT, exitCodeFor } from '../../electron/cli/exit-codes.js';
 import { Engine } from '../../electron/engine/engine.js';
 import { engineLockHolder } from '../../electron/engine/lock/engine-lock.js';
-import { FIXTURE_TEMPLATES } from '../helpers/farm.js';
 import { REPO } from '../helpers/engine.js';
-import { FARM_KINDS, startFarmProcess, type FarmKind, type FarmProcess } from '../helpers/farm-process.js';
+import { FARM_KINDS, seedDataFolder, startFarmProcess, type FarmKind, type FarmProcess } from '../helpers/farm-process.js';
 import { tempDirFor } from '../helpers/temp-dir.js';
 import { waitUntil } from '../helpers/wait.js';
 import { startSimInstance } from '../simulator/index.js';
@@ -108,13 +107,9 @@ test('shotfarm import in a second terminal reaches the running farm, which start
   mkdirSync(web);
   const sim = await startSimInstance({ name: 'sim-0', duration: { fixedMs: 1_500 } });
   ctx.after(() => sim.close());
-  const setup = new Engine({ dataDir: dir, log: () => undefined });
-  await setup.call('templates.add', { content: readFileSync(join(FIXTURE_TEMPLATES, 'txt2img.json'), 'utf8'), fileName: 'txt2img.json' });
-  await setup.call('instances.add', { name: 'sim-0', url: sim.url });
   // The running farm looks at the store for other processes' rows once per probe interval: at
   // 600 s, only the import reaching the farm itself can start the job within this test.
-  await setup.call('settings.set', { key: 'probe_interval_s', value: 600 });
-  await setup.close();
+  await seedDataFolder(dir, sim.url, { probe_interval_s: 600 });
   const list = (id: string) => {
     const file = join(dir, `${id}.json`);
     writeFileSync(file, JSON.stringify({ project: 'P', episode: 'E', shots: [{ id, stage: 'keyframe', template: 'txt2img' }] }));
