@@ -4,7 +4,7 @@
  */
 import Database from 'better-sqlite3';
 import type BetterSqlite3 from 'better-sqlite3';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ShotfarmError } from '../../../shared/errors.js';
 import type { Clock } from '../clock.js';
@@ -30,6 +30,7 @@ export function openDatabase(file: string, clock: Clock, opts: DatabaseOptions =
       throw new ShotfarmError('storage', `Cannot create the data folder ${dirname(file)}: ${(err as Error).message}`);
     }
   }
+  refuseEmptyFile(file);
   let db: Db;
   try {
     db = opts.nativeBinding ? withAddon(file, opts.nativeBinding) : new Database(file);
@@ -52,6 +53,24 @@ export function openDatabase(file: string, clock: Clock, opts: DatabaseOptions =
     throw new ShotfarmError('storage', `The database ${file} could not be prepared: ${(err as Error).message}`);
   }
   return db;
+}
+
+/**
+ * A database file of 0 bytes (and no write-ahead log holding pages) is not a new store: a copy or
+ * a restore that went wrong, a disk that lost it. SQLite would take it as an empty database and
+ * the farm would start afresh, silently forgetting every job. Refused, saying what to do.
+ */
+function refuseEmptyFile(file: string): void {
+  if (file === ':memory:') return;
+  const size = (f: string): number | null => {
+    try {
+      return statSync(f).size;
+    } catch {
+      return null;
+    }
+  };
+  if (size(file) !== 0 || (size(`${file}-wal`) ?? 0) > 0) return;
+  throw new ShotfarmError('storage', `The database ${file} is empty (0 bytes): it is not a Shotfarm store (a copy or restore that went wrong, or a disk that lost it). Restore it from a backup, or delete the file to start a new, empty farm.`, { details: { file } });
 }
 
 /** Opens with the given addon; an addon that is missing or will not load says so, naming the file. */
