@@ -156,6 +156,23 @@ export interface TemplateView {
   createdAt: number;
 }
 
+/** What the farm waits for by itself: its database or its output disk cannot take a write now. */
+export type StorageHoldKind = 'database_busy' | 'database_full' | 'database_io' | 'database_readonly' | 'output_disk_full' | 'output_not_writable';
+
+/**
+ * The farm holds — dispatches nothing, finishes nothing — until its storage takes writes again,
+ * and tries again by itself (no operator action needed beyond freeing the disk or the lock).
+ */
+export interface StorageHoldView {
+  kind: StorageHoldKind;
+  /** What failed, in words ("output disk full: sh010_00001_.png could not be written to …"). */
+  reason: string;
+  /** Since when (epoch ms). */
+  since: number;
+  /** When it tries again (epoch ms). */
+  retryAt: number;
+}
+
 export interface FarmStatus {
   jobsByState: Record<JobState, number>;
   /** Queued jobs no registered workstation could ever take (counted in jobsByState.queued too). */
@@ -174,6 +191,8 @@ export interface FarmStatus {
   farmState: FarmStateView;
   /** Attempts being followed right now. */
   activeAttempts: number;
+  /** The farm in this process waits for its storage (a full disk, a locked database); null when it does not. */
+  storageHold: StorageHoldView | null;
 }
 
 /** One probe of one workstation: what /system_stats and /queue said, or why they did not answer. */

@@ -73,6 +73,14 @@ const TABLE = {
     type: 'number', integer: false, unit: 's', default: 300, min: 1, max: 7 * 86_400,
     description: 'How long a quarantined workstation takes no work',
   },
+  object_info_max_mb: {
+    type: 'number', integer: false, unit: 'MB', default: 64, min: 1, max: 2_048,
+    description: "The largest /object_info answer taken from a workstation (its node list: several MB with many custom nodes and models); a larger one is refused, not read",
+  },
+  output_max_gb: {
+    type: 'number', integer: false, unit: 'GB', default: 8, min: 0.001, max: 1_024,
+    description: 'The largest output file stored; a larger one fails its job for good (the same render would make it again) instead of filling the disk',
+  },
   output_root: {
     type: 'folder', default: null,
     description: 'Where outputs are written (<root>/<project>/<episode>/<shot>/<stage>/take-<n>/); an absolute, writable folder on the machine running the farm; unset: <data>/outputs',

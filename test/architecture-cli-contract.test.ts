@@ -16,6 +16,8 @@ const ENGINE_MODULES_ALLOWED: Readonly<Record<string, string>> = {
   'intake/text-check.js': 'a shot list larger than the contract takes is refused before it is read whole',
   'scheduler/scheduler.js': '`run` is the farm in this process (type only: it asks whether the farm can still progress)',
   'scheduler/farm-progress.js': "the type of that answer (`run --until-idle`'s stuck reasons)",
+  'lock/engine-lock.js': 'whether an engine runs the data folder\'s farm now: then commands go through it, not to the database',
+  'lock/lock-record.js': 'who that engine is and how it is reached (its control address), in the words a refusal uses',
 };
 
 /** What a CLI file does that bypasses the contract. */

@@ -1,21 +1,32 @@
-/** What every CLI command needs: the engine on the chosen data folder, and how to print. */
-import { Engine } from '../engine/engine.js';
-import { defaultDataDir } from '../engine/data-dir.js';
+/** What every CLI command needs: the engine of the chosen data folder (here, or the one running its farm), and how to print. */
+import type { Engine } from '../engine/engine.js';
 
 export interface GlobalOptions {
   data?: string;
   json?: boolean;
 }
 
-export function openEngine(opts: GlobalOptions): Engine {
-  return new Engine({ dataDir: opts.data ?? defaultDataDir() });
+/**
+ * What a command may do with the engine: call its contract. It is either an engine opened on the
+ * data folder for this command, or — when an engine runs the folder's farm (the app, `serve`,
+ * `run`) — that engine, reached through its control listener (engine-target.ts).
+ */
+export type EngineApi = Pick<Engine, 'call'>;
+
+export interface RunOptions {
+  /**
+   * The command hands the engine paths of this terminal or writes files as this user (exports,
+   * freeze, verify): it always runs on a connection of its own, never through a running farm.
+   * Reading and writing files beside a running farm is safe (SQLite's own locking).
+   */
+  here?: boolean;
 }
 
 /**
- * How a command runs: on an engine opened for it (and closed after), with the global options. The
+ * How a command runs: on the engine chosen for it (closed after), with the global options. The
  * command talks to the engine through its contract (`engine.call`); a number it returns is the exit code.
  */
-export type Run = (fn: (engine: Engine, g: GlobalOptions) => Promise<number | void>) => Promise<void>;
+export type Run = (fn: (engine: EngineApi, g: GlobalOptions) => Promise<number | void>, o?: RunOptions) => Promise<void>;
 
 /** Where commands print; tests pass their own to capture output without touching the process. */
 export interface Io {

@@ -15,9 +15,12 @@ export const EXIT = {
   unhealthy: 7, // health: no workstation is healthy
   verifyMismatch: 8, // verify: a file listed in the manifest is missing, changed or unreadable
   cannotRun: 9, // run --until-idle: some jobs wait for something no registered workstation offers
+  farmHeld: 10, // run, serve: another engine already runs this data folder's farm (the message says which, since when, what to do)
 } as const;
 
-export function exitCodeFor(code: ErrorCode): number {
+/** The exit code of an error envelope; a refusal because another engine holds the farm has its own (its details carry `engineLock`). */
+export function exitCodeFor(code: ErrorCode, details?: Record<string, unknown>): number {
+  if (details && 'engineLock' in details) return EXIT.farmHeld;
   switch (code) {
     case 'bad_input':
       return EXIT.badInput;

@@ -1,20 +1,24 @@
 /**
  * `shotfarm status` (jobs by state, the workstations) and `shotfarm run [--until-idle]`: runs the
  * farm in this terminal — probes the workstations, reconciles attempts left open, dispatches queued
- * jobs — printing each job change. Ctrl+C leaves running prompts on the workstations (the next
- * start picks them up). `--until-idle` exits once nothing more can happen by itself: every job
- * finished or held, or waiting for something no registered workstation offers (then it says what,
- * and exits with EXIT.cannotRun).
+ * jobs — printing each job change, until stopped (Ctrl+C, SIGTERM). Stopping leaves running prompts
+ * on the workstations (the next start picks them up) and lets downloads in flight finish, for a
+ * bounded time; a second Ctrl+C leaves them for the next start at once. `--until-idle` exits once
+ * nothing more can happen by itself: every job finished or held, or waiting for something no
+ * registered workstation offers (then it says what, and exits with EXIT.cannotRun). It takes the
+ * data folder's farm: with another engine running it, it refuses (EXIT.farmHeld).
  */
 import type { Command } from 'commander';
 import { JOB_STATES } from '../../shared/job-states.js';
 import { lostContactWords } from '../../shared/live-attempt.js';
-import type { Engine } from '../engine/engine.js';
+import { defaultDataDir } from '../engine/data-dir.js';
+import { Engine } from '../engine/engine.js';
 import type { FarmProgress } from '../engine/scheduler/farm-progress.js';
 import type { Scheduler } from '../engine/scheduler/scheduler.js';
-import { printJson, type Io, type Run } from './context.js';
+import { printJson, type GlobalOptions, type Io, type Run } from './context.js';
 import { EXIT } from './exit-codes.js';
-import { farmStateLine } from './farm-state-command.js';
+import { farmStateLine, storageHoldLine } from './farm-state-command.js';
+import { untilStopped } from './stop-signals.js';
 
 /** While the farm waits by itself (busy or offline workstations), say why at most this often. */
 const WAITING_NOTE_MS = 30_000;
@@ -76,22 +80,22 @@ function watchUntilIdle(engine: Engine, scheduler: Scheduler, io: Io, json: bool
   };
 }
 
-/** Resolves on Ctrl+C or SIGTERM, or when `stop` is called. */
-function untilStopped(): { stopped: Promise<void>; stop: () => void } {
-  let stop = (): void => undefined;
-  const stopped = new Promise<void>((resolve) => {
-    stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
+/** Runs the farm of the data folder in this process until stopped; the exit code. */
+export async function runFarm(dataDir: string, io: Io, o: { untilIdle?: boolean; json?: boolean }): Promise<number> {
+  const engine = new Engine({ dataDir, kind: 'run' });
+  const { stopped, stop, dispose } = untilStopped(() => {
+    io.out('Leaving the downloads in flight for the next start.');
+    engine.scheduler?.hurry();
   });
-  return { stopped, stop };
+  try {
+    return await runUntilStopped(engine, io, o, stopped, stop);
+  } finally {
+    await engine.close();
+    dispose();
+  }
 }
 
-export async function runFarm(engine: Engine, io: Io, o: { untilIdle?: boolean; json?: boolean }): Promise<number> {
+async function runUntilStopped(engine: Engine, io: Io, o: { untilIdle?: boolean; json?: boolean }, stopped: Promise<void>, stop: () => void): Promise<number> {
   const json = Boolean(o.json);
   const scheduler = engine.startScheduler();
   const off = printChanges(engine, io, json);
@@ -99,7 +103,6 @@ export async function runFarm(engine: Engine, io: Io, o: { untilIdle?: boolean; 
   const { farmState } = await engine.call('farm.status', {});
   if (farmState.state !== 'running') io.out(farmStateLine(farmState));
   let final: FarmProgress | null = null;
-  const { stopped, stop } = untilStopped();
   if (o.untilIdle) {
     off.push(watchUntilIdle(engine, scheduler, io, json, (p) => {
       final = p;
@@ -108,6 +111,11 @@ export async function runFarm(engine: Engine, io: Io, o: { untilIdle?: boolean; 
   }
   await stopped;
   for (const f of off) f();
+  const collecting = scheduler.collecting();
+  if (collecting > 0 && !json) {
+    io.out(`Stopping: ${collecting} download(s) in flight may finish first (at most ${Math.round(scheduler.stopGraceMs / 1000)} s; Ctrl+C again leaves them for the next start).`);
+  }
+  await engine.stopScheduler();
   const s = await engine.call('farm.status', {});
   const stuck = (final as FarmProgress | null)?.stuck ?? [];
   if (json) {
@@ -128,6 +136,7 @@ export function registerStatus(program: Command, io: Io, run: Run): void {
       const s = await e.call('farm.status', {});
       if (g.json) return printJson(io, s);
       io.out(farmStateLine(s.farmState));
+      if (s.storageHold) io.out(storageHoldLine(s.storageHold));
       // blocked: queued jobs no registered workstation could ever take (`jobs why JOB` says why).
       io.out(`${JOB_STATES.map((st) => `${st} ${s.jobsByState[st]}`).join('  ')}  (blocked ${s.blocked})`);
       for (const i of s.instances) {
@@ -138,10 +147,13 @@ export function registerStatus(program: Command, io: Io, run: Run): void {
   );
 }
 
-export function registerRun(program: Command, io: Io, run: Run): void {
+export function registerRun(program: Command, io: Io, setExit: (code: number) => void): void {
   program
     .command('run')
     .description('run the farm here: dispatch queued jobs to the workstations and follow them (Ctrl+C to stop following)')
     .option('--until-idle', 'exit once nothing is queued, retrying or running')
-    .action((o) => run((e, g) => runFarm(e, io, { untilIdle: Boolean(o.untilIdle), json: Boolean(g.json) })));
+    .action(async (_o: unknown, cmd: Command) => {
+      const o = cmd.optsWithGlobals<GlobalOptions & { untilIdle?: boolean }>();
+      setExit(await runFarm(o.data ?? defaultDataDir(), io, { untilIdle: Boolean(o.untilIdle), json: Boolean(o.json) }));
+    });
 }

@@ -7,7 +7,7 @@
  */
 import type { Command } from 'commander';
 import { userInfo } from 'node:os';
-import type { FarmStatus } from '../../shared/domain.js';
+import type { FarmStatus, StorageHoldView } from '../../shared/domain.js';
 import { FARM_STATE_WORDS, type FarmStateView } from '../../shared/farm-settings.js';
 import { printJson, type Io, type Run } from './context.js';
 import { appliesWhen } from './settings-command.js';
@@ -28,6 +28,11 @@ export function farmStateLine(f: FarmStateView): string {
   return `Farm ${FARM_STATE_WORDS[f.state]}${who ? ` (set ${who})` : ''}${f.state === 'running' ? '' : '. Resume with: shotfarm farm resume'}`;
 }
 
+/** The line `status` and `farm status` add while the farm waits for its storage (a full disk, a locked database). */
+export function storageHoldLine(h: StorageHoldView): string {
+  return `Waiting for storage since ${formatTime(h.since)} UTC: ${h.reason}. It tries again by itself (next at ${formatTime(h.retryAt)} UTC).`;
+}
+
 const ACTIONS = [
   { name: 'pause', method: 'farm.pause', what: 'no new dispatch; running prompts finish' },
   { name: 'stop', method: 'farm.stop', what: 'no new dispatch; running prompts are interrupted, removed and their jobs requeued' },
@@ -36,6 +41,7 @@ const ACTIONS = [
 
 function printStatus(io: Io, s: FarmStatus): void {
   io.out(farmStateLine(s.farmState));
+  if (s.storageHold) io.out(storageHoldLine(s.storageHold));
   io.out(`running ${s.jobsByState.running}  queued ${s.jobsByState.queued}  retrying ${s.jobsByState.failed_retryable}  held ${s.jobsByState.held}`);
 }
 

@@ -3,9 +3,8 @@
  * at least one is healthy (for service probes), 7 when none is or none is registered.
  */
 import type { Command } from 'commander';
-import type { Engine } from '../engine/engine.js';
 import { GB } from './args.js';
-import type { Io, Run } from './context.js';
+import type { EngineApi, Io, Run } from './context.js';
 import { EXIT } from './exit-codes.js';
 import { farmStateLine } from './farm-state-command.js';
 
@@ -17,7 +16,7 @@ export function registerHealth(program: Command, io: Io, run: Run): void {
     .action((o) => run((e, g) => runHealth(e, io, Number(o.timeout) || 2000, Boolean(g.json))));
 }
 
-export async function runHealth(engine: Engine, io: Io, timeoutMs: number, json: boolean): Promise<number> {
+export async function runHealth(engine: EngineApi, io: Io, timeoutMs: number, json: boolean): Promise<number> {
   const report = await engine.call('instances.probeAll', { timeoutMs });
   const { farmState } = await engine.call('farm.status', {});
   const { healthy, instances } = report;

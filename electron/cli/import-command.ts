@@ -6,8 +6,7 @@ import { basename, dirname, resolve } from 'node:path';
 import type { ImportPreview } from '../../shared/domain.js';
 import { ShotfarmError } from '../../shared/errors.js';
 import { isPriority, PRIORITIES } from '../../shared/priorities.js';
-import type { Engine } from '../engine/engine.js';
-import type { Io, Run } from './context.js';
+import type { EngineApi, Io, Run } from './context.js';
 import { EXIT } from './exit-codes.js';
 import { formatTable, printable } from './table.js';
 
@@ -61,7 +60,7 @@ export function printPreview(io: Io, p: ImportPreview): void {
   io.out(`${p.counts.new} new, ${p.counts.duplicate} already imported, ${p.counts.error} with errors.`);
 }
 
-export async function runImport(engine: Engine, io: Io, file: string, o: ImportOptions): Promise<number> {
+export async function runImport(engine: EngineApi, io: Io, file: string, o: ImportOptions): Promise<number> {
   const path = resolve(file);
   let content: string;
   try {

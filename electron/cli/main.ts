@@ -5,7 +5,9 @@
  */
 import { Command, CommanderError } from 'commander';
 import { ShotfarmError, toErrorEnvelope } from '../../shared/errors.js';
-import { openEngine, processIo, type GlobalOptions, type Io, type Run } from './context.js';
+import { defaultDataDir } from '../engine/data-dir.js';
+import { processIo, type GlobalOptions, type Io, type Run } from './context.js';
+import { openTarget } from './engine-target.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { registerExport } from './export-command.js';
 import { registerRun, registerStatus } from './farm-command.js';
@@ -22,14 +24,15 @@ import { registerTemplates } from './templates-command.js';
 import { registerWorkers } from './workers-command.js';
 
 /** The command groups, in the order `--help` lists them. */
-const GROUPS: ((program: Command, io: Io, run: Run) => void)[] = [
-  registerImport, registerTemplates, registerStatus, registerJobs, registerExport, registerWorkers, registerRun, registerHealth,
-  // serve opens its own engine and runs until Ctrl+C, so it does not go through run().
+const GROUPS: ((program: Command, io: Io, run: Run, setExit: (code: number) => void) => void)[] = [
+  registerImport, registerTemplates, registerStatus, registerJobs, registerExport, registerWorkers,
+  // run and serve open their own engine (they run the farm) until stopped, so they do not go through run().
+  (program, io, _run, setExit) => registerRun(program, io, setExit), registerHealth,
   (program, io) => registerServe(program, io),
   registerRelease, registerHooks, registerStorage, registerSettings, registerFarm,
 ];
 
-export function buildProgram(io: Io, run: Run): Command {
+export function buildProgram(io: Io, run: Run, setExit: (code: number) => void = () => undefined): Command {
   const program = new Command('shotfarm')
     .description('Durable render jobs from shot lists, on your ComfyUI workstations.')
     .option('--data <dir>', 'data folder holding shotfarm.sqlite (default: the per-user app data folder, or $SHOTFARM_DATA)')
@@ -37,24 +40,24 @@ export function buildProgram(io: Io, run: Run): Command {
     .showHelpAfterError()
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) })
     .exitOverride();
-  for (const register of GROUPS) register(program, io, run);
+  for (const register of GROUPS) register(program, io, run, setExit);
   return program;
 }
 
 export async function main(argv: string[], io: Io = processIo): Promise<number> {
   let exitCode: number = EXIT.ok;
   let program: Command;
-  const run: Run = async (fn) => {
+  const run: Run = async (fn, o = {}) => {
     const g = program.opts<GlobalOptions>();
-    const engine = openEngine(g);
+    const target = await openTarget(g.data ?? defaultDataDir(), { here: o.here === true, warn: (m) => io.err(`shotfarm: ${m}`) });
     try {
-      const code = await fn(engine, g);
+      const code = await fn(target.api, g);
       exitCode = typeof code === 'number' ? code : EXIT.ok;
     } finally {
-      await engine.close();
+      await target.close();
     }
   };
-  program = buildProgram(io, run);
+  program = buildProgram(io, run, (code) => (exitCode = code));
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {
@@ -63,7 +66,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     }
     const env = toErrorEnvelope(err);
     io.err(`shotfarm: ${env.message}`);
-    return err instanceof ShotfarmError ? exitCodeFor(env.code) : EXIT.failure;
+    return err instanceof ShotfarmError ? exitCodeFor(env.code, env.details) : EXIT.failure;
   }
   return exitCode;
 }

@@ -14,6 +14,7 @@ import { Engine } from '../engine/engine.js';
 import { DEMO_LABEL, DEMO_SAMPLES_DIR, startDemoFarm, type DemoFarm } from '../server/demo-farm.js';
 import { DEFAULT_STATIC_DIR, startServer } from '../server/server.js';
 import type { Io } from './context.js';
+import { untilStopped } from './stop-signals.js';
 
 interface ServeOptions {
   listen: string;
@@ -22,19 +23,6 @@ interface ServeOptions {
   token?: string;
   static?: string;
   data?: string;
-}
-
-/** Resolves when the process is asked to stop. */
-function untilSignal(): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      process.off('SIGINT', done);
-      process.off('SIGTERM', done);
-      resolve();
-    };
-    process.on('SIGINT', done);
-    process.on('SIGTERM', done);
-  });
 }
 
 /** A listen failure in words: which address is taken and what to do about it. */
@@ -55,7 +43,12 @@ export async function runServe(io: Io, o: ServeOptions, stop?: Promise<void>): P
   if (!existsSync(join(staticDir, 'index.html'))) io.err(`shotfarm: no built UI in ${staticDir}; run \`npm run build:renderer\` first (the API still works).`);
 
   const log = (m: string): void => io.err(`shotfarm: ${m}`);
-  const engine = new Engine({ dataDir, log });
+  // Takes the data folder's farm first: with another engine running it, nothing is started (exit 10).
+  const engine = new Engine({ dataDir, log, kind: 'serve' });
+  const signals = stop ? null : untilStopped(() => {
+    io.out('Leaving the downloads in flight for the next start.');
+    engine.scheduler?.hurry();
+  });
   let demo: DemoFarm | null = null;
   try {
     // Listen first: a taken port is reported before any simulator starts.
@@ -68,17 +61,24 @@ export async function runServe(io: Io, o: ServeOptions, stop?: Promise<void>): P
       engine.startScheduler();
       // A wildcard listen address is not something to type into a browser: show this machine's name.
       const shown = server.url.replace(/\/\/(0\.0\.0\.0|\[::\])/, `//${hostname()}`);
+      engine.announceServeUrl(shown);
       io.out(`Shotfarm${o.demo ? ' (demo farm)' : ''} serving ${dataDir}`);
       io.out(`Open ${shown}/${server.token ? `?token=${server.token}` : ''}`);
       if (server.token) io.out(`Access token: ${server.token} (scripts send it as "Authorization: Bearer …")`);
       io.out('Press Ctrl+C to stop.');
-      await (stop ?? untilSignal());
+      await (stop ?? signals?.stopped);
+      demo?.producer?.close(); // no batch may start against a closing engine
+      const collecting = engine.scheduler?.collecting() ?? 0;
+      if (collecting > 0) io.out(`Stopping: ${collecting} download(s) in flight may finish first (Ctrl+C again leaves them for the next start).`);
+      // The farm stops first (gracefully), while the UI and the API still answer.
+      await engine.stopScheduler();
     } finally {
       await server.close();
     }
   } finally {
-    demo?.producer?.close(); // no batch may start against a closing engine
+    demo?.producer?.close();
     await engine.close().catch(() => undefined);
+    signals?.dispose();
     await demo?.close();
     if (tempDemo) rmSync(tempDemo, { recursive: true, force: true });
   }

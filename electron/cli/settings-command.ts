@@ -6,8 +6,9 @@
  */
 import type { Command } from 'commander';
 import type { FarmSettingView } from '../../shared/farm-settings.js';
-import type { Engine } from '../engine/engine.js';
-import { printJson, type Io, type Run } from './context.js';
+import { holderWords } from '../engine/lock/lock-record.js';
+import { printJson, type EngineApi, type Io, type Run } from './context.js';
+import { RemoteEngine } from './remote-engine.js';
 import { formatTable, formatTime } from './table.js';
 
 function valueWithUnit(v: FarmSettingView, value: number | string): string {
@@ -62,8 +63,9 @@ export function registerSettings(program: Command, io: Io, run: Run): void {
   );
 }
 
-/** When a farm running in another process sees a change made here: at its next settings check. */
-export async function appliesWhen(e: Engine): Promise<string> {
+/** When the farm acts on a change made here: now, when it was made through the farm's own engine; else at its next settings check. */
+export async function appliesWhen(e: EngineApi): Promise<string> {
+  if (e instanceof RemoteEngine) return `Applied now by the engine running this farm: ${holderWords(e.holder)}.`;
   const probe = await e.call('settings.get', { key: 'probe_interval_s' });
   return `A farm running on this data folder (the app, shotfarm serve or run) applies it within ${probe.value} s.`;
 }

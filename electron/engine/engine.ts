@@ -32,6 +32,10 @@ import { storedFarmFacts } from './scheduler/stored-facts.js';
 import { TemplateCache } from './scheduler/wait-explainer.js';
 import { LiveSettings } from './settings/live-settings.js';
 import { DB_FILE_NAME, openDatabase, type Db } from './store/database.js';
+import type { OutputFs } from './files/output-file.js';
+import { startControlListener, type ControlListener } from './lock/control-listener.js';
+import { EngineLock } from './lock/engine-lock.js';
+import type { EngineKind, LockRecord } from './lock/lock-record.js';
 
 export interface EngineOptions {
   dataDir: string;
@@ -43,6 +47,15 @@ export interface EngineOptions {
   /** better-sqlite3's addon to load (the desktop app's Electron build); default node_modules' own. */
   nativeBinding?: string;
   log?: (message: string) => void;
+  /**
+   * The host that runs the farm (the desktop app's engine, `serve`, `run`): the data folder's farm
+   * lock is taken as the engine opens, and a second engine is refused (lock/engine-lock.ts).
+   * Without it, the lock is taken when the scheduler starts (as 'embedded'); one-shot engines (the
+   * CLI's direct commands) never take it.
+   */
+  kind?: EngineKind;
+  /** How output files are written (tests: a disk that fills up); default the real file system. */
+  outputFs?: OutputFs;
 }
 
 export class Engine {
@@ -63,12 +76,27 @@ export class Engine {
   readonly handlers: ApiHandlers;
   private readonly announcer: JobAnnouncer;
   private readonly log: (message: string) => void;
+  /** The data folder's farm, while this engine runs it (and the listener one-shot CLI commands call). */
+  private farmLock: EngineLock | null = null;
+  private control: Promise<ControlListener | null> = Promise.resolve(null);
+  private readonly opts: EngineOptions;
+  private closed = false;
 
   constructor(opts: EngineOptions) {
+    this.opts = opts;
     this.clock = opts.clock ?? systemClock;
     this.random = opts.random ?? systemRandom;
     this.dbFile = join(opts.dataDir, DB_FILE_NAME);
     this.db = openDatabase(this.dbFile, this.clock, { nativeBinding: opts.nativeBinding });
+    // One engine per data folder: the host takes the farm first thing (a database that cannot be opened says so first).
+    if (opts.kind) {
+      try {
+        this.takeFarm(opts.kind);
+      } catch (err) {
+        this.db.close();
+        throw err;
+      }
+    }
     this.timers = opts.timers ?? systemTimers;
     this.outputRoot = opts.outputRoot ?? join(opts.dataDir, 'outputs');
     this.log = opts.log ?? ((m) => process.stderr.write(`shotfarm: ${m}\n`));
@@ -103,9 +131,12 @@ export class Engine {
    */
   startScheduler(over: Partial<SchedulerConfig> = {}): Scheduler {
     if (this.scheduler) return this.scheduler;
+    // Recovery and dispatch run only in the lock holder: a second engine is refused here.
+    if (!this.farmLock) this.takeFarm('embedded');
     this.scheduler = new Scheduler({
       db: this.db, clock: this.clock, random: this.random, timers: this.timers, events: this.events,
       config: this.settings.schedulerConfig(over), announce: (ids) => void this.announcer.announce(ids), log: this.log,
+      ...(this.opts.outputFs ? { outputFs: this.opts.outputFs } : {}),
     });
     this.scheduler.start();
     this.settings.attach(this.scheduler);
@@ -114,13 +145,65 @@ export class Engine {
     return this.scheduler;
   }
 
-  /** Stops deciding and following; prompts keep running on the servers (closing the app is not an incident). */
-  async close(): Promise<void> {
+  /**
+   * Stops the farm here (gracefully: downloads in flight finish, bounded) but keeps the store open,
+   * so a host can still say how it left things; `close` does the rest.
+   */
+  async stopScheduler(): Promise<void> {
     await this.settings.close();
     await this.scheduler?.close();
     this.scheduler = null;
+  }
+
+  /** Who runs this data folder's farm, when this engine does (its lock record). */
+  get holder(): LockRecord | null {
+    return this.farmLock?.current ?? null;
+  }
+
+  /** `serve` says where it serves, for the record a second engine quotes. */
+  announceServeUrl(url: string): void {
+    this.farmLock?.update({ serveUrl: url });
+  }
+
+  /**
+   * Takes the data folder's farm (or throws, naming who has it), then opens the loopback listener
+   * through which one-shot CLI commands in other terminals reach this engine; the record says where
+   * once it listens.
+   */
+  private takeFarm(kind: EngineKind): void {
+    const lock = EngineLock.acquire(this.opts.dataDir, kind, this.clock, { ...(this.opts.nativeBinding ? { nativeBinding: this.opts.nativeBinding } : {}) });
+    this.farmLock = lock;
+    this.control = startControlListener((method, input) => this.call(method as ApiMethod, input), this.log ?? (() => undefined)).then(
+      (listener) => {
+        if (this.farmLock !== lock) {
+          void listener.close();
+          return null;
+        }
+        lock.update({ control: { url: listener.url, token: listener.token } });
+        return listener;
+      },
+      (err: unknown) => {
+        (this.log ?? (() => undefined))(`the control listener did not start: ${(err as Error).message}; other terminals' commands cannot reach this farm`);
+        return null;
+      },
+    );
+  }
+
+  /**
+   * Stops deciding and following; prompts keep running on the servers (closing the app is not an
+   * incident). Downloads in flight finish first, for a bounded time (Scheduler.close). Then the farm
+   * is given up: another engine may take it.
+   */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.stopScheduler();
     await this.hooks.close();
+    const lock = this.farmLock;
+    this.farmLock = null;
+    await (await this.control)?.close();
     this.db.close();
+    lock?.release();
   }
 
   /** Validates the input against the contract, then runs the handler. The single entry for every transport. */

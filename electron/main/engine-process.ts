@@ -27,7 +27,8 @@ function openEngine(host: HostPort): Engine | null {
   const dataDir = argValue('--data') ?? process.env.SHOTFARM_DATA;
   try {
     if (!dataDir) throw new Error('The engine process needs --data DIR (the folder holding shotfarm.sqlite).');
-    const engine = new Engine({ dataDir, log, outputRoot: argValue('--outputs'), nativeBinding: argValue('--native-binding') });
+    // The desktop app runs the data folder's farm: a `serve` or `run` already running it is named in the refusal.
+    const engine = new Engine({ dataDir, log, outputRoot: argValue('--outputs'), nativeBinding: argValue('--native-binding'), kind: 'desktop' });
     // Reconciles attempts left open by a previous engine (a crash or a kill), then dispatches.
     engine.startScheduler();
     return engine;
@@ -40,6 +41,11 @@ function openEngine(host: HostPort): Engine | null {
   }
 }
 
+/**
+ * Quitting the app (the host's `shutdown`), SIGTERM or a lost host: the engine closes gracefully —
+ * downloads in flight finish for a bounded time (Scheduler.close), the rest are collected at the
+ * next start — then the process exits. The host waits longer than that bound before it kills.
+ */
 function run(host: HostPort, engine: Engine): void {
   let closing = false;
   const shutdown = async (): Promise<void> => {

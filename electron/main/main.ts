@@ -45,7 +45,8 @@ function boot(): void {
   const outputRoot = join(dataDir, 'outputs');
   const devTools = !app.isPackaged;
   const nativeBinding = sqliteBindingPath(app.isPackaged ? process.resourcesPath : app.getAppPath(), process.versions.electron, process.platform, process.arch);
-  const host = new EngineHost({ spawn: utilitySpawner({ entry: paths.engineEntry, dataDir, outputRoot, nativeBinding, log }), log });
+  // Quitting lets the engine finish its downloads in flight (up to 10 s, Scheduler.close) before it is killed.
+  const host = new EngineHost({ spawn: utilitySpawner({ entry: paths.engineEntry, dataDir, outputRoot, nativeBinding, log }), log, stopTimeoutMs: 20_000 });
   const notifier = new JobNotifier();
   let win: BrowserWindow | null = null;
   let quitting = false;

@@ -1,7 +1,9 @@
 /**
  * `GET /api/events`: one WebSocket per client, fed by one shared batcher (each batch is serialised
- * once). Clients send nothing but `{type:"ping"}`; anything else closes the socket (1008). A client
- * that cannot keep up is dropped instead of buffering without bound — it reconnects and refetches.
+ * once). Clients send nothing but `{type:"ping"}`; anything else closes the socket (1008). A frame
+ * over MAX_CLIENT_FRAME_BYTES closes that socket (1009) — `ws` reports it as an error on the
+ * socket, which is listened for here: an unheard one once ended the whole server. A client that
+ * cannot keep up is dropped instead of buffering without bound — it reconnects and refetches.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -13,6 +15,8 @@ import { EventBatcher, relayWireEvents, type WireEvent } from '../engine/hosting
 const clientMessage = z.strictObject({ type: z.literal('ping') });
 /** A client this far behind is dropped (it will reconnect and refetch what it shows). */
 const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+/** A ping is 15 bytes; anything near this is not one of ours. */
+export const MAX_CLIENT_FRAME_BYTES = 4 * 1024;
 
 export interface EventSocketHub {
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
@@ -20,7 +24,8 @@ export interface EventSocketHub {
 }
 
 export function startEventHub(engine: Engine, intervalMs = 100): EventSocketHub {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 4 * 1024 });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_FRAME_BYTES });
+  wss.on('error', () => undefined); // the server's own errors concern one upgrade, never the process
   const batcher = new EventBatcher((events: WireEvent[]) => {
     const text = JSON.stringify({ type: 'events', events });
     for (const ws of wss.clients) {
@@ -32,6 +37,8 @@ export function startEventHub(engine: Engine, intervalMs = 100): EventSocketHub 
   const unsubscribe = relayWireEvents(engine.events, (e) => batcher.push(e));
 
   wss.on('connection', (ws: WebSocket) => {
+    // An oversized or invalid frame, a reset: ws closes or drops this socket itself; nothing else to do.
+    ws.on('error', () => undefined);
     ws.send(JSON.stringify({ type: 'hello' }));
     ws.on('message', (data: RawData, isBinary: boolean) => {
       let parsed: unknown;
@@ -50,6 +57,7 @@ export function startEventHub(engine: Engine, intervalMs = 100): EventSocketHub 
 
   return {
     handleUpgrade(req, socket, head) {
+      socket.on('error', () => socket.destroy()); // a client gone mid-handshake
       wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
     },
     close() {

@@ -2,8 +2,10 @@
  * Chaos: the engine runs in a child process over a simulator farm in this process whose
  * instances follow random fault scripts (ok / oom / error / drop / 500 / slow) with occasional
  * server restarts; the engine is SIGKILLed at random moments (0.3–3 s after its scheduler started,
- * or for one kill in five, after spawn: during start-up and recovery) and started again, N times. Then a
- * last engine drains the queue and the store is checked:
+ * or for one kill in five, after spawn: during start-up and recovery) and started again, N times;
+ * one end in four (--stops 0.25) is a graceful stop instead (SIGTERM: downloads in flight may
+ * finish for a bounded time or are left for the next start). Then a last engine drains the queue
+ * and the store is checked:
  *
  * - lost: every imported job ends completed / failed_final / timeout_kill, or is still
  *   recoverable (queued, failed_retryable, or running with its attempt open); completed jobs have
@@ -47,7 +49,7 @@ interface Boot {
   killedAt: number | null;
 }
 
-function spawnEngine(dir: string): { boot: Boot; kill(): Promise<void>; close(): Promise<void>; exited: Promise<void>; ready: Promise<void> } {
+function spawnEngine(dir: string): { boot: Boot; kill(): Promise<void>; stop(): Promise<void>; close(): Promise<void>; exited: Promise<void>; ready: Promise<void> } {
   const boot: Boot = { spawnAt: absNow(), loadedAt: null, readyAt: null, dispatchAt: null, killedAt: null };
   const child = fork(ENGINE, [dir, String(boot.spawnAt)], { execArgv: TSX_EXEC_ARGV, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   let onReady: () => void = () => undefined;
@@ -67,6 +69,14 @@ function spawnEngine(dir: string): { boot: Boot; kill(): Promise<void>; close():
     async kill() {
       boot.killedAt = absNow();
       child.kill('SIGKILL');
+      await exited;
+    },
+    /** A graceful stop, as Ctrl+C or a service manager sends it; killed if it outlasts its wait (3 s grace + margin). */
+    async stop() {
+      boot.killedAt = absNow();
+      child.kill('SIGTERM');
+      await Promise.race([exited, sleep(15_000)]);
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await exited;
     },
     async close() {
@@ -134,11 +144,11 @@ function checkStore(file: string): Check {
 
 export const chaosBench: Benchmark = {
   name: 'chaos',
-  description: 'engine SIGKILLed at random moments over a faulty farm: lost, executed twice, recovery, integrity',
+  description: 'engine SIGKILLed or stopped gracefully at random moments over a faulty farm: lost, executed twice, recovery, integrity',
   onlyByName: true,
   async run(args) {
     const { log } = args;
-    const { kills, seed } = numberFlags(args, { kills: 200, seed: 1 });
+    const { kills, seed, stops } = numberFlags(args, { kills: 200, seed: 1, stops: 0.25 });
     const rnd = seededRandom(seed);
     const gpus = 4;
     const { jobs } = numberFlags(args, { jobs: kills * 20 + 100 });
@@ -158,7 +168,8 @@ export const chaosBench: Benchmark = {
       const r = await importThroughContract(be.engine, shotListJson(jobs));
       if (r.ids.length !== jobs) throw new Error(`imported ${r.ids.length} of ${jobs}`);
       await be.engine.close();
-      log(`${jobs} jobs imported; ${kills} kills over ${gpus} faulty simulators (seed ${seed})`);
+      log(`${jobs} jobs imported; ${kills} kills or stops (${Math.round(stops * 100)} % graceful) over ${gpus} faulty simulators (seed ${seed})`);
+      let gracefulStops = 0;
 
       const boots: Boot[] = [];
       const t0 = performance.now();
@@ -178,7 +189,10 @@ export const chaosBench: Benchmark = {
           }, at);
         }
         await Promise.race([sleep(lifeMs), e.exited]);
-        await e.kill();
+        if (rnd() < stops) {
+          gracefulStops++;
+          await e.stop();
+        } else await e.kill();
         if ((k + 1) % 10 === 0) log(`${k + 1} kills (${round((performance.now() - t0) / 1000, 0)} s)`);
       }
       await sleep(200); // let a pending restart land before the final run
@@ -228,6 +242,7 @@ export const chaosBench: Benchmark = {
       const figures: Figure[] = [
         le('lost jobs', check.lost.length, 0, '', 0),
         le('jobs executed twice (not explained by a server restart)', unexplained.length, 0, '', 0),
+        info('  ends that were graceful stops (SIGTERM) rather than SIGKILL', `${gracefulStops} of ${kills}`),
         info('  executed twice after a server restart wiped history', `${twice.length - unexplained.length} (${restarts.length} restarts)`),
         le('recovery p99 (spawn → first dispatch)', rec.p99, 5, 's'),
         info('  recovery p50 / max; spawn → scheduler started p50 / p99', `${rec.p50} / ${rec.max} s; ${rdy.p50} / ${rdy.p99} s (${rec.n} of ${boots.length} starts dispatched before the kill)`),
@@ -241,7 +256,7 @@ export const chaosBench: Benchmark = {
       return {
         figures,
         details: {
-          kills, jobs, seed, gpus, restarts: restarts.length, states: check.states, lost: check.lost.slice(0, 50), chainErrors: check.chainErrors.slice(0, 50),
+          kills, gracefulStops, jobs, seed, gpus, restarts: restarts.length, states: check.states, lost: check.lost.slice(0, 50), chainErrors: check.chainErrors.slice(0, 50),
           executedTwice: twice.slice(0, 50), recoveryS: rec, readyS: rdy, startupS: ld, engineRecoveryS: ep,
           simCounts: sims.map((s) => Object.values(s.allCounts()).reduce((a, c) => ({ received: a.received + c.received, executed: a.executed + c.executed, failed: a.failed + c.failed }), { received: 0, executed: 0, failed: 0 })),
           engineLogTail: engineLog.filter((l) => l).slice(-40),

@@ -1,5 +1,6 @@
 /** Every benchmark `npm run bench` knows, in the order they run. */
 import { chaosBench } from './chaos.bench.js';
+import { collectBench } from './collect.bench.js';
 import { dispatchBench } from './dispatch.bench.js';
 import { gapsBench } from './gaps.bench.js';
 import { importBench } from './import.bench.js';
@@ -12,4 +13,4 @@ import { throughputBench } from './throughput.bench.js';
 import { uiBench } from './ui.bench.js';
 import type { Benchmark } from './lib/types.js';
 
-export const BENCHMARKS: Benchmark[] = [simulatorBench, dispatchBench, gapsBench, makespanBench, rushBench, importBench, throughputBench, runlogBench, uiBench, chaosBench, soakBench];
+export const BENCHMARKS: Benchmark[] = [simulatorBench, dispatchBench, gapsBench, makespanBench, rushBench, importBench, throughputBench, collectBench, runlogBench, uiBench, chaosBench, soakBench];

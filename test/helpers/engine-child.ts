@@ -14,7 +14,8 @@ process.stdin.once('data', () => {
   process.stdin.pause();
   const engine = new Engine({ dataDir, outputRoot, log: (m) => process.stderr.write(`${m}\n`) });
   engine.events.on('job.changed', () => void process.stdout.write('job\n'));
-  engine.startScheduler({ ...FAST, retry: { maxAttempts: 12, baseMs: 10, capMs: 200 }, stallTimeoutS: 10 });
+  // A graceful stop waits up to 2 s for downloads in flight, then leaves them for the next start.
+  engine.startScheduler({ ...FAST, retry: { maxAttempts: 12, baseMs: 10, capMs: 200 }, stallTimeoutS: 10, stopGraceMs: 2_000 });
   process.stdout.write('started\n');
   process.on('SIGTERM', () => {
     void engine.close().then(() => process.exit(0));

@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import type { TestContext } from 'node:test';
 import { systemClock, seededRandom, type Timers } from '../../electron/engine/clock.js';
 import { Engine } from '../../electron/engine/engine.js';
+import type { OutputFs } from '../../electron/engine/files/output-file.js';
 import type { SchedulerConfig } from '../../electron/engine/scheduler/config.js';
 import type { JobState } from '../../shared/job-states.js';
 import type { JobView } from '../../shared/domain.js';
@@ -52,6 +53,8 @@ export interface FarmOptions {
   start?: boolean;
   /** The engine's timers (default the system's), e.g. to see which intervals it arms. */
   timers?: Timers;
+  /** The output files' calls (default the real disk), e.g. a disk that fills up. */
+  outputFs?: OutputFs;
 }
 
 export async function startFarm(o: FarmOptions): Promise<Farm> {
@@ -59,7 +62,7 @@ export async function startFarm(o: FarmOptions): Promise<Farm> {
   const sims = await Promise.all(o.instances.map((i, n) => startSimInstance({ name: `sim-${n}`, duration: { fixedMs: 20 }, ...i })));
   const logs: string[] = [];
   const make = () =>
-    new Engine({ dataDir: tmp.path, clock: systemClock, random: seededRandom(7), timers: o.timers, outputRoot: join(tmp.path, 'out'), log: (m) => logs.push(m) });
+    new Engine({ dataDir: tmp.path, clock: systemClock, random: seededRandom(7), timers: o.timers, outputRoot: join(tmp.path, 'out'), log: (m) => logs.push(m), ...(o.outputFs ? { outputFs: o.outputFs } : {}) });
   let engine = make();
   for (const f of o.templates ?? ['txt2img.json', 'video18.json', 'needs-custom-node.json']) {
     await engine.call('templates.add', { content: readFileSync(resolve(FIXTURE_TEMPLATES, f), 'utf8'), fileName: f });

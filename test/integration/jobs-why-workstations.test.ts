@@ -60,7 +60,14 @@ test('each workstation says the first reason it cannot take a queued job, and `j
     assert.match(text['sim-7']!, /is offline/);
     assert.match(text['sim-8']!, /is busy \(1 of 1 slot in use\)/);
 
-    // The CLI opens its own engine on the same data folder, without a farm: it answers from the store.
+    // The CLI in another terminal reaches the engine that runs the farm (it holds the data folder's lock): the live answer.
+    const viaFarm = await runCli(farm.dir, '--json', 'jobs', 'why', id!.slice(0, 8));
+    assert.equal(viaFarm.code, 0, viaFarm.err);
+    assert.equal((JSON.parse(viaFarm.out) as JobWhy).source, 'farm');
+    assert.deepEqual(kinds(JSON.parse(viaFarm.out) as JobWhy), kinds(live));
+
+    // With no farm running, the CLI opens the database itself: it answers from the store.
+    await farm.engine.close();
     const cli = await runCli(farm.dir, '--json', 'jobs', 'why', id!.slice(0, 8));
     assert.equal(cli.code, 0, cli.err);
     const stored = JSON.parse(cli.out) as JobWhy;

@@ -1,6 +1,7 @@
 /**
  * The kill test (issue [C]): the engine runs as a child process over a simulated farm with a
- * random fault script and is SIGKILLed at random moments 20 times, restarted each time. At the
+ * random fault script and is SIGKILLed (or, every third time, stopped gracefully with SIGTERM —
+ * issue [R]) at random moments 20 times, restarted each time. At the
  * end every job is completed exactly once — one execution per job id on the simulators, one set
  * of ledger rows per job — and the database passes its integrity check.
  *
@@ -98,7 +99,7 @@ function bootChild(entry: string, dataDir: string, outputRoot: string): EngineCh
   };
 }
 
-test(`the engine killed ${KILLS} times at random moments loses no job and renders none twice`, { timeout: 240_000 }, async () => {
+test(`the engine killed or stopped ${KILLS} times at random moments loses no job and renders none twice`, { timeout: 240_000 }, async () => {
   const tmp = makeTempDir('shotfarm-kill-');
   const bin = makeTempDir('shotfarm-kill-bin-');
   const out = join(tmp.path, 'out');
@@ -135,19 +136,26 @@ test(`the engine killed ${KILLS} times at random moments loses no job and render
     };
 
     let killedMidAttempt = 0;
+    let stoppedMidAttempt = 0;
     for (let k = 0; k < KILLS; k++) {
       const c = booted.shift()!;
       booted.push(bootChild(entry, tmp.path, out));
       await c.go();
       // A deliberate fault, not a synchronisation: the kill lands at a random moment.
       await new Promise((r) => setTimeout(r, 30 + Math.floor(random() * 400)));
-      if (openAttempts() > 0) killedMidAttempt++;
-      await c.kill('SIGKILL');
+      const open = openAttempts() > 0;
+      if (open) killedMidAttempt++;
+      // Every third end is a graceful stop (Ctrl+C / SIGTERM / quitting the app), the others a crash:
+      // a stop must cost no more than a crash — nothing it cuts is recorded as failed or rendered again.
+      const graceful = k % 3 === 2;
+      if (graceful && open) stoppedMidAttempt++;
+      await c.kill(graceful ? 'SIGTERM' : 'SIGKILL');
     }
     // The kills must have landed while work was in flight, or the test proves nothing. (A cut
     // attempt is often taken over by the next engine and completes, so finished rows cannot tell;
     // what the store held at the moment of each kill can.)
     assert.ok(killedMidAttempt >= KILLS / 4, `some attempts were cut by a kill: only ${killedMidAttempt} of ${KILLS} kills found one open`);
+    assert.ok(stoppedMidAttempt >= 1, 'at least one graceful stop came while an attempt was open');
 
     const db = new Database(dbFile, { readonly: true });
     try {

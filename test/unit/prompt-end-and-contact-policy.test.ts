@@ -69,11 +69,11 @@ test('while silent the attempt asks at its poll interval but never past its requ
   assert.equal(nextAskAfterSilence(t0, t0 - 5, 2_000), 0);
 });
 
-test('every failed request counts against contact except our own abort', () => {
+test('every failed request counts against contact except our own abort and an unusable answer (the server answered)', () => {
   const kinds: [ComfyFailure, boolean][] = [
     [{ kind: 'refused' }, true], [{ kind: 'reset' }, true], [{ kind: 'timeout', afterMs: 1500 }, true],
     [{ kind: 'network', code: 'EHOSTUNREACH', message: 'x' }, true], [{ kind: 'http', status: 500, body: null, bodyText: '' }, true],
-    [{ kind: 'malformed', detail: 'x' }, true], [{ kind: 'aborted' }, false],
+    [{ kind: 'malformed', detail: 'x' }, false], [{ kind: 'aborted' }, false],
   ];
   for (const [f, silent] of kinds) assert.equal(isSilence(f), silent, f.kind);
 });

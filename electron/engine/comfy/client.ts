@@ -4,12 +4,12 @@
 // Every method either returns a validated, typed value or throws ComfyRequestError carrying a
 // ComfyFailure. The single exception is POST /prompt's validation 400, which is a normal answer
 // (`{ok:false}`) because the engine must act on its node errors.
-import { open } from 'node:fs/promises';
 import { openAsBlob } from 'node:fs';
 import { basename } from 'node:path';
 import { FormData, request, type Dispatcher } from 'undici';
 import { ComfyRequestError, failureFromError } from './observation.js';
-import { buildUrl, expectJson, expectOk, send, tryParseJson, type CallOptions, type Transport } from './http.js';
+import { buildUrl, Deadline, discardBody, expectJson, readCapped, expectOk, send, tryParseJson, type CallOptions, type Transport } from './http.js';
+import { fileSink, pour, type DownloadSink } from './view-download.js';
 import { parseHistoryEntry, parseHistoryList, parsePromptRejection, parsePromptSuccess, parseQueue, validate } from './responses.js';
 import type { HistoryEntry, PostPromptResult, QueueSnapshot } from './responses.js';
 import {
@@ -26,6 +26,7 @@ import {
 } from './schemas.js';
 
 export type { CallOptions } from './http.js';
+export type { DownloadSink } from './view-download.js';
 
 export interface ComfyClientOptions {
   /** Default deadline per call (whole exchange); for downloads, the longest silence. Default 10 s. */
@@ -181,53 +182,49 @@ export class ComfyClient {
   }
 
   /**
-   * Streams `/view` into `destPath` (created or truncated) and returns the bytes written. The
-   * caller owns the path: write to a temporary name and rename after verifying. A failure may
-   * leave a partial file there. `timeoutMs` bounds the wait for headers and each silence in the
-   * body, not the whole transfer, so large videos are not cut off.
+   * Streams `/view` into `dest` and returns the bytes written: a file path (created or truncated;
+   * a failure may leave part of it there) or a sink — Shotfarm's output files hash and bound what
+   * they take (files/output-file.ts). `timeoutMs` bounds the wait for headers and each silence in
+   * the body; `deadlineMs`, when given, the whole transfer (a body dripping a byte a second ends
+   * there). An error the sink throws (a full disk, a file too large) is thrown as it is; the
+   * server's part is a ComfyRequestError.
    */
-  async downloadView(file: ViewFile, destPath: string, opts: CallOptions & { fsync?: boolean } = {}): Promise<number> {
+  async downloadView(file: ViewFile, dest: string | DownloadSink, opts: CallOptions & { fsync?: boolean; deadlineMs?: number } = {}): Promise<number> {
     const route = 'GET /view';
     const timeoutMs = opts.timeoutMs ?? this.t.timeoutMs;
     const query = { filename: file.filename, subfolder: file.subfolder ?? '', type: file.type ?? 'output' };
+    const deadline = opts.deadlineMs === undefined ? null : new Deadline(opts.deadlineMs, opts.signal);
+    const signal = deadline?.signal ?? opts.signal;
+    const fail = (err: unknown): ComfyRequestError => (deadline ? deadline.fail(err, route) : this.streamFailure(err, route, timeoutMs, opts.signal));
     let res: Dispatcher.ResponseData;
     try {
-      res = await request(buildUrl(this.t.baseUrl, '/view', query), {
-        method: 'GET',
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-        ...(opts.signal ? { signal: opts.signal } : {}),
-        ...(this.t.dispatcher ? { dispatcher: this.t.dispatcher } : {}),
-      });
-    } catch (err) {
-      throw this.streamFailure(err, route, timeoutMs, opts.signal);
-    }
-    if (res.statusCode !== 200) {
-      const text = await res.body.text().catch(() => '');
-      throw new ComfyRequestError({ kind: 'http', status: res.statusCode, body: tryParseJson(text), bodyText: text }, route);
-    }
-    let fh: Awaited<ReturnType<typeof open>>;
-    try {
-      fh = await open(destPath, 'w');
-    } catch (err) {
-      res.body.destroy(); // a local error: release the connection, report it as is
-      throw err;
-    }
-    let written = 0;
-    try {
-      // Chunk by chunk: memory stays flat whatever the file size; awaiting each write is the backpressure.
-      for await (const chunk of res.body as AsyncIterable<Buffer>) {
-        await fh.write(chunk);
-        written += chunk.byteLength;
+      try {
+        res = await request(buildUrl(this.t.baseUrl, '/view', query), {
+          method: 'GET',
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+          ...(signal ? { signal } : {}),
+          ...(this.t.dispatcher ? { dispatcher: this.t.dispatcher } : {}),
+        });
+      } catch (err) {
+        throw fail(err);
       }
-      if (opts.fsync) await fh.sync();
-    } catch (err) {
-      res.body.destroy();
-      throw this.streamFailure(err, route, timeoutMs, opts.signal);
+      if (res.statusCode !== 200) {
+        const text = await readCapped(res, 64 * 1024, route).catch(() => '');
+        throw new ComfyRequestError({ kind: 'http', status: res.statusCode, body: tryParseJson(text), bodyText: text }, route);
+      }
+      let sink: DownloadSink;
+      try {
+        sink = typeof dest === 'string' ? await fileSink(dest, opts.fsync === true) : dest;
+      } catch (err) {
+        discardBody(res.body); // a file that cannot be opened: the answer is dropped, and so is its connection
+        throw err;
+      }
+      const length = Number(res.headers['content-length']);
+      return await pour(res.body, sink, Number.isFinite(length) ? length : null, fail);
     } finally {
-      await fh.close();
+      deadline?.dispose();
     }
-    return written;
   }
 
   /**

@@ -11,6 +11,67 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Overrides the client's default deadline for this call. */
   timeoutMs?: number;
+  /** The largest answer taken (bytes); default the route's limit (answerLimit). */
+  maxBytes?: number;
+}
+
+const KB = 1024;
+const MB = 1024 * 1024;
+
+/**
+ * The largest answer read per route: what ComfyUI sends there, with a wide margin. A larger body is
+ * refused as it arrives (`malformed`), never buffered whole — a hostile or broken server once sent
+ * a 300 MB /system_stats and a 600 MB /history and took the engine to 1.4 GB. /object_info is the
+ * one legitimately large answer (several MB with many custom nodes and model lists): its limit is
+ * the farm setting object_info_max_mb, passed by the caller. /view streams to a file and is bounded
+ * there (output_max_gb).
+ */
+export function answerLimit(method: string, path: string): number {
+  if (path === '/system_stats' || path === '/features' || path === '/upload/image') return 1 * MB;
+  if (path === '/prompt') return method === 'POST' ? 16 * MB : 64 * KB; // a 400 lists every node's errors
+  if (path === '/queue') return method === 'POST' ? 64 * KB : 64 * MB; // each queued item carries its whole workflow
+  if (path === '/history') return method === 'POST' ? 64 * KB : 64 * MB;
+  if (path.startsWith('/history/')) return 32 * MB;
+  if (path === '/object_info') return 64 * MB;
+  if (path.startsWith('/object_info/')) return 8 * MB;
+  return 64 * KB; // /interrupt, /free: empty answers
+}
+
+export function formatLimit(bytes: number): string {
+  return bytes >= MB ? `${+(bytes / MB).toFixed(1)} MB` : `${Math.round(bytes / KB)} kB`;
+}
+
+/** A body that announces or reaches more than the route takes. */
+function tooLarge(route: string, limit: number): ComfyRequestError {
+  return new ComfyRequestError({ kind: 'malformed', detail: `the answer is larger than ${formatLimit(limit)}, the most taken from ${route}` }, route);
+}
+
+type Body = Dispatcher.ResponseData['body'];
+
+/** Drops a body we will not read: destroyed, and the error that destroying emits is listened for (an unheard one ends the process). */
+export function discardBody(body: Body): void {
+  body.on('error', () => undefined);
+  body.destroy();
+}
+
+/** Reads a whole body as text, refusing it as soon as it is over `limit` (announced or received). */
+export async function readCapped(res: Dispatcher.ResponseData, limit: number, route: string): Promise<string> {
+  const announced = Number(res.headers['content-length']);
+  if (Number.isFinite(announced) && announced > limit) {
+    discardBody(res.body);
+    throw tooLarge(route, limit);
+  }
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of res.body as AsyncIterable<Buffer>) {
+    bytes += chunk.byteLength;
+    if (bytes > limit) {
+      discardBody(res.body);
+      throw tooLarge(route, limit);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, bytes).toString('utf8');
 }
 
 export interface Transport {
@@ -82,8 +143,8 @@ export function routeName(method: string, path: string): string {
 }
 
 /**
- * Sends a request and reads the whole body as text. Every route except /view answers a small
- * body, so buffering is fine here; downloads use `openStream`.
+ * Sends a request and reads the whole body as text, up to the route's limit (answerLimit, or the
+ * caller's `maxBytes`). Downloads (/view) stream instead (ComfyClient.downloadView).
  */
 export async function send(t: Transport, args: SendArgs, opts: CallOptions = {}): Promise<RawResponse> {
   const route = routeName(args.method, args.path);
@@ -103,7 +164,7 @@ export async function send(t: Transport, args: SendArgs, opts: CallOptions = {})
       signal: deadline.signal,
       ...(t.dispatcher ? { dispatcher: t.dispatcher } : {}),
     });
-    const text = await res.body.text();
+    const text = await readCapped(res, opts.maxBytes ?? answerLimit(args.method, args.path), route);
     return { status: res.statusCode, text };
   } catch (err) {
     throw deadline.fail(err, route);

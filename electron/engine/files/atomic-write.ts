@@ -2,6 +2,7 @@
  * Durable file writes: write to a temporary name in the destination folder, fsync, rename, fsync
  * the folder. A crash leaves either the old file or the complete new one, never half of it.
  */
+import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { link, open, rename, rm, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -9,8 +10,15 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ShotfarmError } from '../../../shared/errors.js';
 
+/** Temp names start with this, then the writer's pid: leftovers of a dead process can be told apart. */
+export const TEMP_PREFIX = '.sf-';
+
+/**
+ * A short temporary name beside `finalPath` (never longer than the final name: a 247-character
+ * output name once made a 268-character temp name, over the 255 limit).
+ */
 export function tempPathFor(finalPath: string): string {
-  return join(dirname(finalPath), `.${basename(finalPath)}.${process.pid}.${Date.now().toString(36)}.tmp`);
+  return join(dirname(finalPath), `${TEMP_PREFIX}${process.pid}-${randomBytes(5).toString('hex')}.tmp`);
 }
 
 async function fsyncPath(path: string, flags: string): Promise<void> {

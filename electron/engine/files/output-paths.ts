@@ -2,10 +2,12 @@
  * Where outputs go (SPEC §8): `<root>/<project>/<episode>/<shot>/<stage>/take-<n>/<file>`.
  * File names come from a ComfyUI server and are untrusted: only a plain base name survives, and
  * the final path is checked to stay inside the take's folder, so `../` or an absolute name can
- * never write outside the output root.
+ * never write outside the output root. Every folder and file name is made to fit the file system
+ * (fit-name.ts): a 236-character prefix ComfyUI happily saves under still makes a file here.
  */
 import { basename, join, resolve, sep } from 'node:path';
 import { ShotfarmError } from '../../../shared/errors.js';
+import { fitName } from './fit-name.js';
 
 export interface TakeKey {
   project: string;
@@ -16,7 +18,7 @@ export interface TakeKey {
 }
 
 export function takeDir(root: string, k: TakeKey): string {
-  return join(resolve(root), k.project, k.episode, k.shot, k.stage, `take-${k.take}`);
+  return join(resolve(root), ...[k.project, k.episode, k.shot, k.stage].map(fitName), `take-${k.take}`);
 }
 
 /** A safe local name for a server-given file name (and subfolder, kept as a prefix). */
@@ -29,7 +31,7 @@ export function safeFileName(filename: string, subfolder = ''): string {
   const name = clean(filename);
   if (!name || name === '_') throw new ShotfarmError('bad_input', `The server named an output "${filename}", which is not a usable file name.`);
   const sub = subfolder ? subfolder.split(/[\\/]+/).map(clean).filter((p) => p && p !== '_').join('_') : '';
-  return sub ? `${sub}_${name}` : name;
+  return fitName(sub ? `${sub}_${name}` : name);
 }
 
 /** Joins and verifies containment; throws rather than ever returning a path outside `dir`. */

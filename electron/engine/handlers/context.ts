@@ -4,7 +4,7 @@
  * over this context; the engine composes them (engine.ts) and stays the one entry (`call`).
  */
 import type { ApiHandlers, ApiMethod } from '../../../shared/api.js';
-import type { JobView } from '../../../shared/domain.js';
+import type { JobView, StorageHoldView } from '../../../shared/domain.js';
 import type { FarmState } from '../../../shared/farm-settings.js';
 import type { JobAnnouncer } from '../announcer.js';
 import type { Clock, RandomSource } from '../clock.js';
@@ -37,6 +37,8 @@ export interface FarmPort {
   readonly watch: AttemptWatchView;
   /** What the farm knows now (live probes, node lists, reservations): why jobs wait, an import's node check. */
   waitFacts(): FarmFacts;
+  /** Why the farm waits for its storage (a full disk, a locked database), or null. */
+  storageHold(): StorageHoldView | null;
 }
 
 /** What the handlers may ask of the live farm settings (implemented by LiveSettings). */

@@ -25,9 +25,10 @@ export function farmHandlers(ctx: EngineContext): DomainHandlers<'farm'> & Pick<
       openFailures: openFailureCount(ctx.db),
       instances,
       healthyInstances: probed.length ? probed.filter((i) => isHealthy(i.health)).length : null,
-      dispatching: farm !== null && farm.farmState === 'running',
+      dispatching: farm !== null && farm.farmState === 'running' && farm.storageHold() === null,
       farmState: readFarmState(ctx.db),
       activeAttempts: farm?.activeAttempts() ?? 0,
+      storageHold: farm?.storageHold() ?? null,
     };
   };
   const control = (state: FarmState) => async ({ by }: { by?: string | undefined }): Promise<FarmStatus> => {

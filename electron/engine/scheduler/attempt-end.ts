@@ -10,12 +10,14 @@ import { ComfyRequestError, settle } from '../comfy/observation.js';
 import type { HistoryEntry } from '../comfy/responses.js';
 import { endAttempt } from '../store/attempt-store.js';
 import type { AttemptScope, Outcome } from './attempt-scope.js';
+import { OutputTooLarge } from '../files/output-file.js';
 import { collectOutputs } from './collect.js';
 import { classify, type AttemptObservation } from './failure.js';
 import { interruptAndRemove } from './interrupt-prompt.js';
 import { completeJob, failJob, isStale, requeueJob } from './outcomes.js';
 import { checkpointOf } from './policy.js';
 import { terminalMessage } from './prompt-watch.js';
+import { storageFaultOf } from './storage-hold.js';
 
 export async function concludeAttempt(a: AttemptScope, outcome: Outcome): Promise<void> {
   const { db, clock, random, config, registry } = a.deps;
@@ -53,6 +55,7 @@ export async function concludeAttempt(a: AttemptScope, outcome: Outcome): Promis
     if (found === null) {
       const failed = await collect(a, outcome.entry);
       if (failed === null) return;
+      if (a.stopMode === 'detach') return leftForNextStart(a);
       obs = failed;
     } else obs = found;
   }
@@ -85,8 +88,13 @@ async function collect(a: AttemptScope, entry: HistoryEntry): Promise<AttemptObs
   a.phase('collecting');
   let assets;
   try {
-    assets = await collectOutputs(a.client, entry, config.outputRoot, a.job, a.signal);
+    assets = await collectOutputs(a.client, entry, config.outputRoot, a.job, {
+      maxBytes: config.outputMaxBytes, deadlineMs: Math.max(config.downloadMinMs, a.job.timeout_s * 1000), ...(a.deps.outputFs ? { fs: a.deps.outputFs } : {}),
+    }, a.signal);
   } catch (err) {
+    // A full or unwritable output disk: the farm waits for it (the runner holds), the attempt is not failed.
+    if (storageFaultOf(err)) throw err;
+    if (err instanceof OutputTooLarge) return { kind: 'output_too_large', detail: err.message };
     if (err instanceof ShotfarmError) return { kind: 'collect_failed', detail: err.message, diskFull: err.code === 'storage' };
     if (err instanceof ComfyRequestError) return { kind: 'collect_failed', detail: err.message, diskFull: false };
     const code = (err as NodeJS.ErrnoException).code;
@@ -108,6 +116,14 @@ async function collect(a: AttemptScope, entry: HistoryEntry): Promise<AttemptObs
   registry.attemptEnded(a.instance.row.id, a.attemptId, 'ok', a.workflow ? checkpointOf(a.workflow) : null);
   a.deps.announce(result.changed);
   return null;
+}
+
+/**
+ * A graceful stop cut this download short (its bounded wait was over): nothing is recorded — the
+ * attempt stays open and the next start collects the outputs from the server's history.
+ */
+function leftForNextStart(a: AttemptScope): void {
+  a.deps.registry.attemptEnded(a.instance.row.id, a.attemptId, 'ok', null);
 }
 
 function str(v: unknown): string | null {

@@ -87,7 +87,11 @@ export class AttemptFollow {
       // The mark's time; or, should probes keep clearing it while this execution cannot be read, a grace time of failed asks.
       const loss = contact.loss(a.attemptId);
       const due = loss?.requeueAt ?? this.failingSince + config.graceMs;
-      if (this.now >= due) return { kind: 'failed', obs: { kind: 'lost', seconds: Math.round((this.now - (loss?.lostAt ?? this.failingSince)) / 1000) } };
+      if (this.now >= due) {
+        // A server that kept answering with something unusable is not "lost": say what it answered.
+        if (state.failure.kind === 'malformed') return { kind: 'failed', obs: { kind: 'transport', route: state.route, failure: state.failure } };
+        return { kind: 'failed', obs: { kind: 'lost', seconds: Math.round((this.now - (loss?.lostAt ?? this.failingSince)) / 1000) } };
+      }
       this.nextAsk = this.now + nextAskAfterSilence(this.now, due, config.historyPollMs);
       return null;
     }

@@ -33,6 +33,7 @@ import { plannedUploads, uploadInputs } from './inputs.js';
 import type { InstanceRuntime } from './instance-registry.js';
 import { isStale } from './outcomes.js';
 import { ATTEMPT_KEY, JOB_KEY, successfulRunOfJob, watchExecution, type Execution } from './prompt-watch.js';
+import { storageFaultOf } from './storage-hold.js';
 
 export type { FarmDeps, RunnerDeps } from './attempt-scope.js';
 
@@ -49,6 +50,8 @@ export class AttemptRunner implements AttemptScope {
   private wakeUp: (() => void) | null = null;
   /** When the server started this execution (first seen running); written with a checkpoint or at the end. */
   private startedAt: number | null = null;
+  /** Downloading the outputs (a graceful stop lets that finish, bounded). */
+  collecting = false;
 
   constructor(
     readonly deps: RunnerDeps,
@@ -81,9 +84,22 @@ export class AttemptRunner implements AttemptScope {
     return this.instance.row.name;
   }
 
-  /** App closing: stop following, leave the prompt running and the attempt open for recovery. */
+  /**
+   * App closing: stop following, leave the prompt running and the attempt open for recovery. A
+   * download in flight goes on (the scheduler bounds the wait, then `abandon`s it): the render is
+   * done, and its job completes now rather than at the next start.
+   */
   detach(): void {
-    this.stop('detach');
+    if (!this.collecting) return this.stop('detach');
+    this.stopMode ??= 'detach';
+  }
+
+  /** The graceful stop's wait is over: cut the download short; the attempt stays open for the next start. */
+  abandon(): void {
+    this.stopMode ??= 'detach';
+    this.ctl.abort();
+    this.follower?.close();
+    this.wake();
   }
 
   /** The job was cancelled by an operator (already recorded): interrupt and remove the prompt. */
@@ -128,6 +144,7 @@ export class AttemptRunner implements AttemptScope {
   }
 
   phase(p: AttemptPhase): void {
+    this.collecting = p === 'collecting';
     if (this.deps.live.advance(this.attemptId, p, this.exec.number)) this.deps.announce([this.job.id]);
   }
 
@@ -137,23 +154,53 @@ export class AttemptRunner implements AttemptScope {
   }
 
   private async run(): Promise<void> {
-    let outcome: Outcome;
     try {
-      outcome = this.resume ? await this.recover() : await this.fresh();
-    } catch (err) {
-      outcome = this.unexpected(err);
-    }
-    try {
-      await concludeAttempt(this, outcome);
-    } catch (err) {
-      if (!isStale(err)) this.deps.log(`attempt ${this.attemptId} of job ${this.job.id}: ${(err as Error).message}`);
+      // Again and again only while the store or the output disk fails: each time the farm held,
+      // waited for its retry, and this attempt is taken up like a recovered one.
+      for (let again = false; (await this.pass(again)) === 'storage'; again = true);
     } finally {
+      this.collecting = false;
       this.follower?.close();
       this.deps.live.end(this.attemptId);
       this.deps.watch?.end(this.attemptId);
       this.deps.contact.unfollow(this.attemptId);
       this.deps.done(this);
     }
+  }
+
+  /** Follow (or recover) and conclude once; 'storage' when a storage fault cut it and it must be made again. */
+  private async pass(again: boolean): Promise<'done' | 'storage'> {
+    let outcome: Outcome;
+    try {
+      outcome = this.resume || again ? await this.recover() : await this.fresh();
+    } catch (err) {
+      const held = await this.heldForStorage(err);
+      if (held === 'again') return 'storage';
+      outcome = held === 'stopped' ? { kind: 'detached' } : this.unexpected(err);
+    }
+    try {
+      await concludeAttempt(this, outcome);
+    } catch (err) {
+      const held = await this.heldForStorage(err);
+      if (held === 'again') return 'storage';
+      if (held === 'no' && !isStale(err)) this.deps.log(`attempt ${this.attemptId} of job ${this.job.id}: ${(err as Error).message}`);
+    }
+    return 'done';
+  }
+
+  /**
+   * A storage fault (the database locked or full, the output disk full) is not this attempt's
+   * failure: the farm holds, and this attempt — its prompt's result safe on the server — waits for
+   * the retry. 'again' when it should be taken up again; 'stopped' when the runner was stopped
+   * meanwhile (the attempt stays open for the next start); 'no' for any other error.
+   */
+  private async heldForStorage(err: unknown): Promise<'again' | 'stopped' | 'no'> {
+    const fault = storageFaultOf(err);
+    if (!fault) return 'no';
+    this.deps.storage.hold(fault, `job ${this.job.shot} ${this.job.stage} on ${this.name}`);
+    this.collecting = false;
+    if (!this.stopMode) await this.deps.storage.whenRetry(this.signal);
+    return this.stopMode === null ? 'again' : 'stopped';
   }
 
   private unexpected(err: unknown): Outcome {
@@ -236,8 +283,10 @@ export class AttemptRunner implements AttemptScope {
    */
   private async recover(): Promise<Outcome> {
     this.workflow = this.buildPrompt();
+    this.follower?.close();
     this.listen();
     const { clock, config, contact } = this.deps;
+    let failingSince: number | null = null;
     for (;;) {
       const state = await settle(() => watchExecution(this.client, this.exec, this.signal));
       if (this.stopMode) return { kind: 'detached' };
@@ -255,9 +304,14 @@ export class AttemptRunner implements AttemptScope {
         return { kind: 'requeue', reason: 'recovered: the prompt is not on its workstation (never sent, or the server restarted)' };
       }
       if (isSilence(state.failure)) contact.missed(this.instance.row.id);
+      failingSince ??= clock.now();
       const loss = contact.loss(this.attemptId);
-      const due = loss?.requeueAt ?? clock.now() + config.graceMs;
-      if (clock.now() >= due) return { kind: 'failed', obs: { kind: 'lost', seconds: Math.round((clock.now() - (loss?.lostAt ?? clock.now())) / 1000) } };
+      const due = loss?.requeueAt ?? failingSince + config.graceMs;
+      if (clock.now() >= due) {
+        // Answers that are not ComfyUI's, for the whole grace time: say what it answered, not "lost".
+        if (state.failure.kind === 'malformed') return { kind: 'failed', obs: { kind: 'transport', route: state.route, failure: state.failure } };
+        return { kind: 'failed', obs: { kind: 'lost', seconds: Math.round((clock.now() - (loss?.lostAt ?? failingSince)) / 1000) } };
+      }
       await this.sleep(nextAskAfterSilence(clock.now(), due, Math.min(config.historyPollMs, 1000)));
     }
   }

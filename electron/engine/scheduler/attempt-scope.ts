@@ -14,6 +14,7 @@ import type { Db } from '../store/database.js';
 import type { JobRow } from '../store/job-rows.js';
 import type { StoredTemplate } from '../store/template-store.js';
 import type { S3Uploader } from '../storage/s3-uploader.js';
+import type { OutputFs } from '../files/output-file.js';
 import type { ApiWorkflow } from '../templates/workflow.js';
 import type { SchedulerConfig } from './config.js';
 import type { ContactWatch } from './contact-watch.js';
@@ -22,6 +23,7 @@ import type { InstanceRegistry, InstanceRuntime } from './instance-registry.js';
 import type { LiveAttempts } from './live-attempts.js';
 import type { AttemptWatch } from './attempt-watch.js';
 import type { Execution } from './prompt-watch.js';
+import type { StorageHold } from './storage-hold.js';
 
 /** What the scheduler and each of its runners work with: the store, time, events, the farm's config. */
 export interface FarmDeps {
@@ -33,6 +35,8 @@ export interface FarmDeps {
   config: SchedulerConfig;
   /** Job rows changed: the engine's announcer loads their views, emits events, notifies hooks. */
   announce: Announce;
+  /** How output files are written (tests: a disk that fills up); default the real file system. */
+  outputFs?: OutputFs;
 }
 
 export interface RunnerDeps extends FarmDeps {
@@ -45,6 +49,8 @@ export interface RunnerDeps extends FarmDeps {
   watch?: AttemptWatch;
   /** Optional S3-compatible copy of every output; the job completes only once it is confirmed. */
   uploader: S3Uploader | null;
+  /** The farm's wait for its storage: a runner that hits a storage fault holds the farm and waits for the retry. */
+  storage: StorageHold;
   /** When the runner is finished (whatever happened). */
   done: (runner: { readonly attemptId: string }) => void;
   log: (message: string) => void;

@@ -34,6 +34,8 @@ export interface BlockedJobsDeps {
   announce: Announce;
   /** New queued rows were found (possibly imported by another process): the dispatcher should look. */
   kick: () => void;
+  /** Runs one step, keeping what it throws (a locked or full database) from ending the process. */
+  guard: (what: string, step: () => void) => void;
 }
 
 export class BlockedJobs {
@@ -86,12 +88,12 @@ export class BlockedJobs {
     this.soonQueued = true;
     setImmediate(() => {
       this.soonQueued = false;
-      this.step(false);
+      this.d.guard('looking for blocked jobs', () => this.step(false));
     });
   }
 
   private tick(): void {
-    this.step(true);
+    this.d.guard('looking for blocked jobs', () => this.step(true));
     if (this.running) this.timer = this.d.timers.setTimeout(() => this.tick(), this.d.intervalMs());
   }
 

@@ -1,17 +1,23 @@
 /**
  * Collect (SPEC §4.5): download every output of a finished prompt through /view to a temporary
- * name in the take's folder, fsync, rename to the final name, hash (SHA-256) and measure it.
- * Nothing is recorded here: the caller writes the ledger rows and `completed` in one transaction,
- * so a job is never completed before its files are durably stored.
+ * name in the take's folder — hashed (SHA-256) and measured as it streams, fsync'd — then rename it
+ * to its final name and fsync the folder. Nothing is recorded here: the caller writes the ledger
+ * rows and `completed` in one transaction, so a job is never completed before its files are stored.
+ *
+ * Bounded: each file by `maxBytes` (output_max_gb), each download by an overall deadline (derived
+ * from the template's timeout by the caller) besides the silence timeout. A full or unwritable
+ * output disk is an OutputStoreError that makes the farm wait (files/output-file.ts), never a
+ * failed attempt.
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { imageSizeFromFile } from 'image-size/fromFile';
+import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { imageSize } from 'image-size';
 import type { ComfyClient } from '../comfy/client.js';
 import { outputFiles, type HistoryEntry } from '../comfy/responses.js';
-import { tempPathFor } from '../files/atomic-write.js';
+import { TEMP_PREFIX, tempPathFor } from '../files/atomic-write.js';
+import { OutputFile, outputFsError, type OutputFs } from '../files/output-file.js';
 import { mediaTypeOf, outputPath, takeDir, type TakeKey } from '../files/output-paths.js';
 import { randomId } from '../ids.js';
 import type { StoredAsset } from '../store/asset-store.js';
@@ -40,36 +46,67 @@ export function collectableOutputs(entry: HistoryEntry) {
   return outputFiles(entry.outputs).filter((f) => f.type === 'output');
 }
 
+/**
+ * Temp files another process left in this take's folder (an engine stopped or killed mid-download):
+ * removed before collecting again. Ours (this pid) may belong to a download still running.
+ */
+async function removeLeftovers(dir: string): Promise<void> {
+  const mine = `${TEMP_PREFIX}${process.pid}-`;
+  const names = await readdir(dir).catch(() => [] as string[]);
+  await Promise.all(names.filter((n) => n.startsWith(TEMP_PREFIX) && !n.startsWith(mine) && n.endsWith('.tmp')).map((n) => rm(join(dir, n), { force: true }).catch(() => undefined)));
+}
+
+/** Width and height from the file's first bytes; null for formats image-size does not know (EXR variants…). */
+function sizeOf(head: Buffer): { width: number | null; height: number | null } {
+  try {
+    const s = imageSize(head);
+    return { width: s.width ?? null, height: s.height ?? null };
+  } catch {
+    return { width: null, height: null };
+  }
+}
+
+export interface CollectLimits {
+  /** The largest file taken (output_max_gb). */
+  maxBytes: number;
+  /** The longest one download may take, start to end. */
+  deadlineMs: number;
+  /** The longest silence in a download (no byte). */
+  silenceMs?: number;
+  /** The file calls (tests: a disk that fills up). */
+  fs?: OutputFs;
+}
+
 export async function collectOutputs(
-  client: ComfyClient, entry: HistoryEntry, root: string, take: TakeKey, signal?: AbortSignal,
+  client: ComfyClient, entry: HistoryEntry, root: string, take: TakeKey, limits: CollectLimits, signal?: AbortSignal,
 ): Promise<StoredAsset[]> {
   const dir = takeDir(root, take);
-  await mkdir(dir, { recursive: true });
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (err) {
+    throw outputFsError(err, `the folder for ${take.shot} ${take.stage}`, dirname(dir));
+  }
+  await removeLeftovers(dir);
   const assets: StoredAsset[] = [];
   for (const ref of collectableOutputs(entry)) {
     const finalPath = outputPath(dir, ref.filename, ref.subfolder);
-    const tmp = tempPathFor(finalPath);
+    const file = new OutputFile(tempPathFor(finalPath), { fileName: ref.filename, maxBytes: limits.maxBytes, ...(limits.fs ? { fs: limits.fs } : {}) });
     try {
-      const bytes = await client.downloadView({ filename: ref.filename, subfolder: ref.subfolder, type: ref.type }, tmp, {
-        fsync: true, timeoutMs: 120_000, ...(signal ? { signal } : {}),
+      await client.downloadView({ filename: ref.filename, subfolder: ref.subfolder, type: ref.type }, file, {
+        timeoutMs: limits.silenceMs ?? 120_000, deadlineMs: limits.deadlineMs, ...(signal ? { signal } : {}),
       });
-      await rename(tmp, finalPath);
-      await fsyncDir(dirname(finalPath));
-      const mediaType = mediaTypeOf(finalPath);
-      let width: number | null = null;
-      let height: number | null = null;
-      if (mediaType.startsWith('image/')) {
-        try {
-          const size = await imageSizeFromFile(finalPath);
-          width = size.width ?? null;
-          height = size.height ?? null;
-        } catch {
-          // An image format image-size does not know (EXR variants…): keep the file, leave the size empty.
-        }
+      const stored = await file.finish();
+      try {
+        await rename(file.path, finalPath);
+      } catch (err) {
+        throw outputFsError(err, ref.filename, dir);
       }
-      assets.push({ id: randomId(), nodeId: ref.nodeId, path: finalPath, sha256: await sha256File(finalPath), bytes, mediaType, width, height });
+      await fsyncDir(dir);
+      const mediaType = mediaTypeOf(finalPath);
+      const { width, height } = mediaType.startsWith('image/') ? sizeOf(stored.head) : { width: null, height: null };
+      assets.push({ id: randomId(), nodeId: ref.nodeId, path: finalPath, sha256: stored.sha256, bytes: stored.bytes, mediaType, width, height });
     } catch (err) {
-      await rm(tmp, { force: true }).catch(() => undefined);
+      await file.discard();
       throw err;
     }
   }

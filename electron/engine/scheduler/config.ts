@@ -38,7 +38,21 @@ export interface SchedulerConfig {
   progressSaveMs: number;
   /** WebSocket reconnect budget. */
   wsGiveUpMs: number;
+  /** The largest /object_info answer read (object_info_max_mb). */
+  objectInfoMaxBytes: number;
+  /** The largest output file stored (output_max_gb). */
+  outputMaxBytes: number;
+  /** One output download may take the template's timeout, but never less than this (a small file on a short template). */
+  downloadMinMs: number;
+  /** A graceful stop lets downloads in flight finish for at most this long; the rest are collected at the next start. */
+  stopGraceMs: number;
+  /** After a storage fault (database busy/full, output disk full) the farm retries after this, doubling up to storageRetryCapMs. */
+  storageRetryMs: number;
+  storageRetryCapMs: number;
 }
+
+const MB = 1024 * 1024;
+const GB = 1024 * MB;
 
 /** The numeric farm settings (output_root and releases_root are paths, applied on their own). */
 export type NumericSettingKey = Exclude<FarmSettingKey, FolderSettingKey>;
@@ -55,6 +69,8 @@ export const SETTING_FIELDS: { [K in NumericSettingKey]: { of(c: SchedulerConfig
   history_poll_s: { of: (c) => c.historyPollMs / 1000, put: (c, v) => void (c.historyPollMs = v * 1000) },
   quarantine_after: { of: (c) => c.quarantineAfter, put: (c, v) => void (c.quarantineAfter = v) },
   quarantine_s: { of: (c) => c.quarantineMs / 1000, put: (c, v) => void (c.quarantineMs = v * 1000) },
+  object_info_max_mb: { of: (c) => c.objectInfoMaxBytes / MB, put: (c, v) => void (c.objectInfoMaxBytes = Math.round(v * MB)) },
+  output_max_gb: { of: (c) => c.outputMaxBytes / GB, put: (c, v) => void (c.outputMaxBytes = Math.round(v * GB)) },
 };
 
 /** A numeric setting's default, from the shared table. */
@@ -85,6 +101,12 @@ export function schedulerConfig(outputRoot: string, over: Partial<SchedulerConfi
     starvationMs: 0,
     progressSaveMs: 1_000,
     wsGiveUpMs: 30_000,
+    objectInfoMaxBytes: 0,
+    outputMaxBytes: 0,
+    downloadMinMs: 60_000,
+    stopGraceMs: 10_000,
+    storageRetryMs: 2_000,
+    storageRetryCapMs: 30_000,
   };
   for (const key of Object.keys(SETTING_FIELDS) as NumericSettingKey[]) SETTING_FIELDS[key].put(config, defaultOf(key));
   return { ...config, ...over, retry: { ...(over.retry ?? config.retry) } };

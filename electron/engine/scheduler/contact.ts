@@ -5,12 +5,14 @@
 import type { ComfyFailure } from '../comfy/observation.js';
 
 /**
- * A failed request that counts against contact: every failure but our own abort. An HTTP 500 on
- * /queue is an answer of sorts, but not one an attempt can be followed by, so it counts too — a
- * server that only ever answers that is given up after the grace time like a silent one.
+ * A failed request that counts against contact: every failure but our own abort and an answer that
+ * is not ComfyUI's (malformed, or over its size limit: the server did answer — it is not "lost
+ * contact", and the attempt says what it answered). An HTTP 500 on /queue is an answer of sorts,
+ * but not one an attempt can be followed by, so it counts — a server that only ever answers that
+ * is given up after the grace time like a silent one.
  */
 export function isSilence(f: ComfyFailure): boolean {
-  return f.kind !== 'aborted';
+  return f.kind !== 'aborted' && f.kind !== 'malformed';
 }
 
 /**

@@ -25,7 +25,9 @@ export type AttemptObservation =
   /** POST /prompt was answered with another prompt id than ours: the server ignores client ids (foreign-prompt.ts). */
   | { kind: 'foreign_prompt_id'; sent: string; got: string }
   /** Outputs could not be downloaded or stored. */
-  | { kind: 'collect_failed'; detail: string; diskFull: boolean };
+  | { kind: 'collect_failed'; detail: string; diskFull: boolean }
+  /** An output is larger than the farm takes (output_max_gb): rendering it again would make it again. */
+  | { kind: 'output_too_large'; detail: string };
 
 export type ErrorClass = 'permanent' | 'transient' | 'oom' | 'timeout';
 
@@ -112,7 +114,8 @@ export function classify(o: AttemptObservation, instanceName: string): Classific
       };
     case 'transport': {
       const f = o.failure;
-      const what = f.kind === 'http' ? `answered ${o.route} with HTTP ${f.status}` : `did not answer ${o.route}: ${describeFailure(f)}`;
+      const what = f.kind === 'http' ? `answered ${o.route} with HTTP ${f.status}`
+        : f.kind === 'malformed' ? `answered ${o.route} with something ComfyUI does not send (${f.detail})` : `did not answer ${o.route}: ${describeFailure(f)}`;
       return { ...base, errorClass: 'transient', instanceLevel: true, reason: `${instanceName} ${what}` };
     }
     case 'timeout':
@@ -131,6 +134,8 @@ export function classify(o: AttemptObservation, instanceName: string): Classific
           `this ComfyUI ignores the client's prompt_id, so its runs cannot be followed or collected — update ComfyUI on ${instanceName}; ` +
           'it takes no new work meanwhile (quarantined), and the job is retried elsewhere',
       };
+    case 'output_too_large':
+      return { ...base, errorClass: 'permanent', reason: `${o.detail}; not stored` };
     case 'collect_failed':
       return { ...base, errorClass: 'transient', instanceLevel: false, reason: o.diskFull ? `outputs could not be stored: ${o.detail}` : `outputs could not be downloaded: ${o.detail}` };
   }

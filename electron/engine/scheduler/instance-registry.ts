@@ -76,6 +76,8 @@ export class InstanceRegistry {
     private readonly onChange: () => void,
     /** Contact as the attempts see it too: told every probe's answer or silence, asked whether it is silent now. */
     private readonly contact: ContactPort = { probed: () => {}, isSilent: () => false },
+    /** A probe's bookkeeping failed (the store could not take its write): said here, and the probing goes on. */
+    private readonly onError: (what: string, err: unknown) => void = () => {},
   ) {}
 
   start(): void {
@@ -138,10 +140,25 @@ export class InstanceRegistry {
     this.map.delete(id);
   }
 
-  /** Probes now (also used to re-check quickly after a failure). */
+  /**
+   * Probes now (also used to re-check quickly after a failure). Never rejects: a failure to record
+   * what the probe found (a locked or full database) is the farm's to hold on, and the next probe
+   * is armed whatever happened.
+   */
   async probe(rt: InstanceRuntime): Promise<void> {
     if (this.stopped || this.map.get(rt.row.id) !== rt) return;
     this.timers.clearTimeout(rt.timer);
+    try {
+      await this.probeOnce(rt);
+    } catch (err) {
+      this.onError(`probing ${rt.row.name}`, err);
+    }
+    if (this.stopped || this.map.get(rt.row.id) !== rt) return;
+    this.timers.clearTimeout(rt.timer);
+    rt.timer = this.timers.setTimeout(() => void this.probe(rt), this.config.probeIntervalMs);
+  }
+
+  private async probeOnce(rt: InstanceRuntime): Promise<void> {
     const result = await probeInstance(rt.row.url, this.config.probeTimeoutMs, () => this.clock.now());
     if (this.stopped || this.map.get(rt.row.id) !== rt) return;
     const wasDispatchable = this.dispatchable(rt);
@@ -160,13 +177,12 @@ export class InstanceRegistry {
     this.updateHealth(rt, false);
     this.contact.probed(rt.row.id, result.ok);
     if (this.dispatchable(rt) && !wasDispatchable) this.onChange();
-    rt.timer = this.timers.setTimeout(() => void this.probe(rt), this.config.probeIntervalMs);
   }
 
   private async loadObjectInfo(rt: InstanceRuntime): Promise<void> {
     if (rt.objectInfoPending) return;
     rt.objectInfoPending = true;
-    const r = await settle(() => rt.client.getObjectInfo({ timeoutMs: this.config.objectInfoTimeoutMs }));
+    const r = await settle(() => rt.client.getObjectInfo({ timeoutMs: this.config.objectInfoTimeoutMs, maxBytes: this.config.objectInfoMaxBytes }));
     rt.objectInfoPending = false;
     if (r.ok) {
       rt.objectInfo = r.value;
@@ -343,7 +359,11 @@ export class InstanceRegistry {
         rt.quarantinedUntil = this.clock.now() + this.config.quarantineMs;
         rt.failuresInRow = 0;
         this.timers.setTimeout(() => {
-          this.updateHealth(rt, true);
+          try {
+            this.updateHealth(rt, true);
+          } catch (err) {
+            this.onError(`ending the quarantine of ${rt.row.name}`, err);
+          }
           this.onChange();
         }, this.config.quarantineMs + 10);
       }

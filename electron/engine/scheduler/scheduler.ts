@@ -30,6 +30,7 @@ import { promoteDueRetries, requeueJob } from './outcomes.js';
 import { checkpointOfJob, fitsNow, rankInstances, type InstanceSnapshot, type JobSnapshot } from './policy.js';
 import { Reservations } from './reservations.js';
 import { AttemptWatch } from './attempt-watch.js';
+import { StorageHold, storageFaultOf } from './storage-hold.js';
 import { explainer, TemplateCache } from './wait-explainer.js';
 
 export interface SchedulerDeps extends FarmDeps {
@@ -58,15 +59,31 @@ export class Scheduler implements FarmPort {
   /** Built from the `s3` setting at start; null when outputs stay local only. */
   private uploader: S3Uploader | null = null;
   private retryTimerAt: number | null = null;
+  private hurryNow: (() => void) | null = null;
+  /** The farm's wait for its storage (a locked or full database, a full output disk): no dispatch while it holds. */
+  readonly storage: StorageHold;
   /** For benchmarks: when each dispatch decision found work (ms, performance clock). */
   onDispatch: ((jobId: string, instanceId: string) => void) | null = null;
 
   constructor(private readonly d: SchedulerDeps) {
+    this.storage = new StorageHold({
+      clock: d.clock, timers: d.timers, log: (m) => this.log(m),
+      retryMs: () => ({ baseMs: d.config.storageRetryMs, capMs: d.config.storageRetryCapMs }),
+      changed: (view) => {
+        // The farm's state is the same; what it waits for changed: hosts refetch farm.status.
+        try {
+          d.events.emit('farm.changed', { farm: readFarmState(d.db) });
+        } catch (err) {
+          this.log(`publishing the storage hold failed: ${(err as Error).message}`); // never a hold of its own: that would loop
+        }
+        if (view === null) this.kick();
+      },
+    });
     this.contact = new ContactWatch({
       db: d.db, clock: d.clock, config: d.config, announce: d.announce, log: (m) => this.log(m),
       storedLastAnswer: (id) => this.registry.get(id)?.row.last_answer_at ?? null,
     });
-    this.registry = new InstanceRegistry(d.db, d.clock, d.timers, d.events, d.config, () => this.kick(), this.contact);
+    this.registry = new InstanceRegistry(d.db, d.clock, d.timers, d.events, d.config, () => this.kick(), this.contact, (what, err) => this.storage.failed(what, err));
     this.templates = new TemplateCache(d.db);
     this.lists = new FarmNodeLists(d.db);
     this.reservations = new Reservations({
@@ -80,7 +97,7 @@ export class Scheduler implements FarmPort {
     this.blocked = new BlockedJobs({
       db: d.db, clock: d.clock, timers: d.timers, events: d.events, intervalMs: () => d.config.probeIntervalMs,
       facts: () => this.waitFacts(), templates: this.templates, announce: (ids) => d.announce(ids),
-      kick: () => this.kick(),
+      kick: () => this.kick(), guard: (what, step) => this.storage.guard(what, step),
     });
   }
 
@@ -107,15 +124,49 @@ export class Scheduler implements FarmPort {
     this.kick();
   }
 
-  /** App closing: stop deciding and following; prompts keep running on the servers. */
+  /**
+   * App closing (a graceful stop: Ctrl+C, SIGTERM, quitting the app): stop deciding and following;
+   * prompts keep running on the servers. Downloads in flight may finish — for at most stopGraceMs —
+   * so their jobs complete now; one cut short after that is not a failure: its attempt stays open
+   * and the next start collects the outputs from the server's history.
+   */
   async close(): Promise<void> {
     this.running = false;
     this.blocked.stop();
     this.d.timers.clearTimeout(this.retryTimer);
-    for (const r of this.runners.values()) r.detach();
-    await Promise.all([...this.runners.values()].map((r) => r.finished));
+    const all = [...this.runners.values()];
+    for (const r of all) r.detach();
+    const finished = Promise.all(all.map((r) => r.finished));
+    let bound: unknown = null;
+    const overdue = new Promise<'overdue'>((resolve) => {
+      bound = this.d.timers.setTimeout(() => resolve('overdue'), this.d.config.stopGraceMs);
+      this.hurryNow = () => resolve('overdue');
+    });
+    if ((await Promise.race([finished, overdue])) === 'overdue') for (const r of all) r.abandon();
+    this.d.timers.clearTimeout(bound);
+    await finished;
+    this.storage.close();
     this.registry.stop();
     this.uploader?.close();
+  }
+
+  /** Closing: stop waiting for the downloads in flight (a second Ctrl+C); their attempts stay open for the next start. */
+  hurry(): void {
+    this.hurryNow?.();
+  }
+
+  /** How long a graceful stop lets downloads in flight finish. */
+  get stopGraceMs(): number {
+    return this.d.config.stopGraceMs;
+  }
+
+  /** Downloads in flight (a graceful stop waits for them, bounded). */
+  collecting(): number {
+    return [...this.runners.values()].filter((r) => r.collecting).length;
+  }
+
+  storageHold() {
+    return this.storage.view;
   }
 
   /**
@@ -190,11 +241,7 @@ export class Scheduler implements FarmPort {
     this.passQueued = true;
     setImmediate(() => {
       this.passQueued = false;
-      try {
-        this.dispatchPass();
-      } catch (err) {
-        this.log(`dispatch pass failed: ${(err as Error).stack ?? String(err)}`);
-      }
+      this.storage.guard('dispatching', () => this.dispatchPass());
     });
   }
 
@@ -225,9 +272,11 @@ export class Scheduler implements FarmPort {
     this.retryTimer = this.d.timers.setTimeout(() => {
       this.retryTimerAt = null;
       if (!this.running) return;
-      const moved = promoteDueRetries(this.d.db, this.d.clock);
-      if (moved.length) this.d.announce(moved);
-      this.armRetryTimer();
+      this.storage.guard('promoting retries', () => {
+        const moved = promoteDueRetries(this.d.db, this.d.clock);
+        if (moved.length) this.d.announce(moved);
+      });
+      this.storage.guard('arming the retry timer', () => this.armRetryTimer());
       this.kick();
     }, Math.max(0, at - this.d.clock.now()));
   }
@@ -248,7 +297,7 @@ export class Scheduler implements FarmPort {
 
   /** One decision pass. Synchronous up to the claims; runners then proceed on their own. */
   dispatchPass(): void {
-    if (this.state !== 'running' || !this.running) return;
+    if (this.state !== 'running' || !this.running || this.storage.held) return;
     const { db, clock, config } = this.d;
     const now = clock.now();
     const snaps = new Map<string, InstanceSnapshot>();
@@ -291,6 +340,7 @@ export class Scheduler implements FarmPort {
     // Every claim of this pass in one commit (one fsync, not one per job); the runners, which
     // send the prompts, start only after it.
     const claimed = inTransaction(db, () => assignments.map((a) => ({ ...a, attemptId: this.claim(a.job, a.rt) })));
+    this.storage.ok();
     const started = claimed.filter((c): c is typeof c & { attemptId: string } => c.attemptId !== null);
     if (started.length === 0) return;
     this.d.announce(started.map((c) => c.job.id));
@@ -315,6 +365,8 @@ export class Scheduler implements FarmPort {
       });
       return attemptId;
     } catch (err) {
+      // The store itself failing is the whole pass's (the farm holds); a stale job is only this claim's.
+      if (storageFaultOf(err)) throw err;
       this.log(`claim of ${job.id} failed: ${(err as Error).message}`);
       return null;
     }
@@ -326,10 +378,10 @@ export class Scheduler implements FarmPort {
     this.registry.attemptStarted(rt.row.id, attemptId, job.id, job.vram_gb, checkpointOfJob(t.workflow, t.parameters, job.params_json));
     const runner = new AttemptRunner(
       {
-        ...this.d, registry: this.registry, contact: this.contact, live: this.live, watch: this.watch, uploader: this.uploader,
+        ...this.d, registry: this.registry, contact: this.contact, live: this.live, watch: this.watch, uploader: this.uploader, storage: this.storage,
         done: (r) => {
           this.runners.delete(r.attemptId);
-          this.armRetryTimer();
+          this.storage.guard('arming the retry timer', () => this.armRetryTimer());
           this.kick();
         },
         log: (m) => this.log(m),

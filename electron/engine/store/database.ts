@@ -125,3 +125,24 @@ function withAddon(file: string, nativeBinding: string): Db {
 export function inTransaction<T>(db: Db, fn: () => T): T {
   return db.transaction(fn).immediate();
 }
+
+/** Why a store operation failed when the cause is the storage itself, not the statement. */
+export type DatabaseFaultKind = 'database_busy' | 'database_full' | 'database_io' | 'database_readonly';
+
+/**
+ * SQLite's storage faults, as the farm waits on them (scheduler/storage-hold.ts): another process
+ * holding the write lock past the busy timeout (BUSY, LOCKED), a full disk or a size limit (FULL),
+ * the disk failing a read or a write (IOERR), the file or its folder turned read-only (READONLY).
+ * Null for anything else — a constraint, a bug, a corrupt file — which waiting does not fix.
+ */
+export function databaseFault(err: unknown): { kind: DatabaseFaultKind; words: string } | null {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return null;
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
+    return { kind: 'database_busy', words: 'the database is locked by another process (it held the write lock for over 5 s)' };
+  }
+  if (code === 'SQLITE_FULL') return { kind: 'database_full', words: 'the database disk is full' };
+  if (code.startsWith('SQLITE_IOERR')) return { kind: 'database_io', words: `the database disk failed a read or a write (${code})` };
+  if (code.startsWith('SQLITE_READONLY')) return { kind: 'database_readonly', words: `the database cannot be written: read-only (${code})` };
+  return null;
+}

@@ -34,7 +34,19 @@ export function FarmButtons() {
 
 export function FarmBanner() {
   const farm = useApp((s) => s.status?.farmState);
+  const hold = useApp((s) => s.status?.storageHold ?? null);
   const setFarmState = useApp((s) => s.setFarmState);
+  if (hold && (!farm || farm.state === 'running')) {
+    // The farm waits by itself for its storage (a full disk, a locked database): nothing to press, it says why.
+    return (
+      <div className="farm-banner farm-banner-paused" role="status" data-testid="farm-banner" data-farm-state="storage">
+        <span>
+          <b>Farm waiting for storage</b>
+          <span className="farm-banner-who"> — {hold.reason}; since {dateTime(hold.since)}, it tries again by itself</span>
+        </span>
+      </div>
+    );
+  }
   if (!farm || farm.state === 'running') return null;
   const who = [farm.by ? `by ${farm.by}` : '', farm.at !== null ? `at ${dateTime(farm.at)}` : ''].filter(Boolean).join(' ');
   return (

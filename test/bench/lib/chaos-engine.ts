@@ -1,7 +1,8 @@
 /**
  * The engine as its own process, for the chaos benchmark: opens the store in `argv[2]`, starts the
  * scheduler with short timings, reports `ready` and each dispatch (absolute times) to the parent
- * over IPC, and runs until SIGKILLed — or closes cleanly on a `close` message.
+ * over IPC, and runs until SIGKILLed — or closes cleanly on a `close` message, or stops gracefully
+ * on SIGTERM (downloads in flight get 3 s, then are left for the next start).
  */
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,7 +18,7 @@ const logFile = join(dataDir, 'engine.log');
 const log = (m: string): void => appendFileSync(logFile, `${new Date().toISOString()} [${process.pid}] ${m}\n`);
 
 const engine = new Engine({ dataDir, outputRoot: join(dataDir, 'out'), log });
-const s = engine.startScheduler({ ...FAST, probeIntervalMs: 250 });
+const s = engine.startScheduler({ ...FAST, probeIntervalMs: 250, stopGraceMs: 3_000 });
 let dispatches = 0;
 s.onDispatch = (jobId) => {
   dispatches++;
@@ -28,5 +29,9 @@ process.on('message', (m) => {
   if ((m as { t?: string }).t === 'close') {
     void engine.close().then(() => process.exit(0), () => process.exit(1));
   }
+});
+process.on('SIGTERM', () => {
+  log('SIGTERM: stopping gracefully');
+  void engine.close().then(() => process.exit(0), () => process.exit(1));
 });
 process.on('disconnect', () => process.exit(0));
