@@ -106,6 +106,6 @@ test('a /history that answers with something not JSON is said so, not "lost cont
   farm.startScheduler();
   const [id] = await farm.importJobs([{ id: 'sh1' }]);
   const [job] = await farm.waitForStates([id!], ['failed_final', 'completed']);
-  assert.match(job!.stateReason ?? '', /sim-0 answered GET \/history\/[0-9a-f-]+ with something ComfyUI does not send \(body is not JSON/);
+  assert.match(job!.stateReason ?? '', /sim-0 answered GET \/history\/[0-9a-f-]+ with something ComfyUI does not send \(the answer is not JSON/);
   assert.doesNotMatch(job!.stateReason ?? '', /lost contact/);
 });

@@ -21,7 +21,7 @@ test('a zero-length database file is refused, not taken as a new farm, and is le
   assert.throws(() => new Engine({ dataDir: dir, log: () => undefined }), (err: unknown) => {
     assert.ok(err instanceof ShotfarmError, String(err));
     assert.equal(err.code, 'storage');
-    assert.match(err.message, /is empty \(0 bytes\): it is not a Shotfarm store .* Restore it from a backup, or delete the file to start a new, empty farm\./);
+    assert.match(err.message, /is empty \(0 bytes\), so it is not a Shotfarm store: .* Restore it from a backup; or, to start a new farm in this folder, remove the empty file\./);
     return true;
   });
   const cli = await runCli(dir, 'status');
