@@ -73,6 +73,10 @@ const TABLE = {
     type: 'number', integer: false, unit: 's', default: 300, min: 1, max: 7 * 86_400,
     description: 'How long a quarantined workstation takes no work',
   },
+  prefetch: {
+    type: 'number', integer: true, unit: '0/1', default: 1, min: 0, max: 1,
+    description: 'Keep the next prompt already queued on each workstation behind the running one (1), so the GPU starts it without waiting for Shotfarm; 0 posts each prompt only once the previous one ended',
+  },
   output_root: {
     type: 'folder', default: null,
     description: 'Where outputs are written (<root>/<project>/<episode>/<shot>/<stage>/take-<n>/); an absolute, writable folder on the machine running the farm; unset: <data>/outputs',

@@ -14,4 +14,6 @@ export const FAST: Partial<SchedulerConfig> = {
   requestTimeoutMs: 2_000,
   retry: { maxAttempts: 4, baseMs: 20, capMs: 100 },
   quarantineMs: 60_000,
+  // An illegal transition is a bug: the runner throws it out, so the test that hit it fails.
+  failOnIllegalTransition: true,
 };

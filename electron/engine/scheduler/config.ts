@@ -36,8 +36,19 @@ export interface SchedulerConfig {
   starvationMs: number;
   /** Durable progress checkpoints at most this often per job. */
   progressSaveMs: number;
-  /** WebSocket reconnect budget. */
+  /** WebSocket reconnect budget (a one-prompt follower; a workstation's socket reconnects for as long as it is registered). */
   wsGiveUpMs: number;
+  /** The longest an attempt waits for its workstation's socket before posting without it (polling then carries it). */
+  socketWaitMs: number;
+  /** The longest an attempt may take from its claim to its POST (catch-up, uploads, socket): past it, it fails, logged. */
+  preparationMs: number;
+  /**
+   * Keep at most one claimed prompt queued on each workstation behind the running one (the farm
+   * setting `prefetch`): ComfyUI starts it with its own ~1 ms gap instead of Shotfarm's round trip.
+   */
+  prefetch: boolean;
+  /** Tests: an illegal transition (a bug) is also thrown out of the runner, so the test fails. */
+  failOnIllegalTransition: boolean;
 }
 
 /** The numeric farm settings (output_root is a path, applied on its own). */
@@ -55,6 +66,7 @@ export const SETTING_FIELDS: { [K in NumericSettingKey]: { of(c: SchedulerConfig
   history_poll_s: { of: (c) => c.historyPollMs / 1000, put: (c, v) => void (c.historyPollMs = v * 1000) },
   quarantine_after: { of: (c) => c.quarantineAfter, put: (c, v) => void (c.quarantineAfter = v) },
   quarantine_s: { of: (c) => c.quarantineMs / 1000, put: (c, v) => void (c.quarantineMs = v * 1000) },
+  prefetch: { of: (c) => (c.prefetch ? 1 : 0), put: (c, v) => void (c.prefetch = v === 1) },
 };
 
 /** A numeric setting's default, from the shared table. */
@@ -85,6 +97,10 @@ export function schedulerConfig(outputRoot: string, over: Partial<SchedulerConfi
     starvationMs: 0,
     progressSaveMs: 1_000,
     wsGiveUpMs: 30_000,
+    socketWaitMs: 5_000,
+    preparationMs: 120_000,
+    prefetch: true,
+    failOnIllegalTransition: false,
   };
   for (const key of Object.keys(SETTING_FIELDS) as NumericSettingKey[]) SETTING_FIELDS[key].put(config, defaultOf(key));
   return { ...config, ...over, retry: { ...(over.retry ?? config.retry) } };

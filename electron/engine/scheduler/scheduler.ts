@@ -10,7 +10,7 @@ import type { FarmState } from '../../../shared/farm-settings.js';
 import { randomId } from '../ids.js';
 import { readFarmState } from '../settings/farm-state.js';
 import { claimAttempt, endAttempt, liveAttempts, orphanAttempts, previousAttempt, type AttemptRow } from '../store/attempt-store.js';
-import { inTransaction } from '../store/database.js';
+import { CommitBatch } from '../store/commit-batch.js';
 import type { JobRow } from '../store/job-rows.js';
 import { jobRow, nextRetryAt, oldestQueued } from '../store/job-store.js';
 import type { StoredTemplate } from '../store/template-store.js';
@@ -27,7 +27,8 @@ import { InstanceRegistry, type InstanceRuntime } from './instance-registry.js';
 import { FarmNodeLists } from './node-lists.js';
 import type { FarmPort } from '../handlers/context.js';
 import { promoteDueRetries, requeueJob } from './outcomes.js';
-import { checkpointOfJob, fitsNow, rankInstances, type InstanceSnapshot, type JobSnapshot } from './policy.js';
+import { checkpointOfJob, fitsNow, fitsWhenOneEnds, rankInstances, type InstanceSnapshot, type JobSnapshot } from './policy.js';
+import { displaces, mayWaitBehind } from './prefetch.js';
 import { Reservations } from './reservations.js';
 import { explainer, TemplateCache } from './wait-explainer.js';
 
@@ -41,6 +42,8 @@ export class Scheduler implements FarmPort {
   readonly live = new LiveAttempts();
   private readonly contact: ContactWatch;
   private readonly runners = new Map<string, AttemptRunner>();
+  /** The writes of one tick (claims, ends, checkpoints) in one commit. */
+  readonly batch: CommitBatch;
   private readonly templates: TemplateCache;
   private readonly answers = new CapabilityAnswers();
   /** Live node lists, else the stored ones: what is known of an instance until it sends its list in this run. */
@@ -48,6 +51,8 @@ export class Scheduler implements FarmPort {
   private readonly reservations: Reservations;
   private readonly blocked: BlockedJobs;
   private passQueued = false;
+  /** Jobs whose claim waits for the tick's commit: a pass before it must not pick them again. */
+  private readonly claiming = new Set<string>();
   private running = false;
   /** The operator's farm state (durable: read at start, changed through applyFarmState). */
   private state: FarmState = 'running';
@@ -59,11 +64,12 @@ export class Scheduler implements FarmPort {
   onDispatch: ((jobId: string, instanceId: string) => void) | null = null;
 
   constructor(private readonly d: SchedulerDeps) {
+    this.batch = new CommitBatch(d.db);
     this.contact = new ContactWatch({
       db: d.db, clock: d.clock, config: d.config, announce: d.announce, log: (m) => this.log(m),
       storedLastAnswer: (id) => this.registry.get(id)?.row.last_answer_at ?? null,
     });
-    this.registry = new InstanceRegistry(d.db, d.clock, d.timers, d.events, d.config, () => this.kick(), this.contact);
+    this.registry = new InstanceRegistry(d.db, d.clock, d.timers, d.events, d.config, () => this.kick(), this.contact, d.random);
     this.templates = new TemplateCache(d.db);
     this.lists = new FarmNodeLists(d.db);
     this.reservations = new Reservations({
@@ -107,6 +113,7 @@ export class Scheduler implements FarmPort {
   /** App closing: stop deciding and following; prompts keep running on the servers. */
   async close(): Promise<void> {
     this.running = false;
+    this.batch.flush();
     this.blocked.stop();
     this.d.timers.clearTimeout(this.retryTimer);
     for (const r of this.runners.values()) r.detach();
@@ -232,7 +239,7 @@ export class Scheduler implements FarmPort {
   private jobSnapshot(job: JobRow, template: StoredTemplate): JobSnapshot {
     const prev = job.attempts > 0 ? previousAttempt(this.d.db, job.id) : undefined;
     return {
-      id: job.id, priority: job.priority, stage: job.stage, vramGb: job.vram_gb, tags: JSON.parse(job.tags_json) as string[],
+      id: job.id, priority: job.priority, rank: job.rank, stage: job.stage, vramGb: job.vram_gb, tags: JSON.parse(job.tags_json) as string[],
       checkpoint: checkpointOfJob(template.workflow, template.parameters, job.params_json), previousInstanceId: prev?.instance_id ?? null,
       oomOn: prev?.error_class === 'oom' ? prev.instance_id : null,
     };
@@ -243,7 +250,11 @@ export class Scheduler implements FarmPort {
     return checkpointOfJob(t.workflow, t.parameters, job.params_json);
   }
 
-  /** One decision pass. Synchronous up to the claims; runners then proceed on their own. */
+  /**
+   * One decision pass. Synchronous up to the claims, which join the tick's commit batch; the
+   * runners start once it is committed (write before you send). The slots are taken in the
+   * registry at once, so a pass before that commit cannot give them away twice.
+   */
   dispatchPass(): void {
     if (this.state !== 'running' || !this.running) return;
     const { db, clock, config } = this.d;
@@ -251,65 +262,120 @@ export class Scheduler implements FarmPort {
     const snaps = new Map<string, InstanceSnapshot>();
     for (const rt of this.registry.all()) if (this.registry.dispatchable(rt)) snaps.set(rt.row.id, this.registry.snapshot(rt));
     const free = () => [...snaps.values()].filter((s) => s.running < s.maxConcurrency);
+    // Prefetch: full instances where one more prompt may wait on the server, or a waiting one may be displaced.
+    const behind = () => (config.prefetch ? [...snaps.values()].filter((s) => s.running >= s.maxConcurrency && s.running > 0 && !s.waiting?.displacing) : []);
     const scanStarving = this.reservations.scanDue(now);
-    if (free().length === 0 && !scanStarving) return;
+    if (free().length === 0 && behind().length === 0 && !scanStarving) return;
 
     const lists = this.nodeLists();
     this.reservations.prune(snaps);
     if (scanStarving) this.reservations.scan(now, snaps);
-    if (free().length === 0) return;
-    const warm = new Set(free().map((f) => f.lastCheckpoint).filter((c): c is string => c !== null));
-    const queue = preferWarm(candidates(db, free().length, config.candidateScan), warm, Math.max(16, free().length * 4), (j) => this.checkpointOf(j));
-    const assignments: { job: JobRow; rt: InstanceRuntime; template: StoredTemplate }[] = [];
+    if (free().length === 0 && behind().length === 0) return;
+    const slots = free().length + behind().length;
+    const warm = new Set([...free(), ...behind().filter((b) => !b.waiting)].map((f) => f.lastCheckpoint).filter((c): c is string => c !== null));
+    /** Instances a job ahead in the order waits for (it could not wait there itself): no job behind it may take their waiting place. */
+    const heldFor = new Set<string>();
+    const queue = preferWarm(candidates(db, slots, config.candidateScan), warm, Math.max(16, slots * 4), (j) => this.checkpointOf(j));
+    const assignments: { job: JobRow; rt: InstanceRuntime; template: StoredTemplate; priority: number }[] = [];
 
     for (const job of queue) {
-      if (free().length === 0) break;
+      // Jobs come in priority order: once none can take a slot or a waiting place, or displace a
+      // lower-priority waiting prompt, none after it can either.
+      const open = free().length > 0 || behind().some((s) => !s.waiting);
+      if (!open && !behind().some((s) => s.waiting && job.priority > s.waiting.priority)) break;
+      if (this.claiming.has(job.id)) continue; // claimed in an earlier pass, its commit not written yet
       // Capability: which instances have the nodes and models this workflow names? None: it waits
       // (blocked-jobs.ts says why, durably) and costs this pass nothing more.
       const { capable } = this.capabilityOf(job, lists);
       if (capable.size === 0) continue;
       const template = this.templates.get(job.template_id);
       const snap = this.jobSnapshot(job, template);
-      const fitting = free().filter((s) => capable.has(s.id) && fitsNow(snap, s) && this.reservations.allows(s.id, snap));
-      if (fitting.length === 0) {
-        this.reservations.consider(job, snap, snaps, now);
+      const allowed = (s: InstanceSnapshot) => capable.has(s.id) && this.reservations.allows(s.id, snap);
+      const fitting = free().filter((s) => allowed(s) && fitsNow(snap, s));
+      if (fitting.length > 0) {
+        const chosen = rankInstances(snap, fitting)[0] as InstanceSnapshot;
+        chosen.running++;
+        chosen.runningVramGb += snap.vramGb;
+        chosen.largestRunningVramGb = Math.max(chosen.largestRunningVramGb, snap.vramGb);
+        chosen.runningPriority = Math.min(chosen.runningPriority ?? snap.priority, snap.priority);
+        chosen.serverQueue++;
+        assignments.push({ job, rt: this.registry.get(chosen.id) as InstanceRuntime, template, priority: snap.priority });
         continue;
       }
-      const chosen = rankInstances(snap, fitting)[0] as InstanceSnapshot;
-      const rt = this.registry.get(chosen.id) as InstanceRuntime;
-      chosen.running++;
-      chosen.runningVramGb += snap.vramGb;
-      chosen.largestRunningVramGb = Math.max(chosen.largestRunningVramGb, snap.vramGb);
-      chosen.serverQueue++;
-      assignments.push({ job, rt, template });
+      const waitable = behind().filter((s) => allowed(s) && !heldFor.has(s.id) && mayWaitBehind(snap, s));
+      if (waitable.length > 0) {
+        const chosen = rankInstances(snap, waitable)[0] as InstanceSnapshot;
+        chosen.waiting = { attemptId: '', priority: snap.priority, rank: job.rank, displacing: false };
+        chosen.lastCheckpoint = snap.checkpoint;
+        chosen.serverQueue++;
+        assignments.push({ job, rt: this.registry.get(chosen.id) as InstanceRuntime, template, priority: snap.priority });
+        continue;
+      }
+      const displaced = behind().find((s) => allowed(s) && displaces(snap, s));
+      if (displaced?.waiting) {
+        // The waiting prompt leaves the server's queue; its end frees the place and passes again.
+        displaced.waiting.displacing = true;
+        this.displace(displaced.id, displaced.waiting.attemptId);
+        continue;
+      }
+      // It waits for a slot on these: a job behind it must not be queued there ahead of it.
+      for (const s of behind()) if (allowed(s) && fitsWhenOneEnds(snap, s)) heldFor.add(s.id);
+      this.reservations.consider(job, snap, snaps, now);
     }
 
     if (assignments.length === 0) return;
-    // Every claim of this pass in one commit (one fsync, not one per job); the runners, which
-    // send the prompts, start only after it.
-    const claimed = inTransaction(db, () => assignments.map((a) => ({ ...a, attemptId: this.claim(a.job, a.rt) })));
-    const started = claimed.filter((c): c is typeof c & { attemptId: string } => c.attemptId !== null);
-    if (started.length === 0) return;
-    this.d.announce(started.map((c) => c.job.id));
-    for (const c of started) {
-      // The row as claimed (running, its attempt): the runner reports against it.
-      const row = jobRow(db, c.job.id);
-      if (!row) continue;
-      this.onDispatch?.(c.job.id, c.rt.row.id);
-      this.startRunner(row, c.attemptId, c.rt, null, c.template);
+    // Slots are taken now; the claims go into this tick's commit and the runners (which send the
+    // prompts) start only once it is stored.
+    for (const a of assignments) {
+      this.claiming.add(a.job.id);
+      this.reserveSlot(a.job, a.rt, a.template, a.priority, a.job.id);
     }
+    void Promise.all(assignments.map(async (a) => ({ ...a, attemptId: await this.claim(a.job, a.rt) }))).then((claimed) => {
+      const started = claimed.filter((c) => c.attemptId !== null);
+      for (const c of claimed) {
+        this.claiming.delete(c.job.id);
+        this.registry.unreserve(c.rt.row.id, c.job.id);
+      }
+      if (started.length === 0) return this.kick();
+      this.d.announce(started.map((c) => c.job.id));
+      for (const c of started) {
+        // The row as claimed (running, its attempt): the runner reports against it.
+        const row = jobRow(db, c.job.id);
+        if (!row || !this.running) continue;
+        this.onDispatch?.(c.job.id, c.rt.row.id);
+        this.startRunner(row, c.attemptId as string, c.rt, null, c.template, c.priority);
+      }
+      if (started.length < claimed.length) this.kick();
+    });
   }
 
-  /** Claims one job for one instance (inside the pass's transaction); null when it went stale. */
-  private claim(job: JobRow, rt: InstanceRuntime): string | null {
+  /** Holds a slot (or the waiting place) for a claim not yet committed, under a placeholder id (the job id). */
+  private reserveSlot(job: JobRow, rt: InstanceRuntime, t: StoredTemplate, priority: number, placeholder: string): void {
+    this.registry.attemptStarted(rt.row.id, placeholder, job.id, job.vram_gb, checkpointOfJob(t.workflow, t.parameters, job.params_json), { priority, rank: job.rank });
+  }
+
+  /** Asks the prompt waiting on an instance to give its place to a higher-priority job. */
+  private displace(instanceId: string, attemptId: string): void {
+    const runner = this.runners.get(attemptId);
+    if (!runner) return;
+    this.registry.setDisplacing(instanceId, true);
+    void runner.displace('a higher-priority job').then((left) => {
+      // Left: its end (requeued) frees the place and kicks. Stayed (it had started): try again later.
+      if (!left) this.registry.setDisplacing(instanceId, false);
+      this.kick();
+    });
+  }
+
+  /** Claims one job for one instance (in this tick's commit batch); null when it went stale. */
+  private async claim(job: JobRow, rt: InstanceRuntime): Promise<string | null> {
     const { db, clock } = this.d;
     const attemptId = randomId();
     const ok = rt.lastOkProbe;
     try {
-      claimAttempt(db, clock, {
+      await this.batch.add(() => claimAttempt(db, clock, {
         jobId: job.id, attemptId, instanceId: rt.row.id, instanceName: rt.row.name, gpuName: ok?.gpuName ?? rt.row.gpu_name,
         vramAtDispatch: ok?.vram ? ok.vram.totalBytes - ok.vram.otherBytes : null, leaseMs: job.timeout_s * 1000 * 2,
-      });
+      }));
       return attemptId;
     } catch (err) {
       this.log(`claim of ${job.id} failed: ${(err as Error).message}`);
@@ -317,13 +383,13 @@ export class Scheduler implements FarmPort {
     }
   }
 
-  private startRunner(job: JobRow, attemptId: string, rt: InstanceRuntime, resume: AttemptRow | null, template?: StoredTemplate): void {
+  private startRunner(job: JobRow, attemptId: string, rt: InstanceRuntime, resume: AttemptRow | null, template?: StoredTemplate, priority = job.priority): void {
     const t = template ?? this.templates.get(job.template_id);
     this.reservations.started(job.id);
-    this.registry.attemptStarted(rt.row.id, attemptId, job.id, job.vram_gb, checkpointOfJob(t.workflow, t.parameters, job.params_json));
+    this.registry.attemptStarted(rt.row.id, attemptId, job.id, job.vram_gb, checkpointOfJob(t.workflow, t.parameters, job.params_json), { priority, rank: job.rank });
     const runner = new AttemptRunner(
       {
-        ...this.d, registry: this.registry, contact: this.contact, live: this.live, uploader: this.uploader,
+        ...this.d, registry: this.registry, contact: this.contact, live: this.live, uploader: this.uploader, batch: this.batch,
         done: (r) => {
           this.runners.delete(r.attemptId);
           this.armRetryTimer();
