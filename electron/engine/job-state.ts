@@ -10,7 +10,7 @@ import { ShotfarmError } from '../../shared/errors.js';
 import { canTransition, type JobState } from '../../shared/job-states.js';
 import type { Clock } from './clock.js';
 import { inTransaction, type Db } from './store/database.js';
-import { one, run } from './store/statements.js';
+import { all, one, run } from './store/statements.js';
 
 /** Columns a transition may set alongside the state. Keys are column names of `jobs`. */
 export interface TransitionPatch {
@@ -129,4 +129,25 @@ export function transitionJob(db: Db, clock: Clock, req: TransitionRequest): Tra
 /** Records the creation of a job (no previous state) — the first row of its history. */
 export function recordJobCreated(db: Db, clock: Clock, jobId: string, state: JobState, reason: string, actor: string): void {
   run(db, INSERT_EVENT, jobId, null, null, state, reason, actor, clock.now());
+}
+
+/** One state change as its event row records it (a creation has no `from`). */
+export interface StateChange {
+  id: number;
+  from_state: JobState | null;
+  to_state: JobState;
+}
+
+/**
+ * The state changes recorded after event row `afterId`, oldest first, at most `limit`: what keeps
+ * the farm's counters current without recounting the jobs — this process's changes and other
+ * processes' (an import from the CLI) alike, since every change writes its row.
+ */
+export function stateChangesSince(db: Db, afterId: number, limit: number): StateChange[] {
+  return all<StateChange>(db, 'SELECT id, from_state, to_state FROM job_events WHERE id > ? ORDER BY id LIMIT ?', afterId, limit);
+}
+
+/** The newest event row's id (0 when there is none). */
+export function lastStateChangeId(db: Db): number {
+  return one<{ id: number | null }>(db, 'SELECT MAX(id) AS id FROM job_events')?.id ?? 0;
 }

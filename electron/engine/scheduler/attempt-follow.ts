@@ -129,7 +129,7 @@ export class AttemptFollow {
       const state = await settle(() => watchExecution(a.client, a.exec, a.signal));
       if (state.ok && state.value.kind === 'absent') {
         d.answer(true);
-        return { kind: 'displaced', reason: `gave its place on ${a.name} to a higher-priority job; back in the queue` };
+        return { kind: 'displaced', reason: d.reason };
       }
     }
     d.answer(false);

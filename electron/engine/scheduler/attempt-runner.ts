@@ -115,10 +115,10 @@ export class AttemptRunner implements AttemptScope {
   }
 
   /**
-   * A higher-priority job wants the place this prompt holds, waiting on the server behind the
-   * running one. Resolves true once it has left the server's queue unstarted (the attempt then
-   * ends `displaced`, its job back in the queue uncounted); false when it had started, or the
-   * runner is stopping — it keeps its place.
+   * This prompt, waiting on the server behind the running one, is to leave (a higher-priority job
+   * wants its place, or the farm was paused; `reason` says so in the job's history). Resolves true
+   * once it has left the server's queue unstarted (the attempt then ends `displaced`, its job back
+   * in the queue uncounted); false when it had started, or the runner is stopping — it stays.
    */
   displace(reason: string): Promise<boolean> {
     if (this.stopMode || this.displacement) return Promise.resolve(false);

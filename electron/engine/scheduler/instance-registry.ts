@@ -292,8 +292,11 @@ export class InstanceRegistry {
     if (persist || announce) this.events.emit('instance.changed', { instance: this.view(rt) });
   }
 
+  /** The card, with what runs there from memory (not a query per card: cards go out at every dispatch). */
   view(rt: InstanceRuntime): InstanceView {
-    return toInstanceView(this.db, rt.row);
+    const jobs = [...rt.running.values()].map((o) => o.jobId);
+    if (rt.waiting) jobs.push(rt.waiting.jobId);
+    return toInstanceView(this.db, rt.row, jobs);
   }
 
   snapshot(rt: InstanceRuntime): InstanceSnapshot {

@@ -6,7 +6,9 @@
  * one too large for every slot that frees gets an instance reserved for it (reservations.ts).
  * Beside it: why jobs wait (waitFacts, progress) and the durable blocked mark (blocked-jobs.ts).
  */
+import type { InstanceView } from '../../../shared/domain.js';
 import type { FarmState } from '../../../shared/farm-settings.js';
+import type { JobState } from '../../../shared/job-states.js';
 import { randomId } from '../ids.js';
 import { readFarmState } from '../settings/farm-state.js';
 import { claimAttempt, endAttempt, liveAttempts, orphanAttempts, previousAttempt, type AttemptRow } from '../store/attempt-store.js';
@@ -22,6 +24,7 @@ import { BlockedJobs } from './blocked-jobs.js';
 import { CapabilityAnswers, type CapabilityAnswer } from './capability-answers.js';
 import { candidates, preferWarm } from './candidates.js';
 import { makeFarmFacts, type FarmFacts, type KnownNodeList } from './farm-facts.js';
+import { FarmCounters } from './farm-counters.js';
 import { farmProgress, type FarmProgress } from './farm-progress.js';
 import { InstanceRegistry, type InstanceRuntime } from './instance-registry.js';
 import { FarmNodeLists } from './node-lists.js';
@@ -51,6 +54,7 @@ export class Scheduler implements FarmPort {
   private readonly reservations: Reservations;
   private readonly blocked: BlockedJobs;
   private passQueued = false;
+  private counters: FarmCounters | null = null;
   /** Jobs whose claim waits for the tick's commit: a pass before it must not pick them again. */
   private readonly claiming = new Set<string>();
   private running = false;
@@ -130,11 +134,25 @@ export class Scheduler implements FarmPort {
   async applyFarmState(state: FarmState): Promise<void> {
     this.state = state;
     if (state === 'stopped') await this.stopRunners();
+    // Paused: running prompts finish, but one waiting behind them (prefetch) was not started — it leaves.
+    if (state === 'paused') await this.takeOffWaiting((name) => `taken off ${name}'s queue before it started: the farm was paused; back in the queue`);
     if (state === 'running') this.kick();
   }
 
   get farmState(): FarmState {
     return this.state;
+  }
+
+  /** Every prompt waiting on a server behind the running one leaves it unstarted (its end requeues it). */
+  private async takeOffWaiting(reason: (instanceName: string) => string): Promise<void> {
+    const leaving: Promise<unknown>[] = [];
+    for (const rt of this.registry.all()) {
+      const w = rt.waiting;
+      const runner = w ? this.runners.get(w.attemptId) : undefined;
+      if (!runner) continue;
+      leaving.push(runner.displace(reason(rt.row.name)).then((left) => (left ? runner.finished : undefined)));
+    }
+    await Promise.all(leaving);
   }
 
   private async stopRunners(): Promise<void> {
@@ -178,10 +196,28 @@ export class Scheduler implements FarmPort {
     return makeFarmFacts('farm', instances, this.nodeLists(), this.answers, this.state);
   }
 
-  /** Whether anything can still move without a person acting, and what waits for what. */
+  /**
+   * Whether anything can still move without a person acting, and what waits for what. Cheap while
+   * jobs move (the counters say so); the queue is read, and the waits explained, only when none does.
+   */
   progress(): FarmProgress {
-    const explain = explainer(this.waitFacts(), this.templates);
-    return farmProgress({ db: this.d.db, explain, activeAttempts: this.runners.size, farmState: this.state });
+    const moving = this.counts().moving() + this.runners.size;
+    return farmProgress({ db: this.d.db, explain: () => explainer(this.waitFacts(), this.templates), moving, farmState: this.state });
+  }
+
+  /** Jobs by state, kept incrementally (farm-counters.ts). */
+  jobsByState(): Record<JobState, number> {
+    return this.counts().jobsByState();
+  }
+
+  /** The workstations' cards as this farm holds them (what runs there from memory, not a query per card). */
+  instanceViews(): InstanceView[] {
+    return [...this.registry.all()].sort((a, b) => (a.row.name < b.row.name ? -1 : a.row.name > b.row.name ? 1 : 0)).map((rt) => this.registry.view(rt));
+  }
+
+  private counts(): FarmCounters {
+    this.counters ??= new FarmCounters(this.d.db);
+    return this.counters;
   }
 
   activeAttempts(): number {
@@ -271,7 +307,8 @@ export class Scheduler implements FarmPort {
     this.reservations.prune(snaps);
     if (scanStarving) this.reservations.scan(now, snaps);
     if (free().length === 0 && behind().length === 0) return;
-    const slots = free().length + behind().length;
+    // Places to fill: free slots and empty waiting places (a displacement needs only the queue's head).
+    const slots = Math.max(1, free().length + behind().filter((b) => !b.waiting).length);
     const warm = new Set([...free(), ...behind().filter((b) => !b.waiting)].map((f) => f.lastCheckpoint).filter((c): c is string => c !== null));
     /** Instances a job ahead in the order waits for (it could not wait there itself): no job behind it may take their waiting place. */
     const heldFor = new Set<string>();
@@ -315,7 +352,7 @@ export class Scheduler implements FarmPort {
       if (displaced?.waiting) {
         // The waiting prompt leaves the server's queue; its end frees the place and passes again.
         displaced.waiting.displacing = true;
-        this.displace(displaced.id, displaced.waiting.attemptId);
+        this.displace(displaced.id, displaced.waiting.attemptId, `gave its place on ${displaced.name} to a higher-priority job; back in the queue`);
         continue;
       }
       // It waits for a slot on these: a job behind it must not be queued there ahead of it.
@@ -355,11 +392,11 @@ export class Scheduler implements FarmPort {
   }
 
   /** Asks the prompt waiting on an instance to give its place to a higher-priority job. */
-  private displace(instanceId: string, attemptId: string): void {
+  private displace(instanceId: string, attemptId: string, reason: string): void {
     const runner = this.runners.get(attemptId);
     if (!runner) return;
     this.registry.setDisplacing(instanceId, true);
-    void runner.displace('a higher-priority job').then((left) => {
+    void runner.displace(reason).then((left) => {
       // Left: its end (requeued) frees the place and kicks. Stayed (it had started): try again later.
       if (!left) this.registry.setDisplacing(instanceId, false);
       this.kick();
