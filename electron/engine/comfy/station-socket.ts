@@ -23,7 +23,7 @@ import { ComfyRequestError, failureFromError, type ComfyFailure } from './observ
 import { abortableSleep, fullJitterDelay, type BackoffPolicy } from './backoff.js';
 import { decodeBinaryFrame } from './binary-frames.js';
 import { EventQueue } from './event-queue.js';
-import { parseWsText, promptIdOf, type EventContext, type FollowEvent } from './ws-events.js';
+import { parseWsFrame, promptIdOf, type EventContext, type FollowEvent } from './ws-events.js';
 
 export interface SocketOptions {
   /** The server's HTTP base URL (`http://host:8188`); `ws://` / `wss://` is derived from it. */
@@ -49,6 +49,11 @@ export interface SocketOptions {
   connectTimeoutMs?: number;
   /** Send `feature_flags {supports_preview_metadata}` so newer servers tag previews with prompt_id. Default true. */
   announcePreviewMetadata?: boolean;
+  /**
+   * The JSON frame types the subscribers use; others are dropped before they are validated (a
+   * frame costs its schema check only when someone reads it). Default: every known type.
+   */
+  types?: ReadonlySet<string> | null;
 }
 
 export function wsUrl(baseUrl: string, clientId: string): string {
@@ -107,6 +112,7 @@ export class StationSocket {
       pingTimeoutMs: opts.pingTimeoutMs ?? 5_000,
       connectTimeoutMs: opts.connectTimeoutMs ?? 5_000,
       announcePreviewMetadata: opts.announcePreviewMetadata ?? true,
+      types: opts.types ?? null,
       backoff: { baseMs: opts.backoff?.baseMs ?? 500, capMs: opts.backoff?.capMs ?? 10_000 },
     };
     this.readyPromise = new Promise<void>((resolve, reject) => {
@@ -271,6 +277,25 @@ export class StationSocket {
     for (const sub of running.length ? running : all) sub.queue.push(make({ connection, clientId, inRun: sub.inRun }));
   }
 
+  /**
+   * A text frame, parsed and validated only when a subscriber wants it: a type it reads, about a
+   * prompt it follows (or a broadcast). Null when nobody does.
+   */
+  private parseWanted(text: string): ReturnType<typeof parseWsFrame> | null {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      return null;
+    }
+    if (typeof raw !== 'object' || raw === null) return null;
+    const { type, data } = raw as { type?: unknown; data?: { prompt_id?: unknown } };
+    if (typeof type !== 'string' || (this.o.types !== null && !this.o.types.has(type))) return null;
+    const promptId = typeof data === 'object' && data !== null ? data.prompt_id : undefined;
+    if (typeof promptId === 'string' && !this.byPrompt.get(promptId)?.size) return null;
+    return parseWsFrame(raw);
+  }
+
   /** Pumps one open socket into the subscriptions; resolves with why it ended. */
   private pump(ws: WebSocket, clientId: string, connection: number): Promise<string> {
     const { timers } = this.o;
@@ -297,8 +322,8 @@ export class StationSocket {
         }
         return; // unknown or malformed binary: nothing the engine can use
       }
-      const parsed = parseWsText(data.toString());
-      if (parsed.kind !== 'known') return;
+      const parsed = this.parseWanted(data.toString());
+      if (parsed === null || parsed.kind !== 'known') return;
       const m = parsed.message;
       if (m.type === 'feature_flags') return;
       if (m.type === 'status') {

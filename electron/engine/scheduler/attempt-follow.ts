@@ -39,6 +39,9 @@ export class AttemptFollow {
     private readonly follower: AsyncIterable<FollowEvent> | null,
   ) {
     this.lastActivity = this.nextAsk = a.deps.clock.now();
+    // Just posted and answered: the server has it queued, and its frames reach our socket — the
+    // first look waits for them (or the poll). An adopted or recovered prompt is looked at now.
+    if (a.postedWith !== null && follower !== null) this.nextAsk += a.deps.config.historyPollMs;
   }
 
   private get now(): number {

@@ -67,6 +67,11 @@ export interface InstanceRuntime {
   lastPersistAt: number;
 }
 
+/** The frames an attempt reads (attempt-follow.ts, prompt-end.ts); the rest are dropped unparsed. */
+const FOLLOWED_TYPES: ReadonlySet<string> = new Set([
+  'status', 'execution_start', 'executing', 'progress', 'execution_success', 'execution_error', 'execution_interrupted',
+]);
+
 /** A rough speed order of common GPUs for the last tie-break; unknown cards rank by VRAM. */
 const GPU_SPEED: [RegExp, number][] = [
   [/B200|H200/i, 10], [/H100/i, 9], [/5090/i, 8.5], [/A100/i, 8], [/4090/i, 7.5], [/L40/i, 7], [/6000 Ada/i, 7],
@@ -124,7 +129,7 @@ export class InstanceRegistry {
     const label = rt.row.name.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 40);
     rt.socket = new StationSocket({
       baseUrl: rt.row.url, newClientId: () => `sf-${label}-${randomBytes(6).toString('hex')}`,
-      now: () => this.clock.now(), timers: this.timers, random: this.random,
+      now: () => this.clock.now(), timers: this.timers, random: this.random, types: FOLLOWED_TYPES,
     });
   }
 

@@ -54,6 +54,10 @@ export class Scheduler implements FarmPort {
   private readonly reservations: Reservations;
   private readonly blocked: BlockedJobs;
   private passQueued = false;
+  private readonly toAnnounce = new Set<string>();
+  private announceQueued = false;
+  /** Closed: the database is about to close, nothing more is announced. */
+  private closed = false;
   private counters: FarmCounters | null = null;
   /** Jobs whose claim waits for the tick's commit: a pass before it must not pick them again. */
   private readonly claiming = new Set<string>();
@@ -122,6 +126,9 @@ export class Scheduler implements FarmPort {
     this.d.timers.clearTimeout(this.retryTimer);
     for (const r of this.runners.values()) r.detach();
     await Promise.all([...this.runners.values()].map((r) => r.finished));
+    // What the runners stored is published before the database closes; nothing after.
+    this.flushAnnouncements();
+    this.closed = true;
     this.registry.stop();
     this.uploader?.close();
   }
@@ -222,6 +229,27 @@ export class Scheduler implements FarmPort {
 
   activeAttempts(): number {
     return this.runners.size;
+  }
+
+  /**
+   * The runners' and the passes' announcements, merged per tick: a job that is claimed, posted and
+   * collected within a few milliseconds is loaded and published once, in its latest state. Each
+   * is made after its write is stored, so the merged one is too.
+   */
+  private announceSoon(ids: readonly string[]): void {
+    if (this.closed) return;
+    for (const id of ids) this.toAnnounce.add(id);
+    if (this.announceQueued) return;
+    this.announceQueued = true;
+    setImmediate(() => this.flushAnnouncements());
+  }
+
+  private flushAnnouncements(): void {
+    this.announceQueued = false;
+    if (this.toAnnounce.size === 0 || this.closed) return;
+    const batch = [...this.toAnnounce];
+    this.toAnnounce.clear();
+    this.d.announce(batch);
   }
 
   /** Something changed: decide soon, once, however many changes arrive in the same tick. */
@@ -374,7 +402,7 @@ export class Scheduler implements FarmPort {
         this.registry.unreserve(c.rt.row.id, c.job.id);
       }
       if (started.length === 0) return this.kick();
-      this.d.announce(started.map((c) => c.job.id));
+      this.announceSoon(started.map((c) => c.job.id));
       for (const c of started) {
         // The row as claimed (running, its attempt): the runner reports against it.
         const row = jobRow(db, c.job.id);
@@ -426,7 +454,7 @@ export class Scheduler implements FarmPort {
     this.registry.attemptStarted(rt.row.id, attemptId, job.id, job.vram_gb, checkpointOfJob(t.workflow, t.parameters, job.params_json), { priority, rank: job.rank });
     const runner = new AttemptRunner(
       {
-        ...this.d, registry: this.registry, contact: this.contact, live: this.live, uploader: this.uploader, batch: this.batch,
+        ...this.d, announce: (ids) => this.announceSoon(ids), registry: this.registry, contact: this.contact, live: this.live, uploader: this.uploader, batch: this.batch,
         done: (r) => {
           this.runners.delete(r.attemptId);
           this.armRetryTimer();
