@@ -125,29 +125,38 @@ test(`the engine killed ${KILLS} times at random moments loses no job and render
     const dbFile = join(tmp.path, 'shotfarm.sqlite');
     const count = (db: Database.Database, sql: string): number => (db.prepare(sql).get() as { n: number }).n;
     /** Attempts open in the store right now: a look from outside, as brief as it can be. */
-    const openAttempts = (): number => {
+    /** Attempts open now, and whether a workstation holds two (one prompt waiting behind the running one: prefetch). */
+    const openAttempts = (): { open: number; waiting: boolean } => {
       const db = new Database(dbFile, { readonly: true });
       try {
-        return count(db, "SELECT COUNT(*) AS n FROM attempts WHERE state <> 'ended'");
+        return {
+          open: count(db, "SELECT COUNT(*) AS n FROM attempts WHERE state <> 'ended'"),
+          waiting: count(db, "SELECT COUNT(*) AS n FROM (SELECT instance_id FROM attempts WHERE state <> 'ended' GROUP BY instance_id HAVING COUNT(*) > 1)") > 0,
+        };
       } finally {
         db.close();
       }
     };
 
     let killedMidAttempt = 0;
+    let killedWhileWaiting = 0;
     for (let k = 0; k < KILLS; k++) {
       const c = booted.shift()!;
       booted.push(bootChild(entry, tmp.path, out));
       await c.go();
       // A deliberate fault, not a synchronisation: the kill lands at a random moment.
       await new Promise((r) => setTimeout(r, 30 + Math.floor(random() * 400)));
-      if (openAttempts() > 0) killedMidAttempt++;
+      const seen = openAttempts();
+      if (seen.open > 0) killedMidAttempt++;
+      if (seen.waiting) killedWhileWaiting++;
       await c.kill('SIGKILL');
     }
     // The kills must have landed while work was in flight, or the test proves nothing. (A cut
     // attempt is often taken over by the next engine and completes, so finished rows cannot tell;
     // what the store held at the moment of each kill can.)
     assert.ok(killedMidAttempt >= KILLS / 4, `some attempts were cut by a kill: only ${killedMidAttempt} of ${KILLS} kills found one open`);
+    // Prefetch is on: some kills must land while a claimed prompt waits on a server behind another.
+    assert.ok(killedWhileWaiting >= 1, `a kill landed while a prompt waited behind the running one: ${killedWhileWaiting} of ${KILLS}`);
 
     const db = new Database(dbFile, { readonly: true });
     try {
