@@ -8,6 +8,7 @@
 import type { InstanceHealth, InstanceView } from '../../../shared/domain.js';
 import type { Clock, Timers } from '../clock.js';
 import { ComfyClient } from '../comfy/client.js';
+import { sleepOn } from '../comfy/backoff.js';
 import { StationSocket } from '../comfy/station-socket.js';
 import { randomBytes } from 'node:crypto';
 import { describeFailure, settle } from '../comfy/observation.js';
@@ -129,7 +130,7 @@ export class InstanceRegistry {
     const label = rt.row.name.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 40);
     rt.socket = new StationSocket({
       baseUrl: rt.row.url, newClientId: () => `sf-${label}-${randomBytes(6).toString('hex')}`,
-      now: () => this.clock.now(), timers: this.timers, random: this.random, types: FOLLOWED_TYPES,
+      now: () => this.clock.now(), timers: this.timers, sleep: sleepOn(this.timers), random: this.random, types: FOLLOWED_TYPES,
     });
   }
 
