@@ -30,8 +30,9 @@ import { InstanceRegistry, type InstanceRuntime } from './instance-registry.js';
 import { FarmNodeLists } from './node-lists.js';
 import type { FarmPort } from '../handlers/context.js';
 import { promoteDueRetries, requeueJob } from './outcomes.js';
-import { checkpointOfJob, fitsNow, fitsWhenOneEnds, rankInstances, type InstanceSnapshot, type JobSnapshot } from './policy.js';
-import { displaces, mayWaitBehind } from './prefetch.js';
+import { checkpointOfJob, type InstanceSnapshot, type JobSnapshot } from './policy.js';
+import { behindInstances, choose, freeInstances, type Assignment } from './dispatch-choice.js';
+import { MergedAnnounce } from './merged-announce.js';
 import { Reservations } from './reservations.js';
 import { explainer, TemplateCache } from './wait-explainer.js';
 
@@ -54,10 +55,8 @@ export class Scheduler implements FarmPort {
   private readonly reservations: Reservations;
   private readonly blocked: BlockedJobs;
   private passQueued = false;
-  private readonly toAnnounce = new Set<string>();
-  private announceQueued = false;
-  /** Closed: the database is about to close, nothing more is announced. */
-  private closed = false;
+  /** The runners' and the passes' announcements, merged per tick. */
+  private readonly announce: MergedAnnounce;
   private counters: FarmCounters | null = null;
   /** Jobs whose claim waits for the tick's commit: a pass before it must not pick them again. */
   private readonly claiming = new Set<string>();
@@ -73,6 +72,7 @@ export class Scheduler implements FarmPort {
 
   constructor(private readonly d: SchedulerDeps) {
     this.batch = new CommitBatch(d.db);
+    this.announce = new MergedAnnounce(d.announce);
     this.contact = new ContactWatch({
       db: d.db, clock: d.clock, config: d.config, announce: d.announce, log: (m) => this.log(m),
       storedLastAnswer: (id) => this.registry.get(id)?.row.last_answer_at ?? null,
@@ -127,8 +127,7 @@ export class Scheduler implements FarmPort {
     for (const r of this.runners.values()) r.detach();
     await Promise.all([...this.runners.values()].map((r) => r.finished));
     // What the runners stored is published before the database closes; nothing after.
-    this.flushAnnouncements();
-    this.closed = true;
+    this.announce.close();
     this.registry.stop();
     this.uploader?.close();
   }
@@ -231,27 +230,6 @@ export class Scheduler implements FarmPort {
     return this.runners.size;
   }
 
-  /**
-   * The runners' and the passes' announcements, merged per tick: a job that is claimed, posted and
-   * collected within a few milliseconds is loaded and published once, in its latest state. Each
-   * is made after its write is stored, so the merged one is too.
-   */
-  private announceSoon(ids: readonly string[]): void {
-    if (this.closed) return;
-    for (const id of ids) this.toAnnounce.add(id);
-    if (this.announceQueued) return;
-    this.announceQueued = true;
-    setImmediate(() => this.flushAnnouncements());
-  }
-
-  private flushAnnouncements(): void {
-    this.announceQueued = false;
-    if (this.toAnnounce.size === 0 || this.closed) return;
-    const batch = [...this.toAnnounce];
-    this.toAnnounce.clear();
-    this.d.announce(batch);
-  }
-
   /** Something changed: decide soon, once, however many changes arrive in the same tick. */
   kick(): void {
     if (this.passQueued || !this.running) return;
@@ -325,87 +303,51 @@ export class Scheduler implements FarmPort {
     const now = clock.now();
     const snaps = new Map<string, InstanceSnapshot>();
     for (const rt of this.registry.all()) if (this.registry.dispatchable(rt)) snaps.set(rt.row.id, this.registry.snapshot(rt));
-    const free = () => [...snaps.values()].filter((s) => s.running < s.maxConcurrency);
-    // Prefetch: full instances where one more prompt may wait on the server, or a waiting one may be displaced.
-    const behind = () => (config.prefetch ? [...snaps.values()].filter((s) => s.running >= s.maxConcurrency && s.running > 0 && !s.waiting?.displacing) : []);
+    const open = () => [...freeInstances(snaps), ...behindInstances(snaps, config.prefetch)];
     const scanStarving = this.reservations.scanDue(now);
-    if (free().length === 0 && behind().length === 0 && !scanStarving) return;
+    if (open().length === 0 && !scanStarving) return;
 
     const lists = this.nodeLists();
     this.reservations.prune(snaps);
     if (scanStarving) this.reservations.scan(now, snaps);
-    if (free().length === 0 && behind().length === 0) return;
+    if (open().length === 0) return;
     // Places to fill: free slots and empty waiting places (a displacement needs only the queue's head).
-    const slots = Math.max(1, free().length + behind().filter((b) => !b.waiting).length);
-    const warm = new Set([...free(), ...behind().filter((b) => !b.waiting)].map((f) => f.lastCheckpoint).filter((c): c is string => c !== null));
-    /** Instances a job ahead in the order waits for (it could not wait there itself): no job behind it may take their waiting place. */
-    const heldFor = new Set<string>();
+    const places = [...freeInstances(snaps), ...behindInstances(snaps, config.prefetch).filter((s) => !s.waiting)];
+    const slots = Math.max(1, places.length);
+    const warm = new Set(places.map((f) => f.lastCheckpoint).filter((c): c is string => c !== null));
     const queue = preferWarm(candidates(db, slots, config.candidateScan), warm, Math.max(16, slots * 4), (j) => this.checkpointOf(j));
-    const assignments: { job: JobRow; rt: InstanceRuntime; template: StoredTemplate; priority: number }[] = [];
+    const { assignments, displacements } = choose(snaps, queue, {
+      prefetch: config.prefetch, claiming: this.claiming,
+      capable: (job) => this.capabilityOf(job, lists).capable,
+      snapshot: (job) => this.jobSnapshot(job, this.templates.get(job.template_id)),
+      allows: (id, snap) => this.reservations.allows(id, snap),
+      unplaced: (job, snap) => this.reservations.consider(job, snap, snaps, now),
+    });
+    for (const x of displacements) this.displace(x.instanceId, x.attemptId, `gave its place on ${x.instanceName} to a higher-priority job; back in the queue`);
+    if (assignments.length > 0) this.claimAndStart(assignments);
+  }
 
-    for (const job of queue) {
-      // Jobs come in priority order: once none can take a slot or a waiting place, or displace a
-      // lower-priority waiting prompt, none after it can either.
-      const open = free().length > 0 || behind().some((s) => !s.waiting);
-      if (!open && !behind().some((s) => s.waiting && job.priority > s.waiting.priority)) break;
-      if (this.claiming.has(job.id)) continue; // claimed in an earlier pass, its commit not written yet
-      // Capability: which instances have the nodes and models this workflow names? None: it waits
-      // (blocked-jobs.ts says why, durably) and costs this pass nothing more.
-      const { capable } = this.capabilityOf(job, lists);
-      if (capable.size === 0) continue;
-      const template = this.templates.get(job.template_id);
-      const snap = this.jobSnapshot(job, template);
-      const allowed = (s: InstanceSnapshot) => capable.has(s.id) && this.reservations.allows(s.id, snap);
-      const fitting = free().filter((s) => allowed(s) && fitsNow(snap, s));
-      if (fitting.length > 0) {
-        const chosen = rankInstances(snap, fitting)[0] as InstanceSnapshot;
-        chosen.running++;
-        chosen.runningVramGb += snap.vramGb;
-        chosen.largestRunningVramGb = Math.max(chosen.largestRunningVramGb, snap.vramGb);
-        chosen.runningPriority = Math.min(chosen.runningPriority ?? snap.priority, snap.priority);
-        chosen.serverQueue++;
-        assignments.push({ job, rt: this.registry.get(chosen.id) as InstanceRuntime, template, priority: snap.priority });
-        continue;
-      }
-      const waitable = behind().filter((s) => allowed(s) && !heldFor.has(s.id) && mayWaitBehind(snap, s));
-      if (waitable.length > 0) {
-        const chosen = rankInstances(snap, waitable)[0] as InstanceSnapshot;
-        chosen.waiting = { attemptId: '', priority: snap.priority, rank: job.rank, displacing: false };
-        chosen.lastCheckpoint = snap.checkpoint;
-        chosen.serverQueue++;
-        assignments.push({ job, rt: this.registry.get(chosen.id) as InstanceRuntime, template, priority: snap.priority });
-        continue;
-      }
-      const displaced = behind().find((s) => allowed(s) && displaces(snap, s));
-      if (displaced?.waiting) {
-        // The waiting prompt leaves the server's queue; its end frees the place and passes again.
-        displaced.waiting.displacing = true;
-        this.displace(displaced.id, displaced.waiting.attemptId, `gave its place on ${displaced.name} to a higher-priority job; back in the queue`);
-        continue;
-      }
-      // It waits for a slot on these: a job behind it must not be queued there ahead of it.
-      for (const s of behind()) if (allowed(s) && fitsWhenOneEnds(snap, s)) heldFor.add(s.id);
-      this.reservations.consider(job, snap, snaps, now);
-    }
-
-    if (assignments.length === 0) return;
-    // Slots are taken now; the claims go into this tick's commit and the runners (which send the
-    // prompts) start only once it is stored.
-    for (const a of assignments) {
+  /**
+   * The slots are taken now; the claims go into this tick's commit, and the runners (which send
+   * the prompts) start only once it is stored.
+   */
+  private claimAndStart(assignments: readonly Assignment[]): void {
+    const chosen = assignments.map((a) => ({ job: a.job, priority: a.snap.priority, rt: this.registry.get(a.instanceId) as InstanceRuntime, template: this.templates.get(a.job.template_id) }));
+    for (const a of chosen) {
       this.claiming.add(a.job.id);
       this.reserveSlot(a.job, a.rt, a.template, a.priority, a.job.id);
     }
-    void Promise.all(assignments.map(async (a) => ({ ...a, attemptId: await this.claim(a.job, a.rt) }))).then((claimed) => {
+    void Promise.all(chosen.map(async (a) => ({ ...a, attemptId: await this.claim(a.job, a.rt) }))).then((claimed) => {
       const started = claimed.filter((c) => c.attemptId !== null);
       for (const c of claimed) {
         this.claiming.delete(c.job.id);
         this.registry.unreserve(c.rt.row.id, c.job.id);
       }
       if (started.length === 0) return this.kick();
-      this.announceSoon(started.map((c) => c.job.id));
+      this.announce.add(started.map((c) => c.job.id));
       for (const c of started) {
         // The row as claimed (running, its attempt): the runner reports against it.
-        const row = jobRow(db, c.job.id);
+        const row = jobRow(this.d.db, c.job.id);
         if (!row || !this.running) continue;
         this.onDispatch?.(c.job.id, c.rt.row.id);
         this.startRunner(row, c.attemptId as string, c.rt, null, c.template, c.priority);
@@ -454,7 +396,7 @@ export class Scheduler implements FarmPort {
     this.registry.attemptStarted(rt.row.id, attemptId, job.id, job.vram_gb, checkpointOfJob(t.workflow, t.parameters, job.params_json), { priority, rank: job.rank });
     const runner = new AttemptRunner(
       {
-        ...this.d, announce: (ids) => this.announceSoon(ids), registry: this.registry, contact: this.contact, live: this.live, uploader: this.uploader, batch: this.batch,
+        ...this.d, announce: (ids) => this.announce.add(ids), registry: this.registry, contact: this.contact, live: this.live, uploader: this.uploader, batch: this.batch,
         done: (r) => {
           this.runners.delete(r.attemptId);
           this.armRetryTimer();
