@@ -81,6 +81,10 @@ const TABLE = {
     type: 'number', integer: false, unit: 'GB', default: 8, min: 0.001, max: 1_024,
     description: 'The largest output file stored; a larger one fails its job for good (the same render would make it again) instead of filling the disk',
   },
+  prefetch: {
+    type: 'number', integer: true, unit: '0/1', default: 1, min: 0, max: 1,
+    description: 'Keep the next prompt already queued on each workstation behind the running one (1), so the GPU starts it without waiting for Shotfarm; 0 posts each prompt only once the previous one ended',
+  },
   output_root: {
     type: 'folder', default: null,
     description: 'Where outputs are written (<root>/<project>/<episode>/<shot>/<stage>/take-<n>/); an absolute, writable folder on the machine running the farm; unset: <data>/outputs',

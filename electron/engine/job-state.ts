@@ -1,8 +1,10 @@
 /**
  * THE one door through which a job's state changes (conventions §3). Each change is a guarded
  * update — it applies only if the job is still in the state the caller saw and, when fenced, still
- * on the same attempt — plus its event row, in one transaction. An illegal transition throws and
- * changes nothing; a stale report (another attempt is current) is refused the same way.
+ * on the same attempt — plus its event row, in one transaction. A refusal throws a JobStateError
+ * that says which kind it is and changes nothing: a stale attempt (another attempt is current) and
+ * a wrong state (the job moved on: cancelled, stopped) are fenced reports, the normal end of a late
+ * runner; an illegal transition (the state table forbids the move) is a bug in the caller.
  */
 import { ShotfarmError } from '../../shared/errors.js';
 import { canTransition, type JobState } from '../../shared/job-states.js';
@@ -52,6 +54,25 @@ export interface TransitionRequest {
   patch?: TransitionPatch;
 }
 
+/** Why the door refused: the first two are fenced reports, the last a bug. */
+export type RefusalKind = 'stale_attempt' | 'wrong_state' | 'illegal_transition';
+
+export class JobStateError extends ShotfarmError {
+  constructor(readonly kind: RefusalKind, message: string, details: Record<string, unknown>) {
+    super('conflict', message, { details: { ...details, refusal: kind } });
+  }
+}
+
+/** A late or duplicate report the fence turned away: the caller just stops (nothing changed). */
+export function isFencedReport(err: unknown): boolean {
+  return err instanceof JobStateError && err.kind !== 'illegal_transition';
+}
+
+/** A move the state table forbids: a bug in the code that asked for it, never an operator's race. */
+export function isIllegalTransition(err: unknown): err is JobStateError {
+  return err instanceof JobStateError && err.kind === 'illegal_transition';
+}
+
 export interface TransitionResult {
   jobId: string;
   from: JobState;
@@ -75,19 +96,15 @@ export function transitionJob(db: Db, clock: Clock, req: TransitionRequest): Tra
     const cur = one<CurrentRow>(db, 'SELECT state, current_attempt_id FROM jobs WHERE id = ?', req.jobId);
     if (!cur) throw new ShotfarmError('not_found', `Job ${req.jobId} does not exist.`);
     if (req.expectFrom && !req.expectFrom.includes(cur.state)) {
-      throw new ShotfarmError('conflict', `Job ${req.jobId} is ${cur.state}, not ${req.expectFrom.join(' or ')}.`, {
-        details: { jobId: req.jobId, state: cur.state },
-      });
+      throw new JobStateError('wrong_state', `Job ${req.jobId} is ${cur.state}, not ${req.expectFrom.join(' or ')}.`, { jobId: req.jobId, state: cur.state });
     }
     if (req.expectAttemptId !== undefined && cur.current_attempt_id !== req.expectAttemptId) {
-      throw new ShotfarmError('conflict', `Job ${req.jobId} has moved on to another attempt; this report is stale.`, {
-        details: { jobId: req.jobId, currentAttempt: cur.current_attempt_id, reported: req.expectAttemptId },
+      throw new JobStateError('stale_attempt', `Job ${req.jobId} has moved on to another attempt; this report is stale.`, {
+        jobId: req.jobId, currentAttempt: cur.current_attempt_id, reported: req.expectAttemptId,
       });
     }
     if (!canTransition(cur.state, req.to)) {
-      throw new ShotfarmError('conflict', `A ${cur.state} job cannot become ${req.to}.`, {
-        details: { jobId: req.jobId, from: cur.state, to: req.to },
-      });
+      throw new JobStateError('illegal_transition', `A ${cur.state} job cannot become ${req.to}.`, { jobId: req.jobId, from: cur.state, to: req.to });
     }
     const now = clock.now();
     const sets = ['state = @to', 'state_reason = @reason', 'updated_at = @now'];
@@ -102,7 +119,7 @@ export function transitionJob(db: Db, clock: Clock, req: TransitionRequest): Tra
     // The guard repeats what was read: with BEGIN IMMEDIATE nobody can interleave, and the
     // changes() check below turns any future misuse into an error rather than a silent no-op.
     const info = run(db, `UPDATE jobs SET ${sets.join(', ')} WHERE id = @id AND state = @from AND current_attempt_id IS @attempt`, params);
-    if (info.changes !== 1) throw new ShotfarmError('conflict', `Job ${req.jobId} changed while being updated.`);
+    if (info.changes !== 1) throw new JobStateError('wrong_state', `Job ${req.jobId} changed while being updated.`, { jobId: req.jobId });
     run(db, INSERT_EVENT, req.jobId, req.attemptId ?? null, cur.state, req.to, req.reason, req.actor, now);
     return { jobId: req.jobId, from: cur.state, to: req.to };
   };
@@ -139,4 +156,25 @@ const SQL_EVENTS = 'SELECT id, attempt_id, from_state, to_state, reason, actor, 
 /** A job's history, newest first: the drawer shows it, and an undo checks nothing happened since. */
 export function jobEvents(db: Db, jobId: string, limit: number): JobEventRow[] {
   return all<JobEventRow>(db, SQL_EVENTS, jobId, limit);
+}
+
+/** One state change as its event row records it (a creation has no `from`). */
+export interface StateChange {
+  id: number;
+  from_state: JobState | null;
+  to_state: JobState;
+}
+
+/**
+ * The state changes recorded after event row `afterId`, oldest first, at most `limit`: what keeps
+ * the farm's counters current without recounting the jobs — this process's changes and other
+ * processes' (an import from the CLI) alike, since every change writes its row.
+ */
+export function stateChangesSince(db: Db, afterId: number, limit: number): StateChange[] {
+  return all<StateChange>(db, 'SELECT id, from_state, to_state FROM job_events WHERE id > ? ORDER BY id LIMIT ?', afterId, limit);
+}
+
+/** The newest event row's id (0 when there is none). */
+export function lastStateChangeId(db: Db): number {
+  return one<{ id: number | null }>(db, 'SELECT MAX(id) AS id FROM job_events')?.id ?? 0;
 }

@@ -21,10 +21,13 @@ import { info, le, numberFlags, type Benchmark, type Figure } from './lib/types.
 import { applySqlFixes } from './lib/what-if.js';
 
 /** The scheduler's claim step (private): stubbed to time the choice alone. */
-type Dispatcher = { claim: (...a: unknown[]) => string | null };
+type Dispatcher = { claim: (...a: unknown[]) => Promise<string | null> | null };
 
-/** Times decision passes with the claim replaced by a no-op: pure choice over the queue. */
-function timeChoice(engine: Engine, passes: number): { passMs: number[]; assigned: number[]; queryMs: number[] } {
+/**
+ * Times decision passes with the claim replaced by a no-op: pure choice over the queue. A pass
+ * holds the slots it assigns until its claims' commit; the next pass waits for that (a tick).
+ */
+async function timeChoice(engine: Engine, passes: number): Promise<{ passMs: number[]; assigned: number[]; queryMs: number[] }> {
   const s = engine.scheduler as NonNullable<Engine['scheduler']>;
   const target = s as unknown as Dispatcher;
   const real = target.claim;
@@ -43,6 +46,7 @@ function timeChoice(engine: Engine, passes: number): { passMs: number[]; assigne
       s.dispatchPass();
       passMs.push(performance.now() - t0);
       assigned.push(n);
+      await new Promise((r) => setImmediate(r));
     }
   } finally {
     target.claim = real;
@@ -76,12 +80,13 @@ export const dispatchBench: Benchmark = {
       // Stub the claim before any instance is ready, so the choice is timed on an untouched queue.
       const over = flags['candidate-scan'] ? { candidateScan: Number(flags['candidate-scan']) } : {};
       if (flags['candidate-scan']) log(`WHAT-IF config: candidateScan ${flags['candidate-scan']} (default 512)`);
-      const s = be.engine.startScheduler(over);
+      // Prefetch off: a prompt already waiting on a server would hide the decision this measures.
+      const s = be.engine.startScheduler({ ...over, prefetch: false });
       const target = s as unknown as Dispatcher;
       const real = target.claim;
       target.claim = () => null;
-      await startAndWaitReady(be.engine);
-      const choice = timeChoice(be.engine, 500);
+      await startAndWaitReady(be.engine, { prefetch: false });
+      const choice = await timeChoice(be.engine, 500);
       target.claim = real;
       log(`choice: ${choice.assigned[0]} assignment(s) per pass; now dispatching for ${runS} s`);
 

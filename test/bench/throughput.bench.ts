@@ -6,7 +6,7 @@ import { importThroughContract, openBenchEngine, shotListJson, startAndWaitReady
 import { probeEngine } from './lib/engine-probes.js';
 import { startRemoteFarm } from './lib/remote-farm.js';
 import { round, until } from './lib/stats.js';
-import { ge, info, numberFlags, type Benchmark } from './lib/types.js';
+import { ge, info, le, numberFlags, type Benchmark } from './lib/types.js';
 import { applySqlFixes } from './lib/what-if.js';
 
 export const throughputBench: Benchmark = {
@@ -26,19 +26,26 @@ export const throughputBench: Benchmark = {
       const probe = probeEngine(be.engine);
       const r = await importThroughContract(be.engine, shotListJson(jobs));
       const t0 = performance.now();
+      // The engine runs in this process (the simulators in a child): its CPU around the run, per job.
+      const cpu0 = process.cpuUsage();
       const done = await until(() => probe.completedCount() >= jobs, 120_000, 10);
+      const cpu = process.cpuUsage(cpu0);
       const s = (performance.now() - t0) / 1000;
       probe.stop();
       const completed = probe.completedCount();
       if (!done) log(`not all completed in time: ${JSON.stringify(stateCounts(be.engine))}`);
       const rate = completed / s;
+      const cpuPerJobMs = (cpu.user + cpu.system) / 1000 / Math.max(1, completed);
+      const batch = be.engine.scheduler?.batch.stats;
       const loopP99 = probe.loop.percentile(99) / 1e6;
       return {
         figures: [
           ge('job lifecycles per second (zero-work prompts)', rate, 500, '/s', 0),
+          le('engine CPU per job (process.cpuUsage over the run ÷ jobs; load-independent)', cpuPerJobMs, 3, 'ms'),
+          info('  commits: writes per commit (claims, ends, checkpoints batched per tick)', batch ? `${batch.writes} writes in ${batch.commits} commits (${round(batch.writes / Math.max(1, batch.commits))} per commit)` : 'n/a'),
           info('  jobs / wall time / event-loop p99', `${completed} in ${round(s)} s (import ${round((r.previewMs + r.commitMs) / 1000)} s before) / ${round(loopP99)} ms`),
         ],
-        details: { jobs, completed, seconds: round(s), rate: round(rate), loopP99Ms: round(loopP99), states: stateCounts(be.engine) },
+        details: { jobs, completed, seconds: round(s), rate: round(rate), cpuPerJobMs: round(cpuPerJobMs, 3), cpu, batch, loopP99Ms: round(loopP99), states: stateCounts(be.engine) },
       };
     } finally {
       await be.close();

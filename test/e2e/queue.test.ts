@@ -37,7 +37,9 @@ test('a dropped shot list is previewed row by row, confirmed, and its jobs run t
 });
 
 test('a job moved to the top with T starts next on the busy workstation', { timeout: 90_000 }, async (ctx) => {
-  const studio = await suite.open(ctx, { instances: [{ duration: { fixedMs: 2_000 } }] });
+  // One prompt at a time (prefetch off): with prefetch the next job already waits on the server,
+  // and a moved job takes its place (scheduler-prefetch.test.ts); here the row order is the subject.
+  const studio = await suite.open(ctx, { instances: [{ duration: { fixedMs: 2_000 } }], config: { prefetch: false } });
   const { page, farm } = studio;
   const ids = await farm.importJobs(['sh010', 'sh020', 'sh030', 'sh040', 'sh050'].map((id) => ({ id })));
   await page.locator('.row[data-state="running"]').waitFor();

@@ -13,7 +13,19 @@ process.stdout.write('ready\n');
 process.stdin.once('data', () => {
   process.stdin.pause();
   const engine = new Engine({ dataDir, outputRoot, log: (m) => process.stderr.write(`${m}\n`) });
-  engine.events.on('job.changed', () => void process.stdout.write('job\n'));
+  let lastChange = Date.now();
+  engine.events.on('job.changed', () => {
+    lastChange = Date.now();
+    process.stdout.write('job\n');
+  });
+  // Diagnosis of a run that stops moving (the kill test's rare hang): after 15 s without a job
+  // change, say what each attempt runner is doing. Runtime fields, read from outside on purpose.
+  setInterval(() => {
+    if (Date.now() - lastChange < 15_000) return;
+    const s = engine.scheduler as unknown as { runners?: Map<string, { attemptId: string; job: { id: string }; stopMode: unknown; step?: string; exec?: unknown; postedWith?: unknown; resume?: unknown }> } | null;
+    const runners = [...(s?.runners?.values() ?? [])].map((r) => ({ attempt: r.attemptId, job: r.job.id, stop: r.stopMode, step: r.step, exec: r.exec, postedWith: r.postedWith, resumed: r.resume !== null }));
+    process.stderr.write(`no job change for ${Math.round((Date.now() - lastChange) / 1000)} s; runners: ${JSON.stringify(runners)}\n`);
+  }, 15_000).unref();
   // A graceful stop waits up to 2 s for downloads in flight, then leaves them for the next start.
   engine.startScheduler({ ...FAST, retry: { maxAttempts: 12, baseMs: 10, capMs: 200 }, stallTimeoutS: 10, stopGraceMs: 2_000 });
   process.stdout.write('started\n');

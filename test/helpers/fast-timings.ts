@@ -13,5 +13,11 @@ export const FAST: Partial<SchedulerConfig> = {
   // partition test wait 10 s for what graceMs already decides.
   requestTimeoutMs: 2_000,
   retry: { maxAttempts: 4, baseMs: 20, capMs: 100 },
+  // The steps before a POST (catch-up, uploads, the socket) are bounded together; on loopback they
+  // take milliseconds, so a stuck one fails (logged with its step) well inside a test's deadline
+  // instead of at the 2-minute default — the kill test waits 120 s for its last jobs.
+  preparationMs: 15_000,
   quarantineMs: 60_000,
+  // An illegal transition is a bug: the runner throws it out, so the test that hit it fails.
+  failOnIllegalTransition: true,
 };

@@ -123,7 +123,9 @@ test('pause lets the running prompt finish and dispatches nothing new until resu
   // The dispatcher's next decision, made now: nothing goes out while paused.
   farm.engine.scheduler?.dispatchPass();
   assert.equal((await farm.job(second!)).state, 'queued');
-  assert.equal(farm.sims[0]!.counts(second!).received, 0);
+  // With prefetch the second prompt was already waiting on the server: the pause took it off unstarted.
+  assert.equal(farm.sims[0]!.counts(second!).executed, 0);
+  assert.equal((await farm.job(second!)).attempts, 0, 'taken off by the pause: not counted');
   await farm.engine.call('farm.resume', {});
   await farm.waitForStates([second!], ['completed']);
 });

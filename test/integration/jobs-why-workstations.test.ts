@@ -38,7 +38,8 @@ test('each workstation says the first reason it cannot take a queued job, and `j
     await farm.sims[7]!.close();
     // Only sim-8 can run it: it keeps sim-8 busy.
     const [busy] = await farm.importJobs([{ id: 'busy', template: 'tagged18', stage: 'motion' }]);
-    farm.engine.startScheduler(FAST);
+    // Prefetch off: the waiting job would otherwise be queued on sim-8 behind the busy one.
+    farm.engine.startScheduler({ ...FAST, prefetch: false });
     await farm.waitForStates([busy!], ['running']);
     const [id] = await farm.importJobs([{ id: 'waits', template: 'tagged18', stage: 'motion' }]);
     const expected = {
@@ -107,7 +108,8 @@ test('a workstation kept for a job too large for the slots that free says so to 
 });
 
 test('a quarantined workstation says until when', async () => {
-  const farm = await startFarm({ instances: [{ script: ['500', '500'] }], config: { quarantineAfter: 2 } });
+  // One prompt at a time (prefetch off): the two scripted 500s are then the two attempts' POSTs, in a row.
+  const farm = await startFarm({ instances: [{ script: ['500', '500'] }], config: { quarantineAfter: 2, prefetch: false } });
   try {
     const ids = await farm.importJobs([{ id: 'a' }, { id: 'b' }]);
     await farm.waitFor('the workstation to be quarantined', async () => (await farm.engine.call('instances.list', {}))[0]?.health === 'quarantined');

@@ -126,10 +126,14 @@ test(`the engine killed or stopped ${KILLS} times at random moments loses no job
     const dbFile = join(tmp.path, 'shotfarm.sqlite');
     const count = (db: Database.Database, sql: string): number => (db.prepare(sql).get() as { n: number }).n;
     /** Attempts open in the store right now: a look from outside, as brief as it can be. */
-    const openAttempts = (): number => {
+    /** Attempts open now, and whether a workstation holds two (one prompt waiting behind the running one: prefetch). */
+    const openAttempts = (): { open: number; waiting: boolean } => {
       const db = new Database(dbFile, { readonly: true });
       try {
-        return count(db, "SELECT COUNT(*) AS n FROM attempts WHERE state <> 'ended'");
+        return {
+          open: count(db, "SELECT COUNT(*) AS n FROM attempts WHERE state <> 'ended'"),
+          waiting: count(db, "SELECT COUNT(*) AS n FROM (SELECT instance_id FROM attempts WHERE state <> 'ended' GROUP BY instance_id HAVING COUNT(*) > 1)") > 0,
+        };
       } finally {
         db.close();
       }
@@ -137,14 +141,17 @@ test(`the engine killed or stopped ${KILLS} times at random moments loses no job
 
     let killedMidAttempt = 0;
     let stoppedMidAttempt = 0;
+    let killedWhileWaiting = 0;
     for (let k = 0; k < KILLS; k++) {
       const c = booted.shift()!;
       booted.push(bootChild(entry, tmp.path, out));
       await c.go();
       // A deliberate fault, not a synchronisation: the kill lands at a random moment.
       await new Promise((r) => setTimeout(r, 30 + Math.floor(random() * 400)));
-      const open = openAttempts() > 0;
+      const seen = openAttempts();
+      const open = seen.open > 0;
       if (open) killedMidAttempt++;
+      if (seen.waiting) killedWhileWaiting++;
       // Every third end is a graceful stop (Ctrl+C / SIGTERM / quitting the app), the others a crash:
       // a stop must cost no more than a crash — nothing it cuts is recorded as failed or rendered again.
       const graceful = k % 3 === 2;
@@ -156,6 +163,8 @@ test(`the engine killed or stopped ${KILLS} times at random moments loses no job
     // what the store held at the moment of each kill can.)
     assert.ok(killedMidAttempt >= KILLS / 4, `some attempts were cut by a kill: only ${killedMidAttempt} of ${KILLS} kills found one open`);
     assert.ok(stoppedMidAttempt >= 1, 'at least one graceful stop came while an attempt was open');
+    // Prefetch is on: some kills must land while a claimed prompt waits on a server behind another.
+    assert.ok(killedWhileWaiting >= 1, `a kill landed while a prompt waited behind the running one: ${killedWhileWaiting} of ${KILLS}`);
 
     const db = new Database(dbFile, { readonly: true });
     try {

@@ -34,7 +34,8 @@ test('with no attempts left a hung job ends as timeout_kill and the queue moves 
 });
 
 test('a rush job imported behind a batch starts next (incident 4)', async (ctx) => {
-  const farm = await farmFor(ctx, { instances: [{ duration: { fixedMs: 250 } }] });
+  // The dispatch decision's order; with prefetch a waiting prompt gives its place (scheduler-prefetch.test.ts).
+  const farm = await farmFor(ctx, { instances: [{ duration: { fixedMs: 250 } }], config: { prefetch: false } });
   const batch = await farm.importJobs([{ id: 'b1' }, { id: 'b2' }, { id: 'b3' }, { id: 'b4' }]);
   await farm.waitFor('the first batch job to run', async () => (await farm.engine.call('jobs.list', { filter: { states: ['running'] } })).total === 1);
   const [rush] = await farm.importJobs([{ id: 'fix', priority: 'rush' }]);
@@ -44,7 +45,7 @@ test('a rush job imported behind a batch starts next (incident 4)', async (ctx) 
 });
 
 test('move to top makes the last queued job the next one to start', async (ctx) => {
-  const farm = await farmFor(ctx, { instances: [{ duration: { fixedMs: 250 } }] });
+  const farm = await farmFor(ctx, { instances: [{ duration: { fixedMs: 250 } }], config: { prefetch: false } });
   const ids = await farm.importJobs([{ id: 'q1' }, { id: 'q2' }, { id: 'q3' }, { id: 'q4' }]);
   await farm.waitFor('one running', async () => (await farm.engine.call('jobs.list', { filter: { states: ['running'] } })).total === 1);
   const queued = (await farm.engine.call('jobs.list', { filter: { states: ['queued'] }, sort: 'queue' })).rows;

@@ -16,7 +16,8 @@ test('a rush job on a saturated farm starts in the first slot that frees, even w
   // for each of the oldest (they fit anywhere) made the rush job wait behind one per GPU.
   // Prompts outlast the starvation check's period (a quarter of the starvation time, at least 0.25 s),
   // as 8–15 minute renders outlast its 5 s on a real farm.
-  const farm = await startFarm({ instances: [{ duration: { fixedMs: 1500 } }, { duration: { fixedMs: 1500 } }], config: { starvationMs: 200 } });
+  // One prompt per GPU at a time (prefetch off): the scenario is the reservations' decision.
+  const farm = await startFarm({ instances: [{ duration: { fixedMs: 1500 } }, { duration: { fixedMs: 1500 } }], config: { starvationMs: 200, prefetch: false } });
   try {
     await farm.importJobs(Array.from({ length: 40 }, (_, i) => ({ id: `low${i}`, priority: 'low' as const })));
     // Both GPUs busy since the last decision pass for longer than the check's period: the import's

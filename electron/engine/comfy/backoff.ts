@@ -14,16 +14,28 @@ export function fullJitterDelay(failures: number, policy: BackoffPolicy, random:
   return Math.floor(random() * ceiling);
 }
 
-/** A sleep that resolves early (without throwing) when `signal` aborts. */
-export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = (): void => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
+/** The timers a sleep runs on (the engine's injected ones: clock.ts Timers). */
+export interface SleepTimers {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
 }
+
+const nodeTimers: SleepTimers = { setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout) };
+
+/** A sleep on `timers` that resolves early (without throwing) when `signal` aborts. */
+export function sleepOn(timers: SleepTimers): (ms: number, signal?: AbortSignal) => Promise<void> {
+  return (ms, signal) =>
+    new Promise((resolve) => {
+      if (signal?.aborted) return resolve();
+      const done = (): void => {
+        timers.clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = timers.setTimeout(done, ms);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+}
+
+/** A sleep that resolves early (without throwing) when `signal` aborts. */
+export const abortableSleep = sleepOn(nodeTimers);

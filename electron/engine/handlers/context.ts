@@ -4,7 +4,8 @@
  * over this context; the engine composes them (engine.ts) and stays the one entry (`call`).
  */
 import type { ApiHandlers, ApiMethod } from '../../../shared/api.js';
-import type { JobView, StorageHoldView } from '../../../shared/domain.js';
+import type { InstanceView, JobView, StorageHoldView } from '../../../shared/domain.js';
+import type { JobState } from '../../../shared/job-states.js';
 import type { FarmState } from '../../../shared/farm-settings.js';
 import type { JobAnnouncer } from '../announcer.js';
 import type { Clock, RandomSource } from '../clock.js';
@@ -39,6 +40,10 @@ export interface FarmPort {
   waitFacts(): FarmFacts;
   /** Why the farm waits for its storage (a full disk, a locked database), or null. */
   storageHold(): StorageHoldView | null;
+  /** Jobs by state, kept incrementally by the farm (no recount per look). */
+  jobsByState(): Record<JobState, number>;
+  /** The workstations' cards as the farm holds them. */
+  instanceViews(): InstanceView[];
 }
 
 /** What the handlers may ask of the live farm settings (implemented by LiveSettings). */

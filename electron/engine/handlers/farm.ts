@@ -16,11 +16,13 @@ import type { DomainHandlers, EngineContext } from './context.js';
 
 export function farmHandlers(ctx: EngineContext): DomainHandlers<'farm'> & Pick<ApiHandlers, 'timeline.get'> {
   const status = (): FarmStatus => {
-    const instances = listInstanceRows(ctx.db).map((r) => toInstanceView(ctx.db, r));
-    const probed = instances.filter((i) => i.lastProbeAt !== null);
     const farm = ctx.farm();
+    // A running farm answers from what it keeps (counters moved by the event rows, its cards); a
+    // process with no farm (the CLI's `status`) counts once.
+    const instances = farm ? farm.instanceViews() : listInstanceRows(ctx.db).map((r) => toInstanceView(ctx.db, r));
+    const probed = instances.filter((i) => i.lastProbeAt !== null);
     return {
-      jobsByState: countByState(ctx.db),
+      jobsByState: farm ? farm.jobsByState() : countByState(ctx.db),
       blocked: blockedCount(ctx.db),
       openFailures: openFailureCount(ctx.db),
       instances,

@@ -1,69 +1,107 @@
 /**
- * Recording how an attempt ended (SPEC §4.5, §5): collect a finished prompt's outputs and complete
- * the job with its ledger rows in one transaction, or classify the failure and retry, fail or
- * requeue; a stopped runner takes its prompt off the server first. The instance registry hears the
- * result (slots, quarantine, the loaded model) and the job is announced once it is stored.
+ * Recording how an attempt ended (SPEC §4.5, §5), in one shape: each outcome is recorded by one
+ * case of `conclude`'s switch — collect a finished prompt's outputs and complete the job with its
+ * ledger rows, classify a failure and retry or fail, requeue, or take a stopped runner's prompt off
+ * the server first — and every case ends in the same tail: the instance registry hears the result
+ * (slot, quarantine, the loaded model), `/free` after a failure, and the job is announced once it
+ * is stored. Every write goes through the farm's commit batch, so it is durable before it is
+ * announced; a report the state door fences off (stale attempt, wrong state) records nothing and
+ * still runs the tail. An illegal transition is a bug: logged loudly (and thrown in tests).
  */
 import { basename } from 'node:path';
 import { ShotfarmError } from '../../../shared/errors.js';
 import { ComfyRequestError, settle } from '../comfy/observation.js';
 import type { HistoryEntry } from '../comfy/responses.js';
+import { isFencedReport, isIllegalTransition } from '../job-state.js';
+import type { StoredAsset } from '../store/asset-store.js';
 import { endAttempt } from '../store/attempt-store.js';
 import type { AttemptScope, Outcome } from './attempt-scope.js';
 import { OutputTooLarge } from '../files/output-file.js';
 import { collectOutputs } from './collect.js';
 import { classify, type AttemptObservation } from './failure.js';
 import { interruptAndRemove } from './interrupt-prompt.js';
-import { completeJob, failJob, isStale, requeueJob } from './outcomes.js';
+import { completeJob, failJob, requeueJob } from './outcomes.js';
 import { checkpointOf } from './policy.js';
 import { terminalMessage } from './prompt-watch.js';
 import { storageFaultOf } from './storage-hold.js';
 
+/** What the tail does once the outcome is recorded (or refused). */
+interface Ending {
+  result: 'ok' | 'job_failure' | 'instance_failure' | 'instance_unfit';
+  /** Ask the server to unload models (after a failure or a prompt taken off). */
+  free: boolean;
+  /** Jobs whose stored state changed, to announce. */
+  changed: readonly string[];
+  /** The model this attempt left loaded (a completed one only). */
+  checkpoint?: string | null;
+}
+
+/** A report refused by the fence, or a failure to record: nothing of this attempt was stored. */
+const NOTHING: Ending = { result: 'job_failure', free: false, changed: [] };
+
 export async function concludeAttempt(a: AttemptScope, outcome: Outcome): Promise<void> {
-  const { db, clock, random, config, registry } = a.deps;
-  const instanceId = a.instance.row.id;
-  if (a.stopMode === 'detach') {
-    registry.attemptEnded(instanceId, a.attemptId, 'ok', null);
-    return;
-  }
-  if (a.stopMode === 'cancel' || a.stopMode === 'stopFarm') {
-    await interruptAndRemove(a);
-    if (a.stopMode === 'cancel') endAttempt(db, clock, a.attemptId, { ...a.facts, outcome: 'cancelled', reason: 'cancelled by an operator' });
-    else {
-      try {
-        requeueJob(db, clock, a.job.id, a.attemptId, 'farm stopped; back in the queue', 'requeued', a.facts);
-      } catch (err) {
-        if (!isStale(err)) throw err;
-      }
+  let end: Ending;
+  try {
+    end = await record(a, outcome);
+  } catch (err) {
+    // A full or unwritable disk, a locked database: not this attempt's end — the runner holds the
+    // farm and takes the attempt up again (its result is safe on the server meanwhile).
+    if (storageFaultOf(err)) throw err;
+    end = NOTHING;
+    if (isIllegalTransition(err)) {
+      a.deps.log(`ILLEGAL TRANSITION (a bug) ending attempt ${a.attemptId} of job ${a.job.id} as ${outcome.kind}: ${err.message}`);
+      if (a.deps.config.failOnIllegalTransition) queueMicrotask(() => { throw err; });
+    } else if (!isFencedReport(err)) {
+      a.deps.log(`attempt ${a.attemptId} of job ${a.job.id}: recording its end (${outcome.kind}) failed: ${(err as Error).message}`);
     }
-    registry.attemptEnded(instanceId, a.attemptId, 'job_failure', null);
-    void settle(() => a.client.free({ unloadModels: true }));
-    a.deps.announce([a.job.id]);
-    return;
   }
-  if (outcome.kind === 'detached') return;
-  if (outcome.kind === 'requeue') {
-    requeueJob(db, clock, a.job.id, a.attemptId, outcome.reason, 'requeued', a.facts);
-    registry.attemptEnded(instanceId, a.attemptId, 'ok', null);
-    a.deps.announce([a.job.id]);
-    return;
+  a.deps.registry.attemptEnded(a.instance.row.id, a.attemptId, end.result, end.checkpoint ?? null);
+  if (end.free) void settle(() => a.client.free({ unloadModels: true }));
+  if (end.changed.length) a.deps.announce(end.changed);
+}
+
+async function record(a: AttemptScope, outcome: Outcome): Promise<Ending> {
+  const { db, clock, batch } = a.deps;
+  const job = a.job.id;
+  switch (outcome.kind) {
+    case 'detached':
+      return { result: 'ok', free: false, changed: [] };
+    case 'cancelled':
+      await interruptAndRemove(a);
+      await batch.add(() => endAttempt(db, clock, a.attemptId, { ...a.facts, outcome: 'cancelled', reason: 'cancelled by an operator' }));
+      return { result: 'job_failure', free: true, changed: [job] };
+    case 'stopped':
+      await interruptAndRemove(a);
+      await batch.add(() => requeueJob(db, clock, job, a.attemptId, 'farm stopped; back in the queue', 'requeued', a.facts));
+      return { result: 'job_failure', free: true, changed: [job] };
+    case 'displaced':
+    case 'requeue':
+      await batch.add(() => requeueJob(db, clock, job, a.attemptId, outcome.reason, 'requeued', a.facts));
+      return { result: 'ok', free: false, changed: [job] };
+    case 'failed':
+      return fail(a, outcome.obs);
+    case 'finished': {
+      const failed = observationOf(outcome.entry, a.interruptRequested);
+      if (failed) return fail(a, failed);
+      const got = await collect(a, outcome.entry);
+      // A graceful stop cut this download short (its bounded wait was over): nothing is recorded —
+      // the attempt stays open and the next start collects the outputs from the server's history.
+      if (a.stopMode === 'detach') return { result: 'ok', free: false, changed: [] };
+      if (!got.ok) return fail(a, got.obs);
+      const result = await batch.add(() => completeJob(db, clock, job, a.attemptId, got.assets, {
+        instanceId: a.instance.row.id, instanceName: a.name, templateName: a.template.name, templateHash: a.template.hash,
+        paramsJson: a.job.params_json, seed: a.job.seed,
+      }, a.facts));
+      return { result: 'ok', free: false, changed: result.changed, checkpoint: a.workflow ? checkpointOf(a.workflow) : null };
+    }
   }
-  let obs: AttemptObservation;
-  if (outcome.kind === 'failed') obs = outcome.obs;
-  else {
-    const found = observationOf(outcome.entry, a.interruptRequested);
-    if (found === null) {
-      const failed = await collect(a, outcome.entry);
-      if (failed === null) return;
-      if (a.stopMode === 'detach') return leftForNextStart(a);
-      obs = failed;
-    } else obs = found;
-  }
+}
+
+async function fail(a: AttemptScope, obs: AttemptObservation): Promise<Ending> {
+  const { db, clock, random, config, batch } = a.deps;
   const c = classify(obs, a.name);
-  const result = failJob(db, clock, random, a.job.id, a.attemptId, c, config.retry, a.facts);
-  registry.attemptEnded(instanceId, a.attemptId, c.unfit ? 'instance_unfit' : c.instanceLevel ? 'instance_failure' : 'job_failure', null);
-  void settle(() => a.client.free({ unloadModels: true }));
-  a.deps.announce(result.changed);
+  const result = await batch.add(() => failJob(db, clock, random, a.job.id, a.attemptId, c, config.retry, a.facts));
+  return { result: c.unfit ? 'instance_unfit' : c.instanceLevel ? 'instance_failure' : 'job_failure', free: true, changed: result.changed };
 }
 
 /** What a finished run's history says went wrong; null when it succeeded (collect it). */
@@ -80,13 +118,15 @@ function observationOf(entry: HistoryEntry, interruptRequested: boolean): Attemp
   };
 }
 
-/** Collect, then ledger + completed in one transaction. Returns an observation if it failed. */
-async function collect(a: AttemptScope, entry: HistoryEntry): Promise<AttemptObservation | null> {
-  const { db, clock, config, registry, uploader } = a.deps;
+type Collected = { ok: true; assets: StoredAsset[] } | { ok: false; obs: AttemptObservation };
+
+/** Downloads (and copies to S3) a successful run's outputs: its assets, or what went wrong. Records nothing. */
+async function collect(a: AttemptScope, entry: HistoryEntry): Promise<Collected> {
+  const { config, registry, uploader } = a.deps;
   // The GPU is done with this prompt: let the next one start while we download.
   registry.releaseSlot(a.instance.row.id, a.attemptId);
   a.phase('collecting');
-  let assets;
+  let assets: StoredAsset[];
   try {
     assets = await collectOutputs(a.client, entry, config.outputRoot, a.job, {
       maxBytes: config.outputMaxBytes, deadlineMs: Math.max(config.downloadMinMs, a.job.timeout_s * 1000), ...(a.deps.outputFs ? { fs: a.deps.outputFs } : {}),
@@ -94,36 +134,24 @@ async function collect(a: AttemptScope, entry: HistoryEntry): Promise<AttemptObs
   } catch (err) {
     // A full or unwritable output disk: the farm waits for it (the runner holds), the attempt is not failed.
     if (storageFaultOf(err)) throw err;
-    if (err instanceof OutputTooLarge) return { kind: 'output_too_large', detail: err.message };
-    if (err instanceof ShotfarmError) return { kind: 'collect_failed', detail: err.message, diskFull: err.code === 'storage' };
-    if (err instanceof ComfyRequestError) return { kind: 'collect_failed', detail: err.message, diskFull: false };
-    const code = (err as NodeJS.ErrnoException).code;
-    return { kind: 'collect_failed', detail: (err as Error).message, diskFull: code === 'ENOSPC' };
+    if (err instanceof OutputTooLarge) return { ok: false, obs: { kind: 'output_too_large', detail: err.message } };
+    if (err instanceof ShotfarmError) return failed(err.message, err.code === 'storage');
+    if (err instanceof ComfyRequestError) return failed(err.message, false);
+    return failed((err as Error).message, (err as NodeJS.ErrnoException).code === 'ENOSPC');
   }
   if (uploader) {
     try {
       for (const asset of assets) await uploader.upload(asset.path, uploader.keyFor(a.job, basename(asset.path)), asset.sha256);
     } catch (err) {
       // The files stay on disk; the attempt fails transiently and a retry collects and uploads again.
-      const message = err instanceof ShotfarmError ? err.message : (err as Error).message;
-      return { kind: 'collect_failed', detail: `the copy to S3 was not confirmed: ${message}`, diskFull: false };
+      return failed(`the copy to S3 was not confirmed: ${(err as Error).message}`, false);
     }
   }
-  const result = completeJob(db, clock, a.job.id, a.attemptId, assets, {
-    instanceId: a.instance.row.id, instanceName: a.name, templateName: a.template.name, templateHash: a.template.hash,
-    paramsJson: a.job.params_json, seed: a.job.seed,
-  }, a.facts);
-  registry.attemptEnded(a.instance.row.id, a.attemptId, 'ok', a.workflow ? checkpointOf(a.workflow) : null);
-  a.deps.announce(result.changed);
-  return null;
+  return { ok: true, assets };
 }
 
-/**
- * A graceful stop cut this download short (its bounded wait was over): nothing is recorded — the
- * attempt stays open and the next start collects the outputs from the server's history.
- */
-function leftForNextStart(a: AttemptScope): void {
-  a.deps.registry.attemptEnded(a.instance.row.id, a.attemptId, 'ok', null);
+function failed(detail: string, diskFull: boolean): Collected {
+  return { ok: false, obs: { kind: 'collect_failed', detail, diskFull } };
 }
 
 function str(v: unknown): string | null {

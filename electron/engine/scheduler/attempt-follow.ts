@@ -9,6 +9,7 @@
 import { settle } from '../comfy/observation.js';
 import type { FollowEvent } from '../comfy/ws-events.js';
 import { saveProgress } from '../store/attempt-store.js';
+import { isFencedReport } from '../job-state.js';
 import type { AttemptScope, Outcome } from './attempt-scope.js';
 import { isSilence, nextAskAfterSilence } from './contact.js';
 import { interruptAndRemove } from './interrupt-prompt.js';
@@ -38,6 +39,9 @@ export class AttemptFollow {
     private readonly follower: AsyncIterable<FollowEvent> | null,
   ) {
     this.lastActivity = this.nextAsk = a.deps.clock.now();
+    // Just posted and answered: the server has it queued, and its frames reach our socket — the
+    // first look waits for them (or the poll). An adopted or recovered prompt is looked at now.
+    if (a.postedWith !== null && follower !== null) this.nextAsk += a.deps.config.historyPollMs;
   }
 
   private get now(): number {
@@ -50,6 +54,11 @@ export class AttemptFollow {
     const iterator = this.follower ? this.follower[Symbol.asyncIterator]() : null;
     let pending: Promise<IteratorResult<FollowEvent>> | null = iterator ? iterator.next() : null;
     while (!a.stopMode) {
+      if (a.displacement) {
+        const outcome = await this.givePlace();
+        if (outcome) return outcome;
+        if (a.stopMode) break;
+      }
       if (this.now >= this.nextAsk) {
         const outcome = await this.ask();
         if (outcome) return outcome;
@@ -101,13 +110,37 @@ export class AttemptFollow {
     if (s.kind === 'finished') return { kind: 'finished', entry: s.entry };
     if (s.kind === 'absent') return { kind: 'failed', obs: { kind: 'vanished' } };
     const position = s.kind === 'running' ? -1 : s.position;
-    if (position !== this.lastPosition) {
+    // Waiting behind our own running prompt (prefetch) is not a stall: that one is watched itself.
+    if (position !== this.lastPosition || (s.kind === 'queued' && s.behindOurs)) {
       this.lastActivity = this.now;
       this.lastPosition = position;
     }
     if (s.kind === 'running') this.markRunning();
     // After the end: the entry is being written; ask again in milliseconds, not at the next poll.
     this.nextAsk = this.now + (this.endSeen ? endRecheckDelay(this.rechecks++, config.historyPollMs) : config.historyPollMs);
+    return null;
+  }
+
+  /**
+   * A higher-priority job wants this prompt's place in the server's queue (prefetch): delete it
+   * there and look. Gone, unstarted: the attempt ends `displaced`. Started (or not known): it keeps
+   * its place and is followed as before.
+   */
+  private async givePlace(): Promise<Outcome | null> {
+    const { a } = this;
+    const d = a.displacement;
+    if (!d) return null;
+    a.displacement = null;
+    if (this.runningSince === null) {
+      await settle(() => a.client.deleteFromQueue([a.job.id], { signal: a.signal }));
+      const state = await settle(() => watchExecution(a.client, a.exec, a.signal));
+      if (state.ok && state.value.kind === 'absent') {
+        d.answer(true);
+        return { kind: 'displaced', reason: d.reason };
+      }
+    }
+    d.answer(false);
+    this.nextAsk = this.now;
     return null;
   }
 
@@ -195,7 +228,11 @@ export class AttemptFollow {
     const startedAt = a.facts.startedAt ?? now;
     if (now - this.lastProgressSave >= every && now - startedAt >= every) {
       this.lastProgressSave = now;
-      saveProgress(a.deps.db, a.job.id, a.attemptId, p, a.facts.startedAt ?? null);
+      // With the other writes of this tick (one commit); a checkpoint lost to a failed commit costs only itself.
+      const { db, batch, log } = a.deps;
+      batch.add(() => saveProgress(db, a.job.id, a.attemptId, p, a.facts.startedAt ?? null)).catch((err: unknown) => {
+        if (!isFencedReport(err)) log(`progress checkpoint of job ${a.job.id}: ${(err as Error).message}`);
+      });
     }
   }
 

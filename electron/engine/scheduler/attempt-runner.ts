@@ -12,13 +12,18 @@
  *   run of the same prompt id on the same server never ends or completes this one.
  * - A prompt this job already rendered successfully on this server (an earlier attempt whose
  *   report was lost) is collected, not rendered again.
- * - Fresh and recovered attempts alike listen on a WebSocket of their own (a fresh client id).
+ * - Fresh and recovered attempts alike subscribe to their workstation's one WebSocket (opened by
+ *   the registry when it became healthy) by prompt id: no socket set-up per attempt.
+ * - Nothing waits without a bound: every request has its deadline, the socket is waited for at
+ *   most `socketWaitMs` (then the prompt is posted anyway and polling carries it), and the steps
+ *   before the POST together at most `preparationMs` — past it the attempt fails, logged with the
+ *   step it was stuck in.
  */
 import type { AttemptPhase } from '../../../shared/domain.js';
 import { ShotfarmError } from '../../../shared/errors.js';
 import { ComfyRequestError, settle } from '../comfy/observation.js';
 import type { HistoryEntry } from '../comfy/responses.js';
-import { PromptFollower } from '../comfy/ws-follower.js';
+import type { Subscription } from '../comfy/station-socket.js';
 import { triedOnInstanceBefore, type AttemptFacts, type AttemptRow } from '../store/attempt-store.js';
 import type { JobRow } from '../store/job-rows.js';
 import type { StoredTemplate } from '../store/template-store.js';
@@ -26,12 +31,11 @@ import { jobPrompt } from '../templates/job-prompt.js';
 import type { ApiWorkflow } from '../templates/workflow.js';
 import { concludeAttempt } from './attempt-end.js';
 import { AttemptFollow } from './attempt-follow.js';
-import type { AttemptScope, Outcome, RunnerDeps, StopMode } from './attempt-scope.js';
+import { stopOutcome, type AttemptScope, type Displacement, type Outcome, type RunnerDeps, type StopMode } from './attempt-scope.js';
 import { isSilence, nextAskAfterSilence } from './contact.js';
 import { foreignPromptId } from './foreign-prompt.js';
 import { plannedUploads, uploadInputs } from './inputs.js';
 import type { InstanceRuntime } from './instance-registry.js';
-import { isStale } from './outcomes.js';
 import { ATTEMPT_KEY, JOB_KEY, successfulRunOfJob, watchExecution, type Execution } from './prompt-watch.js';
 import { storageFaultOf } from './storage-hold.js';
 
@@ -40,13 +44,18 @@ export type { FarmDeps, RunnerDeps } from './attempt-scope.js';
 export class AttemptRunner implements AttemptScope {
   stopMode: StopMode | null = null;
   interruptRequested = false;
+  displacement: Displacement | null = null;
   workflow: ApiWorkflow | null = null;
   exec: Execution;
   /** The client id the prompt was posted with (null when adopted or recovered). */
   postedWith: string | null = null;
   readonly finished: Promise<void>;
   private readonly ctl = new AbortController();
-  private follower: PromptFollower | null = null;
+  /** Aborted when the steps before the POST overrun `preparationMs` (the attempt's own signal aborts it too). */
+  private readonly prep = new AbortController();
+  /** What the attempt is doing before its POST, for the log line of a preparation that overran. */
+  private step = 'starting';
+  private sub: Subscription | null = null;
   private wakeUp: (() => void) | null = null;
   /** When the server started this execution (first seen running); written with a checkpoint or at the end. */
   private startedAt: number | null = null;
@@ -98,7 +107,7 @@ export class AttemptRunner implements AttemptScope {
   abandon(): void {
     this.stopMode ??= 'detach';
     this.ctl.abort();
-    this.follower?.close();
+    this.sub?.close();
     this.wake();
   }
 
@@ -116,8 +125,24 @@ export class AttemptRunner implements AttemptScope {
     if (this.stopMode) return;
     this.stopMode = mode;
     this.ctl.abort();
-    this.follower?.close();
+    this.sub?.close();
+    this.displacement?.answer(false);
+    this.displacement = null;
     this.wake();
+  }
+
+  /**
+   * This prompt, waiting on the server behind the running one, is to leave (a higher-priority job
+   * wants its place, or the farm was paused; `reason` says so in the job's history). Resolves true
+   * once it has left the server's queue unstarted (the attempt then ends `displaced`, its job back
+   * in the queue uncounted); false when it had started, or the runner is stopping — it stays.
+   */
+  displace(reason: string): Promise<boolean> {
+    if (this.stopMode || this.displacement) return Promise.resolve(false);
+    return new Promise<boolean>((resolve) => {
+      this.displacement = { reason, answer: resolve };
+      this.wake();
+    });
   }
 
   sleep(ms: number): Promise<void> {
@@ -160,7 +185,7 @@ export class AttemptRunner implements AttemptScope {
       for (let again = false; (await this.pass(again)) === 'storage'; again = true);
     } finally {
       this.collecting = false;
-      this.follower?.close();
+      this.sub?.close();
       this.deps.live.end(this.attemptId);
       this.deps.watch?.end(this.attemptId);
       this.deps.contact.unfollow(this.attemptId);
@@ -178,12 +203,15 @@ export class AttemptRunner implements AttemptScope {
       if (held === 'again') return 'storage';
       outcome = held === 'stopped' ? { kind: 'detached' } : this.unexpected(err);
     }
+    // A stop decides the end whatever the server said meanwhile: its outcome is the stop's.
+    if (this.stopMode) outcome = stopOutcome(this.stopMode);
+    this.displacement?.answer(false);
     try {
       await concludeAttempt(this, outcome);
     } catch (err) {
       const held = await this.heldForStorage(err);
       if (held === 'again') return 'storage';
-      if (held === 'no' && !isStale(err)) this.deps.log(`attempt ${this.attemptId} of job ${this.job.id}: ${(err as Error).message}`);
+      if (held === 'no') this.deps.log(`attempt ${this.attemptId} of job ${this.job.id}: ${(err as Error).stack ?? String(err)}`);
     }
     return 'done';
   }
@@ -204,70 +232,94 @@ export class AttemptRunner implements AttemptScope {
   }
 
   private unexpected(err: unknown): Outcome {
-    if (this.stopMode) return { kind: 'detached' };
+    if (this.stopMode) return stopOutcome(this.stopMode);
+    if (this.prep.signal.aborted) {
+      const seconds = Math.round(this.deps.config.preparationMs / 1000);
+      this.deps.log(`attempt ${this.attemptId} of job ${this.job.id} on ${this.name}: not posted within ${seconds} s, stuck in ${this.step}; given up`);
+      return { kind: 'failed', obs: { kind: 'transport', route: this.step, failure: { kind: 'timeout', afterMs: this.deps.config.preparationMs } } };
+    }
     if (err instanceof ComfyRequestError) return { kind: 'failed', obs: { kind: 'transport', route: err.route, failure: err.failure } };
     if (err instanceof ShotfarmError && err.code === 'bad_input') return { kind: 'failed', obs: { kind: 'unrunnable', problems: [err.message] } };
     this.deps.log(`attempt ${this.attemptId}: unexpected ${(err as Error).stack ?? String(err)}`);
     return { kind: 'failed', obs: { kind: 'collect_failed', detail: (err as Error).message, diskFull: false } };
   }
 
-  /** A socket of this attempt's own, opening while we catch up (SPEC §4.3): listening before posting. */
-  private listen(): PromptFollower {
-    this.follower = new PromptFollower({
-      baseUrl: this.instance.row.url, promptId: this.job.id, attemptId: this.attemptId, random: this.deps.random,
-      giveUpAfterMs: this.deps.config.wsGiveUpMs,
-    });
-    return this.follower;
+  /** This prompt's frames on the workstation's socket, from before the POST on (SPEC §4.3): listening before posting. */
+  private listen(): void {
+    this.sub = this.deps.registry.socketOf(this.instance).subscribe(this.job.id);
   }
 
-  /** SPEC §4 steps 2–4 for a new attempt. */
+  /** SPEC §4 steps 2–4 for a new attempt; the steps before the POST are bounded together. */
   private async fresh(): Promise<Outcome> {
+    const timers = this.deps.timers;
+    const deadline = timers.setTimeout(() => this.prep.abort(), this.deps.config.preparationMs);
+    this.ctl.signal.addEventListener('abort', () => this.prep.abort(), { once: true });
+    let next: Outcome | 'follow';
+    try {
+      next = await this.prepareAndPost();
+    } finally {
+      timers.clearTimeout(deadline);
+    }
+    return next === 'follow' ? this.follow() : next;
+  }
+
+  private async prepareAndPost(): Promise<Outcome | 'follow'> {
     this.workflow = this.buildPrompt();
-    const { signal } = this;
-    const follower = this.listen();
+    const signal = this.prep.signal;
+    this.listen();
     // Catch up: an earlier attempt of this take may have rendered on this server already, or still
     // be queued there. Only a server an earlier attempt was sent to can hold this prompt id.
     if (this.triedHereBefore()) {
+      this.step = 'catch-up GET /history';
       const previous = await this.client.getHistory(this.job.id, { signal });
       if (successfulRunOfJob(previous, this.job.id)) return { kind: 'finished', entry: previous as HistoryEntry };
+      this.step = 'catch-up GET /queue';
       const queue = await this.client.getQueue({ signal });
       const live = [...queue.running, ...queue.pending].find((i) => i.promptId === this.job.id && i.extraData[JOB_KEY] === this.job.id);
       if (live) {
         this.exec = { promptId: this.job.id, attemptId: String(live.extraData[ATTEMPT_KEY] ?? this.attemptId), number: live.number };
         this.phase('posted');
-        return this.follow();
+        return 'follow';
       }
       // An old failed run of this id would shadow ours in /history until ours ends: clear it first.
+      this.step = 'catch-up POST /history {delete}';
       if (previous) await this.client.deleteHistory([this.job.id], { signal });
     }
     // Inputs go to this workstation now; a missing file fails here, before any GPU time.
+    this.step = 'uploading inputs';
     const uploads = plannedUploads(this.deps.db, this.job, this.template);
     if (uploads.length) this.workflow = this.buildPrompt(await uploadInputs(this.client, this.job.id, uploads, signal));
 
-    await follower.ready();
-    const clientId = follower.clientId as string;
+    // The workstation's socket is normally open already; if it is not, wait a little, then post
+    // without it (its targeted frames are lost then; broadcasts and polling carry the attempt).
+    this.step = 'waiting for the workstation socket';
+    const clientId = await this.deps.registry.socketOf(this.instance).openClientId(this.deps.config.socketWaitMs);
+    if (this.prep.signal.aborted) throw new ComfyRequestError({ kind: 'aborted' }, this.step);
     let posted;
+    this.step = 'POST /prompt';
     try {
+      // Not on the preparation signal: a POST cut off after the server queued it would leave an
+      // unknown prompt behind. Its own deadline bounds it; the attempt's stop still aborts it.
       posted = await this.client.postPrompt(
-        { prompt: this.workflow, promptId: this.job.id, clientId, extraData: { [ATTEMPT_KEY]: this.attemptId, [JOB_KEY]: this.job.id } },
-        { signal },
+        { prompt: this.workflow, promptId: this.job.id, ...(clientId ? { clientId } : {}), extraData: { [ATTEMPT_KEY]: this.attemptId, [JOB_KEY]: this.job.id } },
+        { signal: this.signal },
       );
     } catch (err) {
       if (!(err instanceof ComfyRequestError) || err.failure.kind === 'refused' || err.failure.kind === 'aborted') throw err;
       // The POST may have been queued although its answer was lost: ask before deciding.
-      const state = await settle(() => watchExecution(this.client, this.exec, signal));
+      const state = await settle(() => watchExecution(this.client, this.exec, this.signal));
       if (!state.ok || state.value.kind === 'absent') throw err;
       this.postedWith = clientId;
       if (state.value.kind !== 'finished') this.exec.number = state.value.item.number;
       this.phase('posted');
-      return this.follow();
+      return 'follow';
     }
     if (!posted.ok) return { kind: 'failed', obs: { kind: 'rejected', error: posted.error, nodeErrors: posted.nodeErrors } };
     if (posted.promptId !== this.job.id) return foreignPromptId(this.client, this.job.id, posted.promptId, signal);
     this.exec.number = posted.number;
     this.postedWith = clientId;
     this.phase('posted');
-    return this.follow();
+    return 'follow';
   }
 
   /** Was an earlier attempt of this job sent to this instance? (Then its prompt id may be there.) */
@@ -283,13 +335,14 @@ export class AttemptRunner implements AttemptScope {
    */
   private async recover(): Promise<Outcome> {
     this.workflow = this.buildPrompt();
-    this.follower?.close();
+    this.sub?.close();
     this.listen();
     const { clock, config, contact } = this.deps;
+    /** The first failed ask: a server that only fails (and is never marked silent) is given up a grace time later. */
     let failingSince: number | null = null;
     for (;;) {
       const state = await settle(() => watchExecution(this.client, this.exec, this.signal));
-      if (this.stopMode) return { kind: 'detached' };
+      if (this.stopMode) return stopOutcome(this.stopMode);
       if (state.ok) {
         contact.heard(this.instance.row.id);
         const s = state.value;
@@ -318,6 +371,6 @@ export class AttemptRunner implements AttemptScope {
 
   /** SPEC §4.4: follow this execution by events and by polling until it ends, times out or is lost. */
   private follow(): Promise<Outcome> {
-    return new AttemptFollow(this, this.follower).run();
+    return new AttemptFollow(this, this.sub).run();
   }
 }

@@ -13,6 +13,7 @@ import type { AttemptFacts } from '../store/attempt-store.js';
 import type { Db } from '../store/database.js';
 import type { JobRow } from '../store/job-rows.js';
 import type { StoredTemplate } from '../store/template-store.js';
+import type { CommitBatch } from '../store/commit-batch.js';
 import type { S3Uploader } from '../storage/s3-uploader.js';
 import type { OutputFs } from '../files/output-file.js';
 import type { ApiWorkflow } from '../templates/workflow.js';
@@ -39,7 +40,12 @@ export interface FarmDeps {
   outputFs?: OutputFs;
 }
 
-export interface RunnerDeps extends FarmDeps {
+/** What runners get beyond the farm's dependencies: the writes of one tick, committed together. */
+export interface BatchDeps {
+  batch: CommitBatch;
+}
+
+export interface RunnerDeps extends FarmDeps, BatchDeps {
   registry: InstanceRegistry;
   /** Every attempt's workstation contact (lost-contact marks and the time it is given up). */
   contact: ContactWatch;
@@ -56,14 +62,36 @@ export interface RunnerDeps extends FarmDeps {
   log: (message: string) => void;
 }
 
+/**
+ * How an attempt ended, as attempt-end.ts records it: what the server said (finished, failed, not
+ * there) or why the runner stopped early (detached, cancelled, stopped, displaced).
+ */
 export type Outcome =
   | { kind: 'finished'; entry: HistoryEntry }
   | { kind: 'failed'; obs: AttemptObservation }
   | { kind: 'requeue'; reason: string }
-  | { kind: 'detached' };
+  /** The app is closing: the prompt keeps running, the attempt stays open for recovery. */
+  | { kind: 'detached' }
+  /** An operator cancelled the job (already recorded): take the prompt off the server. */
+  | { kind: 'cancelled' }
+  /** "Stop farm": take the prompt off the server, the job goes back to the queue. */
+  | { kind: 'stopped' }
+  /** A prompt waiting on the server gave its place to a higher-priority job: it was deleted from the server's queue, never started, and the job goes back to the queue uncounted. */
+  | { kind: 'displaced'; reason: string };
 
 /** Why the runner is asked to stop early. */
 export type StopMode = 'detach' | 'cancel' | 'stopFarm';
+
+/** The outcome a stop mode ends an attempt with. */
+export function stopOutcome(mode: StopMode): Outcome {
+  return mode === 'detach' ? { kind: 'detached' } : mode === 'cancel' ? { kind: 'cancelled' } : { kind: 'stopped' };
+}
+
+/** A request to a waiting prompt to leave the server's queue; `answer(true)` once it has left unstarted. */
+export interface Displacement {
+  reason: string;
+  answer: (left: boolean) => void;
+}
 
 /** One attempt as its parts see it (implemented by AttemptRunner). */
 export interface AttemptScope {
@@ -86,6 +114,8 @@ export interface AttemptScope {
   readonly postedWith: string | null;
   /** Set once Shotfarm interrupted the prompt itself (a timeout, a cancel). */
   interruptRequested: boolean;
+  /** A higher-priority job asked this prompt, waiting on the server, to give its place; answered by the follow loop. */
+  displacement: Displacement | null;
   /** A wait that stop() — or wake() — cuts short. */
   sleep(ms: number): Promise<void>;
   wake(): void;

@@ -36,7 +36,7 @@ export interface SchedulerConfig {
   starvationMs: number;
   /** Durable progress checkpoints at most this often per job. */
   progressSaveMs: number;
-  /** WebSocket reconnect budget. */
+  /** WebSocket reconnect budget (a one-prompt follower; a workstation's socket reconnects for as long as it is registered). */
   wsGiveUpMs: number;
   /** The largest /object_info answer read (object_info_max_mb). */
   objectInfoMaxBytes: number;
@@ -49,6 +49,17 @@ export interface SchedulerConfig {
   /** After a storage fault (database busy/full, output disk full) the farm retries after this, doubling up to storageRetryCapMs. */
   storageRetryMs: number;
   storageRetryCapMs: number;
+  /** The longest an attempt waits for its workstation's socket before posting without it (polling then carries it). */
+  socketWaitMs: number;
+  /** The longest an attempt may take from its claim to its POST (catch-up, uploads, socket): past it, it fails, logged. */
+  preparationMs: number;
+  /**
+   * Keep at most one claimed prompt queued on each workstation behind the running one (the farm
+   * setting `prefetch`): ComfyUI starts it with its own ~1 ms gap instead of Shotfarm's round trip.
+   */
+  prefetch: boolean;
+  /** Tests: an illegal transition (a bug) is also thrown out of the runner, so the test fails. */
+  failOnIllegalTransition: boolean;
 }
 
 const MB = 1024 * 1024;
@@ -71,6 +82,7 @@ export const SETTING_FIELDS: { [K in NumericSettingKey]: { of(c: SchedulerConfig
   quarantine_s: { of: (c) => c.quarantineMs / 1000, put: (c, v) => void (c.quarantineMs = v * 1000) },
   object_info_max_mb: { of: (c) => c.objectInfoMaxBytes / MB, put: (c, v) => void (c.objectInfoMaxBytes = Math.round(v * MB)) },
   output_max_gb: { of: (c) => c.outputMaxBytes / GB, put: (c, v) => void (c.outputMaxBytes = Math.round(v * GB)) },
+  prefetch: { of: (c) => (c.prefetch ? 1 : 0), put: (c, v) => void (c.prefetch = v === 1) },
 };
 
 /** A numeric setting's default, from the shared table. */
@@ -107,6 +119,10 @@ export function schedulerConfig(outputRoot: string, over: Partial<SchedulerConfi
     stopGraceMs: 10_000,
     storageRetryMs: 2_000,
     storageRetryCapMs: 30_000,
+    socketWaitMs: 5_000,
+    preparationMs: 120_000,
+    prefetch: true,
+    failOnIllegalTransition: false,
   };
   for (const key of Object.keys(SETTING_FIELDS) as NumericSettingKey[]) SETTING_FIELDS[key].put(config, defaultOf(key));
   return { ...config, ...over, retry: { ...(over.retry ?? config.retry) } };

@@ -8,7 +8,7 @@ import type { FarmState } from '../../../shared/farm-settings.js';
 import type { Db } from '../store/database.js';
 import { notDispatching } from './farm-facts.js';
 import type { JobRow } from '../store/job-rows.js';
-import { movingCount, pendingJobs, queuedByRowid, stateAndStage } from '../store/job-store.js';
+import { pendingJobs, queuedByRowid, stateAndStage } from '../store/job-store.js';
 import type { JobWait, WaitLasting } from './wait-reasons.js';
 
 /** Jobs that wait for the same thing, with the words for it. */
@@ -34,16 +34,16 @@ interface Verdict {
 
 export interface ProgressInputs {
   db: Db;
-  /** The dispatcher's explanation for one queued job. */
-  explain: (job: JobRow) => JobWait;
-  /** Attempts being followed in this process. */
-  activeAttempts: number;
+  /** The dispatcher's explanation for one queued job; built only when nothing moves (the queue is then read). */
+  explain: () => (job: JobRow) => JobWait;
+  /** Jobs moving by themselves (running, retrying: the farm's counters) plus attempts followed in this process. */
+  moving: number;
   /** The operator's farm state: paused or stopped, nothing is dispatched until it is resumed. */
   farmState: FarmState;
 }
 
 export function farmProgress(p: ProgressInputs): FarmProgress {
-  const moving = movingCount(p.db) + p.activeAttempts;
+  const moving = p.moving;
   const verdicts = new Map<string, Verdict>();
   const stuck = new Map<string, StuckGroup>();
   const waiting = new Map<string, number>();
@@ -61,11 +61,12 @@ export function farmProgress(p: ProgressInputs): FarmProgress {
     stuck.set(v.reason, g);
   };
 
+  const explain = p.farmState === 'running' ? p.explain() : null;
   for (let after = 0; ;) {
     const rows = queuedByRowid(p.db, after);
     if (rows.length === 0) break;
     for (const job of rows) {
-      const v: Verdict = p.farmState !== 'running' ? { lasting: 'operator', reason: notDispatching(p.farmState) } : verdictOf(p.explain(job));
+      const v: Verdict = p.farmState !== 'running' || explain === null ? { lasting: 'operator', reason: notDispatching(p.farmState === 'running' ? 'paused' : p.farmState) } : verdictOf(explain(job));
       verdicts.set(job.id, v);
       count(v);
     }

@@ -8,6 +8,9 @@
 import type { InstanceHealth, InstanceView } from '../../../shared/domain.js';
 import type { Clock, Timers } from '../clock.js';
 import { ComfyClient } from '../comfy/client.js';
+import { sleepOn } from '../comfy/backoff.js';
+import { StationSocket } from '../comfy/station-socket.js';
+import { randomBytes } from 'node:crypto';
 import { describeFailure, settle } from '../comfy/observation.js';
 import type { ObjectInfo } from '../comfy/schemas.js';
 import type { EventBus } from '../event-bus.js';
@@ -25,6 +28,14 @@ export interface ContactPort {
   isSilent(instanceId: string): boolean;
 }
 
+/** An attempt holding a slot (or the waiting place) on an instance. */
+export interface Occupant {
+  jobId: string;
+  vramGb: number;
+  priority: number;
+  rank: number;
+}
+
 export interface InstanceRuntime {
   row: InstanceRow;
   client: ComfyClient;
@@ -39,7 +50,13 @@ export interface InstanceRuntime {
   objectInfo: ObjectInfo | null;
   objectInfoPending: boolean;
   /** attemptId → what runs there (for slots and VRAM beside running jobs). */
-  running: Map<string, { jobId: string; vramGb: number }>;
+  running: Map<string, Occupant>;
+  /** The one prompt queued on the server behind what runs there (prefetch), not started yet. */
+  waiting: (Occupant & { attemptId: string }) | null;
+  /** A higher-priority job asked the waiting prompt to give its place; until it has answered. */
+  displacing: boolean;
+  /** The workstation's one WebSocket, opened when it first answers; every attempt there subscribes to it. */
+  socket: StationSocket | null;
   lastCheckpoint: string | null;
   /** The attempt dispatched there most recently: only its end may say which model is loaded. */
   lastStartedAttempt: string | null;
@@ -50,6 +67,11 @@ export interface InstanceRuntime {
   timer: unknown;
   lastPersistAt: number;
 }
+
+/** The frames an attempt reads (attempt-follow.ts, prompt-end.ts); the rest are dropped unparsed. */
+const FOLLOWED_TYPES: ReadonlySet<string> = new Set([
+  'status', 'execution_start', 'executing', 'progress', 'execution_success', 'execution_error', 'execution_interrupted',
+]);
 
 /** A rough speed order of common GPUs for the last tie-break; unknown cards rank by VRAM. */
 const GPU_SPEED: [RegExp, number][] = [
@@ -78,6 +100,8 @@ export class InstanceRegistry {
     private readonly contact: ContactPort = { probed: () => {}, isSilent: () => false },
     /** A probe's bookkeeping failed (the store could not take its write): said here, and the probing goes on. */
     private readonly onError: (what: string, err: unknown) => void = () => {},
+    /** Reconnect jitter of the workstations' sockets. */
+    private readonly random: () => number = Math.random,
   ) {}
 
   start(): void {
@@ -87,7 +111,34 @@ export class InstanceRegistry {
 
   stop(): void {
     this.stopped = true;
-    for (const rt of this.map.values()) this.timers.clearTimeout(rt.timer);
+    for (const rt of this.map.values()) {
+      this.timers.clearTimeout(rt.timer);
+      this.closeSocket(rt);
+    }
+  }
+
+  /**
+   * The workstation's socket, opened at its first answer (or by the first attempt followed there:
+   * a recovered one may start before any probe answered) and kept for as long as it is registered:
+   * a fresh client id per connection (the reconnect trap, protocol §3), backoff between tries.
+   */
+  socketOf(rt: InstanceRuntime): StationSocket {
+    this.openSocket(rt);
+    return rt.socket as StationSocket;
+  }
+
+  private openSocket(rt: InstanceRuntime): void {
+    if (rt.socket && !rt.socket.isClosed) return;
+    const label = rt.row.name.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 40);
+    rt.socket = new StationSocket({
+      baseUrl: rt.row.url, newClientId: () => `sf-${label}-${randomBytes(6).toString('hex')}`,
+      now: () => this.clock.now(), timers: this.timers, sleep: sleepOn(this.timers), random: this.random, types: FOLLOWED_TYPES,
+    });
+  }
+
+  private closeSocket(rt: InstanceRuntime): void {
+    rt.socket?.close();
+    rt.socket = null;
   }
 
   get(id: string): InstanceRuntime | undefined {
@@ -101,7 +152,7 @@ export class InstanceRegistry {
   private add(row: InstanceRow): void {
     const rt: InstanceRuntime = {
       row, client: new ComfyClient(row.url, { timeoutMs: this.config.requestTimeoutMs }), probe: null, lastOkProbe: null, lastAnswerAt: null, probedAt: null,
-      probeFailures: 0, health: 'unknown', objectInfo: null, objectInfoPending: false, running: new Map(),
+      probeFailures: 0, health: 'unknown', objectInfo: null, objectInfoPending: false, running: new Map(), waiting: null, displacing: false, socket: null,
       lastCheckpoint: row.last_checkpoint, lastStartedAttempt: null, failuresInRow: row.consecutive_failures, quarantinedUntil: row.quarantined_until,
       ourAtProbe: 0, timer: null, lastPersistAt: 0,
     };
@@ -123,6 +174,7 @@ export class InstanceRegistry {
     rt.row = row;
     if (urlChanged) {
       rt.client = new ComfyClient(row.url, { timeoutMs: this.config.requestTimeoutMs });
+      this.closeSocket(rt);
       rt.objectInfo = null;
       rt.probe = null;
       rt.lastOkProbe = null;
@@ -137,6 +189,7 @@ export class InstanceRegistry {
     const rt = this.map.get(id);
     if (!rt) return;
     this.timers.clearTimeout(rt.timer);
+    this.closeSocket(rt);
     this.map.delete(id);
   }
 
@@ -165,11 +218,12 @@ export class InstanceRegistry {
     rt.probe = result;
     rt.probedAt = this.clock.now();
     if (result.ok) {
-      rt.ourAtProbe = rt.running.size;
+      rt.ourAtProbe = rt.running.size + (rt.waiting ? 1 : 0);
       const cameBack = rt.probeFailures >= this.config.unhealthyAfter;
       rt.probeFailures = 0;
       rt.lastOkProbe = result;
       rt.lastAnswerAt = this.clock.now();
+      this.openSocket(rt);
       if (!rt.objectInfo || cameBack) void this.loadObjectInfo(rt);
     } else {
       rt.probeFailures++;
@@ -260,17 +314,22 @@ export class InstanceRegistry {
     if (persist || announce) this.events.emit('instance.changed', { instance: this.view(rt) });
   }
 
+  /** The card, with what runs there from memory (not a query per card: cards go out at every dispatch). */
   view(rt: InstanceRuntime): InstanceView {
-    return toInstanceView(this.db, rt.row);
+    const jobs = [...rt.running.values()].map((o) => o.jobId);
+    if (rt.waiting) jobs.push(rt.waiting.jobId);
+    return toInstanceView(this.db, rt.row, jobs);
   }
 
   snapshot(rt: InstanceRuntime): InstanceSnapshot {
     const ok = rt.lastOkProbe;
     let runningVramGb = 0;
     let largestRunningVramGb = 0;
+    let runningPriority: number | null = null;
     for (const r of rt.running.values()) {
       runningVramGb += r.vramGb;
       largestRunningVramGb = Math.max(largestRunningVramGb, r.vramGb);
+      runningPriority = runningPriority === null ? r.priority : Math.min(runningPriority, r.priority);
     }
     return {
       id: rt.row.id,
@@ -288,6 +347,8 @@ export class InstanceRegistry {
       lastCheckpoint: rt.lastCheckpoint,
       vramOverrides: JSON.parse(rt.row.vram_overrides_json) as Record<string, number>,
       speed: gpuSpeed(ok?.gpuName ?? rt.row.gpu_name, ok?.vram?.totalBytes ?? null),
+      runningPriority,
+      waiting: rt.waiting ? { attemptId: rt.waiting.attemptId, priority: rt.waiting.priority, rank: rt.waiting.rank, displacing: rt.displacing } : null,
     };
   }
 
@@ -319,10 +380,13 @@ export class InstanceRegistry {
    * now, not when it completes: the next decision may come before that (the slot is freed while
    * outputs are collected), and model affinity must already see it.
    */
-  attemptStarted(instanceId: string, attemptId: string, jobId: string, vramGb: number, checkpoint: string | null = null): void {
+  attemptStarted(instanceId: string, attemptId: string, jobId: string, vramGb: number, checkpoint: string | null = null, order = { priority: 0, rank: 0 }): void {
     const rt = this.map.get(instanceId);
     if (!rt) return;
-    rt.running.set(attemptId, { jobId, vramGb });
+    const occupant = { jobId, vramGb, priority: order.priority, rank: order.rank };
+    // Every slot taken: this one waits on the server behind them (prefetch, or a recovered pair).
+    if (rt.running.size >= rt.row.max_concurrency && rt.waiting === null) rt.waiting = { attemptId, ...occupant };
+    else rt.running.set(attemptId, occupant);
     rt.lastStartedAttempt = attemptId;
     if (checkpoint) rt.lastCheckpoint = checkpoint;
     // Forced: the card shows what runs there now, even when the health word stays "busy".
@@ -335,7 +399,37 @@ export class InstanceRegistry {
    */
   releaseSlot(instanceId: string, attemptId: string): void {
     const rt = this.map.get(instanceId);
-    if (rt?.running.delete(attemptId)) this.onChange();
+    if (!rt?.running.delete(attemptId)) return;
+    this.promoteWaiting(rt);
+    this.onChange();
+  }
+
+  /** A slot freed: the prompt waiting behind takes it (the server has started it, or is about to). */
+  private promoteWaiting(rt: InstanceRuntime): void {
+    const w = rt.waiting;
+    if (!w || rt.running.size >= rt.row.max_concurrency) return;
+    rt.waiting = null;
+    rt.displacing = false;
+    rt.running.set(w.attemptId, { jobId: w.jobId, vramGb: w.vramGb, priority: w.priority, rank: w.rank });
+  }
+
+  /** A slot held for a claim that is now committed (its runner takes it over) or refused: freed quietly. */
+  unreserve(instanceId: string, placeholder: string): void {
+    const rt = this.map.get(instanceId);
+    if (!rt) return;
+    rt.running.delete(placeholder);
+    if (rt.waiting?.attemptId === placeholder) rt.waiting = null;
+  }
+
+  /** Whether the attempt is the one waiting on the server behind the running prompt. */
+  isWaiting(instanceId: string, attemptId: string): boolean {
+    return this.map.get(instanceId)?.waiting?.attemptId === attemptId;
+  }
+
+  /** A displacement of the waiting prompt was asked for, or has been answered (false). */
+  setDisplacing(instanceId: string, on: boolean): void {
+    const rt = this.map.get(instanceId);
+    if (rt) rt.displacing = on;
   }
 
   /**
@@ -347,6 +441,11 @@ export class InstanceRegistry {
     const rt = this.map.get(instanceId);
     if (!rt) return;
     rt.running.delete(attemptId);
+    if (rt.waiting?.attemptId === attemptId) {
+      rt.waiting = null;
+      rt.displacing = false;
+    }
+    this.promoteWaiting(rt);
     if (result === 'ok') {
       rt.failuresInRow = 0;
       // An attempt collected after the next one was dispatched (the slot is freed before the

@@ -14,11 +14,6 @@ import { attemptBudget, dueRetries, pendingDependents, setDependentsReason, setE
 import type { Classification } from './failure.js';
 import { retryDelayMs, type RetryPolicy } from './policy.js';
 
-/** Thrown when the attempt is no longer current: the caller just stops. */
-export function isStale(err: unknown): boolean {
-  return err instanceof ShotfarmError && err.code === 'conflict';
-}
-
 export interface OutcomeResult {
   /** Jobs whose state changed, for events. */
   changed: string[];

@@ -26,12 +26,18 @@ export interface InstanceSnapshot {
   vramOverrides: Readonly<Record<string, number>>;
   /** Relative GPU speed, higher is faster (used last, as a tie-break). */
   speed: number;
+  /** The lowest priority among the prompts running there (null: none runs). */
+  runningPriority?: number | null;
+  /** The prompt queued on the server behind them (prefetch), if any; `displacing` while it is asked to give its place. */
+  waiting?: { attemptId: string; priority: number; rank: number; displacing: boolean } | null;
 }
 
 export interface JobSnapshot {
   id: string;
   /** PRIORITY_VALUE: higher runs first. */
   priority: number;
+  /** The operator's order within a priority (move to top): lower runs first. */
+  rank?: number;
   stage: string;
   vramGb: number;
   tags: readonly string[];

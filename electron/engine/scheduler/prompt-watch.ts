@@ -22,7 +22,8 @@ function isOurs(extra: Record<string, unknown>, number: number, e: Execution): b
 }
 
 export type WatchState =
-  | { kind: 'queued'; position: number; item: QueueItem }
+  /** `behindOurs`: what runs on the server now is one of Shotfarm's prompts (the one this waits behind, with prefetch). */
+  | { kind: 'queued'; position: number; item: QueueItem; behindOurs: boolean }
   | { kind: 'running'; item: QueueItem }
   | { kind: 'finished'; entry: HistoryEntry }
   | { kind: 'absent' };
@@ -34,7 +35,10 @@ export async function watchExecution(client: ComfyClient, e: Execution, signal?:
   const running = q.running.find((i) => i.promptId === e.promptId && isOurs(i.extraData, i.number, e));
   if (running) return { kind: 'running', item: running };
   const pendingIdx = q.pending.findIndex((i) => i.promptId === e.promptId && isOurs(i.extraData, i.number, e));
-  if (pendingIdx >= 0) return { kind: 'queued', position: pendingIdx, item: q.pending[pendingIdx] as QueueItem };
+  if (pendingIdx >= 0) {
+    const behindOurs = q.running.some((i) => i.extraData[ATTEMPT_KEY] !== undefined);
+    return { kind: 'queued', position: pendingIdx, item: q.pending[pendingIdx] as QueueItem, behindOurs };
+  }
   const entry = await client.getHistory(e.promptId, opts);
   if (entry && isOurs(entry.extraData, entry.number, e)) return { kind: 'finished', entry };
   return { kind: 'absent' };

@@ -6,11 +6,13 @@
  * one too large for every slot that frees gets an instance reserved for it (reservations.ts).
  * Beside it: why jobs wait (waitFacts, progress) and the durable blocked mark (blocked-jobs.ts).
  */
+import type { InstanceView } from '../../../shared/domain.js';
 import type { FarmState } from '../../../shared/farm-settings.js';
+import type { JobState } from '../../../shared/job-states.js';
 import { randomId } from '../ids.js';
 import { readFarmState } from '../settings/farm-state.js';
 import { claimAttempt, endAttempt, liveAttempts, orphanAttempts, previousAttempt, type AttemptRow } from '../store/attempt-store.js';
-import { inTransaction } from '../store/database.js';
+import { CommitBatch } from '../store/commit-batch.js';
 import type { JobRow } from '../store/job-rows.js';
 import { jobRow, nextRetryAt, oldestQueued } from '../store/job-store.js';
 import type { StoredTemplate } from '../store/template-store.js';
@@ -22,12 +24,15 @@ import { BlockedJobs } from './blocked-jobs.js';
 import { CapabilityAnswers, type CapabilityAnswer } from './capability-answers.js';
 import { candidates, preferWarm } from './candidates.js';
 import { makeFarmFacts, type FarmFacts, type KnownNodeList } from './farm-facts.js';
+import { FarmCounters } from './farm-counters.js';
 import { farmProgress, type FarmProgress } from './farm-progress.js';
 import { InstanceRegistry, type InstanceRuntime } from './instance-registry.js';
 import { FarmNodeLists } from './node-lists.js';
 import type { FarmPort } from '../handlers/context.js';
 import { promoteDueRetries, requeueJob } from './outcomes.js';
-import { checkpointOfJob, fitsNow, rankInstances, type InstanceSnapshot, type JobSnapshot } from './policy.js';
+import { checkpointOfJob, type InstanceSnapshot, type JobSnapshot } from './policy.js';
+import { behindInstances, choose, freeInstances, type Assignment } from './dispatch-choice.js';
+import { MergedAnnounce } from './merged-announce.js';
 import { Reservations } from './reservations.js';
 import { AttemptWatch } from './attempt-watch.js';
 import { StorageHold, storageFaultOf } from './storage-hold.js';
@@ -45,6 +50,8 @@ export class Scheduler implements FarmPort {
   readonly watch = new AttemptWatch();
   private readonly contact: ContactWatch;
   private readonly runners = new Map<string, AttemptRunner>();
+  /** The writes of one tick (claims, ends, checkpoints) in one commit. */
+  readonly batch: CommitBatch;
   private readonly templates: TemplateCache;
   private readonly answers = new CapabilityAnswers();
   /** Live node lists, else the stored ones: what is known of an instance until it sends its list in this run. */
@@ -52,6 +59,11 @@ export class Scheduler implements FarmPort {
   private readonly reservations: Reservations;
   private readonly blocked: BlockedJobs;
   private passQueued = false;
+  /** The runners' and the passes' announcements, merged per tick. */
+  private readonly announce: MergedAnnounce;
+  private counters: FarmCounters | null = null;
+  /** Jobs whose claim waits for the tick's commit: a pass before it must not pick them again. */
+  private readonly claiming = new Set<string>();
   private running = false;
   /** The operator's farm state (durable: read at start, changed through applyFarmState). */
   private state: FarmState = 'running';
@@ -79,11 +91,13 @@ export class Scheduler implements FarmPort {
         if (view === null) this.kick();
       },
     });
+    this.batch = new CommitBatch(d.db);
+    this.announce = new MergedAnnounce(d.announce);
     this.contact = new ContactWatch({
       db: d.db, clock: d.clock, config: d.config, announce: d.announce, log: (m) => this.log(m),
       storedLastAnswer: (id) => this.registry.get(id)?.row.last_answer_at ?? null,
     });
-    this.registry = new InstanceRegistry(d.db, d.clock, d.timers, d.events, d.config, () => this.kick(), this.contact, (what, err) => this.storage.failed(what, err));
+    this.registry = new InstanceRegistry(d.db, d.clock, d.timers, d.events, d.config, () => this.kick(), this.contact, (what, err) => this.storage.failed(what, err), d.random);
     this.templates = new TemplateCache(d.db);
     this.lists = new FarmNodeLists(d.db);
     this.reservations = new Reservations({
@@ -132,6 +146,7 @@ export class Scheduler implements FarmPort {
    */
   async close(): Promise<void> {
     this.running = false;
+    this.batch.flush();
     this.blocked.stop();
     this.d.timers.clearTimeout(this.retryTimer);
     const all = [...this.runners.values()];
@@ -145,6 +160,8 @@ export class Scheduler implements FarmPort {
     if ((await Promise.race([finished, overdue])) === 'overdue') for (const r of all) r.abandon();
     this.d.timers.clearTimeout(bound);
     await finished;
+    // What the runners stored is published before the database closes; nothing after.
+    this.announce.close();
     this.storage.close();
     this.registry.stop();
     this.uploader?.close();
@@ -177,11 +194,25 @@ export class Scheduler implements FarmPort {
   async applyFarmState(state: FarmState): Promise<void> {
     this.state = state;
     if (state === 'stopped') await this.stopRunners();
+    // Paused: running prompts finish, but one waiting behind them (prefetch) was not started — it leaves.
+    if (state === 'paused') await this.takeOffWaiting((name) => `taken off ${name}'s queue before it started: the farm was paused; back in the queue`);
     if (state === 'running') this.kick();
   }
 
   get farmState(): FarmState {
     return this.state;
+  }
+
+  /** Every prompt waiting on a server behind the running one leaves it unstarted (its end requeues it). */
+  private async takeOffWaiting(reason: (instanceName: string) => string): Promise<void> {
+    const leaving: Promise<unknown>[] = [];
+    for (const rt of this.registry.all()) {
+      const w = rt.waiting;
+      const runner = w ? this.runners.get(w.attemptId) : undefined;
+      if (!runner) continue;
+      leaving.push(runner.displace(reason(rt.row.name)).then((left) => (left ? runner.finished : undefined)));
+    }
+    await Promise.all(leaving);
   }
 
   private async stopRunners(): Promise<void> {
@@ -225,10 +256,28 @@ export class Scheduler implements FarmPort {
     return makeFarmFacts('farm', instances, this.nodeLists(), this.answers, this.state);
   }
 
-  /** Whether anything can still move without a person acting, and what waits for what. */
+  /**
+   * Whether anything can still move without a person acting, and what waits for what. Cheap while
+   * jobs move (the counters say so); the queue is read, and the waits explained, only when none does.
+   */
   progress(): FarmProgress {
-    const explain = explainer(this.waitFacts(), this.templates);
-    return farmProgress({ db: this.d.db, explain, activeAttempts: this.runners.size, farmState: this.state });
+    const moving = this.counts().moving() + this.runners.size;
+    return farmProgress({ db: this.d.db, explain: () => explainer(this.waitFacts(), this.templates), moving, farmState: this.state });
+  }
+
+  /** Jobs by state, kept incrementally (farm-counters.ts). */
+  jobsByState(): Record<JobState, number> {
+    return this.counts().jobsByState();
+  }
+
+  /** The workstations' cards as this farm holds them (what runs there from memory, not a query per card). */
+  instanceViews(): InstanceView[] {
+    return [...this.registry.all()].sort((a, b) => (a.row.name < b.row.name ? -1 : a.row.name > b.row.name ? 1 : 0)).map((rt) => this.registry.view(rt));
+  }
+
+  private counts(): FarmCounters {
+    this.counters ??= new FarmCounters(this.d.db);
+    return this.counters;
   }
 
   activeAttempts(): number {
@@ -284,7 +333,7 @@ export class Scheduler implements FarmPort {
   private jobSnapshot(job: JobRow, template: StoredTemplate): JobSnapshot {
     const prev = job.attempts > 0 ? previousAttempt(this.d.db, job.id) : undefined;
     return {
-      id: job.id, priority: job.priority, stage: job.stage, vramGb: job.vram_gb, tags: JSON.parse(job.tags_json) as string[],
+      id: job.id, priority: job.priority, rank: job.rank, stage: job.stage, vramGb: job.vram_gb, tags: JSON.parse(job.tags_json) as string[],
       checkpoint: checkpointOfJob(template.workflow, template.parameters, job.params_json), previousInstanceId: prev?.instance_id ?? null,
       oomOn: prev?.error_class === 'oom' ? prev.instance_id : null,
     };
@@ -295,74 +344,107 @@ export class Scheduler implements FarmPort {
     return checkpointOfJob(t.workflow, t.parameters, job.params_json);
   }
 
-  /** One decision pass. Synchronous up to the claims; runners then proceed on their own. */
+  /**
+   * One decision pass. Synchronous up to the claims, which join the tick's commit batch; the
+   * runners start once it is committed (write before you send). The slots are taken in the
+   * registry at once, so a pass before that commit cannot give them away twice.
+   */
   dispatchPass(): void {
     if (this.state !== 'running' || !this.running || this.storage.held) return;
     const { db, clock, config } = this.d;
     const now = clock.now();
     const snaps = new Map<string, InstanceSnapshot>();
     for (const rt of this.registry.all()) if (this.registry.dispatchable(rt)) snaps.set(rt.row.id, this.registry.snapshot(rt));
-    const free = () => [...snaps.values()].filter((s) => s.running < s.maxConcurrency);
+    const open = () => [...freeInstances(snaps), ...behindInstances(snaps, config.prefetch)];
     const scanStarving = this.reservations.scanDue(now);
-    if (free().length === 0 && !scanStarving) return;
+    if (open().length === 0 && !scanStarving) return;
 
     const lists = this.nodeLists();
     this.reservations.prune(snaps);
     if (scanStarving) this.reservations.scan(now, snaps);
-    if (free().length === 0) return;
-    const warm = new Set(free().map((f) => f.lastCheckpoint).filter((c): c is string => c !== null));
-    const queue = preferWarm(candidates(db, free().length, config.candidateScan), warm, Math.max(16, free().length * 4), (j) => this.checkpointOf(j));
-    const assignments: { job: JobRow; rt: InstanceRuntime; template: StoredTemplate }[] = [];
-
-    for (const job of queue) {
-      if (free().length === 0) break;
-      // Capability: which instances have the nodes and models this workflow names? None: it waits
-      // (blocked-jobs.ts says why, durably) and costs this pass nothing more.
-      const { capable } = this.capabilityOf(job, lists);
-      if (capable.size === 0) continue;
-      const template = this.templates.get(job.template_id);
-      const snap = this.jobSnapshot(job, template);
-      const fitting = free().filter((s) => capable.has(s.id) && fitsNow(snap, s) && this.reservations.allows(s.id, snap));
-      if (fitting.length === 0) {
-        this.reservations.consider(job, snap, snaps, now);
-        continue;
-      }
-      const chosen = rankInstances(snap, fitting)[0] as InstanceSnapshot;
-      const rt = this.registry.get(chosen.id) as InstanceRuntime;
-      chosen.running++;
-      chosen.runningVramGb += snap.vramGb;
-      chosen.largestRunningVramGb = Math.max(chosen.largestRunningVramGb, snap.vramGb);
-      chosen.serverQueue++;
-      assignments.push({ job, rt, template });
-    }
-
-    if (assignments.length === 0) return;
-    // Every claim of this pass in one commit (one fsync, not one per job); the runners, which
-    // send the prompts, start only after it.
-    const claimed = inTransaction(db, () => assignments.map((a) => ({ ...a, attemptId: this.claim(a.job, a.rt) })));
-    this.storage.ok();
-    const started = claimed.filter((c): c is typeof c & { attemptId: string } => c.attemptId !== null);
-    if (started.length === 0) return;
-    this.d.announce(started.map((c) => c.job.id));
-    for (const c of started) {
-      // The row as claimed (running, its attempt): the runner reports against it.
-      const row = jobRow(db, c.job.id);
-      if (!row) continue;
-      this.onDispatch?.(c.job.id, c.rt.row.id);
-      this.startRunner(row, c.attemptId, c.rt, null, c.template);
-    }
+    if (open().length === 0) return;
+    // Places to fill: free slots and empty waiting places (a displacement needs only the queue's head).
+    const places = [...freeInstances(snaps), ...behindInstances(snaps, config.prefetch).filter((s) => !s.waiting)];
+    const slots = Math.max(1, places.length);
+    const warm = new Set(places.map((f) => f.lastCheckpoint).filter((c): c is string => c !== null));
+    const queue = preferWarm(candidates(db, slots, config.candidateScan), warm, Math.max(16, slots * 4), (j) => this.checkpointOf(j));
+    const { assignments, displacements } = choose(snaps, queue, {
+      prefetch: config.prefetch, claiming: this.claiming,
+      capable: (job) => this.capabilityOf(job, lists).capable,
+      snapshot: (job) => this.jobSnapshot(job, this.templates.get(job.template_id)),
+      allows: (id, snap) => this.reservations.allows(id, snap),
+      unplaced: (job, snap) => this.reservations.consider(job, snap, snaps, now),
+    });
+    for (const x of displacements) this.displace(x.instanceId, x.attemptId, `gave its place on ${x.instanceName} to a higher-priority job; back in the queue`);
+    if (assignments.length > 0) this.claimAndStart(assignments);
   }
 
-  /** Claims one job for one instance (inside the pass's transaction); null when it went stale. */
-  private claim(job: JobRow, rt: InstanceRuntime): string | null {
+  /**
+   * The slots are taken now; the claims go into this tick's commit, and the runners (which send
+   * the prompts) start only once it is stored.
+   */
+  private claimAndStart(assignments: readonly Assignment[]): void {
+    const chosen = assignments.map((a) => ({ job: a.job, priority: a.snap.priority, rt: this.registry.get(a.instanceId) as InstanceRuntime, template: this.templates.get(a.job.template_id) }));
+    for (const a of chosen) {
+      this.claiming.add(a.job.id);
+      this.reserveSlot(a.job, a.rt, a.template, a.priority, a.job.id);
+    }
+    // Settled one by one: a claim that committed gets its runner even when another failed (a job
+    // claimed with no runner would wait for the next start).
+    void Promise.allSettled(chosen.map((a) => this.claim(a.job, a.rt))).then((results) => {
+      const claimed = chosen.map((a, i) => {
+        const r = results[i] as PromiseSettledResult<string | null>;
+        return { ...a, attemptId: r.status === 'fulfilled' ? r.value : null, error: r.status === 'rejected' ? (r.reason as unknown) : null };
+      });
+      for (const c of claimed) {
+        this.claiming.delete(c.job.id);
+        this.registry.unreserve(c.rt.row.id, c.job.id);
+      }
+      const fault = claimed.find((c) => c.error !== null);
+      // The store failing (locked, full): the farm holds and dispatches again after its retry.
+      if (fault) this.storage.failed('dispatching', fault.error);
+      else this.storage.ok();
+      const started = claimed.filter((c) => c.attemptId !== null);
+      if (started.length === 0) return fault ? undefined : this.kick();
+      this.announce.add(started.map((c) => c.job.id));
+      for (const c of started) {
+        // The row as claimed (running, its attempt): the runner reports against it.
+        const row = jobRow(this.d.db, c.job.id);
+        if (!row || !this.running) continue;
+        this.onDispatch?.(c.job.id, c.rt.row.id);
+        this.startRunner(row, c.attemptId as string, c.rt, null, c.template, c.priority);
+      }
+      if (started.length < claimed.length) this.kick();
+    });
+  }
+
+  /** Holds a slot (or the waiting place) for a claim not yet committed, under a placeholder id (the job id). */
+  private reserveSlot(job: JobRow, rt: InstanceRuntime, t: StoredTemplate, priority: number, placeholder: string): void {
+    this.registry.attemptStarted(rt.row.id, placeholder, job.id, job.vram_gb, checkpointOfJob(t.workflow, t.parameters, job.params_json), { priority, rank: job.rank });
+  }
+
+  /** Asks the prompt waiting on an instance to give its place to a higher-priority job. */
+  private displace(instanceId: string, attemptId: string, reason: string): void {
+    const runner = this.runners.get(attemptId);
+    if (!runner) return;
+    this.registry.setDisplacing(instanceId, true);
+    void runner.displace(reason).then((left) => {
+      // Left: its end (requeued) frees the place and kicks. Stayed (it had started): try again later.
+      if (!left) this.registry.setDisplacing(instanceId, false);
+      this.kick();
+    });
+  }
+
+  /** Claims one job for one instance (in this tick's commit batch); null when it went stale. */
+  private async claim(job: JobRow, rt: InstanceRuntime): Promise<string | null> {
     const { db, clock } = this.d;
     const attemptId = randomId();
     const ok = rt.lastOkProbe;
     try {
-      claimAttempt(db, clock, {
+      await this.batch.add(() => claimAttempt(db, clock, {
         jobId: job.id, attemptId, instanceId: rt.row.id, instanceName: rt.row.name, gpuName: ok?.gpuName ?? rt.row.gpu_name,
         vramAtDispatch: ok?.vram ? ok.vram.totalBytes - ok.vram.otherBytes : null, leaseMs: job.timeout_s * 1000 * 2,
-      });
+      }));
       return attemptId;
     } catch (err) {
       // The store itself failing is the whole pass's (the farm holds); a stale job is only this claim's.
@@ -372,13 +454,14 @@ export class Scheduler implements FarmPort {
     }
   }
 
-  private startRunner(job: JobRow, attemptId: string, rt: InstanceRuntime, resume: AttemptRow | null, template?: StoredTemplate): void {
+  private startRunner(job: JobRow, attemptId: string, rt: InstanceRuntime, resume: AttemptRow | null, template?: StoredTemplate, priority = job.priority): void {
     const t = template ?? this.templates.get(job.template_id);
     this.reservations.started(job.id);
-    this.registry.attemptStarted(rt.row.id, attemptId, job.id, job.vram_gb, checkpointOfJob(t.workflow, t.parameters, job.params_json));
+    this.registry.attemptStarted(rt.row.id, attemptId, job.id, job.vram_gb, checkpointOfJob(t.workflow, t.parameters, job.params_json), { priority, rank: job.rank });
     const runner = new AttemptRunner(
       {
-        ...this.d, registry: this.registry, contact: this.contact, live: this.live, watch: this.watch, uploader: this.uploader, storage: this.storage,
+        ...this.d, announce: (ids) => this.announce.add(ids), registry: this.registry, contact: this.contact, live: this.live, watch: this.watch,
+        uploader: this.uploader, batch: this.batch, storage: this.storage,
         done: (r) => {
           this.runners.delete(r.attemptId);
           this.storage.guard('arming the retry timer', () => this.armRetryTimer());

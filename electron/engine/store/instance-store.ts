@@ -61,7 +61,8 @@ export function isSilent(r: Pick<InstanceRow, 'last_probe_at' | 'last_answer_at'
   return r.last_probe_at !== null && (r.last_answer_at === null || r.last_answer_at < r.last_probe_at);
 }
 
-export function toInstanceView(db: Db, r: InstanceRow): InstanceView {
+/** The card of a row; `currentJobIds` when the caller knows what runs there (the running farm), else read. */
+export function toInstanceView(db: Db, r: InstanceRow, currentJobIds?: readonly string[]): InstanceView {
   const silent = isSilent(r);
   return {
     id: r.id,
@@ -77,7 +78,7 @@ export function toInstanceView(db: Db, r: InstanceRow): InstanceView {
     vram: r.vram_json && !silent ? (JSON.parse(r.vram_json) as VramView) : null,
     comfyVersion: r.comfy_version,
     queueLength: silent ? null : r.queue_length,
-    currentJobIds: runningJobIds(db, r.id),
+    currentJobIds: currentJobIds ? [...currentJobIds] : runningJobIds(db, r.id),
     lastProbeAt: r.last_probe_at,
     lastAnswerAt: r.last_answer_at,
     lastError: r.last_error,
