@@ -84,10 +84,12 @@ async function record(a: AttemptScope, outcome: Outcome): Promise<Ending> {
       const failed = observationOf(outcome.entry, a.interruptRequested);
       if (failed) return fail(a, failed);
       const got = await collect(a, outcome.entry);
-      // A graceful stop cut this download short (its bounded wait was over): nothing is recorded —
-      // the attempt stays open and the next start collects the outputs from the server's history.
-      if (a.stopMode === 'detach') return { result: 'ok', free: false, changed: [] };
-      if (!got.ok) return fail(a, got.obs);
+      if (!got.ok) {
+        // A graceful stop cut this download short (its bounded wait was over): nothing is recorded —
+        // the attempt stays open and the next start collects the outputs from the server's history.
+        if (a.stopMode === 'detach') return { result: 'ok', free: false, changed: [] };
+        return fail(a, got.obs);
+      }
       const result = await batch.add(() => completeJob(db, clock, job, a.attemptId, got.assets, {
         instanceId: a.instance.row.id, instanceName: a.name, templateName: a.template.name, templateHash: a.template.hash,
         paramsJson: a.job.params_json, seed: a.job.seed,

@@ -7,7 +7,7 @@
  * own promise; the others commit. A promise resolves only once the batch's COMMIT returned, so a
  * caller that waits for it still writes before it sends and never announces what is not stored.
  */
-import type { Db } from './database.js';
+import { databaseFault, type Db } from './database.js';
 
 interface Item {
   fn: () => unknown;
@@ -55,11 +55,15 @@ export class CommitBatch {
         try {
           return { ok: true, value: this.db.transaction(it.fn)() };
         } catch (err) {
+          // A full disk, a locked or failing database: SQLite may have rolled the whole
+          // transaction back already, so the batch ends here, every write with this error.
+          if (databaseFault(err)) throw err;
           return { ok: false, err };
         }
       })).immediate();
     } catch (err) {
-      // The commit itself failed (disk full, the database closed): nothing of this batch is stored.
+      // The commit itself failed, or the storage did under one write (disk full, the database
+      // locked or closed): nothing of this batch is stored.
       for (const it of items) it.reject(err);
       return;
     }
