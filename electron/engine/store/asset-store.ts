@@ -80,9 +80,10 @@ export function assetsOfJob(db: Db, jobId: string): AssetView[] {
   return all<LedgerRow>(db, `SELECT ${LEDGER_COLUMNS} FROM assets a JOIN jobs j ON j.id = a.job_id WHERE a.job_id = ? ORDER BY a.created_at, a.id`, jobId).map(toAssetView);
 }
 
-export function setApproved(db: Db, ids: readonly string[], approved: boolean): number {
-  const s = stmt(db, 'UPDATE assets SET approved = ? WHERE id = ?');
-  return db.transaction(() => ids.reduce((n, id) => n + s.run(approved ? 1 : 0, id).changes, 0))();
+/** Approves (or un-approves) assets, recording who did it and when (the approver; cleared with the approval). */
+export function setApproved(db: Db, ids: readonly string[], approved: boolean, by: string, now: number): number {
+  const s = stmt(db, 'UPDATE assets SET approved = ?, approved_by = ?, approved_at = ? WHERE id = ?');
+  return db.transaction(() => ids.reduce((n, id) => n + s.run(approved ? 1 : 0, approved ? by : null, approved ? now : null, id).changes, 0))();
 }
 
 /** One output file as collected, before it is a ledger row. */

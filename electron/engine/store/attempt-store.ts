@@ -255,6 +255,9 @@ export function timelineRows(db: Db, from: number, to: number): TimelineRow[] {
 /** One run-log row: an attempt with its job's names. */
 export interface RunlogRow extends JobNameColumns {
   n: number;
+  /** Who imported the job, and who last acted on it (its hold, bump, cancel…). */
+  imported_by: string;
+  last_action_by: string | null;
   instance_name: string | null;
   gpu_name: string | null;
   queued_at: number;
@@ -276,7 +279,7 @@ export function runlogQuery(filter: ExportFilter): { sql: string; params: Record
     params: where.params,
     sql: `SELECT a.job_id, j.project, j.episode, j.shot, j.stage, j.take, a.n, a.instance_name, a.gpu_name,
       a.queued_at, a.dispatched_at, a.started_at, a.finished_at, a.outcome, a.error_class, a.reason,
-      a.node_id, a.node_type, a.vram_at_dispatch
+      a.node_id, a.node_type, a.vram_at_dispatch, j.imported_by, j.last_action_by
       FROM attempts a JOIN jobs j ON j.id = a.job_id ${where.sql} ORDER BY a.dispatched_at, a.id`,
   };
 }
