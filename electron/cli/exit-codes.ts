@@ -29,6 +29,9 @@ export function exitCodeFor(code: ErrorCode): number {
       return EXIT.storage;
     case 'unavailable':
       return EXIT.unhealthy;
+    case 'forbidden':
+    case 'unauthorized':
+      return EXIT.conflict;
     default:
       return EXIT.failure;
   }

@@ -7,6 +7,7 @@ import { Command, CommanderError } from 'commander';
 import { ShotfarmError, toErrorEnvelope } from '../../shared/errors.js';
 import { openEngine, processIo, type GlobalOptions, type Io, type Run } from './context.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
+import { registerDatabase } from './db-command.js';
 import { registerExport } from './export-command.js';
 import { registerRun, registerStatus } from './farm-command.js';
 import { registerFarm } from './farm-state-command.js';
@@ -19,6 +20,7 @@ import { registerServe } from './serve-command.js';
 import { registerSettings } from './settings-command.js';
 import { registerStorage } from './storage-command.js';
 import { registerTemplates } from './templates-command.js';
+import { registerUsers } from './users-command.js';
 import { registerWorkers } from './workers-command.js';
 
 /** The command groups, in the order `--help` lists them. */
@@ -26,7 +28,7 @@ const GROUPS: ((program: Command, io: Io, run: Run) => void)[] = [
   registerImport, registerTemplates, registerStatus, registerJobs, registerExport, registerWorkers, registerRun, registerHealth,
   // serve opens its own engine and runs until Ctrl+C, so it does not go through run().
   (program, io) => registerServe(program, io),
-  registerRelease, registerHooks, registerStorage, registerSettings, registerFarm,
+  registerRelease, registerHooks, registerStorage, registerSettings, registerFarm, registerUsers, registerDatabase,
 ];
 
 export function buildProgram(io: Io, run: Run): Command {

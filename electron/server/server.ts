@@ -7,13 +7,20 @@
  *   GET  /api/events         WebSocket of batched events (event-socket.ts)
  *   GET  /files/asset/:id    one ledger file (asset-route.ts)
  *   GET  /*                  the renderer (static-files.ts)
+ *
+ * Once people are defined (shotfarm users add), every request but the app shell needs a personal
+ * token (people-access.ts) and calls run as that person, under the permission policy. With `tls`
+ * it serves https and wss (node:https), the same routes.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { Engine } from '../engine/engine.js';
 import { checkAccess, isLoopbackHost, type AccessPolicy } from './access.js';
+import { BadTokenBackoff, type BackoffOptions } from './bad-token-backoff.js';
+import { authenticate } from './people-access.js';
 import { handleApiCall } from './api-route.js';
 import { serveAsset } from './asset-route.js';
 import { startEventHub } from './event-socket.js';
@@ -37,6 +44,10 @@ export interface ServerOptions {
   /** Event flush interval (≥ 100 ms keeps it at ≤ 10 flushes a second). */
   eventIntervalMs?: number;
   maxBodyBytes?: number;
+  /** PEM certificate (chain) and key: serve https and wss. */
+  tls?: { cert: string | Buffer; key: string | Buffer };
+  /** How repeated wrong tokens from one address are slowed down (bad-token-backoff.ts). */
+  backoff?: Partial<BackoffOptions>;
 }
 
 export interface RunningServer {
@@ -57,41 +68,59 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
   const serveStatic = staticHandler(o.staticDir ?? DEFAULT_STATIC_DIR);
   const hub = startEventHub(o.engine, o.eventIntervalMs ?? 100);
   const policy: AccessPolicy = { token, loopbackOnly };
-  const info = { name: 'Shotfarm', demoLabel: o.demoLabel ?? null, tokenRequired: token !== null, exportDir };
+  const backoff = new BadTokenBackoff(o.engine.clock, o.backoff);
+  // People may be added while serve runs: whether a token is needed is asked at each request.
+  const info = () => ({ name: 'Shotfarm', demoLabel: o.demoLabel ?? null, tokenRequired: token !== null || o.engine.peopleDefined(), exportDir });
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://x');
     const path = url.pathname;
     const isApp = !path.startsWith('/api/') && !path.startsWith('/files/');
-    const verdict = checkAccess(req, url, policy, !isApp);
+    const people = o.engine.peopleDefined();
+    // With people defined the shared token is not enough: each person's own token is asked below.
+    const verdict = checkAccess(req, url, people ? { ...policy, token: null } : policy, !isApp);
     if (!verdict.ok) return sendError(res, verdict.status, envelope('bad_input', verdict.message));
     res.setHeader('x-content-type-options', 'nosniff');
+    if (isApp && (req.method === 'GET' || req.method === 'HEAD') && serveStatic(path, res, req.method === 'HEAD')) return;
+    const who = authenticate(req, url, o.engine, backoff);
+    if (!who.ok) {
+      if (who.retryAfterS !== undefined) res.setHeader('retry-after', String(who.retryAfterS));
+      return sendError(res, who.status, envelope(who.status === 401 ? 'unauthorized' : 'unavailable', who.message, who.status === 429));
+    }
 
     const call = /^\/api\/call\/([^/]+)$/.exec(path);
     if (call) {
       return handleApiCall(req, res, decodeURIComponent(call[1] ?? ''), {
-        engine: o.engine, exportDir, importBaseDir: o.importBaseDir ?? dataDir, maxBodyBytes: o.maxBodyBytes ?? 64 * 1024 * 1024,
+        engine: o.engine, exportDir, importBaseDir: o.importBaseDir ?? dataDir, maxBodyBytes: o.maxBodyBytes ?? 64 * 1024 * 1024, caller: who.caller,
       });
     }
     const getLike = req.method === 'GET' || req.method === 'HEAD';
-    if (path === '/api/info' && getLike) return sendJson(res, 200, info);
+    if (path === '/api/info' && getLike) return sendJson(res, 200, info());
     const asset = /^\/files\/asset\/([^/]+)$/.exec(path);
-    if (asset && getLike) return serveAsset(o.engine, decodeURIComponent(asset[1] ?? ''), res, req.method === 'HEAD');
-    if (isApp && getLike && serveStatic(path, res, req.method === 'HEAD')) return;
+    if (asset && getLike) return serveAsset(o.engine, decodeURIComponent(asset[1] ?? ''), res, req.method === 'HEAD', who.caller);
     sendError(res, 404, envelope('not_found', `Nothing at ${path.slice(0, 200)}.`));
   }
 
-  const server = createServer((req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     route(req, res).catch(() => {
       if (!res.headersSent) sendError(res, 500, envelope('internal', 'The server failed to answer this request.'));
       else res.destroy();
     });
-  });
-  server.on('upgrade', (req, socket, head) => {
+  };
+  const server: Server = o.tls ? createHttpsServer({ cert: o.tls.cert, key: o.tls.key }, onRequest) : createServer(onRequest);
+  server.on('upgrade', (req: IncomingMessage, socket, head: Buffer) => {
     const url = new URL(req.url ?? '/', 'http://x');
-    const verdict = url.pathname === '/api/events' ? checkAccess(req, url, policy, true) : { ok: false as const, status: 404, message: 'Not found' };
+    const people = o.engine.peopleDefined();
+    let verdict = url.pathname === '/api/events'
+      ? checkAccess(req, url, people ? { ...policy, token: null } : policy, true)
+      : { ok: false as const, status: 404 as const, message: 'Not found' };
+    if (verdict.ok) {
+      const who = authenticate(req, url, o.engine, backoff);
+      if (!who.ok) verdict = { ok: false, status: who.status === 401 ? 401 : 403, message: who.message };
+    }
     if (!verdict.ok) {
-      socket.end(`HTTP/1.1 ${verdict.status} ${verdict.status === 401 ? 'Unauthorized' : verdict.status === 403 ? 'Forbidden' : 'Not Found'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      const words: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' };
+      socket.end(`HTTP/1.1 ${verdict.status} ${words[verdict.status] ?? 'Forbidden'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
       return;
     }
     hub.handleUpgrade(req, socket, head);
@@ -107,7 +136,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
   const port = (server.address() as AddressInfo).port;
   const shownHost = host.includes(':') ? `[${host}]` : host;
   return {
-    url: `http://${shownHost}:${port}`,
+    url: `${o.tls ? 'https' : 'http'}://${shownHost}:${port}`,
     token,
     async close() {
       await hub.close();
