@@ -57,7 +57,7 @@ const CLASS_WORDS: Readonly<Record<MethodClass, string>> = {
 /** The verb of a job method, for "artists cannot cancel jobs imported by others". */
 const JOB_VERBS: Partial<Record<ApiMethod, string>> = {
   'jobs.hold': 'hold', 'jobs.release': 'release', 'jobs.cancel': 'cancel', 'jobs.retry': 'retry', 'jobs.newTake': 'make new takes of',
-  'jobs.uncancel': 'uncancel', 'jobs.bump': 'change the priority of', 'jobs.restoreOrder': 'reorder', 'jobs.moveToTop': 'move to the top',
+  'jobs.uncancel': 'uncancel', 'jobs.bump': 'change the priority of', 'jobs.restoreOrder': 'reorder', 'jobs.moveToTop': 'reorder',
 };
 
 export interface PermissionRequest {
