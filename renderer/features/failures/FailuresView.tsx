@@ -7,6 +7,7 @@ import { Empty } from '../../components/Empty.js';
 import { StatePill } from '../../components/StatePill.js';
 import { dateTime } from '../../lib/format.js';
 import { useLiveQuery } from '../../lib/use-live-query.js';
+import { useMay } from '../../lib/permissions.js';
 import { useApp } from '../../store/app-store.js';
 import { AttemptsTable } from './AttemptsTable.js';
 
@@ -27,6 +28,7 @@ function useJobAction() {
 
 function JobLine({ job, run }: { job: JobView; run: ReturnType<typeof useJobAction> }) {
   const [open, setOpen] = useState(false);
+  const { mayAct } = useMay();
   return (
     <div className={`failure-job${open ? ' open' : ''}`} data-job-id={job.id} data-shot={job.shot}>
       <div className="failure-job-line" onClick={() => setOpen(!open)}>
@@ -36,9 +38,10 @@ function JobLine({ job, run }: { job: JobView; run: ReturnType<typeof useJobActi
         <span className="muted">take {job.take}</span>
         <StatePill state={job.state} />
         <span className="muted small">{job.attempts} attempt{job.attempts === 1 ? '' : 's'} · {dateTime(job.finishedAt ?? job.updatedAt)}</span>
+        {job.importedBy && <span className="muted small" data-testid="imported-by">imported by {job.importedBy}</span>}
         <span className="spacer" />
-        <button className="btn btn-sm" disabled={!actionAllowed('retry', job.state)} onClick={(e) => (e.stopPropagation(), void run('retry', [job]))} data-action="retry">Retry</button>
-        <button className="btn btn-sm" disabled={!actionAllowed('newTake', job.state)} onClick={(e) => (e.stopPropagation(), void run('newTake', [job]))} data-action="newTake">New take</button>
+        <button className="btn btn-sm" disabled={!actionAllowed('retry', job.state) || !mayAct('retry')} onClick={(e) => (e.stopPropagation(), void run('retry', [job]))} data-action="retry">Retry</button>
+        <button className="btn btn-sm" disabled={!actionAllowed('newTake', job.state) || !mayAct('newTake')} onClick={(e) => (e.stopPropagation(), void run('newTake', [job]))} data-action="newTake">New take</button>
       </div>
       {open && <AttemptsTable jobId={job.id} />}
     </div>

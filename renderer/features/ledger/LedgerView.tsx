@@ -7,6 +7,7 @@ import { bytes, dateTime } from '../../lib/format.js';
 import { useLiveQuery } from '../../lib/use-live-query.js';
 import { useApp } from '../../store/app-store.js';
 import { ExportPanel } from './ExportPanel.js';
+import { useMay } from '../../lib/permissions.js';
 
 const PAGE = 60;
 
@@ -33,6 +34,7 @@ function RevealButton({ a }: { a: AssetView }) {
 }
 
 function AssetCard({ a, onApprove }: { a: AssetView; onApprove: (a: AssetView) => void }) {
+  const { may } = useMay();
   return (
     <article className={`asset${a.approved ? ' asset-approved' : ''}`} data-asset={a.id} data-shot={a.shot}>
       <Thumb asset={a} />
@@ -44,7 +46,7 @@ function AssetCard({ a, onApprove }: { a: AssetView; onApprove: (a: AssetView) =
         <div className="mono tiny muted truncate" title={a.sha256}>sha256 {a.sha256.slice(0, 16)}…</div>
         <RevealButton a={a} />
       </div>
-      <button className={`approve${a.approved ? ' approve-on' : ''}`} onClick={() => onApprove(a)} aria-pressed={a.approved} data-action="approve">
+      <button className={`approve${a.approved ? ' approve-on' : ''}`} onClick={() => onApprove(a)} aria-pressed={a.approved} data-action="approve" disabled={!may('approvals')}>
         {a.approved ? '✓ Approved' : 'Approve'}
       </button>
     </article>
@@ -52,6 +54,7 @@ function AssetCard({ a, onApprove }: { a: AssetView; onApprove: (a: AssetView) =
 }
 
 export function LedgerView() {
+  const { may } = useMay();
   const client = useApp((s) => s.client);
   const notify = useApp((s) => s.notify);
   const [filter, setFilter] = useState({ project: '', episode: '', shot: '', search: '' });
@@ -98,7 +101,7 @@ export function LedgerView() {
             <button className="btn btn-ghost more" onClick={() => setLimit(limit + PAGE)}>Show more ({(q.data.total - q.data.rows.length).toLocaleString()} left)</button>
           )}
         </div>
-        <ExportPanel />
+        {may('exports') && <ExportPanel />}
       </div>
     </section>
   );

@@ -5,6 +5,7 @@
  */
 import { FARM_STATE_WORDS, type FarmState } from '../../../shared/farm-settings.js';
 import { dateTime } from '../../lib/format.js';
+import { useMay } from '../../lib/permissions.js';
 import { useApp } from '../../store/app-store.js';
 
 /** Pause dispatch beside Stop farm (which asks first, saying what is rendering); Resume while not running. */
@@ -35,6 +36,7 @@ export function FarmButtons() {
 export function FarmBanner() {
   const farm = useApp((s) => s.status?.farmState);
   const setFarmState = useApp((s) => s.setFarmState);
+  const { may } = useMay();
   if (!farm || farm.state === 'running') return null;
   const who = [farm.by ? `by ${farm.by}` : '', farm.at !== null ? `at ${dateTime(farm.at)}` : ''].filter(Boolean).join(' ');
   return (
@@ -43,7 +45,7 @@ export function FarmBanner() {
         <b>Farm {FARM_STATE_WORDS[farm.state]}</b>
         {who && <span className="farm-banner-who"> — set {who}</span>}
       </span>
-      <button className="btn btn-sm btn-primary" onClick={() => void setFarmState('running')}>Resume farm</button>
+      {may('farm') && <button className="btn btn-sm btn-primary" onClick={() => void setFarmState('running')}>Resume farm</button>}
     </div>
   );
 }
