@@ -47,7 +47,7 @@ const GRANTS: Readonly<Record<Role, Partial<Record<MethodClass, Grant>>>> = {
 };
 
 /** Words for each class in a refusal: "artists cannot <words>". */
-const CLASS_WORDS: Readonly<Record<MethodClass, string>> = {
+export const CLASS_WORDS: Readonly<Record<MethodClass, string>> = {
   read: 'read the farm', import: 'import shot lists', jobActions: 'act on jobs', priority: 'change priorities',
   rush: 'make jobs rush', moveToTop: 'move jobs to the top', workstations: 'manage workstations', templates: 'register templates',
   farm: 'pause, stop or resume the farm', settings: 'change the farm settings', exports: 'export run logs or ledgers',

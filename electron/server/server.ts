@@ -77,8 +77,10 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     const path = url.pathname;
     const isApp = !path.startsWith('/api/') && !path.startsWith('/files/');
     const people = o.engine.peopleDefined();
-    // With people defined the shared token is not enough: each person's own token is asked below.
-    const verdict = checkAccess(req, url, people ? { ...policy, token: null } : policy, !isApp);
+    // With people defined the shared token is not enough: each person's own token is asked below. That
+    // token also stops a DNS-rebound page, so the loopback Host check is not needed — a reverse proxy
+    // in front of a loopback serve may then pass its own Host (README → Studio farm → HTTPS).
+    const verdict = checkAccess(req, url, people ? { token: null, loopbackOnly: false } : policy, !isApp);
     if (!verdict.ok) return sendError(res, verdict.status, envelope('bad_input', verdict.message));
     res.setHeader('x-content-type-options', 'nosniff');
     if (isApp && (req.method === 'GET' || req.method === 'HEAD') && serveStatic(path, res, req.method === 'HEAD')) return;
@@ -112,7 +114,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     const url = new URL(req.url ?? '/', 'http://x');
     const people = o.engine.peopleDefined();
     let verdict = url.pathname === '/api/events'
-      ? checkAccess(req, url, people ? { ...policy, token: null } : policy, true)
+      ? checkAccess(req, url, people ? { token: null, loopbackOnly: false } : policy, true)
       : { ok: false as const, status: 404 as const, message: 'Not found' };
     if (verdict.ok) {
       const who = authenticate(req, url, o.engine, backoff);

@@ -7,6 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { runServe } from '../../electron/cli/serve-command.js';
@@ -65,6 +66,32 @@ test('with people defined: 401 without, with a wrong and with a revoked token; r
     await t.engine.call('users.setRole', { name: 'mira', role: 'operator' });
     assert.equal((await callAs(server.url, fresh, 'farm.pause', {})).status, 200, 'a new role counts on the next call');
     assert.equal((await t.engine.call('farm.status', {})).farmState.by, 'mira', 'the farm state names the person, not what they typed');
+  } finally {
+    await server.close();
+    await t.close();
+  }
+});
+
+test("behind a reverse proxy: a loopback serve takes the proxy's Host and https Origin once people are defined, not before", async () => {
+  const t = await makeEngine({ templates: false });
+  const server = await startServer({ engine: t.engine });
+  const proxied = (token: string | null) => new Promise<number>((resolve, reject) => {
+    const u = new URL(server.url);
+    const req = httpRequest({
+      host: u.hostname, port: u.port, path: '/api/call/farm.status', method: 'POST',
+      headers: { host: 'farm.studio.lan', origin: 'https://farm.studio.lan', 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end('{}');
+  });
+  try {
+    assert.equal(await proxied(null), 403, 'no people: only the loopback address is answered');
+    const token = await addPerson(t.engine, 'otto', 'operator');
+    assert.equal(await proxied(token), 200);
+    assert.equal(await proxied(null), 401);
   } finally {
     await server.close();
     await t.close();
