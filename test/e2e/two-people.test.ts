@@ -55,12 +55,15 @@ test('an artist and an operator: import, rush, a refused cancel with its sentenc
 
   // The operator bumps the artist's shot to rush.
   await row(operator.page, 'sh010').click();
+  await operator.page.locator('.selcount', { hasText: '1 selected' }).waitFor();
   await operator.page.locator('[data-testid="actionbar"] select[data-action="bump"]').selectOption('rush');
   await farm.waitFor('the bump to be stored', async () => (await farm.job(mine!.id)).priority === 'rush');
 
   // The artist tries to cancel the operator's job: refused, with the sentence, and nothing changes.
-  await row(artist.page, 'sh900').click();
-  await artist.page.locator('[data-testid="actionbar"] button[data-action="cancel"]').click();
+  // From the job's drawer (opened by its address), so the action is surely on that job.
+  await artist.page.evaluate(`location.hash = '#/queue/job/${theirs!.id}'`);
+  const drawer = artist.page.locator(`[data-testid="job-drawer"][data-job-id="${theirs!.id}"]`);
+  await drawer.locator('[data-testid="drawer-actions"] [data-drawer-action="cancel"]').click();
   await artist.page.locator('[data-testid="toast"]', { hasText: 'artists cannot cancel jobs imported by others (that job was imported by someone else).' }).waitFor();
   assert.equal((await farm.job(theirs!.id)).state, 'queued');
 
