@@ -20,7 +20,8 @@ import { dirname, join } from 'node:path';
 import type { Engine } from '../engine/engine.js';
 import { checkAccess, isLoopbackHost, type AccessPolicy } from './access.js';
 import { BadTokenBackoff, type BackoffOptions } from './bad-token-backoff.js';
-import { authenticate } from './people-access.js';
+import { authenticate, presentedToken } from './people-access.js';
+import { socketSessions } from './socket-sessions.js';
 import { handleApiCall } from './api-route.js';
 import { serveAsset } from './asset-route.js';
 import { startEventHub } from './event-socket.js';
@@ -69,6 +70,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
   const hub = startEventHub(o.engine, o.eventIntervalMs ?? 100);
   const policy: AccessPolicy = { token, loopbackOnly };
   const backoff = new BadTokenBackoff(o.engine.clock, o.backoff);
+  const sockets = socketSessions(o.engine);
   // People may be added while serve runs: whether a token is needed is asked at each request.
   const info = () => ({ name: 'Shotfarm', demoLabel: o.demoLabel ?? null, tokenRequired: token !== null || o.engine.peopleDefined(), exportDir });
 
@@ -125,6 +127,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       socket.end(`HTTP/1.1 ${verdict.status} ${words[verdict.status] ?? 'Forbidden'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
       return;
     }
+    sockets.track(socket, presentedToken(req, url));
     hub.handleUpgrade(req, socket, head);
   });
 
@@ -141,6 +144,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     url: `${o.tls ? 'https' : 'http'}://${shownHost}:${port}`,
     token,
     async close() {
+      sockets.close();
       await hub.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -16,7 +16,7 @@ import { runCli } from '../helpers/cli.js';
 import { makeEngine, RESOURCES } from '../helpers/engine.js';
 import { addPerson, callAs } from '../helpers/people.js';
 import { tempDirFor } from '../helpers/temp-dir.js';
-import { waitUntil } from '../helpers/wait.js';
+import { nextValue, waitUntil } from '../helpers/wait.js';
 
 function openSocket(base: string, token: string | null): Promise<'open' | number> {
   return new Promise((resolve) => {
@@ -53,7 +53,11 @@ test('with people defined: 401 without, with a wrong and with a revoked token; r
     assert.equal(await openSocket(server.url, 'sft_nope'), 401);
     assert.equal(await openSocket(server.url, token), 'open');
 
+    const live = new WebSocket(`${server.url.replace('http', 'ws')}/api/events?token=${token}`);
+    await new Promise((resolve, reject) => live.once('open', resolve).once('error', reject));
+    const liveClosed = new Promise<void>((resolve) => live.once('close', () => resolve()));
     await t.engine.call('users.revoke', { name: 'mira' });
+    await nextValue<void>((deliver) => void liveClosed.then(deliver), { what: 'the revoked person\'s open events socket to close', timeoutMs: 5_000 });
     const revoked = await callAs(server.url, token, 'farm.status', {});
     assert.equal(revoked.status, 401, 'revoked: refused on the very next call');
     assert.match(revoked.body.error?.message ?? '', /revoked/);
