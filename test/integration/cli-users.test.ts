@@ -7,6 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCli } from '../helpers/cli.js';
+import { RESOURCES } from '../helpers/engine.js';
 import { tempDirFor } from '../helpers/temp-dir.js';
 
 test('users add, list, set-role, revoke and token, and their refusals', async (ctx) => {
@@ -38,4 +39,17 @@ test('users add, list, set-role, revoke and token, and their refusals', async (c
   const people = JSON.parse(list.out) as { name: string; role: string; revokedAt: number | null }[];
   assert.deepEqual(people.map((p) => [p.name, p.role, p.revokedAt]), [['mira', 'lead', null]], 'a new token makes a revoked person active again');
   assert.ok(!list.out.includes(newToken) && !/[0-9a-f]{64}/.test(list.out));
+});
+
+test("jobs list --json says who imported each job and who last acted on it (the solo operator: local)", async (ctx) => {
+  const data = tempDirFor(ctx);
+  assert.equal((await runCli(data, 'templates', 'add', `${RESOURCES}templates/keyframe-img2img.json`, `${RESOURCES}templates/motion-i2v.json`)).code, 0);
+  assert.equal((await runCli(data, 'import', `${RESOURCES}samples/shot_list.json`)).code, 0);
+  let page = JSON.parse((await runCli(data, '--json', 'jobs', 'list')).out) as { rows: { id: string; importedBy: string; lastActionBy: string | null }[] };
+  assert.ok(page.rows.length > 0);
+  assert.deepEqual([...new Set(page.rows.map((r) => [r.importedBy, r.lastActionBy].join('/')))], ['local/']);
+  const first = page.rows[0]?.id as string;
+  assert.equal((await runCli(data, 'hold', first)).code, 0);
+  page = JSON.parse((await runCli(data, '--json', 'jobs', 'list')).out) as typeof page;
+  assert.equal(page.rows.find((r) => r.id === first)?.lastActionBy, 'local');
 });
