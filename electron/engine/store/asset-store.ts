@@ -30,6 +30,12 @@ export interface LedgerRow extends JobNameColumns {
   created_at: number;
 }
 
+/** A ledger row as the CSV export reads it: with who approved it and when. */
+export interface LedgerExportRow extends LedgerRow {
+  approved_by: string | null;
+  approved_at: number | null;
+}
+
 function toAssetView(r: LedgerRow): AssetView {
   return {
     id: r.id, jobId: r.job_id, project: r.project, episode: r.episode, shot: r.shot, stage: r.stage, take: r.take, path: r.path,
@@ -158,7 +164,8 @@ export function ledgerQuery(filter: ExportFilter): { sql: string; params: Record
   return {
     params: where.params,
     sql: `SELECT a.id, a.job_id, j.project, j.episode, j.shot, j.stage, j.take, a.path, a.sha256, a.bytes, a.media_type,
-      a.width, a.height, a.instance_name, a.template_name, a.template_hash, a.params_json, a.seed, a.approved, a.created_at
+      a.width, a.height, a.instance_name, a.template_name, a.template_hash, a.params_json, a.seed, a.approved, a.created_at,
+      a.approved_by, a.approved_at
       FROM assets a JOIN jobs j ON j.id = a.job_id ${where.sql} ORDER BY a.created_at, a.id`,
   };
 }
