@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { API_INPUTS, isApiMethod, type ApiHandlers, type ApiInput, type ApiMethod, type ApiOutputs } from '../../shared/api.js';
 import { ShotfarmError } from '../../shared/errors.js';
 import { LOCAL_CALLER, type Caller } from '../../shared/people.js';
+import type { ExportKind } from '../../shared/exports.js';
 import { describeIssues } from '../../shared/shot-list-schema.js';
 import { JobAnnouncer } from './announcer.js';
 import { authorize } from './auth/authorize.js';
@@ -16,6 +17,8 @@ import { identify, peopleDefined, type Identity } from './auth/identify.js';
 import type { TokenBytes } from './auth/tokens.js';
 import { systemClock, systemRandom, systemTimers, type Clock, type RandomSource, type Timers } from './clock.js';
 import { EventBus } from './event-bus.js';
+import type { CsvStream } from './exports/csv-export.js';
+import { streamExport } from './exports/export-tables.js';
 import { assetHandlers } from './handlers/assets.js';
 import { databaseHandlers } from './handlers/database.js';
 import type { EngineContext } from './handlers/context.js';
@@ -38,6 +41,7 @@ import { storedFarmFacts } from './scheduler/stored-facts.js';
 import { TemplateCache } from './scheduler/wait-explainer.js';
 import { LiveSettings } from './settings/live-settings.js';
 import { DB_FILE_NAME, openDatabase, type Db } from './store/database.js';
+import type { ExportFilter } from './store/export-filter.js';
 import type { OutputFs } from './files/output-file.js';
 import { startControlListener, type ControlListener } from './lock/control-listener.js';
 import { EngineLock } from './lock/engine-lock.js';
@@ -240,5 +244,15 @@ export class Engine {
     authorize(this.db, caller, method, parsed.data);
     const handler = this.handlers[method] as (i: ApiInput<M>, c: Caller) => Promise<ApiOutputs[M]>;
     return handler(parsed.data as ApiInput<M>, caller);
+  }
+
+  /**
+   * An export's rows as a CSV stream (the headless server's download), under the same permission
+   * policy as `export.runlog` / `export.ledger` for the caller: the download is no way around
+   * "exports: lead/admin only".
+   */
+  streamExport(kind: ExportKind, filter: ExportFilter, caller: Caller): CsvStream {
+    authorize(this.db, caller, kind === 'runlog' ? 'export.runlog' : 'export.ledger', filter);
+    return streamExport(this.dbFile, kind, filter);
   }
 }

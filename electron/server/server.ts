@@ -103,7 +103,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     const getLike = req.method === 'GET' || req.method === 'HEAD';
     if (path === '/api/info' && getLike) return sendJson(res, 200, info());
     const download = /^\/api\/export\/([^/]+)$/.exec(path);
-    if (download && getLike) return serveExport(o.engine, decodeURIComponent(download[1] ?? ''), url.searchParams, res, req.method === 'HEAD');
+    if (download && getLike) return serveExport(o.engine, decodeURIComponent(download[1] ?? ''), url.searchParams, res, req.method === 'HEAD', who.caller);
     const asset = /^\/files\/asset\/([^/]+)$/.exec(path);
     if (asset && getLike) return serveAsset(o.engine, decodeURIComponent(asset[1] ?? ''), res, req.method === 'HEAD', who.caller);
     sendError(res, 404, envelope('not_found', `Nothing at ${path.slice(0, 200)}.`));
