@@ -102,17 +102,17 @@ test('import-db refuses what is not a Shotfarm database, a newer schema, and a f
   assert.equal(r.code, 3);
   assert.match(r.err, /written by a newer Shotfarm/);
 
-  // A farm holding the data folder's lock (engine.lock inside an EXCLUSIVE transaction) is running there.
+  // A farm running on the folder (`serve`'s engine holds the data folder's lock, lock/engine-lock.ts) refuses it.
   const good = join(dir, 'good.sqlite');
   assert.equal((await runCli(src.dir, 'export-db', '--out', good)).code, 0);
-  const lock = new Database(join(target, 'engine.lock'));
-  lock.exec('CREATE TABLE IF NOT EXISTS engine_lock (note TEXT)');
-  lock.exec('BEGIN EXCLUSIVE');
-  r = await runCli(target, 'import-db', good);
-  lock.exec('ROLLBACK');
-  lock.close();
+  const farm = new Engine({ dataDir: target, kind: 'serve' });
+  try {
+    r = await runCli(target, 'import-db', good);
+  } finally {
+    await farm.close();
+  }
   assert.equal(r.code, 5);
-  assert.match(r.err, /A farm is running on .*; stop it/);
+  assert.match(r.err, /A farm is running on .* \(`shotfarm serve` \(pid \d+ .*\); stop it/);
   const e = new Engine({ dataDir: target });
   try {
     assert.equal((await e.call('jobs.list', {})).total, 0, 'nothing was imported by any refused attempt');

@@ -3,31 +3,21 @@
  * `db.import`, replacing this data folder's store — refused while a farm runs on it, and when it
  * already has jobs unless `replace` is given.
  */
-import Database from 'better-sqlite3';
-import { existsSync } from 'node:fs';
-import { dirname, isAbsolute, join } from 'node:path';
+import { dirname, isAbsolute } from 'node:path';
 import { ShotfarmError } from '../../../shared/errors.js';
+import { engineLockHolder } from '../lock/engine-lock.js';
+import { holderWords } from '../lock/lock-record.js';
 import { discardImport, exportDatabase, jobCount, prepareImport, replaceDatabase } from '../store/db-transfer.js';
 import type { DomainHandlers, EngineContext } from './context.js';
 
 /**
- * The lock a running farm holds on its data folder (`engine.lock`, an SQLite file kept inside an
- * EXCLUSIVE transaction by the engine that runs the farm): busy means a farm runs there.
+ * Whether a farm runs on the data folder: the engine that runs it holds the folder's lock
+ * (lock/engine-lock.ts — this process's own farm too); the words name who holds it, when its record says.
  */
-function farmRunsOn(dataDir: string): boolean {
-  const lock = join(dataDir, 'engine.lock');
-  if (!existsSync(lock)) return false;
-  const db = new Database(lock, { timeout: 0, fileMustExist: true });
-  try {
-    db.exec('BEGIN EXCLUSIVE');
-    db.exec('ROLLBACK');
-    return false;
-  } catch (err) {
-    const code = (err as { code?: string }).code ?? '';
-    return code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED');
-  } finally {
-    db.close();
-  }
+function farmRunning(dataDir: string): string | null {
+  const h = engineLockHolder(dataDir);
+  if (!h.held) return null;
+  return h.record ? ` (${holderWords(h.record)})` : '';
 }
 
 function absolute(path: string, what: string): string {
@@ -44,8 +34,9 @@ export function databaseHandlers(ctx: EngineContext): DomainHandlers<'db'> {
     'db.import': async ({ path, replace }) => {
       const source = absolute(path, 'The database file');
       if (source === ctx.dbFile) throw new ShotfarmError('bad_input', `${source} is this data folder's own database.`);
-      if (ctx.farm() || farmRunsOn(dirname(ctx.dbFile))) {
-        throw new ShotfarmError('conflict', `A farm is running on ${dirname(ctx.dbFile)}; stop it (shotfarm serve, run or the desktop app) before importing a database.`);
+      const running = ctx.farm() ? '' : farmRunning(dirname(ctx.dbFile));
+      if (running !== null) {
+        throw new ShotfarmError('conflict', `A farm is running on ${dirname(ctx.dbFile)}${running}; stop it (shotfarm serve, run or the desktop app) before importing a database.`);
       }
       const existing = jobCount(ctx.db);
       if (existing > 0 && !replace) {
