@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { LEDGER_HEADER } from '../../electron/engine/exports/ledger.js';
+import { isoLocal } from '../../electron/engine/exports/local-time.js';
 import { insertAsset, insertAttempt } from '../helpers/attempt-fixtures.js';
 import { engineFor, importText, RESOURCES } from '../helpers/engine.js';
 
@@ -24,7 +25,7 @@ test('the approver and the time of approval are in the ledger export, after the 
   const [row] = await read('ledger.csv');
   assert.deepEqual(Object.keys(row!).slice(-2), ['approved_by', 'approved_at']);
   assert.deepEqual(Object.keys(row!), [...LEDGER_HEADER]);
-  assert.deepEqual([row!.approved, row!.approved_by, row!.approved_at], ['yes', 'lena', new Date(now).toISOString()]);
+  assert.deepEqual([row!.approved, row!.approved_by, row!.approved_at], ['yes', 'lena', isoLocal(now)], 'local time with its offset, like created_at');
   await t.engine.call('assets.approve', { ids: [asset!.id], approved: false }, { kind: 'person', name: 'lena', role: 'lead' });
   const [after] = await read('ledger-2.csv');
   assert.deepEqual([after!.approved, after!.approved_by, after!.approved_at], ['no', '', '']);
