@@ -38,6 +38,7 @@ import type {
   TemplateView,
 } from './domain.js';
 import { FACET_FIELDS } from './job-facets.js';
+import { personNameSchema, roleSchema, type Caller, type IssuedToken, type PersonView, type SessionView } from './people.js';
 
 const jobIds = z.array(z.uuid()).min(1).max(100_000);
 const csvMapping = z
@@ -209,6 +210,19 @@ export const API_INPUTS = {
   'storage.set': z.strictObject({ s3: s3SettingsSchema.nullable() }),
   'export.runlog': exportFilter,
   'export.ledger': exportFilter,
+  /** Who the caller is and which method classes their role may use (the UI shows only those). */
+  'session.whoami': z.strictObject({}),
+  /** Local only, like every users method: people are managed with the CLI on the farm host (README → Studio farm). */
+  'users.list': z.strictObject({}),
+  'users.add': z.strictObject({ name: personNameSchema, role: roleSchema }),
+  'users.setRole': z.strictObject({ name: personNameSchema, role: roleSchema }),
+  'users.revoke': z.strictObject({ name: personNameSchema }),
+  /** A new token for a person; the old one stops working at once. */
+  'users.token': z.strictObject({ name: personNameSchema }),
+  /** Local only: a consistent copy of the database (SQLite's backup) to a new file; never overwrites. */
+  'db.export': z.strictObject({ path: z.string().min(1).max(4_096) }),
+  /** Local only: replaces this data folder's database with a Shotfarm database file, migrated. */
+  'db.import': z.strictObject({ path: z.string().min(1).max(4_096), replace: z.boolean().optional() }),
 } as const;
 
 export type ApiMethod = keyof typeof API_INPUTS;
@@ -269,10 +283,21 @@ export interface ApiOutputs {
   'storage.set': StorageView;
   'export.runlog': ExportResult;
   'export.ledger': ExportResult;
+  'session.whoami': SessionView;
+  'users.list': PersonView[];
+  'users.add': IssuedToken;
+  'users.setRole': PersonView;
+  'users.revoke': PersonView;
+  'users.token': IssuedToken;
+  'db.export': { path: string; bytes: number };
+  'db.import': { path: string; jobs: number; replaced: boolean };
 }
 
-/** The engine's side of the contract: one async handler per method. */
-export type ApiHandlers = { [M in ApiMethod]: (input: ApiInput<M>) => Promise<ApiOutputs[M]> };
+/**
+ * The engine's side of the contract: one async handler per method, told who calls (the actor of
+ * what it changes; the permission policy has already allowed the call).
+ */
+export type ApiHandlers = { [M in ApiMethod]: (input: ApiInput<M>, caller: Caller) => Promise<ApiOutputs[M]> };
 
 /** A client's side: `call('jobs.bump', {...})` typed end to end. */
 export interface ApiClient {
@@ -291,6 +316,10 @@ export interface ApiClient {
 export const LOCAL_ONLY_METHODS: ReadonlySet<ApiMethod> = new Set<ApiMethod>([
   'hooks.list', 'hooks.set', 'hooks.add', 'hooks.remove', 'hooks.deliveries', 'storage.set', 'release.freeze',
   'settings.set', 'settings.reset',
+  // People and tokens are managed on the farm host: a stolen token, even an admin's, cannot mint others.
+  'users.list', 'users.add', 'users.setRole', 'users.revoke', 'users.token',
+  // A database copy or replacement names files on this machine.
+  'db.export', 'db.import',
 ]);
 
 export function isApiMethod(name: unknown): name is ApiMethod {

@@ -78,6 +78,10 @@ export interface JobView extends RenderTarget {
   startedAt: number | null;
   finishedAt: number | null;
   updatedAt: number;
+  /** Who imported it: a person's name, or `local` (the solo operator). Optional: older fixtures lack it. */
+  importedBy?: string;
+  /** Who last acted on it (hold, cancel, bump…), or null. */
+  lastActionBy?: string | null;
 }
 
 export interface JobPage {

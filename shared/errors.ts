@@ -13,6 +13,8 @@ export const ERROR_CODES = [
   'unavailable', // a workstation or the store cannot be reached right now
   'storage', // disk full, database locked or corrupt
   'internal',
+  'unauthorized', // no personal token, or a wrong or revoked one (HTTP 401)
+  'forbidden', // the caller's role may not do this (HTTP 403); the message is the policy's sentence
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

@@ -32,6 +32,9 @@ export function exitCodeFor(code: ErrorCode, details?: Record<string, unknown>):
       return EXIT.storage;
     case 'unavailable':
       return EXIT.unhealthy;
+    case 'forbidden':
+    case 'unauthorized':
+      return EXIT.conflict;
     default:
       return EXIT.failure;
   }

@@ -9,6 +9,7 @@ import { defaultDataDir } from '../engine/data-dir.js';
 import { processIo, type GlobalOptions, type Io, type Run } from './context.js';
 import { openTarget } from './engine-target.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
+import { registerDatabase } from './db-command.js';
 import { registerExport } from './export-command.js';
 import { registerRun, registerStatus } from './farm-command.js';
 import { registerFarm } from './farm-state-command.js';
@@ -21,6 +22,7 @@ import { registerServe } from './serve-command.js';
 import { registerSettings } from './settings-command.js';
 import { registerStorage } from './storage-command.js';
 import { registerTemplates } from './templates-command.js';
+import { registerUsers } from './users-command.js';
 import { registerWorkers } from './workers-command.js';
 
 /** The command groups, in the order `--help` lists them. */
@@ -29,7 +31,7 @@ const GROUPS: ((program: Command, io: Io, run: Run, setExit: (code: number) => v
   // run and serve open their own engine (they run the farm) until stopped, so they do not go through run().
   (program, io, _run, setExit) => registerRun(program, io, setExit), registerHealth,
   (program, io) => registerServe(program, io),
-  registerRelease, registerHooks, registerStorage, registerSettings, registerFarm,
+  registerRelease, registerHooks, registerStorage, registerSettings, registerFarm, registerUsers, registerDatabase,
 ];
 
 export function buildProgram(io: Io, run: Run, setExit: (code: number) => void = () => undefined): Command {

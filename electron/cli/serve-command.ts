@@ -5,13 +5,15 @@
  * port exits with the conflict code (5) and says which port and address.
  */
 import type { Command } from 'commander';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createSecureContext } from 'node:tls';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ShotfarmError } from '../../shared/errors.js';
 import { defaultDataDir } from '../engine/data-dir.js';
 import { Engine } from '../engine/engine.js';
 import { DEMO_LABEL, DEMO_SAMPLES_DIR, startDemoFarm, type DemoFarm } from '../server/demo-farm.js';
+import { isLoopbackHost } from '../server/access.js';
 import { DEFAULT_STATIC_DIR, startServer } from '../server/server.js';
 import type { Io } from './context.js';
 import { untilStopped } from './stop-signals.js';
@@ -23,6 +25,8 @@ interface ServeOptions {
   token?: string;
   static?: string;
   data?: string;
+  tlsCert?: string;
+  tlsKey?: string;
 }
 
 /** A listen failure in words: which address is taken and what to do about it. */
@@ -34,12 +38,35 @@ function listenError(err: unknown, host: string, port: number): unknown {
     'Pick another with --port N (--port 0 takes any free port), or stop the other serve.');
 }
 
+/** The certificate and key files, read and checked to belong together before anything listens. */
+export function readTls(certFile: string | undefined, keyFile: string | undefined): { cert: Buffer; key: Buffer } | undefined {
+  if (!certFile && !keyFile) return undefined;
+  if (!certFile || !keyFile) throw new ShotfarmError('bad_input', 'HTTPS needs both --tls-cert FILE and --tls-key FILE.');
+  const read = (file: string, what: string): Buffer => {
+    try {
+      return readFileSync(file);
+    } catch (err) {
+      throw new ShotfarmError('bad_input', `--${what} ${file} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`);
+    }
+  };
+  const tls = { cert: read(certFile, 'tls-cert'), key: read(keyFile, 'tls-key') };
+  try {
+    createSecureContext(tls);
+  } catch (err) {
+    const why = (err as Error).message;
+    const hint = /mismatch/i.test(why) ? 'the key does not belong to the certificate' : 'they are not a PEM certificate and its private key';
+    throw new ShotfarmError('bad_input', `--tls-cert ${certFile} and --tls-key ${keyFile} cannot be used: ${hint} (${why}).`);
+  }
+  return tls;
+}
+
 export async function runServe(io: Io, o: ServeOptions, stop?: Promise<void>): Promise<void> {
   const port = Number(o.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ShotfarmError('bad_input', `--port must be 0–65535; got "${o.port}".`);
   const tempDemo = o.demo && !o.data ? mkdtempSync(join(tmpdir(), 'shotfarm-demo-')) : null;
   const dataDir = o.data ?? tempDemo ?? defaultDataDir();
   const staticDir = o.static ?? DEFAULT_STATIC_DIR;
+  const tls = readTls(o.tlsCert, o.tlsKey);
   if (!existsSync(join(staticDir, 'index.html'))) io.err(`shotfarm: no built UI in ${staticDir}; run \`npm run build:renderer\` first (the API still works).`);
 
   const log = (m: string): void => io.err(`shotfarm: ${m}`);
@@ -53,7 +80,7 @@ export async function runServe(io: Io, o: ServeOptions, stop?: Promise<void>): P
   try {
     // Listen first: a taken port is reported before any simulator starts.
     const server = await startServer({
-      engine, host: o.listen, port, token: o.token, staticDir,
+      engine, host: o.listen, port, token: o.token, staticDir, tls,
       demoLabel: o.demo ? DEMO_LABEL : undefined, importBaseDir: o.demo ? DEMO_SAMPLES_DIR : undefined,
     }).catch((err: unknown) => { throw listenError(err, o.listen, port); });
     try {
@@ -63,8 +90,16 @@ export async function runServe(io: Io, o: ServeOptions, stop?: Promise<void>): P
       const shown = server.url.replace(/\/\/(0\.0\.0\.0|\[::\])/, `//${hostname()}`);
       engine.announceServeUrl(shown);
       io.out(`Shotfarm${o.demo ? ' (demo farm)' : ''} serving ${dataDir}`);
-      io.out(`Open ${shown}/${server.token ? `?token=${server.token}` : ''}`);
-      if (server.token) io.out(`Access token: ${server.token} (scripts send it as "Authorization: Bearer …")`);
+      if (engine.peopleDefined()) {
+        // Each person has their own token (shotfarm users): the shared one is not accepted, so it is not printed.
+        io.out(`Open ${shown}/?token=<your personal token> (people are defined: scripts send "Authorization: Bearer <token>")`);
+      } else {
+        io.out(`Open ${shown}/${server.token ? `?token=${server.token}` : ''}`);
+        if (server.token) io.out(`Access token: ${server.token} (scripts send it as "Authorization: Bearer …")`);
+      }
+      if (!tls && !isLoopbackHost(o.listen)) {
+        io.err(`shotfarm: warning: serving http on ${o.listen} without TLS: access tokens travel in clear text on the network. Use --tls-cert/--tls-key or a reverse proxy with HTTPS (README → Studio farm).`);
+      }
       io.out('Press Ctrl+C to stop.');
       await (stop ?? signals?.stopped);
       demo?.producer?.close(); // no batch may start against a closing engine
@@ -92,6 +127,8 @@ export function registerServe(program: Command, io: Io): void {
     .option('--port <n>', 'port (0 = any free port)', '8420')
     .option('--token <token>', 'access token (generated when listening off loopback)')
     .option('--static <dir>', 'built UI folder (default dist/renderer)')
+    .option('--tls-cert <file>', 'serve https/wss with this PEM certificate (chain)')
+    .option('--tls-key <file>', 'the PEM private key of --tls-cert')
     .option('--demo', 'start a simulated 3-GPU farm that keeps getting new demo shots (throw-away data unless --data)')
     .action(async (_o: unknown, cmd: Command) => {
       await runServe(io, cmd.optsWithGlobals<ServeOptions>());

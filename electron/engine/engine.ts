@@ -8,11 +8,19 @@
 import { join } from 'node:path';
 import { API_INPUTS, isApiMethod, type ApiHandlers, type ApiInput, type ApiMethod, type ApiOutputs } from '../../shared/api.js';
 import { ShotfarmError } from '../../shared/errors.js';
+import { LOCAL_CALLER, type Caller } from '../../shared/people.js';
+import type { ExportKind } from '../../shared/exports.js';
 import { describeIssues } from '../../shared/shot-list-schema.js';
 import { JobAnnouncer } from './announcer.js';
+import { authorize } from './auth/authorize.js';
+import { identify, peopleDefined, type Identity } from './auth/identify.js';
+import type { TokenBytes } from './auth/tokens.js';
 import { systemClock, systemRandom, systemTimers, type Clock, type RandomSource, type Timers } from './clock.js';
 import { EventBus } from './event-bus.js';
+import type { CsvStream } from './exports/csv-export.js';
+import { streamExport } from './exports/export-tables.js';
 import { assetHandlers } from './handlers/assets.js';
+import { databaseHandlers } from './handlers/database.js';
 import type { EngineContext } from './handlers/context.js';
 import { exportHandlers } from './handlers/exports.js';
 import { farmHandlers } from './handlers/farm.js';
@@ -23,6 +31,7 @@ import { jobHandlers } from './handlers/jobs.js';
 import { releaseHandlers } from './handlers/releases.js';
 import { settingsHandlers } from './handlers/settings.js';
 import { templateHandlers } from './handlers/templates.js';
+import { userHandlers } from './handlers/users.js';
 import { HookRunner } from './hooks/hook-runner.js';
 import { withLive } from './queries/job-live.js';
 import type { SchedulerConfig } from './scheduler/config.js';
@@ -32,6 +41,7 @@ import { storedFarmFacts } from './scheduler/stored-facts.js';
 import { TemplateCache } from './scheduler/wait-explainer.js';
 import { LiveSettings } from './settings/live-settings.js';
 import { DB_FILE_NAME, openDatabase, type Db } from './store/database.js';
+import type { ExportFilter } from './store/export-filter.js';
 import type { OutputFs } from './files/output-file.js';
 import { startControlListener, type ControlListener } from './lock/control-listener.js';
 import { EngineLock } from './lock/engine-lock.js';
@@ -56,6 +66,8 @@ export interface EngineOptions {
   kind?: EngineKind;
   /** How output files are written (tests: a disk that fills up); default the real file system. */
   outputFs?: OutputFs;
+  /** Where personal tokens' random bytes come from (tests); default node:crypto. */
+  tokenBytes?: TokenBytes;
 }
 
 export class Engine {
@@ -121,6 +133,7 @@ export class Engine {
     this.handlers = {
       ...farmHandlers(ctx), ...jobHandlers(ctx), ...importHandlers(ctx), ...templateHandlers(ctx), ...instanceHandlers(ctx),
       ...assetHandlers(ctx), ...releaseHandlers(ctx), ...hookHandlers(ctx), ...settingsHandlers(ctx), ...exportHandlers(ctx),
+      ...userHandlers(ctx, opts.tokenBytes), ...databaseHandlers(ctx),
     };
   }
 
@@ -206,15 +219,40 @@ export class Engine {
     lock?.release();
   }
 
-  /** Validates the input against the contract, then runs the handler. The single entry for every transport. */
-  async call<M extends ApiMethod>(method: M, input: unknown): Promise<ApiOutputs[M]> {
+  /** Whether people are defined (then `serve` asks every caller for a personal token). */
+  peopleDefined(): boolean {
+    return peopleDefined(this.db);
+  }
+
+  /** The person a presented token belongs to, read from the store now (a revocation counts at once). */
+  identify(token: string | null): Identity {
+    return identify(this.db, token);
+  }
+
+  /**
+   * Validates the input against the contract, applies the permission policy for the caller (the
+   * solo operator, `local`, by default: this machine's CLI and desktop app), then runs the handler.
+   * The single entry for every transport.
+   */
+  async call<M extends ApiMethod>(method: M, input: unknown, caller: Caller = LOCAL_CALLER): Promise<ApiOutputs[M]> {
     // An own key of the contract only: `constructor` or `__proto__` are found on every object.
     if (!isApiMethod(method)) throw new ShotfarmError('not_found', `Unknown method ${String(method).slice(0, 80)}.`);
     const parsed = API_INPUTS[method].safeParse(input ?? {});
     if (!parsed.success) {
       throw new ShotfarmError('bad_input', `Invalid input for ${method}: ${describeIssues(parsed.error).join('; ')}`);
     }
-    const handler = this.handlers[method] as (i: ApiInput<M>) => Promise<ApiOutputs[M]>;
-    return handler(parsed.data as ApiInput<M>);
+    authorize(this.db, caller, method, parsed.data);
+    const handler = this.handlers[method] as (i: ApiInput<M>, c: Caller) => Promise<ApiOutputs[M]>;
+    return handler(parsed.data as ApiInput<M>, caller);
+  }
+
+  /**
+   * An export's rows as a CSV stream (the headless server's download), under the same permission
+   * policy as `export.runlog` / `export.ledger` for the caller: the download is no way around
+   * "exports: lead/admin only".
+   */
+  streamExport(kind: ExportKind, filter: ExportFilter, caller: Caller): CsvStream {
+    authorize(this.db, caller, kind === 'runlog' ? 'export.runlog' : 'export.ledger', filter);
+    return streamExport(this.dbFile, kind, filter);
   }
 }

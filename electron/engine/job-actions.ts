@@ -41,7 +41,7 @@ export function bumpJobs(ctx: ActionContext, ids: readonly string[], priority: P
   return inTransaction(ctx.db, () => {
     const now = ctx.clock.now();
     return rowsFor(ctx, ids, 'bump').map((r) => {
-      setOrder(ctx.db, r.id, PRIORITY_VALUE[priority], r.rank, now);
+      setOrder(ctx.db, r.id, PRIORITY_VALUE[priority], r.rank, now, ctx.actor);
       return r.id;
     });
   });
@@ -56,7 +56,7 @@ export function moveJobsToTop(ctx: ActionContext, ids: readonly string[]): strin
     for (const r of rows) byPriority.set(r.priority, [...(byPriority.get(r.priority) ?? []), r]);
     for (const [priority, group] of byPriority) {
       const top = minRank(ctx.db, priority);
-      group.forEach((r, i) => setOrder(ctx.db, r.id, priority, top - group.length + i, now));
+      group.forEach((r, i) => setOrder(ctx.db, r.id, priority, top - group.length + i, now, ctx.actor));
     }
     return rows.map((r) => r.id);
   });
@@ -151,7 +151,7 @@ export function restoreOrder(ctx: ActionContext, order: readonly { id: string; p
     const wanted = new Map(order.map((o) => [o.id, o]));
     return rowsFor(ctx, [...wanted.keys()], 'bump').map((r) => {
       const o = wanted.get(r.id) as { priority: Priority; rank: number };
-      setOrder(ctx.db, r.id, PRIORITY_VALUE[o.priority], o.rank, now);
+      setOrder(ctx.db, r.id, PRIORITY_VALUE[o.priority], o.rank, now, ctx.actor);
       return r.id;
     });
   });
@@ -189,7 +189,7 @@ export function newTakes(ctx: ActionContext, ids: readonly string[], pinSeed = f
         template_id: r.template_id, template_name: r.template_name, params_json: r.params_json, inputs_json: r.inputs_json,
         seed: keepSeed ? r.seed : drawSeed(ctx.random), seed_pinned: r.seed_pinned, priority: r.priority, rank: r.rank, state,
         state_reason: waiting ? 'waiting for its dependency to complete' : null, max_attempts: storedNumber(ctx.db, 'retry_attempts'), depends_on: r.depends_on,
-        vram_gb: r.vram_gb, tags_json: r.tags_json, timeout_s: r.timeout_s, now,
+        vram_gb: r.vram_gb, tags_json: r.tags_json, timeout_s: r.timeout_s, imported_by: r.imported_by, now,
       }, { reason: `new take ${take} of take ${r.take}`, actor: ctx.actor });
       if (!created) throw new ShotfarmError('conflict', `Take ${take} of ${r.shot}/${r.stage} exists already.`);
       rearmDependents(ctx.db, r.id, id, `waiting for ${r.stage} take ${take} to complete`, now);

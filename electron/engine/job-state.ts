@@ -8,6 +8,7 @@
  */
 import { ShotfarmError } from '../../shared/errors.js';
 import { canTransition, type JobState } from '../../shared/job-states.js';
+import { SYSTEM_ACTORS } from '../../shared/people.js';
 import type { Clock } from './clock.js';
 import { inTransaction, type Db } from './store/database.js';
 import { all, one, run } from './store/statements.js';
@@ -108,8 +109,10 @@ export function transitionJob(db: Db, clock: Clock, req: TransitionRequest): Tra
     }
     const now = clock.now();
     const sets = ['state = @to', 'state_reason = @reason', 'updated_at = @now'];
+    // Who last acted on the job (the run log's last_action_by): a person or the solo operator, not the farm itself.
+    if (!SYSTEM_ACTORS.has(req.actor)) sets.push('last_action_by = @actor');
     const params: Record<string, unknown> = {
-      to: req.to, reason: req.reason, now, id: req.jobId, from: cur.state, attempt: cur.current_attempt_id,
+      to: req.to, reason: req.reason, now, id: req.jobId, from: cur.state, attempt: cur.current_attempt_id, actor: req.actor,
     };
     for (const [key, value] of Object.entries(req.patch ?? {})) {
       if (!PATCHABLE.has(key as keyof TransitionPatch)) throw new Error(`not a patchable job column: ${key}`);

@@ -34,7 +34,7 @@ export const PAGE_METHODS: ReadonlySet<ApiMethod> = new Set<ApiMethod>([
   'jobs.bump', 'jobs.moveToTop', 'jobs.restoreOrder', 'jobs.hold', 'jobs.release', 'jobs.cancel', 'jobs.uncancel', 'jobs.retry', 'jobs.newTake',
   'failures.list', 'timeline.get', 'assets.list', 'assets.approve', 'templates.list', 'templates.add',
   'instances.add', 'instances.update', 'instances.remove', 'instances.setAdminState', 'instances.test',
-  'import.preview', 'import.commit',
+  'import.preview', 'import.commit', 'session.whoami',
   // The Settings view: the number settings only (hosting/local-only.ts desktopPageRefusal keeps the folders local).
   'settings.list', 'settings.set', 'settings.reset',
 ]);

@@ -54,7 +54,8 @@ export function checkAccess(req: IncomingMessage, url: URL, policy: AccessPolicy
     const h = hostOf(host);
     if (!h || !isLoopbackHost(h)) return { ok: false, status: 403, message: 'This server answers only on its loopback address.' };
   }
-  if (origin !== undefined && origin !== `http://${host}`) {
+  // Either scheme for the same Host: behind a TLS reverse proxy (README → Studio farm) the page is https while we are http.
+  if (origin !== undefined && origin !== `http://${host}` && origin !== `https://${host}`) {
     return { ok: false, status: 403, message: `Requests from ${origin} are not allowed; open Shotfarm from its own address.` };
   }
   if (policy.token !== null && needsToken) {

@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isApiMethod, type ApiMethod } from '../../shared/api.js';
+import type { Caller } from '../../shared/people.js';
 import { toErrorEnvelope } from '../../shared/errors.js';
 import type { Engine } from '../engine/engine.js';
 import { confineExportInput } from '../engine/hosting/export-path.js';
@@ -17,6 +18,8 @@ export interface ApiRouteOptions {
   /** Where relative input files of an imported shot list are looked up (the browser cannot say). */
   importBaseDir: string;
   maxBodyBytes: number;
+  /** Who calls: a person (their token), or the solo operator. */
+  caller: Caller;
 }
 
 /** Server-side paths are the server's choice, not the page's: exports are confined, imports get the base folder. */
@@ -50,7 +53,7 @@ export async function handleApiCall(req: IncomingMessage, res: ServerResponse, m
     return sendError(res, 400, envelope('bad_input', 'The request body is not valid JSON.'));
   }
   try {
-    const result = await o.engine.call(methodName, confine(methodName, input, o));
+    const result = await o.engine.call(methodName, confine(methodName, input, o), o.caller);
     sendJson(res, 200, { ok: true, result });
   } catch (err) {
     const env = toErrorEnvelope(err);

@@ -6,12 +6,13 @@
 import { createReadStream } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { ASSET_ID_PATTERN, ASSET_REFUSAL_STATUS } from '../../shared/domain.js';
+import type { Caller } from '../../shared/people.js';
 import type { Engine } from '../engine/engine.js';
 import { envelope, sendError } from './http-util.js';
 
-export async function serveAsset(engine: Engine, id: string, res: ServerResponse, headOnly: boolean): Promise<void> {
+export async function serveAsset(engine: Engine, id: string, res: ServerResponse, headOnly: boolean, caller: Caller): Promise<void> {
   if (!ASSET_ID_PATTERN.test(id)) return sendError(res, 404, envelope('not_found', `No asset ${id.slice(0, 100)} in the ledger.`));
-  const file = await engine.call('assets.file', { id });
+  const file = await engine.call('assets.file', { id }, caller);
   if (!file.ok) {
     const status = ASSET_REFUSAL_STATUS[file.refusal];
     return sendError(res, status, envelope(status === 404 ? 'not_found' : 'bad_input', file.message));

@@ -12,6 +12,8 @@ export const STATUS_FOR_CODE: Readonly<Record<ErrorCode, number>> = {
   unavailable: 503,
   storage: 507,
   internal: 500,
+  unauthorized: 401,
+  forbidden: 403,
 };
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {

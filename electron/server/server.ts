@@ -8,13 +8,21 @@
  *   GET  /api/export/:kind   a CSV export as a download, streamed (export-route.ts)
  *   GET  /files/asset/:id    one ledger file (asset-route.ts)
  *   GET  /*                  the renderer (static-files.ts)
+ *
+ * Once people are defined (shotfarm users add), every request but the app shell needs a personal
+ * token (people-access.ts) and calls run as that person, under the permission policy. With `tls`
+ * it serves https and wss (node:https), the same routes.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { Engine } from '../engine/engine.js';
 import { checkAccess, isLoopbackHost, type AccessPolicy } from './access.js';
+import { BadTokenBackoff, type BackoffOptions } from './bad-token-backoff.js';
+import { authenticate, presentedToken } from './people-access.js';
+import { socketSessions } from './socket-sessions.js';
 import { handleApiCall } from './api-route.js';
 import { serveAsset } from './asset-route.js';
 import { startEventHub } from './event-socket.js';
@@ -39,6 +47,10 @@ export interface ServerOptions {
   /** Event flush interval (≥ 100 ms keeps it at ≤ 10 flushes a second). */
   eventIntervalMs?: number;
   maxBodyBytes?: number;
+  /** PEM certificate (chain) and key: serve https and wss. */
+  tls?: { cert: string | Buffer; key: string | Buffer };
+  /** How repeated wrong tokens from one address are slowed down (bad-token-backoff.ts). */
+  backoff?: Partial<BackoffOptions>;
 }
 
 export interface RunningServer {
@@ -59,45 +71,67 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
   const serveStatic = staticHandler(o.staticDir ?? DEFAULT_STATIC_DIR);
   const hub = startEventHub(o.engine, o.eventIntervalMs ?? 100);
   const policy: AccessPolicy = { token, loopbackOnly };
-  const info = { name: 'Shotfarm', demoLabel: o.demoLabel ?? null, tokenRequired: token !== null, exportDir };
+  const backoff = new BadTokenBackoff(o.engine.clock, o.backoff);
+  const sockets = socketSessions(o.engine);
+  // People may be added while serve runs: whether a token is needed is asked at each request.
+  const info = () => ({ name: 'Shotfarm', demoLabel: o.demoLabel ?? null, tokenRequired: token !== null || o.engine.peopleDefined(), exportDir });
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://x');
     const path = url.pathname;
     const isApp = !path.startsWith('/api/') && !path.startsWith('/files/');
-    const verdict = checkAccess(req, url, policy, !isApp);
+    const people = o.engine.peopleDefined();
+    // With people defined the shared token is not enough: each person's own token is asked below. That
+    // token also stops a DNS-rebound page, so the loopback Host check is not needed — a reverse proxy
+    // in front of a loopback serve may then pass its own Host (README → Studio farm → HTTPS).
+    const verdict = checkAccess(req, url, people ? { token: null, loopbackOnly: false } : policy, !isApp);
     if (!verdict.ok) return sendError(res, verdict.status, envelope('bad_input', verdict.message));
     res.setHeader('x-content-type-options', 'nosniff');
+    if (isApp && (req.method === 'GET' || req.method === 'HEAD') && serveStatic(path, res, req.method === 'HEAD')) return;
+    const who = authenticate(req, url, o.engine, backoff);
+    if (!who.ok) {
+      if (who.retryAfterS !== undefined) res.setHeader('retry-after', String(who.retryAfterS));
+      return sendError(res, who.status, envelope(who.status === 401 ? 'unauthorized' : 'unavailable', who.message, who.status === 429));
+    }
 
     const call = /^\/api\/call\/([^/]+)$/.exec(path);
     if (call) {
       return handleApiCall(req, res, decodeURIComponent(call[1] ?? ''), {
-        engine: o.engine, exportDir, importBaseDir: o.importBaseDir ?? dataDir, maxBodyBytes: o.maxBodyBytes ?? 64 * 1024 * 1024,
+        engine: o.engine, exportDir, importBaseDir: o.importBaseDir ?? dataDir, maxBodyBytes: o.maxBodyBytes ?? 64 * 1024 * 1024, caller: who.caller,
       });
     }
     const getLike = req.method === 'GET' || req.method === 'HEAD';
-    if (path === '/api/info' && getLike) return sendJson(res, 200, info);
+    if (path === '/api/info' && getLike) return sendJson(res, 200, info());
     const download = /^\/api\/export\/([^/]+)$/.exec(path);
-    if (download && getLike) return serveExport(o.engine, decodeURIComponent(download[1] ?? ''), url.searchParams, res, req.method === 'HEAD');
+    if (download && getLike) return serveExport(o.engine, decodeURIComponent(download[1] ?? ''), url.searchParams, res, req.method === 'HEAD', who.caller);
     const asset = /^\/files\/asset\/([^/]+)$/.exec(path);
-    if (asset && getLike) return serveAsset(o.engine, decodeURIComponent(asset[1] ?? ''), res, req.method === 'HEAD');
-    if (isApp && getLike && serveStatic(path, res, req.method === 'HEAD')) return;
+    if (asset && getLike) return serveAsset(o.engine, decodeURIComponent(asset[1] ?? ''), res, req.method === 'HEAD', who.caller);
     sendError(res, 404, envelope('not_found', `Nothing at ${path.slice(0, 200)}.`));
   }
 
-  const server = createServer((req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     route(req, res).catch(() => {
       if (!res.headersSent) sendError(res, 500, envelope('internal', 'The server failed to answer this request.'));
       else res.destroy();
     });
-  });
-  server.on('upgrade', (req, socket, head) => {
+  };
+  const server: Server = o.tls ? createHttpsServer({ cert: o.tls.cert, key: o.tls.key }, onRequest) : createServer(onRequest);
+  server.on('upgrade', (req: IncomingMessage, socket, head: Buffer) => {
     const url = new URL(req.url ?? '/', 'http://x');
-    const verdict = url.pathname === '/api/events' ? checkAccess(req, url, policy, true) : { ok: false as const, status: 404, message: 'Not found' };
+    const people = o.engine.peopleDefined();
+    let verdict = url.pathname === '/api/events'
+      ? checkAccess(req, url, people ? { token: null, loopbackOnly: false } : policy, true)
+      : { ok: false as const, status: 404 as const, message: 'Not found' };
+    if (verdict.ok) {
+      const who = authenticate(req, url, o.engine, backoff);
+      if (!who.ok) verdict = { ok: false, status: who.status === 401 ? 401 : 403, message: who.message };
+    }
     if (!verdict.ok) {
-      socket.end(`HTTP/1.1 ${verdict.status} ${verdict.status === 401 ? 'Unauthorized' : verdict.status === 403 ? 'Forbidden' : 'Not Found'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      const words: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' };
+      socket.end(`HTTP/1.1 ${verdict.status} ${words[verdict.status] ?? 'Forbidden'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
       return;
     }
+    sockets.track(socket, presentedToken(req, url));
     hub.handleUpgrade(req, socket, head);
   });
 
@@ -111,9 +145,10 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
   const port = (server.address() as AddressInfo).port;
   const shownHost = host.includes(':') ? `[${host}]` : host;
   return {
-    url: `http://${shownHost}:${port}`,
+    url: `${o.tls ? 'https' : 'http'}://${shownHost}:${port}`,
     token,
     async close() {
+      sockets.close();
       await hub.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -26,6 +26,7 @@ export function createLiveSlice(set: SetState, get: GetState, client: ShotfarmCl
     instances: {},
     connection: 'connecting',
     info: null,
+    session: null,
     status: null,
     liveTick: 0,
     applyBatch(batch) {
@@ -44,6 +45,8 @@ export function createLiveSlice(set: SetState, get: GetState, client: ShotfarmCl
         for (const i of status.instances) instances[i.id] = i;
         set((s) => ({ info, status, instances, liveTick: s.liveTick + 1 }));
         get().reloadVisible();
+        // Who we are decides only what is shown; on failure everything stays shown and the server still refuses.
+        client.call('session.whoami', {}).then((session) => set({ session }), () => undefined);
       } catch (err) {
         get().notify('error', errorMessage(err));
       }

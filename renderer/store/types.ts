@@ -2,6 +2,7 @@
 import type { JobFilter, JOB_SORT_KEYS } from '../../shared/api.js';
 import type { FarmStatus } from '../../shared/domain.js';
 import type { FarmState } from '../../shared/farm-settings.js';
+import type { SessionView } from '../../shared/people.js';
 import type { JobAction } from '../../shared/job-states.js';
 import type { Priority } from '../../shared/priorities.js';
 import type { ConnectionState, ServerInfo, ShotfarmClient } from '../client/client.js';
@@ -15,6 +16,8 @@ export interface LiveSlice extends Entities {
   client: ShotfarmClient;
   connection: ConnectionState;
   info: ServerInfo | null;
+  /** Who this page acts as and what their role may do (session.whoami); null until known. */
+  session: SessionView | null;
   status: FarmStatus | null;
   /** Bumped on every batch that touched jobs: query-built views (failures, timeline, ledger) refetch on it. */
   liveTick: number;

@@ -8,6 +8,7 @@ import { RUNLOG_HEADER } from '../../electron/engine/exports/runlog.js';
 import { exportFileName } from '../../shared/exports.js';
 import { insertAttempt } from '../helpers/attempt-fixtures.js';
 import { engineFor, importText, RESOURCES } from '../helpers/engine.js';
+import { addPerson } from '../helpers/people.js';
 
 const T0 = Date.UTC(2026, 11, 1, 9, 0, 0);
 
@@ -48,4 +49,33 @@ test('GET /api/export/runlog streams the run log as a download: one row per atte
   assert.match(((await bad.json()) as { error: { message: string } }).error.message, /from/);
   assert.equal((await fetch(`${s.url}/api/export/secrets?token=sekrit`)).status, 404);
   assert.equal(existsSync(join(t.dir, 'exports')) ? readdirSync(join(t.dir, 'exports')).length : 0, 0, 'nothing written on the server');
+});
+
+test('with people defined, GET /api/export/:kind answers as the signed-in person: artists and operators are refused 403 (exports are lead/admin only), a lead downloads, a HEAD is refused the same', async (ctx) => {
+  const t = await engineFor(ctx);
+  const { result } = await importText(t.engine, 'shot_list.json', readFileSync(`${RESOURCES}samples/shot_list.json`, 'utf8'));
+  insertAttempt(t.engine.db, { jobId: result.jobIds[0] as string, n: 1, instance: 'gpu-01', gpu: 'RTX 4090', queuedAt: T0, dispatchedAt: T0 + 10,
+    startedAt: T0 + 20, finishedAt: T0 + 900, outcome: 'completed' });
+  const artist = await addPerson(t.engine, 'mira', 'artist');
+  const operator = await addPerson(t.engine, 'oskar', 'operator');
+  const lead = await addPerson(t.engine, 'lena', 'lead');
+  const s = await startServer({ engine: t.engine });
+  ctx.after(() => s.close());
+
+  assert.equal((await fetch(`${s.url}/api/export/runlog`)).status, 401, 'no token, no download');
+  for (const [who, token] of [['artist', artist], ['operator', operator]] as const) {
+    for (const kind of ['runlog', 'ledger']) {
+      const res = await fetch(`${s.url}/api/export/${kind}?token=${token}`);
+      assert.equal(res.status, 403, `${who} × ${kind}`);
+      assert.equal(res.headers.get('content-disposition'), null, 'no file is offered');
+      const body = (await res.json()) as { error: { code: string; message: string } };
+      assert.equal(body.error.code, 'forbidden');
+      assert.match(body.error.message, new RegExp(`^${who}s cannot export run logs or ledgers`));
+    }
+    assert.equal((await fetch(`${s.url}/api/export/runlog`, { method: 'HEAD', headers: { authorization: `Bearer ${token}` } })).status, 403);
+  }
+  const res = await fetch(`${s.url}/api/export/runlog`, { headers: { authorization: `Bearer ${lead}` } });
+  assert.equal(res.status, 200);
+  const rows = parse(await res.text(), { bom: true, columns: true }) as Record<string, string>[];
+  assert.deepEqual(rows.map((r) => [r.outcome, r.imported_by]), [['completed', 'local']]);
 });

@@ -8,6 +8,7 @@
 import type { ApiHandlers } from '../../../shared/api.js';
 import { isHealthy, type FarmStatus } from '../../../shared/domain.js';
 import type { FarmState } from '../../../shared/farm-settings.js';
+import type { Caller } from '../../../shared/people.js';
 import { timeline } from '../queries/attempts.js';
 import { readFarmState, writeFarmState } from '../settings/farm-state.js';
 import { listInstanceRows, toInstanceView } from '../store/instance-store.js';
@@ -33,8 +34,9 @@ export function farmHandlers(ctx: EngineContext): DomainHandlers<'farm'> & Pick<
       storageHold: farm?.storageHold() ?? null,
     };
   };
-  const control = (state: FarmState) => async ({ by }: { by?: string | undefined }): Promise<FarmStatus> => {
-    writeFarmState(ctx.db, ctx.clock, state, by ?? 'an operator');
+  const control = (state: FarmState) => async ({ by }: { by?: string | undefined }, caller: Caller): Promise<FarmStatus> => {
+    // A person is named by their token, never by what they typed; the solo operator may say who they are.
+    writeFarmState(ctx.db, ctx.clock, state, caller.kind === 'person' ? caller.name : by ?? 'an operator');
     await ctx.settings.reload();
     return status();
   };

@@ -4,6 +4,7 @@
  */
 import type { ImportPreview } from '../../../shared/domain.js';
 import { ShotfarmError } from '../../../shared/errors.js';
+import { actorName } from '../../../shared/people.js';
 import { randomId } from '../ids.js';
 import { commitRows } from '../intake/commit-import.js';
 import { readCsvShotList } from '../intake/csv-shot-list.js';
@@ -56,12 +57,13 @@ export function importHandlers(ctx: EngineContext): DomainHandlers<'import'> {
       previews.set(preview.previewId, { preview, rows, createdAt: ctx.clock.now() });
       return preview;
     },
-    'import.commit': async ({ previewId }) => {
+    'import.commit': async ({ previewId }, caller) => {
       const stored = previews.get(previewId);
       if (!stored) throw new ShotfarmError('not_found', 'This import preview has expired or was already imported; drop the file again.');
       let result;
       try {
-        result = commitRows(ctx.db, ctx.clock, ctx.random, stored.rows);
+        // The jobs say who imported them (an artist may then act on their own jobs).
+        result = commitRows(ctx.db, ctx.clock, ctx.random, stored.rows, actorName(caller));
       } catch (err) {
         // The transaction rolled back: nothing of this file is stored. Say which file could not take it.
         throw storageFailure(err, ctx.dbFile, `importing ${stored.preview.fileName}`) ?? err;

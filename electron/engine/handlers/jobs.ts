@@ -4,6 +4,7 @@
  */
 import type { ApiHandlers } from '../../../shared/api.js';
 import type { JobView } from '../../../shared/domain.js';
+import { actorName, type Caller } from '../../../shared/people.js';
 import { ShotfarmError } from '../../../shared/errors.js';
 import {
   bumpJobs, cancelJobs, holdJobs, moveJobsToTop, newTakes, releaseJobs, restoreOrder, retryJobs, uncancelJobs, type ActionContext,
@@ -36,7 +37,8 @@ function resolveRef(ctx: EngineContext, ref: string): string {
 }
 
 export function jobHandlers(ctx: EngineContext): DomainHandlers<'jobs'> & Pick<ApiHandlers, 'failures.list'> {
-  const act = (): ActionContext => ({ db: ctx.db, clock: ctx.clock, random: ctx.random, actor: 'operator' });
+  // Who did it goes in the event rows and jobs.last_action_by: the person, or `local` (the solo operator).
+  const act = (caller: Caller): ActionContext => ({ db: ctx.db, clock: ctx.clock, random: ctx.random, actor: actorName(caller) });
   const live = () => ctx.farm()?.live ?? null;
   const templates = new TemplateCache(ctx.db);
   // Every view this domain answers with: why a queued job waits, what a running attempt is doing.
@@ -58,19 +60,19 @@ export function jobHandlers(ctx: EngineContext): DomainHandlers<'jobs'> & Pick<A
     },
     'jobs.ids': async ({ filter }) => listJobIds(ctx.db, filter),
     'jobs.resolveIds': async ({ refs }) => ({ ids: refs.map((ref) => resolveRef(ctx, ref)) }),
-    'jobs.bump': async ({ ids, priority }) => changed(ctx, bumpJobs(act(), ids, priority)),
-    'jobs.moveToTop': async ({ ids }) => changed(ctx, moveJobsToTop(act(), ids)),
-    'jobs.hold': async ({ ids }) => changed(ctx, holdJobs(act(), ids)),
-    'jobs.release': async ({ ids }) => changed(ctx, releaseJobs(act(), ids)),
-    'jobs.cancel': async ({ ids }) => {
-      const { ids: cancelled, wereRunning } = cancelJobs(act(), ids);
+    'jobs.bump': async ({ ids, priority }, c) => changed(ctx, bumpJobs(act(c), ids, priority)),
+    'jobs.moveToTop': async ({ ids }, c) => changed(ctx, moveJobsToTop(act(c), ids)),
+    'jobs.hold': async ({ ids }, c) => changed(ctx, holdJobs(act(c), ids)),
+    'jobs.release': async ({ ids }, c) => changed(ctx, releaseJobs(act(c), ids)),
+    'jobs.cancel': async ({ ids }, c) => {
+      const { ids: cancelled, wereRunning } = cancelJobs(act(c), ids);
       ctx.farm()?.cancelled(wereRunning.map((r) => r.id));
       return changed(ctx, cancelled);
     },
-    'jobs.retry': async ({ ids }) => changed(ctx, retryJobs(act(), ids)),
-    'jobs.newTake': async ({ ids, pinSeed }) => changed(ctx, newTakes(act(), ids, pinSeed)),
-    'jobs.uncancel': async ({ ids }) => changed(ctx, uncancelJobs(act(), ids)),
-    'jobs.restoreOrder': async ({ jobs }) => changed(ctx, restoreOrder(act(), jobs)),
+    'jobs.retry': async ({ ids }, c) => changed(ctx, retryJobs(act(c), ids)),
+    'jobs.newTake': async ({ ids, pinSeed }, c) => changed(ctx, newTakes(act(c), ids, pinSeed)),
+    'jobs.uncancel': async ({ ids }, c) => changed(ctx, uncancelJobs(act(c), ids)),
+    'jobs.restoreOrder': async ({ jobs }, c) => changed(ctx, restoreOrder(act(c), jobs)),
     'jobs.attempts': async ({ id }) => attemptsWithLive(live(), jobAttempts(ctx.db, id)),
     'jobs.detail': async ({ id }) => jobDetail(ctx.db, id),
     'jobs.preview': async ({ id, since }) => jobPreview(existing(id), ctx.farm()?.watch ?? null, since),

@@ -20,7 +20,7 @@ export function drawSeed(random: RandomSource): number {
   return Math.floor(random() * 2 ** 48);
 }
 
-export function commitRows(db: Db, clock: Clock, random: RandomSource, rows: CheckedRow[], actor = 'import'): ImportResult {
+export function commitRows(db: Db, clock: Clock, random: RandomSource, rows: CheckedRow[], actor = 'local'): ImportResult {
   const valid = rows.filter((r) => r.view.status !== 'error' && r.view.jobId && r.template);
   const rejected = rows.length - valid.length;
   const validIds = new Set(valid.map((r) => r.view.jobId));
@@ -72,7 +72,7 @@ export function commitRows(db: Db, clock: Clock, random: RandomSource, rows: Che
         template_id: t.id, template_name: t.name, params_json: JSON.stringify(r.parameters), inputs_json: JSON.stringify(r.inputs),
         seed, seed_pinned: explicitSeed !== null ? 1 : 0, priority: PRIORITY_VALUE[s.priority], rank: 0, state,
         state_reason: dependsOn ? reason : null, max_attempts: maxAttempts, depends_on: dependsOn,
-        vram_gb: t.vramGb, tags_json: JSON.stringify(t.tags), timeout_s: t.timeoutS, now,
+        vram_gb: t.vramGb, tags_json: JSON.stringify(t.tags), timeout_s: t.timeoutS, imported_by: actor, now,
       }, { reason, actor });
       if (created) {
         jobIds.push(id);

@@ -30,6 +30,12 @@ export interface LedgerRow extends JobNameColumns {
   created_at: number;
 }
 
+/** A ledger row as the CSV export reads it: with who approved it and when. */
+export interface LedgerExportRow extends LedgerRow {
+  approved_by: string | null;
+  approved_at: number | null;
+}
+
 function toAssetView(r: LedgerRow): AssetView {
   return {
     id: r.id, jobId: r.job_id, project: r.project, episode: r.episode, shot: r.shot, stage: r.stage, take: r.take, path: r.path,
@@ -92,9 +98,10 @@ export function assetsOfJob(db: Db, jobId: string): AssetView[] {
   return all<LedgerRow>(db, `SELECT ${LEDGER_COLUMNS} FROM assets a JOIN jobs j ON j.id = a.job_id WHERE a.job_id = ? ORDER BY a.created_at, a.id`, jobId).map(toAssetView);
 }
 
-export function setApproved(db: Db, ids: readonly string[], approved: boolean): number {
-  const s = stmt(db, 'UPDATE assets SET approved = ? WHERE id = ?');
-  return db.transaction(() => ids.reduce((n, id) => n + s.run(approved ? 1 : 0, id).changes, 0))();
+/** Approves (or un-approves) assets, recording who did it and when (the approver; cleared with the approval). */
+export function setApproved(db: Db, ids: readonly string[], approved: boolean, by: string, now: number): number {
+  const s = stmt(db, 'UPDATE assets SET approved = ?, approved_by = ?, approved_at = ? WHERE id = ?');
+  return db.transaction(() => ids.reduce((n, id) => n + s.run(approved ? 1 : 0, approved ? by : null, approved ? now : null, id).changes, 0))();
 }
 
 /** One output file as collected, before it is a ledger row. */
@@ -169,7 +176,8 @@ export function ledgerQuery(filter: ExportFilter): { sql: string; params: Record
   return {
     params: where.params,
     sql: `SELECT a.id, a.job_id, j.project, j.episode, j.shot, j.stage, j.take, a.path, a.sha256, a.bytes, a.media_type,
-      a.width, a.height, a.instance_name, a.template_name, a.template_hash, a.params_json, a.seed, a.approved, a.created_at
+      a.width, a.height, a.instance_name, a.template_name, a.template_hash, a.params_json, a.seed, a.approved, a.created_at,
+      a.approved_by, a.approved_at
       FROM assets a JOIN jobs j ON j.id = a.job_id ${where.sql} ORDER BY a.created_at, a.id`,
   };
 }

@@ -263,6 +263,9 @@ export interface RunlogRow extends JobNameColumns {
   template_version: number;
   seed: number | null;
   priority: number;
+  /** Who imported the job, and who last acted on it (its hold, bump, cancel…). */
+  imported_by: string;
+  last_action_by: string | null;
   instance_name: string | null;
   gpu_name: string | null;
   /** When the job last became eligible to run before this dispatch (see runlogQuery). */
@@ -296,7 +299,7 @@ export function runlogQuery(filter: ExportFilter): { sql: string; params: Record
     sql: `SELECT a.job_id, j.project, j.episode, json_extract(s.metadata_json, '$.sequence') AS sequence, j.shot, j.stage,
       j.take, a.n, j.template_name, t.version AS template_version, j.seed, j.priority, a.instance_name, a.gpu_name,
       ${SQL_ELIGIBLE_AT} AS eligible_at, a.dispatched_at, a.started_at, a.finished_at, a.outcome, a.error_class, a.reason,
-      a.node_id, a.node_type, a.vram_at_dispatch
+      a.node_id, a.node_type, a.vram_at_dispatch, j.imported_by, j.last_action_by
       FROM attempts a JOIN jobs j ON j.id = a.job_id ${sqlJoinShotOf('j', 's')} ${sqlJoinTemplateOf('j', 't')}
       ${where.sql} ORDER BY a.dispatched_at, a.id`,
   };

@@ -45,6 +45,10 @@ export interface JobRow {
   progress_at: number | null;
   created_at: number;
   updated_at: number;
+  /** Who imported it (a person, or `local` for the solo operator); a new take keeps its job's. */
+  imported_by: string;
+  /** Who last acted on it (hold, cancel, bump…); null until someone did. */
+  last_action_by: string | null;
 }
 
 /** The columns naming an attempt's or an asset's job, as the queries joining `jobs` select them. */
@@ -104,5 +108,7 @@ export function toJobView(r: JobRow): JobView {
     startedAt: r.started_at,
     finishedAt: r.finished_at,
     updatedAt: r.updated_at,
+    importedBy: r.imported_by,
+    lastActionBy: r.last_action_by,
   };
 }

@@ -149,8 +149,22 @@ export function minRank(db: Db, priority: number): number {
   return one<{ r: number | null }>(db, 'SELECT MIN(rank) AS r FROM jobs WHERE priority = ?', priority)?.r ?? 0;
 }
 
-export function setOrder(db: Db, id: string, priority: number, rank: number, now: number): void {
-  run(db, 'UPDATE jobs SET priority = ?, rank = ?, updated_at = ? WHERE id = ?', priority, rank, now, id);
+/** A bump or a move to top, and who made it (the run log's last_action_by). */
+export function setOrder(db: Db, id: string, priority: number, rank: number, now: number, actor: string): void {
+  run(db, 'UPDATE jobs SET priority = ?, rank = ?, updated_at = ?, last_action_by = ? WHERE id = ?', priority, rank, now, actor, id);
+}
+
+/** How many of these jobs someone other than `name` imported (the permission policy's ownership), and how many exist. */
+export function importedByOthers(db: Db, ids: readonly string[], name: string): { count: number; of: number } {
+  let count = 0;
+  let of = 0;
+  for (const id of ids) {
+    const r = one<{ imported_by: string }>(db, 'SELECT imported_by FROM jobs WHERE id = ?', id);
+    if (!r) continue;
+    of++;
+    if (r.imported_by !== name) count++;
+  }
+  return { count, of };
 }
 
 // ─── Creating jobs (import, new take): the one insert ────────────────────────────────────────────
@@ -159,17 +173,17 @@ export function setOrder(db: Db, id: string, priority: number, rank: number, now
 export type NewJob = Pick<JobRow,
   | 'id' | 'shot_id' | 'project' | 'episode' | 'shot' | 'stage' | 'take' | 'template_id' | 'template_name' | 'params_json'
   | 'inputs_json' | 'seed' | 'seed_pinned' | 'priority' | 'rank' | 'state' | 'state_reason' | 'max_attempts' | 'depends_on'
-  | 'vram_gb' | 'tags_json' | 'timeout_s'> & {
+  | 'vram_gb' | 'tags_json' | 'timeout_s' | 'imported_by'> & {
   /** enqueued_at, created_at and updated_at. */
   now: number;
 };
 
 const SQL_INSERT = `INSERT INTO jobs (id, shot_id, project, episode, shot, stage, take, template_id, template_name, params_json,
   inputs_json, seed, seed_pinned, priority, rank, state, state_reason, max_attempts, depends_on, vram_gb, tags_json, timeout_s,
-  enqueued_at, created_at, updated_at)
+  imported_by, enqueued_at, created_at, updated_at)
   VALUES (@id, @shot_id, @project, @episode, @shot, @stage, @take, @template_id, @template_name, @params_json,
   @inputs_json, @seed, @seed_pinned, @priority, @rank, @state, @state_reason, @max_attempts, @depends_on, @vram_gb, @tags_json, @timeout_s,
-  @now, @now, @now)
+  @imported_by, @now, @now, @now)
   ON CONFLICT (id) DO NOTHING`;
 
 /**

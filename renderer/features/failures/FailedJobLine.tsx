@@ -4,12 +4,14 @@ import type { FailedJobView } from '../../../shared/domain.js';
 import { actionAllowed } from '../../../shared/job-states.js';
 import { StatePill } from '../../components/StatePill.js';
 import { dateTime } from '../../lib/format.js';
+import { useMay } from '../../lib/permissions.js';
 import { AttemptsTable } from './AttemptsTable.js';
 import type { FailureActions } from './use-failure-actions.js';
 
 export function FailedJobLine({ job, actions }: { job: FailedJobView; actions: FailureActions }) {
   const [open, setOpen] = useState(false);
   const superseded = job.supersededByTake !== null;
+  const { mayAct } = useMay();
   return (
     <div className={`failure-job${open ? ' open' : ''}${superseded ? ' failure-job-superseded' : ''}`} data-job-id={job.id} data-shot={job.shot}
       data-project={job.project} data-episode={job.episode} data-superseded={superseded ? 'yes' : 'no'}>
@@ -23,9 +25,10 @@ export function FailedJobLine({ job, actions }: { job: FailedJobView; actions: F
         <StatePill state={job.state} />
         {superseded && <span className="pill pill-superseded" data-testid="superseded">superseded by take {job.supersededByTake}</span>}
         <span className="muted small">{job.attempts} attempt{job.attempts === 1 ? '' : 's'} · {dateTime(job.finishedAt ?? job.updatedAt)}</span>
+        {job.importedBy && <span className="muted small" data-testid="imported-by">imported by {job.importedBy}</span>}
         <span className="spacer" />
-        <button className="btn btn-sm" disabled={!actionAllowed('retry', job.state)} onClick={(e) => (e.stopPropagation(), actions.run('retry', [job]))} data-action="retry">Retry</button>
-        <button className="btn btn-sm" disabled={superseded || !actionAllowed('newTake', job.state)} onClick={(e) => (e.stopPropagation(), actions.run('newTake', [job]))}
+        <button className="btn btn-sm" disabled={!actionAllowed('retry', job.state) || !mayAct('retry')} onClick={(e) => (e.stopPropagation(), actions.run('retry', [job]))} data-action="retry">Retry</button>
+        <button className="btn btn-sm" disabled={superseded || !actionAllowed('newTake', job.state) || !mayAct('newTake')} onClick={(e) => (e.stopPropagation(), actions.run('newTake', [job]))}
           data-action="newTake" title={superseded ? `Take ${job.supersededByTake} exists already` : undefined}>New take</button>
       </div>
       {open && <AttemptsTable jobId={job.id} />}

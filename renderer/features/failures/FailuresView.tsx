@@ -7,6 +7,7 @@ import { useState } from 'react';
 import type { FailedJobView, FailureGroup } from '../../../shared/domain.js';
 import { Empty } from '../../components/Empty.js';
 import { useLiveQuery } from '../../lib/use-live-query.js';
+import { useMay } from '../../lib/permissions.js';
 import { useApp } from '../../store/app-store.js';
 import { counted } from '../../lib/bulk-confirm.js';
 import { FailedJobLine } from './FailedJobLine.js';
@@ -16,6 +17,7 @@ const isOpen = (j: FailedJobView) => j.supersededByTake === null;
 
 function Group({ g, actions, showSuperseded }: { g: FailureGroup; actions: FailureActions; showSuperseded: boolean }) {
   const [open, setOpen] = useState(false);
+  const { mayAct } = useMay();
   const jobs = showSuperseded ? g.jobs : g.jobs.filter(isOpen);
   const toHandle = g.count - g.superseded;
   const listed = showSuperseded ? g.count : toHandle;
@@ -32,8 +34,8 @@ function Group({ g, actions, showSuperseded }: { g: FailureGroup; actions: Failu
             {g.superseded > 0 && <span className="muted small">{counted(g.superseded, 'superseded take')}{showSuperseded ? '' : ' hidden'}</span>}
           </div>
         </div>
-        <button className="btn btn-sm" disabled={openJobs.length === 0} onClick={(e) => (e.stopPropagation(), actions.run('retry', openJobs))}>Retry all</button>
-        <button className="btn btn-sm" disabled={openJobs.length === 0} onClick={(e) => (e.stopPropagation(), actions.run('newTake', openJobs))}>New take all</button>
+        <button className="btn btn-sm" disabled={openJobs.length === 0 || !mayAct('retry')} onClick={(e) => (e.stopPropagation(), actions.run('retry', openJobs))}>Retry all</button>
+        <button className="btn btn-sm" disabled={openJobs.length === 0 || !mayAct('newTake')} onClick={(e) => (e.stopPropagation(), actions.run('newTake', openJobs))}>New take all</button>
       </header>
       {open && (
         <div className="failure-jobs">

@@ -2,6 +2,7 @@
 import type { AssetView } from '../../../shared/domain.js';
 import { errorMessage } from '../../client/client.js';
 import { bytes, dateTime } from '../../lib/format.js';
+import { useMay } from '../../lib/permissions.js';
 import { useApp } from '../../store/app-store.js';
 
 function Thumb({ asset, onOpen }: { asset: AssetView; onOpen: () => void }) {
@@ -38,6 +39,7 @@ export interface CardProps {
 }
 
 export function AssetCard({ a, approved, selected, focused, onApprove, onOpen, onSelect, onFocus }: CardProps) {
+  const { may } = useMay();
   return (
     <article
       className={`asset${approved ? ' asset-approved' : ''}${selected ? ' asset-selected' : ''}`}
@@ -59,7 +61,8 @@ export function AssetCard({ a, approved, selected, focused, onApprove, onOpen, o
         <div className="mono tiny muted truncate" title={a.sha256}>sha256 {a.sha256.slice(0, 16)}…</div>
         <RevealButton a={a} />
       </div>
-      <button className={`approve${approved ? ' approve-on' : ''}`} tabIndex={-1} onClick={(e) => (e.stopPropagation(), onApprove())} aria-pressed={approved} data-action="approve" title="Approve (Space)">
+      <button className={`approve${approved ? ' approve-on' : ''}`} tabIndex={-1} onClick={(e) => (e.stopPropagation(), onApprove())} aria-pressed={approved} data-action="approve" title="Approve (Space)"
+        disabled={!may('approvals')}>
         {approved ? '✓ Approved' : 'Approve'}
       </button>
     </article>

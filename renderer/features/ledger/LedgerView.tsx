@@ -8,6 +8,7 @@ import { Empty } from '../../components/Empty.js';
 import { counted } from '../../lib/bulk-confirm.js';
 import { AssetGrid } from './AssetGrid.js';
 import { ExportPanel } from './ExportPanel.js';
+import { useMay } from '../../lib/permissions.js';
 import { Lightbox } from './Lightbox.js';
 import { useApproval } from './use-approval.js';
 import { useLedgerPage, type LedgerFilter } from './use-ledger-page.js';
@@ -15,6 +16,7 @@ import { useLedgerPage, type LedgerFilter } from './use-ledger-page.js';
 const PAGE = 60;
 
 export function LedgerView() {
+  const { may } = useMay();
   const [filter, setFilter] = useState({ project: '', episode: '', shot: '', search: '' });
   const [limit, setLimit] = useState(PAGE);
   const [version, setVersion] = useState(0);
@@ -53,8 +55,8 @@ export function LedgerView() {
             {picked.length > 0 ? (
               <>
                 <span className="selcount">{counted(picked.length, 'output')} selected</span>
-                <button className="btn btn-sm btn-primary" onClick={() => approval.set(picked, true)} data-action="approve-selected">Approve</button>
-                <button className="btn btn-sm" onClick={() => approval.set(picked, false)} data-action="unapprove-selected">Unapprove</button>
+                <button className="btn btn-sm btn-primary" onClick={() => approval.set(picked, true)} disabled={!may('approvals')} data-action="approve-selected">Approve</button>
+                <button className="btn btn-sm" onClick={() => approval.set(picked, false)} disabled={!may('approvals')} data-action="unapprove-selected">Unapprove</button>
                 <button className="btn btn-sm btn-ghost" onClick={() => setSelected(new Set())}>Clear</button>
               </>
             ) : (
@@ -74,7 +76,7 @@ export function LedgerView() {
             <button className="btn btn-ghost more" onClick={() => setLimit(limit + PAGE)}>Show more ({(q.data.total - rows.length).toLocaleString()} left)</button>
           )}
         </div>
-        <ExportPanel />
+        {may('exports') && <ExportPanel />}
       </div>
       {viewing !== null && (
         <Lightbox assets={rows} index={viewing} approved={approval.shown} onIndex={setViewing} onClose={() => setViewing(null)}

@@ -7,6 +7,7 @@ import type { AssetView } from '../../../shared/domain.js';
 import { errorMessage } from '../../client/client.js';
 import { Confirm } from '../../components/Confirm.js';
 import { asksFirst, counted } from '../../lib/bulk-confirm.js';
+import { useMay } from '../../lib/permissions.js';
 import { useApp } from '../../store/app-store.js';
 
 export interface Approval {
@@ -21,6 +22,8 @@ export function useApproval(rows: readonly AssetView[] | undefined, onDone: () =
   const notify = useApp((s) => s.notify);
   const [pending, setPending] = useState<Record<string, boolean>>({});
   const [asking, setAsking] = useState<{ ids: string[]; approved: boolean } | null>(null);
+  // A role without approvals (artists, operators): the keys and buttons do nothing, as the server would refuse.
+  const { may } = useMay();
   // What the ledger now says the same as was asked for is settled; a failed call drops its ids itself.
   useEffect(() => {
     if (!rows) return;
@@ -45,6 +48,7 @@ export function useApproval(rows: readonly AssetView[] | undefined, onDone: () =
   };
 
   const set = (assets: readonly AssetView[], approved: boolean) => {
+    if (!may('approvals')) return;
     const ids = assets.filter((a) => (pending[a.id] ?? a.approved) !== approved).map((a) => a.id);
     if (!ids.length) return;
     if (asksFirst(ids.length)) setAsking({ ids, approved });

@@ -2,6 +2,7 @@
 import { useShallow } from 'zustand/react/shallow';
 import { JOB_ACTIONS, actionAllowed, type JobAction } from '../../../shared/job-states.js';
 import { PRIORITIES, type Priority } from '../../../shared/priorities.js';
+import { useMay } from '../../lib/permissions.js';
 import { useApp } from '../../store/app-store.js';
 import { ACTION_LABEL, selectedJobs } from '../../store/selection-slice.js';
 import { QueueOrder } from './QueueFilters.js';
@@ -13,7 +14,9 @@ export function ActionBar() {
   const count = useApp((s) => s.selected.size);
   const runAction = useApp((s) => s.runAction);
   const clear = useApp((s) => s.clearSelection);
-  const enabled = (a: JobAction) => states.some((st) => actionAllowed(a, st));
+  const { mayAct } = useMay();
+  // The state table says whether an action applies; the role whether this person may ever use it.
+  const enabled = (a: JobAction) => mayAct(a) && states.some((st) => actionAllowed(a, st));
   return (
     <div className={`actionbar${count ? '' : ' actionbar-idle'}`} data-testid="actionbar">
       <span className="selcount">{count ? `${count.toLocaleString()} selected` : 'No selection'}</span>
@@ -26,7 +29,7 @@ export function ActionBar() {
         data-action="bump"
       >
         <option value="">Bump to…</option>
-        {PRIORITIES.map((p) => <option key={p} value={p}>{p}</option>)}
+        {PRIORITIES.filter((p) => mayAct('bump', p)).map((p) => <option key={p} value={p}>{p}</option>)}
       </select>
       {JOB_ACTIONS.filter((a) => a !== 'bump' && a !== 'uncancel').map((a) => (
         <button key={a} className={`btn btn-sm${a === 'cancel' ? ' btn-danger-ghost' : ''}`} disabled={!enabled(a)} onClick={() => void runAction(a)} data-action={a}

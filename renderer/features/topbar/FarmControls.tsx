@@ -5,6 +5,7 @@
  */
 import { FARM_STATE_WORDS, type FarmState } from '../../../shared/farm-settings.js';
 import { dateTime } from '../../lib/format.js';
+import { useMay } from '../../lib/permissions.js';
 import { useApp } from '../../store/app-store.js';
 
 /** Pause dispatch beside Stop farm (which asks first, saying what is rendering); Resume while not running. */
@@ -36,6 +37,7 @@ export function FarmBanner() {
   const farm = useApp((s) => s.status?.farmState);
   const hold = useApp((s) => s.status?.storageHold ?? null);
   const setFarmState = useApp((s) => s.setFarmState);
+  const { may } = useMay();
   if (hold && (!farm || farm.state === 'running')) {
     // The farm waits by itself for its storage (a full disk, a locked database): nothing to press, it says why.
     return (
@@ -55,7 +57,7 @@ export function FarmBanner() {
         <b>Farm {FARM_STATE_WORDS[farm.state]}</b>
         {who && <span className="farm-banner-who"> — set {who}</span>}
       </span>
-      <button className="btn btn-sm btn-primary" onClick={() => void setFarmState('running')}>Resume farm</button>
+      {may('farm') && <button className="btn btn-sm btn-primary" onClick={() => void setFarmState('running')}>Resume farm</button>}
     </div>
   );
 }

@@ -5,12 +5,20 @@
  */
 import { useApp } from '../../store/app-store.js';
 import { go, VIEWS, type View } from '../../lib/route.js';
+import { useMay } from '../../lib/permissions.js';
 import { useImportPicker } from '../import/ImportDropZone.js';
 import { Banners } from './Banners.js';
 import { CountsSummary } from './CountsSummary.js';
 import { FarmButtons } from './FarmControls.js';
 
 const VIEW_LABEL: Record<View, string> = { queue: 'Queue', workstations: 'Workstations', failures: 'Failures', timeline: 'Timeline', ledger: 'Ledger', settings: 'Settings' };
+
+/** "Signed in as mira (artist)" when people are defined; nothing for the solo operator. */
+function SignedIn() {
+  const session = useApp((s) => s.session);
+  if (!session || session.solo) return null;
+  return <span className="muted small nowrap" data-testid="signed-in" title="Your role decides which actions are shown">{session.name} ({session.role})</span>;
+}
 
 function Connection() {
   const c = useApp((s) => s.connection);
@@ -28,6 +36,7 @@ export function TopBar({ view }: { view: View }) {
   // Failures nobody handled yet (no retry, no newer take, not cancelled): clears when all are handled.
   const failed = useApp((s) => s.status?.openFailures ?? 0);
   const pick = useImportPicker();
+  const { may } = useMay();
   return (
     <>
       <header className="topbar">
@@ -46,8 +55,9 @@ export function TopBar({ view }: { view: View }) {
         </nav>
         <div className="topbar-right">
           <CountsSummary />
-          <button className="btn" onClick={pick} data-testid="import-button">Import…</button>
-          <FarmButtons />
+          {may('import') && <button className="btn" onClick={pick} data-testid="import-button">Import…</button>}
+          {may('farm') && <FarmButtons />}
+          <SignedIn />
           <Connection />
         </div>
       </header>

@@ -8,6 +8,7 @@ import type { InstanceAdminState, InstanceView } from '../../../shared/domain.js
 import { errorMessage } from '../../client/client.js';
 import { ago, clock } from '../../lib/format.js';
 import { useNow } from '../../lib/use-now.js';
+import { useMay } from '../../lib/permissions.js';
 import { useApp } from '../../store/app-store.js';
 import { AdminConfirm } from './AdminConfirm.js';
 import { VramBar } from './VramBar.js';
@@ -35,6 +36,7 @@ export function InstanceCard({ instance: i, onEdit }: { instance: InstanceView; 
   const now = useNow();
   const [confirmRemove, setConfirmRemove] = useState(false);
   const [asking, setAsking] = useState<'draining' | 'disabled' | null>(null);
+  const { may } = useMay();
   // The instance view's list is as of its last probe; running jobs in the store are fresher.
   const runningHere = useApp(useShallow((s) => Object.values(s.jobs).filter((j) => j.state === 'running' && j.instanceId === i.id).map((j) => j.id)));
   const finished = useApp(useShallow((s) => i.currentJobIds.filter((id) => s.jobs[id] && s.jobs[id].state !== 'running')));
@@ -88,7 +90,7 @@ export function InstanceCard({ instance: i, onEdit }: { instance: InstanceView; 
       {i.tags.length > 0 && <div className="tags">{i.tags.map((t) => <span key={t} className="tag">{t}</span>)}</div>}
       {i.lastError && <div className="alert alert-error small" data-testid="instance-last-error">{i.lastError}</div>}
       {i.quarantinedUntil && i.quarantinedUntil > now && <div className="alert alert-warn small">Quarantined until {new Date(i.quarantinedUntil).toLocaleTimeString()} after repeated failures.</div>}
-      <footer className="card-actions">
+      {may('workstations') && <footer className="card-actions">
         <button className="btn btn-sm" onClick={onEdit}>Edit</button>
         {i.adminState === 'active' ? (
           <>
@@ -107,7 +109,7 @@ export function InstanceCard({ instance: i, onEdit }: { instance: InstanceView; 
         ) : (
           <button className="btn btn-sm btn-danger-ghost" onClick={() => setConfirmRemove(true)} data-action="remove">Remove</button>
         )}
-      </footer>
+      </footer>}
       {asking && (
         <AdminConfirm
           name={i.name} to={asking} runningJobIds={current}

@@ -2,6 +2,7 @@
 import { useMemo, useState } from 'react';
 import { isHealthy, type InstanceView } from '../../../shared/domain.js';
 import { Empty } from '../../components/Empty.js';
+import { useMay } from '../../lib/permissions.js';
 import { useApp } from '../../store/app-store.js';
 import { InstanceCard } from './InstanceCard.js';
 import { InstanceForm } from './InstanceForm.js';
@@ -11,6 +12,7 @@ export function WorkstationsView() {
   const instances = useMemo(() => Object.values(byId).sort((a, b) => a.name.localeCompare(b.name)), [byId]);
   const [editing, setEditing] = useState<InstanceView | 'new' | null>(null);
   const healthy = instances.filter((i) => isHealthy(i.health)).length;
+  const { may } = useMay();
   return (
     <section className="view view-workstations">
       <div className="view-head">
@@ -18,7 +20,7 @@ export function WorkstationsView() {
           <h1>Workstations</h1>
           <div className="muted">{instances.length} registered · {healthy} healthy</div>
         </div>
-        <button className="btn btn-primary" onClick={() => setEditing('new')} data-testid="add-instance">+ Add workstation</button>
+        {may('workstations') && <button className="btn btn-primary" onClick={() => setEditing('new')} data-testid="add-instance">+ Add workstation</button>}
       </div>
       {instances.length === 0 ? (
         <Empty title="No workstations yet">Add the URL of a ComfyUI server on your network, e.g. http://gpu-01:8188.</Empty>

@@ -2,26 +2,29 @@
 import { JOB_ACTIONS, actionAllowed, type JobAction } from '../../../../shared/job-states.js';
 import { PRIORITIES, type Priority } from '../../../../shared/priorities.js';
 import type { JobView } from '../../../../shared/domain.js';
+import { useMay } from '../../../lib/permissions.js';
 import { useApp } from '../../../store/app-store.js';
 import { ACTION_LABEL } from '../../../store/selection-slice.js';
 
 export function DrawerActions({ job }: { job: JobView }) {
   const run = useApp((s) => s.runActionOn);
   const act = (a: JobAction, opts?: { priority: Priority }) => void run([job.id], a, opts);
-  const shown = JOB_ACTIONS.filter((a) => a !== 'bump' && a !== 'uncancel' && actionAllowed(a, job.state));
+  const { mayAct } = useMay();
+  const shown = JOB_ACTIONS.filter((a) => a !== 'bump' && a !== 'uncancel' && actionAllowed(a, job.state) && mayAct(a));
+  const bumpable = actionAllowed('bump', job.state) && mayAct('bump');
   return (
     <div className="drawer-actions" data-testid="drawer-actions">
-      {actionAllowed('bump', job.state) && (
+      {bumpable && (
         <select className="input input-sm" value="" aria-label="Bump priority" data-drawer-action="bump"
           onChange={(e) => e.target.value && act('bump', { priority: e.target.value as Priority })}>
           <option value="">Priority…</option>
-          {PRIORITIES.filter((p) => p !== job.priority).map((p) => <option key={p} value={p}>{p}</option>)}
+          {PRIORITIES.filter((p) => p !== job.priority && mayAct('bump', p)).map((p) => <option key={p} value={p}>{p}</option>)}
         </select>
       )}
       {shown.map((a) => (
         <button key={a} className={`btn btn-sm${a === 'cancel' ? ' btn-danger-ghost' : ''}`} onClick={() => act(a)} data-drawer-action={a}>{ACTION_LABEL[a]}</button>
       ))}
-      {shown.length === 0 && !actionAllowed('bump', job.state) && <span className="muted small">No action applies to a {job.state} job.</span>}
+      {shown.length === 0 && !bumpable && <span className="muted small">No action applies to a {job.state} job.</span>}
     </div>
   );
 }
