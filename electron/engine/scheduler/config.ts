@@ -5,7 +5,7 @@
  * module keeps that object and reads `config.x` at each decision — so a changed setting applies at
  * the next decision without a restart. Tests and benchmarks shorten the times with `over`.
  */
-import { FARM_SETTINGS, type FarmSettingKey, type FolderSettingKey } from '../../../shared/farm-settings.js';
+import { FARM_SETTINGS, type NumberSettingKey } from '../../../shared/farm-settings.js';
 import type { RetryPolicy } from './policy.js';
 
 export interface SchedulerConfig {
@@ -38,10 +38,17 @@ export interface SchedulerConfig {
   progressSaveMs: number;
   /** WebSocket reconnect budget. */
   wsGiveUpMs: number;
+  /** Fair share between projects (scheduler/fair-share.ts): on/off, its window, the weights (project → weight; absent = 1). */
+  fairShare: { on: boolean; windowMs: number; weights: Record<string, number> };
+  /** Uploaded input files: the largest one, and the most one import may send in all (bytes). */
+  uploadFileMaxBytes: number;
+  uploadImportMaxBytes: number;
 }
 
-/** The numeric farm settings (output_root and releases_root are paths, applied on their own). */
-export type NumericSettingKey = Exclude<FarmSettingKey, FolderSettingKey>;
+/** The numeric farm settings (the folders and project_weights are applied on their own). */
+export type NumericSettingKey = NumberSettingKey;
+
+const MB = 1024 * 1024;
 
 /** Where each numeric farm setting lives in the config, in the setting's unit (seconds, counts). */
 export const SETTING_FIELDS: { [K in NumericSettingKey]: { of(c: SchedulerConfig): number; put(c: SchedulerConfig, v: number): void } } = {
@@ -55,6 +62,10 @@ export const SETTING_FIELDS: { [K in NumericSettingKey]: { of(c: SchedulerConfig
   history_poll_s: { of: (c) => c.historyPollMs / 1000, put: (c, v) => void (c.historyPollMs = v * 1000) },
   quarantine_after: { of: (c) => c.quarantineAfter, put: (c, v) => void (c.quarantineAfter = v) },
   quarantine_s: { of: (c) => c.quarantineMs / 1000, put: (c, v) => void (c.quarantineMs = v * 1000) },
+  fair_share: { of: (c) => (c.fairShare.on ? 1 : 0), put: (c, v) => void (c.fairShare.on = v === 1) },
+  fair_share_window_s: { of: (c) => c.fairShare.windowMs / 1000, put: (c, v) => void (c.fairShare.windowMs = v * 1000) },
+  upload_file_max_mb: { of: (c) => c.uploadFileMaxBytes / MB, put: (c, v) => void (c.uploadFileMaxBytes = Math.round(v * MB)) },
+  upload_import_max_mb: { of: (c) => c.uploadImportMaxBytes / MB, put: (c, v) => void (c.uploadImportMaxBytes = Math.round(v * MB)) },
 };
 
 /** A numeric setting's default, from the shared table. */
@@ -85,7 +96,10 @@ export function schedulerConfig(outputRoot: string, over: Partial<SchedulerConfi
     starvationMs: 0,
     progressSaveMs: 1_000,
     wsGiveUpMs: 30_000,
+    fairShare: { on: false, windowMs: 0, weights: {} },
+    uploadFileMaxBytes: 0,
+    uploadImportMaxBytes: 0,
   };
   for (const key of Object.keys(SETTING_FIELDS) as NumericSettingKey[]) SETTING_FIELDS[key].put(config, defaultOf(key));
-  return { ...config, ...over, retry: { ...(over.retry ?? config.retry) } };
+  return { ...config, ...over, retry: { ...(over.retry ?? config.retry) }, fairShare: { ...(over.fairShare ?? config.fairShare) } };
 }

@@ -31,6 +31,7 @@ import { checkpointOfJob, fitsNow, rankInstances, type InstanceSnapshot, type Jo
 import { Reservations } from './reservations.js';
 import { AttemptWatch } from './attempt-watch.js';
 import { explainer, TemplateCache } from './wait-explainer.js';
+import { FairShareFarm } from './fair-share-farm.js';
 
 export interface SchedulerDeps extends FarmDeps {
   log?: (message: string) => void;
@@ -50,6 +51,8 @@ export class Scheduler implements FarmPort {
   private readonly lists: FarmNodeLists;
   private readonly reservations: Reservations;
   private readonly blocked: BlockedJobs;
+  /** GPU time per project and the fair-share order (fair-share-farm.ts). */
+  private readonly fair: FairShareFarm;
   private passQueued = false;
   private running = false;
   /** The operator's farm state (durable: read at start, changed through applyFarmState). */
@@ -69,6 +72,7 @@ export class Scheduler implements FarmPort {
     this.registry = new InstanceRegistry(d.db, d.clock, d.timers, d.events, d.config, () => this.kick(), this.contact);
     this.templates = new TemplateCache(d.db);
     this.lists = new FarmNodeLists(d.db);
+    this.fair = new FairShareFarm(d);
     this.reservations = new Reservations({
       starvationMs: () => d.config.starvationMs,
       job: (id) => jobRow(d.db, id),
@@ -99,6 +103,7 @@ export class Scheduler implements FarmPort {
     this.state = readFarmState(this.d.db).state;
     this.uploader = S3Uploader.fromSettings(this.d.db, process.env, { log: (m: string) => this.log(m) });
     this.lists.refresh();
+    this.fair.seed();
     this.registry.start();
     this.recover();
     if (this.state === 'stopped') void this.stopRunners();
@@ -171,7 +176,7 @@ export class Scheduler implements FarmPort {
   waitFacts(): FarmFacts {
     const all = [...this.registry.all()].sort((a, b) => (a.row.name < b.row.name ? -1 : 1));
     const instances = all.map((rt) => this.registry.facts(rt, this.reservations.on(rt.row.id)));
-    return makeFarmFacts('farm', instances, this.nodeLists(), this.answers, this.state);
+    return { ...makeFarmFacts('farm', instances, this.nodeLists(), this.answers, this.state), overShare: this.fair.overShare() };
   }
 
   /** Whether anything can still move without a person acting, and what waits for what. */
@@ -262,7 +267,7 @@ export class Scheduler implements FarmPort {
     if (scanStarving) this.reservations.scan(now, snaps);
     if (free().length === 0) return;
     const warm = new Set(free().map((f) => f.lastCheckpoint).filter((c): c is string => c !== null));
-    const queue = preferWarm(candidates(db, free().length, config.candidateScan), warm, Math.max(16, free().length * 4), (j) => this.checkpointOf(j));
+    const queue = preferWarm(this.fair.order(candidates(db, free().length, config.candidateScan), Math.max(16, free().length * 4)), warm, Math.max(16, free().length * 4), (j) => this.checkpointOf(j));
     const assignments: { job: JobRow; rt: InstanceRuntime; template: StoredTemplate }[] = [];
 
     for (const job of queue) {
@@ -323,12 +328,14 @@ export class Scheduler implements FarmPort {
   private startRunner(job: JobRow, attemptId: string, rt: InstanceRuntime, resume: AttemptRow | null, template?: StoredTemplate): void {
     const t = template ?? this.templates.get(job.template_id);
     this.reservations.started(job.id);
+    this.fair.started(attemptId, job.project);
     this.registry.attemptStarted(rt.row.id, attemptId, job.id, job.vram_gb, checkpointOfJob(t.workflow, t.parameters, job.params_json));
     const runner = new AttemptRunner(
       {
         ...this.d, registry: this.registry, contact: this.contact, live: this.live, watch: this.watch, uploader: this.uploader,
         done: (r) => {
           this.runners.delete(r.attemptId);
+          this.fair.ended(r.attemptId);
           this.armRetryTimer();
           this.kick();
         },
