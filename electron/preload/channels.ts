@@ -31,7 +31,7 @@ export const PAGE_METHODS: ReadonlySet<ApiMethod> = new Set<ApiMethod>([
   'jobs.bump', 'jobs.moveToTop', 'jobs.restoreOrder', 'jobs.hold', 'jobs.release', 'jobs.cancel', 'jobs.uncancel', 'jobs.retry', 'jobs.newTake',
   'failures.list', 'timeline.get', 'assets.list', 'assets.approve', 'templates.list',
   'instances.add', 'instances.update', 'instances.remove', 'instances.setAdminState',
-  'import.preview', 'import.commit', 'export.runlog', 'export.ledger',
+  'import.preview', 'import.commit', 'uploads.check', 'export.runlog', 'export.ledger',
 ]);
 
 export function isPageMethod(name: unknown): name is ApiMethod {

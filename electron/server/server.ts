@@ -4,6 +4,7 @@
  *
  *   POST /api/call/:method   the contract (api-route.ts)
  *   GET  /api/info           name, demo label, whether a token is needed, where exports go
+ *   PUT  /api/uploads/:sha   an input file sent with a shot list (upload-route.ts)
  *   GET  /api/events         WebSocket of batched events (event-socket.ts)
  *   GET  /files/asset/:id    one ledger file (asset-route.ts)
  *   GET  /*                  the renderer (static-files.ts)
@@ -16,6 +17,7 @@ import type { Engine } from '../engine/engine.js';
 import { checkAccess, isLoopbackHost, type AccessPolicy } from './access.js';
 import { handleApiCall } from './api-route.js';
 import { serveAsset } from './asset-route.js';
+import { handleUpload } from './upload-route.js';
 import { startEventHub } from './event-socket.js';
 import { envelope, sendError, sendJson } from './http-util.js';
 import { staticHandler } from './static-files.js';
@@ -73,6 +75,8 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
         engine: o.engine, exportDir, importBaseDir: o.importBaseDir ?? dataDir, maxBodyBytes: o.maxBodyBytes ?? 64 * 1024 * 1024,
       });
     }
+    const upload = /^\/api\/uploads\/([^/]+)$/.exec(path);
+    if (upload) return handleUpload(req, res, decodeURIComponent(upload[1] ?? ''), url, o.engine);
     const getLike = req.method === 'GET' || req.method === 'HEAD';
     if (path === '/api/info' && getLike) return sendJson(res, 200, info);
     const asset = /^\/files\/asset\/([^/]+)$/.exec(path);
