@@ -29,6 +29,12 @@ export interface ShotfarmClient {
   info(): Promise<ServerInfo>;
   /** A URL the page can load an asset's file from, or null when this transport cannot show files. */
   assetUrl(id: string): string | null;
+  /**
+   * Sends one input file of a shot list to the farm (PUT /api/uploads/<sha256>, shared/uploads.ts);
+   * present when the farm is across a network (the browser, the desktop in studio mode) — a local
+   * engine reads inputs from the list's own folder. Rejects with an `ApiError`.
+   */
+  uploadInput?(sha256: string, name: string, file: Blob): Promise<void>;
   /** Present only in a desktop shell. */
   shell?: ShellCapability;
 }

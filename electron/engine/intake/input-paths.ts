@@ -70,7 +70,9 @@ export function checkInputPath(folder: InputFolder, written: string, param: stri
   if (written.includes('\0')) return { ok: false, message: `${what} contains a NUL character` };
   if (looksAbsolute(written)) return { ok: false, message: `${what} is an absolute path; inputs are given relative to the shot list's folder (e.g. plates/sh010.png)` };
   if (written.split(/[\\/]/).includes('..')) return { ok: false, message: `${what} climbs out of the shot list's folder with ".."; inputs must be inside it` };
-  const uploaded = folder.uploads?.get(written.replace(/\\/g, '/').replace(/^(\.\/)+/, ''));
+  // By its path as written; else a file sent without its folders (the list plus its images) by its name alone.
+  const key = written.replace(/\\/g, '/').replace(/^(\.\/)+/, '');
+  const uploaded = folder.uploads?.get(key) ?? folder.uploads?.get(key.slice(key.lastIndexOf('/') + 1));
   if (uploaded) return { ok: true, path: uploaded };
   if (!folder.uploads) return inFolder(folder, written, what);
   const found = inFolder(folder, written, what);
