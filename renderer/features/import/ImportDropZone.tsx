@@ -9,7 +9,8 @@ import { errorMessage } from '../../client/client.js';
 import { useApp } from '../../store/app-store.js';
 import { ImportDialog } from './ImportDialog.js';
 import { checkShotListText, readShotListFile, type ReadResult } from './read-file.js';
-import { droppedFiles, pickedFromInput, sendInputs, splitPicked, type PickedFile } from './send-inputs.js';
+import { droppedFiles, pickedFromInput, sendInputs } from './send-inputs.js';
+import { splitPicked, type PickedFile } from './split-picked.js';
 
 const PickContext = createContext<() => void>(() => undefined);
 

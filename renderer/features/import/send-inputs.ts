@@ -6,29 +6,7 @@
  */
 import { errorMessage, type ShotfarmClient } from '../../client/client.js';
 import { sha256OfBlob } from '../../lib/sha256.js';
-
-/** A file and its path inside what was dropped ("shots/plates/sh010.png"; just the name when no folder was). */
-export interface PickedFile {
-  file: File;
-  path: string;
-}
-
-const LIST_NAME = /\.(json|csv|tsv|txt)$/i;
-
-export type SplitFiles = { ok: true; list: PickedFile; inputs: { name: string; file: File }[] } | { ok: false; message: string };
-
-/** The shot list (the shallowest list file) and the other files, named relative to the list's folder. */
-export function splitPicked(picked: readonly PickedFile[]): SplitFiles {
-  const lists = picked.filter((p) => LIST_NAME.test(p.file.name));
-  if (lists.length === 0) return { ok: false, message: 'None of the dropped files is a shot list (JSON or CSV); drop the list together with its images, or its folder.' };
-  const depth = (p: PickedFile) => p.path.split('/').length;
-  const list = [...lists].sort((a, b) => depth(a) - depth(b))[0] as PickedFile;
-  const folder = list.path.includes('/') ? list.path.slice(0, list.path.lastIndexOf('/') + 1) : '';
-  const inputs = picked
-    .filter((p) => p !== list && !LIST_NAME.test(p.file.name) && p.path.startsWith(folder))
-    .map((p) => ({ name: p.path.slice(folder.length), file: p.file }));
-  return { ok: true, list, inputs };
-}
+import type { PickedFile } from './split-picked.js';
 
 /** Reads a drop: files, and folders walked through the entries API (so a dropped folder brings its images). */
 export async function droppedFiles(dt: DataTransfer): Promise<PickedFile[]> {

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { Sha256 } from '../../renderer/lib/sha256.js';
-import { splitPicked } from '../../renderer/features/import/send-inputs.js';
+import { splitPicked } from '../../renderer/features/import/split-picked.js';
 
 test('the page\'s SHA-256 (for pages without WebCrypto) agrees with node:crypto across block edges and slices', () => {
   for (const n of [0, 1, 55, 56, 63, 64, 65, 119, 120, 1_000, 70_000]) {
