@@ -12,7 +12,7 @@
 import { callAnswerSchema, errorEnvelope as envelope, errorEnvelopeSchema, type ErrorEnvelope } from '../../shared/errors.js';
 import { isApiMethod } from '../../shared/api.js';
 import { localOnlyRefusal } from '../engine/hosting/local-only.js';
-import { CHANNELS, isBridgeTopic, isPageMethod, type ShotListFile } from './channels.js';
+import { CHANNELS, isBridgeTopic, isPageMethod, type ShotListFile, type StudioFarm } from './channels.js';
 
 /** The part of `ipcRenderer` the bridge uses. */
 export interface IpcRendererLike {
@@ -31,6 +31,16 @@ export interface ShotfarmBridge {
   subscribe(topic: string, fn: (payload: unknown) => void): () => void;
   openShotListDialog(): Promise<ShotListFile | null>;
   revealFile(path: string): Promise<void>;
+  /**
+   * The studio farm this app joined, or null ("This computer"). The token is handed to the page's
+   * transport, which keeps it in memory only (as a browser tab keeps its token): it must send it
+   * with each request to that farm. It is never written to the page's storage or URL.
+   */
+  studioFarm(): Promise<StudioFarm | null>;
+  /** Joins a studio farm (checked, kept encrypted, the app restarts on it); rejects with an error envelope. */
+  joinStudio(url: string, token: string): Promise<void>;
+  /** Jobs imported in this app (for studio mode's desktop notifications). */
+  importedHere(jobIds: string[]): Promise<void>;
 }
 
 export const BRIDGE_KEY = 'shotfarm';
@@ -73,6 +83,16 @@ export function createShotfarmBridge(ipc: IpcRendererLike): ShotfarmBridge {
       }
     });
   }
+
+  const invokeChecked = async (channel: string, ...args: unknown[]): Promise<unknown> => {
+    let answer: unknown;
+    try {
+      answer = await ipc.invoke(channel, ...args);
+    } catch (err) {
+      throw unreachable(err);
+    }
+    return unwrap(answer);
+  };
 
   const bridge: ShotfarmBridge = {
     call(method, input) {
@@ -118,6 +138,21 @@ export function createShotfarmBridge(ipc: IpcRendererLike): ShotfarmBridge {
         throw unreachable(err);
       }
       unwrap(answer);
+    },
+    async studioFarm() {
+      const farm = await invokeChecked(CHANNELS.studio);
+      if (farm === null) return null;
+      const f = farm as Partial<StudioFarm> | null;
+      if (!f || typeof f.origin !== 'string' || typeof f.token !== 'string') throw envelope('internal', 'The app answered the studio farm in an unexpected shape.');
+      return { origin: f.origin, token: f.token };
+    },
+    async joinStudio(url, token) {
+      if (typeof url !== 'string' || url.length > 2_048 || typeof token !== 'string' || token.length > 4_096) throw envelope('bad_input', 'joinStudio needs the farm\'s address and a token.');
+      await invokeChecked(CHANNELS.joinStudio, url, token);
+    },
+    async importedHere(jobIds) {
+      if (!Array.isArray(jobIds) || jobIds.some((id) => typeof id !== 'string')) throw envelope('bad_input', 'importedHere needs job ids.');
+      await invokeChecked(CHANNELS.importedHere, jobIds.slice(0, 100_000));
     },
   };
   return Object.freeze(bridge);

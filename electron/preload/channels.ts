@@ -1,6 +1,6 @@
 /**
- * The fixed names shared by the preload and the main process: the IPC channels (there are exactly
- * four, never a channel chosen by the page), and the topics a page may subscribe to — the engine's
+ * The fixed names shared by the preload and the main process: the IPC channels (a fixed set,
+ * never a channel chosen by the page), and the topics a page may subscribe to — the engine's
  * wire topics (shared/events.ts, the one list) plus the two the desktop shell adds.
  */
 import type { ApiMethod } from '../../shared/api.js';
@@ -16,6 +16,12 @@ export const CHANNELS = {
   revealFile: 'shotfarm:reveal-file',
   /** main → renderer (send): `(topic, payload)`. */
   event: 'shotfarm:event',
+  /** renderer → main (invoke): `()` → `StudioAnswer`: the studio farm this app joined (origin and token), or null on "This computer". */
+  studio: 'shotfarm:studio',
+  /** renderer → main (invoke): `(url, token)` → `JoinAnswer`: checks the farm answers with that token, keeps both, restarts the app on it. */
+  joinStudio: 'shotfarm:join-studio',
+  /** renderer → main (invoke): `(jobIds)` → `{ok:true}`: jobs imported in this app (studio mode's desktop notifications are for these only). */
+  importedHere: 'shotfarm:imported-here',
 } as const;
 
 /**
@@ -52,6 +58,15 @@ export type OpenShotListAnswer = { ok: true; result: ShotListFile | null } | { o
 
 export type RevealAnswer = { ok: true } | { ok: false; error: ErrorEnvelope };
 
+/** The studio farm as the page's transport needs it: where, and the token it sends (studio mode only). */
+export interface StudioFarm {
+  origin: string;
+  token: string;
+}
+
+export type StudioAnswer = { ok: true; result: StudioFarm | null };
+export type JoinAnswer = { ok: true } | { ok: false; error: ErrorEnvelope };
+
 export const APP_VIEWS = ['queue', 'workstations', 'failures', 'timeline', 'ledger'] as const;
 export type AppView = (typeof APP_VIEWS)[number];
 
@@ -60,7 +75,7 @@ export interface ShellEventMap {
   /** The engine process died and a new one is up; running attempts were reconciled, so refetch. */
   'engine.restarted': { restarts: number; reason: string };
   /** A menu item asks the page to do something (the page owns navigation and the import dialog). */
-  'shell.command': { command: 'import' } | { command: 'show-view'; view: AppView };
+  'shell.command': { command: 'import' } | { command: 'show-view'; view: AppView } | { command: 'join-studio' };
 }
 
 export type BridgeEventMap = Pick<EventMap, WireTopic> & ShellEventMap;

@@ -14,7 +14,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { Engine } from '../engine/engine.js';
-import { checkAccess, isLoopbackHost, type AccessPolicy } from './access.js';
+import { checkAccess, corsHeaders, isLoopbackHost, type AccessPolicy } from './access.js';
 import { handleApiCall } from './api-route.js';
 import { serveAsset } from './asset-route.js';
 import { handleUpload } from './upload-route.js';
@@ -65,6 +65,11 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     const url = new URL(req.url ?? '/', 'http://x');
     const path = url.pathname;
     const isApp = !path.startsWith('/api/') && !path.startsWith('/files/');
+    // The desktop app in studio mode (access.ts): its preflights (which carry no token) are
+    // answered, and its answers are readable; everything else is checked as for any caller.
+    const cors = isApp ? null : corsHeaders(req.headers.origin, policy);
+    if (cors) for (const [k, v] of Object.entries(cors)) res.setHeader(k, v);
+    if (cors && req.method === 'OPTIONS') return void res.writeHead(204).end();
     const verdict = checkAccess(req, url, policy, !isApp);
     if (!verdict.ok) return sendError(res, verdict.status, envelope('bad_input', verdict.message));
     res.setHeader('x-content-type-options', 'nosniff');

@@ -22,7 +22,7 @@ export interface BridgeShellEventMap {
   /** The engine process died and a new one is up; running attempts were reconciled, so refetch. */
   'engine.restarted': { restarts: number; reason: string };
   /** A menu item asks the page to do something (the page owns navigation and the import dialog). */
-  'shell.command': { command: 'import' } | { command: 'show-view'; view: BridgeView };
+  'shell.command': { command: 'import' } | { command: 'show-view'; view: BridgeView } | { command: 'join-studio' };
 }
 
 export type BridgeShellTopic = keyof BridgeShellEventMap;
@@ -34,6 +34,17 @@ export interface ShotfarmBridge {
   openShotListDialog(): Promise<BridgeShotListFile | null>;
   /** Shows a file in the OS file manager; rejects with an error envelope. */
   revealFile(path: string): Promise<void>;
+  /** The studio farm this app joined (origin, and the token the transport sends), or null on "This computer". */
+  studioFarm(): Promise<BridgeStudioFarm | null>;
+  /** Joins a studio farm: the main process checks it, keeps the token encrypted, restarts the app on it. */
+  joinStudio(url: string, token: string): Promise<void>;
+  /** Jobs imported in this app (studio mode notifies about these only). */
+  importedHere(jobIds: string[]): Promise<void>;
+}
+
+export interface BridgeStudioFarm {
+  origin: string;
+  token: string;
 }
 
 declare global {

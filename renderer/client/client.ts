@@ -37,6 +37,18 @@ export interface ShotfarmClient {
   uploadInput?(sha256: string, name: string, file: Blob): Promise<void>;
   /** Present only in a desktop shell. */
   shell?: ShellCapability;
+  /** Which farm the desktop app works on, and joining a studio farm; present only in the desktop app (both modes). */
+  farmChoice?: FarmChoiceCapability;
+}
+
+export interface FarmChoiceCapability {
+  mode: 'local' | 'studio';
+  /** The studio farm's origin in studio mode, else null. */
+  origin: string | null;
+  /** Checks the farm answers with this token, keeps it (encrypted) and restarts the app on it. Rejects with an `ApiError`. */
+  join(url: string, token: string): Promise<void>;
+  /** File → Studio Farm… asks the page for the address and token. */
+  onJoinRequest(fn: () => void): () => void;
 }
 
 /** A shot list the shell's file dialog read, with its folder (relative input paths resolve against it). */

@@ -28,7 +28,7 @@ function fakeIpc(answer: (channel: string, args: unknown[]) => unknown = () => (
   return { ipc, invoked, listeners, push };
 }
 
-test('the preload exposes exactly one key, shotfarm, holding only call, subscribe and the two shell capabilities', () => {
+test('the preload exposes exactly one key, shotfarm, holding only call, subscribe, the two shell capabilities and the studio-farm three', () => {
   const exposed: [string, unknown][] = [];
   const { ipc } = fakeIpc();
   exposeBridge({ exposeInMainWorld: (key, api) => exposed.push([key, api]) }, ipc);
@@ -36,7 +36,7 @@ test('the preload exposes exactly one key, shotfarm, holding only call, subscrib
   const [key, api] = exposed[0] ?? [];
   assert.equal(key, BRIDGE_KEY);
   assert.equal(key, 'shotfarm');
-  assert.deepEqual(Object.keys(api as object).sort(), ['call', 'openShotListDialog', 'revealFile', 'subscribe']);
+  assert.deepEqual(Object.keys(api as object).sort(), ['call', 'importedHere', 'joinStudio', 'openShotListDialog', 'revealFile', 'studioFarm', 'subscribe']);
   for (const v of Object.values(api as object)) assert.equal(typeof v, 'function');
   assert.ok(Object.isFrozen(api), 'the page cannot swap the functions');
   assert.ok(!Object.values(api as object).includes(ipc), 'ipcRenderer is never handed over');
@@ -153,13 +153,16 @@ test('revealFile sends only a string path on its fixed channel and refuses anyth
   assert.deepEqual(invoked, [{ channel: CHANNELS.revealFile, args: ['/renders/sh010.png'] }]);
 });
 
-test('the page cannot reach other channels: every invoke uses one of the three fixed request channels', async () => {
+test('the page cannot reach other channels: every invoke uses one of the fixed request channels', async () => {
   const { ipc, invoked } = fakeIpc((c) => (c === CHANNELS.openShotList ? { ok: true, result: null } : { ok: true, result: null }));
   const bridge = createShotfarmBridge(ipc);
   await bridge.call('farm.status', {});
   await bridge.openShotListDialog();
   await bridge.revealFile('/x');
-  assert.deepEqual(new Set(invoked.map((i) => i.channel)), new Set([CHANNELS.call, CHANNELS.openShotList, CHANNELS.revealFile]));
+  await bridge.studioFarm();
+  await bridge.joinStudio('http://farm:8080', 'tok').catch(() => undefined);
+  await bridge.importedHere(['a']);
+  assert.deepEqual(new Set(invoked.map((i) => i.channel)), new Set([CHANNELS.call, CHANNELS.openShotList, CHANNELS.revealFile, CHANNELS.studio, CHANNELS.joinStudio, CHANNELS.importedHere]));
 });
 
 // The renderer may not import the preload (import zones), so renderer/client/bridge.d.ts mirrors it.

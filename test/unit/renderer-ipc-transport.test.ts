@@ -30,6 +30,9 @@ function fakeBridge(over: Partial<ShotfarmBridge> = {}) {
     },
     openShotListDialog: async () => null,
     revealFile: async () => undefined,
+    studioFarm: async () => null,
+    joinStudio: async () => undefined,
+    importedHere: async () => undefined,
     ...over,
   };
   const push = (topic: string, payload: unknown) => {
