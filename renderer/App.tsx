@@ -9,6 +9,7 @@ import { LedgerView } from './features/ledger/LedgerView.js';
 import { ImportDropZone } from './features/import/ImportDropZone.js';
 import { Toasts } from './features/topbar/Toasts.js';
 import { ConfirmDialog } from './components/ConfirmDialog.js';
+import { JoinStudioDialog } from './features/studio/JoinStudioDialog.js';
 import { go, useView } from './lib/route.js';
 import { useApp } from './store/app-store.js';
 
@@ -30,6 +31,7 @@ export function App() {
         </main>
         <Toasts />
         <ConfirmDialog />
+        <JoinStudioDialog />
       </div>
     </ImportDropZone>
   );

@@ -40,7 +40,11 @@ export const CSP_HEADER = `${CSP_META}; frame-ancestors 'none'`;
  * its origin and that origin's WebSocket (http(s)://host:port, ws(s)://host:port), nothing else.
  */
 export function studioCsp(origin: string): { meta: string; header: string } {
-  const meta = CSP_DIRECTIVES.map((d) => (d === "connect-src 'self'" ? `connect-src 'self' ${origin} ${socketOrigin(origin)}` : d)).join('; ');
+  // Thumbnails come from the farm too (/files/asset/<id>): img-src gets its http(s) origin.
+  const meta = CSP_DIRECTIVES.map((d) => {
+    if (d === "connect-src 'self'") return `connect-src 'self' ${origin} ${socketOrigin(origin)}`;
+    return d.startsWith('img-src ') ? `${d} ${origin}` : d;
+  }).join('; ');
   return { meta, header: `${meta}; frame-ancestors 'none'` };
 }
 

@@ -69,7 +69,8 @@ test('the choice is kept without the token; studio mode\'s CSP and request filte
 
   const csp = studioCsp('http://farm:8080');
   assert.match(csp.meta, /connect-src 'self' http:\/\/farm:8080 ws:\/\/farm:8080;/);
-  assert.equal(csp.meta.replace(" http://farm:8080 ws://farm:8080", ''), CSP_META, 'only connect-src differs');
+  assert.match(csp.meta, /img-src 'self' data: blob: shotfarm-asset: http:\/\/farm:8080;/, 'thumbnails from the farm');
+  assert.equal(csp.meta.replace(" http://farm:8080 ws://farm:8080", '').replace(' http://farm:8080;', ';'), CSP_META, 'only connect-src and img-src differ');
   assert.match(csp.header, /frame-ancestors 'none'$/);
   const html = `<meta http-equiv="Content-Security-Policy" content="${CSP_META}" />`;
   assert.equal(withMetaCsp(html, csp.meta), `<meta http-equiv="Content-Security-Policy" content="${csp.meta}" />`);
