@@ -1,7 +1,8 @@
 /**
  * Fair share on a real farm: two projects of 100 short jobs each on 4 simulated GPUs. While both
- * have work waiting, each project's GPU time (its attempts' dispatch → end) is within 10 % of its
- * weight's share; a rush job imported mid-run still takes the next free GPU.
+ * have work waiting (until the last job of the first project to run out is dispatched), each
+ * project's GPU time (its attempts' dispatch → end) is within 10 % of its weight's share; a rush
+ * job imported mid-run still takes the next free GPU.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,7 +13,7 @@ interface Run { project: string; dispatched_at: number; finished_at: number }
 /** GPU time per project over the attempts dispatched while both projects still had jobs queued. */
 function contendedShares(farm: Farm): Map<string, number> {
   const runs = farm.engine.db.prepare(`SELECT j.project, a.dispatched_at, a.finished_at FROM attempts a JOIN jobs j ON j.id = a.job_id
-    WHERE j.priority < 300 ORDER BY a.dispatched_at`).all() as Run[];
+    WHERE j.priority < 300 AND a.finished_at IS NOT NULL ORDER BY a.dispatched_at`).all() as Run[];
   const lastOf = (p: string) => Math.max(...runs.filter((r) => r.project === p).map((r) => r.dispatched_at));
   // The first project to have its last job dispatched stops competing then.
   const until = Math.min(lastOf('Moonfall'), lastOf('Ashen'));
@@ -31,7 +32,11 @@ async function runTwoProjects(ctx: Parameters<typeof farmFor>[0], weights: strin
   const completed = () => (farm.engine.db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE state = 'completed'").get() as { n: number }).n;
   await farm.waitFor('20 jobs to complete', () => completed() >= 20, 60_000);
   const [rushId] = await farm.importJobs([{ id: 'r001', priority: 'rush' }], 'Ashen', 'R');
-  await farm.waitForStates([...ids, rushId as string], ['completed'], 120_000);
+  // The share is measured while both wait: once one project has all its jobs done, the rest need not run.
+  const done = (project: string) => (farm.engine.db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE project = ? AND episode = 'E' AND state = 'completed'").get(project) as { n: number }).n;
+  await farm.waitForStates([rushId as string], ['completed'], 120_000);
+  await farm.waitFor('one project to have all its jobs done', () => done('Moonfall') === 100 || done('Ashen') === 100, 120_000);
+  assert.equal(ids.length, 200);
   return { farm, rushId: rushId as string };
 }
 

@@ -27,7 +27,9 @@ test('a drop splits into the shot list and its inputs, named relative to the lis
   const loose = splitPicked([{ file: f('a.csv'), path: 'a.csv' }, { file: f('sh010.png'), path: 'sh010.png' }]);
   assert.ok(loose.ok);
   assert.deepEqual(loose.inputs.map((i) => i.name), ['sh010.png']);
-  const none = splitPicked([{ file: f('sh010.png'), path: 'sh010.png' }]);
+  const alone = splitPicked([{ file: f('plate.png'), path: 'plate.png' }]);
+  assert.ok(alone.ok && alone.list.path === 'plate.png' && alone.inputs.length === 0, 'one file is the list (the preview says if it is not one)');
+  const none = splitPicked([{ file: f('sh010.png'), path: 'sh010.png' }, { file: f('sh020.png'), path: 'sh020.png' }]);
   assert.equal(none.ok, false);
   if (!none.ok) assert.match(none.message, /None of the dropped files is a shot list/);
 });
