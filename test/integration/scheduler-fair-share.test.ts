@@ -55,6 +55,7 @@ for (const [weights, moonfallShare] of [['', 0.5], ['Moonfall=3, Ashen=1', 0.75]
     const m = used.get('Moonfall') ?? 0;
     const a = used.get('Ashen') ?? 0;
     const share = m / (m + a);
+    ctx.diagnostic(`Moonfall ${(share * 100).toFixed(1)} % of ${Math.round(m + a)} ms GPU time while both waited`);
     assert.ok(Math.abs(share - moonfallShare) <= moonfallShare * 0.1, `Moonfall had ${(share * 100).toFixed(1)} % of the GPU time (want ${moonfallShare * 100} % ± 10 %)`);
     assertRushFirst(farm, rushId);
   });
