@@ -29,6 +29,8 @@ export interface IpcDeps {
 
 export interface StudioPort {
   farm(): StudioFarm | null;
+  /** True once after the first start's "Studio Farm…": the page shows the join form. */
+  takeJoinRequest(): boolean;
   join(url: string, token: string): Promise<void>;
   importedHere(jobIds: readonly string[]): void;
 }
@@ -58,7 +60,7 @@ export function registerIpc(d: IpcDeps): void {
   });
   d.ipcMain.handle(CHANNELS.studio, (event): StudioAnswer => {
     guard(event, CHANNELS.studio);
-    return { ok: true, result: d.studio?.farm() ?? null };
+    return { ok: true, result: { farm: d.studio?.farm() ?? null, askJoin: d.studio?.takeJoinRequest() ?? false } };
   });
   d.ipcMain.handle(CHANNELS.joinStudio, async (event, url: unknown, token: unknown): Promise<JoinAnswer> => {
     guard(event, CHANNELS.joinStudio);

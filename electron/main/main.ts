@@ -219,6 +219,7 @@ function boot(): void {
     // utilityProcess.fork is only allowed once the app is ready. In studio mode no local engine runs.
     if (!studio) host.start();
     focus();
-    if (joinFirst) win?.webContents.once('did-finish-load', askJoin);
+    // The page asks for its farm when it starts: it is told then to show the join form.
+    if (joinFirst) studioSession.requestJoin();
   });
 }

@@ -45,6 +45,7 @@ const KEEP_IMPORTED = 10_000;
 export class StudioSession implements StudioPort {
   /** Jobs imported in this app this session (newest last), for studio mode's notifications. */
   private readonly imported = new Set<string>();
+  private joinRequested = false;
 
   constructor(private readonly d: StudioSessionDeps) {}
 
@@ -68,6 +69,17 @@ export class StudioSession implements StudioPort {
     this.d.tokens.write(t);
     writeFarmChoice(this.d.choiceFile, { mode: 'studio', origin: o.origin });
     this.d.restart();
+  }
+
+  /** The first start's "Studio Farm…": the page, once it asks, shows the join form. */
+  requestJoin(): void {
+    this.joinRequested = true;
+  }
+
+  takeJoinRequest(): boolean {
+    const asked = this.joinRequested;
+    this.joinRequested = false;
+    return asked;
   }
 
   importedHere(jobIds: readonly string[]): void {

@@ -12,7 +12,7 @@
 import { callAnswerSchema, errorEnvelope as envelope, errorEnvelopeSchema, type ErrorEnvelope } from '../../shared/errors.js';
 import { isApiMethod } from '../../shared/api.js';
 import { localOnlyRefusal } from '../engine/hosting/local-only.js';
-import { CHANNELS, isBridgeTopic, isPageMethod, type ShotListFile, type StudioFarm } from './channels.js';
+import { CHANNELS, isBridgeTopic, isPageMethod, type ShotListFile, type StudioState } from './channels.js';
 
 /** The part of `ipcRenderer` the bridge uses. */
 export interface IpcRendererLike {
@@ -36,7 +36,7 @@ export interface ShotfarmBridge {
    * transport, which keeps it in memory only (as a browser tab keeps its token): it must send it
    * with each request to that farm. It is never written to the page's storage or URL.
    */
-  studioFarm(): Promise<StudioFarm | null>;
+  studioFarm(): Promise<StudioState>;
   /** Joins a studio farm (checked, kept encrypted, the app restarts on it); rejects with an error envelope. */
   joinStudio(url: string, token: string): Promise<void>;
   /** Jobs imported in this app (for studio mode's desktop notifications). */
@@ -140,11 +140,11 @@ export function createShotfarmBridge(ipc: IpcRendererLike): ShotfarmBridge {
       unwrap(answer);
     },
     async studioFarm() {
-      const farm = await invokeChecked(CHANNELS.studio);
-      if (farm === null) return null;
-      const f = farm as Partial<StudioFarm> | null;
-      if (!f || typeof f.origin !== 'string' || typeof f.token !== 'string') throw envelope('internal', 'The app answered the studio farm in an unexpected shape.');
-      return { origin: f.origin, token: f.token };
+      const state = (await invokeChecked(CHANNELS.studio)) as { farm?: { origin?: unknown; token?: unknown } | null; askJoin?: unknown } | null;
+      const f = state?.farm;
+      const farmOk = f === null || (typeof f?.origin === 'string' && typeof f.token === 'string');
+      if (!state || !farmOk || typeof state.askJoin !== 'boolean') throw envelope('internal', 'The app answered the studio farm in an unexpected shape.');
+      return { farm: f ? { origin: f.origin as string, token: f.token as string } : null, askJoin: state.askJoin };
     },
     async joinStudio(url, token) {
       if (typeof url !== 'string' || url.length > 2_048 || typeof token !== 'string' || token.length > 4_096) throw envelope('bad_input', 'joinStudio needs the farm\'s address and a token.');

@@ -16,7 +16,7 @@ export const CHANNELS = {
   revealFile: 'shotfarm:reveal-file',
   /** main → renderer (send): `(topic, payload)`. */
   event: 'shotfarm:event',
-  /** renderer → main (invoke): `()` → `StudioAnswer`: the studio farm this app joined (origin and token), or null on "This computer". */
+  /** renderer → main (invoke): `()` → `StudioAnswer`: the studio farm this app joined (origin and token; null on "This computer"), and whether to ask for one now. */
   studio: 'shotfarm:studio',
   /** renderer → main (invoke): `(url, token)` → `JoinAnswer`: checks the farm answers with that token, keeps both, restarts the app on it. */
   joinStudio: 'shotfarm:join-studio',
@@ -64,7 +64,13 @@ export interface StudioFarm {
   token: string;
 }
 
-export type StudioAnswer = { ok: true; result: StudioFarm | null };
+/** What the page learns at start: the farm, and whether the first start's choice was "Studio Farm…" (show the join form). */
+export interface StudioState {
+  farm: StudioFarm | null;
+  askJoin: boolean;
+}
+
+export type StudioAnswer = { ok: true; result: StudioState };
 export type JoinAnswer = { ok: true } | { ok: false; error: ErrorEnvelope };
 
 export const APP_VIEWS = ['queue', 'workstations', 'failures', 'timeline', 'ledger'] as const;

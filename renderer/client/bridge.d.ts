@@ -35,7 +35,7 @@ export interface ShotfarmBridge {
   /** Shows a file in the OS file manager; rejects with an error envelope. */
   revealFile(path: string): Promise<void>;
   /** The studio farm this app joined (origin, and the token the transport sends), or null on "This computer". */
-  studioFarm(): Promise<BridgeStudioFarm | null>;
+  studioFarm(): Promise<BridgeStudioState>;
   /** Joins a studio farm: the main process checks it, keeps the token encrypted, restarts the app on it. */
   joinStudio(url: string, token: string): Promise<void>;
   /** Jobs imported in this app (studio mode notifies about these only). */
@@ -45,6 +45,12 @@ export interface ShotfarmBridge {
 export interface BridgeStudioFarm {
   origin: string;
   token: string;
+}
+
+/** The farm, and whether the first start's choice was "Studio Farm…" (the page shows the join form). */
+export interface BridgeStudioState {
+  farm: BridgeStudioFarm | null;
+  askJoin: boolean;
 }
 
 declare global {

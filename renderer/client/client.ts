@@ -45,6 +45,8 @@ export interface FarmChoiceCapability {
   mode: 'local' | 'studio';
   /** The studio farm's origin in studio mode, else null. */
   origin: string | null;
+  /** The first start's choice was "Studio Farm…": show the join form at once. */
+  askJoin: boolean;
   /** Checks the farm answers with this token, keeps it (encrypted) and restarts the app on it. Rejects with an `ApiError`. */
   join(url: string, token: string): Promise<void>;
   /** File → Studio Farm… asks the page for the address and token. */

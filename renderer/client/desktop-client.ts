@@ -12,10 +12,11 @@ import { createIpcClient } from './ipc-transport.js';
 import { callAnswer, transportError } from './wire.js';
 import { createWsClient, type WsClient } from './ws-transport.js';
 
-function choice(bridge: ShotfarmBridge, origin: string | null): FarmChoiceCapability {
+function choice(bridge: ShotfarmBridge, origin: string | null, askJoin: boolean): FarmChoiceCapability {
   return {
     mode: origin === null ? 'local' : 'studio',
     origin,
+    askJoin,
     join: (url, token) => bridge.joinStudio(url, token).catch((err: unknown) => {
       // The preload rejects with the envelope as a plain object.
       const answer = callAnswer.safeParse({ ok: false, error: err });
@@ -30,8 +31,8 @@ function choice(bridge: ShotfarmBridge, origin: string | null): FarmChoiceCapabi
 }
 
 export async function createDesktopClient(bridge: ShotfarmBridge): Promise<ShotfarmClient & { close?: () => void }> {
-  const studio = await bridge.studioFarm();
-  if (!studio) return { ...createIpcClient(bridge), farmChoice: choice(bridge, null) };
+  const { farm: studio, askJoin } = await bridge.studioFarm();
+  if (!studio) return { ...createIpcClient(bridge), farmChoice: choice(bridge, null, askJoin) };
   const ws: WsClient = createWsClient({ baseUrl: studio.origin, token: studio.token });
   return {
     ...ws,
@@ -43,6 +44,6 @@ export async function createDesktopClient(bridge: ShotfarmBridge): Promise<Shotf
       }
       return result;
     },
-    farmChoice: choice(bridge, studio.origin),
+    farmChoice: choice(bridge, studio.origin, askJoin),
   };
 }

@@ -34,6 +34,9 @@ test('joining a studio farm: checked with the token before anything is kept; the
   let restarts = 0;
   const session = new StudioSession({ choice: null, choiceFile, tokens, restart: () => void restarts++ });
   assert.equal(session.farm(), null, 'no farm joined: "This computer"');
+  assert.equal(session.takeJoinRequest(), false);
+  session.requestJoin();
+  assert.deepEqual([session.takeJoinRequest(), session.takeJoinRequest()], [true, false], 'the first start\'s "Studio Farm…" opens the join form once');
   await assert.rejects(session.join(server.url, 'sf-wrong'), /Could not join http:\/\/127\.0\.0\.1:\d+: A valid access token is required/);
   await assert.rejects(session.join('ftp://farm', 'sf-right'), /must start with http:\/\/ or https:\/\//);
   await assert.rejects(session.join(server.url, '  '), /Paste your personal token/);

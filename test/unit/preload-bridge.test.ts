@@ -159,7 +159,7 @@ test('the page cannot reach other channels: every invoke uses one of the fixed r
   await bridge.call('farm.status', {});
   await bridge.openShotListDialog();
   await bridge.revealFile('/x');
-  await bridge.studioFarm();
+  await bridge.studioFarm().catch(() => undefined);
   await bridge.joinStudio('http://farm:8080', 'tok').catch(() => undefined);
   await bridge.importedHere(['a']);
   assert.deepEqual(new Set(invoked.map((i) => i.channel)), new Set([CHANNELS.call, CHANNELS.openShotList, CHANNELS.revealFile, CHANNELS.studio, CHANNELS.joinStudio, CHANNELS.importedHere]));
@@ -171,6 +171,16 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const bridgesMatch: Same<PreloadBridge, PageBridge> = true;
 const shellEventsMatch: Same<ShellEventMap, BridgeShellEventMap> = true;
 const shellTopicsMatch: Same<(typeof SHELL_TOPICS)[number], BridgeShellTopic> = true;
+
+test('studioFarm passes the farm and the join request on, and refuses an answer of another shape', async () => {
+  const farm = { origin: 'http://farm:8080', token: 'tok' };
+  const ok = createShotfarmBridge(fakeIpc(() => ({ ok: true, result: { farm, askJoin: true } })).ipc);
+  assert.deepEqual(await ok.studioFarm(), { farm, askJoin: true });
+  const local = createShotfarmBridge(fakeIpc(() => ({ ok: true, result: { farm: null, askJoin: false } })).ipc);
+  assert.deepEqual(await local.studioFarm(), { farm: null, askJoin: false });
+  const odd = createShotfarmBridge(fakeIpc(() => ({ ok: true, result: { farm: { origin: 1 }, askJoin: false } })).ipc);
+  await assert.rejects(odd.studioFarm(), (e: { code?: string }) => e.code === 'internal');
+});
 
 test('the page\'s description of window.shotfarm matches the preload\'s (types, shell topics, views)', () => {
   assert.ok(bridgesMatch && shellEventsMatch && shellTopicsMatch);

@@ -30,7 +30,7 @@ function fakeBridge(over: Partial<ShotfarmBridge> = {}) {
     },
     openShotListDialog: async () => null,
     revealFile: async () => undefined,
-    studioFarm: async () => null,
+    studioFarm: async () => ({ farm: null, askJoin: false }),
     joinStudio: async () => undefined,
     importedHere: async () => undefined,
     ...over,

@@ -11,7 +11,7 @@ import { useApp } from '../../store/app-store.js';
 
 export function JoinStudioDialog() {
   const farmChoice = useApp((s) => s.client.farmChoice);
-  const [open, setOpen] = useState(false);
+  const [open, setOpen] = useState(farmChoice?.askJoin ?? false);
   const [url, setUrl] = useState('');
   const [token, setToken] = useState('');
   const [error, setError] = useState<string | null>(null);
