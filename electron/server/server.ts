@@ -4,6 +4,7 @@
  *
  *   POST /api/call/:method   the contract (api-route.ts)
  *   GET  /api/info           name, demo label, whether a token is needed, where exports go
+ *   PUT  /api/uploads/:sha   an input file sent with a shot list (upload-route.ts)
  *   GET  /api/events         WebSocket of batched events (event-socket.ts)
  *   GET  /api/export/:kind   a CSV export as a download, streamed (export-route.ts)
  *   GET  /files/asset/:id    one ledger file (asset-route.ts)
@@ -14,9 +15,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { Engine } from '../engine/engine.js';
-import { checkAccess, isLoopbackHost, type AccessPolicy } from './access.js';
+import { checkAccess, corsHeaders, isLoopbackHost, type AccessPolicy } from './access.js';
 import { handleApiCall } from './api-route.js';
 import { serveAsset } from './asset-route.js';
+import { handleUpload } from './upload-route.js';
 import { startEventHub } from './event-socket.js';
 import { serveExport } from './export-route.js';
 import { envelope, sendError, sendJson } from './http-util.js';
@@ -65,6 +67,11 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     const url = new URL(req.url ?? '/', 'http://x');
     const path = url.pathname;
     const isApp = !path.startsWith('/api/') && !path.startsWith('/files/');
+    // The desktop app in studio mode (access.ts): its preflights (which carry no token) are
+    // answered, and its answers are readable; everything else is checked as for any caller.
+    const cors = isApp ? null : corsHeaders(req.headers.origin, policy);
+    if (cors) for (const [k, v] of Object.entries(cors)) res.setHeader(k, v);
+    if (cors && req.method === 'OPTIONS') return void res.writeHead(204).end();
     const verdict = checkAccess(req, url, policy, !isApp);
     if (!verdict.ok) return sendError(res, verdict.status, envelope('bad_input', verdict.message));
     res.setHeader('x-content-type-options', 'nosniff');
@@ -75,6 +82,8 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
         engine: o.engine, exportDir, importBaseDir: o.importBaseDir ?? dataDir, maxBodyBytes: o.maxBodyBytes ?? 64 * 1024 * 1024,
       });
     }
+    const upload = /^\/api\/uploads\/([^/]+)$/.exec(path);
+    if (upload) return handleUpload(req, res, decodeURIComponent(upload[1] ?? ''), url, o.engine);
     const getLike = req.method === 'GET' || req.method === 'HEAD';
     if (path === '/api/info' && getLike) return sendJson(res, 200, info);
     const download = /^\/api\/export\/([^/]+)$/.exec(path);
