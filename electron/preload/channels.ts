@@ -41,7 +41,7 @@ export const PAGE_METHODS: ReadonlySet<ApiMethod> = new Set<ApiMethod>([
   'failures.list', 'timeline.get', 'assets.list', 'assets.approve', 'templates.list', 'templates.add',
   'instances.add', 'instances.update', 'instances.remove', 'instances.setAdminState', 'instances.test',
   'import.preview', 'import.commit', 'uploads.check',
-  // The Settings view: the number settings only (hosting/local-only.ts desktopPageRefusal keeps the folders local).
+  // The Settings view: the number settings and project_weights (hosting/local-only.ts desktopPageRefusal keeps the folders local).
   'settings.list', 'settings.set', 'settings.reset',
 ]);
 

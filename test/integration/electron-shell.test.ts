@@ -110,6 +110,11 @@ test('answerCall refuses unknown and local-only methods and exports outside the 
     assert.notEqual(desktopPageRefusal(method, input), null, method);
   }
   assert.deepEqual(seen, [], 'the engine is never asked');
+  // The number settings and project_weights (fair-share weights, text) reach the engine.
+  for (const input of [{ key: 'prefetch', value: 0 }, { key: 'project_weights', value: 'Moonfall=3' }]) {
+    assert.deepEqual(await answerCall(target, 'settings.set', input, { exportDir: tmp.path, picked: new PickedFolders() }), { ok: true, result: { ok: 1 } }, input.key);
+  }
+  seen.length = 0;
   const failing = { call: async () => { throw new ShotfarmError('conflict', 'Job is running.'); } };
   assert.deepEqual(await answerCall(failing, 'jobs.hold', {}, { exportDir: tmp.path, picked: new PickedFolders() }), {
     ok: false, error: { code: 'conflict', message: 'Job is running.', retryable: false },

@@ -208,3 +208,17 @@ test('the page\'s description of window.shotfarm matches the preload\'s (types, 
   const page: PageBridge = createShotfarmBridge(ipc);
   for (const topic of SHELL_TOPICS) assert.equal(typeof page.subscribe(topic, () => undefined), 'function');
 });
+
+test('the Settings view may change the number settings and project_weights from the desktop page; the folder settings stay on the command line', async () => {
+  const { ipc, invoked } = fakeIpc(() => ({ ok: true, result: 'set' }));
+  const bridge = createShotfarmBridge(ipc);
+  for (const input of [{ key: 'retry_attempts', value: 5 }, { key: 'fair_share', value: 0 }, { key: 'project_weights', value: 'Moonfall=3, Ashen=1' }]) {
+    assert.equal(await bridge.call('settings.set', input), 'set', input.key);
+  }
+  assert.equal(await bridge.call('settings.reset', { key: 'project_weights' }), 'set');
+  for (const input of [{ key: 'output_root', value: '/tmp' }, { key: 'releases_root', value: '/tmp' }]) {
+    await assert.rejects(bridge.call('settings.set', input), (err: unknown) => (err as { code: string }).code === 'conflict', input.key);
+  }
+  await assert.rejects(bridge.call('settings.reset', { key: 'releases_root' }), (err: unknown) => (err as { code: string }).code === 'conflict');
+  assert.deepEqual(invoked.map((i) => (i.args[1] as { key: string }).key), ['retry_attempts', 'fair_share', 'project_weights', 'project_weights']);
+});
