@@ -11,6 +11,7 @@ import { FirstRunGuide } from './features/import/FirstRunGuide.js';
 import { ImportDropZone } from './features/import/ImportDropZone.js';
 import { Toasts } from './features/topbar/Toasts.js';
 import { ConfirmDialog } from './components/ConfirmDialog.js';
+import { JoinStudioDialog } from './features/studio/JoinStudioDialog.js';
 import { go, useView } from './lib/route.js';
 import { useApp } from './store/app-store.js';
 
@@ -34,6 +35,7 @@ export function App() {
         </main>
         <Toasts />
         <ConfirmDialog />
+        <JoinStudioDialog />
       </div>
     </ImportDropZone>
   );

@@ -7,17 +7,18 @@ import { connectStore, createAppStore, StoreContext } from './store/app-store.js
 import { App } from './App.js';
 import './styles.css';
 
-const client = createClient();
-const store = createAppStore(client);
-connectStore(store, client);
-
-const root = document.getElementById('root');
-if (root) {
-  createRoot(root).render(
-    <StrictMode>
-      <StoreContext.Provider value={store}>
-        <App />
-      </StoreContext.Provider>
-    </StrictMode>,
-  );
-}
+// The desktop app first asks its shell which farm it works on (studio-mode transport or IPC).
+void createClient().then((client) => {
+  const store = createAppStore(client);
+  connectStore(store, client);
+  const root = document.getElementById('root');
+  if (root) {
+    createRoot(root).render(
+      <StrictMode>
+        <StoreContext.Provider value={store}>
+          <App />
+        </StoreContext.Provider>
+      </StrictMode>,
+    );
+  }
+});

@@ -39,6 +39,7 @@ import type {
 } from './domain.js';
 import { FACET_FIELDS } from './job-facets.js';
 import { personNameSchema, roleSchema, type Caller, type IssuedToken, type PersonView, type SessionView } from './people.js';
+import { importUploadsSchema, uploadsCheckInput, type UploadsCheck } from './uploads.js';
 
 const jobIds = z.array(z.uuid()).min(1).max(100_000);
 const csvMapping = z
@@ -172,6 +173,8 @@ export const API_INPUTS = {
     /** Folder that relative input paths are resolved against. */
     baseDir: z.string().optional(),
     mapping: csvMapping,
+    /** Input files sent with the list (a browser or studio-mode import): input name as written → uploaded SHA-256 (shared/uploads.ts). */
+    uploads: importUploadsSchema.optional(),
   }),
   'import.commit': z.strictObject({ previewId: z.string().min(1) }),
   'templates.list': z.strictObject({}),
@@ -205,6 +208,8 @@ export const API_INPUTS = {
   /** Local only: output_root chooses where this machine writes files, the rest how the farm behaves. */
   'settings.set': settingsSetInput,
   'settings.reset': z.strictObject({ key: farmSettingKeySchema }),
+  /** Which of these files the farm lacks (send those), within its size limits per file and per import. */
+  'uploads.check': uploadsCheckInput,
   'storage.get': z.strictObject({}),
   /** Local only: the setting may carry S3 secrets. null turns the copy off. */
   'storage.set': z.strictObject({ s3: s3SettingsSchema.nullable() }),
@@ -279,6 +284,7 @@ export interface ApiOutputs {
   'settings.get': FarmSettingView;
   'settings.set': FarmSettingView;
   'settings.reset': FarmSettingView;
+  'uploads.check': UploadsCheck;
   'storage.get': StorageView;
   'storage.set': StorageView;
   'export.runlog': ExportResult;

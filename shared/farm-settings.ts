@@ -29,7 +29,15 @@ const folderDef = z.strictObject({
   description: z.string().min(1),
 });
 
-const settingDef = z.union([numberDef, folderDef]);
+/** Free text with a per-key format (TEXT_FORMATS below), e.g. project_weights; '' default = none set. */
+const textDef = z.strictObject({
+  type: z.literal('text'),
+  default: z.string(),
+  maxLength: z.number().int().positive(),
+  description: z.string().min(1),
+});
+
+const settingDef = z.union([numberDef, folderDef, textDef]);
 export type FarmSettingDef = z.infer<typeof settingDef>;
 
 const TABLE = {
@@ -85,6 +93,26 @@ const TABLE = {
     type: 'number', integer: true, unit: '0/1', default: 1, min: 0, max: 1,
     description: 'Keep the next prompt already queued on each workstation behind the running one (1), so the GPU starts it without waiting for Shotfarm; 0 posts each prompt only once the previous one ended',
   },
+  fair_share: {
+    type: 'number', integer: true, unit: '0 off, 1 on', default: 1, min: 0, max: 1,
+    description: 'Fair share: among queued jobs of the same priority (rush and moved-to-top jobs stay first), the next free GPU goes to the project furthest below its share of GPU time over fair_share_window_s',
+  },
+  fair_share_window_s: {
+    type: 'number', integer: false, unit: 's', default: 3_600, min: 10, max: 7 * 86_400,
+    description: 'The sliding window over which fair share counts each project\'s GPU time (attempts\' running time)',
+  },
+  project_weights: {
+    type: 'text', default: '', maxLength: 2_000,
+    description: 'Fair-share weights per project, e.g. "Moonfall=3, Ashen=1" (a project not named weighs 1); empty: all equal',
+  },
+  upload_file_max_mb: {
+    type: 'number', integer: false, unit: 'MB', default: 512, min: 0.001, max: 100_000,
+    description: 'The largest input file a browser or studio-mode desktop may upload with a shot list',
+  },
+  upload_import_max_mb: {
+    type: 'number', integer: false, unit: 'MB', default: 4_096, min: 0.001, max: 1_000_000,
+    description: 'The most input files one shot list may upload in all',
+  },
   output_root: {
     type: 'folder', default: null,
     description: 'Where outputs are written (<root>/<project>/<episode>/<shot>/<stage>/take-<n>/); an absolute, writable folder on the machine running the farm; unset: <data>/outputs',
@@ -108,8 +136,55 @@ export const FARM_SETTING_KEYS = Object.keys(TABLE) as FarmSettingKey[];
 export type FolderSettingKey = { [K in FarmSettingKey]: (typeof TABLE)[K]['type'] extends 'folder' ? K : never }[FarmSettingKey];
 export const FOLDER_SETTING_KEYS = FARM_SETTING_KEYS.filter((k): k is FolderSettingKey => FARM_SETTINGS[k].type === 'folder');
 
-/** The value type of each key: numbers, and the folders (a path, or null for the engine's own). */
-export type FarmSettingValues = { [K in FarmSettingKey]: (typeof TABLE)[K]['type'] extends 'folder' ? string | null : number };
+/** The settings that are text (their format: TEXT_FORMATS). */
+export type TextSettingKey = { [K in FarmSettingKey]: (typeof TABLE)[K]['type'] extends 'text' ? K : never }[FarmSettingKey];
+export const TEXT_SETTING_KEYS = FARM_SETTING_KEYS.filter((k): k is TextSettingKey => FARM_SETTINGS[k].type === 'text');
+
+/** The settings that are numbers. */
+export type NumberSettingKey = Exclude<FarmSettingKey, FolderSettingKey | TextSettingKey>;
+
+/** The value type of each key: numbers, text, and the folders (a path, or null for the engine's own). */
+export type FarmSettingValues = { [K in FarmSettingKey]: (typeof TABLE)[K]['type'] extends 'folder' ? string | null : (typeof TABLE)[K]['type'] extends 'text' ? string : number };
+
+/**
+ * project_weights: "Moonfall=3, Ashen=1" (commas or new lines between entries; a project name may
+ * hold spaces, not `=` or `,`), or a JSON object {"Moonfall": 3}. Weights are positive numbers.
+ */
+export function parseProjectWeights(text: string): { ok: true; weights: Record<string, number> } | { ok: false; message: string } {
+  const t = text.trim();
+  const weights: Record<string, number> = {};
+  let entries: [string, unknown][];
+  if (t.startsWith('{')) {
+    try {
+      const parsed: unknown = JSON.parse(t);
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { ok: false, message: 'project_weights JSON must be an object of project → weight' };
+      entries = Object.entries(parsed);
+    } catch {
+      return { ok: false, message: 'project_weights is not valid JSON; write it as "Moonfall=3, Ashen=1" or {"Moonfall": 3}' };
+    }
+  } else {
+    entries = [];
+    for (const part of t.split(/[,\n]/).map((p) => p.trim()).filter((p) => p !== '')) {
+      const eq = part.indexOf('=');
+      if (eq <= 0) return { ok: false, message: `project_weights: "${part.slice(0, 80)}" is not project=weight (e.g. "Moonfall=3, Ashen=1")` };
+      entries.push([part.slice(0, eq).trim(), Number(part.slice(eq + 1).trim())]);
+    }
+  }
+  for (const [project, w] of entries) {
+    if (project === '') return { ok: false, message: 'project_weights: a project name is empty' };
+    if (typeof w !== 'number' || !Number.isFinite(w) || w <= 0 || w > 1_000_000) return { ok: false, message: `project_weights: the weight of ${project.slice(0, 80)} must be a positive number (up to 1000000)` };
+    weights[project] = w;
+  }
+  return { ok: true, weights };
+}
+
+/** Each text setting's format: '' (the default) always passes; otherwise the words for what is wrong, or null. */
+const TEXT_FORMATS: Readonly<Record<TextSettingKey, (text: string) => string | null>> = {
+  project_weights: (t) => {
+    const r = parseProjectWeights(t);
+    return r.ok ? null : r.message;
+  },
+};
 
 export function isFarmSettingKey(key: unknown): key is FarmSettingKey {
   return typeof key === 'string' && Object.prototype.hasOwnProperty.call(TABLE, key);
@@ -125,6 +200,7 @@ export const rawSettingValueSchema = z.union([z.number(), z.string().max(4_096)]
 /** The words for a setting's bounds, e.g. "a whole number from 1 to 100 (attempts)". */
 export function describeBounds(def: FarmSettingDef): string {
   if (def.type === 'folder') return 'an absolute folder path';
+  if (def.type === 'text') return `text of at most ${def.maxLength} characters`;
   return `${def.integer ? 'a whole number' : 'a number'} from ${def.min} to ${def.max} (${def.unit})`;
 }
 
@@ -146,6 +222,12 @@ export function parseSettingValue(key: FarmSettingKey, raw: unknown): { ok: true
     const path = raw.trim();
     if (!looksAbsolute(path) || path.includes('\0')) return bad;
     return { ok: true, value: path };
+  }
+  if (def.type === 'text') {
+    if (typeof raw !== 'string' || raw.length > def.maxLength) return bad;
+    const text = raw.trim();
+    const wrong = text === '' ? null : TEXT_FORMATS[key as TextSettingKey](text);
+    return wrong === null ? { ok: true, value: text } : { ok: false, message: wrong };
   }
   const n = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw.trim()) : Number.NaN;
   if (!Number.isFinite(n) || (def.integer && !Number.isInteger(n)) || n < def.min || n > def.max) return bad;

@@ -18,7 +18,7 @@ export const METHOD_CLASS: Readonly<Record<ApiMethod, MethodClass>> = {
   'jobs.bump': 'priority', 'jobs.restoreOrder': 'priority', 'jobs.moveToTop': 'moveToTop',
   'jobs.hold': 'jobActions', 'jobs.release': 'jobActions', 'jobs.cancel': 'jobActions', 'jobs.retry': 'jobActions',
   'jobs.newTake': 'jobActions', 'jobs.uncancel': 'jobActions',
-  'import.preview': 'import', 'import.commit': 'import',
+  'import.preview': 'import', 'import.commit': 'import', 'uploads.check': 'import',
   'templates.add': 'templates',
   'instances.add': 'workstations', 'instances.update': 'workstations', 'instances.remove': 'workstations',
   'instances.setAdminState': 'workstations', 'instances.probeAll': 'workstations', 'instances.test': 'workstations',

@@ -27,6 +27,7 @@ const OWNERS: Readonly<Record<string, string>> = {
   hook_deliveries: `${STORE}/delivery-store.ts`,
   instance_node_lists: `${STORE}/instance-store.ts`,
   users: `${STORE}/user-store.ts`,
+  uploads: `${STORE}/upload-store.ts`,
   // Written only with a state change, by the state door, in the same transaction.
   job_events: 'electron/engine/job-state.ts',
   schema_migrations: `${STORE}/migrate.ts`,

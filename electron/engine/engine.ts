@@ -29,6 +29,7 @@ import { importHandlers } from './handlers/import.js';
 import { instanceHandlers } from './handlers/instances.js';
 import { jobHandlers } from './handlers/jobs.js';
 import { releaseHandlers } from './handlers/releases.js';
+import { uploadHandlers } from './handlers/uploads.js';
 import { settingsHandlers } from './handlers/settings.js';
 import { templateHandlers } from './handlers/templates.js';
 import { userHandlers } from './handlers/users.js';
@@ -132,7 +133,7 @@ export class Engine {
     };
     this.handlers = {
       ...farmHandlers(ctx), ...jobHandlers(ctx), ...importHandlers(ctx), ...templateHandlers(ctx), ...instanceHandlers(ctx),
-      ...assetHandlers(ctx), ...releaseHandlers(ctx), ...hookHandlers(ctx), ...settingsHandlers(ctx), ...exportHandlers(ctx),
+      ...assetHandlers(ctx), ...releaseHandlers(ctx), ...hookHandlers(ctx), ...settingsHandlers(ctx), ...exportHandlers(ctx), ...uploadHandlers(ctx),
       ...userHandlers(ctx, opts.tokenBytes), ...databaseHandlers(ctx),
     };
   }

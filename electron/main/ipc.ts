@@ -5,7 +5,9 @@
  */
 import type { IpcMain, IpcMainInvokeEvent, WebContents } from 'electron';
 import { toErrorEnvelope } from '../../shared/errors.js';
-import { CHANNELS, type BridgeEventMap, type BridgeTopic, type OpenShotListAnswer, type RevealAnswer, type ShotListFile } from '../preload/channels.js';
+import {
+  CHANNELS, type BridgeEventMap, type BridgeTopic, type JoinAnswer, type OpenShotListAnswer, type RevealAnswer, type ShotListFile, type StudioAnswer, type StudioFarm,
+} from '../preload/channels.js';
 import { answerCall, answerSaveExport, checkRevealPath, PickedFolders, type CallTarget } from './ipc-policy.js';
 import { isTrustedSender } from './security.js';
 
@@ -23,6 +25,16 @@ export interface IpcDeps {
   chooseExportPath(defaultName: string): Promise<string | null>;
   reveal(path: string): void;
   log(message: string): void;
+  /** The farm choice (farm-choice.ts): the studio farm joined (null on "This computer"), joining one, jobs imported here. */
+  studio?: StudioPort;
+}
+
+export interface StudioPort {
+  farm(): StudioFarm | null;
+  /** True once after the first start's "Studio Farm…": the page shows the join form. */
+  takeJoinRequest(): boolean;
+  join(url: string, token: string): Promise<void>;
+  importedHere(jobIds: readonly string[]): void;
 }
 
 export function registerIpc(d: IpcDeps): void {
@@ -47,6 +59,26 @@ export function registerIpc(d: IpcDeps): void {
     } catch (err) {
       return { ok: false, error: toErrorEnvelope(err) };
     }
+  });
+  d.ipcMain.handle(CHANNELS.studio, (event): StudioAnswer => {
+    guard(event, CHANNELS.studio);
+    return { ok: true, result: { farm: d.studio?.farm() ?? null, askJoin: d.studio?.takeJoinRequest() ?? false } };
+  });
+  d.ipcMain.handle(CHANNELS.joinStudio, async (event, url: unknown, token: unknown): Promise<JoinAnswer> => {
+    guard(event, CHANNELS.joinStudio);
+    if (!d.studio) return { ok: false, error: toErrorEnvelope(new Error('This app cannot join a studio farm.')) };
+    if (typeof url !== 'string' || typeof token !== 'string') return { ok: false, error: toErrorEnvelope(new Error('Give the farm\'s address and your token.')) };
+    try {
+      await d.studio.join(url, token);
+      return { ok: true };
+    } catch (err) {
+      return { ok: false, error: toErrorEnvelope(err) };
+    }
+  });
+  d.ipcMain.handle(CHANNELS.importedHere, (event, ids: unknown): { ok: true } => {
+    guard(event, CHANNELS.importedHere);
+    if (Array.isArray(ids)) d.studio?.importedHere(ids.filter((id): id is string => typeof id === 'string').slice(0, 100_000));
+    return { ok: true };
   });
   d.ipcMain.handle(CHANNELS.revealFile, async (event, path: unknown): Promise<RevealAnswer> => {
     guard(event, CHANNELS.revealFile);

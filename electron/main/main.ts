@@ -5,16 +5,22 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, BrowserWindow, dialog, ipcMain, Menu, Notification, protocol, session, shell } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, Menu, net, Notification, protocol, safeStorage, session, shell } from 'electron';
 import type { ErrorEnvelope } from '../../shared/errors.js';
 import { APP_FOLDER } from '../engine/data-dir.js';
 import type { AppView } from '../preload/channels.js';
 import { ASSET_SCHEME, ASSET_SCHEME_PRIVILEGES, createAssetHandler } from './asset-protocol.js';
 import { EngineHost } from './engine-host.js';
+import { FARM_CHOICE_FILE, readFarmChoice, writeFarmChoice } from './farm-choice.js';
+import type { CallTarget } from './ipc-policy.js';
+import { RemoteCallTarget, StudioSession } from './studio-farm.js';
+import { followStudioNotices } from './studio-notices.js';
+import { studioPageHandler } from './studio-page.js';
+import { SafeStorageTokenStore, TOKEN_FILE } from './token-store.js';
 import { registerIpc, sendToPage } from './ipc.js';
 import { readShotListFile } from './ipc-policy.js';
 import { menuTemplate } from './menu.js';
-import { JobNotifier } from './notifications.js';
+import { JobNotifier, type JobNotice } from './notifications.js';
 import { appPaths, sqliteBindingPath } from './paths.js';
 import { hardenContents, hardenSession } from './security.js';
 import { utilitySpawner } from './utility-spawn.js';
@@ -50,6 +56,14 @@ function boot(): void {
   const notifier = new JobNotifier();
   let win: BrowserWindow | null = null;
   let quitting = false;
+  // "This computer" (the engine host) or a studio farm (farm-choice.ts): decided once the app is ready.
+  const choiceFile = join(userData, FARM_CHOICE_FILE);
+  const tokens = new SafeStorageTokenStore(join(userData, TOKEN_FILE), safeStorage);
+  let target: CallTarget = host;
+  const relaunch = (): void => {
+    app.relaunch();
+    app.quit();
+  };
 
   const page = () => (win && !win.isDestroyed() ? win.webContents : null);
   const focus = (): void => {
@@ -74,14 +88,15 @@ function boot(): void {
   app.on('second-instance', focus);
   app.on('web-contents-created', (_event, contents) => hardenContents(contents, log));
 
-  host.on('event', (topic, payload) => {
-    sendToPage(page(), topic, payload);
-    if (topic !== 'job.changed') return;
-    const notice = notifier.consider(payload);
+  const showNotice = (notice: JobNotice | null): void => {
     if (!notice || !Notification.isSupported()) return;
     const n = new Notification({ title: notice.title, body: notice.body });
     n.on('click', () => showView(notice.kind === 'failed' ? 'failures' : 'queue'));
     n.show();
+  };
+  host.on('event', (topic, payload) => {
+    sendToPage(page(), topic, payload);
+    if (topic === 'job.changed') showNotice(notifier.consider(payload));
   });
   host.on('restarted', (notice) => {
     log(`engine restarted (${notice.restarts} so far): ${notice.reason}`);
@@ -93,7 +108,7 @@ function boot(): void {
 
   const farm = async (method: 'farm.stop' | 'farm.pause' | 'farm.resume'): Promise<void> => {
     try {
-      await host.call(method, { by: 'desktop menu' });
+      await target.call(method, { by: 'desktop menu' });
     } catch (err) {
       const e = (err as { envelope?: ErrorEnvelope }).envelope;
       const what = { 'farm.stop': 'stop', 'farm.pause': 'pause', 'farm.resume': 'resume' }[method];
@@ -135,6 +150,32 @@ function boot(): void {
     return r.canceled || !r.filePath ? null : r.filePath;
   };
 
+  /** First start: which farm? "This computer" is kept; "Studio farm…" asks for the address and token in the window. */
+  const askFarm = async (): Promise<boolean> => {
+    const { response } = await dialog.showMessageBox({
+      type: 'question', buttons: ['This Computer', 'Studio Farm…'], defaultId: 0, cancelId: 0,
+      message: 'Where should Shotfarm run your shots?',
+      detail: 'This Computer: this app runs its own queue and farm. Studio Farm: join your studio\'s shared farm (a `shotfarm serve` host) with its address and your personal token. File → Work on This Computer / Join Studio Farm… changes it later.',
+    });
+    if (response === 0) writeFarmChoice(choiceFile, { mode: 'local' });
+    return response === 1;
+  };
+  const useThisComputer = async (): Promise<void> => {
+    const options = {
+      type: 'question' as const, buttons: ['Work on This Computer', 'Cancel'], defaultId: 0, cancelId: 1,
+      message: 'Work on this computer\'s own farm?', detail: 'Shotfarm restarts on its own engine and queue; the studio farm\'s token is forgotten on this computer.',
+    };
+    const { response } = win ? await dialog.showMessageBox(win, options) : await dialog.showMessageBox(options);
+    if (response !== 0) return;
+    writeFarmChoice(choiceFile, { mode: 'local' });
+    tokens.clear();
+    relaunch();
+  };
+  const askJoin = (): void => {
+    focus();
+    sendToPage(page(), 'shell.command', { command: 'join-studio' });
+  };
+
   app.on('before-quit', (event) => {
     if (quitting || host.status === 'stopped' || host.status === 'failed' || host.status === 'idle') return;
     // Close the engine cleanly first (the database is closed, the scheduler stops following).
@@ -148,12 +189,29 @@ function boot(): void {
   });
   app.on('activate', focus);
 
-  void app.whenReady().then(() => {
-    hardenSession(session.defaultSession, paths.rendererDir, log);
+  void app.whenReady().then(async () => {
+    // safeStorage answers only once the app is ready: the farm is decided here.
+    const choice = readFarmChoice(choiceFile);
+    const studioSession = new StudioSession({ choice, choiceFile, tokens, restart: relaunch });
+    const studio = studioSession.farm();
+    let joinFirst = false;
+    if (choice === null) joinFirst = await askFarm();
+    else if (choice.mode === 'studio' && !studio) {
+      log('the studio farm\'s token could not be read (another user or machine key?): join it again');
+      joinFirst = true;
+    }
+    hardenSession(session.defaultSession, paths.rendererDir, log, studio?.origin ?? null);
+    if (studio) {
+      // No local engine: the page talks to the farm, the menu's farm actions go there too.
+      target = new RemoteCallTarget(studio);
+      protocol.handle('file', studioPageHandler(paths.indexHtml, studio.origin, (req) => net.fetch(req, { bypassCustomProtocolHandlers: true })));
+      const stop = followStudioNotices(studio, notifier, (id) => studioSession.wasImportedHere(id), showNotice, log);
+      app.once('will-quit', stop);
+    }
     // Thumbnails: the engine says which file a ledger id is (assets.file), as it does for `serve`.
     protocol.handle(ASSET_SCHEME, createAssetHandler({ engine: host, log }));
     registerIpc({
-      ipcMain, indexHtml: paths.indexHtml, host, exportDir, log,
+      ipcMain, indexHtml: paths.indexHtml, host: target, exportDir, log, studio: studioSession,
       openShotList,
       chooseExportPath,
       reveal: (path) => shell.showItemInFolder(path),
@@ -168,10 +226,14 @@ function boot(): void {
       resumeFarm: () => void farm('farm.resume'),
       showView,
       openDataFolder: () => void shell.openPath(dataDir),
-      about: () => void dialog.showMessageBox({ title: 'About Shotfarm', message: `Shotfarm ${app.getVersion()}`, detail: `Data: ${dataDir}` }),
+      about: () => void dialog.showMessageBox({ title: 'About Shotfarm', message: `Shotfarm ${app.getVersion()}`, detail: studio ? `Studio farm: ${studio.origin}` : `Data: ${dataDir}` }),
+      useThisComputer: () => void useThisComputer(),
+      joinStudioFarm: askJoin,
     }, { platform: process.platform, devTools })));
-    // utilityProcess.fork is only allowed once the app is ready.
-    host.start();
+    // utilityProcess.fork is only allowed once the app is ready. In studio mode no local engine runs.
+    if (!studio) host.start();
     focus();
+    // The page asks for its farm when it starts: it is told then to show the join form.
+    if (joinFirst) studioSession.requestJoin();
   });
 }

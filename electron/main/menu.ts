@@ -14,6 +14,10 @@ export interface MenuActions {
   showView(view: AppView): void;
   openDataFolder(): void;
   about(): void;
+  /** File → This Computer: work on this app's own engine (asks, then restarts the app). */
+  useThisComputer(): void;
+  /** File → Studio Farm…: the page asks for the farm's address and a personal token. */
+  joinStudioFarm(): void;
 }
 
 const VIEW_LABELS: Record<AppView, string> = {
@@ -31,6 +35,9 @@ export function menuTemplate(a: MenuActions, o: { platform: NodeJS.Platform; dev
       label: 'File',
       submenu: [
         { label: 'Import Shot List…', accelerator: 'CmdOrCtrl+O', click: () => a.importShotList() },
+        { type: 'separator' },
+        { label: 'Work on This Computer', click: () => a.useThisComputer() },
+        { label: 'Join Studio Farm…', click: () => a.joinStudioFarm() },
         { type: 'separator' },
         mac ? { role: 'close' } : { role: 'quit' },
       ],

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { Session, WebContents } from 'electron';
 import { ASSET_SCHEME, assetIdFromUrl } from './asset-protocol.js';
+import { socketOrigin } from './farm-choice.js';
 
 /**
  * The renderer's Content-Security-Policy: scripts and styles only from the app's files, no inline
@@ -17,7 +18,7 @@ import { ASSET_SCHEME, assetIdFromUrl } from './asset-protocol.js';
  * the headless server's pages carry too (its WebSocket is same-origin, so `connect-src 'self'`
  * covers it; test/e2e/csp.test.ts loads the served app under this policy).
  */
-export const CSP_DIRECTIVES = [
+export const CSP_DIRECTIVES: readonly string[] = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
@@ -30,9 +31,22 @@ export const CSP_DIRECTIVES = [
   "frame-src 'none'",
   "base-uri 'none'",
   "form-action 'none'",
-] as const;
+];
 export const CSP_META = CSP_DIRECTIVES.join('; ');
 export const CSP_HEADER = `${CSP_META}; frame-ancestors 'none'`;
+
+/**
+ * In studio mode (farm-choice.ts) the page talks to one remote server: connect-src allows exactly
+ * its origin and that origin's WebSocket (http(s)://host:port, ws(s)://host:port), nothing else.
+ */
+export function studioCsp(origin: string): { meta: string; header: string } {
+  // Thumbnails come from the farm too (/files/asset/<id>): img-src gets its http(s) origin.
+  const meta = CSP_DIRECTIVES.map((d) => {
+    if (d === "connect-src 'self'") return `connect-src 'self' ${origin} ${socketOrigin(origin)}`;
+    return d.startsWith('img-src ') ? `${d} ${origin}` : d;
+  }).join('; ');
+  return { meta, header: `${meta}; frame-ancestors 'none'` };
+}
 
 /** True when `target` is `root` or inside it. */
 function inside(root: string, target: string): boolean {
@@ -55,11 +69,22 @@ function filePath(url: string): string | null {
  * WebSockets, any other file on disk — is refused: the desktop page talks only over IPC.
  * devtools: is allowed so DevTools works in development (the menu offers it only unpackaged).
  */
-export function isAllowedRequest(url: string, rendererDir: string): boolean {
+export function isAllowedRequest(url: string, rendererDir: string, studio: string | null = null): boolean {
+  if (studio !== null && sameOrigin(url, studio)) return true;
   if (url.startsWith('data:') || url.startsWith('blob:') || url.startsWith('devtools:')) return true;
   if (url.startsWith(`${ASSET_SCHEME}:`)) return assetIdFromUrl(url) !== null;
   const path = filePath(url);
   return path !== null && inside(rendererDir, path);
+}
+
+/** A request to the studio farm itself (its http(s) or ws(s) origin), in studio mode only. */
+function sameOrigin(url: string, origin: string): boolean {
+  try {
+    const u = new URL(url);
+    return u.origin === origin || u.origin === socketOrigin(origin);
+  } catch {
+    return false;
+  }
 }
 
 /** The part of a WebFrameMain the sender check reads. */
@@ -79,19 +104,20 @@ export function isTrustedSender(frame: FrameLike | null | undefined, indexHtml: 
 }
 
 /** Applied to the default session before any window loads. */
-export function hardenSession(ses: Session, rendererDir: string, log: (m: string) => void): void {
+export function hardenSession(ses: Session, rendererDir: string, log: (m: string) => void, studio: string | null = null): void {
+  const csp = studio === null ? CSP_HEADER : studioCsp(studio).header;
   ses.setPermissionRequestHandler((_contents, permission, callback) => {
     log(`denied a permission request: ${permission}`);
     callback(false);
   });
   ses.setPermissionCheckHandler(() => false);
   ses.webRequest.onBeforeRequest((details, callback) => {
-    const ok = isAllowedRequest(details.url, rendererDir);
+    const ok = isAllowedRequest(details.url, rendererDir, studio);
     if (!ok) log(`blocked a request to ${details.url.slice(0, 200)}`);
     callback({ cancel: !ok });
   });
   ses.webRequest.onHeadersReceived((details, callback) => {
-    callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [CSP_HEADER] } });
+    callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [csp] } });
   });
 }
 

@@ -14,7 +14,7 @@ import { isExportKind } from '../../shared/exports.js';
 import { callAnswerSchema, errorEnvelope as envelope, errorEnvelopeSchema, type ErrorEnvelope } from '../../shared/errors.js';
 import { isApiMethod } from '../../shared/api.js';
 import { desktopPageRefusal } from '../engine/hosting/local-only.js';
-import { CHANNELS, isBridgeTopic, isPageMethod, type ShotListFile } from './channels.js';
+import { CHANNELS, isBridgeTopic, isPageMethod, type ShotListFile, type StudioState } from './channels.js';
 
 /** The part of `ipcRenderer` the bridge uses. */
 export interface IpcRendererLike {
@@ -35,6 +35,16 @@ export interface ShotfarmBridge {
   revealFile(path: string): Promise<void>;
   /** The OS save dialog for a CSV export, then the engine writes it there; null when cancelled. */
   saveExport(kind: string, filter: Record<string, unknown>): Promise<ExportResult | null>;
+  /**
+   * The studio farm this app joined, or null ("This computer"). The token is handed to the page's
+   * transport, which keeps it in memory only (as a browser tab keeps its token): it must send it
+   * with each request to that farm. It is never written to the page's storage or URL.
+   */
+  studioFarm(): Promise<StudioState>;
+  /** Joins a studio farm (checked, kept encrypted, the app restarts on it); rejects with an error envelope. */
+  joinStudio(url: string, token: string): Promise<void>;
+  /** Jobs imported in this app (for studio mode's desktop notifications). */
+  importedHere(jobIds: string[]): Promise<void>;
 }
 
 export const BRIDGE_KEY = 'shotfarm';
@@ -134,6 +144,21 @@ export function createShotfarmBridge(ipc: IpcRendererLike): ShotfarmBridge {
       if (result === null) return null;
       if (!isExportResult(result)) throw envelope('internal', 'The export answered in an unexpected shape.');
       return { path: result.path, rows: result.rows, bytes: result.bytes };
+    },
+    async studioFarm() {
+      const state = (await invoke(CHANNELS.studio)) as { farm?: { origin?: unknown; token?: unknown } | null; askJoin?: unknown } | null;
+      const f = state?.farm;
+      const farmOk = f === null || (typeof f?.origin === 'string' && typeof f.token === 'string');
+      if (!state || !farmOk || typeof state.askJoin !== 'boolean') throw envelope('internal', 'The app answered the studio farm in an unexpected shape.');
+      return { farm: f ? { origin: f.origin as string, token: f.token as string } : null, askJoin: state.askJoin };
+    },
+    async joinStudio(url, token) {
+      if (typeof url !== 'string' || url.length > 2_048 || typeof token !== 'string' || token.length > 4_096) throw envelope('bad_input', 'joinStudio needs the farm\'s address and a token.');
+      await invoke(CHANNELS.joinStudio, url, token);
+    },
+    async importedHere(jobIds) {
+      if (!Array.isArray(jobIds) || jobIds.some((id) => typeof id !== 'string')) throw envelope('bad_input', 'importedHere needs job ids.');
+      await invoke(CHANNELS.importedHere, jobIds.slice(0, 100_000));
     },
   };
   return Object.freeze(bridge);

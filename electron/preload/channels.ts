@@ -1,6 +1,6 @@
 /**
- * The fixed names shared by the preload and the main process: the IPC channels (there are exactly
- * five, never a channel chosen by the page), and the topics a page may subscribe to — the engine's
+ * The fixed names shared by the preload and the main process: the IPC channels (a fixed set,
+ * never a channel chosen by the page), and the topics a page may subscribe to — the engine's
  * wire topics (shared/events.ts, the one list) plus the two the desktop shell adds.
  */
 import type { ApiMethod } from '../../shared/api.js';
@@ -19,6 +19,12 @@ export const CHANNELS = {
   saveExport: 'shotfarm:save-export',
   /** main → renderer (send): `(topic, payload)`. */
   event: 'shotfarm:event',
+  /** renderer → main (invoke): `()` → `StudioAnswer`: the studio farm this app joined (origin and token; null on "This computer"), and whether to ask for one now. */
+  studio: 'shotfarm:studio',
+  /** renderer → main (invoke): `(url, token)` → `JoinAnswer`: checks the farm answers with that token, keeps both, restarts the app on it. */
+  joinStudio: 'shotfarm:join-studio',
+  /** renderer → main (invoke): `(jobIds)` → `{ok:true}`: jobs imported in this app (studio mode's desktop notifications are for these only). */
+  importedHere: 'shotfarm:imported-here',
 } as const;
 
 /**
@@ -34,8 +40,8 @@ export const PAGE_METHODS: ReadonlySet<ApiMethod> = new Set<ApiMethod>([
   'jobs.bump', 'jobs.moveToTop', 'jobs.restoreOrder', 'jobs.hold', 'jobs.release', 'jobs.cancel', 'jobs.uncancel', 'jobs.retry', 'jobs.newTake',
   'failures.list', 'timeline.get', 'assets.list', 'assets.approve', 'templates.list', 'templates.add',
   'instances.add', 'instances.update', 'instances.remove', 'instances.setAdminState', 'instances.test',
-  'import.preview', 'import.commit', 'session.whoami',
-  // The Settings view: the number settings only (hosting/local-only.ts desktopPageRefusal keeps the folders local).
+  'import.preview', 'import.commit', 'uploads.check', 'session.whoami',
+  // The Settings view: the number settings and project_weights (hosting/local-only.ts desktopPageRefusal keeps the folders local).
   'settings.list', 'settings.set', 'settings.reset',
 ]);
 
@@ -59,6 +65,21 @@ export type RevealAnswer = { ok: true } | { ok: false; error: ErrorEnvelope };
 
 export type SaveExportAnswer = { ok: true; result: ExportResult | null } | { ok: false; error: ErrorEnvelope };
 
+/** The studio farm as the page's transport needs it: where, and the token it sends (studio mode only). */
+export interface StudioFarm {
+  origin: string;
+  token: string;
+}
+
+/** What the page learns at start: the farm, and whether the first start's choice was "Studio Farm…" (show the join form). */
+export interface StudioState {
+  farm: StudioFarm | null;
+  askJoin: boolean;
+}
+
+export type StudioAnswer = { ok: true; result: StudioState };
+export type JoinAnswer = { ok: true } | { ok: false; error: ErrorEnvelope };
+
 export const APP_VIEWS = ['queue', 'workstations', 'failures', 'timeline', 'ledger', 'settings'] as const;
 export type AppView = (typeof APP_VIEWS)[number];
 
@@ -67,7 +88,7 @@ export interface ShellEventMap {
   /** The engine process died and a new one is up; running attempts were reconciled, so refetch. */
   'engine.restarted': { restarts: number; reason: string };
   /** A menu item asks the page to do something (the page owns navigation and the import dialog). */
-  'shell.command': { command: 'import' } | { command: 'show-view'; view: AppView };
+  'shell.command': { command: 'import' } | { command: 'show-view'; view: AppView } | { command: 'join-studio' };
 }
 
 export type BridgeEventMap = Pick<EventMap, WireTopic> & ShellEventMap;

@@ -5,10 +5,33 @@
  *   cannot read the API even though its Origin would match its own Host;
  * - token mode compares Origin with the Host the browser used (the token itself stops rebinding).
  * Requests without an Origin header (curl, scripts, the CLI) are not browsers and pass that check.
+ * The desktop app in studio mode is a page from the app's own files (Origin `null`, or `file://`
+ * in some Electron versions): it is let in only where a token is required and presented, and gets
+ * CORS answers (corsHeaders) — the token is what admits it, as it admits a script.
  */
 import { timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { IncomingMessage } from 'node:http';
+
+/** The Origin a desktop studio-mode page sends (its page is a file of the app, an opaque origin). */
+export function isDesktopOrigin(origin: string): boolean {
+  return origin === 'null' || origin === 'file://';
+}
+
+/**
+ * CORS answers for the desktop studio-mode page, only where a token is required: the preflight of
+ * a JSON call or an upload, and the real answer. No credentials (cookies) are ever involved.
+ */
+export function corsHeaders(origin: string | undefined, policy: AccessPolicy): Record<string, string> | null {
+  if (origin === undefined || !isDesktopOrigin(origin) || !tokenRequired(policy)) return null;
+  return {
+    'access-control-allow-origin': origin,
+    'access-control-allow-methods': 'GET, POST, PUT',
+    'access-control-allow-headers': 'authorization, content-type',
+    'access-control-max-age': '600',
+    vary: 'origin',
+  };
+}
 
 export function isLoopbackHost(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, '');
@@ -19,9 +42,16 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 export interface AccessPolicy {
-  /** null = no token required (loopback only). */
+  /** null = no shared token (loopback only, unless people are defined). */
   token: string | null;
   loopbackOnly: boolean;
+  /** People are defined: every call needs a personal token, checked by people-access.ts. */
+  personalTokens?: boolean;
+}
+
+/** Whether a caller must present a token (the shared one, or a person's own). */
+function tokenRequired(policy: AccessPolicy): boolean {
+  return policy.token !== null || policy.personalTokens === true;
 }
 
 export type AccessVerdict = { ok: true } | { ok: false; status: 401 | 403; message: string };
@@ -55,7 +85,8 @@ export function checkAccess(req: IncomingMessage, url: URL, policy: AccessPolicy
     if (!h || !isLoopbackHost(h)) return { ok: false, status: 403, message: 'This server answers only on its loopback address.' };
   }
   // Either scheme for the same Host: behind a TLS reverse proxy (README → Studio farm) the page is https while we are http.
-  if (origin !== undefined && origin !== `http://${host}` && origin !== `https://${host}`) {
+  const desktop = origin !== undefined && isDesktopOrigin(origin) && tokenRequired(policy);
+  if (origin !== undefined && origin !== `http://${host}` && origin !== `https://${host}` && !desktop) {
     return { ok: false, status: 403, message: `Requests from ${origin} are not allowed; open Shotfarm from its own address.` };
   }
   if (policy.token !== null && needsToken) {

@@ -4,6 +4,7 @@
  *
  *   POST /api/call/:method   the contract (api-route.ts)
  *   GET  /api/info           name, demo label, whether a token is needed, where exports go
+ *   PUT  /api/uploads/:sha   an input file sent with a shot list (upload-route.ts)
  *   GET  /api/events         WebSocket of batched events (event-socket.ts)
  *   GET  /api/export/:kind   a CSV export as a download, streamed (export-route.ts)
  *   GET  /files/asset/:id    one ledger file (asset-route.ts)
@@ -19,12 +20,14 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { Engine } from '../engine/engine.js';
-import { checkAccess, isLoopbackHost, type AccessPolicy } from './access.js';
+import { permission } from '../../shared/permissions.js';
+import { checkAccess, corsHeaders, isLoopbackHost, type AccessPolicy } from './access.js';
 import { BadTokenBackoff, type BackoffOptions } from './bad-token-backoff.js';
 import { authenticate, presentedToken } from './people-access.js';
 import { socketSessions } from './socket-sessions.js';
 import { handleApiCall } from './api-route.js';
 import { serveAsset } from './asset-route.js';
+import { handleUpload } from './upload-route.js';
 import { startEventHub } from './event-socket.js';
 import { serveExport } from './export-route.js';
 import { envelope, sendError, sendJson } from './http-util.js';
@@ -84,7 +87,13 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     // With people defined the shared token is not enough: each person's own token is asked below. That
     // token also stops a DNS-rebound page, so the loopback Host check is not needed — a reverse proxy
     // in front of a loopback serve may then pass its own Host (README → Studio farm → HTTPS).
-    const verdict = checkAccess(req, url, people ? { token: null, loopbackOnly: false } : policy, !isApp);
+    const effective: AccessPolicy = people ? { token: null, loopbackOnly: false, personalTokens: true } : policy;
+    // The desktop app in studio mode (access.ts): its preflights (which carry no token) are
+    // answered, and its answers are readable; everything else is checked as for any caller.
+    const cors = isApp ? null : corsHeaders(req.headers.origin, effective);
+    if (cors) for (const [k, v] of Object.entries(cors)) res.setHeader(k, v);
+    if (cors && req.method === 'OPTIONS') return void res.writeHead(204).end();
+    const verdict = checkAccess(req, url, effective, !isApp);
     if (!verdict.ok) return sendError(res, verdict.status, envelope('bad_input', verdict.message));
     res.setHeader('x-content-type-options', 'nosniff');
     if (isApp && (req.method === 'GET' || req.method === 'HEAD') && serveStatic(path, res, req.method === 'HEAD')) return;
@@ -99,6 +108,13 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       return handleApiCall(req, res, decodeURIComponent(call[1] ?? ''), {
         engine: o.engine, exportDir, importBaseDir: o.importBaseDir ?? dataDir, maxBodyBytes: o.maxBodyBytes ?? 64 * 1024 * 1024, caller: who.caller,
       });
+    }
+    const upload = /^\/api\/uploads\/([^/]+)$/.exec(path);
+    if (upload) {
+      // An upload is part of an import: the roles that may not import may not fill the farm's disk either.
+      const may = who.caller.kind === 'local' ? { allowed: true as const } : permission({ role: who.caller.role, method: 'uploads.check' });
+      if (!may.allowed) return sendError(res, 403, envelope('forbidden', may.sentence, false));
+      return handleUpload(req, res, decodeURIComponent(upload[1] ?? ''), url, o.engine);
     }
     const getLike = req.method === 'GET' || req.method === 'HEAD';
     if (path === '/api/info' && getLike) return sendJson(res, 200, info());

@@ -22,7 +22,7 @@ export interface BridgeShellEventMap {
   /** The engine process died and a new one is up; running attempts were reconciled, so refetch. */
   'engine.restarted': { restarts: number; reason: string };
   /** A menu item asks the page to do something (the page owns navigation and the import dialog). */
-  'shell.command': { command: 'import' } | { command: 'show-view'; view: BridgeView };
+  'shell.command': { command: 'import' } | { command: 'show-view'; view: BridgeView } | { command: 'join-studio' };
 }
 
 export type BridgeShellTopic = keyof BridgeShellEventMap;
@@ -36,6 +36,12 @@ export interface ShotfarmBridge {
   revealFile(path: string): Promise<void>;
   /** The OS save dialog for a CSV export, then the engine writes it there; null when cancelled. Rejects with an error envelope. */
   saveExport(kind: string, filter: Record<string, unknown>): Promise<BridgeExportResult | null>;
+  /** The studio farm this app joined (origin, and the token the transport sends), or null on "This computer". */
+  studioFarm(): Promise<BridgeStudioState>;
+  /** Joins a studio farm: the main process checks it, keeps the token encrypted, restarts the app on it. */
+  joinStudio(url: string, token: string): Promise<void>;
+  /** Jobs imported in this app (studio mode notifies about these only). */
+  importedHere(jobIds: string[]): Promise<void>;
 }
 
 /** What a saved export wrote (the contract's ExportResult). */
@@ -43,6 +49,17 @@ export interface BridgeExportResult {
   path: string;
   rows: number;
   bytes: number;
+}
+
+export interface BridgeStudioFarm {
+  origin: string;
+  token: string;
+}
+
+/** The farm, and whether the first start's choice was "Studio Farm…" (the page shows the join form). */
+export interface BridgeStudioState {
+  farm: BridgeStudioFarm | null;
+  askJoin: boolean;
 }
 
 declare global {

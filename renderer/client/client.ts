@@ -36,8 +36,28 @@ export interface ShotfarmClient {
    * null where exports are saved through the shell's save dialog instead.
    */
   exportUrl(kind: ExportKind, filter: ExportFilterInput): string | null;
+  /**
+   * Sends one input file of a shot list to the farm (PUT /api/uploads/<sha256>, shared/uploads.ts);
+   * present when the farm is across a network (the browser, the desktop in studio mode) — a local
+   * engine reads inputs from the list's own folder. Rejects with an `ApiError`.
+   */
+  uploadInput?(sha256: string, name: string, file: Blob): Promise<void>;
   /** Present only in a desktop shell. */
   shell?: ShellCapability;
+  /** Which farm the desktop app works on, and joining a studio farm; present only in the desktop app (both modes). */
+  farmChoice?: FarmChoiceCapability;
+}
+
+export interface FarmChoiceCapability {
+  mode: 'local' | 'studio';
+  /** The studio farm's origin in studio mode, else null. */
+  origin: string | null;
+  /** The first start's choice was "Studio Farm…": show the join form at once. */
+  askJoin: boolean;
+  /** Checks the farm answers with this token, keeps it (encrypted) and restarts the app on it. Rejects with an `ApiError`. */
+  join(url: string, token: string): Promise<void>;
+  /** File → Studio Farm… asks the page for the address and token. */
+  onJoinRequest(fn: () => void): () => void;
 }
 
 /** A shot list the shell's file dialog read, with its folder (relative input paths resolve against it). */

@@ -1,11 +1,14 @@
-/** Picks the transport: the Electron preload bridge when present, else the headless server. */
+/**
+ * Picks the transport: in the desktop app the preload bridge says which farm (its own engine over
+ * IPC, or a studio farm over HTTP/WebSocket: desktop-client.ts); in a browser, the server it came from.
+ */
 import type { ShotfarmClient } from './client.js';
-import { createIpcClient } from './ipc-transport.js';
+import { createDesktopClient } from './desktop-client.js';
 import { takeToken } from './page-token.js';
 import { createWsClient } from './ws-transport.js';
 
-export function createClient(): ShotfarmClient {
-  return window.shotfarm ? createIpcClient(window.shotfarm) : createWsClient({ baseUrl: window.location.origin, token: takeToken() });
+export async function createClient(): Promise<ShotfarmClient> {
+  return window.shotfarm ? createDesktopClient(window.shotfarm) : createWsClient({ baseUrl: window.location.origin, token: takeToken() });
 }
 
 export * from './client.js';

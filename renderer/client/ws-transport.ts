@@ -4,6 +4,7 @@
  * successful (re)connect is announced as `online` so the store refetches what it may have missed.
  */
 import type { ApiInput, ApiMethod, ApiOutputs } from '../../shared/api.js';
+import { uploadPath } from '../../shared/uploads.js';
 import type { EventMap, EventTopic } from '../../shared/events.js';
 import { exportFilterToQuery } from '../../shared/exports.js';
 import { ApiError, type ConnectionState, type ServerInfo, type ShotfarmClient } from './client.js';
@@ -108,6 +109,20 @@ export function createWsClient(opts: { baseUrl: string; token: string | null }):
       if (!answer.success) throw new ApiError(transportError(`The server answered ${res.status} with an unexpected body.`, false));
       if (!answer.data.ok) throw new ApiError(answer.data.error);
       return answer.data.result as ApiOutputs[M];
+    },
+    async uploadInput(sha256: string, name: string, file: Blob): Promise<void> {
+      const h: Record<string, string> = { 'content-type': 'application/octet-stream' };
+      if (token) h.authorization = `Bearer ${token}`;
+      let res: Response;
+      try {
+        res = await fetch(new URL(uploadPath(sha256, name), base), { method: 'PUT', headers: h, body: file });
+      } catch {
+        throw new ApiError(transportError(`${name} could not be sent: the Shotfarm server cannot be reached.`));
+      }
+      if (res.ok) return;
+      const body: unknown = await res.json().catch(() => null);
+      const answer = callAnswer.safeParse(body);
+      throw new ApiError(answer.success && !answer.data.ok ? answer.data.error : transportError(`The server answered ${res.status} to the upload of ${name}.`, res.status >= 500));
     },
     subscribe<T extends EventTopic>(topic: T, fn: (payload: EventMap[T]) => void) {
       return listeners.add(topic, fn);

@@ -7,7 +7,10 @@
  *   (ws-transport.ts) with Node's fetch and the `ws` package as the page's WebSocket;
  * - Electron IPC: the renderer's ipc-transport on the real preload bridge, joined by a fake
  *   ipcRenderer/ipcMain pair (structured clone) to the real main-side handlers (ipc.ts, its policy)
- *   and the engine host, whose engine process is the real engine service without the process.
+ *   and the engine host, whose engine process is the real engine service without the process;
+ * - desktop studio mode: the desktop page's client (desktop-client.ts) on the real preload bridge,
+ *   whose main side (ipc.ts with a StudioSession over an in-memory token store) hands it a real
+ *   `serve`'s origin and token; the page then talks HTTP/WebSocket to that server directly.
  * What legitimately differs between them is data here, per transport: the HTTP status each kind of
  * answer carries, and which methods the transport refuses before the engine sees them (the
  * desktop page, besides the local-only ones, every method its views do not call).
@@ -22,11 +25,14 @@ import { EngineHost } from '../../electron/main/engine-host.js';
 import { registerIpc, sendToPage } from '../../electron/main/ipc.js';
 import { createShotfarmBridge } from '../../electron/preload/bridge.js';
 import { PAGE_METHODS } from '../../electron/preload/channels.js';
-import { startServer } from '../../electron/server/server.js';
+import { startServer, type RunningServer } from '../../electron/server/server.js';
 import type { ShotfarmClient } from '../../renderer/client/client.js';
 import { createIpcClient } from '../../renderer/client/ipc-transport.js';
 import { createWsClient } from '../../renderer/client/ws-transport.js';
-import { makeEngine } from '../helpers/engine.js';
+import { createDesktopClient } from '../../renderer/client/desktop-client.js';
+import { StudioSession } from '../../electron/main/studio-farm.js';
+import { MemoryTokenStore } from '../../electron/main/token-store.js';
+import { makeEngine, type TestEngine } from '../helpers/engine.js';
 import { fakeElectronIpc } from '../helpers/fake-electron-ipc.js';
 import { InMemoryEngineChild } from '../helpers/in-memory-engine-child.js';
 import { providePageWebSocket } from '../helpers/page-websocket.js';
@@ -104,45 +110,64 @@ function recordStatuses(): { last: () => number | null; restore: () => void } {
   return { last: () => last, restore: () => void (globalThis.fetch = original) };
 }
 
-const http: Transport = {
-  name: 'HTTP/WebSocket',
+/** Resolves once the client's events socket said hello (events are sent to connected sockets only). */
+async function online(client: ShotfarmClient): Promise<void> {
+  let off = (): void => undefined;
+  await nextValue<void>((ready) => {
+    off = client.onConnection((state) => void (state === 'online' && ready()));
+  }, { what: 'the events socket to say hello', timeoutMs: 10_000 });
+  off();
+}
+
+/** What a `serve` answers, to a browser page, a script or the studio-mode desktop alike. */
+const SERVER_ANSWERS = {
   statuses: { ok: 200, badInput: 400, unknownMethod: 404, refused: 403 },
   refuses: LOCAL_ONLY_METHODS,
   // Scripts with the token use the API too (templates, probes, releases): only the local-only methods are closed.
-  refusesUnused: new Set(),
+  refusesUnused: new Set<ApiMethod>(),
+} as const;
+
+const http: Transport = {
+  name: 'HTTP/WebSocket',
+  ...SERVER_ANSWERS,
   async setup() {
     const t = await makeEngine({ templates: false });
     const server = await startServer({ engine: t.engine, host: '127.0.0.1', port: 0 });
-    const unprovide = providePageWebSocket();
-    const statuses = recordStatuses();
-    const client = createWsClient({ baseUrl: server.url, token: server.token });
-    const close = async (): Promise<void> => {
-      client.close();
-      statuses.restore();
-      unprovide();
-      await server.close();
-      await t.close();
-    };
-    try {
-      // Events are sent to connected sockets only: act once the socket said hello.
-      let off = (): void => undefined;
-      await nextValue<void>((online) => {
-        off = client.onConnection((state) => void (state === 'online' && online()));
-      }, { what: 'the events socket to say hello', timeoutMs: 10_000 });
-      off();
-    } catch (err) {
-      await close();
-      throw err;
-    }
-    return {
-      engine: t.engine,
-      call: (method, input) => untypedCall(client, method, input),
-      subscribe: (topic, fn) => client.subscribe(topic, fn),
-      lastStatus: statuses.last,
-      close,
-    };
+    return httpConnection(t, server, async () => createWsClient({ baseUrl: server.url, token: server.token }));
   },
 };
+
+/**
+ * A connection whose client talks HTTP/WebSocket to `server` (made once the page's WebSocket is
+ * provided and statuses are recorded), ready once its events socket said hello.
+ */
+async function httpConnection(t: TestEngine, server: RunningServer, makeClient: () => Promise<ShotfarmClient & { close?: () => void }>): Promise<Connection> {
+  const unprovide = providePageWebSocket();
+  const statuses = recordStatuses();
+  let client: (ShotfarmClient & { close?: () => void }) | null = null;
+  const close = async (): Promise<void> => {
+    client?.close?.();
+    statuses.restore();
+    unprovide();
+    await server.close();
+    await t.close();
+  };
+  try {
+    client = await makeClient();
+    await online(client);
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  const c = client;
+  return {
+    engine: t.engine,
+    call: (method, input) => untypedCall(c, method, input),
+    subscribe: (topic, fn) => c.subscribe(topic, fn),
+    lastStatus: statuses.last,
+    close,
+  };
+}
 
 const ipc: Transport = {
   name: 'Electron IPC',
@@ -180,4 +205,31 @@ const ipc: Transport = {
   },
 };
 
-export const TRANSPORTS: readonly Transport[] = [inProcess, http, ipc];
+const studio: Transport = {
+  name: 'desktop studio mode',
+  // The page calls the studio farm as a browser would.
+  ...SERVER_ANSWERS,
+  async setup() {
+    const t = await makeEngine({ templates: false });
+    // A studio farm requires a token (off loopback always; here one is given on loopback).
+    const server = await startServer({ engine: t.engine, host: '127.0.0.1', port: 0, token: 'personal-token-of-mira' });
+    const indexHtml = join(t.dir, 'app', 'index.html');
+    const fake = fakeElectronIpc({ pageUrl: pathToFileURL(indexHtml).href });
+    const session = new StudioSession({
+      choice: { mode: 'studio', origin: server.url }, choiceFile: join(t.dir, 'farm-choice.json'),
+      tokens: new MemoryTokenStore('personal-token-of-mira'), restart: () => undefined,
+    });
+    // In studio mode no engine runs here: the main side's calls (the menu's) go to the farm.
+    registerIpc({
+      ipcMain: fake.ipcMain, indexHtml, host: { call: () => Promise.reject(new Error('no local engine in studio mode')) },
+      exportDir: join(t.dir, 'exports'), log: () => undefined, openShotList: async () => null, chooseExportPath: async () => null, reveal: () => undefined, studio: session,
+    });
+    return httpConnection(t, server, async () => {
+      const client = await createDesktopClient(createShotfarmBridge(fake.ipcRenderer));
+      if (client.farmChoice?.mode !== 'studio' || client.farmChoice.origin !== server.url) throw new Error('the desktop client is not in studio mode on the server');
+      return client;
+    });
+  },
+};
+
+export const TRANSPORTS: readonly Transport[] = [inProcess, http, ipc, studio];

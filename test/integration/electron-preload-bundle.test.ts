@@ -65,7 +65,7 @@ test('the built preload runs in a sandbox-like realm needing only electron, and 
   assert.equal(exposed.length, 1);
   const [key, api] = exposed[0] ?? ['', {}];
   assert.equal(key, 'shotfarm');
-  assert.deepEqual(Object.keys(api).sort(), ['call', 'openShotListDialog', 'revealFile', 'saveExport', 'subscribe']);
+  assert.deepEqual(Object.keys(api).sort(), ['call', 'importedHere', 'joinStudio', 'openShotListDialog', 'revealFile', 'saveExport', 'studioFarm', 'subscribe']);
 
   const call = api.call as (m: string, i: unknown) => Promise<unknown>;
   assert.equal(await call('farm.status', {}), 'ok');

@@ -37,7 +37,7 @@ test('the built app is laid out as the main process expects', () => {
   assert.equal(paths.engineEntry, '/opt/Shotfarm/resources/app.asar/dist/electron/main/engine-process.js');
 });
 
-test('IPC is handled on the four fixed request channels only, and only for the app page\'s top frame', async () => {
+test('IPC is handled on the fixed channels only, and only for the app page\'s top frame', async () => {
   const { ipcMain, handlers } = fakeIpcMain();
   const calls: unknown[] = [];
   const revealed: string[] = [];
@@ -48,7 +48,7 @@ test('IPC is handled on the four fixed request channels only, and only for the a
     chooseExportPath: async () => null,
     reveal: (p) => revealed.push(p),
   });
-  assert.deepEqual([...handlers.keys()].sort(), [CHANNELS.call, CHANNELS.openShotList, CHANNELS.revealFile, CHANNELS.saveExport].sort());
+  assert.deepEqual([...handlers.keys()].sort(), [CHANNELS.call, CHANNELS.openShotList, CHANNELS.revealFile, CHANNELS.saveExport, CHANNELS.studio, CHANNELS.joinStudio, CHANNELS.importedHere].sort());
   const call = handlers.get(CHANNELS.call);
   assert.ok(call);
 
@@ -110,6 +110,11 @@ test('answerCall refuses unknown and local-only methods and exports outside the 
     assert.notEqual(desktopPageRefusal(method, input), null, method);
   }
   assert.deepEqual(seen, [], 'the engine is never asked');
+  // The number settings and project_weights (fair-share weights, text) reach the engine.
+  for (const input of [{ key: 'prefetch', value: 0 }, { key: 'project_weights', value: 'Moonfall=3' }]) {
+    assert.deepEqual(await answerCall(target, 'settings.set', input, { exportDir: tmp.path, picked: new PickedFolders() }), { ok: true, result: { ok: 1 } }, input.key);
+  }
+  seen.length = 0;
   const failing = { call: async () => { throw new ShotfarmError('conflict', 'Job is running.'); } };
   assert.deepEqual(await answerCall(failing, 'jobs.hold', {}, { exportDir: tmp.path, picked: new PickedFolders() }), {
     ok: false, error: { code: 'conflict', message: 'Job is running.', retryable: false },
@@ -191,6 +196,7 @@ test('the menu offers Import, Pause/Stop/Resume farm, the views and Help, wired 
   const actions: MenuActions = {
     importShotList: () => done.push('import'), stopFarm: () => done.push('stop'), pauseFarm: () => done.push('pause'), resumeFarm: () => done.push('resume'),
     showView: (v) => done.push(`view:${v}`), openDataFolder: () => done.push('data'), about: () => done.push('about'),
+    useThisComputer: () => done.push('local'), joinStudioFarm: () => done.push('studio'),
   };
   const items = menuTemplate(actions, { platform: 'linux', devTools: false }).flatMap((m) => [m, ...(Array.isArray(m.submenu) ? m.submenu : [])]);
   const click = (label: string) => {
@@ -198,8 +204,8 @@ test('the menu offers Import, Pause/Stop/Resume farm, the views and Help, wired 
     assert.ok(item?.click, `menu item ${label}`);
     (item.click as () => void)();
   };
-  for (const label of ['Import Shot List…', 'Pause Dispatch', 'Stop Farm…', 'Resume Farm', 'Queue', 'Workstations', 'Failures', 'Timeline', 'Ledger', 'Settings', 'Show Data Folder', 'About Shotfarm']) click(label);
-  assert.deepEqual(done, ['import', 'pause', 'stop', 'resume', 'view:queue', 'view:workstations', 'view:failures', 'view:timeline', 'view:ledger', 'view:settings', 'data', 'about']);
+  for (const label of ['Import Shot List…', 'Work on This Computer', 'Join Studio Farm…', 'Pause Dispatch', 'Stop Farm…', 'Resume Farm', 'Queue', 'Workstations', 'Failures', 'Timeline', 'Ledger', 'Settings', 'Show Data Folder', 'About Shotfarm']) click(label);
+  assert.deepEqual(done, ['import', 'local', 'studio', 'pause', 'stop', 'resume', 'view:queue', 'view:workstations', 'view:failures', 'view:timeline', 'view:ledger', 'view:settings', 'data', 'about']);
   assert.equal(items.some((i) => i.role === 'toggleDevTools'), false, 'no DevTools in a packaged app');
   assert.equal(menuTemplate(actions, { platform: 'linux', devTools: true }).some((m) => Array.isArray(m.submenu) && m.submenu.some((i) => i.role === 'toggleDevTools')), true);
 });

@@ -7,7 +7,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ApiMethod } from '../../shared/api.js';
 import { METHOD_CLASSES, ROLES, type Caller, type MethodClass, type Role } from '../../shared/people.js';
 import { mayUse, permission } from '../../shared/permissions.js';
@@ -129,6 +131,28 @@ test("an artist's action on another's job, or a selection mixing theirs and othe
     const detail = await t.engine.call('jobs.detail', { id: mine[0] as string });
     assert.deepEqual(detail.events.map((e) => e.actor), ['mira', 'mira'], 'the history names who imported and who cancelled');
     assert.equal((await t.engine.call('jobs.get', { id: theirs[0] as string })).lastActionBy, 'otto');
+  } finally {
+    await server.close();
+    await t.close();
+  }
+});
+
+test('an upload is part of an import: a lead is refused 403 with the policy sentence and nothing is stored; an artist may upload', async () => {
+  const t = await makeEngine();
+  const server = await startServer({ engine: t.engine, importBaseDir: `${RESOURCES}samples` });
+  try {
+    const lead = await addPerson(t.engine, 'lea', 'lead');
+    const artist = await addPerson(t.engine, 'mira', 'artist');
+    const body = Buffer.from('plate bytes');
+    const sha = createHash('sha256').update(body).digest('hex');
+    const put = (token: string) => fetch(`${server.url}/api/uploads/${sha}?name=plate.png`, { method: 'PUT', headers: { authorization: `Bearer ${token}` }, body });
+    const refused = await put(lead);
+    assert.equal(refused.status, 403);
+    assert.equal(((await refused.json()) as { error: { message: string } }).error.message, 'leads cannot import shot lists.');
+    assert.equal(existsSync(join(t.dir, 'uploads', sha)), false, 'nothing stored for the lead');
+    const ok = await put(artist);
+    assert.ok(ok.status < 300, `an artist uploads: ${ok.status}`);
+    assert.equal(existsSync(join(t.dir, 'uploads', sha)), true);
   } finally {
     await server.close();
     await t.close();

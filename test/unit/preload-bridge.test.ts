@@ -28,7 +28,7 @@ function fakeIpc(answer: (channel: string, args: unknown[]) => unknown = () => (
   return { ipc, invoked, listeners, push };
 }
 
-test('the preload exposes exactly one key, shotfarm, holding only call, subscribe and the three shell capabilities', () => {
+test('the preload exposes exactly one key, shotfarm, holding only call, subscribe, the three shell capabilities and the studio-farm three', () => {
   const exposed: [string, unknown][] = [];
   const { ipc } = fakeIpc();
   exposeBridge({ exposeInMainWorld: (key, api) => exposed.push([key, api]) }, ipc);
@@ -36,7 +36,7 @@ test('the preload exposes exactly one key, shotfarm, holding only call, subscrib
   const [key, api] = exposed[0] ?? [];
   assert.equal(key, BRIDGE_KEY);
   assert.equal(key, 'shotfarm');
-  assert.deepEqual(Object.keys(api as object).sort(), ['call', 'openShotListDialog', 'revealFile', 'saveExport', 'subscribe']);
+  assert.deepEqual(Object.keys(api as object).sort(), ['call', 'importedHere', 'joinStudio', 'openShotListDialog', 'revealFile', 'saveExport', 'studioFarm', 'subscribe']);
   for (const v of Object.values(api as object)) assert.equal(typeof v, 'function');
   assert.ok(Object.isFrozen(api), 'the page cannot swap the functions');
   assert.ok(!Object.values(api as object).includes(ipc), 'ipcRenderer is never handed over');
@@ -171,14 +171,17 @@ test('saveExport sends only the kind and the filters on its fixed channel; the a
   assert.ok(invoked.every((i) => i.channel === CHANNELS.saveExport && i.args.length === 2));
 });
 
-test('the page cannot reach other channels: every invoke uses one of the four fixed request channels', async () => {
+test('the page cannot reach other channels: every invoke uses one of the fixed request channels', async () => {
   const { ipc, invoked } = fakeIpc((c) => (c === CHANNELS.openShotList ? { ok: true, result: null } : { ok: true, result: null }));
   const bridge = createShotfarmBridge(ipc);
   await bridge.call('farm.status', {});
   await bridge.openShotListDialog();
   await bridge.revealFile('/x');
   await bridge.saveExport('runlog', {});
-  assert.deepEqual(new Set(invoked.map((i) => i.channel)), new Set([CHANNELS.call, CHANNELS.openShotList, CHANNELS.revealFile, CHANNELS.saveExport]));
+  await bridge.studioFarm().catch(() => undefined);
+  await bridge.joinStudio('http://farm:8080', 'tok').catch(() => undefined);
+  await bridge.importedHere(['a']);
+  assert.deepEqual(new Set(invoked.map((i) => i.channel)), new Set([CHANNELS.call, CHANNELS.openShotList, CHANNELS.revealFile, CHANNELS.saveExport, CHANNELS.studio, CHANNELS.joinStudio, CHANNELS.importedHere]));
 });
 
 // The renderer may not import the preload (import zones), so renderer/client/bridge.d.ts mirrors it.
@@ -188,10 +191,34 @@ const bridgesMatch: Same<PreloadBridge, PageBridge> = true;
 const shellEventsMatch: Same<ShellEventMap, BridgeShellEventMap> = true;
 const shellTopicsMatch: Same<(typeof SHELL_TOPICS)[number], BridgeShellTopic> = true;
 
+test('studioFarm passes the farm and the join request on, and refuses an answer of another shape', async () => {
+  const farm = { origin: 'http://farm:8080', token: 'tok' };
+  const ok = createShotfarmBridge(fakeIpc(() => ({ ok: true, result: { farm, askJoin: true } })).ipc);
+  assert.deepEqual(await ok.studioFarm(), { farm, askJoin: true });
+  const local = createShotfarmBridge(fakeIpc(() => ({ ok: true, result: { farm: null, askJoin: false } })).ipc);
+  assert.deepEqual(await local.studioFarm(), { farm: null, askJoin: false });
+  const odd = createShotfarmBridge(fakeIpc(() => ({ ok: true, result: { farm: { origin: 1 }, askJoin: false } })).ipc);
+  await assert.rejects(odd.studioFarm(), (e: { code?: string }) => e.code === 'internal');
+});
+
 test('the page\'s description of window.shotfarm matches the preload\'s (types, shell topics, views)', () => {
   assert.ok(bridgesMatch && shellEventsMatch && shellTopicsMatch);
   assert.deepEqual([...VIEWS], [...APP_VIEWS], 'the views a show-view command may name are the renderer\'s views');
   const { ipc } = fakeIpc();
   const page: PageBridge = createShotfarmBridge(ipc);
   for (const topic of SHELL_TOPICS) assert.equal(typeof page.subscribe(topic, () => undefined), 'function');
+});
+
+test('the Settings view may change the number settings and project_weights from the desktop page; the folder settings stay on the command line', async () => {
+  const { ipc, invoked } = fakeIpc(() => ({ ok: true, result: 'set' }));
+  const bridge = createShotfarmBridge(ipc);
+  for (const input of [{ key: 'retry_attempts', value: 5 }, { key: 'fair_share', value: 0 }, { key: 'project_weights', value: 'Moonfall=3, Ashen=1' }]) {
+    assert.equal(await bridge.call('settings.set', input), 'set', input.key);
+  }
+  assert.equal(await bridge.call('settings.reset', { key: 'project_weights' }), 'set');
+  for (const input of [{ key: 'output_root', value: '/tmp' }, { key: 'releases_root', value: '/tmp' }]) {
+    await assert.rejects(bridge.call('settings.set', input), (err: unknown) => (err as { code: string }).code === 'conflict', input.key);
+  }
+  await assert.rejects(bridge.call('settings.reset', { key: 'releases_root' }), (err: unknown) => (err as { code: string }).code === 'conflict');
+  assert.deepEqual(invoked.map((i) => (i.args[1] as { key: string }).key), ['retry_attempts', 'fair_share', 'project_weights', 'project_weights']);
 });

@@ -31,6 +31,9 @@ function fakeBridge(over: Partial<ShotfarmBridge> = {}) {
     openShotListDialog: async () => null,
     revealFile: async () => undefined,
     saveExport: async () => null,
+    studioFarm: async () => ({ farm: null, askJoin: false }),
+    joinStudio: async () => undefined,
+    importedHere: async () => undefined,
     ...over,
   };
   const push = (topic: string, payload: unknown) => {

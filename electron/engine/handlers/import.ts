@@ -10,6 +10,7 @@ import { commitRows } from '../intake/commit-import.js';
 import { readCsvShotList } from '../intake/csv-shot-list.js';
 import { readJsonShotList } from '../intake/json-shot-list.js';
 import { inputFolder } from '../intake/input-paths.js';
+import { uploadedInputs } from '../uploads/import-uploads.js';
 import { checkRows, type CheckedRow } from '../intake/preview.js';
 import { storageFailure } from '../store/storage-failure.js';
 import { storedFarmFacts } from '../scheduler/stored-facts.js';
@@ -38,13 +39,15 @@ export function importHandlers(ctx: EngineContext): DomainHandlers<'import'> {
     while (previews.size > MAX_PREVIEWS) previews.delete(previews.keys().next().value as string);
   };
   return {
-    'import.preview': async ({ fileName, content, baseDir, mapping }) => {
+    'import.preview': async ({ fileName, content, baseDir, mapping, uploads }) => {
       checkShotListText(fileName, content);
       const read = isCsv(fileName, content) ? readCsvShotList(content, fileName, mapping ?? {}) : readJsonShotList(content, fileName);
       if (read.rows.length === 0) throw new ShotfarmError('bad_input', `${fileName} has no shots to import.`);
       // Node classes and models: against the running farm's lists, else the lists its last run stored.
       // Inputs only from the shot list's own folder (never the caller's working folder), never the database.
-      const folder = inputFolder(baseDir, [ctx.dbFile, `${ctx.dbFile}-wal`, `${ctx.dbFile}-shm`, `${ctx.dbFile}-journal`]);
+      // Files sent with the list (uploads) are found by their input name first: a stored file, never a client's path.
+      const sent = uploadedInputs(ctx.db, ctx.dbFile, uploads);
+      const folder = { ...inputFolder(baseDir, [ctx.dbFile, `${ctx.dbFile}-wal`, `${ctx.dbFile}-shm`, `${ctx.dbFile}-journal`]), ...(sent ? { uploads: sent } : {}) };
       const { rows, notices } = checkRows(ctx.db, read.rows, {
         fileName, folder, capability: ctx.farm()?.waitFacts() ?? storedFarmFacts(ctx.db, ctx.clock.now()),
       });

@@ -8,7 +8,7 @@
  */
 import { LOCAL_ONLY_METHODS, type ApiMethod } from '../../../shared/api.js';
 import { errorEnvelope, type ErrorEnvelope } from '../../../shared/errors.js';
-import { FOLDER_SETTING_KEYS } from '../../../shared/farm-settings.js';
+import { FARM_SETTINGS, FOLDER_SETTING_KEYS, isFarmSettingKey } from '../../../shared/farm-settings.js';
 
 /** The envelope a page's transport answers for a local-only method, or null when the page may call it. */
 export function localOnlyRefusal(method: ApiMethod): ErrorEnvelope | null {
@@ -18,18 +18,18 @@ export function localOnlyRefusal(method: ApiMethod): ErrorEnvelope | null {
 
 /**
  * The desktop window's page runs on the farm's own machine, so its Settings view may change the
- * farm's number settings (retries, timeouts, probes…). The folder settings stay local-only there
- * too: they point the engine at folders to write into, which is the command line's to choose.
+ * farm's number settings (retries, timeouts, probes, fair share…) and its text setting
+ * project_weights (fair-share weights: they only reorder the queue, as fair_share and move-to-top
+ * already do from this page, and the same parser checks them in the page and in the engine). The
+ * folder settings stay local-only there too: they point the engine at folders to write into, which
+ * is the command line's to choose. A setting of any other type is refused until it is decided here.
  */
 export function desktopPageRefusal(method: ApiMethod, input: unknown): ErrorEnvelope | null {
-  if ((method === 'settings.set' || method === 'settings.reset') && !isFolderSettingInput(input)) return null;
-  if (method === 'settings.set' || method === 'settings.reset') {
-    return errorEnvelope('conflict', `The folder settings (${FOLDER_SETTING_KEYS.join(', ')}) are changed on this machine's command line: shotfarm settings set KEY PATH.`);
-  }
-  return localOnlyRefusal(method);
-}
-
-function isFolderSettingInput(input: unknown): boolean {
+  if (method !== 'settings.set' && method !== 'settings.reset') return localOnlyRefusal(method);
   const key = typeof input === 'object' && input !== null ? (input as { key?: unknown }).key : undefined;
-  return typeof key === 'string' && (FOLDER_SETTING_KEYS as readonly string[]).includes(key);
+  // Not a setting's key: the engine's own validation answers it (bad_input).
+  if (!isFarmSettingKey(key)) return null;
+  const type = FARM_SETTINGS[key].type;
+  if (type === 'number' || type === 'text') return null;
+  return errorEnvelope('conflict', `The folder settings (${FOLDER_SETTING_KEYS.join(', ')}) are changed on this machine's command line: shotfarm settings set KEY PATH.`);
 }

@@ -20,6 +20,12 @@ export interface InputFolder {
   problem: string | null;
   /** Real paths that are never an input (the database and its journal files). */
   refused: ReadonlySet<string>;
+  /**
+   * Files sent with the list (a browser or studio-mode import): input name → the stored upload.
+   * When given, an input is looked up here first, and one not here and not in a known folder was
+   * not uploaded.
+   */
+  uploads?: ReadonlyMap<string, string>;
 }
 
 const NO_FOLDER =
@@ -64,6 +70,17 @@ export function checkInputPath(folder: InputFolder, written: string, param: stri
   if (written.includes('\0')) return { ok: false, message: `${what} contains a NUL character` };
   if (looksAbsolute(written)) return { ok: false, message: `${what} is an absolute path; inputs are given relative to the shot list's folder (e.g. plates/sh010.png)` };
   if (written.split(/[\\/]/).includes('..')) return { ok: false, message: `${what} climbs out of the shot list's folder with ".."; inputs must be inside it` };
+  // By its path as written; else a file sent without its folders (the list plus its images) by its name alone.
+  const key = written.replace(/\\/g, '/').replace(/^(\.\/)+/, '');
+  const uploaded = folder.uploads?.get(key) ?? folder.uploads?.get(key.slice(key.lastIndexOf('/') + 1));
+  if (uploaded) return { ok: true, path: uploaded };
+  if (!folder.uploads) return inFolder(folder, written, what);
+  const found = inFolder(folder, written, what);
+  return found.ok ? found : { ok: false, message: `${what} is missing: it was not sent with the shot list (drop the folder, or the list together with its images)` };
+}
+
+/** An input in the shot list's own folder (links followed, confined to it). */
+function inFolder(folder: InputFolder, written: string, what: string): InputCheck {
   if (folder.problem || !folder.real) return { ok: false, message: `${what}: ${folder.problem ?? NO_FOLDER}` };
   const full = resolve(folder.real, written);
   const real = realOrNull(full);

@@ -5,7 +5,7 @@
  * module keeps that object and reads `config.x` at each decision — so a changed setting applies at
  * the next decision without a restart. Tests and benchmarks shorten the times with `over`.
  */
-import { FARM_SETTINGS, type FarmSettingKey, type FolderSettingKey } from '../../../shared/farm-settings.js';
+import { FARM_SETTINGS, type NumberSettingKey } from '../../../shared/farm-settings.js';
 import type { RetryPolicy } from './policy.js';
 
 export interface SchedulerConfig {
@@ -60,13 +60,18 @@ export interface SchedulerConfig {
   prefetch: boolean;
   /** Tests: an illegal transition (a bug) is also thrown out of the runner, so the test fails. */
   failOnIllegalTransition: boolean;
+  /** Fair share between projects (scheduler/fair-share.ts): on/off, its window, the weights (project → weight; absent = 1). */
+  fairShare: { on: boolean; windowMs: number; weights: Record<string, number> };
+  /** Uploaded input files: the largest one, and the most one import may send in all (bytes). */
+  uploadFileMaxBytes: number;
+  uploadImportMaxBytes: number;
 }
 
 const MB = 1024 * 1024;
 const GB = 1024 * MB;
 
-/** The numeric farm settings (output_root and releases_root are paths, applied on their own). */
-export type NumericSettingKey = Exclude<FarmSettingKey, FolderSettingKey>;
+/** The numeric farm settings (the folders and project_weights are applied on their own). */
+export type NumericSettingKey = NumberSettingKey;
 
 /** Where each numeric farm setting lives in the config, in the setting's unit (seconds, counts). */
 export const SETTING_FIELDS: { [K in NumericSettingKey]: { of(c: SchedulerConfig): number; put(c: SchedulerConfig, v: number): void } } = {
@@ -83,6 +88,10 @@ export const SETTING_FIELDS: { [K in NumericSettingKey]: { of(c: SchedulerConfig
   object_info_max_mb: { of: (c) => c.objectInfoMaxBytes / MB, put: (c, v) => void (c.objectInfoMaxBytes = Math.round(v * MB)) },
   output_max_gb: { of: (c) => c.outputMaxBytes / GB, put: (c, v) => void (c.outputMaxBytes = Math.round(v * GB)) },
   prefetch: { of: (c) => (c.prefetch ? 1 : 0), put: (c, v) => void (c.prefetch = v === 1) },
+  fair_share: { of: (c) => (c.fairShare.on ? 1 : 0), put: (c, v) => void (c.fairShare.on = v === 1) },
+  fair_share_window_s: { of: (c) => c.fairShare.windowMs / 1000, put: (c, v) => void (c.fairShare.windowMs = v * 1000) },
+  upload_file_max_mb: { of: (c) => c.uploadFileMaxBytes / MB, put: (c, v) => void (c.uploadFileMaxBytes = Math.round(v * MB)) },
+  upload_import_max_mb: { of: (c) => c.uploadImportMaxBytes / MB, put: (c, v) => void (c.uploadImportMaxBytes = Math.round(v * MB)) },
 };
 
 /** A numeric setting's default, from the shared table. */
@@ -123,7 +132,10 @@ export function schedulerConfig(outputRoot: string, over: Partial<SchedulerConfi
     preparationMs: 120_000,
     prefetch: true,
     failOnIllegalTransition: false,
+    fairShare: { on: false, windowMs: 0, weights: {} },
+    uploadFileMaxBytes: 0,
+    uploadImportMaxBytes: 0,
   };
   for (const key of Object.keys(SETTING_FIELDS) as NumericSettingKey[]) SETTING_FIELDS[key].put(config, defaultOf(key));
-  return { ...config, ...over, retry: { ...(over.retry ?? config.retry) } };
+  return { ...config, ...over, retry: { ...(over.retry ?? config.retry) }, fairShare: { ...(over.fairShare ?? config.fairShare) } };
 }

@@ -28,6 +28,8 @@ export interface FarmFacts extends CapabilityPort {
    * tags, VRAM totals and overrides, their node lists. Blocked jobs are re-evaluated when it does.
    */
   fingerprint: string;
+  /** Projects over their fair share of GPU time now (the running farm only; fair-share.ts). */
+  overShare?: readonly string[];
 }
 
 /** A node list with a token naming its content (a live object's identity, a stored list's hash). */

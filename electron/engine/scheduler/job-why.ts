@@ -11,6 +11,7 @@ import { jobRow } from '../store/job-store.js';
 import { notDispatching, type FarmFacts } from './farm-facts.js';
 import { explainer, isBlockedWait, type Explain, type TemplateCache } from './wait-explainer.js';
 import { hhmmss } from './wait-reasons.js';
+import { shareNote } from './fair-share.js';
 
 /** States a dependency can only leave when someone acts. */
 const NEEDS_OPERATOR: readonly JobState[] = ['held', 'failed_final', 'timeout_kill', 'cancelled'];
@@ -26,7 +27,8 @@ export function jobWhy(db: Db, job: JobRow, facts: FarmFacts, explain: Explain):
         return w ? { instanceId: i.id, name: i.name, kind: w.kind, lasting: w.lasting, text: w.text } : { instanceId: i.id, name: i.name, kind: null, lasting: null, text: 'can take it now' };
       });
       if (facts.farmState !== 'running' && !blocked) return { ...base, summary: notDispatching(facts.farmState), lasting: 'operator', instances };
-      return { ...base, summary: wait.summary, lasting: wait.dispatchable ? 'now' : wait.lasting, blocked, instances };
+      const share = wait.dispatchable || blocked ? null : shareNote(job.project, facts.overShare);
+      return { ...base, summary: share ? `${wait.summary}; ${share}` : wait.summary, lasting: wait.dispatchable ? 'now' : wait.lasting, blocked, instances };
     }
     case 'pending':
       return { ...base, ...dependencyWait(db, job, explain) };

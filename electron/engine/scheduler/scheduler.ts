@@ -37,6 +37,7 @@ import { Reservations } from './reservations.js';
 import { AttemptWatch } from './attempt-watch.js';
 import { StorageHold, storageFaultOf } from './storage-hold.js';
 import { explainer, TemplateCache } from './wait-explainer.js';
+import { FairShareFarm } from './fair-share-farm.js';
 
 export interface SchedulerDeps extends FarmDeps {
   log?: (message: string) => void;
@@ -58,6 +59,8 @@ export class Scheduler implements FarmPort {
   private readonly lists: FarmNodeLists;
   private readonly reservations: Reservations;
   private readonly blocked: BlockedJobs;
+  /** GPU time per project and the fair-share order (fair-share-farm.ts). */
+  private readonly fair: FairShareFarm;
   private passQueued = false;
   /** The runners' and the passes' announcements, merged per tick. */
   private readonly announce: MergedAnnounce;
@@ -100,6 +103,7 @@ export class Scheduler implements FarmPort {
     this.registry = new InstanceRegistry(d.db, d.clock, d.timers, d.events, d.config, () => this.kick(), this.contact, (what, err) => this.storage.failed(what, err), d.random);
     this.templates = new TemplateCache(d.db);
     this.lists = new FarmNodeLists(d.db);
+    this.fair = new FairShareFarm(d);
     this.reservations = new Reservations({
       starvationMs: () => d.config.starvationMs,
       job: (id) => jobRow(d.db, id),
@@ -130,6 +134,7 @@ export class Scheduler implements FarmPort {
     this.state = readFarmState(this.d.db).state;
     this.uploader = S3Uploader.fromSettings(this.d.db, process.env, { log: (m: string) => this.log(m) });
     this.lists.refresh();
+    this.fair.seed();
     this.registry.start();
     this.recover();
     if (this.state === 'stopped') void this.stopRunners();
@@ -253,7 +258,7 @@ export class Scheduler implements FarmPort {
   waitFacts(): FarmFacts {
     const all = [...this.registry.all()].sort((a, b) => (a.row.name < b.row.name ? -1 : 1));
     const instances = all.map((rt) => this.registry.facts(rt, this.reservations.on(rt.row.id)));
-    return makeFarmFacts('farm', instances, this.nodeLists(), this.answers, this.state);
+    return { ...makeFarmFacts('farm', instances, this.nodeLists(), this.answers, this.state), overShare: this.fair.overShare() };
   }
 
   /**
@@ -367,7 +372,7 @@ export class Scheduler implements FarmPort {
     const places = [...freeInstances(snaps), ...behindInstances(snaps, config.prefetch).filter((s) => !s.waiting)];
     const slots = Math.max(1, places.length);
     const warm = new Set(places.map((f) => f.lastCheckpoint).filter((c): c is string => c !== null));
-    const queue = preferWarm(candidates(db, slots, config.candidateScan), warm, Math.max(16, slots * 4), (j) => this.checkpointOf(j));
+    const queue = preferWarm(this.fair.order(candidates(db, slots, config.candidateScan), Math.max(16, slots * 4)), warm, Math.max(16, slots * 4), (j) => this.checkpointOf(j));
     const { assignments, displacements } = choose(snaps, queue, {
       prefetch: config.prefetch, claiming: this.claiming,
       capable: (job) => this.capabilityOf(job, lists).capable,
@@ -457,6 +462,7 @@ export class Scheduler implements FarmPort {
   private startRunner(job: JobRow, attemptId: string, rt: InstanceRuntime, resume: AttemptRow | null, template?: StoredTemplate, priority = job.priority): void {
     const t = template ?? this.templates.get(job.template_id);
     this.reservations.started(job.id);
+    this.fair.started(attemptId, job.project);
     this.registry.attemptStarted(rt.row.id, attemptId, job.id, job.vram_gb, checkpointOfJob(t.workflow, t.parameters, job.params_json), { priority, rank: job.rank });
     const runner = new AttemptRunner(
       {
@@ -464,6 +470,7 @@ export class Scheduler implements FarmPort {
         uploader: this.uploader, batch: this.batch, storage: this.storage,
         done: (r) => {
           this.runners.delete(r.attemptId);
+          this.fair.ended(r.attemptId);
           this.storage.guard('arming the retry timer', () => this.armRetryTimer());
           this.kick();
         },

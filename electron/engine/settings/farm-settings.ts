@@ -9,7 +9,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { ShotfarmError } from '../../../shared/errors.js';
 import {
-  FARM_SETTINGS, FARM_SETTING_KEYS, isFarmSettingKey, parseSettingValue, type FarmSettingKey, type FarmSettingView, type FolderSettingKey,
+  FARM_SETTINGS, FARM_SETTING_KEYS, isFarmSettingKey, parseSettingValue, type FarmSettingKey, type FarmSettingView, type FolderSettingKey, type NumberSettingKey,
 } from '../../../shared/farm-settings.js';
 import type { Clock } from '../clock.js';
 import { inTransaction, type Db } from '../store/database.js';
@@ -50,7 +50,7 @@ export function readFarmSettings(db: Db): { values: StoredSettings; updatedAt: P
 }
 
 /** A numeric setting as it stands in the store: the operator's value, else the shared default. */
-export function storedNumber(db: Db, key: Exclude<FarmSettingKey, FolderSettingKey>): number {
+export function storedNumber(db: Db, key: NumberSettingKey): number {
   const v = readFarmSettings(db).values[key];
   const def = FARM_SETTINGS[key];
   return typeof v === 'number' ? v : def.type === 'number' ? def.default : Number.NaN;
@@ -82,7 +82,7 @@ function checkFolder(key: FarmSettingKey, path: string): string {
 export function setFarmSetting(db: Db, clock: Clock, key: FarmSettingKey, raw: unknown): string[] {
   const parsed = parseSettingValue(key, raw);
   if (!parsed.ok) throw new ShotfarmError('bad_input', parsed.message);
-  const value = typeof parsed.value === 'string' ? checkFolder(key, parsed.value) : parsed.value;
+  const value = typeof parsed.value === 'string' && FARM_SETTINGS[key].type === 'folder' ? checkFolder(key, parsed.value) : parsed.value;
   return inTransaction(db, () => {
     writeSetting(db, PREFIX + key, value, clock.now());
     if (key === 'output_root' && typeof value === 'string') {

@@ -6,7 +6,7 @@
  * farm's few `settings` rows with what it last applied — one small indexed read — so a CLI `settings
  * set` or `farm stop` reaches a running `serve` or app within one probe interval.
  */
-import type { FarmState } from '../../../shared/farm-settings.js';
+import { parseProjectWeights, type FarmState } from '../../../shared/farm-settings.js';
 import type { Timers } from '../clock.js';
 import type { EventBus } from '../event-bus.js';
 import type { SettingsPort } from '../handlers/context.js';
@@ -115,6 +115,8 @@ export class LiveSettings implements SettingsPort {
       SETTING_FIELDS[key].put(live, typeof v === 'number' ? v : SETTING_FIELDS[key].of(base));
     }
     live.outputRoot = typeof values.output_root === 'string' ? values.output_root : base.outputRoot;
+    const weights = typeof values.project_weights === 'string' ? parseProjectWeights(values.project_weights) : null;
+    live.fairShare.weights = weights?.ok ? weights.weights : { ...base.fairShare.weights };
   }
 
   /** The cross-process check, at the probe interval in force. */

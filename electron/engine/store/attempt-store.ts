@@ -304,3 +304,11 @@ export function runlogQuery(filter: ExportFilter): { sql: string; params: Record
       ${where.sql} ORDER BY a.dispatched_at, a.id`,
   };
 }
+
+/** Attempts dispatched since `from` that have ended, with their job's project: fair share's GPU time at start. */
+export function endedRunsSince(db: Db, from: number): { project: string; at: number; ms: number }[] {
+  return all<{ project: string; at: number; ms: number }>(db, `SELECT j.project AS project, a.finished_at AS at,
+      a.finished_at - a.dispatched_at AS ms
+    FROM attempts a JOIN jobs j ON j.id = a.job_id
+    WHERE a.dispatched_at >= ? AND a.finished_at IS NOT NULL`, from);
+}

@@ -242,6 +242,27 @@ export function queuedPage(db: Db, limit: number, offset: number): JobRow[] {
   return all<JobRow>(db, SQL_CANDIDATES, limit, offset);
 }
 
+/**
+ * The projects with queued jobs at one priority at the default rank, for fair share: a skip scan of
+ * the jobs_fair index (one probe per project, however many jobs each has queued).
+ */
+const SQL_QUEUED_PROJECTS = `WITH RECURSIVE p(name) AS (
+    SELECT MIN(project) FROM jobs WHERE state = 'queued' AND priority = @priority AND rank = 0
+    UNION ALL
+    SELECT (SELECT MIN(project) FROM jobs WHERE state = 'queued' AND priority = @priority AND rank = 0 AND project > p.name)
+      FROM p WHERE p.name IS NOT NULL LIMIT 1000)
+  SELECT name FROM p WHERE name IS NOT NULL`;
+
+export function queuedProjects(db: Db, priority: number): string[] {
+  return all<{ name: string }>(db, SQL_QUEUED_PROJECTS, { priority }).map((r) => r.name);
+}
+
+/** One project's queued jobs at a priority and the default rank, in dispatch order (jobs_fair index). */
+export function queuedOfProject(db: Db, priority: number, project: string, limit: number): JobRow[] {
+  return all<JobRow>(db, `SELECT * FROM jobs WHERE state = 'queued' AND priority = ? AND rank = 0 AND project = ?
+    ORDER BY enqueued_at ASC, rowid ASC LIMIT ?`, priority, project, limit);
+}
+
 /** The longest-waiting queued jobs (jobs_queued_age index): candidates for a reservation. */
 export function oldestQueued(db: Db, enqueuedBefore: number): JobRow[] {
   return all<JobRow>(db, "SELECT * FROM jobs WHERE state = 'queued' AND enqueued_at <= ? ORDER BY enqueued_at LIMIT 16", enqueuedBefore);

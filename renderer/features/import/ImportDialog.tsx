@@ -74,6 +74,8 @@ export function ImportDialog({ file, onClose }: { file: ReadResult; onClose: () 
         fileName: file.name, content: file.content, mapping: csv ? cleanMapping(m) : undefined,
         // From the desktop dialog: the file's folder, so relative input images resolve next to it.
         ...(file.baseDir ? { baseDir: file.baseDir } : {}),
+        // From a browser or the desktop in studio mode: the images sent with the list (send-inputs.ts).
+        ...(file.uploads ? { uploads: file.uploads } : {}),
       });
       if (mine !== seq.current) return;
       setPreview(p);

@@ -9,6 +9,8 @@ import { errorMessage } from '../../client/client.js';
 import { useApp } from '../../store/app-store.js';
 import { ImportDialog } from './ImportDialog.js';
 import { checkShotListText, readShotListFile, type ReadResult } from './read-file.js';
+import { droppedFiles, pickedFromInput, sendInputs } from './send-inputs.js';
+import { splitPicked, type PickedFile } from './split-picked.js';
 
 const PickContext = createContext<() => void>(() => undefined);
 
@@ -29,12 +31,25 @@ export function ImportDropZone({ children }: { children: ReactNode }) {
   const input = useRef<HTMLInputElement>(null);
   const depth = useRef(0);
 
-  const shell = useApp((s) => s.client.shell);
+  const client = useApp((s) => s.client);
+  const shell = client.shell;
   const notify = useApp((s) => s.notify);
 
-  const take = useCallback(async (f: File | undefined) => {
-    if (f) setFile(await readShotListFile(f));
-  }, [setFile]);
+  // One file: the list alone. Several, or a folder: the list and its images, which a farm across
+  // the network (the browser, the desktop in studio mode) is sent before the preview (send-inputs.ts).
+  const take = useCallback(async (picked: PickedFile[]) => {
+    if (picked.length === 0) return;
+    const split = splitPicked(picked);
+    if (!split.ok) return notify('error', split.message);
+    const read = await readShotListFile(split.list.file);
+    if (!read.ok || split.inputs.length === 0 || !client.uploadInput) return setFile(read);
+    try {
+      notify('info', `Sending ${split.inputs.length} input file${split.inputs.length === 1 ? '' : 's'} with ${read.name}…`);
+      setFile({ ...read, uploads: await sendInputs(client, split.inputs) });
+    } catch (err) {
+      notify('error', errorMessage(err));
+    }
+  }, [client, notify, setFile]);
 
   const pick = useCallback(() => {
     if (!shell) {
@@ -70,7 +85,7 @@ export function ImportDropZone({ children }: { children: ReactNode }) {
       e.preventDefault();
       depth.current = 0;
       setDragging(false);
-      void take(e.dataTransfer?.files[0]);
+      if (e.dataTransfer) void droppedFiles(e.dataTransfer).then(take, (err: unknown) => notify('error', errorMessage(err)));
     };
     window.addEventListener('dragover', over);
     window.addEventListener('dragenter', enter);
@@ -82,7 +97,7 @@ export function ImportDropZone({ children }: { children: ReactNode }) {
       window.removeEventListener('dragleave', leave);
       window.removeEventListener('drop', drop);
     };
-  }, [take]);
+  }, [take, notify]);
 
   return (
     <PickContext.Provider value={pick}>
@@ -90,18 +105,19 @@ export function ImportDropZone({ children }: { children: ReactNode }) {
       <input
         ref={input}
         type="file"
-        accept=".json,.csv,.tsv,.txt,application/json,text/csv"
+        accept=".json,.csv,.tsv,.txt,application/json,text/csv,image/*"
+        multiple
         hidden
         data-testid="import-file"
         onChange={(e) => {
-          void take(e.target.files?.[0]);
+          void take(pickedFromInput(e.target.files));
           e.target.value = '';
         }}
       />
       {dragging && (
         <div className="dropzone" data-testid="dropzone">
           <div className="dropzone-card">
-            <div className="dropzone-title">Drop the shot list to preview it</div>
+            <div className="dropzone-title">Drop the shot list (with its images, or its folder) to preview it</div>
             <div className="muted">JSON or CSV (Kitsu, ShotGrid, Shotfarm columns) — nothing is stored until you confirm.</div>
           </div>
         </div>

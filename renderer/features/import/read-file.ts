@@ -2,7 +2,11 @@
 const MAX_BYTES = 64 * 1024 * 1024;
 
 export type ReadResult =
-  | { ok: true; name: string; content: string; /** Where the file is, when the desktop dialog knows it. */ baseDir?: string }
+  | {
+    ok: true; name: string; content: string; /** Where the file is, when the desktop dialog knows it. */ baseDir?: string;
+    /** Input files sent with it (a browser or studio-mode import): input name → uploaded SHA-256. */
+    uploads?: Record<string, string>;
+  }
   | { ok: false; name: string; message: string };
 
 /** The checks on the text itself, shared by the browser's File and the desktop dialog's answer. */

@@ -21,7 +21,7 @@ export function SettingsView() {
       <div className="view-head">
         <div>
           <h1>Settings</h1>
-          <div className="muted">How the farm retries, times out, probes and quarantines, and where it writes outputs.</div>
+          <div className="muted">How the farm retries, times out, probes and quarantines, shares its GPUs between projects, and where it writes outputs.</div>
         </div>
       </div>
       <div className={`alert ${editable ? 'alert-ok' : 'alert-warn'} settings-note`} data-testid="settings-note">

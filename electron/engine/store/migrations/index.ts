@@ -8,6 +8,7 @@ import { sql as m0003 } from './0003-queued-age-index.js';
 import { sql as m0004 } from './0004-attempt-contact.js';
 import { sql as m0005 } from './0005-wait-reasons-node-lists.js';
 import { sql as m0006 } from './0006-people.js';
+import { sql as m0007 } from './0007-fair-share-uploads.js';
 
 export interface Migration {
   id: number;
@@ -22,4 +23,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { id: 4, name: '0004-attempt-contact', sql: m0004 },
   { id: 5, name: '0005-wait-reasons-node-lists', sql: m0005 },
   { id: 6, name: '0006-people', sql: m0006 },
+  { id: 7, name: '0007-fair-share-uploads', sql: m0007 },
 ];

@@ -1,0 +1,56 @@
+/**
+ * The desktop app in studio mode is a page from the app's own files (Origin null): the server lets
+ * it in only where a token is required and presented, answers its CORS preflights, and makes its
+ * answers readable; a server without a token (loopback) still refuses it.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { startServer } from '../../electron/server/server.js';
+import { makeEngine } from '../helpers/engine.js';
+
+function raw(url: string, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; headers: Record<string, unknown> }> {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: u.hostname, port: u.port, method, path, headers }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+test('a studio-mode desktop page (Origin null) is answered with CORS when it presents the farm\'s token, refused without it', async (ctx) => {
+  const t = await makeEngine({ templates: false });
+  const server = await startServer({ engine: t.engine, token: 'tok-123' });
+  ctx.after(async () => {
+    await server.close();
+    await t.close();
+  });
+  const json = { 'content-type': 'application/json' };
+  const pre = await raw(server.url, 'OPTIONS', '/api/call/farm.status', { origin: 'null', 'access-control-request-method': 'POST' });
+  assert.equal(pre.status, 204);
+  assert.equal(pre.headers['access-control-allow-origin'], 'null');
+  assert.match(String(pre.headers['access-control-allow-headers']), /authorization/);
+  const ok = await raw(server.url, 'POST', '/api/call/farm.status', { ...json, origin: 'null', authorization: 'Bearer tok-123' }, '{}');
+  assert.equal(ok.status, 200);
+  assert.equal(ok.headers['access-control-allow-origin'], 'null');
+  const noToken = await raw(server.url, 'POST', '/api/call/farm.status', { ...json, origin: 'null' }, '{}');
+  assert.equal(noToken.status, 401);
+  const otherSite = await raw(server.url, 'POST', '/api/call/farm.status', { ...json, origin: 'http://evil.example', authorization: 'Bearer tok-123' }, '{}');
+  assert.equal(otherSite.status, 403);
+  assert.equal(otherSite.headers['access-control-allow-origin'], undefined);
+});
+
+test('without a token (loopback), a page with Origin null is refused and gets no CORS answer', async (ctx) => {
+  const t = await makeEngine({ templates: false });
+  const server = await startServer({ engine: t.engine });
+  ctx.after(async () => {
+    await server.close();
+    await t.close();
+  });
+  const r = await raw(server.url, 'POST', '/api/call/farm.status', { 'content-type': 'application/json', origin: 'null' }, '{}');
+  assert.equal(r.status, 403);
+  assert.equal(r.headers['access-control-allow-origin'], undefined);
+});
