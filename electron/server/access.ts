@@ -29,6 +29,8 @@ export function corsHeaders(origin: string | undefined, policy: AccessPolicy): R
     'access-control-allow-methods': 'GET, POST, PUT',
     'access-control-allow-headers': 'authorization, content-type',
     'access-control-max-age': '600',
+    // An export's dated file name, read by the desktop page that saves it.
+    'access-control-expose-headers': 'content-disposition',
     vary: 'origin',
   };
 }

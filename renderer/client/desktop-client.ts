@@ -33,7 +33,7 @@ function choice(bridge: ShotfarmBridge, origin: string | null, askJoin: boolean)
 export async function createDesktopClient(bridge: ShotfarmBridge): Promise<ShotfarmClient & { close?: () => void }> {
   const { farm: studio, askJoin } = await bridge.studioFarm();
   if (!studio) return { ...createIpcClient(bridge), farmChoice: choice(bridge, null, askJoin) };
-  const ws: WsClient = createWsClient({ baseUrl: studio.origin, token: studio.token });
+  const ws: WsClient = createWsClient({ baseUrl: studio.origin, token: studio.token, absoluteUrls: true });
   return {
     ...ws,
     async call(method, input) {

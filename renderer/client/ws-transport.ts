@@ -31,9 +31,12 @@ export interface WsClient extends ShotfarmClient {
  * its own origin and the token it was opened with (index.ts), so nothing here reads `window` and
  * the same transport runs in Node against a real server (test/contract/transports.test.ts).
  */
-export function createWsClient(opts: { baseUrl: string; token: string | null }): WsClient {
+export function createWsClient(opts: { baseUrl: string; token: string | null; absoluteUrls?: boolean }): WsClient {
   const base = new URL(opts.baseUrl);
   const token = opts.token;
+  // A page served by this server links its files by path; the desktop app in studio mode is a page
+  // of the app's own files, so its links must name the farm's origin.
+  const link = (url: URL): string => (opts.absoluteUrls ? url.href : url.pathname + url.search);
   const listeners = new TopicListeners();
   const connectionFns = new Set<(s: ConnectionState) => void>();
   let state: ConnectionState = 'connecting';
@@ -144,12 +147,12 @@ export function createWsClient(opts: { baseUrl: string; token: string | null }):
       const url = new URL(`/api/export/${kind}`, base);
       url.search = exportFilterToQuery(filter).toString();
       if (token) url.searchParams.set('token', token);
-      return url.pathname + url.search;
+      return link(url);
     },
     assetUrl(id) {
       const url = new URL(`/files/asset/${encodeURIComponent(id)}`, base);
       if (token) url.searchParams.set('token', token);
-      return url.pathname + url.search;
+      return link(url);
     },
     close() {
       closed = true;

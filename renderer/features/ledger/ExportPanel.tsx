@@ -47,8 +47,12 @@ export function ExportPanel() {
     setSaved(null);
     const url = client.exportUrl(kind, filter());
     if (url) {
-      startDownload(url);
-      notify('info', `Downloading the ${label} as CSV.`);
+      try {
+        await startDownload(url);
+        notify('info', `Downloading the ${label} as CSV.`);
+      } catch (err) {
+        setError(errorMessage(err));
+      }
       return;
     }
     if (!client.shell) return setError('Exports need the Shotfarm server or the desktop app.');
