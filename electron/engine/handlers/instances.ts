@@ -8,7 +8,8 @@
 const PROBE_TIMEOUT_MS = 2_000;
 
 async function probeAll(ctx: EngineContext, timeoutMs: number): Promise<ProbeReport> {
-  const rows = listInstanceRows(ctx.db).filter((r) => r.admin_state !== 'disabled');
+  // RunPod endpoints have no ComfyUI server to probe (the running farm asks their /health).
+  const rows = listInstanceRows(ctx.db).filter((r) => r.admin_state !== 'disabled' && r.kind === 'comfyui');
   const probed = await Promise.all(rows.map(async (row) => ({ row, probe: await probeInstance(row.url, timeoutMs) })));
   const instances = probed.map(({ row, probe }) => {
     recordProbe(ctx.db, row.id, probe, ctx.clock.now());

@@ -35,6 +35,29 @@ async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
+/**
+ * The last steps of storing one output, whatever brought its bytes (a LAN /view download, a RunPod
+ * answer): the fsynced temporary file is renamed to its final name, the folder fsynced, the file
+ * measured and hashed. Returns its ledger facts; records nothing.
+ */
+export async function settleOutput(tmp: string, finalPath: string, nodeId: string | null, bytes: number): Promise<StoredAsset> {
+  await rename(tmp, finalPath);
+  await fsyncDir(dirname(finalPath));
+  const mediaType = mediaTypeOf(finalPath);
+  let width: number | null = null;
+  let height: number | null = null;
+  if (mediaType.startsWith('image/')) {
+    try {
+      const size = await imageSizeFromFile(finalPath);
+      width = size.width ?? null;
+      height = size.height ?? null;
+    } catch {
+      // An image format image-size does not know (EXR variants…): keep the file, leave the size empty.
+    }
+  }
+  return { id: randomId(), nodeId, path: finalPath, sha256: await sha256File(finalPath), bytes, mediaType, width, height };
+}
+
 /** The files worth keeping: final outputs, not `temp` previews. */
 export function collectableOutputs(entry: HistoryEntry) {
   return outputFiles(entry.outputs).filter((f) => f.type === 'output');
@@ -53,21 +76,7 @@ export async function collectOutputs(
       const bytes = await client.downloadView({ filename: ref.filename, subfolder: ref.subfolder, type: ref.type }, tmp, {
         fsync: true, timeoutMs: 120_000, ...(signal ? { signal } : {}),
       });
-      await rename(tmp, finalPath);
-      await fsyncDir(dirname(finalPath));
-      const mediaType = mediaTypeOf(finalPath);
-      let width: number | null = null;
-      let height: number | null = null;
-      if (mediaType.startsWith('image/')) {
-        try {
-          const size = await imageSizeFromFile(finalPath);
-          width = size.width ?? null;
-          height = size.height ?? null;
-        } catch {
-          // An image format image-size does not know (EXR variants…): keep the file, leave the size empty.
-        }
-      }
-      assets.push({ id: randomId(), nodeId: ref.nodeId, path: finalPath, sha256: await sha256File(finalPath), bytes, mediaType, width, height });
+      assets.push(await settleOutput(tmp, finalPath, ref.nodeId, bytes));
     } catch (err) {
       await rm(tmp, { force: true }).catch(() => undefined);
       throw err;

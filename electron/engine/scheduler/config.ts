@@ -47,6 +47,12 @@ export interface SchedulerConfig {
    * setting `prefetch`): ComfyUI starts it with its own ~1 ms gap instead of Shotfarm's round trip.
    */
   prefetch: boolean;
+  /** Cloud burst (cloud/burst-policy.ts): how long a job waits before a RunPod endpoint may take it. */
+  burstAfterS: number;
+  /** Cloud burst: what RunPod attempts may cost per UTC day. */
+  burstBudgetUsdPerDay: number;
+  /** Cloud burst: how often an attempt asks RunPod's /status (jitter added), in ms. */
+  runpodPollMs: number;
   /** Tests: an illegal transition (a bug) is also thrown out of the runner, so the test fails. */
   failOnIllegalTransition: boolean;
 }
@@ -67,6 +73,8 @@ export const SETTING_FIELDS: { [K in NumericSettingKey]: { of(c: SchedulerConfig
   quarantine_after: { of: (c) => c.quarantineAfter, put: (c, v) => void (c.quarantineAfter = v) },
   quarantine_s: { of: (c) => c.quarantineMs / 1000, put: (c, v) => void (c.quarantineMs = v * 1000) },
   prefetch: { of: (c) => (c.prefetch ? 1 : 0), put: (c, v) => void (c.prefetch = v === 1) },
+  burst_after_s: { of: (c) => c.burstAfterS, put: (c, v) => void (c.burstAfterS = v) },
+  burst_budget_usd_per_day: { of: (c) => c.burstBudgetUsdPerDay, put: (c, v) => void (c.burstBudgetUsdPerDay = v) },
 };
 
 /** A numeric setting's default, from the shared table. */
@@ -100,6 +108,9 @@ export function schedulerConfig(outputRoot: string, over: Partial<SchedulerConfi
     socketWaitMs: 5_000,
     preparationMs: 120_000,
     prefetch: true,
+    burstAfterS: 0,
+    burstBudgetUsdPerDay: 0,
+    runpodPollMs: 2_000,
     failOnIllegalTransition: false,
   };
   for (const key of Object.keys(SETTING_FIELDS) as NumericSettingKey[]) SETTING_FIELDS[key].put(config, defaultOf(key));
