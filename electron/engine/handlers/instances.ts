@@ -54,7 +54,11 @@ export function instanceHandlers(ctx: EngineContext): DomainHandlers<'instances'
     return v;
   };
   return {
-    'instances.list': async () => listInstanceRows(ctx.db).map((r) => toInstanceView(ctx.db, r)),
+    'instances.list': async () => {
+      // A RunPod endpoint's card carries the running farm's cloud facts (spend, why it waits).
+      const cloud = new Map((ctx.farm()?.instanceViews() ?? []).filter((v) => v.cloud).map((v) => [v.id, v]));
+      return listInstanceRows(ctx.db).map((r) => cloud.get(r.id) ?? toInstanceView(ctx.db, r));
+    },
     'instances.add': async (f) => {
       unique(f, null);
       const id = randomId();
