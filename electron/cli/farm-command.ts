@@ -6,6 +6,7 @@
  * finished or held, or waiting for something no registered workstation offers (then it says what,
  * and exits with EXIT.cannotRun).
  */
+import { spendLines } from './cloud-command.js';
 import type { Command } from 'commander';
 import { JOB_STATES } from '../../shared/job-states.js';
 import { lostContactWords } from '../../shared/live-attempt.js';
@@ -134,6 +135,7 @@ export function registerStatus(program: Command, io: Io, run: Run): void {
         io.out(`${i.name.padEnd(16)} ${i.adminState.padEnd(9)} ${i.health.padEnd(11)} ${i.url}  ${i.gpuName ?? ''}  running ${i.currentJobIds.length}`);
       }
       if (s.instances.length === 0) io.out('No workstations registered.');
+      for (const line of await spendLines(e)) io.out(line);
     }),
   );
 }
