@@ -5,7 +5,7 @@
  * endpoint when the burst policy allows it (burst-policy.ts) — and the attempts running there
  * (runpod-runner.ts): recovered at start, cancelled, stopped or detached with the farm.
  */
-import type { InstanceView } from '../../../shared/domain.js';
+import { isHealthy, type InstanceView } from '../../../shared/domain.js';
 import { PRIORITY_VALUE } from '../../../shared/priorities.js';
 import { randomId } from '../ids.js';
 import { claimAttempt, totalSpendSince, type AttemptRow } from '../store/attempt-store.js';
@@ -103,7 +103,7 @@ export class CloudPool {
     if (was !== health) {
       if (health === 'unhealthy') this.d.log(`${e.row.name} is unhealthy: ${error ?? ''}`);
       this.d.events.emit('instance.changed', { instance: this.view(e) });
-      if (health === 'idle') this.kick();
+      if (isHealthy(health)) this.kick();
     }
   }
 
