@@ -85,6 +85,14 @@ const TABLE = {
     type: 'number', integer: true, unit: '0/1', default: 1, min: 0, max: 1,
     description: 'Keep the next prompt already queued on each workstation behind the running one (1), so the GPU starts it without waiting for Shotfarm; 0 posts each prompt only once the previous one ended',
   },
+  burst_after_s: {
+    type: 'number', integer: false, unit: 's', default: 600, min: 0, max: 7 * 86_400,
+    description: 'Cloud burst: a RunPod endpoint takes a job only once it has waited this long in the queue (a rush job also when no LAN slot is free); LAN workstations are always preferred',
+  },
+  burst_budget_usd_per_day: {
+    type: 'number', integer: false, unit: 'USD', default: 0, min: 0, max: 1_000_000,
+    description: 'Cloud burst: what RunPod endpoints may cost per day (UTC); once today\'s spend reaches it, no new cloud attempt starts. 0: never burst',
+  },
   output_root: {
     type: 'folder', default: null,
     description: 'Where outputs are written (<root>/<project>/<episode>/<shot>/<stage>/take-<n>/); an absolute, writable folder on the machine running the farm; unset: <data>/outputs',

@@ -14,7 +14,7 @@ export const RUNLOG_HEADER = [
   'outcome', 'error_class', 'reason', 'node_id', 'node_type',
   'instance', 'gpu', 'template', 'template_version', 'seed', 'priority',
   'dispatched_local', 'eligible_at', 'dispatched_at', 'started_at', 'finished_at', 'wait_s', 'run_s',
-  'free_vram_at_dispatch_gb', 'job_id',
+  'free_vram_at_dispatch_gb', 'job_id', 'cost_usd',
 ] as const;
 
 const seconds = (ms: number): number => Math.round(ms) / 1000;
@@ -44,5 +44,6 @@ export const RUNLOG_CSV: CsvTable<RunlogRow> = {
     spreadsheetLocal(r.dispatched_at), isoLocal(r.eligible_at), isoLocal(r.dispatched_at), isoLocal(r.started_at), isoLocal(r.finished_at),
     waitSeconds(r), runSeconds(r),
     r.vram_at_dispatch !== null ? gib(r.vram_at_dispatch) : '', r.job_id,
+    r.cost_usd !== null ? r.cost_usd.toFixed(6) : '',
   ],
 };

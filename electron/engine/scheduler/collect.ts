@@ -41,6 +41,26 @@ async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
+/**
+ * The last steps of storing one output, whatever brought its bytes (a LAN /view download, a RunPod
+ * answer): the OutputFile (hashed and measured as it was written) is fsynced and closed, renamed to
+ * its final name, the folder fsynced. Returns its ledger facts; records nothing. The caller
+ * discards the file when this throws.
+ */
+export async function settleOutput(file: OutputFile, finalPath: string, fileName: string, nodeId: string | null): Promise<StoredAsset> {
+  const dir = dirname(finalPath);
+  const stored = await file.finish();
+  try {
+    await rename(file.path, finalPath);
+  } catch (err) {
+    throw outputFsError(err, fileName, dir);
+  }
+  await fsyncDir(dir);
+  const mediaType = mediaTypeOf(finalPath);
+  const { width, height } = mediaType.startsWith('image/') ? sizeOf(stored.head) : { width: null, height: null };
+  return { id: randomId(), nodeId, path: finalPath, sha256: stored.sha256, bytes: stored.bytes, mediaType, width, height };
+}
+
 /** The files worth keeping: final outputs, not `temp` previews. */
 export function collectableOutputs(entry: HistoryEntry) {
   return outputFiles(entry.outputs).filter((f) => f.type === 'output');
@@ -95,16 +115,7 @@ export async function collectOutputs(
       await client.downloadView({ filename: ref.filename, subfolder: ref.subfolder, type: ref.type }, file, {
         timeoutMs: limits.silenceMs ?? 120_000, deadlineMs: limits.deadlineMs, ...(signal ? { signal } : {}),
       });
-      const stored = await file.finish();
-      try {
-        await rename(file.path, finalPath);
-      } catch (err) {
-        throw outputFsError(err, ref.filename, dir);
-      }
-      await fsyncDir(dir);
-      const mediaType = mediaTypeOf(finalPath);
-      const { width, height } = mediaType.startsWith('image/') ? sizeOf(stored.head) : { width: null, height: null };
-      assets.push({ id: randomId(), nodeId: ref.nodeId, path: finalPath, sha256: stored.sha256, bytes: stored.bytes, mediaType, width, height });
+      assets.push(await settleOutput(file, finalPath, ref.filename, ref.nodeId));
     } catch (err) {
       await file.discard();
       throw err;

@@ -58,6 +58,12 @@ export interface SchedulerConfig {
    * setting `prefetch`): ComfyUI starts it with its own ~1 ms gap instead of Shotfarm's round trip.
    */
   prefetch: boolean;
+  /** Cloud burst (cloud/burst-policy.ts): how long a job waits before a RunPod endpoint may take it. */
+  burstAfterS: number;
+  /** Cloud burst: what RunPod attempts may cost per UTC day. */
+  burstBudgetUsdPerDay: number;
+  /** Cloud burst: how often an attempt asks RunPod's /status (jitter added), in ms. */
+  runpodPollMs: number;
   /** Tests: an illegal transition (a bug) is also thrown out of the runner, so the test fails. */
   failOnIllegalTransition: boolean;
 }
@@ -83,6 +89,8 @@ export const SETTING_FIELDS: { [K in NumericSettingKey]: { of(c: SchedulerConfig
   object_info_max_mb: { of: (c) => c.objectInfoMaxBytes / MB, put: (c, v) => void (c.objectInfoMaxBytes = Math.round(v * MB)) },
   output_max_gb: { of: (c) => c.outputMaxBytes / GB, put: (c, v) => void (c.outputMaxBytes = Math.round(v * GB)) },
   prefetch: { of: (c) => (c.prefetch ? 1 : 0), put: (c, v) => void (c.prefetch = v === 1) },
+  burst_after_s: { of: (c) => c.burstAfterS, put: (c, v) => void (c.burstAfterS = v) },
+  burst_budget_usd_per_day: { of: (c) => c.burstBudgetUsdPerDay, put: (c, v) => void (c.burstBudgetUsdPerDay = v) },
 };
 
 /** A numeric setting's default, from the shared table. */
@@ -122,6 +130,9 @@ export function schedulerConfig(outputRoot: string, over: Partial<SchedulerConfi
     socketWaitMs: 5_000,
     preparationMs: 120_000,
     prefetch: true,
+    burstAfterS: 0,
+    burstBudgetUsdPerDay: 0,
+    runpodPollMs: 2_000,
     failOnIllegalTransition: false,
   };
   for (const key of Object.keys(SETTING_FIELDS) as NumericSettingKey[]) SETTING_FIELDS[key].put(config, defaultOf(key));

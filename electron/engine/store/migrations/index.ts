@@ -7,6 +7,7 @@ import { sql as m0002 } from './0002-hook-deliveries.js';
 import { sql as m0003 } from './0003-queued-age-index.js';
 import { sql as m0004 } from './0004-attempt-contact.js';
 import { sql as m0005 } from './0005-wait-reasons-node-lists.js';
+import { sql as m0008 } from './0008-runpod-endpoints.js';
 
 export interface Migration {
   id: number;
@@ -20,4 +21,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { id: 3, name: '0003-queued-age-index', sql: m0003 },
   { id: 4, name: '0004-attempt-contact', sql: m0004 },
   { id: 5, name: '0005-wait-reasons-node-lists', sql: m0005 },
+  { id: 8, name: '0008-runpod-endpoints', sql: m0008 },
 ];
