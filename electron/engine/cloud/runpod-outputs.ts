@@ -5,13 +5,11 @@
  * fsynced and renamed to its final name — collect.ts's OutputFile and settleOutput. Nothing is
  * recorded here: the caller writes the ledger rows and `completed` in one transaction.
  */
-import { mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { ShotfarmError } from '../../../shared/errors.js';
 import { tempPathFor } from '../files/atomic-write.js';
-import { OutputFile, OutputTooLarge, outputFsError, type OutputFs } from '../files/output-file.js';
-import { outputPath, takeDir, type TakeKey } from '../files/output-paths.js';
-import { settleOutput } from '../scheduler/collect.js';
+import { OutputFile, OutputTooLarge, type OutputFs } from '../files/output-file.js';
+import { outputPath, type TakeKey } from '../files/output-paths.js';
+import { prepareTakeDir, settleOutput } from '../scheduler/collect.js';
 import type { StoredAsset } from '../store/asset-store.js';
 import type { WorkerImage } from './runpod-protocol.js';
 
@@ -40,12 +38,7 @@ export interface WorkerImageLimits {
 export async function storeWorkerImages(
   images: readonly WorkerImage[], root: string, take: TakeKey, limits: WorkerImageLimits, signal?: AbortSignal,
 ): Promise<StoredAsset[]> {
-  const dir = takeDir(root, take);
-  try {
-    await mkdir(dir, { recursive: true });
-  } catch (err) {
-    throw outputFsError(err, `the folder for ${take.shot} ${take.stage}`, dirname(dir));
-  }
+  const dir = await prepareTakeDir(root, take);
   const maxBytes = Math.min(limits.maxBytes, MAX_OUTPUT_BYTES);
   const assets: StoredAsset[] = [];
   for (const img of images) {

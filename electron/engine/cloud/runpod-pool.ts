@@ -20,6 +20,7 @@ import { burstDecision } from './burst-policy.js';
 import { RunpodClient, RunpodHttpError } from './runpod-client.js';
 import { utcDayStart } from './runpod-cost.js';
 import { RunpodRunner } from './runpod-runner.js';
+import type { StorageHold } from '../scheduler/storage-hold.js';
 
 export interface CloudPoolDeps extends FarmDeps {
   batch: CommitBatch;
@@ -29,6 +30,8 @@ export interface CloudPoolDeps extends FarmDeps {
   log: (message: string) => void;
   /** A runner ended: the scheduler re-arms its retry timer and decides again. */
   ended: () => void;
+  /** The farm's wait for its storage (a full output disk holds it, as on the LAN). */
+  storage: StorageHold;
 }
 
 interface Endpoint {

@@ -25,8 +25,11 @@ import { plannedUploads } from '../scheduler/inputs.js';
 import { completeJob, failJob, requeueJob } from '../scheduler/outcomes.js';
 import { RunpodHttpError, type RunpodClient } from './runpod-client.js';
 import { attemptCost, type BilledTime } from './runpod-cost.js';
-import { errorText, isPermanentWorkerError, workerOutputSchema, type StatusAnswer, type WorkerInput } from './runpod-protocol.js';
+import { errorText, isPermanentWorkerError, workerOutputSchema, type StatusAnswer, type WorkerImage, type WorkerInput } from './runpod-protocol.js';
 import { storeWorkerImages } from './runpod-outputs.js';
+import { OutputTooLarge } from '../files/output-file.js';
+import type { StoredAsset } from '../store/asset-store.js';
+import { storageFaultOf, type StorageHold } from '../scheduler/storage-hold.js';
 
 export interface CloudRunnerDeps extends FarmDeps, BatchDeps {
   log: (message: string) => void;
@@ -34,6 +37,8 @@ export interface CloudRunnerDeps extends FarmDeps, BatchDeps {
   keyRejected: (instanceId: string) => void;
   heard: (instanceId: string) => void;
   done: (runner: RunpodRunner) => void;
+  /** The farm's wait for its storage: a full output disk holds the farm, the images are stored after its retry. */
+  storage: StorageHold;
 }
 
 /** How an attempt on RunPod ended, before it is recorded. */
@@ -269,6 +274,29 @@ export class RunpodRunner {
     }
   }
 
+  /**
+   * Stores the answer's images as a LAN download is stored. A full or unwritable output disk is not
+   * this attempt's failure (as on the LAN, scheduler/storage-hold.ts): the farm holds and the images
+   * are stored again after its retry. 'stopped' when a stop came meanwhile (detached: the attempt
+   * stays open and the next start asks /status again); an Error for any other failure.
+   */
+  private async storeOutputs(images: readonly WorkerImage[]): Promise<StoredAsset[] | 'stopped' | Error> {
+    const { config, outputFs, storage } = this.d;
+    for (;;) {
+      try {
+        const assets = await storeWorkerImages(images, config.outputRoot, this.job, { maxBytes: config.outputMaxBytes, ...(outputFs ? { fs: outputFs } : {}) });
+        storage.ok();
+        return assets;
+      } catch (err) {
+        const fault = storageFaultOf(err);
+        if (!fault) return err instanceof Error ? err : new Error(String(err));
+        storage.hold(fault, `job ${this.job.shot} ${this.job.stage} on ${this.endpoint.name}`);
+        if (!this.stopMode) await storage.whenRetry(this.ctl.signal);
+        if (this.stopMode) return 'stopped';
+      }
+    }
+  }
+
   private async record(end: End): Promise<void> {
     const { db, clock, batch, random, config } = this.d;
     const jobId = this.job.id;
@@ -300,14 +328,16 @@ export class RunpodRunner {
           await batch.add(() => failJob(db, clock, random, jobId, this.attemptId, c, config.retry, this.facts));
           break;
         }
-        let assets;
-        try {
-          assets = await storeWorkerImages(images, config.outputRoot, this.job, { maxBytes: config.outputMaxBytes });
-        } catch (err) {
-          const c = cls('transient', `outputs could not be stored: ${(err as Error).message}`);
+        const stored = await this.storeOutputs(images);
+        if (stored === 'stopped') return this.record(this.stopMode === 'detach' ? { kind: 'detached' } : { kind: 'stopped' });
+        if (stored instanceof Error) {
+          const c = stored instanceof OutputTooLarge
+            ? cls('permanent', stored.message)
+            : cls('transient', `outputs could not be stored: ${stored.message}`);
           await batch.add(() => failJob(db, clock, random, jobId, this.attemptId, c, config.retry, this.facts));
           break;
         }
+        const assets = stored;
         await batch.add(() => completeJob(db, clock, jobId, this.attemptId, assets, {
           instanceId: this.endpoint.id, instanceName: this.endpoint.name, templateName: this.template.name, templateHash: this.template.hash,
           paramsJson: this.job.params_json, seed: this.job.seed,

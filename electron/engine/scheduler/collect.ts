@@ -86,6 +86,21 @@ function sizeOf(head: Buffer): { width: number | null; height: number | null } {
   }
 }
 
+/**
+ * The take's folder, made if missing (a full or unwritable disk is an OutputStoreError) and
+ * cleared of temp files another process left there. Whatever brings the outputs starts here.
+ */
+export async function prepareTakeDir(root: string, take: TakeKey): Promise<string> {
+  const dir = takeDir(root, take);
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (err) {
+    throw outputFsError(err, `the folder for ${take.shot} ${take.stage}`, dirname(dir));
+  }
+  await removeLeftovers(dir);
+  return dir;
+}
+
 export interface CollectLimits {
   /** The largest file taken (output_max_gb). */
   maxBytes: number;
@@ -100,13 +115,7 @@ export interface CollectLimits {
 export async function collectOutputs(
   client: ComfyClient, entry: HistoryEntry, root: string, take: TakeKey, limits: CollectLimits, signal?: AbortSignal,
 ): Promise<StoredAsset[]> {
-  const dir = takeDir(root, take);
-  try {
-    await mkdir(dir, { recursive: true });
-  } catch (err) {
-    throw outputFsError(err, `the folder for ${take.shot} ${take.stage}`, dirname(dir));
-  }
-  await removeLeftovers(dir);
+  const dir = await prepareTakeDir(root, take);
   const assets: StoredAsset[] = [];
   for (const ref of collectableOutputs(entry)) {
     const finalPath = outputPath(dir, ref.filename, ref.subfolder);

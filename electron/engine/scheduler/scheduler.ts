@@ -105,7 +105,7 @@ export class Scheduler implements FarmPort {
     this.registry = new InstanceRegistry(d.db, d.clock, d.timers, d.events, d.config, () => this.kick(), this.contact, (what, err) => this.storage.failed(what, err), d.random);
     this.templates = new TemplateCache(d.db);
     this.cloud = new CloudPool({
-      ...d, batch: this.batch, templates: this.templates, apiKey: d.runpodKey ?? (() => null), log: (m) => this.log(m),
+      ...d, batch: this.batch, templates: this.templates, apiKey: d.runpodKey ?? (() => null), log: (m) => this.log(m), storage: this.storage,
       announce: (ids) => this.announce.add(ids),
       ended: () => {
         this.armRetryTimer();
