@@ -17,6 +17,7 @@ import type { FarmDeps } from '../scheduler/attempt-scope.js';
 import { candidates } from '../scheduler/candidates.js';
 import type { TemplateCache } from '../scheduler/wait-explainer.js';
 import { burstDecision } from './burst-policy.js';
+import { burstWaitOf, endpointFits, type BurstWait } from './burst-wait.js';
 import { RunpodClient, RunpodHttpError } from './runpod-client.js';
 import { utcDayStart } from './runpod-cost.js';
 import { RunpodRunner } from './runpod-runner.js';
@@ -153,8 +154,7 @@ export class CloudPool {
         if (decision.askAgainInS === null) break; // the budget: no later job changes that
         continue;
       }
-      const tags = JSON.parse(job.tags_json) as string[];
-      const at = open.findIndex((e) => this.fits(e, job, tags));
+      const at = open.findIndex((e) => endpointFits(e.row, job));
       if (at < 0) continue;
       const e = open[at] as Endpoint;
       claiming.add(job.id);
@@ -164,13 +164,6 @@ export class CloudPool {
     }
     this.burstWait = wait;
     if (askAt !== null) this.armBurstTimer(askAt);
-  }
-
-  private fits(e: Endpoint, job: JobRow, tags: string[]): boolean {
-    const offered = JSON.parse(e.row.tags_json) as string[];
-    if (!tags.every((t) => offered.includes(t))) return false;
-    const vram = e.row.vram_json ? (JSON.parse(e.row.vram_json) as { totalBytes: number }).totalBytes / 1024 ** 3 : null;
-    return vram === null || job.vram_gb <= vram;
   }
 
   /** A job crosses burst_after_s with nothing else changing: decide again then. */
@@ -262,6 +255,15 @@ export class CloudPool {
         burstWait: this.burstWait,
       },
     };
+  }
+
+  /** Why a queued job is not on an endpoint yet (jobs.why, waitReason): the policy's words, or null. */
+  burstWaitOfJobs(): BurstWait {
+    const { config, clock } = this.d;
+    return burstWaitOf({
+      endpoints: [...this.endpoints.values()].map((e) => e.row), burstAfterS: config.burstAfterS, budgetUsdPerDay: config.burstBudgetUsdPerDay,
+      spentTodayUsd: () => this.spentToday(), now: clock.now(),
+    });
   }
 
   views(): InstanceView[] {

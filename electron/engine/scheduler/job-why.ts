@@ -11,6 +11,7 @@ import { jobRow } from '../store/job-store.js';
 import { notDispatching, type FarmFacts } from './farm-facts.js';
 import { explainer, isBlockedWait, type Explain, type TemplateCache } from './wait-explainer.js';
 import { hhmmss } from './wait-reasons.js';
+import { withBurstWait } from '../cloud/burst-wait.js';
 
 /** States a dependency can only leave when someone acts. */
 const NEEDS_OPERATOR: readonly JobState[] = ['held', 'failed_final', 'timeout_kill', 'cancelled'];
@@ -26,7 +27,7 @@ export function jobWhy(db: Db, job: JobRow, facts: FarmFacts, explain: Explain):
         return w ? { instanceId: i.id, name: i.name, kind: w.kind, lasting: w.lasting, text: w.text } : { instanceId: i.id, name: i.name, kind: null, lasting: null, text: 'can take it now' };
       });
       if (facts.farmState !== 'running' && !blocked) return { ...base, summary: notDispatching(facts.farmState), lasting: 'operator', instances };
-      return { ...base, summary: wait.summary, lasting: wait.dispatchable ? 'now' : wait.lasting, blocked, instances };
+      return { ...base, summary: withBurstWait(wait.summary, facts.burstWait(job)), lasting: wait.dispatchable ? 'now' : wait.lasting, blocked, instances };
     }
     case 'pending':
       return { ...base, ...dependencyWait(db, job, explain) };
@@ -75,7 +76,7 @@ export function viewsWithWaits(rows: readonly JobRow[], facts: () => FarmFacts, 
         explain = { facts: f, explain: explainer(f, templates) };
       }
       const { farmState } = explain.facts;
-      view.waitReason = farmState !== 'running' ? notDispatching(farmState) : explain.explain(r).summary;
+      view.waitReason = farmState !== 'running' ? notDispatching(farmState) : withBurstWait(explain.explain(r).summary, explain.facts.burstWait(r));
     } else if (r.state === 'failed_retryable' && r.not_before !== null) {
       view.waitReason = `retries at ${hhmmss(r.not_before)}`;
     }

@@ -270,7 +270,7 @@ export class Scheduler implements FarmPort {
   waitFacts(): FarmFacts {
     const all = [...this.registry.all()].sort((a, b) => (a.row.name < b.row.name ? -1 : 1));
     const instances = all.map((rt) => this.registry.facts(rt, this.reservations.on(rt.row.id)));
-    return makeFarmFacts('farm', instances, this.nodeLists(), this.answers, this.state);
+    return makeFarmFacts('farm', instances, this.nodeLists(), this.answers, this.state, this.cloud.burstWaitOfJobs());
   }
 
   /**
