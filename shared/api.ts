@@ -14,6 +14,7 @@ import { exportFilterSchema } from './exports.js';
 import { httpUrlSchema } from './url.js';
 import { ASSET_ID_PATTERN } from './domain.js';
 import type {
+  CloudSpend,
   AssetFileAnswer,
   AssetPage,
   AttemptView,
@@ -189,6 +190,25 @@ export const API_INPUTS = {
   'instances.test': z.strictObject({ url: urlSchema, timeoutMs: z.number().positive().max(60_000).optional() }),
   /** Probes every enabled workstation now and records what it said (no running farm needed). */
   'instances.probeAll': z.strictObject({ timeoutMs: z.number().positive().max(10 * 60_000).optional() }),
+  /**
+   * A RunPod serverless endpoint running worker-comfyui as a workstation (issue 18). `apiBase`
+   * defaults to RunPod's public API; it exists so tests and proxies can point elsewhere.
+   */
+  'cloud.addRunpod': z.strictObject({
+    name: nameSchema,
+    endpointId: z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, 'the endpoint id is letters, digits, - and _ (RunPod console → Serverless → your endpoint)'),
+    apiBase: httpUrlSchema('https://api.runpod.ai/v2').optional(),
+    gpuName: z.string().trim().min(1).max(100).optional(),
+    vramGb: z.number().positive().max(1024).optional(),
+    pricePerHourUsd: z.number({ error: 'pricePerHourUsd is needed: what a GPU-hour of this endpoint costs (RunPod console → the endpoint\'s GPU), so costs and the daily budget mean something' }).positive().max(1000),
+    maxConcurrency: z.number().int().min(1).max(64).optional(),
+    tags: z.array(z.string().trim().min(1)).optional(),
+    executionTimeoutS: z.number().int().min(5).max(7 * 86_400).optional(),
+  }),
+  /** Local only: stores the RunPod API key encrypted at rest (null removes it). The answer never holds the key. */
+  'cloud.setApiKey': z.strictObject({ apiKey: z.string().trim().min(8).max(500).nullable() }),
+  /** Today's (UTC) cloud spend, per project/episode, and the daily budget. */
+  'cloud.spend': z.strictObject({}),
   /** Local only: writes files. `outDir`: a folder inside the releases root (relative to it, or absolute inside it). */
   'release.freeze': z.strictObject({ project: nameSchema, episode: nameSchema, outDir: z.string().min(1).max(4_096) }),
   /** `path` (a manifest) and `root` (a delivery copy) inside the releases root, like freeze's outDir. */
@@ -273,6 +293,9 @@ export interface ApiOutputs {
   'instances.setAdminState': InstanceView;
   'instances.test': ConnectionTestView;
   'instances.probeAll': ProbeReport;
+  'cloud.addRunpod': InstanceView;
+  'cloud.setApiKey': { keySource: 'environment' | 'stored' | 'none' };
+  'cloud.spend': CloudSpend;
   'release.freeze': FreezeResult;
   'release.verify': VerifyReport;
   'hooks.list': HookConfig[];
@@ -321,7 +344,7 @@ export interface ApiClient {
  */
 export const LOCAL_ONLY_METHODS: ReadonlySet<ApiMethod> = new Set<ApiMethod>([
   'hooks.list', 'hooks.set', 'hooks.add', 'hooks.remove', 'hooks.deliveries', 'storage.set', 'release.freeze',
-  'settings.set', 'settings.reset',
+  'settings.set', 'settings.reset', 'cloud.setApiKey',
   // People and tokens are managed on the farm host: a stolen token, even an admin's, cannot mint others.
   'users.list', 'users.add', 'users.setRole', 'users.revoke', 'users.token',
   // A database copy or replacement names files on this machine.

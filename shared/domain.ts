@@ -115,7 +115,34 @@ export interface VramView {
   freeBytes: number;
 }
 
+/** A RunPod serverless endpoint's card facts (issue 18): what it costs and whether it may burst now. */
+export interface CloudEndpointView {
+  kind: 'runpod';
+  endpointId: string;
+  apiBase: string;
+  pricePerHourUsd: number;
+  /** The endpoint's execution timeout: how long an attempt unknown on RunPod waits before it is retried. */
+  executionTimeoutS: number;
+  /** What RunPod attempts cost today (UTC), farm-wide, and the daily budget. */
+  spentTodayUsd: number;
+  budgetUsdPerDay: number;
+  /** Why it takes no job now ("today's cloud budget is spent", "cloud burst waits until …"), or null. */
+  burstWait: string | null;
+}
+
+/** `cloud.spend`: what RunPod attempts cost today (UTC), per project/episode, against the daily budget. */
+export interface CloudSpend {
+  dayStart: number;
+  totalUsd: number;
+  budgetUsdPerDay: number;
+  /** Where the API key comes from; never the key. */
+  keySource: 'environment' | 'stored' | 'none';
+  byProjectEpisode: { project: string; episode: string; costUsd: number; attempts: number }[];
+}
+
 export interface InstanceView {
+  /** Present on a RunPod endpoint; absent on a ComfyUI server. */
+  cloud?: CloudEndpointView;
   id: string;
   name: string;
   url: string;

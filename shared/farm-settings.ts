@@ -113,6 +113,14 @@ const TABLE = {
     type: 'number', integer: false, unit: 'MB', default: 4_096, min: 0.001, max: 1_000_000,
     description: 'The most input files one shot list may upload in all',
   },
+  burst_after_s: {
+    type: 'number', integer: false, unit: 's', default: 600, min: 0, max: 7 * 86_400,
+    description: 'Cloud burst: a RunPod endpoint takes a job only once it has waited this long in the queue (a rush job also when no LAN slot is free); LAN workstations are always preferred',
+  },
+  burst_budget_usd_per_day: {
+    type: 'number', integer: false, unit: 'USD', default: 0, min: 0, max: 1_000_000,
+    description: 'Cloud burst: what RunPod endpoints may cost per day (UTC); once today\'s spend reaches it, no new cloud attempt starts. 0: never burst',
+  },
   output_root: {
     type: 'folder', default: null,
     description: 'Where outputs are written (<root>/<project>/<episode>/<shot>/<stage>/take-<n>/); an absolute, writable folder on the machine running the farm; unset: <data>/outputs',

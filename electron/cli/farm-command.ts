@@ -8,6 +8,7 @@
  * registered workstation offers (then it says what, and exits with EXIT.cannotRun). It takes the
  * data folder's farm: with another engine running it, it refuses (EXIT.farmHeld).
  */
+import { spendLines } from './cloud-command.js';
 import type { Command } from 'commander';
 import { JOB_STATES } from '../../shared/job-states.js';
 import { lostContactWords } from '../../shared/live-attempt.js';
@@ -143,6 +144,7 @@ export function registerStatus(program: Command, io: Io, run: Run): void {
         io.out(`${i.name.padEnd(16)} ${i.adminState.padEnd(9)} ${i.health.padEnd(11)} ${i.url}  ${i.gpuName ?? ''}  running ${i.currentJobIds.length}`);
       }
       if (s.instances.length === 0) io.out('No workstations registered.');
+      for (const line of await spendLines(e)) io.out(line);
     }),
   );
 }

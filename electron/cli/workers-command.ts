@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { GB, list, vramPairs } from './args.js';
 import { printJson, type Io, type Run } from './context.js';
 import { formatTable, formatTime } from './table.js';
+import { registerCloudWorkers } from './cloud-command.js';
 
 /** Admin states an operator sets by name. */
 const ADMIN_COMMANDS = [
@@ -35,6 +36,7 @@ function registerAdd(workers: Command, io: Io, run: Run): void {
 export function registerWorkers(program: Command, io: Io, run: Run): void {
   const workers = program.command('workers').description('manage workstations (one ComfyUI server each)');
   registerAdd(workers, io, run);
+  registerCloudWorkers(workers, io, run);
   workers.command('list').description('list workstations').action(() =>
     run(async (e, g) => {
       const rows = await e.call('instances.list', {});

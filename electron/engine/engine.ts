@@ -5,6 +5,8 @@
  * domain in handlers/; this class opens the store, wires the announcer and the scheduler, and
  * composes them. No Electron, no DOM.
  */
+import { runpodKey } from './cloud/api-key.js';
+import { cloudHandlers } from './handlers/cloud.js';
 import { join } from 'node:path';
 import { API_INPUTS, isApiMethod, type ApiHandlers, type ApiInput, type ApiMethod, type ApiOutputs } from '../../shared/api.js';
 import { ShotfarmError } from '../../shared/errors.js';
@@ -86,6 +88,8 @@ export class Engine {
   readonly settings: LiveSettings;
   /** Present once `startScheduler` ran: the CLI's one-shot commands never start it. */
   scheduler: Scheduler | null = null;
+  /** The data folder (the RunPod key file lives beside the database). */
+  readonly dataDir: string;
   readonly handlers: ApiHandlers;
   private readonly announcer: JobAnnouncer;
   private readonly log: (message: string) => void;
@@ -99,6 +103,7 @@ export class Engine {
     this.opts = opts;
     this.clock = opts.clock ?? systemClock;
     this.random = opts.random ?? systemRandom;
+    this.dataDir = opts.dataDir;
     this.dbFile = join(opts.dataDir, DB_FILE_NAME);
     this.db = openDatabase(this.dbFile, this.clock, { nativeBinding: opts.nativeBinding });
     // One engine per data folder: the host takes the farm first thing (a database that cannot be opened says so first).
@@ -134,7 +139,7 @@ export class Engine {
     this.handlers = {
       ...farmHandlers(ctx), ...jobHandlers(ctx), ...importHandlers(ctx), ...templateHandlers(ctx), ...instanceHandlers(ctx),
       ...assetHandlers(ctx), ...releaseHandlers(ctx), ...hookHandlers(ctx), ...settingsHandlers(ctx), ...exportHandlers(ctx), ...uploadHandlers(ctx),
-      ...userHandlers(ctx, opts.tokenBytes), ...databaseHandlers(ctx),
+      ...cloudHandlers(ctx), ...userHandlers(ctx, opts.tokenBytes), ...databaseHandlers(ctx),
     };
   }
 
@@ -151,6 +156,7 @@ export class Engine {
       db: this.db, clock: this.clock, random: this.random, timers: this.timers, events: this.events,
       config: this.settings.schedulerConfig(over), announce: (ids) => void this.announcer.announce(ids), log: this.log,
       ...(this.opts.outputFs ? { outputFs: this.opts.outputFs } : {}),
+      runpodKey: () => runpodKey(this.db, this.dataDir, process.env),
     });
     this.scheduler.start();
     this.settings.attach(this.scheduler);

@@ -5,7 +5,9 @@
  * in studio mode, whose page is a file of the app) is fetched first — an `<a download>` to another
  * origin would navigate instead — and saved from memory under the server's name.
  */
-export async function startDownload(url: string, pageOrigin: string = globalThis.location?.origin ?? ''): Promise<void> {
+import { downloadName } from './download-name.js';
+
+export async function startDownload(url: string, pageOrigin: string = (globalThis as { location?: { origin: string } }).location?.origin ?? ''): Promise<void> {
   const target = new URL(url, pageOrigin || undefined);
   if (target.origin === pageOrigin) return clickLink(url, '');
   const res = await fetch(target);
@@ -18,12 +20,6 @@ export async function startDownload(url: string, pageOrigin: string = globalThis
   const blobUrl = URL.createObjectURL(await res.blob());
   clickLink(blobUrl, name);
   setTimeout(() => URL.revokeObjectURL(blobUrl), 60_000);
-}
-
-/** The file name a Content-Disposition header gives (the server's dated name), else a plain one. */
-export function downloadName(disposition: string | null): string {
-  const m = /filename="?([^";]+)"?/i.exec(disposition ?? '');
-  return m?.[1]?.replace(/[/\\]/g, '_') || 'shotfarm-export.csv';
 }
 
 function clickLink(href: string, name: string): void {

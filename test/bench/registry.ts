@@ -1,4 +1,5 @@
 /** Every benchmark `npm run bench` knows, in the order they run. */
+import { burstBench } from './burst.bench.js';
 import { chaosBench } from './chaos.bench.js';
 import { collectBench } from './collect.bench.js';
 import { dispatchBench } from './dispatch.bench.js';
@@ -13,4 +14,4 @@ import { throughputBench } from './throughput.bench.js';
 import { uiBench } from './ui.bench.js';
 import type { Benchmark } from './lib/types.js';
 
-export const BENCHMARKS: Benchmark[] = [simulatorBench, dispatchBench, gapsBench, makespanBench, rushBench, importBench, throughputBench, collectBench, runlogBench, uiBench, chaosBench, soakBench];
+export const BENCHMARKS: Benchmark[] = [simulatorBench, dispatchBench, gapsBench, makespanBench, rushBench, importBench, throughputBench, collectBench, runlogBench, uiBench, chaosBench, soakBench, burstBench];

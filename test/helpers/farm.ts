@@ -34,6 +34,8 @@ export interface Farm {
   restartEngine(over?: Partial<SchedulerConfig>): Promise<Engine>;
   /** Starts the scheduler of a farm made with `start: false`, with the farm's timings. */
   startScheduler(): void;
+  /** Every line the engine logged so far (its `log` option). */
+  logs(): readonly string[];
 }
 
 export interface ShotSpec {
@@ -108,6 +110,7 @@ export async function startFarm(o: FarmOptions): Promise<Farm> {
       return preview.rows.map((r) => r.jobId as string).filter((id) => result.jobIds.includes(id));
     },
     startScheduler: start,
+    logs: () => logs,
     async restartEngine(over = {}) {
       await engine.close();
       engine = make();

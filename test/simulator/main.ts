@@ -8,11 +8,14 @@ import { parseArgs } from 'node:util';
 import { startSimFarm } from './farm.js';
 import { parseHistoryDelay, type SimInstanceOptions } from './options.js';
 import { parseWord } from './script.js';
+import { startRunpodSim } from './runpod/server.js';
 
 const USAGE = `usage: tsx test/simulator/main.ts [--instances N] [--base-port P] [--vram 24,24,12] [--other-vram 0,4,0]
   [--gpu "NVIDIA GeForce RTX 4090"] [--script ok,oom,hang] [--protocol 0.3|new] [--duration-ms 2000]
   [--seed 1] [--history-delay-ms A[,B]] [--checkpoints a.safetensors,b.safetensors]
-  [--input-files plate.png=path/to/plate.png,…] [--max-seconds N]`;
+  [--input-files plate.png=path/to/plate.png,…] [--max-seconds N]
+   or: tsx test/simulator/main.ts --runpod --api-key KEY [--endpoint ID] [--port P] [--cold-start-ms 3000] [--workers 1]
+  [--execution-timeout-s 600] [--rate-per-second 0] [--script ok,lost,timeout,never,invalid] [--duration-ms 2000] [--max-seconds N]`;
 
 function list(v: string | undefined): string[] {
   return v === undefined ? [] : v.split(',').map((s) => s.trim()).filter((s) => s !== '');
@@ -26,7 +29,33 @@ function numbers(v: string | undefined, what: string): number[] {
   });
 }
 
+/** `--runpod`: one simulated RunPod serverless endpoint (worker-comfyui over the simulated ComfyUI core). */
+async function mainRunpod(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv.filter((a) => a !== '--runpod'),
+    options: {
+      port: { type: 'string', default: '0' }, endpoint: { type: 'string', default: 'sim-endpoint' }, 'api-key': { type: 'string' },
+      'cold-start-ms': { type: 'string', default: '3000' }, workers: { type: 'string', default: '1' }, 'execution-timeout-s': { type: 'string', default: '600' },
+      'rate-per-second': { type: 'string', default: '0' }, script: { type: 'string' }, 'duration-ms': { type: 'string', default: '2000' },
+      'max-seconds': { type: 'string' },
+    },
+  });
+  const apiKey = values['api-key'] ?? process.env.RUNPOD_API_KEY;
+  if (!apiKey) throw new Error('--runpod needs --api-key KEY (or RUNPOD_API_KEY): the key the simulated endpoint accepts');
+  const sim = await startRunpodSim({
+    port: Number(values.port), endpointId: values.endpoint, apiKey, coldStartMs: Number(values['cold-start-ms']), workers: Number(values.workers),
+    executionTimeoutMs: Number(values['execution-timeout-s']) * 1000, ratePerSecond: Number(values['rate-per-second']), script: list(values.script),
+    comfy: { duration: { fixedMs: Number(values['duration-ms']) } },
+  });
+  console.log(`SIMULATED RunPod endpoint ${sim.endpointId}  --api-base ${sim.apiBase}  (worker-comfyui over the ComfyUI simulator; not a real cloud)`);
+  const stop = (): void => void sim.close().then(() => process.exit(0));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  if (values['max-seconds'] !== undefined) setTimeout(stop, Number(values['max-seconds']) * 1000);
+}
+
 async function main(): Promise<void> {
+  if (process.argv.includes('--runpod')) return mainRunpod(process.argv.slice(2));
   const { values } = parseArgs({
     options: {
       instances: { type: 'string', default: '1' },

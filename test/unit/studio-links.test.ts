@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { downloadName } from '../../renderer/client/download.js';
+import { downloadName } from '../../renderer/client/download-name.js';
 import { createWsClient } from '../../renderer/client/ws-transport.js';
 import { providePageWebSocket } from '../helpers/page-websocket.js';
 

@@ -15,8 +15,8 @@ export const RUNLOG_HEADER = [
   'instance', 'gpu', 'template', 'template_version', 'seed', 'priority',
   'dispatched_local', 'eligible_at', 'dispatched_at', 'started_at', 'finished_at', 'wait_s', 'run_s',
   'free_vram_at_dispatch_gb', 'job_id',
-  // Appended (issue 17), so scripts reading the columns by position keep working.
-  'imported_by', 'last_action_by',
+  // Appended (issues 17, 18), so scripts reading the columns by position keep working.
+  'imported_by', 'last_action_by', 'cost_usd',
 ] as const;
 
 const seconds = (ms: number): number => Math.round(ms) / 1000;
@@ -47,5 +47,6 @@ export const RUNLOG_CSV: CsvTable<RunlogRow> = {
     waitSeconds(r), runSeconds(r),
     r.vram_at_dispatch !== null ? gib(r.vram_at_dispatch) : '', r.job_id,
     r.imported_by, r.last_action_by,
+    r.cost_usd !== null ? r.cost_usd.toFixed(6) : '',
   ],
 };

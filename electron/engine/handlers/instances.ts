@@ -9,7 +9,8 @@
 const PROBE_TIMEOUT_MS = 2_000;
 
 async function probeAll(ctx: EngineContext, timeoutMs: number): Promise<ProbeReport> {
-  const rows = listInstanceRows(ctx.db).filter((r) => r.admin_state !== 'disabled');
+  // RunPod endpoints have no ComfyUI server to probe (the running farm asks their /health).
+  const rows = listInstanceRows(ctx.db).filter((r) => r.admin_state !== 'disabled' && r.kind === 'comfyui');
   const probed = await Promise.all(rows.map(async (row) => ({ row, probe: await probeInstance(row.url, timeoutMs) })));
   const instances = probed.map(({ row, probe }) => {
     recordProbe(ctx.db, row.id, probe, ctx.clock.now());
@@ -55,7 +56,11 @@ export function instanceHandlers(ctx: EngineContext): DomainHandlers<'instances'
     return v;
   };
   return {
-    'instances.list': async () => listInstanceRows(ctx.db).map((r) => toInstanceView(ctx.db, r)),
+    'instances.list': async () => {
+      // A RunPod endpoint's card carries the running farm's cloud facts (spend, why it waits).
+      const cloud = new Map((ctx.farm()?.instanceViews() ?? []).filter((v) => v.cloud).map((v) => [v.id, v]));
+      return listInstanceRows(ctx.db).map((r) => cloud.get(r.id) ?? toInstanceView(ctx.db, r));
+    },
     'instances.add': async (f) => {
       unique(f, null);
       const id = randomId();

@@ -41,6 +41,26 @@ async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
+/**
+ * The last steps of storing one output, whatever brought its bytes (a LAN /view download, a RunPod
+ * answer): the OutputFile (hashed and measured as it was written) is fsynced and closed, renamed to
+ * its final name, the folder fsynced. Returns its ledger facts; records nothing. The caller
+ * discards the file when this throws.
+ */
+export async function settleOutput(file: OutputFile, finalPath: string, fileName: string, nodeId: string | null): Promise<StoredAsset> {
+  const dir = dirname(finalPath);
+  const stored = await file.finish();
+  try {
+    await rename(file.path, finalPath);
+  } catch (err) {
+    throw outputFsError(err, fileName, dir);
+  }
+  await fsyncDir(dir);
+  const mediaType = mediaTypeOf(finalPath);
+  const { width, height } = mediaType.startsWith('image/') ? sizeOf(stored.head) : { width: null, height: null };
+  return { id: randomId(), nodeId, path: finalPath, sha256: stored.sha256, bytes: stored.bytes, mediaType, width, height };
+}
+
 /** The files worth keeping: final outputs, not `temp` previews. */
 export function collectableOutputs(entry: HistoryEntry) {
   return outputFiles(entry.outputs).filter((f) => f.type === 'output');
@@ -66,6 +86,21 @@ function sizeOf(head: Buffer): { width: number | null; height: number | null } {
   }
 }
 
+/**
+ * The take's folder, made if missing (a full or unwritable disk is an OutputStoreError) and
+ * cleared of temp files another process left there. Whatever brings the outputs starts here.
+ */
+export async function prepareTakeDir(root: string, take: TakeKey): Promise<string> {
+  const dir = takeDir(root, take);
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (err) {
+    throw outputFsError(err, `the folder for ${take.shot} ${take.stage}`, dirname(dir));
+  }
+  await removeLeftovers(dir);
+  return dir;
+}
+
 export interface CollectLimits {
   /** The largest file taken (output_max_gb). */
   maxBytes: number;
@@ -80,13 +115,7 @@ export interface CollectLimits {
 export async function collectOutputs(
   client: ComfyClient, entry: HistoryEntry, root: string, take: TakeKey, limits: CollectLimits, signal?: AbortSignal,
 ): Promise<StoredAsset[]> {
-  const dir = takeDir(root, take);
-  try {
-    await mkdir(dir, { recursive: true });
-  } catch (err) {
-    throw outputFsError(err, `the folder for ${take.shot} ${take.stage}`, dirname(dir));
-  }
-  await removeLeftovers(dir);
+  const dir = await prepareTakeDir(root, take);
   const assets: StoredAsset[] = [];
   for (const ref of collectableOutputs(entry)) {
     const finalPath = outputPath(dir, ref.filename, ref.subfolder);
@@ -95,16 +124,7 @@ export async function collectOutputs(
       await client.downloadView({ filename: ref.filename, subfolder: ref.subfolder, type: ref.type }, file, {
         timeoutMs: limits.silenceMs ?? 120_000, deadlineMs: limits.deadlineMs, ...(signal ? { signal } : {}),
       });
-      const stored = await file.finish();
-      try {
-        await rename(file.path, finalPath);
-      } catch (err) {
-        throw outputFsError(err, ref.filename, dir);
-      }
-      await fsyncDir(dir);
-      const mediaType = mediaTypeOf(finalPath);
-      const { width, height } = mediaType.startsWith('image/') ? sizeOf(stored.head) : { width: null, height: null };
-      assets.push({ id: randomId(), nodeId: ref.nodeId, path: finalPath, sha256: stored.sha256, bytes: stored.bytes, mediaType, width, height });
+      assets.push(await settleOutput(file, finalPath, ref.filename, ref.nodeId));
     } catch (err) {
       await file.discard();
       throw err;

@@ -58,6 +58,12 @@ export interface SchedulerConfig {
    * setting `prefetch`): ComfyUI starts it with its own ~1 ms gap instead of Shotfarm's round trip.
    */
   prefetch: boolean;
+  /** Cloud burst (cloud/burst-policy.ts): how long a job waits before a RunPod endpoint may take it. */
+  burstAfterS: number;
+  /** Cloud burst: what RunPod attempts may cost per UTC day. */
+  burstBudgetUsdPerDay: number;
+  /** Cloud burst: how often an attempt asks RunPod's /status (jitter added), in ms. */
+  runpodPollMs: number;
   /** Tests: an illegal transition (a bug) is also thrown out of the runner, so the test fails. */
   failOnIllegalTransition: boolean;
   /** Fair share between projects (scheduler/fair-share.ts): on/off, its window, the weights (project → weight; absent = 1). */
@@ -92,6 +98,8 @@ export const SETTING_FIELDS: { [K in NumericSettingKey]: { of(c: SchedulerConfig
   fair_share_window_s: { of: (c) => c.fairShare.windowMs / 1000, put: (c, v) => void (c.fairShare.windowMs = v * 1000) },
   upload_file_max_mb: { of: (c) => c.uploadFileMaxBytes / MB, put: (c, v) => void (c.uploadFileMaxBytes = Math.round(v * MB)) },
   upload_import_max_mb: { of: (c) => c.uploadImportMaxBytes / MB, put: (c, v) => void (c.uploadImportMaxBytes = Math.round(v * MB)) },
+  burst_after_s: { of: (c) => c.burstAfterS, put: (c, v) => void (c.burstAfterS = v) },
+  burst_budget_usd_per_day: { of: (c) => c.burstBudgetUsdPerDay, put: (c, v) => void (c.burstBudgetUsdPerDay = v) },
 };
 
 /** A numeric setting's default, from the shared table. */
@@ -131,6 +139,9 @@ export function schedulerConfig(outputRoot: string, over: Partial<SchedulerConfi
     socketWaitMs: 5_000,
     preparationMs: 120_000,
     prefetch: true,
+    burstAfterS: 0,
+    burstBudgetUsdPerDay: 0,
+    runpodPollMs: 2_000,
     failOnIllegalTransition: false,
     fairShare: { on: false, windowMs: 0, weights: {} },
     uploadFileMaxBytes: 0,

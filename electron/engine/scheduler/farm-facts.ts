@@ -15,6 +15,7 @@ import type { CapabilityPort } from '../intake/preview.js';
 import type { StoredTemplate } from '../store/template-store.js';
 import type { CapabilityAnswer, CapabilityAnswers, NodeListSource } from './capability-answers.js';
 import type { InstanceFacts } from './wait-reasons.js';
+import type { BurstWait } from '../cloud/burst-wait.js';
 
 export interface FarmFacts extends CapabilityPort {
   source: 'farm' | 'store';
@@ -30,6 +31,8 @@ export interface FarmFacts extends CapabilityPort {
   fingerprint: string;
   /** Projects over their fair share of GPU time now (the running farm only; fair-share.ts). */
   overShare?: readonly string[];
+  /** Why a queued job is not on a cloud endpoint yet (cloud/burst-wait.ts), or null. */
+  burstWait: BurstWait;
 }
 
 /** A node list with a token naming its content (a live object's identity, a stored list's hash). */
@@ -39,6 +42,7 @@ export interface KnownNodeList extends NodeListSource {
 
 export function makeFarmFacts(
   source: FarmFacts['source'], instances: readonly InstanceFacts[], lists: readonly KnownNodeList[], answers: CapabilityAnswers, farmState: FarmState,
+  burstWait: BurstWait = () => null,
 ): FarmFacts {
   const capability = (template: StoredTemplate, params: Record<string, ParamValue> | string): CapabilityAnswer => answers.answer(lists, template, params);
   const tokens = new Map(lists.map((l) => [l.id, l.token]));
@@ -46,7 +50,7 @@ export function makeFarmFacts(
     .map((i) => [i.id, i.tags.join(','), JSON.stringify(i.vramOverrides), i.totalVramBytes ?? '-', tokens.get(i.id) ?? '-'].join(' '))
     .join('\n');
   return {
-    source, instances, farmState, fingerprint, capability,
+    source, instances, farmState, fingerprint, capability, burstWait,
     // The import preview: against enabled workstations only, and only those whose list is known.
     capabilityProblems(template, params) {
       const answer = capability(template, params);

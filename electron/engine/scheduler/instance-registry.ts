@@ -16,7 +16,7 @@ import type { ObjectInfo } from '../comfy/schemas.js';
 import type { EventBus } from '../event-bus.js';
 import { probeInstance, type ProbeResult } from '../health/probe.js';
 import type { Db } from '../store/database.js';
-import { instanceRow, isSilent, listInstanceRows, persistRuntime, toInstanceView, type InstanceRow } from '../store/instance-store.js';
+import { instanceRow, instanceRowsOfKind, isSilent, persistRuntime, toInstanceView, type InstanceRow } from '../store/instance-store.js';
 import type { SchedulerConfig } from './config.js';
 import { storeNodeList } from './node-lists.js';
 import type { InstanceSnapshot, Reservation } from './policy.js';
@@ -106,7 +106,8 @@ export class InstanceRegistry {
 
   start(): void {
     this.stopped = false;
-    for (const row of listInstanceRows(this.db)) this.add(row);
+    // RunPod endpoints are the cloud pool's (cloud/runpod-pool.ts): no ComfyUI server to probe.
+    for (const row of instanceRowsOfKind(this.db, 'comfyui')) this.add(row);
   }
 
   stop(): void {
@@ -168,7 +169,7 @@ export class InstanceRegistry {
     if (this.stopped) return;
     const row = instanceRow(this.db, id);
     const rt = this.map.get(id);
-    if (!row) return this.remove(id);
+    if (!row || row.kind !== 'comfyui') return this.remove(id);
     if (!rt) return this.add(row);
     const urlChanged = rt.row.url !== row.url;
     rt.row = row;

@@ -12,6 +12,7 @@ import { notDispatching, type FarmFacts } from './farm-facts.js';
 import { explainer, isBlockedWait, type Explain, type TemplateCache } from './wait-explainer.js';
 import { hhmmss } from './wait-reasons.js';
 import { shareNote } from './fair-share.js';
+import { withBurstWait } from '../cloud/burst-wait.js';
 
 /** States a dependency can only leave when someone acts. */
 const NEEDS_OPERATOR: readonly JobState[] = ['held', 'failed_final', 'timeout_kill', 'cancelled'];
@@ -28,7 +29,8 @@ export function jobWhy(db: Db, job: JobRow, facts: FarmFacts, explain: Explain):
       });
       if (facts.farmState !== 'running' && !blocked) return { ...base, summary: notDispatching(facts.farmState), lasting: 'operator', instances };
       const share = wait.dispatchable || blocked ? null : shareNote(job.project, facts.overShare);
-      return { ...base, summary: share ? `${wait.summary}; ${share}` : wait.summary, lasting: wait.dispatchable ? 'now' : wait.lasting, blocked, instances };
+      const summary = withBurstWait(share ? `${wait.summary}; ${share}` : wait.summary, facts.burstWait(job));
+      return { ...base, summary, lasting: wait.dispatchable ? 'now' : wait.lasting, blocked, instances };
     }
     case 'pending':
       return { ...base, ...dependencyWait(db, job, explain) };
@@ -77,7 +79,7 @@ export function viewsWithWaits(rows: readonly JobRow[], facts: () => FarmFacts, 
         explain = { facts: f, explain: explainer(f, templates) };
       }
       const { farmState } = explain.facts;
-      view.waitReason = farmState !== 'running' ? notDispatching(farmState) : explain.explain(r).summary;
+      view.waitReason = farmState !== 'running' ? notDispatching(farmState) : withBurstWait(explain.explain(r).summary, explain.facts.burstWait(r));
     } else if (r.state === 'failed_retryable' && r.not_before !== null) {
       view.waitReason = `retries at ${hhmmss(r.not_before)}`;
     }

@@ -38,9 +38,12 @@ import { AttemptWatch } from './attempt-watch.js';
 import { StorageHold, storageFaultOf } from './storage-hold.js';
 import { explainer, TemplateCache } from './wait-explainer.js';
 import { FairShareFarm } from './fair-share-farm.js';
+import { CloudPool } from '../cloud/runpod-pool.js';
 
 export interface SchedulerDeps extends FarmDeps {
   log?: (message: string) => void;
+  /** The RunPod API key for cloud endpoints (null: none configured). */
+  runpodKey?: () => string | null;
 }
 
 export class Scheduler implements FarmPort {
@@ -79,6 +82,8 @@ export class Scheduler implements FarmPort {
   readonly storage: StorageHold;
   /** For benchmarks: when each dispatch decision found work (ms, performance clock). */
   onDispatch: ((jobId: string, instanceId: string) => void) | null = null;
+  /** RunPod endpoints (kind 'runpod'): a second runner kind beside the LAN one, dispatched after the LAN pass. */
+  readonly cloud: CloudPool;
 
   constructor(private readonly d: SchedulerDeps) {
     this.storage = new StorageHold({
@@ -102,6 +107,14 @@ export class Scheduler implements FarmPort {
     });
     this.registry = new InstanceRegistry(d.db, d.clock, d.timers, d.events, d.config, () => this.kick(), this.contact, (what, err) => this.storage.failed(what, err), d.random);
     this.templates = new TemplateCache(d.db);
+    this.cloud = new CloudPool({
+      ...d, batch: this.batch, templates: this.templates, apiKey: d.runpodKey ?? (() => null), log: (m) => this.log(m), storage: this.storage,
+      announce: (ids) => this.announce.add(ids),
+      ended: () => {
+        this.armRetryTimer();
+        this.kick();
+      },
+    }, () => this.kick());
     this.lists = new FarmNodeLists(d.db);
     this.fair = new FairShareFarm(d);
     this.reservations = new Reservations({
@@ -136,6 +149,7 @@ export class Scheduler implements FarmPort {
     this.lists.refresh();
     this.fair.seed();
     this.registry.start();
+    this.cloud.start();
     this.recover();
     if (this.state === 'stopped') void this.stopRunners();
     this.armRetryTimer();
@@ -165,6 +179,7 @@ export class Scheduler implements FarmPort {
     if ((await Promise.race([finished, overdue])) === 'overdue') for (const r of all) r.abandon();
     this.d.timers.clearTimeout(bound);
     await finished;
+    await this.cloud.close();
     // What the runners stored is published before the database closes; nothing after.
     this.announce.close();
     this.storage.close();
@@ -223,12 +238,13 @@ export class Scheduler implements FarmPort {
   private async stopRunners(): Promise<void> {
     const all = [...this.runners.values()];
     for (const r of all) r.stopFarm();
-    await Promise.all(all.map((r) => r.finished));
+    await Promise.all([...all.map((r) => r.finished), this.cloud.stopAll()]);
   }
 
   /** Jobs the operator cancelled while running: interrupt and remove their prompts. */
   cancelled(jobIds: string[]): void {
     for (const r of this.runners.values()) if (jobIds.includes(r.job.id)) r.cancel();
+    this.cloud.cancelled(jobIds);
   }
 
   /**
@@ -237,6 +253,7 @@ export class Scheduler implements FarmPort {
    */
   instanceChanged(id: string): void {
     this.registry.refresh(id);
+    this.cloud.refresh(id);
     this.lists.refresh();
     this.blocked.soon();
   }
@@ -258,7 +275,7 @@ export class Scheduler implements FarmPort {
   waitFacts(): FarmFacts {
     const all = [...this.registry.all()].sort((a, b) => (a.row.name < b.row.name ? -1 : 1));
     const instances = all.map((rt) => this.registry.facts(rt, this.reservations.on(rt.row.id)));
-    return { ...makeFarmFacts('farm', instances, this.nodeLists(), this.answers, this.state), overShare: this.fair.overShare() };
+    return { ...makeFarmFacts('farm', instances, this.nodeLists(), this.answers, this.state, this.cloud.burstWaitOfJobs()), overShare: this.fair.overShare() };
   }
 
   /**
@@ -266,7 +283,7 @@ export class Scheduler implements FarmPort {
    * jobs move (the counters say so); the queue is read, and the waits explained, only when none does.
    */
   progress(): FarmProgress {
-    const moving = this.counts().moving() + this.runners.size;
+    const moving = this.counts().moving() + this.runners.size + this.cloud.size;
     return farmProgress({ db: this.d.db, explain: () => explainer(this.waitFacts(), this.templates), moving, farmState: this.state });
   }
 
@@ -277,7 +294,7 @@ export class Scheduler implements FarmPort {
 
   /** The workstations' cards as this farm holds them (what runs there from memory, not a query per card). */
   instanceViews(): InstanceView[] {
-    return [...this.registry.all()].sort((a, b) => (a.row.name < b.row.name ? -1 : a.row.name > b.row.name ? 1 : 0)).map((rt) => this.registry.view(rt));
+    return [...[...this.registry.all()].map((rt) => this.registry.view(rt)), ...this.cloud.views()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
   private counts(): FarmCounters {
@@ -286,7 +303,7 @@ export class Scheduler implements FarmPort {
   }
 
   activeAttempts(): number {
-    return this.runners.size;
+    return this.runners.size + this.cloud.size;
   }
 
   /** Something changed: decide soon, once, however many changes arrive in the same tick. */
@@ -304,6 +321,10 @@ export class Scheduler implements FarmPort {
     // Attempts whose job moved on while we were away (cancelled from the CLI…): just close them.
     for (const a of orphanAttempts(db)) endAttempt(db, clock, a.id, { outcome: 'cancelled', reason: 'the job moved on while Shotfarm was closed' });
     for (const a of liveAttempts(db)) {
+      if (this.cloud.owns(a.instance_id)) {
+        this.cloud.recover(a);
+        continue;
+      }
       const rt = a.instance_id ? this.registry.get(a.instance_id) : undefined;
       const job = jobRow(db, a.job_id);
       if (!job) continue; // never: liveAttempts found it through its job
@@ -356,18 +377,25 @@ export class Scheduler implements FarmPort {
    */
   dispatchPass(): void {
     if (this.state !== 'running' || !this.running || this.storage.held) return;
+    const lanFree = this.lanPass();
+    // The one dispatch hook of the cloud pool: what the LAN did not take may burst (cloud/burst-policy.ts).
+    this.cloud.pass(lanFree > 0, this.claiming);
+  }
+
+  /** The LAN pass; returns how many LAN slots it left free. */
+  private lanPass(): number {
     const { db, clock, config } = this.d;
     const now = clock.now();
     const snaps = new Map<string, InstanceSnapshot>();
     for (const rt of this.registry.all()) if (this.registry.dispatchable(rt)) snaps.set(rt.row.id, this.registry.snapshot(rt));
     const open = () => [...freeInstances(snaps), ...behindInstances(snaps, config.prefetch)];
     const scanStarving = this.reservations.scanDue(now);
-    if (open().length === 0 && !scanStarving) return;
+    if (open().length === 0 && !scanStarving) return 0;
 
     const lists = this.nodeLists();
     this.reservations.prune(snaps);
     if (scanStarving) this.reservations.scan(now, snaps);
-    if (open().length === 0) return;
+    if (open().length === 0) return 0;
     // Places to fill: free slots and empty waiting places (a displacement needs only the queue's head).
     const places = [...freeInstances(snaps), ...behindInstances(snaps, config.prefetch).filter((s) => !s.waiting)];
     const slots = Math.max(1, places.length);
@@ -382,6 +410,7 @@ export class Scheduler implements FarmPort {
     });
     for (const x of displacements) this.displace(x.instanceId, x.attemptId, `gave its place on ${x.instanceName} to a higher-priority job; back in the queue`);
     if (assignments.length > 0) this.claimAndStart(assignments);
+    return Math.max(0, freeInstances(snaps).length - assignments.length);
   }
 
   /**

@@ -48,6 +48,10 @@ export interface AttemptRow {
   requeue_at: number | null;
   /** Closed stretches without an answer, `[[from, to], …]`, or null. */
   contact_gaps_json: string | null;
+  /** A RunPod attempt's job id, stored the moment /run returned it (migration 0008). */
+  runpod_job_id: string | null;
+  billed_s: number | null;
+  cost_usd: number | null;
 }
 
 export interface ClaimInput {
@@ -103,6 +107,9 @@ export interface AttemptFacts {
   promptNumber?: number | null;
   /** The WebSocket client id the prompt was posted with. */
   clientId?: string | null;
+  /** A RunPod attempt: the seconds RunPod billed and what they cost (cloud/runpod-cost.ts). */
+  billedS?: number | null;
+  costUsd?: number | null;
 }
 
 export interface AttemptEnd extends AttemptFacts {
@@ -125,9 +132,9 @@ export function endAttempt(db: Db, clock: Clock, attemptId: string, e: AttemptEn
       contact_gaps_json = CASE WHEN contact_lost_at IS NULL THEN contact_gaps_json ELSE ${SQL_GAPS_CLOSED} END,
       contact_lost_at = NULL, requeue_at = NULL,
       started_at = COALESCE(started_at, @started_at), prompt_number = COALESCE(prompt_number, @prompt_number),
-      client_id = COALESCE(client_id, @client_id)
+      client_id = COALESCE(client_id, @client_id), billed_s = COALESCE(@billed_s, billed_s), cost_usd = COALESCE(@cost_usd, cost_usd)
       WHERE id = @id AND state <> 'ended'`, {
-      id: attemptId, outcome: e.outcome, started_at: e.startedAt ?? null, prompt_number: e.promptNumber ?? null, client_id: e.clientId ?? null, error_class: e.errorClass ?? null, reason: e.reason ?? null, node_id: e.nodeId ?? null,
+      id: attemptId, billed_s: e.billedS ?? null, cost_usd: e.costUsd ?? null, outcome: e.outcome, started_at: e.startedAt ?? null, prompt_number: e.promptNumber ?? null, client_id: e.clientId ?? null, error_class: e.errorClass ?? null, reason: e.reason ?? null, node_id: e.nodeId ?? null,
       node_type: e.nodeType ?? null, exception_type: e.exceptionType ?? null, at: clock.now(),
     }).changes === 1
   );
@@ -280,6 +287,8 @@ export interface RunlogRow extends JobNameColumns {
   node_type: string | null;
   /** VRAM not held by other processes on the GPU when the attempt was sent (what ComfyUI could use). */
   vram_at_dispatch: number | null;
+  /** What a cloud attempt cost (null on the LAN). */
+  cost_usd: number | null;
 }
 
 /**
@@ -299,7 +308,7 @@ export function runlogQuery(filter: ExportFilter): { sql: string; params: Record
     sql: `SELECT a.job_id, j.project, j.episode, json_extract(s.metadata_json, '$.sequence') AS sequence, j.shot, j.stage,
       j.take, a.n, j.template_name, t.version AS template_version, j.seed, j.priority, a.instance_name, a.gpu_name,
       ${SQL_ELIGIBLE_AT} AS eligible_at, a.dispatched_at, a.started_at, a.finished_at, a.outcome, a.error_class, a.reason,
-      a.node_id, a.node_type, a.vram_at_dispatch, j.imported_by, j.last_action_by
+      a.node_id, a.node_type, a.vram_at_dispatch, j.imported_by, j.last_action_by, a.cost_usd
       FROM attempts a JOIN jobs j ON j.id = a.job_id ${sqlJoinShotOf('j', 's')} ${sqlJoinTemplateOf('j', 't')}
       ${where.sql} ORDER BY a.dispatched_at, a.id`,
   };
@@ -311,4 +320,39 @@ export function endedRunsSince(db: Db, from: number): { project: string; at: num
       a.finished_at - a.dispatched_at AS ms
     FROM attempts a JOIN jobs j ON j.id = a.job_id
     WHERE a.dispatched_at >= ? AND a.finished_at IS NOT NULL`, from);
+}
+
+// ─── RunPod attempts (migration 0008) ────────────────────────────────────────────────────────────
+
+/** Stores the RunPod job id /run returned, at once (recovery and /cancel go by it); only while open. */
+export function setRunpodJobId(db: Db, attemptId: string, runpodJobId: string): boolean {
+  return run(db, "UPDATE attempts SET runpod_job_id = ? WHERE id = ? AND state <> 'ended'", runpodJobId, attemptId).changes === 1;
+}
+
+export function runpodJobIdOf(db: Db, attemptId: string): string | null {
+  return one<{ runpod_job_id: string | null }>(db, 'SELECT runpod_job_id FROM attempts WHERE id = ?', attemptId)?.runpod_job_id ?? null;
+}
+
+/** Every RunPod job id this farm ever sent to an endpoint (the "nothing of ours left" check). */
+export function runpodJobIdsOn(db: Db, instanceId: string): string[] {
+  return all<{ runpod_job_id: string }>(db, 'SELECT runpod_job_id FROM attempts WHERE instance_id = ? AND runpod_job_id IS NOT NULL ORDER BY dispatched_at', instanceId)
+    .map((r) => r.runpod_job_id);
+}
+
+export interface SpendRow {
+  project: string;
+  episode: string;
+  cost_usd: number;
+  attempts: number;
+}
+
+/** What cloud attempts that ended since `from` cost, per project/episode (today's spend when `from` is midnight). */
+export function spendSince(db: Db, from: number): SpendRow[] {
+  return all<SpendRow>(db, `SELECT j.project, j.episode, SUM(a.cost_usd) AS cost_usd, COUNT(*) AS attempts FROM attempts a JOIN jobs j ON j.id = a.job_id
+    WHERE a.cost_usd IS NOT NULL AND a.finished_at >= ? GROUP BY j.project, j.episode ORDER BY j.project, j.episode`, from);
+}
+
+/** The total of spendSince, cheap enough for every dispatch decision (a partial index on cost rows). */
+export function totalSpendSince(db: Db, from: number): number {
+  return one<{ c: number | null }>(db, 'SELECT SUM(cost_usd) AS c FROM attempts WHERE cost_usd IS NOT NULL AND finished_at >= ?', from)?.c ?? 0;
 }

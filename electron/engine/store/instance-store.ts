@@ -29,9 +29,16 @@ export interface InstanceRow {
   last_checkpoint: string | null;
   created_at: number;
   updated_at: number;
+  /** 'comfyui': a ComfyUI server Shotfarm reaches directly; 'runpod': a serverless endpoint (migration 0008). */
+  kind: 'comfyui' | 'runpod';
+  runpod_endpoint_id: string | null;
+  api_base: string | null;
+  price_per_hour_usd: number | null;
+  execution_timeout_s: number | null;
 }
 
 const SQL_ALL = 'SELECT * FROM instances ORDER BY name';
+const SQL_ALL_OF_KIND = 'SELECT * FROM instances WHERE kind = ? ORDER BY name';
 const SQL_BY_ID = 'SELECT * FROM instances WHERE id = ?';
 /** Looks an instance up by id or by its (unique) name, for the CLI. */
 const SQL_BY_ID_OR_NAME = 'SELECT * FROM instances WHERE id = ? OR name = ?';
@@ -89,6 +96,41 @@ export function toInstanceView(db: Db, r: InstanceRow, currentJobIds?: readonly 
 
 export function listInstanceRows(db: Db): InstanceRow[] {
   return all<InstanceRow>(db, SQL_ALL);
+}
+
+/** The rows of one kind: the LAN registry probes only ComfyUI servers, the cloud pool only endpoints. */
+export function instanceRowsOfKind(db: Db, kind: InstanceRow['kind']): InstanceRow[] {
+  return all<InstanceRow>(db, SQL_ALL_OF_KIND, kind);
+}
+
+export interface RunpodFields {
+  name: string;
+  endpointId: string;
+  apiBase: string;
+  tags: string[];
+  maxConcurrency: number;
+  gpuName: string | null;
+  vramGb: number | null;
+  pricePerHourUsd: number;
+  executionTimeoutS: number;
+}
+
+/** A RunPod endpoint as a workstation row: its url is `<api base>/<endpoint id>` (one row per endpoint). */
+export function insertRunpodInstance(db: Db, id: string, f: RunpodFields, now: number): void {
+  const vram = f.vramGb === null ? null : JSON.stringify({ totalBytes: f.vramGb * 1024 ** 3, comfyBytes: 0, otherBytes: 0, freeBytes: f.vramGb * 1024 ** 3 });
+  run(db, `INSERT INTO instances (id, name, url, tags_json, max_concurrency, vram_overrides_json, gpu_name, vram_json, kind, runpod_endpoint_id,
+    api_base, price_per_hour_usd, execution_timeout_s, created_at, updated_at)
+    VALUES (@id, @name, @url, @tags, @max, '{}', @gpu, @vram, 'runpod', @endpoint, @base, @price, @timeout, @now, @now)`, {
+    id, name: f.name, url: `${f.apiBase.replace(/\/+$/, '')}/${f.endpointId}`, tags: JSON.stringify(f.tags), max: f.maxConcurrency, gpu: f.gpuName, vram,
+    endpoint: f.endpointId, base: f.apiBase.replace(/\/+$/, ''), price: f.pricePerHourUsd, timeout: f.executionTimeoutS, now,
+  });
+}
+
+/** The cloud pool's view of an endpoint: health and the last error ("API key rejected"), no VRAM probe. */
+export function setEndpointHealth(db: Db, id: string, health: InstanceHealth, error: string | null, answered: boolean, now: number): void {
+  run(db, `UPDATE instances SET health = @health, last_error = @error, last_probe_at = @now,
+    last_answer_at = CASE WHEN @answered = 1 THEN @now ELSE last_answer_at END, updated_at = @now WHERE id = @id`,
+  { id, health, error, answered: answered ? 1 : 0, now });
 }
 
 export function instanceRow(db: Db, id: string): InstanceRow | null {

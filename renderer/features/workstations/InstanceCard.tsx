@@ -87,6 +87,13 @@ export function InstanceCard({ instance: i, onEdit }: { instance: InstanceView; 
         <span className="muted small">Now rendering</span>
         <div data-testid="current-job">{current.length ? current.map((id) => <CurrentJob key={id} id={id} />) : <span className="muted">nothing</span>}</div>
       </div>
+      {i.cloud && (
+        <div className="cloud" data-testid="cloud-spend">
+          <span className="badge">RunPod cloud · ${i.cloud.pricePerHourUsd.toFixed(2)}/h</span>
+          <span className="small"> spent today ${i.cloud.spentTodayUsd.toFixed(2)} of ${i.cloud.budgetUsdPerDay.toFixed(2)}</span>
+          {i.cloud.burstWait && <div className="muted small" data-testid="cloud-wait">{i.cloud.burstWait}</div>}
+        </div>
+      )}
       {i.tags.length > 0 && <div className="tags">{i.tags.map((t) => <span key={t} className="tag">{t}</span>)}</div>}
       {i.lastError && <div className="alert alert-error small" data-testid="instance-last-error">{i.lastError}</div>}
       {i.quarantinedUntil && i.quarantinedUntil > now && <div className="alert alert-warn small">Quarantined until {new Date(i.quarantinedUntil).toLocaleTimeString()} after repeated failures.</div>}

@@ -10,6 +10,8 @@ import { Modal } from '../../components/Modal.js';
 import { plainError } from '../../lib/plain-error.js';
 import { useApp } from '../../store/app-store.js';
 import { ConnectionResult } from './ConnectionResult.js';
+import { KindChoice, type WorkstationKind } from './KindChoice.js';
+import { RunpodForm } from './RunpodForm.js';
 
 const FIELDS = { url: 'The ComfyUI URL', name: 'The name', tags: 'A tag', maxConcurrency: 'Prompts at once' };
 const urlCheck = httpUrlSchema('http://gpu-01:8188');
@@ -20,7 +22,14 @@ function urlProblem(url: string): string | null {
   return r.success ? null : `The ComfyUI URL ${r.error.issues[0]?.message ?? 'is not valid'}.`;
 }
 
+/** A new workstation is either kind (the form for it); an existing one is edited as what it is. */
 export function InstanceForm({ instance, onClose }: { instance: InstanceView | null; onClose: () => void }) {
+  const [kind, setKind] = useState<WorkstationKind>('comfyui');
+  if (!instance && kind === 'runpod') return <RunpodForm onKind={setKind} onClose={onClose} />;
+  return <ComfyForm instance={instance} onClose={onClose} onKind={instance ? null : setKind} />;
+}
+
+function ComfyForm({ instance, onClose, onKind }: { instance: InstanceView | null; onClose: () => void; onKind: ((k: WorkstationKind) => void) | null }) {
   const client = useApp((s) => s.client);
   const notify = useApp((s) => s.notify);
   const [name, setName] = useState(instance?.name ?? '');
@@ -85,6 +94,7 @@ export function InstanceForm({ instance, onClose }: { instance: InstanceView | n
       }
     >
       <form className="form" onSubmit={(e) => (e.preventDefault(), void save())} data-testid="instance-form">
+        {onKind && <KindChoice kind="comfyui" onKind={onKind} />}
         {error && <div className="alert alert-error" role="alert" data-testid="instance-error">{error}</div>}
         <label className="field">
           <span className="field-label">ComfyUI URL</span>

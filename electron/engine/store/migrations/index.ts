@@ -9,6 +9,7 @@ import { sql as m0004 } from './0004-attempt-contact.js';
 import { sql as m0005 } from './0005-wait-reasons-node-lists.js';
 import { sql as m0006 } from './0006-people.js';
 import { sql as m0007 } from './0007-fair-share-uploads.js';
+import { sql as m0008 } from './0008-runpod-endpoints.js';
 
 export interface Migration {
   id: number;
@@ -24,4 +25,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { id: 5, name: '0005-wait-reasons-node-lists', sql: m0005 },
   { id: 6, name: '0006-people', sql: m0006 },
   { id: 7, name: '0007-fair-share-uploads', sql: m0007 },
+  { id: 8, name: '0008-runpod-endpoints', sql: m0008 },
 ];

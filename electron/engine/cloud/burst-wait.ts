@@ -1,0 +1,54 @@
+/**
+ * Why a queued job is not on a cloud endpoint yet, in the burst policy's words (burst-policy.ts):
+ * "cloud burst waits until the job has waited 10 min", "today's cloud budget is spent ($… of $…)".
+ * jobs.why and every job view's waitReason add it to the LAN's reason, so a job that waits for the
+ * endpoint is not silent about it. Null when no endpoint could take the job (disabled, unhealthy,
+ * tags or VRAM that do not fit: the LAN's reason says it all) or when the policy would send it.
+ */
+import { PRIORITY_VALUE } from '../../../shared/priorities.js';
+import type { JobRow } from '../store/job-rows.js';
+import type { InstanceRow } from '../store/instance-store.js';
+import { burstDecision } from './burst-policy.js';
+
+/** What the cloud's wait needs of a job's row. */
+export type BurstJob = Pick<JobRow, 'enqueued_at' | 'priority' | 'tags_json' | 'vram_gb'>;
+
+/** May this endpoint take this job at all (its tags, its VRAM)? The dispatch pass asks it too. */
+export function endpointFits(row: Pick<InstanceRow, 'tags_json' | 'vram_json'>, job: Pick<JobRow, 'tags_json' | 'vram_gb'>): boolean {
+  const offered = JSON.parse(row.tags_json) as string[];
+  if (!(JSON.parse(job.tags_json) as string[]).every((t) => offered.includes(t))) return false;
+  const vram = row.vram_json ? (JSON.parse(row.vram_json) as { totalBytes: number }).totalBytes / 1024 ** 3 : null;
+  return vram === null || job.vram_gb <= vram;
+}
+
+export interface BurstWaitFacts {
+  /** The RunPod endpoints registered (any state: the usable ones are picked here). */
+  endpoints: readonly Pick<InstanceRow, 'admin_state' | 'health' | 'tags_json' | 'vram_json'>[];
+  burstAfterS: number;
+  budgetUsdPerDay: number;
+  /** Today's (UTC) cloud spend; read only when some job could go to an endpoint. */
+  spentTodayUsd: () => number;
+  now: number;
+}
+
+export type BurstWait = (job: BurstJob) => string | null;
+
+export function burstWaitOf(f: BurstWaitFacts): BurstWait {
+  const usable = f.endpoints.filter((e) => e.admin_state === 'active' && e.health !== 'unhealthy');
+  if (usable.length === 0) return () => null;
+  let spent: number | null = null;
+  return (job) => {
+    if (!usable.some((e) => endpointFits(e, job))) return null;
+    spent ??= f.spentTodayUsd();
+    const d = burstDecision({
+      waitedS: Math.max(0, (f.now - job.enqueued_at) / 1000), rush: job.priority >= PRIORITY_VALUE.rush, lanSlotFree: false,
+      burstAfterS: f.burstAfterS, spentTodayUsd: spent, budgetUsdPerDay: f.budgetUsdPerDay,
+    });
+    return d.take ? null : d.reason;
+  };
+}
+
+/** The LAN's reason with the cloud's beside it (when there is one). */
+export function withBurstWait(lan: string, cloud: string | null): string {
+  return cloud === null ? lan : `${lan}; ${cloud}`;
+}

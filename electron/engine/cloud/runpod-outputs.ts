@@ -1,0 +1,60 @@
+/**
+ * Storing a RunPod job's outputs (SPEC §4.5, as collect.ts does for a LAN server): each image of
+ * worker-comfyui's answer — base64 data, or an S3 URL fetched with a size cap — is written to a
+ * temporary name in the take's folder (hashed and measured as written, at most output_max_gb),
+ * fsynced and renamed to its final name — collect.ts's OutputFile and settleOutput. Nothing is
+ * recorded here: the caller writes the ledger rows and `completed` in one transaction.
+ */
+import { ShotfarmError } from '../../../shared/errors.js';
+import { tempPathFor } from '../files/atomic-write.js';
+import { OutputFile, OutputTooLarge, type OutputFs } from '../files/output-file.js';
+import { outputPath, type TakeKey } from '../files/output-paths.js';
+import { prepareTakeDir, settleOutput } from '../scheduler/collect.js';
+import type { StoredAsset } from '../store/asset-store.js';
+import type { WorkerImage } from './runpod-protocol.js';
+
+/** The most one output may weigh (an S3 download or a decoded image): a bound on a bad answer. */
+const MAX_OUTPUT_BYTES = 2 * 1024 ** 3;
+
+async function bytesOf(img: WorkerImage, maxBytes: number, signal?: AbortSignal): Promise<Buffer> {
+  if (img.type === 'base64') {
+    const data = img.data.includes(',') && img.data.startsWith('data:') ? img.data.slice(img.data.indexOf(',') + 1) : img.data;
+    return Buffer.from(data, 'base64');
+  }
+  const res = await fetch(img.data, { signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(120_000)]) : AbortSignal.timeout(120_000) });
+  if (!res.ok) throw new ShotfarmError('storage', `the output ${img.filename} could not be fetched from its S3 URL (HTTP ${res.status})`);
+  const declared = Number(res.headers.get('content-length') ?? '0');
+  if (declared > maxBytes) throw new OutputTooLarge(img.filename, maxBytes, declared);
+  return Buffer.from(await res.arrayBuffer());
+}
+
+export interface WorkerImageLimits {
+  /** The largest file taken (output_max_gb), as for a LAN download. */
+  maxBytes: number;
+  /** The file calls (tests: a disk that fills up). */
+  fs?: OutputFs;
+}
+
+export async function storeWorkerImages(
+  images: readonly WorkerImage[], root: string, take: TakeKey, limits: WorkerImageLimits, signal?: AbortSignal,
+): Promise<StoredAsset[]> {
+  const dir = await prepareTakeDir(root, take);
+  const maxBytes = Math.min(limits.maxBytes, MAX_OUTPUT_BYTES);
+  const assets: StoredAsset[] = [];
+  for (const img of images) {
+    const finalPath = outputPath(dir, img.filename);
+    // The same way as a LAN download (collect.ts): hashed and measured as written, bounded, a full disk an OutputStoreError.
+    const file = new OutputFile(tempPathFor(finalPath), { fileName: img.filename, maxBytes, ...(limits.fs ? { fs: limits.fs } : {}) });
+    try {
+      const bytes = await bytesOf(img, maxBytes, signal);
+      if (bytes.length === 0) throw new ShotfarmError('storage', `the output ${img.filename} arrived empty`);
+      await file.begin(bytes.length);
+      await file.write(bytes);
+      assets.push(await settleOutput(file, finalPath, img.filename, null));
+    } catch (err) {
+      await file.discard();
+      throw err;
+    }
+  }
+  return assets;
+}

@@ -1,0 +1,272 @@
+/**
+ * The RunPod endpoints of the farm (kind 'runpod' workstations), beside the LAN registry: their
+ * health (/health; a rejected key makes one `unhealthy`, "API key rejected"), their slots, and the
+ * dispatch hook the scheduler calls after its LAN pass — queued jobs the LAN did not take go to an
+ * endpoint when the burst policy allows it (burst-policy.ts) — and the attempts running there
+ * (runpod-runner.ts): recovered at start, cancelled, stopped or detached with the farm.
+ */
+import { isHealthy, type InstanceView } from '../../../shared/domain.js';
+import { PRIORITY_VALUE } from '../../../shared/priorities.js';
+import { randomId } from '../ids.js';
+import { claimAttempt, totalSpendSince, type AttemptRow } from '../store/attempt-store.js';
+import type { CommitBatch } from '../store/commit-batch.js';
+import { instanceRowsOfKind, setEndpointHealth, toInstanceView, type InstanceRow } from '../store/instance-store.js';
+import type { JobRow } from '../store/job-rows.js';
+import { jobRow } from '../store/job-store.js';
+import type { FarmDeps } from '../scheduler/attempt-scope.js';
+import { candidates } from '../scheduler/candidates.js';
+import type { TemplateCache } from '../scheduler/wait-explainer.js';
+import { burstDecision } from './burst-policy.js';
+import { burstWaitOf, endpointFits, type BurstWait } from './burst-wait.js';
+import { RunpodClient, RunpodHttpError } from './runpod-client.js';
+import { utcDayStart } from './runpod-cost.js';
+import { RunpodRunner } from './runpod-runner.js';
+import type { StorageHold } from '../scheduler/storage-hold.js';
+
+export interface CloudPoolDeps extends FarmDeps {
+  batch: CommitBatch;
+  templates: TemplateCache;
+  /** The RunPod API key (RUNPOD_API_KEY, else the encrypted setting); read at every request. */
+  apiKey: () => string | null;
+  log: (message: string) => void;
+  /** A runner ended: the scheduler re-arms its retry timer and decides again. */
+  ended: () => void;
+  /** The farm's wait for its storage (a full output disk holds it, as on the LAN). */
+  storage: StorageHold;
+}
+
+interface Endpoint {
+  row: InstanceRow;
+  client: RunpodClient;
+  running: Map<string, RunpodRunner>;
+  /** Claims not committed yet: their slots are taken already. */
+  held: Set<string>;
+}
+
+export class CloudPool {
+  private readonly endpoints = new Map<string, Endpoint>();
+  private healthTimer: unknown = null;
+  private burstTimer: unknown = null;
+  private burstTimerAt: number | null = null;
+  private running = false;
+  /** Why no endpoint took a job at the last pass (shown on the cards), or null. */
+  private burstWait: string | null = null;
+
+  constructor(private readonly d: CloudPoolDeps, private readonly kick: () => void) {}
+
+  start(): void {
+    this.running = true;
+    for (const row of instanceRowsOfKind(this.d.db, 'runpod')) this.add(row);
+    this.checkHealth();
+  }
+
+  owns(instanceId: string | null): boolean {
+    return instanceId !== null && this.endpoints.has(instanceId);
+  }
+
+  get size(): number {
+    return [...this.endpoints.values()].reduce((n, e) => n + e.running.size, 0);
+  }
+
+  private add(row: InstanceRow): void {
+    const prev = this.endpoints.get(row.id);
+    const client = new RunpodClient({
+      apiBase: row.api_base ?? 'https://api.runpod.ai/v2', endpointId: row.runpod_endpoint_id ?? '', apiKey: this.d.apiKey, timeoutMs: this.d.config.requestTimeoutMs,
+    });
+    this.endpoints.set(row.id, { row, client, running: prev?.running ?? new Map(), held: prev?.held ?? new Set() });
+  }
+
+  /** An instance was added, edited or removed: reload it if it is an endpoint. */
+  refresh(id: string): void {
+    const row = instanceRowsOfKind(this.d.db, 'runpod').find((r) => r.id === id);
+    if (row) this.add(row);
+    else if (this.endpoints.get(id)?.running.size === 0) this.endpoints.delete(id);
+  }
+
+  private checkHealth(): void {
+    if (!this.running) return;
+    for (const e of this.endpoints.values()) {
+      if (e.row.admin_state === 'disabled') continue;
+      void e.client.health().then(
+        () => this.setHealth(e, 'idle', null, true),
+        (err: unknown) => {
+          const rejected = err instanceof RunpodHttpError && err.rejectedKey;
+          this.setHealth(e, 'unhealthy', rejected ? 'API key rejected' : (err as Error).message, !(err instanceof RunpodHttpError && err.status === 0));
+        },
+      );
+    }
+    this.d.timers.clearTimeout(this.healthTimer);
+    this.healthTimer = this.d.timers.setTimeout(() => this.checkHealth(), Math.max(1_000, this.d.config.probeIntervalMs * 5));
+  }
+
+  private setHealth(e: Endpoint, health: 'idle' | 'unhealthy', error: string | null, answered: boolean): void {
+    if (!this.running) return;
+    const was = e.row.health;
+    setEndpointHealth(this.d.db, e.row.id, health, error, answered, this.d.clock.now());
+    e.row = { ...e.row, health, last_error: error };
+    if (was !== health) {
+      if (health === 'unhealthy') this.d.log(`${e.row.name} is unhealthy: ${error ?? ''}`);
+      this.d.events.emit('instance.changed', { instance: this.view(e) });
+      if (isHealthy(health)) this.kick();
+    }
+  }
+
+  /** What the runners report: the key was rejected (jobs untouched), or the endpoint answered. */
+  private keyRejected = (id: string): void => {
+    const e = this.endpoints.get(id);
+    if (e) this.setHealth(e, 'unhealthy', 'API key rejected', true);
+  };
+
+  private heard = (id: string): void => {
+    const e = this.endpoints.get(id);
+    if (e && e.row.health === 'unhealthy' && e.row.last_error !== 'API key rejected') this.setHealth(e, 'idle', null, true);
+  };
+
+  spentToday(): number {
+    return totalSpendSince(this.d.db, utcDayStart(this.d.clock.now()));
+  }
+
+  /**
+   * The dispatch hook, after the LAN pass: queued jobs not being claimed go to endpoints with a free
+   * slot, tags and VRAM that fit, while the burst policy says yes. The claim is committed before the
+   * runner sends /run.
+   */
+  pass(lanSlotFree: boolean, claiming: Set<string>): void {
+    if (!this.running) return;
+    const open = [...this.endpoints.values()].filter((e) => e.row.admin_state === 'active' && e.row.health !== 'unhealthy' && e.running.size + e.held.size < e.row.max_concurrency);
+    if (this.endpoints.size === 0) return;
+    if (open.length === 0) return;
+    const { db, config, clock } = this.d;
+    const now = clock.now();
+    const spent = this.spentToday();
+    let wait: string | null = null;
+    let askAt: number | null = null;
+    for (const job of candidates(db, 8, config.candidateScan)) {
+      if (open.length === 0) break;
+      if (claiming.has(job.id)) continue;
+      const decision = burstDecision({
+        waitedS: (now - job.enqueued_at) / 1000, rush: job.priority >= PRIORITY_VALUE.rush, lanSlotFree, burstAfterS: config.burstAfterS,
+        spentTodayUsd: spent, budgetUsdPerDay: config.burstBudgetUsdPerDay,
+      });
+      if (!decision.take) {
+        wait ??= decision.reason;
+        if (decision.askAgainInS !== null) askAt = Math.min(askAt ?? Infinity, now + decision.askAgainInS * 1000 + 5);
+        if (decision.askAgainInS === null) break; // the budget: no later job changes that
+        continue;
+      }
+      const at = open.findIndex((e) => endpointFits(e.row, job));
+      if (at < 0) continue;
+      const e = open[at] as Endpoint;
+      claiming.add(job.id);
+      this.claimAndRun(e, job, claiming);
+      // An attempt's cost is known only at its end: the budget is checked again at every pass.
+      if (e.running.size + e.held.size >= e.row.max_concurrency) open.splice(at, 1);
+    }
+    this.burstWait = wait;
+    if (askAt !== null) this.armBurstTimer(askAt);
+  }
+
+  /** A job crosses burst_after_s with nothing else changing: decide again then. */
+  private armBurstTimer(at: number): void {
+    if (this.burstTimerAt !== null && this.burstTimerAt <= at) return;
+    this.d.timers.clearTimeout(this.burstTimer);
+    this.burstTimerAt = at;
+    this.burstTimer = this.d.timers.setTimeout(() => {
+      this.burstTimerAt = null;
+      this.kick();
+    }, Math.max(0, at - this.d.clock.now()));
+  }
+
+  private claimAndRun(e: Endpoint, job: JobRow, claiming: Set<string>): void {
+    const { db, clock } = this.d;
+    const attemptId = randomId();
+    // The slot is held at once (a placeholder), so the next pass cannot give it away twice.
+    e.held.add(attemptId);
+    void this.d.batch.add(() => claimAttempt(db, clock, {
+      jobId: job.id, attemptId, instanceId: e.row.id, instanceName: e.row.name, gpuName: e.row.gpu_name, vramAtDispatch: null,
+      leaseMs: job.timeout_s * 1000 * 2,
+    })).then(
+      () => {
+        claiming.delete(job.id);
+        e.held.delete(attemptId);
+        const row = jobRow(db, job.id);
+        if (!row || !this.running) return;
+        this.d.announce([job.id]);
+        this.startRunner(e, row, attemptId, null);
+      },
+      (err: unknown) => {
+        claiming.delete(job.id);
+        e.held.delete(attemptId);
+        this.d.log(`cloud claim of ${job.id} failed: ${(err as Error).message}`);
+        this.kick();
+      },
+    );
+  }
+
+  /** Recovery at start: an open attempt on an endpoint is reconciled by its RunPod id (or waited out without one). */
+  recover(a: AttemptRow): void {
+    const e = a.instance_id ? this.endpoints.get(a.instance_id) : undefined;
+    const job = jobRow(this.d.db, a.job_id);
+    if (!e || !job) return;
+    this.startRunner(e, job, a.id, a);
+  }
+
+  private startRunner(e: Endpoint, job: JobRow, attemptId: string, resume: AttemptRow | null): void {
+    const runner = new RunpodRunner({
+      ...this.d, keyRejected: this.keyRejected, heard: this.heard,
+      done: (r) => {
+        e.running.delete(r.attemptId);
+        this.d.ended();
+      },
+    }, job, attemptId, e.row, e.client, this.d.templates.get(job.template_id), resume);
+    e.running.set(attemptId, runner);
+  }
+
+  private runners(): RunpodRunner[] {
+    return [...this.endpoints.values()].flatMap((e) => [...e.running.values()]);
+  }
+
+  cancelled(jobIds: readonly string[]): void {
+    for (const r of this.runners()) if (jobIds.includes(r.job.id)) r.cancel();
+  }
+
+  async stopAll(): Promise<void> {
+    const all = this.runners();
+    for (const r of all) r.stopFarm();
+    await Promise.all(all.map((r) => r.finished));
+  }
+
+  async close(): Promise<void> {
+    this.running = false;
+    this.d.timers.clearTimeout(this.healthTimer);
+    this.d.timers.clearTimeout(this.burstTimer);
+    const all = this.runners();
+    for (const r of all) r.detach();
+    await Promise.all(all.map((r) => r.finished));
+  }
+
+  private view(e: Endpoint): InstanceView {
+    const current = this.runners().filter((r) => r.endpoint.id === e.row.id).map((r) => r.job.id);
+    return {
+      ...toInstanceView(this.d.db, e.row, current),
+      cloud: {
+        kind: 'runpod', endpointId: e.row.runpod_endpoint_id ?? '', apiBase: e.row.api_base ?? '', pricePerHourUsd: e.row.price_per_hour_usd ?? 0,
+        executionTimeoutS: e.row.execution_timeout_s ?? 600, spentTodayUsd: this.spentToday(), budgetUsdPerDay: this.d.config.burstBudgetUsdPerDay,
+        burstWait: this.burstWait,
+      },
+    };
+  }
+
+  /** Why a queued job is not on an endpoint yet (jobs.why, waitReason): the policy's words, or null. */
+  burstWaitOfJobs(): BurstWait {
+    const { config, clock } = this.d;
+    return burstWaitOf({
+      endpoints: [...this.endpoints.values()].map((e) => e.row), burstAfterS: config.burstAfterS, budgetUsdPerDay: config.burstBudgetUsdPerDay,
+      spentTodayUsd: () => this.spentToday(), now: clock.now(),
+    });
+  }
+
+  views(): InstanceView[] {
+    return [...this.endpoints.values()].map((e) => this.view(e));
+  }
+}

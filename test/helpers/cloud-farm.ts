@@ -1,0 +1,30 @@
+/** A farm with one RunPod endpoint (the RunPod simulator on loopback) and optionally LAN simulators. */
+import type { TestContext } from 'node:test';
+import { startRunpodSim, type RunpodSim, type RunpodSimOptions } from '../simulator/runpod/server.js';
+import { farmFor, type Farm, type FarmOptions } from './farm.js';
+
+export const SIM_KEY = 'rp_test_SECRET_9f3a1c7e';
+
+export interface CloudFarm {
+  farm: Farm;
+  sim: RunpodSim;
+  endpointName: string;
+}
+
+export async function cloudFarmFor(
+  ctx: TestContext,
+  o: { sim?: RunpodSimOptions; farm?: Partial<FarmOptions>; budgetUsd?: number; burstAfterS?: number; pricePerHourUsd?: number; executionTimeoutS?: number; key?: string } = {},
+): Promise<CloudFarm> {
+  const sim = await startRunpodSim({ apiKey: SIM_KEY, ...o.sim });
+  ctx.after(() => sim.close());
+  const farm = await farmFor(ctx, { instances: [], ...o.farm, start: false, config: { runpodPollMs: 40, ...o.farm?.config } });
+  await farm.engine.call('cloud.setApiKey', { apiKey: o.key ?? SIM_KEY });
+  await farm.engine.call('settings.set', { key: 'burst_budget_usd_per_day', value: o.budgetUsd ?? 5 });
+  await farm.engine.call('settings.set', { key: 'burst_after_s', value: o.burstAfterS ?? 0 });
+  await farm.engine.call('cloud.addRunpod', {
+    name: 'cloud-sim', endpointId: sim.endpointId, apiBase: sim.apiBase, gpuName: 'RTX 4090', vramGb: 24, pricePerHourUsd: o.pricePerHourUsd ?? 3.6,
+    executionTimeoutS: o.executionTimeoutS ?? 60,
+  });
+  farm.startScheduler();
+  return { farm, sim, endpointName: 'cloud-sim' };
+}
