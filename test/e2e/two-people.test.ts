@@ -88,9 +88,9 @@ test('an artist and an operator: import, rush, a refused cancel with its sentenc
   assert.equal(res.status, 200);
   const csv = readFileSync(join(farm.dir, 'exports', 'runlog.csv'), 'utf8').trim().split(/\r?\n/);
   const header = (csv[0] as string).split(',');
-  assert.deepEqual(header.slice(-2), ['imported_by', 'last_action_by']);
-  // job_id is the last of main's columns, then the two appended ones.
+  assert.deepEqual(header.slice(-3), ['imported_by', 'last_action_by', 'cost_usd']);
+  // job_id, then the columns appended since: who imported and acted, and a cloud attempt's cost (empty on the LAN).
   const line = csv.find((l) => l.includes(`,${mine!.id},`)) as string;
-  assert.ok(line?.endsWith(`,${mine!.id},mira,otto`), line);
+  assert.ok(line?.endsWith(`,${mine!.id},mira,otto,`), line);
   assert.deepEqual([...artist.errors, ...operator.errors].filter((e) => !/403|Forbidden/.test(e)), []);
 });
