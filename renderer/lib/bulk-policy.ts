@@ -55,11 +55,15 @@ export function confirmationFor(action: JobAction, jobs: readonly JobView[], ins
   if (jobs.length === 0) return null;
   if (action === 'cancel' && (running.length > 0 || jobs.length > ASK_ABOVE)) {
     const what = jobs.length === 1 ? jobName(jobs[0] as JobView) : plural(jobs.length, 'job');
-    const interrupt = running.length === 0
-      ? 'none is rendering now.'
+    // A prompt waiting unstarted on its workstation (prefetch) is taken off, not interrupted.
+    const offServer = running.filter(notStartedThere).length;
+    const rendering = running.length - offServer;
+    const off = offServer === 0 ? '' : ` ${offServer === 1 ? '1 waits' : `${offServer.toLocaleString()} wait`} on a workstation unstarted and will be taken off.`;
+    const interrupt = rendering === 0
+      ? `none is rendering now.${off}`
       : jobs.length === 1
         ? 'it is rendering now and will be interrupted.'
-        : `${running.length === 1 ? '1 is' : `${running.length.toLocaleString()} are`} rendering now and will be interrupted.`;
+        : `${rendering === 1 ? '1 is' : `${rendering.toLocaleString()} are`} rendering now and will be interrupted.${off}`;
     const waiting = jobs.filter((j) => j.state === 'queued' || j.state === 'pending' || j.state === 'held');
     return {
       title: `Cancel ${what}?`,
@@ -94,14 +98,29 @@ export function confirmationFor(action: JobAction, jobs: readonly JobView[], ins
   return null;
 }
 
+/**
+ * A running job whose prompt has not started on its workstation: claimed, or queued there behind
+ * the running one (prefetch). Stopping or cancelling it interrupts no render — it is taken off.
+ */
+export function notStartedThere(j: Pick<JobView, 'state' | 'attempt'>): boolean {
+  return j.state === 'running' && (j.attempt?.phase === 'claimed' || j.attempt?.phase === 'posted');
+}
+
 /** Stop farm always asks, and says what is rendering (`running`: the first of `total` running jobs). */
 export function stopFarmConfirmation(running: readonly JobView[], total: number, instanceName: (id: string | null) => string | null): Confirmation {
   const n = Math.max(running.length, total);
+  // What waits on a workstation unstarted is told apart only when every running job was seen.
+  const waiting = n === running.length ? running.filter(notStartedThere).length : 0;
+  const rendering = n - waiting;
+  const what = waiting === 0
+    ? `${n === 1 ? '1 prompt is' : `${n.toLocaleString()} prompts are`} rendering now and will be interrupted and put back in the queue.`
+    : `${rendering === 0 ? 'nothing is rendering now' : `${plural(rendering, 'prompt')} ${rendering === 1 ? 'is' : 'are'} rendering now and will be interrupted`}; ` +
+      `${plural(waiting, 'prompt')} waiting on ${waiting === 1 ? 'its workstation' : 'their workstations'} will be taken off; all go back in the queue.`;
   return {
     title: 'Stop the farm?',
     summary: n === 0
       ? 'Stop the farm: nothing is rendering now. No new prompts are sent until you resume it.'
-      : `Stop the farm: ${n === 1 ? '1 prompt is' : `${n.toLocaleString()} prompts are`} rendering now and will be interrupted and put back in the queue. No new prompts are sent until you resume it.`,
+      : `Stop the farm: ${what} No new prompts are sent until you resume it.`,
     details: [
       ...(running.length ? ['Interrupted and requeued:', ...runningLines(running, instanceName), ...(n > running.length ? [`…of ${n.toLocaleString()} in all`] : [])] : []),
       'To let running prompts finish instead, use Pause dispatch.',

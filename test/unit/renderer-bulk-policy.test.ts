@@ -52,3 +52,14 @@ test('stop farm always asks, saying what renders now and that Pause lets it fini
   assert.match(busy.summary, /^Stop the farm: 3 prompts are rendering now and will be interrupted and put back in the queue\./);
   assert.deepEqual(busy.details, ['Interrupted and requeued:', 'sh1 · keyframe · take 1 on gpu-01', '…of 3 in all', 'To let running prompts finish instead, use Pause dispatch.']);
 });
+
+test('a prompt waiting unstarted on its workstation (prefetch) is said to be taken off, not interrupted', () => {
+  const at = (n: number, phase: 'posted' | 'running'): JobView => ({ ...job(n, 'running', '01'), attempt: { id: `a${n}`, phase, promptNumber: n } }) as JobView;
+  const stop = stopFarmConfirmation([at(1, 'running'), at(2, 'posted')], 2, names);
+  assert.equal(stop.summary, 'Stop the farm: 1 prompt is rendering now and will be interrupted; 1 prompt waiting on its workstation will be taken off; all go back in the queue. No new prompts are sent until you resume it.');
+  // Only when every running job was seen: a partial page says the plain count.
+  assert.match(stopFarmConfirmation([at(1, 'running'), at(2, 'posted')], 5, names).summary, /^Stop the farm: 5 prompts are rendering now/);
+  const cancel = confirmationFor('cancel', [at(1, 'running'), at(2, 'posted'), at(3, 'posted')], names);
+  assert.equal(cancel?.summary, 'Cancel 3 jobs: 1 is rendering now and will be interrupted. 2 wait on a workstation unstarted and will be taken off.');
+  assert.equal(confirmationFor('cancel', [at(2, 'posted'), at(3, 'posted')], names)?.summary, 'Cancel 2 jobs: none is rendering now. 2 wait on a workstation unstarted and will be taken off.');
+});
