@@ -31,13 +31,20 @@ export interface BurstWaitFacts {
   now: number;
 }
 
-export type BurstWait = (job: BurstJob) => string | null;
+/**
+ * The cloud's words for a job, and whether a registered endpoint could ever take it (its tags and
+ * VRAM fit one not disabled): such a job is not "blocked" when the LAN cannot take it — it waits
+ * for the burst, and says so.
+ */
+export type BurstWait = ((job: BurstJob) => string | null) & { couldTake?: (job: BurstJob) => boolean };
 
 export function burstWaitOf(f: BurstWaitFacts): BurstWait {
+  const registered = f.endpoints.filter((e) => e.admin_state !== 'disabled');
+  const couldTake = (job: BurstJob): boolean => registered.some((e) => endpointFits(e, job));
   const usable = f.endpoints.filter((e) => e.admin_state === 'active' && e.health !== 'unhealthy');
-  if (usable.length === 0) return () => null;
+  if (usable.length === 0) return Object.assign(() => null, { couldTake });
   let spent: number | null = null;
-  return (job) => {
+  return Object.assign((job: BurstJob) => {
     if (!usable.some((e) => endpointFits(e, job))) return null;
     spent ??= f.spentTodayUsd();
     const d = burstDecision({
@@ -45,7 +52,7 @@ export function burstWaitOf(f: BurstWaitFacts): BurstWait {
       burstAfterS: f.burstAfterS, spentTodayUsd: spent, budgetUsdPerDay: f.budgetUsdPerDay,
     });
     return d.take ? null : d.reason;
-  };
+  }, { couldTake });
 }
 
 /** The LAN's reason with the cloud's beside it (when there is one). */

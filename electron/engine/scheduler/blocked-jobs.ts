@@ -139,7 +139,7 @@ export class BlockedJobs {
     const changes: { id: string; reason: string | null }[] = [];
     for (const r of rows) {
       const wait = explain(r);
-      const reason = isBlockedWait(wait, facts) ? wait.summary : null;
+      const reason = isBlockedWait(wait, facts, r) ? wait.summary : null;
       if (r.blocked !== (reason === null ? 0 : 1) || (reason !== null && r.wait_reason !== reason)) changes.push({ id: r.id, reason });
     }
     if (changes.length === 0) return;

@@ -22,7 +22,7 @@ export function jobWhy(db: Db, job: JobRow, facts: FarmFacts, explain: Explain):
   switch (job.state) {
     case 'queued': {
       const wait = explain(job);
-      const blocked = isBlockedWait(wait, facts);
+      const blocked = isBlockedWait(wait, facts, job);
       const instances = facts.instances.map((i): InstanceWaitView => {
         const w = wait.perInstance.find((p) => p.instanceId === i.id);
         return w ? { instanceId: i.id, name: i.name, kind: w.kind, lasting: w.lasting, text: w.text } : { instanceId: i.id, name: i.name, kind: null, lasting: null, text: 'can take it now' };

@@ -61,6 +61,8 @@ export function explainer(facts: FarmFacts, templates: TemplateCache): Explain {
  * VRAM, a node or model it lacks. Nothing the farm does by itself, and no enabling or un-draining,
  * would let the job run; adding or changing a workstation might.
  */
-export function isBlockedWait(wait: JobWait, facts: FarmFacts): boolean {
+export function isBlockedWait(wait: JobWait, facts: FarmFacts, job: JobRow): boolean {
+  // A job only a cloud endpoint could take waits for the burst (its reason says so), not blocked.
+  if (facts.burstWait.couldTake?.(job)) return false;
   return facts.instances.length > 0 && !wait.dispatchable && wait.lasting === 'never';
 }
