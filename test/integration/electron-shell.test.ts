@@ -22,7 +22,11 @@ import { CHANNELS } from '../../electron/preload/channels.js';
 import { REPO } from '../helpers/engine.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
-const paths = appPaths('/opt/Shotfarm/resources/app.asar/dist/electron/main');
+// Where an installed app would be: a made-up folder under the OS temp dir (nothing is read there).
+const INSTALLED = join(tmpdir(), 'Shotfarm', 'resources', 'app.asar');
+const paths = appPaths(join(INSTALLED, 'dist', 'electron', 'main'));
+/** Paths on this machine outside any folder the tests make: a save dialog's answer, a file to escape to. */
+const ELSEWHERE = join(tmpdir(), 'shotfarm-elsewhere');
 const page = (url: string, parent: unknown = null) => ({ senderFrame: { url, parent } });
 
 function fakeIpcMain() {
@@ -32,9 +36,9 @@ function fakeIpcMain() {
 }
 
 test('the built app is laid out as the main process expects', () => {
-  assert.equal(paths.indexHtml, '/opt/Shotfarm/resources/app.asar/dist/renderer/index.html');
-  assert.equal(paths.preload, '/opt/Shotfarm/resources/app.asar/dist/electron/preload/preload.cjs');
-  assert.equal(paths.engineEntry, '/opt/Shotfarm/resources/app.asar/dist/electron/main/engine-process.js');
+  assert.equal(paths.indexHtml, join(INSTALLED, 'dist', 'renderer', 'index.html'));
+  assert.equal(paths.preload, join(INSTALLED, 'dist', 'electron', 'preload', 'preload.cjs'));
+  assert.equal(paths.engineEntry, join(INSTALLED, 'dist', 'electron', 'main', 'engine-process.js'));
 });
 
 test('IPC is handled on the fixed channels only, and only for the app page\'s top frame', async () => {
@@ -42,7 +46,7 @@ test('IPC is handled on the fixed channels only, and only for the app page\'s to
   const calls: unknown[] = [];
   const revealed: string[] = [];
   registerIpc({
-    ipcMain, indexHtml: paths.indexHtml, exportDir: '/data/exports', log: () => undefined,
+    ipcMain, indexHtml: paths.indexHtml, exportDir: join(INSTALLED, 'exports'), log: () => undefined,
     host: { call: async (method, input) => (calls.push([method, input]), 'answer') },
     openShotList: async () => null,
     chooseExportPath: async () => null,
@@ -79,18 +83,18 @@ test('a desktop export goes where the save dialog says: a dated name proposed, t
   const at = new Date(2026, 11, 1, 14, 3, 9);
   const chooser = (answer: string | null) => async (name: string) => (proposed.push(name), answer);
   assert.deepEqual(await answerSaveExport(target, 'runlog', { project: 'Moonfall' }, chooser(null), at), { ok: true, result: null });
-  assert.deepEqual(await answerSaveExport(target, 'runlog', { project: 'Moonfall' }, chooser('/home/lead/runs/ep101'), at), {
-    ok: true, result: { path: '/home/lead/runs/ep101.csv', rows: 3, bytes: 99 },
+  assert.deepEqual(await answerSaveExport(target, 'runlog', { project: 'Moonfall' }, chooser(join(ELSEWHERE, 'ep101')), at), {
+    ok: true, result: { path: join(ELSEWHERE, 'ep101.csv'), rows: 3, bytes: 99 },
   });
   assert.deepEqual(proposed, ['shotfarm-runlog-2026-12-01_14-03-09.csv', 'shotfarm-runlog-2026-12-01_14-03-09.csv']);
-  assert.deepEqual(seen, [['export.runlog', { project: 'Moonfall', path: '/home/lead/runs/ep101.csv' }]]);
-  for (const [kind, filter] of [['passwd', {}], ['ledger', { path: '/etc/passwd' }], ['ledger', { from: 'yesterday' }]] as const) {
-    const r = await answerSaveExport(target, kind, filter, chooser('/tmp/x.csv'), at);
+  assert.deepEqual(seen, [['export.runlog', { project: 'Moonfall', path: join(ELSEWHERE, 'ep101.csv') }]]);
+  for (const [kind, filter] of [['passwd', {}], ['ledger', { path: join(ELSEWHERE, 'passwd') }], ['ledger', { from: 'yesterday' }]] as const) {
+    const r = await answerSaveExport(target, kind, filter, chooser(join(ELSEWHERE, 'x.csv')), at);
     assert.equal(r.ok ? 'ok' : r.error.code, 'bad_input', `${kind} ${JSON.stringify(filter)}`);
   }
   assert.equal(seen.length, 1, 'nothing exported for a refused request');
-  const failing = { call: async () => { throw new ShotfarmError('conflict', '/tmp/x.csv already exists; it was left as it is. Choose another file name.'); } };
-  const exists = await answerSaveExport(failing, 'ledger', {}, chooser('/tmp/x.csv'), at);
+  const failing = { call: async () => { throw new ShotfarmError('conflict', `${join(ELSEWHERE, 'x.csv')} already exists; it was left as it is. Choose another file name.`); } };
+  const exists = await answerSaveExport(failing, 'ledger', {}, chooser(join(ELSEWHERE, 'x.csv')), at);
   assert.equal(exists.ok ? 'ok' : exists.error.code, 'conflict');
 });
 
@@ -120,7 +124,7 @@ test('answerCall refuses unknown and local-only methods and exports outside the 
     ok: false, error: { code: 'conflict', message: 'Job is running.', retryable: false },
   });
   // Exports take the save-export channel (the save dialog chooses the path): through call, none.
-  for (const [method, path] of [['export.runlog', 'runlog.csv'], ['export.ledger', '/home/me/.bashrc']] as const) {
+  for (const [method, path] of [['export.runlog', 'runlog.csv'], ['export.ledger', join(ELSEWHERE, '.bashrc')]] as const) {
     const a = await answerCall(target, method, { path }, { exportDir: tmp.path, picked: new PickedFolders() });
     assert.equal(a.ok ? 'ok' : a.error.code, 'conflict', method);
   }
@@ -153,23 +157,25 @@ test('revealFile accepts existing absolute paths only', async (t) => {
 });
 
 test('only the app\'s own files and in-memory data may be requested; the network and other files may not', () => {
-  const dir = '/opt/app/dist/renderer';
-  assert.ok(isAllowedRequest('file:///opt/app/dist/renderer/index.html', dir));
-  assert.ok(isAllowedRequest('file:///opt/app/dist/renderer/assets/index-abc.js', dir));
+  const dir = join(INSTALLED, 'dist', 'renderer');
+  const file = (...parts: string[]) => pathToFileURL(join(dir, ...parts)).href;
+  assert.ok(isAllowedRequest(file('index.html'), dir));
+  assert.ok(isAllowedRequest(file('assets', 'index-abc.js'), dir));
   assert.ok(isAllowedRequest('data:image/png;base64,AAAA', dir));
   for (const url of [
-    'https://cdn.example.com/x.js', 'http://127.0.0.1:8188/prompt', 'ws://gpu-01:8188/ws', 'file:///etc/passwd',
-    'file:///opt/app/dist/renderer/../electron/main/main.js', 'file:///opt/app/dist/renderer-evil/x.js', 'ftp://x/y', 'not a url',
+    'https://cdn.example.com/x.js', 'http://127.0.0.1:8188/prompt', 'ws://gpu-01:8188/ws', pathToFileURL(join(ELSEWHERE, 'passwd')).href,
+    `${pathToFileURL(dir).href}/../electron/main/main.js`, pathToFileURL(`${dir}-evil/x.js`).href, 'ftp://x/y', 'not a url',
   ]) {
     assert.equal(isAllowedRequest(url, dir), false, url);
   }
 });
 
 test('the sender check accepts the app page with a hash or query, nothing else', () => {
-  const index = '/opt/app/dist/renderer/index.html';
-  assert.ok(isTrustedSender({ url: 'file:///opt/app/dist/renderer/index.html#/failures', parent: null }, index));
-  assert.ok(isTrustedSender({ url: 'file:///opt/app/dist/renderer/index.html?x=1', parent: null }, index));
-  assert.equal(isTrustedSender({ url: 'file:///opt/app/dist/renderer/other.html', parent: null }, index), false);
+  const index = join(INSTALLED, 'dist', 'renderer', 'index.html');
+  const url = pathToFileURL(index).href;
+  assert.ok(isTrustedSender({ url: `${url}#/failures`, parent: null }, index));
+  assert.ok(isTrustedSender({ url: `${url}?x=1`, parent: null }, index));
+  assert.equal(isTrustedSender({ url: pathToFileURL(join(INSTALLED, 'dist', 'renderer', 'other.html')).href, parent: null }, index), false);
   assert.equal(isTrustedSender({ url: 'http://localhost:5173/index.html', parent: null }, index), false);
   assert.equal(isTrustedSender({ url: 'about:blank', parent: null }, index), false);
   assert.equal(isTrustedSender(null, index), false);

@@ -1,5 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { API_INPUTS, LOCAL_ONLY_METHODS, type ApiMethod } from '../../shared/api.js';
 import { BRIDGE_KEY, createShotfarmBridge, exposeBridge, type IpcRendererLike } from '../../electron/preload/bridge.js';
 import { WIRE_TOPICS } from '../../shared/events.js';
@@ -66,7 +68,7 @@ test('every method the page uses is forwarded on the one fixed call channel with
   // The local-only methods get serve's refusal; any other method the views do not use, its own.
   // (The settings with a folder's key: the Settings view may change the number settings.)
   for (const method of LOCAL_ONLY_METHODS) {
-    const input = method.startsWith('settings.') ? { key: 'output_root', value: '/tmp' } : {};
+    const input = method.startsWith('settings.') ? { key: 'output_root', value: tmpdir() } : {};
     await assert.rejects(bridge.call(method, input), (err: unknown) => (err as { code: string; message: string }).code === 'conflict' &&
       /(only available from|changed on) this machine's command line/.test((err as { message: string }).message), method);
   }
@@ -156,10 +158,10 @@ test('revealFile sends only a string path on its fixed channel and refuses anyth
 });
 
 test('saveExport sends only the kind and the filters on its fixed channel; the answer is checked', async () => {
-  let next: unknown = { ok: true, result: { path: '/home/lead/r.csv', rows: 3, bytes: 120 } };
+  let next: unknown = { ok: true, result: { path: join(tmpdir(), 'lead', 'r.csv'), rows: 3, bytes: 120 } };
   const { ipc, invoked } = fakeIpc(() => next);
   const bridge = createShotfarmBridge(ipc);
-  assert.deepEqual(await bridge.saveExport('runlog', { project: 'Moonfall' }), { path: '/home/lead/r.csv', rows: 3, bytes: 120 });
+  assert.deepEqual(await bridge.saveExport('runlog', { project: 'Moonfall' }), { path: join(tmpdir(), 'lead', 'r.csv'), rows: 3, bytes: 120 });
   next = { ok: true, result: null };
   assert.equal(await bridge.saveExport('ledger', {}), null);
   for (const [kind, filter] of [['passwd', {}], ['runlog', null], ['runlog', []]] as const) {
@@ -216,7 +218,7 @@ test('the Settings view may change the number settings and project_weights from 
     assert.equal(await bridge.call('settings.set', input), 'set', input.key);
   }
   assert.equal(await bridge.call('settings.reset', { key: 'project_weights' }), 'set');
-  for (const input of [{ key: 'output_root', value: '/tmp' }, { key: 'releases_root', value: '/tmp' }]) {
+  for (const input of [{ key: 'output_root', value: tmpdir() }, { key: 'releases_root', value: tmpdir() }]) {
     await assert.rejects(bridge.call('settings.set', input), (err: unknown) => (err as { code: string }).code === 'conflict', input.key);
   }
   await assert.rejects(bridge.call('settings.reset', { key: 'releases_root' }), (err: unknown) => (err as { code: string }).code === 'conflict');
