@@ -6,11 +6,12 @@
  * rather than read whole.
  */
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { TestContext } from 'node:test';
 import type { SchedulerConfig } from '../../electron/engine/scheduler/config.js';
 import { startSimInstance, type SimInstanceOptions } from '../simulator/index.js';
 import { startFarm } from './farm.js';
+import { proxyUpgrades } from './upgrade-proxy.js';
 
 export interface Upstream {
   status: number;
@@ -75,24 +76,7 @@ export async function startHostileComfy(target: string, routes: HostileRoute[] =
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
-  server.on('upgrade', (req, socket, head) => {
-    const up = connect(Number(t.port), t.hostname, () => {
-      const lines = [`${req.method} ${req.url} HTTP/1.1`, ...Object.entries({ ...req.headers, host: t.host }).map(([k, v]) => `${k}: ${String(v)}`)];
-      up.write(`${lines.join('\r\n')}\r\n\r\n`);
-      up.write(head);
-      socket.pipe(up).pipe(socket);
-    });
-    const end = (): void => {
-      up.destroy();
-      socket.destroy();
-    };
-    up.on('error', end);
-    socket.on('error', end);
-    up.on('close', end);
-    socket.on('close', end);
-    sockets.add(socket as Socket);
-    sockets.add(up);
-  });
+  proxyUpgrades(server, t, sockets);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

@@ -7,8 +7,9 @@
  *   forwarded request by request; the WebSocket upgrade is piped through as bytes.
  */
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { TestContext } from 'node:test';
+import { proxyUpgrades } from './upgrade-proxy.js';
 
 export interface StandIn {
   url: string;
@@ -118,23 +119,7 @@ export async function oldComfyProxy(ctx: TestContext, targetUrl: string): Promis
     });
   });
   const sockets = new Set<Socket>();
-  server.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
-    const up = connect(Number(target.port), target.hostname, () => {
-      const lines = [`${req.method} ${req.url} HTTP/1.1`, ...Object.entries(req.headers).map(([k, v]) => `${k}: ${k === 'host' ? target.host : String(v)}`)];
-      up.write(`${lines.join('\r\n')}\r\n\r\n`);
-      if (head.length) up.write(head);
-      socket.pipe(up).pipe(socket);
-    });
-    sockets.add(up);
-    const end = (): void => {
-      up.destroy();
-      socket.destroy();
-    };
-    up.on('error', end);
-    socket.on('error', end);
-    up.on('close', end);
-    socket.on('close', end);
-  });
+  proxyUpgrades(server, target, sockets);
   ctx.after(() => {
     for (const s of sockets) s.destroy();
   });
