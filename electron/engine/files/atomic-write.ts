@@ -30,6 +30,18 @@ async function fsyncPath(path: string, flags: string): Promise<void> {
   }
 }
 
+/**
+ * Makes a rename into `dir` durable by syncing the folder — best effort: some platforms (Windows)
+ * cannot open a folder to fsync it, and the rename is atomic there anyway.
+ */
+export async function syncFolder(dir: string): Promise<void> {
+  try {
+    await fsyncPath(dir, 'r');
+  } catch {
+    // See above: nothing more can be done on such a platform.
+  }
+}
+
 /** Words an operator can act on for the file-system errors that happen in practice. */
 export function describeFsError(err: unknown, what: string): ShotfarmError {
   const e = err as NodeJS.ErrnoException;
@@ -85,11 +97,7 @@ export async function writeStreamAtomically(finalPath: string, source: Readable,
     const bytes = out.bytesWritten;
     await fsyncPath(tmp, 'r+');
     await moveIntoPlace(tmp, finalPath, o.replace ?? true);
-    try {
-      await fsyncPath(dirname(finalPath), 'r');
-    } catch {
-      // Some platforms (Windows) cannot open a directory to fsync it; the rename is still atomic.
-    }
+    await syncFolder(dirname(finalPath));
     return bytes;
   } catch (err) {
     await rm(tmp, { force: true }).catch(() => undefined);

@@ -11,12 +11,12 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { imageSize } from 'image-size';
 import type { ComfyClient } from '../comfy/client.js';
 import { outputFiles, type HistoryEntry } from '../comfy/responses.js';
-import { TEMP_PREFIX, tempPathFor } from '../files/atomic-write.js';
+import { syncFolder, TEMP_PREFIX, tempPathFor } from '../files/atomic-write.js';
 import { OutputFile, outputFsError, type OutputFs } from '../files/output-file.js';
 import { mediaTypeOf, outputPath, takeDir, type TakeKey } from '../files/output-paths.js';
 import { randomId } from '../ids.js';
@@ -28,18 +28,6 @@ export async function sha256File(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
-async function fsyncDir(dir: string): Promise<void> {
-  try {
-    const fh = await open(dir, 'r');
-    try {
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-  } catch {
-    // Not possible on every platform (Windows); the rename itself is atomic.
-  }
-}
 
 /**
  * The last steps of storing one output, whatever brought its bytes (a LAN /view download, a RunPod
@@ -55,7 +43,7 @@ export async function settleOutput(file: OutputFile, finalPath: string, fileName
   } catch (err) {
     throw outputFsError(err, fileName, dir);
   }
-  await fsyncDir(dir);
+  await syncFolder(dir);
   const mediaType = mediaTypeOf(finalPath);
   const { width, height } = mediaType.startsWith('image/') ? sizeOf(stored.head) : { width: null, height: null };
   return { id: randomId(), nodeId, path: finalPath, sha256: stored.sha256, bytes: stored.bytes, mediaType, width, height };

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
+import { syncFolder } from '../files/atomic-write.js';
 import { join } from 'node:path';
 import { ShotfarmError } from '../../../shared/errors.js';
 import { SHA256_PATTERN, uploadNameProblem } from '../../../shared/uploads.js';
@@ -88,16 +89,3 @@ export async function receiveUpload(body: AsyncIterable<Buffer | string>, o: Rec
   }
 }
 
-/** The rename is durable once the folder is synced (best effort where folders cannot be opened). */
-async function syncFolder(dir: string): Promise<void> {
-  try {
-    const d = await open(dir, 'r');
-    try {
-      await d.sync();
-    } finally {
-      await d.close();
-    }
-  } catch {
-    // Some platforms cannot fsync a folder; the file itself is synced.
-  }
-}
