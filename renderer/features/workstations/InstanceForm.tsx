@@ -12,6 +12,7 @@ import { useApp } from '../../store/app-store.js';
 import { ConnectionResult } from './ConnectionResult.js';
 import { KindChoice, type WorkstationKind } from './KindChoice.js';
 import { RunpodForm } from './RunpodForm.js';
+import { parseTagList } from '../../lib/tag-list.js';
 
 const FIELDS = { url: 'The ComfyUI URL', name: 'The name', tags: 'A tag', maxConcurrency: 'Prompts at once' };
 const urlCheck = httpUrlSchema('http://gpu-01:8188');
@@ -65,7 +66,7 @@ function ComfyForm({ instance, onClose, onKind }: { instance: InstanceView | nul
     setBusy(true);
     setError(null);
     const fields = {
-      name: name.trim(), url: url.trim(), tags: tags.split(',').map((t) => t.trim()).filter(Boolean),
+      name: name.trim(), url: url.trim(), tags: parseTagList(tags),
       maxConcurrency: Number(concurrency) || 1,
     };
     try {

@@ -10,6 +10,7 @@ import { Modal } from '../../components/Modal.js';
 import { plainError } from '../../lib/plain-error.js';
 import { useApp } from '../../store/app-store.js';
 import { KindChoice, type WorkstationKind } from './KindChoice.js';
+import { parseTagList } from '../../lib/tag-list.js';
 
 const FIELDS = { endpointId: 'The endpoint id', name: 'The name', pricePerHourUsd: 'The price per hour', maxConcurrency: 'Jobs at once', tags: 'A tag' };
 
@@ -41,7 +42,7 @@ export function RunpodForm({ onKind, onClose }: { onKind: (k: WorkstationKind) =
     try {
       const v = await client.call('cloud.addRunpod', {
         name: name.trim(), endpointId: endpointId.trim(), pricePerHourUsd, maxConcurrency: Number(concurrency) || 1,
-        tags: tags.split(',').map((t) => t.trim()).filter(Boolean),
+        tags: parseTagList(tags),
       });
       notify('success', `${v.name} added; it takes jobs only as cloud burst allows (burst_after_s, the daily budget).`);
       onClose();
