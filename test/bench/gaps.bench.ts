@@ -1,24 +1,28 @@
 /**
- * Idle time between prompts on one GPU: one simulated instance with the real history delay
- * (`historyDelayMs`, default the recorded 0–0.8 ms), 16 prompts of 200–250 ms back to back,
- * dispatched by the real engine (scheduler + import through the contract). Measured on the
+ * Idle time between prompts on one GPU: one simulated instance, 16 prompts of 200–250 ms back to
+ * back, dispatched by the real engine (scheduler + import through the contract). Measured on the
  * simulator's own clock: one prompt's end (execution_success, and the history write a moment
- * later) → the next prompt's execution_start on that instance. Beside it, the simulator's own
- * floor: the same 16 prompts posted at once straight to a fresh instance (no engine), so each next
- * one is already queued when the previous ends.
+ * later) → the next prompt's execution_start on that instance.
+ *
+ * The judged run gives the simulator the recorded history window (RECORDED_HISTORY_DELAY_MS,
+ * 0–0.8 ms: a real ComfyUI leaves ~1 ms between two prompts already in its queue, the premise of
+ * the ≤ 3 ms target). Beside it, the simulator's own floor: the same prompts posted at once straight
+ * to a fresh instance (no engine), so each next one is already queued when the previous ends; the
+ * engine with prefetch off; and the same pair against the simulator's default 1–6 ms window (a
+ * loaded server), where the floor itself is above 3 ms — the engine's share is the difference.
  *
  * Where the engine asks /queue + /history inside the window (after execution_success, before the
  * history write) it sees the prompt still running and asks again only after `historyPollMs`
- * (2 s): such a gap shows up here as ~2 s. A third run, the engine against `historyDelayMs: 0`
- * (the simulator before the window existed), shows what the same engine does without it.
+ * (2 s): such a gap shows up here as ~2 s. A last run, against `historyDelayMs: 0` (the simulator
+ * before the window existed), shows what the same engine does without it.
  *
- *   npm run bench -- gaps [--prompts 16] [--history-delay-ms A[,B]]
+ *   npm run bench -- gaps [--prompts 16] [--history-delay-ms A[,B]]   (the judged window)
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { SimInstanceOptions } from '../simulator/index.js';
-import { parseHistoryDelay } from '../simulator/options.js';
+import { DEFAULT_HISTORY_DELAY_MS, parseHistoryDelay, RECORDED_HISTORY_DELAY_MS } from '../simulator/options.js';
 import { FIXTURE_TEMPLATES, importThroughContract, openBenchEngine, shotListJson, startAndWaitReady, stateCounts } from './lib/bench-engine.js';
 import { startRemoteFarm, type RemoteFarm } from './lib/remote-farm.js';
 import { gapsBetween, type SimEvent } from './lib/sim-events.js';
@@ -117,42 +121,47 @@ function line(values: number[]): string {
 
 export const gapsBench: Benchmark = {
   name: 'gaps',
-  description: 'idle time between back-to-back prompts on one GPU (real history delay), engine vs pre-queued',
+  description: 'idle time between back-to-back prompts on one GPU (recorded history window), engine vs pre-queued',
   async run({ quick, flags, log }) {
     const n = quick ? 8 : Number(flags.prompts ?? 16);
-    const delay = flags['history-delay-ms'] === undefined ? undefined : parseHistoryDelay(flags['history-delay-ms']);
-    const o = instance(delay);
-    log(`engine: ${n} prompts of ${DURATION.fixedMs}–${DURATION.fixedMs + DURATION.randomMs[1]} ms on one instance, history delay ${JSON.stringify(delay ?? 'default (recorded)')}`);
+    const judged = flags['history-delay-ms'] === undefined ? RECORDED_HISTORY_DELAY_MS : parseHistoryDelay(flags['history-delay-ms']);
+    const o = instance(judged);
+    const loaded = instance(DEFAULT_HISTORY_DELAY_MS);
+    const w = (d: number | [number, number]): string => (Array.isArray(d) ? `${d[0]}–${d[1]} ms` : `${d} ms`);
+    log(`engine: ${n} prompts of ${DURATION.fixedMs}–${DURATION.fixedMs + DURATION.randomMs[1]} ms on one instance, history window ${w(judged)}`);
     const e = await engineRun(o, n, log);
     log('pre-queued: the same prompts posted at once straight to the simulator');
     const p = await preQueuedRun(o, n, log);
     log('engine with prefetch off (each prompt posted after the previous one ended)');
     const off = await engineRun(o, n, log, false);
+    log(`the same against the default (loaded server) window, ${w(DEFAULT_HISTORY_DELAY_MS)}: engine, then pre-queued`);
+    const le6 = await engineRun(loaded, n, log);
+    const p6 = await preQueuedRun(loaded, n, log);
     log('engine again, against historyDelayMs 0 (no window)');
     const z = await engineRun(instance(0), n, log);
-    const slow = e.fromSuccess.filter((g) => g >= 1000).length;
+    const slow = e.fromSuccess.filter((g) => g >= 1000).length + le6.fromSuccess.filter((g) => g >= 1000).length;
     const figures: Figure[] = [
-      le('engine (prefetch on): prompt end (execution_success) → next execution_start, p50', summary(e.fromSuccess).p50, TARGET_P50_MS, 'ms'),
+      le(`engine (prefetch on, window ${w(judged)}): prompt end (execution_success) → next execution_start, p50`, summary(e.fromSuccess).p50, TARGET_P50_MS, 'ms'),
       le('engine (prefetch on): prompt end → next execution_start, p99', summary(e.fromSuccess).p99, TARGET_P99_MS, 'ms'),
       info('  engine p50 / p90 / p99 / max, from execution_success', line(e.fromSuccess)),
+      info('  pre-queued (no engine: the simulator alone), from execution_success', line(p.fromSuccess)),
       info('  engine with prefetch off, from execution_success', line(off.fromSuccess)),
       info('  engine p50 / p90 / p99 / max, from the history write', line(e.fromHistory)),
-      info('  engine: execution_success → next POST /prompt arrives', line(e.toNextPost)),
-      info('  engine requests answered inside a history window (saw the prompt still running)', windowLine(e)),
-      info('  engine gaps ≥ 1 s (asked too early, asked again after historyPollMs)', `${slow} of ${e.fromSuccess.length}`),
-      info('  pre-queued (no engine) p50 / p90 / p99 / max, from execution_success', line(p.fromSuccess)),
-      info('  pre-queued p50 / p90 / p99 / max, from the history write', line(p.fromHistory)),
+      info('  engine: execution_success → next POST /prompt arrives (with prefetch, the prompt after the next)', line(e.toNextPost)),
+      info(`  default window ${w(DEFAULT_HISTORY_DELAY_MS)}: engine / pre-queued (its floor), from execution_success`, `${line(le6.fromSuccess)} / ${line(p6.fromSuccess)}`),
+      info('  engine requests answered inside a history window (saw the prompt still running), both windows', `${windowLine(e)}; ${windowLine(le6)}`),
+      info('  engine gaps ≥ 1 s (asked too early, asked again after historyPollMs), both windows', `${slow} of ${e.fromSuccess.length + le6.fromSuccess.length}`),
       info('  history written after execution_success (loop stalls included), engine / pre-queued', `${line(e.historyDelay)} / ${line(p.historyDelay)}`),
       info('  engine against historyDelayMs 0, from execution_success', line(z.fromSuccess)),
     ];
-    for (const [name, g] of [['engine', e], ['engine, prefetch off', off], ['pre-queued', p], ['engine, delay 0', z]] as const) {
+    for (const [name, g] of [['engine', e], ['engine, prefetch off', off], ['pre-queued', p], ['engine, default window', le6], ['pre-queued, default window', p6], ['engine, delay 0', z]] as const) {
       if (!g.finished) figures.push({ figure: `  ${name} run finished within its time bound`, target: 'yes', measured: 'no', verdict: 'MISS' });
     }
     return {
       figures,
-      details: { prompts: n, duration: DURATION, historyDelayMs: delay ?? 'default', engine: e, enginePrefetchOff: off, preQueued: p, engineNoDelay: z,
+      details: { prompts: n, duration: DURATION, historyDelayMs: judged, engine: e, enginePrefetchOff: off, preQueued: p, engineDefaultWindow: le6, preQueuedDefaultWindow: p6, engineNoDelay: z,
         summaries: { engine: summary(e.fromSuccess), enginePrefetchOff: summary(off.fromSuccess), engineFromHistory: summary(e.fromHistory), preQueued: summary(p.fromSuccess),
-          preQueuedFromHistory: summary(p.fromHistory), engineNoDelay: summary(z.fromSuccess) } },
+          preQueuedFromHistory: summary(p.fromHistory), engineDefaultWindow: summary(le6.fromSuccess), preQueuedDefaultWindow: summary(p6.fromSuccess), engineNoDelay: summary(z.fromSuccess) } },
     };
   },
 };

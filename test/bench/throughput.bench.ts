@@ -7,6 +7,7 @@ import { probeEngine } from './lib/engine-probes.js';
 import { startRemoteFarm } from './lib/remote-farm.js';
 import { round, until } from './lib/stats.js';
 import { ge, info, le, numberFlags, type Benchmark } from './lib/types.js';
+import { threadCpu, threadCpuSince } from './lib/thread-cpu.js';
 import { applySqlFixes } from './lib/what-if.js';
 
 export const throughputBench: Benchmark = {
@@ -28,8 +29,10 @@ export const throughputBench: Benchmark = {
       const t0 = performance.now();
       // The engine runs in this process (the simulators in a child): its CPU around the run, per job.
       const cpu0 = process.cpuUsage();
+      const threads0 = threadCpu();
       const done = await until(() => probe.completedCount() >= jobs, 120_000, 10);
       const cpu = process.cpuUsage(cpu0);
+      const threads = threadCpuSince(threads0);
       const s = (performance.now() - t0) / 1000;
       probe.stop();
       const completed = probe.completedCount();
@@ -42,10 +45,11 @@ export const throughputBench: Benchmark = {
         figures: [
           ge('job lifecycles per second (zero-work prompts)', rate, 500, '/s', 0),
           le('engine CPU per job (process.cpuUsage over the run ÷ jobs; load-independent)', cpuPerJobMs, 3, 'ms'),
+          info('  of which the main thread / other threads (GC, compiler, fs pool), ms per job', threads ? `${round(threads.mainMs / Math.max(1, completed), 2)} / ${round(threads.otherMs / Math.max(1, completed), 2)}` : 'n/a (not Linux)'),
           info('  commits: writes per commit (claims, ends, checkpoints batched per tick)', batch ? `${batch.writes} writes in ${batch.commits} commits (${round(batch.writes / Math.max(1, batch.commits))} per commit)` : 'n/a'),
           info('  jobs / wall time / event-loop p99', `${completed} in ${round(s)} s (import ${round((r.previewMs + r.commitMs) / 1000)} s before) / ${round(loopP99)} ms`),
         ],
-        details: { jobs, completed, seconds: round(s), rate: round(rate), cpuPerJobMs: round(cpuPerJobMs, 3), cpu, batch, loopP99Ms: round(loopP99), states: stateCounts(be.engine) },
+        details: { jobs, completed, seconds: round(s), rate: round(rate), cpuPerJobMs: round(cpuPerJobMs, 3), cpu, threads, batch, loopP99Ms: round(loopP99), states: stateCounts(be.engine) },
       };
     } finally {
       await be.close();

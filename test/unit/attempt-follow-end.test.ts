@@ -3,7 +3,8 @@
  * driven time: `execution_success` arrives before the history entry exists, so an ask at that
  * moment finds the prompt still running — the loop asks again within milliseconds (5, 10, 20 …),
  * never after the full poll interval, and collects as soon as the entry is written. When the frames
- * after the history write do arrive, one ask is enough.
+ * after the history write do arrive, one ask is enough. The workstation's slot is freed at a
+ * successful run's end message (the GPU is done; the history write is bookkeeping), not a failed one's.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -66,8 +67,10 @@ function setUp() {
   const socket = new EventQueue<FollowEvent>();
   let wakeUp: (() => void) | null = null;
   const noop = () => undefined;
+  const released: { instanceId: string; attemptId: string; at: number }[] = [];
   const scope = {
     deps: {
+      registry: { releaseSlot: (instanceId: string, attemptId: string) => released.push({ instanceId, attemptId, at: clock.now() }) },
       clock, timers, config: schedulerConfig('/unused', { historyPollMs: POLL_MS }),
       events: { emit: noop }, contact: { heard: noop, missed: noop, loss: () => null, watch: () => noop },
     },
@@ -83,7 +86,7 @@ function setUp() {
   } as unknown as AttemptScope;
   const frame = (type: string, data: Record<string, unknown>): FollowEvent =>
     ({ type, data, connection: 1, clientId: 'client-1', inRun: true }) as unknown as FollowEvent;
-  return { clock, timers, server, socket, scope, frame };
+  return { clock, timers, server, socket, scope, frame, released };
 }
 
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -124,4 +127,22 @@ test('the status broadcast after execution_success (the history write) is the mo
   assert.equal((outcome as Outcome | null)?.kind, 'finished');
   const afterEnd = server.asks.slice(before);
   assert.deepEqual(afterEnd.map((a) => a.route), ['GET /history'], 'one request: history, found');
+});
+
+test('a successful run frees its workstation at its success message, before the history is written; a failed run does not', async () => {
+  const ok = setUp();
+  void new AttemptFollow(ok.scope, ok.socket).run();
+  await settle();
+  assert.equal(ok.released.length, 0, 'running: the slot is held');
+  ok.socket.push(ok.frame('execution_success', { prompt_id: PROMPT, timestamp: 1 }));
+  await settle();
+  assert.deepEqual(ok.released.map((r) => [r.instanceId, r.attemptId]), [['i1', ATTEMPT]], 'freed at execution_success');
+  assert.equal(ok.server.historyWritten, false, 'before the history write');
+
+  const failed = setUp();
+  void new AttemptFollow(failed.scope, failed.socket).run();
+  await settle();
+  failed.socket.push(failed.frame('execution_error', { prompt_id: PROMPT, node_id: '3', exception_message: 'CUDA out of memory' }));
+  await settle();
+  assert.equal(failed.released.length, 0, 'a failure keeps the slot until it is recorded (its /free goes first)');
 });

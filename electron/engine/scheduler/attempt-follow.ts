@@ -184,6 +184,10 @@ export class AttemptFollow {
       this.nextAsk = this.now; // nothing is replayed
       return;
     }
+    // A successful run's GPU work is over at its end message — ComfyUI's worker only writes history
+    // after it — so the next prompt may be posted now, not a history round-trip later. A failed one
+    // keeps its slot until it is recorded: the `/free` after a failure must reach the server first.
+    if (ev.type === 'execution_success' && ev.inRun) a.deps.registry.releaseSlot(instanceId, a.attemptId);
     const cue = endCue(ev, { endSeen: this.endSeen, postedWith: a.postedWith });
     if (cue !== null && ev.type !== 'status') this.endSeen = true;
     if (cue === 'now') this.nextAsk = this.now;

@@ -7,7 +7,7 @@
  *    workstation added, edited or removed, a node list loaded, a VRAM total learnt), a chunk per turn;
  *  - for new jobs (imports here or by another process: the store is looked at once per interval);
  *  - for jobs announced back in the queue (released, retried, requeued, their dependency done);
- *  - and, one chunk per interval, round the whole queue, for what another process changed.
+ *  - and, a few chunks per interval, round the whole queue, for what another process changed.
  * It decides nothing about dispatch: the dispatcher never reads the mark.
  */
 import type { Announce } from '../announcer.js';
@@ -15,12 +15,18 @@ import type { Clock, Timers } from '../clock.js';
 import type { EventBus } from '../event-bus.js';
 import { inTransaction, type Db } from '../store/database.js';
 import type { JobRow } from '../store/job-rows.js';
-import { jobRow, newestJobRowid, queuedByRowid, queuedInsertedAfter, setBlocked } from '../store/job-store.js';
+import { jobRow, newestJobRowid, queuedByRowid, setBlocked } from '../store/job-store.js';
 import type { FarmFacts } from './farm-facts.js';
 import { explainer, isBlockedWait, type TemplateCache } from './wait-explainer.js';
 
-/** Rows per store query (queuedByRowid and queuedInsertedAfter read 500 at a time). */
-const CHUNK = 500;
+/**
+ * Rows looked at per turn of the event loop. Explaining a job against every workstation costs
+ * ~20 µs, so a chunk is a few milliseconds: a prompt that ends meanwhile waits no longer than that
+ * for the dispatcher (a whole pass over 100k queued jobs runs as 800 such turns).
+ */
+const CHUNK = 125;
+/** The background sweep's chunks per probe interval: 500 jobs, a 100k queue in ~7 minutes at 2 s. */
+const SWEEP_CHUNKS = 4;
 
 export interface BlockedJobsDeps {
   db: Db;
@@ -43,6 +49,8 @@ export class BlockedJobs {
   /** Where a full pass over the queue has got to (rowid); null when none is due. */
   private passFrom: number | null = 0;
   private sweepFrom = 0;
+  /** Sweep chunks still to take in this interval. */
+  private sweepDue = 0;
   private newestSeen = 0;
   private readonly recheck = new Set<string>();
   private timer: unknown = null;
@@ -88,16 +96,17 @@ export class BlockedJobs {
     this.soonQueued = true;
     setImmediate(() => {
       this.soonQueued = false;
-      this.d.guard('looking for blocked jobs', () => this.step(false));
+      this.d.guard('looking for blocked jobs', () => this.step());
     });
   }
 
   private tick(): void {
-    this.d.guard('looking for blocked jobs', () => this.step(true));
+    this.sweepDue = SWEEP_CHUNKS;
+    this.d.guard('looking for blocked jobs', () => this.step());
     if (this.running) this.timer = this.d.timers.setTimeout(() => this.tick(), this.d.intervalMs());
   }
 
-  private step(sweep: boolean): void {
+  private step(): void {
     if (!this.running) return;
     const { db } = this.d;
     const facts = this.d.facts();
@@ -106,7 +115,7 @@ export class BlockedJobs {
       this.passFrom = 0;
     }
     const rows = new Map<string, JobRow>();
-    const fresh = queuedInsertedAfter(db, this.newestSeen);
+    const fresh = queuedByRowid(db, this.newestSeen, CHUNK);
     for (const r of fresh) rows.set(r.id, r);
     if (fresh.length) {
       this.newestSeen = (fresh[fresh.length - 1] as { row_n: number }).row_n;
@@ -119,8 +128,8 @@ export class BlockedJobs {
     }
     this.recheck.clear();
     let more = fresh.length === CHUNK;
-    if (this.passFrom !== null || sweep) {
-      const chunk = queuedByRowid(db, this.passFrom ?? this.sweepFrom);
+    if (this.passFrom !== null || this.sweepDue > 0) {
+      const chunk = queuedByRowid(db, this.passFrom ?? this.sweepFrom, CHUNK);
       for (const r of chunk) rows.set(r.id, r);
       const next = chunk.length === CHUNK ? (chunk[chunk.length - 1] as { row_n: number }).row_n : null;
       if (this.passFrom !== null) {
@@ -128,6 +137,9 @@ export class BlockedJobs {
         more ||= next !== null;
       } else {
         this.sweepFrom = next ?? 0;
+        // Round the queue once, a few chunks per interval; at its end, the next interval starts over.
+        this.sweepDue = next === null ? 0 : this.sweepDue - 1;
+        more ||= this.sweepDue > 0;
       }
     }
     this.apply([...rows.values()], facts);

@@ -77,16 +77,30 @@ function sizeOf(head: Buffer): { width: number | null; height: number | null } {
 /**
  * The take's folder, made if missing (a full or unwritable disk is an OutputStoreError) and
  * cleared of temp files another process left there. Whatever brings the outputs starts here.
+ * Folders it makes are made durable in their parents (each parent fsynced) before any output is
+ * renamed into them: the output's own folder sync would not keep a folder that was never synced
+ * where it was made. A folder just made holds no leftovers, so it is not read.
  */
 export async function prepareTakeDir(root: string, take: TakeKey): Promise<string> {
   const dir = takeDir(root, take);
+  let first: string | undefined;
   try {
-    await mkdir(dir, { recursive: true });
+    first = await mkdir(dir, { recursive: true });
   } catch (err) {
     throw outputFsError(err, `the folder for ${take.shot} ${take.stage}`, dirname(dir));
   }
-  await removeLeftovers(dir);
+  if (first === undefined) await removeLeftovers(dir);
+  else await Promise.all(newFolders(first, dir).map((made) => syncFolder(dirname(made))));
   return dir;
+}
+
+/** The folders from `first` (the topmost one mkdir made) down to `leaf`. */
+function newFolders(first: string, leaf: string): string[] {
+  const out: string[] = [];
+  for (let p = leaf; ; p = dirname(p)) {
+    out.push(p);
+    if (p === first || dirname(p) === p) return out;
+  }
 }
 
 export interface CollectLimits {

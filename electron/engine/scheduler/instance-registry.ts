@@ -395,8 +395,9 @@ export class InstanceRegistry {
   }
 
   /**
-   * The prompt has left the server (finished there): its GPU is free for the next prompt while
-   * this attempt's outputs are still being collected. Outcome bookkeeping follows in attemptEnded.
+   * The prompt is done on the server (its success message came, or its history entry is read): its
+   * GPU is free for the next prompt while this attempt's outputs are still being collected. Called
+   * at both; the second does nothing. Outcome bookkeeping follows in attemptEnded.
    */
   releaseSlot(instanceId: string, attemptId: string): void {
     const rt = this.map.get(instanceId);

@@ -268,14 +268,19 @@ export function oldestQueued(db: Db, enqueuedBefore: number): JobRow[] {
   return all<JobRow>(db, "SELECT * FROM jobs WHERE state = 'queued' AND enqueued_at <= ? ORDER BY enqueued_at LIMIT 16", enqueuedBefore);
 }
 
-/** Queued jobs by rowid, 500 after `afterRowid` (a scan of the whole queue that never holds it all). */
-export function queuedByRowid(db: Db, afterRowid: number): (JobRow & { row_n: number })[] {
-  return all<JobRow & { row_n: number }>(db, "SELECT rowid AS row_n, * FROM jobs WHERE state = 'queued' AND rowid > ? ORDER BY rowid LIMIT 500", afterRowid);
-}
+/**
+ * Queued jobs in rowid order after a rowid. The `+` keeps SQLite off the state indexes: through
+ * them it would read every queued job's entry and sort them by rowid (milliseconds at 100k queued,
+ * asked once per look for new imports); walking the table from the rowid stops at the limit.
+ */
+const SQL_QUEUED_AFTER_ROWID = "SELECT rowid AS row_n, * FROM jobs WHERE rowid > ? AND +state = 'queued' ORDER BY rowid LIMIT ?";
 
-/** Queued jobs inserted after `afterRowid`, 500 at a time (new imports, also those another process made). */
-export function queuedInsertedAfter(db: Db, afterRowid: number): (JobRow & { row_n: number })[] {
-  return all<JobRow & { row_n: number }>(db, "SELECT rowid AS row_n, * FROM jobs WHERE rowid > ? AND state = 'queued' ORDER BY rowid LIMIT 500", afterRowid);
+/**
+ * Queued jobs by rowid, `limit` after `afterRowid`: a scan of the whole queue that never holds it
+ * all, or (after the newest rowid seen) the jobs imported since, also by another process.
+ */
+export function queuedByRowid(db: Db, afterRowid: number, limit = 500): (JobRow & { row_n: number })[] {
+  return all<JobRow & { row_n: number }>(db, SQL_QUEUED_AFTER_ROWID, afterRowid, limit);
 }
 
 export function newestJobRowid(db: Db): number {
