@@ -102,7 +102,10 @@ async function busyRun(store: string, o: { promptMs: number; runS: number; gpus:
     const real = target.claim;
     target.claim = () => null;
     await startAndWaitReady(be.engine, { prefetch: false });
+    const choiceProfiler = await startCpuProfile(o.timeChoice ? flags['profile-choice'] : undefined);
     const choice = o.timeChoice ? await timeChoice(be.engine, 500) : null;
+    const choiceProfiled = await choiceProfiler.stop();
+    if (choiceProfiled) log(`CPU profile of the timed choice passes: ${choiceProfiled}`);
     target.claim = real;
     log(`${promptMs} ms prompts: ${choice ? `choice ${choice.assigned[0]} assignment(s) per pass; ` : ''}now dispatching for ${runS} s`);
 

@@ -14,17 +14,21 @@ process.stdin.once('data', () => {
   process.stdin.pause();
   const engine = new Engine({ dataDir, outputRoot, log: (m) => process.stderr.write(`${m}\n`) });
   let lastChange = Date.now();
-  engine.events.on('job.changed', () => {
-    lastChange = Date.now();
+  const states = new Map<string, string>();
+  engine.events.on('job.changed', ({ job }) => {
+    // Only a change of state counts as moving: contact marks and progress republish a job as it is.
+    if (states.get(job.id) !== job.state) lastChange = Date.now();
+    states.set(job.id, job.state);
     process.stdout.write('job\n');
   });
   // Diagnosis of a run that stops moving (the kill test's rare hang): after 15 s without a job
-  // change, say what each attempt runner is doing. Runtime fields, read from outside on purpose.
+  // state change, say what each attempt runner is doing. Runtime fields, read from outside on purpose.
   setInterval(() => {
     if (Date.now() - lastChange < 15_000) return;
-    const s = engine.scheduler as unknown as { runners?: Map<string, { attemptId: string; job: { id: string }; stopMode: unknown; step?: string; exec?: unknown; postedWith?: unknown; resume?: unknown }> } | null;
-    const runners = [...(s?.runners?.values() ?? [])].map((r) => ({ attempt: r.attemptId, job: r.job.id, stop: r.stopMode, step: r.step, exec: r.exec, postedWith: r.postedWith, resumed: r.resume !== null }));
-    process.stderr.write(`no job change for ${Math.round((Date.now() - lastChange) / 1000)} s; runners: ${JSON.stringify(runners)}\n`);
+    const s = engine.scheduler as unknown as { runners?: Map<string, Record<string, unknown> & { attemptId: string; job: { id: string }; resume?: unknown }> } | null;
+    const plain = (r: Record<string, unknown>): Record<string, unknown> => Object.fromEntries(Object.entries(r).filter(([, v]) => v === null || ['string', 'number', 'boolean'].includes(typeof v)));
+    const runners = [...(s?.runners?.values() ?? [])].map((r) => ({ ...plain(r), job: r.job.id, exec: r['exec'], resumed: r.resume !== null && r.resume !== undefined }));
+    process.stderr.write(`no job state change for ${Math.round((Date.now() - lastChange) / 1000)} s; runners: ${JSON.stringify(runners)}\n`);
   }, 15_000).unref();
   // A graceful stop waits up to 2 s for downloads in flight, then leaves them for the next start.
   engine.startScheduler({ ...FAST, retry: { maxAttempts: 12, baseMs: 10, capMs: 200 }, stallTimeoutS: 10, stopGraceMs: 2_000 });

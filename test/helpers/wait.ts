@@ -42,12 +42,26 @@ export async function waitUntil<T>(
   }
 }
 
-/** Resolves with the first value `register` delivers, or fails after `timeoutMs`. */
-export function nextValue<T>(register: (deliver: (v: T) => void) => void, o: { what: string; timeoutMs?: number }): Promise<T> {
+/**
+ * Resolves with the first value `register` delivers, or fails after `timeoutMs` — or at once when
+ * `signal` aborts (what it waited for can no longer come: its timer must not keep the test
+ * process alive for the rest of the timeout).
+ */
+export function nextValue<T>(register: (deliver: (v: T) => void) => void, o: { what: string; timeoutMs?: number; signal?: AbortSignal }): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${o.what}`)), o.timeoutMs ?? 20_000);
+    const stop = (): void => {
+      clearTimeout(timer);
+      reject(new Error(`stopped waiting for ${o.what}: ${String(o.signal?.reason ?? 'aborted')}`));
+    };
+    const timer = setTimeout(() => {
+      o.signal?.removeEventListener('abort', stop);
+      reject(new Error(`timed out waiting for ${o.what}`));
+    }, o.timeoutMs ?? 20_000);
+    if (o.signal?.aborted) return stop();
+    o.signal?.addEventListener('abort', stop, { once: true });
     register((v) => {
       clearTimeout(timer);
+      o.signal?.removeEventListener('abort', stop);
       resolve(v);
     });
   });

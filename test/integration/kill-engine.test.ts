@@ -75,12 +75,18 @@ function bootChild(entry: string, dataDir: string, outputRoot: string): EngineCh
     rest = parts.pop() ?? '';
     for (const line of parts) lines.emit(line);
   });
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  // An exit ends every wait for a line: a child killed before it printed "ready" (a slow boot under
+  // load) must not leave a 60 s timer holding the test process open after the test.
+  const gone = new AbortController();
+  const exited = new Promise<void>((resolve) => child.on('exit', () => {
+    gone.abort('the engine child exited');
+    resolve();
+  }));
   const died = exited.then(() => {
     throw new Error(`the engine child exited before it was told to: ${stderr.slice(-2000)}`);
   });
   died.catch(() => undefined); // read only through `when`
-  const when = (line: string) => Promise.race([nextValue<void>((deliver) => lines.once(line, () => deliver()), { what: `"${line}" from the engine child`, timeoutMs: 60_000 }), died]);
+  const when = (line: string) => Promise.race([nextValue<void>((deliver) => lines.once(line, () => deliver()), { what: `"${line}" from the engine child`, timeoutMs: 60_000, signal: gone.signal }), died]);
   const ready = when('ready');
   ready.catch(() => undefined); // awaited by go(), if this child is ever used
   return {
