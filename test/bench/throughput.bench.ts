@@ -9,6 +9,7 @@ import { round, until } from './lib/stats.js';
 import { ge, info, le, numberFlags, type Benchmark } from './lib/types.js';
 import { threadCpu, threadCpuSince } from './lib/thread-cpu.js';
 import { applySqlFixes } from './lib/what-if.js';
+import { startCpuProfile } from './lib/cpu-profile.js';
 
 export const throughputBench: Benchmark = {
   name: 'throughput',
@@ -28,11 +29,14 @@ export const throughputBench: Benchmark = {
       const r = await importThroughContract(be.engine, shotListJson(jobs));
       const t0 = performance.now();
       // The engine runs in this process (the simulators in a child): its CPU around the run, per job.
+      const profiler = await startCpuProfile(flags.profile);
       const cpu0 = process.cpuUsage();
       const threads0 = threadCpu();
       const done = await until(() => probe.completedCount() >= jobs, 120_000, 10);
       const cpu = process.cpuUsage(cpu0);
       const threads = threadCpuSince(threads0);
+      const profiled = await profiler.stop();
+      if (profiled) log(`CPU profile of the run: ${profiled}`);
       const s = (performance.now() - t0) / 1000;
       probe.stop();
       const completed = probe.completedCount();

@@ -143,6 +143,11 @@ export class StationSocket {
     return this.stop.signal.aborted;
   }
 
+  /** Prompts with an open subscription (closed ones leave none behind). */
+  get followed(): number {
+    return this.byPrompt.size;
+  }
+
   /**
    * The open socket's client id, waiting at most `ms` (on the injected sleep) for one to open;
    * null when none is open by then (the caller posts anyway and relies on polling).
@@ -158,7 +163,7 @@ export class StationSocket {
 
   /** Frames of `promptId` (and the broadcasts) from now on, until the subscription or the socket is closed. */
   subscribe(promptId: string): Subscription {
-    const sub = new Subscription(promptId, (s) => this.byPrompt.get(s.promptId)?.delete(s));
+    const sub = new Subscription(promptId, (s) => this.unsubscribe(s));
     if (this.isClosed) {
       sub.queue.end();
       return sub;
@@ -167,6 +172,14 @@ export class StationSocket {
     if (!set) this.byPrompt.set(promptId, (set = new Set()));
     set.add(sub);
     return sub;
+  }
+
+  /** A closed subscription leaves; its prompt's entry goes with the last one (broadcasts walk them all). */
+  private unsubscribe(sub: Subscription): void {
+    const set = this.byPrompt.get(sub.promptId);
+    if (!set) return;
+    set.delete(sub);
+    if (set.size === 0) this.byPrompt.delete(sub.promptId);
   }
 
   /** Ends every subscription (no `lost` event) and closes the socket. Idempotent. */
