@@ -12,6 +12,7 @@ import type { SchedulerConfig } from '../../electron/engine/scheduler/config.js'
 import type { JobState } from '../../shared/job-states.js';
 import type { JobView } from '../../shared/domain.js';
 import { startSimInstance, type SimInstance, type SimInstanceOptions } from '../simulator/index.js';
+import type { SimInstanceImpl } from '../simulator/instance.js';
 import { FAST } from './fast-timings.js';
 import { makeTempDir } from './temp-dir.js';
 import { waitUntil } from './wait.js';
@@ -153,17 +154,28 @@ export function receivedCount(farm: Farm, promptId: string): number {
 
 /**
  * Watches a simulated server's own queue (what is sent to the GPU: running + pending) until
- * stopped, and reports the most prompts it ever held at once.
+ * stopped, and reports the most prompts it ever held at once that had not finished executing. A
+ * prompt that has sent its end message (execution_success / _error / _interrupted) is done with
+ * the GPU — the server only writes its history after it — so the next one may already be posted
+ * then; it is no longer counted.
  */
 export function watchServerQueue(sim: SimInstance): { stop: () => Promise<number> } {
   let max = 0;
   let on = true;
+  const ended = new Set<string>();
+  const hub = (sim as unknown as SimInstanceImpl).core.hub;
+  const send = hub.send.bind(hub);
+  hub.send = (msg, clientId) => {
+    if (msg.type === 'execution_success' || msg.type === 'execution_error' || msg.type === 'execution_interrupted') ended.add(String(msg.data['prompt_id'] ?? ''));
+    send(msg, clientId);
+  };
   const loop = (async () => {
     while (on) {
       const res = await fetch(`${sim.url}/queue`).catch(() => null);
       if (res?.ok) {
-        const q = (await res.json()) as { queue_running: unknown[]; queue_pending: unknown[] };
-        max = Math.max(max, q.queue_running.length + q.queue_pending.length);
+        const q = (await res.json()) as { queue_running: unknown[][]; queue_pending: unknown[][] };
+        const executing = q.queue_running.filter((item) => !ended.has(String(item[1])));
+        max = Math.max(max, executing.length + q.queue_pending.length);
       }
       await new Promise((r) => setTimeout(r, 5));
     }
@@ -172,6 +184,7 @@ export function watchServerQueue(sim: SimInstance): { stop: () => Promise<number
     stop: async () => {
       on = false;
       await loop;
+      hub.send = send;
       return max;
     },
   };
