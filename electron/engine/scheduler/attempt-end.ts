@@ -125,7 +125,8 @@ type Collected = { ok: true; assets: StoredAsset[] } | { ok: false; obs: Attempt
 /** Downloads (and copies to S3) a successful run's outputs: its assets, or what went wrong. Records nothing. */
 async function collect(a: AttemptScope, entry: HistoryEntry): Promise<Collected> {
   const { config, registry, uploader } = a.deps;
-  // The GPU is done with this prompt: let the next one start while we download.
+  // The GPU is done with this prompt: let the next one start while we download. (Usually freed
+  // already at its execution_success, attempt-follow.ts; a recovered or polled end frees it here.)
   registry.releaseSlot(a.instance.row.id, a.attemptId);
   a.phase('collecting');
   let assets: StoredAsset[];
