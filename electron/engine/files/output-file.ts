@@ -10,10 +10,10 @@
  * (scheduler/storage-hold.ts) instead of burning the job's attempts on a disk an operator must free.
  */
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ShotfarmError } from '../../../shared/errors.js';
+import { closeFd, openFd, syncFd, writeAll } from './fd-calls.js';
 
 /** As much of the file's start as image-size reads from a file. */
 const HEAD_BYTES = 512 * 1024;
@@ -30,22 +30,10 @@ export interface OutputFs {
   create(path: string): Promise<OutputHandle>;
 }
 
-/** A callback-API call as one promise (a FileHandle costs the main thread about twice as much per call). */
-function call<T>(fn: (cb: (err: NodeJS.ErrnoException | null, value: T) => void) => void): Promise<T> {
-  return new Promise<T>((resolve, reject) => fn((err, value) => (err ? reject(err) : resolve(value))));
-}
-
 export const nodeOutputFs: OutputFs = {
   async create(path) {
-    const fd = await call<number>((cb) => fs.open(path, 'wx', cb));
-    return {
-      async write(chunk) {
-        // A write may take fewer bytes than given (a disk filling up): go on until all are written.
-        for (let off = 0; off < chunk.byteLength;) off += await call<number>((cb) => fs.write(fd, chunk, off, chunk.byteLength - off, null, cb));
-      },
-      sync: () => call<void>((cb) => fs.fsync(fd, (err) => cb(err, undefined))),
-      close: () => call<void>((cb) => fs.close(fd, (err) => cb(err ?? null, undefined))),
-    };
+    const fd = await openFd(path, 'wx');
+    return { write: (chunk) => writeAll(fd, chunk), sync: () => syncFd(fd), close: () => closeFd(fd) };
   },
 };
 

@@ -3,7 +3,7 @@
  * release a file that changed since the ledger saw it) and verify (check a delivery). Hashing
  * streams, a few files at a time: an episode's videos can be tens of gigabytes.
  */
-import { sha256File } from '../scheduler/collect.js';
+import { sha256File } from '../files/file-hash.js';
 
 export interface ExpectedFile {
   /** Where to read the file. */

@@ -9,8 +9,6 @@
  * output disk is an OutputStoreError that makes the farm wait (files/output-file.ts), never a
  * failed attempt.
  */
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { imageSize } from 'image-size';
@@ -21,13 +19,6 @@ import { OutputFile, outputFsError, type OutputFs } from '../files/output-file.j
 import { mediaTypeOf, outputPath, takeDir, type TakeKey } from '../files/output-paths.js';
 import { randomId } from '../ids.js';
 import type { StoredAsset } from '../store/asset-store.js';
-
-export async function sha256File(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
-
 
 /**
  * The last steps of storing one output, whatever brought its bytes (a LAN /view download, a RunPod
