@@ -106,6 +106,9 @@ export class Engine {
     this.dataDir = opts.dataDir;
     this.dbFile = join(opts.dataDir, DB_FILE_NAME);
     this.db = openDatabase(this.dbFile, this.clock, { nativeBinding: opts.nativeBinding });
+    // Before the farm is taken: its control listener logs through these.
+    this.timers = opts.timers ?? systemTimers;
+    this.log = opts.log ?? ((m) => process.stderr.write(`shotfarm: ${m}\n`));
     // One engine per data folder: the host takes the farm first thing (a database that cannot be opened says so first).
     if (opts.kind) {
       try {
@@ -115,9 +118,7 @@ export class Engine {
         throw err;
       }
     }
-    this.timers = opts.timers ?? systemTimers;
     this.outputRoot = opts.outputRoot ?? join(opts.dataDir, 'outputs');
-    this.log = opts.log ?? ((m) => process.stderr.write(`shotfarm: ${m}\n`));
     this.events = new EventBus((topic, err) => this.log(`a ${topic} subscriber failed: ${(err as Error).stack ?? String(err)}`));
     this.hooks = new HookRunner({
       db: this.db, clock: this.clock, timers: this.timers, random: this.random, log: this.log,
@@ -193,7 +194,7 @@ export class Engine {
   private takeFarm(kind: EngineKind): void {
     const lock = EngineLock.acquire(this.opts.dataDir, kind, this.clock, { ...(this.opts.nativeBinding ? { nativeBinding: this.opts.nativeBinding } : {}) });
     this.farmLock = lock;
-    this.control = startControlListener((method, input) => this.call(method as ApiMethod, input), this.log ?? (() => undefined)).then(
+    this.control = startControlListener((method, input) => this.call(method as ApiMethod, input), this.log).then(
       (listener) => {
         if (this.farmLock !== lock) {
           void listener.close();
@@ -203,7 +204,7 @@ export class Engine {
         return listener;
       },
       (err: unknown) => {
-        (this.log ?? (() => undefined))(`the control listener did not start: ${(err as Error).message}; other terminals' commands cannot reach this farm`);
+        this.log(`the control listener did not start: ${(err as Error).message}; other terminals' commands cannot reach this farm`);
         return null;
       },
     );

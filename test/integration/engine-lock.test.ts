@@ -68,9 +68,14 @@ test('the control address takes only its token, and no page', async (ctx) => {
   assert.ok(holder.held && holder.record?.control, 'the record says where the engine listens');
   const { url, token } = holder.record.control;
   const call = (headers: Record<string, string>) => request(`${url}/call/farm.status`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{}' });
-  assert.equal((await call({})).statusCode, 401);
+  const codeOf = async (r: Awaited<ReturnType<typeof call>>) => ((await r.body.json()) as { error?: { code?: string } }).error?.code;
+  const none = await call({});
+  assert.equal(none.statusCode, 401);
+  assert.equal(await codeOf(none), 'unauthorized', 'a missing token is said as such (the CLI exits accordingly), not as bad input');
   assert.equal((await call({ authorization: 'Bearer wrong-token-0000000000' })).statusCode, 401);
-  assert.equal((await call({ authorization: `Bearer ${token}`, origin: 'http://evil.example' })).statusCode, 403);
+  const page = await call({ authorization: `Bearer ${token}`, origin: 'http://evil.example' });
+  assert.equal(page.statusCode, 403);
+  assert.equal(await codeOf(page), 'forbidden');
   const ok = await call({ authorization: `Bearer ${token}` });
   assert.equal(ok.statusCode, 200);
   assert.equal(((await ok.body.json()) as { ok: boolean }).ok, true);

@@ -81,7 +81,9 @@ export async function startControlListener(call: ControlCall, log: (m: string) =
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const refuse = (status: number, message: string): void => answer(res, status, { ok: false, error: errorEnvelope('bad_input', message) });
+    // Refused before the engine is asked: a missing token and a page are said as such; the rest is bad input.
+    const refuse = (status: number, message: string): void =>
+      answer(res, status, { ok: false, error: errorEnvelope(status === 401 ? 'unauthorized' : status === 403 ? 'forbidden' : 'bad_input', message) });
     if (req.headers.origin !== undefined) return refuse(403, 'The control address is for shotfarm commands on this machine, not for pages.');
     if (!tokenMatches(req.headers.authorization, expected)) return refuse(401, 'A token from the lock record is required.');
     const m = /^\/call\/([A-Za-z.]{1,100})$/.exec(req.url ?? '');

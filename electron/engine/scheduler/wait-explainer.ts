@@ -62,7 +62,8 @@ export function explainer(facts: FarmFacts, templates: TemplateCache): Explain {
  * would let the job run; adding or changing a workstation might.
  */
 export function isBlockedWait(wait: JobWait, facts: FarmFacts, job: JobRow): boolean {
+  if (!(facts.instances.length > 0 && !wait.dispatchable && wait.lasting === 'never')) return false;
   // A job only a cloud endpoint could take waits for the burst (its reason says so), not blocked.
-  if (facts.burstWait.couldTake?.(job)) return false;
-  return facts.instances.length > 0 && !wait.dispatchable && wait.lasting === 'never';
+  // Asked last: it parses the job's and every endpoint's tags, and almost no job gets this far.
+  return !facts.burstWait.couldTake?.(job);
 }
