@@ -71,3 +71,22 @@ test('the blocked mark is written once, not once per decision pass, and survives
     await farm.close();
   }
 });
+
+test('an import of several hundred jobs by another process is marked blocked chunk by chunk, and the sweep restores a mark changed behind the farm', async () => {
+  const farm = await startFarm({ instances: [{ tags: ['i2v'] }] });
+  try {
+    await addTemplateVariant(farm.engine, 'txt2img', { name: 'tagged', tags: ['img2img'] });
+    const n = 300; // more than two of the scan's 125-row turns
+    const list = join(farm.dir, 'many.json');
+    writeFileSync(list, JSON.stringify({ project: 'P', episode: 'E', shots: Array.from({ length: n }, (_, i) => ({ id: `sh${i}`, stage: 'keyframe', template: 'tagged' })) }));
+    const imported = await runCli(farm.dir, 'import', list);
+    assert.equal(imported.code, 0, imported.out + imported.err);
+    await farm.waitFor(`all ${n} counted blocked`, async () => (await farm.engine.call('farm.status', {})).blocked === n, 20_000);
+    // Another process clears marks deep in the queue (past the first turns): only the sweep finds them.
+    const cleared = farm.engine.db.prepare("UPDATE jobs SET blocked = 0, wait_reason = NULL WHERE rowid IN (SELECT rowid FROM jobs ORDER BY rowid DESC LIMIT 5)").run().changes;
+    assert.equal(cleared, 5);
+    await farm.waitFor('the sweep to mark them again', () => (farm.engine.db.prepare('SELECT COUNT(*) AS n FROM jobs WHERE blocked = 1').get() as { n: number }).n === n, 20_000);
+  } finally {
+    await farm.close();
+  }
+});

@@ -131,13 +131,23 @@ test('the status broadcast after execution_success (the history write) is the mo
 
 test('a successful run frees its workstation at its success message, before the history is written; a failed run does not', async () => {
   const ok = setUp();
-  void new AttemptFollow(ok.scope, ok.socket).run();
+  let okOutcome: Outcome | null = null;
+  void new AttemptFollow(ok.scope, ok.socket).run().then((o) => (okOutcome = o));
   await settle();
   assert.equal(ok.released.length, 0, 'running: the slot is held');
+  // Another prompt's success on the same socket (or a replayed one) frees nothing.
+  ok.socket.push({ ...ok.frame('execution_success', { prompt_id: PROMPT, timestamp: 1 }), inRun: false } as FollowEvent);
+  await settle();
+  assert.equal(ok.released.length, 0, 'a success outside this run frees nothing');
   ok.socket.push(ok.frame('execution_success', { prompt_id: PROMPT, timestamp: 1 }));
   await settle();
   assert.deepEqual(ok.released.map((r) => [r.instanceId, r.attemptId]), [['i1', ATTEMPT]], 'freed at execution_success');
-  assert.equal(ok.server.historyWritten, false, 'before the history write');
+  assert.equal(okOutcome, null, 'before the history write: the attempt is still followed, its outputs not collected');
+  ok.server.historyWritten = true;
+  ok.timers.fireNext();
+  await settle();
+  assert.equal((okOutcome as Outcome | null)?.kind, 'finished');
+  assert.equal(ok.released.length, 1, 'freed once');
 
   const failed = setUp();
   void new AttemptFollow(failed.scope, failed.socket).run();

@@ -6,10 +6,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { TEMP_PREFIX } from '../../electron/engine/files/atomic-write.js';
 import { takeDir } from '../../electron/engine/files/output-paths.js';
-import { prepareTakeDir } from '../../electron/engine/scheduler/collect.js';
+import { newFolders, prepareTakeDir } from '../../electron/engine/scheduler/collect.js';
 import { tempDirFor } from '../helpers/temp-dir.js';
 
 const TAKE = { project: 'Moonfall', episode: 'ep101', shot: 'sh010', stage: 'keyframe', take: 1 };
@@ -34,4 +34,12 @@ test("an existing take folder loses another process's temp files and keeps its o
   for (const name of [theirs, mine, 'kf_00001_.png']) writeFileSync(join(dir, name), 'x');
   await prepareTakeDir(root, TAKE);
   assert.deepEqual(readdirSync(dir).sort(), [mine, 'kf_00001_.png'].sort());
+});
+
+test('the folders mkdir made, from the topmost down to the take: each one\'s parent is the folder synced', () => {
+  const root = join(sep, 'r');
+  const take = join(root, 'P', 'E', 'sh010', 'keyframe', 'take-1');
+  assert.deepEqual(newFolders(join(root, 'P', 'E', 'sh010'), take), [take, join(root, 'P', 'E', 'sh010', 'keyframe'), join(root, 'P', 'E', 'sh010')]);
+  assert.deepEqual(newFolders(take, take), [take], 'only the take folder was new');
+  assert.deepEqual(newFolders(join(root, 'P', 'E', 'sh010', 'keyframe', 'take-1'), take).map((f) => dirname(f)), [join(root, 'P', 'E', 'sh010', 'keyframe')]);
 });

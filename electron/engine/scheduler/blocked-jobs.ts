@@ -117,11 +117,8 @@ export class BlockedJobs {
     const rows = new Map<string, JobRow>();
     const fresh = queuedByRowid(db, this.newestSeen, CHUNK);
     for (const r of fresh) rows.set(r.id, r);
-    if (fresh.length) {
-      this.newestSeen = (fresh[fresh.length - 1] as { row_n: number }).row_n;
-      // Jobs a CLI in another process imported while this farm runs: nothing else would wake it.
-      this.d.kick();
-    }
+    // Jobs a CLI in another process imported while this farm runs: nothing else would wake it.
+    if (fresh.length) this.d.kick();
     for (const id of this.recheck) {
       const r = jobRow(db, id);
       if (r?.state === 'queued') rows.set(id, r);
@@ -143,6 +140,8 @@ export class BlockedJobs {
       }
     }
     this.apply([...rows.values()], facts);
+    // Only once they are looked at: a write that failed leaves them new for the next step.
+    if (fresh.length) this.newestSeen = (fresh[fresh.length - 1] as { row_n: number }).row_n;
     if (more) this.soon();
   }
 

@@ -85,8 +85,8 @@ export async function prepareTakeDir(root: string, take: TakeKey): Promise<strin
   return dir;
 }
 
-/** The folders from `first` (the topmost one mkdir made) down to `leaf`. */
-function newFolders(first: string, leaf: string): string[] {
+/** The folders from `first` (the topmost one mkdir made) down to `leaf`: each one's parent is synced. */
+export function newFolders(first: string, leaf: string): string[] {
   const out: string[] = [];
   for (let p = leaf; ; p = dirname(p)) {
     out.push(p);
