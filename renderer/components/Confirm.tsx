@@ -1,12 +1,15 @@
-/** "Are you sure?" in words that say what will happen; the confirming button has the focus, Esc cancels. */
+/**
+ * "Are you sure?" in words that say what will happen. Cancel has the focus, as in ConfirmDialog:
+ * a stray Enter disables, drains or approves nothing. Esc cancels.
+ */
 import { useEffect, useRef, type ReactNode } from 'react';
 import { Modal } from './Modal.js';
 
 export function Confirm({ title, children, confirmLabel, danger, onConfirm, onCancel }: {
   title: string; children: ReactNode; confirmLabel: string; danger?: boolean; onConfirm: () => void; onCancel: () => void;
 }) {
-  const go = useRef<HTMLButtonElement>(null);
-  useEffect(() => go.current?.focus(), []);
+  const back = useRef<HTMLButtonElement>(null);
+  useEffect(() => back.current?.focus(), []);
   return (
     <Modal
       title={title}
@@ -14,8 +17,8 @@ export function Confirm({ title, children, confirmLabel, danger, onConfirm, onCa
       footer={
         <>
           <span className="spacer" />
-          <button className="btn btn-ghost" onClick={onCancel} data-testid="confirm-cancel">Cancel</button>
-          <button ref={go} className={`btn ${danger ? 'btn-danger' : 'btn-primary'}`} onClick={onConfirm} data-testid="confirm-ok">{confirmLabel}</button>
+          <button ref={back} className="btn btn-ghost" onClick={onCancel} data-testid="confirm-cancel">Cancel</button>
+          <button className={`btn ${danger ? 'btn-danger' : 'btn-primary'}`} onClick={onConfirm} data-testid="confirm-ok">{confirmLabel}</button>
         </>
       }
     >

@@ -33,7 +33,9 @@ test('Ctrl+A then Delete asks first, naming the running renders, cancels nothing
   await page.keyboard.press('Delete');
   assert.equal(await dialog.count(), 1, 'a second Delete does not answer it');
   await studio.screenshot('confirm-cancel');
-  // The focus is on Go back: a stray Enter goes back.
+  // The focus is on Go back: a stray Enter goes back. (Looked at before Enter: the dialog closes
+  // either way, and a cancel sent by a wrong focus could land after the count below.)
+  assert.equal(await page.evaluate('document.activeElement?.getAttribute("data-testid") ?? null'), 'confirm-no');
   await page.keyboard.press('Enter');
   await dialog.waitFor({ state: 'detached' });
   assert.equal(await cancelledCount(farm), 0, 'Enter cancelled nothing');

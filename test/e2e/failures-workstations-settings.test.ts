@@ -67,6 +67,8 @@ test('Test connection shows what a ComfyUI server is before it is saved; Disable
   await effect.waitFor();
   assert.match((await effect.textContent()) ?? '', /sim-0 is rendering sh010 · keyframe · take 1\. That prompt is not interrupted: it finishes on ComfyUI and its output is collected\./);
   await studio.screenshot('workstation-disable-confirm');
+  const focused = () => page.evaluate('document.activeElement?.getAttribute("data-testid") ?? null');
+  assert.equal(await focused(), 'confirm-cancel', 'Cancel has the focus: a stray Enter disables nothing');
   await page.locator('[data-testid="confirm-ok"]').click();
   await page.locator('[data-instance="sim-0"][data-admin="disabled"]').waitFor();
   await farm.waitForStates([id!], ['completed'], 30_000);
