@@ -146,7 +146,6 @@ export const FOLDER_SETTING_KEYS = FARM_SETTING_KEYS.filter((k): k is FolderSett
 
 /** The settings that are text (their format: TEXT_FORMATS). */
 export type TextSettingKey = { [K in FarmSettingKey]: (typeof TABLE)[K]['type'] extends 'text' ? K : never }[FarmSettingKey];
-export const TEXT_SETTING_KEYS = FARM_SETTING_KEYS.filter((k): k is TextSettingKey => FARM_SETTINGS[k].type === 'text');
 
 /** The settings that are numbers. */
 export type NumberSettingKey = Exclude<FarmSettingKey, FolderSettingKey | TextSettingKey>;

@@ -78,6 +78,17 @@ async function moveIntoPlace(tmp: string, finalPath: string, replace: boolean): 
 }
 
 /**
+ * A complete temporary file made the file at `finalPath`, durably: fsync, into place (without
+ * `replace`, never over an existing file: a conflict), the folder synced. The caller removes `tmp`
+ * if this throws.
+ */
+export async function placeDurably(tmp: string, finalPath: string, replace: boolean): Promise<void> {
+  await fsyncPath(tmp, 'r+');
+  await moveIntoPlace(tmp, finalPath, replace);
+  await syncFolder(dirname(finalPath));
+}
+
+/**
  * Streams `source` into `finalPath` atomically; returns the bytes written. With `replace: false`
  * (exports) an existing file at `finalPath` is never replaced: the write fails with a conflict.
  */
@@ -87,9 +98,7 @@ export async function writeStreamAtomically(finalPath: string, source: Readable,
     const out = createWriteStream(tmp, { flags: 'wx' });
     await pipeline(source, out);
     const bytes = out.bytesWritten;
-    await fsyncPath(tmp, 'r+');
-    await moveIntoPlace(tmp, finalPath, o.replace ?? true);
-    await syncFolder(dirname(finalPath));
+    await placeDurably(tmp, finalPath, o.replace ?? true);
     return bytes;
   } catch (err) {
     await rm(tmp, { force: true }).catch(() => undefined);

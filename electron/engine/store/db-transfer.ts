@@ -4,36 +4,14 @@
  * version's schema first, on a temporary copy, so a refused file changes nothing).
  */
 import Database from 'better-sqlite3';
-import { closeSync, existsSync, fsyncSync, linkSync, openSync, rmSync, statSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ShotfarmError } from '../../../shared/errors.js';
 import type { Clock } from '../clock.js';
-import { describeFsError, tempPathFor } from '../files/atomic-write.js';
+import { describeFsError, placeDurably, tempPathFor } from '../files/atomic-write.js';
 import type { Db } from './database.js';
 import { countByState } from './job-store.js';
 import { migrate } from './migrate.js';
-
-function fsyncFile(path: string): void {
-  const fd = openSync(path, 'r+');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function fsyncFolder(path: string): void {
-  try {
-    const fd = openSync(path, 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    // Some platforms (Windows) cannot open a folder to fsync it; the link is still atomic.
-  }
-}
 
 export function jobCount(db: Db): number {
   return Object.values(countByState(db)).reduce((a, b) => a + b, 0);
@@ -49,13 +27,11 @@ export async function exportDatabase(db: Db, dest: string): Promise<number> {
   const tmp = tempPathFor(dest);
   try {
     await db.backup(tmp);
-    fsyncFile(tmp);
-    linkSync(tmp, dest);
-    fsyncFolder(dirname(dest));
+    await placeDurably(tmp, dest, false);
     return statSync(dest).size;
   } catch (err) {
+    if (err instanceof ShotfarmError && err.code === 'conflict') throw new ShotfarmError('conflict', `${dest} exists already; export-db never overwrites a file.`);
     if (err instanceof ShotfarmError) throw err;
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new ShotfarmError('conflict', `${dest} exists already; export-db never overwrites a file.`);
     throw describeFsError(err, `the database copy ${dest}`);
   } finally {
     rmSync(tmp, { force: true });

@@ -96,8 +96,7 @@ export function queuedAhead(db: Db, id: string): number {
 
 /** Ids starting with a prefix, at most two (enough to tell a unique prefix from an ambiguous one). */
 export function jobIdsByPrefix(db: Db, prefix: string): string[] {
-  const escaped = prefix.replace(/[\\%_]/g, (c) => `\\${c}`);
-  return all<{ id: string }>(db, "SELECT id FROM jobs WHERE id LIKE ? ESCAPE '\\' LIMIT 2", `${escaped}%`).map((r) => r.id);
+  return all<{ id: string }>(db, "SELECT id FROM jobs WHERE id LIKE ? ESCAPE '\\' LIMIT 2", prefixPattern(prefix)).map((r) => r.id);
 }
 
 /** Queued jobs no registered workstation could ever take (the jobs_blocked partial index). */
