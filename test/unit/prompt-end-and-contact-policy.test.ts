@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ComfyFailure } from '../../electron/engine/comfy/observation.js';
 import type { FollowEvent } from '../../electron/engine/comfy/ws-events.js';
-import { contactLoss, isSilence, nextAskAfterSilence } from '../../electron/engine/scheduler/contact.js';
+import { afterFailedAsk, contactLoss, isSilence, nextAskAfterSilence } from '../../electron/engine/scheduler/contact.js';
 import { END_RECHECK_MS, endCue, endRecheckDelay, type CueState, type EndCue } from '../../electron/engine/scheduler/prompt-end.js';
 import { lostContactWords } from '../../shared/live-attempt.js';
 
@@ -82,4 +82,18 @@ test('the words for lost contact count from its last answer and down to the requ
   const c = { instanceName: 'gpu-03', lostAt: t0, requeueAt: t0 + 60_000 };
   assert.equal(lostContactWords(c, t0 + 12_000), 'lost contact with gpu-03 12 s ago; requeued in 48 s unless it answers');
   assert.equal(lostContactWords(c, t0 + 61_000), 'lost contact with gpu-03 61 s ago; being requeued');
+});
+
+test('a failed ask gives the attempt up at the mark\'s requeue time (or a grace time of failed asks), as lost — or as what a malformed answer said', () => {
+  const t0 = 1_000_000;
+  const silent = { kind: 'refused' } as const;
+  const base = { route: 'GET /queue', failingSince: t0, graceMs: 60_000, pollMs: 2_000 };
+  assert.deepEqual(afterFailedAsk({ ...base, failure: silent, loss: { lostAt: t0 - 5_000, requeueAt: t0 + 55_000 }, now: t0 }), { askInMs: 2_000 });
+  assert.deepEqual(afterFailedAsk({ ...base, failure: silent, loss: { lostAt: t0 - 5_000, requeueAt: t0 + 55_000 }, now: t0 + 54_500 }), { askInMs: 500 }, 'the last ask lands on the requeue time');
+  assert.deepEqual(afterFailedAsk({ ...base, failure: silent, loss: { lostAt: t0 - 5_000, requeueAt: t0 + 55_000 }, now: t0 + 55_000 }), { giveUp: { kind: 'lost', seconds: 60 } });
+  // No mark (probes keep clearing it): a grace time of failed asks from the first.
+  assert.deepEqual(afterFailedAsk({ ...base, failure: silent, loss: null, now: t0 + 59_999 }), { askInMs: 1 });
+  assert.deepEqual(afterFailedAsk({ ...base, failure: silent, loss: null, now: t0 + 60_000 }), { giveUp: { kind: 'lost', seconds: 60 } });
+  const malformed = { kind: 'malformed', detail: 'not JSON' } as unknown as Parameters<typeof afterFailedAsk>[0]['failure'];
+  assert.deepEqual(afterFailedAsk({ ...base, failure: malformed, loss: null, now: t0 + 60_000 }), { giveUp: { kind: 'transport', route: 'GET /queue', failure: malformed } });
 });

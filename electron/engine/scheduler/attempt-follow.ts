@@ -11,7 +11,7 @@ import type { FollowEvent } from '../comfy/ws-events.js';
 import { saveProgress } from '../store/attempt-store.js';
 import { isFencedReport } from '../job-state.js';
 import type { AttemptScope, Outcome } from './attempt-scope.js';
-import { isSilence, nextAskAfterSilence } from './contact.js';
+import { afterFailedAsk, isSilence } from './contact.js';
 import { interruptAndRemove } from './interrupt-prompt.js';
 import { endCue, endRecheckDelay } from './prompt-end.js';
 import { watchEnd, watchExecution } from './prompt-watch.js';
@@ -93,15 +93,12 @@ export class AttemptFollow {
     if (!state.ok) {
       if (isSilence(state.failure)) contact.missed(instanceId);
       this.failingSince ??= this.now;
-      // The mark's time; or, should probes keep clearing it while this execution cannot be read, a grace time of failed asks.
-      const loss = contact.loss(a.attemptId);
-      const due = loss?.requeueAt ?? this.failingSince + config.graceMs;
-      if (this.now >= due) {
-        // A server that kept answering with something unusable is not "lost": say what it answered.
-        if (state.failure.kind === 'malformed') return { kind: 'failed', obs: { kind: 'transport', route: state.route, failure: state.failure } };
-        return { kind: 'failed', obs: { kind: 'lost', seconds: Math.round((this.now - (loss?.lostAt ?? this.failingSince)) / 1000) } };
-      }
-      this.nextAsk = this.now + nextAskAfterSilence(this.now, due, config.historyPollMs);
+      const next = afterFailedAsk({
+        failure: state.failure, route: state.route, loss: contact.loss(a.attemptId), failingSince: this.failingSince,
+        now: this.now, graceMs: config.graceMs, pollMs: config.historyPollMs,
+      });
+      if ('giveUp' in next) return { kind: 'failed', obs: next.giveUp };
+      this.nextAsk = this.now + next.askInMs;
       return null;
     }
     this.failingSince = null;

@@ -32,7 +32,7 @@ import type { ApiWorkflow } from '../templates/workflow.js';
 import { concludeAttempt } from './attempt-end.js';
 import { AttemptFollow } from './attempt-follow.js';
 import { stopOutcome, type AttemptScope, type Displacement, type Outcome, type RunnerDeps, type StopMode } from './attempt-scope.js';
-import { isSilence, nextAskAfterSilence } from './contact.js';
+import { afterFailedAsk, isSilence } from './contact.js';
 import { foreignPromptId } from './foreign-prompt.js';
 import { plannedUploads, uploadInputs } from './inputs.js';
 import type { InstanceRuntime } from './instance-registry.js';
@@ -358,14 +358,12 @@ export class AttemptRunner implements AttemptScope {
       }
       if (isSilence(state.failure)) contact.missed(this.instance.row.id);
       failingSince ??= clock.now();
-      const loss = contact.loss(this.attemptId);
-      const due = loss?.requeueAt ?? failingSince + config.graceMs;
-      if (clock.now() >= due) {
-        // Answers that are not ComfyUI's, for the whole grace time: say what it answered, not "lost".
-        if (state.failure.kind === 'malformed') return { kind: 'failed', obs: { kind: 'transport', route: state.route, failure: state.failure } };
-        return { kind: 'failed', obs: { kind: 'lost', seconds: Math.round((clock.now() - (loss?.lostAt ?? failingSince)) / 1000) } };
-      }
-      await this.sleep(nextAskAfterSilence(clock.now(), due, Math.min(config.historyPollMs, 1000)));
+      const next = afterFailedAsk({
+        failure: state.failure, route: state.route, loss: contact.loss(this.attemptId), failingSince,
+        now: clock.now(), graceMs: config.graceMs, pollMs: Math.min(config.historyPollMs, 1000),
+      });
+      if ('giveUp' in next) return { kind: 'failed', obs: next.giveUp };
+      await this.sleep(next.askInMs);
     }
   }
 

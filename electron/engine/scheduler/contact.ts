@@ -3,6 +3,7 @@
  * (table-tested): the contact watch feeds it times, the runner acts on its answer.
  */
 import type { ComfyFailure } from '../comfy/observation.js';
+import type { AttemptObservation } from './failure.js';
 
 /**
  * A failed request that counts against contact: every failure but our own abort and an answer that
@@ -29,4 +30,20 @@ export function contactLoss(lastAnswerAt: number | null, followingSince: number,
 /** How long to wait before asking again after a failed request: the poll interval, but never past the requeue time. */
 export function nextAskAfterSilence(now: number, requeueAt: number, pollMs: number): number {
   return Math.max(0, Math.min(pollMs, requeueAt - now));
+}
+
+/**
+ * An attempt's ask failed: given up now — at the contact mark's requeue time, or (should probes
+ * keep clearing the mark while this execution cannot be read) a grace time of failed asks after
+ * the first — with what to record; else how long until the next ask. A server that kept answering
+ * with something unusable is not "lost": the attempt says what it answered.
+ */
+export function afterFailedAsk(o: {
+  failure: ComfyFailure; route: string; loss: { lostAt: number; requeueAt: number } | null;
+  failingSince: number; now: number; graceMs: number; pollMs: number;
+}): { giveUp: AttemptObservation } | { askInMs: number } {
+  const due = o.loss?.requeueAt ?? o.failingSince + o.graceMs;
+  if (o.now < due) return { askInMs: nextAskAfterSilence(o.now, due, o.pollMs) };
+  if (o.failure.kind === 'malformed') return { giveUp: { kind: 'transport', route: o.route, failure: o.failure } };
+  return { giveUp: { kind: 'lost', seconds: Math.round((o.now - (o.loss?.lostAt ?? o.failingSince)) / 1000) } };
 }
