@@ -72,3 +72,16 @@ test('the state door names its refusals: a wrong state is a fenced report, an il
   assert.ok(isIllegalTransition(illegal) && !isFencedReport(illegal));
   assert.equal(illegal.envelope.code, 'conflict', 'over the contract it is still a conflict');
 });
+
+test('a stored batch says so (the storage hold ends its fault streak there); a batch whose commit fails does not', async (ctx) => {
+  const t = await engineFor(ctx);
+  const db = t.engine.db;
+  let committed = 0;
+  const batch = new CommitBatch(db, (fn) => fn(), () => committed++);
+  await batch.add(() => db.prepare('SELECT 1').get());
+  assert.equal(committed, 1);
+  // A storage fault under a write ends the whole batch: nothing stored, nothing said.
+  const full = Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+  await assert.rejects(batch.add(() => { throw full; }), /disk is full/);
+  assert.equal(committed, 1);
+});

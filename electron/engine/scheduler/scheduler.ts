@@ -99,7 +99,8 @@ export class Scheduler implements FarmPort {
         if (view === null) this.kick();
       },
     });
-    this.batch = new CommitBatch(d.db);
+    // Every stored batch ends a storage fault streak, whichever write it carried.
+    this.batch = new CommitBatch(d.db, undefined, () => this.storage.ok());
     this.announce = new MergedAnnounce(d.announce);
     this.contact = new ContactWatch({
       db: d.db, clock: d.clock, config: d.config, announce: d.announce, log: (m) => this.log(m),
@@ -437,7 +438,6 @@ export class Scheduler implements FarmPort {
       const fault = claimed.find((c) => c.error !== null);
       // The store failing (locked, full): the farm holds and dispatches again after its retry.
       if (fault) this.storage.failed('dispatching', fault.error);
-      else this.storage.ok();
       const started = claimed.filter((c) => c.attemptId !== null);
       if (started.length === 0) return fault ? undefined : this.kick();
       this.announce.add(started.map((c) => c.job.id));

@@ -76,7 +76,7 @@ export class StorageHold {
     this.d.changed(this.current);
   }
 
-  /** What needed the storage worked: the streak is over. */
+  /** What needed the storage worked (a commit batch was stored, outputs were written): the streak is over. */
   ok(): void {
     this.streak = 0;
   }

@@ -27,6 +27,8 @@ export class CommitBatch {
     private readonly db: Db,
     /** When the batch is written: after the current tick's other callbacks (default setImmediate). */
     private readonly defer: (fn: () => void) => void = (fn) => void setImmediate(fn),
+    /** A batch was stored: the storage works (the farm's storage hold ends its fault streak). */
+    private readonly committed: () => void = () => undefined,
   ) {}
 
   /**
@@ -69,6 +71,7 @@ export class CommitBatch {
     }
     this.stats.commits++;
     this.stats.writes += items.length;
+    this.committed();
     items.forEach((it, i) => {
       const s = settled[i] as Settled;
       if (s.ok) it.resolve(s.value);
