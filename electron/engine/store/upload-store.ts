@@ -6,17 +6,13 @@ export function hasUpload(db: Db, sha256: string): boolean {
   return one<{ n: number }>(db, 'SELECT 1 AS n FROM uploads WHERE sha256 = ?', sha256) !== undefined;
 }
 
-export function uploadSize(db: Db, sha256: string): number | null {
-  return one<{ size: number }>(db, 'SELECT size FROM uploads WHERE sha256 = ?', sha256)?.size ?? null;
-}
-
-/** Of these hashes, the ones stored already. */
-export function knownUploads(db: Db, hashes: readonly string[]): Set<string> {
-  const known = new Set<string>();
+/** Of these hashes, the ones stored already, with their sizes (500 per query). */
+export function knownUploads(db: Db, hashes: readonly string[]): Map<string, number> {
+  const known = new Map<string, number>();
   for (let i = 0; i < hashes.length; i += 500) {
     const chunk = hashes.slice(i, i + 500);
-    const rows = all<{ sha256: string }>(db, `SELECT sha256 FROM uploads WHERE sha256 IN (${chunk.map(() => '?').join(', ')})`, ...chunk);
-    for (const r of rows) known.add(r.sha256);
+    const rows = all<{ sha256: string; size: number }>(db, `SELECT sha256, size FROM uploads WHERE sha256 IN (${chunk.map(() => '?').join(', ')})`, ...chunk);
+    for (const r of rows) known.set(r.sha256, r.size);
   }
   return known;
 }

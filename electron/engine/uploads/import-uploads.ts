@@ -9,11 +9,10 @@ import { ShotfarmError } from '../../../shared/errors.js';
 import { uploadNameProblem, type UploadsCheck } from '../../../shared/uploads.js';
 import { storedNumber } from '../settings/farm-settings.js';
 import type { Db } from '../store/database.js';
-import { knownUploads, uploadSize } from '../store/upload-store.js';
-import { uploadFile } from './receive-upload.js';
+import { knownUploads } from '../store/upload-store.js';
+import { mb, uploadFile } from './receive-upload.js';
 
 const MB = 1024 * 1024;
-const mb = (n: number): string => `${Math.round((n / MB) * 1000) / 1000} MB`;
 
 export function uploadLimits(db: Db): { fileMaxBytes: number; importMaxBytes: number } {
   return { fileMaxBytes: Math.round(storedNumber(db, 'upload_file_max_mb') * MB), importMaxBytes: Math.round(storedNumber(db, 'upload_import_max_mb') * MB) };
@@ -58,10 +57,11 @@ export function uploadedInputs(db: Db, dbFile: string, uploads: Readonly<Record<
   const dataDir = dirname(dbFile);
   const out = new Map<string, string>();
   const sizes = new Map<string, number>();
+  const stored = knownUploads(db, [...new Set(Object.values(uploads))]);
   for (const [name, sha] of Object.entries(uploads)) {
     const problem = uploadNameProblem(name);
     if (problem) throw new ShotfarmError('bad_input', `Upload refused: ${problem}.`);
-    const size = uploadSize(db, sha);
+    const size = stored.get(sha) ?? null;
     const file = uploadFile(dataDir, sha);
     if (size === null || !existsSync(file)) continue;
     sizes.set(sha, size);

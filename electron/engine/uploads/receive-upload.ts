@@ -17,6 +17,9 @@ import { randomId } from '../ids.js';
 import type { Db } from '../store/database.js';
 import { hasUpload, recordUpload } from '../store/upload-store.js';
 
+/** A size as the upload limits say it (the settings are in MB). */
+export const mb = (n: number): string => `${Math.round((n / 1024 / 1024) * 1000) / 1000} MB`;
+
 /** Where uploads are kept: <data>/uploads. */
 export function uploadsDir(dataDir: string): string {
   return join(dataDir, 'uploads');
@@ -41,7 +44,6 @@ export interface ReceiveOptions {
 /** Thrown for a file over the size limit (the server answers 413). */
 export class UploadTooLarge extends ShotfarmError {}
 
-const mb = (n: number): string => `${Math.round((n / 1024 / 1024) * 1000) / 1000} MB`;
 
 export async function receiveUpload(body: AsyncIterable<Buffer | string>, o: ReceiveOptions): Promise<{ stored: boolean; size: number }> {
   const nameProblem = uploadNameProblem(o.name);
