@@ -157,11 +157,13 @@ export function setOrder(db: Db, id: string, priority: number, rank: number, now
 export function importedByOthers(db: Db, ids: readonly string[], name: string): { count: number; of: number } {
   let count = 0;
   let of = 0;
-  for (const id of ids) {
-    const r = one<{ imported_by: string }>(db, 'SELECT imported_by FROM jobs WHERE id = ?', id);
-    if (!r) continue;
-    of++;
-    if (r.imported_by !== name) count++;
+  const unique = [...new Set(ids)];
+  // 500 ids a query: a bulk action over a whole episode asks once per 500, not once per job.
+  for (let i = 0; i < unique.length; i += 500) {
+    const chunk = unique.slice(i, i + 500);
+    const r = one<{ of: number; others: number | null }>(db, `SELECT COUNT(*) AS of, SUM(imported_by <> ?) AS others FROM jobs WHERE id IN (${chunk.map(() => '?').join(', ')})`, name, ...chunk);
+    of += r?.of ?? 0;
+    count += r?.others ?? 0;
   }
   return { count, of };
 }
