@@ -7,7 +7,7 @@
 import type { AttemptView, JobView } from '../../../shared/domain.js';
 import type { AttemptWatchView } from '../scheduler/attempt-watch.js';
 import type { LivePhases } from '../scheduler/live-attempts.js';
-import { currentRunKey, openContactLosses } from '../store/attempt-store.js';
+import { openRuns } from '../store/attempt-store.js';
 import type { Db } from '../store/database.js';
 import { runEstimates } from './run-estimates.js';
 
@@ -23,12 +23,13 @@ export function withLive(db: Db, farm: LiveFarm | null, views: JobView[], now: n
   if (views.some((v) => v.state === 'completed')) estimates.completed();
   const running = views.filter((v) => v.state === 'running');
   if (running.length === 0) return views;
-  const lost = new Map(openContactLosses(db).map((r) => [r.job_id, r]));
+  // One query for all of them (this runs for every announced change): their open attempts.
+  const runs = new Map(openRuns(db).map((r) => [r.job_id, r]));
   for (const v of running) {
     v.attempt = farm?.live.ofJob(v.id) ?? null;
-    const c = lost.get(v.id);
-    v.contact = c ? { instanceName: c.instance_name ?? 'its workstation', lostAt: c.contact_lost_at, requeueAt: c.requeue_at } : null;
-    const key = currentRunKey(db, v.id);
+    const key = runs.get(v.id);
+    v.contact = key && key.contact_lost_at !== null && key.requeue_at !== null
+      ? { instanceName: key.instance_name ?? 'its workstation', lostAt: key.contact_lost_at, requeueAt: key.requeue_at } : null;
     v.estimate = key?.gpu_name ? estimates.of(key.template_id, key.gpu_name, now) : null;
     const nodes = key ? farm?.watch.nodes(key.attempt_id) : null;
     if (nodes && v.progress) v.progress = { ...v.progress, ...nodes };

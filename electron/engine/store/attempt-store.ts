@@ -165,17 +165,21 @@ export function markContactBack(db: Db, attemptIds: readonly string[], at: numbe
       WHERE id = @id AND contact_lost_at IS NOT NULL RETURNING job_id`, { id, at }).map((r) => r.job_id)));
 }
 
-export interface ContactLossRow {
+/** A job's open current attempt, as its live view needs it: the ETA's key, the node counts' key, lost contact. */
+export interface OpenRunRow {
   job_id: string;
+  attempt_id: string;
+  template_id: number;
+  gpu_name: string | null;
   instance_name: string | null;
-  contact_lost_at: number;
-  requeue_at: number;
+  contact_lost_at: number | null;
+  requeue_at: number | null;
 }
 
-/** Open attempts whose workstation does not answer now (a handful at most: the live index), for the job views. */
-export function openContactLosses(db: Db): ContactLossRow[] {
-  return all<ContactLossRow>(db, `SELECT job_id, instance_name, contact_lost_at, requeue_at FROM attempts
-    WHERE state <> 'ended' AND contact_lost_at IS NOT NULL`);
+/** Every job's open current attempt (a few per workstation at most: the attempts_live index), in one query. */
+export function openRuns(db: Db): OpenRunRow[] {
+  return all<OpenRunRow>(db, `SELECT a.job_id, a.id AS attempt_id, j.template_id, a.gpu_name, a.instance_name, a.contact_lost_at, a.requeue_at
+    FROM attempts a JOIN jobs j ON j.current_attempt_id = a.id WHERE a.state <> 'ended'`);
 }
 
 /**
@@ -229,12 +233,6 @@ export function completedRunTimes(db: Db, templateId: number, gpuName: string, l
       JOIN jobs j ON j.id = a.job_id
       WHERE a.outcome = 'completed' AND a.gpu_name = @gpu AND j.template_id = @template AND a.finished_at IS NOT NULL
       LIMIT @limit`, { window, gpu: gpuName, template: templateId, limit }).map((r) => r.ms);
-}
-
-/** The template version and GPU model of a job's current attempt (what its ETA is looked up by). */
-export function currentRunKey(db: Db, jobId: string): { template_id: number; gpu_name: string | null; attempt_id: string } | undefined {
-  return one<{ template_id: number; gpu_name: string | null; attempt_id: string }>(db,
-    'SELECT j.template_id, a.gpu_name, a.id AS attempt_id FROM attempts a JOIN jobs j ON j.current_attempt_id = a.id WHERE j.id = ?', jobId);
 }
 
 export interface TimelineRow {
