@@ -4,34 +4,31 @@
  * left to the caller (null), so a programming error is never dressed up as a full disk.
  */
 import { ShotfarmError } from '../../../shared/errors.js';
-
-function sqliteCode(err: unknown): string | null {
-  const code = (err as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && code.startsWith('SQLITE_') ? code : null;
-}
+import { databaseFault } from './database.js';
 
 /**
  * A `storage` error for a SQLite failure while `doing` (e.g. "importing shots.csv"), or null when
- * `err` is not one of the storage conditions. The transaction it happened in was rolled back.
+ * `err` is not one of the storage conditions. The transaction it happened in was rolled back. The
+ * conditions are the farm's (database.ts databaseFault), plus a damaged file, which an import says
+ * and the farm cannot wait out.
  */
 export function storageFailure(err: unknown, file: string, doing: string): ShotfarmError | null {
-  const code = sqliteCode(err);
-  if (!code) return null;
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return null;
   const details = { file, sqlite: code };
-  if (code === 'SQLITE_FULL') {
-    return new ShotfarmError('storage', `The disk holding the database ${file} is full: ${doing} stored nothing. Free some space there and try again.`, { details });
-  }
-  if (code.startsWith('SQLITE_READONLY')) {
-    return new ShotfarmError('storage', `The database ${file} is read-only (${code}): ${doing} stored nothing. Make the file and its folder writable for this user.`, { details });
-  }
-  if (code.startsWith('SQLITE_IOERR')) {
-    return new ShotfarmError('storage', `The database ${file} could not be written (disk I/O error, ${code}): ${doing} stored nothing. Check the disk (full, removed, failing).`, { details });
-  }
   if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') {
     return new ShotfarmError('storage', `The database ${file} is damaged (${code}): ${doing} stored nothing. Restore it from a backup.`, { details });
   }
-  if (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_')) {
-    return new ShotfarmError('storage', `The database ${file} stayed locked by another process for over 5 s: ${doing} stored nothing. Try again.`, { details, retryable: true });
+  switch (databaseFault(err)?.kind) {
+    case 'database_full':
+      return new ShotfarmError('storage', `The disk holding the database ${file} is full: ${doing} stored nothing. Free some space there and try again.`, { details });
+    case 'database_readonly':
+      return new ShotfarmError('storage', `The database ${file} is read-only (${code}): ${doing} stored nothing. Make the file and its folder writable for this user.`, { details });
+    case 'database_io':
+      return new ShotfarmError('storage', `The database ${file} could not be written (disk I/O error, ${code}): ${doing} stored nothing. Check the disk (full, removed, failing).`, { details });
+    case 'database_busy':
+      return new ShotfarmError('storage', `The database ${file} stayed locked by another process for over 5 s: ${doing} stored nothing. Try again.`, { details, retryable: true });
+    default:
+      return null;
   }
-  return null;
 }
