@@ -36,6 +36,19 @@ export const callAnswerSchema = z.union([
 ]);
 export type CallAnswer = z.infer<typeof callAnswerSchema>;
 
+/**
+ * A call's answer as a Node client of the contract takes it (the CLI reaching a running farm, the
+ * desktop reaching a studio farm): the result, or the engine's error rethrown whole — code,
+ * message, retryable and details. `unexpected` words an answer that is not the contract's.
+ */
+export function resultOfAnswer(body: unknown, unexpected: () => ShotfarmError): unknown {
+  const answer = callAnswerSchema.safeParse(body);
+  if (!answer.success) throw unexpected();
+  if (answer.data.ok) return answer.data.result;
+  const e = answer.data.error;
+  throw new ShotfarmError(e.code, e.message, { retryable: e.retryable, ...(e.details ? { details: e.details } : {}) });
+}
+
 /** An envelope made on the spot (a transport refusing a request before the engine sees it). */
 export function errorEnvelope(code: ErrorCode, message: string, retryable = false): ErrorEnvelope {
   return { code, message, retryable };

@@ -5,7 +5,7 @@
  */
 import { request } from 'undici';
 import type { ApiMethod, ApiOutputs } from '../../shared/api.js';
-import { callAnswerSchema, ShotfarmError } from '../../shared/errors.js';
+import { resultOfAnswer, ShotfarmError } from '../../shared/errors.js';
 import { holderWords, type LockRecord } from '../engine/lock/lock-record.js';
 import type { EngineApi } from './context.js';
 
@@ -38,15 +38,7 @@ export class RemoteEngine implements EngineApi {
     } catch {
       parsed = null;
     }
-    const answer = callAnswerSchema.safeParse(parsed);
-    if (!answer.success) {
-      throw new ShotfarmError('internal', `The running farm answered ${method} with something unexpected (HTTP ${status}).`);
-    }
-    if (!answer.data.ok) {
-      const e = answer.data.error;
-      throw new ShotfarmError(e.code, e.message, { retryable: e.retryable, ...(e.details ? { details: e.details } : {}) });
-    }
     // The holder's engine answered through the contract: its result is that method's output.
-    return answer.data.result as ApiOutputs[M];
+    return resultOfAnswer(parsed, () => new ShotfarmError('internal', `The running farm answered ${method} with something unexpected (HTTP ${status}).`)) as ApiOutputs[M];
   }
 }

@@ -5,7 +5,7 @@
  * and the jobs imported in this app, for desktop notifications.
  */
 import type { ApiMethod } from '../../shared/api.js';
-import { callAnswerSchema, ShotfarmError } from '../../shared/errors.js';
+import { resultOfAnswer, ShotfarmError } from '../../shared/errors.js';
 import type { StudioFarm } from '../preload/channels.js';
 import { studioOrigin, writeFarmChoice, type FarmChoice } from './farm-choice.js';
 import type { StudioPort } from './ipc.js';
@@ -25,10 +25,8 @@ export class RemoteCallTarget implements CallTarget {
     } catch {
       throw new ShotfarmError('unavailable', `The studio farm at ${this.farm.origin} cannot be reached.`, { retryable: true });
     }
-    const answer = callAnswerSchema.safeParse(await res.json().catch(() => null));
-    if (!answer.success) throw new ShotfarmError('unavailable', `The studio farm at ${this.farm.origin} answered ${res.status}, not as a Shotfarm server does.`);
-    if (!answer.data.ok) throw new ShotfarmError(answer.data.error.code, answer.data.error.message);
-    return answer.data.result;
+    return resultOfAnswer(await res.json().catch(() => null),
+      () => new ShotfarmError('unavailable', `The studio farm at ${this.farm.origin} answered ${res.status}, not as a Shotfarm server does.`));
   }
 }
 
