@@ -237,7 +237,7 @@ export const API_INPUTS = {
   'export.ledger': exportFilter,
   /** Who the caller is and which method classes their role may use (the UI shows only those). */
   'session.whoami': z.strictObject({}),
-  /** Local only, like every users method: people are managed with the CLI on the farm host (README → Studio farm). */
+  /** Local only, like every users method: people are managed with the CLI on the farm host (docs/studio-farm.md). */
   'users.list': z.strictObject({}),
   'users.add': z.strictObject({ name: personNameSchema, role: roleSchema }),
   'users.setRole': z.strictObject({ name: personNameSchema, role: roleSchema }),

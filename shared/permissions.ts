@@ -1,6 +1,6 @@
 /**
  * The permission policy: one pure function of (role, method class, ownership of the targeted jobs,
- * the priority asked for), so the engine, the README's table and the UI's flags all read the same
+ * the priority asked for), so the engine, the docs' roles table (docs/studio-farm.md) and the UI's flags all read the same
  * answers. Ownership is counted by the caller (the engine looks up `imported_by`); the policy only
  * says yes, or which sentence to refuse with.
  */
@@ -90,7 +90,7 @@ export function permission(req: PermissionRequest): Permission {
   return { allowed: true };
 }
 
-/** Whether a role may use a class at all (own jobs count): the UI's flags, the README's table. */
+/** Whether a role may use a class at all (own jobs count): the UI's flags, the docs' roles table. */
 export function mayUse(role: Role, cls: MethodClass): 'all' | 'own' | 'no' {
   return GRANTS[role][cls] ?? 'no';
 }

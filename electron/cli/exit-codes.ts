@@ -1,5 +1,5 @@
 /**
- * The CLI's exit codes (documented in README.md → "Exit codes"). Scripts and service probes rely
+ * The CLI's exit codes (documented in docs/cli.md → "Exit codes"). Scripts and service probes rely
  * on them, so they never change meaning.
  */
 import type { ErrorCode } from '../../shared/errors.js';

@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { printJson, type Io, type Run } from './context.js';
 import { EXIT } from './exit-codes.js';
 
-/** `verify`: at least one file is missing, changed or unreadable (README → "Exit codes"). */
+/** `verify`: at least one file is missing, changed or unreadable (docs/cli.md → "Exit codes"). */
 export const EXIT_VERIFY_MISMATCH = EXIT.verifyMismatch;
 
 function size(bytes: number): string {

@@ -98,7 +98,7 @@ export async function runServe(io: Io, o: ServeOptions, stop?: Promise<void>): P
         if (server.token) io.out(`Access token: ${server.token} (scripts send it as "Authorization: Bearer …")`);
       }
       if (!tls && !isLoopbackHost(o.listen)) {
-        io.err(`shotfarm: warning: serving http on ${o.listen} without TLS: access tokens travel in clear text on the network. Use --tls-cert/--tls-key or a reverse proxy with HTTPS (README → Studio farm).`);
+        io.err(`shotfarm: warning: serving http on ${o.listen} without TLS: access tokens travel in clear text on the network. Use --tls-cert/--tls-key or a reverse proxy with HTTPS (docs/studio-farm.md → HTTPS).`);
       }
       io.out('Press Ctrl+C to stop.');
       await (stop ?? signals?.stopped);

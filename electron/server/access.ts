@@ -86,7 +86,7 @@ export function checkAccess(req: IncomingMessage, url: URL, policy: AccessPolicy
     const h = hostOf(host);
     if (!h || !isLoopbackHost(h)) return { ok: false, status: 403, message: 'This server answers only on its loopback address.' };
   }
-  // Either scheme for the same Host: behind a TLS reverse proxy (README → Studio farm) the page is https while we are http.
+  // Either scheme for the same Host: behind a TLS reverse proxy (docs/studio-farm.md → HTTPS) the page is https while we are http.
   const desktop = origin !== undefined && isDesktopOrigin(origin) && tokenRequired(policy);
   if (origin !== undefined && origin !== `http://${host}` && origin !== `https://${host}` && !desktop) {
     return { ok: false, status: 403, message: `Requests from ${origin} are not allowed; open Shotfarm from its own address.` };

@@ -86,7 +86,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     const people = o.engine.peopleDefined();
     // With people defined the shared token is not enough: each person's own token is asked below. That
     // token also stops a DNS-rebound page, so the loopback Host check is not needed — a reverse proxy
-    // in front of a loopback serve may then pass its own Host (README → Studio farm → HTTPS).
+    // in front of a loopback serve may then pass its own Host (docs/studio-farm.md → HTTPS).
     const effective: AccessPolicy = people ? { token: null, loopbackOnly: false, personalTokens: true } : policy;
     // The desktop app in studio mode (access.ts): its preflights (which carry no token) are
     // answered, and its answers are readable; everything else is checked as for any caller.

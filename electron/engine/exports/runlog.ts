@@ -2,7 +2,7 @@
  * The run-log CSV (SPEC §8): one row per attempt, for postmortems and a lead's spreadsheet. The
  * columns start with where the attempt belongs (project … attempt), then what happened, where and
  * from what; times are local (ISO 8601 with the offset, plus one column a spreadsheet reads as a
- * date-time). README "Exports" lists the columns; each is defined here once.
+ * date-time). docs/exports.md ("Run log") lists the columns; each is defined here once.
  */
 import { priorityFromValue } from '../../../shared/priorities.js';
 import { runlogQuery, type RunlogRow } from '../store/attempt-store.js';

@@ -1,7 +1,7 @@
 /**
  * The CSV header mapping (SPEC §7): which column names of production-tracker exports feed which
  * field. Matching ignores case, spaces, dots, dashes and underscores ("Nb Frames" = "nb_frames").
- * Documented in README.md ("CSV columns"); keep the two in step.
+ * Documented in docs/templates-and-shot-lists.md ("CSV"); keep the two in step.
  */
 export const CANONICAL_FIELDS = [
   'project', 'episode', 'sequence', 'shot', 'description', 'stage', 'template', 'take', 'priority',
