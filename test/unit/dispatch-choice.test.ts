@@ -25,10 +25,10 @@ const busy = (id: string, priority: number, freesAt: number | null, o: Partial<I
   gpu(id, { running: 1, runningVramGb: 10, largestRunningVramGb: 10, serverQueue: 1, runningPriority: priority, freesAt, ...o });
 const waitingJob = (priority: number, attemptId = `w-${priority}`) => ({ attemptId, priority, rank: 0, displacing: false });
 
-interface Job { id: string; priority: number; vramGb?: number; tags?: string[]; attempts?: number; capableOn?: string[] }
+interface Job { id: string; priority: number; vramGb?: number; tags?: string[]; attempts?: number; capableOn?: string[]; checkpoint?: string }
 const row = (j: Job) => ({ id: j.id, priority: j.priority, rank: 0, attempts: j.attempts ?? 0 }) as JobRow;
 const snapOf = (j: Job): JobSnapshot => ({
-  id: j.id, priority: j.priority, rank: 0, stage: 'keyframe', vramGb: j.vramGb ?? 10, tags: j.tags ?? [], checkpoint: null, previousInstanceId: null, oomOn: null,
+  id: j.id, priority: j.priority, rank: 0, stage: 'keyframe', vramGb: j.vramGb ?? 10, tags: j.tags ?? [], checkpoint: j.checkpoint ?? null, previousInstanceId: null, oomOn: null,
 });
 
 function run(instances: InstanceSnapshot[], jobs: Job[], prefetch = true) {
@@ -77,6 +77,12 @@ const CASES: Case[] = [
     instances: [busy('late', LOW, NOW + 500), busy('soon', LOW, NOW + 50), busy('mid', LOW, NOW + 200)],
     jobs: [{ id: 'a', priority: LOW }, { id: 'b', priority: LOW }, { id: 'c', priority: LOW }],
     placed: { a: 'soon', b: 'mid', c: 'late' },
+  },
+  {
+    name: 'among waiting places, the GPU holding the job\'s model first (a reload costs more than the spread of the ends)',
+    instances: [busy('cold', LOW, NOW + 50, { lastCheckpoint: 'B' }), busy('warm', LOW, NOW + 300, { lastCheckpoint: 'A' })],
+    jobs: [{ id: 'a', priority: LOW, checkpoint: 'A' }, { id: 'b', priority: LOW, checkpoint: 'B' }],
+    placed: { a: 'warm', b: 'cold' },
   },
   {
     name: 'a place with no run estimate yet comes after every place with one',

@@ -60,7 +60,11 @@ interface Place {
 /** Earliest start first; at the same start a free slot before a waiting place (it needs no queue on the server). */
 const KIND_ORDER: Record<Place['kind'], number> = { free: 0, behind: 1, freeing: 2, displace: 3 };
 
-/** The places this job fits, earliest first (instances of the same kind and start in rankInstances' order). */
+/**
+ * The places this job fits, in the order it takes them: a free slot (it starts now), then the
+ * waiting places — those on a GPU holding its model first — by when they start; at the same start
+ * in rankInstances' order.
+ */
 export function placesFor(job: JobSnapshot, snaps: ReadonlyMap<string, InstanceSnapshot>, prefetch: boolean, now: number, allowed: (s: InstanceSnapshot) => boolean): Place[] {
   const places: Place[] = [];
   for (const s of freeInstances(snaps)) if (allowed(s) && fitsNow(job, s)) places.push({ inst: s, kind: 'free', startsAt: now });
@@ -74,7 +78,11 @@ export function placesFor(job: JobSnapshot, snaps: ReadonlyMap<string, InstanceS
     }
   }
   const rank = new Map(rankInstances(job, places.map((p) => p.inst)).map((s, i) => [s.id, i]));
-  return places.sort((a, b) => a.startsAt - b.startsAt || KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || (rank.get(a.inst.id) ?? 0) - (rank.get(b.inst.id) ?? 0));
+  // Among waiting places, the GPU that holds the job's model first: a reload costs more than
+  // the spread of the ends (the model is what is loaded when the place starts: the last one sent).
+  const reloads = (p: Place): number => (p.kind === 'free' || job.checkpoint === null || p.inst.lastCheckpoint === job.checkpoint ? 0 : 1);
+  return places.sort((a, b) => (a.kind === 'free' ? 0 : 1) - (b.kind === 'free' ? 0 : 1) || reloads(a) - reloads(b) || a.startsAt - b.startsAt ||
+    KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || (rank.get(a.inst.id) ?? 0) - (rank.get(b.inst.id) ?? 0));
 }
 
 export function choose(snaps: ReadonlyMap<string, InstanceSnapshot>, queue: Iterable<JobRow>, d: ChoiceDeps): { assignments: Assignment[]; displacements: Displacement[] } {
