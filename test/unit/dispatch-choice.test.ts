@@ -67,10 +67,16 @@ const CASES: Case[] = [
   },
   {
     name: 'a retry whose backoff just ended comes in the same order: below the rush, it gets the earliest place the rush leaves',
-    instances: [gpu('g0'), busy('g1', LOW, NOW + 100)],
+    instances: [gpu('g0'), busy('g1', LOW, NOW + 400)],
     jobs: [{ id: 'rush', priority: RUSH }, { id: 'retry', priority: LOW, attempts: 1 }, { id: 'low', priority: LOW }],
     // g0's end is not known yet (the rush just took it): its waiting place comes last.
     placed: { rush: 'g0', retry: 'g1', low: 'g0' },
+  },
+  {
+    name: 'a lower job placed in the same pass as the rush does not take a waiting place that starts about when the rush does (it could start first)',
+    instances: [gpu('g0'), busy('g1', LOW, NOW + 20)],
+    jobs: [{ id: 'rush', priority: RUSH }, { id: 'retry', priority: LOW, attempts: 1 }],
+    placed: { rush: 'g0', retry: 'g0' },
   },
   {
     name: 'the waiting places fill by the expected end of the prompt they wait behind, earliest first',

@@ -90,6 +90,8 @@ export function choose(snaps: ReadonlyMap<string, InstanceSnapshot>, queue: Iter
   const behind = () => behindInstances(snaps, d.prefetch);
   /** Instances a job ahead in the order waits for (it could not wait there itself): none behind it may take their waiting place. */
   const heldFor = new Set<string>();
+  /** When the jobs placed so far in this pass start. */
+  const placedAhead: { priority: number; startsAt: number; instanceId: string }[] = [];
   const assignments: Assignment[] = [];
   const displacements: Displacement[] = [];
   for (const job of queue) {
@@ -102,7 +104,10 @@ export function choose(snaps: ReadonlyMap<string, InstanceSnapshot>, queue: Iter
     if (capable.size === 0) continue;
     const snap = d.snapshot(job);
     const allowed = (s: InstanceSnapshot) => capable.has(s.id) && d.allows(s.id, snap) && !(heldFor.has(s.id) && s.running >= s.maxConcurrency);
-    const places = placesFor(snap, snaps, d.prefetch, d.now, allowed);
+    // A job of lower priority than one placed in this pass must not take a waiting place on
+    // another GPU that starts before that one does (or too near to tell): it would start first.
+    const places = placesFor(snap, snaps, d.prefetch, d.now, allowed).filter((p) => p.kind === 'free' ||
+      !placedAhead.some((a) => a.priority > snap.priority && a.instanceId !== p.inst.id && startsTooSoon(p.startsAt, a.startsAt, d.now)));
     const place = places[0];
     if (place?.kind === 'free') {
       const chosen = place.inst;
@@ -112,6 +117,7 @@ export function choose(snaps: ReadonlyMap<string, InstanceSnapshot>, queue: Iter
       chosen.runningPriority = Math.min(chosen.runningPriority ?? snap.priority, snap.priority);
       chosen.serverQueue++;
       assignments.push({ job, instanceId: chosen.id, snap });
+      placedAhead.push({ priority: snap.priority, startsAt: place.startsAt, instanceId: place.inst.id });
       continue;
     }
     // No free slot: every lower prompt waiting on a server where this job could run, whose place
@@ -129,6 +135,7 @@ export function choose(snaps: ReadonlyMap<string, InstanceSnapshot>, queue: Iter
       chosen.lastCheckpoint = snap.checkpoint;
       chosen.serverQueue++;
       assignments.push({ job, instanceId: chosen.id, snap });
+      placedAhead.push({ priority: snap.priority, startsAt: place.startsAt, instanceId: place.inst.id });
       continue;
     }
     // It waits (for a place being freed for it, or for a slot): a job behind it must not be queued
