@@ -79,6 +79,12 @@ const CASES: Case[] = [
     placed: { rush: 'g0', retry: 'g0' },
   },
   {
+    name: 'a rush sent by an earlier pass and not started yet counts the same: the low job does not take a waiting place that starts about now',
+    instances: [busy('g0', RUSH, NOW + 600, { startingPriority: RUSH }), busy('g1', LOW, NOW + 20)],
+    jobs: [{ id: 'low', priority: LOW }],
+    placed: { low: 'g0' },
+  },
+  {
     name: 'the waiting places fill by the expected end of the prompt they wait behind, earliest first',
     instances: [busy('late', LOW, NOW + 500), busy('soon', LOW, NOW + 50), busy('mid', LOW, NOW + 200)],
     jobs: [{ id: 'a', priority: LOW }, { id: 'b', priority: LOW }, { id: 'c', priority: LOW }],

@@ -90,8 +90,9 @@ export function choose(snaps: ReadonlyMap<string, InstanceSnapshot>, queue: Iter
   const behind = () => behindInstances(snaps, d.prefetch);
   /** Instances a job ahead in the order waits for (it could not wait there itself): none behind it may take their waiting place. */
   const heldFor = new Set<string>();
-  /** When the jobs placed so far in this pass start. */
+  /** When the jobs placed so far start: in this pass, and those sent by an earlier one that have not started yet (now, at the latest). */
   const placedAhead: { priority: number; startsAt: number; instanceId: string }[] = [];
+  for (const s of snaps.values()) if (s.startingPriority !== null && s.startingPriority !== undefined) placedAhead.push({ priority: s.startingPriority, startsAt: d.now, instanceId: s.id });
   const assignments: Assignment[] = [];
   const displacements: Displacement[] = [];
   for (const job of queue) {

@@ -330,7 +330,9 @@ export class InstanceRegistry {
     let runningVramGb = 0;
     let largestRunningVramGb = 0;
     let runningPriority: number | null = null;
+    let startingPriority: number | null = null;
     for (const r of rt.running.values()) {
+      if (r.startedAt === null) startingPriority = Math.max(startingPriority ?? r.priority, r.priority);
       runningVramGb += r.vramGb;
       largestRunningVramGb = Math.max(largestRunningVramGb, r.vramGb);
       runningPriority = runningPriority === null ? r.priority : Math.min(runningPriority, r.priority);
@@ -354,6 +356,7 @@ export class InstanceRegistry {
       runningPriority,
       waiting: rt.waiting ? { attemptId: rt.waiting.attemptId, priority: rt.waiting.priority, rank: rt.waiting.rank, displacing: rt.displacing } : null,
       freesAt: firstExpectedEnd(rt.running.values(), rt.runLengths.typical()),
+      startingPriority,
     };
   }
 
