@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { displaces, mayWaitBehind } from '../../electron/engine/scheduler/prefetch.js';
+import { displaces, mayWaitBehind, placeStartsAt, startsTooSoon, waitsForDisplaced } from '../../electron/engine/scheduler/prefetch.js';
 import type { InstanceSnapshot, JobSnapshot } from '../../electron/engine/scheduler/policy.js';
 
 const GB = 1024 ** 3;
@@ -39,4 +39,29 @@ test('a job ahead of the waiting one in the order takes its place, one displacem
     ['could not run there', job({ priority: 300, vramGb: 30 }), busy({ waiting: waiting(100) }), false],
   ];
   for (const [name, j, i, want] of cases) assert.equal(displaces(j, i), want, name);
+});
+
+test('a waiting place starts at the expected end of the prompt before it: never before now, unknown after every known one', () => {
+  assert.equal(placeStartsAt(busy({ freesAt: 1_500 }), 1_000), 1_500);
+  assert.equal(placeStartsAt(busy({ freesAt: 900 }), 1_000), 1_000, 'overdue: now');
+  assert.equal(placeStartsAt(busy({ freesAt: null }), 1_000), Number.POSITIVE_INFINITY);
+});
+
+test('a lower prompt waiting elsewhere is displaced when it would start before the job, or too near to tell', () => {
+  const now = 1_000;
+  const cases: [string, number, number, boolean][] = [
+    ['the job waits for the first slot that frees (no place of its own): every one', 5_000, Number.POSITIVE_INFINITY, true],
+    ['its place starts before the job\'s', 1_200, 1_400, true],
+    ['within 100 ms after it (ends are estimates)', 1_480, 1_400, true],
+    ['within a quarter of a long wait after it', 12_000, 10_000, true],
+    ['well after the job\'s place: it keeps its place', 2_000, 1_400, false],
+    ['its end is not known yet', Number.POSITIVE_INFINITY, 1_400, true],
+  ];
+  for (const [name, other, own, want] of cases) assert.equal(startsTooSoon(other, own, now), want, name);
+});
+
+test('a job ahead of a prompt being displaced waits for that place instead of asking again', () => {
+  assert.equal(waitsForDisplaced(job({ priority: 300 }), busy({ waiting: waiting(100, 0, true) })), true);
+  assert.equal(waitsForDisplaced(job({ priority: 300 }), busy({ waiting: waiting(100, 0, false) })), false, 'not asked yet: it displaces');
+  assert.equal(waitsForDisplaced(job({ priority: 0 }), busy({ waiting: waiting(100, 0, true) })), false, 'not ahead of it');
 });

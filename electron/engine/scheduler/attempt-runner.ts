@@ -165,6 +165,7 @@ export class AttemptRunner implements AttemptScope {
 
   started(): void {
     this.startedAt ??= this.deps.clock.now();
+    this.deps.registry.promptStarted(this.instance.row.id, this.attemptId);
     this.phase('running');
   }
 

@@ -21,6 +21,7 @@ import type { SchedulerConfig } from './config.js';
 import { storeNodeList } from './node-lists.js';
 import type { InstanceSnapshot, Reservation } from './policy.js';
 import type { InstanceFacts } from './wait-reasons.js';
+import { firstExpectedEnd, RunLengths, type RunClock } from './run-lengths.js';
 
 /** What the registry tells and asks the contact watch (contact-watch.ts). */
 export interface ContactPort {
@@ -29,7 +30,7 @@ export interface ContactPort {
 }
 
 /** An attempt holding a slot (or the waiting place) on an instance. */
-export interface Occupant {
+export interface Occupant extends RunClock {
   jobId: string;
   vramGb: number;
   priority: number;
@@ -55,6 +56,8 @@ export interface InstanceRuntime {
   waiting: (Occupant & { attemptId: string }) | null;
   /** A higher-priority job asked the waiting prompt to give its place; until it has answered. */
   displacing: boolean;
+  /** How long prompts run here (start to end): when the running ones are expected to end. */
+  runLengths: RunLengths;
   /** The workstation's one WebSocket, opened when it first answers; every attempt there subscribes to it. */
   socket: StationSocket | null;
   lastCheckpoint: string | null;
@@ -153,7 +156,7 @@ export class InstanceRegistry {
   private add(row: InstanceRow): void {
     const rt: InstanceRuntime = {
       row, client: new ComfyClient(row.url, { timeoutMs: this.config.requestTimeoutMs }), probe: null, lastOkProbe: null, lastAnswerAt: null, probedAt: null,
-      probeFailures: 0, health: 'unknown', objectInfo: null, objectInfoPending: false, running: new Map(), waiting: null, displacing: false, socket: null,
+      probeFailures: 0, health: 'unknown', objectInfo: null, objectInfoPending: false, running: new Map(), waiting: null, displacing: false, runLengths: new RunLengths(), socket: null,
       lastCheckpoint: row.last_checkpoint, lastStartedAttempt: null, failuresInRow: row.consecutive_failures, quarantinedUntil: row.quarantined_until,
       ourAtProbe: 0, timer: null, lastPersistAt: 0,
     };
@@ -327,7 +330,9 @@ export class InstanceRegistry {
     let runningVramGb = 0;
     let largestRunningVramGb = 0;
     let runningPriority: number | null = null;
+    let startingPriority: number | null = null;
     for (const r of rt.running.values()) {
+      if (r.startedAt === null) startingPriority = Math.max(startingPriority ?? r.priority, r.priority);
       runningVramGb += r.vramGb;
       largestRunningVramGb = Math.max(largestRunningVramGb, r.vramGb);
       runningPriority = runningPriority === null ? r.priority : Math.min(runningPriority, r.priority);
@@ -350,6 +355,8 @@ export class InstanceRegistry {
       speed: gpuSpeed(ok?.gpuName ?? rt.row.gpu_name, ok?.vram?.totalBytes ?? null),
       runningPriority,
       waiting: rt.waiting ? { attemptId: rt.waiting.attemptId, priority: rt.waiting.priority, rank: rt.waiting.rank, displacing: rt.displacing } : null,
+      freesAt: firstExpectedEnd(rt.running.values(), rt.runLengths.typical()),
+      startingPriority,
     };
   }
 
@@ -384,7 +391,7 @@ export class InstanceRegistry {
   attemptStarted(instanceId: string, attemptId: string, jobId: string, vramGb: number, checkpoint: string | null = null, order = { priority: 0, rank: 0 }): void {
     const rt = this.map.get(instanceId);
     if (!rt) return;
-    const occupant = { jobId, vramGb, priority: order.priority, rank: order.rank };
+    const occupant = { jobId, vramGb, priority: order.priority, rank: order.rank, since: this.clock.now(), startedAt: null };
     // Every slot taken: this one waits on the server behind them (prefetch, or a recovered pair).
     if (rt.running.size >= rt.row.max_concurrency && rt.waiting === null) rt.waiting = { attemptId, ...occupant };
     else rt.running.set(attemptId, occupant);
@@ -401,7 +408,10 @@ export class InstanceRegistry {
    */
   releaseSlot(instanceId: string, attemptId: string): void {
     const rt = this.map.get(instanceId);
-    if (!rt?.running.delete(attemptId)) return;
+    const ended = rt?.running.get(attemptId);
+    if (!rt || !ended || !rt.running.delete(attemptId)) return;
+    // A prompt that ran to its end: how long the next ones there will probably run.
+    if (ended.startedAt !== null) rt.runLengths.add(this.clock.now() - ended.startedAt);
     this.promoteWaiting(rt);
     this.onChange();
   }
@@ -412,7 +422,13 @@ export class InstanceRegistry {
     if (!w || rt.running.size >= rt.row.max_concurrency) return;
     rt.waiting = null;
     rt.displacing = false;
-    rt.running.set(w.attemptId, { jobId: w.jobId, vramGb: w.vramGb, priority: w.priority, rank: w.rank });
+    rt.running.set(w.attemptId, { jobId: w.jobId, vramGb: w.vramGb, priority: w.priority, rank: w.rank, since: this.clock.now(), startedAt: null });
+  }
+
+  /** The server started executing the attempt's prompt (`execution_start`): its expected end counts from now. */
+  promptStarted(instanceId: string, attemptId: string): void {
+    const o = this.map.get(instanceId)?.running.get(attemptId);
+    if (o) o.startedAt ??= this.clock.now();
   }
 
   /** A slot held for a claim that is now committed (its runner takes it over) or refused: freed quietly. */

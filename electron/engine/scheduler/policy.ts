@@ -30,6 +30,10 @@ export interface InstanceSnapshot {
   runningPriority?: number | null;
   /** The prompt queued on the server behind them (prefetch), if any; `displacing` while it is asked to give its place. */
   waiting?: { attemptId: string; priority: number; rank: number; displacing: boolean } | null;
+  /** When the first prompt running there is expected to end (ms, the engine's clock; null: no run estimate yet). */
+  freesAt?: number | null;
+  /** The highest priority among the prompts sent there that have not started yet (null: none). */
+  startingPriority?: number | null;
 }
 
 export interface JobSnapshot {

@@ -15,7 +15,8 @@ function afterRunning(inst: InstanceSnapshot): InstanceSnapshot {
 /**
  * May `job` wait on the server behind what runs there? Every slot is taken, nothing waits there
  * yet, the job is of the running prompts' priority or lower (a higher one must not be tied to
- * this GPU while another may free first), and it fits the workstation's VRAM budget on its own.
+ * this GPU while another may free first: it takes the first slot that frees), and it fits the
+ * workstation's VRAM budget on its own.
  */
 export function mayWaitBehind(job: JobSnapshot, inst: InstanceSnapshot): boolean {
   if (inst.running < inst.maxConcurrency || inst.running === 0) return false;
@@ -25,13 +26,43 @@ export function mayWaitBehind(job: JobSnapshot, inst: InstanceSnapshot): boolean
 }
 
 /**
- * Should `job` take the place of the prompt waiting there? Only a job ahead of the waiting one in
- * the dispatch order — of higher priority, or of the same priority moved ahead of it by an
- * operator (a lower rank) — which could run there, and only one displacement at a time.
+ * When the place behind what runs there starts: the expected end of the first running prompt to
+ * end (never before `now`); unknown (no run estimate yet) sorts after every known one.
+ */
+export function placeStartsAt(inst: InstanceSnapshot, now: number): number {
+  return inst.freesAt === null || inst.freesAt === undefined ? Number.POSITIVE_INFINITY : Math.max(now, inst.freesAt);
+}
+
+/** Is `job` ahead of the prompt waiting there in the dispatch order (higher priority, or moved ahead of it by an operator: a lower rank)? */
+export function aheadOfWaiting(job: JobSnapshot, inst: InstanceSnapshot): boolean {
+  const w = inst.waiting;
+  if (!w) return false;
+  return job.priority > w.priority || (job.priority === w.priority && (job.rank ?? 0) < w.rank);
+}
+
+/**
+ * Could `job` take the place of the prompt waiting there? Only a job ahead of the waiting one in
+ * the dispatch order which could run there, and only one displacement at a time. Whether it
+ * should is the choice's: when that place starts before any other the job fits (a waiting lower
+ * job would otherwise start before it).
  */
 export function displaces(job: JobSnapshot, inst: InstanceSnapshot): boolean {
-  const w = inst.waiting;
-  if (!w || w.displacing) return false;
-  const ahead = job.priority > w.priority || (job.priority === w.priority && (job.rank ?? 0) < w.rank);
-  return ahead && fitsNow(job, afterRunning(inst));
+  if (!inst.waiting || inst.waiting.displacing) return false;
+  return aheadOfWaiting(job, inst) && fitsNow(job, afterRunning(inst));
+}
+
+/**
+ * A job that takes the waiting place starting at `startsAt` (an infinite start: it waits for the
+ * first slot that frees, wherever) is passed by a prompt of lower order waiting on another server
+ * whose place starts at `other` — or too near to tell, as ends are estimates — unless that one is
+ * displaced. The margin is a quarter of the wait, at least 100 ms; an unknown start is too near.
+ */
+export function startsTooSoon(other: number, startsAt: number, now: number): boolean {
+  if (!Number.isFinite(startsAt) || !Number.isFinite(other)) return true;
+  return other <= startsAt + Math.max(100, (startsAt - now) / 4);
+}
+
+/** A displacement there is asked for and not answered yet, and `job` could have asked it: it waits for that place. */
+export function waitsForDisplaced(job: JobSnapshot, inst: InstanceSnapshot): boolean {
+  return inst.waiting?.displacing === true && aheadOfWaiting(job, inst) && fitsNow(job, afterRunning(inst));
 }

@@ -403,7 +403,7 @@ export class Scheduler implements FarmPort {
     const warm = new Set(places.map((f) => f.lastCheckpoint).filter((c): c is string => c !== null));
     const queue = preferWarm(this.fair.order(candidates(db, slots, config.candidateScan), Math.max(16, slots * 4)), warm, Math.max(16, slots * 4), (j) => this.checkpointOf(j));
     const { assignments, displacements } = choose(snaps, queue, {
-      prefetch: config.prefetch, claiming: this.claiming,
+      prefetch: config.prefetch, now, claiming: this.claiming,
       capable: (job) => this.capabilityOf(job, lists).capable,
       snapshot: (job) => this.jobSnapshot(job, this.templates.get(job.template_id)),
       allows: (id, snap) => this.reservations.allows(id, snap),
@@ -464,7 +464,11 @@ export class Scheduler implements FarmPort {
     this.registry.setDisplacing(instanceId, true);
     void runner.displace(reason).then((left) => {
       // Left: its end (requeued) frees the place and kicks. Stayed (it had started): try again later.
-      if (!left) this.registry.setDisplacing(instanceId, false);
+      if (!left) {
+        this.registry.setDisplacing(instanceId, false);
+        // Its server started it before the delete arrived (the prompt before it just ended): it runs.
+        this.log(`attempt ${attemptId} kept its place: it had started before it could give it to a higher-priority job`);
+      }
       this.kick();
     });
   }
