@@ -1,6 +1,6 @@
 /** `shotfarm workers add|list|remove|drain|disable|enable`: the workstations (one ComfyUI server each). */
 import type { Command } from 'commander';
-import { GB, list, vramPairs } from './args.js';
+import { decimalOption, GB, list, vramPairs } from './args.js';
 import { printJson, type Io, type Run } from './context.js';
 import { formatTable, formatTime } from './table.js';
 import { registerCloudWorkers } from './cloud-command.js';
@@ -19,13 +19,13 @@ function registerAdd(workers: Command, io: Io, run: Run): void {
     .argument('<url>', 'e.g. http://gpu-01:8188')
     .requiredOption('--name <name>', 'a short name, e.g. gpu-01')
     .option('--tags <tags>', 'capability tags, comma-separated (e.g. img2img,i2v_video)')
-    .option('--concurrency <n>', 'prompts at once (default 1)')
-    .option('--vram <stage=GB,...>', 'VRAM requirement overrides for jobs on this workstation')
+    .option('--concurrency <n>', 'prompts at once (default 1)', decimalOption('--concurrency', { integer: true, min: 1, max: 16 }, '2'))
+    .option('--vram <stage=GB,...>', 'VRAM requirement overrides for jobs on this workstation', vramPairs)
     .action((url: string, o) =>
       run(async (e, g) => {
         const v = await e.call('instances.add', {
           name: o.name, url, tags: o.tags ? list(o.tags) : undefined,
-          maxConcurrency: o.concurrency ? Number(o.concurrency) : undefined, vramOverrides: o.vram ? vramPairs(o.vram) : undefined,
+          maxConcurrency: o.concurrency, vramOverrides: o.vram,
         });
         if (g.json) return printJson(io, v);
         io.out(`Added ${v.name} at ${v.url}${v.tags.length ? ` [${v.tags.join(', ')}]` : ''}. Check it with: shotfarm health`);
