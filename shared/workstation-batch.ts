@@ -221,15 +221,19 @@ export function entriesOfRecord(source: string, record: Readonly<Record<string, 
   return { entries, problems: [] };
 }
 
-/** Entries of many records, with every problem, and the batch's size checked. */
-export function entriesOfRecords(records: readonly { source: string; record: Readonly<Record<string, unknown>> }[], defaults: BatchDefaults = {}): BatchParse {
+/** Entries of many records (a record already found wrong is its problem's words), with every problem in order, and the batch's size checked. */
+export function entriesOfRecords(records: readonly { source: string; record: Readonly<Record<string, unknown>> | string }[], defaults: BatchDefaults = {}): BatchParse {
   const out: BatchParse = { entries: [], problems: [] };
   for (const { source, record } of records) {
+    if (typeof record === 'string') {
+      out.problems.push({ source, message: record });
+      continue;
+    }
     const r = entriesOfRecord(source, record, defaults);
     out.entries.push(...r.entries);
     out.problems.push(...r.problems);
   }
-  if (out.entries.length === 0 && out.problems.length === 0) out.problems.push({ source: 'the list', message: 'holds no workstation' });
+  if (records.length === 0) out.problems.push({ source: 'the list', message: 'holds no workstation' });
   if (out.entries.length > MAX_BATCH) out.problems.push({ source: 'the list', message: `holds ${out.entries.length} workstations; at most ${MAX_BATCH} at once` });
   return out;
 }
@@ -248,39 +252,40 @@ function lineRecord(line: string): Record<string, unknown> | string {
  * `word` names an item in messages ("line", "argument"); blank items and `#` comments are skipped.
  */
 export function parseWorkstationList(items: readonly string[], word = 'line', defaults: BatchDefaults = {}): BatchParse {
-  const records: { source: string; record: Record<string, unknown> }[] = [];
-  const problems: BatchProblem[] = [];
+  const records: { source: string; record: Record<string, unknown> | string }[] = [];
   items.forEach((raw, i) => {
     const line = raw.replace(/#.*$/, '').trim();
-    if (!line) return;
-    const r = lineRecord(line);
-    if (typeof r === 'string') problems.push({ source: `${word} ${i + 1}`, message: r });
-    else records.push({ source: `${word} ${i + 1}`, record: r });
+    if (line) records.push({ source: `${word} ${i + 1}`, record: lineRecord(line) });
   });
-  const parsed = entriesOfRecords(records, defaults);
-  const empty = parsed.entries.length === 0 && problems.length > 0;
-  return { entries: parsed.entries, problems: [...problems, ...parsed.problems.filter((p) => !(empty && p.source === 'the list' && p.message === 'holds no workstation'))] };
+  return entriesOfRecords(records, defaults);
 }
 
-/** The line each element of the workstations array starts on (a top-level array, or `{"workstations": [...]}`). */
+/** The line each element of the workstations array starts on (a top-level array at depth 1, or `{"workstations": [...]}` at 2). */
 function elementLines(text: string, depth: number): number[] {
   const lines: number[] = [];
   let line = 1;
   let level = 0;
   let inString = false;
+  // At the array's own level, right after its `[` or a `,`: the next character starts an element.
+  let expecting = false;
   for (let i = 0; i < text.length; i++) {
-    const c = text[i];
+    const c = text[i] as string;
     if (c === '\n') line++;
     if (inString) {
       if (c === '\\') i++;
       else if (c === '"') inString = false;
       continue;
     }
+    if (expecting && level === depth && !/[\s,\]]/.test(c)) {
+      lines.push(line);
+      expecting = false;
+    }
     if (c === '"') inString = true;
     else if (c === '{' || c === '[') {
-      if (c === '{' && level === depth) lines.push(line);
       level++;
+      if (c === '[' && level === depth) expecting = true;
     } else if (c === '}' || c === ']') level--;
+    else if (c === ',' && level === depth) expecting = true;
   }
   return lines;
 }
@@ -299,15 +304,11 @@ export function parseWorkstationJson(text: string, defaults: BatchDefaults = {})
     return { entries: [], problems: [{ source: 'the file', message: 'must be a JSON array of workstations ({"name": "gpu-01", "url": "http://gpu-01:8188"}), or {"workstations": that array}' }] };
   }
   const lines = elementLines(text, wrapped ? 2 : 1);
-  const records: { source: string; record: Record<string, unknown> }[] = [];
-  const problems: BatchProblem[] = [];
-  list.forEach((item: unknown, i) => {
-    const source = lines.length === list.length ? `line ${lines[i]}` : `entry ${i + 1}`;
-    if (typeof item === 'object' && item !== null && !Array.isArray(item)) records.push({ source, record: item as Record<string, unknown> });
-    else problems.push({ source: `entry ${i + 1}`, message: 'is not an object like {"url": "http://gpu-01:8188"}' });
-  });
-  const parsed = entriesOfRecords(records, defaults);
-  return { entries: parsed.entries, problems: [...problems, ...parsed.problems] };
+  const records = list.map((item: unknown, i) => ({
+    source: lines.length === list.length ? `line ${lines[i]}` : `entry ${i + 1}`,
+    record: typeof item === 'object' && item !== null && !Array.isArray(item) ? (item as Record<string, unknown>) : 'is not an object like {"url": "http://gpu-01:8188"}',
+  }));
+  return entriesOfRecords(records, defaults);
 }
 
 /** Problems as lines a person reads: "line 4: the URL … must be …". */
