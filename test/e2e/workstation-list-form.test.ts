@@ -70,7 +70,7 @@ test('a pasted list names its bad lines and stores nothing, then adds every work
   await studio.screenshot('workstation-added-list-1440x900');
   await page.setViewportSize({ width: 1280, height: 720 });
   await studio.screenshot('workstation-added-list-1280x720');
-  const sideways = await page.evaluate(() => document.documentElement.scrollWidth > document.documentElement.clientWidth);
+  const sideways = (await page.evaluate('document.documentElement.scrollWidth > document.documentElement.clientWidth')) as boolean;
   assert.equal(sideways, false, 'no sideways scroll');
   assert.deepEqual(studio.pageErrors, []);
 });
