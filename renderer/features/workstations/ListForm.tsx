@@ -8,10 +8,12 @@ import { useState } from 'react';
 import { parseWorkstationList, problemLines, type BatchProblem } from '../../../shared/workstation-batch.js';
 import { ApiError, errorMessage } from '../../client/client.js';
 import { Modal } from '../../components/Modal.js';
+import { plainError } from '../../lib/plain-error.js';
 import { parseTagList } from '../../lib/tag-list.js';
 import { useApp } from '../../store/app-store.js';
 import { KindChoice, type WorkstationKind } from './KindChoice.js';
 
+const FIELDS = { workstations: 'The list', timeoutMs: 'The probe timeout' };
 const EXAMPLE = 'http://gpu-[01-40]:8188\ngpu-spare http://10.0.0.99:8188 img2img';
 
 /** The engine's problems, when it refused the list for them (a name or URL already registered). */
@@ -40,7 +42,7 @@ export function ListForm({ onKind, onClose }: { onKind: (k: WorkstationKind) => 
       onClose();
     } catch (err) {
       const found = problemsOf(err);
-      setProblems(found ? problemLines(found) : [errorMessage(err)]);
+      setProblems(found ? problemLines(found) : [plainError(errorMessage(err), FIELDS)]);
       setBusy(false);
     }
   };
