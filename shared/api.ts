@@ -41,6 +41,7 @@ import type {
 import { FACET_FIELDS } from './job-facets.js';
 import { personNameSchema, roleSchema, type Caller, type IssuedToken, type PersonView, type SessionView } from './people.js';
 import { importUploadsSchema, uploadsCheckInput, type UploadsCheck } from './uploads.js';
+import { MAX_BATCH, type WorkstationBatchResult } from './workstation-batch.js';
 
 const jobIds = z.array(z.uuid()).min(1).max(100_000);
 const csvMapping = z
@@ -91,6 +92,9 @@ const instanceFields = {
   maxConcurrency: z.number().int().min(1).max(16).optional(),
   vramOverrides: z.record(z.string(), z.number().positive()).optional(),
 };
+
+/** One workstation of a batch: the same fields, the name optional (made from the host), and where it came from. */
+const batchItem = z.strictObject({ ...instanceFields, name: nameSchema.optional(), source: z.string().trim().min(1).max(300) });
 
 /** settings.set: the key must be a farm setting, the value fit its type and bounds (the engine checks folders). */
 const settingsSetInput = z.strictObject({ key: farmSettingKeySchema, value: rawSettingValueSchema }).superRefine((input, ctx) => {
@@ -183,6 +187,15 @@ export const API_INPUTS = {
   'templates.add': z.strictObject({ content: z.string().min(1), fileName: z.string().optional(), dryRun: z.boolean().optional() }),
   'instances.list': z.strictObject({}),
   'instances.add': z.strictObject(instanceFields),
+  /**
+   * Several workstations at once (shared/workstation-batch.ts): all stored in one transaction or,
+   * with any problem (a name or URL taken, twice in the list), none — every problem named by its
+   * entry's `source`. Then each is probed (at most 32 at a time) and what it answered recorded.
+   */
+  'instances.addMany': z.strictObject({
+    workstations: z.array(batchItem).min(1).max(MAX_BATCH),
+    timeoutMs: z.number().positive().max(60_000).optional(),
+  }),
   'instances.update': z.strictObject({ id: z.string().min(1), ...instanceFields }),
   'instances.remove': z.strictObject({ id: z.string().min(1) }),
   'instances.setAdminState': z.strictObject({ id: z.string().min(1), adminState: z.enum(['active', 'draining', 'disabled']) }),
@@ -288,6 +301,7 @@ export interface ApiOutputs {
   'templates.add': TemplateView;
   'instances.list': InstanceView[];
   'instances.add': InstanceView;
+  'instances.addMany': WorkstationBatchResult;
   'instances.update': InstanceView;
   'instances.remove': { removed: boolean };
   'instances.setAdminState': InstanceView;

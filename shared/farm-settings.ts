@@ -7,6 +7,7 @@
  * The table is checked against its own schema when this module loads, so an entry whose default
  * lies outside its bounds fails every test instead of reaching an operator.
  */
+import { parseDecimal } from './decimal-text.js';
 import { z } from 'zod';
 
 const numberDef = z
@@ -174,7 +175,7 @@ export function parseProjectWeights(text: string): { ok: true; weights: Record<s
     for (const part of t.split(/[,\n]/).map((p) => p.trim()).filter((p) => p !== '')) {
       const eq = part.indexOf('=');
       if (eq <= 0) return { ok: false, message: `project_weights: "${part.slice(0, 80)}" is not project=weight (e.g. "Moonfall=3, Ashen=1")` };
-      entries.push([part.slice(0, eq).trim(), Number(part.slice(eq + 1).trim())]);
+      entries.push([part.slice(0, eq).trim(), parseDecimal(part.slice(eq + 1)) ?? Number.NaN]);
     }
   }
   for (const [project, w] of entries) {
@@ -236,7 +237,8 @@ export function parseSettingValue(key: FarmSettingKey, raw: unknown): { ok: true
     const wrong = text === '' ? null : TEXT_FORMATS[key as TextSettingKey](text);
     return wrong === null ? { ok: true, value: text } : { ok: false, message: wrong };
   }
-  const n = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw.trim()) : Number.NaN;
+  // Text in plain decimal only: "0x10" or "1e3" typed for a setting is refused, not read as 16 or 1000.
+  const n = typeof raw === 'number' ? raw : typeof raw === 'string' ? (parseDecimal(raw) ?? Number.NaN) : Number.NaN;
   if (!Number.isFinite(n) || (def.integer && !Number.isInteger(n)) || n < def.min || n > def.max) return bad;
   return { ok: true, value: n };
 }

@@ -20,7 +20,7 @@ export const METHOD_CLASS: Readonly<Record<ApiMethod, MethodClass>> = {
   'jobs.newTake': 'jobActions', 'jobs.uncancel': 'jobActions',
   'import.preview': 'import', 'import.commit': 'import', 'uploads.check': 'import',
   'templates.add': 'templates',
-  'instances.add': 'workstations', 'instances.update': 'workstations', 'instances.remove': 'workstations',
+  'instances.add': 'workstations', 'instances.addMany': 'workstations', 'instances.update': 'workstations', 'instances.remove': 'workstations',
   'instances.setAdminState': 'workstations', 'instances.probeAll': 'workstations', 'instances.test': 'workstations', 'cloud.addRunpod': 'workstations', 'cloud.setApiKey': 'settings', 'cloud.spend': 'read',
   'release.freeze': 'releases', 'assets.approve': 'approvals',
   'hooks.list': 'settings', 'hooks.deliveries': 'settings', 'hooks.set': 'settings', 'hooks.add': 'settings', 'hooks.remove': 'settings',

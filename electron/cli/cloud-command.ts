@@ -5,15 +5,9 @@
  */
 import type { Command } from 'commander';
 import type { ApiClient } from '../../shared/api.js';
-import { list } from './args.js';
+import { decimalOption, list } from './args.js';
 import { printJson, type Io, type Run } from './context.js';
-
-function num(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isFinite(n)) throw new Error(`${flag} takes a number; got "${value}"`);
-  return n;
-}
+import { UsageError } from './exit-codes.js';
 
 export function registerCloudWorkers(workers: Command, io: Io, run: Run): void {
   workers
@@ -23,17 +17,17 @@ export function registerCloudWorkers(workers: Command, io: Io, run: Run): void {
     .requiredOption('--endpoint <id>', 'the endpoint id (RunPod console → Serverless)')
     .option('--api-base <url>', "RunPod's API (default https://api.runpod.ai/v2); for tests and proxies")
     .option('--gpu <name>', 'the GPU the endpoint runs, e.g. "RTX 4090"')
-    .option('--vram <GB>', "the GPU's VRAM in GB (jobs needing more are not sent)")
-    .option('--price-per-hour <USD>', 'what a GPU-hour of this endpoint costs (for costs and the daily budget)')
-    .option('--max-concurrency <n>', 'jobs at once (default 1; at most the endpoint\'s max workers)')
-    .option('--execution-timeout <s>', "the endpoint's execution timeout in seconds (default 600, RunPod's default)")
+    .option('--vram <GB>', "the GPU's VRAM in GB (jobs needing more are not sent)", decimalOption('--vram', { positive: true }, '24'))
+    .option('--price-per-hour <USD>', 'what a GPU-hour of this endpoint costs (for costs and the daily budget)', decimalOption('--price-per-hour', { positive: true }, '0.69'))
+    .option('--max-concurrency <n>', 'jobs at once (default 1; at most the endpoint\'s max workers)', decimalOption('--max-concurrency', { integer: true, min: 1 }, '2'))
+    .option('--execution-timeout <s>', "the endpoint's execution timeout in seconds (default 600, RunPod's default)", decimalOption('--execution-timeout', { integer: true, min: 1 }, '600'))
     .option('--tags <tags>', 'capability tags, comma-separated')
     .action((o) =>
       run(async (e, g) => {
         const v = await e.call('cloud.addRunpod', {
-          name: o.name, endpointId: o.endpoint, apiBase: o.apiBase, gpuName: o.gpu, vramGb: num(o.vram, '--vram'),
-          pricePerHourUsd: num(o.pricePerHour, '--price-per-hour'), maxConcurrency: num(o.maxConcurrency, '--max-concurrency'),
-          executionTimeoutS: num(o.executionTimeout, '--execution-timeout'), tags: o.tags ? list(o.tags) : undefined,
+          name: o.name, endpointId: o.endpoint, apiBase: o.apiBase, gpuName: o.gpu, vramGb: o.vram,
+          pricePerHourUsd: o.pricePerHour, maxConcurrency: o.maxConcurrency,
+          executionTimeoutS: o.executionTimeout, tags: o.tags ? list(o.tags) : undefined,
         });
         if (g.json) return printJson(io, v);
         io.out(`Added RunPod endpoint ${v.name} (${v.url}). It bursts only by burst_after_s and burst_budget_usd_per_day (shotfarm settings); the key comes from RUNPOD_API_KEY or shotfarm workers runpod-key.`);
@@ -50,7 +44,7 @@ export function registerCloudWorkers(workers: Command, io: Io, run: Run): void {
           const chunks: Buffer[] = [];
           for await (const c of process.stdin) chunks.push(c as Buffer);
           apiKey = Buffer.concat(chunks).toString('utf8').trim();
-          if (!apiKey) throw new Error('no key on stdin: printf %s "$KEY" | shotfarm workers runpod-key');
+          if (!apiKey) throw new UsageError('workers runpod-key read no key on stdin; pipe it in: printf %s "$KEY" | shotfarm workers runpod-key (or remove the stored key with --clear)');
         }
         const r = await e.call('cloud.setApiKey', { apiKey });
         if (g.json) return printJson(io, r);

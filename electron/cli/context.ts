@@ -1,5 +1,6 @@
 /** What every CLI command needs: the engine of the chosen data folder (here, or the one running its farm), and how to print. */
 import type { Engine } from '../engine/engine.js';
+import { terminalJson, terminalText } from './terminal-text.js';
 
 export interface GlobalOptions {
   data?: string;
@@ -40,5 +41,13 @@ export const processIo: Io = {
 };
 
 export function printJson(io: Io, value: unknown): void {
-  io.out(JSON.stringify(value, null, 2));
+  io.out(terminalJson(value));
+}
+
+/**
+ * Where every command prints (main.ts wraps the process's or a test's): whatever a server, a file
+ * or a person put in a line, nothing in it acts on the terminal (terminal-text.ts).
+ */
+export function terminalIo(io: Io): Io {
+  return { out: (line) => io.out(terminalText(line)), err: (line) => io.err(terminalText(line)) };
 }

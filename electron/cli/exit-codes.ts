@@ -39,3 +39,11 @@ export function exitCodeFor(code: ErrorCode, details?: Record<string, unknown>):
       return EXIT.failure;
   }
 }
+
+/**
+ * Wrong arguments found by a command itself (not by commander's parsing): exit 2 like commander's
+ * own usage errors, with this message. E.g. `workers runpod-key` with nothing on stdin.
+ */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}

@@ -20,6 +20,7 @@ import { printJson, type GlobalOptions, type Io, type Run } from './context.js';
 import { EXIT } from './exit-codes.js';
 import { farmStateLine, storageHoldLine } from './farm-state-command.js';
 import { untilStopped } from './stop-signals.js';
+import { terminalJson } from './terminal-text.js';
 
 /** While the farm waits by itself (busy or offline workstations), say why at most this often. */
 const WAITING_NOTE_MS = 30_000;
@@ -35,7 +36,7 @@ function printChanges(engine: Engine, io: Io, json: boolean): (() => void)[] {
   const lastHealth = new Map<string, string>();
   return [
     engine.events.on('job.changed', ({ job }) => {
-      if (json) io.out(JSON.stringify({ event: 'job.changed', job }));
+      if (json) io.out(terminalJson({ event: 'job.changed', job }, 0));
       else {
         const why = job.contact ? lostContactWords(job.contact, Date.now()) : job.stateReason;
         io.out(`${clock()}  ${job.state.padEnd(16)} ${job.project}/${job.episode}/${job.shot} ${job.stage} take ${job.take}${why ? `  ${why}` : ''}`);
@@ -120,7 +121,7 @@ async function runUntilStopped(engine: Engine, io: Io, o: { untilIdle?: boolean;
   const s = await engine.call('farm.status', {});
   const stuck = (final as FarmProgress | null)?.stuck ?? [];
   if (json) {
-    io.out(JSON.stringify({ event: 'stopped', jobsByState: s.jobsByState, cannotRun: stuck }));
+    io.out(terminalJson({ event: 'stopped', jobsByState: s.jobsByState, cannotRun: stuck }, 0));
   } else {
     io.out(`Stopped. ${Object.entries(s.jobsByState).filter(([, n]) => n > 0).map(([st, n]) => `${st} ${n}`).join(', ') || 'no jobs'}.`);
     if (stuck.length) {

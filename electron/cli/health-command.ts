@@ -3,17 +3,18 @@
  * at least one is healthy (for service probes), 7 when none is or none is registered.
  */
 import type { Command } from 'commander';
-import { GB } from './args.js';
+import { decimalOption, GB } from './args.js';
 import type { EngineApi, Io, Run } from './context.js';
 import { EXIT } from './exit-codes.js';
 import { farmStateLine } from './farm-state-command.js';
+import { terminalJson } from './terminal-text.js';
 
 export function registerHealth(program: Command, io: Io, run: Run): void {
   program
     .command('health')
     .description('probe every workstation now; exit 0 when at least one is healthy')
-    .option('--timeout <ms>', 'per-request timeout', '2000')
-    .action((o) => run((e, g) => runHealth(e, io, Number(o.timeout) || 2000, Boolean(g.json))));
+    .option('--timeout <ms>', 'per-request timeout (default 2000)', decimalOption('--timeout', { integer: true, min: 1, max: 600_000 }, '2000'))
+    .action((o: { timeout?: number }) => run((e, g) => runHealth(e, io, o.timeout ?? 2000, Boolean(g.json))));
 }
 
 export async function runHealth(engine: EngineApi, io: Io, timeoutMs: number, json: boolean): Promise<number> {
@@ -21,7 +22,7 @@ export async function runHealth(engine: EngineApi, io: Io, timeoutMs: number, js
   const { farmState } = await engine.call('farm.status', {});
   const { healthy, instances } = report;
   if (json) {
-    io.out(JSON.stringify({ healthy, farmState, instances: instances.map((i) => ({ name: i.name, url: i.url, ...i.probe })) }, null, 2));
+    io.out(terminalJson({ healthy, farmState, instances: instances.map((i) => ({ name: i.name, url: i.url, ...i.probe })) }));
   } else {
     // A paused or stopped farm with healthy workstations is still not rendering: say so first.
     io.out(farmStateLine(farmState));

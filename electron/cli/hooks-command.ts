@@ -6,6 +6,7 @@
 import type { Command } from 'commander';
 import { ShotfarmError } from '../../shared/errors.js';
 import { DEFAULT_HOOK_RETRIES, DEFAULT_HOOK_TIMEOUT_MS, DELIVERY_STATUSES, HOOK_EVENTS, hookTarget, type DeliveryStatus, type HookEvent } from '../../shared/hooks.js';
+import { decimalValue } from './args.js';
 import { printJson, type Io, type Run } from './context.js';
 import { formatTable, formatTime } from './table.js';
 
@@ -22,16 +23,13 @@ function events(value: string): HookEvent[] {
   return list as HookEvent[];
 }
 
-function integer(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n)) throw new ShotfarmError('bad_input', `${flag} must be a whole number; got "${value}".`);
-  return n;
+function integer(value: string | undefined, flag: string, example: string): number | undefined {
+  return value === undefined ? undefined : decimalValue(value, flag, { integer: true }, example);
 }
 
 function common(o: DeliveryOptions): { on: HookEvent[]; timeoutMs?: number; retries?: number } {
-  const timeoutMs = integer(o.timeout, '--timeout');
-  const retries = integer(o.retries, '--retries');
+  const timeoutMs = integer(o.timeout, '--timeout', '5000');
+  const retries = integer(o.retries, '--retries', '3');
   return { on: events(o.on), ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(retries !== undefined ? { retries } : {}) };
 }
 
@@ -84,7 +82,7 @@ function registerDeliveries(hooks: Command, io: Io, run: Run): void {
           throw new ShotfarmError('bad_input', `--status takes ${DELIVERY_STATUSES.join(', ')}; got "${o.status}".`);
         }
         // Out-of-range limits are brought into range rather than refused (1 to 10,000 rows).
-        const limit = Math.min(Math.max(integer(o.limit, '--limit') ?? 50, 1), 10_000);
+        const limit = Math.min(Math.max(integer(o.limit, '--limit', '50') ?? 50, 1), 10_000);
         const rows = await e.call('hooks.deliveries', { limit, ...(o.status ? { status: o.status as DeliveryStatus } : {}) });
         if (g.json) return printJson(io, rows);
         if (rows.length === 0) return io.out('No deliveries.');

@@ -8,7 +8,8 @@ import { ShotfarmError } from '../../shared/errors.js';
 import { isPriority, PRIORITIES } from '../../shared/priorities.js';
 import type { EngineApi, Io, Run } from './context.js';
 import { EXIT } from './exit-codes.js';
-import { formatTable, printable } from './table.js';
+import { formatTable } from './table.js';
+import { printable, terminalJson } from './terminal-text.js';
 
 export interface ImportOptions {
   dryRun?: boolean;
@@ -89,7 +90,7 @@ export async function runImport(engine: EngineApi, io: Io, file: string, o: Impo
     },
   });
   if (o.dryRun) {
-    if (o.json) io.out(JSON.stringify(preview, null, 2));
+    if (o.json) io.out(terminalJson(preview));
     else {
       printPreview(io, preview);
       io.out('Dry run: nothing was stored.');
@@ -98,7 +99,7 @@ export async function runImport(engine: EngineApi, io: Io, file: string, o: Impo
   }
   if (!o.json) printPreview(io, preview);
   const result = await engine.call('import.commit', { previewId: preview.previewId });
-  if (o.json) io.out(JSON.stringify({ preview, result }, null, 2));
+  if (o.json) io.out(terminalJson({ preview, result }));
   else if (result.imported === 0 && result.duplicates + preview.counts.duplicate > 0 && preview.counts.error === 0) {
     io.out('Nothing new: every row was already imported.');
   } else {

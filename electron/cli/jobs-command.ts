@@ -8,7 +8,7 @@ import { ShotfarmError } from '../../shared/errors.js';
 import { JOB_STATES, type JobState } from '../../shared/job-states.js';
 import { lostContactWords } from '../../shared/live-attempt.js';
 import { PRIORITIES, type Priority } from '../../shared/priorities.js';
-import { list } from './args.js';
+import { decimalValue, list } from './args.js';
 import { printJson, type Io, type Run } from './context.js';
 import { formatTable, formatTime } from './table.js';
 
@@ -39,7 +39,7 @@ function registerJobList(jobs: Command, io: Io, run: Run): void {
         const page = await e.call('jobs.list', {
           filter: { states: states as JobState[] | undefined, project: o.project, episode: o.episode, shot: o.shot, stage: o.stage,
             priority: o.priority as Priority | undefined, search: o.search },
-          limit: Number(o.limit) || 100,
+          limit: decimalValue(o.limit, '--limit', { integer: true, min: 1, max: 100_000 }, '100'),
         });
         if (g.json) return printJson(io, page);
         io.out(formatTable(['id', 'project', 'episode', 'shot', 'stage', 'take', 'priority', 'state', 'attempts', 'updated', 'waits for / reason'],

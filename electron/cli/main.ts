@@ -6,9 +6,9 @@
 import { Command, CommanderError } from 'commander';
 import { ShotfarmError, toErrorEnvelope } from '../../shared/errors.js';
 import { defaultDataDir } from '../engine/data-dir.js';
-import { processIo, type GlobalOptions, type Io, type Run } from './context.js';
+import { processIo, terminalIo, type GlobalOptions, type Io, type Run } from './context.js';
 import { openTarget } from './engine-target.js';
-import { EXIT, exitCodeFor } from './exit-codes.js';
+import { EXIT, exitCodeFor, UsageError } from './exit-codes.js';
 import { registerDatabase } from './db-command.js';
 import { registerExport } from './export-command.js';
 import { registerRun, registerStatus } from './farm-command.js';
@@ -46,7 +46,8 @@ export function buildProgram(io: Io, run: Run, setExit: (code: number) => void =
   return program;
 }
 
-export async function main(argv: string[], io: Io = processIo): Promise<number> {
+export async function main(argv: string[], to: Io = processIo): Promise<number> {
+  const io = terminalIo(to);
   let exitCode: number = EXIT.ok;
   let program: Command;
   const run: Run = async (fn, o = {}) => {
@@ -65,6 +66,10 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
   } catch (err) {
     if (err instanceof CommanderError) {
       return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    if (err instanceof UsageError) {
+      io.err(`shotfarm: ${err.message}`);
+      return EXIT.usage;
     }
     const env = toErrorEnvelope(err);
     io.err(`shotfarm: ${env.message}`);

@@ -15,6 +15,7 @@ import { Engine } from '../engine/engine.js';
 import { DEMO_LABEL, DEMO_SAMPLES_DIR, startDemoFarm, type DemoFarm } from '../server/demo-farm.js';
 import { isLoopbackHost } from '../server/access.js';
 import { DEFAULT_STATIC_DIR, startServer } from '../server/server.js';
+import { decimalValue } from './args.js';
 import type { Io } from './context.js';
 import { untilStopped } from './stop-signals.js';
 
@@ -61,8 +62,7 @@ export function readTls(certFile: string | undefined, keyFile: string | undefine
 }
 
 export async function runServe(io: Io, o: ServeOptions, stop?: Promise<void>): Promise<void> {
-  const port = Number(o.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ShotfarmError('bad_input', `--port must be 0–65535; got "${o.port}".`);
+  const port = decimalValue(o.port, '--port', { integer: true, min: 0, max: 65535 }, '8420');
   const tempDemo = o.demo && !o.data ? mkdtempSync(join(tmpdir(), 'shotfarm-demo-')) : null;
   const dataDir = o.data ?? tempDemo ?? defaultDataDir();
   const staticDir = o.static ?? DEFAULT_STATIC_DIR;

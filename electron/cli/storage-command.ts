@@ -4,6 +4,7 @@
  */
 import type { Command } from 'commander';
 import { printJson, type Io, type Run } from './context.js';
+import { terminalJson } from './terminal-text.js';
 
 export function registerStorage(program: Command, io: Io, run: Run): void {
   const s3 = program.command('storage').description('optional copy of outputs to S3-compatible storage').command('s3').description('S3 upload settings');
@@ -31,7 +32,7 @@ export function registerStorage(program: Command, io: Io, run: Run): void {
     run(async (e, g) => {
       const { s3 } = await e.call('storage.get', {});
       if (g.json) return printJson(io, s3);
-      io.out(s3 ? JSON.stringify(s3, null, 2) : 'S3 upload is off.');
+      io.out(s3 ? terminalJson(s3) : 'S3 upload is off.');
     }),
   );
   s3.command('off').description('stop copying outputs to S3').action(() =>

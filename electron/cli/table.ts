@@ -1,12 +1,6 @@
 /** Plain-text tables for the terminal: columns padded to their widest cell, long cells cut with "…". */
 
-/** Controls, DEL, C1 and bidi controls: in a terminal they move the cursor, recolour, or reverse the line. */
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-
-/** Text from a file or a server as the terminal may print it: what would act on the terminal is written out (`<U+001B>`). */
-export function printable(s: string): string {
-  return s.replace(UNPRINTABLE, (ch) => `<U+${(ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}>`);
-}
+import { printable } from './terminal-text.js';
 
 export function formatTable(header: readonly string[], rows: readonly (readonly unknown[])[], maxWidth = 48): string {
   const cells = [header, ...rows].map((r) =>

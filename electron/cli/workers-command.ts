@@ -1,9 +1,12 @@
-/** `shotfarm workers add|list|remove|drain|disable|enable`: the workstations (one ComfyUI server each). */
+/** `shotfarm workers add|import|list|remove|drain|disable|enable`: the workstations (one ComfyUI server each). */
 import type { Command } from 'commander';
-import { GB, list, vramPairs } from './args.js';
+import type { BatchDefaults } from '../../shared/workstation-batch.js';
+import { decimalOption, GB, list, vramPairs } from './args.js';
 import { printJson, type Io, type Run } from './context.js';
 import { formatTable, formatTime } from './table.js';
 import { registerCloudWorkers } from './cloud-command.js';
+import { UsageError } from './exit-codes.js';
+import { addBatch, parseUrlArguments, readWorkstationFile } from './workers-batch.js';
 
 /** Admin states an operator sets by name. */
 const ADMIN_COMMANDS = [
@@ -12,25 +15,54 @@ const ADMIN_COMMANDS = [
   ['enable', 'active', 'take work again'],
 ] as const;
 
-function registerAdd(workers: Command, io: Io, run: Run): void {
-  workers
-    .command('add')
-    .description('register a ComfyUI server')
-    .argument('<url>', 'e.g. http://gpu-01:8188')
-    .requiredOption('--name <name>', 'a short name, e.g. gpu-01')
+interface AddOptions {
+  name?: string;
+  tags?: string;
+  concurrency?: number;
+  vram?: Record<string, number>;
+}
+
+/** What --tags, --concurrency and --vram give every workstation of the command. */
+function defaults(o: AddOptions): BatchDefaults {
+  return {
+    ...(o.tags ? { tags: list(o.tags) } : {}),
+    ...(o.concurrency !== undefined ? { maxConcurrency: o.concurrency } : {}),
+    ...(o.vram ? { vramOverrides: o.vram } : {}),
+  };
+}
+
+const withFields = (c: Command): Command =>
+  c
     .option('--tags <tags>', 'capability tags, comma-separated (e.g. img2img,i2v_video)')
-    .option('--concurrency <n>', 'prompts at once (default 1)')
-    .option('--vram <stage=GB,...>', 'VRAM requirement overrides for jobs on this workstation')
-    .action((url: string, o) =>
-      run(async (e, g) => {
-        const v = await e.call('instances.add', {
-          name: o.name, url, tags: o.tags ? list(o.tags) : undefined,
-          maxConcurrency: o.concurrency ? Number(o.concurrency) : undefined, vramOverrides: o.vram ? vramPairs(o.vram) : undefined,
-        });
-        if (g.json) return printJson(io, v);
-        io.out(`Added ${v.name} at ${v.url}${v.tags.length ? ` [${v.tags.join(', ')}]` : ''}. Check it with: shotfarm health`);
-      }),
-    );
+    .option('--concurrency <n>', 'prompts at once (default 1)', decimalOption('--concurrency', { integer: true, min: 1, max: 16 }, '2'))
+    .option('--vram <stage=GB,...>', 'VRAM requirement overrides for jobs on this workstation', vramPairs);
+
+function registerAdd(workers: Command, io: Io, run: Run): void {
+  withFields(
+    workers
+      .command('add')
+      .description('register ComfyUI servers: one URL, several, or a range (http://gpu-[01-40]:8188); names come from the hosts unless --name')
+      .argument('<url...>', 'e.g. http://gpu-01:8188')
+      .option('--name <name>', 'a short name for a single URL, e.g. gpu-01 (default: its host)'),
+  ).action((urls: string[], o: AddOptions) =>
+    run(async (e, g) => {
+      if (o.name !== undefined && (urls.length > 1 || /\[\d+-\d+\]/.test(urls[0] ?? ''))) {
+        throw new UsageError('--name names one workstation; several URLs or a range are named from their hosts (or use workers import FILE with a name column).');
+      }
+      if (o.name === undefined) return addBatch(e, io, g, 'the arguments', parseUrlArguments(urls, defaults(o)));
+      const v = await e.call('instances.add', { name: o.name, url: urls[0] ?? '', ...defaults(o) });
+      if (g.json) return printJson(io, v);
+      io.out(`Added ${v.name} at ${v.url}${v.tags.length ? ` [${v.tags.join(', ')}]` : ''}. Check it with: shotfarm health`);
+    }),
+  );
+  withFields(
+    workers
+      .command('import')
+      .description('register the workstations of a file in one go (all or none): CSV or JSON with name, url, tags, vram, concurrency; otherwise one "[NAME] URL [TAGS]" per line')
+      .argument('<file>'),
+  ).action((file: string, o: AddOptions) =>
+    run(async (e, g) => addBatch(e, io, g, file, await readWorkstationFile(file, defaults(o)))),
+  );
 }
 
 export function registerWorkers(program: Command, io: Io, run: Run): void {

@@ -12,6 +12,7 @@ import { simulatorBench } from './simulator.bench.js';
 import { soakBench } from './soak.bench.js';
 import { throughputBench } from './throughput.bench.js';
 import { uiBench } from './ui.bench.js';
+import { workersImportBench } from './workers-import.bench.js';
 import type { Benchmark } from './lib/types.js';
 
-export const BENCHMARKS: Benchmark[] = [simulatorBench, dispatchBench, gapsBench, makespanBench, rushBench, importBench, throughputBench, collectBench, runlogBench, uiBench, chaosBench, soakBench, burstBench];
+export const BENCHMARKS: Benchmark[] = [simulatorBench, dispatchBench, gapsBench, makespanBench, rushBench, importBench, workersImportBench, throughputBench, collectBench, runlogBench, uiBench, chaosBench, soakBench, burstBench];

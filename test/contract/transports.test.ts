@@ -15,6 +15,7 @@ import { LOCAL_ONLY_METHODS } from '../../shared/api.js';
 import type { ImportPreview, ImportResult, JobView, TemplateView } from '../../shared/domain.js';
 import { toErrorEnvelope, type CallAnswer, type ErrorEnvelope } from '../../shared/errors.js';
 import type { HookConfig } from '../../shared/hooks.js';
+import type { WorkstationBatchResult } from '../../shared/workstation-batch.js';
 import { BULK_THRESHOLD } from '../../electron/engine/announcer.js';
 import { localOnlyRefusal } from '../../electron/engine/hosting/local-only.js';
 import { RESOURCES, tableCounts } from '../helpers/engine.js';
@@ -93,6 +94,29 @@ for (const t of TRANSPORTS) {
         assert.ok(answer.error.message.startsWith(`Invalid input for ${bad.method}: `), `${bad.why}: ${answer.error.message}`);
       }
       assert.deepEqual(tableCounts(conn.engine), before);
+    });
+
+    test('instances.addMany adds a whole list (names from hosts, each probed), and a list with a taken name adds none, naming its line', CASE, async (ctx) => {
+      const conn = await connect(ctx, t);
+      const added = (await conn.call('instances.addMany', {
+        workstations: [{ source: 'line 1', url: 'http://127.0.0.1:9' }, { source: 'line 2', name: 'gpu-02', url: 'http://127.0.0.1:10', tags: ['img2img'] }],
+        timeoutMs: 2_000,
+      })) as WorkstationBatchResult;
+      assert.equal(conn.lastStatus(), t.statuses?.ok ?? null);
+      assert.deepEqual([added.added, added.healthy, added.instances.map((i) => [i.name, i.url, i.healthy])],
+        [2, 0, [['127.0.0.1', 'http://127.0.0.1:9', false], ['gpu-02', 'http://127.0.0.1:10', false]]]);
+      const stored = await conn.engine.call('instances.list', {});
+      assert.deepEqual(stored.map((i) => [i.name, i.health, i.lastProbeAt !== null]), [['127.0.0.1', 'unhealthy', true], ['gpu-02', 'unhealthy', true]]);
+
+      const before = tableCounts(conn.engine);
+      const bad = { workstations: [{ source: 'line 1', url: 'http://127.0.0.1:11' }, { source: 'line 2', name: 'gpu-02', url: 'http://127.0.0.1:12' }] };
+      const answer = await settle(conn.call('instances.addMany', bad));
+      assert.equal(conn.lastStatus(), t.statuses?.badInput ?? null);
+      assert.deepEqual(answer, await engineAnswer(conn, 'instances.addMany', bad), "the engine's envelope, whole");
+      assert.ok(!answer.ok);
+      assert.equal(answer.error.code, 'bad_input');
+      assert.deepEqual(answer.error.details, { problems: [{ source: 'line 2', message: 'a workstation is already named "gpu-02"' }] });
+      assert.deepEqual(tableCounts(conn.engine), before, 'not even line 1 was stored');
     });
 
     test('an unknown method is refused as not_found, prototype names included', CASE, async (ctx) => {

@@ -11,8 +11,9 @@ const PROBE_TIMEOUT_MS = 2_000;
 async function probeAll(ctx: EngineContext, timeoutMs: number): Promise<ProbeReport> {
   // RunPod endpoints have no ComfyUI server to probe (the running farm asks their /health).
   const rows = listInstanceRows(ctx.db).filter((r) => r.admin_state !== 'disabled' && r.kind === 'comfyui');
-  const probed = await Promise.all(rows.map(async (row) => ({ row, probe: await probeInstance(row.url, timeoutMs) })));
-  const instances = probed.map(({ row, probe }) => {
+  const probes = await probeMany(rows.map((r) => r.url), timeoutMs);
+  const instances = rows.map((row, i) => {
+    const probe = probes[i] as (typeof probes)[number];
     recordProbe(ctx.db, row.id, probe, ctx.clock.now());
     return { id: row.id, name: row.name, url: row.url, adminState: row.admin_state, health: healthAfterProbe(row.admin_state, probe), probe };
   });
@@ -22,13 +23,15 @@ async function probeAll(ctx: EngineContext, timeoutMs: number): Promise<ProbeRep
 import { isHealthy, type InstanceView, type ProbeReport } from '../../../shared/domain.js';
 import { ShotfarmError } from '../../../shared/errors.js';
 import { testConnection } from '../health/connection-test.js';
-import { healthAfterProbe, probeInstance } from '../health/probe.js';
+import { healthAfterProbe } from '../health/probe.js';
+import { probeMany } from '../health/probe-many.js';
 import { randomId } from '../ids.js';
 import {
   deleteInstance, findInstance, insertInstance, instanceRow, listInstanceRows, normaliseUrl, recordProbe, setAdminState, toInstanceView,
   updateInstance,
 } from '../store/instance-store.js';
 import type { DomainHandlers, EngineContext } from './context.js';
+import { addWorkstations } from './instance-batch.js';
 
 export function instanceHandlers(ctx: EngineContext): DomainHandlers<'instances'> {
   const view = (id: string): InstanceView => {
@@ -66,6 +69,12 @@ export function instanceHandlers(ctx: EngineContext): DomainHandlers<'instances'
       const id = randomId();
       insertInstance(ctx.db, id, f, ctx.clock.now());
       return announce(id);
+    },
+    'instances.addMany': async (input) => {
+      const result = await addWorkstations(ctx, input, input.timeoutMs ?? PROBE_TIMEOUT_MS);
+      // The cards go out once probed, so each shows what its server answered.
+      for (const i of result.instances) announce(i.id);
+      return result;
     },
     'instances.update': async ({ id: ref, ...f }) => {
       const id = resolve(ref);

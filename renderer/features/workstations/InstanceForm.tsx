@@ -11,6 +11,7 @@ import { plainError } from '../../lib/plain-error.js';
 import { useApp } from '../../store/app-store.js';
 import { ConnectionResult } from './ConnectionResult.js';
 import { KindChoice, type WorkstationKind } from './KindChoice.js';
+import { ListForm } from './ListForm.js';
 import { RunpodForm } from './RunpodForm.js';
 import { parseTagList } from '../../lib/tag-list.js';
 
@@ -27,6 +28,7 @@ function urlProblem(url: string): string | null {
 export function InstanceForm({ instance, onClose }: { instance: InstanceView | null; onClose: () => void }) {
   const [kind, setKind] = useState<WorkstationKind>('comfyui');
   if (!instance && kind === 'runpod') return <RunpodForm onKind={setKind} onClose={onClose} />;
+  if (!instance && kind === 'list') return <ListForm onKind={setKind} onClose={onClose} />;
   return <ComfyForm instance={instance} onClose={onClose} onKind={instance ? null : setKind} />;
 }
 

@@ -1,8 +1,9 @@
-/** The add form's first question: a ComfyUI server on the network, or a RunPod serverless endpoint. */
-export type WorkstationKind = 'comfyui' | 'runpod';
+/** The add form's first question: a ComfyUI server on the network, several of them (a pasted list), or a RunPod serverless endpoint. */
+export type WorkstationKind = 'comfyui' | 'list' | 'runpod';
 
 const KINDS: { kind: WorkstationKind; label: string }[] = [
   { kind: 'comfyui', label: 'ComfyUI server' },
+  { kind: 'list', label: 'Several (a list)' },
   { kind: 'runpod', label: 'RunPod endpoint (cloud)' },
 ];
 
