@@ -5,13 +5,14 @@
  * port exits with the conflict code (5) and says which port and address.
  */
 import type { Command } from 'commander';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
 import { hostname, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ShotfarmError } from '../../shared/errors.js';
 import { defaultDataDir } from '../engine/data-dir.js';
 import { Engine } from '../engine/engine.js';
+import { farmPlaces, inputsFolderProblem } from '../engine/files/farm-places.js';
 import { DEMO_LABEL, DEMO_SAMPLES_DIR, startDemoFarm, type DemoFarm } from '../server/demo-farm.js';
 import { isLoopbackHost } from '../server/access.js';
 import { DEFAULT_STATIC_DIR, startServer } from '../server/server.js';
@@ -27,6 +28,7 @@ interface ServeOptions {
   data?: string;
   tlsCert?: string;
   tlsKey?: string;
+  inputs?: string;
 }
 
 /** A listen failure in words: which address is taken and what to do about it. */
@@ -60,6 +62,24 @@ export function readTls(certFile: string | undefined, keyFile: string | undefine
   return tls;
 }
 
+/**
+ * The folder `--inputs` names: an existing absolute folder outside the farm's own places (never the
+ * data folder, whose lock record and key file would become anyone's inputs).
+ */
+function checkInputsFolder(engine: Engine, dir: string): string {
+  const abs = resolve(dir);
+  let isDir = false;
+  try {
+    isDir = statSync(abs).isDirectory();
+  } catch {
+    isDir = false;
+  }
+  if (!isDir) throw new ShotfarmError('bad_input', `--inputs ${dir} is not an existing folder.`);
+  const problem = inputsFolderProblem(farmPlaces(engine.dbFile, [engine.outputRoot]), abs);
+  if (problem) throw new ShotfarmError('bad_input', `--inputs: ${problem}.`);
+  return abs;
+}
+
 export async function runServe(io: Io, o: ServeOptions, stop?: Promise<void>): Promise<void> {
   const port = Number(o.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ShotfarmError('bad_input', `--port must be 0–65535; got "${o.port}".`);
@@ -72,6 +92,13 @@ export async function runServe(io: Io, o: ServeOptions, stop?: Promise<void>): P
   const log = (m: string): void => io.err(`shotfarm: ${m}`);
   // Takes the data folder's farm first: with another engine running it, nothing is started (exit 10).
   const engine = new Engine({ dataDir, log, kind: 'serve' });
+  let inputsDir: string | undefined;
+  try {
+    inputsDir = o.inputs === undefined ? undefined : checkInputsFolder(engine, o.inputs);
+  } catch (err) {
+    await engine.close().catch(() => undefined);
+    throw err;
+  }
   const signals = stop ? null : untilStopped(() => {
     io.out('Leaving the downloads in flight for the next start.');
     engine.scheduler?.hurry();
@@ -81,7 +108,7 @@ export async function runServe(io: Io, o: ServeOptions, stop?: Promise<void>): P
     // Listen first: a taken port is reported before any simulator starts.
     const server = await startServer({
       engine, host: o.listen, port, token: o.token, staticDir, tls,
-      demoLabel: o.demo ? DEMO_LABEL : undefined, importBaseDir: o.demo ? DEMO_SAMPLES_DIR : undefined,
+      demoLabel: o.demo ? DEMO_LABEL : undefined, importBaseDir: inputsDir ?? (o.demo ? DEMO_SAMPLES_DIR : undefined),
     }).catch((err: unknown) => { throw listenError(err, o.listen, port); });
     try {
       if (o.demo) demo = await startDemoFarm(engine, { log });
@@ -129,6 +156,7 @@ export function registerServe(program: Command, io: Io): void {
     .option('--static <dir>', 'built UI folder (default dist/renderer)')
     .option('--tls-cert <file>', 'serve https/wss with this PEM certificate (chain)')
     .option('--tls-key <file>', 'the PEM private key of --tls-cert')
+    .option('--inputs <dir>', 'a folder of shot-list input files that imports may read (default: none — inputs are sent with the list)')
     .option('--demo', 'start a simulated 3-GPU farm that keeps getting new demo shots (throw-away data unless --data)')
     .action(async (_o: unknown, cmd: Command) => {
       await runServe(io, cmd.optsWithGlobals<ServeOptions>());

@@ -48,6 +48,7 @@ import type { ExportFilter } from './store/export-filter.js';
 import type { OutputFs } from './files/output-file.js';
 import { startControlListener, type ControlListener } from './lock/control-listener.js';
 import { EngineLock } from './lock/engine-lock.js';
+import { securePrivateFiles } from './files/private-files.js';
 import type { EngineKind, LockRecord } from './lock/lock-record.js';
 
 export interface EngineOptions {
@@ -105,10 +106,12 @@ export class Engine {
     this.random = opts.random ?? systemRandom;
     this.dataDir = opts.dataDir;
     this.dbFile = join(opts.dataDir, DB_FILE_NAME);
+    this.log = opts.log ?? ((m) => process.stderr.write(`shotfarm: ${m}\n`));
+    // Files another local user could read are said and made private before anything is read from them.
+    securePrivateFiles(opts.dataDir, this.log);
     this.db = openDatabase(this.dbFile, this.clock, { nativeBinding: opts.nativeBinding });
     // Before the farm is taken: its control listener logs through these.
     this.timers = opts.timers ?? systemTimers;
-    this.log = opts.log ?? ((m) => process.stderr.write(`shotfarm: ${m}\n`));
     // One engine per data folder: the host takes the farm first thing (a database that cannot be opened says so first).
     if (opts.kind) {
       try {

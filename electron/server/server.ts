@@ -45,7 +45,11 @@ export interface ServerOptions {
   demoLabel?: string;
   /** Where CSV exports are written; default `<data>/exports`. */
   exportDir?: string;
-  /** Where relative input files of dropped shot lists are looked up; default the data folder. */
+  /**
+   * Where relative input files of dropped shot lists are looked up: a folder the operator named
+   * (`serve --inputs DIR`). None by default: inputs then come only with the list (uploads) — never
+   * from the data folder, which holds the farm's lock record and keys.
+   */
   importBaseDir?: string;
   /** Event flush interval (≥ 100 ms keeps it at ≤ 10 flushes a second). */
   eventIntervalMs?: number;
@@ -106,7 +110,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     const call = /^\/api\/call\/([^/]+)$/.exec(path);
     if (call) {
       return handleApiCall(req, res, decodeURIComponent(call[1] ?? ''), {
-        engine: o.engine, exportDir, importBaseDir: o.importBaseDir ?? dataDir, maxBodyBytes: o.maxBodyBytes ?? 64 * 1024 * 1024, caller: who.caller,
+        engine: o.engine, exportDir, importBaseDir: o.importBaseDir ?? null, maxBodyBytes: o.maxBodyBytes ?? 64 * 1024 * 1024, caller: who.caller,
       });
     }
     const upload = /^\/api\/uploads\/([^/]+)$/.exec(path);
