@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, symlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { startServer } from '../../electron/server/server.js';
 import { engineFor, jobsDigest, RESOURCES, tableCounts } from '../helpers/engine.js';
 import { tempDirFor } from '../helpers/temp-dir.js';
@@ -43,7 +43,7 @@ test('inputs outside the shot list folder are refused with words that say why; a
     ['plates/../../secret.png', /climbs out/],
     ['plates\\..\\..\\secret.png', /climbs out/],
     ['plates/link-out.png', /is a link to a file outside the shot list's folder/],
-    ['db.png', /is a link to a file outside/],
+    ['db.png', /is the farm's own database, which is never an input/],
     ['a-folder.png', /is not a file/],
     ['plates/missing.png', /does not exist or cannot be read/],
   ];
@@ -76,21 +76,29 @@ test('without a known folder no input resolves (not against the working folder)'
 
 test('over serve, a token holder cannot reach the database or any file outside the import folder', async (ctx) => {
   const t = await engineFor(ctx);
-  const server = await startServer({ engine: t.engine, port: 0 });
-  ctx.after(() => server.close());
-  const call = async (method: string, input: unknown) => {
-    const res = await fetch(new URL(`/api/call/${method}`, server.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) });
+  const call = async (url: string, method: string, input: unknown) => {
+    const res = await fetch(new URL(`/api/call/${method}`, url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) });
     return (await res.json()) as { ok: boolean; result: { rows: { status: string; errors: string[] }[]; previewId: string; counts: { new: number } } };
   };
-  // The page cannot choose the folder: the server puts its own (the data folder) in.
-  const hostile = ['/etc/passwd', '../../../../etc/passwd', 'shotfarm.sqlite', 'shotfarm.sqlite-wal']; // hostile-path: the traversal under test
-  const answer = await call('import.preview', { fileName: 'evil.json', content: list(hostile), baseDir: '/' });
-  assert.equal(answer.ok, true);
+  const hostile = ['/etc/passwd', '../../../../etc/passwd', 'shotfarm.sqlite', 'shotfarm.sqlite-wal', 'notes.png']; // hostile-path: the traversal under test
+  // The page cannot choose the folder: by default serve has none (uploads only)…
+  const plain = await startServer({ engine: t.engine, port: 0 });
+  ctx.after(() => plain.close());
+  const none = await call(plain.url, 'import.preview', { fileName: 'evil.json', content: list(hostile), baseDir: '/' });
+  assert.equal(none.ok, true);
+  const noneErrors = none.result.rows.map((r) => r.errors.join('; '));
+  assert.match(noneErrors[0]!, /is an absolute path/);
+  assert.match(noneErrors[1]!, /climbs out/);
+  for (const e of noneErrors.slice(2)) assert.match(e, /the shot list's folder is not known here/);
+  // …and even a host that names the data folder itself cannot hand out the farm's own files.
+  copyFileSync(PLATE, join(dirname(t.engine.dbFile), 'notes.png'));
+  const careless = await startServer({ engine: t.engine, port: 0, importBaseDir: dirname(t.engine.dbFile) });
+  ctx.after(() => careless.close());
+  const answer = await call(careless.url, 'import.preview', { fileName: 'evil.json', content: list(hostile), baseDir: '/' });
   const errors = answer.result.rows.map((r) => r.errors.join('; '));
-  assert.match(errors[0]!, /is an absolute path/);
-  assert.match(errors[1]!, /climbs out/);
   assert.match(errors[2]!, /is the farm's own database, which is never an input/);
   assert.match(errors[3]!, /is the farm's own database|does not exist/);
+  assert.match(errors[4]!, /is inside the farm's own folders \(its data folder, uploads store, releases or outputs\), which are never an input/);
   assert.equal(answer.result.counts.new, 0);
   assert.equal(tableCounts(t.engine).jobs, 0);
 });
