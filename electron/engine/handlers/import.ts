@@ -52,9 +52,15 @@ export function importHandlers(ctx: EngineContext): DomainHandlers<'import'> {
       const releases = ctx.settings.folderDefaults.releases_root;
       const farm = farmPlaces(ctx.dbFile, [releases, currentFolder(ctx.db, 'releases_root', releases), ...ctx.settings.outputRoots()]);
       const folder = { ...inputFolder(baseDir, [ctx.dbFile, `${ctx.dbFile}-wal`, `${ctx.dbFile}-shm`, `${ctx.dbFile}-journal`]), farm, ...(sent ? { uploads: sent } : {}) };
-      const { rows, notices } = checkRows(ctx.db, read.rows, {
-        fileName, folder, capability: ctx.farm()?.waitFacts() ?? storedFarmFacts(ctx.db, ctx.clock.now()),
-      });
+      let checked;
+      try {
+        checked = checkRows(ctx.db, read.rows, {
+          fileName, folder, capability: ctx.farm()?.waitFacts() ?? storedFarmFacts(ctx.db, ctx.clock.now()),
+        });
+      } catch (err) {
+        throw storageFailure(err, ctx.dbFile, `checking ${fileName}`) ?? err;
+      }
+      const { rows, notices } = checked;
       const count = (status: 'new' | 'duplicate' | 'error') => rows.filter((r) => r.view.status === status).length;
       const preview: ImportPreview = {
         previewId: randomId(), fileName, format: read.format, mapping: read.mapping, notices, rows: rows.map((r) => r.view),
