@@ -107,7 +107,7 @@ export async function runServe(io: Io, o: ServeOptions, stop?: Promise<void>): P
   try {
     // Listen first: a taken port is reported before any simulator starts.
     const server = await startServer({
-      engine, host: o.listen, port, token: o.token, staticDir, tls,
+      engine, host: o.listen, port, token: o.token, staticDir, tls, log,
       demoLabel: o.demo ? DEMO_LABEL : undefined, importBaseDir: inputsDir ?? (o.demo ? DEMO_SAMPLES_DIR : undefined),
     }).catch((err: unknown) => { throw listenError(err, o.listen, port); });
     try {

@@ -88,17 +88,17 @@ function inFolder(folder: InputFolder, written: string, what: string): InputChec
   if (folder.problem || !folder.real) return { ok: false, message: `${what}: ${folder.problem ?? NO_FOLDER}` };
   const full = resolve(folder.real, written);
   const real = realOrNull(full);
-  if (!real) return { ok: false, message: `${what} does not exist or cannot be read (looked at ${full})` };
+  if (!real) return { ok: false, message: `${what} does not exist or cannot be read in the shot list's folder` };
   // The farm's own files first: the refusal names what they are, wherever a link points.
   if (folder.refused.has(real)) return { ok: false, message: `${what} is the farm's own database, which is never an input` };
   const own = folder.farm ? farmOwnReason(folder.farm, real, written) : null;
   if (own) return { ok: false, message: `${what} ${own}` };
   if (!inside(folder.real, real)) return { ok: false, message: `${what} is a link to a file outside the shot list's folder; copy the file into the folder instead` };
   try {
-    if (!statSync(real).isFile()) return { ok: false, message: `${what} is not a file (looked at ${full})` };
+    if (!statSync(real).isFile()) return { ok: false, message: `${what} is not a file in the shot list's folder` };
     accessSync(real, constants.R_OK);
   } catch {
-    return { ok: false, message: `${what} does not exist or cannot be read (looked at ${full})` };
+    return { ok: false, message: `${what} does not exist or cannot be read in the shot list's folder` };
   }
   return { ok: true, path: real };
 }
