@@ -59,3 +59,14 @@ test('in one process: a second engine after the lock file was deleted is refused
   const second = new Engine({ dataDir: dir, kind: 'run', log: () => undefined });
   await second.close();
 });
+
+test("a copy of a running farm's store (export-db) runs as a farm of its own: the claim it carries is about the original file", async (ctx) => {
+  const a = tempDirFor(ctx);
+  const b = tempDirFor(ctx);
+  const first = new Engine({ dataDir: a, kind: 'serve', log: () => undefined });
+  ctx.after(() => first.close());
+  await first.call('db.export', { path: join(b, 'shotfarm.sqlite') });
+  const copy = new Engine({ dataDir: b, kind: 'run', log: () => undefined });
+  assert.equal(copy.holder?.kind, 'run');
+  await copy.close();
+});

@@ -166,3 +166,16 @@ export function claimSide(kind: EngineKind, dbFile: string, lockFile: string): C
   if (db === null) throw new ShotfarmError('storage', `The database ${dbFile} cannot be found to claim the farm.`);
   return { pid: process.pid, host: hostname(), kind, dbFile: db, lockFile: fileIdentity(lockFile), now: Date.now, pidAlive };
 }
+
+/**
+ * Who runs this store by its claim, as seen by a process that does not hold the farm (a one-shot
+ * command): the holder's record when it lives, else null. Asked beside the OS lock, which a deleted
+ * lock file no longer shows.
+ */
+export function claimHolder(db: Db, dataDir: string, dbFile: string): LockRecord | null {
+  const id = fileIdentity(dbFile);
+  const held = id === null ? null : readClaim(db);
+  if (!held || id === null) return null;
+  const me: ClaimSide = { pid: process.pid, host: hostname(), kind: held.kind, dbFile: id, lockFile: null, now: Date.now, pidAlive };
+  return holderLives(held, me) ? asRecord(held, dataDir) : null;
+}
