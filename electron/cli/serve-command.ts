@@ -12,7 +12,6 @@ import { join, resolve } from 'node:path';
 import { ShotfarmError } from '../../shared/errors.js';
 import { defaultDataDir } from '../engine/data-dir.js';
 import { Engine } from '../engine/engine.js';
-import { farmPlaces, inputsFolderProblem } from '../engine/files/farm-places.js';
 import { DEMO_LABEL, DEMO_SAMPLES_DIR, startDemoFarm, type DemoFarm } from '../server/demo-farm.js';
 import { isLoopbackHost } from '../server/access.js';
 import { DEFAULT_STATIC_DIR, startServer } from '../server/server.js';
@@ -62,11 +61,8 @@ export function readTls(certFile: string | undefined, keyFile: string | undefine
   return tls;
 }
 
-/**
- * The folder `--inputs` names: an existing absolute folder outside the farm's own places (never the
- * data folder, whose lock record and key file would become anyone's inputs).
- */
-function checkInputsFolder(engine: Engine, dir: string): string {
+/** The folder `--inputs` names: an existing folder (the server refuses one inside the farm's own places). */
+function checkInputsFolder(dir: string): string {
   const abs = resolve(dir);
   let isDir = false;
   try {
@@ -75,8 +71,6 @@ function checkInputsFolder(engine: Engine, dir: string): string {
     isDir = false;
   }
   if (!isDir) throw new ShotfarmError('bad_input', `--inputs ${dir} is not an existing folder.`);
-  const problem = inputsFolderProblem(farmPlaces(engine.dbFile, [engine.outputRoot]), abs);
-  if (problem) throw new ShotfarmError('bad_input', `--inputs: ${problem}.`);
   return abs;
 }
 
@@ -87,18 +81,12 @@ export async function runServe(io: Io, o: ServeOptions, stop?: Promise<void>): P
   const dataDir = o.data ?? tempDemo ?? defaultDataDir();
   const staticDir = o.static ?? DEFAULT_STATIC_DIR;
   const tls = readTls(o.tlsCert, o.tlsKey);
+  const inputsDir = o.inputs === undefined ? undefined : checkInputsFolder(o.inputs);
   if (!existsSync(join(staticDir, 'index.html'))) io.err(`shotfarm: no built UI in ${staticDir}; run \`npm run build:renderer\` first (the API still works).`);
 
   const log = (m: string): void => io.err(`shotfarm: ${m}`);
   // Takes the data folder's farm first: with another engine running it, nothing is started (exit 10).
   const engine = new Engine({ dataDir, log, kind: 'serve' });
-  let inputsDir: string | undefined;
-  try {
-    inputsDir = o.inputs === undefined ? undefined : checkInputsFolder(engine, o.inputs);
-  } catch (err) {
-    await engine.close().catch(() => undefined);
-    throw err;
-  }
   const signals = stop ? null : untilStopped(() => {
     io.out('Leaving the downloads in flight for the next start.');
     engine.scheduler?.hurry();

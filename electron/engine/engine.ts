@@ -50,6 +50,7 @@ import { startControlListener, type ControlListener } from './lock/control-liste
 import { EngineLock, LOCK_FILE_NAME } from './lock/engine-lock.js';
 import { CLAIM_BEAT_MS, claimSide, FarmClaim } from './lock/farm-claim.js';
 import { securePrivateFiles } from './files/private-files.js';
+import { currentFarmPlaces, type FarmPlaces } from './files/farm-places.js';
 import type { EngineKind, LockRecord } from './lock/lock-record.js';
 
 export interface EngineOptions {
@@ -264,6 +265,11 @@ export class Engine {
     this.claim = null;
     this.db.close();
     lock?.release();
+  }
+
+  /** The farm's own folders (files/farm-places.ts): never an input, nor a host's inputs folder. */
+  farmPlaces(): FarmPlaces {
+    return currentFarmPlaces(this.db, this.dbFile, this.settings);
   }
 
   /** Whether people are defined (then `serve` asks every caller for a personal token). */

@@ -20,6 +20,8 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { Engine } from '../engine/engine.js';
+import { inputsFolderProblem } from '../engine/files/farm-places.js';
+import { ShotfarmError } from '../../shared/errors.js';
 import { permission } from '../../shared/permissions.js';
 import { checkAccess, corsHeaders, isLoopbackHost, type AccessPolicy } from './access.js';
 import { BadTokenBackoff, type BackoffOptions } from './bad-token-backoff.js';
@@ -78,6 +80,10 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
   const token = o.token ?? (loopbackOnly ? null : randomBytes(24).toString('base64url'));
   const dataDir = dirname(o.engine.dbFile);
   const exportDir = o.exportDir ?? join(dataDir, 'exports');
+  // An inputs folder inside the farm's own places would make its lock record and keys anyone's inputs.
+  const inputsProblem = o.importBaseDir === undefined ? null
+    : inputsFolderProblem(o.engine.farmPlaces(), o.importBaseDir);
+  if (inputsProblem) throw new ShotfarmError('bad_input', `--inputs: ${inputsProblem}.`);
   const serveStatic = staticHandler(o.staticDir ?? DEFAULT_STATIC_DIR);
   const hub = startEventHub(o.engine, o.eventIntervalMs ?? 100);
   const policy: AccessPolicy = { token, loopbackOnly };

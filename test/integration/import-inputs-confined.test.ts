@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { ShotfarmError } from '../../shared/errors.js';
 import { startServer } from '../../electron/server/server.js';
 import { engineFor, jobsDigest, RESOURCES, tableCounts } from '../helpers/engine.js';
 import { tempDirFor } from '../helpers/temp-dir.js';
@@ -80,7 +81,7 @@ test('over serve, a token holder cannot reach the database or any file outside t
     const res = await fetch(new URL(`/api/call/${method}`, url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) });
     return (await res.json()) as { ok: boolean; result: { rows: { status: string; errors: string[] }[]; previewId: string; counts: { new: number } } };
   };
-  const hostile = ['/etc/passwd', '../../../../etc/passwd', 'shotfarm.sqlite', 'shotfarm.sqlite-wal', 'notes.png']; // hostile-path: the traversal under test
+  const hostile = ['/etc/passwd', '../../../../etc/passwd', 'shotfarm.sqlite', 'shotfarm.sqlite-wal']; // hostile-path: the traversal under test
   // The page cannot choose the folder: by default serve has none (uploads only)…
   const plain = await startServer({ engine: t.engine, port: 0 });
   ctx.after(() => plain.close());
@@ -90,15 +91,23 @@ test('over serve, a token holder cannot reach the database or any file outside t
   assert.match(noneErrors[0]!, /is an absolute path/);
   assert.match(noneErrors[1]!, /climbs out/);
   for (const e of noneErrors.slice(2)) assert.match(e, /the shot list's folder is not known here/);
-  // …and even a host that names the data folder itself cannot hand out the farm's own files.
+  // …and a host cannot name the data folder (or a folder in it) as its inputs folder.
+  await assert.rejects(startServer({ engine: t.engine, port: 0, importBaseDir: dirname(t.engine.dbFile) }), (err: unknown) => {
+    assert.ok(err instanceof ShotfarmError && err.code === 'bad_input', String(err));
+    assert.match(err.message, /^--inputs: the inputs folder .* is inside the farm's own folder/);
+    return true;
+  });
+  // A link in an inputs folder into the data folder, or a file by a secret's name, is refused by real path or name.
+  const inputs = tempDirFor(ctx);
   copyFileSync(PLATE, join(dirname(t.engine.dbFile), 'notes.png'));
-  const careless = await startServer({ engine: t.engine, port: 0, importBaseDir: dirname(t.engine.dbFile) });
-  ctx.after(() => careless.close());
-  const answer = await call(careless.url, 'import.preview', { fileName: 'evil.json', content: list(hostile), baseDir: '/' });
+  symlinkSync(join(dirname(t.engine.dbFile), 'notes.png'), join(inputs, 'notes.png'));
+  copyFileSync(PLATE, join(inputs, 'engine.lock.json'));
+  const named = await startServer({ engine: t.engine, port: 0, importBaseDir: inputs });
+  ctx.after(() => named.close());
+  const answer = await call(named.url, 'import.preview', { fileName: 'evil.json', content: list(['notes.png', 'engine.lock.json']), baseDir: '/' });
   const errors = answer.result.rows.map((r) => r.errors.join('; '));
-  assert.match(errors[2]!, /is the farm's own database, which is never an input/);
-  assert.match(errors[3]!, /is the farm's own database|does not exist/);
-  assert.match(errors[4]!, /is inside the farm's own folders \(its data folder, uploads store, releases or outputs\), which are never an input/);
+  assert.match(errors[0]!, /is inside the farm's own folders \(its data folder, uploads store, releases or outputs\), which are never an input/);
+  assert.match(errors[1]!, /is one of the farm's own lock, key or database files, which are never an input/);
   assert.equal(answer.result.counts.new, 0);
   assert.equal(tableCounts(t.engine).jobs, 0);
 });

@@ -8,6 +8,9 @@
  */
 import { realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import type { SettingsPort } from '../handlers/context.js';
+import { currentFolder } from '../settings/farm-settings.js';
+import type { Db } from '../store/database.js';
 
 /** The file names that are the farm's lock, keys or store: never an input, in any folder. */
 const PRIVATE_NAME = /^(engine\.lock.*|runpod-key\.bin.*|shotfarm\.sqlite.*)$/i;
@@ -32,6 +35,12 @@ function realOrResolved(p: string): string {
 export function farmPlaces(dbFile: string, otherFolders: readonly string[]): FarmPlaces {
   const all = [dirname(dbFile), ...otherFolders].filter((f) => f !== '' && f !== ':memory:');
   return { folders: [...new Set(all.map(realOrResolved))] };
+}
+
+/** The places of the farm on `db` as its settings stand now: releases (default and set) and every output root. */
+export function currentFarmPlaces(db: Db, dbFile: string, settings: SettingsPort): FarmPlaces {
+  const releases = settings.folderDefaults.releases_root;
+  return farmPlaces(dbFile, [releases, currentFolder(db, 'releases_root', releases), ...settings.outputRoots()]);
 }
 
 /** `file` is `folder` or inside it (both real paths). */

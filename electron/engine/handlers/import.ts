@@ -10,8 +10,7 @@ import { commitRows } from '../intake/commit-import.js';
 import { readCsvShotList } from '../intake/csv-shot-list.js';
 import { readJsonShotList } from '../intake/json-shot-list.js';
 import { inputFolder } from '../intake/input-paths.js';
-import { farmPlaces } from '../files/farm-places.js';
-import { currentFolder } from '../settings/farm-settings.js';
+import { currentFarmPlaces } from '../files/farm-places.js';
 import { uploadedInputs } from '../uploads/import-uploads.js';
 import { checkRows, type CheckedRow } from '../intake/preview.js';
 import { storageFailure } from '../store/storage-failure.js';
@@ -49,8 +48,7 @@ export function importHandlers(ctx: EngineContext): DomainHandlers<'import'> {
       // Inputs only from the shot list's own folder (never the caller's working folder), never the database.
       // Files sent with the list (uploads) are found by their input name first: a stored file, never a client's path.
       const sent = uploadedInputs(ctx.db, ctx.dbFile, uploads);
-      const releases = ctx.settings.folderDefaults.releases_root;
-      const farm = farmPlaces(ctx.dbFile, [releases, currentFolder(ctx.db, 'releases_root', releases), ...ctx.settings.outputRoots()]);
+      const farm = currentFarmPlaces(ctx.db, ctx.dbFile, ctx.settings);
       const folder = { ...inputFolder(baseDir, [ctx.dbFile, `${ctx.dbFile}-wal`, `${ctx.dbFile}-shm`, `${ctx.dbFile}-journal`]), farm, ...(sent ? { uploads: sent } : {}) };
       let checked;
       try {
