@@ -101,6 +101,7 @@ export class Engine {
   /** The claim in the database beside that lock (lock/farm-claim.ts), and its refresh timer. */
   private claim: FarmClaim | null = null;
   private claimTimer: unknown = null;
+  private claimFailing = false;
   private control: Promise<ControlListener | null> = Promise.resolve(null);
   private readonly opts: EngineOptions;
   private closed = false;
@@ -234,8 +235,11 @@ export class Engine {
       let held = true;
       try {
         held = this.claim.refresh();
+        this.claimFailing = false;
       } catch (err) {
-        this.log(`the farm's claim could not be refreshed (${(err as Error).message}); trying again`);
+        // A full disk or a long write elsewhere: said once, tried again at each beat (the storage hold says the rest).
+        if (!this.claimFailing) this.log(`the farm's claim could not be refreshed (${(err as Error).message}); trying again every ${CLAIM_BEAT_MS / 1000} s`);
+        this.claimFailing = true;
       }
       if (held) return this.beatClaim();
       this.log("another engine has taken this data folder's farm (its claim in the database): this one stops dispatching; stop it and leave the farm to the other");
