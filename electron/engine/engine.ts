@@ -207,7 +207,8 @@ export class Engine {
       this.claim = FarmClaim.take(this.db, this.opts.dataDir, claimSide(kind, this.dbFile, join(this.opts.dataDir, LOCK_FILE_NAME)));
     } catch (err) {
       lock.release();
-      throw err;
+      if (err instanceof ShotfarmError) throw err;
+      throw new ShotfarmError('storage', `Cannot claim the farm in the database ${this.dbFile}: ${(err as Error).message}.`);
     }
     this.farmLock = lock;
     this.beatClaim();
