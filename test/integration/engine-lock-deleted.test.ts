@@ -10,7 +10,10 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ShotfarmError } from '../../shared/errors.js';
 import { EXIT } from '../../electron/cli/exit-codes.js';
+import { hostname } from 'node:os';
 import { Engine } from '../../electron/engine/engine.js';
+import { fileIdentity } from '../../electron/engine/lock/farm-claim.js';
+import { waitUntil } from '../helpers/wait.js';
 import { startFarmProcess } from '../helpers/farm-process.js';
 import { tempDirFor } from '../helpers/temp-dir.js';
 
@@ -69,4 +72,21 @@ test("a copy of a running farm's store (export-db) runs as a farm of its own: th
   const copy = new Engine({ dataDir: b, kind: 'run', log: () => undefined });
   assert.equal(copy.holder?.kind, 'run');
   await copy.close();
+});
+
+test('a running engine whose claim a live engine took stops dispatching at its next refresh', { timeout: 60_000 }, async (ctx) => {
+  const dir = tempDirFor(ctx);
+  const lines: string[] = [];
+  const engine = new Engine({ dataDir: dir, kind: 'serve', log: (m) => lines.push(m) });
+  ctx.after(() => engine.close());
+  engine.startScheduler();
+  // Another engine's claim, as one that took the farm while this one was suspended would write it: a
+  // live pid on this host (this test's own), another lock file, refreshed now.
+  const claim = {
+    pid: process.pid, host: hostname(), kind: 'run', since: Date.now(), token: 'b'.repeat(32),
+    dbFile: fileIdentity(engine.dbFile), lockFile: '0:0', beat: Date.now(),
+  };
+  engine.db.prepare("UPDATE settings SET value_json = ? WHERE key = 'engine.claim'").run(JSON.stringify(claim));
+  await waitUntil(() => engine.scheduler === null, { what: 'the engine to stop dispatching', timeoutMs: 30_000, detail: () => lines.join('\n') });
+  assert.ok(lines.some((l) => /another engine has taken this data folder's farm .* this one stops dispatching/.test(l)), lines.join('\n'));
 });
