@@ -8,7 +8,6 @@
  */
 import { realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import type { SettingsPort } from '../handlers/context.js';
 import { currentFolder } from '../settings/farm-settings.js';
 import type { Db } from '../store/database.js';
 
@@ -37,8 +36,14 @@ export function farmPlaces(dbFile: string, otherFolders: readonly string[]): Far
   return { folders: [...new Set(all.map(realOrResolved))] };
 }
 
+/** What the farm's settings say about its folders (the handlers' SettingsPort; named here without importing it, no cycle). */
+export interface FolderSettings {
+  readonly folderDefaults: { readonly releases_root: string };
+  outputRoots(): string[];
+}
+
 /** The places of the farm on `db` as its settings stand now: releases (default and set) and every output root. */
-export function currentFarmPlaces(db: Db, dbFile: string, settings: SettingsPort): FarmPlaces {
+export function currentFarmPlaces(db: Db, dbFile: string, settings: FolderSettings): FarmPlaces {
   const releases = settings.folderDefaults.releases_root;
   return farmPlaces(dbFile, [releases, currentFolder(db, 'releases_root', releases), ...settings.outputRoots()]);
 }
