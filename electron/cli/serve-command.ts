@@ -5,10 +5,10 @@
  * port exits with the conflict code (5) and says which port and address.
  */
 import type { Command } from 'commander';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createSecureContext } from 'node:tls';
 import { hostname, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ShotfarmError } from '../../shared/errors.js';
 import { defaultDataDir } from '../engine/data-dir.js';
 import { Engine } from '../engine/engine.js';
@@ -28,6 +28,7 @@ interface ServeOptions {
   data?: string;
   tlsCert?: string;
   tlsKey?: string;
+  inputs?: string;
 }
 
 /** A listen failure in words: which address is taken and what to do about it. */
@@ -61,12 +62,26 @@ export function readTls(certFile: string | undefined, keyFile: string | undefine
   return tls;
 }
 
+/** The folder `--inputs` names: an existing folder (the server refuses one inside the farm's own places). */
+function checkInputsFolder(dir: string): string {
+  const abs = resolve(dir);
+  let isDir = false;
+  try {
+    isDir = statSync(abs).isDirectory();
+  } catch {
+    isDir = false;
+  }
+  if (!isDir) throw new ShotfarmError('bad_input', `--inputs ${dir} is not an existing folder.`);
+  return abs;
+}
+
 export async function runServe(io: Io, o: ServeOptions, stop?: Promise<void>): Promise<void> {
   const port = decimalValue(o.port, '--port', { integer: true, min: 0, max: 65535 }, '8420');
   const tempDemo = o.demo && !o.data ? mkdtempSync(join(tmpdir(), 'shotfarm-demo-')) : null;
   const dataDir = o.data ?? tempDemo ?? defaultDataDir();
   const staticDir = o.static ?? DEFAULT_STATIC_DIR;
   const tls = readTls(o.tlsCert, o.tlsKey);
+  const inputsDir = o.inputs === undefined ? undefined : checkInputsFolder(o.inputs);
   if (!existsSync(join(staticDir, 'index.html'))) io.err(`shotfarm: no built UI in ${staticDir}; run \`npm run build:renderer\` first (the API still works).`);
 
   const log = (m: string): void => io.err(`shotfarm: ${m}`);
@@ -80,8 +95,8 @@ export async function runServe(io: Io, o: ServeOptions, stop?: Promise<void>): P
   try {
     // Listen first: a taken port is reported before any simulator starts.
     const server = await startServer({
-      engine, host: o.listen, port, token: o.token, staticDir, tls,
-      demoLabel: o.demo ? DEMO_LABEL : undefined, importBaseDir: o.demo ? DEMO_SAMPLES_DIR : undefined,
+      engine, host: o.listen, port, token: o.token, staticDir, tls, log,
+      demoLabel: o.demo ? DEMO_LABEL : undefined, importBaseDir: inputsDir ?? (o.demo ? DEMO_SAMPLES_DIR : undefined),
     }).catch((err: unknown) => { throw listenError(err, o.listen, port); });
     try {
       if (o.demo) demo = await startDemoFarm(engine, { log });
@@ -129,6 +144,7 @@ export function registerServe(program: Command, io: Io): void {
     .option('--static <dir>', 'built UI folder (default dist/renderer)')
     .option('--tls-cert <file>', 'serve https/wss with this PEM certificate (chain)')
     .option('--tls-key <file>', 'the PEM private key of --tls-cert')
+    .option('--inputs <dir>', 'a folder of shot-list input files that imports may read (default: none — inputs are sent with the list)')
     .option('--demo', 'start a simulated 3-GPU farm that keeps getting new demo shots (throw-away data unless --data)')
     .action(async (_o: unknown, cmd: Command) => {
       await runServe(io, cmd.optsWithGlobals<ServeOptions>());

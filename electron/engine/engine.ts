@@ -47,7 +47,10 @@ import { DB_FILE_NAME, openDatabase, type Db } from './store/database.js';
 import type { ExportFilter } from './store/export-filter.js';
 import type { OutputFs } from './files/output-file.js';
 import { startControlListener, type ControlListener } from './lock/control-listener.js';
-import { EngineLock } from './lock/engine-lock.js';
+import { EngineLock, LOCK_FILE_NAME } from './lock/engine-lock.js';
+import { CLAIM_BEAT_MS, claimSide, FarmClaim } from './lock/farm-claim.js';
+import { securePrivateFiles } from './files/private-files.js';
+import { currentFarmPlaces, type FarmPlaces } from './files/farm-places.js';
 import type { EngineKind, LockRecord } from './lock/lock-record.js';
 
 export interface EngineOptions {
@@ -95,6 +98,10 @@ export class Engine {
   private readonly log: (message: string) => void;
   /** The data folder's farm, while this engine runs it (and the listener one-shot CLI commands call). */
   private farmLock: EngineLock | null = null;
+  /** The claim in the database beside that lock (lock/farm-claim.ts), and its refresh timer. */
+  private claim: FarmClaim | null = null;
+  private claimTimer: unknown = null;
+  private claimFailing = false;
   private control: Promise<ControlListener | null> = Promise.resolve(null);
   private readonly opts: EngineOptions;
   private closed = false;
@@ -105,10 +112,12 @@ export class Engine {
     this.random = opts.random ?? systemRandom;
     this.dataDir = opts.dataDir;
     this.dbFile = join(opts.dataDir, DB_FILE_NAME);
+    this.log = opts.log ?? ((m) => process.stderr.write(`shotfarm: ${m}\n`));
+    // Files another local user could read are said and made private before anything is read from them.
+    securePrivateFiles(opts.dataDir, this.log);
     this.db = openDatabase(this.dbFile, this.clock, { nativeBinding: opts.nativeBinding });
     // Before the farm is taken: its control listener logs through these.
     this.timers = opts.timers ?? systemTimers;
-    this.log = opts.log ?? ((m) => process.stderr.write(`shotfarm: ${m}\n`));
     // One engine per data folder: the host takes the farm first thing (a database that cannot be opened says so first).
     if (opts.kind) {
       try {
@@ -193,7 +202,16 @@ export class Engine {
    */
   private takeFarm(kind: EngineKind): void {
     const lock = EngineLock.acquire(this.opts.dataDir, kind, this.clock, { ...(this.opts.nativeBinding ? { nativeBinding: this.opts.nativeBinding } : {}) });
+    // The lock file can be deleted or replaced under us; the claim in the database cannot.
+    try {
+      this.claim = FarmClaim.take(this.db, this.opts.dataDir, claimSide(kind, this.dbFile, join(this.opts.dataDir, LOCK_FILE_NAME)));
+    } catch (err) {
+      lock.release();
+      if (err instanceof ShotfarmError) throw err;
+      throw new ShotfarmError('storage', `Cannot claim the farm in the database ${this.dbFile}: ${(err as Error).message}.`);
+    }
     this.farmLock = lock;
+    this.beatClaim();
     this.control = startControlListener((method, input) => this.call(method as ApiMethod, input), this.log).then(
       (listener) => {
         if (this.farmLock !== lock) {
@@ -210,6 +228,26 @@ export class Engine {
     );
   }
 
+  /** Refreshes the claim every few seconds; if a live engine took it, this one stops dispatching. */
+  private beatClaim(): void {
+    this.claimTimer = this.timers.setTimeout(() => {
+      this.claimTimer = null;
+      if (this.closed || !this.claim) return;
+      let held = true;
+      try {
+        held = this.claim.refresh();
+        this.claimFailing = false;
+      } catch (err) {
+        // A full disk or a long write elsewhere: said once, tried again at each beat (the storage hold says the rest).
+        if (!this.claimFailing) this.log(`the farm's claim could not be refreshed (${(err as Error).message}); trying again every ${CLAIM_BEAT_MS / 1000} s`);
+        this.claimFailing = true;
+      }
+      if (held) return this.beatClaim();
+      this.log("another engine has taken this data folder's farm (its claim in the database): this one stops dispatching; stop it and leave the farm to the other");
+      void this.stopScheduler();
+    }, CLAIM_BEAT_MS);
+  }
+
   /**
    * Stops deciding and following; prompts keep running on the servers (closing the app is not an
    * incident). Downloads in flight finish first, for a bounded time (Scheduler.close). Then the farm
@@ -223,8 +261,20 @@ export class Engine {
     const lock = this.farmLock;
     this.farmLock = null;
     await (await this.control)?.close();
+    if (this.claimTimer !== null) this.timers.clearTimeout(this.claimTimer);
+    try {
+      this.claim?.release();
+    } catch (err) {
+      this.log(`the farm's claim could not be given up (${(err as Error).message}); the next engine takes it over once it is seen stale`);
+    }
+    this.claim = null;
     this.db.close();
     lock?.release();
+  }
+
+  /** The farm's own folders (files/farm-places.ts): never an input, nor a host's inputs folder. */
+  farmPlaces(): FarmPlaces {
+    return currentFarmPlaces(this.db, this.dbFile, this.settings);
   }
 
   /** Whether people are defined (then `serve` asks every caller for a personal token). */

@@ -15,8 +15,8 @@ import { BodyTooLarge, envelope, readBody, sendError, sendJson, STATUS_FOR_CODE 
 export interface ApiRouteOptions {
   engine: Engine;
   exportDir: string;
-  /** Where relative input files of an imported shot list are looked up (the browser cannot say). */
-  importBaseDir: string;
+  /** Where relative input files of an imported shot list are looked up (the browser cannot say); null: uploads only. */
+  importBaseDir: string | null;
   maxBodyBytes: number;
   /** Who calls: a person (their token), or the solo operator. */
   caller: Caller;
@@ -24,7 +24,7 @@ export interface ApiRouteOptions {
 
 /** Server-side paths are the server's choice, not the page's: exports are confined, imports get the base folder. */
 function confine(method: ApiMethod, input: unknown, o: ApiRouteOptions): unknown {
-  if (method === 'import.preview' && input && typeof input === 'object') return { ...input, baseDir: o.importBaseDir };
+  if (method === 'import.preview' && input && typeof input === 'object') return { ...input, baseDir: o.importBaseDir ?? undefined };
   return confineExportInput(method, input, o.exportDir);
 }
 

@@ -1,6 +1,7 @@
 /** Small HTTP helpers for the headless server: JSON answers, bounded body reading, status mapping. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorCode, ErrorEnvelope } from '../../shared/errors.js';
+import { noteWithheld, remoteEnvelope } from './server-paths.js';
 
 export { errorEnvelope as envelope } from '../../shared/errors.js';
 
@@ -26,8 +27,11 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   res.end(text);
 }
 
+/** An error answer; the farm host's paths are withheld from it (server-paths.ts) and kept for the local log. */
 export function sendError(res: ServerResponse, status: number, error: ErrorEnvelope): void {
-  sendJson(res, status, { ok: false, error });
+  const shown = remoteEnvelope(error);
+  if (shown !== error) noteWithheld(res, error.message);
+  sendJson(res, status, { ok: false, error: shown });
 }
 
 export class BodyTooLarge extends Error {}
@@ -55,4 +59,13 @@ export function readBody(req: IncomingMessage, maxBytes: number): Promise<string
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
+}
+
+/** A path segment of the URL, decoded; null for a broken %-escape (`%zz`), which is the caller's 400, not our 500. */
+export function decodeSegment(raw: string): string | null {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return null;
+  }
 }

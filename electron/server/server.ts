@@ -20,6 +20,8 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { Engine } from '../engine/engine.js';
+import { inputsFolderProblem } from '../engine/files/farm-places.js';
+import { ShotfarmError } from '../../shared/errors.js';
 import { permission } from '../../shared/permissions.js';
 import { checkAccess, corsHeaders, isLoopbackHost, type AccessPolicy } from './access.js';
 import { BadTokenBackoff, type BackoffOptions } from './bad-token-backoff.js';
@@ -30,7 +32,8 @@ import { serveAsset } from './asset-route.js';
 import { handleUpload } from './upload-route.js';
 import { startEventHub } from './event-socket.js';
 import { serveExport } from './export-route.js';
-import { envelope, sendError, sendJson } from './http-util.js';
+import { decodeSegment, envelope, sendError, sendJson } from './http-util.js';
+import { takeWithheld } from './server-paths.js';
 import { staticHandler } from './static-files.js';
 
 export interface ServerOptions {
@@ -45,13 +48,19 @@ export interface ServerOptions {
   demoLabel?: string;
   /** Where CSV exports are written; default `<data>/exports`. */
   exportDir?: string;
-  /** Where relative input files of dropped shot lists are looked up; default the data folder. */
+  /**
+   * Where relative input files of dropped shot lists are looked up: a folder the operator named
+   * (`serve --inputs DIR`). None by default: inputs then come only with the list (uploads) — never
+   * from the data folder, which holds the farm's lock record and keys.
+   */
   importBaseDir?: string;
   /** Event flush interval (≥ 100 ms keeps it at ≤ 10 flushes a second). */
   eventIntervalMs?: number;
   maxBodyBytes?: number;
   /** PEM certificate (chain) and key: serve https and wss. */
   tls?: { cert: string | Buffer; key: string | Buffer };
+  /** The operator's log (serve's stderr): what a remote answer withheld (server paths), and failures. */
+  log?: (message: string) => void;
   /** How repeated wrong tokens from one address are slowed down (bad-token-backoff.ts). */
   backoff?: Partial<BackoffOptions>;
 }
@@ -71,6 +80,10 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
   const token = o.token ?? (loopbackOnly ? null : randomBytes(24).toString('base64url'));
   const dataDir = dirname(o.engine.dbFile);
   const exportDir = o.exportDir ?? join(dataDir, 'exports');
+  // An inputs folder inside the farm's own places would make its lock record and keys anyone's inputs.
+  const inputsProblem = o.importBaseDir === undefined ? null
+    : inputsFolderProblem(o.engine.farmPlaces(), o.importBaseDir);
+  if (inputsProblem) throw new ShotfarmError('bad_input', `--inputs: ${inputsProblem}.`);
   const serveStatic = staticHandler(o.staticDir ?? DEFAULT_STATIC_DIR);
   const hub = startEventHub(o.engine, o.eventIntervalMs ?? 100);
   const policy: AccessPolicy = { token, loopbackOnly };
@@ -103,10 +116,14 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       return sendError(res, who.status, envelope(who.status === 401 ? 'unauthorized' : 'unavailable', who.message, who.status === 429));
     }
 
+    // A broken %-escape in the one segment a route reads is the caller's mistake: 400, said so.
+    const segment = /^\/(?:api\/(?:call|uploads|export)|files\/asset)\/([^/]+)$/.exec(path)?.[1];
+    const decoded = segment === undefined ? '' : decodeSegment(segment);
+    if (decoded === null) return sendError(res, 400, envelope('bad_input', 'The address has a broken %-escape (a % must be followed by two hex digits).'));
     const call = /^\/api\/call\/([^/]+)$/.exec(path);
     if (call) {
-      return handleApiCall(req, res, decodeURIComponent(call[1] ?? ''), {
-        engine: o.engine, exportDir, importBaseDir: o.importBaseDir ?? dataDir, maxBodyBytes: o.maxBodyBytes ?? 64 * 1024 * 1024, caller: who.caller,
+      return handleApiCall(req, res, decoded, {
+        engine: o.engine, exportDir, importBaseDir: o.importBaseDir ?? null, maxBodyBytes: o.maxBodyBytes ?? 64 * 1024 * 1024, caller: who.caller,
       });
     }
     const upload = /^\/api\/uploads\/([^/]+)$/.exec(path);
@@ -114,21 +131,26 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       // An upload is part of an import: the roles that may not import may not fill the farm's disk either.
       const may = who.caller.kind === 'local' ? { allowed: true as const } : permission({ role: who.caller.role, method: 'uploads.check' });
       if (!may.allowed) return sendError(res, 403, envelope('forbidden', may.sentence, false));
-      return handleUpload(req, res, decodeURIComponent(upload[1] ?? ''), url, o.engine);
+      return handleUpload(req, res, decoded, url, o.engine);
     }
     const getLike = req.method === 'GET' || req.method === 'HEAD';
     if (path === '/api/info' && getLike) return sendJson(res, 200, info());
     const download = /^\/api\/export\/([^/]+)$/.exec(path);
-    if (download && getLike) return serveExport(o.engine, decodeURIComponent(download[1] ?? ''), url.searchParams, res, req.method === 'HEAD', who.caller);
+    if (download && getLike) return serveExport(o.engine, decoded, url.searchParams, res, req.method === 'HEAD', who.caller);
     const asset = /^\/files\/asset\/([^/]+)$/.exec(path);
-    if (asset && getLike) return serveAsset(o.engine, decodeURIComponent(asset[1] ?? ''), res, req.method === 'HEAD', who.caller);
+    if (asset && getLike) return serveAsset(o.engine, decoded, res, req.method === 'HEAD', who.caller);
     sendError(res, 404, envelope('not_found', `Nothing at ${path.slice(0, 200)}.`));
   }
 
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
-    route(req, res).catch(() => {
+    route(req, res).catch((err: unknown) => {
+      o.log?.(`${req.method ?? '?'} ${(req.url ?? '').split('?')[0]?.slice(0, 200)} failed: ${(err as Error).stack ?? String(err)}`);
       if (!res.headersSent) sendError(res, 500, envelope('internal', 'The server failed to answer this request.'));
       else res.destroy();
+    }).finally(() => {
+      // The full sentence of an answer whose server paths were withheld: for the operator's eyes only.
+      const detail = takeWithheld(res);
+      if (detail !== null) o.log?.(`${req.method ?? '?'} ${(req.url ?? '').split('?')[0]?.slice(0, 200)} answered ${res.statusCode}: ${detail}`);
     });
   };
   const server: Server = o.tls ? createHttpsServer({ cert: o.tls.cert, key: o.tls.key }, onRequest) : createServer(onRequest);

@@ -20,7 +20,7 @@ test('an artist and an operator: import, rush, a refused cancel with its sentenc
   // One prompt at a time (no prefetch, as the Studio e2e farms): the order of the renders is the dispatch order.
   const farm = await startFarm({ instances: [{ duration: { fixedMs: 300 } }], start: false, config: { prefetch: false } });
   ctx.after(() => farm.close());
-  const server = await startServer({ engine: farm.engine, staticDir: suite.built.dir, importBaseDir: farm.dir });
+  const server = await startServer({ engine: farm.engine, staticDir: suite.built.dir });
   ctx.after(() => server.close());
   const artistToken = await addPerson(farm.engine, 'mira', 'artist');
   const operatorToken = await addPerson(farm.engine, 'otto', 'operator');

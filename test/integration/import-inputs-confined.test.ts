@@ -7,7 +7,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, symlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { ShotfarmError } from '../../shared/errors.js';
 import { startServer } from '../../electron/server/server.js';
 import { engineFor, jobsDigest, RESOURCES, tableCounts } from '../helpers/engine.js';
 import { tempDirFor } from '../helpers/temp-dir.js';
@@ -43,7 +44,7 @@ test('inputs outside the shot list folder are refused with words that say why; a
     ['plates/../../secret.png', /climbs out/],
     ['plates\\..\\..\\secret.png', /climbs out/],
     ['plates/link-out.png', /is a link to a file outside the shot list's folder/],
-    ['db.png', /is a link to a file outside/],
+    ['db.png', /is the farm's own database, which is never an input/],
     ['a-folder.png', /is not a file/],
     ['plates/missing.png', /does not exist or cannot be read/],
   ];
@@ -76,21 +77,37 @@ test('without a known folder no input resolves (not against the working folder)'
 
 test('over serve, a token holder cannot reach the database or any file outside the import folder', async (ctx) => {
   const t = await engineFor(ctx);
-  const server = await startServer({ engine: t.engine, port: 0 });
-  ctx.after(() => server.close());
-  const call = async (method: string, input: unknown) => {
-    const res = await fetch(new URL(`/api/call/${method}`, server.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) });
+  const call = async (url: string, method: string, input: unknown) => {
+    const res = await fetch(new URL(`/api/call/${method}`, url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) });
     return (await res.json()) as { ok: boolean; result: { rows: { status: string; errors: string[] }[]; previewId: string; counts: { new: number } } };
   };
-  // The page cannot choose the folder: the server puts its own (the data folder) in.
   const hostile = ['/etc/passwd', '../../../../etc/passwd', 'shotfarm.sqlite', 'shotfarm.sqlite-wal']; // hostile-path: the traversal under test
-  const answer = await call('import.preview', { fileName: 'evil.json', content: list(hostile), baseDir: '/' });
-  assert.equal(answer.ok, true);
+  // The page cannot choose the folder: by default serve has none (uploads only)…
+  const plain = await startServer({ engine: t.engine, port: 0 });
+  ctx.after(() => plain.close());
+  const none = await call(plain.url, 'import.preview', { fileName: 'evil.json', content: list(hostile), baseDir: '/' });
+  assert.equal(none.ok, true);
+  const noneErrors = none.result.rows.map((r) => r.errors.join('; '));
+  assert.match(noneErrors[0]!, /is an absolute path/);
+  assert.match(noneErrors[1]!, /climbs out/);
+  for (const e of noneErrors.slice(2)) assert.match(e, /the shot list's folder is not known here/);
+  // …and a host cannot name the data folder (or a folder in it) as its inputs folder.
+  await assert.rejects(startServer({ engine: t.engine, port: 0, importBaseDir: dirname(t.engine.dbFile) }), (err: unknown) => {
+    assert.ok(err instanceof ShotfarmError && err.code === 'bad_input', String(err));
+    assert.match(err.message, /^--inputs: the inputs folder .* is inside the farm's own folder/);
+    return true;
+  });
+  // A link in an inputs folder into the data folder, or a file by a secret's name, is refused by real path or name.
+  const inputs = tempDirFor(ctx);
+  copyFileSync(PLATE, join(dirname(t.engine.dbFile), 'notes.png'));
+  symlinkSync(join(dirname(t.engine.dbFile), 'notes.png'), join(inputs, 'notes.png'));
+  copyFileSync(PLATE, join(inputs, 'engine.lock.json'));
+  const named = await startServer({ engine: t.engine, port: 0, importBaseDir: inputs });
+  ctx.after(() => named.close());
+  const answer = await call(named.url, 'import.preview', { fileName: 'evil.json', content: list(['notes.png', 'engine.lock.json']), baseDir: '/' });
   const errors = answer.result.rows.map((r) => r.errors.join('; '));
-  assert.match(errors[0]!, /is an absolute path/);
-  assert.match(errors[1]!, /climbs out/);
-  assert.match(errors[2]!, /is the farm's own database, which is never an input/);
-  assert.match(errors[3]!, /is the farm's own database|does not exist/);
+  assert.match(errors[0]!, /is inside the farm's own folders \(its data folder, uploads store, releases or outputs\), which are never an input/);
+  assert.match(errors[1]!, /is one of the farm's own lock, key or database files, which are never an input/);
   assert.equal(answer.result.counts.new, 0);
   assert.equal(tableCounts(t.engine).jobs, 0);
 });

@@ -6,6 +6,7 @@
 import { dirname, isAbsolute } from 'node:path';
 import { ShotfarmError } from '../../../shared/errors.js';
 import { engineLockHolder } from '../lock/engine-lock.js';
+import { claimHolder } from '../lock/farm-claim.js';
 import { holderWords } from '../lock/lock-record.js';
 import { discardImport, exportDatabase, jobCount, prepareImport, replaceDatabase } from '../store/db-transfer.js';
 import type { DomainHandlers, EngineContext } from './context.js';
@@ -14,10 +15,13 @@ import type { DomainHandlers, EngineContext } from './context.js';
  * Whether a farm runs on the data folder: the engine that runs it holds the folder's lock
  * (lock/engine-lock.ts — this process's own farm too); the words name who holds it, when its record says.
  */
-function farmRunning(dataDir: string): string | null {
+function farmRunning(ctx: EngineContext, dataDir: string): string | null {
   const h = engineLockHolder(dataDir);
-  if (!h.held) return null;
-  return h.record ? ` (${holderWords(h.record)})` : '';
+  // The claim in the store too: a deleted lock file hides a running engine from the lock alone.
+  const claimed = h.held ? null : claimHolder(ctx.db, dataDir, ctx.dbFile);
+  if (!h.held && !claimed) return null;
+  const record = h.held ? h.record : claimed;
+  return record ? ` (${holderWords(record)})` : '';
 }
 
 function absolute(path: string, what: string): string {
@@ -34,7 +38,7 @@ export function databaseHandlers(ctx: EngineContext): DomainHandlers<'db'> {
     'db.import': async ({ path, replace }) => {
       const source = absolute(path, 'The database file');
       if (source === ctx.dbFile) throw new ShotfarmError('bad_input', `${source} is this data folder's own database.`);
-      const running = ctx.farm() ? '' : farmRunning(dirname(ctx.dbFile));
+      const running = ctx.farm() ? '' : farmRunning(ctx, dirname(ctx.dbFile));
       if (running !== null) {
         throw new ShotfarmError('conflict', `A farm is running on ${dirname(ctx.dbFile)}${running}; stop it (shotfarm serve, run or the desktop app) before importing a database.`);
       }

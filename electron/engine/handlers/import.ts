@@ -10,6 +10,7 @@ import { commitRows } from '../intake/commit-import.js';
 import { readCsvShotList } from '../intake/csv-shot-list.js';
 import { readJsonShotList } from '../intake/json-shot-list.js';
 import { inputFolder } from '../intake/input-paths.js';
+import { currentFarmPlaces } from '../files/farm-places.js';
 import { uploadedInputs } from '../uploads/import-uploads.js';
 import { checkRows, type CheckedRow } from '../intake/preview.js';
 import { storageFailure } from '../store/storage-failure.js';
@@ -47,10 +48,17 @@ export function importHandlers(ctx: EngineContext): DomainHandlers<'import'> {
       // Inputs only from the shot list's own folder (never the caller's working folder), never the database.
       // Files sent with the list (uploads) are found by their input name first: a stored file, never a client's path.
       const sent = uploadedInputs(ctx.db, ctx.dbFile, uploads);
-      const folder = { ...inputFolder(baseDir, [ctx.dbFile, `${ctx.dbFile}-wal`, `${ctx.dbFile}-shm`, `${ctx.dbFile}-journal`]), ...(sent ? { uploads: sent } : {}) };
-      const { rows, notices } = checkRows(ctx.db, read.rows, {
-        fileName, folder, capability: ctx.farm()?.waitFacts() ?? storedFarmFacts(ctx.db, ctx.clock.now()),
-      });
+      const farm = currentFarmPlaces(ctx.db, ctx.dbFile, ctx.settings);
+      const folder = { ...inputFolder(baseDir, [ctx.dbFile, `${ctx.dbFile}-wal`, `${ctx.dbFile}-shm`, `${ctx.dbFile}-journal`]), farm, ...(sent ? { uploads: sent } : {}) };
+      let checked;
+      try {
+        checked = checkRows(ctx.db, read.rows, {
+          fileName, folder, capability: ctx.farm()?.waitFacts() ?? storedFarmFacts(ctx.db, ctx.clock.now()),
+        });
+      } catch (err) {
+        throw storageFailure(err, ctx.dbFile, `checking ${fileName}`) ?? err;
+      }
+      const { rows, notices } = checked;
       const count = (status: 'new' | 'duplicate' | 'error') => rows.filter((r) => r.view.status === status).length;
       const preview: ImportPreview = {
         previewId: randomId(), fileName, format: read.format, mapping: read.mapping, notices, rows: rows.map((r) => r.view),

@@ -4,10 +4,12 @@
  * token holder on the LAN, a page and a spreadsheet from outside — so a path that is absolute,
  * climbs out with `..`, or is a link leading out of the folder would hand them any file this
  * machine can read (`/etc/passwd`, the farm's own database). Links are followed with realpath and
- * the real file is checked; the farm's database files are refused even inside the folder.
+ * the real file is checked; the farm's own files and folders (farm-places.ts: database, lock record,
+ * key file, uploads store, releases, outputs) are refused even inside the folder.
  */
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { farmOwnReason, type FarmPlaces } from '../files/farm-places.js';
 
 export type InputCheck = { ok: true; path: string } | { ok: false; message: string };
 
@@ -20,6 +22,8 @@ export interface InputFolder {
   problem: string | null;
   /** Real paths that are never an input (the database and its journal files). */
   refused: ReadonlySet<string>;
+  /** The farm's own folders and files (farm-places.ts): never an input, by real path or by name. */
+  farm?: FarmPlaces;
   /**
    * Files sent with the list (a browser or studio-mode import): input name → the stored upload.
    * When given, an input is looked up here first, and one not here and not in a known folder was
@@ -84,14 +88,17 @@ function inFolder(folder: InputFolder, written: string, what: string): InputChec
   if (folder.problem || !folder.real) return { ok: false, message: `${what}: ${folder.problem ?? NO_FOLDER}` };
   const full = resolve(folder.real, written);
   const real = realOrNull(full);
-  if (!real) return { ok: false, message: `${what} does not exist or cannot be read (looked at ${full})` };
-  if (!inside(folder.real, real)) return { ok: false, message: `${what} is a link to a file outside the shot list's folder; copy the file into the folder instead` };
+  if (!real) return { ok: false, message: `${what} does not exist or cannot be read in the shot list's folder` };
+  // The farm's own files first: the refusal names what they are, wherever a link points.
   if (folder.refused.has(real)) return { ok: false, message: `${what} is the farm's own database, which is never an input` };
+  const own = folder.farm ? farmOwnReason(folder.farm, real, written) : null;
+  if (own) return { ok: false, message: `${what} ${own}` };
+  if (!inside(folder.real, real)) return { ok: false, message: `${what} is a link to a file outside the shot list's folder; copy the file into the folder instead` };
   try {
-    if (!statSync(real).isFile()) return { ok: false, message: `${what} is not a file (looked at ${full})` };
+    if (!statSync(real).isFile()) return { ok: false, message: `${what} is not a file in the shot list's folder` };
     accessSync(real, constants.R_OK);
   } catch {
-    return { ok: false, message: `${what} does not exist or cannot be read (looked at ${full})` };
+    return { ok: false, message: `${what} does not exist or cannot be read in the shot list's folder` };
   }
   return { ok: true, path: real };
 }

@@ -15,11 +15,12 @@
  */
 import Database from 'better-sqlite3';
 import type BetterSqlite3 from 'better-sqlite3';
-import { mkdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { ShotfarmError } from '../../../shared/errors.js';
 import type { Clock } from '../clock.js';
+import { makePrivateFile, makePrivateFolder } from '../files/private-files.js';
 import { farmHeldSentence, readLockRecord, writeLockRecord, type EngineKind, type LockRecord } from './lock-record.js';
 
 export const LOCK_FILE_NAME = 'engine.lock';
@@ -82,8 +83,9 @@ export class EngineLock {
   static acquire(dataDir: string, kind: EngineKind, clock: Clock, o: LockOptions = {}): EngineLock {
     let db: BetterSqlite3.Database;
     try {
-      mkdirSync(dataDir, { recursive: true });
+      makePrivateFolder(dataDir);
       db = open(join(dataDir, LOCK_FILE_NAME), o, false, TAKE_WAIT_MS);
+      makePrivateFile(join(dataDir, LOCK_FILE_NAME));
     } catch (err) {
       throw cannotLock(dataDir, err);
     }

@@ -4,10 +4,11 @@
  */
 import Database from 'better-sqlite3';
 import type BetterSqlite3 from 'better-sqlite3';
-import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ShotfarmError } from '../../../shared/errors.js';
 import type { Clock } from '../clock.js';
+import { makePrivateFile, makePrivateFolder } from '../files/private-files.js';
 import { migrate } from './migrate.js';
 
 export type Db = BetterSqlite3.Database;
@@ -25,7 +26,7 @@ export interface DatabaseOptions {
 export function openDatabase(file: string, clock: Clock, opts: DatabaseOptions = {}): Db {
   if (file !== ':memory:') {
     try {
-      mkdirSync(dirname(file), { recursive: true });
+      makePrivateFolder(dirname(file));
     } catch (err) {
       throw readOnly(file) ?? new ShotfarmError('storage', `Cannot create the data folder ${dirname(file)}: ${(err as Error).message}`);
     }
@@ -39,7 +40,10 @@ export function openDatabase(file: string, clock: Clock, opts: DatabaseOptions =
     throw readOnly(file) ?? new ShotfarmError('storage', `Cannot open the database ${file}: ${(err as Error).message}`);
   }
   try {
+    // For the farm's user only, before SQLite makes its -wal/-shm (they take the database's mode).
+    if (file !== ':memory:') makePrivateFile(file);
     db.pragma('journal_mode = WAL');
+    if (file !== ':memory:') for (const f of [`${file}-wal`, `${file}-shm`]) makePrivateFile(f);
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');

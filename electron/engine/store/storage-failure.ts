@@ -16,6 +16,13 @@ export function storageFailure(err: unknown, file: string, doing: string): Shotf
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code !== 'string') return null;
   const details = { file, sqlite: code };
+  // A table or column dropped or renamed outside Shotfarm: the schema is not what the migrations made.
+  const missing = code === 'SQLITE_ERROR' ? /^no such (table|column): ([\w.]{1,80})/.exec((err as Error).message) : null;
+  if (missing) {
+    return new ShotfarmError('storage',
+      `The database ${file} is missing its ${missing[1]} ${missing[2]} (changed outside Shotfarm): ${doing} stored nothing. Restore it from a backup (shotfarm import-db FILE).`,
+      { details });
+  }
   if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') {
     return new ShotfarmError('storage', `The database ${file} is damaged (${code}): ${doing} stored nothing. Restore it from a backup.`, { details });
   }

@@ -28,7 +28,7 @@ export async function openStudio(browser: Browser, staticDir: string, farmOption
   // One prompt per workstation unless a test asks for prefetch: the views' counts (running rows,
   // "N prompts rendering") are then the renders, which is what these tests look at.
   const farm = await startFarm({ ...farmOptions, config: { prefetch: false, ...farmOptions.config } });
-  const server = await startServer({ engine: farm.engine, staticDir, demoLabel: 'Demo farm', importBaseDir: farm.dir });
+  const server = await startServer({ engine: farm.engine, staticDir, demoLabel: 'Demo farm' });
   const { context, page, errors: pageErrors } = await openAppPage(browser, `${server.url}/#/${view}`);
   return {
     farm, server, page, pageErrors,

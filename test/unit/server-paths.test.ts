@@ -1,0 +1,31 @@
+/**
+ * The farm host's absolute paths are withheld from remote answers (server-paths.ts): which text is a
+ * path and which is not (URLs, the API's routes, relative inputs), as a table.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { remoteEnvelope, SERVER_PATH_WORDS as P, withoutServerPaths } from '../../electron/server/server-paths.js';
+
+test('absolute paths become words; URLs, routes, relative paths and single slashes stay', () => {
+  const cases: [string, string][] = [
+    ['Cannot open the database /srv/shotfarm/shotfarm.sqlite.', `Cannot open the database ${P}.`],
+    ['input file "a.png" does not exist (looked at /tmp/in/plates/a.png)', `input file "a.png" does not exist (looked at ${P})`],
+    ['The database "/srv/x y/db" is locked', `The database "${P}" is locked`],
+    ["the folder 'C:\\my farm\\out' is gone", `the folder '${P}' is gone`],
+    ['output_root C:\\farm\\out is full', `output_root ${P} is full`],
+    ['share \\\\nas\\renders is gone', `share ${P} is gone`],
+    ['the folder /srv: gone', 'the folder /srv: gone'], // one segment: not a place on disk worth withholding (nor sure to be one)
+    ['see https://api.runpod.ai/v2/health and http://gpu-01:8188/view', 'see https://api.runpod.ai/v2/health and http://gpu-01:8188/view'],
+    ['Nothing at /api/nope/x.', 'Nothing at /api/nope/x.'],
+    ['input file "plates/sh010.png" is missing', 'input file "plates/sh010.png" is missing'],
+    ['1/2 done, and/or', '1/2 done, and/or'],
+  ];
+  for (const [text, shown] of cases) assert.equal(withoutServerPaths(text), shown, text);
+});
+
+test('an envelope keeps its code and retryable; details lose their paths too; an envelope without paths is passed as is', () => {
+  const env = { code: 'storage' as const, message: 'The database /d/x/shotfarm.sqlite is empty', retryable: false, details: { file: '/d/x/shotfarm.sqlite', n: 3 } };
+  assert.deepEqual(remoteEnvelope(env), { code: 'storage', message: `The database ${P} is empty`, retryable: false, details: { file: P, n: 3 } });
+  const plain = { code: 'bad_input' as const, message: 'No.', retryable: false };
+  assert.equal(remoteEnvelope(plain), plain);
+});
