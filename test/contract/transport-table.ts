@@ -10,7 +10,8 @@
  *   and the engine host, whose engine process is the real engine service without the process;
  * - desktop studio mode: the desktop page's client (desktop-client.ts) on the real preload bridge,
  *   whose main side (ipc.ts with a StudioSession over an in-memory token store) hands it a real
- *   `serve`'s origin and token; the page then talks HTTP/WebSocket to that server directly.
+ *   `serve`'s origin and a person's token (people defined, as a studio runs it); the page then
+ *   talks HTTP/WebSocket to that server directly.
  * What legitimately differs between them is data here, per transport: the HTTP status each kind of
  * answer carries, and which methods the transport refuses before the engine sees them (the
  * desktop page, besides the local-only ones, every method its views do not call).
@@ -211,13 +212,15 @@ const studio: Transport = {
   ...SERVER_ANSWERS,
   async setup() {
     const t = await makeEngine({ templates: false });
-    // A studio farm requires a token (off loopback always; here one is given on loopback).
-    const server = await startServer({ engine: t.engine, host: '127.0.0.1', port: 0, token: 'personal-token-of-mira' });
+    // A studio farm with people (README → Studio farm): the page presents Mira's personal token —
+    // on its calls and on its event socket (Origin null), which the server once refused.
+    const { token } = await t.engine.call('users.add', { name: 'mira', role: 'admin' });
+    const server = await startServer({ engine: t.engine, host: '127.0.0.1', port: 0 });
     const indexHtml = join(t.dir, 'app', 'index.html');
     const fake = fakeElectronIpc({ pageUrl: pathToFileURL(indexHtml).href });
     const session = new StudioSession({
       choice: { mode: 'studio', origin: server.url }, choiceFile: join(t.dir, 'farm-choice.json'),
-      tokens: new MemoryTokenStore('personal-token-of-mira'), restart: () => undefined,
+      tokens: new MemoryTokenStore(token), restart: () => undefined,
     });
     // In studio mode no engine runs here: the main side's calls (the menu's) go to the farm.
     registerIpc({
