@@ -99,11 +99,19 @@ const inProcess: Transport = {
   },
 };
 
-/** Wraps the global fetch the renderer's transport uses, to see the status of each answer. */
-function recordStatuses(): { last: () => number | null; restore: () => void } {
+/**
+ * Wraps the global fetch the renderer's transport uses, to see the status of each answer;
+ * `desktopOrigin`: requests say `Origin: null`, as the desktop app's page does.
+ */
+function recordStatuses(desktopOrigin: boolean): { last: () => number | null; restore: () => void } {
   const original = globalThis.fetch;
   let last: number | null = null;
   globalThis.fetch = async (...args: Parameters<typeof fetch>) => {
+    if (desktopOrigin) {
+      const headers = new Headers(args[1]?.headers);
+      headers.set('origin', 'null');
+      args[1] = { ...args[1], headers };
+    }
     const res = await original(...args);
     last = res.status;
     return res;
@@ -142,9 +150,11 @@ const http: Transport = {
  * A connection whose client talks HTTP/WebSocket to `server` (made once the page's WebSocket is
  * provided and statuses are recorded), ready once its events socket said hello.
  */
-async function httpConnection(t: TestEngine, server: RunningServer, makeClient: () => Promise<ShotfarmClient & { close?: () => void }>): Promise<Connection> {
-  const unprovide = providePageWebSocket();
-  const statuses = recordStatuses();
+async function httpConnection(
+  t: TestEngine, server: RunningServer, makeClient: () => Promise<ShotfarmClient & { close?: () => void }>, o: { desktopOrigin?: boolean } = {},
+): Promise<Connection> {
+  const unprovide = providePageWebSocket(o);
+  const statuses = recordStatuses(o.desktopOrigin === true);
   let client: (ShotfarmClient & { close?: () => void }) | null = null;
   const close = async (): Promise<void> => {
     client?.close?.();
@@ -231,7 +241,7 @@ const studio: Transport = {
       const client = await createDesktopClient(createShotfarmBridge(fake.ipcRenderer));
       if (client.farmChoice?.mode !== 'studio' || client.farmChoice.origin !== server.url) throw new Error('the desktop client is not in studio mode on the server');
       return client;
-    });
+    }, { desktopOrigin: true });
   },
 };
 
