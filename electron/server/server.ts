@@ -121,7 +121,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       // An upload is part of an import: the roles that may not import may not fill the farm's disk either.
       const may = who.caller.kind === 'local' ? { allowed: true as const } : permission({ role: who.caller.role, method: 'uploads.check' });
       if (!may.allowed) return sendError(res, 403, envelope('forbidden', may.sentence, false));
-      return handleUpload(req, res, decodeURIComponent(upload[1] ?? ''), url, o.engine);
+      return handleUpload(req, res, decodeURIComponent(upload[1] ?? ''), url, o.engine, who.caller);
     }
     const getLike = req.method === 'GET' || req.method === 'HEAD';
     if (path === '/api/info' && getLike) return sendJson(res, 200, info());
