@@ -107,3 +107,16 @@ test("a foreign base's answer is never shown back: an endpoint's lastError carri
   assert.equal(lastError, 'GET /health answered HTTP 500: RunPod had a server error');
   assert.ok(!farm.logs().join('\n').includes('hunter2'), 'nor in the log');
 });
+
+test('changing an endpoint\'s base forgets the key for it, whoever writes the row, unless the same write marks it set on the host', async (t) => {
+  const { engine } = await engineFor(t);
+  const v = await engine.call('cloud.addRunpod', { name: 'rp', endpointId: 'ep1', apiBase: 'http://127.0.0.1:9/v2', pricePerHourUsd: 1 });
+  const local = (): number => (engine.db.prepare('SELECT api_base_local AS l FROM instances WHERE id = ?').get(v.id) as { l: number }).l;
+  assert.equal(local(), 1, 'set on the host');
+  engine.db.prepare('UPDATE instances SET price_per_hour_usd = 2 WHERE id = ?').run(v.id);
+  assert.equal(local(), 1, 'another column changed: the mark stays');
+  engine.db.prepare("UPDATE instances SET api_base = 'http://10.9.9.9/v2' WHERE id = ?").run(v.id);
+  assert.equal(local(), 0, 'a new base: the key is not sent there');
+  engine.db.prepare("UPDATE instances SET api_base = 'http://127.0.0.1:9/v2', api_base_local = 1 WHERE id = ?").run(v.id);
+  assert.equal(local(), 1, 'a base set on the host in the same write keeps its mark');
+});
