@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer, type RunningServer } from '../../electron/server/server.js';
 import { uploadPath } from '../../shared/uploads.js';
@@ -124,8 +124,15 @@ test('uploads no job uses are swept after upload_unused_keep_h; a file a job use
   assert.ok(existsSync(join(t.dir, 'uploads', sha(unused))), 'kept before upload_unused_keep_h');
 
   t.clock.advance(60 * 60_000); // 2.5 h after the first two, 1 h after `fresh`
+  // What a crash mid-upload leaves: a temporary file nobody writes to any more; and one being written now.
+  const stale = join(t.dir, 'uploads', '.tmp-left-by-a-crash');
+  const writing = join(t.dir, 'uploads', '.tmp-being-written');
+  writeFileSync(stale, 'x');
+  writeFileSync(writing, 'x');
+  utimesSync(stale, new Date(t.clock.now() - 3 * 3_600_000), new Date(t.clock.now() - 3 * 3_600_000));
+  utimesSync(writing, new Date(t.clock.now()), new Date(t.clock.now()));
   assert.equal((await announce(s.url, null, [file(3)])).status, 200); // any upload path sweeps when due
-  assert.deepEqual(readdirSync(join(t.dir, 'uploads')).sort(), [sha(used), sha(fresh)].sort(), 'the unused file went; the used and the fresh stay');
+  assert.deepEqual(readdirSync(join(t.dir, 'uploads')).sort(), [sha(used), sha(fresh), '.tmp-being-written'].sort(), 'the unused file and the stale temporary went; the used, the fresh and the one being written stay');
   const rows = (t.engine.db.prepare('SELECT sha256 FROM uploads').all() as { sha256: string }[]).map((r) => r.sha256).sort();
   assert.deepEqual(rows, [sha(used), sha(fresh)].sort());
   const again = await announce(s.url, null, [unused]);
