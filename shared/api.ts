@@ -205,7 +205,9 @@ export const API_INPUTS = {
   'instances.probeAll': z.strictObject({ timeoutMs: z.number().positive().max(10 * 60_000).optional() }),
   /**
    * A RunPod serverless endpoint running worker-comfyui as a workstation (issue 18). `apiBase`
-   * defaults to RunPod's public API; it exists so tests and proxies can point elsewhere.
+   * defaults to RunPod's public API; it exists so tests and proxies can point elsewhere. It receives
+   * the farm's RunPod key, so only the farm host sets it: a page's transport (serve, the desktop
+   * page) refuses it with `forbidden` (electron/engine/cloud/api-base.ts).
    */
   'cloud.addRunpod': z.strictObject({
     name: nameSchema,

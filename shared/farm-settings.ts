@@ -112,7 +112,15 @@ const TABLE = {
   },
   upload_import_max_mb: {
     type: 'number', integer: false, unit: 'MB', default: 4_096, min: 0.001, max: 1_000_000,
-    description: 'The most input files one shot list may upload in all',
+    description: 'The most input files one shot list may upload in all; the farm takes a file only after uploads.check announced it, within this total',
+  },
+  upload_person_max_mb: {
+    type: 'number', integer: false, unit: 'MB', default: 51_200, min: 0.001, max: 100_000_000,
+    description: 'The most uploaded input files one person (or the solo operator) may keep on the farm in all, files their jobs still use included; past it an upload is refused',
+  },
+  upload_unused_keep_h: {
+    type: 'number', integer: false, unit: 'h', default: 24, min: 2, max: 24 * 365,
+    description: 'An uploaded file no job uses is removed this long after it was last sent or previewed (at least 2 h: longer than a preview is kept)',
   },
   burst_after_s: {
     type: 'number', integer: false, unit: 's', default: 600, min: 0, max: 7 * 86_400,

@@ -39,6 +39,7 @@ const EXCEPTIONS: readonly { file: string; clause: string; why: string }[] = [
   { file: 'electron/engine/job-state.ts', clause: 'UPDATE jobs', why: '…and changes it with its event row, in one transaction (architecture-state-door)' },
   { file: `${STORE}/attempt-store.ts`, clause: 'JOIN jobs', why: "an attempt shown with its job's names and state: recovery, the timeline, the run log" },
   { file: `${STORE}/asset-store.ts`, clause: 'JOIN jobs', why: "a ledger row shown with its job's shot, stage and take: the Ledger, the freeze, the export" },
+  { file: `${STORE}/upload-store.ts`, clause: 'FROM jobs', why: "the upload sweep keeps every file a job's inputs name (NOT EXISTS over inputs_json)" },
 ];
 
 /** Every table the migrations create. */

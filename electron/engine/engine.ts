@@ -32,6 +32,7 @@ import { instanceHandlers } from './handlers/instances.js';
 import { jobHandlers } from './handlers/jobs.js';
 import { releaseHandlers } from './handlers/releases.js';
 import { uploadHandlers } from './handlers/uploads.js';
+import { UploadGate } from './uploads/upload-gate.js';
 import { settingsHandlers } from './handlers/settings.js';
 import { templateHandlers } from './handlers/templates.js';
 import { userHandlers } from './handlers/users.js';
@@ -94,6 +95,8 @@ export class Engine {
   /** The data folder (the RunPod key file lives beside the database). */
   readonly dataDir: string;
   readonly handlers: ApiHandlers;
+  /** Which uploads each sender announced and may send now (uploads/upload-gate.ts). */
+  readonly uploadGate = new UploadGate();
   private readonly announcer: JobAnnouncer;
   private readonly log: (message: string) => void;
   /** The data folder's farm, while this engine runs it (and the listener one-shot CLI commands call). */
@@ -144,7 +147,7 @@ export class Engine {
     });
     const ctx: EngineContext = {
       db: this.db, dbFile: this.dbFile, clock: this.clock, random: this.random, events: this.events, settings: this.settings,
-      announcer: this.announcer, farm: () => this.scheduler,
+      announcer: this.announcer, farm: () => this.scheduler, uploadGate: this.uploadGate,
     };
     this.handlers = {
       ...farmHandlers(ctx), ...jobHandlers(ctx), ...importHandlers(ctx), ...templateHandlers(ctx), ...instanceHandlers(ctx),

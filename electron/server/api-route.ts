@@ -9,6 +9,7 @@ import type { Caller } from '../../shared/people.js';
 import { toErrorEnvelope } from '../../shared/errors.js';
 import type { Engine } from '../engine/engine.js';
 import { confineExportInput } from '../engine/hosting/export-path.js';
+import { apiBaseRefusal } from '../engine/cloud/api-base.js';
 import { localOnlyRefusal } from '../engine/hosting/local-only.js';
 import { BodyTooLarge, envelope, readBody, sendError, sendJson, STATUS_FOR_CODE } from './http-util.js';
 
@@ -52,6 +53,9 @@ export async function handleApiCall(req: IncomingMessage, res: ServerResponse, m
   } catch {
     return sendError(res, 400, envelope('bad_input', 'The request body is not valid JSON.'));
   }
+  // The RunPod key goes where the API base points: only the farm host chooses it (cloud/api-base.ts).
+  const baseRefused = apiBaseRefusal(methodName, input);
+  if (baseRefused) return sendError(res, 403, baseRefused);
   try {
     const result = await o.engine.call(methodName, confine(methodName, input, o), o.caller);
     sendJson(res, 200, { ok: true, result });

@@ -92,6 +92,13 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
   // People may be added while serve runs: whether a token is needed is asked at each request.
   const info = () => ({ name: 'Shotfarm', demoLabel: o.demoLabel ?? null, tokenRequired: token !== null || o.engine.peopleDefined(), exportDir });
 
+  /**
+   * With people defined the shared token is not enough: each person's own token is asked (people-access.ts).
+   * One place for requests and socket upgrades alike: they once differed, and the desktop page's
+   * event socket was refused in studio mode.
+   */
+  const policyNow = (people: boolean): AccessPolicy => (people ? { token: null, loopbackOnly: false, personalTokens: true } : policy);
+
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://x');
     const path = url.pathname;
@@ -100,7 +107,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     // With people defined the shared token is not enough: each person's own token is asked below. That
     // token also stops a DNS-rebound page, so the loopback Host check is not needed — a reverse proxy
     // in front of a loopback serve may then pass its own Host (docs/studio-farm.md → HTTPS).
-    const effective: AccessPolicy = people ? { token: null, loopbackOnly: false, personalTokens: true } : policy;
+    const effective = policyNow(people);
     // The desktop app in studio mode (access.ts): its preflights (which carry no token) are
     // answered, and its answers are readable; everything else is checked as for any caller.
     const cors = isApp ? null : corsHeaders(req.headers.origin, effective);
@@ -131,7 +138,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       // An upload is part of an import: the roles that may not import may not fill the farm's disk either.
       const may = who.caller.kind === 'local' ? { allowed: true as const } : permission({ role: who.caller.role, method: 'uploads.check' });
       if (!may.allowed) return sendError(res, 403, envelope('forbidden', may.sentence, false));
-      return handleUpload(req, res, decoded, url, o.engine);
+      return handleUpload(req, res, decoded, url, o.engine, who.caller);
     }
     const getLike = req.method === 'GET' || req.method === 'HEAD';
     if (path === '/api/info' && getLike) return sendJson(res, 200, info());
@@ -158,7 +165,8 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     const url = new URL(req.url ?? '/', 'http://x');
     const people = o.engine.peopleDefined();
     let verdict = url.pathname === '/api/events'
-      ? checkAccess(req, url, people ? { token: null, loopbackOnly: false } : policy, true)
+      // The same policy as a request's: the desktop page's socket (Origin null) is let in on a personal token too.
+      ? checkAccess(req, url, policyNow(people), true)
       : { ok: false as const, status: 404 as const, message: 'Not found' };
     if (verdict.ok) {
       const who = authenticate(req, url, o.engine, backoff);

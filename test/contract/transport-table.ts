@@ -10,7 +10,8 @@
  *   and the engine host, whose engine process is the real engine service without the process;
  * - desktop studio mode: the desktop page's client (desktop-client.ts) on the real preload bridge,
  *   whose main side (ipc.ts with a StudioSession over an in-memory token store) hands it a real
- *   `serve`'s origin and token; the page then talks HTTP/WebSocket to that server directly.
+ *   `serve`'s origin and a person's token (people defined, as a studio runs it); the page then
+ *   talks HTTP/WebSocket to that server directly.
  * What legitimately differs between them is data here, per transport: the HTTP status each kind of
  * answer carries, and which methods the transport refuses before the engine sees them (the
  * desktop page, besides the local-only ones, every method its views do not call).
@@ -98,11 +99,19 @@ const inProcess: Transport = {
   },
 };
 
-/** Wraps the global fetch the renderer's transport uses, to see the status of each answer. */
-function recordStatuses(): { last: () => number | null; restore: () => void } {
+/**
+ * Wraps the global fetch the renderer's transport uses, to see the status of each answer;
+ * `desktopOrigin`: requests say `Origin: null`, as the desktop app's page does.
+ */
+function recordStatuses(desktopOrigin: boolean): { last: () => number | null; restore: () => void } {
   const original = globalThis.fetch;
   let last: number | null = null;
   globalThis.fetch = async (...args: Parameters<typeof fetch>) => {
+    if (desktopOrigin) {
+      const headers = new Headers(args[1]?.headers);
+      headers.set('origin', 'null');
+      args[1] = { ...args[1], headers };
+    }
     const res = await original(...args);
     last = res.status;
     return res;
@@ -141,9 +150,11 @@ const http: Transport = {
  * A connection whose client talks HTTP/WebSocket to `server` (made once the page's WebSocket is
  * provided and statuses are recorded), ready once its events socket said hello.
  */
-async function httpConnection(t: TestEngine, server: RunningServer, makeClient: () => Promise<ShotfarmClient & { close?: () => void }>): Promise<Connection> {
-  const unprovide = providePageWebSocket();
-  const statuses = recordStatuses();
+async function httpConnection(
+  t: TestEngine, server: RunningServer, makeClient: () => Promise<ShotfarmClient & { close?: () => void }>, o: { desktopOrigin?: boolean } = {},
+): Promise<Connection> {
+  const unprovide = providePageWebSocket(o);
+  const statuses = recordStatuses(o.desktopOrigin === true);
   let client: (ShotfarmClient & { close?: () => void }) | null = null;
   const close = async (): Promise<void> => {
     client?.close?.();
@@ -211,13 +222,15 @@ const studio: Transport = {
   ...SERVER_ANSWERS,
   async setup() {
     const t = await makeEngine({ templates: false });
-    // A studio farm requires a token (off loopback always; here one is given on loopback).
-    const server = await startServer({ engine: t.engine, host: '127.0.0.1', port: 0, token: 'personal-token-of-mira' });
+    // A studio farm with people (README → Studio farm): the page presents Mira's personal token —
+    // on its calls and on its event socket (Origin null), which the server once refused.
+    const { token } = await t.engine.call('users.add', { name: 'mira', role: 'admin' });
+    const server = await startServer({ engine: t.engine, host: '127.0.0.1', port: 0 });
     const indexHtml = join(t.dir, 'app', 'index.html');
     const fake = fakeElectronIpc({ pageUrl: pathToFileURL(indexHtml).href });
     const session = new StudioSession({
       choice: { mode: 'studio', origin: server.url }, choiceFile: join(t.dir, 'farm-choice.json'),
-      tokens: new MemoryTokenStore('personal-token-of-mira'), restart: () => undefined,
+      tokens: new MemoryTokenStore(token), restart: () => undefined,
     });
     // In studio mode no engine runs here: the main side's calls (the menu's) go to the farm.
     registerIpc({
@@ -228,7 +241,7 @@ const studio: Transport = {
       const client = await createDesktopClient(createShotfarmBridge(fake.ipcRenderer));
       if (client.farmChoice?.mode !== 'studio' || client.farmChoice.origin !== server.url) throw new Error('the desktop client is not in studio mode on the server');
       return client;
-    });
+    }, { desktopOrigin: true });
   },
 };
 

@@ -14,10 +14,20 @@ class PageWebSocket extends WebSocket {
   }
 }
 
-/** Makes `WebSocket` a global where there is none; returns the undo. */
-export function providePageWebSocket(): () => void {
+/** A page from the app's own files (the desktop app in studio mode): Chromium sends `Origin: null` on its sockets. */
+class DesktopPageWebSocket extends PageWebSocket {
+  constructor(address: string | URL, protocols?: string | string[]) {
+    super(address, protocols, { headers: { origin: 'null' } });
+  }
+}
+
+/**
+ * Makes `WebSocket` a global where there is none; returns the undo. `desktopOrigin`: sockets say
+ * `Origin: null`, as the desktop app's page does.
+ */
+export function providePageWebSocket(o: { desktopOrigin?: boolean } = {}): () => void {
   const g = globalThis as { WebSocket?: unknown };
   if (g.WebSocket !== undefined) return () => undefined;
-  g.WebSocket = PageWebSocket;
+  g.WebSocket = o.desktopOrigin ? DesktopPageWebSocket : PageWebSocket;
   return () => void delete g.WebSocket;
 }

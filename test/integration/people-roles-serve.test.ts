@@ -150,6 +150,8 @@ test('an upload is part of an import: a lead is refused 403 with the policy sent
     assert.equal(refused.status, 403);
     assert.equal(((await refused.json()) as { error: { message: string } }).error.message, 'leads cannot import shot lists.');
     assert.equal(existsSync(join(t.dir, 'uploads', sha)), false, 'nothing stored for the lead');
+    // As the import page does: the file is announced first (uploads.check), then sent.
+    assert.equal((await callAs(server.url, artist, 'uploads.check', { files: [{ name: 'plate.png', sha256: sha, size: body.length }] })).status, 200);
     const ok = await put(artist);
     assert.ok(ok.status < 300, `an artist uploads: ${ok.status}`);
     assert.equal(existsSync(join(t.dir, 'uploads', sha)), true);

@@ -7,7 +7,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { startServer } from '../../electron/server/server.js';
+import WebSocket from 'ws';
 import { makeEngine } from '../helpers/engine.js';
+import { addPerson } from '../helpers/people.js';
 
 function raw(url: string, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; headers: Record<string, unknown> }> {
   const u = new URL(url);
@@ -53,4 +55,35 @@ test('without a token (loopback), a page with Origin null is refused and gets no
   const r = await raw(server.url, 'POST', '/api/call/farm.status', { 'content-type': 'application/json', origin: 'null' }, '{}');
   assert.equal(r.status, 403);
   assert.equal(r.headers['access-control-allow-origin'], undefined);
+});
+
+/** Opens the event socket as the desktop page does (token in the query, Origin null); the status it got. */
+function openEvents(url: string, query: string, origin: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`${url.replace('http', 'ws')}/api/events${query}`, { headers: { origin } });
+    ws.once('open', () => {
+      ws.close();
+      resolve(101);
+    });
+    ws.once('unexpected-response', (_req, res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    ws.once('error', reject);
+  });
+}
+
+test("with people defined, the desktop page's event socket opens on a personal token (Origin null) and not without one", async (ctx) => {
+  const t = await makeEngine({ templates: false });
+  const server = await startServer({ engine: t.engine });
+  ctx.after(async () => {
+    await server.close();
+    await t.close();
+  });
+  const token = await addPerson(t.engine, 'ana', 'artist');
+  assert.equal(await openEvents(server.url, `?token=${encodeURIComponent(token)}`, 'null'), 101, 'Origin null + a valid personal token');
+  assert.equal(await openEvents(server.url, `?token=${encodeURIComponent(token)}`, 'file://'), 101, 'Origin file:// + a valid personal token');
+  assert.equal(await openEvents(server.url, '', 'null'), 401, 'no token');
+  assert.equal(await openEvents(server.url, '?token=wrong-token-000', 'null'), 401, 'a wrong token');
+  assert.equal(await openEvents(server.url, `?token=${encodeURIComponent(token)}`, 'http://evil.example'), 403, 'another site, even with the token');
 });

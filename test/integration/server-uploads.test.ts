@@ -96,6 +96,7 @@ test('a file over the per-file limit, or files over the per-import limit, are re
 test('a truncated upload, one whose content does not match its hash, and an interrupted one store nothing', async () => {
   await withServer(async (s, t) => {
     const h = sha(PLATE);
+    await call(s, 'uploads.check', { files: [{ name: 'plates/sh010.png', sha256: h, size: PLATE.length }] });
     const short = await put(s, h, 'plates/sh010.png', PLATE.subarray(0, 100));
     assert.equal(short.status, 400);
     assert.match(short.message, /does not match its SHA-256 .*a truncated or altered upload; nothing was stored/);

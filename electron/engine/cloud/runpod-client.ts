@@ -6,13 +6,15 @@
  */
 import type { z } from 'zod';
 import { ShotfarmError } from '../../../shared/errors.js';
+import { send, type RawResponse } from '../comfy/http.js';
+import { ComfyRequestError, describeFailure } from '../comfy/observation.js';
 import {
-  healthAnswerSchema, runAnswerSchema, RUN_BODY_LIMIT_BYTES, statusAnswerSchema, type HealthAnswer, type StatusAnswer, type WorkerInput,
+  healthAnswerSchema, runAnswerSchema, RUN_BODY_LIMIT_BYTES, RUNPOD_ANSWER_LIMITS, statusAnswerSchema, type RunpodRoute, type HealthAnswer, type StatusAnswer, type WorkerInput,
 } from './runpod-protocol.js';
 
 export class RunpodHttpError extends Error {
   constructor(
-    readonly route: string,
+    readonly route: RunpodRoute,
     /** 0: no answer (refused, reset, timed out, aborted). */
     readonly status: number,
     message: string,
@@ -38,6 +40,8 @@ export interface RunpodClientOptions {
   /** Read at every request, so a key set while the farm runs applies at once; null: none configured. */
   apiKey: () => string | null;
   timeoutMs: number;
+  /** Why there is no key for this endpoint when apiKey() gives none (cloud/api-base.ts KEY_WITHHELD). */
+  noKeyWords?: string;
 }
 
 /** Retry-After as RFC 9110 allows it: delta-seconds or an HTTP date. */
@@ -79,38 +83,53 @@ export class RunpodClient {
     return this.request('GET /health', 'health', healthAnswerSchema, signal);
   }
 
-  private async request<T>(route: string, path: string, schema: z.ZodType<T> | null, signal: AbortSignal | undefined, body?: string): Promise<T> {
+  private async request<T>(route: RunpodRoute, path: string, schema: z.ZodType<T> | null, signal: AbortSignal | undefined, body?: string): Promise<T> {
     const key = this.o.apiKey();
-    if (!key) throw new RunpodHttpError(route, 401, 'no RunPod API key is configured (set RUNPOD_API_KEY, or shotfarm workers runpod-key)');
-    const url = `${this.o.apiBase}/${this.o.endpointId}/${path}`;
-    const timeout = AbortSignal.timeout(this.o.timeoutMs);
-    let res: Response;
+    if (!key) throw new RunpodHttpError(route, 401, this.o.noKeyWords ?? 'no RunPod API key is configured (set RUNPOD_API_KEY, or shotfarm workers runpod-key)');
+    const transport = { baseUrl: `${this.o.apiBase}/${this.o.endpointId}`, timeoutMs: this.o.timeoutMs, dispatcher: undefined };
+    let res: RawResponse;
     try {
-      res = await fetch(url, {
-        method: body === undefined ? 'GET' : 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json' },
-        ...(body !== undefined ? { body } : {}),
-        signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-      });
+      // The ComfyUI client's sender: one deadline over the whole exchange, the answer capped per route as it arrives.
+      res = await send(transport, {
+        method: body === undefined ? 'GET' : 'POST', path: `/${path}`, headers: { authorization: `Bearer ${key}`, accept: 'application/json' },
+        ...(body !== undefined ? { jsonText: body } : {}),
+      }, { maxBytes: RUNPOD_ANSWER_LIMITS[route], ...(signal ? { signal } : {}) });
     } catch (err) {
-      const why = timeout.aborted ? `no answer within ${this.o.timeoutMs} ms` : signal?.aborted ? 'aborted' : (err as Error).message;
-      throw new RunpodHttpError(route, 0, `${route}: ${why}`);
+      if (!(err instanceof ComfyRequestError)) throw err;
+      // A body over the cap came from a server that answered: like one that is not JSON, worth a retry later.
+      const answered = err.failure.kind === 'malformed';
+      throw new RunpodHttpError(route, answered ? 502 : 0, `${route}: ${describeFailure(err.failure)}`);
     }
-    const text = await res.text().catch(() => '');
-    if (!res.ok) {
-      const retryAfter = parseRetryAfter(res.headers.get('retry-after'), Date.now());
-      const words = res.status === 401 || res.status === 403 ? 'API key rejected' : text.slice(0, 200).replace(/\s+/g, ' ');
+    if (res.status < 200 || res.status > 299) {
+      const retryAfter = parseRetryAfter(res.retryAfter, Date.now());
+      // The status only, never the body: the base may be some other service, whose answer is not ours to show.
+      const words = res.status === 401 || res.status === 403 ? 'API key rejected' : describeStatus(res.status);
       throw new RunpodHttpError(route, res.status, `${route} answered HTTP ${res.status}: ${words}`, retryAfter);
     }
     if (!schema) return undefined as T;
     let json: unknown;
     try {
-      json = JSON.parse(text);
+      json = JSON.parse(res.text);
     } catch {
-      throw new RunpodHttpError(route, 502, `${route} answered something that is not JSON`);
+      throw new RunpodHttpError(route, 502, `${route} answered something that is not JSON (${Buffer.byteLength(res.text)} bytes)`);
     }
     const parsed = schema.safeParse(json);
-    if (!parsed.success) throw new RunpodHttpError(route, 502, `${route} answered an unexpected shape: ${parsed.error.issues[0]?.message ?? ''}`);
+    // The first issue's path and code, not its message: zod quotes received values in some messages.
+    if (!parsed.success) throw new RunpodHttpError(route, 502, `${route} answered an unexpected shape (${issueWhere(parsed.error)})`);
     return parsed.data;
   }
+}
+
+/** A status's plain meaning, for an error that may not quote the body. */
+function describeStatus(status: number): string {
+  if (status === 404) return 'no such endpoint or job';
+  if (status === 429) return 'too many requests';
+  if (status >= 500) return 'RunPod had a server error';
+  return 'the request was refused';
+}
+
+function issueWhere(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return 'no detail';
+  return `${issue.path.length ? issue.path.join('.') : 'the answer'}: ${issue.code}`;
 }

@@ -24,8 +24,22 @@ async function bytesOf(img: WorkerImage, maxBytes: number, signal?: AbortSignal)
   const res = await fetch(img.data, { signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(120_000)]) : AbortSignal.timeout(120_000) });
   if (!res.ok) throw new ShotfarmError('storage', `the output ${img.filename} could not be fetched from its S3 URL (HTTP ${res.status})`);
   const declared = Number(res.headers.get('content-length') ?? '0');
-  if (declared > maxBytes) throw new OutputTooLarge(img.filename, maxBytes, declared);
-  return Buffer.from(await res.arrayBuffer());
+  if (declared > maxBytes) {
+    await res.body?.cancel().catch(() => undefined);
+    throw new OutputTooLarge(img.filename, maxBytes, declared);
+  }
+  // Counted as it arrives: an answer that announces no length (or a false one) is cut at the limit, not read whole.
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  for await (const chunk of res.body ?? []) {
+    bytes += chunk.byteLength;
+    if (bytes > maxBytes) {
+      await res.body?.cancel().catch(() => undefined);
+      throw new OutputTooLarge(img.filename, maxBytes, null);
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, bytes);
 }
 
 export interface WorkerImageLimits {

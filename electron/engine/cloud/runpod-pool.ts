@@ -16,6 +16,7 @@ import { jobRow } from '../store/job-store.js';
 import type { FarmDeps } from '../scheduler/attempt-scope.js';
 import { candidates } from '../scheduler/candidates.js';
 import type { TemplateCache } from '../scheduler/wait-explainer.js';
+import { endpointApiBase, KEY_WITHHELD, keyMayGoTo } from './api-base.js';
 import { burstDecision } from './burst-policy.js';
 import { burstWaitOf, endpointFits, type BurstWait } from './burst-wait.js';
 import { RunpodClient, RunpodHttpError } from './runpod-client.js';
@@ -70,8 +71,11 @@ export class CloudPool {
 
   private add(row: InstanceRow): void {
     const prev = this.endpoints.get(row.id);
+    // The key goes only to RunPod's API or a base chosen on the farm host (cloud/api-base.ts).
+    const keyGoes = keyMayGoTo(row);
     const client = new RunpodClient({
-      apiBase: row.api_base ?? 'https://api.runpod.ai/v2', endpointId: row.runpod_endpoint_id ?? '', apiKey: this.d.apiKey, timeoutMs: this.d.config.requestTimeoutMs,
+      apiBase: endpointApiBase(row), endpointId: row.runpod_endpoint_id ?? '', apiKey: keyGoes ? this.d.apiKey : () => null,
+      timeoutMs: this.d.config.requestTimeoutMs, ...(keyGoes ? {} : { noKeyWords: KEY_WITHHELD }),
     });
     this.endpoints.set(row.id, { row, client, running: prev?.running ?? new Map(), held: prev?.held ?? new Set() });
   }
@@ -91,7 +95,7 @@ export class CloudPool {
         () => this.setHealth(e, 'idle', null, true),
         (err: unknown) => {
           const rejected = err instanceof RunpodHttpError && err.rejectedKey;
-          this.setHealth(e, 'unhealthy', rejected ? 'API key rejected' : (err as Error).message, !(err instanceof RunpodHttpError && err.status === 0));
+          this.setHealth(e, 'unhealthy', rejected ? this.keyWords(e) : (err as Error).message, !(err instanceof RunpodHttpError && err.status === 0));
         },
       );
     }
@@ -114,12 +118,17 @@ export class CloudPool {
   /** What the runners report: the key was rejected (jobs untouched), or the endpoint answered. */
   private keyRejected = (id: string): void => {
     const e = this.endpoints.get(id);
-    if (e) this.setHealth(e, 'unhealthy', 'API key rejected', true);
+    if (e) this.setHealth(e, 'unhealthy', this.keyWords(e), true);
   };
+
+  /** A 401 of ours when the key is withheld from this base says so; RunPod's own says it refused the key. */
+  private keyWords(e: Endpoint): string {
+    return keyMayGoTo(e.row) ? 'API key rejected' : KEY_WITHHELD;
+  }
 
   private heard = (id: string): void => {
     const e = this.endpoints.get(id);
-    if (e && e.row.health === 'unhealthy' && e.row.last_error !== 'API key rejected') this.setHealth(e, 'idle', null, true);
+    if (e && e.row.health === 'unhealthy' && e.row.last_error !== this.keyWords(e)) this.setHealth(e, 'idle', null, true);
   };
 
   spentToday(): number {
@@ -250,7 +259,7 @@ export class CloudPool {
     return {
       ...toInstanceView(this.d.db, e.row, current),
       cloud: {
-        kind: 'runpod', endpointId: e.row.runpod_endpoint_id ?? '', apiBase: e.row.api_base ?? '', pricePerHourUsd: e.row.price_per_hour_usd ?? 0,
+        kind: 'runpod', endpointId: e.row.runpod_endpoint_id ?? '', apiBase: endpointApiBase(e.row), pricePerHourUsd: e.row.price_per_hour_usd ?? 0,
         executionTimeoutS: e.row.execution_timeout_s ?? 600, spentTodayUsd: this.spentToday(), budgetUsdPerDay: this.d.config.burstBudgetUsdPerDay,
         burstWait: this.burstWait,
       },

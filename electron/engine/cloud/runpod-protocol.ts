@@ -12,6 +12,21 @@ export type RunpodJobState = (typeof RUNPOD_JOB_STATES)[number];
 /** RunPod caps a /run request body at 10 MB (its operation reference); we refuse larger ones before sending. */
 export const RUN_BODY_LIMIT_BYTES = 10 * 1024 * 1024;
 
+/**
+ * The largest answer read per RunPod operation, in bytes: what the API sends there, with a wide
+ * margin. A larger one is refused as it arrives, never buffered whole (comfy/http.ts readCapped) —
+ * a hostile base once answered /health with 300 MB and took `serve` from 181 MB to 1.27 GB.
+ * /status is the one large answer: a COMPLETED job carries its output images as base64 (an endpoint
+ * with an S3 bucket sends URLs instead, and a farm with big outputs should configure one).
+ */
+export const RUNPOD_ANSWER_LIMITS = {
+  'POST /run': 64 * 1024,
+  'GET /status': 128 * 1024 * 1024,
+  'POST /cancel': 64 * 1024,
+  'GET /health': 64 * 1024,
+} as const;
+export type RunpodRoute = keyof typeof RUNPOD_ANSWER_LIMITS;
+
 /** POST /run answers the job's id and its first state (always IN_QUEUE in practice). */
 export const runAnswerSchema = z.object({ id: z.string().min(1).max(200), status: z.string() });
 

@@ -86,12 +86,18 @@ export interface SendArgs {
   query?: Record<string, string | number | undefined>;
   /** A JSON value is serialised; FormData is sent as multipart. */
   json?: unknown;
+  /** A body already serialised as JSON (a caller that measured it first). */
+  jsonText?: string;
   form?: FormData;
+  /** Extra request headers (RunPod's Authorization). Never logged, never put into an error. */
+  headers?: Record<string, string>;
 }
 
 export interface RawResponse {
   status: number;
   text: string;
+  /** Retry-After, when the server sent one (RunPod's 429). */
+  retryAfter: string | null;
 }
 
 /** A deadline covering the whole exchange, merged with the caller's signal. */
@@ -150,10 +156,13 @@ export async function send(t: Transport, args: SendArgs, opts: CallOptions = {})
   const route = routeName(args.method, args.path);
   const deadline = new Deadline(opts.timeoutMs ?? t.timeoutMs, opts.signal);
   try {
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...args.headers };
     let body: string | FormData | undefined;
     if (args.form) body = args.form;
-    else if (args.json !== undefined) {
+    else if (args.jsonText !== undefined) {
+      body = args.jsonText;
+      headers['content-type'] = 'application/json';
+    } else if (args.json !== undefined) {
       body = JSON.stringify(args.json);
       headers['content-type'] = 'application/json';
     }
@@ -165,7 +174,8 @@ export async function send(t: Transport, args: SendArgs, opts: CallOptions = {})
       ...(t.dispatcher ? { dispatcher: t.dispatcher } : {}),
     });
     const text = await readCapped(res, opts.maxBytes ?? answerLimit(args.method, args.path), route);
-    return { status: res.statusCode, text };
+    const retryAfter = res.headers['retry-after'];
+    return { status: res.statusCode, text, retryAfter: typeof retryAfter === 'string' ? retryAfter : null };
   } catch (err) {
     throw deadline.fail(err, route);
   } finally {

@@ -6,6 +6,7 @@ import { dirname } from 'node:path';
 import type { InstanceView } from '../../../shared/domain.js';
 import { ShotfarmError } from '../../../shared/errors.js';
 import { storedNumber } from '../settings/farm-settings.js';
+import { normaliseApiBase, RUNPOD_API_BASE } from '../cloud/api-base.js';
 import { runpodKeySource, storeRunpodKey } from '../cloud/api-key.js';
 import { utcDayStart } from '../cloud/runpod-cost.js';
 import { randomId } from '../ids.js';
@@ -13,8 +14,6 @@ import { spendSince } from '../store/attempt-store.js';
 import { insertRunpodInstance, instanceRow, listInstanceRows, toInstanceView } from '../store/instance-store.js';
 import type { DomainHandlers, EngineContext } from './context.js';
 
-/** RunPod's public serverless API. */
-export const RUNPOD_API_BASE = 'https://api.runpod.ai/v2';
 /** RunPod's default execution timeout of an endpoint (600 s) when the operator names none. */
 const DEFAULT_EXECUTION_TIMEOUT_S = 600;
 
@@ -22,7 +21,8 @@ export function cloudHandlers(ctx: EngineContext): DomainHandlers<'cloud'> {
   const dataDir = dirname(ctx.dbFile);
   return {
     'cloud.addRunpod': async (f) => {
-      const apiBase = (f.apiBase ?? RUNPOD_API_BASE).replace(/\/+$/, '');
+      // A page's transport refuses apiBase (cloud/api-base.ts): one that reaches here was chosen on the farm host.
+      const apiBase = normaliseApiBase(f.apiBase ?? RUNPOD_API_BASE);
       const url = `${apiBase}/${f.endpointId}`;
       for (const r of listInstanceRows(ctx.db)) {
         if (r.name === f.name) throw new ShotfarmError('conflict', `A workstation is already named "${f.name}".`);
@@ -30,7 +30,7 @@ export function cloudHandlers(ctx: EngineContext): DomainHandlers<'cloud'> {
       }
       const id = randomId();
       insertRunpodInstance(ctx.db, id, {
-        name: f.name, endpointId: f.endpointId, apiBase, tags: f.tags ?? [], maxConcurrency: f.maxConcurrency ?? 1, gpuName: f.gpuName ?? null,
+        name: f.name, endpointId: f.endpointId, apiBase, apiBaseLocal: f.apiBase !== undefined, tags: f.tags ?? [], maxConcurrency: f.maxConcurrency ?? 1, gpuName: f.gpuName ?? null,
         vramGb: f.vramGb ?? null, pricePerHourUsd: f.pricePerHourUsd, executionTimeoutS: f.executionTimeoutS ?? DEFAULT_EXECUTION_TIMEOUT_S,
       }, ctx.clock.now());
       ctx.farm()?.instanceChanged(id);

@@ -15,6 +15,7 @@ import type { AttemptWatchView } from '../scheduler/attempt-watch.js';
 import type { FarmFacts } from '../scheduler/farm-facts.js';
 import type { FolderDefaults } from '../settings/farm-settings.js';
 import type { Db } from '../store/database.js';
+import type { UploadGate } from '../uploads/upload-gate.js';
 
 /** The handlers of the contract's methods named `<domain>.…`. */
 export type DomainHandlers<D extends string> = Pick<ApiHandlers, Extract<ApiMethod, `${D}.${string}`>>;
@@ -69,6 +70,8 @@ export interface EngineContext {
   announcer: JobAnnouncer;
   /** The farm running in this process, or null. */
   farm(): FarmPort | null;
+  /** Which uploads each sender announced (uploads.check) and may now send (the server's PUT route). */
+  uploadGate: UploadGate;
 }
 
 /** Announces changed jobs and lets the dispatcher reconsider; answers with their views. */

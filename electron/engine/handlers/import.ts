@@ -22,11 +22,19 @@ interface StoredPreview {
   preview: ImportPreview;
   rows: CheckedRow[];
   createdAt: number;
+  /** Who made it (actorName): it counts to their share of the kept previews. */
+  by: string;
 }
 
 /** Previews are kept for the operator to confirm; after this they must be made again. */
 const PREVIEW_TTL_MS = 60 * 60_000;
-const MAX_PREVIEWS = 20;
+/**
+ * Kept per person, and in all. A person's 21st preview drops their own oldest, never another's
+ * (one shared pool of 20 once let one person evict everyone else's); past the total, the oldest of
+ * whoever holds the most goes.
+ */
+const MAX_PREVIEWS_PER_PERSON = 20;
+const MAX_PREVIEWS = 200;
 
 function isCsv(fileName: string, content: string): boolean {
   return /\.(csv|tsv|txt)$/i.test(fileName) || (!/\.json$/i.test(fileName) && !content.trimStart().startsWith('{'));
@@ -34,20 +42,29 @@ function isCsv(fileName: string, content: string): boolean {
 
 export function importHandlers(ctx: EngineContext): DomainHandlers<'import'> {
   const previews = new Map<string, StoredPreview>();
-  const prune = (): void => {
+  /** Makes room for one more preview of `by` (the map keeps insertion order: oldest first). */
+  const prune = (by: string): void => {
     const now = ctx.clock.now();
     for (const [id, p] of previews) if (now - p.createdAt > PREVIEW_TTL_MS) previews.delete(id);
-    while (previews.size > MAX_PREVIEWS) previews.delete(previews.keys().next().value as string);
+    const ids = (who: string): string[] => [...previews].filter(([, p]) => p.by === who).map(([id]) => id);
+    const own = ids(by);
+    while (own.length >= MAX_PREVIEWS_PER_PERSON) previews.delete(own.shift() as string);
+    while (previews.size >= MAX_PREVIEWS) {
+      const counts = new Map<string, number>();
+      for (const p of previews.values()) counts.set(p.by, (counts.get(p.by) ?? 0) + 1);
+      const most = [...counts].reduce((a, b) => (b[1] > a[1] ? b : a))[0];
+      previews.delete(ids(most)[0] as string);
+    }
   };
   return {
-    'import.preview': async ({ fileName, content, baseDir, mapping, uploads }) => {
+    'import.preview': async ({ fileName, content, baseDir, mapping, uploads }, caller) => {
       checkShotListText(fileName, content);
       const read = isCsv(fileName, content) ? readCsvShotList(content, fileName, mapping ?? {}) : readJsonShotList(content, fileName);
       if (read.rows.length === 0) throw new ShotfarmError('bad_input', `${fileName} has no shots to import.`);
       // Node classes and models: against the running farm's lists, else the lists its last run stored.
       // Inputs only from the shot list's own folder (never the caller's working folder), never the database.
       // Files sent with the list (uploads) are found by their input name first: a stored file, never a client's path.
-      const sent = uploadedInputs(ctx.db, ctx.dbFile, uploads);
+      const sent = uploadedInputs(ctx.db, ctx.dbFile, uploads, ctx.clock.now());
       const farm = currentFarmPlaces(ctx.db, ctx.dbFile, ctx.settings);
       const folder = { ...inputFolder(baseDir, [ctx.dbFile, `${ctx.dbFile}-wal`, `${ctx.dbFile}-shm`, `${ctx.dbFile}-journal`]), farm, ...(sent ? { uploads: sent } : {}) };
       let checked;
@@ -64,8 +81,9 @@ export function importHandlers(ctx: EngineContext): DomainHandlers<'import'> {
         previewId: randomId(), fileName, format: read.format, mapping: read.mapping, notices, rows: rows.map((r) => r.view),
         counts: { new: count('new'), duplicate: count('duplicate'), error: count('error') },
       };
-      prune();
-      previews.set(preview.previewId, { preview, rows, createdAt: ctx.clock.now() });
+      const by = actorName(caller);
+      prune(by);
+      previews.set(preview.previewId, { preview, rows, createdAt: ctx.clock.now(), by });
       return preview;
     },
     'import.commit': async ({ previewId }, caller) => {

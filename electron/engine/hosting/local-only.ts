@@ -8,6 +8,7 @@
  */
 import { LOCAL_ONLY_METHODS, type ApiMethod } from '../../../shared/api.js';
 import { errorEnvelope, type ErrorEnvelope } from '../../../shared/errors.js';
+import { apiBaseRefusal } from '../cloud/api-base.js';
 import { FARM_SETTINGS, FOLDER_SETTING_KEYS, isFarmSettingKey } from '../../../shared/farm-settings.js';
 
 /** The envelope a page's transport answers for a local-only method, or null when the page may call it. */
@@ -25,7 +26,7 @@ export function localOnlyRefusal(method: ApiMethod): ErrorEnvelope | null {
  * is the command line's to choose. A setting of any other type is refused until it is decided here.
  */
 export function desktopPageRefusal(method: ApiMethod, input: unknown): ErrorEnvelope | null {
-  if (method !== 'settings.set' && method !== 'settings.reset') return localOnlyRefusal(method);
+  if (method !== 'settings.set' && method !== 'settings.reset') return localOnlyRefusal(method) ?? apiBaseRefusal(method, input);
   const key = typeof input === 'object' && input !== null ? (input as { key?: unknown }).key : undefined;
   // Not a setting's key: the engine's own validation answers it (bad_input).
   if (!isFarmSettingKey(key)) return null;

@@ -71,6 +71,9 @@ export interface SchedulerConfig {
   /** Uploaded input files: the largest one, and the most one import may send in all (bytes). */
   uploadFileMaxBytes: number;
   uploadImportMaxBytes: number;
+  /** The most one person's uploads may weigh in all (bytes), and how long an unused upload is kept (ms). */
+  uploadPersonMaxBytes: number;
+  uploadUnusedKeepMs: number;
 }
 
 const MB = 1024 * 1024;
@@ -98,6 +101,8 @@ export const SETTING_FIELDS: { [K in NumericSettingKey]: { of(c: SchedulerConfig
   fair_share_window_s: { of: (c) => c.fairShare.windowMs / 1000, put: (c, v) => void (c.fairShare.windowMs = v * 1000) },
   upload_file_max_mb: { of: (c) => c.uploadFileMaxBytes / MB, put: (c, v) => void (c.uploadFileMaxBytes = Math.round(v * MB)) },
   upload_import_max_mb: { of: (c) => c.uploadImportMaxBytes / MB, put: (c, v) => void (c.uploadImportMaxBytes = Math.round(v * MB)) },
+  upload_person_max_mb: { of: (c) => c.uploadPersonMaxBytes / MB, put: (c, v) => void (c.uploadPersonMaxBytes = Math.round(v * MB)) },
+  upload_unused_keep_h: { of: (c) => c.uploadUnusedKeepMs / 3_600_000, put: (c, v) => void (c.uploadUnusedKeepMs = v * 3_600_000) },
   burst_after_s: { of: (c) => c.burstAfterS, put: (c, v) => void (c.burstAfterS = v) },
   burst_budget_usd_per_day: { of: (c) => c.burstBudgetUsdPerDay, put: (c, v) => void (c.burstBudgetUsdPerDay = v) },
 };
@@ -146,6 +151,8 @@ export function schedulerConfig(outputRoot: string, over: Partial<SchedulerConfi
     fairShare: { on: false, windowMs: 0, weights: {} },
     uploadFileMaxBytes: 0,
     uploadImportMaxBytes: 0,
+    uploadPersonMaxBytes: 0,
+    uploadUnusedKeepMs: 0,
   };
   for (const key of Object.keys(SETTING_FIELDS) as NumericSettingKey[]) SETTING_FIELDS[key].put(config, defaultOf(key));
   return { ...config, ...over, retry: { ...(over.retry ?? config.retry) }, fairShare: { ...(over.fairShare ?? config.fairShare) } };

@@ -33,6 +33,8 @@ export interface InstanceRow {
   kind: 'comfyui' | 'runpod';
   runpod_endpoint_id: string | null;
   api_base: string | null;
+  /** 1: the API base was chosen on the farm host, so the key may go there (migration 0009, cloud/api-base.ts). */
+  api_base_local: number;
   price_per_hour_usd: number | null;
   execution_timeout_s: number | null;
 }
@@ -107,6 +109,8 @@ export interface RunpodFields {
   name: string;
   endpointId: string;
   apiBase: string;
+  /** The base was chosen on the farm host (cloud/api-base.ts): the key may go there. */
+  apiBaseLocal: boolean;
   tags: string[];
   maxConcurrency: number;
   gpuName: string | null;
@@ -119,10 +123,10 @@ export interface RunpodFields {
 export function insertRunpodInstance(db: Db, id: string, f: RunpodFields, now: number): void {
   const vram = f.vramGb === null ? null : JSON.stringify({ totalBytes: f.vramGb * 1024 ** 3, comfyBytes: 0, otherBytes: 0, freeBytes: f.vramGb * 1024 ** 3 });
   run(db, `INSERT INTO instances (id, name, url, tags_json, max_concurrency, vram_overrides_json, gpu_name, vram_json, kind, runpod_endpoint_id,
-    api_base, price_per_hour_usd, execution_timeout_s, created_at, updated_at)
-    VALUES (@id, @name, @url, @tags, @max, '{}', @gpu, @vram, 'runpod', @endpoint, @base, @price, @timeout, @now, @now)`, {
+    api_base, api_base_local, price_per_hour_usd, execution_timeout_s, created_at, updated_at)
+    VALUES (@id, @name, @url, @tags, @max, '{}', @gpu, @vram, 'runpod', @endpoint, @base, @local, @price, @timeout, @now, @now)`, {
     id, name: f.name, url: `${f.apiBase.replace(/\/+$/, '')}/${f.endpointId}`, tags: JSON.stringify(f.tags), max: f.maxConcurrency, gpu: f.gpuName, vram,
-    endpoint: f.endpointId, base: f.apiBase.replace(/\/+$/, ''), price: f.pricePerHourUsd, timeout: f.executionTimeoutS, now,
+    endpoint: f.endpointId, base: f.apiBase.replace(/\/+$/, ''), local: f.apiBaseLocal ? 1 : 0, price: f.pricePerHourUsd, timeout: f.executionTimeoutS, now,
   });
 }
 

@@ -9,13 +9,18 @@ import { ShotfarmError } from '../../../shared/errors.js';
 import { uploadNameProblem, type UploadsCheck } from '../../../shared/uploads.js';
 import { storedNumber } from '../settings/farm-settings.js';
 import type { Db } from '../store/database.js';
-import { knownUploads } from '../store/upload-store.js';
+import { knownUploads, touchUploads } from '../store/upload-store.js';
 import { mb, uploadFile } from './receive-upload.js';
 
 const MB = 1024 * 1024;
 
 export function uploadLimits(db: Db): { fileMaxBytes: number; importMaxBytes: number } {
   return { fileMaxBytes: Math.round(storedNumber(db, 'upload_file_max_mb') * MB), importMaxBytes: Math.round(storedNumber(db, 'upload_import_max_mb') * MB) };
+}
+
+/** What one person may keep uploaded in all (bytes), and how long a file no job uses is kept (ms). */
+export function uploadKeeping(db: Db): { personMaxBytes: number; unusedKeepMs: number } {
+  return { personMaxBytes: Math.round(storedNumber(db, 'upload_person_max_mb') * MB), unusedKeepMs: storedNumber(db, 'upload_unused_keep_h') * 3_600_000 };
 }
 
 /** How an input name is matched: forward slashes, no leading "./". */
@@ -30,7 +35,7 @@ function checkImportTotal(total: number, importMaxBytes: number): void {
 }
 
 /** uploads.check: refuses bad names and sizes over the limits (naming the file), else says which hashes to send. */
-export function checkUploads(db: Db, dbFile: string, files: readonly { name: string; sha256: string; size: number }[]): UploadsCheck {
+export function checkUploads(db: Db, dbFile: string, files: readonly { name: string; sha256: string; size: number }[], now: number): UploadsCheck {
   const limits = uploadLimits(db);
   const sizes = new Map<string, number>();
   for (const f of files) {
@@ -44,7 +49,10 @@ export function checkUploads(db: Db, dbFile: string, files: readonly { name: str
   checkImportTotal([...sizes.values()].reduce((a, b) => a + b, 0), limits.importMaxBytes);
   const dataDir = dirname(dbFile);
   const known = knownUploads(db, [...sizes.keys()]);
-  return { missing: [...sizes.keys()].filter((h) => !known.has(h) || !existsSync(uploadFile(dataDir, h))), ...limits };
+  const missing = [...sizes.keys()].filter((h) => !known.has(h) || !existsSync(uploadFile(dataDir, h)));
+  // What the farm holds already is about to be used: the sweep leaves it for upload_unused_keep_h from now.
+  touchUploads(db, [...known.keys()], now);
+  return { missing, ...limits };
 }
 
 /**
@@ -52,7 +60,7 @@ export function checkUploads(db: Db, dbFile: string, files: readonly { name: str
  * arrived are left out, so the preview says that input is missing; the referenced files together
  * must stay within the per-import limit.
  */
-export function uploadedInputs(db: Db, dbFile: string, uploads: Readonly<Record<string, string>> | undefined): Map<string, string> | undefined {
+export function uploadedInputs(db: Db, dbFile: string, uploads: Readonly<Record<string, string>> | undefined, now: number): Map<string, string> | undefined {
   if (!uploads) return undefined;
   const dataDir = dirname(dbFile);
   const out = new Map<string, string>();
@@ -68,5 +76,7 @@ export function uploadedInputs(db: Db, dbFile: string, uploads: Readonly<Record<
     out.set(inputKey(name), file);
   }
   checkImportTotal([...sizes.values()].reduce((a, b) => a + b, 0), uploadLimits(db).importMaxBytes);
+  // Previewed: kept at least upload_unused_keep_h from now, longer than the preview itself (an hour).
+  touchUploads(db, [...sizes.keys()], now);
   return out;
 }

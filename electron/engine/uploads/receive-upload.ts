@@ -38,7 +38,25 @@ export interface ReceiveOptions {
   name: string;
   /** The size the sender announced (Content-Length), if any. */
   declaredSize: number | null;
+  /** Who sends it (a person's name or `local`): the stored file counts to their quota. */
+  sender: string;
+  /**
+   * Whether this sender may send this file now (upload-gate.ts: announced, within their quota):
+   * throws when not, else says the most bytes it may have. Asked once the name, hash and per-file
+   * limit are checked and the farm lacks the file.
+   */
+  admit: () => number;
   maxBytes: number;
+}
+
+function fullDisk(name: string): ShotfarmError {
+  return new ShotfarmError('storage', `Upload of ${name} refused: the farm's data disk is full; nothing was stored. Free space on the farm host (its data folder), then send it again.`);
+}
+
+/** The disk holding the data folder is full (or the user's disk quota is): a storage word, never "send it again". */
+function diskFull(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT';
 }
 
 /** Thrown for a file over the size limit (the server answers 413). */
@@ -54,10 +72,20 @@ export async function receiveUpload(body: AsyncIterable<Buffer | string>, o: Rec
   if (o.declaredSize !== null && o.declaredSize > o.maxBytes) throw tooLarge(o.declaredSize);
   const final = uploadFile(o.dataDir, o.sha256);
   if (hasUpload(o.db, o.sha256) && existsSync(final)) return { stored: false, size: o.declaredSize ?? 0 };
+  const maxBytes = Math.min(o.maxBytes, o.admit());
+  const overAnnounced = (size: number) =>
+    new UploadTooLarge('bad_input', `Upload refused: ${o.name} is ${size} bytes or more, more than the ${maxBytes} bytes announced for it (uploads.check); nothing was stored.`);
+  if (o.declaredSize !== null && o.declaredSize > maxBytes) throw overAnnounced(o.declaredSize);
 
-  mkdirSync(uploadsDir(o.dataDir), { recursive: true });
   const temp = join(uploadsDir(o.dataDir), `.tmp-${randomId()}`);
-  const fh = await open(temp, 'wx');
+  let fh;
+  try {
+    mkdirSync(uploadsDir(o.dataDir), { recursive: true });
+    fh = await open(temp, 'wx');
+  } catch (err) {
+    if (diskFull(err)) throw fullDisk(o.name);
+    throw err;
+  }
   const hash = createHash('sha256');
   let size = 0;
   let closed = false;
@@ -66,6 +94,7 @@ export async function receiveUpload(body: AsyncIterable<Buffer | string>, o: Rec
       const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
       size += buf.length;
       if (size > o.maxBytes) throw tooLarge(size);
+      if (size > maxBytes) throw overAnnounced(size);
       hash.update(buf);
       await fh.write(buf);
     }
@@ -81,12 +110,13 @@ export async function receiveUpload(body: AsyncIterable<Buffer | string>, o: Rec
     closed = true;
     await rename(temp, final);
     await syncFolder(uploadsDir(o.dataDir));
-    recordUpload(o.db, o.sha256, size, o.clock.now());
+    recordUpload(o.db, o.sha256, size, o.clock.now(), o.sender);
     return { stored: true, size };
   } catch (err) {
     if (!closed) await fh.close().catch(() => undefined);
     await rm(temp, { force: true });
     if (err instanceof ShotfarmError) throw err;
+    if (diskFull(err)) throw fullDisk(o.name);
     throw new ShotfarmError('bad_input', `Upload of ${o.name} was interrupted after ${size} bytes; nothing was stored, send it again.`);
   }
 }
