@@ -10,7 +10,7 @@ import { PRIORITY_VALUE } from '../../../shared/priorities.js';
 import { randomId } from '../ids.js';
 import { claimAttempt, totalSpendSince, type AttemptRow } from '../store/attempt-store.js';
 import type { CommitBatch } from '../store/commit-batch.js';
-import { instanceRowsOfKind, setEndpointHealth, toInstanceView, type InstanceRow } from '../store/instance-store.js';
+import { runpodInstanceRows, setEndpointHealth, toInstanceView, type RunpodInstanceRow } from '../store/instance-store.js';
 import type { JobRow } from '../store/job-rows.js';
 import { jobRow } from '../store/job-store.js';
 import type { FarmDeps } from '../scheduler/attempt-scope.js';
@@ -36,7 +36,7 @@ export interface CloudPoolDeps extends FarmDeps {
 }
 
 interface Endpoint {
-  row: InstanceRow;
+  row: RunpodInstanceRow;
   client: RunpodClient;
   running: Map<string, RunpodRunner>;
   /** Claims not committed yet: their slots are taken already. */
@@ -56,7 +56,7 @@ export class CloudPool {
 
   start(): void {
     this.running = true;
-    for (const row of instanceRowsOfKind(this.d.db, 'runpod')) this.add(row);
+    for (const row of runpodInstanceRows(this.d.db)) this.add(row);
     this.checkHealth();
   }
 
@@ -68,33 +68,49 @@ export class CloudPool {
     return [...this.endpoints.values()].reduce((n, e) => n + e.running.size, 0);
   }
 
-  private add(row: InstanceRow): void {
+  private add(row: RunpodInstanceRow): void {
     const prev = this.endpoints.get(row.id);
     const client = new RunpodClient({
-      apiBase: row.api_base ?? 'https://api.runpod.ai/v2', endpointId: row.runpod_endpoint_id ?? '', apiKey: this.d.apiKey, timeoutMs: this.d.config.requestTimeoutMs,
+      apiBase: row.runpod.apiBase, endpointId: row.runpod.endpointId, apiKey: this.d.apiKey, timeoutMs: this.d.config.requestTimeoutMs,
     });
     this.endpoints.set(row.id, { row, client, running: prev?.running ?? new Map(), held: prev?.held ?? new Set() });
   }
 
   /** An instance was added, edited or removed: reload it if it is an endpoint. */
   refresh(id: string): void {
-    const row = instanceRowsOfKind(this.d.db, 'runpod').find((r) => r.id === id);
-    if (row) this.add(row);
-    else if (this.endpoints.get(id)?.running.size === 0) this.endpoints.delete(id);
+    const row = runpodInstanceRows(this.d.db).find((r) => r.id === id);
+    if (row) {
+      this.add(row);
+      // An edited endpoint (another id, a mistyped one corrected) is asked now, not at the next round.
+      const e = this.endpoints.get(id);
+      if (e && this.running) this.askHealth(e);
+    } else if (this.endpoints.get(id)?.running.size === 0) this.endpoints.delete(id);
+  }
+
+  private askHealth(e: Endpoint): void {
+    if (e.row.admin_state === 'disabled') return;
+    const { client, row: { id } } = e;
+    // An answer about a client since replaced (the endpoint was edited meanwhile) says nothing of the endpoint now.
+    const now = () => {
+      const cur = this.endpoints.get(id);
+      return cur?.client === client ? cur : null;
+    };
+    void client.health().then(
+      () => {
+        const cur = now();
+        if (cur) this.setHealth(cur, 'idle', null, true);
+      },
+      (err: unknown) => {
+        const cur = now();
+        const rejected = err instanceof RunpodHttpError && err.rejectedKey;
+        if (cur) this.setHealth(cur, 'unhealthy', rejected ? 'API key rejected' : (err as Error).message, !(err instanceof RunpodHttpError && err.status === 0));
+      },
+    );
   }
 
   private checkHealth(): void {
     if (!this.running) return;
-    for (const e of this.endpoints.values()) {
-      if (e.row.admin_state === 'disabled') continue;
-      void e.client.health().then(
-        () => this.setHealth(e, 'idle', null, true),
-        (err: unknown) => {
-          const rejected = err instanceof RunpodHttpError && err.rejectedKey;
-          this.setHealth(e, 'unhealthy', rejected ? 'API key rejected' : (err as Error).message, !(err instanceof RunpodHttpError && err.status === 0));
-        },
-      );
-    }
+    for (const e of this.endpoints.values()) this.askHealth(e);
     this.d.timers.clearTimeout(this.healthTimer);
     this.healthTimer = this.d.timers.setTimeout(() => this.checkHealth(), Math.max(1_000, this.d.config.probeIntervalMs * 5));
   }
@@ -250,9 +266,7 @@ export class CloudPool {
     return {
       ...toInstanceView(this.d.db, e.row, current),
       cloud: {
-        kind: 'runpod', endpointId: e.row.runpod_endpoint_id ?? '', apiBase: e.row.api_base ?? '', pricePerHourUsd: e.row.price_per_hour_usd ?? 0,
-        executionTimeoutS: e.row.execution_timeout_s ?? 600, spentTodayUsd: this.spentToday(), budgetUsdPerDay: this.d.config.burstBudgetUsdPerDay,
-        burstWait: this.burstWait,
+        kind: 'runpod', ...e.row.runpod, spentTodayUsd: this.spentToday(), budgetUsdPerDay: this.d.config.burstBudgetUsdPerDay, burstWait: this.burstWait,
       },
     };
   }

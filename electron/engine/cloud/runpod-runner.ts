@@ -16,7 +16,7 @@ import { fullJitterDelay, sleepOn } from '../comfy/backoff.js';
 import { isFencedReport } from '../job-state.js';
 import { endAttempt, setRunpodJobId, type AttemptFacts, type AttemptRow } from '../store/attempt-store.js';
 import type { JobRow } from '../store/job-rows.js';
-import type { InstanceRow } from '../store/instance-store.js';
+import type { RunpodInstanceRow } from '../store/instance-store.js';
 import type { StoredTemplate } from '../store/template-store.js';
 import { applyParameters, type ApiWorkflow } from '../templates/workflow.js';
 import type { BatchDeps, FarmDeps, StopMode } from '../scheduler/attempt-scope.js';
@@ -69,7 +69,7 @@ export class RunpodRunner {
     private readonly d: CloudRunnerDeps,
     readonly job: JobRow,
     readonly attemptId: string,
-    readonly endpoint: InstanceRow,
+    readonly endpoint: RunpodInstanceRow,
     private readonly client: RunpodClient,
     private readonly template: StoredTemplate,
     private readonly resume: AttemptRow | null,
@@ -184,7 +184,7 @@ export class RunpodRunner {
    * whole execution timeout to end on its own before the job is retried (the one at-most-once gap).
    */
   private async waitOutUnknown(a: AttemptRow): Promise<End> {
-    const timeoutS = this.endpoint.execution_timeout_s ?? 600;
+    const timeoutS = this.endpoint.runpod.executionTimeoutS;
     const until = a.dispatched_at + timeoutS * 1000;
     this.d.log(`cloud attempt ${this.attemptId} of job ${this.job.id} is unknown on RunPod (no id was stored); waiting out ${timeoutS} s before retrying`);
     while (this.d.clock.now() < until && !this.stopMode) await this.sleep(Math.min(until - this.d.clock.now(), 60_000));
@@ -196,7 +196,7 @@ export class RunpodRunner {
   private async follow(): Promise<End> {
     const id = this.runpodId as string;
     const { config, clock, random } = this.d;
-    const queueBudgetMs = (this.endpoint.execution_timeout_s ?? 600) * 1000;
+    const queueBudgetMs = this.endpoint.runpod.executionTimeoutS * 1000;
     const since = this.resume?.dispatched_at ?? clock.now();
     for (;;) {
       if (this.stopMode) return this.stopMode === 'detach' ? { kind: 'detached' } : { kind: 'stopped' };
@@ -256,7 +256,7 @@ export class RunpodRunner {
   }
 
   private costOf(s: StatusAnswer): BilledTime {
-    return attemptCost(s.delayTime, s.executionTime, this.endpoint.price_per_hour_usd ?? 0);
+    return attemptCost(s.delayTime, s.executionTime, this.endpoint.runpod.pricePerHourUsd);
   }
 
   /** /cancel for our id (never another), at most once per attempt, logged either way. */

@@ -3,14 +3,14 @@
  * what answered; errors are in the form's own words (lib/plain-error.ts), never an API method name.
  */
 import { useState } from 'react';
-import type { ConnectionTestView, InstanceView } from '../../../shared/domain.js';
+import type { ConnectionTestView, InstanceKind, InstanceView } from '../../../shared/domain.js';
 import { httpUrlSchema } from '../../../shared/url.js';
 import { errorMessage } from '../../client/client.js';
 import { Modal } from '../../components/Modal.js';
 import { plainError } from '../../lib/plain-error.js';
 import { useApp } from '../../store/app-store.js';
 import { ConnectionResult } from './ConnectionResult.js';
-import { KindChoice, type WorkstationKind } from './KindChoice.js';
+import { KindChoice } from './KindChoice.js';
 import { RunpodForm } from './RunpodForm.js';
 import { parseTagList } from '../../lib/tag-list.js';
 
@@ -23,14 +23,15 @@ function urlProblem(url: string): string | null {
   return r.success ? null : `The ComfyUI URL ${r.error.issues[0]?.message ?? 'is not valid'}.`;
 }
 
-/** A new workstation is either kind (the form for it); an existing one is edited as what it is. */
+/** A new workstation is either kind (the form for it); an existing one is edited as what it is (its card's kind). */
 export function InstanceForm({ instance, onClose }: { instance: InstanceView | null; onClose: () => void }) {
-  const [kind, setKind] = useState<WorkstationKind>('comfyui');
-  if (!instance && kind === 'runpod') return <RunpodForm onKind={setKind} onClose={onClose} />;
+  const [kind, setKind] = useState<InstanceKind>('comfyui');
+  if (instance?.kind === 'runpod') return <RunpodForm endpoint={instance} onKind={null} onClose={onClose} />;
+  if (!instance && kind === 'runpod') return <RunpodForm endpoint={null} onKind={setKind} onClose={onClose} />;
   return <ComfyForm instance={instance} onClose={onClose} onKind={instance ? null : setKind} />;
 }
 
-function ComfyForm({ instance, onClose, onKind }: { instance: InstanceView | null; onClose: () => void; onKind: ((k: WorkstationKind) => void) | null }) {
+function ComfyForm({ instance, onClose, onKind }: { instance: InstanceView | null; onClose: () => void; onKind: ((k: InstanceKind) => void) | null }) {
   const client = useApp((s) => s.client);
   const notify = useApp((s) => s.notify);
   const [name, setName] = useState(instance?.name ?? '');

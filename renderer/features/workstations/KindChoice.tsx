@@ -1,12 +1,12 @@
 /** The add form's first question: a ComfyUI server on the network, or a RunPod serverless endpoint. */
-export type WorkstationKind = 'comfyui' | 'runpod';
+import type { InstanceKind } from '../../../shared/domain.js';
 
-const KINDS: { kind: WorkstationKind; label: string }[] = [
+const KINDS: { kind: InstanceKind; label: string }[] = [
   { kind: 'comfyui', label: 'ComfyUI server' },
   { kind: 'runpod', label: 'RunPod endpoint (cloud)' },
 ];
 
-export function KindChoice({ kind, onKind }: { kind: WorkstationKind; onKind: (k: WorkstationKind) => void }) {
+export function KindChoice({ kind, onKind }: { kind: InstanceKind; onKind: (k: InstanceKind) => void }) {
   return (
     <div className="field">
       <span className="field-label">Kind</span>
