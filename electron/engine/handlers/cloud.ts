@@ -7,8 +7,8 @@ import { dirname } from 'node:path';
 import type { InstanceView } from '../../../shared/domain.js';
 import { ShotfarmError } from '../../../shared/errors.js';
 import { storedNumber } from '../settings/farm-settings.js';
-import { runpodKeySource, storeRunpodKey } from '../cloud/api-key.js';
-import { utcDayStart } from '../cloud/runpod-cost.js';
+import { runpodKeySource, storeRunpodKey } from '../pools/runpod/api-key.js';
+import { utcDayStart } from '../pools/runpod/runpod-cost.js';
 import { randomId } from '../ids.js';
 import { spendSince } from '../store/attempt-store.js';
 import {

@@ -17,7 +17,7 @@ import type { EventBus } from '../event-bus.js';
 import { probeInstance, type ProbeResult } from '../health/probe.js';
 import type { Db } from '../store/database.js';
 import { comfyInstanceRows, instanceRow, isSilent, persistRuntime, toInstanceView, type ComfyInstanceRow } from '../store/instance-store.js';
-import type { SchedulerConfig } from './config.js';
+import type { SchedulerConfig } from '../settings/farm-config.js';
 import { storeNodeList } from './node-lists.js';
 import type { InstanceSnapshot, Reservation } from './policy.js';
 import type { InstanceFacts } from './wait-reasons.js';

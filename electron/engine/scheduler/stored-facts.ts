@@ -7,8 +7,8 @@
 import { readFarmState } from '../settings/farm-state.js';
 import type { Db } from '../store/database.js';
 import type { VramView } from '../../../shared/domain.js';
-import { burstWaitOf } from '../cloud/burst-wait.js';
-import { utcDayStart } from '../cloud/runpod-cost.js';
+import { burstWaitOf } from '../pools/runpod/burst-wait.js';
+import { utcDayStart } from '../pools/runpod/runpod-cost.js';
 import { storedNumber } from '../settings/farm-settings.js';
 import { totalSpendSince } from '../store/attempt-store.js';
 import { comfyInstanceRows, runpodInstanceRows, type InstanceRow } from '../store/instance-store.js';

@@ -1,38 +1,36 @@
 /**
- * The RunPod endpoints of the farm (kind 'runpod' workstations), beside the LAN registry: their
- * health (/health; a rejected key makes one `unhealthy`, "API key rejected"), their slots, and the
- * dispatch hook the scheduler calls after its LAN pass — queued jobs the LAN did not take go to an
- * endpoint when the burst policy allows it (burst-policy.ts) — and the attempts running there
- * (runpod-runner.ts): recovered at start, cancelled, stopped or detached with the farm.
+ * The RunPod endpoints of the farm (kind 'runpod' workstations), a WorkerPool (../worker-pool.ts)
+ * beside the LAN: their health (/health; a rejected key makes one `unhealthy`, "API key rejected"),
+ * their slots, and the dispatch pass the scheduler calls after the LAN's — queued jobs the LAN did
+ * not take go to an endpoint when the burst policy allows it (burst-policy.ts), claimed through the
+ * one claim path (../attempt/claim.ts) — and the attempts running there (runpod-runner.ts):
+ * recovered at start, cancelled, stopped or detached with the farm.
  */
-import { isHealthy, type InstanceView } from '../../../shared/domain.js';
-import { PRIORITY_VALUE } from '../../../shared/priorities.js';
-import { randomId } from '../ids.js';
-import { claimAttempt, totalSpendSince, type AttemptRow } from '../store/attempt-store.js';
-import type { CommitBatch } from '../store/commit-batch.js';
-import { runpodInstanceRows, setEndpointHealth, toInstanceView, type RunpodInstanceRow } from '../store/instance-store.js';
-import type { JobRow } from '../store/job-rows.js';
-import { jobRow } from '../store/job-store.js';
-import type { FarmDeps } from '../scheduler/attempt-scope.js';
-import { candidates } from '../scheduler/candidates.js';
-import type { TemplateCache } from '../scheduler/wait-explainer.js';
+import { isHealthy, type InstanceView } from '../../../../shared/domain.js';
+import { PRIORITY_VALUE } from '../../../../shared/priorities.js';
+import { totalSpendSince, type AttemptRow } from '../../store/attempt-store.js';
+import { runpodInstanceRows, setEndpointHealth, toInstanceView, type RunpodInstanceRow } from '../../store/instance-store.js';
+import type { JobRow } from '../../store/job-rows.js';
+import { jobRow } from '../../store/job-store.js';
+import type { StoredTemplate } from '../../store/template-store.js';
+import { claimJob } from '../attempt/claim.js';
+import type { ConcludeDeps } from '../attempt/deps.js';
+import type { PoolPass, PoolWait, WorkerPool } from '../worker-pool.js';
 import { burstDecision } from './burst-policy.js';
-import { burstWaitOf, endpointFits, type BurstWait } from './burst-wait.js';
+import { burstWaitOf, endpointFits } from './burst-wait.js';
 import { RunpodClient, RunpodHttpError } from './runpod-client.js';
 import { utcDayStart } from './runpod-cost.js';
 import { RunpodRunner } from './runpod-runner.js';
-import type { StorageHold } from '../scheduler/storage-hold.js';
 
-export interface CloudPoolDeps extends FarmDeps {
-  batch: CommitBatch;
-  templates: TemplateCache;
+export interface RunpodPoolDeps extends ConcludeDeps {
+  /** A job's template (the farm's cache). */
+  template: (id: number) => StoredTemplate;
   /** The RunPod API key (RUNPOD_API_KEY, else the encrypted setting); read at every request. */
   apiKey: () => string | null;
-  log: (message: string) => void;
   /** A runner ended: the scheduler re-arms its retry timer and decides again. */
   ended: () => void;
-  /** The farm's wait for its storage (a full output disk holds it, as on the LAN). */
-  storage: StorageHold;
+  /** Something changed (an endpoint healthy again, a burst wait over): the scheduler decides again. */
+  kick: () => void;
 }
 
 interface Endpoint {
@@ -43,7 +41,8 @@ interface Endpoint {
   held: Set<string>;
 }
 
-export class CloudPool {
+export class RunpodPool implements WorkerPool {
+  readonly kind = 'runpod' as const;
   private readonly endpoints = new Map<string, Endpoint>();
   private healthTimer: unknown = null;
   private burstTimer: unknown = null;
@@ -52,7 +51,11 @@ export class CloudPool {
   /** Why no endpoint took a job at the last pass (shown on the cards), or null. */
   private burstWait: string | null = null;
 
-  constructor(private readonly d: CloudPoolDeps, private readonly kick: () => void) {}
+  constructor(private readonly d: RunpodPoolDeps) {}
+
+  private kick(): void {
+    this.d.kick();
+  }
 
   start(): void {
     this.running = true;
@@ -147,17 +150,17 @@ export class CloudPool {
    * slot, tags and VRAM that fit, while the burst policy says yes. The claim is committed before the
    * runner sends /run.
    */
-  pass(lanSlotFree: boolean, claiming: Set<string>): void {
-    if (!this.running) return;
+  pass({ claiming, freeBefore, candidates }: PoolPass): number {
+    if (!this.running) return 0;
+    const lanSlotFree = freeBefore > 0;
     const open = [...this.endpoints.values()].filter((e) => e.row.admin_state === 'active' && e.row.health !== 'unhealthy' && e.running.size + e.held.size < e.row.max_concurrency);
-    if (this.endpoints.size === 0) return;
-    if (open.length === 0) return;
-    const { db, config, clock } = this.d;
+    if (open.length === 0) return 0;
+    const { config, clock } = this.d;
     const now = clock.now();
     const spent = this.spentToday();
     let wait: string | null = null;
     let askAt: number | null = null;
-    for (const job of candidates(db, 8, config.candidateScan)) {
+    for (const job of candidates(8)) {
       if (open.length === 0) break;
       if (claiming.has(job.id)) continue;
       const decision = burstDecision({
@@ -180,6 +183,7 @@ export class CloudPool {
     }
     this.burstWait = wait;
     if (askAt !== null) this.armBurstTimer(askAt);
+    return open.reduce((n, e) => n + e.row.max_concurrency - e.running.size - e.held.size, 0);
   }
 
   /** A job crosses burst_after_s with nothing else changing: decide again then. */
@@ -194,27 +198,25 @@ export class CloudPool {
   }
 
   private claimAndRun(e: Endpoint, job: JobRow, claiming: Set<string>): void {
-    const { db, clock } = this.d;
-    const attemptId = randomId();
     // The slot is held at once (a placeholder), so the next pass cannot give it away twice.
-    e.held.add(attemptId);
-    void this.d.batch.add(() => claimAttempt(db, clock, {
-      jobId: job.id, attemptId, instanceId: e.row.id, instanceName: e.row.name, gpuName: e.row.gpu_name, vramAtDispatch: null,
-      leaseMs: job.timeout_s * 1000 * 2,
-    })).then(
-      () => {
-        claiming.delete(job.id);
-        e.held.delete(attemptId);
-        const row = jobRow(db, job.id);
-        if (!row || !this.running) return;
+    const placeholder = job.id;
+    e.held.add(placeholder);
+    const settled = () => {
+      claiming.delete(job.id);
+      e.held.delete(placeholder);
+    };
+    void claimJob(this.d, job, { instanceId: e.row.id, instanceName: e.row.name, gpuName: e.row.gpu_name, vramAtDispatch: null }).then(
+      (attemptId) => {
+        settled();
+        const row = attemptId === null ? undefined : jobRow(this.d.db, job.id);
+        if (attemptId === null || !row || !this.running) return this.kick();
         this.d.announce([job.id]);
         this.startRunner(e, row, attemptId, null);
       },
       (err: unknown) => {
-        claiming.delete(job.id);
-        e.held.delete(attemptId);
-        this.d.log(`cloud claim of ${job.id} failed: ${(err as Error).message}`);
-        this.kick();
+        settled();
+        // The store itself failing (locked, full): the farm holds and dispatches again after its retry, as for the LAN.
+        this.d.storage.failed('dispatching', err);
       },
     );
   }
@@ -234,7 +236,7 @@ export class CloudPool {
         e.running.delete(r.attemptId);
         this.d.ended();
       },
-    }, job, attemptId, e.row, e.client, this.d.templates.get(job.template_id), resume);
+    }, job, attemptId, e.row, e.client, this.d.template(job.template_id), resume);
     e.running.set(attemptId, runner);
   }
 
@@ -272,7 +274,7 @@ export class CloudPool {
   }
 
   /** Why a queued job is not on an endpoint yet (jobs.why, waitReason): the policy's words, or null. */
-  burstWaitOfJobs(): BurstWait {
+  waitOfJobs(): PoolWait {
     const { config, clock } = this.d;
     return burstWaitOf({
       endpoints: [...this.endpoints.values()].map((e) => e.row), burstAfterS: config.burstAfterS, budgetUsdPerDay: config.burstBudgetUsdPerDay,

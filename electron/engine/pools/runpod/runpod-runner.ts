@@ -8,37 +8,32 @@
  * silent, the template's timeout passed) sends /cancel for our id — only ours — and the attempt's
  * reason says so. Closing the app (detach) leaves the RunPod job running for the next start.
  */
-import { ShotfarmError } from '../../../shared/errors.js';
-import type { ParamValue } from '../../../shared/shot-list-schema.js';
+import { ShotfarmError } from '../../../../shared/errors.js';
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { fullJitterDelay, sleepOn } from '../comfy/backoff.js';
-import { isFencedReport } from '../job-state.js';
-import { endAttempt, setRunpodJobId, type AttemptFacts, type AttemptRow } from '../store/attempt-store.js';
-import type { JobRow } from '../store/job-rows.js';
-import type { RunpodInstanceRow } from '../store/instance-store.js';
-import type { StoredTemplate } from '../store/template-store.js';
-import { applyParameters, type ApiWorkflow } from '../templates/workflow.js';
-import type { BatchDeps, FarmDeps, StopMode } from '../scheduler/attempt-scope.js';
-import type { Classification } from '../scheduler/failure.js';
-import { plannedUploads } from '../scheduler/inputs.js';
-import { completeJob, failJob, requeueJob } from '../scheduler/outcomes.js';
+import { fullJitterDelay, sleepOn } from '../../comfy/backoff.js';
+import { setRunpodJobId, type AttemptFacts, type AttemptRow } from '../../store/attempt-store.js';
+import type { JobRow } from '../../store/job-rows.js';
+import type { RunpodInstanceRow } from '../../store/instance-store.js';
+import type { StoredTemplate } from '../../store/template-store.js';
+import { jobPrompt } from '../../templates/job-prompt.js';
+import { conclude } from '../attempt/conclude.js';
+import type { ConcludeDeps } from '../attempt/deps.js';
+import { plannedUploads } from '../attempt/inputs.js';
+import { storageFaultOf } from '../attempt/storage-hold.js';
+import { classified, type Classification, type StopMode, type Verdict } from '../attempt/verdict.js';
 import { RunpodHttpError, type RunpodClient } from './runpod-client.js';
 import { attemptCost, type BilledTime } from './runpod-cost.js';
 import { errorText, isPermanentWorkerError, workerOutputSchema, type StatusAnswer, type WorkerImage, type WorkerInput } from './runpod-protocol.js';
 import { storeWorkerImages } from './runpod-outputs.js';
-import { OutputTooLarge } from '../files/output-file.js';
-import type { StoredAsset } from '../store/asset-store.js';
-import { storageFaultOf, type StorageHold } from '../scheduler/storage-hold.js';
+import { OutputTooLarge } from '../../files/output-file.js';
+import type { StoredAsset } from '../../store/asset-store.js';
 
-export interface CloudRunnerDeps extends FarmDeps, BatchDeps {
-  log: (message: string) => void;
+export interface CloudRunnerDeps extends ConcludeDeps {
   /** The endpoint rejected the API key: it goes unhealthy ("API key rejected"); jobs are not failed for it. */
   keyRejected: (instanceId: string) => void;
   heard: (instanceId: string) => void;
   done: (runner: RunpodRunner) => void;
-  /** The farm's wait for its storage: a full output disk holds the farm, the images are stored after its retry. */
-  storage: StorageHold;
 }
 
 /** How an attempt on RunPod ended, before it is recorded. */
@@ -49,9 +44,7 @@ type End =
   | { kind: 'stopped' }
   | { kind: 'detached' };
 
-const cls = (errorClass: Classification['errorClass'], reason: string, instanceLevel = false): Classification => ({
-  errorClass, reason, instanceLevel, nodeId: null, nodeType: null, exceptionType: null,
-});
+const cls = classified;
 
 export class RunpodRunner {
   stopMode: StopMode | null = null;
@@ -110,11 +103,24 @@ export class RunpodRunner {
     } catch (err) {
       end = this.unexpected(err);
     }
-    if (this.stopMode && end.kind !== 'completed') end = this.stopMode === 'detach' ? { kind: 'detached' } : { kind: 'stopped' };
     try {
-      await this.record(end);
+      // Again only while the store fails: the farm holds, and the same end is recorded after its retry.
+      for (;;) {
+        if (this.stopMode && end.kind !== 'completed') end = this.stopMode === 'detach' ? { kind: 'detached' } : { kind: 'stopped' };
+        try {
+          const ended = await conclude(this.d, { jobId: this.job.id, attemptId: this.attemptId, facts: this.facts }, () => this.decide(end));
+          if (ended?.changed.length) this.d.announce(ended.changed);
+          break;
+        } catch (err) {
+          const fault = storageFaultOf(err);
+          if (!fault) throw err;
+          this.d.storage.hold(fault, `job ${this.job.shot} ${this.job.stage} on ${this.endpoint.name}`);
+          if (!this.stopMode) await this.d.storage.whenRetry(this.ctl.signal);
+          if (this.stopMode === 'detach') break; // the attempt stays open: the next start asks /status again
+        }
+      }
     } catch (err) {
-      if (!isFencedReport(err)) this.d.log(`cloud attempt ${this.attemptId} of job ${this.job.id}: recording its end failed: ${(err as Error).message}`);
+      this.d.log(`cloud attempt ${this.attemptId} of job ${this.job.id}: ${(err as Error).stack ?? String(err)}`);
     } finally {
       this.d.done(this);
     }
@@ -138,18 +144,16 @@ export class RunpodRunner {
     return this.follow();
   }
 
-  /** The workflow as a LAN server would get it, and the input images as base64 under the names it refers to. */
+  /** The workflow as a LAN server would get it (templates/job-prompt.ts), and the input images as base64 under the names it refers to. */
   private async input(): Promise<WorkerInput> {
-    const params = JSON.parse(this.job.params_json) as Record<string, ParamValue>;
-    if (this.job.seed !== null && 'seed' in this.template.parameters) params.seed = this.job.seed;
     const images: { name: string; image: string }[] = [];
+    const uploaded: Record<string, string> = {};
     for (const u of plannedUploads(this.d.db, this.job, this.template)) {
       const name = `shotfarm_${this.job.id}_${u.param}${extname(u.file) || '.png'}`;
       images.push({ name, image: (await readFile(u.file)).toString('base64') });
-      params[u.param] = name;
+      uploaded[u.param] = name;
     }
-    const workflow: ApiWorkflow = applyParameters(this.template.workflow, this.template.parameters, params);
-    return { workflow: workflow as Record<string, unknown>, ...(images.length ? { images } : {}) };
+    return { workflow: jobPrompt(this.job, this.template, uploaded) as Record<string, unknown>, ...(images.length ? { images } : {}) };
   }
 
   /** /run, and the id stored at once; an End when it did not get that far. */
@@ -297,54 +301,40 @@ export class RunpodRunner {
     }
   }
 
-  private async record(end: End): Promise<void> {
-    const { db, clock, batch, random, config } = this.d;
-    const jobId = this.job.id;
+  /** The verdict of an end (pools/attempt/conclude.ts records it); a stop sends /cancel for our id first. */
+  private async decide(end: End): Promise<{ verdict: Verdict }> {
     const id = this.runpodId;
+    const failed = (c: Classification) => ({ verdict: { kind: 'failed', c } as const });
     switch (end.kind) {
       case 'detached':
-        return;
+        return { verdict: { kind: 'none' } };
       case 'stopped': {
         const sent = await this.sendCancel(this.stopMode === 'cancel' ? 'the job was cancelled' : 'the farm was stopped');
         const said = id ? (sent ? `; /cancel sent to RunPod for job ${id}` : `; /cancel to RunPod for job ${id} failed`) : '';
-        if (this.stopMode === 'cancel') {
-          await batch.add(() => endAttempt(db, clock, this.attemptId, { ...this.facts, outcome: 'cancelled', reason: `cancelled by an operator${said}` }));
-        } else {
-          await batch.add(() => requeueJob(db, clock, jobId, this.attemptId, `farm stopped${said}; back in the queue`, 'requeued', this.facts));
-        }
-        break;
+        if (this.stopMode === 'cancel') return { verdict: { kind: 'cancelled', reason: `cancelled by an operator${said}` } };
+        return { verdict: { kind: 'requeue', reason: `farm stopped${said}; back in the queue` } };
       }
       case 'requeue':
-        await batch.add(() => requeueJob(db, clock, jobId, this.attemptId, end.reason, 'requeued', this.facts));
-        break;
+        return { verdict: { kind: 'requeue', reason: end.reason } };
       case 'failed':
-        await batch.add(() => failJob(db, clock, random, jobId, this.attemptId, end.c, config.retry, this.facts));
-        break;
+        return failed(end.c);
       case 'completed': {
         const out = workerOutputSchema.safeParse(end.status.output);
         const images = out.success ? (out.data.images ?? []) : [];
         if (!out.success || images.length === 0) {
-          const c = cls('transient', `${this.endpoint.name}: COMPLETED without images (${out.success ? (out.data.error ?? out.data.errors?.join('; ') ?? 'empty output') : 'unexpected output shape'})`);
-          await batch.add(() => failJob(db, clock, random, jobId, this.attemptId, c, config.retry, this.facts));
-          break;
+          return failed(cls('transient', `${this.endpoint.name}: COMPLETED without images (${out.success ? (out.data.error ?? out.data.errors?.join('; ') ?? 'empty output') : 'unexpected output shape'})`));
         }
         const stored = await this.storeOutputs(images);
-        if (stored === 'stopped') return this.record(this.stopMode === 'detach' ? { kind: 'detached' } : { kind: 'stopped' });
+        if (stored === 'stopped') return this.decide(this.stopMode === 'detach' ? { kind: 'detached' } : { kind: 'stopped' });
         if (stored instanceof Error) {
-          const c = stored instanceof OutputTooLarge
-            ? cls('permanent', stored.message)
-            : cls('transient', `outputs could not be stored: ${stored.message}`);
-          await batch.add(() => failJob(db, clock, random, jobId, this.attemptId, c, config.retry, this.facts));
-          break;
+          return failed(stored instanceof OutputTooLarge ? cls('permanent', stored.message) : cls('transient', `outputs could not be stored: ${stored.message}`));
         }
-        const assets = stored;
-        await batch.add(() => completeJob(db, clock, jobId, this.attemptId, assets, {
+        const ledger = {
           instanceId: this.endpoint.id, instanceName: this.endpoint.name, templateName: this.template.name, templateHash: this.template.hash,
           paramsJson: this.job.params_json, seed: this.job.seed,
-        }, this.facts));
-        break;
+        };
+        return { verdict: { kind: 'completed', assets: stored, ledger } };
       }
     }
-    this.d.announce([jobId]);
   }
 }

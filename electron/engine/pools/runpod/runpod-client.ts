@@ -5,7 +5,7 @@
  * goes in the Authorization header only: it is never put in a message, a log line or an error.
  */
 import type { z } from 'zod';
-import { ShotfarmError } from '../../../shared/errors.js';
+import { ShotfarmError } from '../../../../shared/errors.js';
 import {
   healthAnswerSchema, runAnswerSchema, RUN_BODY_LIMIT_BYTES, statusAnswerSchema, type HealthAnswer, type StatusAnswer, type WorkerInput,
 } from './runpod-protocol.js';

@@ -1,0 +1,175 @@
+/**
+ * The WorkerPool conformance suite (issue 24): the same lifecycle cases run against every kind of
+ * workstation — the LAN ComfyUI pool on the ComfyUI simulator, the RunPod pool on the RunPod
+ * simulator, both over loopback — so the engine's rules hold for each: a claim before anything is
+ * sent, a success with its outputs in the ledger, each failure class ending in its state, an
+ * operator's cancel and "stop farm" taking the work off the server, an engine restart taking up the
+ * open attempt without rendering it again, and a full output disk holding the farm instead of
+ * failing the attempt. A new kind of workstation is one more entry in POOLS.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import type { TestContext } from 'node:test';
+import type { OutputFs } from '../../electron/engine/files/output-file.js';
+import type { SchedulerConfig } from '../../electron/engine/settings/farm-config.js';
+import { attemptsOfJob } from '../../electron/engine/store/attempt-store.js';
+import type { JobState } from '../../shared/job-states.js';
+import { cloudFarmFor } from '../helpers/cloud-farm.js';
+import { farmFor, receivedCount, type Farm } from '../helpers/farm.js';
+import { fillingDisk } from '../helpers/filling-disk.js';
+
+/** What a case asks of a pool's farm: its one workstation's behaviour. */
+interface Setup {
+  /** The failure to script on the server for the first render, or none. */
+  fail?: FailureClass;
+  /** How long a render takes on the server, ms. */
+  renderMs?: number;
+  outputFs?: OutputFs;
+  config?: Partial<SchedulerConfig>;
+}
+
+type FailureClass = 'transient' | 'permanent' | 'timeout';
+
+/** A farm with one workstation of the pool's kind and nothing else. */
+interface UnderTest {
+  farm: Farm;
+  /** The workstation's name, as attempts and the ledger record it. */
+  instanceName: string;
+  /** Renders sent to the server (prompts posted, /run calls). */
+  sent(jobId: string): number;
+  /** Nothing of ours is queued or running on the server. */
+  serverIdle(): Promise<boolean>;
+}
+
+interface Pool {
+  kind: 'comfyui' | 'runpod';
+  open(t: TestContext, s: Setup): Promise<UnderTest>;
+}
+
+/** One retry at most and a 1 s stall: every failure ends the job at once, in its class. */
+const FINAL = { retry: { maxAttempts: 1, baseMs: 10, capMs: 10 }, stallTimeoutS: 1, graceMs: 1500 };
+
+const POOLS: readonly Pool[] = [
+  {
+    kind: 'comfyui',
+    async open(t, s) {
+      const words: Record<FailureClass, string> = { transient: '500', permanent: 'invalid', timeout: 'hang' };
+      const farm = await farmFor(t, {
+        instances: [{ script: s.fail ? [words[s.fail]] : [], duration: { fixedMs: s.renderMs ?? 30 } }],
+        config: { ...FINAL, prefetch: false, ...s.config }, ...(s.outputFs ? { outputFs: s.outputFs } : {}),
+      });
+      const sim = farm.sims[0]!;
+      return {
+        farm, instanceName: 'sim-0',
+        sent: (jobId) => receivedCount(farm, jobId),
+        async serverIdle() {
+          const q = (await (await fetch(`${sim.url}/queue`)).json()) as { queue_running: unknown[]; queue_pending: unknown[] };
+          return q.queue_running.length === 0 && q.queue_pending.length === 0;
+        },
+      };
+    },
+  },
+  {
+    kind: 'runpod',
+    async open(t, s) {
+      const words: Record<FailureClass, 'lost' | 'invalid' | 'timeout'> = { transient: 'lost', permanent: 'invalid', timeout: 'timeout' };
+      const { farm, sim, endpointName } = await cloudFarmFor(t, {
+        sim: {
+          coldStartMs: 0, script: s.fail ? [words[s.fail]] : [], comfy: { duration: { fixedMs: s.renderMs ?? 30 } },
+          // RunPod's execution timeout ends a `timeout` run (TIMED_OUT); the other cases render well inside the default.
+          ...(s.fail === 'timeout' ? { executionTimeoutMs: 500 } : {}),
+        },
+        farm: { config: { ...FINAL, runpodPollMs: 40, ...s.config }, ...(s.outputFs ? { outputFs: s.outputFs } : {}) },
+      });
+      return {
+        farm, instanceName: endpointName,
+        sent: () => sim.runCalls(),
+        serverIdle: async () => sim.jobs().every((j) => j.status !== 'IN_QUEUE' && j.status !== 'IN_PROGRESS'),
+      };
+    },
+  },
+];
+
+const ENDED: JobState[] = ['completed', 'failed_final', 'failed_retryable', 'timeout_kill', 'cancelled'];
+
+/** Waits until the job's attempt is on the server, rendering. */
+async function rendering(u: UnderTest, id: string): Promise<void> {
+  await u.farm.waitFor('the render to be sent', () => u.sent(id) === 1 && (attemptsOfJob(u.farm.engine.db, id)[0]?.outcome ?? null) === null);
+}
+
+for (const pool of POOLS) {
+  test(`[${pool.kind}] a job is claimed, rendered once and completed with its outputs in the ledger`, { timeout: 60_000 }, async (t) => {
+    const u = await pool.open(t, {});
+    const [id] = await u.farm.importJobs([{ id: 'sh010' }]);
+    const [job] = await u.farm.waitForStates([id!], ENDED);
+    assert.equal(job?.state, 'completed', job?.stateReason ?? '');
+    const attempts = attemptsOfJob(u.farm.engine.db, id!);
+    assert.deepEqual(attempts.map((a) => [a.instance_name, a.outcome]), [[u.instanceName, 'completed']]);
+    assert.equal(u.sent(id!), 1);
+    const { rows } = await u.farm.engine.call('assets.list', {});
+    assert.ok(rows.length >= 1 && rows.every((a) => existsSync(a.path) && a.jobId === id), 'its outputs are stored and in the ledger');
+  });
+
+  for (const [fail, state] of [['transient', 'failed_final'], ['permanent', 'failed_final'], ['timeout', 'timeout_kill']] as const) {
+    test(`[${pool.kind}] a ${fail} failure ends the job ${state} in its class, the attempt recorded once`, { timeout: 60_000 }, async (t) => {
+      const u = await pool.open(t, { fail });
+      const [id] = await u.farm.importJobs([{ id: 'sh010' }]);
+      const [job] = await u.farm.waitForStates([id!], ENDED, 30_000);
+      assert.equal(job?.state, state, job?.stateReason ?? '');
+      assert.equal(job?.errorClass, fail);
+      const attempts = attemptsOfJob(u.farm.engine.db, id!);
+      assert.equal(attempts.length, 1);
+      assert.equal(attempts[0]?.error_class, fail);
+      await u.farm.waitFor('nothing of ours left on the server', () => u.serverIdle());
+    });
+  }
+
+  test(`[${pool.kind}] an operator's cancel takes the running render off the server and closes the attempt as cancelled`, { timeout: 60_000 }, async (t) => {
+    const u = await pool.open(t, { renderMs: 20_000 });
+    const [id] = await u.farm.importJobs([{ id: 'sh010' }]);
+    await rendering(u, id!);
+    await u.farm.engine.call('jobs.cancel', { ids: [id!] });
+    await u.farm.waitFor('the attempt closed', () => attemptsOfJob(u.farm.engine.db, id!)[0]?.outcome === 'cancelled');
+    assert.equal((await u.farm.job(id!)).state, 'cancelled');
+    await u.farm.waitFor('nothing of ours left on the server', () => u.serverIdle());
+  });
+
+  test(`[${pool.kind}] "stop farm" takes the running render off the server and puts the job back in the queue`, { timeout: 60_000 }, async (t) => {
+    const u = await pool.open(t, { renderMs: 20_000 });
+    const [id] = await u.farm.importJobs([{ id: 'sh010' }]);
+    await rendering(u, id!);
+    await u.farm.engine.call('farm.stop', { by: 'test' });
+    const [job] = await u.farm.waitForStates([id!], ['queued']);
+    assert.equal(job?.attempts, 0, 'a stop does not count against the job');
+    assert.equal(attemptsOfJob(u.farm.engine.db, id!)[0]?.outcome, 'requeued');
+    await u.farm.waitFor('nothing of ours left on the server', () => u.serverIdle());
+  });
+
+  test(`[${pool.kind}] an engine restart mid-render takes the open attempt up again: completed, rendered once`, { timeout: 60_000 }, async (t) => {
+    // A recovered prompt's progress frames went to the client id of the engine that posted it: no stall timeout while it renders.
+    const u = await pool.open(t, { renderMs: 1_500, config: { stallTimeoutS: 60 } });
+    const [id] = await u.farm.importJobs([{ id: 'sh010' }]);
+    await rendering(u, id!);
+    await u.farm.restartEngine();
+    const [job] = await u.farm.waitForStates([id!], ENDED, 30_000);
+    assert.equal(job?.state, 'completed', job?.stateReason ?? '');
+    assert.equal(u.sent(id!), 1, 'not sent again');
+    assert.deepEqual(attemptsOfJob(u.farm.engine.db, id!).map((a) => a.outcome), ['completed']);
+  });
+
+  test(`[${pool.kind}] a full output disk holds the farm instead of failing the attempt, and the job completes once there is room`, { timeout: 60_000 }, async (t) => {
+    const disk = fillingDisk(100);
+    const u = await pool.open(t, { outputFs: disk, config: { storageRetryMs: 100, storageRetryCapMs: 300 } });
+    const [id] = await u.farm.importJobs([{ id: 'sh010' }]);
+    await u.farm.waitFor('the farm to hold on the full output disk', async () => (await u.farm.engine.call('farm.status', {})).storageHold?.kind === 'output_disk_full');
+    assert.match((await u.farm.engine.call('farm.status', {})).storageHold?.reason ?? '', new RegExp(`on ${u.instanceName}\\)$`));
+    assert.equal((await u.farm.job(id!)).state, 'running', 'not failed for the disk');
+    disk.free();
+    const [job] = await u.farm.waitForStates([id!], ENDED, 30_000);
+    assert.equal(job?.state, 'completed', job?.stateReason ?? '');
+    assert.equal(job?.attempts, 1);
+    assert.equal(u.sent(id!), 1, 'the render was not sent again');
+    await u.farm.waitFor('the hold to be over', async () => (await u.farm.engine.call('farm.status', {})).storageHold === null);
+  });
+}
