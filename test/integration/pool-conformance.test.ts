@@ -5,7 +5,7 @@
  * sent, a success with its outputs in the ledger, each failure class ending in its state, an
  * operator's cancel and "stop farm" taking the work off the server, an engine restart taking up the
  * open attempt without rendering it again, and a full output disk holding the farm instead of
- * failing the attempt. A new kind of workstation is one more entry in POOLS.
+ * failing the attempt, and a full database holding it before any claim. A new kind of workstation is one more entry in POOLS.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -27,6 +27,8 @@ interface Setup {
   renderMs?: number;
   outputFs?: OutputFs;
   config?: Partial<SchedulerConfig>;
+  /** Leave the scheduler stopped (the test starts it with farm.startScheduler). */
+  start?: false;
 }
 
 type FailureClass = 'transient' | 'permanent' | 'timeout';
@@ -36,8 +38,8 @@ interface UnderTest {
   farm: Farm;
   /** The workstation's name, as attempts and the ledger record it. */
   instanceName: string;
-  /** Renders sent to the server (prompts posted, /run calls). */
-  sent(jobId: string): number;
+  /** Renders of these jobs sent to the server (prompts posted, /run calls). */
+  sent(...jobIds: string[]): number;
   /** Nothing of ours is queued or running on the server. */
   serverIdle(): Promise<boolean>;
 }
@@ -57,12 +59,12 @@ const POOLS: readonly Pool[] = [
       const words: Record<FailureClass, string> = { transient: '500', permanent: 'invalid', timeout: 'hang' };
       const farm = await farmFor(t, {
         instances: [{ script: s.fail ? [words[s.fail]] : [], duration: { fixedMs: s.renderMs ?? 30 } }],
-        config: { ...FINAL, prefetch: false, ...s.config }, ...(s.outputFs ? { outputFs: s.outputFs } : {}),
+        config: { ...FINAL, prefetch: false, ...s.config }, ...(s.outputFs ? { outputFs: s.outputFs } : {}), ...(s.start === false ? { start: false } : {}),
       });
       const sim = farm.sims[0]!;
       return {
         farm, instanceName: 'sim-0',
-        sent: (jobId) => receivedCount(farm, jobId),
+        sent: (...jobIds) => jobIds.reduce((n, id) => n + receivedCount(farm, id), 0),
         async serverIdle() {
           const q = (await (await fetch(`${sim.url}/queue`)).json()) as { queue_running: unknown[]; queue_pending: unknown[] };
           return q.queue_running.length === 0 && q.queue_pending.length === 0;
@@ -80,7 +82,7 @@ const POOLS: readonly Pool[] = [
           // RunPod's execution timeout ends a `timeout` run (TIMED_OUT); the other cases render well inside the default.
           ...(s.fail === 'timeout' ? { executionTimeoutMs: 500 } : {}),
         },
-        farm: { config: { ...FINAL, runpodPollMs: 40, ...s.config }, ...(s.outputFs ? { outputFs: s.outputFs } : {}) },
+        farm: { config: { ...FINAL, runpodPollMs: 40, ...s.config }, ...(s.outputFs ? { outputFs: s.outputFs } : {}) }, ...(s.start === false ? { start: false } : {}),
       });
       return {
         farm, instanceName: endpointName,
@@ -171,5 +173,21 @@ for (const pool of POOLS) {
     assert.equal(job?.attempts, 1);
     assert.equal(u.sent(id!), 1, 'the render was not sent again');
     await u.farm.waitFor('the hold to be over', async () => (await u.farm.engine.call('farm.status', {})).storageHold === null);
+  });
+
+  // Not specific to the claim: whichever write meets the full file first holds the farm (the claim's own rule is pools/attempt/claim.ts).
+  test(`[${pool.kind}] a full database before dispatch holds the farm: no attempt burned, every job rendered once when there is room`, { timeout: 90_000 }, async (t) => {
+    const u = await pool.open(t, { start: false, config: { storageRetryMs: 100, storageRetryCapMs: 300 } });
+    const ids = await u.farm.importJobs(Array.from({ length: 20 }, (_, i) => ({ id: `sh${i}` })));
+    const db = u.farm.engine.db;
+    // SQLite answers SQLITE_FULL once the file would grow past max_page_count: a full disk, on demand, before the first claim.
+    db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
+    u.farm.startScheduler();
+    await u.farm.waitFor('the farm to hold on the full database', async () => (await u.farm.engine.call('farm.status', {})).storageHold?.kind === 'database_full');
+    db.pragma('max_page_count = 1073741823');
+    const done = await u.farm.waitForStates(ids, ENDED, 60_000);
+    assert.deepEqual(done.filter((j) => j.state !== 'completed').map((j) => [j.shot, j.state, j.stateReason]), []);
+    assert.deepEqual(done.filter((j) => j.attempts !== 1).map((j) => [j.shot, j.attempts]), [], 'no attempt was spent on the full database');
+    assert.equal(u.sent(...ids), ids.length, 'every job rendered once');
   });
 }

@@ -11,7 +11,7 @@ import type { FarmState } from '../../../shared/farm-settings.js';
 import type { JobState } from '../../../shared/job-states.js';
 import { randomId } from '../ids.js';
 import { readFarmState } from '../settings/farm-state.js';
-import { claimAttempt, endAttempt, liveAttempts, orphanAttempts, previousAttempt, type AttemptRow } from '../store/attempt-store.js';
+import { endAttempt, liveAttempts, orphanAttempts, previousAttempt, type AttemptRow } from '../store/attempt-store.js';
 import { CommitBatch } from '../store/commit-batch.js';
 import type { JobRow } from '../store/job-rows.js';
 import { jobRow, nextRetryAt, oldestQueued } from '../store/job-store.js';
@@ -40,6 +40,7 @@ import { StorageHold, storageFaultOf } from '../pools/attempt/storage-hold.js';
 import { explainer, TemplateCache } from './wait-explainer.js';
 import { FairShareFarm } from './fair-share-farm.js';
 import type { PoolWait, WorkerPool } from '../pools/worker-pool.js';
+import { claimJob } from '../pools/attempt/claim.js';
 import { farmPools } from './farm-pools.js';
 
 export interface SchedulerDeps extends FarmDeps {
@@ -484,23 +485,12 @@ export class Scheduler implements FarmPort {
     });
   }
 
-  /** Claims one job for one instance (in this tick's commit batch); null when it went stale. */
-  private async claim(job: JobRow, rt: InstanceRuntime): Promise<string | null> {
-    const { db, clock } = this.d;
-    const attemptId = randomId();
+  /** Claims one job for one instance (in this tick's commit batch, through the one claim path); null when it went stale. */
+  private claim(job: JobRow, rt: InstanceRuntime): Promise<string | null> {
     const ok = rt.lastOkProbe;
-    try {
-      await this.batch.add(() => claimAttempt(db, clock, {
-        jobId: job.id, attemptId, instanceId: rt.row.id, instanceName: rt.row.name, gpuName: ok?.gpuName ?? rt.row.gpu_name,
-        vramAtDispatch: ok?.vram ? ok.vram.totalBytes - ok.vram.otherBytes : null, leaseMs: job.timeout_s * 1000 * 2,
-      }));
-      return attemptId;
-    } catch (err) {
-      // The store itself failing is the whole pass's (the farm holds); a stale job is only this claim's.
-      if (storageFaultOf(err)) throw err;
-      this.log(`claim of ${job.id} failed: ${(err as Error).message}`);
-      return null;
-    }
+    return claimJob({ ...this.d, batch: this.batch, log: (m) => this.log(m) }, job, {
+      instanceId: rt.row.id, instanceName: rt.row.name, gpuName: ok?.gpuName ?? rt.row.gpu_name, vramAtDispatch: ok?.vram ? ok.vram.totalBytes - ok.vram.otherBytes : null,
+    });
   }
 
   private startRunner(job: JobRow, attemptId: string, rt: InstanceRuntime, resume: AttemptRow | null, template?: StoredTemplate, priority = job.priority): void {
