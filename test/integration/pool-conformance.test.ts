@@ -3,8 +3,8 @@
  * workstation — the LAN ComfyUI pool on the ComfyUI simulator, the RunPod pool on the RunPod
  * simulator, both over loopback — so the engine's rules hold for each: a claim before anything is
  * sent, a success with its outputs in the ledger, each failure class ending in its state, an
- * operator's cancel and "stop farm" taking the work off the server, an engine restart taking up the
- * open attempt without rendering it again, and a full output disk holding the farm instead of
+ * operator's cancel and "stop farm" taking the work off the server, an engine restart (closed, or
+ * killed with SIGKILL) taking up the open attempt without rendering it again, and a full output disk holding the farm instead of
  * failing the attempt, and a full database holding it before any claim. A new kind of workstation is one more entry in POOLS.
  */
 import { test } from 'node:test';
@@ -18,6 +18,15 @@ import type { JobState } from '../../shared/job-states.js';
 import { cloudFarmFor } from '../helpers/cloud-farm.js';
 import { farmFor, receivedCount, type Farm } from '../helpers/farm.js';
 import { fillingDisk } from '../helpers/filling-disk.js';
+import { Engine } from '../../electron/engine/engine.js';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { SIM_KEY } from '../helpers/cloud-farm.js';
+import { FAST, FIXTURE_TEMPLATES, waitOnEngine } from '../helpers/farm.js';
+import { runAndKill, storedAttempt } from '../helpers/kill-child.js';
+import { tempDirFor } from '../helpers/temp-dir.js';
+import { startSimInstance } from '../simulator/instance.js';
+import { startRunpodSim } from '../simulator/runpod/server.js';
 
 /** What a case asks of a pool's farm: its one workstation's behaviour. */
 interface Setup {
@@ -189,5 +198,73 @@ for (const pool of POOLS) {
     assert.deepEqual(done.filter((j) => j.state !== 'completed').map((j) => [j.shot, j.state, j.stateReason]), []);
     assert.deepEqual(done.filter((j) => j.attempts !== 1).map((j) => [j.shot, j.attempts]), [], 'no attempt was spent on the full database');
     assert.equal(u.sent(...ids), ids.length, 'every job rendered once');
+  });
+}
+
+/**
+ * For the kill -9 case: a workstation of the kind registered on a data folder, how many renders its
+ * server was sent, and the moment to kill (the attempt is on the server and its ids are stored).
+ */
+interface KillTarget {
+  kind: Pool['kind'];
+  open(t: TestContext, renderMs: number): Promise<{ register: (e: Engine) => Promise<void>; sent: () => number; killAt: (dir: string, jobId: string) => boolean }>;
+}
+
+const KILL_TARGETS: readonly KillTarget[] = [
+  {
+    kind: 'comfyui',
+    async open(t, renderMs) {
+      const sim = await startSimInstance({ name: 'sim-0', duration: { fixedMs: renderMs } });
+      t.after(() => sim.close());
+      let jobId = '';
+      return {
+        register: async (e) => void (await e.call('instances.add', { name: 'sim-0', url: sim.url })),
+        sent: () => sim.counts(jobId).received,
+        killAt: (_dir, id) => (jobId = id, sim.counts(id).received === 1),
+      };
+    },
+  },
+  {
+    kind: 'runpod',
+    async open(t, renderMs) {
+      const sim = await startRunpodSim({ apiKey: SIM_KEY, coldStartMs: 0, comfy: { duration: { fixedMs: renderMs } } });
+      t.after(() => sim.close());
+      return {
+        async register(e) {
+          await e.call('cloud.setApiKey', { apiKey: SIM_KEY });
+          await e.call('settings.set', { key: 'burst_budget_usd_per_day', value: 5 });
+          await e.call('settings.set', { key: 'burst_after_s', value: 0 });
+          await e.call('cloud.addRunpod', { name: 'cloud-sim', endpointId: sim.endpointId, apiBase: sim.apiBase, pricePerHourUsd: 1, executionTimeoutS: 60 });
+        },
+        sent: () => sim.runCalls(),
+        // Killed once the RunPod id is stored (killed before it, the attempt is "unknown on RunPod": cloud-burst-recovery.test.ts).
+        killAt: (dir, id) => Boolean(storedAttempt(dir, id)?.runpod_job_id),
+      };
+    },
+  },
+];
+
+for (const target of KILL_TARGETS) {
+  test(`[${target.kind}] kill -9 of the engine mid-render: the next engine takes the open attempt up again, completed, rendered once`, { timeout: 120_000 }, async (t) => {
+    const w = await target.open(t, 2_000);
+    const dir = tempDirFor(t, 'shotfarm-pool-kill-');
+    const out = join(dir, 'out');
+    const setup = new Engine({ dataDir: dir, outputRoot: out, log: () => {} });
+    await setup.call('templates.add', { content: readFileSync(resolve(FIXTURE_TEMPLATES, 'txt2img.json'), 'utf8'), fileName: 'txt2img.json' });
+    await w.register(setup);
+    const list = { project: 'P', episode: 'E', shots: [{ id: 'k1', stage: 'keyframe', template: 'txt2img' }] };
+    const preview = await setup.call('import.preview', { fileName: 'l.json', content: JSON.stringify(list) });
+    await setup.call('import.commit', { previewId: preview.previewId });
+    const jobId = preview.rows[0]?.jobId as string;
+    await setup.close();
+
+    await runAndKill(dir, out, () => w.killAt(dir, jobId));
+    assert.equal(w.sent(), 1);
+    const engine = new Engine({ dataDir: dir, outputRoot: out, log: () => {} });
+    t.after(() => engine.close());
+    engine.startScheduler({ ...FAST, runpodPollMs: 40 });
+    await waitOnEngine(engine, 'the job completed', async () => (await engine.call('jobs.get', { id: jobId })).state === 'completed', 30_000);
+    assert.equal(w.sent(), 1, 'not sent again');
+    assert.deepEqual(attemptsOfJob(engine.db, jobId).map((a) => a.outcome), ['completed']);
   });
 }
