@@ -7,6 +7,9 @@
  * the farm or an abandonment (never started within the endpoint's execution timeout, /status gone
  * silent, the template's timeout passed) sends /cancel for our id — only ours — and the attempt's
  * reason says so. Closing the app (detach) leaves the RunPod job running for the next start.
+ * The runner reports its end as a verdict; ../attempt/conclude.ts records it under the engine's
+ * one rule (a storage fault holds the farm and the end is recorded after the retry; fenced
+ * reports record nothing; an illegal transition is thrown in tests), as for a LAN attempt.
  */
 import { ShotfarmError } from '../../../../shared/errors.js';
 import { readFile } from 'node:fs/promises';
@@ -44,7 +47,6 @@ type End =
   | { kind: 'stopped' }
   | { kind: 'detached' };
 
-const cls = classified;
 
 export class RunpodRunner {
   stopMode: StopMode | null = null;
@@ -128,10 +130,10 @@ export class RunpodRunner {
 
   private unexpected(err: unknown): End {
     if (this.stopMode) return { kind: 'stopped' };
-    if (err instanceof ShotfarmError && err.code === 'bad_input') return { kind: 'failed', c: cls('permanent', err.message), cost: null };
-    if (err instanceof RunpodHttpError) return { kind: 'failed', c: cls('transient', `${this.endpoint.name}: ${err.message}`, true), cost: null };
+    if (err instanceof ShotfarmError && err.code === 'bad_input') return { kind: 'failed', c: classified('permanent', err.message), cost: null };
+    if (err instanceof RunpodHttpError) return { kind: 'failed', c: classified('transient', `${this.endpoint.name}: ${err.message}`, true), cost: null };
     this.d.log(`cloud attempt ${this.attemptId}: unexpected ${(err as Error).stack ?? String(err)}`);
-    return { kind: 'failed', c: cls('transient', `outputs could not be stored: ${(err as Error).message}`), cost: null };
+    return { kind: 'failed', c: classified('transient', `outputs could not be stored: ${(err as Error).message}`), cost: null };
   }
 
   private async attempt(): Promise<End> {
@@ -218,7 +220,7 @@ export class RunpodRunner {
         this.failingSince ??= clock.now();
         if (!err.rejectedKey && clock.now() - this.failingSince >= config.graceMs) {
           await this.sendCancel(`/status failed for ${Math.round((clock.now() - this.failingSince) / 1000)} s`);
-          return { kind: 'failed', c: cls('transient', `${this.endpoint.name}: ${err.message} (for ${Math.round(config.graceMs / 1000)} s; /cancel sent for RunPod job ${id})`, true), cost: null };
+          return { kind: 'failed', c: classified('transient', `${this.endpoint.name}: ${err.message} (for ${Math.round(config.graceMs / 1000)} s; /cancel sent for RunPod job ${id})`, true), cost: null };
         }
         const backoff = fullJitterDelay(this.failures++, { baseMs: config.retry.baseMs, capMs: Math.max(config.retry.capMs, config.runpodPollMs) }, random);
         await this.sleep(Math.max(backoff, err.retryAfterMs ?? 0));
@@ -232,26 +234,26 @@ export class RunpodRunner {
           this.cost = this.costOf(s);
           const text = errorText(s.error ?? (s.output as { error?: unknown } | undefined)?.error);
           const permanent = isPermanentWorkerError(text);
-          return { kind: 'failed', c: cls(permanent ? 'permanent' : 'transient', `${this.endpoint.name}: worker-comfyui failed: ${text.split('\n')[0]?.slice(0, 300) ?? ''}`, !permanent), cost: this.cost };
+          return { kind: 'failed', c: classified(permanent ? 'permanent' : 'transient', `${this.endpoint.name}: worker-comfyui failed: ${text.split('\n')[0]?.slice(0, 300) ?? ''}`, !permanent), cost: this.cost };
         }
         case 'TIMED_OUT':
           this.cost = this.costOf(s);
-          return { kind: 'failed', c: cls('timeout', `${this.endpoint.name}: RunPod timed the job out (TIMED_OUT)`), cost: this.cost };
+          return { kind: 'failed', c: classified('timeout', `${this.endpoint.name}: RunPod timed the job out (TIMED_OUT)`), cost: this.cost };
         case 'CANCELLED':
           this.cost = this.costOf(s);
-          return { kind: 'failed', c: cls('transient', `${this.endpoint.name}: job ${id} was cancelled on RunPod by someone else`), cost: this.cost };
+          return { kind: 'failed', c: classified('transient', `${this.endpoint.name}: job ${id} was cancelled on RunPod by someone else`), cost: this.cost };
         case 'IN_PROGRESS':
           this.startedAt ??= clock.now();
           if (clock.now() - this.startedAt > this.job.timeout_s * 1000) {
             await this.sendCancel(`it ran past its ${this.job.timeout_s} s timeout`);
-            return { kind: 'failed', c: cls('timeout', `did not finish within its ${this.job.timeout_s} s timeout (/cancel sent for RunPod job ${id})`), cost: null };
+            return { kind: 'failed', c: classified('timeout', `did not finish within its ${this.job.timeout_s} s timeout (/cancel sent for RunPod job ${id})`), cost: null };
           }
           break;
         case 'IN_QUEUE':
           // A cold start is not a stall: the job waits for a worker, bounded by the endpoint's execution timeout.
           if (clock.now() - since > queueBudgetMs) {
             await this.sendCancel(`it never started within ${queueBudgetMs / 1000} s`);
-            return { kind: 'failed', c: cls('transient', `${this.endpoint.name}: job ${id} never started within ${queueBudgetMs / 1000} s (/cancel sent)`, true), cost: null };
+            return { kind: 'failed', c: classified('transient', `${this.endpoint.name}: job ${id} never started within ${queueBudgetMs / 1000} s (/cancel sent)`, true), cost: null };
           }
           break;
       }
@@ -322,12 +324,12 @@ export class RunpodRunner {
         const out = workerOutputSchema.safeParse(end.status.output);
         const images = out.success ? (out.data.images ?? []) : [];
         if (!out.success || images.length === 0) {
-          return failed(cls('transient', `${this.endpoint.name}: COMPLETED without images (${out.success ? (out.data.error ?? out.data.errors?.join('; ') ?? 'empty output') : 'unexpected output shape'})`));
+          return failed(classified('transient', `${this.endpoint.name}: COMPLETED without images (${out.success ? (out.data.error ?? out.data.errors?.join('; ') ?? 'empty output') : 'unexpected output shape'})`));
         }
         const stored = await this.storeOutputs(images);
         if (stored === 'stopped') return this.decide(this.stopMode === 'detach' ? { kind: 'detached' } : { kind: 'stopped' });
         if (stored instanceof Error) {
-          return failed(stored instanceof OutputTooLarge ? cls('permanent', stored.message) : cls('transient', `outputs could not be stored: ${stored.message}`));
+          return failed(stored instanceof OutputTooLarge ? classified('permanent', stored.message) : classified('transient', `outputs could not be stored: ${stored.message}`));
         }
         const ledger = {
           instanceId: this.endpoint.id, instanceName: this.endpoint.name, templateName: this.template.name, templateHash: this.template.hash,
