@@ -118,7 +118,12 @@ export class RunpodPool implements WorkerPool {
     this.healthTimer = this.d.timers.setTimeout(() => this.checkHealth(), Math.max(1_000, this.d.config.probeIntervalMs * 5));
   }
 
+  /** Health answers arrive on their own (a probe, a runner): a storage fault recording one holds the farm, as a LAN probe's does. */
   private setHealth(e: Endpoint, health: 'idle' | 'unhealthy', error: string | null, answered: boolean): void {
+    this.d.storage.guard(`recording ${e.row.name}'s health`, () => this.recordHealth(e, health, error, answered));
+  }
+
+  private recordHealth(e: Endpoint, health: 'idle' | 'unhealthy', error: string | null, answered: boolean): void {
     if (!this.running) return;
     const was = e.row.health;
     setEndpointHealth(this.d.db, e.row.id, health, error, answered, this.d.clock.now());
