@@ -4,6 +4,8 @@
  *   electron/engine   → shared + Node (never electron, never the DOM/renderer, never a host)
  *     engine/hosting  what every host needs alike (event batching for the wire, export-path
  *                     confinement); the hosts share through it, never through each other
+ *     engine/pools    the kinds of workstation behind the WorkerPool seam and what they share;
+ *                     called by the scheduler, never importing it
  *   electron/server, electron/cli → engine + shared (never the desktop shell)
  *   electron/main, electron/preload → engine + shared + each other (never the server or the CLI)
  *   renderer          → shared only
@@ -27,6 +29,8 @@ module.exports = {
       { path: '^renderer/' }, { path: '^(electron|test)/|node_modules/(electron|better-sqlite3|undici|ws)/' }),
     rule('no-node-builtins-in-renderer-or-shared', 'The renderer runs in a page, and shared/ is loaded by it.',
       { path: '^(renderer|shared)/' }, { dependencyTypes: ['core'] }),
+    rule('pools-below-scheduler', 'A pool (pools/: a kind of workstation, and the attempt pieces every kind shares) is called by the scheduler through the WorkerPool seam and never reaches back into scheduler/.',
+      { path: '^electron/engine/pools/' }, { path: '^electron/engine/scheduler/' }),
     rule('no-circular', 'A cycle makes load order matter and hides which module owns what.',
       { path: '^(shared|electron|renderer)/' }, { circular: true }),
   ],

@@ -12,7 +12,7 @@ import { s3SettingsSchema, type StorageView } from './storage.js';
 import { farmControlInputSchema, farmSettingKeySchema, isFarmSettingKey, parseSettingValue, rawSettingValueSchema, type FarmSettingView } from './farm-settings.js';
 import { exportFilterSchema } from './exports.js';
 import { httpUrlSchema } from './url.js';
-import { ASSET_ID_PATTERN } from './domain.js';
+import { ASSET_ID_PATTERN, RUNPOD_API_BASE } from './domain.js';
 import type {
   CloudSpend,
   AssetFileAnswer,
@@ -103,6 +103,18 @@ const settingsSetInput = z.strictObject({ key: farmSettingKeySchema, value: rawS
   const parsed = parseSettingValue(input.key, input.value);
   if (!parsed.ok) ctx.addIssue({ code: 'custom', path: ['value'], message: parsed.message });
 });
+
+/** A RunPod endpoint's fields, as added and as edited (issue 18). */
+const runpodFields = {
+  name: nameSchema,
+  endpointId: z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, 'the endpoint id is letters, digits, - and _ (RunPod console → Serverless → your endpoint)'),
+  gpuName: z.string().trim().min(1).max(100).optional(),
+  vramGb: z.number().positive().max(1024).optional(),
+  pricePerHourUsd: z.number({ error: 'pricePerHourUsd is needed: what a GPU-hour of this endpoint costs (RunPod console → the endpoint\'s GPU), so costs and the daily budget mean something' }).positive().max(1000),
+  maxConcurrency: z.number().int().min(1).max(64).optional(),
+  tags: z.array(z.string().trim().min(1)).optional(),
+  executionTimeoutS: z.number().int().min(5).max(7 * 86_400).optional(),
+};
 
 export const API_INPUTS = {
   'farm.status': z.strictObject({}),
@@ -207,19 +219,15 @@ export const API_INPUTS = {
    * A RunPod serverless endpoint running worker-comfyui as a workstation (issue 18). `apiBase`
    * defaults to RunPod's public API; it exists so tests and proxies can point elsewhere. It receives
    * the farm's RunPod key, so only the farm host sets it: a page's transport (serve, the desktop
-   * page) refuses it with `forbidden` (electron/engine/cloud/api-base.ts).
+   * page) refuses it with `forbidden` (electron/engine/pools/runpod/api-base.ts).
    */
-  'cloud.addRunpod': z.strictObject({
-    name: nameSchema,
-    endpointId: z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, 'the endpoint id is letters, digits, - and _ (RunPod console → Serverless → your endpoint)'),
-    apiBase: httpUrlSchema('https://api.runpod.ai/v2').optional(),
-    gpuName: z.string().trim().min(1).max(100).optional(),
-    vramGb: z.number().positive().max(1024).optional(),
-    pricePerHourUsd: z.number({ error: 'pricePerHourUsd is needed: what a GPU-hour of this endpoint costs (RunPod console → the endpoint\'s GPU), so costs and the daily budget mean something' }).positive().max(1000),
-    maxConcurrency: z.number().int().min(1).max(64).optional(),
-    tags: z.array(z.string().trim().min(1)).optional(),
-    executionTimeoutS: z.number().int().min(5).max(7 * 86_400).optional(),
-  }),
+  'cloud.addRunpod': z.strictObject({ ...runpodFields, apiBase: httpUrlSchema(RUNPOD_API_BASE).optional() }),
+  /**
+   * Edits a RunPod endpoint workstation (its card's Edit): endpoint id, name, price, and — kept as
+   * stored when not given — jobs at once, tags, GPU, VRAM, execution timeout. The API base is not
+   * edited (it is named only when added). `instances.update` refuses an endpoint.
+   */
+  'cloud.updateRunpod': z.strictObject({ id: z.string().min(1), ...runpodFields }),
   /** Local only: stores the RunPod API key encrypted at rest (null removes it). The answer never holds the key. */
   'cloud.setApiKey': z.strictObject({ apiKey: z.string().trim().min(8).max(500).nullable() }),
   /** Today's (UTC) cloud spend, per project/episode, and the daily budget. */
@@ -310,6 +318,7 @@ export interface ApiOutputs {
   'instances.test': ConnectionTestView;
   'instances.probeAll': ProbeReport;
   'cloud.addRunpod': InstanceView;
+  'cloud.updateRunpod': InstanceView;
   'cloud.setApiKey': { keySource: 'environment' | 'stored' | 'none' };
   'cloud.spend': CloudSpend;
   'release.freeze': FreezeResult;

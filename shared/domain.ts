@@ -115,14 +115,27 @@ export interface VramView {
   freeBytes: number;
 }
 
-/** A RunPod serverless endpoint's card facts (issue 18): what it costs and whether it may burst now. */
-export interface CloudEndpointView {
-  kind: 'runpod';
+/** The kinds of workstation: a ComfyUI server Shotfarm reaches directly, or a RunPod serverless endpoint. */
+export const INSTANCE_KINDS = ['comfyui', 'runpod'] as const;
+export type InstanceKind = (typeof INSTANCE_KINDS)[number];
+
+/** RunPod's public serverless API: an endpoint's API base when none was named (tests and proxies name one). */
+export const RUNPOD_API_BASE = 'https://api.runpod.ai/v2';
+/** RunPod's default execution timeout of an endpoint (600 s) when the operator names none. */
+export const RUNPOD_EXECUTION_TIMEOUT_S = 600;
+
+/** What is stored of a RunPod endpoint (its row's facts, defaults applied). */
+export interface RunpodEndpoint {
   endpointId: string;
   apiBase: string;
   pricePerHourUsd: number;
   /** The endpoint's execution timeout: how long an attempt unknown on RunPod waits before it is retried. */
   executionTimeoutS: number;
+}
+
+/** A RunPod serverless endpoint's card facts from the running farm (issue 18): what it costs and whether it may burst now. */
+export interface CloudEndpointView extends RunpodEndpoint {
+  kind: 'runpod';
   /** What RunPod attempts cost today (UTC), farm-wide, and the daily budget. */
   spentTodayUsd: number;
   budgetUsdPerDay: number;
@@ -140,8 +153,11 @@ export interface CloudSpend {
   byProjectEpisode: { project: string; episode: string; costUsd: number; attempts: number }[];
 }
 
-export interface InstanceView {
-  /** Present on a RunPod endpoint; absent on a ComfyUI server. */
+/** A workstation's card: what every kind shows, and by `kind` what only that kind has. */
+export type InstanceView = InstanceViewBase & ({ kind: 'comfyui' } | { kind: 'runpod'; endpoint: RunpodEndpoint });
+
+interface InstanceViewBase {
+  /** On a RunPod endpoint while a farm runs (spend, why it waits); absent otherwise. */
   cloud?: CloudEndpointView;
   id: string;
   name: string;

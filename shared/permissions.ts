@@ -21,7 +21,7 @@ export const METHOD_CLASS: Readonly<Record<ApiMethod, MethodClass>> = {
   'import.preview': 'import', 'import.commit': 'import', 'uploads.check': 'import',
   'templates.add': 'templates',
   'instances.add': 'workstations', 'instances.addMany': 'workstations', 'instances.update': 'workstations', 'instances.remove': 'workstations',
-  'instances.setAdminState': 'workstations', 'instances.probeAll': 'workstations', 'instances.test': 'workstations', 'cloud.addRunpod': 'workstations', 'cloud.setApiKey': 'settings', 'cloud.spend': 'read',
+  'instances.setAdminState': 'workstations', 'instances.probeAll': 'workstations', 'instances.test': 'workstations', 'cloud.addRunpod': 'workstations', 'cloud.updateRunpod': 'workstations', 'cloud.setApiKey': 'settings', 'cloud.spend': 'read',
   'release.freeze': 'releases', 'assets.approve': 'approvals',
   'hooks.list': 'settings', 'hooks.deliveries': 'settings', 'hooks.set': 'settings', 'hooks.add': 'settings', 'hooks.remove': 'settings',
   'settings.set': 'settings', 'settings.reset': 'settings', 'storage.set': 'settings',

@@ -5,7 +5,7 @@
  * domain in handlers/; this class opens the store, wires the announcer and the scheduler, and
  * composes them. No Electron, no DOM.
  */
-import { runpodKey } from './cloud/api-key.js';
+import { runpodKey } from './pools/runpod/api-key.js';
 import { cloudHandlers } from './handlers/cloud.js';
 import { join } from 'node:path';
 import { API_INPUTS, isApiMethod, type ApiHandlers, type ApiInput, type ApiMethod, type ApiOutputs } from '../../shared/api.js';
@@ -38,7 +38,7 @@ import { templateHandlers } from './handlers/templates.js';
 import { userHandlers } from './handlers/users.js';
 import { HookRunner } from './hooks/hook-runner.js';
 import { withLive } from './queries/job-live.js';
-import type { SchedulerConfig } from './scheduler/config.js';
+import type { SchedulerConfig } from './settings/farm-config.js';
 import { viewsWithWaits } from './scheduler/job-why.js';
 import { Scheduler } from './scheduler/scheduler.js';
 import { storedFarmFacts } from './scheduler/stored-facts.js';

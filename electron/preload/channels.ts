@@ -39,7 +39,7 @@ export const PAGE_METHODS: ReadonlySet<ApiMethod> = new Set<ApiMethod>([
   'jobs.list', 'jobs.get', 'jobs.detail', 'jobs.why', 'jobs.preview', 'jobs.facets', 'jobs.attempts',
   'jobs.bump', 'jobs.moveToTop', 'jobs.restoreOrder', 'jobs.hold', 'jobs.release', 'jobs.cancel', 'jobs.uncancel', 'jobs.retry', 'jobs.newTake',
   'failures.list', 'timeline.get', 'assets.list', 'assets.approve', 'templates.list', 'templates.add',
-  'instances.add', 'instances.addMany', 'instances.update', 'instances.remove', 'instances.setAdminState', 'instances.test', 'cloud.addRunpod',
+  'instances.add', 'instances.addMany', 'instances.update', 'instances.remove', 'instances.setAdminState', 'instances.test', 'cloud.addRunpod', 'cloud.updateRunpod',
   'import.preview', 'import.commit', 'uploads.check', 'session.whoami',
   // The Settings view: the number settings and project_weights (hosting/local-only.ts desktopPageRefusal keeps the folders local).
   'settings.list', 'settings.set', 'settings.reset',

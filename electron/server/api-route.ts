@@ -9,7 +9,7 @@ import type { Caller } from '../../shared/people.js';
 import { toErrorEnvelope } from '../../shared/errors.js';
 import type { Engine } from '../engine/engine.js';
 import { confineExportInput } from '../engine/hosting/export-path.js';
-import { apiBaseRefusal } from '../engine/cloud/api-base.js';
+import { apiBaseRefusal } from '../engine/pools/runpod/api-base.js';
 import { localOnlyRefusal } from '../engine/hosting/local-only.js';
 import { BodyTooLarge, envelope, readBody, sendError, sendJson, STATUS_FOR_CODE } from './http-util.js';
 

@@ -13,7 +13,7 @@ export interface CloudFarm {
 
 export async function cloudFarmFor(
   ctx: TestContext,
-  o: { sim?: RunpodSimOptions; farm?: Partial<FarmOptions>; budgetUsd?: number; burstAfterS?: number; pricePerHourUsd?: number; executionTimeoutS?: number; key?: string } = {},
+  o: { sim?: RunpodSimOptions; farm?: Partial<FarmOptions>; /** Leave the scheduler to the test (farm.startScheduler). */ start?: boolean; budgetUsd?: number; burstAfterS?: number; pricePerHourUsd?: number; executionTimeoutS?: number; key?: string } = {},
 ): Promise<CloudFarm> {
   const sim = await startRunpodSim({ apiKey: SIM_KEY, ...o.sim });
   ctx.after(() => sim.close());
@@ -25,6 +25,6 @@ export async function cloudFarmFor(
     name: 'cloud-sim', endpointId: sim.endpointId, apiBase: sim.apiBase, gpuName: 'RTX 4090', vramGb: 24, pricePerHourUsd: o.pricePerHourUsd ?? 3.6,
     executionTimeoutS: o.executionTimeoutS ?? 60,
   });
-  farm.startScheduler();
+  if (o.start !== false) farm.startScheduler();
   return { farm, sim, endpointName: 'cloud-sim' };
 }

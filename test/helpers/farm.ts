@@ -8,7 +8,7 @@ import type { TestContext } from 'node:test';
 import { systemClock, seededRandom, type Timers } from '../../electron/engine/clock.js';
 import { Engine } from '../../electron/engine/engine.js';
 import type { OutputFs } from '../../electron/engine/files/output-file.js';
-import type { SchedulerConfig } from '../../electron/engine/scheduler/config.js';
+import type { SchedulerConfig } from '../../electron/engine/settings/farm-config.js';
 import type { JobState } from '../../shared/job-states.js';
 import type { JobView } from '../../shared/domain.js';
 import { startSimInstance, type SimInstance, type SimInstanceOptions } from '../simulator/index.js';

@@ -1,5 +1,5 @@
 /** Short scheduler timings for tests on loopback simulators (the defaults are for real networks). */
-import type { SchedulerConfig } from '../../electron/engine/scheduler/config.js';
+import type { SchedulerConfig } from '../../electron/engine/settings/farm-config.js';
 
 export const FAST: Partial<SchedulerConfig> = {
   probeIntervalMs: 200,

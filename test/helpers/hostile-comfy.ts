@@ -8,7 +8,7 @@
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { TestContext } from 'node:test';
-import type { SchedulerConfig } from '../../electron/engine/scheduler/config.js';
+import type { SchedulerConfig } from '../../electron/engine/settings/farm-config.js';
 import { startSimInstance, type SimInstanceOptions } from '../simulator/index.js';
 import { startFarm } from './farm.js';
 import { proxyUpgrades } from './upgrade-proxy.js';

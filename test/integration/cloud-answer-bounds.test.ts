@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Engine } from '../../electron/engine/engine.js';
-import { storeWorkerImages } from '../../electron/engine/cloud/runpod-outputs.js';
+import { storeWorkerImages } from '../../electron/engine/pools/runpod/runpod-outputs.js';
 import { OutputTooLarge } from '../../electron/engine/files/output-file.js';
 import { SIM_KEY } from '../helpers/cloud-farm.js';
 import { startFarmProcess } from '../helpers/farm-process.js';

@@ -6,18 +6,15 @@
  */
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import Database from 'better-sqlite3';
 import { Engine } from '../../electron/engine/engine.js';
 import { attemptsOfJob } from '../../electron/engine/store/attempt-store.js';
 import { startRunpodSim, type RunpodSim } from '../simulator/runpod/server.js';
 import { SIM_KEY } from '../helpers/cloud-farm.js';
 import { FAST, FIXTURE_TEMPLATES, waitOnEngine } from '../helpers/farm.js';
-import { REPO } from '../helpers/engine.js';
 import { tempDirFor } from '../helpers/temp-dir.js';
-import { waitUntil } from '../helpers/wait.js';
+import { runAndKill, storedAttempt } from '../helpers/kill-child.js';
 
 async function prepare(t: TestContext, executionTimeoutS: number): Promise<{ dir: string; out: string; sim: RunpodSim; jobId: string }> {
   const sim = await startRunpodSim({ apiKey: SIM_KEY, coldStartMs: 1_500 });
@@ -36,33 +33,6 @@ async function prepare(t: TestContext, executionTimeoutS: number): Promise<{ dir
   const jobId = preview.rows[0]?.jobId as string;
   await engine.close();
   return { dir, out, sim, jobId };
-}
-
-/** Runs the engine in a child process until `until` holds, then SIGKILLs it. */
-async function runAndKill(dir: string, out: string, until: () => boolean): Promise<void> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'test/helpers/engine-child.ts'), dir, out], { cwd: REPO, stdio: ['pipe', 'pipe', 'pipe'] });
-  let stdout = '';
-  child.stdout.on('data', (c: Buffer) => void (stdout += c.toString()));
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  try {
-    await waitUntil(() => stdout.includes('ready'), { what: 'the engine child to load', timeoutMs: 60_000, pollMs: 20 });
-    child.stdin.write('go\n');
-    await waitUntil(until, { what: 'the moment to kill', timeoutMs: 30_000, pollMs: 10 });
-  } finally {
-    child.kill('SIGKILL');
-    await exited;
-  }
-}
-
-function storedAttempt(dir: string, jobId: string): { runpod_job_id: string | null } | undefined {
-  const db = new Database(join(dir, 'shotfarm.sqlite'), { readonly: true, fileMustExist: true });
-  try {
-    return db.prepare('SELECT runpod_job_id FROM attempts WHERE job_id = ? ORDER BY n').get(jobId) as { runpod_job_id: string | null } | undefined;
-  } catch {
-    return undefined; // the child is still migrating
-  } finally {
-    db.close();
-  }
 }
 
 async function restartUntilDone(t: TestContext, dir: string, out: string, jobId: string): Promise<Engine> {

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startServer } from '../../electron/server/server.js';
-import { KEY_WITHHELD } from '../../electron/engine/cloud/api-base.js';
+import { KEY_WITHHELD } from '../../electron/engine/pools/runpod/api-base.js';
 import { SIM_KEY } from '../helpers/cloud-farm.js';
 import { engineFor } from '../helpers/engine.js';
 import { farmFor } from '../helpers/farm.js';

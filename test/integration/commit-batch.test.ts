@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { isFencedReport, isIllegalTransition, JobStateError, transitionJob } from '../../electron/engine/job-state.js';
 import { claimAttempt } from '../../electron/engine/store/attempt-store.js';
 import { CommitBatch } from '../../electron/engine/store/commit-batch.js';
-import { completeJob, requeueJob } from '../../electron/engine/scheduler/outcomes.js';
+import { completeJob, requeueJob } from '../../electron/engine/pools/attempt/outcomes.js';
 import { engineFor, importText, RESOURCES } from '../helpers/engine.js';
 
 const sample = readFileSync(`${RESOURCES}samples/shot_list.json`, 'utf8');

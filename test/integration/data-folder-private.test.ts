@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { storeRunpodKey } from '../../electron/engine/cloud/api-key.js';
+import { storeRunpodKey } from '../../electron/engine/pools/runpod/api-key.js';
 import { Engine } from '../../electron/engine/engine.js';
 import { REPO } from '../helpers/engine.js';
 import { tempDirFor } from '../helpers/temp-dir.js';

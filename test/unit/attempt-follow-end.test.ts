@@ -14,7 +14,7 @@ import type { HistoryEntry, QueueItem, QueueSnapshot } from '../../electron/engi
 import type { FollowEvent } from '../../electron/engine/comfy/ws-events.js';
 import { AttemptFollow } from '../../electron/engine/scheduler/attempt-follow.js';
 import type { AttemptScope, Outcome } from '../../electron/engine/scheduler/attempt-scope.js';
-import { schedulerConfig } from '../../electron/engine/scheduler/config.js';
+import { schedulerConfig } from '../../electron/engine/settings/farm-config.js';
 
 const PROMPT = '8d0f2f7e-5c1a-5b53-9a51-0e0f4f0b2a11';
 const ATTEMPT = 'a-17';

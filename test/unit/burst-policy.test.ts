@@ -1,10 +1,10 @@
 /** The cloud burst policy and a RunPod attempt's cost, table-tested (pure functions). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { burstDecision, type BurstInput } from '../../electron/engine/cloud/burst-policy.js';
-import { attemptCost, utcDayStart } from '../../electron/engine/cloud/runpod-cost.js';
-import { isPermanentWorkerError } from '../../electron/engine/cloud/runpod-protocol.js';
-import { parseRetryAfter } from '../../electron/engine/cloud/runpod-client.js';
+import { burstDecision, type BurstInput } from '../../electron/engine/pools/runpod/burst-policy.js';
+import { attemptCost, utcDayStart } from '../../electron/engine/pools/runpod/runpod-cost.js';
+import { isPermanentWorkerError } from '../../electron/engine/pools/runpod/runpod-protocol.js';
+import { parseRetryAfter } from '../../electron/engine/pools/runpod/runpod-client.js';
 
 const base: BurstInput = { waitedS: 0, rush: false, lanSlotFree: false, burstAfterS: 600, spentTodayUsd: 0, budgetUsdPerDay: 10 };
 

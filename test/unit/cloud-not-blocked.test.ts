@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { burstWaitOf, type BurstJob } from '../../electron/engine/cloud/burst-wait.js';
+import { burstWaitOf, type BurstJob } from '../../electron/engine/pools/runpod/burst-wait.js';
 import type { FarmFacts } from '../../electron/engine/scheduler/farm-facts.js';
 import { isBlockedWait } from '../../electron/engine/scheduler/wait-explainer.js';
 import type { JobWait } from '../../electron/engine/scheduler/wait-reasons.js';

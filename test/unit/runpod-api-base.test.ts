@@ -2,8 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  apiBaseRefusal, endpointApiBase, keyMayGoTo, normaliseApiBase, RUNPOD_API_BASE,
-} from '../../electron/engine/cloud/api-base.js';
+  apiBaseRefusal, keyMayGoTo, normaliseApiBase, RUNPOD_API_BASE,
+} from '../../electron/engine/pools/runpod/api-base.js';
 import { desktopPageRefusal } from '../../electron/engine/hosting/local-only.js';
 
 test('a page transport refuses any apiBase on cloud.addRunpod (forbidden), and nothing else because of it', () => {
@@ -32,19 +32,18 @@ test("the desktop page's policy carries the same refusal", () => {
 });
 
 test("the key goes to RunPod's API, or to a base chosen on the farm host, and nowhere else", () => {
-  const rows: [string, { api_base: string | null; api_base_local: number }, boolean][] = [
-    ["RunPod's API, stored", { api_base: RUNPOD_API_BASE, api_base_local: 0 }, true],
-    ["RunPod's API with a trailing slash", { api_base: `${RUNPOD_API_BASE}/`, api_base_local: 0 }, true],
-    ['no base stored: RunPod\'s', { api_base: null, api_base_local: 0 }, true],
-    ['a base chosen on the host', { api_base: 'http://127.0.0.1:9/v2', api_base_local: 1 }, true],
-    ['a base not chosen on the host (an older row)', { api_base: 'http://127.0.0.1:9/v2', api_base_local: 0 }, false],
-    ["a look-alike of RunPod's host", { api_base: 'https://api.runpod.ai.evil.example/v2', api_base_local: 0 }, false],
-    ["RunPod's host on another path", { api_base: 'https://api.runpod.ai/v2/../x', api_base_local: 0 }, false],
+  const rows: [string, { runpod: { apiBase: string }; apiBaseLocal: boolean }, boolean][] = [
+    ["RunPod's API, stored", { runpod: { apiBase: RUNPOD_API_BASE }, apiBaseLocal: false }, true],
+    ["RunPod's API with a trailing slash", { runpod: { apiBase: `${RUNPOD_API_BASE}/` }, apiBaseLocal: false }, true],
+    ['no base stored: the store applies RunPod\'s', { runpod: { apiBase: RUNPOD_API_BASE }, apiBaseLocal: false }, true],
+    ['a base chosen on the host', { runpod: { apiBase: 'http://127.0.0.1:9/v2' }, apiBaseLocal: true }, true],
+    ['a base not chosen on the host (an older row)', { runpod: { apiBase: 'http://127.0.0.1:9/v2' }, apiBaseLocal: false }, false],
+    ["a look-alike of RunPod's host", { runpod: { apiBase: 'https://api.runpod.ai.evil.example/v2' }, apiBaseLocal: false }, false],
+    ["RunPod's host on another path", { runpod: { apiBase: 'https://api.runpod.ai/v2/../x' }, apiBaseLocal: false }, false],
   ];
   for (const [what, row, goes] of rows) assert.equal(keyMayGoTo(row), goes, what);
 });
 
 test('bases are compared without trailing slashes', () => {
   assert.equal(normaliseApiBase(' https://x/v2// '), 'https://x/v2');
-  assert.equal(endpointApiBase({ api_base: null, api_base_local: 0 }), RUNPOD_API_BASE);
 });

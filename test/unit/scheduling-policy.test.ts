@@ -1,8 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  couldFit, fitsNow, fitsWhenOneEnds, rankInstances, reservationHolds, retryDelayMs, starvedBySize, type InstanceSnapshot, type JobSnapshot,
+  couldFit, fitsNow, fitsWhenOneEnds, rankInstances, reservationHolds, starvedBySize, type InstanceSnapshot, type JobSnapshot,
 } from '../../electron/engine/scheduler/policy.js';
+import { retryDelayMs } from '../../electron/engine/pools/attempt/outcomes.js';
 
 const GB = 1024 ** 3;
 const inst = (o: Partial<InstanceSnapshot> & { id: string }): InstanceSnapshot => ({

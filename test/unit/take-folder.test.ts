@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { TEMP_PREFIX } from '../../electron/engine/files/atomic-write.js';
 import { takeDir } from '../../electron/engine/files/output-paths.js';
-import { newFolders, prepareTakeDir } from '../../electron/engine/scheduler/collect.js';
+import { newFolders, prepareTakeDir } from '../../electron/engine/pools/attempt/take-files.js';
 import { tempDirFor } from '../helpers/temp-dir.js';
 
 const TAKE = { project: 'Moonfall', episode: 'ep101', shot: 'sh010', stage: 'keyframe', take: 1 };

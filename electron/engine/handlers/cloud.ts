@@ -1,44 +1,57 @@
 /**
- * The cloud domain (issue 18): registering a RunPod endpoint as a workstation, the API key (stored
- * encrypted; the answer only says where the key comes from), and today's spend.
+ * The cloud domain (issue 18): registering and editing a RunPod endpoint as a workstation (its
+ * defaults applied in the store, once), the API key (stored encrypted; the answer only says where
+ * the key comes from), and today's spend.
  */
 import { dirname } from 'node:path';
 import type { InstanceView } from '../../../shared/domain.js';
 import { ShotfarmError } from '../../../shared/errors.js';
 import { storedNumber } from '../settings/farm-settings.js';
-import { normaliseApiBase, RUNPOD_API_BASE } from '../cloud/api-base.js';
-import { runpodKeySource, storeRunpodKey } from '../cloud/api-key.js';
-import { utcDayStart } from '../cloud/runpod-cost.js';
+import { normaliseApiBase } from '../pools/runpod/api-base.js';
+import { runpodKeySource, storeRunpodKey } from '../pools/runpod/api-key.js';
+import { utcDayStart } from '../pools/runpod/runpod-cost.js';
 import { randomId } from '../ids.js';
 import { spendSince } from '../store/attempt-store.js';
-import { insertRunpodInstance, instanceRow, listInstanceRows, toInstanceView } from '../store/instance-store.js';
+import {
+  findInstance, insertRunpodInstance, instanceRow, listInstanceRows, runpodUrl, toInstanceView, updateRunpodInstance,
+} from '../store/instance-store.js';
 import type { DomainHandlers, EngineContext } from './context.js';
-
-/** RunPod's default execution timeout of an endpoint (600 s) when the operator names none. */
-const DEFAULT_EXECUTION_TIMEOUT_S = 600;
 
 export function cloudHandlers(ctx: EngineContext): DomainHandlers<'cloud'> {
   const dataDir = dirname(ctx.dbFile);
+  /** Names and endpoints are unique among workstations (another than `selfId`). */
+  const unique = (name: string, url: string, endpointId: string, selfId: string | null): void => {
+    for (const r of listInstanceRows(ctx.db)) {
+      if (r.id === selfId) continue;
+      if (r.name === name) throw new ShotfarmError('conflict', `A workstation is already named "${name}".`);
+      if (r.url === url) throw new ShotfarmError('conflict', `Workstation "${r.name}" already uses RunPod endpoint ${endpointId}.`);
+    }
+  };
+  /** The farm reloads the endpoint first, so the card sent out is what it now works with. */
+  const announce = (id: string): InstanceView => {
+    ctx.farm()?.instanceChanged(id);
+    const row = instanceRow(ctx.db, id);
+    if (!row) throw new ShotfarmError('not_found', `Workstation ${id} vanished.`);
+    const v: InstanceView = ctx.farm()?.instanceViews().find((i) => i.id === id) ?? toInstanceView(ctx.db, row);
+    ctx.events.emit('instance.changed', { instance: v });
+    return v;
+  };
   return {
     'cloud.addRunpod': async (f) => {
-      // A page's transport refuses apiBase (cloud/api-base.ts): one that reaches here was chosen on the farm host.
-      const apiBase = normaliseApiBase(f.apiBase ?? RUNPOD_API_BASE);
-      const url = `${apiBase}/${f.endpointId}`;
-      for (const r of listInstanceRows(ctx.db)) {
-        if (r.name === f.name) throw new ShotfarmError('conflict', `A workstation is already named "${f.name}".`);
-        if (r.url === url) throw new ShotfarmError('conflict', `Workstation "${r.name}" already uses RunPod endpoint ${f.endpointId}.`);
-      }
+      // A page's transport refuses apiBase (pools/runpod/api-base.ts): one that reaches here was chosen on the farm host.
+      const apiBase = f.apiBase === undefined ? undefined : normaliseApiBase(f.apiBase);
+      unique(f.name, runpodUrl(apiBase, f.endpointId), f.endpointId, null);
       const id = randomId();
-      insertRunpodInstance(ctx.db, id, {
-        name: f.name, endpointId: f.endpointId, apiBase, apiBaseLocal: f.apiBase !== undefined, tags: f.tags ?? [], maxConcurrency: f.maxConcurrency ?? 1, gpuName: f.gpuName ?? null,
-        vramGb: f.vramGb ?? null, pricePerHourUsd: f.pricePerHourUsd, executionTimeoutS: f.executionTimeoutS ?? DEFAULT_EXECUTION_TIMEOUT_S,
-      }, ctx.clock.now());
-      ctx.farm()?.instanceChanged(id);
-      const row = instanceRow(ctx.db, id);
-      if (!row) throw new ShotfarmError('not_found', `Workstation ${id} vanished.`);
-      const v: InstanceView = ctx.farm()?.instanceViews().find((i) => i.id === id) ?? toInstanceView(ctx.db, row);
-      ctx.events.emit('instance.changed', { instance: v });
-      return v;
+      insertRunpodInstance(ctx.db, id, { ...f, apiBase, apiBaseLocal: apiBase !== undefined }, ctx.clock.now());
+      return announce(id);
+    },
+    'cloud.updateRunpod': async ({ id: ref, ...f }) => {
+      const row = findInstance(ctx.db, ref);
+      if (!row) throw new ShotfarmError('not_found', `No workstation named or numbered "${ref}".`);
+      if (row.kind !== 'runpod') throw new ShotfarmError('bad_input', `Workstation "${row.name}" is a ComfyUI server, not a RunPod endpoint: edit it with instances.update.`);
+      unique(f.name, runpodUrl(row.runpod.apiBase, f.endpointId), f.endpointId, row.id);
+      updateRunpodInstance(ctx.db, row, f, ctx.clock.now());
+      return announce(row.id);
     },
     'cloud.setApiKey': async ({ apiKey }) => {
       storeRunpodKey(ctx.db, dataDir, apiKey, ctx.clock.now());

@@ -78,6 +78,11 @@ export function instanceHandlers(ctx: EngineContext): DomainHandlers<'instances'
     },
     'instances.update': async ({ id: ref, ...f }) => {
       const id = resolve(ref);
+      // A RunPod endpoint's url is made from its endpoint id: rewriting it here would leave the id the pool uses.
+      const row = instanceRow(ctx.db, id);
+      if (row?.kind === 'runpod') {
+        throw new ShotfarmError('bad_input', `Workstation "${row.name}" is a RunPod endpoint: edit it with cloud.updateRunpod (its endpoint id, price, jobs at once, tags), not with a URL.`);
+      }
       unique(f, id);
       updateInstance(ctx.db, id, f, ctx.clock.now());
       return announce(id);

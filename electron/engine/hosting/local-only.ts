@@ -8,7 +8,7 @@
  */
 import { LOCAL_ONLY_METHODS, type ApiMethod } from '../../../shared/api.js';
 import { errorEnvelope, type ErrorEnvelope } from '../../../shared/errors.js';
-import { apiBaseRefusal } from '../cloud/api-base.js';
+import { apiBaseRefusal } from '../pools/runpod/api-base.js';
 import { FARM_SETTINGS, FOLDER_SETTING_KEYS, isFarmSettingKey } from '../../../shared/farm-settings.js';
 
 /** The envelope a page's transport answers for a local-only method, or null when the page may call it. */

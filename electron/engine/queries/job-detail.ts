@@ -10,7 +10,7 @@ import { ShotfarmError } from '../../../shared/errors.js';
 import { sequenceOf } from '../../../shared/job-detail.js';
 import type { ParamValue } from '../../../shared/shot-list-schema.js';
 import { jobEvents } from '../job-state.js';
-import { dependencyInputParam, uploadPlan, uploadSubfolder } from '../scheduler/inputs.js';
+import { dependencyInputParam, uploadPlan, uploadSubfolder } from '../pools/attempt/inputs.js';
 import { assetsOfJob } from '../store/asset-store.js';
 import type { Db } from '../store/database.js';
 import type { JobRow } from '../store/job-rows.js';

@@ -1,83 +1,63 @@
 /**
- * Recording how an attempt ended (SPEC §4.5, §5), in one shape: each outcome is recorded by one
- * case of `conclude`'s switch — collect a finished prompt's outputs and complete the job with its
- * ledger rows, classify a failure and retry or fail, requeue, or take a stopped runner's prompt off
- * the server first — and every case ends in the same tail: the instance registry hears the result
- * (slot, quarantine, the loaded model), `/free` after a failure, and the job is announced once it
- * is stored. Every write goes through the farm's commit batch, so it is durable before it is
- * announced; a report the state door fences off (stale attempt, wrong state) records nothing and
- * still runs the tail. An illegal transition is a bug: logged loudly (and thrown in tests).
+ * How a LAN attempt ended (SPEC §4.5, §5), decided in one shape: each outcome is one case of
+ * `decide`'s switch — collect a finished prompt's outputs for a completion with its ledger rows,
+ * classify a failure, requeue, or take a stopped runner's prompt off the server first — into the
+ * verdict every pool gives the engine (pools/attempt/conclude.ts records it, under the one rule for
+ * storage faults, fenced reports and illegal transitions). Every case ends in the same tail: the
+ * instance registry hears the result (slot, quarantine, the loaded model), `/free` after a failure,
+ * and the job is announced once it is stored; a report the door fenced off still runs the tail.
  */
 import { basename } from 'node:path';
 import { ShotfarmError } from '../../../shared/errors.js';
 import { ComfyRequestError, settle } from '../comfy/observation.js';
 import type { HistoryEntry } from '../comfy/responses.js';
-import { isFencedReport, isIllegalTransition } from '../job-state.js';
 import type { StoredAsset } from '../store/asset-store.js';
-import { endAttempt } from '../store/attempt-store.js';
+import { conclude } from '../pools/attempt/conclude.js';
+import type { Verdict } from '../pools/attempt/verdict.js';
 import type { AttemptScope, Outcome } from './attempt-scope.js';
 import { OutputTooLarge } from '../files/output-file.js';
 import { collectOutputs } from './collect.js';
 import { classify, type AttemptObservation } from './failure.js';
 import { interruptAndRemove } from './interrupt-prompt.js';
-import { completeJob, failJob, requeueJob } from './outcomes.js';
 import { checkpointOf } from './policy.js';
 import { terminalMessage } from './prompt-watch.js';
-import { storageFaultOf } from './storage-hold.js';
+import { storageFaultOf } from '../pools/attempt/storage-hold.js';
 
-/** What the tail does once the outcome is recorded (or refused). */
-interface Ending {
+/** The LAN's decision: the verdict the engine records (pools/attempt/conclude.ts), and what the tail does then. */
+interface Decision {
+  verdict: Verdict;
   result: 'ok' | 'job_failure' | 'instance_failure' | 'instance_unfit';
   /** Ask the server to unload models (after a failure or a prompt taken off). */
   free: boolean;
-  /** Jobs whose stored state changed, to announce. */
-  changed: readonly string[];
   /** The model this attempt left loaded (a completed one only). */
   checkpoint?: string | null;
 }
 
 /** A report refused by the fence, or a failure to record: nothing of this attempt was stored. */
-const NOTHING: Ending = { result: 'job_failure', free: false, changed: [] };
+const NOTHING = { result: 'job_failure', free: false, changed: [] as readonly string[], checkpoint: null } as const;
 
 export async function concludeAttempt(a: AttemptScope, outcome: Outcome): Promise<void> {
-  let end: Ending;
-  try {
-    end = await record(a, outcome);
-  } catch (err) {
-    // A full or unwritable disk, a locked database: not this attempt's end — the runner holds the
-    // farm and takes the attempt up again (its result is safe on the server meanwhile).
-    if (storageFaultOf(err)) throw err;
-    end = NOTHING;
-    if (isIllegalTransition(err)) {
-      a.deps.log(`ILLEGAL TRANSITION (a bug) ending attempt ${a.attemptId} of job ${a.job.id} as ${outcome.kind}: ${err.message}`);
-      if (a.deps.config.failOnIllegalTransition) queueMicrotask(() => { throw err; });
-    } else if (!isFencedReport(err)) {
-      a.deps.log(`attempt ${a.attemptId} of job ${a.job.id}: recording its end (${outcome.kind}) failed: ${(err as Error).message}`);
-    }
-  }
+  // A full or unwritable disk, a locked database is thrown: not this attempt's end — the runner holds
+  // the farm and takes the attempt up again (its result is safe on the server meanwhile).
+  const end = (await conclude(a.deps, { jobId: a.job.id, attemptId: a.attemptId, facts: a.facts }, () => decide(a, outcome))) ?? NOTHING;
   a.deps.registry.attemptEnded(a.instance.row.id, a.attemptId, end.result, end.checkpoint ?? null);
   if (end.free) void settle(() => a.client.free({ unloadModels: true }));
   if (end.changed.length) a.deps.announce(end.changed);
 }
 
-async function record(a: AttemptScope, outcome: Outcome): Promise<Ending> {
-  const { db, clock, batch } = a.deps;
-  const job = a.job.id;
+async function decide(a: AttemptScope, outcome: Outcome): Promise<Decision> {
   switch (outcome.kind) {
     case 'detached':
-      return { result: 'ok', free: false, changed: [] };
+      return { verdict: { kind: 'none' }, result: 'ok', free: false };
     case 'cancelled':
       await interruptAndRemove(a);
-      await batch.add(() => endAttempt(db, clock, a.attemptId, { ...a.facts, outcome: 'cancelled', reason: 'cancelled by an operator' }));
-      return { result: 'job_failure', free: true, changed: [job] };
+      return { verdict: { kind: 'cancelled', reason: 'cancelled by an operator' }, result: 'job_failure', free: true };
     case 'stopped':
       await interruptAndRemove(a);
-      await batch.add(() => requeueJob(db, clock, job, a.attemptId, 'farm stopped; back in the queue', 'requeued', a.facts));
-      return { result: 'job_failure', free: true, changed: [job] };
+      return { verdict: { kind: 'requeue', reason: 'farm stopped; back in the queue' }, result: 'job_failure', free: true };
     case 'displaced':
     case 'requeue':
-      await batch.add(() => requeueJob(db, clock, job, a.attemptId, outcome.reason, 'requeued', a.facts));
-      return { result: 'ok', free: false, changed: [job] };
+      return { verdict: { kind: 'requeue', reason: outcome.reason }, result: 'ok', free: false };
     case 'failed':
       return fail(a, outcome.obs);
     case 'finished': {
@@ -87,23 +67,21 @@ async function record(a: AttemptScope, outcome: Outcome): Promise<Ending> {
       if (!got.ok) {
         // A graceful stop cut this download short (its bounded wait was over): nothing is recorded —
         // the attempt stays open and the next start collects the outputs from the server's history.
-        if (a.stopMode === 'detach') return { result: 'ok', free: false, changed: [] };
+        if (a.stopMode === 'detach') return { verdict: { kind: 'none' }, result: 'ok', free: false };
         return fail(a, got.obs);
       }
-      const result = await batch.add(() => completeJob(db, clock, job, a.attemptId, got.assets, {
+      const ledger = {
         instanceId: a.instance.row.id, instanceName: a.name, templateName: a.template.name, templateHash: a.template.hash,
         paramsJson: a.job.params_json, seed: a.job.seed,
-      }, a.facts));
-      return { result: 'ok', free: false, changed: result.changed, checkpoint: a.workflow ? checkpointOf(a.workflow) : null };
+      };
+      return { verdict: { kind: 'completed', assets: got.assets, ledger }, result: 'ok', free: false, checkpoint: a.workflow ? checkpointOf(a.workflow) : null };
     }
   }
 }
 
-async function fail(a: AttemptScope, obs: AttemptObservation): Promise<Ending> {
-  const { db, clock, random, config, batch } = a.deps;
+function fail(a: AttemptScope, obs: AttemptObservation): Decision {
   const c = classify(obs, a.name);
-  const result = await batch.add(() => failJob(db, clock, random, a.job.id, a.attemptId, c, config.retry, a.facts));
-  return { result: c.unfit ? 'instance_unfit' : c.instanceLevel ? 'instance_failure' : 'job_failure', free: true, changed: result.changed };
+  return { verdict: { kind: 'failed', c }, result: c.unfit ? 'instance_unfit' : c.instanceLevel ? 'instance_failure' : 'job_failure', free: true };
 }
 
 /** What a finished run's history says went wrong; null when it succeeded (collect it). */

@@ -31,15 +31,16 @@ import { jobPrompt } from '../templates/job-prompt.js';
 import type { ApiWorkflow } from '../templates/workflow.js';
 import { concludeAttempt } from './attempt-end.js';
 import { AttemptFollow } from './attempt-follow.js';
-import { stopOutcome, type AttemptScope, type Displacement, type Outcome, type RunnerDeps, type StopMode } from './attempt-scope.js';
+import { stopOutcome, type AttemptScope, type Displacement, type Outcome, type RunnerDeps } from './attempt-scope.js';
+import type { StopMode } from '../pools/attempt/verdict.js';
 import { afterFailedAsk, isSilence } from './contact.js';
 import { foreignPromptId } from './foreign-prompt.js';
-import { plannedUploads, uploadInputs } from './inputs.js';
+import { plannedUploads, uploadInputs } from '../pools/attempt/inputs.js';
 import type { InstanceRuntime } from './instance-registry.js';
 import { ATTEMPT_KEY, JOB_KEY, successfulRunOfJob, watchExecution, type Execution } from './prompt-watch.js';
-import { storageFaultOf } from './storage-hold.js';
+import { storageFaultOf } from '../pools/attempt/storage-hold.js';
 
-export type { FarmDeps, RunnerDeps } from './attempt-scope.js';
+export type { RunnerDeps } from './attempt-scope.js';
 
 export class AttemptRunner implements AttemptScope {
   stopMode: StopMode | null = null;

@@ -1,51 +1,26 @@
 /**
- * What the parts of one attempt share: the farm's dependencies, the attempt's facts, and how each
+ * What the parts of one LAN attempt share: the farm's dependencies, the attempt's facts, and how each
  * part hands its result to the next (the runner starts and stops, attempt-follow watches the
  * execution, attempt-end records the outcome).
  */
 import type { AttemptPhase } from '../../../shared/domain.js';
-import type { Announce } from '../announcer.js';
-import type { Clock, RandomSource, Timers } from '../clock.js';
 import type { ComfyClient } from '../comfy/client.js';
 import type { HistoryEntry } from '../comfy/responses.js';
-import type { EventBus } from '../event-bus.js';
 import type { AttemptFacts } from '../store/attempt-store.js';
-import type { Db } from '../store/database.js';
 import type { JobRow } from '../store/job-rows.js';
 import type { StoredTemplate } from '../store/template-store.js';
-import type { CommitBatch } from '../store/commit-batch.js';
 import type { S3Uploader } from '../storage/s3-uploader.js';
-import type { OutputFs } from '../files/output-file.js';
 import type { ApiWorkflow } from '../templates/workflow.js';
-import type { SchedulerConfig } from './config.js';
+import type { ConcludeDeps, FarmDeps } from '../pools/attempt/deps.js';
+import type { StopMode } from '../pools/attempt/verdict.js';
 import type { ContactWatch } from './contact-watch.js';
 import type { AttemptObservation } from './failure.js';
 import type { InstanceRegistry, InstanceRuntime } from './instance-registry.js';
 import type { LiveAttempts } from './live-attempts.js';
 import type { AttemptWatch } from './attempt-watch.js';
 import type { Execution } from './prompt-watch.js';
-import type { StorageHold } from './storage-hold.js';
 
-/** What the scheduler and each of its runners work with: the store, time, events, the farm's config. */
-export interface FarmDeps {
-  db: Db;
-  clock: Clock;
-  random: RandomSource;
-  timers: Timers;
-  events: EventBus;
-  config: SchedulerConfig;
-  /** Job rows changed: the engine's announcer loads their views, emits events, notifies hooks. */
-  announce: Announce;
-  /** How output files are written (tests: a disk that fills up); default the real file system. */
-  outputFs?: OutputFs;
-}
-
-/** What runners get beyond the farm's dependencies: the writes of one tick, committed together. */
-export interface BatchDeps {
-  batch: CommitBatch;
-}
-
-export interface RunnerDeps extends FarmDeps, BatchDeps {
+export interface RunnerDeps extends ConcludeDeps {
   registry: InstanceRegistry;
   /** Every attempt's workstation contact (lost-contact marks and the time it is given up). */
   contact: ContactWatch;
@@ -55,11 +30,8 @@ export interface RunnerDeps extends FarmDeps, BatchDeps {
   watch?: AttemptWatch;
   /** Optional S3-compatible copy of every output; the job completes only once it is confirmed. */
   uploader: S3Uploader | null;
-  /** The farm's wait for its storage: a runner that hits a storage fault holds the farm and waits for the retry. */
-  storage: StorageHold;
   /** When the runner is finished (whatever happened). */
   done: (runner: { readonly attemptId: string }) => void;
-  log: (message: string) => void;
 }
 
 /**
@@ -78,9 +50,6 @@ export type Outcome =
   | { kind: 'stopped' }
   /** A prompt waiting on the server gave its place to a higher-priority job: it was deleted from the server's queue, never started, and the job goes back to the queue uncounted. */
   | { kind: 'displaced'; reason: string };
-
-/** Why the runner is asked to stop early. */
-export type StopMode = 'detach' | 'cancel' | 'stopFarm';
 
 /** The outcome a stop mode ends an attempt with. */
 export function stopOutcome(mode: StopMode): Outcome {

@@ -13,7 +13,7 @@ import type { Announce } from '../announcer.js';
 import type { Clock } from '../clock.js';
 import { markContactBack, markContactLost, type ContactMark } from '../store/attempt-store.js';
 import type { Db } from '../store/database.js';
-import type { SchedulerConfig } from './config.js';
+import type { SchedulerConfig } from '../settings/farm-config.js';
 import { contactLoss } from './contact.js';
 import type { ContactPort } from './instance-registry.js';
 

@@ -29,20 +29,7 @@ export type AttemptObservation =
   /** An output is larger than the farm takes (output_max_gb): rendering it again would make it again. */
   | { kind: 'output_too_large'; detail: string };
 
-export type ErrorClass = 'permanent' | 'transient' | 'oom' | 'timeout';
-
-export interface Classification {
-  errorClass: ErrorClass;
-  /** Words for the operator: what happened and where. */
-  reason: string;
-  /** Counts against the instance's health (quarantine after several in a row). */
-  instanceLevel: boolean;
-  /** The instance cannot run Shotfarm's prompts at all until someone fixes it: quarantined at once. */
-  unfit?: boolean;
-  nodeId: string | null;
-  nodeType: string | null;
-  exceptionType: string | null;
-}
+import type { Classification } from '../pools/attempt/verdict.js';
 
 const OOM_TYPES = new Set(['torch.OutOfMemoryError', 'torch.cuda.OutOfMemoryError', 'OutOfMemoryError']);
 const OOM_TEXT = [

@@ -8,7 +8,7 @@ import type { Clock } from '../clock.js';
 import { endedRunsSince } from '../store/attempt-store.js';
 import type { Db } from '../store/database.js';
 import type { JobRow } from '../store/job-rows.js';
-import type { SchedulerConfig } from './config.js';
+import type { SchedulerConfig } from '../settings/farm-config.js';
 import { fairCandidates } from './fair-candidates.js';
 import { overShare } from './fair-share.js';
 import { GpuTime } from './gpu-time.js';

@@ -15,7 +15,7 @@ import type { CapabilityPort } from '../intake/preview.js';
 import type { StoredTemplate } from '../store/template-store.js';
 import type { CapabilityAnswer, CapabilityAnswers, NodeListSource } from './capability-answers.js';
 import type { InstanceFacts } from './wait-reasons.js';
-import type { BurstWait } from '../cloud/burst-wait.js';
+import type { BurstWait } from '../pools/runpod/burst-wait.js';
 
 export interface FarmFacts extends CapabilityPort {
   source: 'farm' | 'store';
@@ -31,7 +31,7 @@ export interface FarmFacts extends CapabilityPort {
   fingerprint: string;
   /** Projects over their fair share of GPU time now (the running farm only; fair-share.ts). */
   overShare?: readonly string[];
-  /** Why a queued job is not on a cloud endpoint yet (cloud/burst-wait.ts), or null. */
+  /** Why a queued job is not on a cloud endpoint yet (pools/runpod/burst-wait.ts), or null. */
   burstWait: BurstWait;
 }
 

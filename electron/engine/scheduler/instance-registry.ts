@@ -16,8 +16,8 @@ import type { ObjectInfo } from '../comfy/schemas.js';
 import type { EventBus } from '../event-bus.js';
 import { probeInstance, type ProbeResult } from '../health/probe.js';
 import type { Db } from '../store/database.js';
-import { instanceRow, instanceRowsOfKind, isSilent, persistRuntime, toInstanceView, type InstanceRow } from '../store/instance-store.js';
-import type { SchedulerConfig } from './config.js';
+import { comfyInstanceRows, instanceRow, isSilent, persistRuntime, toInstanceView, type ComfyInstanceRow } from '../store/instance-store.js';
+import type { SchedulerConfig } from '../settings/farm-config.js';
 import { storeNodeList } from './node-lists.js';
 import type { InstanceSnapshot, Reservation } from './policy.js';
 import type { InstanceFacts } from './wait-reasons.js';
@@ -38,7 +38,7 @@ export interface Occupant extends RunClock {
 }
 
 export interface InstanceRuntime {
-  row: InstanceRow;
+  row: ComfyInstanceRow;
   client: ComfyClient;
   probe: ProbeResult | null;
   lastOkProbe: (ProbeResult & { ok: true }) | null;
@@ -110,7 +110,7 @@ export class InstanceRegistry {
   start(): void {
     this.stopped = false;
     // RunPod endpoints are the cloud pool's (cloud/runpod-pool.ts): no ComfyUI server to probe.
-    for (const row of instanceRowsOfKind(this.db, 'comfyui')) this.add(row);
+    for (const row of comfyInstanceRows(this.db)) this.add(row);
   }
 
   stop(): void {
@@ -153,7 +153,7 @@ export class InstanceRegistry {
     return [...this.map.values()];
   }
 
-  private add(row: InstanceRow): void {
+  private add(row: ComfyInstanceRow): void {
     const rt: InstanceRuntime = {
       row, client: new ComfyClient(row.url, { timeoutMs: this.config.requestTimeoutMs }), probe: null, lastOkProbe: null, lastAnswerAt: null, probedAt: null,
       probeFailures: 0, health: 'unknown', objectInfo: null, objectInfoPending: false, running: new Map(), waiting: null, displacing: false, runLengths: new RunLengths(), socket: null,
@@ -313,7 +313,7 @@ export class InstanceRegistry {
         last_probe_at: rt.probe ? rt.probedAt : null, last_answer_at: rt.lastAnswerAt, last_error: rt.probe && !rt.probe.ok ? rt.probe.error : null,
         consecutive_failures: rt.failuresInRow, quarantined_until: rt.quarantinedUntil, last_checkpoint: rt.lastCheckpoint, now,
       });
-      if (row) rt.row = row;
+      if (row?.kind === 'comfyui') rt.row = row;
     }
     if (persist || announce) this.events.emit('instance.changed', { instance: this.view(rt) });
   }

@@ -12,7 +12,7 @@ import { notDispatching, type FarmFacts } from './farm-facts.js';
 import { explainer, isBlockedWait, type Explain, type TemplateCache } from './wait-explainer.js';
 import { hhmmss } from './wait-reasons.js';
 import { shareNote } from './fair-share.js';
-import { withBurstWait } from '../cloud/burst-wait.js';
+import { withBurstWait } from '../pools/runpod/burst-wait.js';
 
 /** States a dependency can only leave when someone acts. */
 const NEEDS_OPERATOR: readonly JobState[] = ['held', 'failed_final', 'timeout_kill', 'cancelled'];

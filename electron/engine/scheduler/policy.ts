@@ -1,8 +1,7 @@
 /**
  * Scheduling policies (SPEC §3) as pure functions over plain snapshots: VRAM admission, instance
- * choice, reservations, retry delay. No I/O, no clock: the dispatcher feeds them what it knows now.
+ * choice, reservations (the retry delay is pools/attempt/outcomes.ts). No I/O, no clock: the dispatcher feeds them what it knows now.
  */
-import { fullJitterDelay } from '../comfy/backoff.js';
 
 const GB = 1024 ** 3;
 
@@ -134,18 +133,6 @@ export function rankInstances(job: JobSnapshot, candidates: readonly InstanceSna
     for (let k = 0; k < sa.length; k++) if (sa[k] !== sb[k]) return (sa[k] as number) - (sb[k] as number);
     return a.name < b.name ? -1 : 1;
   });
-}
-
-/** From the retry_* farm settings (defaults in shared/farm-settings.ts). */
-export interface RetryPolicy {
-  maxAttempts: number;
-  baseMs: number;
-  capMs: number;
-}
-
-/** SPEC §5: wait random(0, min(cap, base × 2^(attempt−1))) before attempt+1. */
-export function retryDelayMs(attemptsMade: number, policy: RetryPolicy, random: () => number): number {
-  return fullJitterDelay(Math.max(attemptsMade - 1, 0), { baseMs: policy.baseMs, capMs: policy.capMs }, random);
 }
 
 type Workflow = Record<string, { class_type?: string; inputs?: Record<string, unknown> }>;

@@ -11,13 +11,14 @@ import type { FarmState } from '../../../shared/farm-settings.js';
 import type { JobState } from '../../../shared/job-states.js';
 import { randomId } from '../ids.js';
 import { readFarmState } from '../settings/farm-state.js';
-import { claimAttempt, endAttempt, liveAttempts, orphanAttempts, previousAttempt, type AttemptRow } from '../store/attempt-store.js';
+import { endAttempt, liveAttempts, orphanAttempts, previousAttempt, type AttemptRow } from '../store/attempt-store.js';
 import { CommitBatch } from '../store/commit-batch.js';
 import type { JobRow } from '../store/job-rows.js';
 import { jobRow, nextRetryAt, oldestQueued } from '../store/job-store.js';
 import type { StoredTemplate } from '../store/template-store.js';
 import { S3Uploader } from '../storage/s3-uploader.js';
-import { AttemptRunner, type FarmDeps } from './attempt-runner.js';
+import { AttemptRunner } from './attempt-runner.js';
+import type { FarmDeps } from '../pools/attempt/deps.js';
 import { ContactWatch } from './contact-watch.js';
 import { LiveAttempts } from './live-attempts.js';
 import { BlockedJobs } from './blocked-jobs.js';
@@ -29,16 +30,18 @@ import { farmProgress, type FarmProgress } from './farm-progress.js';
 import { InstanceRegistry, type InstanceRuntime } from './instance-registry.js';
 import { FarmNodeLists } from './node-lists.js';
 import type { FarmPort } from '../handlers/context.js';
-import { promoteDueRetries, requeueJob } from './outcomes.js';
+import { promoteDueRetries, requeueJob } from '../pools/attempt/outcomes.js';
 import { checkpointOfJob, type InstanceSnapshot, type JobSnapshot } from './policy.js';
 import { behindInstances, choose, freeInstances, type Assignment } from './dispatch-choice.js';
 import { MergedAnnounce } from './merged-announce.js';
 import { Reservations } from './reservations.js';
 import { AttemptWatch } from './attempt-watch.js';
-import { StorageHold, storageFaultOf } from './storage-hold.js';
+import { StorageHold, storageFaultOf } from '../pools/attempt/storage-hold.js';
 import { explainer, TemplateCache } from './wait-explainer.js';
 import { FairShareFarm } from './fair-share-farm.js';
-import { CloudPool } from '../cloud/runpod-pool.js';
+import type { PoolWait, WorkerPool } from '../pools/worker-pool.js';
+import { claimJob } from '../pools/attempt/claim.js';
+import { farmPools } from './farm-pools.js';
 
 export interface SchedulerDeps extends FarmDeps {
   log?: (message: string) => void;
@@ -82,8 +85,8 @@ export class Scheduler implements FarmPort {
   readonly storage: StorageHold;
   /** For benchmarks: when each dispatch decision found work (ms, performance clock). */
   onDispatch: ((jobId: string, instanceId: string) => void) | null = null;
-  /** RunPod endpoints (kind 'runpod'): a second runner kind beside the LAN one, dispatched after the LAN pass. */
-  readonly cloud: CloudPool;
+  /** The other kinds of workstation (RunPod endpoints), each behind the WorkerPool seam, dispatched after the LAN pass in this order. */
+  readonly pools: readonly WorkerPool[];
 
   constructor(private readonly d: SchedulerDeps) {
     this.storage = new StorageHold({
@@ -108,14 +111,15 @@ export class Scheduler implements FarmPort {
     });
     this.registry = new InstanceRegistry(d.db, d.clock, d.timers, d.events, d.config, () => this.kick(), this.contact, (what, err) => this.storage.failed(what, err), d.random);
     this.templates = new TemplateCache(d.db);
-    this.cloud = new CloudPool({
-      ...d, batch: this.batch, templates: this.templates, apiKey: d.runpodKey ?? (() => null), log: (m) => this.log(m), storage: this.storage,
+    this.pools = farmPools({
+      ...d, batch: this.batch, template: (id) => this.templates.get(id), runpodKey: d.runpodKey ?? (() => null), log: (m) => this.log(m), storage: this.storage,
       announce: (ids) => this.announce.add(ids),
       ended: () => {
-        this.armRetryTimer();
+        this.storage.guard('arming the retry timer', () => this.armRetryTimer());
         this.kick();
       },
-    }, () => this.kick());
+      kick: () => this.kick(),
+    });
     this.lists = new FarmNodeLists(d.db);
     this.fair = new FairShareFarm(d);
     this.reservations = new Reservations({
@@ -150,7 +154,7 @@ export class Scheduler implements FarmPort {
     this.lists.refresh();
     this.fair.seed();
     this.registry.start();
-    this.cloud.start();
+    for (const p of this.pools) p.start();
     this.recover();
     if (this.state === 'stopped') void this.stopRunners();
     this.armRetryTimer();
@@ -180,7 +184,7 @@ export class Scheduler implements FarmPort {
     if ((await Promise.race([finished, overdue])) === 'overdue') for (const r of all) r.abandon();
     this.d.timers.clearTimeout(bound);
     await finished;
-    await this.cloud.close();
+    await Promise.all(this.pools.map((p) => p.close()));
     // What the runners stored is published before the database closes; nothing after.
     this.announce.close();
     this.storage.close();
@@ -239,13 +243,13 @@ export class Scheduler implements FarmPort {
   private async stopRunners(): Promise<void> {
     const all = [...this.runners.values()];
     for (const r of all) r.stopFarm();
-    await Promise.all([...all.map((r) => r.finished), this.cloud.stopAll()]);
+    await Promise.all([...all.map((r) => r.finished), ...this.pools.map((p) => p.stopAll())]);
   }
 
   /** Jobs the operator cancelled while running: interrupt and remove their prompts. */
   cancelled(jobIds: string[]): void {
     for (const r of this.runners.values()) if (jobIds.includes(r.job.id)) r.cancel();
-    this.cloud.cancelled(jobIds);
+    for (const p of this.pools) p.cancelled(jobIds);
   }
 
   /**
@@ -254,7 +258,7 @@ export class Scheduler implements FarmPort {
    */
   instanceChanged(id: string): void {
     this.registry.refresh(id);
-    this.cloud.refresh(id);
+    for (const p of this.pools) p.refresh(id);
     this.lists.refresh();
     this.blocked.soon();
   }
@@ -276,7 +280,17 @@ export class Scheduler implements FarmPort {
   waitFacts(): FarmFacts {
     const all = [...this.registry.all()].sort((a, b) => (a.row.name < b.row.name ? -1 : 1));
     const instances = all.map((rt) => this.registry.facts(rt, this.reservations.on(rt.row.id)));
-    return { ...makeFarmFacts('farm', instances, this.nodeLists(), this.answers, this.state, this.cloud.burstWaitOfJobs()), overShare: this.fair.overShare() };
+    return { ...makeFarmFacts('farm', instances, this.nodeLists(), this.answers, this.state, this.poolWait()), overShare: this.fair.overShare() };
+  }
+
+  /** Why a queued job waits for the other pools (their words joined), and whether any of them could take it. */
+  private poolWait(): PoolWait {
+    const waits = this.pools.map((p) => p.waitOfJobs());
+    if (waits.length === 1) return waits[0] as PoolWait;
+    type Job = Parameters<PoolWait>[0];
+    return Object.assign((job: Job) => waits.map((w) => w(job)).filter((x) => x !== null).join('; ') || null, {
+      couldTake: (job: Job) => waits.some((w) => w.couldTake?.(job) ?? false),
+    });
   }
 
   /**
@@ -284,7 +298,7 @@ export class Scheduler implements FarmPort {
    * jobs move (the counters say so); the queue is read, and the waits explained, only when none does.
    */
   progress(): FarmProgress {
-    const moving = this.counts().moving() + this.runners.size + this.cloud.size;
+    const moving = this.counts().moving() + this.activeAttempts();
     return farmProgress({ db: this.d.db, explain: () => explainer(this.waitFacts(), this.templates), moving, farmState: this.state });
   }
 
@@ -295,7 +309,7 @@ export class Scheduler implements FarmPort {
 
   /** The workstations' cards as this farm holds them (what runs there from memory, not a query per card). */
   instanceViews(): InstanceView[] {
-    return [...[...this.registry.all()].map((rt) => this.registry.view(rt)), ...this.cloud.views()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return [...[...this.registry.all()].map((rt) => this.registry.view(rt)), ...this.pools.flatMap((p) => p.views())].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
   private counts(): FarmCounters {
@@ -304,7 +318,7 @@ export class Scheduler implements FarmPort {
   }
 
   activeAttempts(): number {
-    return this.runners.size + this.cloud.size;
+    return this.pools.reduce((n, p) => n + p.size, this.runners.size);
   }
 
   /** Something changed: decide soon, once, however many changes arrive in the same tick. */
@@ -322,8 +336,9 @@ export class Scheduler implements FarmPort {
     // Attempts whose job moved on while we were away (cancelled from the CLI…): just close them.
     for (const a of orphanAttempts(db)) endAttempt(db, clock, a.id, { outcome: 'cancelled', reason: 'the job moved on while Shotfarm was closed' });
     for (const a of liveAttempts(db)) {
-      if (this.cloud.owns(a.instance_id)) {
-        this.cloud.recover(a);
+      const pool = this.pools.find((p) => p.owns(a.instance_id));
+      if (pool) {
+        pool.recover(a);
         continue;
       }
       const rt = a.instance_id ? this.registry.get(a.instance_id) : undefined;
@@ -378,9 +393,10 @@ export class Scheduler implements FarmPort {
    */
   dispatchPass(): void {
     if (this.state !== 'running' || !this.running || this.storage.held) return;
-    const lanFree = this.lanPass();
-    // The one dispatch hook of the cloud pool: what the LAN did not take may burst (cloud/burst-policy.ts).
-    this.cloud.pass(lanFree > 0, this.claiming);
+    let free = this.lanPass();
+    // Then each other pool, through the one seam: what the LAN did not take may burst (pools/runpod/burst-policy.ts).
+    const { db, config } = this.d;
+    for (const p of this.pools) free += p.pass({ claiming: this.claiming, freeBefore: free, candidates: (slots) => candidates(db, slots, config.candidateScan) });
   }
 
   /** The LAN pass; returns how many LAN slots it left free. */
@@ -473,23 +489,12 @@ export class Scheduler implements FarmPort {
     });
   }
 
-  /** Claims one job for one instance (in this tick's commit batch); null when it went stale. */
-  private async claim(job: JobRow, rt: InstanceRuntime): Promise<string | null> {
-    const { db, clock } = this.d;
-    const attemptId = randomId();
+  /** Claims one job for one instance (in this tick's commit batch, through the one claim path); null when it went stale. */
+  private claim(job: JobRow, rt: InstanceRuntime): Promise<string | null> {
     const ok = rt.lastOkProbe;
-    try {
-      await this.batch.add(() => claimAttempt(db, clock, {
-        jobId: job.id, attemptId, instanceId: rt.row.id, instanceName: rt.row.name, gpuName: ok?.gpuName ?? rt.row.gpu_name,
-        vramAtDispatch: ok?.vram ? ok.vram.totalBytes - ok.vram.otherBytes : null, leaseMs: job.timeout_s * 1000 * 2,
-      }));
-      return attemptId;
-    } catch (err) {
-      // The store itself failing is the whole pass's (the farm holds); a stale job is only this claim's.
-      if (storageFaultOf(err)) throw err;
-      this.log(`claim of ${job.id} failed: ${(err as Error).message}`);
-      return null;
-    }
+    return claimJob({ ...this.d, batch: this.batch, log: (m) => this.log(m) }, job, {
+      instanceId: rt.row.id, instanceName: rt.row.name, gpuName: ok?.gpuName ?? rt.row.gpu_name, vramAtDispatch: ok?.vram ? ok.vram.totalBytes - ok.vram.otherBytes : null,
+    });
   }
 
   private startRunner(job: JobRow, attemptId: string, rt: InstanceRuntime, resume: AttemptRow | null, template?: StoredTemplate, priority = job.priority): void {

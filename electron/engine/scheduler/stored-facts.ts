@@ -7,11 +7,11 @@
 import { readFarmState } from '../settings/farm-state.js';
 import type { Db } from '../store/database.js';
 import type { VramView } from '../../../shared/domain.js';
-import { burstWaitOf } from '../cloud/burst-wait.js';
-import { utcDayStart } from '../cloud/runpod-cost.js';
+import { burstWaitOf } from '../pools/runpod/burst-wait.js';
+import { utcDayStart } from '../pools/runpod/runpod-cost.js';
 import { storedNumber } from '../settings/farm-settings.js';
 import { totalSpendSince } from '../store/attempt-store.js';
-import { instanceRowsOfKind, type InstanceRow } from '../store/instance-store.js';
+import { comfyInstanceRows, runpodInstanceRows, type InstanceRow } from '../store/instance-store.js';
 import { runningVramGb } from '../store/job-store.js';
 import { CapabilityAnswers } from './capability-answers.js';
 import { makeFarmFacts, type FarmFacts } from './farm-facts.js';
@@ -30,11 +30,11 @@ export function storedFarmFacts(db: Db, now: number): FarmFacts {
   const { lists, answers } = cached;
   lists.refresh();
   // The LAN's workstations, as the running farm's registry holds them; the endpoints explain their own wait.
-  const rows = instanceRowsOfKind(db, 'comfyui');
+  const rows = comfyInstanceRows(db);
   const instances = rows.map((r) => factsOfRow(db, r, lists.get(r.id) !== null, now));
   const known = rows.map((r) => ({ id: r.id, info: lists.get(r.id), token: lists.hash(r.id) ?? '-' }));
   const burstWait = burstWaitOf({
-    endpoints: instanceRowsOfKind(db, 'runpod'), burstAfterS: storedNumber(db, 'burst_after_s'), budgetUsdPerDay: storedNumber(db, 'burst_budget_usd_per_day'),
+    endpoints: runpodInstanceRows(db), burstAfterS: storedNumber(db, 'burst_after_s'), budgetUsdPerDay: storedNumber(db, 'burst_budget_usd_per_day'),
     spentTodayUsd: () => totalSpendSince(db, utcDayStart(now)), now,
   });
   return makeFarmFacts('store', instances, known, answers, readFarmState(db).state, burstWait);

@@ -10,7 +10,7 @@ import { parseProjectWeights, type FarmState } from '../../../shared/farm-settin
 import type { Timers } from '../clock.js';
 import type { EventBus } from '../event-bus.js';
 import type { SettingsPort } from '../handlers/context.js';
-import { schedulerConfig, SETTING_FIELDS, type NumericSettingKey, type SchedulerConfig } from '../scheduler/config.js';
+import { schedulerConfig, SETTING_FIELDS, type NumericSettingKey, type SchedulerConfig } from './farm-config.js';
 import type { Db } from '../store/database.js';
 import { farmRowsFingerprint, outputRoots, readFarmSettings, type FolderDefaults } from './farm-settings.js';
 import { readFarmState } from './farm-state.js';

@@ -1,13 +1,17 @@
 /**
- * Every statement on `instances` (one ComfyUI server each): the API's edits, probes, the scheduler's
- * health — and on `instance_node_lists`, what each one's /object_info offers (node-lists.ts makes it).
+ * Every statement on `instances` (one workstation each: a ComfyUI server or a RunPod endpoint, a row
+ * of its kind built once in `rowOf`): the API's edits, probes, the scheduler's health — and on `instance_node_lists`, what each one's /object_info offers (node-lists.ts makes it).
  */
-import type { InstanceAdminState, InstanceHealth, InstanceView, VramView } from '../../../shared/domain.js';
+import {
+  RUNPOD_API_BASE, RUNPOD_EXECUTION_TIMEOUT_S, type InstanceAdminState, type InstanceHealth, type InstanceKind, type InstanceView, type RunpodEndpoint,
+  type VramView,
+} from '../../../shared/domain.js';
 import type { Db } from './database.js';
 import { runningJobIds } from './job-store.js';
 import { all, one, run } from './statements.js';
 
-export interface InstanceRow {
+/** The columns every workstation has, whatever its kind. */
+interface InstanceRowBase {
   id: string;
   name: string;
   url: string;
@@ -29,8 +33,27 @@ export interface InstanceRow {
   last_checkpoint: string | null;
   created_at: number;
   updated_at: number;
-  /** 'comfyui': a ComfyUI server Shotfarm reaches directly; 'runpod': a serverless endpoint (migration 0008). */
-  kind: 'comfyui' | 'runpod';
+}
+
+/** A ComfyUI server Shotfarm reaches directly on the network. */
+export interface ComfyInstanceRow extends InstanceRowBase {
+  kind: 'comfyui';
+}
+
+/** A RunPod serverless endpoint (migration 0008): its stored facts with their defaults applied, once, here. */
+export interface RunpodInstanceRow extends InstanceRowBase {
+  kind: 'runpod';
+  runpod: RunpodEndpoint;
+  /** The API base was chosen on the farm host, so the key may go there (migration 0009, pools/runpod/api-base.ts). */
+  apiBaseLocal: boolean;
+}
+
+/** One workstation row, by kind: only a RunPod row has endpoint facts, and they are never null. */
+export type InstanceRow = ComfyInstanceRow | RunpodInstanceRow;
+
+/** The table's row as SQLite gives it: the RunPod columns are null on a ComfyUI server (and may be on an old endpoint row). */
+interface StoredInstanceRow extends InstanceRowBase {
+  kind: InstanceKind;
   runpod_endpoint_id: string | null;
   api_base: string | null;
   /** 1: the API base was chosen on the farm host, so the key may go there (migration 0009, cloud/api-base.ts). */
@@ -38,6 +61,21 @@ export interface InstanceRow {
   price_per_hour_usd: number | null;
   execution_timeout_s: number | null;
 }
+
+/** The one place a stored row becomes its kind's row (every reader below goes through it). */
+function rowOf(r: StoredInstanceRow): InstanceRow {
+  const { runpod_endpoint_id: endpointId, api_base: apiBase, api_base_local: apiBaseLocal, price_per_hour_usd: price, execution_timeout_s: timeoutS, kind, ...base } = r;
+  if (kind === 'comfyui') return { ...base, kind };
+  return {
+    ...base, kind, apiBaseLocal: apiBaseLocal === 1,
+    runpod: {
+      endpointId: endpointId ?? '', apiBase: apiBase ?? RUNPOD_API_BASE, pricePerHourUsd: price ?? 0, executionTimeoutS: timeoutS ?? RUNPOD_EXECUTION_TIMEOUT_S,
+    },
+  };
+}
+
+const rowsOf = (rows: StoredInstanceRow[]): InstanceRow[] => rows.map(rowOf);
+const maybeRow = (r: StoredInstanceRow | undefined): InstanceRow | null => (r ? rowOf(r) : null);
 
 const SQL_ALL = 'SELECT * FROM instances ORDER BY name';
 const SQL_ALL_OF_KIND = 'SELECT * FROM instances WHERE kind = ? ORDER BY name';
@@ -47,7 +85,7 @@ const SQL_BY_ID_OR_NAME = 'SELECT * FROM instances WHERE id = ? OR name = ?';
 const SQL_INSERT = `INSERT INTO instances (id, name, url, tags_json, max_concurrency, vram_overrides_json, created_at, updated_at)
   VALUES (@id, @name, @url, @tags_json, @max_concurrency, @vram_overrides_json, @now, @now)`;
 const SQL_UPDATE = `UPDATE instances SET name = @name, url = @url, tags_json = @tags_json, max_concurrency = @max_concurrency,
-  vram_overrides_json = @vram_overrides_json, updated_at = @now WHERE id = @id`;
+  vram_overrides_json = @vram_overrides_json, updated_at = @now WHERE id = @id AND kind = 'comfyui'`;
 const SQL_SET_ADMIN = 'UPDATE instances SET admin_state = ?, updated_at = ? WHERE id = ?';
 const SQL_DELETE = 'DELETE FROM instances WHERE id = ?';
 
@@ -74,6 +112,7 @@ export function isSilent(r: Pick<InstanceRow, 'last_probe_at' | 'last_answer_at'
 export function toInstanceView(db: Db, r: InstanceRow, currentJobIds?: readonly string[]): InstanceView {
   const silent = isSilent(r);
   return {
+    ...(r.kind === 'runpod' ? { kind: r.kind, endpoint: { ...r.runpod } } : { kind: r.kind }),
     id: r.id,
     name: r.name,
     url: r.url,
@@ -97,37 +136,68 @@ export function toInstanceView(db: Db, r: InstanceRow, currentJobIds?: readonly 
 }
 
 export function listInstanceRows(db: Db): InstanceRow[] {
-  return all<InstanceRow>(db, SQL_ALL);
+  return rowsOf(all<StoredInstanceRow>(db, SQL_ALL));
 }
 
-/** The rows of one kind: the LAN registry probes only ComfyUI servers, the cloud pool only endpoints. */
-export function instanceRowsOfKind(db: Db, kind: InstanceRow['kind']): InstanceRow[] {
-  return all<InstanceRow>(db, SQL_ALL_OF_KIND, kind);
+/** The ComfyUI servers: what the LAN registry probes. */
+export function comfyInstanceRows(db: Db): ComfyInstanceRow[] {
+  return rowsOf(all<StoredInstanceRow>(db, SQL_ALL_OF_KIND, 'comfyui')).filter((r): r is ComfyInstanceRow => r.kind === 'comfyui');
 }
 
+/** The RunPod endpoints: what the RunPod pool follows. */
+export function runpodInstanceRows(db: Db): RunpodInstanceRow[] {
+  return rowsOf(all<StoredInstanceRow>(db, SQL_ALL_OF_KIND, 'runpod')).filter((r): r is RunpodInstanceRow => r.kind === 'runpod');
+}
+
+/** What the contract gives for a RunPod endpoint, unset fields left out (their defaults are applied here). */
 export interface RunpodFields {
   name: string;
   endpointId: string;
-  apiBase: string;
-  /** The base was chosen on the farm host (cloud/api-base.ts): the key may go there. */
-  apiBaseLocal: boolean;
-  tags: string[];
-  maxConcurrency: number;
-  gpuName: string | null;
-  vramGb: number | null;
+  apiBase?: string | undefined;
+  /** The base was chosen on the farm host (pools/runpod/api-base.ts): the key may go there. */
+  apiBaseLocal?: boolean | undefined;
+  tags?: string[] | undefined;
+  maxConcurrency?: number | undefined;
+  gpuName?: string | undefined;
+  vramGb?: number | undefined;
   pricePerHourUsd: number;
-  executionTimeoutS: number;
+  executionTimeoutS?: number | undefined;
 }
 
-/** A RunPod endpoint as a workstation row: its url is `<api base>/<endpoint id>` (one row per endpoint). */
+/** The url a RunPod endpoint row is known by: `<api base>/<endpoint id>` (one row per endpoint). */
+export function runpodUrl(apiBase: string | undefined, endpointId: string): string {
+  return `${(apiBase ?? RUNPOD_API_BASE).replace(/\/+$/, '')}/${endpointId}`;
+}
+
+/** The columns insert and update write for an endpoint. */
+function runpodParams(id: string, f: RunpodFields, apiBase: string, now: number) {
+  const vram = f.vramGb === undefined ? null : JSON.stringify({ totalBytes: f.vramGb * 1024 ** 3, comfyBytes: 0, otherBytes: 0, freeBytes: f.vramGb * 1024 ** 3 });
+  return {
+    id, name: f.name, url: runpodUrl(apiBase, f.endpointId), tags: JSON.stringify(f.tags ?? []), max: f.maxConcurrency ?? 1, gpu: f.gpuName ?? null, vram,
+    endpoint: f.endpointId, base: apiBase.replace(/\/+$/, ''), price: f.pricePerHourUsd, timeout: f.executionTimeoutS ?? RUNPOD_EXECUTION_TIMEOUT_S, now,
+  };
+}
+
 export function insertRunpodInstance(db: Db, id: string, f: RunpodFields, now: number): void {
-  const vram = f.vramGb === null ? null : JSON.stringify({ totalBytes: f.vramGb * 1024 ** 3, comfyBytes: 0, otherBytes: 0, freeBytes: f.vramGb * 1024 ** 3 });
   run(db, `INSERT INTO instances (id, name, url, tags_json, max_concurrency, vram_overrides_json, gpu_name, vram_json, kind, runpod_endpoint_id,
     api_base, api_base_local, price_per_hour_usd, execution_timeout_s, created_at, updated_at)
-    VALUES (@id, @name, @url, @tags, @max, '{}', @gpu, @vram, 'runpod', @endpoint, @base, @local, @price, @timeout, @now, @now)`, {
-    id, name: f.name, url: `${f.apiBase.replace(/\/+$/, '')}/${f.endpointId}`, tags: JSON.stringify(f.tags), max: f.maxConcurrency, gpu: f.gpuName, vram,
-    endpoint: f.endpointId, base: f.apiBase.replace(/\/+$/, ''), local: f.apiBaseLocal ? 1 : 0, price: f.pricePerHourUsd, timeout: f.executionTimeoutS, now,
-  });
+    VALUES (@id, @name, @url, @tags, @max, '{}', @gpu, @vram, 'runpod', @endpoint, @base, @local, @price, @timeout, @now, @now)`,
+  { ...runpodParams(id, f, f.apiBase ?? RUNPOD_API_BASE, now), local: f.apiBaseLocal ? 1 : 0 });
+}
+
+/**
+ * An endpoint's edit (cloud.updateRunpod): the API base stays what it was (only `cloud.addRunpod`
+ * names one); a field not given keeps its stored value. False when no RunPod row has that id.
+ */
+export function updateRunpodInstance(db: Db, row: RunpodInstanceRow, f: Omit<RunpodFields, 'apiBase'>, now: number): boolean {
+  const kept = {
+    ...f, tags: f.tags ?? (JSON.parse(row.tags_json) as string[]), maxConcurrency: f.maxConcurrency ?? row.max_concurrency,
+    executionTimeoutS: f.executionTimeoutS ?? row.runpod.executionTimeoutS,
+  };
+  const p = runpodParams(row.id, kept, row.runpod.apiBase, now);
+  return run(db, `UPDATE instances SET name = @name, url = @url, tags_json = @tags, max_concurrency = @max, gpu_name = COALESCE(@gpu, gpu_name),
+    vram_json = COALESCE(@vram, vram_json), runpod_endpoint_id = @endpoint, price_per_hour_usd = @price, execution_timeout_s = @timeout,
+    updated_at = @now WHERE id = @id AND kind = 'runpod'`, p).changes === 1;
 }
 
 /** The cloud pool's view of an endpoint: health and the last error ("API key rejected"), no VRAM probe. */
@@ -138,11 +208,11 @@ export function setEndpointHealth(db: Db, id: string, health: InstanceHealth, er
 }
 
 export function instanceRow(db: Db, id: string): InstanceRow | null {
-  return one<InstanceRow>(db, SQL_BY_ID, id) ?? null;
+  return maybeRow(one<StoredInstanceRow>(db, SQL_BY_ID, id));
 }
 
 export function findInstance(db: Db, idOrName: string): InstanceRow | null {
-  return one<InstanceRow>(db, SQL_BY_ID_OR_NAME, idOrName, idOrName) ?? null;
+  return maybeRow(one<StoredInstanceRow>(db, SQL_BY_ID_OR_NAME, idOrName, idOrName));
 }
 
 /** The columns both insert and update write, from the contract's fields. */
@@ -162,6 +232,7 @@ export function insertInstance(db: Db, id: string, f: InstanceFields, now: numbe
   run(db, SQL_INSERT, instanceParams(id, f, now));
 }
 
+/** A ComfyUI server's edit; an endpoint's goes through updateRunpodInstance (the handler refuses it here first). */
 export function updateInstance(db: Db, id: string, f: InstanceFields, now: number): boolean {
   const params = instanceParams(id, f, now);
   const before = instanceRow(db, id);

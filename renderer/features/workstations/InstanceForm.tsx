@@ -24,10 +24,11 @@ function urlProblem(url: string): string | null {
   return r.success ? null : `The ComfyUI URL ${r.error.issues[0]?.message ?? 'is not valid'}.`;
 }
 
-/** A new workstation is either kind (the form for it); an existing one is edited as what it is. */
+/** A new workstation is either kind (the form for it); an existing one is edited as what it is (its card's kind). */
 export function InstanceForm({ instance, onClose }: { instance: InstanceView | null; onClose: () => void }) {
   const [kind, setKind] = useState<WorkstationKind>('comfyui');
-  if (!instance && kind === 'runpod') return <RunpodForm onKind={setKind} onClose={onClose} />;
+  if (instance?.kind === 'runpod') return <RunpodForm endpoint={instance} onKind={null} onClose={onClose} />;
+  if (!instance && kind === 'runpod') return <RunpodForm endpoint={null} onKind={setKind} onClose={onClose} />;
   if (!instance && kind === 'list') return <ListForm onKind={setKind} onClose={onClose} />;
   return <ComfyForm instance={instance} onClose={onClose} onKind={instance ? null : setKind} />;
 }

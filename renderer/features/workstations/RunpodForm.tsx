@@ -1,7 +1,7 @@
 /**
- * Add a RunPod serverless endpoint (worker-comfyui) as a workstation: its endpoint id, what a
- * GPU-hour costs (for the run log's costs and the daily budget), how many jobs it runs at once and
- * its tags. The API key is not asked here: it is set from the CLI (`workers runpod-key`, stored
+ * Add or edit a RunPod serverless endpoint (worker-comfyui) as a workstation: its endpoint id, what
+ * a GPU-hour costs (for the run log's costs and the daily budget), how many jobs it runs at once and
+ * its tags (cloud.addRunpod, cloud.updateRunpod — a RunPod card's Edit opens this form). The API key is not asked here: it is set from the CLI (`workers runpod-key`, stored
  * encrypted) or RUNPOD_API_KEY, never through the page.
  */
 import { useState } from 'react';
@@ -9,6 +9,7 @@ import { errorMessage } from '../../client/client.js';
 import { Modal } from '../../components/Modal.js';
 import { plainError } from '../../lib/plain-error.js';
 import { useApp } from '../../store/app-store.js';
+import type { InstanceView } from '../../../shared/domain.js';
 import { KindChoice, type WorkstationKind } from './KindChoice.js';
 import { parseTagList } from '../../lib/tag-list.js';
 
@@ -22,14 +23,17 @@ function problemOf(name: string, endpointId: string, price: number): string | nu
   return null;
 }
 
-export function RunpodForm({ onKind, onClose }: { onKind: (k: WorkstationKind) => void; onClose: () => void }) {
+/** The endpoint being edited (its card), or null to add one; `onKind` only when adding (the kind can change then). */
+type Props = { endpoint: (InstanceView & { kind: 'runpod' }) | null; onKind: ((k: WorkstationKind) => void) | null; onClose: () => void };
+
+export function RunpodForm({ endpoint, onKind, onClose }: Props) {
   const client = useApp((s) => s.client);
   const notify = useApp((s) => s.notify);
-  const [endpointId, setEndpointId] = useState('');
-  const [name, setName] = useState('');
-  const [price, setPrice] = useState('');
-  const [concurrency, setConcurrency] = useState('1');
-  const [tags, setTags] = useState('');
+  const [endpointId, setEndpointId] = useState(endpoint?.endpoint.endpointId ?? '');
+  const [name, setName] = useState(endpoint?.name ?? '');
+  const [price, setPrice] = useState(endpoint ? String(endpoint.endpoint.pricePerHourUsd) : '');
+  const [concurrency, setConcurrency] = useState(String(endpoint?.maxConcurrency ?? 1));
+  const [tags, setTags] = useState(endpoint?.tags.join(', ') ?? '');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -40,11 +44,15 @@ export function RunpodForm({ onKind, onClose }: { onKind: (k: WorkstationKind) =
     setBusy(true);
     setError(null);
     try {
-      const v = await client.call('cloud.addRunpod', {
-        name: name.trim(), endpointId: endpointId.trim(), pricePerHourUsd, maxConcurrency: Number(concurrency) || 1,
-        tags: parseTagList(tags),
-      });
-      notify('success', `${v.name} added; it takes jobs only as cloud burst allows (burst_after_s, the daily budget).`);
+      const fields = { name: name.trim(), endpointId: endpointId.trim(), pricePerHourUsd, maxConcurrency: Number(concurrency) || 1, tags: parseTagList(tags) };
+      if (endpoint) {
+        // What this form does not show (execution timeout, GPU, VRAM) keeps its stored value.
+        const v = await client.call('cloud.updateRunpod', { id: endpoint.id, ...fields });
+        notify('success', `${v.name} updated.`);
+      } else {
+        const v = await client.call('cloud.addRunpod', fields);
+        notify('success', `${v.name} added; it takes jobs only as cloud burst allows (burst_after_s, the daily budget).`);
+      }
       onClose();
     } catch (err) {
       setError(plainError(errorMessage(err), FIELDS));
@@ -54,18 +62,18 @@ export function RunpodForm({ onKind, onClose }: { onKind: (k: WorkstationKind) =
 
   return (
     <Modal
-      title="Add a workstation"
+      title={endpoint ? `Edit ${endpoint.name}` : 'Add a workstation'}
       onClose={onClose}
       footer={
         <>
           <span className="spacer" />
           <button className="btn btn-ghost" onClick={onClose}>Cancel</button>
-          <button className="btn btn-primary" onClick={() => void save()} disabled={busy} data-testid="runpod-save">Add endpoint</button>
+          <button className="btn btn-primary" onClick={() => void save()} disabled={busy} data-testid="runpod-save">{endpoint ? 'Save' : 'Add endpoint'}</button>
         </>
       }
     >
       <form className="form" onSubmit={(e) => (e.preventDefault(), void save())} data-testid="runpod-form">
-        <KindChoice kind="runpod" onKind={onKind} />
+        {onKind && <KindChoice kind="runpod" onKind={onKind} />}
         {error && <div className="alert alert-error" role="alert" data-testid="runpod-error">{error}</div>}
         <label className="field">
           <span className="field-label">Endpoint id <span className="field-hint">(RunPod console → Serverless)</span></span>

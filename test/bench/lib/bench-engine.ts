@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { seededRandom } from '../../../electron/engine/clock.js';
 import { Engine } from '../../../electron/engine/engine.js';
-import type { SchedulerConfig } from '../../../electron/engine/scheduler/config.js';
+import type { SchedulerConfig } from '../../../electron/engine/settings/farm-config.js';
 import { makeTempDir } from '../../helpers/temp-dir.js';
 import { until } from './stats.js';
 

@@ -7,38 +7,36 @@
  * the farm or an abandonment (never started within the endpoint's execution timeout, /status gone
  * silent, the template's timeout passed) sends /cancel for our id — only ours — and the attempt's
  * reason says so. Closing the app (detach) leaves the RunPod job running for the next start.
+ * The runner reports its end as a verdict; ../attempt/conclude.ts records it under the engine's
+ * one rule (a storage fault holds the farm and the end is recorded after the retry; fenced
+ * reports record nothing; an illegal transition is thrown in tests), as for a LAN attempt.
  */
-import { ShotfarmError } from '../../../shared/errors.js';
-import type { ParamValue } from '../../../shared/shot-list-schema.js';
+import { ShotfarmError } from '../../../../shared/errors.js';
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { fullJitterDelay, sleepOn } from '../comfy/backoff.js';
-import { isFencedReport } from '../job-state.js';
-import { endAttempt, setRunpodJobId, type AttemptFacts, type AttemptRow } from '../store/attempt-store.js';
-import type { JobRow } from '../store/job-rows.js';
-import type { InstanceRow } from '../store/instance-store.js';
-import type { StoredTemplate } from '../store/template-store.js';
-import { applyParameters, type ApiWorkflow } from '../templates/workflow.js';
-import type { BatchDeps, FarmDeps, StopMode } from '../scheduler/attempt-scope.js';
-import type { Classification } from '../scheduler/failure.js';
-import { plannedUploads } from '../scheduler/inputs.js';
-import { completeJob, failJob, requeueJob } from '../scheduler/outcomes.js';
+import { fullJitterDelay, sleepOn } from '../../comfy/backoff.js';
+import { setRunpodJobId, type AttemptFacts, type AttemptRow } from '../../store/attempt-store.js';
+import type { JobRow } from '../../store/job-rows.js';
+import type { RunpodInstanceRow } from '../../store/instance-store.js';
+import type { StoredTemplate } from '../../store/template-store.js';
+import { jobPrompt } from '../../templates/job-prompt.js';
+import { conclude } from '../attempt/conclude.js';
+import type { ConcludeDeps } from '../attempt/deps.js';
+import { plannedUploads } from '../attempt/inputs.js';
+import { storageFaultOf } from '../attempt/storage-hold.js';
+import { classified, type Classification, type StopMode, type Verdict } from '../attempt/verdict.js';
 import { RunpodHttpError, type RunpodClient } from './runpod-client.js';
 import { attemptCost, type BilledTime } from './runpod-cost.js';
 import { errorText, isPermanentWorkerError, workerOutputSchema, type StatusAnswer, type WorkerImage, type WorkerInput } from './runpod-protocol.js';
 import { storeWorkerImages } from './runpod-outputs.js';
-import { OutputTooLarge } from '../files/output-file.js';
-import type { StoredAsset } from '../store/asset-store.js';
-import { storageFaultOf, type StorageHold } from '../scheduler/storage-hold.js';
+import { OutputTooLarge } from '../../files/output-file.js';
+import type { StoredAsset } from '../../store/asset-store.js';
 
-export interface CloudRunnerDeps extends FarmDeps, BatchDeps {
-  log: (message: string) => void;
+export interface CloudRunnerDeps extends ConcludeDeps {
   /** The endpoint rejected the API key: it goes unhealthy ("API key rejected"); jobs are not failed for it. */
   keyRejected: (instanceId: string) => void;
   heard: (instanceId: string) => void;
   done: (runner: RunpodRunner) => void;
-  /** The farm's wait for its storage: a full output disk holds the farm, the images are stored after its retry. */
-  storage: StorageHold;
 }
 
 /** How an attempt on RunPod ended, before it is recorded. */
@@ -49,9 +47,6 @@ type End =
   | { kind: 'stopped' }
   | { kind: 'detached' };
 
-const cls = (errorClass: Classification['errorClass'], reason: string, instanceLevel = false): Classification => ({
-  errorClass, reason, instanceLevel, nodeId: null, nodeType: null, exceptionType: null,
-});
 
 export class RunpodRunner {
   stopMode: StopMode | null = null;
@@ -69,7 +64,7 @@ export class RunpodRunner {
     private readonly d: CloudRunnerDeps,
     readonly job: JobRow,
     readonly attemptId: string,
-    readonly endpoint: InstanceRow,
+    readonly endpoint: RunpodInstanceRow,
     private readonly client: RunpodClient,
     private readonly template: StoredTemplate,
     private readonly resume: AttemptRow | null,
@@ -110,11 +105,24 @@ export class RunpodRunner {
     } catch (err) {
       end = this.unexpected(err);
     }
-    if (this.stopMode && end.kind !== 'completed') end = this.stopMode === 'detach' ? { kind: 'detached' } : { kind: 'stopped' };
     try {
-      await this.record(end);
+      // Again only while the store fails: the farm holds, and the same end is recorded after its retry.
+      for (;;) {
+        if (this.stopMode && end.kind !== 'completed') end = this.stopMode === 'detach' ? { kind: 'detached' } : { kind: 'stopped' };
+        try {
+          const ended = await conclude(this.d, { jobId: this.job.id, attemptId: this.attemptId, facts: this.facts }, () => this.decide(end));
+          if (ended?.changed.length) this.d.announce(ended.changed);
+          break;
+        } catch (err) {
+          const fault = storageFaultOf(err);
+          if (!fault) throw err;
+          this.d.storage.hold(fault, `job ${this.job.shot} ${this.job.stage} on ${this.endpoint.name}`);
+          if (!this.stopMode) await this.d.storage.whenRetry(this.ctl.signal);
+          if (this.stopMode === 'detach') break; // the attempt stays open: the next start asks /status again
+        }
+      }
     } catch (err) {
-      if (!isFencedReport(err)) this.d.log(`cloud attempt ${this.attemptId} of job ${this.job.id}: recording its end failed: ${(err as Error).message}`);
+      this.d.log(`cloud attempt ${this.attemptId} of job ${this.job.id}: ${(err as Error).stack ?? String(err)}`);
     } finally {
       this.d.done(this);
     }
@@ -122,10 +130,10 @@ export class RunpodRunner {
 
   private unexpected(err: unknown): End {
     if (this.stopMode) return { kind: 'stopped' };
-    if (err instanceof ShotfarmError && err.code === 'bad_input') return { kind: 'failed', c: cls('permanent', err.message), cost: null };
-    if (err instanceof RunpodHttpError) return { kind: 'failed', c: cls('transient', `${this.endpoint.name}: ${err.message}`, true), cost: null };
+    if (err instanceof ShotfarmError && err.code === 'bad_input') return { kind: 'failed', c: classified('permanent', err.message), cost: null };
+    if (err instanceof RunpodHttpError) return { kind: 'failed', c: classified('transient', `${this.endpoint.name}: ${err.message}`, true), cost: null };
     this.d.log(`cloud attempt ${this.attemptId}: unexpected ${(err as Error).stack ?? String(err)}`);
-    return { kind: 'failed', c: cls('transient', `outputs could not be stored: ${(err as Error).message}`), cost: null };
+    return { kind: 'failed', c: classified('transient', `outputs could not be stored: ${(err as Error).message}`), cost: null };
   }
 
   private async attempt(): Promise<End> {
@@ -138,18 +146,16 @@ export class RunpodRunner {
     return this.follow();
   }
 
-  /** The workflow as a LAN server would get it, and the input images as base64 under the names it refers to. */
+  /** The workflow as a LAN server would get it (templates/job-prompt.ts), and the input images as base64 under the names it refers to. */
   private async input(): Promise<WorkerInput> {
-    const params = JSON.parse(this.job.params_json) as Record<string, ParamValue>;
-    if (this.job.seed !== null && 'seed' in this.template.parameters) params.seed = this.job.seed;
     const images: { name: string; image: string }[] = [];
+    const uploaded: Record<string, string> = {};
     for (const u of plannedUploads(this.d.db, this.job, this.template)) {
       const name = `shotfarm_${this.job.id}_${u.param}${extname(u.file) || '.png'}`;
       images.push({ name, image: (await readFile(u.file)).toString('base64') });
-      params[u.param] = name;
+      uploaded[u.param] = name;
     }
-    const workflow: ApiWorkflow = applyParameters(this.template.workflow, this.template.parameters, params);
-    return { workflow: workflow as Record<string, unknown>, ...(images.length ? { images } : {}) };
+    return { workflow: jobPrompt(this.job, this.template, uploaded) as Record<string, unknown>, ...(images.length ? { images } : {}) };
   }
 
   /** /run, and the id stored at once; an End when it did not get that far. */
@@ -184,7 +190,7 @@ export class RunpodRunner {
    * whole execution timeout to end on its own before the job is retried (the one at-most-once gap).
    */
   private async waitOutUnknown(a: AttemptRow): Promise<End> {
-    const timeoutS = this.endpoint.execution_timeout_s ?? 600;
+    const timeoutS = this.endpoint.runpod.executionTimeoutS;
     const until = a.dispatched_at + timeoutS * 1000;
     this.d.log(`cloud attempt ${this.attemptId} of job ${this.job.id} is unknown on RunPod (no id was stored); waiting out ${timeoutS} s before retrying`);
     while (this.d.clock.now() < until && !this.stopMode) await this.sleep(Math.min(until - this.d.clock.now(), 60_000));
@@ -196,7 +202,7 @@ export class RunpodRunner {
   private async follow(): Promise<End> {
     const id = this.runpodId as string;
     const { config, clock, random } = this.d;
-    const queueBudgetMs = (this.endpoint.execution_timeout_s ?? 600) * 1000;
+    const queueBudgetMs = this.endpoint.runpod.executionTimeoutS * 1000;
     const since = this.resume?.dispatched_at ?? clock.now();
     for (;;) {
       if (this.stopMode) return this.stopMode === 'detach' ? { kind: 'detached' } : { kind: 'stopped' };
@@ -214,7 +220,7 @@ export class RunpodRunner {
         this.failingSince ??= clock.now();
         if (!err.rejectedKey && clock.now() - this.failingSince >= config.graceMs) {
           await this.sendCancel(`/status failed for ${Math.round((clock.now() - this.failingSince) / 1000)} s`);
-          return { kind: 'failed', c: cls('transient', `${this.endpoint.name}: ${err.message} (for ${Math.round(config.graceMs / 1000)} s; /cancel sent for RunPod job ${id})`, true), cost: null };
+          return { kind: 'failed', c: classified('transient', `${this.endpoint.name}: ${err.message} (for ${Math.round(config.graceMs / 1000)} s; /cancel sent for RunPod job ${id})`, true), cost: null };
         }
         const backoff = fullJitterDelay(this.failures++, { baseMs: config.retry.baseMs, capMs: Math.max(config.retry.capMs, config.runpodPollMs) }, random);
         await this.sleep(Math.max(backoff, err.retryAfterMs ?? 0));
@@ -228,26 +234,26 @@ export class RunpodRunner {
           this.cost = this.costOf(s);
           const text = errorText(s.error ?? (s.output as { error?: unknown } | undefined)?.error);
           const permanent = isPermanentWorkerError(text);
-          return { kind: 'failed', c: cls(permanent ? 'permanent' : 'transient', `${this.endpoint.name}: worker-comfyui failed: ${text.split('\n')[0]?.slice(0, 300) ?? ''}`, !permanent), cost: this.cost };
+          return { kind: 'failed', c: classified(permanent ? 'permanent' : 'transient', `${this.endpoint.name}: worker-comfyui failed: ${text.split('\n')[0]?.slice(0, 300) ?? ''}`, !permanent), cost: this.cost };
         }
         case 'TIMED_OUT':
           this.cost = this.costOf(s);
-          return { kind: 'failed', c: cls('timeout', `${this.endpoint.name}: RunPod timed the job out (TIMED_OUT)`), cost: this.cost };
+          return { kind: 'failed', c: classified('timeout', `${this.endpoint.name}: RunPod timed the job out (TIMED_OUT)`), cost: this.cost };
         case 'CANCELLED':
           this.cost = this.costOf(s);
-          return { kind: 'failed', c: cls('transient', `${this.endpoint.name}: job ${id} was cancelled on RunPod by someone else`), cost: this.cost };
+          return { kind: 'failed', c: classified('transient', `${this.endpoint.name}: job ${id} was cancelled on RunPod by someone else`), cost: this.cost };
         case 'IN_PROGRESS':
           this.startedAt ??= clock.now();
           if (clock.now() - this.startedAt > this.job.timeout_s * 1000) {
             await this.sendCancel(`it ran past its ${this.job.timeout_s} s timeout`);
-            return { kind: 'failed', c: cls('timeout', `did not finish within its ${this.job.timeout_s} s timeout (/cancel sent for RunPod job ${id})`), cost: null };
+            return { kind: 'failed', c: classified('timeout', `did not finish within its ${this.job.timeout_s} s timeout (/cancel sent for RunPod job ${id})`), cost: null };
           }
           break;
         case 'IN_QUEUE':
           // A cold start is not a stall: the job waits for a worker, bounded by the endpoint's execution timeout.
           if (clock.now() - since > queueBudgetMs) {
             await this.sendCancel(`it never started within ${queueBudgetMs / 1000} s`);
-            return { kind: 'failed', c: cls('transient', `${this.endpoint.name}: job ${id} never started within ${queueBudgetMs / 1000} s (/cancel sent)`, true), cost: null };
+            return { kind: 'failed', c: classified('transient', `${this.endpoint.name}: job ${id} never started within ${queueBudgetMs / 1000} s (/cancel sent)`, true), cost: null };
           }
           break;
       }
@@ -256,7 +262,7 @@ export class RunpodRunner {
   }
 
   private costOf(s: StatusAnswer): BilledTime {
-    return attemptCost(s.delayTime, s.executionTime, this.endpoint.price_per_hour_usd ?? 0);
+    return attemptCost(s.delayTime, s.executionTime, this.endpoint.runpod.pricePerHourUsd);
   }
 
   /** /cancel for our id (never another), at most once per attempt, logged either way. */
@@ -297,54 +303,40 @@ export class RunpodRunner {
     }
   }
 
-  private async record(end: End): Promise<void> {
-    const { db, clock, batch, random, config } = this.d;
-    const jobId = this.job.id;
+  /** The verdict of an end (pools/attempt/conclude.ts records it); a stop sends /cancel for our id first. */
+  private async decide(end: End): Promise<{ verdict: Verdict }> {
     const id = this.runpodId;
+    const failed = (c: Classification) => ({ verdict: { kind: 'failed', c } as const });
     switch (end.kind) {
       case 'detached':
-        return;
+        return { verdict: { kind: 'none' } };
       case 'stopped': {
         const sent = await this.sendCancel(this.stopMode === 'cancel' ? 'the job was cancelled' : 'the farm was stopped');
         const said = id ? (sent ? `; /cancel sent to RunPod for job ${id}` : `; /cancel to RunPod for job ${id} failed`) : '';
-        if (this.stopMode === 'cancel') {
-          await batch.add(() => endAttempt(db, clock, this.attemptId, { ...this.facts, outcome: 'cancelled', reason: `cancelled by an operator${said}` }));
-        } else {
-          await batch.add(() => requeueJob(db, clock, jobId, this.attemptId, `farm stopped${said}; back in the queue`, 'requeued', this.facts));
-        }
-        break;
+        if (this.stopMode === 'cancel') return { verdict: { kind: 'cancelled', reason: `cancelled by an operator${said}` } };
+        return { verdict: { kind: 'requeue', reason: `farm stopped${said}; back in the queue` } };
       }
       case 'requeue':
-        await batch.add(() => requeueJob(db, clock, jobId, this.attemptId, end.reason, 'requeued', this.facts));
-        break;
+        return { verdict: { kind: 'requeue', reason: end.reason } };
       case 'failed':
-        await batch.add(() => failJob(db, clock, random, jobId, this.attemptId, end.c, config.retry, this.facts));
-        break;
+        return failed(end.c);
       case 'completed': {
         const out = workerOutputSchema.safeParse(end.status.output);
         const images = out.success ? (out.data.images ?? []) : [];
         if (!out.success || images.length === 0) {
-          const c = cls('transient', `${this.endpoint.name}: COMPLETED without images (${out.success ? (out.data.error ?? out.data.errors?.join('; ') ?? 'empty output') : 'unexpected output shape'})`);
-          await batch.add(() => failJob(db, clock, random, jobId, this.attemptId, c, config.retry, this.facts));
-          break;
+          return failed(classified('transient', `${this.endpoint.name}: COMPLETED without images (${out.success ? (out.data.error ?? out.data.errors?.join('; ') ?? 'empty output') : 'unexpected output shape'})`));
         }
         const stored = await this.storeOutputs(images);
-        if (stored === 'stopped') return this.record(this.stopMode === 'detach' ? { kind: 'detached' } : { kind: 'stopped' });
+        if (stored === 'stopped') return this.decide(this.stopMode === 'detach' ? { kind: 'detached' } : { kind: 'stopped' });
         if (stored instanceof Error) {
-          const c = stored instanceof OutputTooLarge
-            ? cls('permanent', stored.message)
-            : cls('transient', `outputs could not be stored: ${stored.message}`);
-          await batch.add(() => failJob(db, clock, random, jobId, this.attemptId, c, config.retry, this.facts));
-          break;
+          return failed(stored instanceof OutputTooLarge ? classified('permanent', stored.message) : classified('transient', `outputs could not be stored: ${stored.message}`));
         }
-        const assets = stored;
-        await batch.add(() => completeJob(db, clock, jobId, this.attemptId, assets, {
+        const ledger = {
           instanceId: this.endpoint.id, instanceName: this.endpoint.name, templateName: this.template.name, templateHash: this.template.hash,
           paramsJson: this.job.params_json, seed: this.job.seed,
-        }, this.facts));
-        break;
+        };
+        return { verdict: { kind: 'completed', assets: stored, ledger } };
       }
     }
-    this.d.announce([jobId]);
   }
 }

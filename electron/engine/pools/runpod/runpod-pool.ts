@@ -1,50 +1,49 @@
 /**
- * The RunPod endpoints of the farm (kind 'runpod' workstations), beside the LAN registry: their
- * health (/health; a rejected key makes one `unhealthy`, "API key rejected"), their slots, and the
- * dispatch hook the scheduler calls after its LAN pass — queued jobs the LAN did not take go to an
- * endpoint when the burst policy allows it (burst-policy.ts) — and the attempts running there
- * (runpod-runner.ts): recovered at start, cancelled, stopped or detached with the farm.
+ * The RunPod endpoints of the farm (kind 'runpod' workstations), a WorkerPool (../worker-pool.ts)
+ * beside the LAN: their health (/health; a rejected key makes one `unhealthy`, "API key rejected"),
+ * their slots, and the dispatch pass the scheduler calls after the LAN's — queued jobs the LAN did
+ * not take go to an endpoint when the burst policy allows it (burst-policy.ts), claimed through the
+ * one claim path (../attempt/claim.ts) — and the attempts running there (runpod-runner.ts):
+ * recovered at start, cancelled, stopped or detached with the farm.
  */
-import { isHealthy, type InstanceView } from '../../../shared/domain.js';
-import { PRIORITY_VALUE } from '../../../shared/priorities.js';
-import { randomId } from '../ids.js';
-import { claimAttempt, totalSpendSince, type AttemptRow } from '../store/attempt-store.js';
-import type { CommitBatch } from '../store/commit-batch.js';
-import { instanceRowsOfKind, setEndpointHealth, toInstanceView, type InstanceRow } from '../store/instance-store.js';
-import type { JobRow } from '../store/job-rows.js';
-import { jobRow } from '../store/job-store.js';
-import type { FarmDeps } from '../scheduler/attempt-scope.js';
-import { candidates } from '../scheduler/candidates.js';
-import type { TemplateCache } from '../scheduler/wait-explainer.js';
-import { endpointApiBase, KEY_WITHHELD, keyMayGoTo } from './api-base.js';
+import { isHealthy, type InstanceView } from '../../../../shared/domain.js';
+import { PRIORITY_VALUE } from '../../../../shared/priorities.js';
+import { totalSpendSince, type AttemptRow } from '../../store/attempt-store.js';
+import { runpodInstanceRows, setEndpointHealth, toInstanceView, type RunpodInstanceRow } from '../../store/instance-store.js';
+import type { JobRow } from '../../store/job-rows.js';
+import { jobRow } from '../../store/job-store.js';
+import type { StoredTemplate } from '../../store/template-store.js';
+import { claimJob } from '../attempt/claim.js';
+import type { ConcludeDeps } from '../attempt/deps.js';
+import type { PoolPass, PoolWait, WorkerPool } from '../worker-pool.js';
+import { KEY_WITHHELD, keyMayGoTo } from './api-base.js';
 import { burstDecision } from './burst-policy.js';
-import { burstWaitOf, endpointFits, type BurstWait } from './burst-wait.js';
+import { burstWaitOf, endpointFits } from './burst-wait.js';
 import { RunpodClient, RunpodHttpError } from './runpod-client.js';
 import { utcDayStart } from './runpod-cost.js';
 import { RunpodRunner } from './runpod-runner.js';
-import type { StorageHold } from '../scheduler/storage-hold.js';
 
-export interface CloudPoolDeps extends FarmDeps {
-  batch: CommitBatch;
-  templates: TemplateCache;
+export interface RunpodPoolDeps extends ConcludeDeps {
+  /** A job's template (the farm's cache). */
+  template: (id: number) => StoredTemplate;
   /** The RunPod API key (RUNPOD_API_KEY, else the encrypted setting); read at every request. */
   apiKey: () => string | null;
-  log: (message: string) => void;
   /** A runner ended: the scheduler re-arms its retry timer and decides again. */
   ended: () => void;
-  /** The farm's wait for its storage (a full output disk holds it, as on the LAN). */
-  storage: StorageHold;
+  /** Something changed (an endpoint healthy again, a burst wait over): the scheduler decides again. */
+  kick: () => void;
 }
 
 interface Endpoint {
-  row: InstanceRow;
+  row: RunpodInstanceRow;
   client: RunpodClient;
   running: Map<string, RunpodRunner>;
   /** Claims not committed yet: their slots are taken already. */
   held: Set<string>;
 }
 
-export class CloudPool {
+export class RunpodPool implements WorkerPool {
+  readonly kind = 'runpod' as const;
   private readonly endpoints = new Map<string, Endpoint>();
   private healthTimer: unknown = null;
   private burstTimer: unknown = null;
@@ -53,11 +52,15 @@ export class CloudPool {
   /** Why no endpoint took a job at the last pass (shown on the cards), or null. */
   private burstWait: string | null = null;
 
-  constructor(private readonly d: CloudPoolDeps, private readonly kick: () => void) {}
+  constructor(private readonly d: RunpodPoolDeps) {}
+
+  private kick(): void {
+    this.d.kick();
+  }
 
   start(): void {
     this.running = true;
-    for (const row of instanceRowsOfKind(this.d.db, 'runpod')) this.add(row);
+    for (const row of runpodInstanceRows(this.d.db)) this.add(row);
     this.checkHealth();
   }
 
@@ -69,12 +72,12 @@ export class CloudPool {
     return [...this.endpoints.values()].reduce((n, e) => n + e.running.size, 0);
   }
 
-  private add(row: InstanceRow): void {
+  private add(row: RunpodInstanceRow): void {
     const prev = this.endpoints.get(row.id);
     // The key goes only to RunPod's API or a base chosen on the farm host (cloud/api-base.ts).
     const keyGoes = keyMayGoTo(row);
     const client = new RunpodClient({
-      apiBase: endpointApiBase(row), endpointId: row.runpod_endpoint_id ?? '', apiKey: keyGoes ? this.d.apiKey : () => null,
+      apiBase: row.runpod.apiBase, endpointId: row.runpod.endpointId, apiKey: keyGoes ? this.d.apiKey : () => null,
       timeoutMs: this.d.config.requestTimeoutMs, ...(keyGoes ? {} : { noKeyWords: KEY_WITHHELD }),
     });
     this.endpoints.set(row.id, { row, client, running: prev?.running ?? new Map(), held: prev?.held ?? new Set() });
@@ -82,28 +85,49 @@ export class CloudPool {
 
   /** An instance was added, edited or removed: reload it if it is an endpoint. */
   refresh(id: string): void {
-    const row = instanceRowsOfKind(this.d.db, 'runpod').find((r) => r.id === id);
-    if (row) this.add(row);
-    else if (this.endpoints.get(id)?.running.size === 0) this.endpoints.delete(id);
+    const row = runpodInstanceRows(this.d.db).find((r) => r.id === id);
+    if (row) {
+      this.add(row);
+      // An edited endpoint (another id, a mistyped one corrected) is asked now, not at the next round.
+      const e = this.endpoints.get(id);
+      if (e && this.running) this.askHealth(e);
+    } else if (this.endpoints.get(id)?.running.size === 0) this.endpoints.delete(id);
+  }
+
+  private askHealth(e: Endpoint): void {
+    if (e.row.admin_state === 'disabled') return;
+    const { client, row: { id } } = e;
+    // An answer about a client since replaced (the endpoint was edited meanwhile) says nothing of the endpoint now.
+    const now = () => {
+      const cur = this.endpoints.get(id);
+      return cur?.client === client ? cur : null;
+    };
+    void client.health().then(
+      () => {
+        const cur = now();
+        if (cur) this.setHealth(cur, 'idle', null, true);
+      },
+      (err: unknown) => {
+        const cur = now();
+        const rejected = err instanceof RunpodHttpError && err.rejectedKey;
+        if (cur) this.setHealth(cur, 'unhealthy', rejected ? this.keyWords(cur) : (err as Error).message, !(err instanceof RunpodHttpError && err.status === 0));
+      },
+    );
   }
 
   private checkHealth(): void {
     if (!this.running) return;
-    for (const e of this.endpoints.values()) {
-      if (e.row.admin_state === 'disabled') continue;
-      void e.client.health().then(
-        () => this.setHealth(e, 'idle', null, true),
-        (err: unknown) => {
-          const rejected = err instanceof RunpodHttpError && err.rejectedKey;
-          this.setHealth(e, 'unhealthy', rejected ? this.keyWords(e) : (err as Error).message, !(err instanceof RunpodHttpError && err.status === 0));
-        },
-      );
-    }
+    for (const e of this.endpoints.values()) this.askHealth(e);
     this.d.timers.clearTimeout(this.healthTimer);
     this.healthTimer = this.d.timers.setTimeout(() => this.checkHealth(), Math.max(1_000, this.d.config.probeIntervalMs * 5));
   }
 
+  /** Health answers arrive on their own (a probe, a runner): a storage fault recording one holds the farm, as a LAN probe's does. */
   private setHealth(e: Endpoint, health: 'idle' | 'unhealthy', error: string | null, answered: boolean): void {
+    this.d.storage.guard(`recording ${e.row.name}'s health`, () => this.recordHealth(e, health, error, answered));
+  }
+
+  private recordHealth(e: Endpoint, health: 'idle' | 'unhealthy', error: string | null, answered: boolean): void {
     if (!this.running) return;
     const was = e.row.health;
     setEndpointHealth(this.d.db, e.row.id, health, error, answered, this.d.clock.now());
@@ -140,17 +164,17 @@ export class CloudPool {
    * slot, tags and VRAM that fit, while the burst policy says yes. The claim is committed before the
    * runner sends /run.
    */
-  pass(lanSlotFree: boolean, claiming: Set<string>): void {
-    if (!this.running) return;
+  pass({ claiming, freeBefore, candidates }: PoolPass): number {
+    if (!this.running) return 0;
+    const lanSlotFree = freeBefore > 0;
     const open = [...this.endpoints.values()].filter((e) => e.row.admin_state === 'active' && e.row.health !== 'unhealthy' && e.running.size + e.held.size < e.row.max_concurrency);
-    if (this.endpoints.size === 0) return;
-    if (open.length === 0) return;
-    const { db, config, clock } = this.d;
+    if (open.length === 0) return 0;
+    const { config, clock } = this.d;
     const now = clock.now();
     const spent = this.spentToday();
     let wait: string | null = null;
     let askAt: number | null = null;
-    for (const job of candidates(db, 8, config.candidateScan)) {
+    for (const job of candidates(8)) {
       if (open.length === 0) break;
       if (claiming.has(job.id)) continue;
       const decision = burstDecision({
@@ -173,6 +197,7 @@ export class CloudPool {
     }
     this.burstWait = wait;
     if (askAt !== null) this.armBurstTimer(askAt);
+    return open.reduce((n, e) => n + e.row.max_concurrency - e.running.size - e.held.size, 0);
   }
 
   /** A job crosses burst_after_s with nothing else changing: decide again then. */
@@ -187,27 +212,25 @@ export class CloudPool {
   }
 
   private claimAndRun(e: Endpoint, job: JobRow, claiming: Set<string>): void {
-    const { db, clock } = this.d;
-    const attemptId = randomId();
     // The slot is held at once (a placeholder), so the next pass cannot give it away twice.
-    e.held.add(attemptId);
-    void this.d.batch.add(() => claimAttempt(db, clock, {
-      jobId: job.id, attemptId, instanceId: e.row.id, instanceName: e.row.name, gpuName: e.row.gpu_name, vramAtDispatch: null,
-      leaseMs: job.timeout_s * 1000 * 2,
-    })).then(
-      () => {
-        claiming.delete(job.id);
-        e.held.delete(attemptId);
-        const row = jobRow(db, job.id);
-        if (!row || !this.running) return;
+    const placeholder = job.id;
+    e.held.add(placeholder);
+    const settled = () => {
+      claiming.delete(job.id);
+      e.held.delete(placeholder);
+    };
+    void claimJob(this.d, job, { instanceId: e.row.id, instanceName: e.row.name, gpuName: e.row.gpu_name, vramAtDispatch: null }).then(
+      (attemptId) => {
+        settled();
+        const row = attemptId === null ? undefined : jobRow(this.d.db, job.id);
+        if (attemptId === null || !row || !this.running) return this.kick();
         this.d.announce([job.id]);
         this.startRunner(e, row, attemptId, null);
       },
       (err: unknown) => {
-        claiming.delete(job.id);
-        e.held.delete(attemptId);
-        this.d.log(`cloud claim of ${job.id} failed: ${(err as Error).message}`);
-        this.kick();
+        settled();
+        // The store itself failing (locked, full): the farm holds and dispatches again after its retry, as for the LAN.
+        this.d.storage.failed('dispatching', err);
       },
     );
   }
@@ -227,7 +250,7 @@ export class CloudPool {
         e.running.delete(r.attemptId);
         this.d.ended();
       },
-    }, job, attemptId, e.row, e.client, this.d.templates.get(job.template_id), resume);
+    }, job, attemptId, e.row, e.client, this.d.template(job.template_id), resume);
     e.running.set(attemptId, runner);
   }
 
@@ -259,15 +282,13 @@ export class CloudPool {
     return {
       ...toInstanceView(this.d.db, e.row, current),
       cloud: {
-        kind: 'runpod', endpointId: e.row.runpod_endpoint_id ?? '', apiBase: endpointApiBase(e.row), pricePerHourUsd: e.row.price_per_hour_usd ?? 0,
-        executionTimeoutS: e.row.execution_timeout_s ?? 600, spentTodayUsd: this.spentToday(), budgetUsdPerDay: this.d.config.burstBudgetUsdPerDay,
-        burstWait: this.burstWait,
+        kind: 'runpod', ...e.row.runpod, spentTodayUsd: this.spentToday(), budgetUsdPerDay: this.d.config.burstBudgetUsdPerDay, burstWait: this.burstWait,
       },
     };
   }
 
   /** Why a queued job is not on an endpoint yet (jobs.why, waitReason): the policy's words, or null. */
-  burstWaitOfJobs(): BurstWait {
+  waitOfJobs(): PoolWait {
     const { config, clock } = this.d;
     return burstWaitOf({
       endpoints: [...this.endpoints.values()].map((e) => e.row), burstAfterS: config.burstAfterS, budgetUsdPerDay: config.burstBudgetUsdPerDay,

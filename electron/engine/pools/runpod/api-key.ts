@@ -10,9 +10,9 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { ShotfarmError } from '../../../shared/errors.js';
-import type { Db } from '../store/database.js';
-import { deleteSetting, readSetting, writeSetting } from '../store/settings-store.js';
+import { ShotfarmError } from '../../../../shared/errors.js';
+import type { Db } from '../../store/database.js';
+import { deleteSetting, readSetting, writeSetting } from '../../store/settings-store.js';
 
 const SETTING = 'cloud.runpod_api_key';
 const KEY_FILE = 'runpod-key.bin';

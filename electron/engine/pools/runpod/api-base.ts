@@ -12,10 +12,10 @@
  *   way (an older database, a future edit path) does not get the key: changing a base forgets it.
  * Pure: imported by the preload bundle too.
  */
-import { errorEnvelope, type ErrorEnvelope } from '../../../shared/errors.js';
+import { RUNPOD_API_BASE } from '../../../../shared/domain.js';
+import { errorEnvelope, type ErrorEnvelope } from '../../../../shared/errors.js';
 
-/** RunPod's public serverless API. */
-export const RUNPOD_API_BASE = 'https://api.runpod.ai/v2';
+export { RUNPOD_API_BASE };
 
 /** Methods whose input may carry `apiBase`. */
 const API_BASE_METHODS: ReadonlySet<string> = new Set(['cloud.addRunpod']);
@@ -39,20 +39,15 @@ export function apiBaseRefusal(method: string, input: unknown): ErrorEnvelope | 
   );
 }
 
-/** The stored facts about an endpoint's base. */
+/** The stored facts about an endpoint's base (the store applies RunPod's default base once). */
 export interface ApiBaseFacts {
-  api_base: string | null;
-  api_base_local: number;
-}
-
-/** The base an endpoint's requests go to. */
-export function endpointApiBase(row: ApiBaseFacts): string {
-  return row.api_base === null ? RUNPOD_API_BASE : normaliseApiBase(row.api_base);
+  runpod: { apiBase: string };
+  apiBaseLocal: boolean;
 }
 
 /** Whether the farm's key may be sent to this endpoint's base. */
 export function keyMayGoTo(row: ApiBaseFacts): boolean {
-  return endpointApiBase(row) === RUNPOD_API_BASE || row.api_base_local === 1;
+  return normaliseApiBase(row.runpod.apiBase) === RUNPOD_API_BASE || row.apiBaseLocal;
 }
 
 /** Why the key is withheld, for the endpoint's card (never the base's answer, never the key). */

@@ -6,7 +6,13 @@
  * the next decision without a restart. Tests and benchmarks shorten the times with `over`.
  */
 import { FARM_SETTINGS, type NumberSettingKey } from '../../../shared/farm-settings.js';
-import type { RetryPolicy } from './policy.js';
+
+/** From the retry_* farm settings (defaults in shared/farm-settings.ts). */
+export interface RetryPolicy {
+  maxAttempts: number;
+  baseMs: number;
+  capMs: number;
+}
 
 export interface SchedulerConfig {
   /** Where outputs are stored: `<root>/<project>/<episode>/<shot>/<stage>/take-<n>/`. */

@@ -5,13 +5,13 @@
  * server returns are set as the job's parameters. A missing file fails the job before any GPU time.
  */
 import { accessSync, constants } from 'node:fs';
-import type { ComfyClient } from '../comfy/client.js';
-import type { Db } from '../store/database.js';
-import type { JobRow } from '../store/job-rows.js';
-import { firstImageOf } from '../store/asset-store.js';
-import type { StoredTemplate } from '../store/template-store.js';
-import { splitPath } from '../templates/workflow.js';
-import { ShotfarmError } from '../../../shared/errors.js';
+import type { ComfyClient } from '../../comfy/client.js';
+import type { Db } from '../../store/database.js';
+import type { JobRow } from '../../store/job-rows.js';
+import { firstImageOf } from '../../store/asset-store.js';
+import type { StoredTemplate } from '../../store/template-store.js';
+import { splitPath } from '../../templates/workflow.js';
+import { ShotfarmError } from '../../../../shared/errors.js';
 
 /** The parameter a dependency's output feeds: `image` when the template has one, else its first LoadImage input. */
 export function dependencyInputParam(t: StoredTemplate): string | null {

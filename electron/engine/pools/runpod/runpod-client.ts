@@ -5,9 +5,9 @@
  * goes in the Authorization header only: it is never put in a message, a log line or an error.
  */
 import type { z } from 'zod';
-import { ShotfarmError } from '../../../shared/errors.js';
-import { send, type RawResponse } from '../comfy/http.js';
-import { ComfyRequestError, describeFailure } from '../comfy/observation.js';
+import { ShotfarmError } from '../../../../shared/errors.js';
+import { send, type RawResponse } from '../../comfy/http.js';
+import { ComfyRequestError, describeFailure } from '../../comfy/observation.js';
 import {
   healthAnswerSchema, runAnswerSchema, RUN_BODY_LIMIT_BYTES, RUNPOD_ANSWER_LIMITS, statusAnswerSchema, type RunpodRoute, type HealthAnswer, type StatusAnswer, type WorkerInput,
 } from './runpod-protocol.js';

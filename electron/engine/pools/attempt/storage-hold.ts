@@ -11,10 +11,10 @@
  * It also guards the farm's own timers and background steps: whatever they throw is a hold (a
  * storage fault) or a log line (anything else), never an exception that ends the process.
  */
-import type { StorageHoldKind, StorageHoldView } from '../../../shared/domain.js';
-import type { Clock, Timers } from '../clock.js';
-import { OutputStoreError } from '../files/output-file.js';
-import { databaseFault } from '../store/database.js';
+import type { StorageHoldKind, StorageHoldView } from '../../../../shared/domain.js';
+import type { Clock, Timers } from '../../clock.js';
+import { OutputStoreError } from '../../files/output-file.js';
+import { databaseFault } from '../../store/database.js';
 
 export interface StorageFault {
   kind: StorageHoldKind;

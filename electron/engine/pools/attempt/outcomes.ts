@@ -4,15 +4,21 @@
  * attempt row's end, the job's transition and its event row — fenced on the attempt still being
  * the job's current one, so a late or duplicate report changes nothing.
  */
-import { ShotfarmError } from '../../../shared/errors.js';
-import type { Clock, RandomSource } from '../clock.js';
-import { transitionJob } from '../job-state.js';
-import { insertAsset, type AssetContext, type StoredAsset } from '../store/asset-store.js';
-import { endAttempt, type AttemptFacts, type AttemptOutcome } from '../store/attempt-store.js';
-import { inTransaction, type Db } from '../store/database.js';
-import { attemptBudget, dueRetries, pendingDependents, setDependentsReason, setEnqueuedAt } from '../store/job-store.js';
-import type { Classification } from './failure.js';
-import { retryDelayMs, type RetryPolicy } from './policy.js';
+import { ShotfarmError } from '../../../../shared/errors.js';
+import type { Clock, RandomSource } from '../../clock.js';
+import { transitionJob } from '../../job-state.js';
+import { insertAsset, type AssetContext, type StoredAsset } from '../../store/asset-store.js';
+import { endAttempt, type AttemptFacts, type AttemptOutcome } from '../../store/attempt-store.js';
+import { inTransaction, type Db } from '../../store/database.js';
+import { attemptBudget, dueRetries, pendingDependents, setDependentsReason, setEnqueuedAt } from '../../store/job-store.js';
+import { fullJitterDelay } from '../../comfy/backoff.js';
+import type { RetryPolicy } from '../../settings/farm-config.js';
+import type { Classification } from './verdict.js';
+
+/** SPEC §5: wait random(0, min(cap, base × 2^(attempt−1))) before attempt+1. */
+export function retryDelayMs(attemptsMade: number, policy: RetryPolicy, random: () => number): number {
+  return fullJitterDelay(Math.max(attemptsMade - 1, 0), { baseMs: policy.baseMs, capMs: policy.capMs }, random);
+}
 
 export interface OutcomeResult {
   /** Jobs whose state changed, for events. */

@@ -2,15 +2,15 @@
  * Storing a RunPod job's outputs (SPEC §4.5, as collect.ts does for a LAN server): each image of
  * worker-comfyui's answer — base64 data, or an S3 URL fetched with a size cap — is written to a
  * temporary name in the take's folder (hashed and measured as written, at most output_max_gb),
- * fsynced and renamed to its final name — collect.ts's OutputFile and settleOutput. Nothing is
+ * fsynced and renamed to its final name — the OutputFile and settleOutput of ../attempt/take-files.ts. Nothing is
  * recorded here: the caller writes the ledger rows and `completed` in one transaction.
  */
-import { ShotfarmError } from '../../../shared/errors.js';
-import { tempPathFor } from '../files/atomic-write.js';
-import { OutputFile, OutputTooLarge, type OutputFs } from '../files/output-file.js';
-import { outputPath, type TakeKey } from '../files/output-paths.js';
-import { prepareTakeDir, settleOutput } from '../scheduler/collect.js';
-import type { StoredAsset } from '../store/asset-store.js';
+import { ShotfarmError } from '../../../../shared/errors.js';
+import { tempPathFor } from '../../files/atomic-write.js';
+import { OutputFile, OutputTooLarge, type OutputFs } from '../../files/output-file.js';
+import { outputPath, type TakeKey } from '../../files/output-paths.js';
+import { prepareTakeDir, settleOutput } from '../attempt/take-files.js';
+import type { StoredAsset } from '../../store/asset-store.js';
 import type { WorkerImage } from './runpod-protocol.js';
 
 /** The most one output may weigh (an S3 download or a decoded image): a bound on a bad answer. */

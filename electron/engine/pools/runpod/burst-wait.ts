@@ -5,9 +5,9 @@
  * endpoint is not silent about it. Null when no endpoint could take the job (disabled, unhealthy,
  * tags or VRAM that do not fit: the LAN's reason says it all) or when the policy would send it.
  */
-import { PRIORITY_VALUE } from '../../../shared/priorities.js';
-import type { JobRow } from '../store/job-rows.js';
-import type { InstanceRow } from '../store/instance-store.js';
+import { PRIORITY_VALUE } from '../../../../shared/priorities.js';
+import type { JobRow } from '../../store/job-rows.js';
+import type { InstanceRow } from '../../store/instance-store.js';
 import { burstDecision } from './burst-policy.js';
 
 /** What the cloud's wait needs of a job's row. */
