@@ -194,7 +194,7 @@ export class Engine {
   private takeFarm(kind: EngineKind): void {
     const lock = EngineLock.acquire(this.opts.dataDir, kind, this.clock, { ...(this.opts.nativeBinding ? { nativeBinding: this.opts.nativeBinding } : {}) });
     this.farmLock = lock;
-    this.control = startControlListener((method, input) => this.call(method as ApiMethod, input), this.log).then(
+    this.control = startControlListener((method, input) => this.call(method, input), this.log).then(
       (listener) => {
         if (this.farmLock !== lock) {
           void listener.close();

@@ -23,14 +23,14 @@ import type { Engine } from '../engine/engine.js';
 import { permission } from '../../shared/permissions.js';
 import { checkAccess, corsHeaders, isLoopbackHost, type AccessPolicy } from './access.js';
 import { BadTokenBackoff, type BackoffOptions } from './bad-token-backoff.js';
-import { authenticate, presentedToken } from './people-access.js';
+import { authenticate } from './people-access.js';
 import { socketSessions } from './socket-sessions.js';
 import { handleApiCall } from './api-route.js';
 import { serveAsset } from './asset-route.js';
 import { handleUpload } from './upload-route.js';
 import { startEventHub } from './event-socket.js';
 import { serveExport } from './export-route.js';
-import { envelope, sendError, sendJson } from './http-util.js';
+import { envelope, presentedToken, sendError, sendJson } from '../engine/hosting/http-util.js';
 import { staticHandler } from './static-files.js';
 
 export interface ServerOptions {
@@ -105,7 +105,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
 
     const call = /^\/api\/call\/([^/]+)$/.exec(path);
     if (call) {
-      return handleApiCall(req, res, decodeURIComponent(call[1] ?? ''), {
+      return handleApiCall(req, res, call[1] ?? '', {
         engine: o.engine, exportDir, importBaseDir: o.importBaseDir ?? dataDir, maxBodyBytes: o.maxBodyBytes ?? 64 * 1024 * 1024, caller: who.caller,
       });
     }

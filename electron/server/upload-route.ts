@@ -10,7 +10,7 @@ import { toErrorEnvelope } from '../../shared/errors.js';
 import type { Engine } from '../engine/engine.js';
 import { uploadLimits } from '../engine/uploads/import-uploads.js';
 import { receiveUpload, UploadTooLarge } from '../engine/uploads/receive-upload.js';
-import { envelope, sendError, sendJson, STATUS_FOR_CODE } from './http-util.js';
+import { envelope, sendError, sendJson, STATUS_FOR_CODE } from '../engine/hosting/http-util.js';
 
 export async function handleUpload(req: IncomingMessage, res: ServerResponse, sha256: string, url: URL, engine: Engine): Promise<void> {
   if (req.method !== 'PUT') {
