@@ -261,7 +261,11 @@ export function askedPriority(method: ApiMethod, input: unknown): Priority | und
  * validation: a value that is not the field's own is the engine's to refuse as bad input).
  */
 export function reachRefusal(door: Door, method: ApiMethod, input: unknown): string | null {
-  const entry = methodEntry(method);
+  return entryRefusal(methodEntry(method), door, method, input);
+}
+
+/** reachRefusal for a given entry (a table's rules tried on their own in a test). */
+export function entryRefusal(entry: AnyMethodEntry, door: Door, method: string, input: unknown): string | null {
   if (!reachOpens(entry.reach, door)) {
     // A method the network may call but no view of the desktop page does.
     if (door === 'desktopPage' && reachOpens(entry.reach, 'network')) {

@@ -12,7 +12,7 @@ import { join, relative } from 'node:path';
 import { API_INPUTS, type ApiMethod } from '../shared/api.js';
 import {
   DESKTOP_PAGE_METHODS, DOORS, LOCAL_ONLY_METHODS, METHOD_CLASS as TABLE_CLASS, METHODS, methodEntry, methodTableProblems, reachOpens,
-  reachRefusal, REACHES, targetedJobs, askedPriority, type AnyMethodEntry,
+  entryRefusal, reachRefusal, REACHES, targetedJobs, askedPriority, type AnyMethodEntry,
 } from '../shared/methods.js';
 import { METHOD_CLASSES, ROLES, type SessionView } from '../shared/people.js';
 import { METHOD_CLASS, mayUse, permission, sessionMayCall } from '../shared/permissions.js';
@@ -75,6 +75,21 @@ test('a field rule narrows its method: the desktop page may set a number setting
   // Not a setting's key: the engine's own validation answers (bad_input), not a refusal.
   assert.equal(reachRefusal('desktopPage', 'settings.set', { key: 'no_such_setting', value: 1 }), null);
   assert.equal(reachRefusal('machine', 'settings.set', { key: 'output_root', value: '/tmp' }), null);
+});
+
+test('a field rule on a page method refuses that field over the network only (how RunPod apiBase plugs in)', () => {
+  const entry: AnyMethodEntry = {
+    class: 'workstations', reach: 'studio',
+    fields: { apiBase: { reach: 'desktop', words: 'A RunPod API address is set on the farm host: shotfarm workers add-runpod --api-base URL.' } },
+  };
+  assert.deepEqual(methodTableProblems(['cloud.addRunpod'], { 'cloud.addRunpod': entry }), []);
+  const withBase = { name: 'rp', endpointId: 'abc', apiBase: 'http://127.0.0.1:9/v2' };
+  assert.match(entryRefusal(entry, 'network', 'cloud.addRunpod', withBase) ?? '', /set on the farm host/);
+  assert.equal(entryRefusal(entry, 'desktopPage', 'cloud.addRunpod', withBase), null);
+  assert.equal(entryRefusal(entry, 'machine', 'cloud.addRunpod', withBase), null);
+  const { apiBase: _default, ...without } = withBase;
+  assert.equal(entryRefusal(entry, 'network', 'cloud.addRunpod', without), null, 'the default API address is anyone\'s to use');
+  assert.equal(entryRefusal(entry, 'network', 'cloud.addRunpod', { ...without, apiBase: undefined }), null, 'undefined is not given');
 });
 
 test('the jobs a call targets and the priority it asks come from the table (the own-jobs and rush rules)', () => {

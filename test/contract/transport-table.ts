@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { API_INPUTS, type ApiMethod } from '../../shared/api.js';
 import { errorEnvelopeSchema, resultOfAnswer, ShotfarmError, toErrorEnvelope, type ErrorEnvelope } from '../../shared/errors.js';
-import { LOCAL_ONLY_METHODS } from '../../shared/methods.js';
+import { LOCAL_ONLY_METHODS, METHODS } from '../../shared/methods.js';
 import type { EventMap, WireTopic } from '../../shared/events.js';
 import type { Engine } from '../../electron/engine/engine.js';
 import { EngineHost } from '../../electron/main/engine-host.js';
@@ -175,10 +175,11 @@ async function httpConnection(t: TestEngine, server: RunningServer, makeClient: 
 const ipc: Transport = {
   name: 'Electron IPC',
   statuses: null,
-  // The desktop's Settings view may change the number settings (a folder key is still refused:
-  // electron-page-limits.test.ts), so settings.set/reset reach the engine here.
-  refuses: new Set([...LOCAL_ONLY_METHODS].filter((m) => m !== 'settings.set' && m !== 'settings.reset')),
-  refusesUnused: new Set((Object.keys(API_INPUTS) as ApiMethod[]).filter((m) => !PAGE_METHODS.has(m) && !LOCAL_ONLY_METHODS.has(m))),
+  // The desktop's Settings view may change the number settings (reach `desktop`; a folder key is
+  // still refused: electron-page-limits.test.ts), so settings.set/reset reach the engine here.
+  refuses: new Set([...LOCAL_ONLY_METHODS].filter((m) => !PAGE_METHODS.has(m))),
+  // Reach `api`: open to serve's scripts, but no view of the page calls them.
+  refusesUnused: new Set((Object.keys(API_INPUTS) as ApiMethod[]).filter((m) => METHODS[m].reach === 'api')),
   async setup() {
     const t = await makeEngine({ templates: false });
     // Any absolute path: the main side answers only a top frame showing exactly this file.
