@@ -358,24 +358,6 @@ export interface ApiClient {
   call<M extends ApiMethod>(method: M, input: ApiInput<M>): Promise<ApiOutputs[M]>;
 }
 
-/**
- * Methods a page's transport must refuse — the headless server's API and the desktop window's IPC
- * (electron/engine/hosting/local-only.ts): the Studio UI is the same page in both. The CLI on this
- * machine may call them. Hooks choose programs this machine runs and may hold a webhook's
- * token; the storage setting may hold S3 secrets; a freeze writes files (inside the releases root);
- * the farm settings choose where outputs are written (output_root) and how the farm retries and
- * times out. None of that is for a token holder on the LAN, nor for a page that shows shot-list
- * text from outside (reading the settings is).
- */
-export const LOCAL_ONLY_METHODS: ReadonlySet<ApiMethod> = new Set<ApiMethod>([
-  'hooks.list', 'hooks.set', 'hooks.add', 'hooks.remove', 'hooks.deliveries', 'storage.set', 'release.freeze',
-  'settings.set', 'settings.reset', 'cloud.setApiKey',
-  // People and tokens are managed on the farm host: a stolen token, even an admin's, cannot mint others.
-  'users.list', 'users.add', 'users.setRole', 'users.revoke', 'users.token',
-  // A database copy or replacement names files on this machine.
-  'db.export', 'db.import',
-]);
-
 export function isApiMethod(name: unknown): name is ApiMethod {
   return typeof name === 'string' && Object.prototype.hasOwnProperty.call(API_INPUTS, name);
 }

@@ -5,30 +5,12 @@
  * says yes, or which sentence to refuse with.
  */
 import type { ApiMethod } from './api.js';
-import { METHOD_CLASSES, type MethodClass, type Role } from './people.js';
+import { METHOD_CLASS, methodEntry } from './methods.js';
+import { METHOD_CLASSES, type MethodClass, type Role, type SessionView } from './people.js';
 import type { Priority } from './priorities.js';
 
-/** Every method's class. A new contract method fails to type-check until it is placed here. */
-export const METHOD_CLASS: Readonly<Record<ApiMethod, MethodClass>> = {
-  'farm.status': 'read', 'farm.stop': 'farm', 'farm.pause': 'farm', 'farm.resume': 'farm',
-  'jobs.list': 'read', 'jobs.get': 'read', 'jobs.ids': 'read', 'jobs.resolveIds': 'read', 'jobs.attempts': 'read',
-  'jobs.detail': 'read', 'jobs.preview': 'read', 'jobs.facets': 'read', 'jobs.why': 'read', 'failures.list': 'read',
-  'timeline.get': 'read', 'assets.list': 'read', 'assets.file': 'read', 'templates.list': 'read', 'instances.list': 'read',
-  'settings.list': 'read', 'settings.get': 'read', 'storage.get': 'read', 'release.verify': 'read', 'session.whoami': 'read',
-  'jobs.bump': 'priority', 'jobs.restoreOrder': 'priority', 'jobs.moveToTop': 'moveToTop',
-  'jobs.hold': 'jobActions', 'jobs.release': 'jobActions', 'jobs.cancel': 'jobActions', 'jobs.retry': 'jobActions',
-  'jobs.newTake': 'jobActions', 'jobs.uncancel': 'jobActions',
-  'import.preview': 'import', 'import.commit': 'import', 'uploads.check': 'import',
-  'templates.add': 'templates',
-  'instances.add': 'workstations', 'instances.addMany': 'workstations', 'instances.update': 'workstations', 'instances.remove': 'workstations',
-  'instances.setAdminState': 'workstations', 'instances.probeAll': 'workstations', 'instances.test': 'workstations', 'cloud.addRunpod': 'workstations', 'cloud.updateRunpod': 'workstations', 'cloud.setApiKey': 'settings', 'cloud.spend': 'read',
-  'release.freeze': 'releases', 'assets.approve': 'approvals',
-  'hooks.list': 'settings', 'hooks.deliveries': 'settings', 'hooks.set': 'settings', 'hooks.add': 'settings', 'hooks.remove': 'settings',
-  'settings.set': 'settings', 'settings.reset': 'settings', 'storage.set': 'settings',
-  'export.runlog': 'exports', 'export.ledger': 'exports',
-  'users.list': 'people', 'users.add': 'people', 'users.setRole': 'people', 'users.revoke': 'people', 'users.token': 'people',
-  'db.export': 'people', 'db.import': 'people',
-};
+/** Each method's class, from the method table (shared/methods.ts). */
+export { METHOD_CLASS };
 
 /**
  * What each role may do with each class: `all`, `own` (only jobs the person imported; with it,
@@ -54,12 +36,6 @@ export const CLASS_WORDS: Readonly<Record<MethodClass, string>> = {
   approvals: 'approve assets', releases: 'freeze releases', people: 'manage people and roles',
 };
 
-/** The verb of a job method, for "artists cannot cancel jobs imported by others". */
-const JOB_VERBS: Partial<Record<ApiMethod, string>> = {
-  'jobs.hold': 'hold', 'jobs.release': 'release', 'jobs.cancel': 'cancel', 'jobs.retry': 'retry', 'jobs.newTake': 'make new takes of',
-  'jobs.uncancel': 'uncancel', 'jobs.bump': 'change the priority of', 'jobs.restoreOrder': 'reorder', 'jobs.moveToTop': 'reorder',
-};
-
 export interface PermissionRequest {
   role: Role;
   method: ApiMethod;
@@ -75,15 +51,17 @@ const plural = (role: Role): string => `${role}s`;
 
 /** The policy: allowed, or the sentence the caller is refused with. */
 export function permission(req: PermissionRequest): Permission {
-  const cls = METHOD_CLASS[req.method];
+  const entry = methodEntry(req.method);
+  const cls = entry.class;
   const grants = GRANTS[req.role];
   const grant = grants[cls];
   if (!grant) return { allowed: false, sentence: `${plural(req.role)} cannot ${CLASS_WORDS[cls]}.` };
-  if (req.priority === 'rush' && cls === 'priority' && grants.rush !== 'all') {
+  // The rush rule: a method that asks for a priority needs the rush class to ask for rush.
+  if (req.priority === 'rush' && entry.asks && grants.rush !== 'all') {
     return { allowed: false, sentence: `${plural(req.role)} cannot make jobs rush (up to high).` };
   }
   if (grant === 'own' && req.others && req.others.count > 0) {
-    const verb = JOB_VERBS[req.method] ?? CLASS_WORDS[cls];
+    const verb = entry.verb ?? CLASS_WORDS[cls];
     const which = req.others.of === 1 ? 'that job was' : `${req.others.count} of the ${req.others.of} jobs were`;
     return { allowed: false, sentence: `${plural(req.role)} cannot ${verb} jobs imported by others (${which} imported by someone else).` };
   }
@@ -93,4 +71,16 @@ export function permission(req: PermissionRequest): Permission {
 /** Whether a role may use a class at all (own jobs count): the UI's flags, the docs' roles table. */
 export function mayUse(role: Role, cls: MethodClass): 'all' | 'own' | 'no' {
   return GRANTS[role][cls] ?? 'no';
+}
+
+/**
+ * Whether a session may call a method at all, asking for `priority` where the method asks for one:
+ * what the UI hides or disables (a class granted on one's own jobs stays enabled — the server
+ * decides per job). No session known yet: everything shows, and the server still decides.
+ */
+export function sessionMayCall(session: Pick<SessionView, 'may'> | null, method: ApiMethod, priority?: Priority): boolean {
+  if (session === null) return true;
+  const entry = methodEntry(method);
+  if (session.may[entry.class] === 'no') return false;
+  return !(priority === 'rush' && entry.asks && session.may.rush === 'no');
 }

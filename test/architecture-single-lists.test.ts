@@ -6,10 +6,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { EVENT_TOPICS } from '../shared/events.js';
 import { REPO } from './helpers/engine.js';
+import { sourceFiles } from './helpers/source-files.js';
 
 const TOPICS = Object.keys(EVENT_TOPICS);
 
@@ -47,14 +48,6 @@ const HOMES = {
   health: ['shared/domain.ts', 'electron/engine/scheduler/instance-registry.ts'],
 };
 
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const full = join(dir, e.name);
-    if (e.isDirectory()) return e.name === 'node_modules' ? [] : sources(full);
-    return /\.tsx?$/.test(e.name) ? [full] : [];
-  });
-}
-
 export function secondDefinitions(file: string, text: string): string[] {
   const out: string[] = [];
   if (file !== HOMES.topics) out.push(...topicLists(text).map((l) => `${file}: a list of event topics ${l}`));
@@ -64,7 +57,7 @@ export function secondDefinitions(file: string, text: string): string[] {
 }
 
 test('event topics, the error envelope and "healthy" are each defined once, in shared/', () => {
-  const offenders = ['electron', 'renderer', 'shared'].flatMap((d) => sources(join(REPO, d))).flatMap((full) =>
+  const offenders = ['electron', 'renderer', 'shared'].flatMap((d) => sourceFiles(join(REPO, d))).flatMap((full) =>
     secondDefinitions(relative(REPO, full), readFileSync(full, 'utf8')),
   );
   assert.deepEqual(offenders, []);

@@ -215,7 +215,7 @@ export class Engine {
     }
     this.farmLock = lock;
     this.beatClaim();
-    this.control = startControlListener((method, input) => this.call(method as ApiMethod, input), this.log).then(
+    this.control = startControlListener((method, input) => this.call(method, input), this.log).then(
       (listener) => {
         if (this.farmLock !== lock) {
           void listener.close();

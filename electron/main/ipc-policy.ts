@@ -3,7 +3,7 @@
  * into a host call and its outcome into a `CallAnswer`; read a chosen shot list; check a path to
  * reveal. No domain logic — the engine validates and decides. The rules applied here are the
  * page's limits: the local-only methods are refused as the headless server refuses them
- * (hosting/local-only.ts), and so is every other method the UI does not use (PAGE_METHODS); export
+ * (hosting/reach-refusal.ts), and so is every other method the UI does not use (PAGE_METHODS); export
  * files go inside the app's export folder, never at a path a page picked; and an import's `baseDir`
  * (where its input images are read from, and uploaded to workstations) is only a folder the
  * operator chose — the folder of a file picked in this app's Import dialog. A dropped file is read
@@ -18,8 +18,8 @@ import { errorEnvelope, ShotfarmError, toErrorEnvelope, type ErrorEnvelope } fro
 import { exportFileName, exportFilterSchema, isExportKind } from '../../shared/exports.js';
 import { describeIssues } from '../../shared/shot-list-schema.js';
 import { confineExportInput } from '../engine/hosting/export-path.js';
-import { desktopPageRefusal } from '../engine/hosting/local-only.js';
-import { isPageMethod, type CallAnswer, type RevealAnswer, type SaveExportAnswer, type ShotListFile } from '../preload/channels.js';
+import { desktopPageRefusal } from '../engine/hosting/reach-refusal.js';
+import type { CallAnswer, RevealAnswer, SaveExportAnswer, ShotListFile } from '../preload/channels.js';
 
 export interface CallTarget {
   call(method: ApiMethod, input: unknown): Promise<unknown>;
@@ -64,13 +64,10 @@ export async function answerCall(target: CallTarget, method: unknown, input: unk
   if (!isApiMethod(method)) {
     return { ok: false, error: errorEnvelope('not_found', `Unknown method ${String(method).slice(0, 80)}.`) };
   }
-  // The page is the same Studio UI a browser gets from `serve`: it is refused what the server refuses…
-  const localOnly = desktopPageRefusal(method, input);
-  if (localOnly) return { ok: false, error: localOnly };
-  // …and anything else its views do not call.
-  if (!isPageMethod(method)) {
-    return { ok: false, error: errorEnvelope('conflict', `${method} is not available to the app's page; use the shotfarm command line on this machine.`) };
-  }
+  // The page is the same Studio UI a browser gets from `serve`: it is refused what the server
+  // refuses, and anything else its views do not call (the method table's reach).
+  const refusedHere = desktopPageRefusal(method, input);
+  if (refusedHere) return { ok: false, error: refusedHere };
   const refused = checkImportFolder(method, input, o.picked);
   if (refused) return { ok: false, error: refused };
   try {

@@ -13,8 +13,8 @@ import type { ExportResult } from '../../shared/domain.js';
 import { isExportKind } from '../../shared/exports.js';
 import { callAnswerSchema, errorEnvelope as envelope, errorEnvelopeSchema, type ErrorEnvelope } from '../../shared/errors.js';
 import { isApiMethod } from '../../shared/api.js';
-import { desktopPageRefusal } from '../engine/hosting/local-only.js';
-import { CHANNELS, isBridgeTopic, isPageMethod, type ShotListFile, type StudioState } from './channels.js';
+import { desktopPageRefusal } from '../engine/hosting/reach-refusal.js';
+import { CHANNELS, isBridgeTopic, type ShotListFile, type StudioState } from './channels.js';
 
 /** The part of `ipcRenderer` the bridge uses. */
 export interface IpcRendererLike {
@@ -111,9 +111,6 @@ export function createShotfarmBridge(ipc: IpcRendererLike): ShotfarmBridge {
       }
       const refused = desktopPageRefusal(method, input);
       if (refused) return Promise.reject(refused);
-      if (!isPageMethod(method)) {
-        return Promise.reject(envelope('conflict', `${method} is not available to the app's page; use the shotfarm command line on this machine.`));
-      }
       return ipc.invoke(CHANNELS.call, method, input).then(unwrap, (err: unknown) => {
         throw unreachable(err);
       });

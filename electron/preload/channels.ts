@@ -4,6 +4,7 @@
  * wire topics (shared/events.ts, the one list) plus the two the desktop shell adds.
  */
 import type { ApiMethod } from '../../shared/api.js';
+import { DESKTOP_PAGE_METHODS } from '../../shared/methods.js';
 import type { ExportResult } from '../../shared/domain.js';
 import type { CallAnswer, ErrorEnvelope } from '../../shared/errors.js';
 import { WIRE_TOPICS, type EventMap, type WireTopic } from '../../shared/events.js';
@@ -29,21 +30,13 @@ export const CHANNELS = {
 
 /**
  * The contract methods the app's page calls — exactly those the renderer uses (a test reads
- * renderer/ and holds the two equal), and nothing else: the settings, hooks, storage, release and
- * job-id methods stay with the CLI on this machine, so a page that ran someone else's script still
- * could not set a hook, point a release anywhere or change where outputs go. Checked in the
- * preload and again in the main process.
+ * renderer/ and holds the two equal), and nothing else: the method table's `studio` and `desktop`
+ * reaches (shared/methods.ts). The settings, hooks, storage, release and job-id methods stay with
+ * the CLI on this machine, so a page that ran someone else's script still could not set a hook,
+ * point a release anywhere or change where outputs go. Checked in the preload and again in the
+ * main process (hosting/reach-refusal.ts).
  */
-export const PAGE_METHODS: ReadonlySet<ApiMethod> = new Set<ApiMethod>([
-  'farm.status', 'farm.pause', 'farm.stop', 'farm.resume',
-  'jobs.list', 'jobs.get', 'jobs.detail', 'jobs.why', 'jobs.preview', 'jobs.facets', 'jobs.attempts',
-  'jobs.bump', 'jobs.moveToTop', 'jobs.restoreOrder', 'jobs.hold', 'jobs.release', 'jobs.cancel', 'jobs.uncancel', 'jobs.retry', 'jobs.newTake',
-  'failures.list', 'timeline.get', 'assets.list', 'assets.approve', 'templates.list', 'templates.add',
-  'instances.add', 'instances.addMany', 'instances.update', 'instances.remove', 'instances.setAdminState', 'instances.test', 'cloud.addRunpod', 'cloud.updateRunpod',
-  'import.preview', 'import.commit', 'uploads.check', 'session.whoami',
-  // The Settings view: the number settings and project_weights (hosting/local-only.ts desktopPageRefusal keeps the folders local).
-  'settings.list', 'settings.set', 'settings.reset',
-]);
+export const PAGE_METHODS: ReadonlySet<ApiMethod> = DESKTOP_PAGE_METHODS;
 
 export function isPageMethod(name: unknown): name is ApiMethod {
   return typeof name === 'string' && (PAGE_METHODS as ReadonlySet<string>).has(name);

@@ -9,9 +9,9 @@
  * in some Electron versions): it is let in only where a token is required and presented, and gets
  * CORS answers (corsHeaders) — the token is what admits it, as it admits a script.
  */
-import { timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { IncomingMessage } from 'node:http';
+import { presentedToken, sameSecret } from '../engine/hosting/http-util.js';
 
 /** The Origin a desktop studio-mode page sends (its page is a file of the app, an opaque origin). */
 export function isDesktopOrigin(origin: string): boolean {
@@ -57,18 +57,6 @@ function tokenRequired(policy: AccessPolicy): boolean {
 }
 
 export type AccessVerdict = { ok: true } | { ok: false; status: 401 | 403; message: string };
-
-function sameSecret(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
-
-function presentedToken(req: IncomingMessage, url: URL): string | null {
-  const auth = req.headers.authorization;
-  if (typeof auth === 'string' && auth.startsWith('Bearer ')) return auth.slice(7).trim();
-  return url.searchParams.get('token');
-}
 
 function hostOf(value: string): string | null {
   try {

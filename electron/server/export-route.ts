@@ -12,7 +12,7 @@ import type { Caller } from '../../shared/people.js';
 import { describeIssues } from '../../shared/shot-list-schema.js';
 import type { Engine } from '../engine/engine.js';
 import type { CsvStream } from '../engine/exports/csv-export.js';
-import { envelope, sendError, STATUS_FOR_CODE } from './http-util.js';
+import { envelope, sendError, STATUS_FOR_CODE } from '../engine/hosting/http-util.js';
 
 export async function serveExport(engine: Engine, kind: string, query: URLSearchParams, res: ServerResponse, headOnly: boolean, caller: Caller): Promise<void> {
   if (!isExportKind(kind)) return sendError(res, 404, envelope('not_found', `No export named ${kind.slice(0, 60)}; there are runlog and ledger.`));

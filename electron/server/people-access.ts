@@ -8,15 +8,10 @@
 import type { IncomingMessage } from 'node:http';
 import { LOCAL_CALLER, type Caller } from '../../shared/people.js';
 import type { Engine } from '../engine/engine.js';
+import { presentedToken } from '../engine/hosting/http-util.js';
 import type { BadTokenBackoff } from './bad-token-backoff.js';
 
 export type Authenticated = { ok: true; caller: Caller } | { ok: false; status: 401 | 429; message: string; retryAfterS?: number };
-
-export function presentedToken(req: IncomingMessage, url: URL): string | null {
-  const auth = req.headers.authorization;
-  if (typeof auth === 'string' && auth.startsWith('Bearer ')) return auth.slice(7).trim() || null;
-  return url.searchParams.get('token');
-}
 
 const WORDS = {
   missing: 'A personal access token is required: send "Authorization: Bearer <token>", or open the address with ?token=<token>. Ask an admin for one (shotfarm users add).',

@@ -25,15 +25,15 @@ import { ShotfarmError } from '../../shared/errors.js';
 import { permission } from '../../shared/permissions.js';
 import { checkAccess, corsHeaders, isLoopbackHost, type AccessPolicy } from './access.js';
 import { BadTokenBackoff, type BackoffOptions } from './bad-token-backoff.js';
-import { authenticate, presentedToken } from './people-access.js';
+import { authenticate } from './people-access.js';
 import { socketSessions } from './socket-sessions.js';
 import { handleApiCall } from './api-route.js';
 import { serveAsset } from './asset-route.js';
 import { handleUpload } from './upload-route.js';
 import { startEventHub } from './event-socket.js';
 import { serveExport } from './export-route.js';
-import { decodeSegment, envelope, sendError, sendJson } from './http-util.js';
-import { takeWithheld } from './server-paths.js';
+import { decodeSegment, envelope, presentedToken, sendError, sendJson } from '../engine/hosting/http-util.js';
+import { takeWithheld } from '../engine/hosting/server-paths.js';
 import { staticHandler } from './static-files.js';
 
 export interface ServerOptions {
@@ -129,7 +129,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     if (decoded === null) return sendError(res, 400, envelope('bad_input', 'The address has a broken %-escape (a % must be followed by two hex digits).'));
     const call = /^\/api\/call\/([^/]+)$/.exec(path);
     if (call) {
-      return handleApiCall(req, res, decoded, {
+      return handleApiCall(req, res, call[1] ?? '', {
         engine: o.engine, exportDir, importBaseDir: o.importBaseDir ?? null, maxBodyBytes: o.maxBodyBytes ?? 64 * 1024 * 1024, caller: who.caller,
       });
     }

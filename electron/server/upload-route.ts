@@ -15,7 +15,7 @@ import { sweepUploadsIfDue } from '../engine/handlers/uploads.js';
 import { uploadKeeping, uploadLimits } from '../engine/uploads/import-uploads.js';
 import { checkPersonQuota } from '../engine/uploads/upload-gate.js';
 import { receiveUpload, UploadTooLarge } from '../engine/uploads/receive-upload.js';
-import { envelope, sendError, sendJson, STATUS_FOR_CODE } from './http-util.js';
+import { envelope, sendError, sendJson, STATUS_FOR_CODE } from '../engine/hosting/http-util.js';
 
 /** A file its sender did not announce with uploads.check (or announced over an hour ago). */
 function notAnnounced(name: string): ShotfarmError {

@@ -3,25 +3,22 @@
  * method-class flags): the UI hides or disables what the role may never use. A class granted for
  * one's own jobs stays enabled — the server decides per job, and its refusal sentence is shown.
  * Until the session is known (or on a server without it), everything shows, as before; the server
- * refuses whatever the role may not do either way.
+ * refuses whatever the role may not do either way. Which class a job action needs, and the rush
+ * rule, are the method table's (shared/methods.ts), read through sessionMayCall.
  */
 import type { JobAction } from '../../shared/job-states.js';
 import type { MethodClass, SessionView } from '../../shared/people.js';
+import { sessionMayCall } from '../../shared/permissions.js';
 import type { Priority } from '../../shared/priorities.js';
 import { useApp } from '../store/app-store.js';
-
-const ACTION_CLASS: Readonly<Record<JobAction, MethodClass>> = {
-  bump: 'priority', moveToTop: 'moveToTop', hold: 'jobActions', release: 'jobActions', cancel: 'jobActions',
-  retry: 'jobActions', newTake: 'jobActions', uncancel: 'jobActions',
-};
 
 export function mayClass(session: SessionView | null, cls: MethodClass): boolean {
   return session === null || session.may[cls] !== 'no';
 }
 
+/** A job action is the contract's `jobs.<action>` method. */
 export function mayAction(session: SessionView | null, action: JobAction, priority?: Priority): boolean {
-  if (!mayClass(session, ACTION_CLASS[action])) return false;
-  return !(action === 'bump' && priority === 'rush' && !mayClass(session, 'rush'));
+  return sessionMayCall(session, `jobs.${action}`, priority);
 }
 
 /** `may('exports')` in a component: re-renders when the session arrives. */

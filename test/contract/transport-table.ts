@@ -11,15 +11,18 @@
  * - desktop studio mode: the desktop page's client (desktop-client.ts) on the real preload bridge,
  *   whose main side (ipc.ts with a StudioSession over an in-memory token store) hands it a real
  *   `serve`'s origin and a person's token (people defined, as a studio runs it); the page then
- *   talks HTTP/WebSocket to that server directly.
+ *   talks HTTP/WebSocket to that server directly;
+ * - the control listener: the loopback address and token in the lock record of an engine that
+ *   holds the farm, called as a one-shot command in another terminal calls it (cli/remote-engine.ts).
  * What legitimately differs between them is data here, per transport: the HTTP status each kind of
  * answer carries, and which methods the transport refuses before the engine sees them (the
  * desktop page, besides the local-only ones, every method its views do not call).
  */
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { API_INPUTS, LOCAL_ONLY_METHODS, type ApiMethod } from '../../shared/api.js';
-import { errorEnvelopeSchema, toErrorEnvelope, type ErrorEnvelope } from '../../shared/errors.js';
+import { API_INPUTS, type ApiMethod } from '../../shared/api.js';
+import { errorEnvelopeSchema, resultOfAnswer, ShotfarmError, toErrorEnvelope, type ErrorEnvelope } from '../../shared/errors.js';
+import { LOCAL_ONLY_METHODS, METHODS } from '../../shared/methods.js';
 import type { EventMap, WireTopic } from '../../shared/events.js';
 import type { Engine } from '../../electron/engine/engine.js';
 import { EngineHost } from '../../electron/main/engine-host.js';
@@ -37,7 +40,7 @@ import { makeEngine, type TestEngine } from '../helpers/engine.js';
 import { fakeElectronIpc } from '../helpers/fake-electron-ipc.js';
 import { InMemoryEngineChild } from '../helpers/in-memory-engine-child.js';
 import { providePageWebSocket } from '../helpers/page-websocket.js';
-import { nextValue } from '../helpers/wait.js';
+import { nextValue, waitUntil } from '../helpers/wait.js';
 
 /** One transport, connected to its own engine. */
 export interface Connection {
@@ -183,10 +186,11 @@ async function httpConnection(
 const ipc: Transport = {
   name: 'Electron IPC',
   statuses: null,
-  // The desktop's Settings view may change the number settings (a folder key is still refused:
-  // electron-page-limits.test.ts), so settings.set/reset reach the engine here.
-  refuses: new Set([...LOCAL_ONLY_METHODS].filter((m) => m !== 'settings.set' && m !== 'settings.reset')),
-  refusesUnused: new Set((Object.keys(API_INPUTS) as ApiMethod[]).filter((m) => !PAGE_METHODS.has(m) && !LOCAL_ONLY_METHODS.has(m))),
+  // The desktop's Settings view may change the number settings (reach `desktop`; a folder key is
+  // still refused: electron-page-limits.test.ts), so settings.set/reset reach the engine here.
+  refuses: new Set([...LOCAL_ONLY_METHODS].filter((m) => !PAGE_METHODS.has(m))),
+  // Reach `api`: open to serve's scripts, but no view of the page calls them.
+  refusesUnused: new Set((Object.keys(API_INPUTS) as ApiMethod[]).filter((m) => METHODS[m].reach === 'api')),
   async setup() {
     const t = await makeEngine({ templates: false });
     // Any absolute path: the main side answers only a top frame showing exactly this file.
@@ -245,4 +249,41 @@ const studio: Transport = {
   },
 };
 
-export const TRANSPORTS: readonly Transport[] = [inProcess, http, ipc, studio];
+/**
+ * The control listener carries calls only: a one-shot command never subscribes, so events are
+ * taken from the engine behind it (what the calls made through the listener caused).
+ */
+const control: Transport = {
+  name: 'the control listener',
+  // The contract over HTTP as serve answers it (engine/hosting/contract-http.ts), at this machine's door: nothing refused.
+  statuses: { ok: 200, badInput: 400, unknownMethod: 404, refused: 403 },
+  refuses: new Set(),
+  refusesUnused: new Set(),
+  async setup() {
+    const t = await makeEngine({ templates: false, kind: 'run' });
+    let last: number | null = null;
+    try {
+      const { url, token } = await waitUntil(() => t.engine.holder?.control, { what: 'the lock record to say where the control listener is', timeoutMs: 10_000 });
+      return {
+        engine: t.engine,
+        // What RemoteEngine sends, and its reading of the answer (shared/errors.ts resultOfAnswer).
+        async call(method, input) {
+          const res = await fetch(`${url}/call/${method}`, {
+            method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(input ?? {}),
+          });
+          last = res.status;
+          const body: unknown = await res.json();
+          return rejectingWithEnvelope(Promise.resolve().then(() => resultOfAnswer(body, () => new ShotfarmError('internal', `unexpected answer (HTTP ${res.status})`))));
+        },
+        subscribe: (topic, fn) => t.engine.events.on(topic, fn),
+        lastStatus: () => last,
+        close: t.close,
+      };
+    } catch (err) {
+      await t.close();
+      throw err;
+    }
+  },
+};
+
+export const TRANSPORTS: readonly Transport[] = [inProcess, http, ipc, studio, control];

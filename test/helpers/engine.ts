@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import type { TestContext } from 'node:test';
 import { ManualClock, seededRandom } from '../../electron/engine/clock.js';
 import { Engine } from '../../electron/engine/engine.js';
+import type { EngineKind } from '../../electron/engine/lock/lock-record.js';
 import { makeTempDir } from './temp-dir.js';
 
 export const REPO = new URL('../../', import.meta.url).pathname;
@@ -16,10 +17,11 @@ export interface TestEngine {
   close: () => Promise<void>;
 }
 
-export async function makeEngine(opts: { templates?: boolean } = {}): Promise<TestEngine> {
+/** `kind`: the engine takes the data folder's farm as that host does (and opens its control listener). */
+export async function makeEngine(opts: { templates?: boolean; kind?: EngineKind } = {}): Promise<TestEngine> {
   const tmp = makeTempDir();
   const clock = new ManualClock();
-  const engine = new Engine({ dataDir: tmp.path, clock, random: seededRandom(42) });
+  const engine = new Engine({ dataDir: tmp.path, clock, random: seededRandom(42), ...(opts.kind ? { kind: opts.kind } : {}) });
   if (opts.templates !== false) {
     for (const f of ['keyframe-img2img.json', 'motion-i2v.json']) {
       await engine.call('templates.add', { content: readFileSync(`${RESOURCES}templates/${f}`, 'utf8'), fileName: f });

@@ -75,7 +75,7 @@ test('the main process refuses the local-only methods to the page, whatever the 
   for (const [method, input] of hostile) {
     const a = await m.call(method, input);
     assert.equal(a.ok, false, method);
-    assert.equal(a.error?.code, 'conflict');
+    assert.equal(a.error?.code, 'forbidden');
     // The local-only ones with serve's words; the rest (verify, the CLI's helpers) because no view calls them.
     if (method === 'settings.set') {
       assert.match(a.error?.message ?? '', /folder settings \(output_root, releases_root\) are changed on this machine's command line/);

@@ -9,9 +9,9 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { IpcMain } from 'electron';
-import { LOCAL_ONLY_METHODS } from '../../shared/api.js';
+import { LOCAL_ONLY_METHODS } from '../../shared/methods.js';
 import { ShotfarmError } from '../../shared/errors.js';
-import { desktopPageRefusal } from '../../electron/engine/hosting/local-only.js';
+import { desktopPageRefusal } from '../../electron/engine/hosting/reach-refusal.js';
 import { registerIpc } from '../../electron/main/ipc.js';
 import { answerCall, answerSaveExport, checkRevealPath, PickedFolders, readShotListFile } from '../../electron/main/ipc-policy.js';
 import { menuTemplate, type MenuActions } from '../../electron/main/menu.js';
@@ -126,7 +126,7 @@ test('answerCall refuses unknown and local-only methods and exports outside the 
   // Exports take the save-export channel (the save dialog chooses the path): through call, none.
   for (const [method, path] of [['export.runlog', 'runlog.csv'], ['export.ledger', join(ELSEWHERE, '.bashrc')]] as const) {
     const a = await answerCall(target, method, { path }, { exportDir: tmp.path, picked: new PickedFolders() });
-    assert.equal(a.ok ? 'ok' : a.error.code, 'conflict', method);
+    assert.equal(a.ok ? 'ok' : a.error.code, 'forbidden', method);
   }
   assert.deepEqual(seen, [], 'the engine is never asked');
 });

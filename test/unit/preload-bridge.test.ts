@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { API_INPUTS, LOCAL_ONLY_METHODS, type ApiMethod } from '../../shared/api.js';
+import { API_INPUTS, type ApiMethod } from '../../shared/api.js';
+import { LOCAL_ONLY_METHODS } from '../../shared/methods.js';
 import { BRIDGE_KEY, createShotfarmBridge, exposeBridge, type IpcRendererLike } from '../../electron/preload/bridge.js';
 import { WIRE_TOPICS } from '../../shared/events.js';
 import { APP_VIEWS, BRIDGE_TOPICS, CHANNELS, PAGE_METHODS, SHELL_TOPICS, type ShellEventMap } from '../../electron/preload/channels.js';
@@ -69,13 +70,13 @@ test('every method the page uses is forwarded on the one fixed call channel with
   // (The settings with a folder's key: the Settings view may change the number settings.)
   for (const method of LOCAL_ONLY_METHODS) {
     const input = method.startsWith('settings.') ? { key: 'output_root', value: tmpdir() } : {};
-    await assert.rejects(bridge.call(method, input), (err: unknown) => (err as { code: string; message: string }).code === 'conflict' &&
+    await assert.rejects(bridge.call(method, input), (err: unknown) => (err as { code: string; message: string }).code === 'forbidden' &&
       /(only available from|changed on) this machine's command line/.test((err as { message: string }).message), method);
   }
   const unused = Object.keys(API_INPUTS).filter((m) => !PAGE_METHODS.has(m as ApiMethod) && !LOCAL_ONLY_METHODS.has(m as ApiMethod));
   assert.ok(unused.includes('release.verify') && unused.includes('jobs.ids') && unused.includes('instances.probeAll'));
   for (const method of unused) {
-    await assert.rejects(bridge.call(method, {}), (err: unknown) => (err as { code: string; message: string }).code === 'conflict' &&
+    await assert.rejects(bridge.call(method, {}), (err: unknown) => (err as { code: string; message: string }).code === 'forbidden' &&
       /is not available to the app's page/.test((err as { message: string }).message), method);
   }
   assert.equal(invoked.length, PAGE_METHODS.size, 'the main process, which refuses them too, is never asked');
@@ -219,8 +220,8 @@ test('the Settings view may change the number settings and project_weights from 
   }
   assert.equal(await bridge.call('settings.reset', { key: 'project_weights' }), 'set');
   for (const input of [{ key: 'output_root', value: tmpdir() }, { key: 'releases_root', value: tmpdir() }]) {
-    await assert.rejects(bridge.call('settings.set', input), (err: unknown) => (err as { code: string }).code === 'conflict', input.key);
+    await assert.rejects(bridge.call('settings.set', input), (err: unknown) => (err as { code: string }).code === 'forbidden', input.key);
   }
-  await assert.rejects(bridge.call('settings.reset', { key: 'releases_root' }), (err: unknown) => (err as { code: string }).code === 'conflict');
+  await assert.rejects(bridge.call('settings.reset', { key: 'releases_root' }), (err: unknown) => (err as { code: string }).code === 'forbidden');
   assert.deepEqual(invoked.map((i) => (i.args[1] as { key: string }).key), ['retry_attempts', 'fair_share', 'project_weights', 'project_weights']);
 });

@@ -2,9 +2,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  apiBaseRefusal, keyMayGoTo, normaliseApiBase, RUNPOD_API_BASE,
+  keyMayGoTo, normaliseApiBase, RUNPOD_API_BASE,
 } from '../../electron/engine/pools/runpod/api-base.js';
-import { desktopPageRefusal } from '../../electron/engine/hosting/local-only.js';
+import { desktopPageRefusal, networkRefusal } from '../../electron/engine/hosting/reach-refusal.js';
+import type { ApiMethod } from '../../shared/api.js';
 
 test('a page transport refuses any apiBase on cloud.addRunpod (forbidden), and nothing else because of it', () => {
   const rows: [string, string, unknown, boolean][] = [
@@ -17,7 +18,7 @@ test('a page transport refuses any apiBase on cloud.addRunpod (forbidden), and n
     ['another method with such a field', 'instances.add', { apiBase: 'http://x/v2' }, false],
   ];
   for (const [what, method, input, refused] of rows) {
-    const env = apiBaseRefusal(method, input);
+    const env = networkRefusal(method as ApiMethod, input);
     assert.equal(env !== null, refused, what);
     if (env) {
       assert.equal(env.code, 'forbidden', what);

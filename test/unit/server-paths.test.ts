@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { remoteEnvelope, SERVER_PATH_WORDS as P, withoutServerPaths } from '../../electron/server/server-paths.js';
+import { remoteEnvelope, SERVER_PATH_WORDS as P, withoutServerPaths } from '../../electron/engine/hosting/server-paths.js';
 
 test('absolute paths become words; URLs, routes, relative paths and single slashes stay', () => {
   const cases: [string, string][] = [

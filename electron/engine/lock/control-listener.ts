@@ -7,15 +7,18 @@
  * whoever can call it could as well have opened the database itself.
  *
  *   POST /call/<method>   Authorization: Bearer <token>, the method's input as JSON
- *                         → 200 {ok:true,result} | {ok:false,error}: the contract's answer
+ *                         → {ok:true,result} | {ok:false,error}: the contract's answer, with the
+ *                           status of its code (engine/hosting/contract-http.ts, as `serve` answers)
  *
  * Pages cannot call it: a request with an Origin header is refused, and JSON only (a form cannot
  * send it without a preflight, never granted). It never keeps a process alive on its own.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { errorEnvelope, toErrorEnvelope, type ErrorEnvelope } from '../../../shared/errors.js';
+import type { ApiMethod } from '../../../shared/api.js';
+import { answerContractCall } from '../hosting/contract-http.js';
+import { envelope, presentedToken, sameSecret, sendError } from '../hosting/http-util.js';
 
 /** A shot list may be 32 MB (intake/text-check.ts), more once escaped into JSON. */
 const MAX_BODY_BYTES = 96 * 1024 * 1024;
@@ -26,81 +29,30 @@ export interface ControlListener {
   close(): Promise<void>;
 }
 
-export type ControlCall = (method: string, input: unknown) => Promise<unknown>;
-
-function answer(res: ServerResponse, status: number, body: { ok: true; result: unknown } | { ok: false; error: ErrorEnvelope }): void {
-  if (res.headersSent || res.destroyed) return;
-  let text: string;
-  try {
-    text = JSON.stringify(body);
-  } catch (err) {
-    status = 500;
-    text = JSON.stringify({ ok: false, error: errorEnvelope('internal', `The answer could not be sent: ${(err as Error).message}`) });
-  }
-  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-  res.end(text);
-}
-
-function readJson(req: IncomingMessage): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let bytes = 0;
-    req.on('data', (c: Buffer) => {
-      bytes += c.byteLength;
-      if (bytes > MAX_BODY_BYTES) {
-        reject(Object.assign(new Error('too large'), { status: 413 }));
-        req.destroy();
-        return;
-      }
-      chunks.push(c);
-    });
-    req.on('error', reject);
-    req.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      try {
-        resolve(text.trim() === '' ? {} : (JSON.parse(text) as unknown));
-      } catch {
-        reject(Object.assign(new Error('not JSON'), { status: 400 }));
-      }
-    });
-  });
-}
-
-function tokenMatches(header: string | undefined, token: Buffer): boolean {
-  const given = Buffer.from(/^Bearer (.+)$/.exec(header ?? '')?.[1] ?? '');
-  return given.length === token.length && timingSafeEqual(given, token);
-}
+export type ControlCall = (method: ApiMethod, input: unknown) => Promise<unknown>;
 
 export async function startControlListener(call: ControlCall, log: (m: string) => void): Promise<ControlListener> {
   const token = randomBytes(24).toString('base64url');
-  const expected = Buffer.from(token);
   const server = createServer((req, res) => {
     req.on('error', () => undefined); // a client that hangs up mid-request costs only its request
     res.on('error', () => undefined);
-    void handle(req, res);
+    handle(req, res).catch(() => {
+      if (!res.headersSent) sendError(res, 500, envelope('internal', 'The control listener failed to answer this request.'));
+      else res.destroy();
+    });
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    // Refused before the engine is asked: a missing token and a page are said as such; the rest is bad input.
-    const refuse = (status: number, message: string): void =>
-      answer(res, status, { ok: false, error: errorEnvelope(status === 401 ? 'unauthorized' : status === 403 ? 'forbidden' : 'bad_input', message) });
-    if (req.headers.origin !== undefined) return refuse(403, 'The control address is for shotfarm commands on this machine, not for pages.');
-    if (!tokenMatches(req.headers.authorization, expected)) return refuse(401, 'A token from the lock record is required.');
-    const m = /^\/call\/([A-Za-z.]{1,100})$/.exec(req.url ?? '');
-    if (req.method !== 'POST' || !m) return refuse(404, 'Use POST /call/<method>.');
-    if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) return refuse(415, 'Send the input as application/json.');
-    let input: unknown;
-    try {
-      input = await readJson(req);
-    } catch (err) {
-      const status = (err as { status?: number }).status ?? 400;
-      return refuse(status, status === 413 ? 'The request is too large.' : 'The request body is not valid JSON.');
+    // Refused before the engine is asked: a page, and a caller without the record's token, are said as such.
+    if (req.headers.origin !== undefined) {
+      return sendError(res, 403, envelope('forbidden', 'The control address is for shotfarm commands on this machine, not for pages.'));
     }
-    try {
-      answer(res, 200, { ok: true, result: await call(m[1] as string, input) });
-    } catch (err) {
-      answer(res, 200, { ok: false, error: toErrorEnvelope(err) });
-    }
+    const given = presentedToken(req);
+    if (!given || !sameSecret(given, token)) return sendError(res, 401, envelope('unauthorized', 'A token from the lock record is required.'));
+    const m = /^\/call\/([^/?#]+)$/.exec(req.url ?? '');
+    if (!m) return sendError(res, 404, envelope('not_found', 'Use POST /call/<method>.'));
+    // This machine's door: every method is open here (the caller could as well have opened the database).
+    await answerContractCall(req, res, m[1] ?? '', { door: 'machine', maxBodyBytes: MAX_BODY_BYTES, call });
   }
 
   server.on('clientError', (_err, socket) => socket.destroy());

@@ -6,37 +6,20 @@
  * - RunPod's public API is every endpoint's base unless this machine says otherwise;
  * - another base is chosen only on the farm host (`shotfarm workers add-runpod --api-base`, the CLI
  *   calling the engine directly); a page's transport (the headless server's API, the desktop
- *   window's IPC) refuses an `apiBase` in the input with `forbidden`, whoever calls;
+ *   window's IPC) refuses an `apiBase` in the input with `forbidden`, whoever calls (the method
+ *   table's field rule, shared/methods.ts);
  * - the row remembers whether its base was set that way (`instances.api_base_local`, migration
  *   0009); the key goes only to RunPod's own API or to a base so marked. A base written any other
  *   way (an older database, a future edit path) does not get the key: changing a base forgets it.
  * Pure: imported by the preload bundle too.
  */
 import { RUNPOD_API_BASE } from '../../../../shared/domain.js';
-import { errorEnvelope, type ErrorEnvelope } from '../../../../shared/errors.js';
 
 export { RUNPOD_API_BASE };
-
-/** Methods whose input may carry `apiBase`. */
-const API_BASE_METHODS: ReadonlySet<string> = new Set(['cloud.addRunpod']);
 
 /** Stored without trailing slashes, so "…/v2/" and "…/v2" are one base. */
 export function normaliseApiBase(base: string): string {
   return base.trim().replace(/\/+$/, '');
-}
-
-/**
- * The envelope a page's transport answers when its caller names an API base, or null. Any base,
- * even RunPod's own: a page has no reason to send the field, and one rule is easier to trust.
- */
-export function apiBaseRefusal(method: string, input: unknown): ErrorEnvelope | null {
-  if (!API_BASE_METHODS.has(method)) return null;
-  if (typeof input !== 'object' || input === null || !('apiBase' in input)) return null;
-  if ((input as { apiBase?: unknown }).apiBase === undefined) return null;
-  return errorEnvelope(
-    'forbidden',
-    "A RunPod endpoint's API base receives the farm's RunPod key, so it is set only on the farm host: shotfarm workers add-runpod --api-base URL. Leave it out to use RunPod's API.",
-  );
 }
 
 /** The stored facts about an endpoint's base (the store applies RunPod's default base once). */

@@ -10,7 +10,7 @@
  * (`/api/…`, `/files/…`) are words about the request, not the disk, and stay.
  */
 import type { ServerResponse } from 'node:http';
-import type { ErrorEnvelope } from '../../shared/errors.js';
+import type { ErrorEnvelope } from '../../../shared/errors.js';
 
 export const SERVER_PATH_WORDS = '[a path on the farm host]';
 

@@ -1,9 +1,13 @@
-/** Small HTTP helpers for the headless server: JSON answers, bounded body reading, status mapping. */
+/**
+ * Small HTTP helpers for the hosts that answer over HTTP (`serve`, the control listener): JSON
+ * answers, bounded body reading, status mapping, and the token a request presents.
+ */
+import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ErrorCode, ErrorEnvelope } from '../../shared/errors.js';
+import { errorEnvelope, type ErrorCode, type ErrorEnvelope } from '../../../shared/errors.js';
 import { noteWithheld, remoteEnvelope } from './server-paths.js';
 
-export { errorEnvelope as envelope } from '../../shared/errors.js';
+export { errorEnvelope as envelope } from '../../../shared/errors.js';
 
 /** HTTP status for each envelope code, so proxies and curl users see a fitting status too. */
 export const STATUS_FOR_CODE: Readonly<Record<ErrorCode, number>> = {
@@ -18,7 +22,15 @@ export const STATUS_FOR_CODE: Readonly<Record<ErrorCode, number>> = {
 };
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
+  if (res.headersSent || res.destroyed) return;
+  let text: string;
+  try {
+    text = JSON.stringify(body);
+  } catch (err) {
+    // An answer JSON cannot carry (a BigInt, a cycle) is the engine's fault, said as such.
+    status = 500;
+    text = JSON.stringify({ ok: false, error: errorEnvelope('internal', `The answer could not be sent: ${(err as Error).message}`) });
+  }
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(text),
@@ -68,4 +80,18 @@ export function decodeSegment(raw: string): string | null {
   } catch {
     return null;
   }
+}
+
+/** The token a request presents: `Authorization: Bearer …`, or (where `url` is given: a page's address) `?token=`. */
+export function presentedToken(req: IncomingMessage, url?: URL): string | null {
+  const auth = req.headers.authorization;
+  if (typeof auth === 'string' && auth.startsWith('Bearer ')) return auth.slice(7).trim() || null;
+  return url?.searchParams.get('token') ?? null;
+}
+
+/** Compares a presented secret with the expected one in constant time. */
+export function sameSecret(given: string, expected: string): boolean {
+  const x = Buffer.from(given);
+  const y = Buffer.from(expected);
+  return x.length === y.length && timingSafeEqual(x, y);
 }
