@@ -8,7 +8,6 @@
 import type { JobAction } from '../../shared/job-states.js';
 import type { MethodClass, SessionView } from '../../shared/people.js';
 import type { Priority } from '../../shared/priorities.js';
-import { useApp } from '../store/app-store.js';
 
 const ACTION_CLASS: Readonly<Record<JobAction, MethodClass>> = {
   bump: 'priority', moveToTop: 'moveToTop', hold: 'jobActions', release: 'jobActions', cancel: 'jobActions',
@@ -22,10 +21,4 @@ export function mayClass(session: SessionView | null, cls: MethodClass): boolean
 export function mayAction(session: SessionView | null, action: JobAction, priority?: Priority): boolean {
   if (!mayClass(session, ACTION_CLASS[action])) return false;
   return !(action === 'bump' && priority === 'rush' && !mayClass(session, 'rush'));
-}
-
-/** `may('exports')` in a component: re-renders when the session arrives. */
-export function useMay(): { may: (cls: MethodClass) => boolean; mayAct: (a: JobAction, p?: Priority) => boolean } {
-  const session = useApp((s) => s.session);
-  return { may: (cls) => mayClass(session, cls), mayAct: (a, p) => mayAction(session, a, p) };
 }

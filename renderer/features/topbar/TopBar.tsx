@@ -6,7 +6,7 @@
 import { useApp } from '../../store/app-store.js';
 import { go } from '../../lib/route.js';
 import { APP_VIEWS, APP_VIEW_LABEL, type AppView } from '../../../shared/app-views.js';
-import { useMay } from '../../lib/permissions.js';
+import { useMay } from '../../store/use-may.js';
 import { useImportPicker } from '../import/ImportDropZone.js';
 import { Banners } from './Banners.js';
 import { CountsSummary } from './CountsSummary.js';

@@ -10,7 +10,7 @@ import { StatePill } from '../../../components/StatePill.js';
 import { AttemptsTable } from '../../failures/AttemptsTable.js';
 import { dateTime, STATE_LABEL } from '../../../lib/format.js';
 import { closeJob } from '../../../lib/route.js';
-import { useLiveQuery } from '../../../lib/use-live-query.js';
+import { useLiveQuery } from '../../../store/use-live-query.js';
 import { useApp } from '../../../store/app-store.js';
 import { DrawerActions } from './DrawerActions.js';
 import { DrawerLive } from './DrawerLive.js';
