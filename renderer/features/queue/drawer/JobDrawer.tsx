@@ -6,6 +6,7 @@
  */
 import type { ReactNode } from 'react';
 import type { JobDetail, JobView } from '../../../../shared/domain.js';
+import { isWaiting } from '../../../../shared/job-states.js';
 import { StatePill } from '../../../components/StatePill.js';
 import { AttemptsTable } from '../../failures/AttemptsTable.js';
 import { dateTime, STATE_LABEL } from '../../../lib/format.js';
@@ -57,7 +58,7 @@ export function JobDrawer({ id }: { id: string }) {
   const { job, error } = useJob(id);
   const detail = useLiveQuery(() => client.call('jobs.detail', { id }), [id], 2_000);
   const d = detail.data?.jobId === id ? detail.data : null;
-  const waiting = job && (job.state === 'queued' || job.state === 'pending' || job.state === 'failed_retryable' || job.state === 'held');
+  const waiting = job && isWaiting(job.state);
   const path = d?.path ?? (job ? { project: job.project, episode: job.episode, sequence: null, shot: job.shot, stage: job.stage, take: job.take } : null);
   return (
     <aside className="drawer" role="complementary" aria-label="Job detail" data-testid="job-drawer" data-job-id={id} data-state={job?.state}>
