@@ -5,7 +5,7 @@
  * contract methods these paths call (the transport is the renderer's edge; no engine is needed to
  * show what the store does with an answer).
  */
-import { test } from 'node:test';
+import { afterEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ApiInput, ApiMethod, ApiOutputs } from '../../shared/api.js';
 import type { FarmStatus, JobProgress, JobView } from '../../shared/domain.js';
@@ -38,9 +38,22 @@ function clientWith(answers: Answers): ShotfarmClient {
   };
 }
 
+const stores: AppStore[] = [];
+
+function storeWith(answers: Answers): AppStore {
+  const store = createAppStore(clientWith(answers));
+  stores.push(store);
+  return store;
+}
+
+// A toast's timer would hold the test process for seconds after the last test.
+afterEach(() => {
+  for (const s of stores.splice(0)) for (const t of s.getState().toasts) s.getState().dismiss(t.id);
+});
+
 /** A store where job `a` renders on gpu-01 at step 15 of 20. */
 function renderingStore(answers: Answers): AppStore {
-  const store = createAppStore(clientWith(answers));
+  const store = storeWith(answers);
   store.getState().applyBatch([
     { topic: 'job.changed', payload: { job: job('a', { state: 'running', instanceId: 'i1' }) } },
     { topic: 'job.progress', payload: { jobId: 'a', progress: frame(15) } },
@@ -92,9 +105,9 @@ test("an undone action's answer and select-all's rows keep progress in step with
     'jobs.release': ({ ids }) => ids.map((id) => job(id, { state: 'queued' })),
   });
   // The rows select-all fetched (in chunks of 5,000): `a` finished meanwhile; the table's pages still show it running.
-  const finished = createAppStore(clientWith({
+  const finished = storeWith({
     'jobs.list': ({ limit }) => ({ rows: [job('a', { state: limit === 5_000 ? 'completed' : 'running' })], total: 1 }),
-  }));
+  });
   finished.getState().applyBatch([
     { topic: 'job.changed', payload: { job: job('a', { state: 'running' }) } },
     { topic: 'job.progress', payload: { jobId: 'a', progress: frame(19) } },
@@ -110,7 +123,6 @@ test("an undone action's answer and select-all's rows keep progress in step with
   await store.getState().undo(toast.id);
   assert.equal(store.getState().jobs.b?.state, 'queued');
   assert.equal(store.getState().progress.a?.value, 15, 'a row of another job leaves the running one alone');
-  for (const s of [store, finished]) for (const t of s.getState().toasts) s.getState().dismiss(t.id);
 });
 
 test("the drawer's fetch of a job the queue has not loaded goes into the map the same way", async () => {
