@@ -9,6 +9,8 @@
  *   electron/server, electron/cli → engine + shared (never the desktop shell)
  *   electron/main, electron/preload → engine + shared + each other (never the server or the CLI)
  *   renderer          → shared only
+ *     renderer/lib    pure helpers (formatting, policies, paths): never the store, so they stay
+ *                     testable without one; a hook that reads the store lives in renderer/store
  */
 const rule = (name, comment, from, to) => ({ name, comment, severity: 'error', from, to });
 
@@ -27,6 +29,8 @@ module.exports = {
       { path: '^electron/server/demo-farm\\.ts$' }, { path: '^(renderer/|electron/(main|preload)/|test/(?!simulator/))|node_modules/electron/' }),
     rule('renderer-shared-only', 'The renderer talks to the engine only through the contract.',
       { path: '^renderer/' }, { path: '^(electron|test)/|node_modules/(electron|better-sqlite3|undici|ws)/' }),
+    rule('renderer-lib-pure', "renderer/lib/ holds pure helpers: a hook that reads the store belongs in renderer/store/.",
+      { path: '^renderer/lib/' }, { path: '^renderer/store/' }),
     rule('no-node-builtins-in-renderer-or-shared', 'The renderer runs in a page, and shared/ is loaded by it.',
       { path: '^(renderer|shared)/' }, { dependencyTypes: ['core'] }),
     rule('pools-below-scheduler', 'A pool (pools/: a kind of workstation, and the attempt pieces every kind shares) is called by the scheduler through the WorkerPool seam and never reaches back into scheduler/.',

@@ -24,6 +24,23 @@ export type JobState = (typeof JOB_STATES)[number];
 export const TERMINAL_STATES: readonly JobState[] = ['completed', 'failed_final', 'timeout_kill', 'cancelled'];
 
 /**
+ * States of a job that has not started its current try and is not finished: it waits — for a
+ * workstation (queued), its dependency (pending), a retry's backoff (failed_retryable) or an operator
+ * (held). The engine explains each (`jobs.why`), the drawer shows that explanation, and bump and
+ * move-to-top apply to exactly these.
+ */
+export const WAITING_STATES = ['pending', 'queued', 'failed_retryable', 'held'] as const satisfies readonly JobState[];
+
+/** Not finished: rendering or waiting (the queue's default view, Active). */
+export const OPEN_STATES: readonly JobState[] = ['running', ...WAITING_STATES];
+
+/** States a job leaves only when someone acts: release, retry, a new take. */
+export const NEEDS_OPERATOR_STATES: readonly JobState[] = ['held', 'failed_final', 'timeout_kill', 'cancelled'];
+
+/** The farm's own work still to get through: open and not waiting for an operator (running included). */
+export const BACKLOG_STATES: readonly JobState[] = OPEN_STATES.filter((s) => !NEEDS_OPERATOR_STATES.includes(s));
+
+/**
  * Allowed transitions: from → the states it may move to. Anything else is a bug and throws.
  * - `running → queued` is the "lost/stop farm" requeue; `running → failed_retryable` a transient failure.
  * - `failed_final/timeout_kill/cancelled → queued` is an operator retry of the same take.
@@ -51,11 +68,11 @@ export type JobAction = (typeof JOB_ACTIONS)[number];
 
 /**
  * For each action, the states it applies to. Derived from TRANSITIONS where the action is a
- * transition; bump/moveToTop change order, not state, and apply to anything not yet started.
+ * transition; bump/moveToTop change order, not state, and apply to anything not yet started (waiting).
  */
 export const ACTION_STATES: Readonly<Record<JobAction, readonly JobState[]>> = {
-  bump: ['pending', 'queued', 'held', 'failed_retryable'],
-  moveToTop: ['pending', 'queued', 'held', 'failed_retryable'],
+  bump: WAITING_STATES,
+  moveToTop: WAITING_STATES,
   hold: (['pending', 'queued', 'failed_retryable'] as const).filter((s) => canTransition(s, 'held')),
   release: ['held'],
   cancel: (['pending', 'queued', 'running', 'failed_retryable', 'held', 'failed_final', 'timeout_kill'] as const).filter((s) =>
@@ -70,6 +87,11 @@ export const ACTION_STATES: Readonly<Record<JobAction, readonly JobState[]>> = {
 
 /** States a cancel can be undone from: no attempt was running, so going back loses and repeats nothing. */
 export const UNCANCELLABLE_FROM: readonly JobState[] = (['pending', 'queued', 'held'] as const).filter((s) => canTransition('cancelled', s));
+
+/** Whether a job in `state` waits (WAITING_STATES): the drawer shows why. */
+export function isWaiting(state: JobState): boolean {
+  return (WAITING_STATES as readonly JobState[]).includes(state);
+}
 
 export function actionAllowed(action: JobAction, state: JobState): boolean {
   return ACTION_STATES[action].includes(state);

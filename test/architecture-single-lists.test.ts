@@ -1,14 +1,19 @@
 /**
  * Facts that every layer needs are written once, in shared/, and every layer derives from them: the
- * event topics (shared/events.ts), the error envelope's schema (shared/errors.ts) and what
- * "healthy" means for a workstation (shared/domain.ts). A second runtime list of topics, a second
- * envelope schema or a second health rule anywhere in electron/, renderer/ or shared/ fails here.
+ * event topics (shared/events.ts), the error envelope's schema (shared/errors.ts), what "healthy"
+ * means for a workstation (shared/domain.ts), the app's views (shared/app-views.ts) and the named
+ * groups of job states — waiting, open, terminal, needing an operator… (shared/job-states.ts). A
+ * second runtime list of topics, a second envelope schema, a second health rule, a second list of
+ * views or a copy of a named group of states anywhere in electron/, renderer/ or shared/ fails here.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { APP_VIEWS } from '../shared/app-views.js';
 import { EVENT_TOPICS } from '../shared/events.js';
+import * as JobStates from '../shared/job-states.js';
+import { JOB_STATES, type JobState } from '../shared/job-states.js';
 import { REPO } from './helpers/engine.js';
 import { sourceFiles } from './helpers/source-files.js';
 
@@ -41,11 +46,68 @@ export function healthRules(text: string): string[] {
   return [...text.matchAll(/\bhealth\s*===\s*'(idle|busy|draining)'/g)].map((m) => m[0]);
 }
 
+/**
+ * A list of the app's views: three or more view names as an array (`['queue', 'ledger', …]`), a
+ * union type (`'queue' | 'failures' | …`) or the keys of one object (a label table).
+ */
+export function viewLists(text: string): string[] {
+  const views: readonly string[] = APP_VIEWS;
+  const out: string[] = [];
+  const many = (names: string[]) => new Set(names.filter((n) => views.includes(n))).size >= 3;
+  for (const m of text.matchAll(/\[([^[\]]*)\]/g)) {
+    const names = [...(m[1] as string).matchAll(/(?:^|,)\s*['"`](\w+)['"`]\s*(?=,|$)/g)].map((x) => x[1] as string);
+    if (many(names)) out.push(`[${names.join(', ')}]`);
+  }
+  for (const m of text.matchAll(/['"](\w+)['"](?:\s*\|\s*['"](\w+)['"])+/g)) {
+    const names = [...m[0].matchAll(/['"](\w+)['"]/g)].map((x) => x[1] as string);
+    if (many(names)) out.push(names.join(' | '));
+  }
+  for (const m of text.matchAll(/\{([^{}]*)\}/g)) {
+    const keys = [...(m[1] as string).matchAll(/(?:^|,)\s*(\w+)\s*:/g)].map((x) => x[1] as string);
+    if (many(keys)) out.push(`{ ${keys.join(', ')} }`);
+  }
+  return out;
+}
+
+/** The named groups of job states in shared/job-states.ts (every exported list of states but the whole). */
+const STATE_GROUPS: ReadonlyMap<string, string> = new Map(
+  Object.entries(JobStates)
+    .filter(([name, v]) => name !== 'JOB_STATES' && Array.isArray(v) && v.length >= 2 && v.every((x) => (JOB_STATES as readonly unknown[]).includes(x)))
+    .map(([name, v]) => [[...(v as JobState[])].sort().join(), name]),
+);
+
+/**
+ * A copy of a named group of job states: the same states (in any order) as an array, an SQL `IN (…)`
+ * list, or a chain of `=== 'state' ||` comparisons.
+ */
+export function stateGroupCopies(text: string): string[] {
+  const states: readonly string[] = JOB_STATES;
+  const out: string[] = [];
+  const check = (names: string[], shown: string) => {
+    const set = [...new Set(names)];
+    if (set.length < 2 || !set.every((n) => states.includes(n))) return;
+    const group = STATE_GROUPS.get(set.sort().join());
+    if (group) out.push(`${shown} (use ${group})`);
+  };
+  for (const m of text.matchAll(/\[([^[\]]*)\]|\bIN\s*\(([^()]*)\)/g)) {
+    const body = (m[1] ?? m[2]) as string;
+    const items = body.split(',').map((x) => x.trim()).filter(Boolean);
+    const names = items.map((x) => /^['"`](\w+)['"`]$/.exec(x)?.[1]);
+    if (names.every((n): n is string => n !== undefined)) check(names, m[0]);
+  }
+  for (const m of text.matchAll(/[\w.]+\s*===\s*'\w+'(?:\s*\|\|\s*[\w.]+\s*===\s*'\w+')+/g)) {
+    check([...m[0].matchAll(/===\s*'(\w+)'/g)].map((x) => x[1] as string), m[0]);
+  }
+  return out;
+}
+
 const HOMES = {
   topics: 'shared/events.ts',
   envelope: 'shared/errors.ts',
   // The registry derives a workstation's health word; it does not decide what counts as healthy.
   health: ['shared/domain.ts', 'electron/engine/scheduler/instance-registry.ts'],
+  views: 'shared/app-views.ts',
+  stateGroups: 'shared/job-states.ts',
 };
 
 export function secondDefinitions(file: string, text: string): string[] {
@@ -53,10 +115,12 @@ export function secondDefinitions(file: string, text: string): string[] {
   if (file !== HOMES.topics) out.push(...topicLists(text).map((l) => `${file}: a list of event topics ${l}`));
   if (file !== HOMES.envelope) out.push(...envelopeSchemas(text).map((s) => `${file}: an error-envelope schema (${s})`));
   if (!HOMES.health.includes(file)) out.push(...healthRules(text).map((s) => `${file}: a health rule (${s}); use isHealthy`));
+  if (file !== HOMES.views) out.push(...viewLists(text).map((l) => `${file}: a list of the app's views ${l}; use APP_VIEWS`));
+  if (file !== HOMES.stateGroups) out.push(...stateGroupCopies(text).map((l) => `${file}: a group of job states ${l}`));
   return out;
 }
 
-test('event topics, the error envelope and "healthy" are each defined once, in shared/', () => {
+test('event topics, the error envelope, "healthy", the views and the groups of job states are each defined once, in shared/', () => {
   const offenders = ['electron', 'renderer', 'shared'].flatMap((d) => sourceFiles(join(REPO, d))).flatMap((full) =>
     secondDefinitions(relative(REPO, full), readFileSync(full, 'utf8')),
   );
@@ -74,4 +138,21 @@ test('the single-list check notices a copied topic list, envelope schema and hea
   assert.equal(secondDefinitions('renderer/client/x.ts', schema).length, 2);
   assert.deepEqual(secondDefinitions('shared/errors.ts', schema), []);
   assert.equal(secondDefinitions('renderer/x.tsx', "instances.filter((i) => i.health === 'idle' || i.health === 'busy')").length, 2);
+});
+
+test('the single-list check notices a copied list of views and a copied group of job states', () => {
+  assert.deepEqual(viewLists("export const VIEWS = ['queue', 'workstations', 'failures', 'timeline', 'ledger', 'settings'] as const;"),
+    ['[queue, workstations, failures, timeline, ledger, settings]']);
+  assert.equal(viewLists("export type BridgeView = 'queue' | 'workstations' | 'failures' | 'timeline' | 'ledger' | 'settings';").length, 1, 'a union type');
+  assert.equal(viewLists("const VIEW_LABEL = { queue: 'Queue', workstations: 'Workstations', failures: 'Failures' };").length, 1, 'a label table');
+  assert.deepEqual(viewLists("go('queue'); const tabs = ['queue', 'settings'];"), [], 'naming a view or two is not a list');
+  assert.deepEqual(secondDefinitions('shared/app-views.ts', "['queue', 'workstations', 'failures']"), [], 'at home');
+
+  const waiting = "const waiting = job && (job.state === 'queued' || job.state === 'pending' || job.state === 'failed_retryable' || job.state === 'held');";
+  assert.deepEqual(stateGroupCopies(waiting).map((x) => x.replace(/.*\(use /, '')), ['WAITING_STATES)']);
+  assert.deepEqual(stateGroupCopies("const NEEDS_OPERATOR = ['held', 'failed_final', 'timeout_kill', 'cancelled'];").map((x) => x.replace(/.*\(use /, '')), ['NEEDS_OPERATOR_STATES)']);
+  assert.deepEqual(stateGroupCopies("const WAITING_STATES = ['pending', 'queued', 'running', 'failed_retryable'] as const;").map((x) => x.replace(/.*\(use /, '')), ['BACKLOG_STATES)']);
+  assert.equal(stateGroupCopies("SELECT COUNT(*) FROM jobs WHERE state IN ('completed', 'failed_final', 'timeout_kill', 'cancelled')").length, 1, 'an SQL list');
+  assert.deepEqual(stateGroupCopies("states: ['completed'] ; WHERE state IN ('running', 'failed_retryable')"), [], 'an unnamed group is not a copy');
+  assert.deepEqual(secondDefinitions('shared/job-states.ts', waiting), [], 'at home');
 });

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { app, BrowserWindow, dialog, ipcMain, Menu, net, Notification, protocol, safeStorage, session, shell } from 'electron';
 import type { ErrorEnvelope } from '../../shared/errors.js';
 import { APP_FOLDER } from '../engine/data-dir.js';
-import type { AppView } from '../preload/channels.js';
+import type { AppView } from '../../shared/app-views.js';
 import { ASSET_SCHEME, ASSET_SCHEME_PRIVILEGES, createAssetHandler } from './asset-protocol.js';
 import { EngineHost } from './engine-host.js';
 import { FARM_CHOICE_FILE, readFarmChoice, writeFarmChoice } from './farm-choice.js';

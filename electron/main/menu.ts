@@ -4,7 +4,7 @@
  * state is durable: a pause or stop lasts across restarts until Resume.
  */
 import type { MenuItemConstructorOptions } from 'electron';
-import { APP_VIEWS, type AppView } from '../preload/channels.js';
+import { APP_VIEWS, APP_VIEW_LABEL, type AppView } from '../../shared/app-views.js';
 
 export interface MenuActions {
   importShotList(): void;
@@ -20,14 +20,10 @@ export interface MenuActions {
   joinStudioFarm(): void;
 }
 
-const VIEW_LABELS: Record<AppView, string> = {
-  queue: 'Queue', workstations: 'Workstations', failures: 'Failures', timeline: 'Timeline', ledger: 'Ledger', settings: 'Settings',
-};
-
 export function menuTemplate(a: MenuActions, o: { platform: NodeJS.Platform; devTools: boolean }): MenuItemConstructorOptions[] {
   const mac = o.platform === 'darwin';
   const view: MenuItemConstructorOptions[] = APP_VIEWS.map((v, i) => ({
-    label: VIEW_LABELS[v], accelerator: `CmdOrCtrl+${i + 1}`, click: () => a.showView(v),
+    label: APP_VIEW_LABEL[v], accelerator: `CmdOrCtrl+${i + 1}`, click: () => a.showView(v),
   }));
   const template: MenuItemConstructorOptions[] = [
     ...(mac ? [{ role: 'appMenu' as const }] : []),

@@ -5,6 +5,7 @@
  */
 import type { ApiMethod } from '../../shared/api.js';
 import { DESKTOP_PAGE_METHODS } from '../../shared/methods.js';
+import type { AppView } from '../../shared/app-views.js';
 import type { ExportResult } from '../../shared/domain.js';
 import type { CallAnswer, ErrorEnvelope } from '../../shared/errors.js';
 import { WIRE_TOPICS, type EventMap, type WireTopic } from '../../shared/events.js';
@@ -72,9 +73,6 @@ export interface StudioState {
 
 export type StudioAnswer = { ok: true; result: StudioState };
 export type JoinAnswer = { ok: true } | { ok: false; error: ErrorEnvelope };
-
-export const APP_VIEWS = ['queue', 'workstations', 'failures', 'timeline', 'ledger', 'settings'] as const;
-export type AppView = (typeof APP_VIEWS)[number];
 
 /** Events the desktop shell publishes besides the engine's. */
 export interface ShellEventMap {

@@ -9,6 +9,7 @@
  * waiting jobs reach `maxWaiting`, batches trimmed so they never pass it, and nothing more once the
  * database holds `maxTotalJobs` jobs (the producer then stops and says so).
  */
+import { BACKLOG_STATES } from '../../shared/job-states.js';
 import type { Engine } from '../engine/engine.js';
 import { DEMO_PROJECT, demoEpisode, demoShotList, type DemoShot } from './demo-shots.js';
 
@@ -69,8 +70,6 @@ const FAILURE_WORDS = ['oom', 'oom', 'drop', 'drop', '500', 'error', 'hang'];
 
 const timers: ProducerTimer = { set: (fn, ms) => setTimeout(fn, ms), clear: (h) => clearTimeout(h as NodeJS.Timeout) };
 
-const WAITING_STATES = ['pending', 'queued', 'running', 'failed_retryable'] as const;
-
 /** Starts producing; the first batch comes after one interval (the first episode is already there). */
 export async function startDemoProducer(o: DemoProducerOptions): Promise<DemoProducer> {
   const c = { ...DEMO_PRODUCER_DEFAULTS, ...stripUndefined(o) };
@@ -112,7 +111,8 @@ export async function startDemoProducer(o: DemoProducerOptions): Promise<DemoPro
     if (closed || stopped) return none;
     const status = await o.engine.call('farm.status', {});
     const total = Object.values(status.jobsByState).reduce((a, b) => a + b, 0);
-    const waiting = WAITING_STATES.reduce((a, s) => a + status.jobsByState[s], 0);
+    // The farm's own backlog (held and finished jobs wait for no one here): what maxWaiting bounds.
+    const waiting = BACKLOG_STATES.reduce((a, s) => a + status.jobsByState[s], 0);
     if (total >= c.maxTotalJobs) {
       stopped = true;
       o.log(`demo producer: the demo database holds ${total} jobs (limit ${c.maxTotalJobs}); adding no more shots. Restart the demo for a fresh farm.`);

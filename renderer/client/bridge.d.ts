@@ -5,6 +5,7 @@
  * checks again. Mirrors electron/preload/bridge.ts and channels.ts (the renderer may not import
  * them); test/unit/preload-bridge.test.ts fails to compile when the two drift apart.
  */
+import type { AppView } from '../../shared/app-views.js';
 
 /** A shot list chosen in the desktop file dialog, read by the main process. */
 export interface BridgeShotListFile {
@@ -14,15 +15,12 @@ export interface BridgeShotListFile {
   baseDir: string;
 }
 
-/** The views a `show-view` shell command may name. */
-export type BridgeView = 'queue' | 'workstations' | 'failures' | 'timeline' | 'ledger' | 'settings';
-
 /** Events the desktop shell publishes besides the engine's (electron/preload/channels.ts). */
 export interface BridgeShellEventMap {
   /** The engine process died and a new one is up; running attempts were reconciled, so refetch. */
   'engine.restarted': { restarts: number; reason: string };
   /** A menu item asks the page to do something (the page owns navigation and the import dialog). */
-  'shell.command': { command: 'import' } | { command: 'show-view'; view: BridgeView } | { command: 'join-studio' };
+  'shell.command': { command: 'import' } | { command: 'show-view'; view: AppView } | { command: 'join-studio' };
 }
 
 export type BridgeShellTopic = keyof BridgeShellEventMap;

@@ -11,7 +11,7 @@ import type { ExportResult } from '../../shared/domain.js';
 import type { ExportFilterInput, ExportKind } from '../../shared/exports.js';
 import type { ErrorEnvelope } from '../../shared/errors.js';
 import type { EventMap, EventTopic } from '../../shared/events.js';
-import type { View } from '../lib/views.js';
+import type { AppView } from '../../shared/app-views.js';
 
 export type ConnectionState = 'connecting' | 'online' | 'offline';
 
@@ -68,7 +68,7 @@ export interface PickedShotList {
 }
 
 /** What a menu item asks the page to do. */
-export type ShellCommand = { command: 'import' } | { command: 'show-view'; view: View };
+export type ShellCommand = { command: 'import' } | { command: 'show-view'; view: AppView };
 
 export interface EngineRestart {
   /** Restarts since the app started. */

@@ -12,7 +12,7 @@ import { z } from 'zod';
 import type { ApiInput, ApiMethod, ApiOutputs } from '../../shared/api.js';
 import { ASSET_ID_PATTERN } from '../../shared/domain.js';
 import type { EventMap, EventTopic } from '../../shared/events.js';
-import { VIEWS } from '../lib/views.js';
+import { APP_VIEWS } from '../../shared/app-views.js';
 import type { ShotfarmBridge } from './bridge.js';
 import { ApiError, type EngineRestart, type ServerInfo, type ShellCapability, type ShellCommand, type ShotfarmClient } from './client.js';
 import { callAnswer, isTopic, transportError } from './wire.js';
@@ -22,7 +22,7 @@ export const ASSET_SCHEME = 'shotfarm-asset';
 
 const shellCommand = z.discriminatedUnion('command', [
   z.object({ command: z.literal('import') }),
-  z.object({ command: z.literal('show-view'), view: z.enum(VIEWS) }),
+  z.object({ command: z.literal('show-view'), view: z.enum(APP_VIEWS) }),
 ]);
 const engineRestart = z.object({ restarts: z.number().int().min(0), reason: z.string() });
 const pickedFile = z.object({ fileName: z.string().min(1), content: z.string(), baseDir: z.string() }).nullable();

@@ -5,7 +5,7 @@
  * renders. Hold, release, bump and move to top never ask: they can be undone. Pure, table-tested.
  */
 import type { JobView } from '../../shared/domain.js';
-import type { JobAction } from '../../shared/job-states.js';
+import { UNCANCELLABLE_FROM, type JobAction } from '../../shared/job-states.js';
 
 /** More jobs than this ask first ("more than a few"). */
 export const ASK_ABOVE = 5;
@@ -64,7 +64,7 @@ export function confirmationFor(action: JobAction, jobs: readonly JobView[], ins
       : jobs.length === 1
         ? 'it is rendering now and will be interrupted.'
         : `${rendering === 1 ? '1 is' : `${rendering.toLocaleString()} are`} rendering now and will be interrupted.${off}`;
-    const waiting = jobs.filter((j) => j.state === 'queued' || j.state === 'pending' || j.state === 'held');
+    const waiting = jobs.filter((j) => UNCANCELLABLE_FROM.includes(j.state));
     return {
       title: `Cancel ${what}?`,
       summary: `Cancel ${what}: ${interrupt}`,

@@ -2,10 +2,10 @@
  * The page's address, DOM-free: `#/<view>` and, in the queue, `#/queue/job/<id>` for the job drawer
  * (a link names the job, so it can be sent to someone or reloaded).
  */
-import { isView, type View } from './views.js';
+import { isAppView, type AppView } from '../../shared/app-views.js';
 
 export interface RoutePath {
-  view: View;
+  view: AppView;
   /** The job whose drawer is open (queue only). */
   jobId: string | null;
 }
@@ -14,7 +14,7 @@ const JOB_ID = /^[0-9a-f-]{36}$/i;
 
 export function parseHash(hash: string): RoutePath {
   const [view, sub, id] = hash.replace(/^#\/?/, '').split('/');
-  if (!isView(view)) return { view: 'queue', jobId: null };
+  if (!isAppView(view)) return { view: 'queue', jobId: null };
   return { view, jobId: view === 'queue' && sub === 'job' && id && JOB_ID.test(id) ? id.toLowerCase() : null };
 }
 

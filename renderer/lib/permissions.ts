@@ -10,7 +10,6 @@ import type { JobAction } from '../../shared/job-states.js';
 import type { MethodClass, SessionView } from '../../shared/people.js';
 import { sessionMayCall } from '../../shared/permissions.js';
 import type { Priority } from '../../shared/priorities.js';
-import { useApp } from '../store/app-store.js';
 
 export function mayClass(session: SessionView | null, cls: MethodClass): boolean {
   return session === null || session.may[cls] !== 'no';
@@ -19,10 +18,4 @@ export function mayClass(session: SessionView | null, cls: MethodClass): boolean
 /** A job action is the contract's `jobs.<action>` method. */
 export function mayAction(session: SessionView | null, action: JobAction, priority?: Priority): boolean {
   return sessionMayCall(session, `jobs.${action}`, priority);
-}
-
-/** `may('exports')` in a component: re-renders when the session arrives. */
-export function useMay(): { may: (cls: MethodClass) => boolean; mayAct: (a: JobAction, p?: Priority) => boolean } {
-  const session = useApp((s) => s.session);
-  return { may: (cls) => mayClass(session, cls), mayAct: (a, p) => mayAction(session, a, p) };
 }

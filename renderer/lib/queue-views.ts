@@ -3,7 +3,7 @@
  * next up, blocked, waiting for a dependency, retrying, held) is the default, so Done rows never
  * bury the running ones; Done, Failed, Cancelled and All are one click away. DOM-free.
  */
-import type { JobState } from '../../shared/job-states.js';
+import { OPEN_STATES, type JobState } from '../../shared/job-states.js';
 
 export interface QueuePreset {
   id: 'active' | 'done' | 'failed' | 'cancelled' | 'all';
@@ -13,7 +13,7 @@ export interface QueuePreset {
 }
 
 export const QUEUE_PRESETS: readonly QueuePreset[] = [
-  { id: 'active', label: 'Active', states: ['running', 'queued', 'pending', 'failed_retryable', 'held'], title: 'Running, next up, blocked, waiting for a dependency, retrying, held' },
+  { id: 'active', label: 'Active', states: OPEN_STATES, title: 'Running, next up, blocked, waiting for a dependency, retrying, held' },
   { id: 'done', label: 'Done', states: ['completed'], title: 'Completed' },
   { id: 'failed', label: 'Failed', states: ['failed_final', 'timeout_kill'], title: 'Failed for good or timed out' },
   { id: 'cancelled', label: 'Cancelled', states: ['cancelled'], title: 'Cancelled' },

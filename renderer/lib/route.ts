@@ -1,9 +1,7 @@
 /** Hash routing between the views, and the queue's job drawer (no router library needed for a few fixed screens). */
 import { useSyncExternalStore } from 'react';
 import { hashOf, parseHash, type RoutePath } from './paths.js';
-import { VIEWS, type View } from './views.js';
-
-export { VIEWS, type View };
+import type { AppView } from '../../shared/app-views.js';
 
 let cachedHash = '';
 let cached: RoutePath = { view: 'queue', jobId: null };
@@ -27,11 +25,11 @@ export function useRoute(): RoutePath {
   return useSyncExternalStore(subscribe, current);
 }
 
-export function useView(): View {
+export function useView(): AppView {
   return useRoute().view;
 }
 
-export function go(view: View): void {
+export function go(view: AppView): void {
   window.location.hash = hashOf({ view, jobId: null });
 }
 

@@ -4,16 +4,20 @@ import { useStore } from 'zustand';
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { ShotfarmClient } from '../client/client.js';
 import { startEventIntake } from './event-intake.js';
+import { createJobsSlice } from './jobs-slice.js';
 import { createLiveSlice } from './live-slice.js';
 import { createQueueSlice } from './queue-slice.js';
 import { createSelectionSlice } from './selection-slice.js';
-import type { AppState } from './types.js';
+import type { AppState, SetState } from './types.js';
 import { createUiSlice } from './ui-slice.js';
 
-export type AppStore = StoreApi<AppState>;
+/** The store as the app sees it: its `setState` refuses the job map's keys, like every slice's but the jobs slice's. */
+export type AppStore = Omit<StoreApi<AppState>, 'setState'> & { setState: SetState };
 
 export function createAppStore(client: ShotfarmClient): AppStore {
   return createStore<AppState>()((set, get) => ({
+    // The one slice given the store's own setter: it writes the job map (jobs-slice.ts).
+    ...createJobsSlice(set, get, client),
     ...createLiveSlice(set, get, client),
     ...createQueueSlice(set, get, client),
     ...createSelectionSlice(set, get, client),

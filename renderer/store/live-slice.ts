@@ -1,9 +1,8 @@
-/** Entities by id, the connection and the farm status; written by event batches, refetched on reconnect. */
+/** Workstations by id, the connection and the farm status; refetched on reconnect (events reach them through jobs-slice.ts). */
 import type { InstanceView, JobPage } from '../../shared/domain.js';
 import { errorMessage, type ShotfarmClient } from '../client/client.js';
 import { stopFarmConfirmation } from '../lib/bulk-policy.js';
 import { throttle } from '../lib/throttle.js';
-import { applyEvents } from './reducers.js';
 import { FARM_STATE_WORDS, type FarmState } from '../../shared/farm-settings.js';
 import type { GetState, LiveSlice, SetState } from './types.js';
 
@@ -17,27 +16,15 @@ export function createLiveSlice(set: SetState, get: GetState, client: ShotfarmCl
       () => undefined,
     );
   }, 700);
-  const reload = throttle(() => get().reloadVisible(), 500);
 
   return {
     client,
-    jobs: {},
-    progress: {},
     instances: {},
     connection: 'connecting',
     info: null,
     session: null,
     status: null,
     liveTick: 0,
-    applyBatch(batch) {
-      const s = get();
-      const { next, effects } = applyEvents(s, batch);
-      set({ ...next, ...(effects.jobsTouched ? { liveTick: s.liveTick + 1 } : {}) });
-      // A selected job whose change takes it out of the filter (a cancel, a completion in Active) leaves the selection.
-      if (s.selected.size) get().pruneSelection(batch.flatMap((e) => (e.topic === 'job.changed' ? [e.payload.job.id] : [])));
-      if (effects.countsStale) refreshStatus();
-      if (effects.listStale) reload();
-    },
     async refetchAll() {
       try {
         const [info, status] = await Promise.all([client.info(), client.call('farm.status', {})]);

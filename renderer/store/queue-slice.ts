@@ -6,7 +6,6 @@
 import type { JobFilter } from '../../shared/api.js';
 import { errorMessage, type ShotfarmClient } from '../client/client.js';
 import { DEFAULT_STATES } from '../lib/queue-views.js';
-import { mergeJobs } from './reducers.js';
 import type { GetState, QueueQuery, QueueSlice, SetState } from './types.js';
 
 export const PAGE_SIZE = 100;
@@ -38,7 +37,9 @@ export function createQueueSlice(set: SetState, get: GetState, client: ShotfarmC
       // are as stale as the row was, and that event will no longer look like a change.
       const known = get().jobs;
       const moved = res.rows.some((r) => known[r.id] !== undefined && known[r.id]?.state !== r.state);
-      set((s) => ({ ...mergeJobs(s, res.rows), total: res.total, pages: { ...s.pages, [page]: res.rows.map((r) => r.id) } }));
+      // Rows first, so a page on screen never names a job the map does not hold.
+      get().upsertJobs(res.rows);
+      set((s) => ({ total: res.total, pages: { ...s.pages, [page]: res.rows.map((r) => r.id) } }));
       if (moved) get().refreshStatus();
     } catch (err) {
       if (get().generation === generation && !replace) get().notify('error', `Could not load the queue: ${errorMessage(err)}`);

@@ -3,15 +3,14 @@
  * flush (≤ 10 a second), so a busy farm costs at most that many renders. Also reports whether the
  * queue's row order/membership or the counts may have changed, so the store knows what to refetch.
  */
-import type { InstanceView, JobProgress, JobView } from '../../shared/domain.js';
+import type { InstanceView, JobView } from '../../shared/domain.js';
 import type { WireEvent } from '../../shared/events.js';
+import { progressAfter, type JobMaps } from './job-map.js';
 
 /** An event as the transports deliver it (only the wire topics reach the page). */
 export type LiveEvent = WireEvent;
 
-export interface Entities {
-  jobs: Record<string, JobView>;
-  progress: Record<string, JobProgress>;
+export interface Entities extends JobMaps {
   instances: Record<string, InstanceView>;
 }
 
@@ -50,11 +49,11 @@ export function applyEvents(s: Entities, events: readonly LiveEvent[]): { next: 
         if (!prev || prev.state !== job.state || prev.blocked !== job.blocked) effects.countsStale = true;
         effects.jobsTouched = true;
         jobsW()[job.id] = job;
-        if (job.state !== 'running') {
-          if (progress[job.id]) delete progressW()[job.id];
-        } else if (job.progress && !progress[job.id]) {
-          progressW()[job.id] = job.progress;
-        }
+        const held = progress[job.id];
+        const after = progressAfter(job, held);
+        if (after === held) break;
+        if (after) progressW()[job.id] = after;
+        else delete progressW()[job.id];
         break;
       }
       case 'job.progress': {
@@ -81,20 +80,4 @@ export function applyEvents(s: Entities, events: readonly LiveEvent[]): { next: 
     }
   }
   return { next: { jobs, progress, instances }, effects };
-}
-
-/** Merges freshly fetched rows into the job map, keeping progress in step with the rows. */
-export function mergeJobs(s: Entities, rows: readonly JobView[]): Pick<Entities, 'jobs' | 'progress'> {
-  if (rows.length === 0) return { jobs: s.jobs, progress: s.progress };
-  const jobs = { ...s.jobs };
-  let progress = s.progress;
-  for (const r of rows) {
-    jobs[r.id] = r;
-    if (r.state === 'running' && r.progress && !progress[r.id]) progress = { ...progress, [r.id]: r.progress };
-    if (r.state !== 'running' && progress[r.id]) {
-      progress = { ...progress };
-      delete progress[r.id];
-    }
-  }
-  return { jobs, progress };
 }

@@ -64,7 +64,7 @@ export function createSelectionSlice(set: SetState, get: GetState, client: Shotf
       const plan = undoFor(action, jobs, changed.map((j) => j.id));
       const to = action === 'bump' ? ` to ${opts.priority ?? 'rush'}` : '';
       get().notify('success', `${DONE_WORDS[action]} ${plural(changed.length)}${to}.${skipped ? ` ${plural(skipped)} not applicable, left alone.` : ''}`, plan ?? undefined);
-      set((s) => ({ jobs: Object.assign({ ...s.jobs }, Object.fromEntries(changed.map((j) => [j.id, j]))) }));
+      get().upsertJobs(changed);
       get().pruneSelection(changed.map((j) => j.id));
       get().reloadVisible();
       get().refreshStatus();
@@ -115,7 +115,7 @@ export function createSelectionSlice(set: SetState, get: GetState, client: Shotf
           const page = await client.call('jobs.list', { filter: cleanFilter(query.filter), sort: query.sort, descending: query.descending, offset, limit: ALL_CHUNK });
           if (get().generation !== generation) return;
           for (const r of page.rows) ids.add(r.id);
-          set((s) => ({ jobs: Object.assign({ ...s.jobs }, Object.fromEntries(page.rows.map((r) => [r.id, r]))) }));
+          get().upsertJobs(page.rows);
           if (page.rows.length < ALL_CHUNK) break;
         }
         set({ selected: ids });
@@ -163,7 +163,7 @@ export function createSelectionSlice(set: SetState, get: GetState, client: Shotf
         const changed = await sendUndo(plan);
         get().dismiss(toastId);
         get().notify('success', `Undone: ${plural(changed.length)} ${UNDO_WORDS[plan.kind]}.`);
-        set((st) => ({ jobs: Object.assign({ ...st.jobs }, Object.fromEntries(changed.map((j) => [j.id, j]))) }));
+        get().upsertJobs(changed);
         get().reloadVisible();
         get().refreshStatus();
       } catch (err) {

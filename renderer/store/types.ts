@@ -1,6 +1,6 @@
 /** The renderer store's shape: entity maps written by event reducers, plus the queue, selection and UI slices. */
 import type { JobFilter, JOB_SORT_KEYS } from '../../shared/api.js';
-import type { FarmStatus } from '../../shared/domain.js';
+import type { FarmStatus, InstanceView, JobView } from '../../shared/domain.js';
 import type { FarmState } from '../../shared/farm-settings.js';
 import type { SessionView } from '../../shared/people.js';
 import type { JobAction } from '../../shared/job-states.js';
@@ -8,12 +8,24 @@ import type { Priority } from '../../shared/priorities.js';
 import type { ConnectionState, ServerInfo, ShotfarmClient } from '../client/client.js';
 import type { Confirmation } from '../lib/bulk-policy.js';
 import type { UndoPlan } from '../lib/undo.js';
-import type { Entities, LiveEvent } from './reducers.js';
+import type { JobMapKey, JobMaps } from './job-map.js';
+import type { LiveEvent } from './reducers.js';
 
 export type SortKey = (typeof JOB_SORT_KEYS)[number];
 
-export interface LiveSlice extends Entities {
+/** The job map and its one writer (jobs-slice.ts). */
+export interface JobsSlice extends Readonly<JobMaps> {
+  /** Puts rows into the map (each replaces the one held), progress following their state (job-map.ts). */
+  upsertJobs(rows: readonly JobView[]): void;
+  /** Fetches one job into the map (the drawer's link to a job the queue has not loaded); rejects with the contract's error. */
+  loadJob(id: string): Promise<JobView>;
+  /** Applies a batch of engine events to the entity maps, and refetches what they made stale. */
+  applyBatch(batch: LiveEvent[]): void;
+}
+
+export interface LiveSlice {
   client: ShotfarmClient;
+  instances: Record<string, InstanceView>;
   connection: ConnectionState;
   info: ServerInfo | null;
   /** Who this page acts as and what their role may do (session.whoami); null until known. */
@@ -21,7 +33,6 @@ export interface LiveSlice extends Entities {
   status: FarmStatus | null;
   /** Bumped on every batch that touched jobs: query-built views (failures, timeline, ledger) refetch on it. */
   liveTick: number;
-  applyBatch(batch: LiveEvent[]): void;
   /** Loads everything the screens show (at start and after every reconnect). */
   refetchAll(): Promise<void>;
   refreshStatus(): void;
@@ -96,6 +107,12 @@ export interface UiSlice {
   answer(yes: boolean): void;
 }
 
-export type AppState = LiveSlice & QueueSlice & SelectionSlice & UiSlice;
-export type SetState = (partial: Partial<AppState> | ((s: AppState) => Partial<AppState>)) => void;
+export type AppState = JobsSlice & LiveSlice & QueueSlice & SelectionSlice & UiSlice;
+
+/**
+ * What a slice other than the jobs slice may write: anything but the job map, whose keys it may not
+ * even name — rows go through `upsertJobs`, so a second writer does not compile.
+ */
+export type StatePatch = Partial<Omit<AppState, JobMapKey>> & { [K in JobMapKey]?: never };
+export type SetState = (partial: StatePatch | ((s: AppState) => StatePatch)) => void;
 export type GetState = () => AppState;

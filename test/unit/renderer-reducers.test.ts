@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyEvents, mergeJobs, type Entities } from '../../renderer/store/reducers.js';
+import { withRows } from '../../renderer/store/job-map.js';
+import { applyEvents, type Entities } from '../../renderer/store/reducers.js';
 import type { JobView } from '../../shared/domain.js';
 
 const job = (id: string, over: Partial<JobView> = {}): JobView =>
@@ -61,7 +62,7 @@ test('instance events add, replace and remove by id; bulk changes mark everythin
 
 test('fetched rows replace jobs and keep progress in step with their state', () => {
   const s: Entities = { ...empty(), progress: { done: progress(3) } };
-  const merged = mergeJobs(s, [job('done', { state: 'completed' }), job('run', { state: 'running', progress: progress(7) })]);
+  const merged = withRows(s, [job('done', { state: 'completed' }), job('run', { state: 'running', progress: progress(7) })]);
   assert.equal(merged.progress.done, undefined);
   assert.equal(merged.progress.run?.value, 7);
 });

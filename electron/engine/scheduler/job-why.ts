@@ -4,7 +4,7 @@
  * workstation (wait-explainer.ts); a pending one by its dependency; a retry by its backoff.
  */
 import type { InstanceWaitView, JobView, JobWhy, WaitLasting } from '../../../shared/domain.js';
-import type { JobState } from '../../../shared/job-states.js';
+import { NEEDS_OPERATOR_STATES } from '../../../shared/job-states.js';
 import type { Db } from '../store/database.js';
 import { toJobView, type JobRow } from '../store/job-rows.js';
 import { jobRow } from '../store/job-store.js';
@@ -13,9 +13,6 @@ import { explainer, isBlockedWait, type Explain, type TemplateCache } from './wa
 import { hhmmss } from './wait-reasons.js';
 import { shareNote } from './fair-share.js';
 import { withBurstWait } from '../pools/runpod/burst-wait.js';
-
-/** States a dependency can only leave when someone acts. */
-const NEEDS_OPERATOR: readonly JobState[] = ['held', 'failed_final', 'timeout_kill', 'cancelled'];
 
 export function jobWhy(db: Db, job: JobRow, facts: FarmFacts, explain: Explain): JobWhy {
   const base = { jobId: job.id, state: job.state, blocked: false, instances: [], dependency: null, retryAt: null, source: facts.source };
@@ -60,7 +57,7 @@ function dependencyWait(db: Db, job: JobRow, explain: Explain): Pick<JobWhy, 'su
     const lasting: WaitLasting = w.dispatchable ? 'now' : w.lasting;
     return { summary: `${what}, which is queued: ${w.dispatchable ? 'about to be dispatched' : w.summary}`, lasting, dependency };
   }
-  const lasting: WaitLasting = NEEDS_OPERATOR.includes(dep.state) ? 'operator' : 'now';
+  const lasting: WaitLasting = NEEDS_OPERATOR_STATES.includes(dep.state) ? 'operator' : 'now';
   const hint = dep.state === 'held' ? ' (release it)' : lasting === 'operator' ? ' (make a new take of it)' : '';
   return { summary: `${what}, which is ${dep.state}${hint}`, lasting, dependency };
 }

@@ -1,7 +1,7 @@
 /** A job's attempt history: where it ran, what failed (node, exception, reason), and when. */
 import type { AttemptView } from '../../../shared/domain.js';
 import { clock, duration } from '../../lib/format.js';
-import { useLiveQuery } from '../../lib/use-live-query.js';
+import { useLiveQuery } from '../../store/use-live-query.js';
 import { useApp } from '../../store/app-store.js';
 
 function Row({ a }: { a: AttemptView }) {

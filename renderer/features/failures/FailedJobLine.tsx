@@ -4,7 +4,7 @@ import type { FailedJobView } from '../../../shared/domain.js';
 import { actionAllowed } from '../../../shared/job-states.js';
 import { StatePill } from '../../components/StatePill.js';
 import { dateTime } from '../../lib/format.js';
-import { useMay } from '../../lib/permissions.js';
+import { useMay } from '../../store/use-may.js';
 import { AttemptsTable } from './AttemptsTable.js';
 import type { FailureActions } from './use-failure-actions.js';
 

@@ -6,8 +6,8 @@
 import { useState } from 'react';
 import type { FailedJobView, FailureGroup } from '../../../shared/domain.js';
 import { Empty } from '../../components/Empty.js';
-import { useLiveQuery } from '../../lib/use-live-query.js';
-import { useMay } from '../../lib/permissions.js';
+import { useLiveQuery } from '../../store/use-live-query.js';
+import { useMay } from '../../store/use-may.js';
 import { useApp } from '../../store/app-store.js';
 import { counted } from '../../lib/bulk-confirm.js';
 import { FailedJobLine } from './FailedJobLine.js';

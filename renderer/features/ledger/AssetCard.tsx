@@ -2,7 +2,7 @@
 import type { AssetView } from '../../../shared/domain.js';
 import { errorMessage } from '../../client/client.js';
 import { bytes, dateTime } from '../../lib/format.js';
-import { useMay } from '../../lib/permissions.js';
+import { useMay } from '../../store/use-may.js';
 import { useApp } from '../../store/app-store.js';
 
 function Thumb({ asset, onOpen }: { asset: AssetView; onOpen: () => void }) {

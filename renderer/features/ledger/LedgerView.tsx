@@ -8,7 +8,7 @@ import { Empty } from '../../components/Empty.js';
 import { counted } from '../../lib/bulk-confirm.js';
 import { AssetGrid } from './AssetGrid.js';
 import { ExportPanel } from './ExportPanel.js';
-import { useMay } from '../../lib/permissions.js';
+import { useMay } from '../../store/use-may.js';
 import { Lightbox } from './Lightbox.js';
 import { useApproval } from './use-approval.js';
 import { useLedgerPage, type LedgerFilter } from './use-ledger-page.js';

@@ -6,7 +6,7 @@ import { useEffect, useState } from 'react';
 import { createPortal } from 'react-dom';
 import type { AssetView } from '../../../shared/domain.js';
 import { bytes } from '../../lib/format.js';
-import { useMay } from '../../lib/permissions.js';
+import { useMay } from '../../store/use-may.js';
 import { useApp } from '../../store/app-store.js';
 import { RevealButton } from './AssetCard.js';
 

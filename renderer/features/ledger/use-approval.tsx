@@ -7,7 +7,7 @@ import type { AssetView } from '../../../shared/domain.js';
 import { errorMessage } from '../../client/client.js';
 import { Confirm } from '../../components/Confirm.js';
 import { asksFirst, counted } from '../../lib/bulk-confirm.js';
-import { useMay } from '../../lib/permissions.js';
+import { useMay } from '../../store/use-may.js';
 import { useApp } from '../../store/app-store.js';
 
 export interface Approval {

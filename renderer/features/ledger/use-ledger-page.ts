@@ -6,7 +6,7 @@
  */
 import { useState } from 'react';
 import type { AssetPage } from '../../../shared/domain.js';
-import { useLiveQuery, type LiveQuery } from '../../lib/use-live-query.js';
+import { useLiveQuery, type LiveQuery } from '../../store/use-live-query.js';
 import { useApp } from '../../store/app-store.js';
 
 export interface LedgerFilter {

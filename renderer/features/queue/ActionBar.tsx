@@ -2,7 +2,7 @@
 import { useShallow } from 'zustand/react/shallow';
 import { JOB_ACTIONS, actionAllowed, type JobAction } from '../../../shared/job-states.js';
 import { PRIORITIES, type Priority } from '../../../shared/priorities.js';
-import { useMay } from '../../lib/permissions.js';
+import { useMay } from '../../store/use-may.js';
 import { useApp } from '../../store/app-store.js';
 import { ACTION_LABEL, selectedJobs } from '../../store/selection-slice.js';
 import { QueueOrder } from './QueueFilters.js';

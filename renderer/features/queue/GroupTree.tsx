@@ -7,7 +7,7 @@
 import { useState } from 'react';
 import type { JobFilter } from '../../../shared/api.js';
 import type { FacetField, FacetValue } from '../../../shared/domain.js';
-import { useLiveQuery } from '../../lib/use-live-query.js';
+import { useLiveQuery } from '../../store/use-live-query.js';
 import { cleanFilter } from '../../store/queue-slice.js';
 import { useApp } from '../../store/app-store.js';
 

@@ -5,7 +5,7 @@
  * command line of that machine, as they hold programs to run and webhook tokens.
  */
 import { Empty } from '../../components/Empty.js';
-import { useLiveQuery } from '../../lib/use-live-query.js';
+import { useLiveQuery } from '../../store/use-live-query.js';
 import { useApp } from '../../store/app-store.js';
 import { SettingRow } from './SettingRow.js';
 import { TemplatesPanel } from './TemplatesPanel.js';

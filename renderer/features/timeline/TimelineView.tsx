@@ -7,7 +7,7 @@ import { useMemo, useRef, useState, type WheelEvent } from 'react';
 import type { TimelineBar, TimelineView as Timeline } from '../../../shared/domain.js';
 import { Empty } from '../../components/Empty.js';
 import { clock, duration } from '../../lib/format.js';
-import { useLiveQuery } from '../../lib/use-live-query.js';
+import { useLiveQuery } from '../../store/use-live-query.js';
 import { useNow } from '../../lib/use-now.js';
 import { useApp } from '../../store/app-store.js';
 import { tickLabel, ticks } from './time-axis.js';

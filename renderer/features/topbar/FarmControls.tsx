@@ -5,7 +5,7 @@
  */
 import { FARM_STATE_WORDS, type FarmState } from '../../../shared/farm-settings.js';
 import { dateTime } from '../../lib/format.js';
-import { useMay } from '../../lib/permissions.js';
+import { useMay } from '../../store/use-may.js';
 import { useApp } from '../../store/app-store.js';
 
 /** Pause dispatch beside Stop farm (which asks first, saying what is rendering); Resume while not running. */

@@ -4,14 +4,13 @@
  * (labels shorten below 1440 px) — and the persistent banners below it.
  */
 import { useApp } from '../../store/app-store.js';
-import { go, VIEWS, type View } from '../../lib/route.js';
-import { useMay } from '../../lib/permissions.js';
+import { go } from '../../lib/route.js';
+import { APP_VIEWS, APP_VIEW_LABEL, type AppView } from '../../../shared/app-views.js';
+import { useMay } from '../../store/use-may.js';
 import { useImportPicker } from '../import/ImportDropZone.js';
 import { Banners } from './Banners.js';
 import { CountsSummary } from './CountsSummary.js';
 import { FarmButtons } from './FarmControls.js';
-
-const VIEW_LABEL: Record<View, string> = { queue: 'Queue', workstations: 'Workstations', failures: 'Failures', timeline: 'Timeline', ledger: 'Ledger', settings: 'Settings' };
 
 /** "Signed in as mira (artist)" when people are defined; nothing for the solo operator. */
 function SignedIn() {
@@ -31,7 +30,7 @@ function Connection() {
   );
 }
 
-export function TopBar({ view }: { view: View }) {
+export function TopBar({ view }: { view: AppView }) {
   const label = useApp((s) => s.info?.demoLabel);
   // Failures nobody handled yet (no retry, no newer take, not cancelled): clears when all are handled.
   const failed = useApp((s) => s.status?.openFailures ?? 0);
@@ -46,9 +45,9 @@ export function TopBar({ view }: { view: View }) {
           {label && <span className="badge badge-demo" data-testid="demo-badge" title={label}>{label}</span>}
         </div>
         <nav className="tabs" aria-label="Views">
-          {VIEWS.map((v) => (
+          {APP_VIEWS.map((v) => (
             <a key={v} href={`#/${v}`} className={`tab${v === view ? ' tab-active' : ''}`} onClick={(e) => (e.preventDefault(), go(v))} data-tab={v}>
-              {VIEW_LABEL[v]}
+              {APP_VIEW_LABEL[v]}
               {v === 'failures' && failed > 0 && <span className="tab-count">{failed}</span>}
             </a>
           ))}

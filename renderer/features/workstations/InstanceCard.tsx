@@ -8,7 +8,7 @@ import type { InstanceAdminState, InstanceView } from '../../../shared/domain.js
 import { errorMessage } from '../../client/client.js';
 import { ago, clock } from '../../lib/format.js';
 import { useNow } from '../../lib/use-now.js';
-import { useMay } from '../../lib/permissions.js';
+import { useMay } from '../../store/use-may.js';
 import { useApp } from '../../store/app-store.js';
 import { AdminConfirm } from './AdminConfirm.js';
 import { VramBar } from './VramBar.js';

@@ -2,7 +2,7 @@
 import { useMemo, useState } from 'react';
 import { isHealthy, type InstanceView } from '../../../shared/domain.js';
 import { Empty } from '../../components/Empty.js';
-import { useMay } from '../../lib/permissions.js';
+import { useMay } from '../../store/use-may.js';
 import { useApp } from '../../store/app-store.js';
 import { InstanceCard } from './InstanceCard.js';
 import { InstanceForm } from './InstanceForm.js';

@@ -1,7 +1,7 @@
 /** Why the job is not running (`jobs.why`): one sentence, and for a queued job each workstation's first reason. */
 import type { WaitLasting } from '../../../../shared/domain.js';
 import { clock } from '../../../lib/format.js';
-import { useLiveQuery } from '../../../lib/use-live-query.js';
+import { useLiveQuery } from '../../../store/use-live-query.js';
 import { useApp } from '../../../store/app-store.js';
 
 const LASTING: Record<WaitLasting, string> = { now: 'clears by itself', operator: 'needs someone to act', never: 'not on this farm' };

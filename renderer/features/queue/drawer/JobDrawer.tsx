@@ -4,30 +4,26 @@
  * version, the prompt's resolved parameters and workflow, its attempts, outputs and history, and the
  * actions its state allows. It sits over the table's right side; the queue's keys keep working.
  */
-import { useEffect, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
 import type { JobDetail, JobView } from '../../../../shared/domain.js';
+import { isWaiting } from '../../../../shared/job-states.js';
 import { StatePill } from '../../../components/StatePill.js';
 import { AttemptsTable } from '../../failures/AttemptsTable.js';
 import { dateTime, STATE_LABEL } from '../../../lib/format.js';
 import { closeJob } from '../../../lib/route.js';
-import { useLiveQuery } from '../../../lib/use-live-query.js';
-import { useApp, useAppStore } from '../../../store/app-store.js';
+import { useLiveQuery } from '../../../store/use-live-query.js';
+import { useApp } from '../../../store/app-store.js';
 import { DrawerActions } from './DrawerActions.js';
 import { DrawerLive } from './DrawerLive.js';
 import { DrawerOutputs } from './DrawerOutputs.js';
 import { DrawerPrompt } from './DrawerPrompt.js';
 import { DrawerWhy } from './DrawerWhy.js';
 
-/** The job's view: from the store when the queue has it (kept live by events), else fetched once. */
+/** The job's view: from the store when the queue has it (kept live by events), else fetched into it. */
 function useJob(id: string): { job: JobView | undefined; error: string | null } {
   const job = useApp((s) => s.jobs[id]);
-  const store = useAppStore();
-  const client = useApp((s) => s.client);
-  const q = useLiveQuery(() => (job ? Promise.resolve(null) : client.call('jobs.get', { id })), [id, !job]);
-  useEffect(() => {
-    const v = q.data;
-    if (v) store.setState((s) => ({ jobs: { ...s.jobs, [v.id]: v } }));
-  }, [q.data, store]);
+  const loadJob = useApp((s) => s.loadJob);
+  const q = useLiveQuery(() => (job ? Promise.resolve(null) : loadJob(id)), [id, !job]);
   return { job, error: job ? null : q.error };
 }
 
@@ -62,7 +58,7 @@ export function JobDrawer({ id }: { id: string }) {
   const { job, error } = useJob(id);
   const detail = useLiveQuery(() => client.call('jobs.detail', { id }), [id], 2_000);
   const d = detail.data?.jobId === id ? detail.data : null;
-  const waiting = job && (job.state === 'queued' || job.state === 'pending' || job.state === 'failed_retryable' || job.state === 'held');
+  const waiting = job && isWaiting(job.state);
   const path = d?.path ?? (job ? { project: job.project, episode: job.episode, sequence: null, shot: job.shot, stage: job.stage, take: job.take } : null);
   return (
     <aside className="drawer" role="complementary" aria-label="Job detail" data-testid="job-drawer" data-job-id={id} data-state={job?.state}>

@@ -5,7 +5,7 @@
  */
 import { useEffect, useRef, useState } from 'react';
 import { errorMessage } from '../client/client.js';
-import { useApp } from '../store/app-store.js';
+import { useApp } from './app-store.js';
 
 export interface LiveQuery<T> {
   data: T | null;
