@@ -44,7 +44,7 @@ test('over serve, neither the loopback solo caller nor an operator may choose a 
   const { engine } = await engineFor(t);
   await engine.call('cloud.setApiKey', { apiKey: SIM_KEY });
   const fake = await recordingRunpod(t, healthy);
-  const server = await startServer({ engine, importBaseDir: engine.dataDir, staticDir: engine.dataDir });
+  const server = await startServer({ engine, staticDir: engine.dataDir });
   t.after(() => server.close());
   const input = { name: 'mine', endpointId: 'ep1', apiBase: fake.apiBase, pricePerHourUsd: 1 };
 

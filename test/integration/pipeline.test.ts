@@ -5,10 +5,12 @@ import { join } from 'node:path';
 import { ComfyClient } from '../../electron/engine/comfy/client.js';
 import { executedCount, farmFor, receivedCount, type Farm } from '../helpers/farm.js';
 import { RESOURCES } from '../helpers/engine.js';
+import { tempDirFor } from '../helpers/temp-dir.js';
 
 const TEMPLATES = ['kf-img2img.json', 'motion-from-image.json', 'txt2img.json'];
 
-async function importChain(farm: Farm, plate: string, shot = 'sh010') {
+/** `inputs`: the shot list's folder — beside the farm, never its data folder (the farm's own files are never an input). */
+async function importChain(farm: Farm, inputs: string, plate: string, shot = 'sh010') {
   const list = {
     project: 'P', episode: 'E',
     shots: [{
@@ -19,7 +21,7 @@ async function importChain(farm: Farm, plate: string, shot = 'sh010') {
       ],
     }],
   };
-  const preview = await farm.engine.call('import.preview', { fileName: 'l.json', content: JSON.stringify(list), baseDir: farm.dir });
+  const preview = await farm.engine.call('import.preview', { fileName: 'l.json', content: JSON.stringify(list), baseDir: inputs });
   assert.deepEqual(preview.counts, { new: 2, duplicate: 0, error: 0 }, JSON.stringify(preview.rows.map((r) => r.errors)));
   await farm.engine.call('import.commit', { previewId: preview.previewId });
   const [kf, motion] = preview.rows.map((r) => r.jobId as string) as [string, string];
@@ -28,8 +30,9 @@ async function importChain(farm: Farm, plate: string, shot = 'sh010') {
 
 test('keyframe → motion: the plate is uploaded, the keyframe output feeds the motion job on its workstation', async (ctx) => {
   const farm = await farmFor(ctx, { instances: [{ vramTotalGb: 24 }], templates: TEMPLATES });
-  copyFileSync(join(RESOURCES, 'samples/plates/sh010.png'), join(farm.dir, 'plate.png'));
-  const { kf, motion } = await importChain(farm, 'plate.png');
+  const inputs = tempDirFor(ctx);
+  copyFileSync(join(RESOURCES, 'samples/plates/sh010.png'), join(inputs, 'plate.png'));
+  const { kf, motion } = await importChain(farm, inputs, 'plate.png');
   assert.equal((await farm.job(motion)).state, 'pending');
   await farm.waitForStates([kf, motion], ['completed'], 30_000);
   // The motion prompt the server ran loaded the keyframe's output under the job's upload folder.
@@ -49,9 +52,10 @@ test('keyframe → motion: the plate is uploaded, the keyframe output feeds the 
 
 test('an input file that disappeared after import fails the job before any GPU is used', async (ctx) => {
   const farm = await farmFor(ctx, { instances: [{}], templates: TEMPLATES, start: false });
-  copyFileSync(join(RESOURCES, 'samples/plates/sh010.png'), join(farm.dir, 'plate.png'));
-  const { kf, motion } = await importChain(farm, 'plate.png');
-  rmSync(join(farm.dir, 'plate.png'));
+  const inputs = tempDirFor(ctx);
+  copyFileSync(join(RESOURCES, 'samples/plates/sh010.png'), join(inputs, 'plate.png'));
+  const { kf, motion } = await importChain(farm, inputs, 'plate.png');
+  rmSync(join(inputs, 'plate.png'));
   farm.startScheduler();
   const [v] = await farm.waitForStates([kf], ['failed_final']);
   assert.match(v?.stateReason ?? '', /input "image" file .*plate\.png is missing or unreadable/);
@@ -63,8 +67,9 @@ test('an input file that disappeared after import fails the job before any GPU i
 
 test('a new take of a failed keyframe re-arms the motion job waiting on it', async (ctx) => {
   const farm = await farmFor(ctx, { instances: [{ script: ['error'] }], templates: TEMPLATES });
-  copyFileSync(join(RESOURCES, 'samples/plates/sh010.png'), join(farm.dir, 'plate.png'));
-  const { kf, motion } = await importChain(farm, 'plate.png');
+  const inputs = tempDirFor(ctx);
+  copyFileSync(join(RESOURCES, 'samples/plates/sh010.png'), join(inputs, 'plate.png'));
+  const { kf, motion } = await importChain(farm, inputs, 'plate.png');
   await farm.waitForStates([kf], ['failed_final']);
   assert.match((await farm.job(motion)).stateReason ?? '', /failed; make a new take of it/);
   const [take2] = await farm.engine.call('jobs.newTake', { ids: [kf] });
