@@ -1,9 +1,10 @@
 /**
  * Repeated wrong tokens from one address are slowed down: a few mistakes are free (a typo, a stale
  * tab), then each further one closes the address for a doubling time, up to a bound. While closed,
- * the address is answered 429 at once, without looking at its token — so guessing costs the
- * guesser time while the server holds no connection open for it. In memory only (a restart
- * forgets), bounded in size, on the injected clock.
+ * the address's wrong tokens are answered 429 at once — so guessing costs the guesser time — while
+ * a valid token from the same address still passes (people-access.ts looks at the token first:
+ * behind a reverse proxy every browser shares one address). In memory only (a restart forgets),
+ * bounded in size, on the injected clock; only time forgives an address.
  */
 import type { Clock } from '../engine/clock.js';
 
@@ -52,11 +53,6 @@ export class BadTokenBackoff {
     this.entries.delete(address); // re-inserted last: Map order is the eviction order
     this.entries.set(address, e);
     while (this.entries.size > this.o.maxAddresses) this.entries.delete(this.entries.keys().next().value as string);
-  }
-
-  /** A good token: the address's mistakes are forgiven. */
-  succeeded(address: string): void {
-    this.entries.delete(address);
   }
 
   private entry(address: string): Entry | undefined {

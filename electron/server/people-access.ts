@@ -19,21 +19,25 @@ const WORDS = {
   revoked: 'This access token was revoked. Ask an admin for a new one (shotfarm users token NAME).',
 } as const;
 
-/** The caller of a request that passed the host/origin checks. */
+/**
+ * The caller of a request that passed the host/origin checks. The token is looked at first: a
+ * valid one always passes, so a revoked person's open tab (or a stranger guessing) behind the same
+ * reverse proxy — one address for every browser — can never lock the valid people out. Only wrong
+ * tokens are slowed down, per address; a good token does not forgive its address's mistakes, or a
+ * guesser behind a shared proxy would be forgiven by every colleague's call.
+ */
 export function authenticate(req: IncomingMessage, url: URL, engine: Engine, backoff: BadTokenBackoff): Authenticated {
   if (!engine.peopleDefined()) return { ok: true, caller: LOCAL_CALLER };
+  const id = engine.identify(presentedToken(req, url));
+  if (id.ok) return id;
+  // A request without any token (a page's first look) is not a guess; a wrong one is.
+  if (id.why === 'missing') return { ok: false, status: 401, message: WORDS.missing };
   const address = req.socket.remoteAddress ?? 'unknown';
   const wait = backoff.waitMs(address);
   if (wait > 0) {
     const s = Math.ceil(wait / 1000);
     return { ok: false, status: 429, message: `Too many wrong access tokens from this address; try again in ${s} s.`, retryAfterS: s };
   }
-  const id = engine.identify(presentedToken(req, url));
-  if (id.ok) {
-    backoff.succeeded(address);
-    return id;
-  }
-  // A request without any token (a page's first look) is not a guess; a wrong one is.
-  if (id.why !== 'missing') backoff.failed(address);
+  backoff.failed(address);
   return { ok: false, status: 401, message: WORDS[id.why] };
 }

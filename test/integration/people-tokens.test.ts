@@ -102,23 +102,48 @@ test("behind a reverse proxy: a loopback serve takes the proxy's Host and https 
   }
 });
 
-test('repeated wrong tokens from one address are slowed down, then forgiven after the wait', async () => {
+test('repeated wrong tokens from one address are slowed down, then forgiven after the wait; a good token from it always passes', async () => {
   const t = await makeEngine();
   const server = await startServer({ engine: t.engine, backoff: { free: 2, baseMs: 1_000, maxMs: 8_000 } });
   try {
     const token = await addPerson(t.engine, 'otto', 'operator');
     for (let i = 0; i < 3; i++) assert.equal((await callAs(server.url, 'sft_guess', 'farm.status', {})).status, 401);
-    const slowed = await callAs(server.url, token, 'farm.status', {});
-    assert.equal(slowed.status, 429, 'closed for this address, even for a good token, until the wait is over');
+    const slowed = await callAs(server.url, 'sft_guess', 'farm.status', {});
+    assert.equal(slowed.status, 429, 'the address is closed to wrong tokens until the wait is over');
     assert.match(slowed.body.error?.message ?? '', /Too many wrong access tokens from this address; try again in 1 s/);
+    assert.equal((await callAs(server.url, token, 'farm.status', {})).status, 200, 'a good token from the closed address passes');
+    assert.equal((await callAs(server.url, 'sft_guess', 'farm.status', {})).status, 429, 'a good token does not forgive the address');
     t.clock.advance(1_000);
     assert.equal((await callAs(server.url, 'sft_guess', 'farm.status', {})).status, 401);
-    assert.equal((await callAs(server.url, token, 'farm.status', {})).status, 429, 'the next wrong one doubled the wait');
+    assert.equal((await callAs(server.url, 'sft_guess', 'farm.status', {})).status, 429, 'the next wrong one doubled the wait');
     t.clock.advance(2_000);
-    assert.equal((await callAs(server.url, token, 'farm.status', {})).status, 200);
-    assert.equal((await callAs(server.url, 'sft_guess', 'farm.status', {})).status, 401, 'a good token forgave the earlier mistakes');
+    assert.equal((await callAs(server.url, 'sft_guess', 'farm.status', {})).status, 401, 'the wait is over');
     assert.equal((await callAs(server.url, null, 'farm.status', {})).status, 401, 'a missing token is not counted as a guess');
     assert.equal((await callAs(server.url, token, 'farm.status', {})).status, 200);
+  } finally {
+    await server.close();
+    await t.close();
+  }
+});
+
+test("a revoked person's open tab behind the same address never locks a valid person out", async () => {
+  const t = await makeEngine();
+  // The shipped backoff: a reverse proxy gives every browser one address (here: loopback for both).
+  const server = await startServer({ engine: t.engine });
+  try {
+    const ops = await addPerson(t.engine, 'ops1', 'operator');
+    const artist = await addPerson(t.engine, 'artist1', 'artist');
+    assert.equal((await callAs(server.url, artist, 'farm.status', {})).status, 200);
+    await t.engine.call('users.revoke', { name: 'artist1' });
+    const hers: number[] = [];
+    const his: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      hers.push((await callAs(server.url, artist, 'farm.status', {})).status);
+      his.push((await callAs(server.url, ops, i % 2 ? 'farm.status' : 'jobs.list', {})).status);
+    }
+    assert.ok(hers.every((s) => s === 401 || s === 429), `the revoked tab is refused: ${hers.join(',')}`);
+    assert.ok(hers.includes(429), 'and slowed down');
+    assert.deepEqual(his.filter((s) => s !== 200), [], 'every call of the valid person passes');
   } finally {
     await server.close();
     await t.close();
