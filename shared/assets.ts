@@ -2,15 +2,11 @@
  * The asset ledger as clients see it: one output file per row, traceable to its job, and which file
  * a host may serve for a ledger id (`assets.file`). Re-exported by domain.ts.
  */
+import type { TakeKey } from './take-key.js';
 
-export interface AssetView {
+export interface AssetView extends TakeKey {
   id: string;
   jobId: string;
-  project: string;
-  episode: string;
-  shot: string;
-  stage: string;
-  take: number;
   path: string;
   fileName: string;
   sha256: string;

@@ -17,6 +17,7 @@ import type { FarmStateView } from './farm-settings.js';
 import type { ContactGap, LiveAttempt, LostContact } from './live-attempt.js';
 import type { JobState } from './job-states.js';
 import type { Priority } from './priorities.js';
+import type { TakeKey } from './take-key.js';
 
 /** Live progress of a running attempt, as last checkpointed. */
 export interface JobProgress {
@@ -35,12 +36,7 @@ export interface JobProgress {
 }
 
 /** What a job renders: a take of a stage of a shot, from a template, at a priority (a job, an import row). */
-export interface RenderTarget {
-  project: string;
-  episode: string;
-  shot: string;
-  stage: string;
-  take: number;
+export interface RenderTarget extends TakeKey {
   template: string;
   priority: Priority;
 }

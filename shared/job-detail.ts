@@ -6,6 +6,7 @@
 import type { AssetView } from './assets.js';
 import type { JobState } from './job-states.js';
 import type { ParamValue } from './shot-list-schema.js';
+import type { TakeKey } from './take-key.js';
 
 /** A ComfyUI API-format workflow as a client sees it: nodes by id, each with its class and inputs. */
 export type WorkflowJson = Record<string, { class_type: string; inputs: Record<string, unknown>; _meta?: { title?: string } }>;
@@ -53,7 +54,7 @@ export function sequenceOf(shot: string): string | null {
 export interface JobDetail {
   jobId: string;
   /** project / episode / sequence / shot / stage / take. */
-  path: { project: string; episode: string; sequence: string | null; shot: string; stage: string; take: number };
+  path: TakeKey & { sequence: string | null };
   template: { id: number; name: string; version: number; latestVersion: number; stage: string; hash: string; timeoutS: number };
   /** Place in dispatch order among the queued jobs (1 = next); null when not queued. */
   queuePosition: number | null;

@@ -2,9 +2,10 @@
  * Facts that every layer needs are written once, in shared/, and every layer derives from them: the
  * event topics (shared/events.ts), the error envelope's schema (shared/errors.ts), what "healthy"
  * means for a workstation (shared/domain.ts), the app's views (shared/app-views.ts) and the named
- * groups of job states — waiting, open, terminal, needing an operator… (shared/job-states.ts). A
- * second runtime list of topics, a second envelope schema, a second health rule, a second list of
- * views or a copy of a named group of states anywhere in electron/, renderer/ or shared/ fails here.
+ * groups of job states — waiting, open, terminal, needing an operator… (shared/job-states.ts) — and
+ * the take key (shared/take-key.ts). A second runtime list of topics, a second envelope schema, a
+ * second health rule, a second list of views, a copy of a named group of states or a second
+ * declaration of the take key anywhere in electron/, renderer/ or shared/ fails here.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -101,6 +102,21 @@ export function stateGroupCopies(text: string): string[] {
   return out;
 }
 
+const TAKE_FIELDS = ['project', 'episode', 'shot', 'stage', 'take'];
+
+/**
+ * A declaration of the take key: one object type (innermost braces) giving all five of project,
+ * episode, shot, stage and take a type. Extending or picking from TakeKey is not a declaration.
+ */
+export function takeKeyDeclarations(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(/\{([^{}]*)\}/g)) {
+    const typed = new Set([...(m[1] as string).matchAll(/(?:^|[;,\n{])\s*(?:readonly\s+)?(\w+)\??\s*:\s*(?:string|number)\b/g)].map((x) => x[1] as string));
+    if (TAKE_FIELDS.every((f) => typed.has(f))) out.push(`{ ${TAKE_FIELDS.join(', ')} }`);
+  }
+  return out;
+}
+
 const HOMES = {
   topics: 'shared/events.ts',
   envelope: 'shared/errors.ts',
@@ -108,6 +124,7 @@ const HOMES = {
   health: ['shared/domain.ts', 'electron/engine/scheduler/instance-registry.ts'],
   views: 'shared/app-views.ts',
   stateGroups: 'shared/job-states.ts',
+  takeKey: 'shared/take-key.ts',
 };
 
 export function secondDefinitions(file: string, text: string): string[] {
@@ -117,10 +134,11 @@ export function secondDefinitions(file: string, text: string): string[] {
   if (!HOMES.health.includes(file)) out.push(...healthRules(text).map((s) => `${file}: a health rule (${s}); use isHealthy`));
   if (file !== HOMES.views) out.push(...viewLists(text).map((l) => `${file}: a list of the app's views ${l}; use APP_VIEWS`));
   if (file !== HOMES.stateGroups) out.push(...stateGroupCopies(text).map((l) => `${file}: a group of job states ${l}`));
+  if (file !== HOMES.takeKey) out.push(...takeKeyDeclarations(text).map((l) => `${file}: a take key ${l}; use TakeKey from shared/take-key.ts`));
   return out;
 }
 
-test('event topics, the error envelope, "healthy", the views and the groups of job states are each defined once, in shared/', () => {
+test('event topics, the error envelope, "healthy", the views, the groups of job states and the take key are each defined once, in shared/', () => {
   const offenders = ['electron', 'renderer', 'shared'].flatMap((d) => sourceFiles(join(REPO, d))).flatMap((full) =>
     secondDefinitions(relative(REPO, full), readFileSync(full, 'utf8')),
   );
@@ -155,4 +173,14 @@ test('the single-list check notices a copied list of views and a copied group of
   assert.equal(stateGroupCopies("SELECT COUNT(*) FROM jobs WHERE state IN ('completed', 'failed_final', 'timeout_kill', 'cancelled')").length, 1, 'an SQL list');
   assert.deepEqual(stateGroupCopies("states: ['completed'] ; WHERE state IN ('running', 'failed_retryable')"), [], 'an unnamed group is not a copy');
   assert.deepEqual(secondDefinitions('shared/job-states.ts', waiting), [], 'at home');
+});
+
+test('the single-list check notices a second declaration of the take key', () => {
+  const planted = 'export interface JobKey {\n  project: string;\n  episode: string;\n  shot: string;\n  stage: string;\n  take: number;\n}';
+  assert.deepEqual(secondDefinitions('electron/engine/ids.ts', planted),
+    ['electron/engine/ids.ts: a take key { project, episode, shot, stage, take }; use TakeKey from shared/take-key.ts']);
+  assert.equal(takeKeyDeclarations('path: { project: string; episode: string; sequence: string | null; shot: string; stage: string; take: number };').length, 1, 'inline, with extra fields');
+  assert.equal(takeKeyDeclarations('interface Row { readonly project: string; episode: string; shot: string; stage: string; take?: number }').length, 1, 'readonly and optional fields');
+  assert.deepEqual(takeKeyDeclarations("export interface JobRow extends TakeKey {\n  id: string;\n}\nconst k = { project: r.project, episode: r.episode, shot: r.shot, stage: r.stage, take: r.take };"), [], 'extending it, or building a value, is not a declaration');
+  assert.deepEqual(secondDefinitions('shared/take-key.ts', planted), [], 'at home');
 });

@@ -4,19 +4,13 @@
  * ComfyUI prompt_id of every attempt, so any attempt can find its prompt on a server.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import type { TakeKey } from '../../shared/take-key.js';
 
 /** Fixed namespace for Shotfarm job ids. Never change it: every stored id depends on it. */
 export const JOB_ID_NAMESPACE = '6f1c1b0e-3d4a-5c2e-9b7f-5a8e2d4c1f30';
 
-export interface JobKey {
-  project: string;
-  episode: string;
-  shot: string;
-  stage: string;
-  take: number;
-}
 
-export function jobId(key: JobKey): string {
+export function jobId(key: TakeKey): string {
   // A separator that cannot occur in names (names reject control characters).
   const name = [key.project, key.episode, key.shot, key.stage, String(key.take)].join('\u001f');
   return uuidV5(name);

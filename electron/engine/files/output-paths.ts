@@ -7,15 +7,8 @@
  */
 import { basename, join, resolve, sep } from 'node:path';
 import { ShotfarmError } from '../../../shared/errors.js';
+import type { TakeKey } from '../../../shared/take-key.js';
 import { fitName } from './fit-name.js';
-
-export interface TakeKey {
-  project: string;
-  episode: string;
-  shot: string;
-  stage: string;
-  take: number;
-}
 
 export function takeDir(root: string, k: TakeKey): string {
   return join(resolve(root), ...[k.project, k.episode, k.shot, k.stage].map(fitName), `take-${k.take}`);

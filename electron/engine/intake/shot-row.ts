@@ -5,18 +5,14 @@
  */
 import type { Priority } from '../../../shared/priorities.js';
 import type { ParamValue } from '../../../shared/shot-list-schema.js';
+import type { TakeKey } from '../../../shared/take-key.js';
 
-export interface ShotRow {
+export interface ShotRow extends TakeKey {
   /** 1-based position among the file's rows (a CSV data row, a JSON shot-stage). */
   row: number;
   line: number | null;
-  project: string;
-  episode: string;
-  shot: string;
   description: string | null;
-  stage: string;
   template: string;
-  take: number;
   priority: Priority;
   parameters: Record<string, ParamValue>;
   /** Parameter name → input file path as written in the file. */

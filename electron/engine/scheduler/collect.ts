@@ -13,7 +13,8 @@ import type { ComfyClient } from '../comfy/client.js';
 import { outputFiles, type HistoryEntry } from '../comfy/responses.js';
 import { tempPathFor } from '../files/atomic-write.js';
 import { OutputFile, type OutputFs } from '../files/output-file.js';
-import { outputPath, type TakeKey } from '../files/output-paths.js';
+import { outputPath } from '../files/output-paths.js';
+import type { TakeKey } from '../../../shared/take-key.js';
 import type { StoredAsset } from '../store/asset-store.js';
 import { prepareTakeDir, settleOutput } from '../pools/attempt/take-files.js';
 

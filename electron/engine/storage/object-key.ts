@@ -4,7 +4,7 @@
  * control characters); the file name is reduced to its base name like a local output.
  */
 import { basename } from 'node:path';
-import type { TakeKey } from '../files/output-paths.js';
+import type { TakeKey } from '../../../shared/take-key.js';
 
 export function objectKeyFor(prefix: string, take: TakeKey, fileName: string): string {
   const file = basename(fileName.replace(/\\/g, '/'));

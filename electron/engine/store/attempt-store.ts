@@ -5,6 +5,7 @@
  * stage and take join `jobs` here (recovery, the timeline, the run log).
  */
 import type { JobProgress } from '../../../shared/domain.js';
+import type { TakeKey } from '../../../shared/take-key.js';
 import type { Clock } from '../clock.js';
 import { sqlLastQueuedAt, transitionJob } from '../job-state.js';
 import { inTransaction, type Db } from './database.js';
@@ -235,7 +236,8 @@ export function completedRunTimes(db: Db, templateId: number, gpuName: string, l
       LIMIT @limit`, { window, gpu: gpuName, template: templateId, limit }).map((r) => r.ms);
 }
 
-export interface TimelineRow {
+/** A Gantt bar is labelled with its take's shot, stage and take. */
+export interface TimelineRow extends Pick<TakeKey, 'shot' | 'stage' | 'take'> {
   id: string;
   job_id: string;
   instance_id: string | null;
@@ -245,9 +247,6 @@ export interface TimelineRow {
   outcome: string | null;
   contact_lost_at: number | null;
   contact_gaps_json: string | null;
-  shot: string;
-  stage: string;
-  take: number;
 }
 
 /** Attempts overlapping [from, to), at most 20,000, for the per-GPU Gantt. */

@@ -2,15 +2,11 @@
 import type { JobView } from '../../../shared/domain.js';
 import type { JobState } from '../../../shared/job-states.js';
 import { priorityFromValue } from '../../../shared/priorities.js';
+import type { TakeKey } from '../../../shared/take-key.js';
 
-export interface JobRow {
+export interface JobRow extends TakeKey {
   id: string;
   shot_id: number;
-  project: string;
-  episode: string;
-  shot: string;
-  stage: string;
-  take: number;
   template_id: number;
   template_name: string;
   params_json: string;
@@ -52,13 +48,8 @@ export interface JobRow {
 }
 
 /** The columns naming an attempt's or an asset's job, as the queries joining `jobs` select them. */
-export interface JobNameColumns {
+export interface JobNameColumns extends TakeKey {
   job_id: string;
-  project: string;
-  episode: string;
-  shot: string;
-  stage: string;
-  take: number;
 }
 
 /** The flag is left as it was when a job leaves the queue; it counts only while queued. */

@@ -8,7 +8,8 @@ import { dirname, join } from 'node:path';
 import { imageSize } from 'image-size';
 import { syncFolder, TEMP_PREFIX } from '../../files/atomic-write.js';
 import { outputFsError, type OutputFile } from '../../files/output-file.js';
-import { mediaTypeOf, takeDir, type TakeKey } from '../../files/output-paths.js';
+import { mediaTypeOf, takeDir } from '../../files/output-paths.js';
+import type { TakeKey } from '../../../../shared/take-key.js';
 import { randomId } from '../../ids.js';
 import type { StoredAsset } from '../../store/asset-store.js';
 

@@ -8,7 +8,8 @@
 import { ShotfarmError } from '../../../../shared/errors.js';
 import { tempPathFor } from '../../files/atomic-write.js';
 import { OutputFile, OutputTooLarge, type OutputFs } from '../../files/output-file.js';
-import { outputPath, type TakeKey } from '../../files/output-paths.js';
+import { outputPath } from '../../files/output-paths.js';
+import type { TakeKey } from '../../../../shared/take-key.js';
 import { prepareTakeDir, settleOutput } from '../attempt/take-files.js';
 import type { StoredAsset } from '../../store/asset-store.js';
 import type { WorkerImage } from './runpod-protocol.js';
