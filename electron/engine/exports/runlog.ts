@@ -9,15 +9,6 @@ import { runlogQuery, type RunlogRow } from '../store/attempt-store.js';
 import type { CsvTable } from './csv-export.js';
 import { isoLocal, spreadsheetLocal } from './local-time.js';
 
-export const RUNLOG_HEADER = [
-  'project', 'episode', 'sequence', 'shot', 'stage', 'take', 'attempt',
-  'outcome', 'error_class', 'reason', 'node_id', 'node_type',
-  'instance', 'gpu', 'template', 'template_version', 'seed', 'priority',
-  'dispatched_local', 'eligible_at', 'dispatched_at', 'started_at', 'finished_at', 'wait_s', 'run_s',
-  'free_vram_at_dispatch_gb', 'job_id',
-  // Appended (issues 17, 18), so scripts reading the columns by position keep working.
-  'imported_by', 'last_action_by', 'cost_usd',
-] as const;
 
 const seconds = (ms: number): number => Math.round(ms) / 1000;
 const gib = (bytes: number): number => Math.round((bytes / 1024 ** 3) * 10) / 10;
@@ -36,17 +27,51 @@ export function runSeconds(r: Pick<RunlogRow, 'started_at' | 'dispatched_at' | '
   return r.finished_at !== null ? seconds(r.finished_at - (r.started_at ?? r.dispatched_at)) : '';
 }
 
+/** One run-log column: its header and how a row fills it, side by side so neither exists without the other. */
+interface RunlogColumn {
+  header: string;
+  cell: (r: RunlogRow) => string | number | null;
+}
+
+/** The run log's columns, in file order. */
+const RUNLOG_COLUMNS: readonly RunlogColumn[] = [
+  { header: 'project', cell: (r) => r.project },
+  { header: 'episode', cell: (r) => r.episode },
+  { header: 'sequence', cell: (r) => r.sequence },
+  { header: 'shot', cell: (r) => r.shot },
+  { header: 'stage', cell: (r) => r.stage },
+  { header: 'take', cell: (r) => r.take },
+  { header: 'attempt', cell: (r) => r.n },
+  { header: 'outcome', cell: (r) => r.outcome ?? 'running' },
+  { header: 'error_class', cell: (r) => r.error_class },
+  { header: 'reason', cell: (r) => r.reason },
+  { header: 'node_id', cell: (r) => r.node_id },
+  { header: 'node_type', cell: (r) => r.node_type },
+  { header: 'instance', cell: (r) => r.instance_name },
+  { header: 'gpu', cell: (r) => r.gpu_name },
+  { header: 'template', cell: (r) => r.template_name },
+  { header: 'template_version', cell: (r) => r.template_version },
+  { header: 'seed', cell: (r) => r.seed },
+  { header: 'priority', cell: (r) => priorityFromValue(r.priority) },
+  { header: 'dispatched_local', cell: (r) => spreadsheetLocal(r.dispatched_at) },
+  { header: 'eligible_at', cell: (r) => isoLocal(r.eligible_at) },
+  { header: 'dispatched_at', cell: (r) => isoLocal(r.dispatched_at) },
+  { header: 'started_at', cell: (r) => isoLocal(r.started_at) },
+  { header: 'finished_at', cell: (r) => isoLocal(r.finished_at) },
+  { header: 'wait_s', cell: (r) => waitSeconds(r) },
+  { header: 'run_s', cell: (r) => runSeconds(r) },
+  { header: 'free_vram_at_dispatch_gb', cell: (r) => (r.vram_at_dispatch !== null ? gib(r.vram_at_dispatch) : '') },
+  { header: 'job_id', cell: (r) => r.job_id },
+  // Appended (issues 17, 18), so scripts reading the columns by position keep working.
+  { header: 'imported_by', cell: (r) => r.imported_by },
+  { header: 'last_action_by', cell: (r) => r.last_action_by },
+  { header: 'cost_usd', cell: (r) => (r.cost_usd !== null ? r.cost_usd.toFixed(6) : '') },
+];
+
+export const RUNLOG_HEADER: readonly string[] = RUNLOG_COLUMNS.map((c) => c.header);
+
 export const RUNLOG_CSV: CsvTable<RunlogRow> = {
   header: RUNLOG_HEADER,
   query: runlogQuery,
-  toCells: (r) => [
-    r.project, r.episode, r.sequence, r.shot, r.stage, r.take, r.n,
-    r.outcome ?? 'running', r.error_class, r.reason, r.node_id, r.node_type,
-    r.instance_name, r.gpu_name, r.template_name, r.template_version, r.seed, priorityFromValue(r.priority),
-    spreadsheetLocal(r.dispatched_at), isoLocal(r.eligible_at), isoLocal(r.dispatched_at), isoLocal(r.started_at), isoLocal(r.finished_at),
-    waitSeconds(r), runSeconds(r),
-    r.vram_at_dispatch !== null ? gib(r.vram_at_dispatch) : '', r.job_id,
-    r.imported_by, r.last_action_by,
-    r.cost_usd !== null ? r.cost_usd.toFixed(6) : '',
-  ],
+  toCells: (r) => RUNLOG_COLUMNS.map((c) => c.cell(r)),
 };
