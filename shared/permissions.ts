@@ -57,8 +57,9 @@ export function permission(req: PermissionRequest): Permission {
   const grant = grants[cls];
   if (!grant) return { allowed: false, sentence: `${plural(req.role)} cannot ${CLASS_WORDS[cls]}.` };
   // The rush rule: a method that asks for a priority needs the rush class to ask for rush.
-  if (req.priority === 'rush' && entry.asks && grants.rush !== 'all') {
-    return { allowed: false, sentence: `${plural(req.role)} cannot make jobs rush (up to high).` };
+  if (req.priority === 'rush' && entry.asks) {
+    const refused = rushRefusal(req.role);
+    if (refused) return { allowed: false, sentence: refused };
   }
   if (grant === 'own' && req.others && req.others.count > 0) {
     const verb = entry.verb ?? CLASS_WORDS[cls];
@@ -66,6 +67,14 @@ export function permission(req: PermissionRequest): Permission {
     return { allowed: false, sentence: `${plural(req.role)} cannot ${verb} jobs imported by others (${which} imported by someone else).` };
   }
   return { allowed: true };
+}
+
+/**
+ * The rush rule's sentence for a role that may not create or ask for rush, else null: also what an
+ * import refuses with when its rows (JSON field, CSV column, template default) would store rush jobs.
+ */
+export function rushRefusal(role: Role): string | null {
+  return GRANTS[role].rush === 'all' ? null : `${plural(role)} cannot make jobs rush (up to high).`;
 }
 
 /** Whether a role may use a class at all (own jobs count): the UI's flags, the docs' roles table. */
