@@ -43,7 +43,7 @@ test('an artist cannot import rush jobs by any priority path (403 forbidden, not
   try {
     const artist = await addPerson(t.engine, 'mira', 'artist');
     const operator = await addPerson(t.engine, 'otto', 'operator');
-    const jobCount = async (): Promise<number> => ((await t.engine.call('jobs.list', {})) as unknown[]).length;
+    const jobCount = async (): Promise<number> => (await t.engine.call('jobs.list', {})).total;
     let n = 0;
     for (const path of PATHS) {
       n++;
@@ -67,6 +67,33 @@ test('an artist cannot import rush jobs by any priority path (403 forbidden, not
       const job = await t.engine.call('jobs.get', { id: jobIds[0] as string });
       assert.equal((job as { priority: string }).priority, 'rush', `${path.name}: stored as rush`);
     }
+  } finally {
+    await server.close();
+    await t.close();
+  }
+});
+
+test('an artist cannot make a new take of a rush job (it would be rush: 403 forbidden, nothing stored); an operator can', async () => {
+  const t = await makeEngine();
+  const server = await startServer({ engine: t.engine, importBaseDir: `${RESOURCES}samples` });
+  try {
+    const artist = await addPerson(t.engine, 'mira', 'artist');
+    const operator = await addPerson(t.engine, 'otto', 'operator');
+    const p = await callAs(server.url, artist, 'import.preview', { fileName: 'nt.json', content: json('nt', {}, {}) });
+    const c = await callAs(server.url, artist, 'import.commit', { previewId: (p.body.result as { previewId: string }).previewId });
+    const id = (c.body.result as { jobIds: string[] }).jobIds[0] as string;
+    assert.equal((await callAs(server.url, operator, 'jobs.bump', { ids: [id], priority: 'rush' })).status, 200, 'the operator makes her job rush');
+    assert.equal((await callAs(server.url, operator, 'jobs.cancel', { ids: [id] })).status, 200, 'a cancelled job can have a new take');
+    const jobCount = async (): Promise<number> => (await t.engine.call('jobs.list', {})).total;
+    const before = await jobCount();
+    const refused = await callAs(server.url, artist, 'jobs.newTake', { ids: [id] });
+    assert.equal(refused.status, 403);
+    assert.equal(refused.body.error?.code, 'forbidden');
+    assert.equal(refused.body.error?.message, 'artists cannot make jobs rush (up to high).');
+    assert.equal(await jobCount(), before, 'no take stored');
+    const ok = await callAs(server.url, operator, 'jobs.newTake', { ids: [id] });
+    assert.equal(ok.status, 200, JSON.stringify(ok.body.error));
+    assert.equal(await jobCount(), before + 1);
   } finally {
     await server.close();
     await t.close();

@@ -6,6 +6,8 @@ import type { ApiHandlers } from '../../../shared/api.js';
 import type { JobView } from '../../../shared/domain.js';
 import { actorName, type Caller } from '../../../shared/people.js';
 import { ShotfarmError } from '../../../shared/errors.js';
+import { rushRefusal } from '../../../shared/permissions.js';
+import { PRIORITY_VALUE } from '../../../shared/priorities.js';
 import {
   bumpJobs, cancelJobs, holdJobs, moveJobsToTop, newTakes, releaseJobs, restoreOrder, retryJobs, uncancelJobs, type ActionContext,
 } from '../job-actions.js';
@@ -18,7 +20,7 @@ import { jobWhy, viewsWithWaits } from '../scheduler/job-why.js';
 import { storedFarmFacts } from '../scheduler/stored-facts.js';
 import { explainer, TemplateCache } from '../scheduler/wait-explainer.js';
 import type { JobRow } from '../store/job-rows.js';
-import { jobFacets, jobIdsByPrefix, jobRow, listJobIds, listJobRows } from '../store/job-store.js';
+import { jobFacets, jobIdsByPrefix, jobRow, jobRows, listJobIds, listJobRows } from '../store/job-store.js';
 import { changed, type DomainHandlers, type EngineContext } from './context.js';
 
 /** What the farm running here knows, else what the store holds (a CLI process). */
@@ -70,7 +72,12 @@ export function jobHandlers(ctx: EngineContext): DomainHandlers<'jobs'> & Pick<A
       return changed(ctx, cancelled);
     },
     'jobs.retry': async ({ ids }, c) => changed(ctx, retryJobs(act(c), ids)),
-    'jobs.newTake': async ({ ids, pinSeed }, c) => changed(ctx, newTakes(act(c), ids, pinSeed)),
+    'jobs.newTake': async ({ ids, pinSeed }, c) => {
+      // A new take keeps its job's priority: a role without the rush class may not make a rush one.
+      const refused = c.kind === 'person' ? rushRefusal(c.role) : null;
+      if (refused && jobRows(ctx.db, ids).some((r) => r.priority >= PRIORITY_VALUE.rush)) throw new ShotfarmError('forbidden', refused);
+      return changed(ctx, newTakes(act(c), ids, pinSeed));
+    },
     'jobs.uncancel': async ({ ids }, c) => changed(ctx, uncancelJobs(act(c), ids)),
     'jobs.restoreOrder': async ({ jobs }, c) => changed(ctx, restoreOrder(act(c), jobs)),
     'jobs.attempts': async ({ id }) => attemptsWithLive(live(), jobAttempts(ctx.db, id)),
