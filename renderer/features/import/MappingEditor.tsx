@@ -5,6 +5,7 @@
  */
 import type { TemplateView } from '../../../shared/domain.js';
 import { PRIORITIES, type Priority } from '../../../shared/priorities.js';
+import { useMay } from '../../store/use-may.js';
 
 export interface Mapping {
   project: string;
@@ -34,6 +35,9 @@ export function stagesOf(templates: readonly TemplateView[]): string[] {
 export function MappingEditor({ mapping, onChange, templates, checking, onRegisterTemplate }: {
   mapping: Mapping; onChange: (m: Mapping) => void; templates: readonly TemplateView[]; checking: boolean; onRegisterTemplate: () => void;
 }) {
+  // Only the priorities the signed-in person may create (the server refuses rush rows to a role without it).
+  const { may } = useMay();
+  const offered = PRIORITIES.filter((p) => p !== 'rush' || may('rush'));
   const field = (key: 'project' | 'episode', label: string, hint: string) => (
     <label className="field">
       <span className="field-label">{label}</span>
@@ -73,7 +77,7 @@ export function MappingEditor({ mapping, onChange, templates, checking, onRegist
           <span className="field-label">Priority</span>
           <select className="input" value={mapping.priority} onChange={(e) => onChange({ ...mapping, priority: e.target.value as Priority | '' })} data-mapping="priority">
             <option value="">(from file / normal)</option>
-            {PRIORITIES.map((p) => <option key={p} value={p}>{p}</option>)}
+            {offered.map((p) => <option key={p} value={p}>{p}</option>)}
           </select>
         </label>
         <button className="btn btn-ghost mapping-register" onClick={onRegisterTemplate} data-testid="register-template">+ Register a template…</button>
