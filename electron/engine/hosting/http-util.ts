@@ -39,7 +39,12 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   res.end(text);
 }
 
-/** An error answer; the farm host's paths are withheld from it (server-paths.ts) and kept for the local log. */
+/** An error answer for a caller on this machine (the control listener): its paths are the caller's own, so they stay. */
+export function sendLocalError(res: ServerResponse, status: number, error: ErrorEnvelope): void {
+  sendJson(res, status, { ok: false, error });
+}
+
+/** An error answer for a remote caller; the farm host's paths are withheld from it (server-paths.ts) and kept for the local log. */
 export function sendError(res: ServerResponse, status: number, error: ErrorEnvelope): void {
   const shown = remoteEnvelope(error);
   if (shown !== error) noteWithheld(res, error.message);
