@@ -117,6 +117,11 @@ export type InstanceKind = (typeof INSTANCE_KINDS)[number];
 
 /** RunPod's public serverless API: an endpoint's API base when none was named (tests and proxies name one). */
 export const RUNPOD_API_BASE = 'https://api.runpod.ai/v2';
+
+/** An API base as stored and compared: without spaces or trailing slashes, so "…/v2/" and "…/v2" are one base. */
+export function normaliseApiBase(base: string): string {
+  return base.trim().replace(/\/+$/, '');
+}
 /** RunPod's default execution timeout of an endpoint (600 s) when the operator names none. */
 export const RUNPOD_EXECUTION_TIMEOUT_S = 600;
 

@@ -7,7 +7,6 @@ import { dirname } from 'node:path';
 import type { InstanceView } from '../../../shared/domain.js';
 import { ShotfarmError } from '../../../shared/errors.js';
 import { storedNumber } from '../settings/farm-settings.js';
-import { normaliseApiBase } from '../pools/runpod/api-base.js';
 import { runpodKeySource, storeRunpodKey } from '../pools/runpod/api-key.js';
 import { utcDayStart } from '../pools/runpod/runpod-cost.js';
 import { randomId } from '../ids.js';
@@ -38,11 +37,10 @@ export function cloudHandlers(ctx: EngineContext): DomainHandlers<'cloud'> {
   };
   return {
     'cloud.addRunpod': async (f) => {
-      // A page's transport refuses apiBase (pools/runpod/api-base.ts): one that reaches here was chosen on the farm host.
-      const apiBase = f.apiBase === undefined ? undefined : normaliseApiBase(f.apiBase);
-      unique(f.name, runpodUrl(apiBase, f.endpointId), f.endpointId, null);
+      // A page's transport refuses apiBase (the method table's field rule): one that reaches here was chosen on the farm host.
+      unique(f.name, runpodUrl(f.apiBase, f.endpointId), f.endpointId, null);
       const id = randomId();
-      insertRunpodInstance(ctx.db, id, { ...f, apiBase, apiBaseLocal: apiBase !== undefined }, ctx.clock.now());
+      insertRunpodInstance(ctx.db, id, { ...f, apiBaseLocal: f.apiBase !== undefined }, ctx.clock.now());
       return announce(id);
     },
     'cloud.updateRunpod': async ({ id: ref, ...f }) => {

@@ -3,7 +3,7 @@
  * of its kind built once in `rowOf`): the API's edits, probes, the scheduler's health — and on `instance_node_lists`, what each one's /object_info offers (node-lists.ts makes it).
  */
 import {
-  RUNPOD_API_BASE, RUNPOD_EXECUTION_TIMEOUT_S, type InstanceAdminState, type InstanceHealth, type InstanceKind, type InstanceView, type RunpodEndpoint,
+  normaliseApiBase, RUNPOD_API_BASE, RUNPOD_EXECUTION_TIMEOUT_S, type InstanceAdminState, type InstanceHealth, type InstanceKind, type InstanceView, type RunpodEndpoint,
   type VramView,
 } from '../../../shared/domain.js';
 import type { Db } from './database.js';
@@ -166,7 +166,7 @@ export interface RunpodFields {
 
 /** The url a RunPod endpoint row is known by: `<api base>/<endpoint id>` (one row per endpoint). */
 export function runpodUrl(apiBase: string | undefined, endpointId: string): string {
-  return `${(apiBase ?? RUNPOD_API_BASE).replace(/\/+$/, '')}/${endpointId}`;
+  return `${normaliseApiBase(apiBase ?? RUNPOD_API_BASE)}/${endpointId}`;
 }
 
 /** The columns insert and update write for an endpoint. */
@@ -174,7 +174,7 @@ function runpodParams(id: string, f: RunpodFields, apiBase: string, now: number)
   const vram = f.vramGb === undefined ? null : JSON.stringify({ totalBytes: f.vramGb * 1024 ** 3, comfyBytes: 0, otherBytes: 0, freeBytes: f.vramGb * 1024 ** 3 });
   return {
     id, name: f.name, url: runpodUrl(apiBase, f.endpointId), tags: JSON.stringify(f.tags ?? []), max: f.maxConcurrency ?? 1, gpu: f.gpuName ?? null, vram,
-    endpoint: f.endpointId, base: apiBase.replace(/\/+$/, ''), price: f.pricePerHourUsd, timeout: f.executionTimeoutS ?? RUNPOD_EXECUTION_TIMEOUT_S, now,
+    endpoint: f.endpointId, base: normaliseApiBase(apiBase), price: f.pricePerHourUsd, timeout: f.executionTimeoutS ?? RUNPOD_EXECUTION_TIMEOUT_S, now,
   };
 }
 

@@ -13,14 +13,9 @@
  *   way (an older database, a future edit path) does not get the key: changing a base forgets it.
  * Pure: imported by the preload bundle too.
  */
-import { RUNPOD_API_BASE } from '../../../../shared/domain.js';
+import { normaliseApiBase, RUNPOD_API_BASE } from '../../../../shared/domain.js';
 
-export { RUNPOD_API_BASE };
-
-/** Stored without trailing slashes, so "…/v2/" and "…/v2" are one base. */
-export function normaliseApiBase(base: string): string {
-  return base.trim().replace(/\/+$/, '');
-}
+export { normaliseApiBase, RUNPOD_API_BASE };
 
 /** The stored facts about an endpoint's base (the store applies RunPod's default base once). */
 export interface ApiBaseFacts {
