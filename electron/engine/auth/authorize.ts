@@ -8,7 +8,7 @@
 import type { ApiMethod } from '../../../shared/api.js';
 import { ShotfarmError } from '../../../shared/errors.js';
 import { METHOD_CLASSES, type Caller, type SessionView } from '../../../shared/people.js';
-import { mayUse, permission, type PermissionRequest } from '../../../shared/permissions.js';
+import { mayUse, permission, rushRefusal, type PermissionRequest } from '../../../shared/permissions.js';
 import { askedPriority, targetedJobs } from '../../../shared/methods.js';
 import type { Db } from '../store/database.js';
 import { importedByOthers } from '../store/job-store.js';
@@ -22,6 +22,17 @@ export function authorize(db: Db, caller: Caller, method: ApiMethod, input: unkn
   if (priority) req.priority = priority;
   const verdict = permission(req);
   if (!verdict.allowed) throw new ShotfarmError('forbidden', verdict.sentence);
+}
+
+/**
+ * The rush rule for what a call would create rather than what its input asks (an import's rows from
+ * a JSON field or a CSV column, a new take of a rush job): known only to its handler, which calls
+ * this before it stores anything — the same sentence as a bump's, `forbidden`, nothing done.
+ */
+export function authorizeCreatedRush(caller: Caller, createsRush: () => boolean): void {
+  if (caller.kind === 'local') return;
+  const refused = rushRefusal(caller.role);
+  if (refused && createsRush()) throw new ShotfarmError('forbidden', refused);
 }
 
 /** `session.whoami`: the solo operator may do everything; a person what their role grants. */

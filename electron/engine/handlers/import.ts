@@ -5,7 +5,7 @@
 import type { ImportPreview } from '../../../shared/domain.js';
 import { ShotfarmError } from '../../../shared/errors.js';
 import { actorName } from '../../../shared/people.js';
-import { rushRefusal } from '../../../shared/permissions.js';
+import { authorizeCreatedRush } from '../auth/authorize.js';
 import { randomId } from '../ids.js';
 import { commitRows } from '../intake/commit-import.js';
 import { readCsvShotList } from '../intake/csv-shot-list.js';
@@ -92,10 +92,7 @@ export function importHandlers(ctx: EngineContext): DomainHandlers<'import'> {
       if (!stored) throw new ShotfarmError('not_found', 'This import preview has expired or was already imported; drop the file again.');
       // The rush rule over what the rows would store (a JSON field, a CSV column, a template default):
       // a role that may not ask for rush may not import it either. Refused whole, nothing stored.
-      const refused = caller.kind === 'person' ? rushRefusal(caller.role) : null;
-      if (refused && stored.rows.some((r) => r.view.status === 'new' && r.source.priority === 'rush')) {
-        throw new ShotfarmError('forbidden', refused);
-      }
+      authorizeCreatedRush(caller, () => stored.rows.some((r) => r.view.status === 'new' && r.source.priority === 'rush'));
       let result;
       try {
         // The jobs say who imported them (an artist may then act on their own jobs).

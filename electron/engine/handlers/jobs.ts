@@ -6,7 +6,6 @@ import type { ApiHandlers } from '../../../shared/api.js';
 import type { JobView } from '../../../shared/domain.js';
 import { actorName, type Caller } from '../../../shared/people.js';
 import { ShotfarmError } from '../../../shared/errors.js';
-import { rushRefusal } from '../../../shared/permissions.js';
 import { PRIORITY_VALUE } from '../../../shared/priorities.js';
 import {
   bumpJobs, cancelJobs, holdJobs, moveJobsToTop, newTakes, releaseJobs, restoreOrder, retryJobs, uncancelJobs, type ActionContext,
@@ -22,6 +21,7 @@ import { explainer, TemplateCache } from '../scheduler/wait-explainer.js';
 import type { JobRow } from '../store/job-rows.js';
 import { jobFacets, jobIdsByPrefix, jobRow, jobRows, listJobIds, listJobRows } from '../store/job-store.js';
 import { changed, type DomainHandlers, type EngineContext } from './context.js';
+import { authorizeCreatedRush } from '../auth/authorize.js';
 
 /** What the farm running here knows, else what the store holds (a CLI process). */
 export function farmFacts(ctx: EngineContext): FarmFacts {
@@ -74,8 +74,7 @@ export function jobHandlers(ctx: EngineContext): DomainHandlers<'jobs'> & Pick<A
     'jobs.retry': async ({ ids }, c) => changed(ctx, retryJobs(act(c), ids)),
     'jobs.newTake': async ({ ids, pinSeed }, c) => {
       // A new take keeps its job's priority: a role without the rush class may not make a rush one.
-      const refused = c.kind === 'person' ? rushRefusal(c.role) : null;
-      if (refused && jobRows(ctx.db, ids).some((r) => r.priority >= PRIORITY_VALUE.rush)) throw new ShotfarmError('forbidden', refused);
+      authorizeCreatedRush(c, () => jobRows(ctx.db, ids).some((r) => r.priority >= PRIORITY_VALUE.rush));
       return changed(ctx, newTakes(act(c), ids, pinSeed));
     },
     'jobs.uncancel': async ({ ids }, c) => changed(ctx, uncancelJobs(act(c), ids)),
