@@ -39,10 +39,6 @@ export const CHANNELS = {
  */
 export const PAGE_METHODS: ReadonlySet<ApiMethod> = DESKTOP_PAGE_METHODS;
 
-export function isPageMethod(name: unknown): name is ApiMethod {
-  return typeof name === 'string' && (PAGE_METHODS as ReadonlySet<string>).has(name);
-}
-
 /** What `call` answers over IPC: rejections would lose the envelope's fields, so errors are values. */
 export type { CallAnswer };
 
