@@ -37,12 +37,10 @@ import { settingsHandlers } from './handlers/settings.js';
 import { templateHandlers } from './handlers/templates.js';
 import { userHandlers } from './handlers/users.js';
 import { HookRunner } from './hooks/hook-runner.js';
-import { withLive } from './queries/job-live.js';
 import type { SchedulerConfig } from './settings/farm-config.js';
-import { viewsWithWaits } from './scheduler/job-why.js';
 import { Scheduler } from './scheduler/scheduler.js';
-import { storedFarmFacts } from './scheduler/stored-facts.js';
 import { TemplateCache } from './scheduler/wait-explainer.js';
+import { jobViewBuilder } from './views/job-views.js';
 import { LiveSettings } from './settings/live-settings.js';
 import { DB_FILE_NAME, openDatabase, type Db } from './store/database.js';
 import type { ExportFilter } from './store/export-filter.js';
@@ -136,18 +134,17 @@ export class Engine {
       db: this.db, clock: this.clock, timers: this.timers, random: this.random, log: this.log,
       onSettled: (delivery) => this.events.emit('hook.delivery', { delivery }),
     });
-    // Views go out with why each queued job waits: by the farm running here, else by what the store holds.
+    // One builder of job views for the announcer and the handlers alike: they cannot differ.
     const templates = new TemplateCache(this.db);
-    this.announcer = new JobAnnouncer(this.db, this.events, this.hooks, (rows) =>
-      withLive(this.db, this.scheduler,
-        viewsWithWaits(rows, () => this.scheduler?.waitFacts() ?? storedFarmFacts(this.db, this.clock.now()), templates), this.clock.now()));
+    const views = jobViewBuilder({ db: this.db, clock: this.clock, farm: () => this.scheduler, templates });
+    this.announcer = new JobAnnouncer(this.db, this.events, this.hooks, views);
     this.settings = new LiveSettings({
       db: this.db, timers: this.timers, events: this.events, log: this.log, defaultOutputRoot: this.outputRoot,
       defaultReleasesRoot: join(opts.dataDir, 'releases'),
     });
     const ctx: EngineContext = {
       db: this.db, dbFile: this.dbFile, clock: this.clock, random: this.random, events: this.events, settings: this.settings,
-      announcer: this.announcer, farm: () => this.scheduler, uploadGate: this.uploadGate,
+      announcer: this.announcer, views, templates, farm: () => this.scheduler, uploadGate: this.uploadGate,
     };
     this.handlers = {
       ...farmHandlers(ctx), ...jobHandlers(ctx), ...importHandlers(ctx), ...templateHandlers(ctx), ...instanceHandlers(ctx),
