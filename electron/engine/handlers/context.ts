@@ -16,7 +16,7 @@ import type { FarmFacts } from '../scheduler/farm-facts.js';
 import type { FolderDefaults } from '../settings/farm-settings.js';
 import type { Db } from '../store/database.js';
 import type { JobViews } from '../views/job-views.js';
-import type { TemplateCache } from '../scheduler/wait-explainer.js';
+import type { TemplateCache } from '../templates/template-cache.js';
 import type { UploadGate } from '../uploads/upload-gate.js';
 
 /** The handlers of the contract's methods named `<domain>.…`. */

@@ -11,7 +11,7 @@ import { withLive, type LiveFarm } from '../queries/job-live.js';
 import type { FarmFacts } from '../scheduler/farm-facts.js';
 import { viewsWithWaits } from '../scheduler/job-why.js';
 import { storedFarmFacts } from '../scheduler/stored-facts.js';
-import type { TemplateCache } from '../scheduler/wait-explainer.js';
+import type { TemplateCache } from '../templates/template-cache.js';
 import type { Db } from '../store/database.js';
 import type { JobRow } from '../store/job-rows.js';
 
