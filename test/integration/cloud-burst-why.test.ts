@@ -5,9 +5,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { jobWhy } from '../../electron/engine/scheduler/job-why.js';
-import { storedFarmFacts } from '../../electron/engine/scheduler/stored-facts.js';
-import { explainer } from '../../electron/engine/scheduler/wait-explainer.js';
+import { jobWhy } from '../../electron/engine/views/job-why.js';
+import { storedFarmFacts } from '../../electron/engine/views/stored-facts.js';
+import { explainer } from '../../electron/engine/views/wait-explainer.js';
 import { jobRow } from '../../electron/engine/store/job-store.js';
 import type { Engine } from '../../electron/engine/engine.js';
 import { cloudFarmFor } from '../helpers/cloud-farm.js';

@@ -12,7 +12,7 @@ import type { Clock, RandomSource } from '../clock.js';
 import type { EventBus } from '../event-bus.js';
 import type { LivePhases } from '../scheduler/live-attempts.js';
 import type { AttemptWatchView } from '../scheduler/attempt-watch.js';
-import type { FarmFacts } from '../scheduler/farm-facts.js';
+import type { FarmFacts } from '../views/farm-facts.js';
 import type { FolderDefaults } from '../settings/farm-settings.js';
 import type { Db } from '../store/database.js';
 import type { JobViews } from '../views/job-views.js';

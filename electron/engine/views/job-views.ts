@@ -8,9 +8,9 @@
 import type { JobView } from '../../../shared/domain.js';
 import type { Clock } from '../clock.js';
 import { withLive, type LiveFarm } from '../queries/job-live.js';
-import type { FarmFacts } from '../scheduler/farm-facts.js';
-import { viewsWithWaits } from '../scheduler/job-why.js';
-import { storedFarmFacts } from '../scheduler/stored-facts.js';
+import type { FarmFacts } from './farm-facts.js';
+import { viewsWithWaits } from './job-why.js';
+import { storedFarmFacts } from './stored-facts.js';
 import type { TemplateCache } from '../templates/template-cache.js';
 import type { Db } from '../store/database.js';
 import type { JobRow } from '../store/job-rows.js';

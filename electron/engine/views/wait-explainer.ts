@@ -5,9 +5,9 @@
  */
 import type { JobRow } from '../store/job-rows.js';
 import type { TemplateCache } from '../templates/template-cache.js';
-import type { CapabilityAnswer } from './capability-answers.js';
+import type { CapabilityAnswer } from '../scheduler/capability-answers.js';
 import type { FarmFacts } from './farm-facts.js';
-import type { JobSnapshot } from './policy.js';
+import type { JobSnapshot } from '../scheduler/policy.js';
 import { explainWait, type JobWait } from './wait-reasons.js';
 
 /** What a queued job's wait needs of its row. */

@@ -12,7 +12,7 @@ import { notDispatching, type FarmFacts } from './farm-facts.js';
 import { explainer, isBlockedWait, type Explain } from './wait-explainer.js';
 import type { TemplateCache } from '../templates/template-cache.js';
 import { hhmmss } from './wait-reasons.js';
-import { shareNote } from './fair-share.js';
+import { shareNote } from '../scheduler/fair-share.js';
 import { withBurstWait } from '../pools/runpod/burst-wait.js';
 
 export function jobWhy(db: Db, job: JobRow, facts: FarmFacts, explain: Explain): JobWhy {
