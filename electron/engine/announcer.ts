@@ -6,8 +6,8 @@
 import type { JobView } from '../../shared/domain.js';
 import type { EventBus } from './event-bus.js';
 import type { Db } from './store/database.js';
-import { toJobView, type JobRow } from './store/job-rows.js';
 import { jobRows } from './store/job-store.js';
+import type { JobViews } from './views/job-views.js';
 
 /**
  * Past this many jobs at once (an import, a bulk action) clients get one "refetch" event instead of
@@ -28,8 +28,8 @@ export class JobAnnouncer {
     private readonly db: Db,
     private readonly events: EventBus,
     private readonly hooks: JobNotifier,
-    /** Rows to views; the engine's adds why each queued job waits (scheduler/job-why.ts), as `jobs.list` shows it. */
-    private readonly toViews: (rows: readonly JobRow[]) => JobView[] = (rows) => rows.map(toJobView),
+    /** Rows to views: the engine's one builder (views/job-views.ts), the same one `jobs.list` answers with. */
+    private readonly toViews: JobViews,
   ) {}
 
   /** Loads the changed jobs' views, notifies their hooks, emits the events; returns the views (the API answers with them). */

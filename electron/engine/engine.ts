@@ -37,12 +37,10 @@ import { settingsHandlers } from './handlers/settings.js';
 import { templateHandlers } from './handlers/templates.js';
 import { userHandlers } from './handlers/users.js';
 import { HookRunner } from './hooks/hook-runner.js';
-import { withLive } from './queries/job-live.js';
 import type { SchedulerConfig } from './settings/farm-config.js';
-import { viewsWithWaits } from './scheduler/job-why.js';
 import { Scheduler } from './scheduler/scheduler.js';
-import { storedFarmFacts } from './scheduler/stored-facts.js';
-import { TemplateCache } from './scheduler/wait-explainer.js';
+import { TemplateCache } from './templates/template-cache.js';
+import { jobViewBuilder } from './views/job-views.js';
 import { LiveSettings } from './settings/live-settings.js';
 import { DB_FILE_NAME, openDatabase, type Db } from './store/database.js';
 import type { ExportFilter } from './store/export-filter.js';
@@ -97,6 +95,8 @@ export class Engine {
   readonly handlers: ApiHandlers;
   /** Which uploads each sender announced and may send now (uploads/upload-gate.ts). */
   readonly uploadGate = new UploadGate();
+  /** Stored templates by id, read once: the one cache the handlers, the views and the farm share. */
+  readonly templates: TemplateCache;
   private readonly announcer: JobAnnouncer;
   private readonly log: (message: string) => void;
   /** The data folder's farm, while this engine runs it (and the listener one-shot CLI commands call). */
@@ -131,23 +131,22 @@ export class Engine {
       }
     }
     this.outputRoot = opts.outputRoot ?? join(opts.dataDir, 'outputs');
+    this.templates = new TemplateCache(this.db);
     this.events = new EventBus((topic, err) => this.log(`a ${topic} subscriber failed: ${(err as Error).stack ?? String(err)}`));
     this.hooks = new HookRunner({
       db: this.db, clock: this.clock, timers: this.timers, random: this.random, log: this.log,
       onSettled: (delivery) => this.events.emit('hook.delivery', { delivery }),
     });
-    // Views go out with why each queued job waits: by the farm running here, else by what the store holds.
-    const templates = new TemplateCache(this.db);
-    this.announcer = new JobAnnouncer(this.db, this.events, this.hooks, (rows) =>
-      withLive(this.db, this.scheduler,
-        viewsWithWaits(rows, () => this.scheduler?.waitFacts() ?? storedFarmFacts(this.db, this.clock.now()), templates), this.clock.now()));
+    // One builder of job views for the announcer and the handlers alike: they cannot differ.
+    const views = jobViewBuilder({ db: this.db, clock: this.clock, farm: () => this.scheduler, templates: this.templates });
+    this.announcer = new JobAnnouncer(this.db, this.events, this.hooks, views);
     this.settings = new LiveSettings({
       db: this.db, timers: this.timers, events: this.events, log: this.log, defaultOutputRoot: this.outputRoot,
       defaultReleasesRoot: join(opts.dataDir, 'releases'),
     });
     const ctx: EngineContext = {
       db: this.db, dbFile: this.dbFile, clock: this.clock, random: this.random, events: this.events, settings: this.settings,
-      announcer: this.announcer, farm: () => this.scheduler, uploadGate: this.uploadGate,
+      announcer: this.announcer, views, templates: this.templates, farm: () => this.scheduler, uploadGate: this.uploadGate,
     };
     this.handlers = {
       ...farmHandlers(ctx), ...jobHandlers(ctx), ...importHandlers(ctx), ...templateHandlers(ctx), ...instanceHandlers(ctx),
@@ -167,7 +166,7 @@ export class Engine {
     if (!this.farmLock) this.takeFarm('embedded');
     this.scheduler = new Scheduler({
       db: this.db, clock: this.clock, random: this.random, timers: this.timers, events: this.events,
-      config: this.settings.schedulerConfig(over), announce: (ids) => void this.announcer.announce(ids), log: this.log,
+      config: this.settings.schedulerConfig(over), templates: this.templates, announce: (ids) => void this.announcer.announce(ids), log: this.log,
       ...(this.opts.outputFs ? { outputFs: this.opts.outputFs } : {}),
       runpodKey: () => runpodKey(this.db, this.dataDir, process.env),
     });

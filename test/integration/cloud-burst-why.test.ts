@@ -5,9 +5,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { jobWhy } from '../../electron/engine/scheduler/job-why.js';
-import { storedFarmFacts } from '../../electron/engine/scheduler/stored-facts.js';
-import { explainer, TemplateCache } from '../../electron/engine/scheduler/wait-explainer.js';
+import { jobWhy } from '../../electron/engine/views/job-why.js';
+import { storedFarmFacts } from '../../electron/engine/views/stored-facts.js';
+import { explainer } from '../../electron/engine/views/wait-explainer.js';
 import { jobRow } from '../../electron/engine/store/job-store.js';
 import type { Engine } from '../../electron/engine/engine.js';
 import { cloudFarmFor } from '../helpers/cloud-farm.js';
@@ -15,7 +15,7 @@ import { cloudFarmFor } from '../helpers/cloud-farm.js';
 /** What a process without the farm (the CLI's `jobs why`) says of the job, from the store. */
 function storedWhy(engine: Engine, id: string): string {
   const facts = storedFarmFacts(engine.db, Date.now());
-  return jobWhy(engine.db, jobRow(engine.db, id)!, facts, explainer(facts, new TemplateCache(engine.db))).summary;
+  return jobWhy(engine.db, jobRow(engine.db, id)!, facts, explainer(facts, engine.templates)).summary;
 }
 
 test('a job before burst_after_s says the cloud burst waits until it has waited that long, in jobs.why, its waitReason and from the store', async (t) => {

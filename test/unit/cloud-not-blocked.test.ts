@@ -6,9 +6,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { burstWaitOf, type BurstJob } from '../../electron/engine/pools/runpod/burst-wait.js';
-import type { FarmFacts } from '../../electron/engine/scheduler/farm-facts.js';
-import { isBlockedWait } from '../../electron/engine/scheduler/wait-explainer.js';
-import type { JobWait } from '../../electron/engine/scheduler/wait-reasons.js';
+import type { FarmFacts } from '../../electron/engine/views/farm-facts.js';
+import { isBlockedWait } from '../../electron/engine/views/wait-explainer.js';
+import type { JobWait } from '../../electron/engine/views/wait-reasons.js';
 import type { JobRow } from '../../electron/engine/store/job-rows.js';
 
 const GB = 1024 ** 3;

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { JobSnapshot } from '../../electron/engine/scheduler/policy.js';
-import { explainWait, instanceWaitReason, type InstanceFacts, type WaitKind, type WaitLasting } from '../../electron/engine/scheduler/wait-reasons.js';
+import { explainWait, instanceWaitReason, type InstanceFacts, type WaitKind, type WaitLasting } from '../../electron/engine/views/wait-reasons.js';
 
 const GB = 1024 ** 3;
 const inst = (o: Partial<InstanceFacts> = {}): InstanceFacts => ({

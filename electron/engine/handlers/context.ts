@@ -12,9 +12,11 @@ import type { Clock, RandomSource } from '../clock.js';
 import type { EventBus } from '../event-bus.js';
 import type { LivePhases } from '../scheduler/live-attempts.js';
 import type { AttemptWatchView } from '../scheduler/attempt-watch.js';
-import type { FarmFacts } from '../scheduler/farm-facts.js';
+import type { FarmFacts } from '../views/farm-facts.js';
 import type { FolderDefaults } from '../settings/farm-settings.js';
 import type { Db } from '../store/database.js';
+import type { JobViews } from '../views/job-views.js';
+import type { TemplateCache } from '../templates/template-cache.js';
 import type { UploadGate } from '../uploads/upload-gate.js';
 
 /** The handlers of the contract's methods named `<domain>.…`. */
@@ -68,6 +70,10 @@ export interface EngineContext {
   /** The farm settings: where outputs go, and applying a change made here. */
   settings: SettingsPort;
   announcer: JobAnnouncer;
+  /** Rows to job views: the same function the announcer builds its views with (views/job-views.ts). */
+  views: JobViews;
+  /** The engine's one template cache (a stored version never changes). */
+  templates: TemplateCache;
   /** The farm running in this process, or null. */
   farm(): FarmPort | null;
   /** Which uploads each sender announced (uploads.check) and may now send (the server's PUT route). */

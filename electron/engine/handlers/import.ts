@@ -15,7 +15,7 @@ import { currentFarmPlaces } from '../files/farm-places.js';
 import { uploadedInputs } from '../uploads/import-uploads.js';
 import { checkRows, type CheckedRow } from '../intake/preview.js';
 import { storageFailure } from '../store/storage-failure.js';
-import { storedFarmFacts } from '../scheduler/stored-facts.js';
+import { currentFarmFacts } from '../views/job-views.js';
 import { checkShotListText } from '../intake/text-check.js';
 import type { DomainHandlers, EngineContext } from './context.js';
 
@@ -71,7 +71,7 @@ export function importHandlers(ctx: EngineContext): DomainHandlers<'import'> {
       let checked;
       try {
         checked = checkRows(ctx.db, read.rows, {
-          fileName, folder, capability: ctx.farm()?.waitFacts() ?? storedFarmFacts(ctx.db, ctx.clock.now()),
+          fileName, folder, capability: currentFarmFacts(ctx),
         });
       } catch (err) {
         throw storageFailure(err, ctx.dbFile, `checking ${fileName}`) ?? err;

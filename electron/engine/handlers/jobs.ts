@@ -12,21 +12,15 @@ import {
 } from '../job-actions.js';
 import { failureGroups, jobAttempts } from '../queries/attempts.js';
 import { jobDetail } from '../queries/job-detail.js';
-import { attemptsWithLive, withLive } from '../queries/job-live.js';
+import { attemptsWithLive } from '../queries/job-live.js';
 import { jobPreview } from '../queries/job-preview.js';
-import type { FarmFacts } from '../scheduler/farm-facts.js';
-import { jobWhy, viewsWithWaits } from '../scheduler/job-why.js';
-import { storedFarmFacts } from '../scheduler/stored-facts.js';
-import { explainer, TemplateCache } from '../scheduler/wait-explainer.js';
+import { jobWhy } from '../views/job-why.js';
+import { explainer } from '../views/wait-explainer.js';
 import type { JobRow } from '../store/job-rows.js';
 import { jobFacets, jobIdsByPrefix, jobRow, jobRows, listJobIds, listJobRows } from '../store/job-store.js';
+import { currentFarmFacts } from '../views/job-views.js';
 import { changed, type DomainHandlers, type EngineContext } from './context.js';
 import { authorizeCreatedRush } from '../auth/authorize.js';
-
-/** What the farm running here knows, else what the store holds (a CLI process). */
-export function farmFacts(ctx: EngineContext): FarmFacts {
-  return ctx.farm()?.waitFacts() ?? storedFarmFacts(ctx.db, ctx.clock.now());
-}
 
 /** A job named by its full id or a unique prefix of it (as `git` names commits). */
 function resolveRef(ctx: EngineContext, ref: string): string {
@@ -42,9 +36,8 @@ export function jobHandlers(ctx: EngineContext): DomainHandlers<'jobs'> & Pick<A
   // Who did it goes in the event rows and jobs.last_action_by: the person, or `local` (the solo operator).
   const act = (caller: Caller): ActionContext => ({ db: ctx.db, clock: ctx.clock, random: ctx.random, actor: actorName(caller) });
   const live = () => ctx.farm()?.live ?? null;
-  const templates = new TemplateCache(ctx.db);
-  // Every view this domain answers with: why a queued job waits, what a running attempt is doing.
-  const views = (rows: readonly JobRow[]): JobView[] => withLive(ctx.db, ctx.farm(), viewsWithWaits(rows, () => farmFacts(ctx), templates), ctx.clock.now());
+  // Every view this domain answers with is built as the announcer builds it (views/job-views.ts).
+  const views = ctx.views;
   const existing = (id: string): JobRow => {
     const r = jobRow(ctx.db, id);
     if (!r) throw new ShotfarmError('not_found', `Job ${id} does not exist.`);
@@ -57,8 +50,8 @@ export function jobHandlers(ctx: EngineContext): DomainHandlers<'jobs'> & Pick<A
     },
     'jobs.get': async ({ id }) => views([existing(id)])[0] as JobView,
     'jobs.why': async ({ id }) => {
-      const facts = farmFacts(ctx);
-      return jobWhy(ctx.db, existing(id), facts, explainer(facts, templates));
+      const facts = currentFarmFacts(ctx);
+      return jobWhy(ctx.db, existing(id), facts, explainer(facts, ctx.templates));
     },
     'jobs.ids': async ({ filter }) => listJobIds(ctx.db, filter),
     'jobs.resolveIds': async ({ refs }) => ({ ids: refs.map((ref) => resolveRef(ctx, ref)) }),

@@ -16,8 +16,9 @@ import type { EventBus } from '../event-bus.js';
 import { inTransaction, type Db } from '../store/database.js';
 import type { JobRow } from '../store/job-rows.js';
 import { jobRow, newestJobRowid, queuedByRowid, setBlocked } from '../store/job-store.js';
-import type { FarmFacts } from './farm-facts.js';
-import { explainer, isBlockedWait, type TemplateCache } from './wait-explainer.js';
+import type { FarmFacts } from '../views/farm-facts.js';
+import { explainer, isBlockedWait } from '../views/wait-explainer.js';
+import type { TemplateCache } from '../templates/template-cache.js';
 
 /**
  * Rows looked at per turn of the event loop. Explaining a job against every workstation costs

@@ -6,10 +6,10 @@
  */
 import type { FarmState } from '../../../shared/farm-settings.js';
 import type { Db } from '../store/database.js';
-import { notDispatching } from './farm-facts.js';
+import { notDispatching } from '../views/farm-facts.js';
 import type { JobRow } from '../store/job-rows.js';
 import { pendingJobs, queuedByRowid, stateAndStage } from '../store/job-store.js';
-import type { JobWait, WaitLasting } from './wait-reasons.js';
+import type { JobWait, WaitLasting } from '../views/wait-reasons.js';
 
 /** Jobs that wait for the same thing, with the words for it. */
 export interface StuckGroup {

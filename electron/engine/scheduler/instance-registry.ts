@@ -20,7 +20,7 @@ import { comfyInstanceRows, instanceRow, isSilent, persistRuntime, toInstanceVie
 import type { SchedulerConfig } from '../settings/farm-config.js';
 import { storeNodeList } from './node-lists.js';
 import type { InstanceSnapshot, Reservation } from './policy.js';
-import type { InstanceFacts } from './wait-reasons.js';
+import type { InstanceFacts } from '../views/wait-reasons.js';
 import { firstExpectedEnd, RunLengths, type RunClock } from './run-lengths.js';
 
 /** What the registry tells and asks the contact watch (contact-watch.ts). */

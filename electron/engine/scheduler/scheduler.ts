@@ -24,7 +24,7 @@ import { LiveAttempts } from './live-attempts.js';
 import { BlockedJobs } from './blocked-jobs.js';
 import { CapabilityAnswers, type CapabilityAnswer } from './capability-answers.js';
 import { candidates, preferWarm } from './candidates.js';
-import { makeFarmFacts, type FarmFacts, type KnownNodeList } from './farm-facts.js';
+import { makeFarmFacts, type FarmFacts, type KnownNodeList } from '../views/farm-facts.js';
 import { FarmCounters } from './farm-counters.js';
 import { farmProgress, type FarmProgress } from './farm-progress.js';
 import { InstanceRegistry, type InstanceRuntime } from './instance-registry.js';
@@ -37,7 +37,8 @@ import { MergedAnnounce } from './merged-announce.js';
 import { Reservations } from './reservations.js';
 import { AttemptWatch } from './attempt-watch.js';
 import { StorageHold, storageFaultOf } from '../pools/attempt/storage-hold.js';
-import { explainer, TemplateCache } from './wait-explainer.js';
+import { explainer } from '../views/wait-explainer.js';
+import type { TemplateCache } from '../templates/template-cache.js';
 import { FairShareFarm } from './fair-share-farm.js';
 import type { PoolWait, WorkerPool } from '../pools/worker-pool.js';
 import { claimJob } from '../pools/attempt/claim.js';
@@ -47,6 +48,8 @@ export interface SchedulerDeps extends FarmDeps {
   log?: (message: string) => void;
   /** The RunPod API key for cloud endpoints (null: none configured). */
   runpodKey?: () => string | null;
+  /** The engine's one template cache (templates/template-cache.ts). */
+  templates: TemplateCache;
 }
 
 export class Scheduler implements FarmPort {
@@ -110,7 +113,7 @@ export class Scheduler implements FarmPort {
       storedLastAnswer: (id) => this.registry.get(id)?.row.last_answer_at ?? null,
     });
     this.registry = new InstanceRegistry(d.db, d.clock, d.timers, d.events, d.config, () => this.kick(), this.contact, (what, err) => this.storage.failed(what, err), d.random);
-    this.templates = new TemplateCache(d.db);
+    this.templates = d.templates;
     this.pools = farmPools({
       ...d, batch: this.batch, template: (id) => this.templates.get(id), runpodKey: d.runpodKey ?? (() => null), log: (m) => this.log(m), storage: this.storage,
       announce: (ids) => this.announce.add(ids),

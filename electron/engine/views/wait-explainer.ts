@@ -3,32 +3,15 @@
  * wait-reasons.ts, cheaply enough for a whole queue: jobs that need the same things — the same
  * capability answer, tags, VRAM, stage and priority — get the same answer, computed once.
  */
-import type { Db } from '../store/database.js';
 import type { JobRow } from '../store/job-rows.js';
-import { templateById, type StoredTemplate } from '../store/template-store.js';
-import type { CapabilityAnswer } from './capability-answers.js';
+import type { TemplateCache } from '../templates/template-cache.js';
+import type { CapabilityAnswer } from '../scheduler/capability-answers.js';
 import type { FarmFacts } from './farm-facts.js';
-import type { JobSnapshot } from './policy.js';
+import type { JobSnapshot } from '../scheduler/policy.js';
 import { explainWait, type JobWait } from './wait-reasons.js';
 
 /** What a queued job's wait needs of its row. */
 export type WaitingJob = Pick<JobRow, 'id' | 'priority' | 'stage' | 'vram_gb' | 'tags_json' | 'template_id' | 'params_json'>;
-
-/** Templates by id: a version never changes once stored, so each is read once. */
-export class TemplateCache {
-  private readonly byId = new Map<number, StoredTemplate>();
-
-  constructor(private readonly db: Db) {}
-
-  get(id: number): StoredTemplate {
-    let t = this.byId.get(id);
-    if (!t) {
-      t = templateById(this.db, id) as StoredTemplate;
-      this.byId.set(id, t);
-    }
-    return t;
-  }
-}
 
 export type Explain = (job: WaitingJob) => JobWait;
 

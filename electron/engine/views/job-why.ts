@@ -9,9 +9,10 @@ import type { Db } from '../store/database.js';
 import { toJobView, type JobRow } from '../store/job-rows.js';
 import { jobRow } from '../store/job-store.js';
 import { notDispatching, type FarmFacts } from './farm-facts.js';
-import { explainer, isBlockedWait, type Explain, type TemplateCache } from './wait-explainer.js';
+import { explainer, isBlockedWait, type Explain } from './wait-explainer.js';
+import type { TemplateCache } from '../templates/template-cache.js';
 import { hhmmss } from './wait-reasons.js';
-import { shareNote } from './fair-share.js';
+import { shareNote } from '../scheduler/fair-share.js';
 import { withBurstWait } from '../pools/runpod/burst-wait.js';
 
 export function jobWhy(db: Db, job: JobRow, facts: FarmFacts, explain: Explain): JobWhy {

@@ -13,7 +13,7 @@ import type { FarmState } from '../../../shared/farm-settings.js';
 import type { ParamValue } from '../../../shared/shot-list-schema.js';
 import type { CapabilityPort } from '../intake/preview.js';
 import type { StoredTemplate } from '../store/template-store.js';
-import type { CapabilityAnswer, CapabilityAnswers, NodeListSource } from './capability-answers.js';
+import type { CapabilityAnswer, CapabilityAnswers, NodeListSource } from '../scheduler/capability-answers.js';
 import type { InstanceFacts } from './wait-reasons.js';
 import type { BurstWait } from '../pools/runpod/burst-wait.js';
 

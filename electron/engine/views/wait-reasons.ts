@@ -7,7 +7,7 @@
  * itself: `shotfarm run --until-idle` stops waiting for it.
  */
 import type { InstanceAdminState, InstanceHealth, WaitKind, WaitLasting } from '../../../shared/domain.js';
-import { reservationHolds, usableVramGb, vramNeedGb, type InstanceSnapshot, type JobSnapshot, type Reservation } from './policy.js';
+import { reservationHolds, usableVramGb, vramNeedGb, type InstanceSnapshot, type JobSnapshot, type Reservation } from '../scheduler/policy.js';
 
 export type { WaitKind, WaitLasting } from '../../../shared/domain.js';
 

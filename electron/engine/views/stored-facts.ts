@@ -13,9 +13,9 @@ import { storedNumber } from '../settings/farm-settings.js';
 import { totalSpendSince } from '../store/attempt-store.js';
 import { comfyInstanceRows, runpodInstanceRows, type InstanceRow } from '../store/instance-store.js';
 import { runningVramGb } from '../store/job-store.js';
-import { CapabilityAnswers } from './capability-answers.js';
+import { CapabilityAnswers } from '../scheduler/capability-answers.js';
 import { makeFarmFacts, type FarmFacts } from './farm-facts.js';
-import { StoredNodeLists } from './node-lists.js';
+import { StoredNodeLists } from '../scheduler/node-lists.js';
 import type { InstanceFacts } from './wait-reasons.js';
 
 /** Per connection: the stored lists (read once per hash) and the answers remembered over them. */
