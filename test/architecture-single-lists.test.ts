@@ -121,7 +121,7 @@ const HOMES = {
   topics: 'shared/events.ts',
   envelope: 'shared/errors.ts',
   // The registry derives a workstation's health word; it does not decide what counts as healthy.
-  health: ['shared/domain.ts', 'electron/engine/scheduler/instance-registry.ts'],
+  health: ['shared/domain.ts', 'electron/engine/pools/comfy-lan/instance-registry.ts'],
   views: 'shared/app-views.ts',
   stateGroups: 'shared/job-states.ts',
   takeKey: 'shared/take-key.ts',

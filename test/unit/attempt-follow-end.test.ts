@@ -12,8 +12,8 @@ import { ManualClock, type Timers } from '../../electron/engine/clock.js';
 import { EventQueue } from '../../electron/engine/comfy/event-queue.js';
 import type { HistoryEntry, QueueItem, QueueSnapshot } from '../../electron/engine/comfy/responses.js';
 import type { FollowEvent } from '../../electron/engine/comfy/ws-events.js';
-import { AttemptFollow } from '../../electron/engine/scheduler/attempt-follow.js';
-import type { AttemptScope, Outcome } from '../../electron/engine/scheduler/attempt-scope.js';
+import { AttemptFollow } from '../../electron/engine/pools/comfy-lan/attempt-follow.js';
+import type { AttemptScope, Outcome } from '../../electron/engine/pools/comfy-lan/attempt-scope.js';
 import { schedulerConfig } from '../../electron/engine/settings/farm-config.js';
 
 const PROMPT = '8d0f2f7e-5c1a-5b53-9a51-0e0f4f0b2a11';

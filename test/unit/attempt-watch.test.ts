@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FollowEvent } from '../../electron/engine/comfy/ws-events.js';
-import { AttemptWatch } from '../../electron/engine/scheduler/attempt-watch.js';
+import { AttemptWatch } from '../../electron/engine/pools/comfy-lan/attempt-watch.js';
 import { jobPreview } from '../../electron/engine/queries/job-preview.js';
 import type { JobRow } from '../../electron/engine/store/job-rows.js';
 import { median } from '../../electron/engine/queries/run-estimates.js';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { classify, isOutOfMemory, type AttemptObservation } from '../../electron/engine/scheduler/failure.js';
+import { classify, isOutOfMemory, type AttemptObservation } from '../../electron/engine/pools/comfy-lan/failure.js';
 
 const I = 'gpu-01';
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { checkWorkflowAgainstObjectInfo } from '../../electron/engine/comfy/capabilities.js';
 import { ObjectInfoSchema } from '../../electron/engine/comfy/schemas.js';
-import { compactNodeList, expandNodeList } from '../../electron/engine/scheduler/node-lists.js';
+import { compactNodeList, expandNodeList } from '../../electron/engine/pools/comfy-lan/node-lists.js';
 import { DEFAULT_MODELS } from '../simulator/options.js';
 import { buildCatalog, DEFAULT_NODE_CLASSES } from '../simulator/node-catalog.js';
 

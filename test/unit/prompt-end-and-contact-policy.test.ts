@@ -7,8 +7,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ComfyFailure } from '../../electron/engine/comfy/observation.js';
 import type { FollowEvent } from '../../electron/engine/comfy/ws-events.js';
-import { afterFailedAsk, contactLoss, isSilence, nextAskAfterSilence } from '../../electron/engine/scheduler/contact.js';
-import { END_RECHECK_MS, endCue, endRecheckDelay, type CueState, type EndCue } from '../../electron/engine/scheduler/prompt-end.js';
+import { afterFailedAsk, contactLoss, isSilence, nextAskAfterSilence } from '../../electron/engine/pools/comfy-lan/contact.js';
+import { END_RECHECK_MS, endCue, endRecheckDelay, type CueState, type EndCue } from '../../electron/engine/pools/comfy-lan/prompt-end.js';
 import { lostContactWords } from '../../shared/live-attempt.js';
 
 const P = 'prompt-1';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { firstExpectedEnd, RunLengths } from '../../electron/engine/scheduler/run-lengths.js';
+import { firstExpectedEnd, RunLengths } from '../../electron/engine/pools/comfy-lan/run-lengths.js';
 
 test('a workstation\'s typical run is the median of its last nine, none before the first ends', () => {
   const r = new RunLengths();

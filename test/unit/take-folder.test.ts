@@ -1,5 +1,5 @@
 /**
- * The take's folder before outputs arrive (scheduler/collect.ts prepareTakeDir), on a real disk:
+ * The take's folder before outputs arrive (pools/comfy-lan/collect.ts prepareTakeDir), on a real disk:
  * made with every missing parent; an existing one is cleared of temp files another process left
  * (an engine killed mid-download), while this process's own — a download still running — stay.
  */

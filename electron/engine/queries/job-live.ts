@@ -5,8 +5,8 @@
  * an API answer or an event carries passes through here.
  */
 import type { AttemptView, JobView } from '../../../shared/domain.js';
-import type { AttemptWatchView } from '../scheduler/attempt-watch.js';
-import type { LivePhases } from '../scheduler/live-attempts.js';
+import type { AttemptWatchView } from '../pools/comfy-lan/attempt-watch.js';
+import type { LivePhases } from '../pools/comfy-lan/live-attempts.js';
 import { openRuns } from '../store/attempt-store.js';
 import type { Db } from '../store/database.js';
 import { runEstimates } from './run-estimates.js';

@@ -15,7 +15,7 @@ import { comfyInstanceRows, runpodInstanceRows, type InstanceRow } from '../stor
 import { runningVramGb } from '../store/job-store.js';
 import { CapabilityAnswers } from '../scheduler/capability-answers.js';
 import { makeFarmFacts, type FarmFacts } from './farm-facts.js';
-import { StoredNodeLists } from '../scheduler/node-lists.js';
+import { StoredNodeLists } from '../pools/comfy-lan/node-lists.js';
 import type { InstanceFacts } from './wait-reasons.js';
 
 /** Per connection: the stored lists (read once per hash) and the answers remembered over them. */

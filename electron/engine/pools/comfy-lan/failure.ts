@@ -3,9 +3,9 @@
  * attempt in, a class and a reason an operator can act on out. Workstations report; only this
  * decides what a report means (conventions §4).
  */
-import type { ComfyFailure } from '../comfy/observation.js';
-import { describeFailure } from '../comfy/observation.js';
-import { missingNodeClassType, type NodeErrors, type PromptError } from '../comfy/responses.js';
+import type { ComfyFailure } from '../../comfy/observation.js';
+import { describeFailure } from '../../comfy/observation.js';
+import { missingNodeClassType, type NodeErrors, type PromptError } from '../../comfy/responses.js';
 
 export type AttemptObservation =
   /** POST /prompt answered 400: validation failed, nothing was queued. */
@@ -29,7 +29,7 @@ export type AttemptObservation =
   /** An output is larger than the farm takes (output_max_gb): rendering it again would make it again. */
   | { kind: 'output_too_large'; detail: string };
 
-import type { Classification } from '../pools/attempt/verdict.js';
+import type { Classification } from '../attempt/verdict.js';
 
 const OOM_TYPES = new Set(['torch.OutOfMemoryError', 'torch.cuda.OutOfMemoryError', 'OutOfMemoryError']);
 const OOM_TEXT = [

@@ -7,8 +7,8 @@
  * off that server (best effort), the job is retried elsewhere, and the workstation is put out of
  * use at once (quarantine) instead of being sent the next attempt.
  */
-import { settle } from '../comfy/observation.js';
-import type { ComfyClient } from '../comfy/client.js';
+import { settle } from '../../comfy/observation.js';
+import type { ComfyClient } from '../../comfy/client.js';
 import type { Outcome } from './attempt-scope.js';
 
 export async function foreignPromptId(client: ComfyClient, sent: string, got: string, signal?: AbortSignal): Promise<Outcome> {

@@ -9,14 +9,14 @@
  * output disk is an OutputStoreError that makes the farm wait (files/output-file.ts), never a
  * failed attempt.
  */
-import type { ComfyClient } from '../comfy/client.js';
-import { outputFiles, type HistoryEntry } from '../comfy/responses.js';
-import { tempPathFor } from '../files/atomic-write.js';
-import { OutputFile, type OutputFs } from '../files/output-file.js';
-import { outputPath } from '../files/output-paths.js';
-import type { TakeKey } from '../../../shared/take-key.js';
-import type { StoredAsset } from '../store/asset-store.js';
-import { prepareTakeDir, settleOutput } from '../pools/attempt/take-files.js';
+import type { ComfyClient } from '../../comfy/client.js';
+import { outputFiles, type HistoryEntry } from '../../comfy/responses.js';
+import { tempPathFor } from '../../files/atomic-write.js';
+import { OutputFile, type OutputFs } from '../../files/output-file.js';
+import { outputPath } from '../../files/output-paths.js';
+import type { TakeKey } from '../../../../shared/take-key.js';
+import type { StoredAsset } from '../../store/asset-store.js';
+import { prepareTakeDir, settleOutput } from '../attempt/take-files.js';
 
 /** The files worth keeping: final outputs, not `temp` previews. */
 export function collectableOutputs(entry: HistoryEntry) {

@@ -8,20 +8,20 @@
  * and the job is announced once it is stored; a report the door fenced off still runs the tail.
  */
 import { basename } from 'node:path';
-import { ShotfarmError } from '../../../shared/errors.js';
-import { ComfyRequestError, settle } from '../comfy/observation.js';
-import type { HistoryEntry } from '../comfy/responses.js';
-import type { StoredAsset } from '../store/asset-store.js';
-import { conclude } from '../pools/attempt/conclude.js';
-import type { Verdict } from '../pools/attempt/verdict.js';
+import { ShotfarmError } from '../../../../shared/errors.js';
+import { ComfyRequestError, settle } from '../../comfy/observation.js';
+import type { HistoryEntry } from '../../comfy/responses.js';
+import type { StoredAsset } from '../../store/asset-store.js';
+import { conclude } from '../attempt/conclude.js';
+import type { Verdict } from '../attempt/verdict.js';
 import type { AttemptScope, Outcome } from './attempt-scope.js';
-import { OutputTooLarge } from '../files/output-file.js';
+import { OutputTooLarge } from '../../files/output-file.js';
 import { collectOutputs } from './collect.js';
 import { classify, type AttemptObservation } from './failure.js';
 import { interruptAndRemove } from './interrupt-prompt.js';
-import { checkpointOf } from './policy.js';
+import { checkpointOf } from '../../scheduler/policy.js';
 import { terminalMessage } from './prompt-watch.js';
-import { storageFaultOf } from '../pools/attempt/storage-hold.js';
+import { storageFaultOf } from '../attempt/storage-hold.js';
 
 /** The LAN's decision: the verdict the engine records (pools/attempt/conclude.ts), and what the tail does then. */
 interface Decision {

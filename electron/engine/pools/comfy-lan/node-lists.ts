@@ -7,11 +7,11 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { decodeInputSpec } from '../comfy/capabilities.js';
-import type { ObjectInfo } from '../comfy/schemas.js';
-import type { Db } from '../store/database.js';
-import { nodeListHashes, saveNodeList, storedNodeList } from '../store/instance-store.js';
-import type { KnownNodeList } from '../views/farm-facts.js';
+import { decodeInputSpec } from '../../comfy/capabilities.js';
+import type { ObjectInfo } from '../../comfy/schemas.js';
+import type { Db } from '../../store/database.js';
+import { nodeListHashes, saveNodeList, storedNodeList } from '../../store/instance-store.js';
+import type { KnownNodeList } from '../../views/farm-facts.js';
 
 /** Node class → combo input → the string values offered. A class with no combo input maps to {}. */
 const compactSchema = z.record(z.string(), z.record(z.string(), z.array(z.string())));

@@ -3,16 +3,16 @@
  * part hands its result to the next (the runner starts and stops, attempt-follow watches the
  * execution, attempt-end records the outcome).
  */
-import type { AttemptPhase } from '../../../shared/domain.js';
-import type { ComfyClient } from '../comfy/client.js';
-import type { HistoryEntry } from '../comfy/responses.js';
-import type { AttemptFacts } from '../store/attempt-store.js';
-import type { JobRow } from '../store/job-rows.js';
-import type { StoredTemplate } from '../store/template-store.js';
-import type { S3Uploader } from '../storage/s3-uploader.js';
-import type { ApiWorkflow } from '../templates/workflow.js';
-import type { ConcludeDeps, FarmDeps } from '../pools/attempt/deps.js';
-import type { StopMode } from '../pools/attempt/verdict.js';
+import type { AttemptPhase } from '../../../../shared/domain.js';
+import type { ComfyClient } from '../../comfy/client.js';
+import type { HistoryEntry } from '../../comfy/responses.js';
+import type { AttemptFacts } from '../../store/attempt-store.js';
+import type { JobRow } from '../../store/job-rows.js';
+import type { StoredTemplate } from '../../store/template-store.js';
+import type { S3Uploader } from '../../storage/s3-uploader.js';
+import type { ApiWorkflow } from '../../templates/workflow.js';
+import type { ConcludeDeps, FarmDeps } from '../attempt/deps.js';
+import type { StopMode } from '../attempt/verdict.js';
 import type { ContactWatch } from './contact-watch.js';
 import type { AttemptObservation } from './failure.js';
 import type { InstanceRegistry, InstanceRuntime } from './instance-registry.js';

@@ -6,7 +6,7 @@
  * the frames after the write say "now". A check that still finds the prompt in /queue after its end
  * asks again within milliseconds (END_RECHECK_MS), never only at the next poll. Pure.
  */
-import type { FollowEvent } from '../comfy/ws-events.js';
+import type { FollowEvent } from '../../comfy/ws-events.js';
 
 /** Re-asks after the end was seen and the entry was not there yet: 5, 10, 20 … 320 ms (≈ 0.6 s in all), then the poll. */
 export const END_RECHECK_MS: readonly number[] = [5, 10, 20, 40, 80, 160, 320];

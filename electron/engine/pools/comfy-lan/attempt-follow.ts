@@ -6,10 +6,10 @@
  * Silence is the contact watch's business: from the first failed request the attempt is marked,
  * and it is given up at the marked time unless the server answers before.
  */
-import { settle } from '../comfy/observation.js';
-import type { FollowEvent } from '../comfy/ws-events.js';
-import { saveProgress } from '../store/attempt-store.js';
-import { isFencedReport } from '../job-state.js';
+import { settle } from '../../comfy/observation.js';
+import type { FollowEvent } from '../../comfy/ws-events.js';
+import { saveProgress } from '../../store/attempt-store.js';
+import { isFencedReport } from '../../job-state.js';
 import type { AttemptScope, Outcome } from './attempt-scope.js';
 import { afterFailedAsk, isSilence } from './contact.js';
 import { interruptAndRemove } from './interrupt-prompt.js';

@@ -19,26 +19,26 @@
  *   before the POST together at most `preparationMs` — past it the attempt fails, logged with the
  *   step it was stuck in.
  */
-import type { AttemptPhase } from '../../../shared/domain.js';
-import { ShotfarmError } from '../../../shared/errors.js';
-import { ComfyRequestError, settle } from '../comfy/observation.js';
-import type { HistoryEntry } from '../comfy/responses.js';
-import type { Subscription } from '../comfy/station-socket.js';
-import { triedOnInstanceBefore, type AttemptFacts, type AttemptRow } from '../store/attempt-store.js';
-import type { JobRow } from '../store/job-rows.js';
-import type { StoredTemplate } from '../store/template-store.js';
-import { jobPrompt } from '../templates/job-prompt.js';
-import type { ApiWorkflow } from '../templates/workflow.js';
+import type { AttemptPhase } from '../../../../shared/domain.js';
+import { ShotfarmError } from '../../../../shared/errors.js';
+import { ComfyRequestError, settle } from '../../comfy/observation.js';
+import type { HistoryEntry } from '../../comfy/responses.js';
+import type { Subscription } from '../../comfy/station-socket.js';
+import { triedOnInstanceBefore, type AttemptFacts, type AttemptRow } from '../../store/attempt-store.js';
+import type { JobRow } from '../../store/job-rows.js';
+import type { StoredTemplate } from '../../store/template-store.js';
+import { jobPrompt } from '../../templates/job-prompt.js';
+import type { ApiWorkflow } from '../../templates/workflow.js';
 import { concludeAttempt } from './attempt-end.js';
 import { AttemptFollow } from './attempt-follow.js';
 import { stopOutcome, type AttemptScope, type Displacement, type Outcome, type RunnerDeps } from './attempt-scope.js';
-import type { StopMode } from '../pools/attempt/verdict.js';
+import type { StopMode } from '../attempt/verdict.js';
 import { afterFailedAsk, isSilence } from './contact.js';
 import { foreignPromptId } from './foreign-prompt.js';
-import { plannedUploads, uploadInputs } from '../pools/attempt/inputs.js';
+import { plannedUploads, uploadInputs } from '../attempt/inputs.js';
 import type { InstanceRuntime } from './instance-registry.js';
 import { ATTEMPT_KEY, JOB_KEY, successfulRunOfJob, watchExecution, type Execution } from './prompt-watch.js';
-import { storageFaultOf } from '../pools/attempt/storage-hold.js';
+import { storageFaultOf } from '../attempt/storage-hold.js';
 
 export type { RunnerDeps } from './attempt-scope.js';
 

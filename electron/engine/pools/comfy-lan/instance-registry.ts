@@ -5,22 +5,22 @@
  * what Shotfarm runs there now, and quarantine after instance-level failures in a row.
  * Changes are written to the instances table and published as `instance.changed`.
  */
-import type { InstanceHealth, InstanceView } from '../../../shared/domain.js';
-import type { Clock, Timers } from '../clock.js';
-import { ComfyClient } from '../comfy/client.js';
-import { sleepOn } from '../comfy/backoff.js';
-import { StationSocket } from '../comfy/station-socket.js';
+import type { InstanceHealth, InstanceView } from '../../../../shared/domain.js';
+import type { Clock, Timers } from '../../clock.js';
+import { ComfyClient } from '../../comfy/client.js';
+import { sleepOn } from '../../comfy/backoff.js';
+import { StationSocket } from '../../comfy/station-socket.js';
 import { randomBytes } from 'node:crypto';
-import { describeFailure, settle } from '../comfy/observation.js';
-import type { ObjectInfo } from '../comfy/schemas.js';
-import type { EventBus } from '../event-bus.js';
-import { probeInstance, type ProbeResult } from '../health/probe.js';
-import type { Db } from '../store/database.js';
-import { comfyInstanceRows, instanceRow, isSilent, persistRuntime, toInstanceView, type ComfyInstanceRow } from '../store/instance-store.js';
-import type { SchedulerConfig } from '../settings/farm-config.js';
+import { describeFailure, settle } from '../../comfy/observation.js';
+import type { ObjectInfo } from '../../comfy/schemas.js';
+import type { EventBus } from '../../event-bus.js';
+import { probeInstance, type ProbeResult } from '../../health/probe.js';
+import type { Db } from '../../store/database.js';
+import { comfyInstanceRows, instanceRow, isSilent, persistRuntime, toInstanceView, type ComfyInstanceRow } from '../../store/instance-store.js';
+import type { SchedulerConfig } from '../../settings/farm-config.js';
 import { storeNodeList } from './node-lists.js';
-import type { InstanceSnapshot, Reservation } from './policy.js';
-import type { InstanceFacts } from '../views/wait-reasons.js';
+import type { InstanceSnapshot, Reservation } from '../../scheduler/policy.js';
+import type { InstanceFacts } from '../../views/wait-reasons.js';
 import { firstExpectedEnd, RunLengths, type RunClock } from './run-lengths.js';
 
 /** What the registry tells and asks the contact watch (contact-watch.ts). */

@@ -5,8 +5,8 @@
  * through one call per event (attempt-follow.ts), held in memory only: a preview is a hint for the
  * eye, never a result, and nothing here is written to the store.
  */
-import type { FollowEvent } from '../comfy/ws-events.js';
-import type { PreviewMediaType } from '../../../shared/domain.js';
+import type { FollowEvent } from '../../comfy/ws-events.js';
+import type { PreviewMediaType } from '../../../../shared/domain.js';
 
 /** A workflow as far as counting its nodes goes. */
 type Nodes = Readonly<Record<string, unknown>>;

@@ -2,7 +2,7 @@
  * When a running attempt counts as cut off from its workstation, and when it is given up. Pure
  * (table-tested): the contact watch feeds it times, the runner acts on its answer.
  */
-import type { ComfyFailure } from '../comfy/observation.js';
+import type { ComfyFailure } from '../../comfy/observation.js';
 import type { AttemptObservation } from './failure.js';
 
 /**

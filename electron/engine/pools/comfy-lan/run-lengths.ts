@@ -3,7 +3,7 @@
  * the prompts running there now are expected to end: what orders the waiting places behind them
  * (dispatch-choice.ts). An estimate for ordering only — nothing waits on it. Pure.
  */
-import { median } from '../queries/run-estimates.js';
+import { median } from '../../queries/run-estimates.js';
 
 /** The last runs the median is taken over: recent enough to follow a change of workload. */
 const KEEP = 9;

@@ -3,7 +3,7 @@
  * the one running — targeted, never a global interrupt — or delete it from the pending queue, and
  * wait until it has left, at most `interruptWaitMs`.
  */
-import { settle } from '../comfy/observation.js';
+import { settle } from '../../comfy/observation.js';
 import type { AttemptScope } from './attempt-scope.js';
 import { watchExecution } from './prompt-watch.js';
 

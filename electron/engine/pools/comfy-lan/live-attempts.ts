@@ -3,7 +3,7 @@
  * number), held in memory while its runner follows it. The store keeps an attempt `claimed` until
  * its end — one commit per attempt end, not one per step — so the views merge this in instead.
  */
-import type { AttemptPhase, LiveAttempt } from '../../../shared/domain.js';
+import type { AttemptPhase, LiveAttempt } from '../../../../shared/domain.js';
 
 /** What views need: the live state of a job's running attempt, or of one attempt. */
 export interface LivePhases {

@@ -9,11 +9,11 @@
  * An incident costs a commit when it starts and one when it ends; the attempts' ends close any
  * stretch still open in their own end commit.
  */
-import type { Announce } from '../announcer.js';
-import type { Clock } from '../clock.js';
-import { markContactBack, markContactLost, type ContactMark } from '../store/attempt-store.js';
-import type { Db } from '../store/database.js';
-import type { SchedulerConfig } from '../settings/farm-config.js';
+import type { Announce } from '../../announcer.js';
+import type { Clock } from '../../clock.js';
+import { markContactBack, markContactLost, type ContactMark } from '../../store/attempt-store.js';
+import type { Db } from '../../store/database.js';
+import type { SchedulerConfig } from '../../settings/farm-config.js';
 import { contactLoss } from './contact.js';
 import type { ContactPort } from './instance-registry.js';
 

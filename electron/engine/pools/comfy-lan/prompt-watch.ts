@@ -3,8 +3,8 @@
  * /history — and is that history entry THIS execution (same number, same attempt), not an older
  * run of the same prompt id?
  */
-import type { ComfyClient } from '../comfy/client.js';
-import type { HistoryEntry, QueueItem } from '../comfy/responses.js';
+import type { ComfyClient } from '../../comfy/client.js';
+import type { HistoryEntry, QueueItem } from '../../comfy/responses.js';
 
 export const ATTEMPT_KEY = 'shotfarm_attempt';
 export const JOB_KEY = 'shotfarm_job';
