@@ -88,7 +88,7 @@ test('retry delay is full jitter: random(0, min(cap, base × 2^(attempt−1)))',
 });
 
 test("a job's checkpoint is the template's unless a shot parameter sets the loader's input", async () => {
-  const { checkpointOfJob } = await import('../../electron/engine/scheduler/policy.js');
+  const { checkpointOfJob } = await import('../../electron/engine/templates/checkpoint.js');
   const wf = { '4': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: 'base.safetensors' } }, '3': { class_type: 'KSampler', inputs: { seed: 1 } } };
   assert.equal(checkpointOfJob(wf, { ckpt: '4.ckpt_name', seed: '3.seed' }, '{"seed": 5}'), 'base.safetensors');
   assert.equal(checkpointOfJob(wf, { ckpt: '4.ckpt_name' }, '{"ckpt": "hero.safetensors"}'), 'hero.safetensors');

@@ -3,37 +3,11 @@
  * choice, reservations (the retry delay is pools/attempt/outcomes.ts). No I/O, no clock: the dispatcher feeds them what it knows now.
  */
 
+import type { InstanceSnapshot } from '../pools/comfy-lan/instance-snapshot.js';
+
 const GB = 1024 ** 3;
 
-/** What the dispatcher knows about one instance at decision time. */
-export interface InstanceSnapshot {
-  id: string;
-  name: string;
-  tags: readonly string[];
-  maxConcurrency: number;
-  running: number;
-  /** VRAM needed by the jobs running there now (GB). */
-  runningVramGb: number;
-  /** The largest need among them (GB; 0 when none runs): what the best slot that frees gives back. */
-  largestRunningVramGb: number;
-  totalVramBytes: number | null;
-  /** Held by other processes on the GPU: not usable by ComfyUI. */
-  otherVramBytes: number;
-  /** Prompts in the server's own queue (running + pending), other clients' included. */
-  serverQueue: number;
-  lastCheckpoint: string | null;
-  vramOverrides: Readonly<Record<string, number>>;
-  /** Relative GPU speed, higher is faster (used last, as a tie-break). */
-  speed: number;
-  /** The lowest priority among the prompts running there (null: none runs). */
-  runningPriority?: number | null;
-  /** The prompt queued on the server behind them (prefetch), if any; `displacing` while it is asked to give its place. */
-  waiting?: { attemptId: string; priority: number; rank: number; displacing: boolean } | null;
-  /** When the first prompt running there is expected to end (ms, the engine's clock; null: no run estimate yet). */
-  freesAt?: number | null;
-  /** The highest priority among the prompts sent there that have not started yet (null: none). */
-  startingPriority?: number | null;
-}
+export type { InstanceSnapshot };
 
 export interface JobSnapshot {
   id: string;
@@ -133,34 +107,4 @@ export function rankInstances(job: JobSnapshot, candidates: readonly InstanceSna
     for (let k = 0; k < sa.length; k++) if (sa[k] !== sb[k]) return (sa[k] as number) - (sb[k] as number);
     return a.name < b.name ? -1 : 1;
   });
-}
-
-type Workflow = Record<string, { class_type?: string; inputs?: Record<string, unknown> }>;
-
-/** The checkpoint a workflow loads (for "the instance that last ran the same checkpoint"). */
-export function checkpointOf(workflow: Workflow): string | null {
-  for (const node of Object.values(workflow)) {
-    const name = node.inputs?.['ckpt_name'] ?? node.inputs?.['unet_name'];
-    if (typeof name === 'string') return name;
-  }
-  return null;
-}
-
-/** The checkpoint a job loads: its template's, unless a shot parameter sets the loader's input. */
-export function checkpointOfJob(workflow: Workflow, parameters: Readonly<Record<string, string>>, paramsJson: string): string | null {
-  let params: Record<string, unknown> = {};
-  try {
-    params = JSON.parse(paramsJson) as Record<string, unknown>;
-  } catch {
-    // Unreadable parameters are reported when the prompt is built; fall back to the template.
-  }
-  for (const [nodeId, node] of Object.entries(workflow)) {
-    for (const input of ['ckpt_name', 'unet_name']) {
-      if (typeof node.inputs?.[input] !== 'string') continue;
-      const param = Object.entries(parameters).find(([, path]) => path === `${nodeId}.${input}`)?.[0];
-      const value = param !== undefined ? params[param] : undefined;
-      return typeof value === 'string' ? value : (node.inputs[input] as string);
-    }
-  }
-  return null;
 }

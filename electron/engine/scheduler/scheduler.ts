@@ -9,39 +9,35 @@
 import type { InstanceView } from '../../../shared/domain.js';
 import type { FarmState } from '../../../shared/farm-settings.js';
 import type { JobState } from '../../../shared/job-states.js';
-import { randomId } from '../ids.js';
 import { readFarmState } from '../settings/farm-state.js';
 import { endAttempt, liveAttempts, orphanAttempts, previousAttempt, type AttemptRow } from '../store/attempt-store.js';
 import { CommitBatch } from '../store/commit-batch.js';
 import type { JobRow } from '../store/job-rows.js';
 import { jobRow, nextRetryAt, oldestQueued } from '../store/job-store.js';
 import type { StoredTemplate } from '../store/template-store.js';
-import { S3Uploader } from '../storage/s3-uploader.js';
-import { AttemptRunner } from '../pools/comfy-lan/attempt-runner.js';
 import type { FarmDeps } from '../pools/attempt/deps.js';
-import { ContactWatch } from '../pools/comfy-lan/contact-watch.js';
-import { LiveAttempts } from '../pools/comfy-lan/live-attempts.js';
 import { BlockedJobs } from './blocked-jobs.js';
 import { CapabilityAnswers, type CapabilityAnswer } from './capability-answers.js';
 import { candidates, preferWarm } from './candidates.js';
 import { makeFarmFacts, type FarmFacts, type KnownNodeList } from '../views/farm-facts.js';
 import { FarmCounters } from './farm-counters.js';
 import { farmProgress, type FarmProgress } from './farm-progress.js';
-import { InstanceRegistry, type InstanceRuntime } from '../pools/comfy-lan/instance-registry.js';
 import { FarmNodeLists } from '../pools/comfy-lan/node-lists.js';
 import type { FarmPort } from '../handlers/context.js';
 import { promoteDueRetries, requeueJob } from '../pools/attempt/outcomes.js';
-import { checkpointOfJob, type InstanceSnapshot, type JobSnapshot } from './policy.js';
-import { behindInstances, choose, freeInstances, type Assignment } from './dispatch-choice.js';
+import type { InstanceSnapshot, JobSnapshot } from './policy.js';
+import { checkpointOfJob } from '../templates/checkpoint.js';
+import { behindInstances, choose, freeInstances } from './dispatch-choice.js';
 import { MergedAnnounce } from './merged-announce.js';
 import { Reservations } from './reservations.js';
-import { AttemptWatch } from '../pools/comfy-lan/attempt-watch.js';
-import { StorageHold, storageFaultOf } from '../pools/attempt/storage-hold.js';
+import { StorageHold } from '../pools/attempt/storage-hold.js';
 import { explainer } from '../views/wait-explainer.js';
 import type { TemplateCache } from '../templates/template-cache.js';
 import { FairShareFarm } from './fair-share-farm.js';
-import type { PoolWait, WorkerPool } from '../pools/worker-pool.js';
-import { claimJob } from '../pools/attempt/claim.js';
+import type { PoolPass, PoolWait, WorkerPool } from '../pools/worker-pool.js';
+import type { ComfyLanPool, LanPlan } from '../pools/comfy-lan/comfy-lan-pool.js';
+import type { LivePhases } from '../pools/comfy-lan/live-attempts.js';
+import type { AttemptWatchView } from '../pools/comfy-lan/attempt-watch.js';
 import { farmPools } from './farm-pools.js';
 
 export interface SchedulerDeps extends FarmDeps {
@@ -53,13 +49,12 @@ export interface SchedulerDeps extends FarmDeps {
 }
 
 export class Scheduler implements FarmPort {
-  private readonly registry: InstanceRegistry;
+  /** The LAN ComfyUI servers (pools/comfy-lan), the first of `pools`: what only they tell (node lists, instance facts) is asked of them here. */
+  private readonly lan: ComfyLanPool;
   /** Open attempts' phases, merged into the views (FarmPort). */
-  readonly live = new LiveAttempts();
+  readonly live: LivePhases;
   /** Open attempts' node counts and latest previews, for the views and jobs.preview (FarmPort). */
-  readonly watch = new AttemptWatch();
-  private readonly contact: ContactWatch;
-  private readonly runners = new Map<string, AttemptRunner>();
+  readonly watch: AttemptWatchView;
   /** The writes of one tick (claims, ends, checkpoints) in one commit. */
   readonly batch: CommitBatch;
   private readonly templates: TemplateCache;
@@ -80,15 +75,12 @@ export class Scheduler implements FarmPort {
   /** The operator's farm state (durable: read at start, changed through applyFarmState). */
   private state: FarmState = 'running';
   private retryTimer: unknown = null;
-  /** Built from the `s3` setting at start; null when outputs stay local only. */
-  private uploader: S3Uploader | null = null;
   private retryTimerAt: number | null = null;
-  private hurryNow: (() => void) | null = null;
   /** The farm's wait for its storage (a locked or full database, a full output disk): no dispatch while it holds. */
   readonly storage: StorageHold;
   /** For benchmarks: when each dispatch decision found work (ms, performance clock). */
   onDispatch: ((jobId: string, instanceId: string) => void) | null = null;
-  /** The other kinds of workstation (RunPod endpoints), each behind the WorkerPool seam, dispatched after the LAN pass in this order. */
+  /** The kinds of workstation (LAN ComfyUI, RunPod endpoints), each behind the WorkerPool seam, dispatched in this order. */
   readonly pools: readonly WorkerPool[];
 
   constructor(private readonly d: SchedulerDeps) {
@@ -108,21 +100,25 @@ export class Scheduler implements FarmPort {
     // Every stored batch ends a storage fault streak, whichever write it carried.
     this.batch = new CommitBatch(d.db, undefined, () => this.storage.ok());
     this.announce = new MergedAnnounce(d.announce);
-    this.contact = new ContactWatch({
-      db: d.db, clock: d.clock, config: d.config, announce: d.announce, log: (m) => this.log(m),
-      storedLastAnswer: (id) => this.registry.get(id)?.row.last_answer_at ?? null,
-    });
-    this.registry = new InstanceRegistry(d.db, d.clock, d.timers, d.events, d.config, () => this.kick(), this.contact, (what, err) => this.storage.failed(what, err), d.random);
     this.templates = d.templates;
-    this.pools = farmPools({
+    ({ lan: this.lan, all: this.pools } = farmPools({
       ...d, batch: this.batch, template: (id) => this.templates.get(id), runpodKey: d.runpodKey ?? (() => null), log: (m) => this.log(m), storage: this.storage,
-      announce: (ids) => this.announce.add(ids),
+      announce: (ids) => this.announce.add(ids), announceNow: d.announce,
       ended: () => {
         this.storage.guard('arming the retry timer', () => this.armRetryTimer());
         this.kick();
       },
       kick: () => this.kick(),
-    });
+      plan: (snaps, pass) => this.lanPlan(snaps, pass),
+      started: (job, attemptId) => {
+        this.reservations.started(job.id);
+        this.fair.started(attemptId, job.project);
+      },
+      finished: (attemptId) => this.fair.ended(attemptId),
+      dispatched: (jobId, instanceId) => this.onDispatch?.(jobId, instanceId),
+    }));
+    this.live = this.lan.live;
+    this.watch = this.lan.watch;
     this.lists = new FarmNodeLists(d.db);
     this.fair = new FairShareFarm(d);
     this.reservations = new Reservations({
@@ -153,10 +149,8 @@ export class Scheduler implements FarmPort {
     if (this.running) return;
     this.running = true;
     this.state = readFarmState(this.d.db).state;
-    this.uploader = S3Uploader.fromSettings(this.d.db, process.env, { log: (m: string) => this.log(m) });
     this.lists.refresh();
     this.fair.seed();
-    this.registry.start();
     for (const p of this.pools) p.start();
     this.recover();
     if (this.state === 'stopped') void this.stopRunners();
@@ -167,37 +161,23 @@ export class Scheduler implements FarmPort {
 
   /**
    * App closing (a graceful stop: Ctrl+C, SIGTERM, quitting the app): stop deciding and following;
-   * prompts keep running on the servers. Downloads in flight may finish — for at most stopGraceMs —
-   * so their jobs complete now; one cut short after that is not a failure: its attempt stays open
-   * and the next start collects the outputs from the server's history.
+   * prompts keep running on the servers (each pool's close: the LAN lets downloads in flight finish,
+   * for at most stopGraceMs). Closed one pool after the other, in order.
    */
   async close(): Promise<void> {
     this.running = false;
     this.batch.flush();
     this.blocked.stop();
     this.d.timers.clearTimeout(this.retryTimer);
-    const all = [...this.runners.values()];
-    for (const r of all) r.detach();
-    const finished = Promise.all(all.map((r) => r.finished));
-    let bound: unknown = null;
-    const overdue = new Promise<'overdue'>((resolve) => {
-      bound = this.d.timers.setTimeout(() => resolve('overdue'), this.d.config.stopGraceMs);
-      this.hurryNow = () => resolve('overdue');
-    });
-    if ((await Promise.race([finished, overdue])) === 'overdue') for (const r of all) r.abandon();
-    this.d.timers.clearTimeout(bound);
-    await finished;
-    await Promise.all(this.pools.map((p) => p.close()));
+    for (const p of this.pools) await p.close();
     // What the runners stored is published before the database closes; nothing after.
     this.announce.close();
     this.storage.close();
-    this.registry.stop();
-    this.uploader?.close();
   }
 
   /** Closing: stop waiting for the downloads in flight (a second Ctrl+C); their attempts stay open for the next start. */
   hurry(): void {
-    this.hurryNow?.();
+    this.lan.hurry();
   }
 
   /** How long a graceful stop lets downloads in flight finish. */
@@ -207,7 +187,7 @@ export class Scheduler implements FarmPort {
 
   /** Downloads in flight (a graceful stop waits for them, bounded). */
   collecting(): number {
-    return [...this.runners.values()].filter((r) => r.collecting).length;
+    return this.lan.collecting();
   }
 
   storageHold() {
@@ -223,7 +203,7 @@ export class Scheduler implements FarmPort {
     this.state = state;
     if (state === 'stopped') await this.stopRunners();
     // Paused: running prompts finish, but one waiting behind them (prefetch) was not started — it leaves.
-    if (state === 'paused') await this.takeOffWaiting((name) => `taken off ${name}'s queue before it started: the farm was paused; back in the queue`);
+    if (state === 'paused') await this.lan.takeOffWaiting((name) => `taken off ${name}'s queue before it started: the farm was paused; back in the queue`);
     if (state === 'running') this.kick();
   }
 
@@ -231,27 +211,12 @@ export class Scheduler implements FarmPort {
     return this.state;
   }
 
-  /** Every prompt waiting on a server behind the running one leaves it unstarted (its end requeues it). */
-  private async takeOffWaiting(reason: (instanceName: string) => string): Promise<void> {
-    const leaving: Promise<unknown>[] = [];
-    for (const rt of this.registry.all()) {
-      const w = rt.waiting;
-      const runner = w ? this.runners.get(w.attemptId) : undefined;
-      if (!runner) continue;
-      leaving.push(runner.displace(reason(rt.row.name)).then((left) => (left ? runner.finished : undefined)));
-    }
-    await Promise.all(leaving);
-  }
-
   private async stopRunners(): Promise<void> {
-    const all = [...this.runners.values()];
-    for (const r of all) r.stopFarm();
-    await Promise.all([...all.map((r) => r.finished), ...this.pools.map((p) => p.stopAll())]);
+    await Promise.all(this.pools.map((p) => p.stopAll()));
   }
 
   /** Jobs the operator cancelled while running: interrupt and remove their prompts. */
   cancelled(jobIds: string[]): void {
-    for (const r of this.runners.values()) if (jobIds.includes(r.job.id)) r.cancel();
     for (const p of this.pools) p.cancelled(jobIds);
   }
 
@@ -260,7 +225,6 @@ export class Scheduler implements FarmPort {
    * (The engine calls this directly — the registry's own `instance.changed` events must not loop back.)
    */
   instanceChanged(id: string): void {
-    this.registry.refresh(id);
     for (const p of this.pools) p.refresh(id);
     this.lists.refresh();
     this.blocked.soon();
@@ -268,11 +232,11 @@ export class Scheduler implements FarmPort {
 
   /** Per registered instance: may it take work now, and has it reported its node list (tests, benchmarks). */
   readiness(): { id: string; dispatchable: boolean; nodeListKnown: boolean }[] {
-    return this.registry.all().map((rt) => ({ id: rt.row.id, dispatchable: this.registry.dispatchable(rt), nodeListKnown: rt.objectInfo !== null }));
+    return this.lan.readiness();
   }
 
   private nodeLists(): KnownNodeList[] {
-    return this.lists.of(this.registry.all().map((rt) => ({ id: rt.row.id, live: rt.objectInfo })));
+    return this.lists.of(this.lan.liveNodeLists());
   }
 
   private capabilityOf(job: JobRow, lists: readonly KnownNodeList[]): CapabilityAnswer {
@@ -281,8 +245,7 @@ export class Scheduler implements FarmPort {
 
   /** What this farm knows now, to explain waits, find blocked jobs and check an import's nodes. */
   waitFacts(): FarmFacts {
-    const all = [...this.registry.all()].sort((a, b) => (a.row.name < b.row.name ? -1 : 1));
-    const instances = all.map((rt) => this.registry.facts(rt, this.reservations.on(rt.row.id)));
+    const instances = this.lan.facts((id) => this.reservations.on(id));
     return { ...makeFarmFacts('farm', instances, this.nodeLists(), this.answers, this.state, this.poolWait()), overShare: this.fair.overShare() };
   }
 
@@ -312,7 +275,7 @@ export class Scheduler implements FarmPort {
 
   /** The workstations' cards as this farm holds them (what runs there from memory, not a query per card). */
   instanceViews(): InstanceView[] {
-    return [...[...this.registry.all()].map((rt) => this.registry.view(rt)), ...this.pools.flatMap((p) => p.views())].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return this.pools.flatMap((p) => p.views()).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
   private counts(): FarmCounters {
@@ -321,7 +284,7 @@ export class Scheduler implements FarmPort {
   }
 
   activeAttempts(): number {
-    return this.pools.reduce((n, p) => n + p.size, this.runners.size);
+    return this.pools.reduce((n, p) => n + p.size, 0);
   }
 
   /** Something changed: decide soon, once, however many changes arrive in the same tick. */
@@ -344,15 +307,8 @@ export class Scheduler implements FarmPort {
         pool.recover(a);
         continue;
       }
-      const rt = a.instance_id ? this.registry.get(a.instance_id) : undefined;
-      const job = jobRow(db, a.job_id);
-      if (!job) continue; // never: liveAttempts found it through its job
-      if (!rt) {
-        requeueJob(db, clock, a.job_id, a.id, 'its workstation was removed while Shotfarm was closed', 'lost');
-        this.d.announce([a.job_id]);
-        continue;
-      }
-      this.startRunner(job, a.id, rt, a);
+      requeueJob(db, clock, a.job_id, a.id, 'its workstation was removed while Shotfarm was closed', 'lost');
+      this.d.announce([a.job_id]);
     }
   }
 
@@ -396,129 +352,37 @@ export class Scheduler implements FarmPort {
    */
   dispatchPass(): void {
     if (this.state !== 'running' || !this.running || this.storage.held) return;
-    let free = this.lanPass();
-    // Then each other pool, through the one seam: what the LAN did not take may burst (pools/runpod/burst-policy.ts).
+    // Each pool in turn, through the one seam: what the LAN did not take may burst (pools/runpod/burst-policy.ts).
     const { db, config } = this.d;
+    let free = 0;
     for (const p of this.pools) free += p.pass({ claiming: this.claiming, freeBefore: free, candidates: (slots) => candidates(db, slots, config.candidateScan) });
   }
 
-  /** The LAN pass; returns how many LAN slots it left free. */
-  private lanPass(): number {
-    const { db, clock, config } = this.d;
+  /** The LAN pass's policy over its dispatchable instances: what to claim where, what to displace, how many slots it leaves free. */
+  private lanPlan(snaps: Map<string, InstanceSnapshot>, pass: PoolPass): LanPlan {
+    const { clock, config } = this.d;
     const now = clock.now();
-    const snaps = new Map<string, InstanceSnapshot>();
-    for (const rt of this.registry.all()) if (this.registry.dispatchable(rt)) snaps.set(rt.row.id, this.registry.snapshot(rt));
+    const none = { assignments: [], displacements: [], free: 0 };
     const open = () => [...freeInstances(snaps), ...behindInstances(snaps, config.prefetch)];
     const scanStarving = this.reservations.scanDue(now);
-    if (open().length === 0 && !scanStarving) return 0;
+    if (open().length === 0 && !scanStarving) return none;
 
     const lists = this.nodeLists();
     this.reservations.prune(snaps);
     if (scanStarving) this.reservations.scan(now, snaps);
-    if (open().length === 0) return 0;
+    if (open().length === 0) return none;
     // Places to fill: free slots and empty waiting places (a displacement needs only the queue's head).
     const places = [...freeInstances(snaps), ...behindInstances(snaps, config.prefetch).filter((s) => !s.waiting)];
     const slots = Math.max(1, places.length);
     const warm = new Set(places.map((f) => f.lastCheckpoint).filter((c): c is string => c !== null));
-    const queue = preferWarm(this.fair.order(candidates(db, slots, config.candidateScan), Math.max(16, slots * 4)), warm, Math.max(16, slots * 4), (j) => this.checkpointOf(j));
+    const queue = preferWarm(this.fair.order(pass.candidates(slots), Math.max(16, slots * 4)), warm, Math.max(16, slots * 4), (j) => this.checkpointOf(j));
     const { assignments, displacements } = choose(snaps, queue, {
-      prefetch: config.prefetch, now, claiming: this.claiming,
+      prefetch: config.prefetch, now, claiming: pass.claiming,
       capable: (job) => this.capabilityOf(job, lists).capable,
       snapshot: (job) => this.jobSnapshot(job, this.templates.get(job.template_id)),
       allows: (id, snap) => this.reservations.allows(id, snap),
       unplaced: (job, snap) => this.reservations.consider(job, snap, snaps, now),
     });
-    for (const x of displacements) this.displace(x.instanceId, x.attemptId, `gave its place on ${x.instanceName} to a higher-priority job; back in the queue`);
-    if (assignments.length > 0) this.claimAndStart(assignments);
-    return Math.max(0, freeInstances(snaps).length - assignments.length);
-  }
-
-  /**
-   * The slots are taken now; the claims go into this tick's commit, and the runners (which send
-   * the prompts) start only once it is stored.
-   */
-  private claimAndStart(assignments: readonly Assignment[]): void {
-    const chosen = assignments.map((a) => ({ job: a.job, priority: a.snap.priority, rt: this.registry.get(a.instanceId) as InstanceRuntime, template: this.templates.get(a.job.template_id) }));
-    for (const a of chosen) {
-      this.claiming.add(a.job.id);
-      this.reserveSlot(a.job, a.rt, a.template, a.priority, a.job.id);
-    }
-    // Settled one by one: a claim that committed gets its runner even when another failed (a job
-    // claimed with no runner would wait for the next start).
-    void Promise.allSettled(chosen.map((a) => this.claim(a.job, a.rt))).then((results) => {
-      const claimed = chosen.map((a, i) => {
-        const r = results[i] as PromiseSettledResult<string | null>;
-        return { ...a, attemptId: r.status === 'fulfilled' ? r.value : null, error: r.status === 'rejected' ? (r.reason as unknown) : null };
-      });
-      for (const c of claimed) {
-        this.claiming.delete(c.job.id);
-        this.registry.unreserve(c.rt.row.id, c.job.id);
-      }
-      const fault = claimed.find((c) => c.error !== null);
-      // The store failing (locked, full): the farm holds and dispatches again after its retry.
-      if (fault) this.storage.failed('dispatching', fault.error);
-      const started = claimed.filter((c) => c.attemptId !== null);
-      if (started.length === 0) return fault ? undefined : this.kick();
-      this.announce.add(started.map((c) => c.job.id));
-      for (const c of started) {
-        // The row as claimed (running, its attempt): the runner reports against it.
-        const row = jobRow(this.d.db, c.job.id);
-        if (!row || !this.running) continue;
-        this.onDispatch?.(c.job.id, c.rt.row.id);
-        this.startRunner(row, c.attemptId as string, c.rt, null, c.template, c.priority);
-      }
-      if (started.length < claimed.length) this.kick();
-    });
-  }
-
-  /** Holds a slot (or the waiting place) for a claim not yet committed, under a placeholder id (the job id). */
-  private reserveSlot(job: JobRow, rt: InstanceRuntime, t: StoredTemplate, priority: number, placeholder: string): void {
-    this.registry.attemptStarted(rt.row.id, placeholder, job.id, job.vram_gb, checkpointOfJob(t.workflow, t.parameters, job.params_json), { priority, rank: job.rank });
-  }
-
-  /** Asks the prompt waiting on an instance to give its place to a higher-priority job. */
-  private displace(instanceId: string, attemptId: string, reason: string): void {
-    const runner = this.runners.get(attemptId);
-    if (!runner) return;
-    this.registry.setDisplacing(instanceId, true);
-    void runner.displace(reason).then((left) => {
-      // Left: its end (requeued) frees the place and kicks. Stayed (it had started): try again later.
-      if (!left) {
-        this.registry.setDisplacing(instanceId, false);
-        // Its server started it before the delete arrived (the prompt before it just ended): it runs.
-        this.log(`attempt ${attemptId} kept its place: it had started before it could give it to a higher-priority job`);
-      }
-      this.kick();
-    });
-  }
-
-  /** Claims one job for one instance (in this tick's commit batch, through the one claim path); null when it went stale. */
-  private claim(job: JobRow, rt: InstanceRuntime): Promise<string | null> {
-    const ok = rt.lastOkProbe;
-    return claimJob({ ...this.d, batch: this.batch, log: (m) => this.log(m) }, job, {
-      instanceId: rt.row.id, instanceName: rt.row.name, gpuName: ok?.gpuName ?? rt.row.gpu_name, vramAtDispatch: ok?.vram ? ok.vram.totalBytes - ok.vram.otherBytes : null,
-    });
-  }
-
-  private startRunner(job: JobRow, attemptId: string, rt: InstanceRuntime, resume: AttemptRow | null, template?: StoredTemplate, priority = job.priority): void {
-    const t = template ?? this.templates.get(job.template_id);
-    this.reservations.started(job.id);
-    this.fair.started(attemptId, job.project);
-    this.registry.attemptStarted(rt.row.id, attemptId, job.id, job.vram_gb, checkpointOfJob(t.workflow, t.parameters, job.params_json), { priority, rank: job.rank });
-    const runner = new AttemptRunner(
-      {
-        ...this.d, announce: (ids) => this.announce.add(ids), registry: this.registry, contact: this.contact, live: this.live, watch: this.watch,
-        uploader: this.uploader, batch: this.batch, storage: this.storage,
-        done: (r) => {
-          this.runners.delete(r.attemptId);
-          this.fair.ended(r.attemptId);
-          this.storage.guard('arming the retry timer', () => this.armRetryTimer());
-          this.kick();
-        },
-        log: (m) => this.log(m),
-      },
-      job, attemptId, rt, t, resume,
-    );
-    this.runners.set(attemptId, runner);
+    return { assignments, displacements, free: Math.max(0, freeInstances(snaps).length - assignments.length) };
   }
 }

@@ -19,7 +19,7 @@ import { OutputTooLarge } from '../../files/output-file.js';
 import { collectOutputs } from './collect.js';
 import { classify, type AttemptObservation } from './failure.js';
 import { interruptAndRemove } from './interrupt-prompt.js';
-import { checkpointOf } from '../../scheduler/policy.js';
+import { checkpointOf } from '../../templates/checkpoint.js';
 import { terminalMessage } from './prompt-watch.js';
 import { storageFaultOf } from '../attempt/storage-hold.js';
 

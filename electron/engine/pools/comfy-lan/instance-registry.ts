@@ -19,7 +19,7 @@ import type { Db } from '../../store/database.js';
 import { comfyInstanceRows, instanceRow, isSilent, persistRuntime, toInstanceView, type ComfyInstanceRow } from '../../store/instance-store.js';
 import type { SchedulerConfig } from '../../settings/farm-config.js';
 import { storeNodeList } from './node-lists.js';
-import type { InstanceSnapshot, Reservation } from '../../scheduler/policy.js';
+import type { InstanceSnapshot } from './instance-snapshot.js';
 import type { InstanceFacts } from '../../views/wait-reasons.js';
 import { firstExpectedEnd, RunLengths, type RunClock } from './run-lengths.js';
 
@@ -365,7 +365,7 @@ export class InstanceRegistry {
    * on the job and are the caller's, as is the reservation. The VRAM total falls back to the stored
    * card, so a server that went away still says whether it could ever take the job.
    */
-  facts(rt: InstanceRuntime, reservedFor: Reservation | null): InstanceFacts {
+  facts(rt: InstanceRuntime, reservedFor: InstanceFacts['reservedFor']): InstanceFacts {
     const snap = this.snapshot(rt);
     let stored: number | null = null;
     if (snap.totalVramBytes === null && rt.row.vram_json) stored = (JSON.parse(rt.row.vram_json) as { totalBytes: number }).totalBytes;
