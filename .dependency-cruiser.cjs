@@ -4,8 +4,10 @@
  *   electron/engine   → shared + Node (never electron, never the DOM/renderer, never a host)
  *     engine/hosting  what every host needs alike (event batching for the wire, export-path
  *                     confinement); the hosts share through it, never through each other
- *     engine/pools    the kinds of workstation behind the WorkerPool seam and what they share;
- *                     called by the scheduler, never importing it
+ *     engine/pools    the kinds of workstation behind the WorkerPool seam (comfy-lan: the LAN
+ *                     ComfyUI servers; runpod: the RunPod endpoints) and what they share
+ *                     (attempt/); called by the scheduler, never importing it: the LAN pool is
+ *                     given the scheduler's dispatch policy as a function (LanPolicy)
  *     engine/views    a job's view and why a job waits (the read model): used by the announcer, the
  *                     handlers and the CLI with no farm running, so never the scheduler's running
  *                     parts — only the pure dispatch policy it shares with them
@@ -38,9 +40,9 @@ module.exports = {
       { path: '^(renderer|shared)/' }, { dependencyTypes: ['core'] }),
     rule('pools-below-scheduler', 'A pool (pools/: a kind of workstation, and the attempt pieces every kind shares) is called by the scheduler through the WorkerPool seam and never reaches back into scheduler/.',
       { path: '^electron/engine/pools/' }, { path: '^electron/engine/scheduler/' }),
-    rule('views-not-scheduler-runtime', "engine/views/ (a job's view, why it waits) is read with no farm running: it may use the scheduler's pure policy (policy, fair-share, capability answers and checks, stored node lists), never its running parts (the scheduler, the registry, runners, reservations…); the farm gives its facts through FarmFacts.",
+    rule('views-not-scheduler-runtime', "engine/views/ (a job's view, why it waits) is read with no farm running: it may use the scheduler's pure policy (policy, fair-share, capability answers and checks), never its running parts (the scheduler, the registry, runners, reservations…); the farm gives its facts through FarmFacts.",
       { path: '^electron/engine/views/' },
-      { path: '^electron/engine/scheduler/', pathNot: '^electron/engine/scheduler/(policy|fair-share|capability-answers|capability-check|node-lists)\\.ts$' }),
+      { path: '^electron/engine/scheduler/', pathNot: '^electron/engine/scheduler/(policy|fair-share|capability-answers|capability-check)\\.ts$' }),
     rule('no-circular', 'A cycle makes load order matter and hides which module owns what.',
       { path: '^(shared|electron|renderer)/' }, { circular: true }),
   ],

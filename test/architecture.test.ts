@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { REPO } from './helpers/engine.js';
@@ -33,6 +34,14 @@ test('the zone rules catch an engine importing electron, shared importing the en
   for (const rule of ['shared-imports-nothing', 'engine-no-electron', 'renderer-shared-only', 'no-node-builtins-in-renderer-or-shared', 'desktop-not-server', 'renderer-lib-pure', 'pools-below-scheduler', 'views-not-scheduler-runtime']) {
     assert.ok(rules.has(rule), `expected a ${rule} violation, got ${[...rules].join(', ')}`);
   }
+});
+
+test('the pools-below-scheduler rule fires for every kind of workstation: the LAN ComfyUI pool and the RunPod pool', () => {
+  const fixture = join(REPO, 'test/fixtures/zone-violations');
+  const from = new Set(cruise(fixture, ['electron']).filter((v) => v.rule.name === 'pools-below-scheduler').map((v) => v.from));
+  assert.deepEqual([...from].sort(), ['electron/engine/pools/comfy-lan/pool.ts', 'electron/engine/pools/runpod/pool.ts']);
+  // And the real folders exist under those names, so the fixture plants where the code lives.
+  for (const kind of ['comfy-lan', 'runpod']) assert.ok(existsSync(join(REPO, 'electron/engine/pools', kind, `${kind}-pool.ts`)), kind);
 });
 
 const PROJECTS = ['tsconfig.json', 'renderer/tsconfig.json', 'tsconfig.electron.json'];
