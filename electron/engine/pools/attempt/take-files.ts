@@ -6,8 +6,8 @@
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { imageSize } from 'image-size';
-import { syncFolder, TEMP_PREFIX } from '../../files/atomic-write.js';
-import { outputFsError, type OutputFile } from '../../files/output-file.js';
+import { syncFolder, tempPathFor, TEMP_PREFIX } from '../../files/atomic-write.js';
+import { OutputFile, outputFsError, type OutputFs } from '../../files/output-file.js';
 import { mediaTypeOf, takeDir } from '../../files/output-paths.js';
 import type { TakeKey } from '../../../../shared/take-key.js';
 import { randomId } from '../../ids.js';
@@ -31,6 +31,24 @@ export async function settleOutput(file: OutputFile, finalPath: string, fileName
   const mediaType = mediaTypeOf(finalPath);
   const { width, height } = mediaType.startsWith('image/') ? sizeOf(stored.head) : { width: null, height: null };
   return { id: randomId(), nodeId, path: finalPath, sha256: stored.sha256, bytes: stored.bytes, mediaType, width, height };
+}
+
+/**
+ * One output stored, whatever brings its bytes: `fill` writes them into an OutputFile at a
+ * temporary name beside `finalPath` (hashed and measured as written, at most `maxBytes`), then it
+ * is settled (settleOutput). The temp file is discarded when anything throws, and the error goes on.
+ */
+export async function storeOutput(
+  finalPath: string, fileName: string, nodeId: string | null, limits: { maxBytes: number; fs?: OutputFs }, fill: (file: OutputFile) => Promise<unknown>,
+): Promise<StoredAsset> {
+  const file = new OutputFile(tempPathFor(finalPath), { fileName, maxBytes: limits.maxBytes, ...(limits.fs ? { fs: limits.fs } : {}) });
+  try {
+    await fill(file);
+    return await settleOutput(file, finalPath, fileName, nodeId);
+  } catch (err) {
+    await file.discard();
+    throw err;
+  }
 }
 
 /**

@@ -11,12 +11,11 @@
  */
 import type { ComfyClient } from '../../comfy/client.js';
 import { outputFiles, type HistoryEntry } from '../../comfy/responses.js';
-import { tempPathFor } from '../../files/atomic-write.js';
-import { OutputFile, type OutputFs } from '../../files/output-file.js';
+import type { OutputFs } from '../../files/output-file.js';
 import { outputPath } from '../../files/output-paths.js';
 import type { TakeKey } from '../../../../shared/take-key.js';
 import type { StoredAsset } from '../../store/asset-store.js';
-import { prepareTakeDir, settleOutput } from '../attempt/take-files.js';
+import { prepareTakeDir, storeOutput } from '../attempt/take-files.js';
 
 /** The files worth keeping: final outputs, not `temp` previews. */
 export function collectableOutputs(entry: HistoryEntry) {
@@ -41,16 +40,9 @@ export async function collectOutputs(
   const assets: StoredAsset[] = [];
   for (const ref of collectableOutputs(entry)) {
     const finalPath = outputPath(dir, ref.filename, ref.subfolder);
-    const file = new OutputFile(tempPathFor(finalPath), { fileName: ref.filename, maxBytes: limits.maxBytes, ...(limits.fs ? { fs: limits.fs } : {}) });
-    try {
-      await client.downloadView({ filename: ref.filename, subfolder: ref.subfolder, type: ref.type }, file, {
-        timeoutMs: limits.silenceMs ?? 120_000, deadlineMs: limits.deadlineMs, ...(signal ? { signal } : {}),
-      });
-      assets.push(await settleOutput(file, finalPath, ref.filename, ref.nodeId));
-    } catch (err) {
-      await file.discard();
-      throw err;
-    }
+    assets.push(await storeOutput(finalPath, ref.filename, ref.nodeId, limits, (file) => client.downloadView({ filename: ref.filename, subfolder: ref.subfolder, type: ref.type }, file, {
+      timeoutMs: limits.silenceMs ?? 120_000, deadlineMs: limits.deadlineMs, ...(signal ? { signal } : {}),
+    })));
   }
   return assets;
 }

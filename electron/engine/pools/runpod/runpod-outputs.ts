@@ -2,15 +2,14 @@
  * Storing a RunPod job's outputs (SPEC §4.5, as collect.ts does for a LAN server): each image of
  * worker-comfyui's answer — base64 data, or an S3 URL fetched with a size cap — is written to a
  * temporary name in the take's folder (hashed and measured as written, at most output_max_gb),
- * fsynced and renamed to its final name — the OutputFile and settleOutput of ../attempt/take-files.ts. Nothing is
+ * fsynced and renamed to its final name — storeOutput of ../attempt/take-files.ts, as for a LAN download. Nothing is
  * recorded here: the caller writes the ledger rows and `completed` in one transaction.
  */
 import { ShotfarmError } from '../../../../shared/errors.js';
-import { tempPathFor } from '../../files/atomic-write.js';
-import { OutputFile, OutputTooLarge, type OutputFs } from '../../files/output-file.js';
+import { OutputTooLarge, type OutputFs } from '../../files/output-file.js';
 import { outputPath } from '../../files/output-paths.js';
 import type { TakeKey } from '../../../../shared/take-key.js';
-import { prepareTakeDir, settleOutput } from '../attempt/take-files.js';
+import { prepareTakeDir, storeOutput } from '../attempt/take-files.js';
 import type { StoredAsset } from '../../store/asset-store.js';
 import type { WorkerImage } from './runpod-protocol.js';
 
@@ -59,17 +58,12 @@ export async function storeWorkerImages(
   for (const img of images) {
     const finalPath = outputPath(dir, img.filename);
     // The same way as a LAN download (collect.ts): hashed and measured as written, bounded, a full disk an OutputStoreError.
-    const file = new OutputFile(tempPathFor(finalPath), { fileName: img.filename, maxBytes, ...(limits.fs ? { fs: limits.fs } : {}) });
-    try {
+    assets.push(await storeOutput(finalPath, img.filename, null, { ...limits, maxBytes }, async (file) => {
       const bytes = await bytesOf(img, maxBytes, signal);
       if (bytes.length === 0) throw new ShotfarmError('storage', `the output ${img.filename} arrived empty`);
       await file.begin(bytes.length);
       await file.write(bytes);
-      assets.push(await settleOutput(file, finalPath, img.filename, null));
-    } catch (err) {
-      await file.discard();
-      throw err;
-    }
+    }));
   }
   return assets;
 }
