@@ -25,7 +25,8 @@ process.stdin.once('data', () => {
   // state change, say what each attempt runner is doing. Runtime fields, read from outside on purpose.
   setInterval(() => {
     if (Date.now() - lastChange < 15_000) return;
-    const s = engine.scheduler as unknown as { runners?: Map<string, Record<string, unknown> & { attemptId: string; job: { id: string }; resume?: unknown }> } | null;
+    // The LAN pool's runners (pools/comfy-lan/comfy-lan-pool.ts), reached through the scheduler's `lan`.
+    const s = (engine.scheduler as unknown as { lan?: { runners?: Map<string, Record<string, unknown> & { attemptId: string; job: { id: string }; resume?: unknown }> } } | null)?.lan;
     const plain = (r: Record<string, unknown>): Record<string, unknown> => Object.fromEntries(Object.entries(r).filter(([, v]) => v === null || ['string', 'number', 'boolean'].includes(typeof v)));
     const runners = [...(s?.runners?.values() ?? [])].map((r) => ({ ...plain(r), job: r.job.id, exec: r['exec'], resumed: r.resume !== null && r.resume !== undefined }));
     process.stderr.write(`no job state change for ${Math.round((Date.now() - lastChange) / 1000)} s; runners: ${JSON.stringify(runners)}\n`);
