@@ -7,6 +7,7 @@
 import type { ReactNode } from 'react';
 import type { JobDetail, JobView } from '../../../../shared/domain.js';
 import { isWaiting } from '../../../../shared/job-states.js';
+import { describeOrderChange } from '../../../../shared/job-detail.js';
 import { StatePill } from '../../../components/StatePill.js';
 import { AttemptsTable } from '../../failures/AttemptsTable.js';
 import { dateTime, STATE_LABEL } from '../../../lib/format.js';
@@ -104,7 +105,11 @@ export function JobDrawer({ id }: { id: string }) {
           <Section title="History">
             <ol className="history" data-testid="history">
               {d.events.map((e, i) => (
-                <li key={i}><span className="muted small nowrap">{dateTime(e.at)}</span> <StatePill state={e.to} /> <span className="small">{e.reason ?? ''}</span> <span className="muted tiny">({e.actor})</span></li>
+                <li key={i}>
+                  <span className="muted small nowrap">{dateTime(e.at)}</span>{' '}
+                  {e.kind === 'state' ? <><StatePill state={e.to} /> <span className="small">{e.reason ?? ''}</span></> : <span className="small" data-history="order">{describeOrderChange(e)}</span>}{' '}
+                  <span className="muted tiny">({e.actor})</span>
+                </li>
               ))}
             </ol>
           </Section>
