@@ -93,10 +93,10 @@ test("the drawer's history shows a bump and a move to top with who made them, be
   await farm.engine.call('jobs.moveToTop', { ids: [id!] });
   await farm.engine.call('jobs.hold', { ids: [id!] });
   await page.goto(`${studio.server.url}/#/queue/job/${id}`);
-  const history = page.locator('[data-testid="job-drawer"] [data-testid="history"] li');
   await page.waitForFunction(`document.querySelectorAll('[data-testid="job-drawer"] [data-testid="history"] li').length === 4`);
   // Each line starts with its time in a span of its own; what follows is what the test reads.
-  const lines = await history.evaluateAll((lis) => lis.map((li) => (li.textContent ?? '').slice(li.firstElementChild?.textContent?.length ?? 0).replace(/\s+/g, ' ').trim()));
+  const lines = (await page.evaluate(`[...document.querySelectorAll('[data-testid="job-drawer"] [data-testid="history"] li')]
+    .map((li) => li.textContent.slice(li.children[0].textContent.length).replace(/\\s+/g, ' ').trim())`)) as string[];
   assert.match(lines[0] ?? '', /^Held held by an operator \(local\)$/i);
   assert.match(lines[1] ?? '', /^moved to the top of rush \(local\)$/);
   assert.match(lines[2] ?? '', /^priority normal → rush \(local\)$/);

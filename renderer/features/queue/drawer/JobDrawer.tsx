@@ -41,7 +41,7 @@ function Facts({ job, d }: { job: JobView; d: JobDetail | null }) {
   return (
     <dl className="facts facts-3" data-testid="drawer-facts">
       <div><dt>Priority</dt><dd><span className={`prio prio-${job.priority}`}>{job.priority}</span></dd></div>
-      <div><dt>Place in queue</dt><dd data-testid="queue-position">{d?.queuePosition ? `#${d.queuePosition.toLocaleString()}` : '—'}<span className="sub muted tiny">rank {job.rank}</span></dd></div>
+      <div><dt>Place in queue</dt><dd data-testid="queue-position">{d?.queuePosition ? `#${d.queuePosition.toLocaleString()}` : '—'}<span className="sub muted tiny" title="Jobs of one priority go in rank order, lowest first; Move to top gives a rank below the lowest." data-testid="queue-rank">{`rank ${job.rank.toLocaleString()} within ${job.priority}`}</span></dd></div>
       <div><dt>Tries</dt><dd>{job.attempts}/{job.maxAttempts}</dd></div>
       <div><dt>Template</dt><dd data-testid="template-version">{job.template} <span className="muted">v{d?.template.version ?? '…'}</span>
         {d && d.template.latestVersion > d.template.version && <span className="sub tiny warn">v{d.template.latestVersion} exists; this job keeps v{d.template.version}</span>}</dd></div>
