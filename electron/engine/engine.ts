@@ -137,13 +137,13 @@ export class Engine {
       db: this.db, clock: this.clock, timers: this.timers, random: this.random, log: this.log,
       onSettled: (delivery) => this.events.emit('hook.delivery', { delivery }),
     });
-    // One builder of job views for the announcer and the handlers alike: they cannot differ.
-    const views = jobViewBuilder({ db: this.db, clock: this.clock, farm: () => this.scheduler, templates: this.templates });
-    this.announcer = new JobAnnouncer(this.db, this.events, this.hooks, views);
     this.settings = new LiveSettings({
       db: this.db, timers: this.timers, events: this.events, log: this.log, defaultOutputRoot: this.outputRoot,
       defaultReleasesRoot: join(opts.dataDir, 'releases'),
     });
+    // One builder of job views for the announcer and the handlers alike: they cannot differ.
+    const views = jobViewBuilder({ db: this.db, clock: this.clock, farm: () => this.scheduler, templates: this.templates, settings: this.settings });
+    this.announcer = new JobAnnouncer(this.db, this.events, this.hooks, views);
     const ctx: EngineContext = {
       db: this.db, dbFile: this.dbFile, clock: this.clock, random: this.random, events: this.events, settings: this.settings,
       announcer: this.announcer, views, templates: this.templates, farm: () => this.scheduler, uploadGate: this.uploadGate,
@@ -276,7 +276,7 @@ export class Engine {
 
   /** The farm's own folders (files/farm-places.ts): never an input, nor a host's inputs folder. */
   farmPlaces(): FarmPlaces {
-    return currentFarmPlaces(this.db, this.dbFile, this.settings);
+    return currentFarmPlaces(this.dbFile, this.settings);
   }
 
   /** Whether people are defined (then `serve` asks every caller for a personal token). */

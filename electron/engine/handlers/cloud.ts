@@ -6,7 +6,6 @@
 import { dirname } from 'node:path';
 import type { InstanceView } from '../../../shared/domain.js';
 import { ShotfarmError } from '../../../shared/errors.js';
-import { storedNumber } from '../settings/farm-settings.js';
 import { runpodKeySource, storeRunpodKey } from '../pools/runpod/api-key.js';
 import { utcDayStart } from '../pools/runpod/runpod-cost.js';
 import { randomId } from '../ids.js';
@@ -61,7 +60,7 @@ export function cloudHandlers(ctx: EngineContext): DomainHandlers<'cloud'> {
       return {
         dayStart,
         totalUsd: rows.reduce((n, r) => n + r.cost_usd, 0),
-        budgetUsdPerDay: storedNumber(ctx.db, 'burst_budget_usd_per_day'),
+        budgetUsdPerDay: ctx.settings.get('burst_budget_usd_per_day'),
         keySource: runpodKeySource(ctx.db, dataDir, process.env),
         byProjectEpisode: rows.map((r) => ({ project: r.project, episode: r.episode, costUsd: r.cost_usd, attempts: r.attempts })),
       };
