@@ -13,7 +13,7 @@
 import { parseProjectWeights, type FarmSettingKey, type FarmSettingValues } from '../../../shared/farm-settings.js';
 import type { Db } from '../store/database.js';
 import { setOpenJobsMaxAttempts } from '../store/job-store.js';
-import type { SchedulerConfig } from './farm-config.js';
+import type { SchedulerConfig } from './config-shape.js';
 import { rememberRoot } from './output-roots.js';
 
 /** A setting's value in force: a folder is a path (unset: the engine's own folder). */
