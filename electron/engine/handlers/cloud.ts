@@ -52,7 +52,7 @@ export function cloudHandlers(ctx: EngineContext): DomainHandlers<'cloud'> {
     },
     'cloud.setApiKey': async ({ apiKey }) => {
       storeRunpodKey(ctx.db, dataDir, apiKey, ctx.clock.now());
-      return { keySource: runpodKeySource(ctx.db, dataDir, process.env) };
+      return { keySource: runpodKeySource(ctx.db, dataDir, ctx.env) };
     },
     'cloud.spend': async () => {
       const dayStart = utcDayStart(ctx.clock.now());
@@ -61,7 +61,7 @@ export function cloudHandlers(ctx: EngineContext): DomainHandlers<'cloud'> {
         dayStart,
         totalUsd: rows.reduce((n, r) => n + r.cost_usd, 0),
         budgetUsdPerDay: ctx.settings.get('burst_budget_usd_per_day'),
-        keySource: runpodKeySource(ctx.db, dataDir, process.env),
+        keySource: runpodKeySource(ctx.db, dataDir, ctx.env),
         byProjectEpisode: rows.map((r) => ({ project: r.project, episode: r.episode, costUsd: r.cost_usd, attempts: r.attempts })),
       };
     },

@@ -16,6 +16,7 @@ import type { FarmFacts } from '../views/farm-facts.js';
 import type { FolderDefaults } from '../settings/farm-settings.js';
 import type { SettingsReader } from '../settings/setting-reader.js';
 import type { Db } from '../store/database.js';
+import type { EngineEnv } from '../engine-env.js';
 import type { JobViews } from '../views/job-views.js';
 import type { TemplateCache } from '../templates/template-cache.js';
 import type { UploadGate } from '../uploads/upload-gate.js';
@@ -82,6 +83,8 @@ export interface EngineContext {
   farm(): FarmPort | null;
   /** Which uploads each sender announced (uploads.check) and may now send (the server's PUT route). */
   uploadGate: UploadGate;
+  /** The environment the host passed in (RUNPOD_API_KEY, …): the engine never reads process.env. */
+  env: EngineEnv;
 }
 
 /** Announces changed jobs and lets the dispatcher reconsider; answers with their views. */
