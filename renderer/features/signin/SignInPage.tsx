@@ -9,7 +9,7 @@ import type { SignInCapability, SignInReason, SignInState } from '../../client/c
 import { parseHash } from '../../lib/paths.js';
 
 const HEADLINE: Record<SignInReason, string> = {
-  missing: 'Sign in with your personal access token',
+  missing: 'Sign in with your access token',
   unknown: 'That access token is not valid',
   revoked: 'Your access token was revoked',
   slowed: 'Too many wrong access tokens',
@@ -34,8 +34,9 @@ export function SignInPage({ gate, state }: { gate: SignInCapability; state: Ext
     setBusy(true);
     try {
       const next = await gate.signIn(token.trim());
-      // A refusal re-renders this page with its reason; only "did not answer" needs a note of its own.
-      setNote(next.signedIn ? null : next.message);
+      // A refusal becomes the gate's state and re-renders this page with its reason; only "did not
+      // answer" (the state left as it was) needs a note of its own.
+      setNote(!next.signedIn && next !== gate.state() ? next.message : null);
       if (!next.signedIn) setToken('');
     } finally {
       setBusy(false);
