@@ -128,6 +128,19 @@ test('the #signin= link signs in and leaves the address bar; revoked while open,
   assert.deepEqual(errors, []);
 });
 
+test('a page opened before the first person was added turns to the sign-in page once people are defined', { timeout: 90_000 }, async (ctx) => {
+  const { server, farm } = await peopleFarm(ctx);
+  const { page, errors } = await freshPage(ctx, `${server.url}/#/queue`);
+  await page.locator('[data-connection="online"]').waitFor();
+  assert.equal(await signInPage(page, 'missing').count(), 0, 'no people: the loopback operator, no sign-in');
+  const token = await addPerson(farm.engine, 'ops1', 'operator');
+  await signInPage(page, 'missing').waitFor();
+  assert.equal(await page.locator('[data-testid="server-banner"]').count(), 0);
+  await paste(page, token);
+  await page.locator('[data-testid="signed-in"]', { hasText: 'ops1 (operator)' }).waitFor();
+  assert.deepEqual(errors, []);
+});
+
 test('a shared job link opened in a new browser shows the sign-in page, then that job after sign-in', { timeout: 90_000 }, async (ctx) => {
   const { server, farm } = await peopleFarm(ctx);
   const token = await addPerson(farm.engine, 'otto', 'operator');
@@ -165,11 +178,14 @@ test('no URL a signed-in page requests carries the token: calls, the events sock
   const page = await context.newPage();
   page.setDefaultTimeout(20_000);
   const urls: string[] = [];
-  context.on('request', (r) => urls.push(r.url()));
+  // Opened with the link of an older `users add` (?token=, still honoured): every request but that
+  // first one — the address the person was handed — is the page's own.
+  const link = `${server.url}/?token=${token}#/ledger`;
+  context.on('request', (r) => r.url() !== link.split('#')[0] && urls.push(r.url()));
   page.on('websocket', (ws) => urls.push(ws.url()));
-  await page.goto(`${server.url}/#/ledger`);
-  await paste(page, token);
+  await page.goto(link);
   await page.locator('[data-connection="online"]').waitFor();
+  assert.ok(!page.url().includes(token), 'the link left the address bar');
   // Thumbnails load (by the cookie).
   await page.waitForFunction(`[...document.querySelectorAll('.asset img')].filter((i) => i.complete && i.naturalWidth > 0).length >= 2`);
   const [download] = await Promise.all([page.waitForEvent('download'), page.locator('[data-testid="export-run"]').click()]);
@@ -180,7 +196,7 @@ test('no URL a signed-in page requests carries the token: calls, the events sock
   await page.evaluate(`location.hash = '#/queue/job/${ids[0]}'`);
   await page.locator(`[data-testid="job-drawer"][data-job-id="${ids[0]}"]`).waitFor();
 
-  assert.ok(urls.some((u) => /\/api\/events$/.test(u)), `the events socket was opened: ${urls.filter((u) => u.includes('events')).join(', ')}`);
+  assert.ok(urls.some((u) => /\/api\/events(\?|$)/.test(u)), `the events socket was opened: ${urls.filter((u) => u.includes('events')).join(', ')}`);
   assert.ok(urls.some((u) => u.includes('/files/asset/')), 'thumbnails were requested');
   assert.ok(urls.some((u) => u.includes('/api/export/runlog')), 'the download was requested');
   assert.ok(urls.some((u) => u.includes('/api/call/')), 'calls were made');
