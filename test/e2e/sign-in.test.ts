@@ -77,6 +77,11 @@ test('no token: the sign-in page says one is needed (no "Server unreachable"); a
   await paste(page, token);
   await page.locator('[data-testid="signed-in"]', { hasText: 'mira (lead)' }).waitFor();
   await page.locator('[data-connection="online"]').waitFor();
+  for (const [width, height] of [[1440, 900], [1280, 720]] as const) {
+    await page.setViewportSize({ width, height });
+    await shoot(page, `signed-in-${width}`);
+    assert.equal(await page.evaluate(`(() => { const t = document.querySelector('.topbar'); return t.scrollWidth <= t.clientWidth; })()`), true, `the top bar holds the person and Sign out at ${width}`);
+  }
   assert.equal(await page.evaluate('document.cookie'), '', 'the sign-in cookie is HttpOnly');
   assert.equal(await page.evaluate('JSON.stringify(sessionStorage) + JSON.stringify(localStorage)'), '{}{}', 'the page keeps no token');
 
