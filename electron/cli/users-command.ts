@@ -28,7 +28,10 @@ function farmUrl(e: EngineApi, given: string | undefined): string | null {
  * logged by a proxy, and the page takes it out of the address bar as it signs in (cookie).
  */
 function printIssued(io: Io, json: boolean | undefined, issued: IssuedToken, what: string, url: string | null): void {
-  if (json) return printJson(io, { ...issued, signInUrl: url ? `${url}/#signin=${issued.token}` : null });
+  if (json) {
+    printJson(io, { ...issued, signInUrl: url ? `${url}/#signin=${issued.token}` : null });
+    return;
+  }
   io.out(`${what} ${issued.person.name} (${issued.person.role}). Their personal access token — shown this once, give it to them privately:`);
   io.out(issued.token);
   if (url) io.out(`Sign-in link (signs the browser in, then leaves the address bar): ${url}/#signin=${issued.token}`);

@@ -48,7 +48,13 @@ export function overHttps(req: IncomingMessage, ownTls: boolean): boolean {
 
 /** The Set-Cookie value that signs this browser in with `token` (null: signs it out). */
 export function sessionCookie(name: string, token: string | null, secure: boolean): string {
-  const parts = [`${name}=${token === null ? '' : encodeURIComponent(token)}`, 'Path=/', 'HttpOnly', 'SameSite=Strict', `Max-Age=${token === null ? 0 : SIGN_IN_MAX_AGE_S}`];
+  const parts = [
+    `${name}=${token === null ? '' : encodeURIComponent(token)}`,
+    'Path=/',
+    'HttpOnly',
+    'SameSite=Strict',
+    `Max-Age=${token === null ? 0 : SIGN_IN_MAX_AGE_S}`,
+  ];
   if (secure) parts.push('Secure');
   return parts.join('; ');
 }

@@ -11,7 +11,11 @@ import { refusalOf, type Refusal } from './refusal.js';
 const CSRF = { 'x-shotfarm-request': '1' };
 
 /** What `/api/session` says about this browser: signed in, refused (why), or a farm without people. */
-export type SessionProbe = { kind: 'signed-in' } | { kind: 'refused'; refusal: Refusal } | { kind: 'no-people' } | { kind: 'unreachable' };
+export type SessionProbe =
+  | { kind: 'signed-in' }
+  | { kind: 'refused'; refusal: Refusal }
+  | { kind: 'no-people' }
+  | { kind: 'unreachable' };
 
 async function answerOf(res: Response): Promise<SessionProbe> {
   const body: unknown = await res.json().catch(() => null);
@@ -37,7 +41,10 @@ export async function probeSession(base: URL): Promise<SessionProbe> {
 export async function postSignIn(base: URL, token: string): Promise<SessionProbe> {
   try {
     const res = await fetch(new URL('/api/session', base), {
-      method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json', ...CSRF }, body: JSON.stringify({ token }),
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'content-type': 'application/json', ...CSRF },
+      body: JSON.stringify({ token }),
     });
     return await answerOf(res);
   } catch {
@@ -50,7 +57,11 @@ export function refusedState(r: Refusal): SignInState {
 }
 
 /** The sign-in capability over a transport that can stop and restart its events socket. */
-export function signInGate(base: URL, initial: SignInState, socket: { suspend(): void; resume(): void }): SignInCapability & { refused(r: Refusal): void } {
+export function signInGate(
+  base: URL,
+  initial: SignInState,
+  socket: { suspend(): void; resume(): void },
+): SignInCapability & { refused(r: Refusal): void } {
   let state = initial;
   const fns = new Set<(s: SignInState) => void>();
   const set = (s: SignInState): void => {
@@ -71,12 +82,19 @@ export function signInGate(base: URL, initial: SignInState, socket: { suspend():
     async signIn(token) {
       const probe = await postSignIn(base, token);
       if (probe.kind === 'refused') set(refusedState(probe.refusal));
-      else if (probe.kind === 'unreachable') return { signedIn: false, reason: state.signedIn ? 'missing' : state.reason, message: 'The farm did not answer; check that it runs and try again.' };
+      else if (probe.kind === 'unreachable')
+        return {
+          signedIn: false,
+          reason: state.signedIn ? 'missing' : state.reason,
+          message: 'The farm did not answer; check that it runs and try again.',
+        };
       else set({ signedIn: true });
       return state;
     },
     async signOut() {
-      await fetch(new URL('/api/session', base), { method: 'DELETE', credentials: 'same-origin', headers: CSRF }).catch(() => undefined);
+      await fetch(new URL('/api/session', base), { method: 'DELETE', credentials: 'same-origin', headers: CSRF }).catch(
+        () => undefined,
+      );
       set({ signedIn: false, reason: 'signed-out', message: 'You signed out.' });
     },
   };

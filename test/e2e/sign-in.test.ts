@@ -33,7 +33,11 @@ async function peopleFarm(ctx: TestContext): Promise<PeopleFarm> {
 }
 
 /** A fresh browser (its own cookies) at a studio size, errors collected. */
-async function freshPage(ctx: TestContext, url: string, size = { width: 1280, height: 720 }): Promise<{ page: Page; errors: string[] }> {
+async function freshPage(
+  ctx: TestContext,
+  url: string,
+  size = { width: 1280, height: 720 },
+): Promise<{ page: Page; errors: string[] }> {
   const context = await suite.browser.newContext({ viewport: size, deviceScaleFactor: 1, bypassCSP: true });
   ctx.after(() => context.close());
   const page = await context.newPage();
@@ -62,28 +66,51 @@ async function shoot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
 }
 
-test('no token: the sign-in page says one is needed (no "Server unreachable"); a pasted valid token signs in and the browser remembers it in a cookie no script can read', { timeout: 90_000 }, async (ctx) => {
+test('no token: the sign-in page says one is needed (no "Server unreachable"); a pasted valid token signs in and the browser remembers it in a cookie no script can read', {
+  timeout: 90_000,
+}, async (ctx) => {
   const { server, farm } = await peopleFarm(ctx);
   const token = await addPerson(farm.engine, 'mira', 'lead');
   const { page, errors } = await freshPage(ctx, `${server.url}/#/queue`);
   await signInPage(page, 'missing').waitFor();
-  assert.equal(await page.locator('[data-testid="server-banner"]').count(), 0, 'an auth refusal is not an unreachable server');
+  assert.equal(
+    await page.locator('[data-testid="server-banner"]').count(),
+    0,
+    'an auth refusal is not an unreachable server',
+  );
   assert.equal(await page.locator('[data-testid="signin-reason"]').count(), 0, 'no token yet is not an error');
   await shoot(page, 'sign-in-1280');
   await page.setViewportSize({ width: 1440, height: 900 });
   await shoot(page, 'sign-in-1440');
-  assert.equal(await page.evaluate('document.documentElement.scrollWidth <= document.documentElement.clientWidth'), true, 'no sideways scroll');
+  assert.equal(
+    await page.evaluate('document.documentElement.scrollWidth <= document.documentElement.clientWidth'),
+    true,
+    'no sideways scroll',
+  );
 
   await paste(page, token);
   await page.locator('[data-testid="signed-in"]', { hasText: 'mira (lead)' }).waitFor();
   await page.locator('[data-connection="online"]').waitFor();
-  for (const [width, height] of [[1440, 900], [1280, 720]] as const) {
+  for (const [width, height] of [
+    [1440, 900],
+    [1280, 720],
+  ] as const) {
     await page.setViewportSize({ width, height });
     await shoot(page, `signed-in-${width}`);
-    assert.equal(await page.evaluate(`(() => { const t = document.querySelector('.topbar'); return t.scrollWidth <= t.clientWidth; })()`), true, `the top bar holds the person and Sign out at ${width}`);
+    assert.equal(
+      await page.evaluate(
+        `(() => { const t = document.querySelector('.topbar'); return t.scrollWidth <= t.clientWidth; })()`,
+      ),
+      true,
+      `the top bar holds the person and Sign out at ${width}`,
+    );
   }
   assert.equal(await page.evaluate('document.cookie'), '', 'the sign-in cookie is HttpOnly');
-  assert.equal(await page.evaluate('JSON.stringify(sessionStorage) + JSON.stringify(localStorage)'), '{}{}', 'the page keeps no token');
+  assert.equal(
+    await page.evaluate('JSON.stringify(sessionStorage) + JSON.stringify(localStorage)'),
+    '{}{}',
+    'the page keeps no token',
+  );
 
   await page.reload();
   await page.locator('[data-testid="signed-in"]', { hasText: 'mira (lead)' }).waitFor();
@@ -92,7 +119,9 @@ test('no token: the sign-in page says one is needed (no "Server unreachable"); a
   assert.deepEqual(errors, []);
 });
 
-test('a wrong token is told as not valid and a revoked one as revoked, on the sign-in page', { timeout: 90_000 }, async (ctx) => {
+test('a wrong token is told as not valid and a revoked one as revoked, on the sign-in page', {
+  timeout: 90_000,
+}, async (ctx) => {
   const { server, farm } = await peopleFarm(ctx);
   const gone = await addPerson(farm.engine, 'gone', 'artist');
   await farm.engine.call('users.revoke', { name: 'gone' });
@@ -109,13 +138,18 @@ test('a wrong token is told as not valid and a revoked one as revoked, on the si
   assert.deepEqual(errors, []);
 });
 
-test('the #signin= link signs in and leaves the address bar; revoked while open, the page returns to sign-in saying so and the top bar no longer names the person', { timeout: 90_000 }, async (ctx) => {
+test('the #signin= link signs in and leaves the address bar; revoked while open, the page returns to sign-in saying so and the top bar no longer names the person', {
+  timeout: 90_000,
+}, async (ctx) => {
   const { server, farm } = await peopleFarm(ctx);
   const token = await addPerson(farm.engine, 'artist1', 'artist');
   const { page, errors } = await freshPage(ctx, `${server.url}/#signin=${token}`);
   await page.locator('[data-testid="signed-in"]', { hasText: 'artist1 (artist)' }).waitFor();
   await page.locator('[data-connection="online"]').waitFor();
-  assert.ok(!page.url().includes(token) && !page.url().includes('signin'), `the address bar keeps no token: ${page.url()}`);
+  assert.ok(
+    !page.url().includes(token) && !page.url().includes('signin'),
+    `the address bar keeps no token: ${page.url()}`,
+  );
   // The new tab's about:blank and this page: the link's entry was replaced, not kept behind it.
   assert.equal(await page.evaluate('history.length'), 2, 'nor the history');
 
@@ -123,7 +157,11 @@ test('the #signin= link signs in and leaves the address bar; revoked while open,
   // The events socket is checked every second and closed; the page asks why, and is told.
   await signInPage(page, 'revoked').waitFor();
   assert.equal(await page.locator('[data-testid="signed-in"]').count(), 0, 'the top bar is gone with the farm');
-  assert.equal(await page.locator('[data-testid="server-banner"]').count(), 0, 'no "Server unreachable" for a revoked token');
+  assert.equal(
+    await page.locator('[data-testid="server-banner"]').count(),
+    0,
+    'no "Server unreachable" for a revoked token',
+  );
 
   // A new token signs the same browser in again, as the same person.
   const fresh = (await farm.engine.call('users.token', { name: 'artist1' })).token;
@@ -133,7 +171,9 @@ test('the #signin= link signs in and leaves the address bar; revoked while open,
   assert.deepEqual(errors, []);
 });
 
-test('a page opened before the first person was added turns to the sign-in page once people are defined', { timeout: 90_000 }, async (ctx) => {
+test('a page opened before the first person was added turns to the sign-in page once people are defined', {
+  timeout: 90_000,
+}, async (ctx) => {
   const { server, farm } = await peopleFarm(ctx);
   const { page, errors } = await freshPage(ctx, `${server.url}/#/queue`);
   await page.locator('[data-connection="online"]').waitFor();
@@ -146,7 +186,9 @@ test('a page opened before the first person was added turns to the sign-in page 
   assert.deepEqual(errors, []);
 });
 
-test('a shared job link opened in a new browser shows the sign-in page, then that job after sign-in', { timeout: 90_000 }, async (ctx) => {
+test('a shared job link opened in a new browser shows the sign-in page, then that job after sign-in', {
+  timeout: 90_000,
+}, async (ctx) => {
   const { server, farm } = await peopleFarm(ctx);
   const token = await addPerson(farm.engine, 'otto', 'operator');
   const [id] = await farm.importJobs([{ id: 'sh042' }], 'Moonfall', 'ep101');
@@ -159,7 +201,9 @@ test('a shared job link opened in a new browser shows the sign-in page, then tha
   assert.deepEqual(errors, []);
 });
 
-test('sign out returns to the sign-in page, and the browser stays signed out after a reload', { timeout: 90_000 }, async (ctx) => {
+test('sign out returns to the sign-in page, and the browser stays signed out after a reload', {
+  timeout: 90_000,
+}, async (ctx) => {
   const { server, farm } = await peopleFarm(ctx);
   const token = await addPerson(farm.engine, 'otto', 'operator');
   const { page, errors } = await freshPage(ctx, `${server.url}/`);
@@ -172,13 +216,20 @@ test('sign out returns to the sign-in page, and the browser stays signed out aft
   assert.deepEqual(errors, []);
 });
 
-test('no URL a signed-in page requests carries the token: calls, the events socket, thumbnails and a CSV download', { timeout: 120_000 }, async (ctx) => {
+test('no URL a signed-in page requests carries the token: calls, the events socket, thumbnails and a CSV download', {
+  timeout: 120_000,
+}, async (ctx) => {
   const { server, farm } = await peopleFarm(ctx);
   const token = await addPerson(farm.engine, 'mira', 'lead');
   const ids = await farm.importJobs([{ id: 'sh010' }, { id: 'sh020' }], 'Moonfall', 'ep101');
   await farm.waitForStates(ids, ['completed'], 30_000);
 
-  const context = await suite.browser.newContext({ viewport: { width: 1440, height: 900 }, deviceScaleFactor: 1, bypassCSP: true, acceptDownloads: true });
+  const context = await suite.browser.newContext({
+    viewport: { width: 1440, height: 900 },
+    deviceScaleFactor: 1,
+    bypassCSP: true,
+    acceptDownloads: true,
+  });
   ctx.after(() => context.close());
   const page = await context.newPage();
   page.setDefaultTimeout(20_000);
@@ -192,8 +243,13 @@ test('no URL a signed-in page requests carries the token: calls, the events sock
   await page.locator('[data-connection="online"]').waitFor();
   assert.ok(!page.url().includes(token), 'the link left the address bar');
   // Thumbnails load (by the cookie).
-  await page.waitForFunction(`[...document.querySelectorAll('.asset img')].filter((i) => i.complete && i.naturalWidth > 0).length >= 2`);
-  const [download] = await Promise.all([page.waitForEvent('download'), page.locator('[data-testid="export-run"]').click()]);
+  await page.waitForFunction(
+    `[...document.querySelectorAll('.asset img')].filter((i) => i.complete && i.naturalWidth > 0).length >= 2`,
+  );
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.locator('[data-testid="export-run"]').click(),
+  ]);
   assert.match(download.suggestedFilename(), /^shotfarm-runlog-/);
   // A download's request is not reported as a page request: its URL is the download's.
   urls.push(download.url());
@@ -201,10 +257,22 @@ test('no URL a signed-in page requests carries the token: calls, the events sock
   await page.evaluate(`location.hash = '#/queue/job/${ids[0]}'`);
   await page.locator(`[data-testid="job-drawer"][data-job-id="${ids[0]}"]`).waitFor();
 
-  assert.ok(urls.some((u) => /\/api\/events(\?|$)/.test(u)), `the events socket was opened: ${urls.filter((u) => u.includes('events')).join(', ')}`);
-  assert.ok(urls.some((u) => u.includes('/files/asset/')), 'thumbnails were requested');
-  assert.ok(urls.some((u) => u.includes('/api/export/runlog')), 'the download was requested');
-  assert.ok(urls.some((u) => u.includes('/api/call/')), 'calls were made');
+  assert.ok(
+    urls.some((u) => /\/api\/events(\?|$)/.test(u)),
+    `the events socket was opened: ${urls.filter((u) => u.includes('events')).join(', ')}`,
+  );
+  assert.ok(
+    urls.some((u) => u.includes('/files/asset/')),
+    'thumbnails were requested',
+  );
+  assert.ok(
+    urls.some((u) => u.includes('/api/export/runlog')),
+    'the download was requested',
+  );
+  assert.ok(
+    urls.some((u) => u.includes('/api/call/')),
+    'calls were made',
+  );
   const leaking = urls.filter((u) => u.includes(token) || /[?&#](token|signin)=/.test(u));
   assert.deepEqual(leaking, [], 'no URL carries the token');
 });

@@ -16,8 +16,16 @@ import { addPerson, callAs } from '../helpers/people.js';
 
 const CSRF = { 'x-shotfarm-request': '1' };
 
-async function signIn(server: RunningServer, token: string, headers: Record<string, string> = CSRF): Promise<{ status: number; cookie: string | null; body: { error?: { details?: { reason?: string } } } }> {
-  const res = await fetch(`${server.url}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ token }) });
+async function signIn(
+  server: RunningServer,
+  token: string,
+  headers: Record<string, string> = CSRF,
+): Promise<{ status: number; cookie: string | null; body: { error?: { details?: { reason?: string } } } }> {
+  const res = await fetch(`${server.url}/api/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ token }),
+  });
   return { status: res.status, cookie: res.headers.get('set-cookie'), body: (await res.json()) as never };
 }
 
@@ -37,7 +45,10 @@ test('sign-in: refusals name missing, not valid and revoked; a valid token sets 
 
     const reason = async (cookie: string | null) => {
       const res = await fetch(`${server.url}/api/session`, { headers: cookie ? { cookie } : {} });
-      return { status: res.status, reason: ((await res.json()) as { error?: { details?: { reason?: string } } }).error?.details?.reason };
+      return {
+        status: res.status,
+        reason: ((await res.json()) as { error?: { details?: { reason?: string } } }).error?.details?.reason,
+      };
     };
     assert.deepEqual(await reason(null), { status: 401, reason: 'missing' });
     const wrong = await signIn(server, 'sft_not-a-token');
@@ -57,13 +68,19 @@ test('sign-in: refusals name missing, not valid and revoked; a valid token sets 
     assert.deepEqual(await reason(cookie), { status: 200, reason: undefined });
 
     // Calls, an export download and the events socket, by the cookie alone.
-    const call = await fetch(`${server.url}/api/call/farm.status`, { method: 'POST', headers: { 'content-type': 'application/json', cookie, ...CSRF }, body: '{}' });
+    const call = await fetch(`${server.url}/api/call/farm.status`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie, ...CSRF },
+      body: '{}',
+    });
     assert.equal(call.status, 200);
     const csv = await fetch(`${server.url}/api/export/runlog`, { headers: { cookie } });
     assert.equal(csv.status, 200);
     await csv.arrayBuffer();
     const opened = await new Promise<'open' | number>((resolve) => {
-      const ws = new WebSocket(`${server.url.replace('http', 'ws')}/api/events`, { headers: { cookie, origin: server.url } });
+      const ws = new WebSocket(`${server.url.replace('http', 'ws')}/api/events`, {
+        headers: { cookie, origin: server.url },
+      });
       ws.on('open', () => (ws.close(), resolve('open')));
       ws.on('unexpected-response', (_q, r) => resolve(r.statusCode ?? 0));
       ws.on('error', () => resolve(0));
@@ -76,7 +93,10 @@ test('sign-in: refusals name missing, not valid and revoked; a valid token sets 
 
     // Behind a TLS proxy the cookie is Secure.
     await t.engine.call('users.token', { name: 'gone' });
-    const behindTls = await signIn(server, (await t.engine.call('users.token', { name: 'gone' })).token, { ...CSRF, 'x-forwarded-proto': 'https' });
+    const behindTls = await signIn(server, (await t.engine.call('users.token', { name: 'gone' })).token, {
+      ...CSRF,
+      'x-forwarded-proto': 'https',
+    });
     assert.match(behindTls.cookie ?? '', /; Secure/);
   } finally {
     await server.close();
@@ -90,7 +110,12 @@ test('a change made with the sign-in cookie needs the CSRF header; another origi
   try {
     const token = await addPerson(t.engine, 'otto', 'operator');
     const cookie = pair((await signIn(server, token)).cookie);
-    const pause = (headers: Record<string, string>) => fetch(`${server.url}/api/call/farm.pause`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{}' });
+    const pause = (headers: Record<string, string>) =>
+      fetch(`${server.url}/api/call/farm.pause`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: '{}',
+      });
 
     const forged = await pause({ cookie });
     assert.equal(forged.status, 403, 'a form of another site could send this (if a browser sent the cookie): refused');
@@ -99,20 +124,32 @@ test('a change made with the sign-in cookie needs the CSRF header; another origi
     assert.equal(otherOrigin.status, 403);
     assert.equal((await t.engine.call('farm.status', {})).farmState.state, 'running', 'nothing changed');
     assert.equal((await pause({ cookie, ...CSRF })).status, 200);
-    assert.equal((await callAs(server.url, token, 'farm.resume', {})).status, 200, 'scripts with the header token need no CSRF header');
-    assert.equal((await signIn(server, token, {})).status, 403, 'another site cannot sign a browser in (no CSRF header)');
+    assert.equal(
+      (await callAs(server.url, token, 'farm.resume', {})).status,
+      200,
+      'scripts with the header token need no CSRF header',
+    );
+    assert.equal(
+      (await signIn(server, token, {})).status,
+      403,
+      'another site cannot sign a browser in (no CSRF header)',
+    );
 
     const out = await fetch(`${server.url}/api/session`, { method: 'DELETE', headers: { cookie, ...CSRF } });
     assert.equal(out.status, 200);
     assert.match(out.headers.get('set-cookie') ?? '', /Max-Age=0/);
-    assert.equal((await fetch(`${server.url}/api/session`, { method: 'DELETE', headers: { cookie } })).status, 403, 'nor sign it out');
+    assert.equal(
+      (await fetch(`${server.url}/api/session`, { method: 'DELETE', headers: { cookie } })).status,
+      403,
+      'nor sign it out',
+    );
   } finally {
     await server.close();
     await t.close();
   }
 });
 
-test('a farm without people has no one to sign in as: the sign-in answers 404 and the page keeps today\'s rules', async () => {
+test("a farm without people has no one to sign in as: the sign-in answers 404 and the page keeps today's rules", async () => {
   const t = await makeEngine();
   const server = await startServer({ engine: t.engine });
   try {
@@ -130,11 +167,14 @@ test('a farm without people has no one to sign in as: the sign-in answers 404 an
 /** The least total wait the documented schedule imposes on `n` wrong tokens from one address. */
 function promisedMs(n: number, o = BACKOFF_DEFAULTS): number {
   let total = 0;
-  for (let failure = o.free + 1; failure < n; failure++) total += Math.min(o.maxMs, o.baseMs * 2 ** (failure - o.free - 1));
+  for (let failure = o.free + 1; failure < n; failure++)
+    total += Math.min(o.maxMs, o.baseMs * 2 ** (failure - o.free - 1));
   return total;
 }
 
-test('1,000 wrong guesses from one address take at least the documented time (5 free, then 1 s doubling to a minute); a valid token from it passes throughout', { timeout: 120_000 }, async () => {
+test('1,000 wrong guesses from one address take at least the documented time (5 free, then 1 s doubling to a minute); a valid token from it passes throughout', {
+  timeout: 120_000,
+}, async () => {
   const t = await makeEngine();
   // The shipped schedule, on the engine's manual clock: the waits are counted, not slept.
   const server = await startServer({ engine: t.engine });
@@ -145,7 +185,11 @@ test('1,000 wrong guesses from one address take at least the documented time (5 
     let slowed = 0;
     const validStatuses: number[] = [];
     while (guesses < 1_000) {
-      const res = await fetch(`${server.url}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json', ...CSRF }, body: JSON.stringify({ token: `sft_guess${guesses}` }) });
+      const res = await fetch(`${server.url}/api/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...CSRF },
+        body: JSON.stringify({ token: `sft_guess${guesses}` }),
+      });
       await res.arrayBuffer();
       if (res.status === 429) {
         // The guesser is told to wait: it may guess again only after Retry-After.
@@ -155,15 +199,23 @@ test('1,000 wrong guesses from one address take at least the documented time (5 
         assert.equal(res.status, 401);
         guesses++;
       }
-      if ((guesses + slowed) % 25 === 0) validStatuses.push((await callAs(server.url, valid, 'farm.status', {})).status);
+      if ((guesses + slowed) % 25 === 0)
+        validStatuses.push((await callAs(server.url, valid, 'farm.status', {})).status);
     }
     const took = t.clock.now() - start;
-    assert.ok(took >= promisedMs(1_000), `1,000 guesses took ${took} ms of the clock; the docs promise at least ${promisedMs(1_000)} ms`);
+    assert.ok(
+      took >= promisedMs(1_000),
+      `1,000 guesses took ${took} ms of the clock; the docs promise at least ${promisedMs(1_000)} ms`,
+    );
     // About 16 hours: a minute per guess once past the doubling.
     assert.ok(promisedMs(1_000) > 15 * 3600_000);
     assert.ok(slowed > 900, 'the guesser was told to wait before nearly every guess');
     assert.ok(validStatuses.length > 30);
-    assert.deepEqual(validStatuses.filter((s) => s !== 200), [], 'the valid token passed every time, closed address or not');
+    assert.deepEqual(
+      validStatuses.filter((s) => s !== 200),
+      [],
+      'the valid token passed every time, closed address or not',
+    );
   } finally {
     await server.close();
     await t.close();

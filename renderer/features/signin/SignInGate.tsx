@@ -12,10 +12,14 @@ export function SignInGate({ children }: { children: ReactNode }) {
   const gate = useApp((s) => s.client.signIn);
   const store = useAppStore();
   const [state, setState] = useState<SignInState>(gate?.state() ?? { signedIn: true });
-  useEffect(() => gate?.onChange((s) => {
-    if (!s.signedIn) store.setState({ session: null });
-    setState(s);
-  }), [gate, store]);
+  useEffect(
+    () =>
+      gate?.onChange((s) => {
+        if (!s.signedIn) store.setState({ session: null });
+        setState(s);
+      }),
+    [gate, store],
+  );
   if (!gate || state.signedIn) return <>{children}</>;
   return <SignInPage gate={gate} state={state} />;
 }

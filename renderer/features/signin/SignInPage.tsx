@@ -4,7 +4,7 @@
  * one, too many wrong ones, signed out). The address's `#/…` part (a shared job link) is left as it
  * is, so the farm opens on it once signed in.
  */
-import { useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import type { SignInCapability, SignInReason, SignInState } from '../../client/client.js';
 import { parseHash } from '../../lib/paths.js';
 
@@ -17,17 +17,28 @@ const HEADLINE: Record<SignInReason, string> = {
 };
 
 const HELP: Record<SignInReason, string> = {
-  missing: 'An admin gives each person their own token (shotfarm users add NAME --role ROLE on the farm host prints it once, with a link that signs you in).',
-  unknown: 'Check that it was pasted whole. A token that was replaced (shotfarm users token NAME) stops working: ask an admin for your current one.',
+  missing:
+    'An admin gives each person their own token (shotfarm users add NAME --role ROLE on the farm host prints it once, with a link that signs you in).',
+  unknown:
+    'Check that it was pasted whole. A token that was replaced (shotfarm users token NAME) stops working: ask an admin for your current one.',
   revoked: 'An admin revoked it. Ask them for a new one (shotfarm users token NAME); then sign in with it here.',
   slowed: 'Wrong tokens from this address are slowed down to stop guessing; a valid token still signs in at once.',
   'signed-out': 'This browser no longer remembers you. Sign in again with your token.',
 };
 
-export function SignInPage({ gate, state }: { gate: SignInCapability; state: Extract<SignInState, { signedIn: false }> }) {
+export function SignInPage({
+  gate,
+  state,
+}: {
+  gate: SignInCapability;
+  state: Extract<SignInState, { signedIn: false }>;
+}) {
   const [token, setToken] = useState('');
   const [busy, setBusy] = useState(false);
   const [note, setNote] = useState<string | null>(null);
+  const field = useRef<HTMLInputElement>(null);
+  // The page has one thing to do: the token field takes the keyboard at once (and again after a refusal).
+  useEffect(() => field.current?.focus(), []);
   const target = parseHash(window.location.hash);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -40,28 +51,67 @@ export function SignInPage({ gate, state }: { gate: SignInCapability; state: Ext
       if (!next.signedIn) setToken('');
     } finally {
       setBusy(false);
+      field.current?.focus();
     }
   };
   const error = state.reason === 'unknown' || state.reason === 'revoked' || state.reason === 'slowed';
   return (
     <div className="signin-page">
-      <form className="signin-card" onSubmit={(e) => void submit(e)} data-testid="signin-page" data-reason={state.reason}>
-        <div className="signin-brand"><span className="logo" aria-hidden>◆</span> Shotfarm</div>
-        <h1 className="signin-title" data-testid="signin-headline">{HEADLINE[state.reason]}</h1>
-        {error && <div className="alert alert-error" role="alert" data-testid="signin-reason">{state.message}</div>}
+      <form
+        className="signin-card"
+        onSubmit={(e) => void submit(e)}
+        data-testid="signin-page"
+        data-reason={state.reason}
+      >
+        <div className="signin-brand">
+          <span className="logo" aria-hidden>
+            ◆
+          </span>{' '}
+          Shotfarm
+        </div>
+        <h1 className="signin-title" data-testid="signin-headline">
+          {HEADLINE[state.reason]}
+        </h1>
+        {error && (
+          <div className="alert alert-error" role="alert" data-testid="signin-reason">
+            {state.message}
+          </div>
+        )}
         <p className="muted">{HELP[state.reason]}</p>
         <label className="field">
           <span className="field-label">Personal access token</span>
-          <input className="input" type="password" autoComplete="off" spellCheck={false} autoFocus value={token}
-            onChange={(e) => setToken(e.target.value)} data-testid="signin-token" />
+          <input
+            className="input"
+            type="password"
+            autoComplete="off"
+            spellCheck={false}
+            ref={field}
+            value={token}
+            onChange={(e) => setToken(e.target.value)}
+            data-testid="signin-token"
+          />
         </label>
-        {note && <div className="alert alert-error" role="alert">{note}</div>}
+        {note && (
+          <div className="alert alert-error" role="alert">
+            {note}
+          </div>
+        )}
         <div className="signin-actions">
           {target.jobId && <span className="muted small">Then opens the job you were sent.</span>}
           <span className="spacer" />
-          <button className="btn btn-primary" type="submit" disabled={busy || token.trim() === ''} data-testid="signin-submit">{busy ? 'Checking…' : 'Sign in'}</button>
+          <button
+            className="btn btn-primary"
+            type="submit"
+            disabled={busy || token.trim() === ''}
+            data-testid="signin-submit"
+          >
+            {busy ? 'Checking…' : 'Sign in'}
+          </button>
         </div>
-        <p className="muted small">This browser remembers the sign-in (an HttpOnly cookie of this farm, for 30 days, ended at once by a revoked token) until you sign out.</p>
+        <p className="muted small">
+          This browser remembers the sign-in (an HttpOnly cookie of this farm, for 30 days, ended at once by a revoked
+          token) until you sign out.
+        </p>
       </form>
     </div>
   );

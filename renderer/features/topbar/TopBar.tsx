@@ -20,7 +20,7 @@ function SignedIn() {
   return (
     <>
       <span className="muted small nowrap" data-testid="signed-in" title="Your role decides which actions are shown">{session.name} ({session.role})</span>
-      {signIn && <button className="btn btn-ghost btn-sm" onClick={() => void signIn.signOut()} data-testid="sign-out" title="This browser forgets your sign-in">Sign out</button>}
+      {signIn && <button type="button" className="btn btn-ghost btn-sm" onClick={() => void signIn.signOut()} data-testid="sign-out" title="This browser forgets your sign-in">Sign out</button>}
     </>
   );
 }
