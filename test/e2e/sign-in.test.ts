@@ -157,6 +157,7 @@ test('the #signin= link signs in and leaves the address bar; revoked while open,
   // The events socket is checked every second and closed; the page asks why, and is told.
   await signInPage(page, 'revoked').waitFor();
   assert.equal(await page.locator('[data-testid="signed-in"]').count(), 0, 'the top bar is gone with the farm');
+  await shoot(page, 'sign-in-revoked');
   assert.equal(
     await page.locator('[data-testid="server-banner"]').count(),
     0,

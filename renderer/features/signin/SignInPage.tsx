@@ -19,9 +19,8 @@ const HEADLINE: Record<SignInReason, string> = {
 const HELP: Record<SignInReason, string> = {
   missing:
     'An admin gives each person their own token (shotfarm users add NAME --role ROLE on the farm host prints it once, with a link that signs you in).',
-  unknown:
-    'Check that it was pasted whole. A token that was replaced (shotfarm users token NAME) stops working: ask an admin for your current one.',
-  revoked: 'An admin revoked it. Ask them for a new one (shotfarm users token NAME); then sign in with it here.',
+  unknown: 'Check that it was pasted whole: a token that was replaced stops working.',
+  revoked: 'Once an admin gives you a new one, sign in with it here.',
   slowed: 'Wrong tokens from this address are slowed down to stop guessing; a valid token still signs in at once.',
   'signed-out': 'This browser no longer remembers you. Sign in again with your token.',
 };
