@@ -18,6 +18,8 @@ export type BridgeRequest =
   | { op: 'begin'; text: string }
   /** COMMIT or ROLLBACK of the transaction on `session`. */
   | { op: 'end'; text: 'COMMIT' | 'ROLLBACK'; session: string }
+  /** Answers at once without the database: the bridge's own cost (the bench). */
+  | { op: 'ping' }
   | { op: 'close' };
 
 export type BridgeAnswer =

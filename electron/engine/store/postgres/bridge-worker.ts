@@ -82,6 +82,8 @@ async function handle(req: BridgeRequest): Promise<BridgeAnswer> {
       await client.query(req.text);
       return { ok: true, rows: [], rowCount: 0, session };
     }
+    case 'ping':
+      return { ok: true, rows: [], rowCount: 0, session };
     case 'close': {
       const c = client;
       client = null;

@@ -104,6 +104,11 @@ export class PostgresDb implements SqlDb {
     this.bridge.close();
   }
 
+  /** One round trip to the worker thread and back, without the database (what the bridge itself costs). */
+  ping(): void {
+    this.bridge.call({ op: 'ping' });
+  }
+
   private savepoint<T>(fn: () => T): T {
     const name = `shotfarm_sp_${this.depth}`;
     this.bridge.call({ op: 'exec', text: `SAVEPOINT ${name}`, session: this.session });
