@@ -14,7 +14,7 @@ import { type BridgeAnswer, type BridgeRequest, type BridgeWorkerData, isBridgeA
 import { CONNECTION, PostgresStoreError } from './postgres-error.js';
 
 export interface SyncBridgeOptions {
-  /** Longest a call may take before the connection is given up (default 30 s). */
+  /** Longest a statement may take before the connection is given up (default 30 s; a connect's time comes on top). */
   callTimeoutMs?: number;
   /** Longest a connect may take (default 5 s). */
   connectTimeoutMs?: number;
@@ -24,6 +24,8 @@ export interface SyncBridgeOptions {
 type Ok = Extract<BridgeAnswer, { ok: true }>;
 
 let generations = 0;
+/** A worker thread's start (loading the driver; under tsx, compiling it): not the database's time. */
+const WORKER_START_MS = 10_000;
 
 export class SyncBridge {
   private worker: Worker | null = null;
@@ -40,15 +42,19 @@ export class SyncBridge {
   /** Sends one request and waits for its answer; a failure throws PostgresStoreError. */
   call(req: BridgeRequest): Ok {
     if (this.closed) throw new PostgresStoreError('the PostgreSQL store is closed', CONNECTION);
+    const fresh = this.worker === null;
     const port = this.ensureWorker();
     Atomics.store(this.flag, 0, 0);
     port.postMessage(req);
-    const timeoutMs = this.opts.callTimeoutMs ?? 30_000;
-    const waited = Atomics.wait(this.flag, 0, 0, timeoutMs);
+    const callMs = this.opts.callTimeoutMs ?? 30_000;
+    // The bound is the statement's; a connect (bounded by its own timeout, which answers with an
+    // error) and a new worker's start come on top of it.
+    const waitMs = callMs + (this.opts.connectTimeoutMs ?? 5000) + (fresh ? WORKER_START_MS : 0);
+    const waited = Atomics.wait(this.flag, 0, 0, waitMs);
     const msg = receiveMessageOnPort(port);
     if (waited === 'timed-out' && msg === undefined) {
       this.dropWorker();
-      throw new PostgresStoreError(`the database did not answer within ${Math.round(timeoutMs / 1000)} s`, CONNECTION);
+      throw new PostgresStoreError(`the database did not answer within ${Math.round(waitMs / 1000)} s`, CONNECTION);
     }
     const answer: unknown = msg?.message;
     if (!isBridgeAnswer(answer)) {
