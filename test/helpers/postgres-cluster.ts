@@ -89,7 +89,8 @@ async function freeLoopbackPort(): Promise<number> {
 export async function startPostgresCluster(opts: ClusterOptions = {}): Promise<PostgresCluster> {
   const bin = postgresBinDir();
   const user = serverUser();
-  const root = mkdtempSync(join(tmpdir(), 'shotfarm-pg-'));
+  // The server's user must reach its folder: under root, /tmp (a TMPDIR in root's home would not do).
+  const root = mkdtempSync(join(user && existsSync('/tmp') ? '/tmp' : tmpdir(), 'shotfarm-pg-'));
   const dataDir = join(root, 'data');
   if (user) chownSync(root, user.uid, user.gid);
   const run = (program: string, args: string[], what: string): string => {

@@ -26,6 +26,7 @@ export interface PostgresDbOptions {
 /** "SHOTFARM" in a bigint's low bits: the farm's write lock, like SQLite's one writer. */
 const DEFAULT_WRITE_LOCK = 0x5f4f_7f41;
 const FETCH_ROWS = 500;
+const MAX_PREPARED = 1000;
 
 export class PostgresDb implements SqlDb {
   readonly dialect = 'postgres';
@@ -153,8 +154,10 @@ export class PostgresDb implements SqlDb {
     const values = bindValues(t, params, sql);
     let name = this.names.get(sql);
     if (name === undefined) {
-      name = `shotfarm_${this.names.size + 1}`;
-      this.names.set(sql, name);
+      // Statements built at run time (filters, IN lists) would each stay prepared on the server for
+      // the connection's life: past a bound, a new text goes unnamed (parsed at each call).
+      name = this.names.size < MAX_PREPARED ? `shotfarm_${this.names.size + 1}` : '';
+      if (name) this.names.set(sql, name);
     }
     const req = { op: 'query', name, text: t.text, values, session: this.session } as const;
     return this.autocommitRetry(() => this.bridge.call(req));
