@@ -39,11 +39,14 @@ import type { ComfyLanPool, LanPlan } from '../pools/comfy-lan/comfy-lan-pool.js
 import type { LivePhases } from '../pools/comfy-lan/live-attempts.js';
 import type { AttemptWatchView } from '../pools/comfy-lan/attempt-watch.js';
 import { farmPools } from './farm-pools.js';
+import type { EngineEnv } from '../engine-env.js';
 
 export interface SchedulerDeps extends FarmDeps {
   log?: (message: string) => void;
   /** The RunPod API key for cloud endpoints (null: none configured). */
   runpodKey?: () => string | null;
+  /** The host's environment (the AWS_* variables for S3 uploads); default none. */
+  env?: EngineEnv;
   /** The engine's one template cache (templates/template-cache.ts). */
   templates: TemplateCache;
 }

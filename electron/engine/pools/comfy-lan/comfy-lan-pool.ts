@@ -9,6 +9,7 @@
  */
 import type { InstanceView } from '../../../../shared/domain.js';
 import type { Announce } from '../../announcer.js';
+import { NO_ENV, type EngineEnv } from '../../engine-env.js';
 import type { AttemptRow } from '../../store/attempt-store.js';
 import type { JobRow } from '../../store/job-rows.js';
 import { jobRow } from '../../store/job-store.js';
@@ -49,6 +50,8 @@ export interface LanPolicy {
 }
 
 export interface ComfyLanPoolDeps extends ConcludeDeps, LanPolicy {
+  /** The host's environment (the AWS_* variables for S3 uploads); default none. */
+  env?: EngineEnv;
   /** A job's template (the farm's cache). */
   template: (id: number) => StoredTemplate;
   /** Announced at once, not merged into the tick (the contact watch's lost-contact marks). */
@@ -83,7 +86,7 @@ export class ComfyLanPool implements WorkerPool {
 
   start(): void {
     this.running = true;
-    this.uploader = S3Uploader.fromSettings(this.d.db, process.env, { log: this.d.log });
+    this.uploader = S3Uploader.fromSettings(this.d.db, this.d.env ?? NO_ENV, { log: this.d.log });
     this.registry.start();
   }
 
