@@ -23,6 +23,8 @@ function useShowInQueue(): (filter: Pick<JobFilter, 'states' | 'blocked'>) => vo
 export function CountsSummary() {
   const byState = useApp((s) => s.status?.jobsByState);
   const blocked = useApp((s) => s.status?.blocked ?? 0);
+  // Running jobs whose prompt waits on its workstation behind the running one (prefetch): "next", not running.
+  const next = useApp((s) => s.status?.jobsNext ?? 0);
   const [open, setOpen] = useState(false);
   const box = useRef<HTMLDivElement>(null);
   const show = useShowInQueue();
@@ -39,6 +41,7 @@ export function CountsSummary() {
   }, [open]);
   if (!byState) return null;
   const failed = byState.failed_final + byState.timeout_kill;
+  const rendering = Math.max(0, byState.running - next);
   const pick = (f: Pick<JobFilter, 'states' | 'blocked'>) => {
     setOpen(false);
     show(f);
@@ -47,7 +50,8 @@ export function CountsSummary() {
     <div className="summary" ref={box}>
       <button className="summary-btn" onClick={() => setOpen(!open)} aria-expanded={open} aria-haspopup="true" data-testid="counts-summary"
         title="Jobs by state: click for every state">
-        <span className="sum sum-running" data-summary-state="running" title="running"><i /><b>{byState.running.toLocaleString()}</b><span className="sum-word">running</span></span>
+        <span className="sum sum-running" data-summary-state="running" title={`${rendering.toLocaleString()} rendering now`}><i /><b>{rendering.toLocaleString()}</b><span className="sum-word">running</span></span>
+        {next > 0 && <span className="sum sum-next" data-summary-state="next" title={`${next.toLocaleString()} next: sent to a workstation, waiting there behind the prompt running now`}><i /><b>{next.toLocaleString()}</b><span className="sum-word">next</span></span>}
         <span className="sum sum-queued" data-summary-state="queued" title="queued"><i /><b>{byState.queued.toLocaleString()}</b><span className="sum-word">queued</span></span>
         {failed > 0 && <span className="sum sum-failed" data-summary-state="failed" title="failed or timed out"><i /><b>{failed.toLocaleString()}</b><span className="sum-word">failed</span></span>}
         {blocked > 0 && <span className="sum sum-blocked" data-summary-state="blocked" title="blocked: no workstation could ever take them"><i /><b>{blocked.toLocaleString()}</b><span className="sum-word">blocked</span></span>}

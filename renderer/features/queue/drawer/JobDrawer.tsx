@@ -5,7 +5,7 @@
  * actions its state allows. It sits over the table's right side; the queue's keys keep working.
  */
 import type { ReactNode } from 'react';
-import type { JobDetail, JobView } from '../../../../shared/domain.js';
+import { isNextUp, type JobDetail, type JobView } from '../../../../shared/domain.js';
 import { isWaiting } from '../../../../shared/job-states.js';
 import { StatePill } from '../../../components/StatePill.js';
 import { AttemptsTable } from '../../failures/AttemptsTable.js';
@@ -47,7 +47,7 @@ function Facts({ job, d }: { job: JobView; d: JobDetail | null }) {
       <div><dt>Seed</dt><dd className="mono" data-testid="seed">{job.seed ?? '—'}{d?.seedPinned ? <span className="muted tiny"> pinned</span> : null}</dd></div>
       <div><dt>Needs</dt><dd>{job.vramGb} GB{job.tags.length ? <span className="sub muted tiny truncate">{job.tags.join(', ')}</span> : null}</dd></div>
       <div><dt>Enqueued</dt><dd className="small">{dateTime(job.enqueuedAt)}</dd></div>
-      <div><dt>Started</dt><dd className="small">{dateTime(job.startedAt)}</dd></div>
+      <div><dt>Started</dt><dd className="small" data-testid="drawer-started">{isNextUp(job) ? <span className="muted">not yet: next on its workstation</span> : dateTime(job.startedAt)}</dd></div>
       <div><dt>Finished</dt><dd className="small">{dateTime(job.finishedAt)}</dd></div>
     </dl>
   );
