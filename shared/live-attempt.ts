@@ -34,8 +34,8 @@ export function hasStarted(phase: AttemptPhase): boolean {
  * counted and drawn as "next", its ETA after the running one's, interrupted by nothing — a stop or
  * a cancel takes it off. A view with no live attempt (no farm in this process) is taken as started.
  */
-export function isNextUp(j: { state: string; attempt: LiveAttempt | null }): boolean {
-  return j.state === 'running' && j.attempt !== null && !hasStarted(j.attempt.phase);
+export function isNextUp(j: { state: string; attempt?: LiveAttempt | null }): boolean {
+  return j.state === 'running' && !!j.attempt && !hasStarted(j.attempt.phase);
 }
 
 /**
