@@ -47,7 +47,7 @@ test('a next prompt\'s ETA is the running one\'s time left plus its own usual ru
   assert.equal(ahead.ms, 40_000);
   const next = nextEta({ estimate }, ahead, 'gpu-02');
   assert.equal(next.ms, 100_000);
-  assert.match(next.title, /starts when the prompt running on gpu-02 ends, in ~40 s, then usually 1 m/);
+  assert.match(next.title, /starts when the prompt running on gpu-02 ends, in ~40s, then usually 1m 00s on RTX 4090/);
   assert.equal(nextEta({ estimate: null }, ahead, 'gpu-02').text.startsWith('>'), true, 'no own estimate: at least the wait');
   assert.equal(nextEta({ estimate }, null, 'gpu-02').ms, null, 'the running one unknown: no figure');
   assert.equal(nextEta({ estimate }, etaOf(running, null, T0 + 70_000), 'gpu-02').ms, null, 'the running one overdue: no figure');
