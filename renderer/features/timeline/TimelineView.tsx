@@ -36,26 +36,37 @@ function Lane({ name, gpu, bars, from, to, now }: { name: string; gpu: string | 
       <div className="lane-track">
         {bars.map((b) => {
           const end = b.end ?? now;
-          const left = ((b.start - from) / span) * 100;
-          const width = Math.max(((end - b.start) / span) * 100, 0.15);
           const outcome = b.outcome ?? 'running';
-          // Sent ahead (prefetch), it only waited on the workstation until it started: drawn apart (hatched).
-          const waitedUntil = b.startedAt ?? end;
-          const waited = Math.max(0, Math.min(waitedUntil, end) - b.start);
-          const barSpan = Math.max(1, end - b.start);
-          const words = b.startedAt === null
+          // Sent ahead (prefetch), a prompt only waits on the workstation until it starts: that time is
+          // drawn apart, a thin hatched band under the lane's run bars, and the run bar begins at its start.
+          const runFrom = b.startedAt ?? end;
+          const waited = Math.max(0, Math.min(runFrom, end) - b.start);
+          const pct = (ms: number) => (ms / span) * 100;
+          const waitWords = b.startedAt === null
             ? `${b.end ? 'never started there' : 'next: waits there behind the running prompt'} (sent ${clock(b.start)}, ${duration(waited)})`
-            : `${waited >= 1_000 ? `waited there ${duration(waited)}, ` : ''}ran ${clock(b.startedAt)} → ${b.end ? clock(b.end) : 'now'} (${duration(end - b.startedAt)})`;
-          return (
+            : `waited there ${duration(waited)} (sent ${clock(b.start)}), then ran`;
+          const band = waited > 0 || b.startedAt === null ? (
+            <div
+              key={`${b.attemptId}-wait`}
+              className={`tbar-wait${b.startedAt === null ? ` tbar tbar-unstarted outcome-${outcome}` : ''}`}
+              data-testid="tbar-wait"
+              {...(b.startedAt === null ? { 'data-outcome': outcome, 'data-started': 'no' } : {})}
+              style={{ left: `${pct(b.start - from)}%`, width: `${Math.max(pct(waited), 0.15)}%` }}
+              title={`${b.label}\n${b.startedAt === null ? outcome : 'sent ahead'} · ${waitWords}`}
+            />
+          ) : null;
+          const startedAt = b.startedAt;
+          if (startedAt === null) return band;
+          const runSpan = Math.max(1, end - startedAt);
+          return [band, (
             <div
               key={b.attemptId}
-              className={`tbar outcome-${outcome}${b.startedAt === null ? ' tbar-unstarted' : ''}`}
-              style={{ left: `${left}%`, width: `${width}%` }}
-              title={`${b.label}\n${outcome} · ${words}`}
+              className={`tbar outcome-${outcome}`}
+              style={{ left: `${pct(b.startedAt - from)}%`, width: `${Math.max(pct(end - b.startedAt), 0.15)}%` }}
+              title={`${b.label}\n${outcome} · ${waited >= 1_000 ? `waited there ${duration(waited)}, ` : ''}ran ${clock(b.startedAt)} → ${b.end ? clock(b.end) : 'now'} (${duration(end - b.startedAt)})`}
               data-outcome={outcome}
-              data-started={b.startedAt === null ? 'no' : 'yes'}
+              data-started="yes"
             >
-              {waited > 0 && <span className="tbar-wait" data-testid="tbar-wait" style={{ width: `${Math.min(100, (waited / barSpan) * 100)}%` }} />}
               <span className="tbar-label">{b.label}</span>
               {b.contactGaps.map((g) => {
                 // Where the workstation did not answer, hatched over the bar (positions relative to it).
@@ -65,13 +76,13 @@ function Lane({ name, gpu, bars, from, to, now }: { name: string; gpu: string | 
                     key={g.from}
                     className="tbar-gap"
                     data-testid="contact-gap"
-                    style={{ left: `${((g.from - b.start) / barSpan) * 100}%`, width: `${Math.max(((gapEnd - g.from) / barSpan) * 100, 0.5)}%` }}
+                    style={{ left: `${((g.from - startedAt) / runSpan) * 100}%`, width: `${Math.max(((gapEnd - g.from) / runSpan) * 100, 0.5)}%` }}
                     title={`no answer from the workstation ${clock(g.from)} → ${g.to ? clock(g.to) : 'now'} (${duration(gapEnd - g.from)})`}
                   />
                 );
               })}
             </div>
-          );
+          )];
         })}
       </div>
     </div>

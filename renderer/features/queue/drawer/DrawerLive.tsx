@@ -55,7 +55,7 @@ export function DrawerLive({ job }: { job: JobView }) {
   return (
     <div className="live" data-testid="drawer-live">
       <div className="live-bar">
-        <div className={`bar bar-wide${fraction === null ? ' bar-indeterminate' : ''}`}><span style={{ width: `${(fraction ?? 0) * 100}%` }} /></div>
+        <div className={`bar bar-wide${fraction === null && !next ? ' bar-indeterminate' : ''}`}><span style={{ width: `${(fraction ?? 0) * 100}%` }} /></div>
         <span className="num small">{fraction === null ? '' : `${Math.floor(fraction * 100)}%`}</span>
       </div>
       <dl className="facts facts-4">

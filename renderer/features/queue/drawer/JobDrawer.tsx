@@ -80,12 +80,12 @@ export function JobDrawer({ id }: { id: string }) {
         {job && (
           <>
             <div className="drawer-state">
-              <StatePill state={job.state} />
+              <StatePill state={job.state} next={isNextUp(job)} />
               {job.blocked && <span className="pill pill-blocked">Blocked</span>}
-              <span className="small" data-testid="state-reason">{job.stateReason ?? (job.state === 'queued' ? 'waiting for a workstation' : STATE_LABEL[job.state])}</span>
+              <span className="small" data-testid="state-reason">{isNextUp(job) ? 'sent to its workstation; it starts there when the prompt running there ends' : job.stateReason ?? (job.state === 'queued' ? 'waiting for a workstation' : STATE_LABEL[job.state])}</span>
             </div>
             <DrawerActions job={job} />
-            {job.state === 'running' && <Section title="Rendering"><DrawerLive job={job} /></Section>}
+            {job.state === 'running' && <Section title={isNextUp(job) ? 'Next on its workstation' : 'Rendering'}><DrawerLive job={job} /></Section>}
             {waiting && <Section title="Why it is waiting"><DrawerWhy id={id} /></Section>}
             <Facts job={job} d={d} />
           </>
