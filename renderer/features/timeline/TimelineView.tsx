@@ -62,8 +62,8 @@ function Lane({ name, gpu, bars, from, to, now }: { name: string; gpu: string | 
             <div
               key={b.attemptId}
               className={`tbar outcome-${outcome}`}
-              style={{ left: `${pct(b.startedAt - from)}%`, width: `${Math.max(pct(end - b.startedAt), 0.15)}%` }}
-              title={`${b.label}\n${outcome} · ${waited >= 1_000 ? `waited there ${duration(waited)}, ` : ''}ran ${clock(b.startedAt)} → ${b.end ? clock(b.end) : 'now'} (${duration(end - b.startedAt)})`}
+              style={{ left: `${pct(startedAt - from)}%`, width: `${Math.max(pct(end - startedAt), 0.15)}%` }}
+              title={`${b.label}\n${outcome} · ${waited >= 1_000 ? `waited there ${duration(waited)}, ` : ''}ran ${clock(startedAt)} → ${b.end ? clock(b.end) : 'now'} (${duration(end - startedAt)})`}
               data-outcome={outcome}
               data-started="yes"
             >
