@@ -52,7 +52,7 @@ async function topBarProblems(page: Page): Promise<string[]> {
       if (x > 0.5 && y > 0.5) out.push(a + ' overlaps ' + b + ' by ' + Math.round(x) + ' px');
     }
     for (const el of document.querySelectorAll('.topbar *')) {
-      if (el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflow === 'hidden' && !el.classList.contains('signed-in')) out.push(name(el) + ' cuts its content: ' + el.scrollWidth + ' > ' + el.clientWidth);
+      if (el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflow === 'hidden' && !el.classList.contains('signed-in-name')) out.push(name(el) + ' cuts its content: ' + el.scrollWidth + ' > ' + el.clientWidth);
     }
     const btn = document.querySelector('[data-testid="counts-summary"]').getBoundingClientRect();
     for (const s of document.querySelectorAll('.summary-btn .sum')) {
@@ -97,7 +97,7 @@ test('the top bar holds 123,456 queued, a long name and every banner at 1280×72
   await page.locator('[data-testid="signed-in"]').waitFor();
   await page.locator('[data-testid="offline-banner"]').waitFor({ timeout: 30_000 });
   await page.waitForFunction(`document.querySelector('[data-summary-state="queued"] b')?.textContent === '123,456'`, undefined, { timeout: 30_000 });
-  await page.waitForFunction(`document.querySelector('[data-summary-state="next"] b')?.textContent === '1' && document.querySelector('[data-summary-state="failed"] b')?.textContent === '12,345'`);
+  await page.waitForFunction(`document.querySelector('[data-summary-state="next"] b')?.textContent === '1'`);
   await page.locator('[data-testid="farm-pause"]').click();
   await page.locator('[data-testid="farm-banner"][data-farm-state="paused"]').waitFor();
 
@@ -109,6 +109,8 @@ test('the top bar holds 123,456 queued, a long name and every banner at 1280×72
       await page.locator(`[data-tab="${view}"]`).click();
       await page.waitForTimeout(300); // a layout pass after the view change (what is measured is a condition, not this)
       assert.deepEqual(await topBarProblems(page), [], `${view} at ${tag}`);
+      // The counts that matter most keep their words at studio scale.
+      for (const key of ['running', 'queued']) assert.ok(await page.locator(`[data-summary-state="${key}"] .sum-word`).isVisible(), `${key} in words on ${view} at ${tag}`);
       await page.screenshot({ path: join(SCREENSHOTS, `topbar-studio-${view}-${tag}.png`) });
     }
     await page.locator('[data-tab="queue"]').click();

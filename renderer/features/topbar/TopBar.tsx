@@ -16,7 +16,13 @@ import { FarmButtons } from './FarmControls.js';
 function SignedIn() {
   const session = useApp((s) => s.session);
   if (!session || session.solo) return null;
-  return <span className="muted small nowrap" data-testid="signed-in" title="Your role decides which actions are shown">{session.name} ({session.role})</span>;
+  // Below 1600 px only the initial shows, and a long name is cut with an ellipsis: whole on hover.
+  return (
+    <span className="signed-in muted small" data-testid="signed-in" title={`Signed in as ${session.name} (${session.role}); your role decides which actions are shown`}>
+      <span className="avatar" aria-hidden>{session.name.slice(0, 1)}</span>
+      <span className="signed-in-name">{session.name} ({session.role})</span>
+    </span>
+  );
 }
 
 function Connection() {
@@ -39,7 +45,7 @@ export function TopBar({ view }: { view: AppView }) {
   return (
     <>
       <header className="topbar">
-        <div className="brand">
+        <div className="brand" title={label ? `Shotfarm · ${label}` : 'Shotfarm'}>
           <span className="logo" aria-hidden>◆</span>
           <span className="brand-name">Shotfarm</span>
           {label && <span className="badge badge-demo" data-testid="demo-badge" title={label}>{label}</span>}
