@@ -98,10 +98,17 @@ test('the top bar holds 123,456 queued, a long name and every banner at 1280×72
   await page.locator('[data-testid="offline-banner"]').waitFor({ timeout: 30_000 });
   await page.waitForFunction(`document.querySelector('[data-summary-state="queued"] b')?.textContent === '123,456'`, undefined, { timeout: 30_000 });
   await page.waitForFunction(`document.querySelector('[data-summary-state="next"] b')?.textContent === '1'`);
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  // Rendering, next and 123,456 queued, before the pause takes the next one back.
+  for (const size of SIZES) {
+    await page.setViewportSize(size);
+    await page.waitForTimeout(300); // a layout pass after the resize (what is measured is a condition, not this)
+    assert.deepEqual(await topBarProblems(page), [], `queue with a next prompt at ${size.width}x${size.height}`);
+    await page.screenshot({ path: join(SCREENSHOTS, `topbar-studio-next-${size.width}x${size.height}.png`) });
+  }
   await page.locator('[data-testid="farm-pause"]').click();
   await page.locator('[data-testid="farm-banner"][data-farm-state="paused"]').waitFor();
 
-  mkdirSync(SCREENSHOTS, { recursive: true });
   for (const size of SIZES) {
     const tag = `${size.width}x${size.height}`;
     await page.setViewportSize(size);
