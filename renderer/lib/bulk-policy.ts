@@ -31,7 +31,11 @@ export function jobName(j: Pick<JobView, 'shot' | 'stage' | 'take'>): string {
 /** "4 failed, 287 queued": the selection by state, largest first. */
 function byState(jobs: readonly JobView[], words: Partial<Record<JobView['state'], string>>): string {
   const counts = new Map<string, number>();
-  for (const j of jobs) counts.set(words[j.state] ?? j.state, (counts.get(words[j.state] ?? j.state) ?? 0) + 1);
+  for (const j of jobs) {
+    // A prompt sent ahead and not started is "next", not running.
+    const w = isNextUp(j) ? 'next' : words[j.state] ?? j.state;
+    counts.set(w, (counts.get(w) ?? 0) + 1);
+  }
   return [...counts].sort((a, b) => b[1] - a[1]).map(([w, n]) => `${n.toLocaleString()} ${w}`).join(', ');
 }
 

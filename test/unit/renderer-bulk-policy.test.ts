@@ -68,5 +68,6 @@ test('a prompt next on its workstation (prefetch: sent, not started) is taken of
     'Interrupted (this cannot be undone):', 'sh1 · keyframe · take 1 on gpu-01', 'sh3 · keyframe · take 1 on gpu-01', 'sh5 · keyframe · take 1 on gpu-01',
     'Next, not started (taken off, nothing interrupted):', 'sh2 · keyframe · take 1 on gpu-01', 'sh4 · keyframe · take 1 on gpu-01', 'sh6 · keyframe · take 1 on gpu-01',
   ]);
+  assert.ok(cancel?.details.includes('Selected: 3 running, 3 next.'), 'the selection by state tells next from running');
   assert.equal(confirmationFor('cancel', [at(2, 'posted'), at(3, 'posted')], names)?.summary, 'Cancel 2 jobs: none is rendering now. 2 are next on workstations, not started, and will be taken off.');
 });
