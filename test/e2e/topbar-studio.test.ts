@@ -99,8 +99,9 @@ test('the top bar holds 123,456 queued, a long name and every banner at 1280×72
   await page.waitForFunction(`document.querySelector('[data-summary-state="queued"] b')?.textContent === '123,456'`, undefined, { timeout: 30_000 });
   await page.waitForFunction(`document.querySelector('[data-summary-state="next"] b')?.textContent === '1'`);
   mkdirSync(SCREENSHOTS, { recursive: true });
-  // Rendering, next and 123,456 queued, before the pause takes the next one back.
-  for (const size of SIZES) {
+  // Rendering, next and 123,456 queued, before the pause takes the next one back — and at the
+  // widths between and where the bar takes its full form (1920: full labels and the name).
+  for (const size of [...SIZES, { width: 1600, height: 900 }, { width: 1920, height: 1080 }]) {
     await page.setViewportSize(size);
     await page.waitForTimeout(300); // a layout pass after the resize (what is measured is a condition, not this)
     assert.deepEqual(await topBarProblems(page), [], `queue with a next prompt at ${size.width}x${size.height}`);

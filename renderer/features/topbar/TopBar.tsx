@@ -1,7 +1,7 @@
 /**
  * App name, demo badge, views, the job counts (collapsed into a summary), Import, the farm's
  * pause/stop/resume and the connection indicator — one line that never overflows from 1280 px up
- * (labels shorten below 1440 px) — and the persistent banners below it.
+ * (below 1920 px Pause/Stop are icons, the person an initial; the counts drop words while they do not fit) — and the persistent banners below it.
  */
 import { useApp } from '../../store/app-store.js';
 import { go } from '../../lib/route.js';
@@ -16,7 +16,7 @@ import { FarmButtons } from './FarmControls.js';
 function SignedIn() {
   const session = useApp((s) => s.session);
   if (!session || session.solo) return null;
-  // Below 1600 px only the initial shows, and a long name is cut with an ellipsis: whole on hover.
+  // Below 1920 px only the initial shows, and a long name is cut with an ellipsis: whole on hover.
   return (
     <span className="signed-in muted small" data-testid="signed-in" title={`Signed in as ${session.name} (${session.role}); your role decides which actions are shown`}>
       <span className="avatar" aria-hidden>{session.name.slice(0, 1)}</span>
