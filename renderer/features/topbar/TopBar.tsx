@@ -12,16 +12,24 @@ import { Banners } from './Banners.js';
 import { CountsSummary } from './CountsSummary.js';
 import { FarmButtons } from './FarmControls.js';
 
-/** "Signed in as mira (artist)" when people are defined; nothing for the solo operator. */
+/** "mira (artist)" and Sign out when people are defined; nothing for the solo operator. */
 function SignedIn() {
   const session = useApp((s) => s.session);
+  const signIn = useApp((s) => s.client.signIn);
   if (!session || session.solo) return null;
-  // Below 1920 px only the initial shows, and a long name is cut with an ellipsis: whole on hover.
+  // Below 1920 px only the initial shows (and Sign out its icon), a long name is cut with an ellipsis: whole on hover.
   return (
-    <span className="signed-in muted small" data-testid="signed-in" title={`Signed in as ${session.name} (${session.role}); your role decides which actions are shown`}>
-      <span className="avatar" aria-hidden>{session.name.slice(0, 1)}</span>
-      <span className="signed-in-name">{session.name} ({session.role})</span>
-    </span>
+    <>
+      <span className="signed-in muted small" data-testid="signed-in" title={`Signed in as ${session.name} (${session.role}); your role decides which actions are shown`}>
+        <span className="avatar" aria-hidden>{session.name.slice(0, 1)}</span>
+        <span className="signed-in-name">{session.name} ({session.role})</span>
+      </span>
+      {signIn && (
+        <button type="button" className="btn btn-ghost btn-sm sign-out" onClick={() => void signIn.signOut()} data-testid="sign-out" title="Sign out: this browser forgets your sign-in" aria-label="Sign out">
+          <span aria-hidden>⏻</span><span className="bar-label">Sign out</span>
+        </button>
+      )}
+    </>
   );
 }
 
