@@ -26,7 +26,7 @@ function SignedIn() {
       </span>
       {signIn && (
         <button type="button" className="btn btn-ghost btn-sm sign-out" onClick={() => void signIn.signOut()} data-testid="sign-out" title="Sign out: this browser forgets your sign-in" aria-label="Sign out">
-          <span aria-hidden>⏻</span><span className="bar-label">Sign out</span>
+          <span aria-hidden>↪</span><span className="bar-label">Sign out</span>
         </button>
       )}
     </>
