@@ -223,6 +223,12 @@ export interface StorageHoldView {
 
 export interface FarmStatus {
   jobsByState: Record<JobState, number>;
+  /**
+   * Running jobs whose prompt has not started on its workstation — it waits there behind the one
+   * running (prefetch), or is being sent: "next", not rendering. Counted in `jobsByState.running`
+   * too; 0 when no farm runs in this process (only the farm knows).
+   */
+  jobsNext: number;
   /** Queued jobs no registered workstation could ever take (counted in jobsByState.queued too). */
   blocked: number;
   /**
@@ -362,7 +368,14 @@ export interface TimelineBar {
   jobId: string;
   label: string;
   instanceId: string | null;
+  /** When it was sent to its workstation (dispatched). */
   start: number;
+  /**
+   * When its prompt started on the GPU; null while it waits there behind the running one (prefetch)
+   * or when it never started (taken back by a pause, cancelled unstarted). Between `start` and this
+   * it only waited: drawn apart, not busy time.
+   */
+  startedAt: number | null;
   end: number | null;
   outcome: string | null;
   /** When its workstation did not answer (drawn over the bar). */

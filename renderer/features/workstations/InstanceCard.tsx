@@ -4,9 +4,9 @@
  */
 import { useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import type { InstanceAdminState, InstanceView } from '../../../shared/domain.js';
+import { isNextUp, type InstanceAdminState, type InstanceView } from '../../../shared/domain.js';
 import { errorMessage } from '../../client/client.js';
-import { ago, clock } from '../../lib/format.js';
+import { ago, clock, loadWords } from '../../lib/format.js';
 import { useNow } from '../../lib/use-now.js';
 import { useMay } from '../../store/use-may.js';
 import { useApp } from '../../store/app-store.js';
@@ -41,6 +41,9 @@ export function InstanceCard({ instance: i, onEdit }: { instance: InstanceView; 
   const runningHere = useApp(useShallow((s) => Object.values(s.jobs).filter((j) => j.state === 'running' && j.instanceId === i.id).map((j) => j.id)));
   const finished = useApp(useShallow((s) => i.currentJobIds.filter((id) => s.jobs[id] && s.jobs[id].state !== 'running')));
   const current = [...new Set([...i.currentJobIds.filter((id) => !finished.includes(id)), ...runningHere])];
+  // A prompt sent there that waits behind the running one (prefetch) is next, not rendering.
+  const nextIds = useApp(useShallow((s) => current.filter((id) => { const j = s.jobs[id]; return j !== undefined && isNextUp(j); })));
+  const rendering = current.filter((id) => !nextIds.includes(id));
 
   const setAdmin = async (adminState: InstanceAdminState) => {
     try {
@@ -80,12 +83,16 @@ export function InstanceCard({ instance: i, onEdit }: { instance: InstanceView; 
       <VramBar vram={i.vram} unknownSince={unknownSince} />
       <dl className="facts">
         <div><dt>Queue</dt><dd className="num" data-testid="queue">{silent ? (unknownSince ? `unknown since ${clock(unknownSince)}` : 'unknown') : (i.queueLength ?? '—')}</dd></div>
-        <div><dt>Slots</dt><dd className="num">{current.length}/{i.maxConcurrency}</dd></div>
+        <div><dt>Slots</dt><dd className="num" data-testid="slots" title={`${rendering.length} of ${i.maxConcurrency} slot${i.maxConcurrency === 1 ? '' : 's'} rendering${nextIds.length ? `; ${nextIds.length} more sent there, waiting behind` : ''}`}>{rendering.length}/{i.maxConcurrency}</dd></div>
         <div><dt>Last answer</dt><dd data-testid="last-answer" className={silent ? 'warn' : undefined}>{ago(i.lastAnswerAt, now)}</dd></div>
       </dl>
       <div className="current">
-        <span className="muted small">Now rendering</span>
-        <div data-testid="current-job">{current.length ? current.map((id) => <CurrentJob key={id} id={id} />) : <span className="muted">nothing</span>}</div>
+        <span className="muted small" data-testid="current-summary">{loadWords(rendering.length, nextIds.length)}</span>
+        <ul className="current-list" data-testid="current-job">
+          {rendering.map((id) => <li key={id} data-current="rendering"><CurrentJob id={id} /></li>)}
+          {nextIds.map((id) => <li key={id} data-current="next"><span className="pill state-next">Next</span> <CurrentJob id={id} /></li>)}
+          {current.length === 0 && <li className="muted">nothing</li>}
+        </ul>
       </div>
       {i.cloud && (
         <div className="cloud" data-testid="cloud-spend">
