@@ -12,13 +12,14 @@ import { totalSpendSince, type AttemptRow } from '../../store/attempt-store.js';
 import { runpodInstanceRows, setEndpointHealth, toInstanceView, type RunpodInstanceRow } from '../../store/instance-store.js';
 import type { JobRow } from '../../store/job-rows.js';
 import { jobRow } from '../../store/job-store.js';
+import { lastQueuedAt } from '../../job-state.js';
 import type { StoredTemplate } from '../../store/template-store.js';
 import { claimJob } from '../attempt/claim.js';
 import type { ConcludeDeps } from '../attempt/deps.js';
 import type { PoolPass, PoolWait, WorkerPool } from '../worker-pool.js';
 import { KEY_WITHHELD, keyMayGoTo } from './api-base.js';
 import { burstDecision } from './burst-policy.js';
-import { burstWaitOf, endpointFits } from './burst-wait.js';
+import { burstWaitOf, dispatchableWaitS, endpointFits, type BurstJob } from './burst-wait.js';
 import { RunpodClient, RunpodHttpError } from './runpod-client.js';
 import { utcDayStart } from './runpod-cost.js';
 import { RunpodRunner } from './runpod-runner.js';
@@ -32,6 +33,8 @@ export interface RunpodPoolDeps extends ConcludeDeps {
   ended: () => void;
   /** Something changed (an endpoint healthy again, a burst wait over): the scheduler decides again. */
   kick: () => void;
+  /** When the farm last began dispatching (start or resume), null while paused or stopped: burst waits count from it. */
+  dispatchingSince: () => number | null;
 }
 
 interface Endpoint {
@@ -172,13 +175,14 @@ export class RunpodPool implements WorkerPool {
     const { config, clock } = this.d;
     const now = clock.now();
     const spent = this.spentToday();
+    const since = this.d.dispatchingSince();
     let wait: string | null = null;
     let askAt: number | null = null;
     for (const job of candidates(8)) {
       if (open.length === 0) break;
       if (claiming.has(job.id)) continue;
       const decision = burstDecision({
-        waitedS: (now - job.enqueued_at) / 1000, rush: job.priority >= PRIORITY_VALUE.rush, lanSlotFree, burstAfterS: config.burstAfterS,
+        waitedS: dispatchableWaitS(this.queuedAt(job), since, now), rush: job.priority >= PRIORITY_VALUE.rush, lanSlotFree, burstAfterS: config.burstAfterS,
         spentTodayUsd: spent, budgetUsdPerDay: config.burstBudgetUsdPerDay,
       });
       if (!decision.take) {
@@ -199,6 +203,9 @@ export class RunpodPool implements WorkerPool {
     if (askAt !== null) this.armBurstTimer(askAt);
     return open.reduce((n, e) => n + e.row.max_concurrency - e.running.size - e.held.size, 0);
   }
+
+  /** When a job last entered the queue: the start of its burst wait (with the farm's last resume). */
+  private queuedAt = (job: BurstJob): number => lastQueuedAt(this.d.db, job.id) ?? job.enqueued_at;
 
   /** A job crosses burst_after_s with nothing else changing: decide again then. */
   private armBurstTimer(at: number): void {
@@ -292,7 +299,7 @@ export class RunpodPool implements WorkerPool {
     const { config, clock } = this.d;
     return burstWaitOf({
       endpoints: [...this.endpoints.values()].map((e) => e.row), burstAfterS: config.burstAfterS, budgetUsdPerDay: config.burstBudgetUsdPerDay,
-      spentTodayUsd: () => this.spentToday(), now: clock.now(),
+      spentTodayUsd: () => this.spentToday(), now: clock.now(), dispatchingSince: this.d.dispatchingSince(), queuedAt: this.queuedAt,
     });
   }
 
