@@ -80,7 +80,7 @@ export function InstanceCard({ instance: i, onEdit }: { instance: InstanceView; 
       </div>
       {i.kind === 'runpod' ? (
         // An endpoint has workers and RunPod's queue (from /health), not a VRAM split or a ComfyUI queue.
-        <dl className="facts">
+        <dl className="facts facts-2">
           <div><dt>Workers</dt><dd data-testid="endpoint-workers">{i.cloud?.endpointHealth && !silent ? workerWords(i.cloud.endpointHealth) : '—'}</dd></div>
           <div><dt>At RunPod</dt><dd data-testid="endpoint-queue">{i.cloud?.endpointHealth && !silent ? queueWords(i.cloud.endpointHealth) : '—'}</dd></div>
         </dl>

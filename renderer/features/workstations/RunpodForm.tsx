@@ -131,6 +131,7 @@ export function RunpodForm({ endpoint, onKind, onClose }: Props) {
       <form className="form" onSubmit={(e) => (e.preventDefault(), void save())} data-testid="runpod-form">
         {onKind && <KindChoice kind="runpod" onKind={onKind} />}
         {error && <div className="alert alert-error" role="alert" data-testid="runpod-error">{error}</div>}
+        {tested && <RunpodTestResult r={tested} />}
         <label className="field">
           <span className="field-label">Endpoint id <span className="field-hint">(RunPod console → Serverless)</span></span>
           <input className="input" value={endpointId} onChange={(e) => setEndpointId(e.target.value)} placeholder="abc123xyz" data-field="endpointId" autoFocus />
@@ -143,28 +144,29 @@ export function RunpodForm({ endpoint, onKind, onClose }: Props) {
           <span className="field-label">GPU <span className="field-hint">(as RunPod names it)</span></span>
           <input className="input" value={gpu} onChange={(e) => setGpu(e.target.value)} placeholder="RTX 4090" data-field="gpuName" />
         </label>
-        <label className="field field-narrow">
-          <span className="field-label">VRAM (GB) <span className="field-hint">(jobs needing more are not sent)</span></span>
-          <input className="input" type="number" min={1} max={1024} step={1} value={vram} onChange={(e) => setVram(e.target.value)} placeholder="24" data-field="vramGb" />
-        </label>
-        <label className="field field-narrow">
-          <span className="field-label">Price per hour (USD)</span>
-          <input className="input" type="number" min={0} step={0.01} value={price} onChange={(e) => setPrice(e.target.value)} placeholder="1.10" data-field="pricePerHourUsd" />
-        </label>
-        <label className="field field-narrow">
-          <span className="field-label">Jobs at once</span>
-          <input className="input" type="number" min={1} max={64} value={concurrency} onChange={(e) => setConcurrency(e.target.value)} data-field="maxConcurrency" />
-        </label>
-        <label className="field field-narrow">
-          <span className="field-label">Execution timeout (s) <span className="field-hint">(the endpoint's own; RunPod's default 600)</span></span>
-          <input className="input" type="number" min={5} max={604800} step={1} value={timeout} onChange={(e) => setTimeoutS(e.target.value)} data-field="executionTimeoutS" />
-        </label>
+        <div className="field-row">
+          <label className="field" title="The GPU's memory: jobs needing more are not sent to this endpoint">
+            <span className="field-label">VRAM (GB)</span>
+            <input className="input" type="number" min={1} max={1024} step={1} value={vram} onChange={(e) => setVram(e.target.value)} placeholder="24" data-field="vramGb" />
+          </label>
+          <label className="field" title="What a GPU-hour of this endpoint costs: the run log's costs and the daily budget">
+            <span className="field-label">Price per hour (USD)</span>
+            <input className="input" type="number" min={0} step={0.01} value={price} onChange={(e) => setPrice(e.target.value)} placeholder="1.10" data-field="pricePerHourUsd" />
+          </label>
+          <label className="field" title="At most the endpoint's max workers">
+            <span className="field-label">Jobs at once</span>
+            <input className="input" type="number" min={1} max={64} value={concurrency} onChange={(e) => setConcurrency(e.target.value)} data-field="maxConcurrency" />
+          </label>
+          <label className="field" title="The endpoint's own execution timeout (RunPod's default is 600 s): an attempt RunPod never started is retried after it">
+            <span className="field-label">Execution timeout (s)</span>
+            <input className="input" type="number" min={5} max={604800} step={1} value={timeout} onChange={(e) => setTimeoutS(e.target.value)} data-field="executionTimeoutS" />
+          </label>
+        </div>
         <label className="field">
           <span className="field-label">Tags <span className="muted">(capabilities, comma-separated)</span></span>
           <input className="input" value={tags} onChange={(e) => setTags(e.target.value)} placeholder="img2img" data-field="tags" />
         </label>
         <p className="field-hint" data-testid="runpod-budget">{budgetWords(budget)}</p>
-        {tested && <RunpodTestResult r={tested} />}
         <p className="field-hint">The API key is set from the CLI (<code>shotfarm workers runpod-key</code>, stored encrypted) or RUNPOD_API_KEY, never in this page; another API base than RunPod's only on the farm host (<code>--api-base</code>).</p>
         <button type="submit" hidden />
       </form>
