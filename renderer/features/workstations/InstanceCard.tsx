@@ -94,7 +94,7 @@ export function InstanceCard({ instance: i, onEdit }: { instance: InstanceView; 
       </dl>
       <div className="current">
         <span className="muted small">Now rendering</span>
-        <div data-testid="current-job">{current.length ? current.map((id) => <CurrentJob key={id} id={id} />) : <span className="muted">nothing</span>}</div>
+        <div data-testid="current-job">{current.length ? current.map((id) => <div key={id}><CurrentJob id={id} /></div>) : <span className="muted">nothing</span>}</div>
       </div>
       {i.cloud && (
         <div className="cloud" data-testid="cloud-spend">

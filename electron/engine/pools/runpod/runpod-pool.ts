@@ -305,7 +305,7 @@ export class RunpodPool implements WorkerPool {
     return {
       ...card,
       // An endpoint answering while our jobs run there is rendering, not idle.
-      health: card.health === 'idle' && current.length > 0 ? 'busy' : card.health,
+      health: current.length > 0 && isHealthy(card.health) ? 'busy' : card.health,
       cloud: {
         kind: 'runpod', ...e.row.runpod, spentTodayUsd: this.spentToday(), budgetUsdPerDay: this.d.config.burstBudgetUsdPerDay, burstWait: this.burstWait,
         endpointHealth: e.lastHealth,
