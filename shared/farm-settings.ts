@@ -300,3 +300,11 @@ export interface FarmStateView {
 
 /** The input of farm.stop / farm.pause / farm.resume: who asks (for the record). */
 export const farmControlInputSchema = z.strictObject({ by: z.string().trim().min(1).max(200).optional() });
+
+/**
+ * The input of farm.stop: as farm.pause's, and, from a dialog that named what it would interrupt,
+ * the ids of the running jobs it was shown. The stop is refused (conflict) when a job not among them
+ * runs by then, so a person never interrupts a render the question did not name; without the list
+ * (the CLI's `stop`, a script) it stops whatever runs.
+ */
+export const farmStopInputSchema = farmControlInputSchema.extend({ expectRunning: z.array(z.uuid()).max(100_000).optional() });

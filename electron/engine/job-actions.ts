@@ -41,7 +41,7 @@ export function bumpJobs(ctx: ActionContext, ids: readonly string[], priority: P
   return inTransaction(ctx.db, () => {
     const now = ctx.clock.now();
     return rowsFor(ctx, ids, 'bump').map((r) => {
-      setOrder(ctx.db, r.id, PRIORITY_VALUE[priority], r.rank, now, ctx.actor);
+      setOrder(ctx.db, r.id, r, { priority: PRIORITY_VALUE[priority], rank: r.rank }, 'bump', now, ctx.actor);
       return r.id;
     });
   });
@@ -56,7 +56,7 @@ export function moveJobsToTop(ctx: ActionContext, ids: readonly string[]): strin
     for (const r of rows) byPriority.set(r.priority, [...(byPriority.get(r.priority) ?? []), r]);
     for (const [priority, group] of byPriority) {
       const top = minRank(ctx.db, priority);
-      group.forEach((r, i) => setOrder(ctx.db, r.id, priority, top - group.length + i, now, ctx.actor));
+      group.forEach((r, i) => setOrder(ctx.db, r.id, r, { priority, rank: top - group.length + i }, 'top', now, ctx.actor));
     }
     return rows.map((r) => r.id);
   });
@@ -151,7 +151,7 @@ export function restoreOrder(ctx: ActionContext, order: readonly { id: string; p
     const wanted = new Map(order.map((o) => [o.id, o]));
     return rowsFor(ctx, [...wanted.keys()], 'bump').map((r) => {
       const o = wanted.get(r.id) as { priority: Priority; rank: number };
-      setOrder(ctx.db, r.id, PRIORITY_VALUE[o.priority], o.rank, now, ctx.actor);
+      setOrder(ctx.db, r.id, r, { priority: PRIORITY_VALUE[o.priority], rank: o.rank }, 'undo', now, ctx.actor);
       return r.id;
     });
   });

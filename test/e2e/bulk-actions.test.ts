@@ -123,3 +123,28 @@ test('Stop farm asks first and says what is rendering; Pause dispatch is beside 
   await farm.waitForStates([id!], ['queued']);
   assert.deepEqual(studio.pageErrors, []);
 });
+
+test('a stop confirmed after another render started is refused and asked again, naming it: no render is interrupted unnamed', { timeout: 90_000 }, async (ctx) => {
+  const studio = await suite.open(ctx, { instances: [{ duration: { fixedMs: 60_000 } }, { duration: { fixedMs: 60_000 } }] });
+  const { page, farm } = studio;
+  const second = (await farm.engine.call('instances.list', {})).find((i) => i.name === 'sim-1')!;
+  await farm.engine.call('instances.setAdminState', { id: second.id, adminState: 'disabled' });
+  const [first, next] = await farm.importJobs(shots(2));
+  await farm.waitForStates([first!], ['running']);
+  await page.locator('[data-testid="farm-stop"]').click();
+  await page.locator('[data-testid="confirm-summary"]').waitFor();
+  assert.match((await page.locator('.confirm-details').textContent()) ?? '', /sh010 · keyframe · take 1 on sim-0/);
+  // While the question is open, the second workstation comes back and takes the second shot.
+  await farm.engine.call('instances.setAdminState', { id: second.id, adminState: 'active' });
+  await farm.waitForStates([next!], ['running']);
+  await page.locator('[data-testid="confirm-yes"]').click();
+  await page.locator('[data-testid="toast"]', { hasText: 'The farm was not stopped: sh020/keyframe started rendering after you were asked.' }).waitFor();
+  assert.equal((await farm.engine.call('farm.status', {})).farmState.state, 'running', 'the unnamed render was not interrupted');
+  // Asked again, now naming both.
+  await page.waitForFunction(`/sh020 · keyframe · take 1 on sim-1/.test(document.querySelector('.confirm-details')?.textContent ?? '')`);
+  await studio.screenshot('confirm-stop-asked-again');
+  await page.locator('[data-testid="confirm-yes"]').click();
+  await page.locator('[data-testid="farm-banner"][data-farm-state="stopped"]').waitFor();
+  await farm.waitForStates([first!, next!], ['queued']);
+  assert.deepEqual(studio.pageErrors, []);
+});
