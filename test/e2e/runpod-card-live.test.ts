@@ -43,6 +43,7 @@ test('the RunPod card shows Rendering, the jobs running there, RunPod\'s counts 
   await farm.waitFor('both jobs shown running there', async () => (await card.locator('[data-testid="slots"]').textContent())?.trim() === '2/2', 15_000);
   const now = (await card.locator('[data-testid="current-job"]').textContent()) ?? '';
   assert.ok(now.includes('sh010') && now.includes('sh020'), now);
+  await farm.waitFor('the top bar counts them running', async () => (await page.locator('[data-summary-state="running"] b').textContent())?.trim() === '2', 10_000);
   await farm.waitFor('RunPod\'s queue shows our jobs', async () => /[12] in (queue|progress)/.test((await card.locator('[data-testid="endpoint-queue"]').textContent()) ?? ''), 15_000);
   await studio.screenshot('workstations-runpod-rendering-1280x720');
   await page.setViewportSize({ width: 1440, height: 900 });
