@@ -1,8 +1,8 @@
 /**
  * The farm settings an operator owns (`shotfarm settings …`, `settings.*` over the API), each
- * defined once here: its type, unit, default, bounds and what it means. The engine applies them to
- * the scheduler's live config (electron/engine/scheduler/config.ts maps each to its field); every
- * host shows them from this table. Also the farm's durable state (running / paused / stopped).
+ * defined once here: its type, unit, default, bounds and what it means. The engine reads them
+ * through one reader and applies them to the scheduler's live config (each key's entry in
+ * electron/engine/settings/setting-entries.ts); every host shows them from this table. Also the farm's durable state (running / paused / stopped).
  *
  * The table is checked against its own schema when this module loads, so an entry whose default
  * lies outside its bounds fails every test instead of reaching an operator.

@@ -148,3 +148,33 @@ test('a stop confirmed after another render started is refused and asked again, 
   await farm.waitForStates([first!, next!], ['queued']);
   assert.deepEqual(studio.pageErrors, []);
 });
+
+test('an undo outlives its toast on the action bar, newest first, and Ctrl+Z takes it back; one no longer possible leaves', { timeout: 60_000 }, async (ctx) => {
+  const studio = await suite.open(ctx, { instances: [{}], start: false });
+  const { page, farm } = studio;
+  const ids = await farm.importJobs(shots(3), 'Moonfall', 'ep101');
+  await page.waitForFunction(`document.querySelectorAll('.row[data-state="queued"]').length === 3`);
+  await page.keyboard.press('Control+a');
+  await page.keyboard.press('h');
+  await farm.waitForStates(ids, ['held']);
+  const undoLast = page.locator('[data-testid="undo-last"]');
+  await undoLast.waitFor();
+  assert.match((await undoLast.textContent()) ?? '', /Undo\s*Held 3 jobs/);
+  // The toast can go (closed, or after its 15 s): the action bar keeps the undo.
+  await page.locator('[data-testid="toast"]', { hasText: 'Held 3 jobs.' }).locator('[aria-label="Dismiss"]').click();
+  await page.locator('[data-testid="toast"]', { hasText: 'Held 3 jobs.' }).waitFor({ state: 'detached' });
+  assert.equal(await undoLast.count(), 1);
+  await studio.screenshot('undo-on-action-bar');
+  await page.keyboard.press('Control+z');
+  await farm.waitForStates(ids, ['queued']);
+  await undoLast.waitFor({ state: 'detached' });
+
+  // Held again, then released by someone else: nothing left to undo, so the offer leaves by itself.
+  await page.keyboard.press('Control+a');
+  await page.keyboard.press('h');
+  await farm.waitForStates(ids, ['held']);
+  await undoLast.waitFor();
+  await farm.engine.call('jobs.release', { ids });
+  await undoLast.waitFor({ state: 'detached' });
+  assert.deepEqual(studio.pageErrors, []);
+});

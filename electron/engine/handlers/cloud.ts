@@ -6,7 +6,6 @@
 import { dirname } from 'node:path';
 import type { InstanceView } from '../../../shared/domain.js';
 import { ShotfarmError } from '../../../shared/errors.js';
-import { storedNumber } from '../settings/farm-settings.js';
 import { RUNPOD_API_BASE } from '../../../shared/domain.js';
 import { KEY_WITHHELD, keyMayGoTo } from '../pools/runpod/api-base.js';
 import { runpodKey, runpodKeySource, storeRunpodKey } from '../pools/runpod/api-key.js';
@@ -66,15 +65,15 @@ export function cloudHandlers(ctx: EngineContext): DomainHandlers<'cloud'> {
       const keyGoes = keyMayGoTo(base);
       // Nothing to send: said as it is, not as a refusal by RunPod.
       if (!keyGoes) return { ok: false, latencyMs: 0, error: KEY_WITHHELD };
-      if (runpodKey(ctx.db, dataDir, process.env) === null) return { ok: false, latencyMs: 0, error: 'no RunPod API key is configured on the farm host: set it with shotfarm workers runpod-key or RUNPOD_API_KEY' };
+      if (runpodKey(ctx.db, dataDir, ctx.env) === null) return { ok: false, latencyMs: 0, error: 'no RunPod API key is configured on the farm host: set it with shotfarm workers runpod-key or RUNPOD_API_KEY' };
       const client = new RunpodClient({
-        apiBase: base.runpod.apiBase, endpointId, apiKey: () => runpodKey(ctx.db, dataDir, process.env), timeoutMs: TEST_TIMEOUT_MS,
+        apiBase: base.runpod.apiBase, endpointId, apiKey: () => runpodKey(ctx.db, dataDir, ctx.env), timeoutMs: TEST_TIMEOUT_MS,
       });
       return testHealth(client, () => ctx.clock.now());
     },
     'cloud.setApiKey': async ({ apiKey }) => {
       storeRunpodKey(ctx.db, dataDir, apiKey, ctx.clock.now());
-      return { keySource: runpodKeySource(ctx.db, dataDir, process.env) };
+      return { keySource: runpodKeySource(ctx.db, dataDir, ctx.env) };
     },
     'cloud.spend': async () => {
       const dayStart = utcDayStart(ctx.clock.now());
@@ -82,8 +81,8 @@ export function cloudHandlers(ctx: EngineContext): DomainHandlers<'cloud'> {
       return {
         dayStart,
         totalUsd: rows.reduce((n, r) => n + r.cost_usd, 0),
-        budgetUsdPerDay: storedNumber(ctx.db, 'burst_budget_usd_per_day'),
-        keySource: runpodKeySource(ctx.db, dataDir, process.env),
+        budgetUsdPerDay: ctx.settings.get('burst_budget_usd_per_day'),
+        keySource: runpodKeySource(ctx.db, dataDir, ctx.env),
         byProjectEpisode: rows.map((r) => ({ project: r.project, episode: r.episode, costUsd: r.cost_usd, attempts: r.attempts })),
       };
     },

@@ -10,7 +10,7 @@ import type { Db } from '../store/database.js';
 import type { VramView } from '../../../shared/domain.js';
 import { burstWaitOf } from '../pools/runpod/burst-wait.js';
 import { utcDayStart } from '../pools/runpod/runpod-cost.js';
-import { storedNumber } from '../settings/farm-settings.js';
+import type { SettingsReader } from '../settings/setting-reader.js';
 import { totalSpendSince } from '../store/attempt-store.js';
 import { comfyInstanceRows, runpodInstanceRows, type InstanceRow } from '../store/instance-store.js';
 import { runningVramGb } from '../store/job-store.js';
@@ -22,7 +22,7 @@ import type { InstanceFacts } from './wait-reasons.js';
 /** Per connection: the stored lists (read once per hash) and the answers remembered over them. */
 const perDb = new WeakMap<Db, { lists: StoredNodeLists; answers: CapabilityAnswers }>();
 
-export function storedFarmFacts(db: Db, now: number): FarmFacts {
+export function storedFarmFacts(db: Db, settings: SettingsReader, now: number): FarmFacts {
   let cached = perDb.get(db);
   if (!cached) {
     cached = { lists: new StoredNodeLists(db), answers: new CapabilityAnswers() };
@@ -37,7 +37,7 @@ export function storedFarmFacts(db: Db, now: number): FarmFacts {
   const farm = readFarmState(db);
   // No farm runs here: the recorded resume is the best known start of dispatching (a farm started since counts from its start).
   const burstWait = burstWaitOf({
-    endpoints: runpodInstanceRows(db), burstAfterS: storedNumber(db, 'burst_after_s'), budgetUsdPerDay: storedNumber(db, 'burst_budget_usd_per_day'),
+    endpoints: runpodInstanceRows(db), burstAfterS: settings.get('burst_after_s'), budgetUsdPerDay: settings.get('burst_budget_usd_per_day'),
     spentTodayUsd: () => totalSpendSince(db, utcDayStart(now)), now,
     dispatchingSince: farm.state === 'running' ? (farm.at ?? 0) : null, queuedAt: (job) => lastQueuedAt(db, job.id) ?? job.enqueued_at,
   });
