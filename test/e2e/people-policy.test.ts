@@ -4,7 +4,8 @@
  * - an artist's bulk cancel of a selection mixing hers and an operator's offers "only my N jobs"
  *   and cancels exactly hers (the Mine filter and the Imported by column tell them apart);
  * - an operator downloads the run log and changes a number setting in the browser;
- * - an artist is shown no farm controls, a disabled Register template saying why, read-only settings;
+ * - an artist is shown no farm controls, a disabled Register template saying why, read-only settings,
+ *   and an Import of rush rows says she cannot before she confirms (no Import button to be refused);
  * - an admin adds a person (the token shown once works) and revokes them.
  */
 import { test } from 'node:test';
@@ -18,7 +19,7 @@ import type { Role } from '../../shared/people.js';
 import { openAppPage, type AppPage } from '../helpers/browser.js';
 import { startFarm, type Farm } from '../helpers/farm.js';
 import { addPerson, callAs } from '../helpers/people.js';
-import { SCREENSHOTS, shotList, studioSuite } from './support/studio.js';
+import { dropFile, SCREENSHOTS, shotList, studioSuite } from './support/studio.js';
 
 const suite = studioSuite();
 
@@ -137,7 +138,7 @@ test('an operator downloads the run log and the ledger and changes a number sett
   assert.deepEqual([...operator.errors, ...artist.errors], []);
 });
 
-test('an artist is offered no farm controls, no workstation or people management, and Register template disabled saying why', { timeout: 90_000 }, async (ctx) => {
+test('an artist is offered no farm controls, no workstation or people management, Register template disabled saying why, and no Import of rush rows', { timeout: 90_000 }, async (ctx) => {
   const f = await peopleFarm(ctx);
   const operator = await f.open('otto', 'operator', 'settings');
   const artist = await f.open('mira', 'artist', 'settings');
@@ -151,6 +152,14 @@ test('an artist is offered no farm controls, no workstation or people management
   await page.locator('[data-tab="workstations"]').click();
   await page.locator('.view-workstations').waitFor();
   assert.equal(await page.locator('[data-testid="add-instance"]').count(), 0);
+
+  // A shot list that asks for rush: the Import dialog says she cannot before she confirms, and offers no Import.
+  await dropFile(page, 'rush.json', shotList([{ id: 'sh010', priority: 'rush' }], 'Moonfall', 'ep-rush'), 'application/json');
+  await page.locator('[data-testid="import-refusal"]', { hasText: 'artists cannot make jobs rush (up to high).' }).waitFor();
+  assert.equal(await page.locator('[data-testid="import-confirm"]').isDisabled(), true);
+  await shoot(page, 'people-artist-import-rush');
+  await page.keyboard.press('Escape');
+  assert.equal((await f.farm.engine.call('jobs.list', {})).total, 0);
 
   // The operator's page, at the same time: enabled, no people either.
   assert.equal(await operator.page.locator('[data-testid="settings-register-template"]').isDisabled(), false);
