@@ -155,7 +155,8 @@ export function ImportDialog({ file, onClose }: { file: ReadResult; onClose: () 
             </div>
             {preview.refusal && (
               <div className="alert alert-error" role="alert" data-testid="import-refusal">
-                {preview.refusal} Change the rush rows' priority to high in the file (or the Priority above), or ask an operator to import it.
+                {preview.refusal.charAt(0).toUpperCase()}{preview.refusal.slice(1)} Change the rush rows' priority to high in the
+                {preview.format === 'csv' ? ' file (or the Priority above)' : ' file'}, or ask an operator to import it.
               </div>
             )}
             {preview.notices.length > 0 && (
