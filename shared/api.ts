@@ -9,7 +9,7 @@ import { PRIORITIES } from './priorities.js';
 import { nameSchema, portableNameSchema } from './shot-list-schema.js';
 import { DELIVERY_STATUSES, hookSchema, hooksSchema, type HookConfig } from './hooks.js';
 import { s3SettingsSchema, type StorageView } from './storage.js';
-import { farmControlInputSchema, farmSettingKeySchema, isFarmSettingKey, parseSettingValue, rawSettingValueSchema, type FarmSettingView } from './farm-settings.js';
+import { farmControlInputSchema, farmSettingKeySchema, farmStopInputSchema, isFarmSettingKey, parseSettingValue, rawSettingValueSchema, type FarmSettingView } from './farm-settings.js';
 import { exportFilterSchema } from './exports.js';
 import { httpUrlSchema } from './url.js';
 import { ASSET_ID_PATTERN, RUNPOD_API_BASE } from './domain.js';
@@ -125,7 +125,7 @@ export const API_INPUTS = {
    * data folder acts on it within one probe interval). Stop: no new dispatch; running prompts
    * interrupted and removed, their jobs requeued. Pause: no new dispatch; running prompts finish.
    */
-  'farm.stop': farmControlInputSchema,
+  'farm.stop': farmStopInputSchema,
   'farm.pause': farmControlInputSchema,
   'farm.resume': farmControlInputSchema,
   'jobs.list': z.strictObject({

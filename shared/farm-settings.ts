@@ -1,8 +1,8 @@
 /**
  * The farm settings an operator owns (`shotfarm settings …`, `settings.*` over the API), each
- * defined once here: its type, unit, default, bounds and what it means. The engine applies them to
- * the scheduler's live config (electron/engine/scheduler/config.ts maps each to its field); every
- * host shows them from this table. Also the farm's durable state (running / paused / stopped).
+ * defined once here: its type, unit, default, bounds and what it means. The engine reads them
+ * through one reader and applies them to the scheduler's live config (each key's entry in
+ * electron/engine/settings/setting-entries.ts); every host shows them from this table. Also the farm's durable state (running / paused / stopped).
  *
  * The table is checked against its own schema when this module loads, so an entry whose default
  * lies outside its bounds fails every test instead of reaching an operator.
@@ -300,3 +300,11 @@ export interface FarmStateView {
 
 /** The input of farm.stop / farm.pause / farm.resume: who asks (for the record). */
 export const farmControlInputSchema = z.strictObject({ by: z.string().trim().min(1).max(200).optional() });
+
+/**
+ * The input of farm.stop: as farm.pause's, and, from a dialog that named what it would interrupt,
+ * the ids of the running jobs it was shown. The stop is refused (conflict) when a job not among them
+ * runs by then, so a person never interrupts a render the question did not name; without the list
+ * (the CLI's `stop`, a script) it stops whatever runs.
+ */
+export const farmStopInputSchema = farmControlInputSchema.extend({ expectRunning: z.array(z.uuid()).max(100_000).optional() });

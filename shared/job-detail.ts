@@ -5,6 +5,7 @@
  */
 import type { AssetView } from './assets.js';
 import type { JobState } from './job-states.js';
+import type { Priority } from './priorities.js';
 import type { ParamValue } from './shot-list-schema.js';
 import type { TakeKey } from './take-key.js';
 
@@ -36,12 +37,39 @@ export interface JobInputView {
 }
 
 /** One change of state, as the job's history records it. */
+/** A state change in a job's history. */
 export interface JobEventView {
+  kind: 'state';
   from: JobState | null;
   to: JobState;
   reason: string | null;
   actor: string;
   at: number;
+}
+
+/** Why a job's place in the queue changed: a bump, a move to the top, or the undo of either. */
+export const ORDER_CHANGE_WHYS = ['bump', 'top', 'undo'] as const;
+export type OrderChangeWhy = (typeof ORDER_CHANGE_WHYS)[number];
+
+/** A change of a job's priority or place in its priority (no state change), and who made it. */
+export interface JobOrderChangeView {
+  kind: 'order';
+  fromPriority: Priority;
+  toPriority: Priority;
+  why: OrderChangeWhy;
+  actor: string;
+  at: number;
+}
+
+/** One line of a job's history: what happened to its state or to its place in the queue. */
+export type JobHistoryEntry = JobEventView | JobOrderChangeView;
+
+/** The words a person reads for an order change ("priority normal → rush", "moved to the top of high"). */
+export function describeOrderChange(c: Pick<JobOrderChangeView, 'fromPriority' | 'toPriority' | 'why'>): string {
+  const priority = c.fromPriority === c.toPriority ? null : `priority ${c.fromPriority} → ${c.toPriority}`;
+  if (c.why === 'top') return `moved to the top of ${c.toPriority}`;
+  if (c.why === 'undo') return priority ? `order restored: ${priority}` : 'order restored';
+  return priority ?? `priority stays ${c.toPriority}`;
 }
 
 /** The part of a job's path the shot code carries: `sq010_sh020` is shot sh020 of sequence sq010. */
@@ -72,8 +100,8 @@ export interface JobDetail {
   dependency: { id: string; stage: string; take: number; state: JobState } | null;
   /** Output files in the ledger (completed jobs). */
   outputs: AssetView[];
-  /** State history, newest first (at most 50). */
-  events: JobEventView[];
+  /** State and order history, newest first (at most 50). */
+  events: JobHistoryEntry[];
 }
 
 /** How long a running job's template version usually runs on its GPU model: the median of earlier completed runs. */

@@ -44,6 +44,7 @@ export async function openTarget(dataDir: string, o: { here?: boolean; warn?: (m
       return { api: new RemoteEngine(holder), via: holder, close: async () => undefined };
     }
   }
-  const engine = new Engine({ dataDir });
+  // The engine reads no environment of its own: this host passes it in (engine/engine-env.ts).
+  const engine = new Engine({ dataDir, env: process.env });
   return { api: engine, via: null, close: () => engine.close() };
 }

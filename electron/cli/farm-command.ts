@@ -84,7 +84,8 @@ function watchUntilIdle(engine: Engine, scheduler: Scheduler, io: Io, json: bool
 
 /** Runs the farm of the data folder in this process until stopped; the exit code. */
 export async function runFarm(dataDir: string, io: Io, o: { untilIdle?: boolean; json?: boolean }): Promise<number> {
-  const engine = new Engine({ dataDir, kind: 'run' });
+  // The engine reads no environment of its own: this host passes it in (engine/engine-env.ts).
+  const engine = new Engine({ dataDir, kind: 'run', env: process.env });
   const { stopped, stop, dispose } = untilStopped(() => {
     io.out('Leaving the downloads in flight for the next start.');
     engine.scheduler?.hurry();
@@ -157,6 +158,6 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
     .option('--until-idle', 'exit once nothing is queued, retrying or running')
     .action(async (_o: unknown, cmd: Command) => {
       const o = cmd.optsWithGlobals<GlobalOptions & { untilIdle?: boolean }>();
-      setExit(await runFarm(o.data ?? defaultDataDir(), io, { untilIdle: Boolean(o.untilIdle), json: Boolean(o.json) }));
+      setExit(await runFarm(o.data ?? defaultDataDir(process.env), io, { untilIdle: Boolean(o.untilIdle), json: Boolean(o.json) }));
     });
 }

@@ -52,7 +52,7 @@ export async function main(argv: string[], to: Io = processIo): Promise<number> 
   let program: Command;
   const run: Run = async (fn, o = {}) => {
     const g = program.opts<GlobalOptions>();
-    const target = await openTarget(g.data ?? defaultDataDir(), { here: o.here === true, warn: (m) => io.err(`shotfarm: ${m}`) });
+    const target = await openTarget(g.data ?? defaultDataDir(process.env), { here: o.here === true, warn: (m) => io.err(`shotfarm: ${m}`) });
     try {
       const code = await fn(target.api, g);
       exitCode = typeof code === 'number' ? code : EXIT.ok;

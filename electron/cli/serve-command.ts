@@ -78,7 +78,7 @@ function checkInputsFolder(dir: string): string {
 export async function runServe(io: Io, o: ServeOptions, stop?: Promise<void>): Promise<void> {
   const port = decimalValue(o.port, '--port', { integer: true, min: 0, max: 65535 }, '8420');
   const tempDemo = o.demo && !o.data ? mkdtempSync(join(tmpdir(), 'shotfarm-demo-')) : null;
-  const dataDir = o.data ?? tempDemo ?? defaultDataDir();
+  const dataDir = o.data ?? tempDemo ?? defaultDataDir(process.env);
   const staticDir = o.static ?? DEFAULT_STATIC_DIR;
   const tls = readTls(o.tlsCert, o.tlsKey);
   const inputsDir = o.inputs === undefined ? undefined : checkInputsFolder(o.inputs);
@@ -86,7 +86,7 @@ export async function runServe(io: Io, o: ServeOptions, stop?: Promise<void>): P
 
   const log = (m: string): void => io.err(`shotfarm: ${m}`);
   // Takes the data folder's farm first: with another engine running it, nothing is started (exit 10).
-  const engine = new Engine({ dataDir, log, kind: 'serve' });
+  const engine = new Engine({ dataDir, log, kind: 'serve', env: process.env });
   const signals = stop ? null : untilStopped(() => {
     io.out('Leaving the downloads in flight for the next start.');
     engine.scheduler?.hurry();

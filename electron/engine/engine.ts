@@ -51,6 +51,7 @@ import { CLAIM_BEAT_MS, claimSide, FarmClaim } from './lock/farm-claim.js';
 import { securePrivateFiles } from './files/private-files.js';
 import { currentFarmPlaces, type FarmPlaces } from './files/farm-places.js';
 import type { EngineKind, LockRecord } from './lock/lock-record.js';
+import { NO_ENV, type EngineEnv } from './engine-env.js';
 
 export interface EngineOptions {
   dataDir: string;
@@ -73,6 +74,11 @@ export interface EngineOptions {
   outputFs?: OutputFs;
   /** Where personal tokens' random bytes come from (tests); default node:crypto. */
   tokenBytes?: TokenBytes;
+  /**
+   * The host's environment, read once by the host (engine-env.ts): RUNPOD_API_KEY, the AWS_* S3
+   * variables, and what command hooks run with. Default: none (tests, one-off tools).
+   */
+  env?: EngineEnv;
 }
 
 export class Engine {
@@ -92,6 +98,8 @@ export class Engine {
   scheduler: Scheduler | null = null;
   /** The data folder (the RunPod key file lives beside the database). */
   readonly dataDir: string;
+  /** The environment the host passed in: the engine reads no other. */
+  readonly env: EngineEnv;
   readonly handlers: ApiHandlers;
   /** Which uploads each sender announced and may send now (uploads/upload-gate.ts). */
   readonly uploadGate = new UploadGate();
@@ -114,6 +122,7 @@ export class Engine {
     this.clock = opts.clock ?? systemClock;
     this.random = opts.random ?? systemRandom;
     this.dataDir = opts.dataDir;
+    this.env = opts.env ?? NO_ENV;
     this.dbFile = join(opts.dataDir, DB_FILE_NAME);
     this.log = opts.log ?? ((m) => process.stderr.write(`shotfarm: ${m}\n`));
     // Files another local user could read are said and made private before anything is read from them.
@@ -134,18 +143,18 @@ export class Engine {
     this.templates = new TemplateCache(this.db);
     this.events = new EventBus((topic, err) => this.log(`a ${topic} subscriber failed: ${(err as Error).stack ?? String(err)}`));
     this.hooks = new HookRunner({
-      db: this.db, clock: this.clock, timers: this.timers, random: this.random, log: this.log,
+      db: this.db, clock: this.clock, timers: this.timers, random: this.random, log: this.log, env: this.env,
       onSettled: (delivery) => this.events.emit('hook.delivery', { delivery }),
     });
-    // One builder of job views for the announcer and the handlers alike: they cannot differ.
-    const views = jobViewBuilder({ db: this.db, clock: this.clock, farm: () => this.scheduler, templates: this.templates });
-    this.announcer = new JobAnnouncer(this.db, this.events, this.hooks, views);
     this.settings = new LiveSettings({
       db: this.db, timers: this.timers, events: this.events, log: this.log, defaultOutputRoot: this.outputRoot,
       defaultReleasesRoot: join(opts.dataDir, 'releases'),
     });
+    // One builder of job views for the announcer and the handlers alike: they cannot differ.
+    const views = jobViewBuilder({ db: this.db, clock: this.clock, farm: () => this.scheduler, templates: this.templates, settings: this.settings });
+    this.announcer = new JobAnnouncer(this.db, this.events, this.hooks, views);
     const ctx: EngineContext = {
-      db: this.db, dbFile: this.dbFile, clock: this.clock, random: this.random, events: this.events, settings: this.settings,
+      db: this.db, dbFile: this.dbFile, clock: this.clock, random: this.random, events: this.events, settings: this.settings, env: this.env,
       announcer: this.announcer, views, templates: this.templates, farm: () => this.scheduler, uploadGate: this.uploadGate,
     };
     this.handlers = {
@@ -168,7 +177,8 @@ export class Engine {
       db: this.db, clock: this.clock, random: this.random, timers: this.timers, events: this.events,
       config: this.settings.schedulerConfig(over), templates: this.templates, announce: (ids) => void this.announcer.announce(ids), log: this.log,
       ...(this.opts.outputFs ? { outputFs: this.opts.outputFs } : {}),
-      runpodKey: () => runpodKey(this.db, this.dataDir, process.env),
+      env: this.env,
+      runpodKey: () => runpodKey(this.db, this.dataDir, this.env),
     });
     this.scheduler.start();
     this.settings.attach(this.scheduler);
@@ -276,7 +286,7 @@ export class Engine {
 
   /** The farm's own folders (files/farm-places.ts): never an input, nor a host's inputs folder. */
   farmPlaces(): FarmPlaces {
-    return currentFarmPlaces(this.db, this.dbFile, this.settings);
+    return currentFarmPlaces(this.dbFile, this.settings);
   }
 
   /** Whether people are defined (then `serve` asks every caller for a personal token). */

@@ -9,7 +9,7 @@ import { PRIORITY_VALUE, type Priority } from '../../shared/priorities.js';
 import type { Clock, RandomSource } from './clock.js';
 import { jobId } from './ids.js';
 import { drawSeed } from './intake/commit-import.js';
-import { storedNumber } from './settings/farm-settings.js';
+import type { SettingsReader } from './settings/setting-reader.js';
 import { jobEvents, transitionJob } from './job-state.js';
 import { inTransaction, type Db } from './store/database.js';
 import type { JobRow } from './store/job-rows.js';
@@ -20,6 +20,8 @@ export interface ActionContext {
   clock: Clock;
   random: RandomSource;
   actor: string;
+  /** The farm settings (a new take's attempt budget is retry_attempts in force). */
+  settings: SettingsReader;
 }
 
 function rowsFor(ctx: ActionContext, ids: readonly string[], action: JobAction): JobRow[] {
@@ -41,7 +43,7 @@ export function bumpJobs(ctx: ActionContext, ids: readonly string[], priority: P
   return inTransaction(ctx.db, () => {
     const now = ctx.clock.now();
     return rowsFor(ctx, ids, 'bump').map((r) => {
-      setOrder(ctx.db, r.id, PRIORITY_VALUE[priority], r.rank, now, ctx.actor);
+      setOrder(ctx.db, r.id, r, { priority: PRIORITY_VALUE[priority], rank: r.rank }, 'bump', now, ctx.actor);
       return r.id;
     });
   });
@@ -56,7 +58,7 @@ export function moveJobsToTop(ctx: ActionContext, ids: readonly string[]): strin
     for (const r of rows) byPriority.set(r.priority, [...(byPriority.get(r.priority) ?? []), r]);
     for (const [priority, group] of byPriority) {
       const top = minRank(ctx.db, priority);
-      group.forEach((r, i) => setOrder(ctx.db, r.id, priority, top - group.length + i, now, ctx.actor));
+      group.forEach((r, i) => setOrder(ctx.db, r.id, r, { priority, rank: top - group.length + i }, 'top', now, ctx.actor));
     }
     return rows.map((r) => r.id);
   });
@@ -151,7 +153,7 @@ export function restoreOrder(ctx: ActionContext, order: readonly { id: string; p
     const wanted = new Map(order.map((o) => [o.id, o]));
     return rowsFor(ctx, [...wanted.keys()], 'bump').map((r) => {
       const o = wanted.get(r.id) as { priority: Priority; rank: number };
-      setOrder(ctx.db, r.id, PRIORITY_VALUE[o.priority], o.rank, now, ctx.actor);
+      setOrder(ctx.db, r.id, r, { priority: PRIORITY_VALUE[o.priority], rank: o.rank }, 'undo', now, ctx.actor);
       return r.id;
     });
   });
@@ -188,7 +190,7 @@ export function newTakes(ctx: ActionContext, ids: readonly string[], pinSeed = f
         id, shot_id: r.shot_id, project: r.project, episode: r.episode, shot: r.shot, stage: r.stage, take,
         template_id: r.template_id, template_name: r.template_name, params_json: r.params_json, inputs_json: r.inputs_json,
         seed: keepSeed ? r.seed : drawSeed(ctx.random), seed_pinned: r.seed_pinned, priority: r.priority, rank: r.rank, state,
-        state_reason: waiting ? 'waiting for its dependency to complete' : null, max_attempts: storedNumber(ctx.db, 'retry_attempts'), depends_on: r.depends_on,
+        state_reason: waiting ? 'waiting for its dependency to complete' : null, max_attempts: ctx.settings.get('retry_attempts'), depends_on: r.depends_on,
         vram_gb: r.vram_gb, tags_json: r.tags_json, timeout_s: r.timeout_s, imported_by: r.imported_by, now,
       }, { reason: `new take ${take} of take ${r.take}`, actor: ctx.actor });
       if (!created) throw new ShotfarmError('conflict', `Take ${take} of ${r.shot}/${r.stage} exists already.`);

@@ -38,11 +38,11 @@ export async function handleUpload(req: IncomingMessage, res: ServerResponse, sh
     const admit = (): number => {
       const announced = engine.uploadGate.announced(sender, sha256, engine.clock.now());
       if (announced === null) throw notAnnounced(name);
-      checkPersonQuota(engine.db, sender, announced, uploadKeeping(engine.db).personMaxBytes);
+      checkPersonQuota(engine.db, sender, announced, uploadKeeping(engine.settings).personMaxBytes);
       return announced;
     };
     const r = await receiveUpload(req, {
-      db: engine.db, clock: engine.clock, dataDir: dirname(engine.dbFile), sha256, name, declaredSize: declared, maxBytes: uploadLimits(engine.db).fileMaxBytes,
+      db: engine.db, clock: engine.clock, dataDir: dirname(engine.dbFile), sha256, name, declaredSize: declared, maxBytes: uploadLimits(engine.settings).fileMaxBytes,
       sender, admit,
     });
     if (r.stored) engine.uploadGate.received(sender, sha256);

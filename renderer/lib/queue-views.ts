@@ -33,3 +33,29 @@ export function presetCount(p: QueuePreset, byState: Readonly<Record<JobState, n
   const states = p.states.length ? p.states : (Object.keys(byState) as JobState[]);
   return states.reduce((n, s) => n + byState[s], 0);
 }
+
+/** Whether a filter narrows the queue beyond its states (a search, a project, a priority…), so an empty list is the filter's doing. */
+export function narrowsBeyondStates(filter: Readonly<Record<string, unknown>>): boolean {
+  return Object.entries(filter).some(([k, v]) => k !== 'states' && v !== undefined && v !== '' && v !== false);
+}
+
+/**
+ * What an empty queue says, from the farm's counts: "Nothing is waiting or rendering" only when
+ * that is true; when a search or a filter hides the preset's jobs, it says how many it hides.
+ */
+export function emptyQueueWords(
+  filter: Readonly<{ states?: readonly JobState[] } & Record<string, unknown>>,
+  byState: Readonly<Record<JobState, number>>,
+): { title: string; detail: string; hidden: number } {
+  const all = Object.values(byState).reduce((a, b) => a + b, 0);
+  const preset = presetOf(filter.states);
+  const states = filter.states?.length ? filter.states : (Object.keys(byState) as JobState[]);
+  const inStates = states.reduce((n, s) => n + (byState[s] ?? 0), 0);
+  const jobs = (n: number) => `${n.toLocaleString()} job${n === 1 ? '' : 's'}`;
+  if (narrowsBeyondStates(filter) && inStates > 0) {
+    const where = preset && preset.id !== 'all' ? ` in ${preset.label}` : '';
+    return { title: 'No jobs match', detail: `${jobs(inStates)}${where}; the search or filters hide them all.`, hidden: inStates };
+  }
+  if (preset?.id === 'active') return { title: 'Nothing is waiting or rendering', detail: `${jobs(all)} on this farm; none in this view.`, hidden: 0 };
+  return { title: 'No jobs match', detail: `${jobs(all)} on this farm; none in this view.`, hidden: 0 };
+}

@@ -1,6 +1,6 @@
 /** Workstations by id, the connection and the farm status; refetched on reconnect (events reach them through jobs-slice.ts). */
 import type { InstanceView, JobPage } from '../../shared/domain.js';
-import { errorMessage, type ShotfarmClient } from '../client/client.js';
+import { ApiError, errorMessage, type ShotfarmClient } from '../client/client.js';
 import { stopFarmConfirmation } from '../lib/bulk-policy.js';
 import { throttle } from '../lib/throttle.js';
 import { FARM_STATE_WORDS, type FarmState } from '../../shared/farm-settings.js';
@@ -16,6 +16,18 @@ export function createLiveSlice(set: SetState, get: GetState, client: ShotfarmCl
       () => undefined,
     );
   }, 700);
+
+  /** The confirmed stop: refused when something the question did not name runs now — then asked again. */
+  const stopAsAsked = async (seen: string[] | null): Promise<void> => {
+    try {
+      const status = await client.call('farm.stop', { by: 'Studio UI', ...(seen ? { expectRunning: seen } : {}) });
+      set({ status });
+      get().notify('info', `Farm ${FARM_STATE_WORDS.stopped}.`);
+    } catch (err) {
+      get().notify('error', errorMessage(err));
+      if (err instanceof ApiError && err.envelope.code === 'conflict') void get().askStopFarm();
+    }
+  };
 
   return {
     client,
@@ -40,15 +52,22 @@ export function createLiveSlice(set: SetState, get: GetState, client: ShotfarmCl
     },
     refreshStatus,
     async askStopFarm() {
-      // What is rendering now, named in the question (the first 50 are plenty to name).
+      // What is rendering now, named in the question (the first 50 are plenty to name), and every
+      // running id, which the stop sends back: the engine refuses it if anything else runs by then.
       let page: JobPage = { rows: [], total: get().status?.jobsByState.running ?? 0 };
+      let seen: string[] | null = null;
       try {
-        page = await client.call('jobs.list', { filter: { states: ['running'] }, limit: 50 });
+        const [named, all] = await Promise.all([
+          client.call('jobs.list', { filter: { states: ['running'] }, limit: 50 }),
+          client.call('jobs.ids', { filter: { states: ['running'] } }),
+        ]);
+        page = named;
+        seen = all.ids;
       } catch {
-        // The question still says how many run, from the farm's counts.
+        // The question still says how many run, from the farm's counts; the stop then stops what runs.
       }
       const name = (id: string | null) => (id ? get().instances[id]?.name ?? null : null);
-      get().ask({ ...stopFarmConfirmation(page.rows, page.total, name), onConfirm: () => void get().setFarmState('stopped') });
+      get().ask({ ...stopFarmConfirmation(page.rows, page.total, name), onConfirm: () => void stopAsAsked(seen) });
     },
     async setFarmState(state) {
       try {

@@ -172,15 +172,16 @@ export function createSelectionSlice(set: SetState, get: GetState, client: Shotf
       } else if (question) get().ask({ ...question, onConfirm: () => void perform(action, applicable, skipped, opts) });
       else await perform(action, applicable, skipped, opts);
     },
-    async undo(toastId) {
-      const toast = get().toasts.find((t) => t.id === toastId);
-      if (!toast?.undo) return;
-      const ids = undoableNow(toast.undo, get().jobs);
-      if (ids.length === 0) return get().expireUndo(toastId);
-      const plan = narrowed(toast.undo, ids);
+    async undo(id) {
+      const entry = get().undoable.find((u) => u.id === id);
+      if (!entry) return;
+      const ids = undoableNow(entry.undo, get().jobs);
+      if (ids.length === 0) return get().expireUndo(id);
+      const plan = narrowed(entry.undo, ids);
       try {
         const changed = await sendUndo(plan);
-        get().dismiss(toastId);
+        get().expireUndo(id);
+        get().dismiss(id);
         get().notify('success', `Undone: ${plural(changed.length)} ${UNDO_WORDS[plan.kind]}.`);
         get().upsertJobs(changed);
         get().reloadVisible();

@@ -79,16 +79,24 @@ export interface SelectionSlice {
   runAction(action: JobAction, opts?: { priority?: Priority }): Promise<void>;
   /** The same for given jobs (the drawer's buttons). */
   runActionOn(ids: readonly string[], action: JobAction, opts?: { priority?: Priority }): Promise<void>;
-  /** Runs the undo a toast offers. */
-  undo(toastId: number): Promise<void>;
+  /** Runs an undo still on offer (a toast's button, the action bar's Undo, Ctrl+Z). */
+  undo(id: number): Promise<void>;
 }
 
 export interface Toast {
   id: number;
   kind: 'info' | 'success' | 'error';
   text: string;
-  /** Offered while some of its jobs are still where the action put them (the toast stays meanwhile). */
+  /** Offered while some of its jobs are still where the action put them (also on the action bar, after the toast has gone). */
   undo?: UndoPlan;
+}
+
+/** An action that can still be undone, kept after its toast has gone: the action bar's Undo and Ctrl+Z offer the newest. */
+export interface UndoEntry {
+  /** The id of the toast that announced it. */
+  id: number;
+  text: string;
+  undo: UndoPlan;
 }
 
 /** A question asked before a risky action (bulk-policy.ts), with what to do on yes. */
@@ -98,8 +106,10 @@ export interface ConfirmRequest extends Confirmation {
 
 export interface UiSlice {
   toasts: Toast[];
+  /** Undos still on offer, oldest first (at most UNDO_KEPT). */
+  undoable: UndoEntry[];
   notify(kind: Toast['kind'], text: string, undo?: UndoPlan): void;
-  /** Its undo is no longer possible: the toast goes the way of any other. */
+  /** Its undo is no longer possible: it leaves the action bar, and its toast goes the way of any other. */
   expireUndo(id: number): void;
   dismiss(id: number): void;
   confirm: ConfirmRequest | null;

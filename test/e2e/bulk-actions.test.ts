@@ -123,3 +123,58 @@ test('Stop farm asks first and says what is rendering; Pause dispatch is beside 
   await farm.waitForStates([id!], ['queued']);
   assert.deepEqual(studio.pageErrors, []);
 });
+
+test('a stop confirmed after another render started is refused and asked again, naming it: no render is interrupted unnamed', { timeout: 90_000 }, async (ctx) => {
+  const studio = await suite.open(ctx, { instances: [{ duration: { fixedMs: 60_000 } }, { duration: { fixedMs: 60_000 } }] });
+  const { page, farm } = studio;
+  const second = (await farm.engine.call('instances.list', {})).find((i) => i.name === 'sim-1')!;
+  await farm.engine.call('instances.setAdminState', { id: second.id, adminState: 'disabled' });
+  const [first, next] = await farm.importJobs(shots(2));
+  await farm.waitForStates([first!], ['running']);
+  await page.locator('[data-testid="farm-stop"]').click();
+  await page.locator('[data-testid="confirm-summary"]').waitFor();
+  assert.match((await page.locator('.confirm-details').textContent()) ?? '', /sh010 · keyframe · take 1 on sim-0/);
+  // While the question is open, the second workstation comes back and takes the second shot.
+  await farm.engine.call('instances.setAdminState', { id: second.id, adminState: 'active' });
+  await farm.waitForStates([next!], ['running']);
+  await page.locator('[data-testid="confirm-yes"]').click();
+  await page.locator('[data-testid="toast"]', { hasText: 'The farm was not stopped: sh020/keyframe started rendering after you were asked.' }).waitFor();
+  assert.equal((await farm.engine.call('farm.status', {})).farmState.state, 'running', 'the unnamed render was not interrupted');
+  // Asked again, now naming both.
+  await page.waitForFunction(`/sh020 · keyframe · take 1 on sim-1/.test(document.querySelector('.confirm-details')?.textContent ?? '')`);
+  await studio.screenshot('confirm-stop-asked-again');
+  await page.locator('[data-testid="confirm-yes"]').click();
+  await page.locator('[data-testid="farm-banner"][data-farm-state="stopped"]').waitFor();
+  await farm.waitForStates([first!, next!], ['queued']);
+  assert.deepEqual(studio.pageErrors, []);
+});
+
+test('an undo outlives its toast on the action bar, newest first, and Ctrl+Z takes it back; one no longer possible leaves', { timeout: 60_000 }, async (ctx) => {
+  const studio = await suite.open(ctx, { instances: [{}], start: false });
+  const { page, farm } = studio;
+  const ids = await farm.importJobs(shots(3), 'Moonfall', 'ep101');
+  await page.waitForFunction(`document.querySelectorAll('.row[data-state="queued"]').length === 3`);
+  await page.keyboard.press('Control+a');
+  await page.keyboard.press('h');
+  await farm.waitForStates(ids, ['held']);
+  const undoLast = page.locator('[data-testid="undo-last"]');
+  await undoLast.waitFor();
+  assert.match((await undoLast.textContent()) ?? '', /Undo\s*Held 3 jobs/);
+  // The toast can go (closed, or after its 15 s): the action bar keeps the undo.
+  await page.locator('[data-testid="toast"]', { hasText: 'Held 3 jobs.' }).locator('[aria-label="Dismiss"]').click();
+  await page.locator('[data-testid="toast"]', { hasText: 'Held 3 jobs.' }).waitFor({ state: 'detached' });
+  assert.equal(await undoLast.count(), 1);
+  await studio.screenshot('undo-on-action-bar');
+  await page.keyboard.press('Control+z');
+  await farm.waitForStates(ids, ['queued']);
+  await undoLast.waitFor({ state: 'detached' });
+
+  // Held again, then released by someone else: nothing left to undo, so the offer leaves by itself.
+  await page.keyboard.press('Control+a');
+  await page.keyboard.press('h');
+  await farm.waitForStates(ids, ['held']);
+  await undoLast.waitFor();
+  await farm.engine.call('jobs.release', { ids });
+  await undoLast.waitFor({ state: 'detached' });
+  assert.deepEqual(studio.pageErrors, []);
+});

@@ -84,3 +84,23 @@ test('a running job shows node k of N beside step n/m, in its row and in its dra
   await studio.screenshot('drawer-running');
   assert.deepEqual(studio.pageErrors, []);
 });
+
+test("the drawer's history shows a bump and a move to top with who made them, between the job's state changes", { timeout: 90_000 }, async (ctx) => {
+  const studio = await suite.open(ctx, { instances: [], start: false });
+  const { page, farm } = studio;
+  const [id] = await farm.importJobs([{ id: 'sq010_sh010', parameters: { prompt: 'Mira looks up' } }], 'Moonfall', 'ep101');
+  await farm.engine.call('jobs.bump', { ids: [id!], priority: 'rush' });
+  await farm.engine.call('jobs.moveToTop', { ids: [id!] });
+  await farm.engine.call('jobs.hold', { ids: [id!] });
+  await page.goto(`${studio.server.url}/#/queue/job/${id}`);
+  await page.waitForFunction(`document.querySelectorAll('[data-testid="job-drawer"] [data-testid="history"] li').length === 4`);
+  // Each line starts with its time in a span of its own; what follows is what the test reads.
+  const lines = (await page.evaluate(`[...document.querySelectorAll('[data-testid="job-drawer"] [data-testid="history"] li')]
+    .map((li) => li.textContent.slice(li.children[0].textContent.length).replace(/\\s+/g, ' ').trim())`)) as string[];
+  assert.match(lines[0] ?? '', /^Held held by an operator \(local\)$/i);
+  assert.match(lines[1] ?? '', /^moved to the top of rush \(local\)$/);
+  assert.match(lines[2] ?? '', /^priority normal → rush \(local\)$/);
+  assert.match(lines[3] ?? '', /^Queued/i);
+  await studio.screenshot('drawer-history-order');
+  assert.deepEqual(studio.pageErrors, []);
+});

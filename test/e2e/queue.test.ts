@@ -84,5 +84,14 @@ test('click, shift-click and ctrl-click select rows; H holds only those, Ctrl+A 
   await page.keyboard.press('/');
   await page.keyboard.type('sh04');
   await page.waitForFunction(`document.querySelectorAll('.row[data-shot]').length === 1 && !!document.querySelector('.row[data-shot="sh040"]')`);
+
+  // A search that matches nothing says what it hides (not "nothing is waiting"), and clears in one click.
+  await page.keyboard.type('9');
+  await page.locator('[data-testid="empty-detail"]').waitFor();
+  assert.equal(await page.locator('[data-testid="empty-detail"]').textContent(), '6 jobs in Active; the search or filters hide them all.');
+  await studio.screenshot('queue-search-hides-all');
+  await page.locator('[data-testid="clear-filters"]').click();
+  await page.waitForFunction(`document.querySelectorAll('.row[data-shot]').length === 6`);
+  assert.equal(await page.locator('[data-testid="search"]').inputValue(), '', 'the search box is cleared with the filter');
   assert.deepEqual(studio.pageErrors, []);
 });

@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JobView } from '../../shared/domain.js';
 import { runCli } from '../helpers/cli.js';
@@ -22,6 +22,12 @@ test('a job needing a tag nobody has is counted blocked soon after its import, a
     // Imported by another process: the farm hears of it from the store, not from an event.
     const list = join(farm.dir, 'list.json');
     writeFileSync(list, JSON.stringify({ project: 'P', episode: 'E', shots: [{ id: 'sh1', stage: 'keyframe', template: 'tagged' }] }));
+    // The preview says so before anything is stored, and still lets the row in.
+    const preview = await farm.engine.call('import.preview', { fileName: 'list.json', content: readFileSync(list, 'utf8'), baseDir: farm.dir });
+    assert.deepEqual(preview.counts, { new: 1, duplicate: 0, error: 0 });
+    assert.deepEqual(preview.rows[0]?.warnings, [
+      "needs tag img2img, which no workstation has: it will wait as blocked until one does (Edit a workstation's tags under Workstations)",
+    ]);
     const imported = await runCli(farm.dir, 'import', list);
     assert.equal(imported.code, 0, imported.out + imported.err);
     await farm.waitFor('the blocked count', async () => (await farm.engine.call('farm.status', {})).blocked === 1);

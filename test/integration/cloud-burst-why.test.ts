@@ -14,7 +14,7 @@ import { cloudFarmFor } from '../helpers/cloud-farm.js';
 
 /** What a process without the farm (the CLI's `jobs why`) says of the job, from the store. */
 function storedWhy(engine: Engine, id: string): string {
-  const facts = storedFarmFacts(engine.db, Date.now());
+  const facts = storedFarmFacts(engine.db, engine.settings, Date.now());
   return jobWhy(engine.db, jobRow(engine.db, id)!, facts, explainer(facts, engine.templates)).summary;
 }
 

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { ShotfarmError } from '../../shared/errors.js';
+import { describeOrderChange } from '../../shared/job-detail.js';
 import { jobPrompt } from '../../electron/engine/templates/job-prompt.js';
 import { jobRow } from '../../electron/engine/store/job-store.js';
 import { templateById } from '../../electron/engine/store/template-store.js';
@@ -52,7 +53,7 @@ test('a job detail shows its path, template version, queue place and the prompt 
   assert.deepEqual(d.workflow, expected);
   assert.equal(d.workflow?.['3']?.inputs.seed, 1234);
   assert.equal(d.problem, null);
-  assert.deepEqual(d.events.map((e) => [e.from, e.to]), [[null, 'queued']]);
+  assert.deepEqual(d.events.map((e) => (e.kind === 'state' ? [e.from, e.to] : e.why)), [[null, 'queued']]);
   assert.deepEqual(d.outputs, []);
 
   // A motion stage waiting for its keyframe names the dependency and the input it will get.
@@ -128,4 +129,20 @@ test('restoring an order gives jobs back the priority and rank they had before a
   const restored = await engine.call('jobs.restoreOrder', { jobs: was });
   assert.deepEqual(restored.map((r) => ({ id: r.id, priority: r.priority, rank: r.rank })), was);
   assert.equal((await engine.call('jobs.list', {})).rows[0]?.id, byShot('sh020'), 'the rush shot is first again');
+});
+
+test('a bump, a move to top and their undo are history rows with who made them, newest first, and change no state', async (ctx) => {
+  const { engine, byShot } = await sampleEngine(ctx);
+  const id = byShot('sh010');
+  const was = (await engine.call('jobs.list', {})).rows.filter((r) => r.id === id).map((r) => ({ id: r.id, priority: r.priority, rank: r.rank }));
+  await engine.call('jobs.bump', { ids: [id], priority: 'rush' });
+  await engine.call('jobs.moveToTop', { ids: [id] });
+  await engine.call('jobs.restoreOrder', { jobs: was });
+  const d = await engine.call('jobs.detail', { id });
+  const lines = d.events.map((e) => (e.kind === 'state' ? `${e.from ?? '-'}→${e.to}` : `${e.why} ${e.fromPriority}→${e.toPriority} by ${e.actor}`));
+  assert.deepEqual(lines, ['undo rush→normal by local', 'top rush→rush by local', 'bump normal→rush by local', '-→queued']);
+  const words = d.events.flatMap((e) => (e.kind === 'order' ? [describeOrderChange(e)] : []));
+  assert.deepEqual(words, ['order restored: priority rush → normal', 'moved to the top of rush', 'priority normal → rush']);
+  // Still one state change: the counters and "queued since" read job_events, which an order change does not touch.
+  assert.equal(d.events.filter((e) => e.kind === 'state').length, 1);
 });

@@ -8,8 +8,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import { currentFolder } from '../settings/farm-settings.js';
-import type { Db } from '../store/database.js';
+import type { SettingsReader } from '../settings/setting-reader.js';
 
 /** The file names that are the farm's lock, keys or store: never an input, in any folder. */
 const PRIVATE_NAME = /^(engine\.lock.*|runpod-key\.bin.*|shotfarm\.sqlite.*)$/i;
@@ -37,15 +36,14 @@ export function farmPlaces(dbFile: string, otherFolders: readonly string[]): Far
 }
 
 /** What the farm's settings say about its folders (the handlers' SettingsPort; named here without importing it, no cycle). */
-export interface FolderSettings {
+export interface FolderSettings extends SettingsReader {
   readonly folderDefaults: { readonly releases_root: string };
   outputRoots(): string[];
 }
 
-/** The places of the farm on `db` as its settings stand now: releases (default and set) and every output root. */
-export function currentFarmPlaces(db: Db, dbFile: string, settings: FolderSettings): FarmPlaces {
-  const releases = settings.folderDefaults.releases_root;
-  return farmPlaces(dbFile, [releases, currentFolder(db, 'releases_root', releases), ...settings.outputRoots()]);
+/** The places of the farm as its settings stand now: releases (default and set) and every output root. */
+export function currentFarmPlaces(dbFile: string, settings: FolderSettings): FarmPlaces {
+  return farmPlaces(dbFile, [settings.folderDefaults.releases_root, settings.get('releases_root'), ...settings.outputRoots()]);
 }
 
 /** `file` is `folder` or inside it (both real paths). */

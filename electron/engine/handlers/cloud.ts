@@ -6,7 +6,6 @@
 import { dirname } from 'node:path';
 import type { InstanceView } from '../../../shared/domain.js';
 import { ShotfarmError } from '../../../shared/errors.js';
-import { storedNumber } from '../settings/farm-settings.js';
 import { runpodKeySource, storeRunpodKey } from '../pools/runpod/api-key.js';
 import { utcDayStart } from '../pools/runpod/runpod-cost.js';
 import { randomId } from '../ids.js';
@@ -53,7 +52,7 @@ export function cloudHandlers(ctx: EngineContext): DomainHandlers<'cloud'> {
     },
     'cloud.setApiKey': async ({ apiKey }) => {
       storeRunpodKey(ctx.db, dataDir, apiKey, ctx.clock.now());
-      return { keySource: runpodKeySource(ctx.db, dataDir, process.env) };
+      return { keySource: runpodKeySource(ctx.db, dataDir, ctx.env) };
     },
     'cloud.spend': async () => {
       const dayStart = utcDayStart(ctx.clock.now());
@@ -61,8 +60,8 @@ export function cloudHandlers(ctx: EngineContext): DomainHandlers<'cloud'> {
       return {
         dayStart,
         totalUsd: rows.reduce((n, r) => n + r.cost_usd, 0),
-        budgetUsdPerDay: storedNumber(ctx.db, 'burst_budget_usd_per_day'),
-        keySource: runpodKeySource(ctx.db, dataDir, process.env),
+        budgetUsdPerDay: ctx.settings.get('burst_budget_usd_per_day'),
+        keySource: runpodKeySource(ctx.db, dataDir, ctx.env),
         byProjectEpisode: rows.map((r) => ({ project: r.project, episode: r.episode, costUsd: r.cost_usd, attempts: r.attempts })),
       };
     },

@@ -14,7 +14,9 @@ import type { LivePhases } from '../scheduler/live-attempts.js';
 import type { AttemptWatchView } from '../scheduler/attempt-watch.js';
 import type { FarmFacts } from '../views/farm-facts.js';
 import type { FolderDefaults } from '../settings/farm-settings.js';
+import type { SettingsReader } from '../settings/setting-reader.js';
 import type { Db } from '../store/database.js';
+import type { EngineEnv } from '../engine-env.js';
 import type { JobViews } from '../views/job-views.js';
 import type { TemplateCache } from '../templates/template-cache.js';
 import type { UploadGate } from '../uploads/upload-gate.js';
@@ -49,8 +51,11 @@ export interface FarmPort {
   instanceViews(): InstanceView[];
 }
 
-/** What the handlers may ask of the live farm settings (implemented by LiveSettings). */
-export interface SettingsPort {
+/**
+ * What the handlers may ask of the live farm settings (implemented by LiveSettings): `get(key)` is
+ * the one way to read a setting's value outside the settings module.
+ */
+export interface SettingsPort extends SettingsReader {
   /** The engine's own output folder (`<data>/outputs` unless the host chose another): output_root's default. */
   readonly defaultOutputRoot: string;
   /** The engine's own folder for each folder setting (output_root, releases_root): what each is when unset. */
@@ -67,7 +72,7 @@ export interface EngineContext {
   clock: Clock;
   random: RandomSource;
   events: EventBus;
-  /** The farm settings: where outputs go, and applying a change made here. */
+  /** The farm settings: each one's value (`settings.get(key)`), where outputs go, and applying a change made here. */
   settings: SettingsPort;
   announcer: JobAnnouncer;
   /** Rows to job views: the same function the announcer builds its views with (views/job-views.ts). */
@@ -78,6 +83,8 @@ export interface EngineContext {
   farm(): FarmPort | null;
   /** Which uploads each sender announced (uploads.check) and may now send (the server's PUT route). */
   uploadGate: UploadGate;
+  /** The environment the host passed in (RUNPOD_API_KEY, …): the engine never reads process.env. */
+  env: EngineEnv;
 }
 
 /** Announces changed jobs and lets the dispatcher reconsider; answers with their views. */

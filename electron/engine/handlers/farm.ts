@@ -6,13 +6,14 @@
  * the state is only recorded — the next start honours it.
  */
 import type { ApiHandlers } from '../../../shared/api.js';
+import { ShotfarmError } from '../../../shared/errors.js';
 import { isHealthy, type FarmStatus } from '../../../shared/domain.js';
 import type { FarmState } from '../../../shared/farm-settings.js';
 import type { Caller } from '../../../shared/people.js';
 import { timeline } from '../queries/attempts.js';
 import { readFarmState, writeFarmState } from '../settings/farm-state.js';
 import { listInstanceRows, toInstanceView } from '../store/instance-store.js';
-import { blockedCount, countByState, openFailureCount } from '../store/job-store.js';
+import { blockedCount, countByState, jobRow, listJobIds, openFailureCount } from '../store/job-store.js';
 import type { DomainHandlers, EngineContext } from './context.js';
 
 export function farmHandlers(ctx: EngineContext): DomainHandlers<'farm'> & Pick<ApiHandlers, 'timeline.get'> {
@@ -40,11 +41,35 @@ export function farmHandlers(ctx: EngineContext): DomainHandlers<'farm'> & Pick<
     await ctx.settings.reload();
     return status();
   };
+  const stop = control('stopped');
   return {
     'farm.status': async () => status(),
-    'farm.stop': control('stopped'),
+    'farm.stop': async (input, caller) => {
+      if (input.expectRunning) refuseUnnamedRuns(ctx, input.expectRunning);
+      return stop(input, caller);
+    },
     'farm.pause': control('paused'),
     'farm.resume': control('running'),
     'timeline.get': async ({ from, to }) => timeline(ctx.db, from, to),
   };
+}
+
+/**
+ * A stop confirmed in a dialog interrupts only what the dialog named: a job that started running
+ * after the question was asked refuses the stop (nothing is recorded), and the person is asked again.
+ * Checked and recorded in one turn of the event loop, so no dispatch happens in between.
+ */
+function refuseUnnamedRuns(ctx: EngineContext, named: readonly string[]): void {
+  const shown = new Set(named);
+  const unnamed = listJobIds(ctx.db, { states: ['running'] }).ids.filter((id) => !shown.has(id));
+  if (unnamed.length === 0) return;
+  const names = unnamed.slice(0, 3).map((id) => {
+    const r = jobRow(ctx.db, id);
+    return r ? `${r.shot}/${r.stage}` : id;
+  });
+  const more = unnamed.length > names.length ? ` and ${(unnamed.length - names.length).toLocaleString()} more` : '';
+  throw new ShotfarmError(
+    'conflict',
+    `The farm was not stopped: ${names.join(', ')}${more} started rendering after you were asked. Look at what runs now and confirm again.`,
+  );
 }

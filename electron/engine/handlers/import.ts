@@ -70,8 +70,8 @@ export function importHandlers(ctx: EngineContext): DomainHandlers<'import'> {
       // Node classes and models: against the running farm's lists, else the lists its last run stored.
       // Inputs only from the shot list's own folder (never the caller's working folder), never the database.
       // Files sent with the list (uploads) are found by their input name first: a stored file, never a client's path.
-      const sent = uploadedInputs(ctx.db, ctx.dbFile, uploads, ctx.clock.now());
-      const farm = currentFarmPlaces(ctx.db, ctx.dbFile, ctx.settings);
+      const sent = uploadedInputs(ctx.db, ctx.settings, ctx.dbFile, uploads, ctx.clock.now());
+      const farm = currentFarmPlaces(ctx.dbFile, ctx.settings);
       const folder = { ...inputFolder(baseDir, [ctx.dbFile, `${ctx.dbFile}-wal`, `${ctx.dbFile}-shm`, `${ctx.dbFile}-journal`]), farm, ...(sent ? { uploads: sent } : {}) };
       let checked;
       try {
@@ -103,7 +103,7 @@ export function importHandlers(ctx: EngineContext): DomainHandlers<'import'> {
       let result;
       try {
         // The jobs say who imported them (an artist may then act on their own jobs).
-        result = commitRows(ctx.db, ctx.clock, ctx.random, stored.rows, actorName(caller));
+        result = commitRows(ctx.db, ctx.clock, ctx.random, ctx.settings, stored.rows, actorName(caller));
       } catch (err) {
         // The transaction rolled back: nothing of this file is stored. Say which file could not take it.
         throw storageFailure(err, ctx.dbFile, `importing ${stored.preview.fileName}`) ?? err;

@@ -34,7 +34,7 @@ function resolveRef(ctx: EngineContext, ref: string): string {
 
 export function jobHandlers(ctx: EngineContext): DomainHandlers<'jobs'> & Pick<ApiHandlers, 'failures.list'> {
   // Who did it goes in the event rows and jobs.last_action_by: the person, or `local` (the solo operator).
-  const act = (caller: Caller): ActionContext => ({ db: ctx.db, clock: ctx.clock, random: ctx.random, actor: actorName(caller) });
+  const act = (caller: Caller): ActionContext => ({ db: ctx.db, clock: ctx.clock, random: ctx.random, actor: actorName(caller), settings: ctx.settings });
   const live = () => ctx.farm()?.live ?? null;
   // Every view this domain answers with is built as the announcer builds it (views/job-views.ts).
   const views = ctx.views;

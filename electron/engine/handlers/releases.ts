@@ -6,11 +6,10 @@
 import { freezeRelease } from '../freeze/freeze.js';
 import { freezeFolder, verifyPath } from '../freeze/release-root.js';
 import { verifyManifest, verifyPassed } from '../freeze/verify.js';
-import { currentFolder } from '../settings/farm-settings.js';
 import type { DomainHandlers, EngineContext } from './context.js';
 
 export function releaseHandlers(ctx: EngineContext): DomainHandlers<'release'> {
-  const root = (): string => currentFolder(ctx.db, 'releases_root', ctx.settings.folderDefaults.releases_root);
+  const root = (): string => ctx.settings.get('releases_root');
   return {
     'release.freeze': async (i) => freezeRelease(ctx.db, ctx.clock, { ...i, outDir: freezeFolder(root(), i.outDir) }),
     'release.verify': async ({ path, root: copy }) => {

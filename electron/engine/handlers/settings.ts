@@ -23,7 +23,7 @@ export function settingsHandlers(ctx: EngineContext): DomainHandlers<'storage'> 
     'settings.list': async () => farmSettingViews(ctx.db, ctx.settings.folderDefaults),
     'settings.get': async ({ key }) => view(key),
     'settings.set': async ({ key, value }) => applied(setFarmSetting(ctx.db, ctx.clock, key, value), key),
-    'settings.reset': async ({ key }) => applied(resetFarmSetting(ctx.db, key), key),
+    'settings.reset': async ({ key }) => applied(resetFarmSetting(ctx.db, ctx.clock, key), key),
     'storage.get': async () => {
       const s = getS3Settings(ctx.db);
       return { s3: s ? describeS3Settings(s) : null };

@@ -19,6 +19,7 @@ import {
 } from '../store/delivery-store.js';
 import { sendCommand, type SendContext } from './send-command.js';
 import { sendWebhook } from './send-webhook.js';
+import { NO_ENV, type EngineEnv } from '../engine-env.js';
 
 export interface HookRunnerDeps {
   db: Db;
@@ -30,8 +31,8 @@ export interface HookRunnerDeps {
   backoff?: BackoffPolicy;
   /** Told about each delivery once it is delivered or has failed for good (for UI events). */
   onSettled?: (delivery: HookDeliveryView) => void;
-  /** Environment for command hooks (default: this process's). */
-  env?: NodeJS.ProcessEnv;
+  /** Environment for command hooks: the host's (engine-env.ts); default none. */
+  env?: EngineEnv;
 }
 
 /** From 2 s up to 5 min: long enough for a chat service's rate limit, short enough to be useful. */
@@ -187,7 +188,7 @@ export class HookRunner {
       timeoutMs,
       signal: AbortSignal.any([deadline, this.closing.signal]),
       timedOut: () => deadline.aborted,
-      env: this.deps.env ?? process.env,
+      env: this.deps.env ?? NO_ENV,
     };
     try {
       if (hook.kind === 'command') await sendCommand(hook, ctx);

@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { CommandHook } from '../../../shared/hooks.js';
+import type { EngineEnv } from '../engine-env.js';
 
 export interface SendContext {
   body: string;
@@ -16,7 +17,7 @@ export interface SendContext {
   signal: AbortSignal;
   /** True once the signal fired because of the deadline (not a close). */
   timedOut: () => boolean;
-  env: NodeJS.ProcessEnv;
+  env: EngineEnv;
 }
 
 /** Enough of stderr to show why a program failed, without keeping a chatty program's output. */

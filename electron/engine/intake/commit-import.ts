@@ -10,7 +10,7 @@ import { jobId } from '../ids.js';
 import { inTransaction, type Db } from '../store/database.js';
 import { insertJob, newestTake } from '../store/job-store.js';
 import { ShotIds } from '../store/shot-store.js';
-import { storedNumber } from '../settings/farm-settings.js';
+import type { SettingsReader } from '../settings/setting-reader.js';
 import type { CheckedRow } from './preview.js';
 
 const stageKey = (...parts: string[]): string => parts.join('\u001f');
@@ -20,7 +20,7 @@ export function drawSeed(random: RandomSource): number {
   return Math.floor(random() * 2 ** 48);
 }
 
-export function commitRows(db: Db, clock: Clock, random: RandomSource, rows: CheckedRow[], actor = 'local'): ImportResult {
+export function commitRows(db: Db, clock: Clock, random: RandomSource, settings: SettingsReader, rows: CheckedRow[], actor = 'local'): ImportResult {
   const valid = rows.filter((r) => r.view.status !== 'error' && r.view.jobId && r.template);
   const rejected = rows.length - valid.length;
   const validIds = new Set(valid.map((r) => r.view.jobId));
@@ -33,7 +33,7 @@ export function commitRows(db: Db, clock: Clock, random: RandomSource, rows: Che
   return inTransaction(db, () => {
     const now = clock.now();
     // The attempt budget in force now (a later change of the setting updates unfinished jobs).
-    const maxAttempts = storedNumber(db, 'retry_attempts');
+    const maxAttempts = settings.get('retry_attempts');
     const shots = new ShotIds(db, now);
     const jobIds: string[] = [];
     let duplicates = 0;

@@ -82,6 +82,9 @@ export function checkRows(db: Db, rows: ShotRow[], o: CheckOptions): CheckResult
     .map((i) => (i.vram_json ? (JSON.parse(i.vram_json) as { totalBytes: number }).totalBytes : null))
     .filter((v): v is number => v !== null);
   const largestGb = knownVram.length ? Math.max(...knownVram) / 1024 ** 3 : null;
+  // Every registered workstation's tags, disabled ones too: enabling one is the operator's fix.
+  const registered = listInstanceRows(db);
+  const farmTags = new Set(registered.flatMap((i) => JSON.parse(i.tags_json) as string[]));
 
   const seenInFile = new Map<string, number>();
   const stagesInFile = new Set(rows.map((r) => `${r.project}\u001f${r.episode}\u001f${r.shot}\u001f${r.stage}`));
@@ -116,6 +119,11 @@ export function checkRows(db: Db, rows: ShotRow[], o: CheckOptions): CheckResult
       if (largestGb === null) notices.add('VRAM fit not checked: no workstation has been probed yet.');
       else if (template.vramGb > largestGb + 1e-9) {
         errors.push(`needs ${template.vramGb} GB of VRAM; the largest workstation has ${largestGb.toFixed(0)} GB`);
+      }
+      const untagged = template.tags.filter((t) => !farmTags.has(t));
+      // A warning, not an error: the job imports and waits as blocked until a workstation has the tag.
+      if (registered.length > 0 && untagged.length) {
+        warnings.push(`needs tag ${untagged.join(', ')}, which no workstation has: it will wait as blocked until one does (Edit a workstation's tags under Workstations)`);
       }
       if (capability) {
         const problems = capability.capabilityProblems(template, parameters);

@@ -7,14 +7,15 @@
 import { basename } from 'node:path';
 import type { JobDetail, JobInputView, ResolvedParameter, WorkflowJson } from '../../../shared/domain.js';
 import { ShotfarmError } from '../../../shared/errors.js';
-import { sequenceOf } from '../../../shared/job-detail.js';
+import { sequenceOf, type JobHistoryEntry } from '../../../shared/job-detail.js';
+import { priorityFromValue } from '../../../shared/priorities.js';
 import type { ParamValue } from '../../../shared/shot-list-schema.js';
 import { jobEvents } from '../job-state.js';
 import { dependencyInputParam, uploadPlan, uploadSubfolder } from '../pools/attempt/inputs.js';
 import { assetsOfJob } from '../store/asset-store.js';
 import type { Db } from '../store/database.js';
 import type { JobRow } from '../store/job-rows.js';
-import { jobRow, queuedAhead } from '../store/job-store.js';
+import { jobRow, orderChanges, queuedAhead } from '../store/job-store.js';
 import { latestTemplate, templateById, type StoredTemplate } from '../store/template-store.js';
 import { jobParameterValues, jobPrompt } from '../templates/job-prompt.js';
 import { splitPath } from '../templates/workflow.js';
@@ -84,6 +85,27 @@ export function jobDetail(db: Db, id: string): JobDetail {
     problem,
     dependency: dep ? { id: dep.id, stage: dep.stage, take: dep.take, state: dep.state } : null,
     outputs: assetsOfJob(db, job.id),
-    events: jobEvents(db, job.id, 50).map((e) => ({ from: e.from_state, to: e.to_state, reason: e.reason, actor: e.actor, at: e.at })),
+    events: jobHistory(db, job.id, 50),
   };
+}
+
+/**
+ * A job's history, newest first: its state changes and its order changes merged in the order they
+ * happened (an order change sits right after the state change that was newest when it was made).
+ */
+function jobHistory(db: Db, jobId: string, limit: number): JobHistoryEntry[] {
+  const states = jobEvents(db, jobId, limit).map((e) => ({
+    key: [e.id, 0] as const,
+    entry: { kind: 'state', from: e.from_state, to: e.to_state, reason: e.reason, actor: e.actor, at: e.at } satisfies JobHistoryEntry,
+  }));
+  const orders = orderChanges(db, jobId, limit).map((c) => ({
+    key: [c.after_event, c.id] as const,
+    entry: {
+      kind: 'order', fromPriority: priorityFromValue(c.from_priority), toPriority: priorityFromValue(c.to_priority), why: c.why, actor: c.actor, at: c.at,
+    } satisfies JobHistoryEntry,
+  }));
+  return [...states, ...orders]
+    .sort((a, b) => b.key[0] - a.key[0] || b.key[1] - a.key[1])
+    .slice(0, limit)
+    .map((h) => h.entry);
 }

@@ -43,11 +43,14 @@ import { FairShareFarm } from './fair-share-farm.js';
 import type { PoolWait, WorkerPool } from '../pools/worker-pool.js';
 import { claimJob } from '../pools/attempt/claim.js';
 import { farmPools } from './farm-pools.js';
+import { NO_ENV, type EngineEnv } from '../engine-env.js';
 
 export interface SchedulerDeps extends FarmDeps {
   log?: (message: string) => void;
   /** The RunPod API key for cloud endpoints (null: none configured). */
   runpodKey?: () => string | null;
+  /** The host's environment (the AWS_* variables for S3 uploads); default none. */
+  env?: EngineEnv;
   /** The engine's one template cache (templates/template-cache.ts). */
   templates: TemplateCache;
 }
@@ -153,7 +156,7 @@ export class Scheduler implements FarmPort {
     if (this.running) return;
     this.running = true;
     this.state = readFarmState(this.d.db).state;
-    this.uploader = S3Uploader.fromSettings(this.d.db, process.env, { log: (m: string) => this.log(m) });
+    this.uploader = S3Uploader.fromSettings(this.d.db, this.d.env ?? NO_ENV, { log: (m: string) => this.log(m) });
     this.lists.refresh();
     this.fair.seed();
     this.registry.start();

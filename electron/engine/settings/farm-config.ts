@@ -1,124 +1,15 @@
 /**
  * The scheduler's tunables. The operator's ones are farm settings (shared/farm-settings.ts: their
- * defaults, units and bounds live there, once); SETTING_FIELDS says which field of this config each
- * one sets. The engine applies the settings to one live SchedulerConfig object in place, and every
+ * defaults, units and bounds live there, once); setting-entries.ts says which field of this config
+ * each one sets. The engine applies the settings to one live SchedulerConfig object in place, and every
  * module keeps that object and reads `config.x` at each decision — so a changed setting applies at
  * the next decision without a restart. Tests and benchmarks shorten the times with `over`.
  */
-import { FARM_SETTINGS, type NumberSettingKey } from '../../../shared/farm-settings.js';
+import { FARM_SETTING_KEYS, FARM_SETTINGS } from '../../../shared/farm-settings.js';
+import type { SchedulerConfig } from './config-shape.js';
+import { entryOf } from './setting-entries.js';
 
-/** From the retry_* farm settings (defaults in shared/farm-settings.ts). */
-export interface RetryPolicy {
-  maxAttempts: number;
-  baseMs: number;
-  capMs: number;
-}
-
-export interface SchedulerConfig {
-  /** Where outputs are stored: `<root>/<project>/<episode>/<shot>/<stage>/take-<n>/`. */
-  outputRoot: string;
-  probeIntervalMs: number;
-  probeTimeoutMs: number;
-  objectInfoTimeoutMs: number;
-  /** Probe failures in a row before an instance is unhealthy (takes no work), then offline. */
-  unhealthyAfter: number;
-  offlineAfter: number;
-  /** How often a running attempt asks /history (also after every reconnect). */
-  historyPollMs: number;
-  /** No progress and no queue change for this long → interrupt (stall timeout). */
-  stallTimeoutS: number;
-  /** Instance unreachable this long during an attempt → the attempt is lost (transient). */
-  graceMs: number;
-  /** After an interrupt, wait at most this long for the prompt to leave the server. */
-  interruptWaitMs: number;
-  requestTimeoutMs: number;
-  retry: RetryPolicy;
-  /** Instance-level failures in a row before quarantine, and how long it lasts. */
-  quarantineAfter: number;
-  quarantineMs: number;
-  /** Queued jobs looked at per dispatch decision (no head-of-line blocking within this window). */
-  candidateScan: number;
-  /** A job waiting this long for hardware gets an instance reserved for it (no starvation). */
-  starvationMs: number;
-  /** Durable progress checkpoints at most this often per job. */
-  progressSaveMs: number;
-  /** WebSocket reconnect budget (a one-prompt follower; a workstation's socket reconnects for as long as it is registered). */
-  wsGiveUpMs: number;
-  /** The largest /object_info answer read (object_info_max_mb). */
-  objectInfoMaxBytes: number;
-  /** The largest output file stored (output_max_gb). */
-  outputMaxBytes: number;
-  /** One output download may take the template's timeout, but never less than this (a small file on a short template). */
-  downloadMinMs: number;
-  /** A graceful stop lets downloads in flight finish for at most this long; the rest are collected at the next start. */
-  stopGraceMs: number;
-  /** After a storage fault (database busy/full, output disk full) the farm retries after this, doubling up to storageRetryCapMs. */
-  storageRetryMs: number;
-  storageRetryCapMs: number;
-  /** The longest an attempt waits for its workstation's socket before posting without it (polling then carries it). */
-  socketWaitMs: number;
-  /** The longest an attempt may take from its claim to its POST (catch-up, uploads, socket): past it, it fails, logged. */
-  preparationMs: number;
-  /**
-   * Keep at most one claimed prompt queued on each workstation behind the running one (the farm
-   * setting `prefetch`): ComfyUI starts it with its own ~1 ms gap instead of Shotfarm's round trip.
-   */
-  prefetch: boolean;
-  /** Cloud burst (cloud/burst-policy.ts): how long a job waits before a RunPod endpoint may take it. */
-  burstAfterS: number;
-  /** Cloud burst: what RunPod attempts may cost per UTC day. */
-  burstBudgetUsdPerDay: number;
-  /** Cloud burst: how often an attempt asks RunPod's /status (jitter added), in ms. */
-  runpodPollMs: number;
-  /** Tests: an illegal transition (a bug) is also thrown out of the runner, so the test fails. */
-  failOnIllegalTransition: boolean;
-  /** Fair share between projects (scheduler/fair-share.ts): on/off, its window, the weights (project → weight; absent = 1). */
-  fairShare: { on: boolean; windowMs: number; weights: Record<string, number> };
-  /** Uploaded input files: the largest one, and the most one import may send in all (bytes). */
-  uploadFileMaxBytes: number;
-  uploadImportMaxBytes: number;
-  /** The most one person's uploads may weigh in all (bytes), and how long an unused upload is kept (ms). */
-  uploadPersonMaxBytes: number;
-  uploadUnusedKeepMs: number;
-}
-
-const MB = 1024 * 1024;
-const GB = 1024 * MB;
-
-/** The numeric farm settings (the folders and project_weights are applied on their own). */
-export type NumericSettingKey = NumberSettingKey;
-
-/** Where each numeric farm setting lives in the config, in the setting's unit (seconds, counts). */
-export const SETTING_FIELDS: { [K in NumericSettingKey]: { of(c: SchedulerConfig): number; put(c: SchedulerConfig, v: number): void } } = {
-  retry_attempts: { of: (c) => c.retry.maxAttempts, put: (c, v) => void (c.retry.maxAttempts = v) },
-  retry_base_s: { of: (c) => c.retry.baseMs / 1000, put: (c, v) => void (c.retry.baseMs = v * 1000) },
-  retry_cap_s: { of: (c) => c.retry.capMs / 1000, put: (c, v) => void (c.retry.capMs = v * 1000) },
-  stall_timeout_s: { of: (c) => c.stallTimeoutS, put: (c, v) => void (c.stallTimeoutS = v) },
-  grace_s: { of: (c) => c.graceMs / 1000, put: (c, v) => void (c.graceMs = v * 1000) },
-  starvation_s: { of: (c) => c.starvationMs / 1000, put: (c, v) => void (c.starvationMs = v * 1000) },
-  probe_interval_s: { of: (c) => c.probeIntervalMs / 1000, put: (c, v) => void (c.probeIntervalMs = v * 1000) },
-  history_poll_s: { of: (c) => c.historyPollMs / 1000, put: (c, v) => void (c.historyPollMs = v * 1000) },
-  quarantine_after: { of: (c) => c.quarantineAfter, put: (c, v) => void (c.quarantineAfter = v) },
-  quarantine_s: { of: (c) => c.quarantineMs / 1000, put: (c, v) => void (c.quarantineMs = v * 1000) },
-  object_info_max_mb: { of: (c) => c.objectInfoMaxBytes / MB, put: (c, v) => void (c.objectInfoMaxBytes = Math.round(v * MB)) },
-  output_max_gb: { of: (c) => c.outputMaxBytes / GB, put: (c, v) => void (c.outputMaxBytes = Math.round(v * GB)) },
-  prefetch: { of: (c) => (c.prefetch ? 1 : 0), put: (c, v) => void (c.prefetch = v === 1) },
-  fair_share: { of: (c) => (c.fairShare.on ? 1 : 0), put: (c, v) => void (c.fairShare.on = v === 1) },
-  fair_share_window_s: { of: (c) => c.fairShare.windowMs / 1000, put: (c, v) => void (c.fairShare.windowMs = v * 1000) },
-  upload_file_max_mb: { of: (c) => c.uploadFileMaxBytes / MB, put: (c, v) => void (c.uploadFileMaxBytes = Math.round(v * MB)) },
-  upload_import_max_mb: { of: (c) => c.uploadImportMaxBytes / MB, put: (c, v) => void (c.uploadImportMaxBytes = Math.round(v * MB)) },
-  upload_person_max_mb: { of: (c) => c.uploadPersonMaxBytes / MB, put: (c, v) => void (c.uploadPersonMaxBytes = Math.round(v * MB)) },
-  upload_unused_keep_h: { of: (c) => c.uploadUnusedKeepMs / 3_600_000, put: (c, v) => void (c.uploadUnusedKeepMs = v * 3_600_000) },
-  burst_after_s: { of: (c) => c.burstAfterS, put: (c, v) => void (c.burstAfterS = v) },
-  burst_budget_usd_per_day: { of: (c) => c.burstBudgetUsdPerDay, put: (c, v) => void (c.burstBudgetUsdPerDay = v) },
-};
-
-/** A numeric setting's default, from the shared table. */
-function defaultOf(key: NumericSettingKey): number {
-  const def = FARM_SETTINGS[key];
-  if (def.type !== 'number') throw new Error(`farm setting ${key} is not a number`);
-  return def.default;
-}
+export type { RetryPolicy, SchedulerConfig } from './config-shape.js';
 
 /** The config with the settings' defaults, then `over`; its own retry object (the live config is changed in place). */
 export function schedulerConfig(outputRoot: string, over: Partial<SchedulerConfig> = {}): SchedulerConfig {
@@ -155,11 +46,11 @@ export function schedulerConfig(outputRoot: string, over: Partial<SchedulerConfi
     runpodPollMs: 2_000,
     failOnIllegalTransition: false,
     fairShare: { on: false, windowMs: 0, weights: {} },
-    uploadFileMaxBytes: 0,
-    uploadImportMaxBytes: 0,
-    uploadPersonMaxBytes: 0,
-    uploadUnusedKeepMs: 0,
   };
-  for (const key of Object.keys(SETTING_FIELDS) as NumericSettingKey[]) SETTING_FIELDS[key].put(config, defaultOf(key));
+  // Each live setting's default, from the shared table (a folder's null: the engine's own, given above).
+  for (const key of FARM_SETTING_KEYS) {
+    const dflt = FARM_SETTINGS[key].default;
+    if (dflt !== null) entryOf(key).live?.put(config, dflt);
+  }
   return { ...config, ...over, retry: { ...(over.retry ?? config.retry) }, fairShare: { ...(over.fairShare ?? config.fairShare) } };
 }

@@ -6,20 +6,16 @@
  */
 import { accessSync, constants, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { z } from 'zod';
 import { ShotfarmError } from '../../../shared/errors.js';
 import {
-  FARM_SETTINGS, FARM_SETTING_KEYS, isFarmSettingKey, parseSettingValue, type FarmSettingKey, type FarmSettingView, type FolderSettingKey, type NumberSettingKey,
+  FARM_SETTINGS, FARM_SETTING_KEYS, isFarmSettingKey, parseSettingValue, type FarmSettingKey, type FarmSettingView, type FolderSettingKey,
 } from '../../../shared/farm-settings.js';
 import type { Clock } from '../clock.js';
 import { inTransaction, type Db } from '../store/database.js';
-import { setOpenJobsMaxAttempts } from '../store/job-store.js';
-import { deleteSetting, readSetting, settingRowsUnder, writeSetting } from '../store/settings-store.js';
+import { deleteSetting, settingRowsUnder, writeSetting } from '../store/settings-store.js';
+import { entryOf } from './setting-entries.js';
 
 const PREFIX = 'farm.setting.';
-/** Every folder output_root was ever set to: ledger files written there stay servable after a change. */
-const ROOTS_KEY = 'farm.output_roots';
-const rootsSchema = z.array(z.string());
 
 export type StoredSettings = Partial<Record<FarmSettingKey, number | string>>;
 
@@ -49,13 +45,6 @@ export function readFarmSettings(db: Db): { values: StoredSettings; updatedAt: P
   return { values, updatedAt, problems };
 }
 
-/** A numeric setting as it stands in the store: the operator's value, else the shared default. */
-export function storedNumber(db: Db, key: NumberSettingKey): number {
-  const v = readFarmSettings(db).values[key];
-  const def = FARM_SETTINGS[key];
-  return typeof v === 'number' ? v : def.type === 'number' ? def.default : Number.NaN;
-}
-
 /** A folder setting must be a folder that exists here and that this user may write into. */
 function checkFolder(key: FarmSettingKey, path: string): string {
   if (!isAbsolute(path)) throw new ShotfarmError('bad_input', `${key} must be an absolute folder path on this machine; got "${path.slice(0, 200)}"`);
@@ -76,34 +65,37 @@ function checkFolder(key: FarmSettingKey, path: string): string {
 }
 
 /**
- * Sets one setting. Returns the jobs whose row changed with it (a new retry_attempts is every
- * unfinished job's budget), for the caller to announce.
+ * Sets one setting, and in the same transaction runs its change hook (setting-entries.ts). Returns
+ * the jobs whose row changed with it (a new retry_attempts is every unfinished job's budget), for
+ * the caller to announce.
  */
 export function setFarmSetting(db: Db, clock: Clock, key: FarmSettingKey, raw: unknown): string[] {
   const parsed = parseSettingValue(key, raw);
   if (!parsed.ok) throw new ShotfarmError('bad_input', parsed.message);
   const value = typeof parsed.value === 'string' && FARM_SETTINGS[key].type === 'folder' ? checkFolder(key, parsed.value) : parsed.value;
   return inTransaction(db, () => {
-    writeSetting(db, PREFIX + key, value, clock.now());
-    if (key === 'output_root' && typeof value === 'string') {
-      const roots = usedRoots(db);
-      if (!roots.includes(value)) writeSetting(db, ROOTS_KEY, [...roots, value], clock.now());
-    }
-    return key === 'retry_attempts' && typeof value === 'number' ? setOpenJobsMaxAttempts(db, value) : [];
+    const now = clock.now();
+    writeSetting(db, PREFIX + key, value, now);
+    return entryOf(key).changed?.(db, value, now) ?? [];
   });
 }
 
-/** Back to the default (no row). Returns the jobs whose row changed with it. */
-export function resetFarmSetting(db: Db, key: FarmSettingKey): string[] {
+/** Back to the default (no row), and its change hook given the table's default. Returns the jobs whose row changed with it. */
+export function resetFarmSetting(db: Db, clock: Clock, key: FarmSettingKey): string[] {
   return inTransaction(db, () => {
     deleteSetting(db, PREFIX + key);
-    const def = FARM_SETTINGS[key];
-    return key === 'retry_attempts' && def.type === 'number' ? setOpenJobsMaxAttempts(db, def.default) : [];
+    return entryOf(key).changed?.(db, FARM_SETTINGS[key].default, clock.now()) ?? [];
   });
 }
 
 /** The engine's own folder for each folder setting (`<data>/outputs`, `<data>/releases`): what unset means. */
 export type FolderDefaults = Readonly<Record<FolderSettingKey, string>>;
+
+/** What a setting is when unset: the shared table's default, for a folder the engine's own. */
+export function defaultOf(key: FarmSettingKey, folders: FolderDefaults): number | string {
+  const def = FARM_SETTINGS[key];
+  return def.type === 'folder' ? folders[key as FolderSettingKey] : def.default;
+}
 
 /** Every setting with its value now; a stored value that fails its check is a storage error naming the fix. */
 export function farmSettingViews(db: Db, folders: FolderDefaults): FarmSettingView[] {
@@ -111,7 +103,7 @@ export function farmSettingViews(db: Db, folders: FolderDefaults): FarmSettingVi
   if (problems.length) throw new ShotfarmError('storage', `Farm settings: ${problems.join('; ')}.`);
   return FARM_SETTING_KEYS.map((key) => {
     const def = FARM_SETTINGS[key];
-    const dflt = def.type === 'folder' ? folders[key as FolderSettingKey] : def.default;
+    const dflt = defaultOf(key, folders);
     const set = values[key];
     return {
       key, type: def.type, unit: def.type === 'number' ? def.unit : null, value: set ?? dflt, default: dflt,
@@ -119,29 +111,6 @@ export function farmSettingViews(db: Db, folders: FolderDefaults): FarmSettingVi
       isSet: set !== undefined, updatedAt: updatedAt[key] ?? null,
     };
   });
-}
-
-function usedRoots(db: Db): string[] {
-  return readSetting(db, ROOTS_KEY, rootsSchema, {
-    badJson: 'The list of output folders used is not valid JSON; set output_root again.',
-    invalid: (issues) => `The list of output folders used is invalid (${issues}); set output_root again.`,
-  }) ?? [];
-}
-
-/** A folder setting as it stands now: the operator's folder, else the engine's own. */
-export function currentFolder(db: Db, key: FolderSettingKey, engineDefault: string): string {
-  const v = readFarmSettings(db).values[key];
-  return typeof v === 'string' ? v : engineDefault;
-}
-
-/** Where outputs go now (output_root, else the engine's own folder). */
-export function currentOutputRoot(db: Db, defaultOutputRoot: string): string {
-  return currentFolder(db, 'output_root', defaultOutputRoot);
-}
-
-/** Every folder outputs may have been written to, the current one first: ledger files are served from these only. */
-export function outputRoots(db: Db, defaultOutputRoot: string): string[] {
-  return [...new Set([currentOutputRoot(db, defaultOutputRoot), defaultOutputRoot, ...usedRoots(db)])];
 }
 
 /** What the farm's rows say now, exactly: a running engine compares it at each tick to notice a change made elsewhere. */

@@ -6,14 +6,17 @@
  * farm's few `settings` rows with what it last applied — one small indexed read — so a CLI `settings
  * set` or `farm stop` reaches a running `serve` or app within one probe interval.
  */
-import { parseProjectWeights, type FarmState } from '../../../shared/farm-settings.js';
+import { FARM_SETTING_KEYS, type FarmSettingKey, type FarmState } from '../../../shared/farm-settings.js';
 import type { Timers } from '../clock.js';
 import type { EventBus } from '../event-bus.js';
 import type { SettingsPort } from '../handlers/context.js';
-import { schedulerConfig, SETTING_FIELDS, type NumericSettingKey, type SchedulerConfig } from './farm-config.js';
+import { schedulerConfig, type SchedulerConfig } from './farm-config.js';
 import type { Db } from '../store/database.js';
-import { farmRowsFingerprint, outputRoots, readFarmSettings, type FolderDefaults } from './farm-settings.js';
+import { farmRowsFingerprint, readFarmSettings, type FolderDefaults } from './farm-settings.js';
 import { readFarmState } from './farm-state.js';
+import { usedRoots } from './output-roots.js';
+import { entryOf, type SettingValue } from './setting-entries.js';
+import { storedSettings, type SettingsReader } from './setting-reader.js';
 
 /** What the farm state is applied to (the scheduler). */
 export interface FarmStateTarget {
@@ -33,8 +36,6 @@ export interface LiveSettingsDeps {
   defaultReleasesRoot: string;
 }
 
-const NUMERIC_KEYS = Object.keys(SETTING_FIELDS) as NumericSettingKey[];
-
 export class LiveSettings implements SettingsPort {
   /** Defaults and the host's `over`: what a setting returns to when it is reset. */
   private base: SchedulerConfig | null = null;
@@ -48,7 +49,15 @@ export class LiveSettings implements SettingsPort {
   /** Reloads run one after another: a stop must finish before the next state is applied. */
   private chain: Promise<void> = Promise.resolve();
 
-  constructor(private readonly d: LiveSettingsDeps) {}
+  private readonly reader: SettingsReader;
+
+  constructor(private readonly d: LiveSettingsDeps) {
+    this.reader = storedSettings(d.db, this.folderDefaults);
+  }
+
+  get<K extends FarmSettingKey>(key: K): SettingValue<K> {
+    return this.reader.get(key);
+  }
 
   get defaultOutputRoot(): string {
     return this.d.defaultOutputRoot;
@@ -58,8 +67,9 @@ export class LiveSettings implements SettingsPort {
     return { output_root: this.d.defaultOutputRoot, releases_root: this.d.defaultReleasesRoot };
   }
 
+  /** The current root first, then the engine's own, then every root set before. */
   outputRoots(): string[] {
-    return outputRoots(this.d.db, this.d.defaultOutputRoot);
+    return [...new Set([this.get('output_root'), this.d.defaultOutputRoot, ...usedRoots(this.d.db)])];
   }
 
   /** The live config for the scheduler: the defaults, then `over`, then the operator's settings. */
@@ -110,13 +120,12 @@ export class LiveSettings implements SettingsPort {
     const said = problems.join('; ');
     if (said && said !== this.said) this.d.log(`farm settings: ${said}`);
     this.said = said;
-    for (const key of NUMERIC_KEYS) {
+    for (const key of FARM_SETTING_KEYS) {
+      const field = entryOf(key).live;
+      if (!field) continue;
       const v = values[key];
-      SETTING_FIELDS[key].put(live, typeof v === 'number' ? v : SETTING_FIELDS[key].of(base));
+      field.put(live, v !== undefined ? v : field.of(base));
     }
-    live.outputRoot = typeof values.output_root === 'string' ? values.output_root : base.outputRoot;
-    const weights = typeof values.project_weights === 'string' ? parseProjectWeights(values.project_weights) : null;
-    live.fairShare.weights = weights?.ok ? weights.weights : { ...base.fairShare.weights };
   }
 
   /** The cross-process check, at the probe interval in force. */

@@ -10,6 +10,7 @@ import { s3SettingsSchema, type S3Settings, type S3SettingsView } from '../../..
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/database.js';
 import { deleteSetting, readSetting, writeSetting } from '../store/settings-store.js';
+import type { EngineEnv } from '../engine-env.js';
 
 export const S3_SETTING = 's3';
 
@@ -59,7 +60,7 @@ function normalisePrefix(prefix: string | undefined): string {
 }
 
 /** Merges the setting with the standard AWS environment variables (the setting wins). */
-export function resolveS3Config(s: S3Settings, env: NodeJS.ProcessEnv = process.env): S3Config {
+export function resolveS3Config(s: S3Settings, env: EngineEnv): S3Config {
   const endpoint = s.endpoint ?? env.AWS_ENDPOINT_URL_S3 ?? env.AWS_ENDPOINT_URL ?? undefined;
   let credentials: S3Credentials;
   let credentialsFrom: S3Config['credentialsFrom'];

@@ -17,6 +17,7 @@ import type { Db } from '../store/database.js';
 import { objectKeyFor } from './object-key.js';
 import { describeS3Error, s3Failure, secretsOf, type S3Where } from './s3-errors.js';
 import { getS3Settings, resolveS3Config, type S3Config } from './s3-settings.js';
+import type { EngineEnv } from '../engine-env.js';
 
 export interface UploadResult {
   key: string;
@@ -43,7 +44,7 @@ export class S3Uploader {
   private readonly secrets: string[];
 
   /** The uploader for the `s3` setting, or null when uploads are off. */
-  static fromSettings(db: Db, env: NodeJS.ProcessEnv = process.env, opts: S3UploaderOptions = {}): S3Uploader | null {
+  static fromSettings(db: Db, env: EngineEnv, opts: S3UploaderOptions = {}): S3Uploader | null {
     const settings = getS3Settings(db);
     return settings ? new S3Uploader(resolveS3Config(settings, env), opts) : null;
   }

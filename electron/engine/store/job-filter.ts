@@ -5,6 +5,7 @@
  */
 import type { JobFilter } from '../../../shared/api.js';
 import { PRIORITY_VALUE } from '../../../shared/priorities.js';
+import { WAITING_STATES } from '../../../shared/job-states.js';
 
 /**
  * The dispatch order of SPEC §3: priority, then the operator's rank, then enqueue time. The rowid
@@ -78,7 +79,8 @@ export function jobConditions(filter: JobFilter | undefined): { parts: string[];
     }
   }
   if (filter.instanceId) {
-    parts.push('instance_id = @instanceId');
+    // As JobView.instanceId (job-rows.ts): a waiting job is on no workstation.
+    parts.push(`instance_id = @instanceId AND state NOT IN (${WAITING_STATES.map((st) => `'${st}'`).join(', ')})`);
     params.instanceId = filter.instanceId;
   }
   if (filter.importedBy) {

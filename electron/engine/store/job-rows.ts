@@ -1,6 +1,6 @@
 /** The jobs table's row shape and its mapping to the contract's JobView. */
 import type { JobView } from '../../../shared/domain.js';
-import type { JobState } from '../../../shared/job-states.js';
+import { isWaiting, type JobState } from '../../../shared/job-states.js';
 import { priorityFromValue } from '../../../shared/priorities.js';
 import type { TakeKey } from '../../../shared/take-key.js';
 
@@ -73,7 +73,9 @@ export function toJobView(r: JobRow): JobView {
     errorClass: r.error_class,
     attempts: r.attempts,
     maxAttempts: r.max_attempts,
-    instanceId: r.instance_id,
+    // The workstation it runs on, or ran on last once finished: a waiting job (requeued by a stop, a
+    // pause's pull-back or a retry) is on no workstation, whatever its last attempt's was.
+    instanceId: isWaiting(r.state) ? null : r.instance_id,
     dependsOn: r.depends_on,
     seed: r.seed,
     vramGb: r.vram_gb,

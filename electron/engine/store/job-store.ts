@@ -6,6 +6,7 @@
 import type { JobFilter } from '../../../shared/api.js';
 import type { FacetField, FacetValue, JobProgress } from '../../../shared/domain.js';
 import { JOB_STATES, TERMINAL_STATES, type JobState } from '../../../shared/job-states.js';
+import type { OrderChangeWhy } from '../../../shared/job-detail.js';
 import type { Clock } from '../clock.js';
 import { recordJobCreated } from '../job-state.js';
 import type { Db } from './database.js';
@@ -141,16 +142,46 @@ export function episodeJobCount(db: Db, project: string, episode: string): numbe
   return one<{ n: number }>(db, 'SELECT COUNT(*) AS n FROM jobs WHERE project = ? AND episode = ?', project, episode)?.n ?? 0;
 }
 
-// ─── Order (priority and rank are not states: no event row, but updated_at moves) ────────────────
+// ─── Order (priority and rank are not states: no job_events row, a job_order_changes row instead) ────────────────
 
 /** The smallest rank among jobs of a priority, so "move to top" can go one below it. */
 export function minRank(db: Db, priority: number): number {
   return one<{ r: number | null }>(db, 'SELECT MIN(rank) AS r FROM jobs WHERE priority = ?', priority)?.r ?? 0;
 }
 
-/** A bump or a move to top, and who made it (the run log's last_action_by). */
-export function setOrder(db: Db, id: string, priority: number, rank: number, now: number, actor: string): void {
-  run(db, 'UPDATE jobs SET priority = ?, rank = ?, updated_at = ?, last_action_by = ? WHERE id = ?', priority, rank, now, actor, id);
+/** A job's place in the queue: its priority value and its rank within that priority. */
+export interface QueueOrder {
+  priority: number;
+  rank: number;
+}
+
+/**
+ * A bump, a move to top or their undo, and who made it (the run log's last_action_by), with its
+ * history row in job_order_changes — in the caller's transaction, as a state change and its event.
+ */
+export function setOrder(db: Db, id: string, from: QueueOrder, to: QueueOrder, why: OrderChangeWhy, now: number, actor: string): void {
+  run(db, 'UPDATE jobs SET priority = ?, rank = ?, updated_at = ?, last_action_by = ? WHERE id = ?', to.priority, to.rank, now, actor, id);
+  run(db, SQL_ORDER_CHANGE, id, from.priority, to.priority, from.rank, to.rank, why, actor, now, id);
+}
+
+const SQL_ORDER_CHANGE =
+  'INSERT INTO job_order_changes (job_id, from_priority, to_priority, from_rank, to_rank, why, actor, at, after_event) ' +
+  'SELECT ?, ?, ?, ?, ?, ?, ?, ?, COALESCE((SELECT MAX(id) FROM job_events WHERE job_id = ?), 0)';
+
+export interface OrderChangeRow {
+  id: number;
+  /** The job's newest job_events id when the change was made. */
+  after_event: number;
+  from_priority: number;
+  to_priority: number;
+  why: OrderChangeWhy;
+  actor: string;
+  at: number;
+}
+
+/** A job's order changes, newest first. */
+export function orderChanges(db: Db, jobId: string, limit: number): OrderChangeRow[] {
+  return all<OrderChangeRow>(db, 'SELECT id, after_event, from_priority, to_priority, why, actor, at FROM job_order_changes WHERE job_id = ? ORDER BY id DESC LIMIT ?', jobId, limit);
 }
 
 /** How many of these jobs someone other than `name` imported (the permission policy's ownership), and how many exist. */

@@ -1,26 +1,26 @@
 /**
  * Uploads on the import side: the farm's size limits (farm settings upload_file_max_mb and
- * upload_import_max_mb, read from the store so every process applies the same), which of a page's
+ * upload_import_max_mb, read through the settings reader at each use so every process applies the same), which of a page's
  * files the farm lacks, and a preview's map of input names to the stored files it references.
  */
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ShotfarmError } from '../../../shared/errors.js';
 import { uploadNameProblem, type UploadsCheck } from '../../../shared/uploads.js';
-import { storedNumber } from '../settings/farm-settings.js';
+import type { SettingsReader } from '../settings/setting-reader.js';
 import type { Db } from '../store/database.js';
 import { knownUploads, touchUploads } from '../store/upload-store.js';
 import { mb, uploadFile } from './receive-upload.js';
 
 const MB = 1024 * 1024;
 
-export function uploadLimits(db: Db): { fileMaxBytes: number; importMaxBytes: number } {
-  return { fileMaxBytes: Math.round(storedNumber(db, 'upload_file_max_mb') * MB), importMaxBytes: Math.round(storedNumber(db, 'upload_import_max_mb') * MB) };
+export function uploadLimits(settings: SettingsReader): { fileMaxBytes: number; importMaxBytes: number } {
+  return { fileMaxBytes: Math.round(settings.get('upload_file_max_mb') * MB), importMaxBytes: Math.round(settings.get('upload_import_max_mb') * MB) };
 }
 
 /** What one person may keep uploaded in all (bytes), and how long a file no job uses is kept (ms). */
-export function uploadKeeping(db: Db): { personMaxBytes: number; unusedKeepMs: number } {
-  return { personMaxBytes: Math.round(storedNumber(db, 'upload_person_max_mb') * MB), unusedKeepMs: storedNumber(db, 'upload_unused_keep_h') * 3_600_000 };
+export function uploadKeeping(settings: SettingsReader): { personMaxBytes: number; unusedKeepMs: number } {
+  return { personMaxBytes: Math.round(settings.get('upload_person_max_mb') * MB), unusedKeepMs: settings.get('upload_unused_keep_h') * 3_600_000 };
 }
 
 /** How an input name is matched: forward slashes, no leading "./". */
@@ -35,8 +35,8 @@ function checkImportTotal(total: number, importMaxBytes: number): void {
 }
 
 /** uploads.check: refuses bad names and sizes over the limits (naming the file), else says which hashes to send. */
-export function checkUploads(db: Db, dbFile: string, files: readonly { name: string; sha256: string; size: number }[], now: number): UploadsCheck {
-  const limits = uploadLimits(db);
+export function checkUploads(db: Db, settings: SettingsReader, dbFile: string, files: readonly { name: string; sha256: string; size: number }[], now: number): UploadsCheck {
+  const limits = uploadLimits(settings);
   const sizes = new Map<string, number>();
   for (const f of files) {
     const problem = uploadNameProblem(f.name);
@@ -60,7 +60,7 @@ export function checkUploads(db: Db, dbFile: string, files: readonly { name: str
  * arrived are left out, so the preview says that input is missing; the referenced files together
  * must stay within the per-import limit.
  */
-export function uploadedInputs(db: Db, dbFile: string, uploads: Readonly<Record<string, string>> | undefined, now: number): Map<string, string> | undefined {
+export function uploadedInputs(db: Db, settings: SettingsReader, dbFile: string, uploads: Readonly<Record<string, string>> | undefined, now: number): Map<string, string> | undefined {
   if (!uploads) return undefined;
   const dataDir = dirname(dbFile);
   const out = new Map<string, string>();
@@ -75,7 +75,7 @@ export function uploadedInputs(db: Db, dbFile: string, uploads: Readonly<Record<
     sizes.set(sha, size);
     out.set(inputKey(name), file);
   }
-  checkImportTotal([...sizes.values()].reduce((a, b) => a + b, 0), uploadLimits(db).importMaxBytes);
+  checkImportTotal([...sizes.values()].reduce((a, b) => a + b, 0), uploadLimits(settings).importMaxBytes);
   // Previewed: kept at least upload_unused_keep_h from now, longer than the preview itself (an hour).
   touchUploads(db, [...sizes.keys()], now);
   return out;

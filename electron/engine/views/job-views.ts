@@ -11,6 +11,7 @@ import { withLive, type LiveFarm } from '../queries/job-live.js';
 import type { FarmFacts } from './farm-facts.js';
 import { viewsWithWaits } from './job-why.js';
 import { storedFarmFacts } from './stored-facts.js';
+import type { SettingsReader } from '../settings/setting-reader.js';
 import type { TemplateCache } from '../templates/template-cache.js';
 import type { Db } from '../store/database.js';
 import type { JobRow } from '../store/job-rows.js';
@@ -27,14 +28,16 @@ export interface JobViewSources {
   /** The farm running in this process, or null: asked at each build (it starts and stops). */
   farm(): ViewFarm | null;
   templates: TemplateCache;
+  /** The farm settings, for a process that runs no farm (the burst settings in why a job waits). */
+  settings: SettingsReader;
 }
 
 /** Rows to the views every API answer and event carries. */
 export type JobViews = (rows: readonly JobRow[]) => JobView[];
 
 /** What the farm running here knows, else what the store holds (a CLI process). */
-export function currentFarmFacts(src: Pick<JobViewSources, 'db' | 'clock' | 'farm'>): FarmFacts {
-  return src.farm()?.waitFacts() ?? storedFarmFacts(src.db, src.clock.now());
+export function currentFarmFacts(src: Pick<JobViewSources, 'db' | 'clock' | 'farm' | 'settings'>): FarmFacts {
+  return src.farm()?.waitFacts() ?? storedFarmFacts(src.db, src.settings, src.clock.now());
 }
 
 export function jobViewBuilder(src: JobViewSources): JobViews {

@@ -9,7 +9,7 @@ import type { Db } from '../store/database.js';
 import type { VramView } from '../../../shared/domain.js';
 import { burstWaitOf } from '../pools/runpod/burst-wait.js';
 import { utcDayStart } from '../pools/runpod/runpod-cost.js';
-import { storedNumber } from '../settings/farm-settings.js';
+import type { SettingsReader } from '../settings/setting-reader.js';
 import { totalSpendSince } from '../store/attempt-store.js';
 import { comfyInstanceRows, runpodInstanceRows, type InstanceRow } from '../store/instance-store.js';
 import { runningVramGb } from '../store/job-store.js';
@@ -21,7 +21,7 @@ import type { InstanceFacts } from './wait-reasons.js';
 /** Per connection: the stored lists (read once per hash) and the answers remembered over them. */
 const perDb = new WeakMap<Db, { lists: StoredNodeLists; answers: CapabilityAnswers }>();
 
-export function storedFarmFacts(db: Db, now: number): FarmFacts {
+export function storedFarmFacts(db: Db, settings: SettingsReader, now: number): FarmFacts {
   let cached = perDb.get(db);
   if (!cached) {
     cached = { lists: new StoredNodeLists(db), answers: new CapabilityAnswers() };
@@ -34,7 +34,7 @@ export function storedFarmFacts(db: Db, now: number): FarmFacts {
   const instances = rows.map((r) => factsOfRow(db, r, lists.get(r.id) !== null, now));
   const known = rows.map((r) => ({ id: r.id, info: lists.get(r.id), token: lists.hash(r.id) ?? '-' }));
   const burstWait = burstWaitOf({
-    endpoints: runpodInstanceRows(db), burstAfterS: storedNumber(db, 'burst_after_s'), budgetUsdPerDay: storedNumber(db, 'burst_budget_usd_per_day'),
+    endpoints: runpodInstanceRows(db), burstAfterS: settings.get('burst_after_s'), budgetUsdPerDay: settings.get('burst_budget_usd_per_day'),
     spentTodayUsd: () => totalSpendSince(db, utcDayStart(now)), now,
   });
   return makeFarmFacts('store', instances, known, answers, readFarmState(db).state, burstWait);

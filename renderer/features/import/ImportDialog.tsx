@@ -12,6 +12,7 @@ import { useApp } from '../../store/app-store.js';
 import { cleanMapping, EMPTY_MAPPING, MappingEditor, stagesOf, type Mapping } from './MappingEditor.js';
 import type { ReadResult } from './read-file.js';
 import { TemplateDialog } from './TemplateDialog.js';
+import { counted } from '../../lib/bulk-confirm.js';
 
 const SHOWN_ROWS = 1_000;
 const isCsvName = (name: string) => /\.(csv|tsv|txt)$/i.test(name);
@@ -111,7 +112,7 @@ export function ImportDialog({ file, onClose }: { file: ReadResult; onClose: () 
     setCommitting(true);
     try {
       const r = await client.call('import.commit', { previewId: preview.previewId });
-      notify('success', `Imported ${r.imported} job${r.imported === 1 ? '' : 's'} from ${preview.fileName}${r.duplicates ? `, ${r.duplicates} already queued` : ''}${r.rejected ? `, ${r.rejected} rejected` : ''}.`);
+      notify('success', `Imported ${counted(r.imported, 'job')} from ${preview.fileName}${r.duplicates ? `, ${r.duplicates.toLocaleString()} already queued` : ''}${r.rejected ? `, ${r.rejected.toLocaleString()} rejected` : ''}.`);
       onClose();
     } catch (err) {
       setError(errorMessage(err));

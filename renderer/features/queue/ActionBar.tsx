@@ -7,6 +7,7 @@ import { useMay } from '../../store/use-may.js';
 import { useApp } from '../../store/app-store.js';
 import { ACTION_LABEL, selectedJobs } from '../../store/selection-slice.js';
 import { QueueOrder } from './QueueFilters.js';
+import { UndoLast } from './UndoLast.js';
 
 const KEY_HINT: Partial<Record<JobAction, string>> = { moveToTop: 'T', hold: 'H', cancel: 'Del' };
 
@@ -52,6 +53,7 @@ export function ActionBar() {
       ))}
       {count > 0 && <button className="btn btn-sm btn-ghost" onClick={clear}>Clear</button>}
       <span className="spacer" />
+      <UndoLast />
       <QueueOrder />
     </div>
   );

@@ -9,7 +9,7 @@ import { withPeople } from '../../lib/permissions.js';
 import type { SortKey } from '../../store/types.js';
 import { useApp } from '../../store/app-store.js';
 import { Empty } from '../../components/Empty.js';
-import { presetOf } from '../../lib/queue-views.js';
+import { emptyQueueWords } from '../../lib/queue-views.js';
 import { JobRow } from './JobRow.js';
 
 const ROW_HEIGHT = 38;
@@ -54,22 +54,28 @@ function Header() {
   );
 }
 
-/** `scrollRef` is set to a function that brings a row into view (the keyboard's ↑/↓). */
 /** What an empty list says: an empty farm says how to import; a filter that hides everything offers the way out. */
 function NoRows() {
-  const all = useApp((s) => (s.status ? Object.values(s.status.jobsByState).reduce((a, b) => a + b, 0) : 0));
+  const byState = useApp((s) => s.status?.jobsByState ?? null);
   const filter = useApp((s) => s.query.filter);
   const setQuery = useApp((s) => s.setQuery);
-  if (all === 0) return <Empty title="No jobs yet">Drop a shot list (JSON or CSV) anywhere on this window, or use Import…, to make jobs from it.</Empty>;
-  const preset = presetOf(filter.states);
+  const all = byState ? Object.values(byState).reduce((a, b) => a + b, 0) : 0;
+  if (!byState || all === 0) return <Empty title="No jobs yet">Drop a shot list (JSON or CSV) anywhere on this window, or use Import…, to make jobs from it.</Empty>;
+  const words = emptyQueueWords(filter, byState);
   return (
-    <Empty title={preset?.id === 'active' ? 'Nothing is waiting or rendering' : 'No jobs match'}>
-      <p>{all.toLocaleString()} job{all === 1 ? '' : 's'} on this farm; none in this view.</p>
+    <Empty title={words.title}>
+      <p data-testid="empty-detail">{words.detail}</p>
+      {words.hidden > 0 && (
+        <button className="btn btn-sm" onClick={() => setQuery({ filter: filter.states ? { states: filter.states } : {} })} data-testid="clear-filters">
+          Clear search and filters
+        </button>
+      )}{' '}
       <button className="btn btn-sm" onClick={() => setQuery({ filter: {} })} data-testid="show-all">Show all jobs</button>
     </Empty>
   );
 }
 
+/** `scrollRef` is set to a function that brings a row into view (the keyboard's ↑/↓). */
 export function JobTable({ scrollRef }: { scrollRef: MutableRefObject<(index: number) => void> }) {
   const total = useApp((s) => s.total);
   const generation = useApp((s) => s.generation);

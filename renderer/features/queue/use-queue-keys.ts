@@ -1,10 +1,12 @@
 /**
  * Queue keyboard shortcuts: / search, Ctrl+A select what the filter shows, Enter open the job's
  * drawer, ↑/↓ move through the rows, Del cancel (asks first for many or for running jobs), T move
- * to top, H hold, R release, Esc close the drawer, then clear the selection.
+ * to top, H hold, R release, Ctrl+Z undo the newest action still undoable, Esc close the drawer,
+ * then clear the selection.
  */
 import { useEffect, type RefObject } from 'react';
 import { closeJob, openJob } from '../../lib/route.js';
+import { undoableNow } from '../../lib/undo.js';
 import { useAppStore } from '../../store/app-store.js';
 
 function typing(target: EventTarget | null): boolean {
@@ -24,6 +26,13 @@ export function useQueueKeys(searchRef: RefObject<HTMLInputElement | null>, draw
       } else if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'a') {
         e.preventDefault();
         void s.selectAll();
+      } else if ((e.ctrlKey || e.metaKey) && !e.shiftKey && e.key.toLowerCase() === 'z') {
+        // The newest undo still on offer (the action bar's Undo).
+        const last = [...s.undoable].reverse().find((u) => undoableNow(u.undo, s.jobs).length > 0);
+        if (last) {
+          e.preventDefault();
+          void s.undo(last.id);
+        }
       } else if (e.ctrlKey || e.metaKey || e.altKey) {
         return;
       } else if (e.key === 'Enter') {

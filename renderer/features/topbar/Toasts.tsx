@@ -1,7 +1,7 @@
 /**
  * Operator messages in the corner; errors stay longer and can be dismissed. A message offering an
- * Undo stays while the undo is possible — while some of its jobs are still where the action put
- * them — and then goes like any other.
+ * Undo shows its button while the undo is possible — while some of its jobs are still where the
+ * action put them — for 15 s; the undo then stays on offer on the queue's action bar (UndoLast).
  */
 import { useEffect } from 'react';
 import { undoableNow } from '../../lib/undo.js';

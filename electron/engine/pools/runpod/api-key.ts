@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { ShotfarmError } from '../../../../shared/errors.js';
 import type { Db } from '../../store/database.js';
 import { deleteSetting, readSetting, writeSetting } from '../../store/settings-store.js';
+import type { EngineEnv } from '../../engine-env.js';
 
 const SETTING = 'cloud.runpod_api_key';
 const KEY_FILE = 'runpod-key.bin';
@@ -58,13 +59,13 @@ function storedKey(db: Db, dataDir: string): string | null {
 }
 
 /** The key in force: the environment's, else the stored one; null when neither. */
-export function runpodKey(db: Db, dataDir: string, env: NodeJS.ProcessEnv): string | null {
+export function runpodKey(db: Db, dataDir: string, env: EngineEnv): string | null {
   const fromEnv = env.RUNPOD_API_KEY?.trim();
   return fromEnv ? fromEnv : storedKey(db, dataDir);
 }
 
 /** Where the key comes from, for the API (never the key itself). */
-export function runpodKeySource(db: Db, dataDir: string, env: NodeJS.ProcessEnv): 'environment' | 'stored' | 'none' {
+export function runpodKeySource(db: Db, dataDir: string, env: EngineEnv): 'environment' | 'stored' | 'none' {
   if (env.RUNPOD_API_KEY?.trim()) return 'environment';
   return storedKey(db, dataDir) ? 'stored' : 'none';
 }

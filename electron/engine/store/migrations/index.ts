@@ -11,6 +11,7 @@ import { sql as m0006 } from './0006-people.js';
 import { sql as m0007 } from './0007-fair-share-uploads.js';
 import { sql as m0008 } from './0008-runpod-endpoints.js';
 import { sql as m0009 } from './0009-runpod-base-upload-owners.js';
+import { sql as m0010 } from './0010-job-order-changes.js';
 
 export interface Migration {
   id: number;
@@ -28,4 +29,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { id: 7, name: '0007-fair-share-uploads', sql: m0007 },
   { id: 8, name: '0008-runpod-endpoints', sql: m0008 },
   { id: 9, name: '0009-runpod-base-upload-owners', sql: m0009 },
+  { id: 10, name: '0010-job-order-changes', sql: m0010 },
 ];

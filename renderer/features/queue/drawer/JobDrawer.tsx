@@ -7,6 +7,7 @@
 import type { ReactNode } from 'react';
 import type { JobDetail, JobView } from '../../../../shared/domain.js';
 import { isWaiting } from '../../../../shared/job-states.js';
+import { describeOrderChange } from '../../../../shared/job-detail.js';
 import { StatePill } from '../../../components/StatePill.js';
 import { AttemptsTable } from '../../failures/AttemptsTable.js';
 import { dateTime, STATE_LABEL } from '../../../lib/format.js';
@@ -40,7 +41,7 @@ function Facts({ job, d }: { job: JobView; d: JobDetail | null }) {
   return (
     <dl className="facts facts-3" data-testid="drawer-facts">
       <div><dt>Priority</dt><dd><span className={`prio prio-${job.priority}`}>{job.priority}</span></dd></div>
-      <div><dt>Place in queue</dt><dd data-testid="queue-position">{d?.queuePosition ? `#${d.queuePosition.toLocaleString()}` : '—'}<span className="sub muted tiny">rank {job.rank}</span></dd></div>
+      <div><dt>Place in queue</dt><dd data-testid="queue-position">{d?.queuePosition ? `#${d.queuePosition.toLocaleString()}` : '—'}<span className="sub muted tiny" title="Jobs of one priority go in rank order, lowest first; Move to top gives a rank below the lowest." data-testid="queue-rank">{`rank ${job.rank.toLocaleString()} within ${job.priority}`}</span></dd></div>
       <div><dt>Tries</dt><dd>{job.attempts}/{job.maxAttempts}</dd></div>
       <div><dt>Template</dt><dd data-testid="template-version">{job.template} <span className="muted">v{d?.template.version ?? '…'}</span>
         {d && d.template.latestVersion > d.template.version && <span className="sub tiny warn">v{d.template.latestVersion} exists; this job keeps v{d.template.version}</span>}</dd></div>
@@ -104,7 +105,11 @@ export function JobDrawer({ id }: { id: string }) {
           <Section title="History">
             <ol className="history" data-testid="history">
               {d.events.map((e, i) => (
-                <li key={i}><span className="muted small nowrap">{dateTime(e.at)}</span> <StatePill state={e.to} /> <span className="small">{e.reason ?? ''}</span> <span className="muted tiny">({e.actor})</span></li>
+                <li key={i}>
+                  <span className="muted small nowrap">{dateTime(e.at)}</span>{' '}
+                  {e.kind === 'state' ? <><StatePill state={e.to} /> <span className="small">{e.reason ?? ''}</span></> : <span className="small" data-history="order">{describeOrderChange(e)}</span>}{' '}
+                  <span className="muted tiny">({e.actor})</span>
+                </li>
               ))}
             </ol>
           </Section>
