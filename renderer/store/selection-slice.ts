@@ -166,7 +166,7 @@ export function createSelectionSlice(set: SetState, get: GetState, client: Shotf
           summary: othersLeftAlone(own.others, of),
           details: question ? [question.summary, ...question.details] : [],
           confirmLabel: label,
-          danger: question?.danger ?? false,
+          danger: question?.danger ?? action === 'cancel',
           onConfirm: () => void perform(action, applicable, skipped, opts),
         });
       } else if (question) get().ask({ ...question, onConfirm: () => void perform(action, applicable, skipped, opts) });
