@@ -9,6 +9,8 @@
  *     engine/views    a job's view and why a job waits (the read model): used by the announcer, the
  *                     handlers and the CLI with no farm running, so never the scheduler's running
  *                     parts — only the pure dispatch policy it shares with them
+ *     engine/store/postgres/bridge-worker.ts  the only module that imports `pg` (a worker started
+ *                     only for a PostgreSQL store)
  *   electron/server, electron/cli → engine + shared (never the desktop shell)
  *   electron/main, electron/preload → engine + shared + each other (never the server or the CLI)
  *   renderer          → shared only
@@ -41,6 +43,8 @@ module.exports = {
     rule('views-not-scheduler-runtime', "engine/views/ (a job's view, why it waits) is read with no farm running: it may use the scheduler's pure policy (policy, fair-share, capability answers and checks, stored node lists), never its running parts (the scheduler, the registry, runners, reservations…); the farm gives its facts through FarmFacts.",
       { path: '^electron/engine/views/' },
       { path: '^electron/engine/scheduler/', pathNot: '^electron/engine/scheduler/(policy|fair-share|capability-answers|capability-check|node-lists)\\.ts$' }),
+    rule('pg-only-in-the-bridge-worker', "The PostgreSQL driver is loaded only by the PostgreSQL store's worker thread (store/postgres/bridge-worker.ts), which starts only for a database URL: a farm on SQLite never loads it.",
+      { path: '^(shared|electron|renderer)/', pathNot: '^electron/engine/store/postgres/bridge-worker\\.ts$' }, { path: 'node_modules/(pg|pg-[a-z-]+)/' }),
     rule('no-circular', 'A cycle makes load order matter and hides which module owns what.',
       { path: '^(shared|electron|renderer)/' }, { circular: true }),
   ],

@@ -5,6 +5,7 @@ import { createRoot } from 'react-dom/client';
 import { createClient } from './client/index.js';
 import { connectStore, createAppStore, StoreContext } from './store/app-store.js';
 import { App } from './App.js';
+import { SignInGate } from './features/signin/SignInGate.js';
 import './styles.css';
 
 // The desktop app first asks its shell which farm it works on (studio-mode transport or IPC).
@@ -16,7 +17,9 @@ void createClient().then((client) => {
     createRoot(root).render(
       <StrictMode>
         <StoreContext.Provider value={store}>
-          <App />
+          <SignInGate>
+            <App />
+          </SignInGate>
         </StoreContext.Provider>
       </StrictMode>,
     );

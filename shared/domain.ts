@@ -205,7 +205,7 @@ export interface TemplateView {
 }
 
 /** What the farm waits for by itself: its database or its output disk cannot take a write now. */
-export type StorageHoldKind = 'database_busy' | 'database_full' | 'database_io' | 'database_readonly' | 'output_disk_full' | 'output_not_writable';
+export type StorageHoldKind = 'database_busy' | 'database_full' | 'database_io' | 'database_readonly' | 'database_unreachable' | 'output_disk_full' | 'output_not_writable';
 
 /**
  * The farm holds — dispatches nothing, finishes nothing — until its storage takes writes again,

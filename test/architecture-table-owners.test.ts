@@ -30,6 +30,8 @@ const OWNERS: Readonly<Record<string, string>> = {
   uploads: `${STORE}/upload-store.ts`,
   // Written only with a state change, by the state door, in the same transaction.
   job_events: 'electron/engine/job-state.ts',
+  // Bumps, moves to the top and their undos, written with the order change itself.
+  job_order_changes: `${STORE}/job-store.ts`,
   schema_migrations: `${STORE}/migrate.ts`,
 };
 
@@ -39,6 +41,7 @@ const EXCEPTIONS: readonly { file: string; clause: string; why: string }[] = [
   { file: 'electron/engine/job-state.ts', clause: 'UPDATE jobs', why: '…and changes it with its event row, in one transaction (architecture-state-door)' },
   { file: `${STORE}/attempt-store.ts`, clause: 'JOIN jobs', why: "an attempt shown with its job's names and state: recovery, the timeline, the run log" },
   { file: `${STORE}/asset-store.ts`, clause: 'JOIN jobs', why: "a ledger row shown with its job's shot, stage and take: the Ledger, the freeze, the export" },
+  { file: `${STORE}/job-store.ts`, clause: 'FROM job_events', why: 'an order change records the newest state change it follows, so the history shows both in order' },
   { file: `${STORE}/upload-store.ts`, clause: 'FROM jobs', why: "the upload sweep keeps every file a job's inputs name (NOT EXISTS over inputs_json)" },
 ];
 

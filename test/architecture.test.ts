@@ -27,10 +27,10 @@ test('the import zones hold across the repo (shared, engine, hosts, renderer)', 
   assert.deepEqual(violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`), []);
 });
 
-test('the zone rules catch an engine importing electron, shared importing the engine, a renderer importing Node, the desktop borrowing from the server, a renderer helper importing the store, a pool importing the scheduler, a view importing the running scheduler', () => {
+test('the zone rules catch an engine importing electron, shared importing the engine, a renderer importing Node, the desktop borrowing from the server, a renderer helper importing the store, a pool importing the scheduler, a view importing the running scheduler, a module other than the bridge worker importing pg', () => {
   const fixture = join(REPO, 'test/fixtures/zone-violations');
   const rules = new Set(cruise(fixture, ['shared', 'electron', 'renderer']).map((v) => v.rule.name));
-  for (const rule of ['shared-imports-nothing', 'engine-no-electron', 'renderer-shared-only', 'no-node-builtins-in-renderer-or-shared', 'desktop-not-server', 'renderer-lib-pure', 'pools-below-scheduler', 'views-not-scheduler-runtime']) {
+  for (const rule of ['shared-imports-nothing', 'engine-no-electron', 'renderer-shared-only', 'no-node-builtins-in-renderer-or-shared', 'desktop-not-server', 'renderer-lib-pure', 'pools-below-scheduler', 'views-not-scheduler-runtime', 'pg-only-in-the-bridge-worker']) {
     assert.ok(rules.has(rule), `expected a ${rule} violation, got ${[...rules].join(', ')}`);
   }
 });

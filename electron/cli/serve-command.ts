@@ -107,7 +107,7 @@ export async function runServe(io: Io, o: ServeOptions, stop?: Promise<void>): P
       io.out(`Shotfarm${o.demo ? ' (demo farm)' : ''} serving ${dataDir}`);
       if (engine.peopleDefined()) {
         // Each person has their own token (shotfarm users): the shared one is not accepted, so it is not printed.
-        io.out(`Open ${shown}/?token=<your personal token> (people are defined: scripts send "Authorization: Bearer <token>")`);
+        io.out(`Open ${shown}/ and sign in with your personal token (people are defined: scripts send "Authorization: Bearer <token>")`);
       } else {
         io.out(`Open ${shown}/${server.token ? `?token=${server.token}` : ''}`);
         if (server.token) io.out(`Access token: ${server.token} (scripts send it as "Authorization: Bearer …")`);

@@ -4,6 +4,7 @@
  *
  *   POST /api/call/:method   the contract (api-route.ts)
  *   GET  /api/info           name, demo label, whether a token is needed, where exports go
+ *   *    /api/session        a browser signs in and out (session-route.ts)
  *   PUT  /api/uploads/:sha   an input file sent with a shot list (upload-route.ts)
  *   GET  /api/events         WebSocket of batched events (event-socket.ts)
  *   GET  /api/export/:kind   a CSV export as a download, streamed (export-route.ts)
@@ -11,7 +12,9 @@
  *   GET  /*                  the renderer (static-files.ts)
  *
  * Once people are defined (shotfarm users add), every request but the app shell needs a personal
- * token (people-access.ts) and calls run as that person, under the permission policy. With `tls`
+ * token (people-access.ts) and calls run as that person, under the permission policy. A browser
+ * signs in once and the server keeps its token in an HttpOnly cookie (session-cookie.ts), so no
+ * URL the page requests carries it; a change made on the cookie needs the CSRF header. With `tls`
  * it serves https and wss (node:https), the same routes.
  */
 import { randomBytes } from 'node:crypto';
@@ -25,14 +28,16 @@ import { ShotfarmError } from '../../shared/errors.js';
 import { permission } from '../../shared/permissions.js';
 import { checkAccess, corsHeaders, isLoopbackHost, type AccessPolicy } from './access.js';
 import { BadTokenBackoff, type BackoffOptions } from './bad-token-backoff.js';
-import { authenticate } from './people-access.js';
+import { authenticate, requestToken } from './people-access.js';
+import { CSRF_HEADER, sessionCookieName } from './session-cookie.js';
+import { handleSession, sendRefusal } from './session-route.js';
 import { socketSessions } from './socket-sessions.js';
 import { handleApiCall } from './api-route.js';
 import { serveAsset } from './asset-route.js';
 import { handleUpload } from './upload-route.js';
 import { startEventHub } from './event-socket.js';
 import { serveExport } from './export-route.js';
-import { decodeSegment, envelope, presentedToken, sendError, sendJson } from '../engine/hosting/http-util.js';
+import { decodeSegment, envelope, sendError, sendJson } from '../engine/hosting/http-util.js';
 import { takeWithheld } from '../engine/hosting/server-paths.js';
 import { staticHandler } from './static-files.js';
 
@@ -89,6 +94,8 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
   const policy: AccessPolicy = { token, loopbackOnly };
   const backoff = new BadTokenBackoff(o.engine.clock, o.backoff);
   const sockets = socketSessions(o.engine);
+  // Named after the port, known once listening (no request arrives before).
+  let cookieName = sessionCookieName(o.port ?? 0);
   // People may be added while serve runs: whether a token is needed is asked at each request.
   const info = () => ({ name: 'Shotfarm', demoLabel: o.demoLabel ?? null, tokenRequired: token !== null || o.engine.peopleDefined(), exportDir });
 
@@ -113,14 +120,18 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     const cors = isApp ? null : corsHeaders(req.headers.origin, effective);
     if (cors) for (const [k, v] of Object.entries(cors)) res.setHeader(k, v);
     if (cors && req.method === 'OPTIONS') return void res.writeHead(204).end();
-    const verdict = checkAccess(req, url, effective, !isApp);
+    // Signing in is how a browser gets its token to the server: only Host/Origin are checked before.
+    const isSession = path === '/api/session';
+    const verdict = checkAccess(req, url, effective, !isApp && !isSession);
     if (!verdict.ok) return sendError(res, verdict.status, envelope('bad_input', verdict.message));
     res.setHeader('x-content-type-options', 'nosniff');
     if (isApp && (req.method === 'GET' || req.method === 'HEAD') && serveStatic(path, res, req.method === 'HEAD')) return;
-    const who = authenticate(req, url, o.engine, backoff);
-    if (!who.ok) {
-      if (who.retryAfterS !== undefined) res.setHeader('retry-after', String(who.retryAfterS));
-      return sendError(res, who.status, envelope(who.status === 401 ? 'unauthorized' : 'unavailable', who.message, who.status === 429));
+    if (isSession) return handleSession(req, res, url, { engine: o.engine, backoff, cookieName, ownTls: o.tls !== undefined });
+    const who = authenticate(req, url, o.engine, backoff, cookieName);
+    if (!who.ok) return sendRefusal(res, who);
+    // The cookie goes with any request the browser makes to us; a change must also prove it came from our page.
+    if (who.via === 'cookie' && req.method !== 'GET' && req.method !== 'HEAD' && req.headers[CSRF_HEADER] === undefined) {
+      return sendError(res, 403, envelope('forbidden', `A change made with the sign-in cookie needs the ${CSRF_HEADER} header (the farm's own page sends it).`));
     }
 
     // A broken %-escape in the one segment a route reads is the caller's mistake: 400, said so.
@@ -169,7 +180,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       ? checkAccess(req, url, policyNow(people), true)
       : { ok: false as const, status: 404 as const, message: 'Not found' };
     if (verdict.ok) {
-      const who = authenticate(req, url, o.engine, backoff);
+      const who = authenticate(req, url, o.engine, backoff, cookieName);
       if (!who.ok) verdict = { ok: false, status: who.status === 401 ? 401 : 403, message: who.message };
     }
     if (!verdict.ok) {
@@ -177,7 +188,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       socket.end(`HTTP/1.1 ${verdict.status} ${words[verdict.status] ?? 'Forbidden'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
       return;
     }
-    sockets.track(socket, presentedToken(req, url));
+    sockets.track(socket, requestToken(req, url, cookieName).token);
     hub.handleUpgrade(req, socket, head);
   });
 
@@ -189,6 +200,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     });
   });
   const port = (server.address() as AddressInfo).port;
+  cookieName = sessionCookieName(port);
   const shownHost = host.includes(':') ? `[${host}]` : host;
   return {
     url: `${o.tls ? 'https' : 'http'}://${shownHost}:${port}`,

@@ -46,6 +46,25 @@ export interface ShotfarmClient {
   shell?: ShellCapability;
   /** Which farm the desktop app works on, and joining a studio farm; present only in the desktop app (both modes). */
   farmChoice?: FarmChoiceCapability;
+  /** Signing this browser in and out of a farm with people; present only in a browser page of `serve`. */
+  signIn?: SignInCapability;
+}
+
+/**
+ * Why the page is not signed in: no token yet, a token the farm does not know or revoked, too many
+ * wrong tokens from this address (`slowed`), or the person signed out.
+ */
+export type SignInReason = 'missing' | 'unknown' | 'revoked' | 'slowed' | 'signed-out';
+
+export type SignInState = { signedIn: true } | { signedIn: false; reason: SignInReason; message: string };
+
+export interface SignInCapability {
+  state(): SignInState;
+  /** Called on every change (a sign-in, a sign-out, a revoked token noticed by any request). */
+  onChange(fn: (state: SignInState) => void): () => void;
+  /** Sends the token once; the server keeps it in an HttpOnly cookie. Resolves with the new state. */
+  signIn(token: string): Promise<SignInState>;
+  signOut(): Promise<void>;
 }
 
 export interface FarmChoiceCapability {

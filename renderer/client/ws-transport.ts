@@ -9,6 +9,7 @@ import type { EventMap, EventTopic } from '../../shared/events.js';
 import { exportFilterToQuery } from '../../shared/exports.js';
 import { ApiError, type ConnectionState, type ServerInfo, type ShotfarmClient } from './client.js';
 import { TopicListeners } from './listeners.js';
+import { refusalOf, type Refusal } from './refusal.js';
 import { callAnswer, infoSchema, serverMessage, transportError } from './wire.js';
 
 const BACKOFF_MIN_MS = 300;
@@ -24,6 +25,25 @@ export function backoffMs(failures: number, random: () => number = Math.random):
 export interface WsClient extends ShotfarmClient {
   /** Closes the events socket and stops reconnecting; calls still work (they are plain requests). */
   close(): void;
+  /** Signed out: the events socket closes and waits for `resume` (a sign-in) instead of reconnecting. */
+  suspend(): void;
+  resume(): void;
+}
+
+/** The header the server asks of a change made with the sign-in cookie (server session-cookie.ts). */
+const CSRF_HEADER = 'x-shotfarm-request';
+
+export interface WsClientOptions {
+  baseUrl: string;
+  token: string | null;
+  absoluteUrls?: boolean;
+  /**
+   * A browser page signed in by cookie (token null): told when any request, or the events socket,
+   * is refused for who is asking — the page then shows its sign-in screen (sign-in.ts).
+   */
+  onRefused?: (refusal: Refusal) => void;
+  /** Start without the events socket (the page is not signed in yet); `resume` opens it. */
+  suspended?: boolean;
 }
 
 /**
@@ -31,7 +51,7 @@ export interface WsClient extends ShotfarmClient {
  * its own origin and the token it was opened with (index.ts), so nothing here reads `window` and
  * the same transport runs in Node against a real server (test/contract/transports.test.ts).
  */
-export function createWsClient(opts: { baseUrl: string; token: string | null; absoluteUrls?: boolean }): WsClient {
+export function createWsClient(opts: WsClientOptions): WsClient {
   const base = new URL(opts.baseUrl);
   const token = opts.token;
   // A page served by this server links its files by path; the desktop app in studio mode is a page
@@ -45,6 +65,7 @@ export function createWsClient(opts: { baseUrl: string; token: string | null; ab
   let ping: ReturnType<typeof setInterval> | null = null;
   let reconnect: ReturnType<typeof setTimeout> | null = null;
   let closed = false;
+  let suspended = opts.suspended === true;
 
   const setState = (s: ConnectionState) => {
     if (s === state) return;
@@ -55,8 +76,30 @@ export function createWsClient(opts: { baseUrl: string; token: string | null; ab
   const headers = (): Record<string, string> => {
     const h: Record<string, string> = { 'content-type': 'application/json' };
     if (token) h.authorization = `Bearer ${token}`;
+    else h[CSRF_HEADER] = '1';
     return h;
   };
+
+  /** Tells the page when an answer is a refusal for who is asking; true when it was. */
+  const refused = (status: number, body: unknown): boolean => {
+    const r = opts.onRefused ? refusalOf(status, body) : null;
+    if (r) opts.onRefused?.(r);
+    return r !== null;
+  };
+
+  /**
+   * A browser cannot read why a socket upgrade was refused: a closed socket is asked about once
+   * (GET /api/session) before reconnecting, so a revoked sign-in is told as such, not as "unreachable".
+   */
+  async function closedBecauseRefused(): Promise<boolean> {
+    if (!opts.onRefused) return false;
+    try {
+      const res = await fetch(new URL('/api/session', base), { headers: headers() });
+      return refused(res.status, await res.json().catch(() => null));
+    } catch {
+      return false;
+    }
+  }
 
   function connect(): void {
     const url = new URL('/api/events', base);
@@ -88,11 +131,14 @@ export function createWsClient(opts: { baseUrl: string; token: string | null; ab
       ping = null;
       if (socket !== ws) return;
       socket = null;
-      setState('offline');
-      if (!closed) reconnect = setTimeout(connect, backoffMs(failures++));
+      void closedBecauseRefused().then((wasRefused) => {
+        if (closed || suspended || wasRefused) return;
+        setState('offline');
+        reconnect = setTimeout(connect, backoffMs(failures++));
+      });
     };
   }
-  connect();
+  if (!suspended) connect();
 
   return {
     async call<M extends ApiMethod>(method: M, input: ApiInput<M>): Promise<ApiOutputs[M]> {
@@ -108,6 +154,7 @@ export function createWsClient(opts: { baseUrl: string; token: string | null; ab
       } catch {
         throw new ApiError(transportError(`The server answered ${res.status} without a readable body.`, res.status >= 500));
       }
+      refused(res.status, body);
       const answer = callAnswer.safeParse(body);
       if (!answer.success) throw new ApiError(transportError(`The server answered ${res.status} with an unexpected body.`, false));
       if (!answer.data.ok) throw new ApiError(answer.data.error);
@@ -116,6 +163,7 @@ export function createWsClient(opts: { baseUrl: string; token: string | null; ab
     async uploadInput(sha256: string, name: string, file: Blob): Promise<void> {
       const h: Record<string, string> = { 'content-type': 'application/octet-stream' };
       if (token) h.authorization = `Bearer ${token}`;
+      else h[CSRF_HEADER] = '1';
       let res: Response;
       try {
         res = await fetch(new URL(uploadPath(sha256, name), base), { method: 'PUT', headers: h, body: file });
@@ -124,6 +172,7 @@ export function createWsClient(opts: { baseUrl: string; token: string | null; ab
       }
       if (res.ok) return;
       const body: unknown = await res.json().catch(() => null);
+      refused(res.status, body);
       const answer = callAnswer.safeParse(body);
       throw new ApiError(answer.success && !answer.data.ok ? answer.data.error : transportError(`The server answered ${res.status} to the upload of ${name}.`, res.status >= 500));
     },
@@ -140,6 +189,7 @@ export function createWsClient(opts: { baseUrl: string; token: string | null; ab
       const body: unknown = await res.json().catch(() => null);
       const info = infoSchema.safeParse(body);
       if (info.success) return info.data;
+      refused(res.status, body);
       const answer = callAnswer.safeParse(body);
       throw new ApiError(answer.success && !answer.data.ok ? answer.data.error : transportError(`The server answered ${res.status}.`));
     },
@@ -153,6 +203,22 @@ export function createWsClient(opts: { baseUrl: string; token: string | null; ab
       const url = new URL(`/files/asset/${encodeURIComponent(id)}`, base);
       if (token) url.searchParams.set('token', token);
       return link(url);
+    },
+    suspend() {
+      if (suspended) return;
+      suspended = true;
+      if (reconnect) clearTimeout(reconnect);
+      reconnect = null;
+      const ws = socket;
+      socket = null;
+      ws?.close();
+      setState('connecting');
+    },
+    resume() {
+      if (!suspended || closed) return;
+      suspended = false;
+      failures = 0;
+      connect();
     },
     close() {
       closed = true;

@@ -33,7 +33,7 @@ export function createUiSlice(set: SetState, get: GetState): UiSlice {
       for (const old of get().toasts.slice(0, -3)) stopTimer(old.id);
       set((s) => ({
         toasts: [...s.toasts.slice(-3), { id, kind, text, ...(undo ? { undo } : {}) }],
-        ...(undo ? { undoable: [...s.undoable, { id, text, undo }].slice(-UNDO_KEPT) } : {}),
+        undoable: undo ? [...s.undoable, { id, text, undo }].slice(-UNDO_KEPT) : s.undoable,
       }));
       startTimer(id, undo ? 'undo' : kind);
     },

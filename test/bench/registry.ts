@@ -6,6 +6,7 @@ import { dispatchBench } from './dispatch.bench.js';
 import { gapsBench } from './gaps.bench.js';
 import { importBench } from './import.bench.js';
 import { makespanBench } from './makespan.bench.js';
+import { postgresBridgeBench } from './postgres-bridge.bench.js';
 import { runlogBench } from './runlog.bench.js';
 import { rushBench } from './rush.bench.js';
 import { simulatorBench } from './simulator.bench.js';
@@ -15,4 +16,4 @@ import { uiBench } from './ui.bench.js';
 import { workersImportBench } from './workers-import.bench.js';
 import type { Benchmark } from './lib/types.js';
 
-export const BENCHMARKS: Benchmark[] = [simulatorBench, dispatchBench, gapsBench, makespanBench, rushBench, importBench, workersImportBench, throughputBench, collectBench, runlogBench, uiBench, chaosBench, soakBench, burstBench];
+export const BENCHMARKS: Benchmark[] = [simulatorBench, dispatchBench, gapsBench, makespanBench, rushBench, importBench, workersImportBench, postgresBridgeBench, throughputBench, collectBench, runlogBench, uiBench, chaosBench, soakBench, burstBench];

@@ -6,7 +6,10 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { runServe } from '../../electron/cli/serve-command.js';
 import { runCli } from '../helpers/cli.js';
+import { waitUntil } from '../helpers/wait.js';
 import { RESOURCES } from '../helpers/engine.js';
 import { tempDirFor } from '../helpers/temp-dir.js';
 
@@ -39,6 +42,37 @@ test('users add, list, set-role, revoke and token, and their refusals', async (c
   const people = JSON.parse(list.out) as { name: string; role: string; revokedAt: number | null }[];
   assert.deepEqual(people.map((p) => [p.name, p.role, p.revokedAt]), [['mira', 'lead', null]], 'a new token makes a revoked person active again');
   assert.ok(!list.out.includes(newToken) && !/[0-9a-f]{64}/.test(list.out));
+});
+
+test('users add and users token print a #signin= link to the running serve\'s address, or to --url; with neither they say to paste the token', async (ctx) => {
+  const data = tempDirFor(ctx);
+  const alone = await runCli(data, 'users', 'add', 'mira', '--role', 'artist');
+  assert.equal(alone.code, 0, alone.err);
+  assert.match(alone.out, /paste the token/);
+  assert.doesNotMatch(alone.out, /<farm-host>|\?token=/, 'no made-up address, no token in a query');
+  const named = await runCli(data, 'users', 'token', 'mira', '--url', 'https://farm.example/');
+  const namedToken = named.out.split('\n').find((l) => l.startsWith('sft_')) as string;
+  assert.match(named.out, new RegExp(`^Sign-in link .*: https://farm\\.example/#signin=${namedToken}$`, 'm'));
+
+  const lines: string[] = [];
+  let stop!: () => void;
+  const stopped = new Promise<void>((r) => (stop = r));
+  const serving = runServe({ out: (l) => void lines.push(l), err: (l) => void lines.push(l) },
+    { listen: '127.0.0.1', port: '0', data, static: join(data, 'no-ui') }, stopped);
+  try {
+    const open = await waitUntil(() => lines.find((l) => l.startsWith('Open ')), { what: 'serve to print its address', timeoutMs: 10_000 });
+    const base = (/^Open (http:\/\/[^/]+)\//.exec(open) as RegExpExecArray)[1] as string;
+    assert.doesNotMatch(open, /\?token=/, 'people are defined: sign in on the page');
+    const added = await runCli(data, 'users', 'add', 'otto', '--role', 'operator');
+    assert.equal(added.code, 0, added.err);
+    const token = added.out.split('\n').find((l) => l.startsWith('sft_')) as string;
+    assert.ok(added.out.includes(`${base}/#signin=${token}`), added.out);
+    const json = JSON.parse((await runCli(data, '--json', 'users', 'token', 'otto')).out) as { token: string; signInUrl: string };
+    assert.equal(json.signInUrl, `${base}/#signin=${json.token}`);
+  } finally {
+    stop();
+    await serving;
+  }
 });
 
 test("jobs list --json says who imported each job and who last acted on it (the solo operator: local)", async (ctx) => {

@@ -10,6 +10,7 @@ import { ShotfarmError } from '../../../shared/errors.js';
 import type { Clock } from '../clock.js';
 import { makePrivateFile, makePrivateFolder } from '../files/private-files.js';
 import { migrate } from './migrate.js';
+import { PostgresStoreError, postgresFault } from './postgres/postgres-error.js';
 
 export type Db = BetterSqlite3.Database;
 
@@ -131,15 +132,18 @@ export function inTransaction<T>(db: Db, fn: () => T): T {
 }
 
 /** Why a store operation failed when the cause is the storage itself, not the statement. */
-export type DatabaseFaultKind = 'database_busy' | 'database_full' | 'database_io' | 'database_readonly';
+export type DatabaseFaultKind = 'database_busy' | 'database_full' | 'database_io' | 'database_readonly' | 'database_unreachable';
 
 /**
  * SQLite's storage faults, as the farm waits on them (scheduler/storage-hold.ts): another process
  * holding the write lock past the busy timeout (BUSY, LOCKED), a full disk or a size limit (FULL),
  * the disk failing a read or a write (IOERR), the file or its folder turned read-only (READONLY).
  * Null for anything else — a constraint, a bug, a corrupt file — which waiting does not fix.
+ * PostgreSQL's SQLSTATEs map to the same holds (postgres/postgres-error.ts).
  */
 export function databaseFault(err: unknown): { kind: DatabaseFaultKind; words: string } | null {
+  // The PostgreSQL store's faults (its server unreachable besides these): the same holds.
+  if (err instanceof PostgresStoreError) return postgresFault(err);
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return null;
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {

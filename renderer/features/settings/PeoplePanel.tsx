@@ -13,7 +13,8 @@ import { useApp } from '../../store/app-store.js';
 
 /** The token just issued, shown until dismissed: it cannot be shown again. */
 function IssuedTokenBox({ issued, onDone }: { issued: IssuedToken; onDone: () => void }) {
-  const link = `${window.location.origin}/?token=${issued.token}`;
+  // The sign-in link `shotfarm users add` prints: the token in the fragment, never sent in a URL.
+  const link = `${window.location.origin}/#signin=${issued.token}`;
   return (
     <div className="alert alert-ok issued-token" data-testid="issued-token" role="status">
       <div>
@@ -22,6 +23,7 @@ function IssuedTokenBox({ issued, onDone }: { issued: IssuedToken; onDone: () =>
       <div className="mono issued-token-value" data-testid="issued-token-value">{issued.token}</div>
       <div className="small">They open <span className="mono">{link.replace(issued.token, '<token>')}</span> with it, or paste it on the sign-in page.</div>
       <div className="issued-token-actions">
+        <button className="btn btn-sm" onClick={() => void navigator.clipboard?.writeText(link)}>Copy sign-in link</button>
         <button className="btn btn-sm" onClick={() => void navigator.clipboard?.writeText(issued.token)}>Copy token</button>
         <button className="btn btn-sm btn-ghost" onClick={onDone} data-testid="issued-token-done">Done</button>
       </div>

@@ -12,11 +12,17 @@ import { Banners } from './Banners.js';
 import { CountsSummary } from './CountsSummary.js';
 import { FarmButtons } from './FarmControls.js';
 
-/** "Signed in as mira (artist)" when people are defined; nothing for the solo operator. */
+/** "mira (artist)" and Sign out when people are defined; nothing for the solo operator. */
 function SignedIn() {
   const session = useApp((s) => s.session);
+  const signIn = useApp((s) => s.client.signIn);
   if (!session || session.solo) return null;
-  return <span className="muted small nowrap" data-testid="signed-in" title="Your role decides which actions are shown">{session.name} ({session.role})</span>;
+  return (
+    <>
+      <span className="muted small nowrap" data-testid="signed-in" title="Your role decides which actions are shown">{session.name} ({session.role})</span>
+      {signIn && <button type="button" className="btn btn-ghost btn-sm" onClick={() => void signIn.signOut()} data-testid="sign-out" title="This browser forgets your sign-in">Sign out</button>}
+    </>
+  );
 }
 
 function Connection() {

@@ -1,0 +1,125 @@
+/**
+ * The PostgreSQL bridge's worker thread: owns one `pg` connection, answers the engine thread's
+ * requests one at a time (bridge-protocol.ts), and reconnects on the next request after the
+ * connection is lost — never inside a transaction (the session check).
+ *
+ * Only this file imports `pg`: an engine without a database URL never loads it.
+ */
+import { type MessagePort, workerData } from 'node:worker_threads';
+import pg from 'pg';
+import type { BridgeAnswer, BridgeRequest, BridgeWorkerData } from './bridge-protocol.js';
+import { CONNECTION } from './postgres-error.js';
+
+const data = workerData as BridgeWorkerData & { port: MessagePort };
+const flag = new Int32Array(data.flag);
+
+// SQLite hands integers over as numbers; so does this store: COUNT(*) and BIGINT (int8) columns,
+// and NUMERIC (SUM over integers) — as a bigint only past 2^53, which no count or time reaches.
+pg.types.setTypeParser(20, (v) => {
+  const n = Number(v);
+  return Number.isSafeInteger(n) ? n : BigInt(v);
+});
+pg.types.setTypeParser(1700, (v) => Number(v));
+
+let client: pg.Client | null = null;
+let sessions = 0;
+let session = '';
+
+async function connection(): Promise<pg.Client> {
+  if (client) return client;
+  const c = new pg.Client({ connectionString: data.url, connectionTimeoutMillis: data.connectTimeoutMs, keepAlive: true, application_name: 'shotfarm' });
+  // An idle connection that dies (server stopped, network) reports here: forget it, the next request reconnects.
+  const drop = (): void => {
+    if (client === c) client = null;
+  };
+  c.on('error', drop);
+  c.on('end', drop);
+  try {
+    await c.connect();
+  } catch (err) {
+    c.end().catch(() => undefined);
+    throw err;
+  }
+  client = c;
+  sessions++;
+  session = `${data.generation}.${sessions}`;
+  return c;
+}
+
+/** Runs on the transaction's own connection, or fails as a lost connection when that one is gone. */
+async function pinned(want: string | null): Promise<pg.Client> {
+  if (want === null) return connection();
+  if (client && session === want) return client;
+  throw Object.assign(new Error('the connection was lost during this transaction (it was rolled back)'), { lost: true });
+}
+
+async function handle(req: BridgeRequest): Promise<BridgeAnswer> {
+  switch (req.op) {
+    case 'query': {
+      const c = await pinned(req.session);
+      // pg prepares a named statement once per connection and reuses it.
+      // An empty name is PostgreSQL's unnamed statement (a cursor's DECLARE: prepared for one use).
+      const r = await c.query(req.name ? { name: req.name, text: req.text, values: req.values } : { text: req.text, values: req.values });
+      return { ok: true, rows: r.rows as Record<string, unknown>[], rowCount: r.rowCount ?? 0, session };
+    }
+    case 'exec': {
+      const c = await pinned(req.session);
+      const r = await c.query(req.text);
+      const last = Array.isArray(r) ? r[r.length - 1] : r;
+      return { ok: true, rows: (last?.rows ?? []) as Record<string, unknown>[], rowCount: last?.rowCount ?? 0, session };
+    }
+    case 'begin': {
+      const c = await connection();
+      await c.query(req.text);
+      return { ok: true, rows: [], rowCount: 0, session };
+    }
+    case 'end': {
+      if (!client || session !== req.session) {
+        // The connection went away with the transaction: a rollback is done; a commit is not.
+        if (req.text === 'ROLLBACK') return { ok: true, rows: [], rowCount: 0, session };
+        throw Object.assign(new Error('the connection was lost before the commit (the transaction was rolled back)'), { lost: true });
+      }
+      await client.query(req.text);
+      return { ok: true, rows: [], rowCount: 0, session };
+    }
+    case 'ping':
+      return { ok: true, rows: [], rowCount: 0, session };
+    case 'close': {
+      const c = client;
+      client = null;
+      await c?.end().catch(() => undefined);
+      return { ok: true, rows: [], rowCount: 0, session };
+    }
+  }
+}
+
+/** A failure as the engine thread gets it: the SQLSTATE when the server answered, else "connection". */
+function failure(err: unknown): BridgeAnswer {
+  const e = err as { message?: unknown; code?: unknown; detail?: unknown; hint?: unknown };
+  const message = typeof e?.message === 'string' ? e.message : String(err);
+  const sqlstate = err instanceof pg.DatabaseError && typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) ? e.code : null;
+  const code = sqlstate ?? CONNECTION;
+  // Anything but the server's own answer means this connection is unusable (reset, timeout, protocol).
+  if (code === CONNECTION || code.startsWith('08') || code.startsWith('57P')) {
+    const c = client;
+    client = null;
+    c?.end().catch(() => undefined);
+  }
+  const detail = [e.detail, e.hint].filter((x): x is string => typeof x === 'string').join(' ');
+  return { ok: false, message, code, ...(detail ? { detail } : {}) };
+}
+
+function answer(a: BridgeAnswer): void {
+  try {
+    data.port.postMessage(a);
+  } catch (err) {
+    // A value the thread boundary cannot carry: say so instead of leaving the engine waiting.
+    data.port.postMessage({ ok: false, message: `the answer could not be passed back: ${(err as Error).message}`, code: 'XX000' } satisfies BridgeAnswer);
+  }
+  Atomics.store(flag, 0, 1);
+  Atomics.notify(flag, 0);
+}
+
+data.port.on('message', (req: BridgeRequest) => {
+  handle(req).then(answer, (err: unknown) => answer(failure(err)));
+});
