@@ -20,6 +20,8 @@ export interface FarmPoolDeps extends ConcludeDeps, LanPolicy {
   /** A runner ended: re-arm the retry timer and decide again. */
   ended: () => void;
   kick: () => void;
+  /** When the farm last began dispatching (start or resume), null while paused or stopped: burst waits count from it. */
+  dispatchingSince: () => number | null;
 }
 
 /** Every pool in pass order, and the LAN pool by its own type (what only it tells: node lists, instance facts). */

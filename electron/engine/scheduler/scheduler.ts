@@ -77,6 +77,8 @@ export class Scheduler implements FarmPort {
   private running = false;
   /** The operator's farm state (durable: read at start, changed through applyFarmState). */
   private state: FarmState = 'running';
+  /** When the farm last began dispatching (this start, or a resume); null while paused or stopped. Burst waits count from it. */
+  private dispatchingSince: number | null = null;
   private retryTimer: unknown = null;
   private retryTimerAt: number | null = null;
   /** The farm's wait for its storage (a locked or full database, a full output disk): no dispatch while it holds. */
@@ -106,6 +108,7 @@ export class Scheduler implements FarmPort {
     this.templates = d.templates;
     ({ lan: this.lan, all: this.pools } = farmPools({
       ...d, batch: this.batch, template: (id) => this.templates.get(id), runpodKey: d.runpodKey ?? (() => null), log: (m) => this.log(m), storage: this.storage,
+      dispatchingSince: () => this.dispatchingSince,
       announce: (ids) => this.announce.add(ids), announceNow: d.announce,
       ended: () => {
         this.storage.guard('arming the retry timer', () => this.armRetryTimer());
@@ -152,6 +155,7 @@ export class Scheduler implements FarmPort {
     if (this.running) return;
     this.running = true;
     this.state = readFarmState(this.d.db).state;
+    this.dispatchingSince = this.state === 'running' ? this.d.clock.now() : null;
     this.lists.refresh();
     this.fair.seed();
     for (const p of this.pools) p.start();
@@ -203,6 +207,8 @@ export class Scheduler implements FarmPort {
    * running: dispatch again.
    */
   async applyFarmState(state: FarmState): Promise<void> {
+    if (state !== 'running') this.dispatchingSince = null;
+    else if (this.state !== 'running') this.dispatchingSince = this.d.clock.now();
     this.state = state;
     if (state === 'stopped') await this.stopRunners();
     // Paused: running prompts finish, but one waiting behind them (prefetch) was not started — it leaves.
