@@ -1,5 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { startServer } from '../../electron/server/server.js';
+import { openAppPage } from '../helpers/browser.js';
+import { startFarm } from '../helpers/farm.js';
+import { addPerson, callAs } from '../helpers/people.js';
 import { studioSuite } from './support/studio.js';
 
 const suite = studioSuite();
@@ -28,4 +32,25 @@ test('Free VRAM is offered on an idle workstation only, and its card shows the m
   await page.locator('.toast', { hasText: 'sim-0 unloaded its models' }).waitFor();
   await studio.screenshot('workstation-free-vram-after');
   assert.deepEqual(studio.pageErrors, []);
+});
+
+test('Free VRAM is shown to an operator and not to an artist, whose call is refused and sends nothing', { timeout: 90_000 }, async (ctx) => {
+  const farm = await startFarm({ instances: [{}], config: { prefetch: false } });
+  ctx.after(() => farm.close());
+  const server = await startServer({ engine: farm.engine, staticDir: suite.built.dir });
+  ctx.after(() => server.close());
+  const artistToken = await addPerson(farm.engine, 'mira', 'artist');
+  const operatorToken = await addPerson(farm.engine, 'otto', 'operator');
+  const artist = await openAppPage(suite.browser, `${server.url}/?token=${artistToken}#/workstations`);
+  ctx.after(() => artist.context.close());
+  const operator = await openAppPage(suite.browser, `${server.url}/?token=${operatorToken}#/workstations`);
+  ctx.after(() => operator.context.close());
+
+  await operator.page.locator('.instance[data-instance="sim-0"] [data-action="free-vram"]').waitFor();
+  await artist.page.locator('.instance[data-instance="sim-0"] [data-testid="health"]', { hasText: 'Idle' }).waitFor();
+  assert.equal(await artist.page.locator('.instance[data-instance="sim-0"] [data-action="free-vram"]').count(), 0, 'not offered to an artist');
+  const refused = await callAs(server.url, artistToken, 'instances.freeVram', { id: 'sim-0' });
+  assert.equal(refused.status, 403);
+  assert.equal(farm.sims[0]!.freeRequests(), 0);
+  assert.deepEqual([...artist.errors, ...operator.errors], []);
 });
