@@ -52,6 +52,7 @@ test('a filtered, sorted queue is in the address: it survives a reload, its copi
 }, async (ctx) => {
   const studio = await suite.open(ctx, { instances: [{}], start: false });
   const { page, farm } = studio;
+  await page.setViewportSize({ width: 1280, height: 720 });
   await seed(farm);
   await waitShots(page, 'sh010,sh020,sh021,sh030,sh020,sh040');
 
@@ -74,6 +75,8 @@ test('a filtered, sorted queue is in the address: it survives a reload, its copi
   assert.equal(await page.locator('[data-testid="search"]').inputValue(), 'sh02');
   assert.equal(await page.locator('.order select').inputValue(), 'shot');
   assert.equal(await page.locator('[data-preset="all"]').getAttribute('aria-pressed'), 'true');
+
+  await studio.screenshot('queue-address-1280');
 
   // The drawer keeps the filter beside its job; closing it keeps the filter.
   await page.locator('.row[data-shot="sh021"]').click();
@@ -136,9 +139,16 @@ test('a malformed link shows what it can: unknown or refused parameters are drop
   await page.evaluate(`location.hash = '#/queue?project=Sunrise&blocked=perhaps'`);
   await waitShots(page, 'sh020,sh040');
   await page.waitForFunction(`location.hash === '#/queue?project=Sunrise'`);
-  await page.setViewportSize({ width: 1280, height: 720 });
+  // Where the browser offers no clipboard (plain http off this machine), the link is shown selected.
+  await page.evaluate(`Object.defineProperty(navigator, 'clipboard', { value: undefined })`);
+  await page.locator('[data-testid="copy-link"]').click();
+  const shown = page.locator('[data-testid="copy-link-text"]');
+  await shown.waitFor();
+  assert.equal(await shown.inputValue(), page.url());
+  assert.equal(await page.evaluate(`(() => { const i = document.querySelector('[data-testid="copy-link-text"]'); return i.selectionStart === 0 && i.selectionEnd === i.value.length && document.activeElement === i; })()`), true, 'the link is selected, ready for Ctrl+C');
   mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOTS, 'queue-address-malformed-1280.png') });
+  await page.screenshot({ path: join(SCREENSHOTS, 'queue-address-copy-fallback-1280.png') });
+  assert.equal(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), true, 'no sideways scroll');
   assert.deepEqual(errors, []);
 });
 
