@@ -15,6 +15,7 @@ import { httpUrlSchema } from './url.js';
 import { ASSET_ID_PATTERN, RUNPOD_API_BASE } from './domain.js';
 import type {
   CloudSpend,
+  RunpodTestView,
   AssetFileAnswer,
   AssetPage,
   AttemptView,
@@ -228,6 +229,12 @@ export const API_INPUTS = {
    * edited (it is named only when added). `instances.update` refuses an endpoint.
    */
   'cloud.updateRunpod': z.strictObject({ id: z.string().min(1), ...runpodFields }),
+  /**
+   * The RunPod form's "Test connection": asks the endpoint's /health once with the farm's key and
+   * says what happened, storing nothing. `id` names the endpoint being edited (its API base is
+   * used); without it, RunPod's public API.
+   */
+  'cloud.testRunpod': z.strictObject({ id: z.string().min(1).optional(), endpointId: runpodFields.endpointId }),
   /** Local only: stores the RunPod API key encrypted at rest (null removes it). The answer never holds the key. */
   'cloud.setApiKey': z.strictObject({ apiKey: z.string().trim().min(8).max(500).nullable() }),
   /** Today's (UTC) cloud spend, per project/episode, and the daily budget. */
@@ -319,6 +326,7 @@ export interface ApiOutputs {
   'instances.probeAll': ProbeReport;
   'cloud.addRunpod': InstanceView;
   'cloud.updateRunpod': InstanceView;
+  'cloud.testRunpod': RunpodTestView;
   'cloud.setApiKey': { keySource: 'environment' | 'stored' | 'none' };
   'cloud.spend': CloudSpend;
   'release.freeze': FreezeResult;

@@ -142,7 +142,25 @@ export interface CloudEndpointView extends RunpodEndpoint {
   budgetUsdPerDay: number;
   /** Why it takes no job now ("today's cloud budget is spent", "cloud burst waits until …"), or null. */
   burstWait: string | null;
+  /** What the endpoint's last /health answer said (null before the first): an endpoint has workers and RunPod's queue, not a GPU's VRAM. */
+  endpointHealth: RunpodHealthView | null;
 }
+
+/**
+ * An endpoint's /health counts: its workers (idle, running) and the jobs RunPod holds for it (in
+ * queue, in progress) — every client's, not only this farm's. A count RunPod left out is null.
+ */
+export interface RunpodHealthView {
+  workersIdle: number | null;
+  workersRunning: number | null;
+  inQueue: number | null;
+  inProgress: number | null;
+}
+
+/** `cloud.testRunpod` (the RunPod form's "Test connection"): what one /health said, or why it failed. Nothing is stored. */
+export type RunpodTestView =
+  | { ok: true; latencyMs: number; health: RunpodHealthView }
+  | { ok: false; latencyMs: number; error: string };
 
 /** `cloud.spend`: what RunPod attempts cost today (UTC), per project/episode, against the daily budget. */
 export interface CloudSpend {
@@ -223,6 +241,12 @@ export interface StorageHoldView {
 
 export interface FarmStatus {
   jobsByState: Record<JobState, number>;
+  /**
+   * Running jobs whose prompt has not started on its workstation — it waits there behind the one
+   * running (prefetch), or is being sent: "next", not rendering. Counted in `jobsByState.running`
+   * too; 0 when no farm runs in this process (only the farm knows).
+   */
+  jobsNext: number;
   /** Queued jobs no registered workstation could ever take (counted in jobsByState.queued too). */
   blocked: number;
   /**
@@ -362,7 +386,14 @@ export interface TimelineBar {
   jobId: string;
   label: string;
   instanceId: string | null;
+  /** When it was sent to its workstation (dispatched). */
   start: number;
+  /**
+   * When its prompt started on the GPU; null while it waits there behind the running one (prefetch)
+   * or when it never started (taken back by a pause, cancelled unstarted). Between `start` and this
+   * it only waited: drawn apart, not busy time.
+   */
+  startedAt: number | null;
   end: number | null;
   outcome: string | null;
   /** When its workstation did not answer (drawn over the bar). */

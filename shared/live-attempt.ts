@@ -17,6 +17,25 @@ export interface LiveAttempt {
   phase: AttemptPhase;
   /** The number POST /prompt returned (ComfyUI's queue number); null until posted. */
   promptNumber: number | null;
+  /** When the server started it (its `execution_start`, or first seen running); null before. */
+  startedAt: number | null;
+}
+
+/**
+ * Has the prompt started on its workstation? Claimed or posted, it has not: it waits there behind
+ * the running prompt (prefetch) or is about to be sent — the job is "next on gpu-02", not running.
+ */
+export function hasStarted(phase: AttemptPhase): boolean {
+  return phase === 'running' || phase === 'collecting';
+}
+
+/**
+ * A running job whose prompt has not started on its workstation (its view's live attempt says so):
+ * counted and drawn as "next", its ETA after the running one's, interrupted by nothing — a stop or
+ * a cancel takes it off. A view with no live attempt (no farm in this process) is taken as started.
+ */
+export function isNextUp(j: { state: string; attempt?: LiveAttempt | null }): boolean {
+  return j.state === 'running' && !!j.attempt && !hasStarted(j.attempt.phase);
 }
 
 /**

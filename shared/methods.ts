@@ -147,6 +147,7 @@ const TABLE: MethodTable = {
   'instances.probeAll': { class: 'workstations', reach: 'api' },
   'cloud.addRunpod': { class: 'workstations', reach: 'studio', fields: { apiBase } },
   'cloud.updateRunpod': { class: 'workstations', reach: 'studio' },
+  'cloud.testRunpod': { class: 'workstations', reach: 'studio' },
   // The RunPod API key is a secret of this machine's.
   'cloud.setApiKey': { class: 'settings', reach: 'local' },
   'cloud.spend': { class: 'read', reach: 'api' },

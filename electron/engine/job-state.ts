@@ -138,6 +138,11 @@ export function sqlLastQueuedAt(jobColumn: string, atColumn: string): string {
   return `(SELECT MAX(e.at) FROM job_events e WHERE e.job_id = ${jobColumn} AND e.to_state = 'queued' AND e.at <= ${atColumn})`;
 }
 
+/** When the job last moved into `queued` (created, released, requeued, out of its backoff), from its event rows; null when it has none. */
+export function lastQueuedAt(db: Db, jobId: string): number | null {
+  return one<{ at: number | null }>(db, "SELECT MAX(at) AS at FROM job_events WHERE job_id = ? AND to_state = 'queued'", jobId)?.at ?? null;
+}
+
 /** Records the creation of a job (no previous state) — the first row of its history. */
 export function recordJobCreated(db: Db, clock: Clock, jobId: string, state: JobState, reason: string, actor: string): void {
   run(db, INSERT_EVENT, jobId, null, null, state, reason, actor, clock.now());

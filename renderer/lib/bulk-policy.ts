@@ -4,7 +4,7 @@
  * happen ("Cancel 303 jobs: 4 are rendering now and will be interrupted") and names the running
  * renders. Hold, release, bump and move to top never ask: they can be undone. Pure, table-tested.
  */
-import type { JobView } from '../../shared/domain.js';
+import { isNextUp, type JobView } from '../../shared/domain.js';
 import { UNCANCELLABLE_FROM, type JobAction } from '../../shared/job-states.js';
 
 /** More jobs than this ask first ("more than a few"). */
@@ -31,7 +31,11 @@ export function jobName(j: Pick<JobView, 'shot' | 'stage' | 'take'>): string {
 /** "4 failed, 287 queued": the selection by state, largest first. */
 function byState(jobs: readonly JobView[], words: Partial<Record<JobView['state'], string>>): string {
   const counts = new Map<string, number>();
-  for (const j of jobs) counts.set(words[j.state] ?? j.state, (counts.get(words[j.state] ?? j.state) ?? 0) + 1);
+  for (const j of jobs) {
+    // A prompt sent ahead and not started is "next", not running.
+    const w = isNextUp(j) ? 'next' : words[j.state] ?? j.state;
+    counts.set(w, (counts.get(w) ?? 0) + 1);
+  }
   return [...counts].sort((a, b) => b[1] - a[1]).map(([w, n]) => `${n.toLocaleString()} ${w}`).join(', ');
 }
 
@@ -56,9 +60,11 @@ export function confirmationFor(action: JobAction, jobs: readonly JobView[], ins
   if (action === 'cancel' && (running.length > 0 || jobs.length > ASK_ABOVE)) {
     const what = jobs.length === 1 ? jobName(jobs[0] as JobView) : plural(jobs.length, 'job');
     // A prompt waiting unstarted on its workstation (prefetch) is taken off, not interrupted.
-    const offServer = running.filter(notStartedThere).length;
-    const rendering = running.length - offServer;
-    const off = offServer === 0 ? '' : ` ${offServer === 1 ? '1 waits' : `${offServer.toLocaleString()} wait`} on a workstation unstarted and will be taken off.`;
+    const next = running.filter(notStartedThere);
+    const started = running.filter((j) => !notStartedThere(j));
+    const offServer = next.length;
+    const rendering = started.length;
+    const off = offServer === 0 ? '' : ` ${offServer === 1 ? '1 is' : `${offServer.toLocaleString()} are`} next on ${offServer === 1 ? 'a workstation' : 'workstations'}, not started, and will be taken off.`;
     const interrupt = rendering === 0
       ? `none is rendering now.${off}`
       : jobs.length === 1
@@ -69,7 +75,8 @@ export function confirmationFor(action: JobAction, jobs: readonly JobView[], ins
       title: `Cancel ${what}?`,
       summary: `Cancel ${what}: ${interrupt}`,
       details: [
-        ...(running.length ? ['Interrupted (this cannot be undone):', ...runningLines(running, instanceName)] : []),
+        ...(started.length ? ['Interrupted (this cannot be undone):', ...runningLines(started, instanceName)] : []),
+        ...(next.length ? ['Next, not started (taken off, nothing interrupted):', ...runningLines(next, instanceName)] : []),
         ...(jobs.length > 1 ? [`Selected: ${byState(jobs, STATE_WORDS)}.`] : []),
         ...(waiting.length ? [`The ${plural(waiting.length, 'job')} that had not started can be un-cancelled from the notice that follows.`] : []),
       ],
@@ -103,7 +110,7 @@ export function confirmationFor(action: JobAction, jobs: readonly JobView[], ins
  * the running one (prefetch). Stopping or cancelling it interrupts no render — it is taken off.
  */
 export function notStartedThere(j: Pick<JobView, 'state' | 'attempt'>): boolean {
-  return j.state === 'running' && (j.attempt?.phase === 'claimed' || j.attempt?.phase === 'posted');
+  return isNextUp(j);
 }
 
 /** Stop farm always asks, and says what is rendering (`running`: the first of `total` running jobs). */
@@ -121,8 +128,12 @@ export function stopFarmConfirmation(running: readonly JobView[], total: number,
     summary: n === 0
       ? 'Stop the farm: nothing is rendering now. No new prompts are sent until you resume it.'
       : `Stop the farm: ${what} No new prompts are sent until you resume it.`,
-    details: [
+    details: waiting === 0 ? [
       ...(running.length ? ['Interrupted and requeued:', ...runningLines(running, instanceName), ...(n > running.length ? [`…of ${n.toLocaleString()} in all`] : [])] : []),
+      'To let running prompts finish instead, use Pause dispatch.',
+    ] : [
+      ...(rendering ? ['Interrupted and requeued:', ...runningLines(running.filter((j) => !notStartedThere(j)), instanceName)] : []),
+      'Next, not started (taken off and requeued):', ...runningLines(running.filter(notStartedThere), instanceName),
       'To let running prompts finish instead, use Pause dispatch.',
     ],
     confirmLabel: 'Stop farm',

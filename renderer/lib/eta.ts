@@ -1,5 +1,6 @@
 /**
- * A running job's ETA and its words. With earlier runs of its template version on its GPU model
+ * A running job's ETA and its words. A job next on its workstation (its prompt waits there behind
+ * the running one: prefetch) ends after that one's time left plus its own usual run. With earlier runs of its template version on its GPU model
  * (the engine's `estimate`, a median) it is that time minus what has run; without, the sampler's
  * pace over the steps left. It never says "~0 s" while work remains: past the usual time it says
  * "overdue", and a pace-based figure with nodes still to come after the sampler is "at least". Pure.
@@ -43,5 +44,23 @@ export function etaOf(job: Pick<JobView, 'state' | 'startedAt' | 'estimate'>, p:
     text: `${more ? '>' : '~'}${duration(left)}`,
     ms: left,
     title: `from the sampler's pace${more ? `; ${nodesLeft} more node${nodesLeft === 1 ? '' : 's'} after it` : ''} (no earlier run of this template on this GPU model)`,
+  };
+}
+
+/**
+ * The ETA of a job next on its workstation: `ahead` (the ETA of the prompt running there, which it
+ * waits behind) plus its own usual run. Without either figure there is none — never the own run
+ * alone, which would be a whole render short.
+ */
+export function nextEta(job: Pick<JobView, 'estimate'>, ahead: Eta | null, instanceName: string | null): Eta {
+  const where = instanceName ?? 'its workstation';
+  const after = `starts when the prompt running on ${where} ends`;
+  if (!ahead || ahead.ms === null) return { ...NONE, title: `${after} (${ahead?.text === 'overdue' ? 'it is overdue' : 'no figure for it yet'})` };
+  if (!job.estimate) return { text: `>${duration(ahead.ms)}`, ms: ahead.ms, title: `${after}, in ~${duration(ahead.ms)}; no earlier run of this template on this GPU model to add` };
+  const ms = ahead.ms + job.estimate.typicalMs;
+  return {
+    text: `~${duration(ms)}`,
+    ms,
+    title: `${after}, in ~${duration(ahead.ms)}, then usually ${duration(job.estimate.typicalMs)} on ${job.estimate.gpuName} (median of ${job.estimate.runs} run${job.estimate.runs === 1 ? '' : 's'})`,
   };
 }

@@ -53,3 +53,9 @@ export function elapsedMs(j: { startedAt: number | null; finishedAt: number | nu
   return j.finishedAt ? j.finishedAt - j.startedAt : null;
 }
 
+
+/** A workstation's load in words: "1 rendering + 1 next" (next: sent there, waiting behind the running prompt), "Rendering", "Nothing rendering". */
+export function loadWords(rendering: number, next: number): string {
+  if (next === 0) return rendering === 0 ? 'Nothing rendering' : rendering === 1 ? 'Rendering' : `${rendering} rendering`;
+  return `${rendering} rendering + ${next} next`;
+}

@@ -3,7 +3,7 @@
  * flush (≤ 10 a second), so a busy farm costs at most that many renders. Also reports whether the
  * queue's row order/membership or the counts may have changed, so the store knows what to refetch.
  */
-import type { InstanceView, JobView } from '../../shared/domain.js';
+import { isNextUp, type InstanceView, type JobView } from '../../shared/domain.js';
 import type { WireEvent } from '../../shared/events.js';
 import { progressAfter, type JobMaps } from './job-map.js';
 
@@ -46,7 +46,8 @@ export function applyEvents(s: Entities, events: readonly LiveEvent[]): { next: 
         const prev = jobs[job.id];
         if (movesRow(prev, job)) effects.listStale = true;
         // The blocked count changes without a change of state.
-        if (!prev || prev.state !== job.state || prev.blocked !== job.blocked) effects.countsStale = true;
+        // …nor does a prompt starting on its workstation (next → running).
+        if (!prev || prev.state !== job.state || prev.blocked !== job.blocked || isNextUp(prev) !== isNextUp(job)) effects.countsStale = true;
         effects.jobsTouched = true;
         jobsW()[job.id] = job;
         const held = progress[job.id];

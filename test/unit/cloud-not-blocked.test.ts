@@ -19,7 +19,7 @@ const job = (tags: string[], vramGb = 8): BurstJob & JobRow => ({ enqueued_at: 0
 const never = { dispatchable: false, lasting: 'never' } as JobWait;
 
 function factsWith(endpoints: ReturnType<typeof endpoint>[]): FarmFacts {
-  const burstWait = burstWaitOf({ endpoints, burstAfterS: 600, budgetUsdPerDay: 5, spentTodayUsd: () => 0, now: 1_000 });
+  const burstWait = burstWaitOf({ endpoints, burstAfterS: 600, budgetUsdPerDay: 5, spentTodayUsd: () => 0, now: 1_000, dispatchingSince: 0, queuedAt: (j) => j.enqueued_at });
   return { instances: [{}], burstWait } as unknown as FarmFacts;
 }
 

@@ -53,13 +53,21 @@ test('stop farm always asks, saying what renders now and that Pause lets it fini
   assert.deepEqual(busy.details, ['Interrupted and requeued:', 'sh1 · keyframe · take 1 on gpu-01', '…of 3 in all', 'To let running prompts finish instead, use Pause dispatch.']);
 });
 
-test('a prompt waiting unstarted on its workstation (prefetch) is said to be taken off, not interrupted', () => {
-  const at = (n: number, phase: 'posted' | 'running'): JobView => ({ ...job(n, 'running', '01'), attempt: { id: `a${n}`, phase, promptNumber: n } }) as JobView;
+test('a prompt next on its workstation (prefetch: sent, not started) is taken off, not interrupted, and listed apart from the interrupted', () => {
+  const at = (n: number, phase: 'posted' | 'running'): JobView => ({ ...job(n, 'running', '01'), attempt: { id: `a${n}`, phase, promptNumber: n, startedAt: null } }) as JobView;
   const stop = stopFarmConfirmation([at(1, 'running'), at(2, 'posted')], 2, names);
   assert.equal(stop.summary, 'Stop the farm: 1 prompt is rendering now and will be interrupted; 1 prompt waiting on its workstation will be taken off; all go back in the queue. No new prompts are sent until you resume it.');
+  assert.deepEqual(stop.details, ['Interrupted and requeued:', 'sh1 · keyframe · take 1 on gpu-01', 'Next, not started (taken off and requeued):', 'sh2 · keyframe · take 1 on gpu-01', 'To let running prompts finish instead, use Pause dispatch.']);
   // Only when every running job was seen: a partial page says the plain count.
   assert.match(stopFarmConfirmation([at(1, 'running'), at(2, 'posted')], 5, names).summary, /^Stop the farm: 5 prompts are rendering now/);
-  const cancel = confirmationFor('cancel', [at(1, 'running'), at(2, 'posted'), at(3, 'posted')], names);
-  assert.equal(cancel?.summary, 'Cancel 3 jobs: 1 is rendering now and will be interrupted. 2 wait on a workstation unstarted and will be taken off.');
-  assert.equal(confirmationFor('cancel', [at(2, 'posted'), at(3, 'posted')], names)?.summary, 'Cancel 2 jobs: none is rendering now. 2 wait on a workstation unstarted and will be taken off.');
+  // Three GPUs, each with one rendering and one next: 3 interrupted, the 3 next listed apart.
+  const six = [at(1, 'running'), at(2, 'posted'), at(3, 'running'), at(4, 'posted'), at(5, 'running'), at(6, 'posted')];
+  const cancel = confirmationFor('cancel', six, names);
+  assert.equal(cancel?.summary, 'Cancel 6 jobs: 3 are rendering now and will be interrupted. 3 are next on workstations, not started, and will be taken off.');
+  assert.deepEqual(cancel?.details.slice(0, 8), [
+    'Interrupted (this cannot be undone):', 'sh1 · keyframe · take 1 on gpu-01', 'sh3 · keyframe · take 1 on gpu-01', 'sh5 · keyframe · take 1 on gpu-01',
+    'Next, not started (taken off, nothing interrupted):', 'sh2 · keyframe · take 1 on gpu-01', 'sh4 · keyframe · take 1 on gpu-01', 'sh6 · keyframe · take 1 on gpu-01',
+  ]);
+  assert.ok(cancel?.details.includes('Selected: 3 running, 3 next.'), 'the selection by state tells next from running');
+  assert.equal(confirmationFor('cancel', [at(2, 'posted'), at(3, 'posted')], names)?.summary, 'Cancel 2 jobs: none is rendering now. 2 are next on workstations, not started, and will be taken off.');
 });

@@ -6,7 +6,11 @@
 import { dirname } from 'node:path';
 import type { InstanceView } from '../../../shared/domain.js';
 import { ShotfarmError } from '../../../shared/errors.js';
-import { runpodKeySource, storeRunpodKey } from '../pools/runpod/api-key.js';
+import { RUNPOD_API_BASE } from '../../../shared/domain.js';
+import { KEY_WITHHELD, keyMayGoTo } from '../pools/runpod/api-base.js';
+import { runpodKey, runpodKeySource, storeRunpodKey } from '../pools/runpod/api-key.js';
+import { RunpodClient } from '../pools/runpod/runpod-client.js';
+import { testHealth } from '../pools/runpod/runpod-health.js';
 import { utcDayStart } from '../pools/runpod/runpod-cost.js';
 import { randomId } from '../ids.js';
 import { spendSince } from '../store/attempt-store.js';
@@ -14,6 +18,9 @@ import {
   findInstance, insertRunpodInstance, instanceRow, listInstanceRows, runpodUrl, toInstanceView, updateRunpodInstance,
 } from '../store/instance-store.js';
 import type { DomainHandlers, EngineContext } from './context.js';
+
+/** "Test connection" waits this long for /health (a cold endpoint still answers /health at once). */
+const TEST_TIMEOUT_MS = 10_000;
 
 export function cloudHandlers(ctx: EngineContext): DomainHandlers<'cloud'> {
   const dataDir = dirname(ctx.dbFile);
@@ -49,6 +56,20 @@ export function cloudHandlers(ctx: EngineContext): DomainHandlers<'cloud'> {
       unique(f.name, runpodUrl(row.runpod.apiBase, f.endpointId), f.endpointId, row.id);
       updateRunpodInstance(ctx.db, row, f, ctx.clock.now());
       return announce(row.id);
+    },
+    'cloud.testRunpod': async ({ id, endpointId }) => {
+      // The endpoint being edited lends its base (chosen on the farm host, or RunPod's); a new one is tried at RunPod's API.
+      const row = id === undefined ? null : findInstance(ctx.db, id);
+      if (id !== undefined && row?.kind !== 'runpod') throw new ShotfarmError('not_found', `No RunPod endpoint named or numbered "${id}".`);
+      const base = row?.kind === 'runpod' ? { runpod: row.runpod, apiBaseLocal: row.apiBaseLocal } : { runpod: { apiBase: RUNPOD_API_BASE }, apiBaseLocal: false };
+      const keyGoes = keyMayGoTo(base);
+      // Nothing to send: said as it is, not as a refusal by RunPod.
+      if (!keyGoes) return { ok: false, latencyMs: 0, error: KEY_WITHHELD };
+      if (runpodKey(ctx.db, dataDir, ctx.env) === null) return { ok: false, latencyMs: 0, error: 'no RunPod API key is configured on the farm host: set it with shotfarm workers runpod-key or RUNPOD_API_KEY' };
+      const client = new RunpodClient({
+        apiBase: base.runpod.apiBase, endpointId, apiKey: () => runpodKey(ctx.db, dataDir, ctx.env), timeoutMs: TEST_TIMEOUT_MS,
+      });
+      return testHealth(client, () => ctx.clock.now());
     },
     'cloud.setApiKey': async ({ apiKey }) => {
       storeRunpodKey(ctx.db, dataDir, apiKey, ctx.clock.now());

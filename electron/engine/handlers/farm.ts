@@ -25,6 +25,7 @@ export function farmHandlers(ctx: EngineContext): DomainHandlers<'farm'> & Pick<
     const probed = instances.filter((i) => i.lastProbeAt !== null);
     return {
       jobsByState: farm ? farm.jobsByState() : countByState(ctx.db),
+      jobsNext: farm?.live.notStarted() ?? 0,
       blocked: blockedCount(ctx.db),
       openFailures: openFailureCount(ctx.db),
       instances,
@@ -50,7 +51,7 @@ export function farmHandlers(ctx: EngineContext): DomainHandlers<'farm'> & Pick<
     },
     'farm.pause': control('paused'),
     'farm.resume': control('running'),
-    'timeline.get': async ({ from, to }) => timeline(ctx.db, from, to),
+    'timeline.get': async ({ from, to }) => timeline(ctx.db, from, to, ctx.farm()?.live ?? null),
   };
 }
 

@@ -1,6 +1,7 @@
 /** Read models built from the stores: a job's attempt history, the Failures view's groups, the per-GPU timeline. */
-import type { AttemptView, ContactGap, FailureGroup, TimelineView } from '../../../shared/domain.js';
-import { attemptsOfJob, timelineRows, type AttemptRow } from '../store/attempt-store.js';
+import { hasStarted, type AttemptView, type ContactGap, type FailureGroup, type TimelineView } from '../../../shared/domain.js';
+import type { LivePhases } from '../scheduler/live-attempts.js';
+import { attemptsOfJob, timelineRows, type AttemptRow, type TimelineRow } from '../store/attempt-store.js';
 import type { Db } from '../store/database.js';
 import { listInstanceRows } from '../store/instance-store.js';
 import { toJobView } from '../store/job-rows.js';
@@ -57,12 +58,30 @@ function contactGaps(closedJson: string | null, openSince: number | null): Conta
   return gaps;
 }
 
-/** Attempts overlapping [from, to), per instance lane, for the per-GPU Gantt. */
-export function timeline(db: Db, from: number, to: number): TimelineView {
+/** Outcomes of attempts that end without their prompt having run: no start unless one was seen. */
+const UNSTARTED_ENDS: ReadonlySet<string> = new Set(['requeued', 'cancelled']);
+
+/**
+ * When a bar's prompt started on its GPU. An open attempt: as the farm following it knows (null
+ * while it waits behind the running prompt), else the stored checkpoint's. An ended one: the stored
+ * start; an end that ran without a seen start (an older row, a run too short to see) from its dispatch.
+ */
+function barStart(r: TimelineRow, live: LivePhases | null): number | null {
+  if (r.finished_at === null) {
+    const a = live?.ofAttempt(r.id);
+    if (a) return hasStarted(a.phase) ? a.startedAt ?? r.started_at ?? r.dispatched_at : null;
+    return r.started_at;
+  }
+  return r.started_at ?? (r.outcome !== null && UNSTARTED_ENDS.has(r.outcome) ? null : r.dispatched_at);
+}
+
+/** Attempts overlapping [from, to), per instance lane, for the per-GPU Gantt (`live`: the open attempts' phases, when a farm runs here). */
+export function timeline(db: Db, from: number, to: number, live: LivePhases | null = null): TimelineView {
   const lanes = listInstanceRows(db).map((r) => ({ instanceId: r.id, name: r.name, gpuName: r.gpu_name }));
   const bars = timelineRows(db, from, to).map((r) => ({
     attemptId: r.id, jobId: r.job_id, label: `${r.shot} ${r.stage} t${r.take}`, instanceId: r.instance_id,
-    start: r.dispatched_at, end: r.finished_at, outcome: r.outcome, contactGaps: contactGaps(r.contact_gaps_json, r.contact_lost_at),
+    start: r.dispatched_at, startedAt: barStart(r, live), end: r.finished_at, outcome: r.outcome,
+    contactGaps: contactGaps(r.contact_gaps_json, r.contact_lost_at),
   }));
   return { from, to, lanes, bars };
 }

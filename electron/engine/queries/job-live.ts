@@ -4,7 +4,7 @@
  * store: a CLI in another process sees it too), and how long such runs usually take. Every job view
  * an API answer or an event carries passes through here.
  */
-import type { AttemptView, JobView } from '../../../shared/domain.js';
+import { hasStarted, type AttemptView, type JobView } from '../../../shared/domain.js';
 import type { AttemptWatchView } from '../scheduler/attempt-watch.js';
 import type { LivePhases } from '../scheduler/live-attempts.js';
 import { openRuns } from '../store/attempt-store.js';
@@ -27,6 +27,9 @@ export function withLive(db: Db, farm: LiveFarm | null, views: JobView[], now: n
   const runs = new Map(openRuns(db).map((r) => [r.job_id, r]));
   for (const v of running) {
     v.attempt = farm?.live.ofJob(v.id) ?? null;
+    // The store's start is the claim; the view says when the prompt really started on its GPU, and
+    // nothing while it waits there (next, behind the running one): no "started", no elapsed time.
+    if (v.attempt) v.startedAt = hasStarted(v.attempt.phase) ? v.attempt.startedAt ?? v.startedAt : null;
     const key = runs.get(v.id);
     v.contact = key && key.contact_lost_at !== null && key.requeue_at !== null
       ? { instanceName: key.instance_name ?? 'its workstation', lostAt: key.contact_lost_at, requeueAt: key.requeue_at } : null;
@@ -46,6 +49,7 @@ export function attemptsWithLive(live: LivePhases | null | undefined, views: Att
     if (!a) continue;
     v.state = a.phase;
     v.promptNumber ??= a.promptNumber;
+    v.startedAt = hasStarted(a.phase) ? v.startedAt ?? a.startedAt : null;
   }
   return views;
 }

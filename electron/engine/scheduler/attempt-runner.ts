@@ -172,7 +172,7 @@ export class AttemptRunner implements AttemptScope {
 
   phase(p: AttemptPhase): void {
     this.collecting = p === 'collecting';
-    if (this.deps.live.advance(this.attemptId, p, this.exec.number)) this.deps.announce([this.job.id]);
+    if (this.deps.live.advance(this.attemptId, p, this.exec.number, this.startedAt)) this.deps.announce([this.job.id]);
   }
 
   /** The workflow to post: template + shot parameters + seed + the names uploaded inputs got on the server. */

@@ -15,6 +15,8 @@ export interface FarmPoolDeps extends ConcludeDeps {
   /** A runner ended: re-arm the retry timer and decide again. */
   ended: () => void;
   kick: () => void;
+  /** When the farm last began dispatching (start or resume), null while paused or stopped: burst waits count from it. */
+  dispatchingSince: () => number | null;
 }
 
 export function farmPools(d: FarmPoolDeps): readonly WorkerPool[] {

@@ -82,6 +82,8 @@ export class Scheduler implements FarmPort {
   private running = false;
   /** The operator's farm state (durable: read at start, changed through applyFarmState). */
   private state: FarmState = 'running';
+  /** When the farm last began dispatching (this start, or a resume); null while paused or stopped. Burst waits count from it. */
+  private dispatchingSince: number | null = null;
   private retryTimer: unknown = null;
   /** Built from the `s3` setting at start; null when outputs stay local only. */
   private uploader: S3Uploader | null = null;
@@ -119,6 +121,7 @@ export class Scheduler implements FarmPort {
     this.templates = d.templates;
     this.pools = farmPools({
       ...d, batch: this.batch, template: (id) => this.templates.get(id), runpodKey: d.runpodKey ?? (() => null), log: (m) => this.log(m), storage: this.storage,
+      dispatchingSince: () => this.dispatchingSince,
       announce: (ids) => this.announce.add(ids),
       ended: () => {
         this.storage.guard('arming the retry timer', () => this.armRetryTimer());
@@ -156,6 +159,7 @@ export class Scheduler implements FarmPort {
     if (this.running) return;
     this.running = true;
     this.state = readFarmState(this.d.db).state;
+    this.dispatchingSince = this.state === 'running' ? this.d.clock.now() : null;
     this.uploader = S3Uploader.fromSettings(this.d.db, this.d.env ?? NO_ENV, { log: (m: string) => this.log(m) });
     this.lists.refresh();
     this.fair.seed();
@@ -223,6 +227,8 @@ export class Scheduler implements FarmPort {
    * running: dispatch again.
    */
   async applyFarmState(state: FarmState): Promise<void> {
+    if (state !== 'running') this.dispatchingSince = null;
+    else if (this.state !== 'running') this.dispatchingSince = this.d.clock.now();
     this.state = state;
     if (state === 'stopped') await this.stopRunners();
     // Paused: running prompts finish, but one waiting behind them (prefetch) was not started — it leaves.

@@ -5,6 +5,7 @@
  * workstation's health may be as old as its last probe.
  */
 import { readFarmState } from '../settings/farm-state.js';
+import { lastQueuedAt } from '../job-state.js';
 import type { Db } from '../store/database.js';
 import type { VramView } from '../../../shared/domain.js';
 import { burstWaitOf } from '../pools/runpod/burst-wait.js';
@@ -33,11 +34,14 @@ export function storedFarmFacts(db: Db, settings: SettingsReader, now: number): 
   const rows = comfyInstanceRows(db);
   const instances = rows.map((r) => factsOfRow(db, r, lists.get(r.id) !== null, now));
   const known = rows.map((r) => ({ id: r.id, info: lists.get(r.id), token: lists.hash(r.id) ?? '-' }));
+  const farm = readFarmState(db);
+  // No farm runs here: the recorded resume is the best known start of dispatching (a farm started since counts from its start).
   const burstWait = burstWaitOf({
     endpoints: runpodInstanceRows(db), burstAfterS: settings.get('burst_after_s'), budgetUsdPerDay: settings.get('burst_budget_usd_per_day'),
     spentTodayUsd: () => totalSpendSince(db, utcDayStart(now)), now,
+    dispatchingSince: farm.state === 'running' ? (farm.at ?? 0) : null, queuedAt: (job) => lastQueuedAt(db, job.id) ?? job.enqueued_at,
   });
-  return makeFarmFacts('store', instances, known, answers, readFarmState(db).state, burstWait);
+  return makeFarmFacts('store', instances, known, answers, farm.state, burstWait);
 }
 
 function factsOfRow(db: Db, r: InstanceRow, hasNodeList: boolean, now: number): InstanceFacts {

@@ -1,5 +1,6 @@
 /** One queue row, subscribed to its own job, progress and selection only (a change re-renders one row). */
 import { memo, type MouseEvent } from 'react';
+import { isNextUp } from '../../../shared/domain.js';
 import { StatePill } from '../../components/StatePill.js';
 import { useRoute } from '../../lib/route.js';
 import { useApp } from '../../store/app-store.js';
@@ -48,7 +49,7 @@ export const JobRow = memo(function JobRow({ index, id, top, height, onClick }: 
       <span className="cell">{job.stage}</span>
       <span className="cell num">{job.take}</span>
       <span className="cell"><span className={`prio prio-${job.priority}`}>{job.priority}</span></span>
-      <span className="cell"><StatePill state={job.state} /></span>
+      <span className="cell"><StatePill state={job.state} next={isNextUp(job)} /></span>
       <span className="cell truncate">{instance ?? <span className="muted">—</span>}</span>
       <span className="cell cell-progress"><ProgressCell job={job} progress={progress} /></span>
       <span className="cell num"><ElapsedCell job={job} /></span>

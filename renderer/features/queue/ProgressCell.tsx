@@ -3,10 +3,11 @@
  * its steps — it never falls back at the decode or save node), the node, step n/m and node k/N;
  * elapsed and ETA tick with the shared clock. Otherwise why it waits.
  */
-import { lostContactWords, type JobProgress, type JobView, type LostContact } from '../../../shared/domain.js';
+import { isNextUp, lostContactWords, type JobProgress, type JobView, type LostContact } from '../../../shared/domain.js';
 import { etaOf, workflowFraction } from '../../lib/eta.js';
 import { duration, elapsedMs } from '../../lib/format.js';
 import { useNow } from '../../lib/use-now.js';
+import { useNextUp } from '../../store/use-next-up.js';
 
 export function ProgressCell({ job, progress }: { job: JobView; progress: JobProgress | undefined }) {
   if (job.state === 'completed') {
@@ -26,6 +27,7 @@ export function ProgressCell({ job, progress }: { job: JobView; progress: JobPro
     );
   }
   if (job.contact) return <ContactNote contact={job.contact} />;
+  if (isNextUp(job)) return <NextNote job={job} />;
   const p = progress ?? job.progress;
   const fraction = p ? workflowFraction(p) : null;
   return (
@@ -48,6 +50,15 @@ export function ProgressCell({ job, progress }: { job: JobView; progress: JobPro
   );
 }
 
+/** "Next on gpu-02 · after sh010 comp": sent there, waiting behind the prompt running there. */
+function NextNote({ job }: { job: JobView }) {
+  const now = useNow();
+  const n = useNextUp(job, now);
+  const after = n?.ahead ? ` · after ${n.ahead.shot} ${n.ahead.stage}` : '';
+  const words = `Next on ${n?.instanceName ?? 'its workstation'}${after}`;
+  return <span className="small truncate next-note" data-testid="next-on" title={`${words}: sent there, it starts when the prompt running there ends`}>{words}</span>;
+}
+
 /** "lost contact with gpu-03 12 s ago; requeued in 48 s unless it answers", counted by the page's own clock. */
 function ContactNote({ contact }: { contact: LostContact }) {
   const now = useNow();
@@ -62,6 +73,7 @@ export function ElapsedCell({ job }: { job: JobView }) {
 
 export function EtaCell({ job, progress }: { job: JobView; progress: JobProgress | undefined }) {
   const now = useNow();
-  const eta = etaOf(job, progress ?? job.progress, now);
+  const next = useNextUp(job, now);
+  const eta = next?.eta ?? etaOf(job, progress ?? job.progress, now);
   return <span className={`num${eta.text === 'overdue' ? ' warn' : eta.ms === null ? ' muted' : ''}`} title={eta.title} data-testid="eta">{eta.text}</span>;
 }

@@ -10,6 +10,7 @@ import { clock, duration } from '../../lib/format.js';
 import { useLiveQuery } from '../../store/use-live-query.js';
 import { useNow } from '../../lib/use-now.js';
 import { useApp } from '../../store/app-store.js';
+import { busyShare } from './lane-busy.js';
 import { tickLabel, ticks } from './time-axis.js';
 
 const PRESETS: [string, number][] = [['5 min', 5 * 60e3], ['15 min', 15 * 60e3], ['1 h', 3_600e3], ['6 h', 6 * 3_600e3], ['24 h', 24 * 3_600e3]];
@@ -25,46 +26,63 @@ interface Range {
 
 function Lane({ name, gpu, bars, from, to, now }: { name: string; gpu: string | null; bars: TimelineBar[]; from: number; to: number; now: number }) {
   const span = to - from;
-  let busy = 0;
-  for (const b of bars) busy += Math.max(0, Math.min(b.end ?? now, to) - Math.max(b.start, from));
-  const visibleSpan = Math.max(1, Math.min(to, now) - from);
+  const busy = busyShare(bars, from, to, now);
   return (
     <div className="lane" data-lane={name}>
       <div className="lane-label">
         <div className="lane-name">{name}</div>
-        <div className="muted small">{gpu ?? 'GPU unknown'} · busy {Math.round((busy / visibleSpan) * 100)}%</div>
+        <div className="muted small" data-testid="lane-busy" title="Share of the shown time a prompt ran on this GPU (time a prompt only waited there, sent ahead, is not counted)">{gpu ?? 'GPU unknown'} · busy {Math.round(busy * 100)}%</div>
       </div>
       <div className="lane-track">
         {bars.map((b) => {
           const end = b.end ?? now;
-          const left = ((b.start - from) / span) * 100;
-          const width = Math.max(((end - b.start) / span) * 100, 0.15);
           const outcome = b.outcome ?? 'running';
-          return (
+          // Sent ahead (prefetch), a prompt only waits on the workstation until it starts: that time is
+          // drawn apart, a thin hatched band under the lane's run bars, and the run bar begins at its start.
+          const runFrom = b.startedAt ?? end;
+          const waited = Math.max(0, Math.min(runFrom, end) - b.start);
+          const pct = (ms: number) => (ms / span) * 100;
+          const waitWords = b.startedAt === null
+            ? `${b.end ? 'never started there' : 'next: waits there behind the running prompt'} (sent ${clock(b.start)}, ${duration(waited)})`
+            : `waited there ${duration(waited)} (sent ${clock(b.start)}), then ran`;
+          const band = waited > 0 || b.startedAt === null ? (
+            <div
+              key={`${b.attemptId}-wait`}
+              className={`tbar-wait${b.startedAt === null ? ` tbar tbar-unstarted outcome-${outcome}` : ''}`}
+              data-testid="tbar-wait"
+              {...(b.startedAt === null ? { 'data-outcome': outcome, 'data-started': 'no' } : {})}
+              style={{ left: `${pct(b.start - from)}%`, width: `${Math.max(pct(waited), 0.15)}%` }}
+              title={`${b.label}\n${b.startedAt === null ? outcome : 'sent ahead'} · ${waitWords}`}
+            />
+          ) : null;
+          const startedAt = b.startedAt;
+          if (startedAt === null) return band;
+          const runSpan = Math.max(1, end - startedAt);
+          return [band, (
             <div
               key={b.attemptId}
               className={`tbar outcome-${outcome}`}
-              style={{ left: `${left}%`, width: `${width}%` }}
-              title={`${b.label}\n${outcome} · ${clock(b.start)} → ${b.end ? clock(b.end) : 'now'} (${duration(end - b.start)})`}
+              style={{ left: `${pct(startedAt - from)}%`, width: `${Math.max(pct(end - startedAt), 0.15)}%` }}
+              title={`${b.label}\n${outcome} · ${waited >= 1_000 ? `waited there ${duration(waited)}, ` : ''}ran ${clock(startedAt)} → ${b.end ? clock(b.end) : 'now'} (${duration(end - startedAt)})`}
               data-outcome={outcome}
+              data-started="yes"
             >
               <span className="tbar-label">{b.label}</span>
               {b.contactGaps.map((g) => {
                 // Where the workstation did not answer, hatched over the bar (positions relative to it).
                 const gapEnd = g.to ?? now;
-                const barSpan = Math.max(1, end - b.start);
                 return (
                   <span
                     key={g.from}
                     className="tbar-gap"
                     data-testid="contact-gap"
-                    style={{ left: `${((g.from - b.start) / barSpan) * 100}%`, width: `${Math.max(((gapEnd - g.from) / barSpan) * 100, 0.5)}%` }}
+                    style={{ left: `${((g.from - startedAt) / runSpan) * 100}%`, width: `${Math.max(((gapEnd - g.from) / runSpan) * 100, 0.5)}%` }}
                     title={`no answer from the workstation ${clock(g.from)} → ${g.to ? clock(g.to) : 'now'} (${duration(gapEnd - g.from)})`}
                   />
                 );
               })}
             </div>
-          );
+          )];
         })}
       </div>
     </div>
@@ -129,6 +147,7 @@ export function TimelineView() {
       </div>
       <div className="legend small">
         {OUTCOMES.map((o) => <span key={o}><i className={`sw outcome-${o}`} />{o}</span>)}
+        <span title="Sent ahead to its workstation (prefetch), waiting there behind the running prompt: not busy time"><i className="sw sw-wait" />waiting there</span>
       </div>
       {q.error && <Empty title="Could not load the timeline" tone="error">{q.error}</Empty>}
       <div className="gantt" ref={track} onWheel={onWheel} data-testid="gantt">

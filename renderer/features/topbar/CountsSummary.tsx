@@ -4,6 +4,7 @@
  * is a filter: clicking it shows those jobs in the queue.
  */
 import { useEffect, useRef, useState } from 'react';
+import { useFitLevel } from '../../lib/use-fit-level.js';
 import { JOB_STATES, type JobState } from '../../../shared/job-states.js';
 import type { JobFilter } from '../../../shared/api.js';
 import { StatePill } from '../../components/StatePill.js';
@@ -20,12 +21,27 @@ function useShowInQueue(): (filter: Pick<JobFilter, 'states' | 'blocked'>) => vo
   };
 }
 
+interface SummaryCount {
+  key: string;
+  n: number;
+  word: string;
+  title: string;
+}
+
+/** What the summary keeps longest: what renders, what is next, what waits. */
+const PRIMARY: ReadonlySet<string> = new Set(['running', 'next', 'queued']);
+
 export function CountsSummary() {
   const byState = useApp((s) => s.status?.jobsByState);
   const blocked = useApp((s) => s.status?.blocked ?? 0);
+  // Running jobs whose prompt waits on its workstation behind the running one (prefetch): "next", not running.
+  const next = useApp((s) => s.status?.jobsNext ?? 0);
   const [open, setOpen] = useState(false);
   const box = useRef<HTMLDivElement>(null);
   const show = useShowInQueue();
+  const btn = useRef<HTMLButtonElement>(null);
+  const fitKey = byState ? [byState.running, next, byState.queued, byState.failed_final + byState.timeout_kill, blocked].map((n) => String(n).length).join() : '';
+  const level = useFitLevel(btn, 3, fitKey);
   useEffect(() => {
     if (!open) return;
     const away = (e: MouseEvent) => !box.current?.contains(e.target as Node) && setOpen(false);
@@ -39,18 +55,33 @@ export function CountsSummary() {
   }, [open]);
   if (!byState) return null;
   const failed = byState.failed_final + byState.timeout_kill;
+  const rendering = Math.max(0, byState.running - next);
   const pick = (f: Pick<JobFilter, 'states' | 'blocked'>) => {
     setOpen(false);
     show(f);
   };
+  const counts: SummaryCount[] = [
+    { key: 'running', n: rendering, word: 'running', title: `${rendering.toLocaleString()} rendering now` },
+    ...(next > 0 ? [{ key: 'next', n: next, word: 'next', title: `${next.toLocaleString()} next: sent to a workstation, waiting there behind the prompt running now` }] : []),
+    { key: 'queued', n: byState.queued, word: 'queued', title: `${byState.queued.toLocaleString()} queued` },
+    ...(failed > 0 ? [{ key: 'failed', n: failed, word: 'failed', title: `${failed.toLocaleString()} failed or timed out` }] : []),
+    ...(blocked > 0 ? [{ key: 'blocked', n: blocked, word: 'blocked', title: `${blocked.toLocaleString()} blocked: no workstation could ever take them` }] : []),
+  ];
   return (
     <div className="summary" ref={box}>
-      <button className="summary-btn" onClick={() => setOpen(!open)} aria-expanded={open} aria-haspopup="true" data-testid="counts-summary"
+      <button className="summary-btn" onClick={() => setOpen(!open)} aria-expanded={open} aria-haspopup="true" data-testid="counts-summary" data-fit={level} ref={btn}
         title="Jobs by state: click for every state">
-        <span className="sum sum-running" data-summary-state="running" title="running"><i /><b>{byState.running.toLocaleString()}</b><span className="sum-word">running</span></span>
-        <span className="sum sum-queued" data-summary-state="queued" title="queued"><i /><b>{byState.queued.toLocaleString()}</b><span className="sum-word">queued</span></span>
-        {failed > 0 && <span className="sum sum-failed" data-summary-state="failed" title="failed or timed out"><i /><b>{failed.toLocaleString()}</b><span className="sum-word">failed</span></span>}
-        {blocked > 0 && <span className="sum sum-blocked" data-summary-state="blocked" title="blocked: no workstation could ever take them"><i /><b>{blocked.toLocaleString()}</b><span className="sum-word">blocked</span></span>}
+        {counts.map((c) => {
+          // Words while they fit; then words only on the first three; then the first three alone, worded;
+          // then without words (every count keeps its label on hover; the full list is one click away).
+          const shown = level < 2 || PRIMARY.has(c.key);
+          const worded = level === 0 || (level < 3 && PRIMARY.has(c.key));
+          return shown && (
+            <span key={c.key} className={`sum sum-${c.key}`} data-summary-state={c.key} title={c.title}>
+              <i /><b>{c.n.toLocaleString()}</b>{worded && <span className="sum-word">{c.word}</span>}
+            </span>
+          );
+        })}
         <span className="chev" aria-hidden>▾</span>
       </button>
       <div className={`counts-pop${open ? ' counts-pop-open' : ''}`} data-testid="counts" role="menu" aria-hidden={!open}>

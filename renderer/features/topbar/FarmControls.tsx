@@ -19,14 +19,14 @@ export function FarmButtons() {
     <>
       {state === 'running' ? (
         <button className="btn" onClick={act('paused')} data-testid="farm-pause" title="Pause dispatch: no new prompts; running prompts finish">
-          ❚❚ <span className="long-label">Pause dispatch</span><span className="short-label">Pause</span>
+          ❚❚ <span className="long-label">Pause dispatch</span><span className="short-label bar-label">Pause</span>
         </button>
       ) : (
-        <button className="btn btn-primary" onClick={act('running')} data-testid="farm-resume">▶ <span>Resume</span><span className="long-label"> farm</span></button>
+        <button className="btn btn-primary" onClick={act('running')} data-testid="farm-resume" title="Resume the farm: dispatch again">▶ <span className="bar-label">Resume</span><span className="long-label"> farm</span></button>
       )}
       {state !== 'stopped' && (
         <button className="btn btn-danger-ghost" onClick={() => void askStop()} data-testid="farm-stop" title="Stop farm: no new prompts; running prompts are interrupted and requeued (asks first)">
-          ■ <span>Stop</span><span className="long-label"> farm…</span>
+          ■ <span className="bar-label">Stop</span><span className="long-label"> farm…</span>
         </button>
       )}
     </>

@@ -1,7 +1,7 @@
 /**
  * App name, demo badge, views, the job counts (collapsed into a summary), Import, the farm's
  * pause/stop/resume and the connection indicator — one line that never overflows from 1280 px up
- * (labels shorten below 1440 px) — and the persistent banners below it.
+ * (below 1920 px Pause/Stop are icons, the person an initial; the counts drop words while they do not fit) — and the persistent banners below it.
  */
 import { useApp } from '../../store/app-store.js';
 import { go } from '../../lib/route.js';
@@ -17,10 +17,18 @@ function SignedIn() {
   const session = useApp((s) => s.session);
   const signIn = useApp((s) => s.client.signIn);
   if (!session || session.solo) return null;
+  // Below 1920 px only the initial shows (and Sign out its icon), a long name is cut with an ellipsis: whole on hover.
   return (
     <>
-      <span className="muted small nowrap" data-testid="signed-in" title="Your role decides which actions are shown">{session.name} ({session.role})</span>
-      {signIn && <button type="button" className="btn btn-ghost btn-sm" onClick={() => void signIn.signOut()} data-testid="sign-out" title="This browser forgets your sign-in">Sign out</button>}
+      <span className="signed-in muted small" data-testid="signed-in" title={`Signed in as ${session.name} (${session.role}); your role decides which actions are shown`}>
+        <span className="avatar" aria-hidden>{session.name.slice(0, 1)}</span>
+        <span className="signed-in-name">{session.name} ({session.role})</span>
+      </span>
+      {signIn && (
+        <button type="button" className="btn btn-ghost btn-sm sign-out" onClick={() => void signIn.signOut()} data-testid="sign-out" title="Sign out: this browser forgets your sign-in" aria-label="Sign out">
+          <span aria-hidden>↪</span><span className="bar-label">Sign out</span>
+        </button>
+      )}
     </>
   );
 }
@@ -45,7 +53,7 @@ export function TopBar({ view }: { view: AppView }) {
   return (
     <>
       <header className="topbar">
-        <div className="brand">
+        <div className="brand" title={label ? `Shotfarm · ${label}` : 'Shotfarm'}>
           <span className="logo" aria-hidden>◆</span>
           <span className="brand-name">Shotfarm</span>
           {label && <span className="badge badge-demo" data-testid="demo-badge" title={label}>{label}</span>}

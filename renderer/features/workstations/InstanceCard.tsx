@@ -4,14 +4,15 @@
  */
 import { useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import type { InstanceAdminState, InstanceView } from '../../../shared/domain.js';
+import { isNextUp, type InstanceAdminState, type InstanceView } from '../../../shared/domain.js';
 import { errorMessage } from '../../client/client.js';
-import { ago, clock } from '../../lib/format.js';
+import { ago, clock, loadWords } from '../../lib/format.js';
 import { useNow } from '../../lib/use-now.js';
 import { useMay } from '../../store/use-may.js';
 import { useApp } from '../../store/app-store.js';
 import { AdminConfirm } from './AdminConfirm.js';
 import { VramBar } from './VramBar.js';
+import { queueWords, workerWords } from './runpod-words.js';
 
 const HEALTH_LABEL: Record<string, string> = {
   unknown: 'Not probed yet', idle: 'Idle', busy: 'Rendering', unhealthy: 'Unhealthy', offline: 'Offline', draining: 'Draining',
@@ -41,6 +42,9 @@ export function InstanceCard({ instance: i, onEdit }: { instance: InstanceView; 
   const runningHere = useApp(useShallow((s) => Object.values(s.jobs).filter((j) => j.state === 'running' && j.instanceId === i.id).map((j) => j.id)));
   const finished = useApp(useShallow((s) => i.currentJobIds.filter((id) => s.jobs[id] && s.jobs[id].state !== 'running')));
   const current = [...new Set([...i.currentJobIds.filter((id) => !finished.includes(id)), ...runningHere])];
+  // A prompt sent there that waits behind the running one (prefetch) is next, not rendering.
+  const nextIds = useApp(useShallow((s) => current.filter((id) => { const j = s.jobs[id]; return j !== undefined && isNextUp(j); })));
+  const rendering = current.filter((id) => !nextIds.includes(id));
 
   const setAdmin = async (adminState: InstanceAdminState) => {
     try {
@@ -77,20 +81,32 @@ export function InstanceCard({ instance: i, onEdit }: { instance: InstanceView; 
         <span className="gpu-name">{i.gpuName ?? 'GPU unknown'}</span>
         {i.comfyVersion && <span className="muted small">ComfyUI {i.comfyVersion}</span>}
       </div>
-      <VramBar vram={i.vram} unknownSince={unknownSince} />
+      {i.kind === 'runpod' ? (
+        // An endpoint has workers and RunPod's queue (from /health), not a VRAM split or a ComfyUI queue.
+        <dl className="facts facts-2">
+          <div><dt>Workers</dt><dd data-testid="endpoint-workers">{i.cloud?.endpointHealth && !silent ? workerWords(i.cloud.endpointHealth) : '—'}</dd></div>
+          <div><dt>At RunPod</dt><dd data-testid="endpoint-queue">{i.cloud?.endpointHealth && !silent ? queueWords(i.cloud.endpointHealth) : '—'}</dd></div>
+        </dl>
+      ) : (
+        <VramBar vram={i.vram} unknownSince={unknownSince} />
+      )}
       <dl className="facts">
-        <div><dt>Queue</dt><dd className="num" data-testid="queue">{silent ? (unknownSince ? `unknown since ${clock(unknownSince)}` : 'unknown') : (i.queueLength ?? '—')}</dd></div>
-        <div><dt>Slots</dt><dd className="num">{current.length}/{i.maxConcurrency}</dd></div>
+        {i.kind !== 'runpod' && <div><dt>Queue</dt><dd className="num" data-testid="queue">{silent ? (unknownSince ? `unknown since ${clock(unknownSince)}` : 'unknown') : (i.queueLength ?? '—')}</dd></div>}
+        <div><dt>{i.kind === 'runpod' ? 'Jobs here' : 'Slots'}</dt><dd className="num" data-testid="slots" title={`${rendering.length} of ${i.maxConcurrency} slot${i.maxConcurrency === 1 ? '' : 's'} rendering${nextIds.length ? `; ${nextIds.length} more sent there, waiting behind` : ''}`}>{rendering.length}/{i.maxConcurrency}</dd></div>
         <div><dt>Last answer</dt><dd data-testid="last-answer" className={silent ? 'warn' : undefined}>{ago(i.lastAnswerAt, now)}</dd></div>
       </dl>
       <div className="current">
-        <span className="muted small">Now rendering</span>
-        <div data-testid="current-job">{current.length ? current.map((id) => <CurrentJob key={id} id={id} />) : <span className="muted">nothing</span>}</div>
+        <span className="muted small" data-testid="current-summary">{loadWords(rendering.length, nextIds.length)}</span>
+        <ul className="current-list" data-testid="current-job">
+          {rendering.map((id) => <li key={id} data-current="rendering"><CurrentJob id={id} /></li>)}
+          {nextIds.map((id) => <li key={id} data-current="next"><span className="pill state-next">Next</span> <CurrentJob id={id} /></li>)}
+          {current.length === 0 && <li className="muted">nothing</li>}
+        </ul>
       </div>
       {i.cloud && (
         <div className="cloud" data-testid="cloud-spend">
           <span className="badge">RunPod cloud · ${i.cloud.pricePerHourUsd.toFixed(2)}/h</span>
-          <span className="small"> spent today ${i.cloud.spentTodayUsd.toFixed(2)} of ${i.cloud.budgetUsdPerDay.toFixed(2)}</span>
+          <span className="small" data-testid="cloud-spent"> spent today ${i.cloud.spentTodayUsd.toFixed(2)} of ${i.cloud.budgetUsdPerDay.toFixed(2)}{i.cloud.budgetUsdPerDay <= 0 ? ' (a $0 budget: never bursts)' : ''}</span>
           {i.cloud.burstWait && <div className="muted small" data-testid="cloud-wait">{i.cloud.burstWait}</div>}
         </div>
       )}

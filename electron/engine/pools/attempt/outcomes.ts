@@ -108,7 +108,9 @@ export function requeueJob(
     const job = budget(db, jobId);
     transitionJob(db, clock, {
       jobId, to: 'queued', reason, actor: 'scheduler', expectFrom: ['running'], expectAttemptId: attemptId, attemptId,
-      patch: { current_attempt_id: null, attempts: Math.max(job.attempts - 1, 0), not_before: null },
+      // An attempt whose prompt never started (taken back by a pause, displaced, never sent) leaves no
+      // start behind: the job's stored start was its claim, and the drawer would say it started.
+      patch: { current_attempt_id: null, attempts: Math.max(job.attempts - 1, 0), not_before: null, ...(facts.startedAt ? {} : { started_at: null }) },
     });
     endAttempt(db, clock, attemptId, { ...facts, outcome, reason });
   });

@@ -11,7 +11,19 @@ import type { InstanceRow } from '../../store/instance-store.js';
 import { burstDecision } from './burst-policy.js';
 
 /** What the cloud's wait needs of a job's row. */
-export type BurstJob = Pick<JobRow, 'enqueued_at' | 'priority' | 'tags_json' | 'vram_gb'>;
+export type BurstJob = Pick<JobRow, 'id' | 'enqueued_at' | 'priority' | 'tags_json' | 'vram_gb'>;
+
+/**
+ * The seconds of a queued job's wait that count toward burst_after_s: only time it could have been
+ * dispatched. It counts from the later of the job last entering the queue (`queuedAt`: created,
+ * released from hold, its dependency done, out of a retry's backoff, requeued by a stop) and the farm
+ * last beginning to dispatch (`dispatchingSince`: a resume, the engine's start); 0 while the farm is
+ * paused or stopped. A pause therefore never sends jobs to the paid endpoint the moment it ends.
+ */
+export function dispatchableWaitS(queuedAt: number, dispatchingSince: number | null, now: number): number {
+  if (dispatchingSince === null) return 0;
+  return Math.max(0, (now - Math.max(queuedAt, dispatchingSince)) / 1000);
+}
 
 /** May this endpoint take this job at all (its tags, its VRAM)? The dispatch pass asks it too. */
 export function endpointFits(row: Pick<InstanceRow, 'tags_json' | 'vram_json'>, job: Pick<JobRow, 'tags_json' | 'vram_gb'>): boolean {
@@ -29,6 +41,10 @@ export interface BurstWaitFacts {
   /** Today's (UTC) cloud spend; read only when some job could go to an endpoint. */
   spentTodayUsd: () => number;
   now: number;
+  /** When the farm last began dispatching (null: paused or stopped). */
+  dispatchingSince: number | null;
+  /** When a job last entered the queue (its event rows; enqueued_at when it has none). */
+  queuedAt: (job: BurstJob) => number;
 }
 
 /**
@@ -48,7 +64,7 @@ export function burstWaitOf(f: BurstWaitFacts): BurstWait {
     if (!usable.some((e) => endpointFits(e, job))) return null;
     spent ??= f.spentTodayUsd();
     const d = burstDecision({
-      waitedS: Math.max(0, (f.now - job.enqueued_at) / 1000), rush: job.priority >= PRIORITY_VALUE.rush, lanSlotFree: false,
+      waitedS: dispatchableWaitS(f.queuedAt(job), f.dispatchingSince, f.now), rush: job.priority >= PRIORITY_VALUE.rush, lanSlotFree: false,
       burstAfterS: f.burstAfterS, spentTodayUsd: spent, budgetUsdPerDay: f.budgetUsdPerDay,
     });
     return d.take ? null : d.reason;

@@ -6,20 +6,22 @@
  * one claim path (../attempt/claim.ts) — and the attempts running there (runpod-runner.ts):
  * recovered at start, cancelled, stopped or detached with the farm.
  */
-import { isHealthy, type InstanceView } from '../../../../shared/domain.js';
+import { isHealthy, type InstanceView, type RunpodHealthView } from '../../../../shared/domain.js';
 import { PRIORITY_VALUE } from '../../../../shared/priorities.js';
 import { totalSpendSince, type AttemptRow } from '../../store/attempt-store.js';
 import { runpodInstanceRows, setEndpointHealth, toInstanceView, type RunpodInstanceRow } from '../../store/instance-store.js';
 import type { JobRow } from '../../store/job-rows.js';
 import { jobRow } from '../../store/job-store.js';
+import { lastQueuedAt } from '../../job-state.js';
 import type { StoredTemplate } from '../../store/template-store.js';
 import { claimJob } from '../attempt/claim.js';
 import type { ConcludeDeps } from '../attempt/deps.js';
 import type { PoolPass, PoolWait, WorkerPool } from '../worker-pool.js';
 import { KEY_WITHHELD, keyMayGoTo } from './api-base.js';
 import { burstDecision } from './burst-policy.js';
-import { burstWaitOf, endpointFits } from './burst-wait.js';
+import { burstWaitOf, dispatchableWaitS, endpointFits, type BurstJob } from './burst-wait.js';
 import { RunpodClient, RunpodHttpError } from './runpod-client.js';
+import { healthView } from './runpod-health.js';
 import { utcDayStart } from './runpod-cost.js';
 import { RunpodRunner } from './runpod-runner.js';
 
@@ -32,6 +34,8 @@ export interface RunpodPoolDeps extends ConcludeDeps {
   ended: () => void;
   /** Something changed (an endpoint healthy again, a burst wait over): the scheduler decides again. */
   kick: () => void;
+  /** When the farm last began dispatching (start or resume), null while paused or stopped: burst waits count from it. */
+  dispatchingSince: () => number | null;
 }
 
 interface Endpoint {
@@ -40,6 +44,8 @@ interface Endpoint {
   running: Map<string, RunpodRunner>;
   /** Claims not committed yet: their slots are taken already. */
   held: Set<string>;
+  /** What its last /health answer said (its card shows it), null before one. */
+  lastHealth: RunpodHealthView | null;
 }
 
 export class RunpodPool implements WorkerPool {
@@ -80,7 +86,7 @@ export class RunpodPool implements WorkerPool {
       apiBase: row.runpod.apiBase, endpointId: row.runpod.endpointId, apiKey: keyGoes ? this.d.apiKey : () => null,
       timeoutMs: this.d.config.requestTimeoutMs, ...(keyGoes ? {} : { noKeyWords: KEY_WITHHELD }),
     });
-    this.endpoints.set(row.id, { row, client, running: prev?.running ?? new Map(), held: prev?.held ?? new Set() });
+    this.endpoints.set(row.id, { row, client, running: prev?.running ?? new Map(), held: prev?.held ?? new Set(), lastHealth: prev?.lastHealth ?? null });
   }
 
   /** An instance was added, edited or removed: reload it if it is an endpoint. */
@@ -103,9 +109,11 @@ export class RunpodPool implements WorkerPool {
       return cur?.client === client ? cur : null;
     };
     void client.health().then(
-      () => {
+      (answer) => {
         const cur = now();
-        if (cur) this.setHealth(cur, 'idle', null, true);
+        if (!cur) return;
+        cur.lastHealth = healthView(answer);
+        this.setHealth(cur, 'idle', null, true);
       },
       (err: unknown) => {
         const cur = now();
@@ -130,13 +138,14 @@ export class RunpodPool implements WorkerPool {
   private recordHealth(e: Endpoint, health: 'idle' | 'unhealthy', error: string | null, answered: boolean): void {
     if (!this.running) return;
     const was = e.row.health;
-    setEndpointHealth(this.d.db, e.row.id, health, error, answered, this.d.clock.now());
-    e.row = { ...e.row, health, last_error: error };
-    if (was !== health) {
-      if (health === 'unhealthy') this.d.log(`${e.row.name} is unhealthy: ${error ?? ''}`);
-      this.d.events.emit('instance.changed', { instance: this.view(e) });
-      if (isHealthy(health)) this.kick();
-    }
+    const at = this.d.clock.now();
+    setEndpointHealth(this.d.db, e.row.id, health, error, answered, at);
+    e.row = { ...e.row, health, last_error: error, last_probe_at: at, last_answer_at: answered ? at : e.row.last_answer_at };
+    if (!answered) e.lastHealth = null;
+    if (was !== health && health === 'unhealthy') this.d.log(`${e.row.name} is unhealthy: ${error ?? ''}`);
+    // Every answer goes out: the card's last answer and RunPod's counts are live, not as of the last change of health.
+    this.d.events.emit('instance.changed', { instance: this.view(e) });
+    if (was !== health && isHealthy(health)) this.kick();
   }
 
   /** What the runners report: the key was rejected (jobs untouched), or the endpoint answered. */
@@ -172,13 +181,14 @@ export class RunpodPool implements WorkerPool {
     const { config, clock } = this.d;
     const now = clock.now();
     const spent = this.spentToday();
+    const since = this.d.dispatchingSince();
     let wait: string | null = null;
     let askAt: number | null = null;
     for (const job of candidates(8)) {
       if (open.length === 0) break;
       if (claiming.has(job.id)) continue;
       const decision = burstDecision({
-        waitedS: (now - job.enqueued_at) / 1000, rush: job.priority >= PRIORITY_VALUE.rush, lanSlotFree, burstAfterS: config.burstAfterS,
+        waitedS: dispatchableWaitS(this.queuedAt(job), since, now), rush: job.priority >= PRIORITY_VALUE.rush, lanSlotFree, burstAfterS: config.burstAfterS,
         spentTodayUsd: spent, budgetUsdPerDay: config.burstBudgetUsdPerDay,
       });
       if (!decision.take) {
@@ -199,6 +209,9 @@ export class RunpodPool implements WorkerPool {
     if (askAt !== null) this.armBurstTimer(askAt);
     return open.reduce((n, e) => n + e.row.max_concurrency - e.running.size - e.held.size, 0);
   }
+
+  /** When a job last entered the queue: the start of its burst wait (with the farm's last resume). */
+  private queuedAt = (job: BurstJob): number => lastQueuedAt(this.d.db, job.id) ?? job.enqueued_at;
 
   /** A job crosses burst_after_s with nothing else changing: decide again then. */
   private armBurstTimer(at: number): void {
@@ -226,6 +239,7 @@ export class RunpodPool implements WorkerPool {
         if (attemptId === null || !row || !this.running) return this.kick();
         this.d.announce([job.id]);
         this.startRunner(e, row, attemptId, null);
+        this.announceCards();
       },
       (err: unknown) => {
         settled();
@@ -248,10 +262,18 @@ export class RunpodPool implements WorkerPool {
       ...this.d, keyRejected: this.keyRejected, heard: this.heard,
       done: (r) => {
         e.running.delete(r.attemptId);
+        // Its cost is in the ledger now: every endpoint's card shows today's spend (farm-wide) and what runs there.
+        this.d.storage.guard('showing the endpoints', () => this.announceCards());
         this.d.ended();
       },
     }, job, attemptId, e.row, e.client, this.d.template(job.template_id), resume);
     e.running.set(attemptId, runner);
+  }
+
+  /** Every endpoint's card goes out (what runs there, today's spend). */
+  private announceCards(): void {
+    if (!this.running) return;
+    for (const e of this.endpoints.values()) this.d.events.emit('instance.changed', { instance: this.view(e) });
   }
 
   private runners(): RunpodRunner[] {
@@ -279,10 +301,14 @@ export class RunpodPool implements WorkerPool {
 
   private view(e: Endpoint): InstanceView {
     const current = this.runners().filter((r) => r.endpoint.id === e.row.id).map((r) => r.job.id);
+    const card = toInstanceView(this.d.db, e.row, current);
     return {
-      ...toInstanceView(this.d.db, e.row, current),
+      ...card,
+      // An endpoint answering while our jobs run there is rendering, not idle.
+      health: current.length > 0 && isHealthy(card.health) ? 'busy' : card.health,
       cloud: {
         kind: 'runpod', ...e.row.runpod, spentTodayUsd: this.spentToday(), budgetUsdPerDay: this.d.config.burstBudgetUsdPerDay, burstWait: this.burstWait,
+        endpointHealth: e.lastHealth,
       },
     };
   }
@@ -292,7 +318,7 @@ export class RunpodPool implements WorkerPool {
     const { config, clock } = this.d;
     return burstWaitOf({
       endpoints: [...this.endpoints.values()].map((e) => e.row), burstAfterS: config.burstAfterS, budgetUsdPerDay: config.burstBudgetUsdPerDay,
-      spentTodayUsd: () => this.spentToday(), now: clock.now(),
+      spentTodayUsd: () => this.spentToday(), now: clock.now(), dispatchingSince: this.d.dispatchingSince(), queuedAt: this.queuedAt,
     });
   }
 

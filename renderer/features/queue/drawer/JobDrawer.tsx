@@ -5,7 +5,7 @@
  * actions its state allows. It sits over the table's right side; the queue's keys keep working.
  */
 import type { ReactNode } from 'react';
-import type { JobDetail, JobView } from '../../../../shared/domain.js';
+import { isNextUp, type JobDetail, type JobView } from '../../../../shared/domain.js';
 import { isWaiting } from '../../../../shared/job-states.js';
 import { describeOrderChange } from '../../../../shared/job-detail.js';
 import { StatePill } from '../../../components/StatePill.js';
@@ -48,7 +48,7 @@ function Facts({ job, d }: { job: JobView; d: JobDetail | null }) {
       <div><dt>Seed</dt><dd className="mono" data-testid="seed">{job.seed ?? '—'}{d?.seedPinned ? <span className="muted tiny"> pinned</span> : null}</dd></div>
       <div><dt>Needs</dt><dd>{job.vramGb} GB{job.tags.length ? <span className="sub muted tiny truncate">{job.tags.join(', ')}</span> : null}</dd></div>
       <div><dt>Enqueued</dt><dd className="small">{dateTime(job.enqueuedAt)}</dd></div>
-      <div><dt>Started</dt><dd className="small">{dateTime(job.startedAt)}</dd></div>
+      <div><dt>Started</dt><dd className="small" data-testid="drawer-started">{isNextUp(job) ? <span className="muted">not yet: next on its workstation</span> : dateTime(job.startedAt)}</dd></div>
       <div><dt>Finished</dt><dd className="small">{dateTime(job.finishedAt)}</dd></div>
     </dl>
   );
@@ -81,12 +81,12 @@ export function JobDrawer({ id }: { id: string }) {
         {job && (
           <>
             <div className="drawer-state">
-              <StatePill state={job.state} />
+              <StatePill state={job.state} next={isNextUp(job)} />
               {job.blocked && <span className="pill pill-blocked">Blocked</span>}
-              <span className="small" data-testid="state-reason">{job.stateReason ?? (job.state === 'queued' ? 'waiting for a workstation' : STATE_LABEL[job.state])}</span>
+              <span className="small" data-testid="state-reason">{isNextUp(job) ? 'sent to its workstation; it starts there when the prompt running there ends' : job.stateReason ?? (job.state === 'queued' ? 'waiting for a workstation' : STATE_LABEL[job.state])}</span>
             </div>
             <DrawerActions job={job} />
-            {job.state === 'running' && <Section title="Rendering"><DrawerLive job={job} /></Section>}
+            {job.state === 'running' && <Section title={isNextUp(job) ? 'Next on its workstation' : 'Rendering'}><DrawerLive job={job} /></Section>}
             {waiting && <Section title="Why it is waiting"><DrawerWhy id={id} /></Section>}
             <Facts job={job} d={d} />
           </>
