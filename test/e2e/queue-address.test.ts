@@ -161,6 +161,8 @@ test('a filtered link opened signed out shows the sign-in page, then the filtere
   await seed(farm);
   const { page, errors } = await newPage(ctx, `${server.url}/#/queue?project=Moonfall&q=sh02&sort=shot&order=desc`);
   await page.locator('[data-testid="signin-page"]').waitFor();
+  assert.equal(await page.locator('[data-testid="signin-then"]').textContent(), 'Then opens the queue view you were sent.');
+  await page.screenshot({ path: join(SCREENSHOTS, 'queue-address-signin-1280.png') });
   await page.locator('[data-testid="signin-token"]').fill(token);
   await page.locator('[data-testid="signin-submit"]').click();
   await waitShots(page, 'sh021,sh020');
