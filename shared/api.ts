@@ -72,6 +72,8 @@ export const jobFilterSchema = z.strictObject({
   shotPrefix: z.string().max(200).optional(),
   priority: z.enum(PRIORITIES).optional(),
   instanceId: z.string().optional(),
+  /** Jobs this person imported (the queue's "Mine": the signed-in person's name). */
+  importedBy: z.string().max(64).optional(),
   /** Queued jobs no registered workstation could ever take (JobView.blocked). */
   blocked: z.boolean().optional(),
   /** Free text matched against shot, stage, template, reason. */

@@ -322,6 +322,11 @@ export interface ImportPreview {
   notices: string[];
   rows: ImportRowView[];
   counts: { new: number; duplicate: number; error: number };
+  /**
+   * Why the caller's commit of this preview would be refused (the rush rule: rows that would be
+   * rush, for a role without rush), said before they confirm; null when it would be stored.
+   */
+  refusal: string | null;
 }
 
 export interface ImportResult {

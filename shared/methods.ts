@@ -165,9 +165,10 @@ const TABLE: MethodTable = {
 
   'settings.list': { class: 'read', reach: 'studio' },
   'settings.get': { class: 'read', reach: 'api' },
-  // How the farm retries and times out, and where it writes: never over the network.
-  'settings.set': { class: 'settings', reach: 'desktop', fields: { key: settingKey } },
-  'settings.reset': { class: 'settings', reach: 'desktop', fields: { key: settingKey } },
+  // How the farm retries, times out and shares its GPUs: the settings class's (operators, admins)
+  // from any page; where it writes (the folder settings) only from this machine (settingKey).
+  'settings.set': { class: 'settings', reach: 'studio', fields: { key: settingKey } },
+  'settings.reset': { class: 'settings', reach: 'studio', fields: { key: settingKey } },
 
   'storage.get': { class: 'read', reach: 'api' },
   // The S3 setting may carry secrets.
@@ -178,12 +179,13 @@ const TABLE: MethodTable = {
 
   'session.whoami': { class: 'read', reach: 'studio' },
 
-  // People and tokens are managed on the farm host: a stolen token, even an admin's, cannot mint others.
-  'users.list': { class: 'people', reach: 'local' },
-  'users.add': { class: 'people', reach: 'local' },
-  'users.setRole': { class: 'people', reach: 'local' },
-  'users.revoke': { class: 'people', reach: 'local' },
-  'users.token': { class: 'people', reach: 'local' },
+  // People and tokens: an admin manages them in the Settings view as on the farm host's CLI (the
+  // people class is the admin's alone; the engine refuses an admin's own demotion or revocation).
+  'users.list': { class: 'people', reach: 'studio' },
+  'users.add': { class: 'people', reach: 'studio' },
+  'users.setRole': { class: 'people', reach: 'studio' },
+  'users.revoke': { class: 'people', reach: 'studio' },
+  'users.token': { class: 'people', reach: 'studio' },
   // A database copy or replacement names files on this machine.
   'db.export': { class: 'people', reach: 'local' },
   'db.import': { class: 'people', reach: 'local' },

@@ -22,7 +22,7 @@ const GRANTS: Readonly<Record<Role, Partial<Record<MethodClass, Grant>>>> = {
   artist: { read: 'all', import: 'all', jobActions: 'own', priority: 'own', moveToTop: 'own' },
   operator: {
     read: 'all', import: 'all', jobActions: 'all', priority: 'all', rush: 'all', moveToTop: 'all', workstations: 'all',
-    templates: 'all', farm: 'all', settings: 'all',
+    templates: 'all', farm: 'all', settings: 'all', exports: 'all',
   },
   lead: { read: 'all', exports: 'all', approvals: 'all', releases: 'all' },
   admin: Object.fromEntries(METHOD_CLASSES.map((c) => [c, 'all'])) as Record<MethodClass, Grant>,

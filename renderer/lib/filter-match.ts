@@ -24,6 +24,7 @@ export function matchesFilter(j: JobView, f: JobFilter): boolean {
   if (f.shotPrefix && !fold(j.shot).startsWith(fold(f.shotPrefix))) return false;
   if (f.instanceId && j.instanceId !== f.instanceId) return false;
   if (f.priority && j.priority !== f.priority) return false;
+  if (f.importedBy && j.importedBy !== f.importedBy) return false;
   if (f.blocked !== undefined && j.blocked !== f.blocked) return false;
   if (f.search) {
     const q = fold(f.search);

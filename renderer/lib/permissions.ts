@@ -7,8 +7,8 @@
  * rule, are the method table's (shared/methods.ts), read through sessionMayCall.
  */
 import type { JobAction } from '../../shared/job-states.js';
-import type { MethodClass, SessionView } from '../../shared/people.js';
-import { sessionMayCall } from '../../shared/permissions.js';
+import { ROLES, type MethodClass, type SessionView } from '../../shared/people.js';
+import { CLASS_WORDS, mayUse, sessionMayCall } from '../../shared/permissions.js';
 import type { Priority } from '../../shared/priorities.js';
 
 export function mayClass(session: SessionView | null, cls: MethodClass): boolean {
@@ -18,4 +18,20 @@ export function mayClass(session: SessionView | null, cls: MethodClass): boolean
 /** A job action is the contract's `jobs.<action>` method. */
 export function mayAction(session: SessionView | null, action: JobAction, priority?: Priority): boolean {
   return sessionMayCall(session, `jobs.${action}`, priority);
+}
+
+/**
+ * Why a control of this class is disabled, for its hover text ("Your role (artist) cannot register
+ * templates."), or undefined when the role may use it (or the session is not known yet).
+ */
+export function refusalHint(session: SessionView | null, cls: MethodClass): string | undefined {
+  if (mayClass(session, cls) || session === null) return undefined;
+  const can = ROLES.filter((r) => mayUse(r, cls) === 'all').map((r) => `${r}s`);
+  const who = can.length > 1 ? `${can.slice(0, -1).join(', ')} and ${can[can.length - 1]}` : (can[0] ?? 'nobody');
+  return `Your role (${session.role}) cannot ${CLASS_WORDS[cls]}: ${who} can.`;
+}
+
+/** Whether the page is signed in as a person (a farm with people), not the solo operator: who imported what is worth showing. */
+export function withPeople(session: SessionView | null): boolean {
+  return session !== null && !session.solo;
 }

@@ -52,17 +52,14 @@ export function createLiveSlice(set: SetState, get: GetState, client: ShotfarmCl
     },
     refreshStatus,
     async askStopFarm() {
-      // What is rendering now, named in the question (the first 50 are plenty to name), and every
-      // running id, which the stop sends back: the engine refuses it if anything else runs by then.
+      // What is rendering now, named in the question, and every running id, which the stop sends
+      // back: the engine refuses it if anything else runs by then. Running jobs are bounded by the
+      // farm's slots, so one page holds them all.
       let page: JobPage = { rows: [], total: get().status?.jobsByState.running ?? 0 };
       let seen: string[] | null = null;
       try {
-        const [named, all] = await Promise.all([
-          client.call('jobs.list', { filter: { states: ['running'] }, limit: 50 }),
-          client.call('jobs.ids', { filter: { states: ['running'] } }),
-        ]);
-        page = named;
-        seen = all.ids;
+        page = await client.call('jobs.list', { filter: { states: ['running'] }, limit: 100_000 });
+        seen = page.rows.map((j) => j.id);
       } catch {
         // The question still says how many run, from the farm's counts; the stop then stops what runs.
       }

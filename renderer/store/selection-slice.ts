@@ -11,6 +11,7 @@ import type { Priority } from '../../shared/priorities.js';
 import { errorMessage, type ShotfarmClient } from '../client/client.js';
 import { confirmationFor } from '../lib/bulk-policy.js';
 import { matchesFilter } from '../lib/filter-match.js';
+import { notYoursHint, othersLeftAlone, ownSplit } from '../lib/own-jobs.js';
 import { narrowed, undoableNow, undoFor, UNDO_WORDS, type UndoPlan } from '../lib/undo.js';
 import { cleanFilter } from './queue-slice.js';
 import type { AppState, GetState, SelectionSlice, SetState } from './types.js';
@@ -146,11 +147,29 @@ export function createSelectionSlice(set: SetState, get: GetState, client: Shotf
     async runActionOn(ids, action, opts = {}) {
       const s = get();
       const jobs = ids.map((id) => s.jobs[id]).filter((j): j is JobView => j !== undefined);
-      const applicable = jobs.filter((j) => actionAllowed(action, j.state));
+      let applicable = jobs.filter((j) => actionAllowed(action, j.state));
       if (applicable.length === 0) return;
+      // An artist acts on the jobs they imported: a mixed selection offers "only my N jobs" (one
+      // question, with what the action itself would ask), never a whole-selection refusal at the end.
+      const session = get().session;
+      const own = ownSplit(session, action, applicable);
+      if (own && session && own.mine.length === 0) return get().notify('error', notYoursHint(session, action));
+      const mixed = own !== null && own.others > 0;
+      const of = applicable.length;
+      if (own) applicable = own.mine;
       const skipped = jobs.length - applicable.length;
       const question = confirmationFor(action, applicable, instanceName);
-      if (question) get().ask({ ...question, onConfirm: () => void perform(action, applicable, skipped, opts) });
+      if (mixed && own) {
+        const label = `${ACTION_LABEL[action]} only my ${plural(own.mine.length)}`;
+        get().ask({
+          title: `${label}?`,
+          summary: othersLeftAlone(own.others, of),
+          details: question ? [question.summary, ...question.details] : [],
+          confirmLabel: label,
+          danger: question?.danger ?? action === 'cancel',
+          onConfirm: () => void perform(action, applicable, skipped, opts),
+        });
+      } else if (question) get().ask({ ...question, onConfirm: () => void perform(action, applicable, skipped, opts) });
       else await perform(action, applicable, skipped, opts);
     },
     async undo(id) {

@@ -155,6 +155,7 @@ test('an undo outlives its toast on the action bar, newest first, and Ctrl+Z tak
   const ids = await farm.importJobs(shots(3), 'Moonfall', 'ep101');
   await page.waitForFunction(`document.querySelectorAll('.row[data-state="queued"]').length === 3`);
   await page.keyboard.press('Control+a');
+  await page.locator('.selcount', { hasText: '3 selected' }).waitFor();
   await page.keyboard.press('h');
   await farm.waitForStates(ids, ['held']);
   const undoLast = page.locator('[data-testid="undo-last"]');
@@ -171,6 +172,7 @@ test('an undo outlives its toast on the action bar, newest first, and Ctrl+Z tak
 
   // Held again, then released by someone else: nothing left to undo, so the offer leaves by itself.
   await page.keyboard.press('Control+a');
+  await page.locator('.selcount', { hasText: '3 selected' }).waitFor();
   await page.keyboard.press('h');
   await farm.waitForStates(ids, ['held']);
   await undoLast.waitFor();

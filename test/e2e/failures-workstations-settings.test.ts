@@ -75,14 +75,15 @@ test('Test connection shows what a ComfyUI server is before it is saved; Disable
   assert.deepEqual(studio.pageErrors, []);
 });
 
-test('in a browser the farm settings are shown read-only, with the command that changes them', { timeout: 60_000 }, async (ctx) => {
+test('in a browser the number settings are editable by the operator (issue 25), the folder settings shown with the command that changes them', { timeout: 60_000 }, async (ctx) => {
   const studio = await suite.open(ctx, { instances: [{}], start: false }, 'settings');
   const { page, farm } = studio;
   await farm.engine.call('settings.set', { key: 'retry_attempts', value: 6 });
   await page.locator('[data-setting="retry_attempts"]').waitFor();
-  assert.match((await page.locator('[data-testid="settings-note"]').textContent()) ?? '', /shotfarm settings set KEY VALUE/);
-  assert.equal(await page.locator('[data-setting-input]').count(), 0, 'nothing editable over the network');
-  await page.waitForFunction(`document.querySelector('[data-setting="retry_attempts"] [data-testid="setting-value"]')?.textContent === '6'`);
+  await page.locator('[data-testid="settings-note"].alert-ok').waitFor();
+  await page.waitForFunction(`document.querySelector('[data-setting-input="retry_attempts"]')?.value === '6'`);
+  assert.equal(await page.locator('[data-setting-input="output_root"]').count(), 0, 'a folder is not editable over the network');
+  assert.match((await page.locator('[data-setting="output_root"]').textContent()) ?? '', /shotfarm settings set output_root PATH on the farm host/);
   assert.equal(await page.locator('[data-testid="setting"]').count(), (await farm.engine.call('settings.list', {})).length);
   await page.locator('[data-testid="templates-panel"] [data-template="txt2img"]').waitFor();
   await studio.screenshot('settings');

@@ -1,8 +1,8 @@
 /**
  * Two people at once on one farm, each in their own browser context with their own token: the
  * artist imports by dropping a shot list; the operator bumps it to rush and it renders before the
- * operator's own earlier job; the artist's cancel of the operator's job is refused with the
- * policy's sentence, shown in the artist's page; the run log names who imported and who acted.
+ * operator's own earlier job; the artist is not offered a cancel of the operator's job (disabled,
+ * saying why) and the server refuses it with the policy's sentence; the run log names who imported and who acted.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { startServer } from '../../electron/server/server.js';
 import { openAppPage } from '../helpers/browser.js';
 import { startFarm } from '../helpers/farm.js';
-import { addPerson } from '../helpers/people.js';
+import { addPerson, callAs } from '../helpers/people.js';
 import { dropFile, row, shotList, studioSuite } from './support/studio.js';
 
 const suite = studioSuite();
@@ -64,8 +64,13 @@ test('an artist and an operator: import, rush, a refused cancel with its sentenc
   // From the job's drawer (opened by its address), so the action is surely on that job.
   await artist.page.evaluate(`location.hash = '#/queue/job/${theirs!.id}'`);
   const drawer = artist.page.locator(`[data-testid="job-drawer"][data-job-id="${theirs!.id}"]`);
-  await drawer.locator('[data-testid="drawer-actions"] [data-drawer-action="cancel"]').click();
-  await artist.page.locator('[data-testid="toast"]', { hasText: 'artists cannot cancel jobs imported by others (that job was imported by someone else).' }).waitFor();
+  // Not offered and then refused: the drawer's Cancel is disabled, saying why; the server refuses it anyway.
+  const cancel = drawer.locator('[data-testid="drawer-actions"] [data-drawer-action="cancel"]');
+  await cancel.waitFor();
+  assert.equal(await cancel.isDisabled(), true);
+  assert.equal(await cancel.getAttribute('title'), 'Imported by someone else: artists may cancel only the jobs they imported.');
+  const refused = await callAs(server.url, artistToken, 'jobs.cancel', { ids: [theirs!.id] });
+  assert.equal(refused.body.error?.message, 'artists cannot cancel jobs imported by others (that job was imported by someone else).');
   assert.equal((await farm.job(theirs!.id)).state, 'queued');
 
   // The farm starts: the rush shot renders first.

@@ -50,8 +50,9 @@ test('an artist cannot import rush jobs by any priority path (403 forbidden, not
       const ep = `ep-${n}`;
       const p = await callAs(server.url, artist, 'import.preview', path.preview(`${ep}-a`));
       assert.equal(p.status, 200, `${path.name}: the artist's preview is allowed (${JSON.stringify(p.body.error)})`);
-      const preview = p.body.result as { previewId: string; counts: { new: number } };
+      const preview = p.body.result as { previewId: string; counts: { new: number }; refusal: string | null };
       assert.equal(preview.counts.new, 1, `${path.name}: one new row`);
+      assert.equal(preview.refusal, 'artists cannot make jobs rush (up to high).', `${path.name}: the preview says so before the commit`);
       const before = await jobCount();
       const c = await callAs(server.url, artist, 'import.commit', { previewId: preview.previewId });
       assert.equal(c.status, 403, `${path.name}: refused`);
@@ -60,6 +61,7 @@ test('an artist cannot import rush jobs by any priority path (403 forbidden, not
       assert.equal(await jobCount(), before, `${path.name}: nothing stored`);
 
       const op = await callAs(server.url, operator, 'import.preview', path.preview(`${ep}-o`));
+      assert.equal((op.body.result as { refusal: string | null }).refusal, null, `${path.name}: nothing to refuse an operator`);
       const oc = await callAs(server.url, operator, 'import.commit', { previewId: (op.body.result as { previewId: string }).previewId });
       assert.equal(oc.status, 200, `${path.name}: the operator's import is stored (${JSON.stringify(oc.body.error)})`);
       const jobIds = (oc.body.result as { jobIds: string[] }).jobIds;

@@ -45,7 +45,7 @@ function representative(cls: MethodClass, own: string[]): { method: ApiMethod; i
 }
 
 /** Classes whose every method is local-only: serve refuses them to everybody. */
-const LOCAL_ONLY_CLASSES: ReadonlySet<MethodClass> = new Set(['settings', 'releases', 'people']);
+const LOCAL_ONLY_CLASSES: ReadonlySet<MethodClass> = new Set(['releases']);
 
 test('every role against every method class over serve: allowed exactly as the policy says, else 403 with its sentence', async () => {
   const t = await makeEngine();

@@ -24,7 +24,8 @@ test('the page and the engine agree on which jobs a filter shows', async (ctx) =
   for (const l of lists) {
     const content = JSON.stringify({ project: l.project, episode: l.episode, shots: l.shots.map((id, i) => ({ id, stage: i % 2 ? 'motion' : 'keyframe', template: i === 1 ? 'tagged' : 'txt2img', priority: i === 0 ? 'rush' : 'normal' })) });
     const p = await engine.call('import.preview', { fileName: 'l.json', content });
-    await engine.call('import.commit', { previewId: p.previewId });
+    // The last list imported by a person: the queue's "Mine" filter (importedBy) picks theirs.
+    await engine.call('import.commit', { previewId: p.previewId }, l === lists[2] ? { kind: 'person', name: 'mira', role: 'operator' } : undefined);
   }
   const all = (await engine.call('jobs.list', {})).rows;
   await engine.call('jobs.hold', { ids: [all[0]!.id, all[3]!.id] });
@@ -35,7 +36,7 @@ test('the page and the engine agree on which jobs a filter shows', async (ctx) =
     { projectPrefix: 'MOONL' }, { projectPrefix: 'moon%' }, { projectPrefix: 'moon_' }, { episodePrefix: 'ep10' }, { episode: 'EP102' },
     { sequence: 'sq01' }, { sequence: 'SQ02' }, { sequence: 'sh' }, { sequence: '' }, { shotPrefix: 'sq01_' }, { shotPrefix: '_' }, { shot: 'sh030' },
     { stage: 'motion' }, { priority: 'rush' }, { search: 'SH01' }, { search: 'held by' }, { search: 'tagged' }, { search: '%' }, { search: 'ep1' },
-    { blocked: false }, { projectPrefix: 'moon', states: ['queued'], stage: 'keyframe', search: 'sh0' },
+    { blocked: false }, { importedBy: 'mira' }, { importedBy: 'local' }, { importedBy: 'nobody' }, { importedBy: 'mira', states: ['queued'] }, { projectPrefix: 'moon', states: ['queued'], stage: 'keyframe', search: 'sh0' },
   ];
   for (const f of filters) {
     const engineIds = new Set((await engine.call('jobs.list', { filter: f })).rows.map((r) => r.id));

@@ -51,7 +51,7 @@ test('GET /api/export/runlog streams the run log as a download: one row per atte
   assert.equal(existsSync(join(t.dir, 'exports')) ? readdirSync(join(t.dir, 'exports')).length : 0, 0, 'nothing written on the server');
 });
 
-test('with people defined, GET /api/export/:kind answers as the signed-in person: artists and operators are refused 403 (exports are lead/admin only), a lead downloads, a HEAD is refused the same', async (ctx) => {
+test('with people defined, GET /api/export/:kind answers as the signed-in person: an artist is refused 403, an operator (issue 25: postmortem run logs are theirs) and a lead download, a HEAD is refused the same', async (ctx) => {
   const t = await engineFor(ctx);
   const { result } = await importText(t.engine, 'shot_list.json', readFileSync(`${RESOURCES}samples/shot_list.json`, 'utf8'));
   insertAttempt(t.engine.db, { jobId: result.jobIds[0] as string, n: 1, instance: 'gpu-01', gpu: 'RTX 4090', queuedAt: T0, dispatchedAt: T0 + 10,
@@ -61,18 +61,23 @@ test('with people defined, GET /api/export/:kind answers as the signed-in person
   const lead = await addPerson(t.engine, 'lena', 'lead');
   const s = await startServer({ engine: t.engine });
   ctx.after(() => s.close());
+  const get = (path: string, token: string, method = 'GET') => fetch(`${s.url}${path}`, { method, headers: { authorization: `Bearer ${token}` } });
 
   assert.equal((await fetch(`${s.url}/api/export/runlog`)).status, 401, 'no token, no download');
-  for (const [who, token] of [['artist', artist], ['operator', operator]] as const) {
-    for (const kind of ['runlog', 'ledger']) {
-      const res = await fetch(`${s.url}/api/export/${kind}?token=${token}`);
-      assert.equal(res.status, 403, `${who} × ${kind}`);
-      assert.equal(res.headers.get('content-disposition'), null, 'no file is offered');
-      const body = (await res.json()) as { error: { code: string; message: string } };
-      assert.equal(body.error.code, 'forbidden');
-      assert.match(body.error.message, new RegExp(`^${who}s cannot export run logs or ledgers`));
-    }
-    assert.equal((await fetch(`${s.url}/api/export/runlog`, { method: 'HEAD', headers: { authorization: `Bearer ${token}` } })).status, 403);
+  for (const kind of ['runlog', 'ledger']) {
+    const res = await get(`/api/export/${kind}`, artist);
+    assert.equal(res.status, 403, `artist × ${kind}`);
+    assert.equal(res.headers.get('content-disposition'), null, 'no file is offered');
+    const body = (await res.json()) as { error: { code: string; message: string } };
+    assert.equal(body.error.code, 'forbidden');
+    assert.match(body.error.message, /^artists cannot export run logs or ledgers/);
+  }
+  assert.equal((await get('/api/export/runlog', artist, 'HEAD')).status, 403);
+  for (const kind of ['runlog', 'ledger']) {
+    const res = await get(`/api/export/${kind}`, operator);
+    assert.equal(res.status, 200, `operator × ${kind}`);
+    assert.match(res.headers.get('content-disposition') ?? '', new RegExp(`shotfarm-${kind}-`));
+    await res.text();
   }
   const res = await fetch(`${s.url}/api/export/runlog`, { headers: { authorization: `Bearer ${lead}` } });
   assert.equal(res.status, 200);

@@ -13,7 +13,7 @@ import { METHOD_CLASS, mayUse, permission } from '../../shared/permissions.js';
 const EXPECTED: Readonly<Record<Role, string>> = {
   //        read import jobActions priority rush moveToTop workstations templates farm settings exports approvals releases people
   artist: 'a a o o - o - - - - - - - -',
-  operator: 'a a a a a a a a a a - - - -',
+  operator: 'a a a a a a a a a a a - - -',
   lead: 'a - - - - - - - - - a a a -',
   admin: 'a a a a a a a a a a a a a a',
 };
@@ -66,7 +66,8 @@ const cases: { name: string; req: Parameters<typeof permission>[0]; sentence: st
   { name: "an operator cancels anyone's jobs", req: { role: 'operator', method: 'jobs.cancel', others: { count: 5, of: 5 } }, sentence: null },
   { name: 'an operator makes a job rush', req: { role: 'operator', method: 'jobs.bump', others: { count: 1, of: 1 }, priority: 'rush' }, sentence: null },
   { name: 'a lead cancels', req: { role: 'lead', method: 'jobs.cancel', others: { count: 0, of: 1 } }, sentence: 'leads cannot act on jobs.' },
-  { name: 'an operator exports', req: { role: 'operator', method: 'export.runlog' }, sentence: 'operators cannot export run logs or ledgers.' },
+  { name: 'an operator exports (postmortem run logs are theirs)', req: { role: 'operator', method: 'export.runlog' }, sentence: null },
+  { name: 'an artist exports', req: { role: 'artist', method: 'export.ledger' }, sentence: 'artists cannot export run logs or ledgers.' },
   { name: 'an artist pauses the farm', req: { role: 'artist', method: 'farm.pause' }, sentence: 'artists cannot pause, stop or resume the farm.' },
   { name: 'an operator adds a person', req: { role: 'operator', method: 'users.add' }, sentence: 'operators cannot manage people and roles.' },
   { name: 'a lead approves', req: { role: 'lead', method: 'assets.approve' }, sentence: null },

@@ -30,9 +30,15 @@ export function authorize(db: Db, caller: Caller, method: ApiMethod, input: unkn
  * this before it stores anything — the same sentence as a bump's, `forbidden`, nothing done.
  */
 export function authorizeCreatedRush(caller: Caller, createsRush: () => boolean): void {
-  if (caller.kind === 'local') return;
+  const refused = createdRushRefusal(caller, createsRush);
+  if (refused) throw new ShotfarmError('forbidden', refused);
+}
+
+/** The sentence authorizeCreatedRush would refuse with, or null: what an import preview tells before the commit. */
+export function createdRushRefusal(caller: Caller, createsRush: () => boolean): string | null {
+  if (caller.kind === 'local') return null;
   const refused = rushRefusal(caller.role);
-  if (refused && createsRush()) throw new ShotfarmError('forbidden', refused);
+  return refused && createsRush() ? refused : null;
 }
 
 /** `session.whoami`: the solo operator may do everything; a person what their role grants. */

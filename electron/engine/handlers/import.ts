@@ -5,7 +5,7 @@
 import type { ImportPreview } from '../../../shared/domain.js';
 import { ShotfarmError } from '../../../shared/errors.js';
 import { actorName } from '../../../shared/people.js';
-import { authorizeCreatedRush } from '../auth/authorize.js';
+import { authorizeCreatedRush, createdRushRefusal } from '../auth/authorize.js';
 import { randomId } from '../ids.js';
 import { commitRows } from '../intake/commit-import.js';
 import { readCsvShotList } from '../intake/csv-shot-list.js';
@@ -39,6 +39,11 @@ const MAX_PREVIEWS = 200;
 
 function isCsv(fileName: string, content: string): boolean {
   return /\.(csv|tsv|txt)$/i.test(fileName) || (!/\.json$/i.test(fileName) && !content.trimStart().startsWith('{'));
+}
+
+/** Whether committing these checked rows would store a rush job (duplicates and errors are not stored). */
+function createsRush(rows: readonly { view: { status: string }; source: { priority: string } }[]): boolean {
+  return rows.some((r) => r.view.status === 'new' && r.source.priority === 'rush');
 }
 
 export function importHandlers(ctx: EngineContext): DomainHandlers<'import'> {
@@ -81,6 +86,8 @@ export function importHandlers(ctx: EngineContext): DomainHandlers<'import'> {
       const preview: ImportPreview = {
         previewId: randomId(), fileName, format: read.format, mapping: read.mapping, notices, rows: rows.map((r) => r.view),
         counts: { new: count('new'), duplicate: count('duplicate'), error: count('error') },
+        // Said at the preview, so the Import dialog does not offer what the commit would refuse.
+        refusal: createdRushRefusal(caller, () => createsRush(rows)),
       };
       const by = actorName(caller);
       prune(by);
@@ -92,7 +99,7 @@ export function importHandlers(ctx: EngineContext): DomainHandlers<'import'> {
       if (!stored) throw new ShotfarmError('not_found', 'This import preview has expired or was already imported; drop the file again.');
       // The rush rule over what the rows would store (a JSON field, a CSV column, a template default):
       // a role that may not ask for rush may not import it either. Refused whole, nothing stored.
-      authorizeCreatedRush(caller, () => stored.rows.some((r) => r.view.status === 'new' && r.source.priority === 'rush'));
+      authorizeCreatedRush(caller, () => createsRush(stored.rows));
       let result;
       try {
         // The jobs say who imported them (an artist may then act on their own jobs).

@@ -1,11 +1,11 @@
 /**
- * People and their tokens (local-only: the CLI on the farm host), and `session.whoami` (open to
- * every caller: the UI shows only what the role may do). A token is in one answer only — the one
- * that made it — and never in a log or an event.
+ * People and their tokens (the people class: an admin, in the Settings view or on the farm host's
+ * CLI), and `session.whoami` (open to every caller: the UI shows only what the role may do). A token
+ * is in one answer only — the one that made it — and never in a log or an event.
  */
 import type { ApiHandlers } from '../../../shared/api.js';
 import { ShotfarmError } from '../../../shared/errors.js';
-import { RESERVED_ACTORS, type IssuedToken, type PersonView } from '../../../shared/people.js';
+import { RESERVED_ACTORS, type Caller, type IssuedToken, type PersonView } from '../../../shared/people.js';
 import { sessionView } from '../auth/authorize.js';
 import { newToken, tokenHash, type TokenBytes } from '../auth/tokens.js';
 import { insertUser, listUsers, revokeUser, setUserRole, setUserToken, toPersonView, userByName } from '../store/user-store.js';
@@ -16,6 +16,12 @@ export function userHandlers(ctx: EngineContext, tokenBytes?: TokenBytes): Domai
     const r = userByName(ctx.db, name);
     if (!r) throw new ShotfarmError('not_found', `No person named ${name}; \`shotfarm users list\` shows who there is.`);
     return toPersonView(r);
+  };
+  // A signed-in admin cannot lock themselves out from a page (the farm host's CLI can still do it).
+  const notSelf = (caller: Caller, name: string, what: string): void => {
+    if (caller.kind === 'person' && caller.name === name) {
+      throw new ShotfarmError('bad_input', `You cannot ${what} yourself while signed in; another admin, or \`shotfarm users\` on the farm host, can.`);
+    }
   };
   return {
     'session.whoami': async (_i, caller) => sessionView(caller),
@@ -30,11 +36,13 @@ export function userHandlers(ctx: EngineContext, tokenBytes?: TokenBytes): Domai
       }
       return { person: person(name), token };
     },
-    'users.setRole': async ({ name, role }) => {
+    'users.setRole': async ({ name, role }, caller) => {
+      if (role !== 'admin') notSelf(caller, person(name).name, 'change the role of');
       if (!setUserRole(ctx.db, person(name).name, role)) throw new ShotfarmError('not_found', `No person named ${name}.`);
       return person(name);
     },
-    'users.revoke': async ({ name }) => {
+    'users.revoke': async ({ name }, caller) => {
+      notSelf(caller, person(name).name, 'revoke');
       revokeUser(ctx.db, person(name).name, ctx.clock.now());
       return person(name);
     },

@@ -83,6 +83,10 @@ export function jobConditions(filter: JobFilter | undefined): { parts: string[];
     parts.push(`instance_id = @instanceId AND state NOT IN (${WAITING_STATES.map((st) => `'${st}'`).join(', ')})`);
     params.instanceId = filter.instanceId;
   }
+  if (filter.importedBy) {
+    parts.push('imported_by = @importedBy');
+    params.importedBy = filter.importedBy;
+  }
   if (filter.blocked !== undefined) {
     // The flag counts only while queued (job-rows.ts isBlocked).
     parts.push(filter.blocked ? "(blocked = 1 AND state = 'queued')" : "NOT (blocked = 1 AND state = 'queued')");

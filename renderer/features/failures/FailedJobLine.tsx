@@ -4,6 +4,8 @@ import type { FailedJobView } from '../../../shared/domain.js';
 import { actionAllowed } from '../../../shared/job-states.js';
 import { StatePill } from '../../components/StatePill.js';
 import { dateTime } from '../../lib/format.js';
+import { notYoursHint, ownSplit } from '../../lib/own-jobs.js';
+import { useApp } from '../../store/app-store.js';
 import { useMay } from '../../store/use-may.js';
 import { AttemptsTable } from './AttemptsTable.js';
 import type { FailureActions } from './use-failure-actions.js';
@@ -12,6 +14,8 @@ export function FailedJobLine({ job, actions }: { job: FailedJobView; actions: F
   const [open, setOpen] = useState(false);
   const superseded = job.supersededByTake !== null;
   const { mayAct } = useMay();
+  const session = useApp((s) => s.session);
+  const notMine = (a: 'retry' | 'newTake') => (session && ownSplit(session, a, [job])?.mine.length === 0 ? notYoursHint(session, a) : undefined);
   return (
     <div className={`failure-job${open ? ' open' : ''}${superseded ? ' failure-job-superseded' : ''}`} data-job-id={job.id} data-shot={job.shot}
       data-project={job.project} data-episode={job.episode} data-superseded={superseded ? 'yes' : 'no'}>
@@ -27,9 +31,9 @@ export function FailedJobLine({ job, actions }: { job: FailedJobView; actions: F
         <span className="muted small">{job.attempts} attempt{job.attempts === 1 ? '' : 's'} · {dateTime(job.finishedAt ?? job.updatedAt)}</span>
         {job.importedBy && <span className="muted small" data-testid="imported-by">imported by {job.importedBy}</span>}
         <span className="spacer" />
-        <button className="btn btn-sm" disabled={!actionAllowed('retry', job.state) || !mayAct('retry')} onClick={(e) => (e.stopPropagation(), actions.run('retry', [job]))} data-action="retry">Retry</button>
-        <button className="btn btn-sm" disabled={superseded || !actionAllowed('newTake', job.state) || !mayAct('newTake')} onClick={(e) => (e.stopPropagation(), actions.run('newTake', [job]))}
-          data-action="newTake" title={superseded ? `Take ${job.supersededByTake} exists already` : undefined}>New take</button>
+        <button className="btn btn-sm" disabled={!actionAllowed('retry', job.state) || !mayAct('retry') || notMine('retry') !== undefined} title={notMine('retry')} onClick={(e) => (e.stopPropagation(), actions.run('retry', [job]))} data-action="retry">Retry</button>
+        <button className="btn btn-sm" disabled={superseded || !actionAllowed('newTake', job.state) || !mayAct('newTake') || notMine('newTake') !== undefined} onClick={(e) => (e.stopPropagation(), actions.run('newTake', [job]))}
+          data-action="newTake" title={superseded ? `Take ${job.supersededByTake} exists already` : notMine('newTake')}>New take</button>
       </div>
       {open && <AttemptsTable jobId={job.id} />}
     </div>

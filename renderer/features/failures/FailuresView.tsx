@@ -10,14 +10,36 @@ import { useLiveQuery } from '../../store/use-live-query.js';
 import { useMay } from '../../store/use-may.js';
 import { useApp } from '../../store/app-store.js';
 import { counted } from '../../lib/bulk-confirm.js';
+import { notYoursHint, ownSplit } from '../../lib/own-jobs.js';
+import type { SessionView } from '../../../shared/people.js';
 import { FailedJobLine } from './FailedJobLine.js';
 import { useFailureActions, type FailureActions } from './use-failure-actions.js';
 
 const isOpen = (j: FailedJobView) => j.supersededByTake === null;
 
+/**
+ * "Retry all" / "New take all" on a group: for an artist, "Retry my 3" on their own failures only,
+ * disabled with the reason when none is theirs — never refused whole at the end.
+ */
+function AllButton({ action, label, jobs, session, allowed, actions }: {
+  action: 'retry' | 'newTake'; label: string; jobs: FailedJobView[]; session: SessionView | null; allowed: boolean; actions: FailureActions;
+}) {
+  const own = ownSplit(session, action, jobs);
+  const targets = own ? own.mine : jobs;
+  const text = own && own.others > 0 ? `${label} my ${targets.length.toLocaleString()}` : `${label} all`;
+  const title = own && own.others > 0 && session
+    ? (targets.length === 0 ? notYoursHint(session, action) : `${own.others.toLocaleString()} of these ${jobs.length.toLocaleString()} were imported by others and are left alone.`)
+    : undefined;
+  return (
+    <button className="btn btn-sm" disabled={targets.length === 0 || !allowed} title={title} data-action={`${action}-all`}
+      onClick={(e) => (e.stopPropagation(), actions.run(action, targets))}>{text}</button>
+  );
+}
+
 function Group({ g, actions, showSuperseded }: { g: FailureGroup; actions: FailureActions; showSuperseded: boolean }) {
   const [open, setOpen] = useState(false);
   const { mayAct } = useMay();
+  const session = useApp((s) => s.session);
   const jobs = showSuperseded ? g.jobs : g.jobs.filter(isOpen);
   const toHandle = g.count - g.superseded;
   const listed = showSuperseded ? g.count : toHandle;
@@ -34,8 +56,8 @@ function Group({ g, actions, showSuperseded }: { g: FailureGroup; actions: Failu
             {g.superseded > 0 && <span className="muted small">{counted(g.superseded, 'superseded take')}{showSuperseded ? '' : ' hidden'}</span>}
           </div>
         </div>
-        <button className="btn btn-sm" disabled={openJobs.length === 0 || !mayAct('retry')} onClick={(e) => (e.stopPropagation(), actions.run('retry', openJobs))}>Retry all</button>
-        <button className="btn btn-sm" disabled={openJobs.length === 0 || !mayAct('newTake')} onClick={(e) => (e.stopPropagation(), actions.run('newTake', openJobs))}>New take all</button>
+        <AllButton action="retry" label="Retry" jobs={openJobs} session={session} allowed={mayAct('retry')} actions={actions} />
+        <AllButton action="newTake" label="New take" jobs={openJobs} session={session} allowed={mayAct('newTake')} actions={actions} />
       </header>
       {open && (
         <div className="failure-jobs">

@@ -9,6 +9,7 @@ import { useApp } from '../../store/app-store.js';
 import { InstanceForm } from '../workstations/InstanceForm.js';
 import { useImportPicker } from './ImportDropZone.js';
 import { stagesOf } from './MappingEditor.js';
+import { useMay } from '../../store/use-may.js';
 import { TemplateDialog } from './TemplateDialog.js';
 
 const HIDDEN_KEY = 'shotfarm.firstRunGuide.hidden';
@@ -33,6 +34,7 @@ export function FirstRunGuide() {
   const pick = useImportPicker();
   const [templates, setTemplates] = useState<TemplateView[] | null>(null);
   const [open, setOpen] = useState<'template' | 'workstation' | null>(null);
+  const { why } = useMay();
   const [hidden, setHidden] = useState(() => window.sessionStorage.getItem(HIDDEN_KEY) === '1');
   const empty = jobs === 0;
   const load = useCallback(() => void client.call('templates.list', {}).then(setTemplates, () => undefined), [client]);
@@ -53,15 +55,15 @@ export function FirstRunGuide() {
       </div>
       <ol className="guide-steps">
         <Step n={1} done={templates.length > 0} title="Register a template"
-          action={<button className="btn btn-sm" onClick={() => setOpen('template')} data-testid="guide-template">Register a template…</button>}>
+          action={<button className="btn btn-sm" onClick={() => setOpen('template')} disabled={why('templates') !== undefined} title={why('templates')} data-testid="guide-template">Register a template…</button>}>
           {templates.length > 0 ? `${templates.length} registered: ${templates.map((t) => t.name).join(', ')}.` : 'A ComfyUI workflow exported in API format, with the inputs a shot may set.'}
         </Step>
         <Step n={2} done={instances > 0} title="Add a workstation"
-          action={<button className="btn btn-sm" onClick={() => setOpen('workstation')} data-testid="guide-workstation">Add a workstation…</button>}>
+          action={<button className="btn btn-sm" onClick={() => setOpen('workstation')} disabled={why('workstations') !== undefined} title={why('workstations')} data-testid="guide-workstation">Add a workstation…</button>}>
           {instances > 0 ? `${instances} registered.` : 'The URL of a ComfyUI server on your network, e.g. http://gpu-01:8188 — test it before saving.'}
         </Step>
         <Step n={3} done={false} title="Import a shot list"
-          action={<button className="btn btn-sm btn-primary" onClick={pick} data-testid="guide-import">Import a shot list…</button>}>
+          action={<button className="btn btn-sm btn-primary" onClick={pick} disabled={why('import') !== undefined} title={why('import')} data-testid="guide-import">Import a shot list…</button>}>
           JSON or CSV (Kitsu, ShotGrid): you see every row checked before anything is stored. You can also drop the file on the window.
         </Step>
       </ol>

@@ -132,7 +132,8 @@ export function ImportDialog({ file, onClose }: { file: ReadResult; onClose: () 
           {c && <span className="muted">{c.new} to import · {c.duplicate} already queued · {c.error} with errors (left out)</span>}
           <span className="spacer" />
           <button className="btn btn-ghost" onClick={onClose}>Cancel</button>
-          <button className="btn btn-primary" disabled={committing || !current || !c || c.new === 0} onClick={() => void confirm()} data-testid="import-confirm">
+          <button className="btn btn-primary" disabled={committing || !current || !c || c.new === 0 || preview?.refusal != null} title={preview?.refusal ?? undefined}
+            onClick={() => void confirm()} data-testid="import-confirm">
             {c && c.new > 0 ? `Import ${c.new} job${c.new === 1 ? '' : 's'}` : 'Nothing to import'}
           </button>
         </>
@@ -153,6 +154,12 @@ export function ImportDialog({ file, onClose }: { file: ReadResult; onClose: () 
                 <span className="muted small mapping-used">Columns: {Object.entries(preview.mapping).map(([k, v]) => `${k} ← ${v}`).join(' · ')}</span>
               )}
             </div>
+            {preview.refusal && (
+              <div className="alert alert-error" role="alert" data-testid="import-refusal">
+                {preview.refusal.charAt(0).toUpperCase()}{preview.refusal.slice(1)} Change the rush rows' priority to high in the
+                {preview.format === 'csv' ? ' file (or the Priority above)' : ' file'}, or ask an operator to import it.
+              </div>
+            )}
             {preview.notices.length > 0 && (
               <ul className="notices" data-testid="import-notices">
                 {preview.notices.map((n, i) => <li key={i}>{n}</li>)}

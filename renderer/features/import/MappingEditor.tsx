@@ -36,7 +36,7 @@ export function MappingEditor({ mapping, onChange, templates, checking, onRegist
   mapping: Mapping; onChange: (m: Mapping) => void; templates: readonly TemplateView[]; checking: boolean; onRegisterTemplate: () => void;
 }) {
   // Only the priorities the signed-in person may create (the server refuses rush rows to a role without it).
-  const { may } = useMay();
+  const { may, why } = useMay();
   const offered = PRIORITIES.filter((p) => p !== 'rush' || may('rush'));
   const field = (key: 'project' | 'episode', label: string, hint: string) => (
     <label className="field">
@@ -80,7 +80,7 @@ export function MappingEditor({ mapping, onChange, templates, checking, onRegist
             {offered.map((p) => <option key={p} value={p}>{p}</option>)}
           </select>
         </label>
-        <button className="btn btn-ghost mapping-register" onClick={onRegisterTemplate} data-testid="register-template">+ Register a template…</button>
+        <button className="btn btn-ghost mapping-register" onClick={onRegisterTemplate} disabled={why('templates') !== undefined} title={why('templates')} data-testid="register-template">+ Register a template…</button>
       </div>
     </div>
   );

@@ -39,7 +39,7 @@ export interface CardProps {
 }
 
 export function AssetCard({ a, approved, selected, focused, onApprove, onOpen, onSelect, onFocus }: CardProps) {
-  const { may } = useMay();
+  const { may, why } = useMay();
   return (
     <article
       className={`asset${approved ? ' asset-approved' : ''}${selected ? ' asset-selected' : ''}`}
@@ -61,8 +61,8 @@ export function AssetCard({ a, approved, selected, focused, onApprove, onOpen, o
         <div className="mono tiny muted truncate" title={a.sha256}>sha256 {a.sha256.slice(0, 16)}…</div>
         <RevealButton a={a} />
       </div>
-      <button className={`approve${approved ? ' approve-on' : ''}`} tabIndex={-1} onClick={(e) => (e.stopPropagation(), onApprove())} aria-pressed={approved} data-action="approve" title="Approve (Space)"
-        disabled={!may('approvals')}>
+      <button className={`approve${approved ? ' approve-on' : ''}`} tabIndex={-1} onClick={(e) => (e.stopPropagation(), onApprove())} aria-pressed={approved} data-action="approve"
+        title={why('approvals') ?? 'Approve (Space)'} disabled={!may('approvals')}>
         {approved ? '✓ Approved' : 'Approve'}
       </button>
     </article>

@@ -16,7 +16,7 @@ import { useLedgerPage, type LedgerFilter } from './use-ledger-page.js';
 const PAGE = 60;
 
 export function LedgerView() {
-  const { may } = useMay();
+  const { may, why } = useMay();
   const [filter, setFilter] = useState({ project: '', episode: '', shot: '', search: '' });
   const [limit, setLimit] = useState(PAGE);
   const [version, setVersion] = useState(0);
@@ -55,8 +55,8 @@ export function LedgerView() {
             {picked.length > 0 ? (
               <>
                 <span className="selcount">{counted(picked.length, 'output')} selected</span>
-                <button className="btn btn-sm btn-primary" onClick={() => approval.set(picked, true)} disabled={!may('approvals')} data-action="approve-selected">Approve</button>
-                <button className="btn btn-sm" onClick={() => approval.set(picked, false)} disabled={!may('approvals')} data-action="unapprove-selected">Unapprove</button>
+                <button className="btn btn-sm btn-primary" onClick={() => approval.set(picked, true)} disabled={!may('approvals')} title={why('approvals')} data-action="approve-selected">Approve</button>
+                <button className="btn btn-sm" onClick={() => approval.set(picked, false)} disabled={!may('approvals')} title={why('approvals')} data-action="unapprove-selected">Unapprove</button>
                 <button className="btn btn-sm btn-ghost" onClick={() => setSelected(new Set())}>Clear</button>
               </>
             ) : (

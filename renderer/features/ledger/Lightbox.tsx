@@ -16,7 +16,7 @@ export function Lightbox({ assets, index, approved, onIndex, onApprove, onClose 
   const assetUrl = useApp((s) => s.client.assetUrl);
   const shell = useApp((s) => s.client.shell);
   const [actual, setActual] = useState(false);
-  const { may } = useMay();
+  const { may, why } = useMay();
   const a = assets[index];
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -51,7 +51,7 @@ export function Lightbox({ assets, index, approved, onIndex, onApprove, onClose 
         <span className="muted small">{index + 1} / {assets.length} · ← → · Space approves · Esc</span>
         <button className="btn btn-sm" disabled={index === 0} onClick={() => onIndex(index - 1)} aria-label="Previous">‹</button>
         <button className="btn btn-sm" disabled={index >= assets.length - 1} onClick={() => onIndex(index + 1)} aria-label="Next">›</button>
-        <button className={`btn btn-sm${on ? ' btn-approved' : ' btn-primary'}`} onClick={() => onApprove(a)} aria-pressed={on} disabled={!may('approvals')} data-action="lightbox-approve">{on ? '✓ Approved' : 'Approve'}</button>
+        <button className={`btn btn-sm${on ? ' btn-approved' : ' btn-primary'}`} onClick={() => onApprove(a)} aria-pressed={on} disabled={!may('approvals')} title={why('approvals')} data-action="lightbox-approve">{on ? '✓ Approved' : 'Approve'}</button>
         <button className="btn btn-sm btn-ghost" onClick={onClose} aria-label="Close">×</button>
       </footer>
     </div>,

@@ -1,7 +1,8 @@
 /** Bulk actions on the selection; each enabled when `actionAllowed` says it applies to a selected job. */
 import { useShallow } from 'zustand/react/shallow';
-import { JOB_ACTIONS, actionAllowed, type JobAction } from '../../../shared/job-states.js';
+import { JOB_ACTIONS, actionAllowed, type JobAction, type JobState } from '../../../shared/job-states.js';
 import { PRIORITIES, type Priority } from '../../../shared/priorities.js';
+import { notYoursHint, ownSplit } from '../../lib/own-jobs.js';
 import { useMay } from '../../store/use-may.js';
 import { useApp } from '../../store/app-store.js';
 import { ACTION_LABEL, selectedJobs } from '../../store/selection-slice.js';
@@ -11,13 +12,23 @@ import { UndoLast } from './UndoLast.js';
 const KEY_HINT: Partial<Record<JobAction, string>> = { moveToTop: 'T', hold: 'H', cancel: 'Del' };
 
 export function ActionBar() {
-  const states = useApp(useShallow((s) => [...new Set(selectedJobs(s).map((j) => j.state))]));
+  // The selection's distinct (state, importer) pairs: all the bar needs to enable its actions.
+  const kinds = useApp(useShallow((s) => [...new Set(selectedJobs(s).map((j) => `${j.state}\n${j.importedBy ?? ''}`))]));
   const count = useApp((s) => s.selected.size);
   const runAction = useApp((s) => s.runAction);
   const clear = useApp((s) => s.clearSelection);
+  const session = useApp((s) => s.session);
   const { mayAct } = useMay();
-  // The state table says whether an action applies; the role whether this person may ever use it.
-  const enabled = (a: JobAction) => mayAct(a) && states.some((st) => actionAllowed(a, st));
+  const jobs = kinds.map((k) => ({ state: k.split('\n')[0] as JobState, importedBy: k.split('\n')[1] }));
+  // The state table says whether an action applies; the role whether this person may ever use it,
+  // and, for an artist, on which jobs (their own: a selection of others' jobs only is not offered).
+  const applicable = (a: JobAction) => jobs.filter((j) => actionAllowed(a, j.state));
+  const notMine = (a: JobAction) => {
+    const own = ownSplit(session, a, applicable(a));
+    return own !== null && own.mine.length === 0 && own.others > 0;
+  };
+  const enabled = (a: JobAction) => mayAct(a) && applicable(a).length > 0 && !notMine(a);
+  const hint = (a: JobAction) => (session && notMine(a) ? notYoursHint(session, a) : undefined);
   return (
     <div className={`actionbar${count ? '' : ' actionbar-idle'}`} data-testid="actionbar">
       <span className="selcount">{count ? `${count.toLocaleString()} selected` : 'No selection'}</span>
@@ -27,6 +38,7 @@ export function ActionBar() {
         disabled={!enabled('bump')}
         onChange={(e) => e.target.value && void runAction('bump', { priority: e.target.value as Priority })}
         aria-label="Bump priority"
+        title={hint('bump')}
         data-action="bump"
       >
         <option value="">Bump to…</option>
@@ -34,7 +46,7 @@ export function ActionBar() {
       </select>
       {JOB_ACTIONS.filter((a) => a !== 'bump' && a !== 'uncancel').map((a) => (
         <button key={a} className={`btn btn-sm${a === 'cancel' ? ' btn-danger-ghost' : ''}`} disabled={!enabled(a)} onClick={() => void runAction(a)} data-action={a}
-          title={KEY_HINT[a] ? `Shortcut: ${KEY_HINT[a]}` : undefined}>
+          title={hint(a) ?? (KEY_HINT[a] ? `Shortcut: ${KEY_HINT[a]}` : undefined)}>
           {ACTION_LABEL[a]}
           {KEY_HINT[a] && <kbd>{KEY_HINT[a]}</kbd>}
         </button>

@@ -4,6 +4,7 @@ import { isNextUp } from '../../../shared/domain.js';
 import { StatePill } from '../../components/StatePill.js';
 import { useRoute } from '../../lib/route.js';
 import { useApp } from '../../store/app-store.js';
+import { withPeople } from '../../lib/permissions.js';
 import { ElapsedCell, EtaCell, ProgressCell } from './ProgressCell.js';
 
 interface Props {
@@ -20,6 +21,8 @@ export const JobRow = memo(function JobRow({ index, id, top, height, onClick }: 
   const selected = useApp((s) => (id ? s.selected.has(id) : false));
   const instance = useApp((s) => (job?.instanceId ? s.instances[job.instanceId]?.name ?? null : null));
   const open = useRoute().jobId === id;
+  const people = useApp((s) => withPeople(s.session));
+  const me = useApp((s) => s.session?.name);
   const style = { transform: `translateY(${top}px)`, height };
   if (!job) {
     return (
@@ -51,6 +54,11 @@ export const JobRow = memo(function JobRow({ index, id, top, height, onClick }: 
       <span className="cell"><span className={`prio prio-${job.priority}`}>{job.priority}</span></span>
       <span className="cell"><StatePill state={job.state} next={isNextUp(job)} /></span>
       <span className="cell truncate">{instance ?? <span className="muted">—</span>}</span>
+      {people && (
+        <span className={`cell truncate${job.importedBy === me ? ' mine' : ''}`} title={job.importedBy ? `Imported by ${job.importedBy}` : undefined} data-cell="imported-by">
+          {job.importedBy ?? <span className="muted">—</span>}
+        </span>
+      )}
       <span className="cell cell-progress"><ProgressCell job={job} progress={progress} /></span>
       <span className="cell num"><ElapsedCell job={job} /></span>
       <span className="cell num"><EtaCell job={job} progress={progress} /></span>

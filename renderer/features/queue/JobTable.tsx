@@ -5,6 +5,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useCallback, useEffect, useRef, type MouseEvent, type MutableRefObject } from 'react';
 import { openJob } from '../../lib/route.js';
+import { withPeople } from '../../lib/permissions.js';
 import type { SortKey } from '../../store/types.js';
 import { useApp } from '../../store/app-store.js';
 import { Empty } from '../../components/Empty.js';
@@ -13,13 +14,15 @@ import { JobRow } from './JobRow.js';
 
 const ROW_HEIGHT = 38;
 
-const COLUMNS: { label: string; sort?: SortKey; className?: string }[] = [
+/** `people`: shown only on a farm with people (solo, every job is the one operator's). */
+const COLUMNS: { label: string; sort?: SortKey; className?: string; people?: true }[] = [
   { label: 'Shot', sort: 'shot' },
   { label: 'Stage', sort: 'stage' },
   { label: 'Take', className: 'num' },
   { label: 'Priority', sort: 'priority' },
   { label: 'State', sort: 'state' },
   { label: 'Instance' },
+  { label: 'Imported by', people: true },
   { label: 'Progress' },
   { label: 'Elapsed', className: 'num' },
   { label: 'ETA', className: 'num' },
@@ -30,9 +33,10 @@ function Header() {
   const sort = useApp((s) => s.query.sort);
   const descending = useApp((s) => s.query.descending);
   const setQuery = useApp((s) => s.setQuery);
+  const people = useApp((s) => withPeople(s.session));
   return (
     <div className="row row-head" role="row">
-      {COLUMNS.map((c) => {
+      {COLUMNS.filter((c) => people || !c.people).map((c) => {
         const active = c.sort && sort === c.sort;
         return (
           <span
@@ -108,8 +112,9 @@ export function JobTable({ scrollRef }: { scrollRef: MutableRefObject<(index: nu
   );
 
   void pagesVersion;
+  const people = useApp((s) => withPeople(s.session));
   return (
-    <div className="table" role="grid" aria-rowcount={total}>
+    <div className={`table${people ? ' table-people' : ''}`} role="grid" aria-rowcount={total}>
       <Header />
       <div className="table-body" ref={parent} data-testid="queue-body">
         {total === 0 && loadedAny && <NoRows />}

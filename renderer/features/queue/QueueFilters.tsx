@@ -2,6 +2,7 @@
 import { useEffect, useState, type RefObject } from 'react';
 import { JOB_STATES, type JobState } from '../../../shared/job-states.js';
 import { STATE_LABEL } from '../../lib/format.js';
+import { withPeople } from '../../lib/permissions.js';
 import { useApp } from '../../store/app-store.js';
 import { SuggestFilter } from './SuggestFilter.js';
 
@@ -46,6 +47,8 @@ export function QueueFilters({ searchRef }: { searchRef: RefObject<HTMLInputElem
   const filter = useApp((s) => s.query.filter);
   const setFilter = useApp((s) => s.setFilter);
   const states = filter.states ?? [];
+  // "Mine": the jobs the signed-in person imported (a farm with people only).
+  const me = useApp((s) => (withPeople(s.session) ? s.session?.name ?? null : null));
   const toggle = (st: JobState) => setFilter({ states: states.includes(st) ? states.filter((x) => x !== st) : [...states, st] });
   // Suggestions count the jobs the rest of the filter shows (the states chosen, the project for episodes).
   const base = { ...(states.length ? { states } : {}) };
@@ -59,6 +62,12 @@ export function QueueFilters({ searchRef }: { searchRef: RefObject<HTMLInputElem
       <SuggestFilter label="Episode" by="episode" exact={filter.episode} prefix={filter.episodePrefix} within={projectWithin} testId="filter-episode"
         onType={(v) => setFilter({ episodePrefix: v, episode: undefined, sequence: undefined, shot: undefined })}
         onPick={(v) => setFilter({ episode: v, episodePrefix: undefined, sequence: undefined, shot: undefined })} />
+      {me && (
+        <button className={`chip chip-mine${filter.importedBy === me ? ' chip-on' : ''}`} aria-pressed={filter.importedBy === me} data-testid="filter-mine"
+          title={`Only the jobs ${me} imported`} onClick={() => setFilter({ importedBy: filter.importedBy === me ? undefined : me })}>
+          Mine
+        </button>
+      )}
       <div className="chips" role="group" aria-label="States">
         {JOB_STATES.map((st) => (
           <button key={st} className={`chip state-${st}${states.includes(st) ? ' chip-on' : ''}`} onClick={() => toggle(st)} data-filter-state={st} aria-pressed={states.includes(st)}>

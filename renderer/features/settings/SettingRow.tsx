@@ -1,7 +1,7 @@
 /**
  * One farm setting: what it decides, its value, unit, default and bounds. The number settings and
- * the text ones (project_weights) are editable only where the page runs on the farm's own machine
- * (the desktop app on "This computer"; folders stay with its command line): the value is checked
+ * the text ones (project_weights) are editable by a role with the settings class (folders stay with
+ * the farm host's command line): the value is checked
  * with the same parser the engine uses before it is sent, and the engine's answer is shown in the row.
  */
 import { useEffect, useState } from 'react';
@@ -72,7 +72,7 @@ export function SettingRow({ s, editable, onChanged }: { s: FarmSettingView; edi
         ) : (
           <div className="setting-readonly">
             <b className="mono" data-testid="setting-value">{shown(s.value)}</b>{unit && <span className="muted small"> {unit}</span>}
-            {editable && s.type === 'folder' && <div className="muted small">A folder: <span className="mono">shotfarm settings set {s.key} PATH</span> on this machine.</div>}
+            {editable && s.type === 'folder' && <div className="muted small">A folder: <span className="mono">shotfarm settings set {s.key} PATH</span> on the farm host.</div>}
           </div>
         )}
         {error && <div className="err small" role="alert" data-testid="setting-error">{error}</div>}

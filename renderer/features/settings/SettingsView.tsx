@@ -1,19 +1,24 @@
 /**
- * The farm settings (shared/farm-settings.ts, each defined once there) and the registered
- * templates. Changing a setting is for the farm's own machine: the desktop app edits them here;
- * in a browser they are shown read-only with the command that changes them. Hooks stay on the
- * command line of that machine, as they hold programs to run and webhook tokens.
+ * The farm settings (shared/farm-settings.ts, each defined once there), the registered templates
+ * and, for an admin, the people. A role with the settings class (operator, admin, the solo
+ * operator) edits the number and text settings here, in the desktop app or a browser; the folder
+ * settings and hooks stay on the farm host's command line (programs to run, webhook tokens, where
+ * files are written). Other roles see the values read-only, with why.
  */
 import { Empty } from '../../components/Empty.js';
 import { useLiveQuery } from '../../store/use-live-query.js';
 import { useApp } from '../../store/app-store.js';
+import { useMay } from '../../store/use-may.js';
+import { PeoplePanel } from './PeoplePanel.js';
 import { SettingRow } from './SettingRow.js';
 import { TemplatesPanel } from './TemplatesPanel.js';
 
 export function SettingsView() {
   const client = useApp((s) => s.client);
-  // The desktop shell runs on the farm's machine and may call the local-only settings.set/reset.
-  const editable = useApp((s) => s.client.shell !== undefined);
+  // Editable once the session says the role may (session.whoami); the server decides either way.
+  const known = useApp((s) => s.session !== null);
+  const { may, why } = useMay();
+  const editable = known && may('settings');
   const q = useLiveQuery(() => client.call('settings.list', {}), [], 5_000);
   const rows = q.data ?? [];
   return (
@@ -27,6 +32,8 @@ export function SettingsView() {
       <div className={`alert ${editable ? 'alert-ok' : 'alert-warn'} settings-note`} data-testid="settings-note">
         {editable ? (
           <>Changes apply at the farm's next decision, without a restart — also to a farm running in <span className="mono">shotfarm serve</span> or <span className="mono">run</span> on this data folder (within one probe interval).</>
+        ) : why('settings') ? (
+          <span data-testid="settings-why">Read-only for you. {why('settings')}</span>
         ) : (
           <>
             Read-only here: the settings are changed on the machine that runs the farm, with
@@ -40,6 +47,7 @@ export function SettingsView() {
         {rows.map((s) => <SettingRow key={s.key} s={s} editable={editable} onChanged={q.reload} />)}
       </div>
       <TemplatesPanel />
+      {known && may('people') && <PeoplePanel />}
       <section className="panel hooks-note">
         <h2>Hooks</h2>
         <p className="muted small">

@@ -4,6 +4,7 @@ import type { TemplateView } from '../../../shared/domain.js';
 import { errorMessage } from '../../client/client.js';
 import { dateTime } from '../../lib/format.js';
 import { useApp } from '../../store/app-store.js';
+import { useMay } from '../../store/use-may.js';
 import { stagesOf } from '../import/MappingEditor.js';
 import { TemplateDialog } from '../import/TemplateDialog.js';
 
@@ -12,6 +13,7 @@ export function TemplatesPanel() {
   const [templates, setTemplates] = useState<TemplateView[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [registering, setRegistering] = useState(false);
+  const { why } = useMay();
   const load = useCallback(() => {
     client.call('templates.list', {}).then(setTemplates, (err: unknown) => setError(errorMessage(err)));
   }, [client]);
@@ -20,7 +22,7 @@ export function TemplatesPanel() {
     <section className="panel templates-panel" data-testid="templates-panel">
       <div className="panel-head">
         <h2>Templates</h2>
-        <button className="btn btn-sm" onClick={() => setRegistering(true)} data-testid="settings-register-template">+ Register a template…</button>
+        <button className="btn btn-sm" onClick={() => setRegistering(true)} disabled={why('templates') !== undefined} title={why('templates')} data-testid="settings-register-template">+ Register a template…</button>
       </div>
       {error && <div className="alert alert-error">{error}</div>}
       {templates && templates.length === 0 && <div className="muted small">None yet: register a ComfyUI workflow exported in API format.</div>}
