@@ -168,5 +168,10 @@ test('a filtered link opened signed out shows the sign-in page, then the filtere
   await waitShots(page, 'sh021,sh020');
   assert.equal(hashOf(page), '#/queue?project=Moonfall&q=sh02&sort=shot&order=desc');
   assert.equal(await page.locator('[data-testid="search"]').inputValue(), 'sh02');
+  // "Mine" (a field added to the filter after the address was built) rides in the address too, naming the person.
+  await page.locator('[data-testid="filter-mine"]').click();
+  await page.waitForFunction(`location.hash === '#/queue?project=Moonfall&importedBy=otto&q=sh02&sort=shot&order=desc'`);
+  await page.reload();
+  await page.locator('[data-testid="filter-mine"][aria-pressed="true"]').waitFor();
   assert.deepEqual(errors, []);
 });

@@ -20,6 +20,7 @@ const EVERY_FIELD: Required<JobFilter> = {
   shotPrefix: 'sh0',
   priority: 'rush',
   instanceId: 'gpu-01',
+  importedBy: 'mira',
   blocked: true,
   search: 'a=b?c#d, e/f',
 };
