@@ -14,10 +14,13 @@ import { ConfirmDialog } from './components/ConfirmDialog.js';
 import { JoinStudioDialog } from './features/studio/JoinStudioDialog.js';
 import { go, useView } from './lib/route.js';
 import { useApp } from './store/app-store.js';
+import { useQueueAddress } from './features/queue/use-queue-address.js';
 
 export function App() {
   const view = useView();
   const shell = useApp((s) => s.client.shell);
+  // The queue's filter lives in the address (reload, back, a link sent to a colleague).
+  useQueueAddress();
   // The desktop menu's View items (and a notification's click) name the view to show.
   useEffect(() => shell?.onCommand((c) => c.command === 'show-view' && go(c.view)), [shell]);
   return (

@@ -214,6 +214,11 @@ export const API_INPUTS = {
   'instances.update': z.strictObject({ id: z.string().min(1), ...instanceFields }),
   'instances.remove': z.strictObject({ id: z.string().min(1) }),
   'instances.setAdminState': z.strictObject({ id: z.string().min(1), adminState: z.enum(['active', 'draining', 'disabled']) }),
+  /**
+   * Asks an idle LAN workstation's ComfyUI to unload its models and drop its caches (`POST /free`),
+   * then probes it so the card shows the VRAM that freed. Refused while it renders, or for a RunPod endpoint.
+   */
+  'instances.freeVram': z.strictObject({ id: z.string().min(1) }),
   /** Probes a ComfyUI server at a URL and says what it found, storing nothing (the workstation form's "Test connection"). */
   'instances.test': z.strictObject({ url: urlSchema, timeoutMs: z.number().positive().max(60_000).optional() }),
   /** Probes every enabled workstation now and records what it said (no running farm needed). */
@@ -324,6 +329,7 @@ export interface ApiOutputs {
   'instances.update': InstanceView;
   'instances.remove': { removed: boolean };
   'instances.setAdminState': InstanceView;
+  'instances.freeVram': InstanceView;
   'instances.test': ConnectionTestView;
   'instances.probeAll': ProbeReport;
   'cloud.addRunpod': InstanceView;

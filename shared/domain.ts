@@ -360,6 +360,9 @@ export interface AttemptView {
   nodeId: string | null;
   nodeType: string | null;
   exceptionType: string | null;
+  /** What ComfyUI said when the prompt failed: the exception's message and traceback (bounded), or null. */
+  exceptionMessage: string | null;
+  traceback: string | null;
   queuedAt: number;
   dispatchedAt: number;
   startedAt: number | null;

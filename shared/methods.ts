@@ -143,6 +143,7 @@ const TABLE: MethodTable = {
   'instances.update': { class: 'workstations', reach: 'studio' },
   'instances.remove': { class: 'workstations', reach: 'studio' },
   'instances.setAdminState': { class: 'workstations', reach: 'studio' },
+  'instances.freeVram': { class: 'workstations', reach: 'studio' },
   'instances.test': { class: 'workstations', reach: 'studio' },
   'instances.probeAll': { class: 'workstations', reach: 'api' },
   'cloud.addRunpod': { class: 'workstations', reach: 'studio', fields: { apiBase } },

@@ -22,7 +22,7 @@ test('the drawer shows the shot path, resolved parameters and every attempt, and
   await row(page, 'sq010_sh010').click();
   const drawer = page.locator(`[data-testid="job-drawer"][data-job-id="${id}"]`);
   await drawer.waitFor();
-  assert.equal(new URL(page.url()).hash, `#/queue/job/${id}`, 'the address names the job');
+  assert.equal(new URL(page.url()).hash, `#/queue/job/${id}?view=done`, 'the address names the job, beside the view it was opened from');
   assert.equal((await drawer.locator('[data-testid="shot-path"]').textContent())?.replace(/\s+/g, ' '), 'Moonfallep101sq010sq010_sh010keyframetake 1');
 
   const param = (name: string) => drawer.locator(`[data-testid="resolved-parameters"] tr[data-param="${name}"]`);
@@ -63,7 +63,8 @@ test('the drawer shows the shot path, resolved parameters and every attempt, and
   await page.locator(`[data-testid="job-drawer"][data-job-id="${id}"] [data-testid="resolved-parameters"]`).waitFor();
   await page.keyboard.press('Escape');
   await drawer.waitFor({ state: 'detached' });
-  assert.equal(new URL(page.url()).hash, '#/queue');
+  assert.equal(new URL(page.url()).hash, '#/queue?view=done', 'closing the drawer keeps the view');
+  assert.equal(await page.locator('[data-preset="done"]').getAttribute('aria-pressed'), 'true');
   assert.deepEqual(studio.pageErrors, []);
 });
 

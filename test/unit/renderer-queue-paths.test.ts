@@ -7,15 +7,24 @@ import { deleteView, readViews, saveView, SAVED_VIEWS_KEY, type KeyValueStore } 
 const ID = '7b25dd8f-f972-53da-a568-bbd57df430e3';
 
 test('the address names the view and the job whose drawer is open', () => {
-  assert.deepEqual(parseHash(`#/queue/job/${ID}`), { view: 'queue', jobId: ID });
-  assert.deepEqual(parseHash(`#/queue/job/${ID.toUpperCase()}`), { view: 'queue', jobId: ID });
-  assert.deepEqual(parseHash('#/ledger'), { view: 'ledger', jobId: null });
-  assert.deepEqual(parseHash(`#/ledger/job/${ID}`), { view: 'ledger', jobId: null }, 'only the queue has the drawer');
-  assert.deepEqual(parseHash('#/queue/job/not-an-id'), { view: 'queue', jobId: null });
-  assert.deepEqual(parseHash('#/nowhere'), { view: 'queue', jobId: null });
-  assert.deepEqual(parseHash(''), { view: 'queue', jobId: null });
-  assert.equal(hashOf({ view: 'queue', jobId: ID }), `#/queue/job/${ID}`);
-  assert.equal(hashOf({ view: 'failures', jobId: null }), '#/failures');
+  assert.deepEqual(parseHash(`#/queue/job/${ID}`), { view: 'queue', jobId: ID, params: '' });
+  assert.deepEqual(parseHash(`#/queue/job/${ID.toUpperCase()}`), { view: 'queue', jobId: ID, params: '' });
+  assert.deepEqual(parseHash('#/ledger'), { view: 'ledger', jobId: null, params: '' });
+  assert.deepEqual(parseHash(`#/ledger/job/${ID}`), { view: 'ledger', jobId: null, params: '' }, 'only the queue has the drawer');
+  assert.deepEqual(parseHash('#/queue/job/not-an-id'), { view: 'queue', jobId: null, params: '' });
+  assert.deepEqual(parseHash('#/nowhere'), { view: 'queue', jobId: null, params: '' });
+  assert.deepEqual(parseHash(''), { view: 'queue', jobId: null, params: '' });
+  assert.equal(hashOf({ view: 'queue', jobId: ID, params: '' }), `#/queue/job/${ID}`);
+  assert.equal(hashOf({ view: 'failures', jobId: null, params: '' }), '#/failures');
+});
+
+test('the queue\'s filter rides after a ? in the address, beside the drawer\'s job; other views carry none', () => {
+  assert.deepEqual(parseHash('#/queue?view=failed&q=sh01'), { view: 'queue', jobId: null, params: 'view=failed&q=sh01' });
+  assert.deepEqual(parseHash(`#/queue/job/${ID}?project=Moonfall`), { view: 'queue', jobId: ID, params: 'project=Moonfall' });
+  assert.deepEqual(parseHash('#/ledger?project=Moonfall'), { view: 'ledger', jobId: null, params: '' });
+  assert.equal(hashOf({ view: 'queue', jobId: ID, params: 'view=done' }), `#/queue/job/${ID}?view=done`);
+  assert.equal(hashOf({ view: 'queue', jobId: null, params: 'view=done' }), '#/queue?view=done');
+  assert.equal(hashOf({ view: 'timeline', jobId: null, params: 'view=done' }), '#/timeline');
 });
 
 test('the default queue view is Active; a preset is recognised whatever the order of its states', () => {

@@ -4,7 +4,7 @@
  * over this context; the engine composes them (engine.ts) and stays the one entry (`call`).
  */
 import type { ApiHandlers, ApiMethod } from '../../../shared/api.js';
-import type { InstanceView, JobView, StorageHoldView } from '../../../shared/domain.js';
+import type { InstanceView, JobView, ProbeView, StorageHoldView } from '../../../shared/domain.js';
 import type { JobState } from '../../../shared/job-states.js';
 import type { FarmState } from '../../../shared/farm-settings.js';
 import type { JobAnnouncer } from '../announcer.js';
@@ -37,6 +37,8 @@ export interface FarmPort {
   activeAttempts(): number;
   /** An instance was added, edited, drained, disabled or removed: reload it. */
   instanceChanged(id: string): void;
+  /** A workstation was probed outside the farm's own timer (after Free VRAM): the farm uses what it answered now. */
+  instanceProbed(id: string, probe: ProbeView): void;
   /** What the open attempts are doing now (held in memory), for the views. */
   readonly live: LivePhases;
   /** Node k of N and the latest preview image of the open attempts (held in memory). */

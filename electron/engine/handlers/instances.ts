@@ -31,6 +31,7 @@ import {
   updateInstance,
 } from '../store/instance-store.js';
 import type { DomainHandlers, EngineContext } from './context.js';
+import { freeVram } from './free-vram.js';
 import { addWorkstations } from './instance-batch.js';
 
 export function instanceHandlers(ctx: EngineContext): DomainHandlers<'instances'> {
@@ -102,6 +103,13 @@ export function instanceHandlers(ctx: EngineContext): DomainHandlers<'instances'
       const id = resolve(ref);
       setAdminState(ctx.db, id, adminState, ctx.clock.now());
       return announce(id);
+    },
+    'instances.freeVram': async ({ id: ref }) => {
+      const id = resolve(ref);
+      await freeVram(ctx, id);
+      const v = view(id);
+      ctx.events.emit('instance.changed', { instance: v });
+      return v;
     },
     'instances.test': async ({ url, timeoutMs }) => testConnection(normaliseUrl(url), timeoutMs ?? PROBE_TIMEOUT_MS),
     'instances.probeAll': async ({ timeoutMs }) => probeAll(ctx, timeoutMs ?? PROBE_TIMEOUT_MS),

@@ -11,7 +11,7 @@ function toAttemptView(r: AttemptRow): AttemptView {
   return {
     id: r.id, jobId: r.job_id, n: r.n, instanceId: r.instance_id, instanceName: r.instance_name, gpuName: r.gpu_name, state: r.state,
     promptNumber: r.prompt_number, outcome: r.outcome, errorClass: r.error_class, reason: r.reason, nodeId: r.node_id, nodeType: r.node_type,
-    exceptionType: r.exception_type, queuedAt: r.queued_at, dispatchedAt: r.dispatched_at, startedAt: r.started_at, finishedAt: r.finished_at,
+    exceptionType: r.exception_type, exceptionMessage: r.exception_message, traceback: r.traceback, queuedAt: r.queued_at, dispatchedAt: r.dispatched_at, startedAt: r.started_at, finishedAt: r.finished_at,
   };
 }
 

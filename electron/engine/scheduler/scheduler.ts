@@ -6,7 +6,7 @@
  * one too large for every slot that frees gets an instance reserved for it (reservations.ts).
  * Beside it: why jobs wait (waitFacts, progress) and the durable blocked mark (blocked-jobs.ts).
  */
-import type { InstanceView } from '../../../shared/domain.js';
+import type { InstanceView, ProbeView } from '../../../shared/domain.js';
 import type { FarmState } from '../../../shared/farm-settings.js';
 import type { JobState } from '../../../shared/job-states.js';
 import { readFarmState } from '../settings/farm-state.js';
@@ -237,6 +237,10 @@ export class Scheduler implements FarmPort {
     for (const p of this.pools) p.refresh(id);
     this.lists.refresh();
     this.blocked.soon();
+  }
+
+  instanceProbed(id: string, probe: ProbeView): void {
+    this.lan.heard(id, probe);
   }
 
   /** Per registered instance: may it take work now, and has it reported its node list (tests, benchmarks). */

@@ -38,6 +38,9 @@ export interface AttemptRow {
   node_id: string | null;
   node_type: string | null;
   exception_type: string | null;
+  /** An execution error's message and traceback, bounded (migration 0011). */
+  exception_message: string | null;
+  traceback: string | null;
   client_id: string | null;
   prompt_number: number | null;
   queued_at: number;
@@ -120,6 +123,8 @@ export interface AttemptEnd extends AttemptFacts {
   nodeId?: string | null;
   nodeType?: string | null;
   exceptionType?: string | null;
+  exceptionMessage?: string | null;
+  traceback?: string | null;
 }
 
 /** The open stretch without an answer, appended to the closed ones as `[contact_lost_at, @at]`. */
@@ -129,14 +134,14 @@ const SQL_GAPS_CLOSED = "json_insert(COALESCE(contact_gaps_json, '[]'), '$[#]', 
 export function endAttempt(db: Db, clock: Clock, attemptId: string, e: AttemptEnd): boolean {
   return (
     run(db, `UPDATE attempts SET state = 'ended', outcome = @outcome, error_class = @error_class, reason = @reason, node_id = @node_id,
-      node_type = @node_type, exception_type = @exception_type, finished_at = @at, lease_until = NULL,
+      node_type = @node_type, exception_type = @exception_type, exception_message = @exception_message, traceback = @traceback, finished_at = @at, lease_until = NULL,
       contact_gaps_json = CASE WHEN contact_lost_at IS NULL THEN contact_gaps_json ELSE ${SQL_GAPS_CLOSED} END,
       contact_lost_at = NULL, requeue_at = NULL,
       started_at = COALESCE(started_at, @started_at), prompt_number = COALESCE(prompt_number, @prompt_number),
       client_id = COALESCE(client_id, @client_id), billed_s = COALESCE(@billed_s, billed_s), cost_usd = COALESCE(@cost_usd, cost_usd)
       WHERE id = @id AND state <> 'ended'`, {
       id: attemptId, billed_s: e.billedS ?? null, cost_usd: e.costUsd ?? null, outcome: e.outcome, started_at: e.startedAt ?? null, prompt_number: e.promptNumber ?? null, client_id: e.clientId ?? null, error_class: e.errorClass ?? null, reason: e.reason ?? null, node_id: e.nodeId ?? null,
-      node_type: e.nodeType ?? null, exception_type: e.exceptionType ?? null, at: clock.now(),
+      node_type: e.nodeType ?? null, exception_type: e.exceptionType ?? null, exception_message: e.exceptionMessage ?? null, traceback: e.traceback ?? null, at: clock.now(),
     }).changes === 1
   );
 }

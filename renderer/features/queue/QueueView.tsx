@@ -11,6 +11,7 @@ import { JobTable } from './JobTable.js';
 import { QueueFilters } from './QueueFilters.js';
 import { FilterNotes, QueuePresets } from './QueuePresets.js';
 import { SavedViews } from './SavedViews.js';
+import { CopyLink } from './CopyLink.js';
 import { useQueueKeys } from './use-queue-keys.js';
 
 const GROUPS_KEY = 'shotfarm.queue.groups';
@@ -40,6 +41,7 @@ export function QueueView() {
         <FilterNotes />
         <span className="spacer" />
         <SavedViews />
+        <CopyLink />
       </div>
       <QueueFilters searchRef={searchRef} />
       <ActionBar />

@@ -96,7 +96,9 @@ export function SignInPage({
           </div>
         )}
         <div className="signin-actions">
-          {target.jobId && <span className="muted small">Then opens the job you were sent.</span>}
+          {(target.jobId || target.params) && (
+            <span className="muted small" data-testid="signin-then">Then opens the {target.jobId ? 'job' : 'queue view'} you were sent.</span>
+          )}
           <span className="spacer" />
           <button
             className="btn btn-primary"

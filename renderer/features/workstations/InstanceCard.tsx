@@ -6,7 +6,7 @@ import { useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import { isNextUp, type InstanceAdminState, type InstanceView } from '../../../shared/domain.js';
 import { errorMessage } from '../../client/client.js';
-import { ago, clock, loadWords } from '../../lib/format.js';
+import { ago, clock, gb, loadWords } from '../../lib/format.js';
 import { useNow } from '../../lib/use-now.js';
 import { useMay } from '../../store/use-may.js';
 import { useApp } from '../../store/app-store.js';
@@ -52,6 +52,18 @@ export function InstanceCard({ instance: i, onEdit }: { instance: InstanceView; 
       notify('info', `${v.name} is now ${v.adminState === 'active' ? 'taking work' : v.adminState}.`);
     } catch (err) {
       notify('error', errorMessage(err));
+    }
+  };
+  const [freeing, setFreeing] = useState(false);
+  const freeVram = async () => {
+    setFreeing(true);
+    try {
+      const v = await client.call('instances.freeVram', { id: i.id });
+      notify('info', `${v.name} unloaded its models${v.vram ? `: ${gb(v.vram.freeBytes)} free` : ''}.`);
+    } catch (err) {
+      notify('error', errorMessage(err));
+    } finally {
+      setFreeing(false);
     }
   };
   const remove = async () => {
@@ -122,6 +134,12 @@ export function InstanceCard({ instance: i, onEdit }: { instance: InstanceView; 
           </>
         ) : (
           <button className="btn btn-sm btn-primary" onClick={() => void setAdmin('active')} data-action="enable">Enable</button>
+        )}
+        {/* Only an idle LAN server: unloading under a running prompt would cost it its model (the engine refuses too). */}
+        {i.kind === 'comfyui' && shownHealth === 'idle' && current.length === 0 && (
+          <button className="btn btn-sm" onClick={() => void freeVram()} disabled={freeing} data-action="free-vram" title="Ask ComfyUI to unload its models and caches (POST /free)">
+            {freeing ? 'Freeing…' : 'Free VRAM'}
+          </button>
         )}
         <span className="spacer" />
         {confirmRemove ? (

@@ -91,6 +91,7 @@ export function failJob(
     }
     endAttempt(db, clock, attemptId, {
       ...facts, outcome, errorClass: c.errorClass, reason: c.reason, nodeId: c.nodeId, nodeType: c.nodeType, exceptionType: c.exceptionType,
+      exceptionMessage: c.exceptionMessage ?? null, traceback: c.traceback ?? null,
     });
     if (retryAt === null) {
       // Dependents cannot run; say why they wait (a new take of this stage re-arms them).

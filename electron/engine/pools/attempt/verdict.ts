@@ -20,6 +20,9 @@ export interface Classification {
   nodeId: string | null;
   nodeType: string | null;
   exceptionType: string | null;
+  /** An execution error's message and traceback as ComfyUI sent them (bounded), for the drawer. */
+  exceptionMessage?: string | null;
+  traceback?: string | null;
 }
 
 /** A classification with no node facts (a pool that does not see nodes: a cloud endpoint). */

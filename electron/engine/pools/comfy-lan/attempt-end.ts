@@ -21,6 +21,7 @@ import { classify, type AttemptObservation } from './failure.js';
 import { interruptAndRemove } from './interrupt-prompt.js';
 import { checkpointOf } from '../../templates/checkpoint.js';
 import { terminalMessage } from './prompt-watch.js';
+import { tracebackText } from './error-detail.js';
 import { storageFaultOf } from '../attempt/storage-hold.js';
 
 /** The LAN's decision: the verdict the engine records (pools/attempt/conclude.ts), and what the tail does then. */
@@ -94,7 +95,7 @@ function observationOf(entry: HistoryEntry, interruptRequested: boolean): Attemp
   }
   return {
     kind: 'execution_error', nodeId: str(d.node_id), nodeType: str(d.node_type),
-    exceptionType: str(d.exception_type) ?? 'unknown', exceptionMessage: str(d.exception_message) ?? 'no message',
+    exceptionType: str(d.exception_type) ?? 'unknown', exceptionMessage: str(d.exception_message) ?? 'no message', traceback: tracebackText(d.traceback),
   };
 }
 

@@ -136,6 +136,11 @@ export class ComfyLanPool implements WorkerPool {
     this.registry.refresh(instanceId);
   }
 
+  /** A probe of one of these instances answered elsewhere (Test connection): the registry hears it. */
+  heard(instanceId: string, probe: Parameters<InstanceRegistry['heard']>[1]): void {
+    this.registry.heard(instanceId, probe);
+  }
+
   owns(instanceId: string | null): boolean {
     return instanceId !== null && this.registry.get(instanceId) !== undefined;
   }

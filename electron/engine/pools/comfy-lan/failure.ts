@@ -6,13 +6,14 @@
 import type { ComfyFailure } from '../../comfy/observation.js';
 import { describeFailure } from '../../comfy/observation.js';
 import { missingNodeClassType, type NodeErrors, type PromptError } from '../../comfy/responses.js';
+import { messageText } from './error-detail.js';
 
 export type AttemptObservation =
   /** POST /prompt answered 400: validation failed, nothing was queued. */
   | { kind: 'rejected'; error: PromptError; nodeErrors: NodeErrors }
   /** Pre-dispatch: no workstation has what the workflow needs, or an input file is missing. */
   | { kind: 'unrunnable'; problems: string[] }
-  | { kind: 'execution_error'; nodeId: string | null; nodeType: string | null; exceptionType: string; exceptionMessage: string }
+  | { kind: 'execution_error'; nodeId: string | null; nodeType: string | null; exceptionType: string; exceptionMessage: string; traceback?: string | null }
   /** `execution_interrupted`: `requested` when Shotfarm asked for it (cancel, timeout, stop farm). */
   | { kind: 'interrupted'; requested: boolean; nodeId: string | null; nodeType: string | null }
   /** An HTTP exchange failed: 5xx, refused, reset, timeout, malformed body. */
@@ -88,7 +89,8 @@ export function classify(o: AttemptObservation, instanceName: string): Classific
       return { ...base, errorClass: 'permanent', reason: o.problems.join('; ') };
     case 'execution_error': {
       const at = where(o.nodeType, o.nodeId);
-      const node = { nodeId: o.nodeId, nodeType: o.nodeType, exceptionType: o.exceptionType };
+      // What ComfyUI said, kept with the attempt for the drawer (bounded: error-detail.ts).
+      const node = { nodeId: o.nodeId, nodeType: o.nodeType, exceptionType: o.exceptionType, exceptionMessage: messageText(o.exceptionMessage), traceback: o.traceback ?? null };
       if (isOutOfMemory(o.exceptionType, o.exceptionMessage)) {
         return { ...base, ...node, errorClass: 'oom', reason: `out of GPU memory in ${at} on ${instanceName}` };
       }

@@ -189,6 +189,24 @@ export class InstanceRegistry {
     this.onChange();
   }
 
+  /**
+   * A probe made outside the timer (Free VRAM's look after): the card and the fit checks use it now,
+   * and the row (which the handler wrote) is reloaded so a later write does not bring back the old figures.
+   */
+  heard(id: string, result: ProbeResult): void {
+    const rt = this.map.get(id);
+    const row = instanceRow(this.db, id);
+    if (this.stopped || !rt || row?.kind !== 'comfyui') return;
+    rt.row = row;
+    rt.probe = result;
+    rt.probedAt = this.clock.now();
+    if (result.ok) {
+      rt.lastOkProbe = result;
+      rt.lastAnswerAt = rt.probedAt;
+    }
+    this.updateHealth(rt, true);
+  }
+
   private remove(id: string): void {
     const rt = this.map.get(id);
     if (!rt) return;

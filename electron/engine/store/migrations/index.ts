@@ -12,6 +12,7 @@ import { sql as m0007 } from './0007-fair-share-uploads.js';
 import { sql as m0008 } from './0008-runpod-endpoints.js';
 import { sql as m0009 } from './0009-runpod-base-upload-owners.js';
 import { sql as m0010 } from './0010-job-order-changes.js';
+import { sql as m0011 } from './0011-attempt-error-detail.js';
 
 export interface Migration {
   id: number;
@@ -30,4 +31,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { id: 8, name: '0008-runpod-endpoints', sql: m0008 },
   { id: 9, name: '0009-runpod-base-upload-owners', sql: m0009 },
   { id: 10, name: '0010-job-order-changes', sql: m0010 },
+  { id: 11, name: '0011-attempt-error-detail', sql: m0011 },
 ];
