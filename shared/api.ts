@@ -375,5 +375,5 @@ export interface ApiClient {
 }
 
 export function isApiMethod(name: unknown): name is ApiMethod {
-  return typeof name === 'string' && Object.prototype.hasOwnProperty.call(API_INPUTS, name);
+  return typeof name === 'string' && Object.hasOwn(API_INPUTS, name);
 }

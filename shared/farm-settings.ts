@@ -203,7 +203,7 @@ const TEXT_FORMATS: Readonly<Record<TextSettingKey, (text: string) => string | n
 };
 
 export function isFarmSettingKey(key: unknown): key is FarmSettingKey {
-  return typeof key === 'string' && Object.prototype.hasOwnProperty.call(TABLE, key);
+  return typeof key === 'string' && Object.hasOwn(TABLE, key);
 }
 
 export const farmSettingKeySchema = z.string().refine(isFarmSettingKey, {

@@ -209,7 +209,7 @@ export interface AnyMethodEntry {
 export function methodTableProblems(methods: readonly string[], table: Readonly<Record<string, AnyMethodEntry | undefined>>): string[] {
   const problems: string[] = [];
   const known = new Set(methods);
-  for (const m of methods) if (!Object.prototype.hasOwnProperty.call(table, m)) problems.push(`${m} has no entry in the method table (shared/methods.ts)`);
+  for (const m of methods) if (!Object.hasOwn(table, m)) problems.push(`${m} has no entry in the method table (shared/methods.ts)`);
   for (const [m, e] of Object.entries(table)) {
     if (!known.has(m)) problems.push(`${m} is in the method table but is no contract method (shared/api.ts)`);
     if (!e) continue;
@@ -290,7 +290,7 @@ export function entryRefusal(entry: AnyMethodEntry, door: Door, method: string, 
   }
   const given = typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {};
   for (const [field, rule] of Object.entries(entry.fields ?? {})) {
-    if (!rule || !Object.prototype.hasOwnProperty.call(given, field) || given[field] === undefined) continue;
+    if (!rule || !Object.hasOwn(given, field) || given[field] === undefined) continue;
     if (rule.applies && !rule.applies(given[field])) continue;
     if (!reachOpens(rule.reach, door)) return rule.words;
   }

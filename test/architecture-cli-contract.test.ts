@@ -47,6 +47,7 @@ test('the CLI contract check notices engine.db, a store import and a hooks impor
     "import { getHooks } from '../engine/hooks/hook-settings.js';",
     "import { Engine } from '../engine/engine.js';",
     'const rows = listInstanceRows(engine.db);',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: planted source text, a template literal as a command would write it.
     'io.out(`Farm running on ${engine.dbFile}.`);',
   ].join('\n');
   assert.deepEqual(bypasses('electron/cli/x.ts', sample), [

@@ -58,7 +58,7 @@ export function moveJobsToTop(ctx: ActionContext, ids: readonly string[]): strin
     for (const r of rows) byPriority.set(r.priority, [...(byPriority.get(r.priority) ?? []), r]);
     for (const [priority, group] of byPriority) {
       const top = minRank(ctx.db, priority);
-      group.forEach((r, i) => setOrder(ctx.db, r.id, r, { priority, rank: top - group.length + i }, 'top', now, ctx.actor));
+      for (const [i, r] of group.entries()) setOrder(ctx.db, r.id, r, { priority, rank: top - group.length + i }, 'top', now, ctx.actor);
     }
     return rows.map((r) => r.id);
   });

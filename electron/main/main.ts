@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, BrowserWindow, dialog, ipcMain, Menu, net, Notification, protocol, safeStorage, session, shell } from 'electron';
+import { app, type BrowserWindow, dialog, ipcMain, Menu, net, Notification, protocol, safeStorage, session, shell } from 'electron';
 import type { ErrorEnvelope } from '../../shared/errors.js';
 import { APP_FOLDER } from '../engine/data-dir.js';
 import type { AppView } from '../../shared/app-views.js';
@@ -160,7 +160,7 @@ function boot(): void {
     if (response === 0) writeFarmChoice(choiceFile, { mode: 'local' });
     return response === 1;
   };
-  const useThisComputer = async (): Promise<void> => {
+  const switchToThisComputer = async (): Promise<void> => {
     const options = {
       type: 'question' as const, buttons: ['Work on This Computer', 'Cancel'], defaultId: 0, cancelId: 1,
       message: 'Work on this computer\'s own farm?', detail: 'Shotfarm restarts on its own engine and queue; the studio farm\'s token is forgotten on this computer.',
@@ -227,7 +227,7 @@ function boot(): void {
       showView,
       openDataFolder: () => void shell.openPath(dataDir),
       about: () => void dialog.showMessageBox({ title: 'About Shotfarm', message: `Shotfarm ${app.getVersion()}`, detail: studio ? `Studio farm: ${studio.origin}` : `Data: ${dataDir}` }),
-      useThisComputer: () => void useThisComputer(),
+      useThisComputer: () => void switchToThisComputer(),
       joinStudioFarm: askJoin,
     }, { platform: process.platform, devTools })));
     // utilityProcess.fork is only allowed once the app is ready. In studio mode no local engine runs.

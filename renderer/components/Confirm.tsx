@@ -17,8 +17,8 @@ export function Confirm({ title, children, confirmLabel, danger, onConfirm, onCa
       footer={
         <>
           <span className="spacer" />
-          <button ref={back} className="btn btn-ghost" onClick={onCancel} data-testid="confirm-cancel">Cancel</button>
-          <button className={`btn ${danger ? 'btn-danger' : 'btn-primary'}`} onClick={onConfirm} data-testid="confirm-ok">{confirmLabel}</button>
+          <button type="button" ref={back} className="btn btn-ghost" onClick={onCancel} data-testid="confirm-cancel">Cancel</button>
+          <button type="button" className={`btn ${danger ? 'btn-danger' : 'btn-primary'}`} onClick={onConfirm} data-testid="confirm-ok">{confirmLabel}</button>
         </>
       }
     >

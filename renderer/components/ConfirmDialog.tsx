@@ -10,6 +10,7 @@ export function ConfirmDialog() {
   const c = useApp((s) => s.confirm);
   const answer = useApp((s) => s.answer);
   const back = useRef<HTMLButtonElement>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: each new question moves the focus to Go back, so a stray Enter goes back.
   useEffect(() => back.current?.focus(), [c]);
   if (!c) return null;
   return (
@@ -19,8 +20,8 @@ export function ConfirmDialog() {
       footer={
         <>
           <span className="spacer" />
-          <button className="btn" ref={back} onClick={() => answer(false)} data-testid="confirm-no">Go back</button>
-          <button className={`btn ${c.danger ? 'btn-danger' : 'btn-primary'}`} onClick={() => answer(true)} data-testid="confirm-yes">{c.confirmLabel}</button>
+          <button type="button" className="btn" ref={back} onClick={() => answer(false)} data-testid="confirm-no">Go back</button>
+          <button type="button" className={`btn ${c.danger ? 'btn-danger' : 'btn-primary'}`} onClick={() => answer(true)} data-testid="confirm-yes">{c.confirmLabel}</button>
         </>
       }
     >

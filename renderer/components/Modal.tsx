@@ -34,7 +34,7 @@ export function Modal({ title, onClose, children, footer, wide }: { title: React
       <div className={`modal${wide ? ' modal-wide' : ''}`} role="dialog" aria-modal="true" aria-label={typeof title === 'string' ? title : undefined} tabIndex={-1} ref={ref}>
         <header className="modal-head">
           <h2>{title}</h2>
-          <button className="icon-btn" onClick={onClose} aria-label="Close">×</button>
+          <button type="button" className="icon-btn" onClick={onClose} aria-label="Close">×</button>
         </header>
         <div className="modal-body">{children}</div>
         {footer && <footer className="modal-foot">{footer}</footer>}

@@ -17,6 +17,7 @@ export function useFitLevel(ref: RefObject<HTMLElement | null>, max: number, res
     return () => window.removeEventListener('resize', resized);
   }, []);
   // A resize starts over from the fullest form.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a resize starts over from the fullest form.
   useLayoutEffect(() => setLevel(0), [width]);
   // After every render: still overflowing? One step more compact.
   useLayoutEffect(() => {
@@ -24,6 +25,7 @@ export function useFitLevel(ref: RefObject<HTMLElement | null>, max: number, res
     if (el && level < max && el.scrollWidth > el.clientWidth + 1) setLevel(level + 1);
   });
   // Content that shrank may fit at a fuller level again: try from the fullest.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: new content (resetKey) starts over from the fullest form.
   useLayoutEffect(() => setLevel(0), [resetKey]);
   return level;
 }

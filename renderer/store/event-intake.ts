@@ -26,7 +26,7 @@ export function startEventIntake(client: ShotfarmClient, apply: (batch: LiveEven
     }),
   );
   return () => {
-    offs.forEach((off) => off());
+    for (const off of offs) off();
     if (timer) clearTimeout(timer);
   };
 }

@@ -30,6 +30,7 @@ export function useLiveQuery<T>(run: () => Promise<T>, deps: readonly unknown[],
   const mounted = useRef(true);
   useEffect(() => () => void (mounted.current = false), []);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: it re-runs on a new tick, new inputs (depsKey) or a reload; `run` is read from a ref so a new closure each render does not re-run it.
   useEffect(() => {
     const depsChanged = prevDeps.current !== depsKey;
     prevDeps.current = depsKey;

@@ -90,7 +90,7 @@ test('a prompt posted with our id and client id runs; its events, history entry 
     assert.equal(entry.number, posted.number);
     assert.equal(entry.extraData.shotfarm_attempt, 'contract');
     assert.equal(entry.status?.statusStr, 'success');
-    const image = (entry.outputs['9']?.images as { filename: string; subfolder: string; type: string }[])[0]!;
+    const image = (entry.outputs['9']!.images as { filename: string; subfolder: string; type: string }[])[0]!;
     const dest = join(tmp.path, 'out.png');
     const bytes = await client.downloadView(image, dest);
     assert.ok(bytes > 8);

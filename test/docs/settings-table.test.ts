@@ -22,7 +22,7 @@ export function settingsRows(md: string): Row[] {
 }
 
 /** How the docs write a setting's default and unit. */
-export function documented(key: string, d: FarmSettingDef): { def: RegExp; unit: string } {
+export function documented(_key: string, d: FarmSettingDef): { def: RegExp; unit: string } {
   const exact = (s: string) => new RegExp(`^${s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
   if (d.type === 'number') return { def: exact(String(d.default)), unit: d.unit };
   // Folders: null means the engine's own folder in the data folder, e.g. `<data>/outputs`.

@@ -138,7 +138,9 @@ export async function waitOnEngine(engine: Engine, what: string, predicate: () =
     what, timeoutMs, pollMs: 25, detail: context,
     wake: (recheck) => {
       const offs = [engine.events.on('job.changed', recheck), engine.events.on('instance.changed', recheck)];
-      return () => offs.forEach((off) => off());
+      return () => {
+        for (const off of offs) off();
+      };
     },
   });
 }

@@ -73,7 +73,7 @@ function malformedJson(pick: Pick, r: RandomSource): string {
     () => good.replace('}', '},'),
     () => `${good}garbage`,
     () => `[${good}]`,
-    () => '{"project": "P", "episode": "E", "shots": [' + '['.repeat(5000) + ']'.repeat(5000) + ']}',
+    () => `{"project": "P", "episode": "E", "shots": [${'['.repeat(5000)}${']'.repeat(5000)}]}`,
     () => '',
     () => '\ufeff',
     () => 'null',

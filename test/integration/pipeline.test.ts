@@ -37,10 +37,10 @@ test('keyframe → motion: the plate is uploaded, the keyframe output feeds the 
   await farm.waitForStates([kf, motion], ['completed'], 30_000);
   // The motion prompt the server ran loaded the keyframe's output under the job's upload folder.
   const entry = await new ComfyClient(farm.sims[0]!.url).getHistory(motion);
-  const loadImage = (entry?.prompt as Record<string, { inputs: Record<string, unknown> }>)['2'];
+  const loadImage = (entry!.prompt as Record<string, { inputs: Record<string, unknown> }>)['2'];
   assert.match(String(loadImage?.inputs.image), new RegExp(`^shotfarm/${motion}/kf_\\d{5}_\\.png$`));
   const kfEntry = await new ComfyClient(farm.sims[0]!.url).getHistory(kf);
-  const kfLoad = (kfEntry?.prompt as Record<string, { inputs: Record<string, unknown> }>)['10'];
+  const kfLoad = (kfEntry!.prompt as Record<string, { inputs: Record<string, unknown> }>)['10'];
   assert.equal(kfLoad?.inputs.image, `shotfarm/${kf}/plate.png`);
   for (const id of [kf, motion]) assert.equal(executedCount(farm, id), 1);
   const ledger = farm.engine.db.prepare('SELECT j.stage, a.seed, a.template_name, a.template_hash, a.width FROM assets a JOIN jobs j ON j.id = a.job_id ORDER BY j.stage').all() as {

@@ -62,7 +62,7 @@ test('serve speaks https and wss with the given certificate; the API and the eve
     });
     assert.equal(JSON.parse(hello).type, 'hello');
     // A plain-http client gets nothing useful from the TLS port.
-    await assert.rejects(fetch(server.url.replace('https', 'http') + '/api/info'));
+    await assert.rejects(fetch(`${server.url.replace('https', 'http')}/api/info`));
   } finally {
     await server.close();
     await t.close();

@@ -105,6 +105,6 @@ test('the batcher keeps only the latest change per job and merges bulk counts', 
   (pending as unknown as () => void)();
   assert.equal(flushed.length, 1);
   assert.deepEqual(flushed[0]?.map((e) => e.topic), ['job.changed', 'job.changed', 'jobs.bulkChanged', 'instance.removed']);
-  assert.equal((flushed[0]?.[1]?.payload as { job: JobView }).job.state, 'running');
-  assert.equal((flushed[0]?.[2]?.payload as { count: number }).count, 500);
+  assert.equal((flushed[0]![1]!.payload as { job: JobView }).job.state, 'running');
+  assert.equal((flushed[0]![2]!.payload as { count: number }).count, 500);
 });

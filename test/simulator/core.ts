@@ -100,7 +100,7 @@ export class SimCore {
     if (obj && 'number' in obj) {
       number = Number(obj['number']);
     } else {
-      number = obj && obj['front'] ? -this.counter : this.counter;
+      number = obj?.['front'] ? -this.counter : this.counter;
       this.counter++;
     }
     if (!obj || !('prompt' in obj)) {

@@ -153,7 +153,7 @@ export function viewFile(dirs: ImageDirs, query: URLSearchParams): ViewResult {
   const sub = query.get('subfolder');
   if (sub !== null) {
     const full = resolve(dir, sub);
-    if (full !== dir && !full.startsWith(dir + '/')) return { status: 403 };
+    if (full !== dir && !full.startsWith(`${dir}/`)) return { status: 403 };
     dir = full;
   }
   const file = join(dir, basename(filename));
@@ -190,11 +190,11 @@ export type UploadResult = { status: 200; json: { name: string; subfolder: strin
 export function storeUpload(dirs: ImageDirs, file: { name: string; bytes: Buffer } | null, type: string | null, subfolder: string | null, overwrite: string | null): UploadResult {
   const t = type ?? 'input';
   if (t !== 'input' && t !== 'temp' && t !== 'output') return { status: 500 };
-  if (!file || !file.name) return { status: 400 };
+  if (!file?.name) return { status: 400 };
   const base = dirs[t];
   const sub = subfolder ?? '';
   const dir = resolve(base, sub);
-  if (dir !== base && !dir.startsWith(base + '/')) return { status: 400 };
+  if (dir !== base && !dir.startsWith(`${base}/`)) return { status: 400 };
   if (file.name.includes('/') || file.name.includes('..') || isAbsolute(file.name)) return { status: 400 };
   mkdirSync(dir, { recursive: true });
   let name = file.name;

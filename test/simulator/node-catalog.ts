@@ -121,6 +121,7 @@ export function buildCatalog(names: string[], models: Record<string, string[]>, 
       extra: { output_tooltips: ['The model used for denoising latents.', 'The CLIP model used for encoding text prompts.', 'The VAE model used for encoding and decoding images to and from latent space.'] } }) }),
     KSampler: () => ({ traits: { sampler: true }, info: node('KSampler', {
       model: ['MODEL', { tooltip: 'The model used for denoising the input latent.' }],
+      // biome-ignore lint/correctness/noPrecisionLoss: ComfyUI's own maximum (2^64 - 1) as its /object_info sends it; JSON loses the same precision.
       seed: ['INT', { default: 0, min: 0, max: 18446744073709551615, control_after_generate: true, tooltip: 'The random seed used for creating the noise.' }],
       steps: ['INT', { default: 20, min: 1, max: 10000, tooltip: 'The number of steps used in the denoising process.' }],
       cfg: ['FLOAT', { default: 8.0, min: 0.0, max: 100.0, step: 0.1, round: 0.01 }],

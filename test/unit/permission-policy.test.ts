@@ -23,7 +23,7 @@ test('every role against every method class: all, own jobs only, or no', () => {
   for (const role of ROLES) {
     const row = (EXPECTED[role].split(' ') as (keyof typeof WORD)[]).map((c) => WORD[c]);
     assert.equal(row.length, METHOD_CLASSES.length);
-    METHOD_CLASSES.forEach((cls, i) => assert.equal(mayUse(role, cls), row[i], `${role} × ${cls}`));
+    for (const [i, cls] of METHOD_CLASSES.entries()) assert.equal(mayUse(role, cls), row[i], `${role} × ${cls}`);
   }
 });
 

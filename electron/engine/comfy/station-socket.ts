@@ -57,7 +57,7 @@ export interface SocketOptions {
 }
 
 export function wsUrl(baseUrl: string, clientId: string): string {
-  const url = new URL(baseUrl.replace(/\/+$/, '') + '/ws');
+  const url = new URL(`${baseUrl.replace(/\/+$/, '')}/ws`);
   url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
   url.searchParams.set('clientId', clientId);
   return url.toString();

@@ -140,7 +140,7 @@ export class HookRunner {
   private async attempt(id: number): Promise<void> {
     if (this.closing.signal.aborted) return;
     const row = deliveryRow(this.deps.db, id);
-    if (!row || row.status !== 'pending') return;
+    if (row?.status !== 'pending') return;
     // The hook is looked up at each try, so an operator who fixes a URL or removes a noisy hook
     // changes the retries still waiting too.
     let hook: HookConfig | undefined;

@@ -39,7 +39,7 @@ export class CapabilityAnswers {
     const infos = known.map((s) => s.info);
     const m = this.memo;
     // Each workstation holds its own list object, so the same objects for the same ids mean the same lists.
-    if (!m || !m.keys.covers(infos) || m.ids.some((id, i) => id !== ids[i])) this.memo = { ids, keys: new ComboKeys(infos), answers: new Map() };
+    if (!m?.keys.covers(infos) || m.ids.some((id, i) => id !== ids[i])) this.memo = { ids, keys: new ComboKeys(infos), answers: new Map() };
     const memo = this.memo as NonNullable<typeof this.memo>;
     const parsed = typeof params === 'string' ? parseParams(params) : params;
     const key = memo.keys.keyOf(template, parsed);

@@ -54,7 +54,7 @@ export class Reservations {
     for (const [instanceId, r] of this.byInstance) {
       const job = this.d.job(r.jobId);
       const inst = snaps.get(instanceId);
-      if (!job || job.state !== 'queued' || !inst || !couldFit(this.d.snapshot(job), inst) || !this.d.capable(job).has(instanceId)) {
+      if (job?.state !== 'queued' || !inst || !couldFit(this.d.snapshot(job), inst) || !this.d.capable(job).has(instanceId)) {
         this.byInstance.delete(instanceId);
       }
     }

@@ -10,7 +10,7 @@ import type { InstanceView, ProbeView } from '../../../shared/domain.js';
 import type { FarmState } from '../../../shared/farm-settings.js';
 import type { JobState } from '../../../shared/job-states.js';
 import { readFarmState } from '../settings/farm-state.js';
-import { endAttempt, liveAttempts, orphanAttempts, previousAttempt, type AttemptRow } from '../store/attempt-store.js';
+import { endAttempt, liveAttempts, orphanAttempts, previousAttempt, } from '../store/attempt-store.js';
 import { CommitBatch } from '../store/commit-batch.js';
 import type { JobRow } from '../store/job-rows.js';
 import { jobRow, nextRetryAt, oldestQueued } from '../store/job-store.js';

@@ -58,7 +58,7 @@ export function jobConditions(filter: JobFilter | undefined): { parts: string[];
   if (!filter) return { parts, params };
   if (filter.states?.length) {
     parts.push(`state IN (${filter.states.map((_, i) => `@s${i}`).join(', ')})`);
-    filter.states.forEach((s, i) => (params[`s${i}`] = s));
+    for (const [i, s] of filter.states.entries()) params[`s${i}`] = s;
   }
   for (const key of ['project', 'episode', 'shot', 'stage'] as const) {
     if (filter[key]) {

@@ -68,7 +68,7 @@ export function instanceWaitReason(job: JobSnapshot, inst: InstanceFacts): Insta
   if (inst.totalVramBytes !== null && inst.totalVramBytes / GB < need) {
     return wait(inst, 'vram_total', `has ${gb(inst.totalVramBytes)} of VRAM in all; the job needs ${need} GB`);
   }
-  if (inst.capabilityProblems && inst.capabilityProblems.length) return wait(inst, 'capability', inst.capabilityProblems.slice(0, 2).join('; '));
+  if (inst.capabilityProblems?.length) return wait(inst, 'capability', inst.capabilityProblems.slice(0, 2).join('; '));
   if (inst.adminState === 'disabled') return wait(inst, 'disabled', 'is disabled');
   if (inst.adminState === 'draining') return wait(inst, 'draining', 'is draining (takes no new work)');
   if (inst.health === 'quarantined' && inst.quarantinedUntil !== null) {

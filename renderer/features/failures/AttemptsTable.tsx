@@ -40,7 +40,7 @@ function Row({ a }: { a: AttemptView }) {
           {a.exceptionType ?? '—'}
           {hasDetail && (
             <div>
-              <button className="btn btn-sm btn-ghost" onClick={() => setOpen(!open)} aria-expanded={open} data-action="attempt-detail">
+              <button type="button" className="btn btn-sm btn-ghost" onClick={() => setOpen(!open)} aria-expanded={open} data-action="attempt-detail">
                 {open ? '▾' : '▸'} Traceback
               </button>
             </div>

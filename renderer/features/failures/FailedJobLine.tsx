@@ -31,8 +31,8 @@ export function FailedJobLine({ job, actions }: { job: FailedJobView; actions: F
         <span className="muted small">{job.attempts} attempt{job.attempts === 1 ? '' : 's'} · {dateTime(job.finishedAt ?? job.updatedAt)}</span>
         {job.importedBy && <span className="muted small" data-testid="imported-by">imported by {job.importedBy}</span>}
         <span className="spacer" />
-        <button className="btn btn-sm" disabled={!actionAllowed('retry', job.state) || !mayAct('retry') || notMine('retry') !== undefined} title={notMine('retry')} onClick={(e) => (e.stopPropagation(), actions.run('retry', [job]))} data-action="retry">Retry</button>
-        <button className="btn btn-sm" disabled={superseded || !actionAllowed('newTake', job.state) || !mayAct('newTake') || notMine('newTake') !== undefined} onClick={(e) => (e.stopPropagation(), actions.run('newTake', [job]))}
+        <button type="button" className="btn btn-sm" disabled={!actionAllowed('retry', job.state) || !mayAct('retry') || notMine('retry') !== undefined} title={notMine('retry')} onClick={(e) => (e.stopPropagation(), actions.run('retry', [job]))} data-action="retry">Retry</button>
+        <button type="button" className="btn btn-sm" disabled={superseded || !actionAllowed('newTake', job.state) || !mayAct('newTake') || notMine('newTake') !== undefined} onClick={(e) => (e.stopPropagation(), actions.run('newTake', [job]))}
           data-action="newTake" title={superseded ? `Take ${job.supersededByTake} exists already` : notMine('newTake')}>New take</button>
       </div>
       {open && <AttemptsTable jobId={job.id} />}

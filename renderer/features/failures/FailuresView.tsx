@@ -31,7 +31,7 @@ function AllButton({ action, label, jobs, session, allowed, actions }: {
     ? (targets.length === 0 ? notYoursHint(session, action) : `${own.others.toLocaleString()} of these ${jobs.length.toLocaleString()} were imported by others and are left alone.`)
     : undefined;
   return (
-    <button className="btn btn-sm" disabled={targets.length === 0 || !allowed} title={title} data-action={`${action}-all`}
+    <button type="button" className="btn btn-sm" disabled={targets.length === 0 || !allowed} title={title} data-action={`${action}-all`}
       onClick={(e) => (e.stopPropagation(), actions.run(action, targets))}>{text}</button>
   );
 }
@@ -88,7 +88,7 @@ export function FailuresView() {
           </div>
         </div>
         {superseded > 0 && (
-          <button className="btn" onClick={() => setShowSuperseded(!showSuperseded)} aria-pressed={showSuperseded} data-testid="toggle-superseded"
+          <button type="button" className="btn" onClick={() => setShowSuperseded(!showSuperseded)} aria-pressed={showSuperseded} data-testid="toggle-superseded"
             title="Takes an operator replaced with a newer take: handled, kept for their history">
             {showSuperseded ? 'Hide superseded takes' : `Show ${counted(superseded, 'superseded take')}`}
           </button>

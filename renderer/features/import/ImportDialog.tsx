@@ -97,6 +97,7 @@ export function ImportDialog({ file, onClose }: { file: ReadResult; onClose: () 
 
   // Every change of the defaults re-checks (the first check runs at once, later ones when typing pauses).
   const first = useRef(true);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `key` stands for the mapping's content: an equal mapping re-typed does not re-check.
   useEffect(() => {
     const wait = first.current ? 0 : RECHECK_AFTER_MS;
     first.current = false;
@@ -104,7 +105,6 @@ export function ImportDialog({ file, onClose }: { file: ReadResult; onClose: () 
     const t = setTimeout(() => void check(mapping, key), wait);
     return () => clearTimeout(t);
     // `key` stands for the mapping's content: an equal mapping re-typed does not re-check.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key, check]);
 
   const confirm = async () => {
@@ -131,8 +131,8 @@ export function ImportDialog({ file, onClose }: { file: ReadResult; onClose: () 
         <>
           {c && <span className="muted">{c.new} to import · {c.duplicate} already queued · {c.error} with errors (left out)</span>}
           <span className="spacer" />
-          <button className="btn btn-ghost" onClick={onClose}>Cancel</button>
-          <button className="btn btn-primary" disabled={committing || !current || !c || c.new === 0 || preview?.refusal != null} title={preview?.refusal ?? undefined}
+          <button type="button" className="btn btn-ghost" onClick={onClose}>Cancel</button>
+          <button type="button" className="btn btn-primary" disabled={committing || !current || !c || c.new === 0 || preview?.refusal != null} title={preview?.refusal ?? undefined}
             onClick={() => void confirm()} data-testid="import-confirm">
             {c && c.new > 0 ? `Import ${c.new} job${c.new === 1 ? '' : 's'}` : 'Nothing to import'}
           </button>

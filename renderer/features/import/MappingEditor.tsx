@@ -80,7 +80,7 @@ export function MappingEditor({ mapping, onChange, templates, checking, onRegist
             {offered.map((p) => <option key={p} value={p}>{p}</option>)}
           </select>
         </label>
-        <button className="btn btn-ghost mapping-register" onClick={onRegisterTemplate} disabled={why('templates') !== undefined} title={why('templates')} data-testid="register-template">+ Register a template…</button>
+        <button type="button" className="btn btn-ghost mapping-register" onClick={onRegisterTemplate} disabled={why('templates') !== undefined} title={why('templates')} data-testid="register-template">+ Register a template…</button>
       </div>
     </div>
   );

@@ -93,8 +93,8 @@ export function TemplateDialog({ stages, onClose, onRegistered }: { stages: read
         <>
           <VerdictLine v={v} />
           <span className="spacer" />
-          <button className="btn btn-ghost" onClick={onClose}>Cancel</button>
-          <button className="btn btn-primary" disabled={busy || v.status !== 'ok' || v.view.id !== 0} onClick={() => void register()} data-testid="template-register">
+          <button type="button" className="btn btn-ghost" onClick={onClose}>Cancel</button>
+          <button type="button" className="btn btn-primary" disabled={busy || v.status !== 'ok' || v.view.id !== 0} onClick={() => void register()} data-testid="template-register">
             Register template
           </button>
         </>

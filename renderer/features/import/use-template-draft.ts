@@ -45,6 +45,7 @@ export function useTemplateDraft(file: { name: string; text: string } | null, st
   const [verdict, setVerdict] = useState<Verdict>({ status: 'idle' });
 
   // A new file starts a new draft: from the template it is, or from the workflow's usual inputs.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: only another file starts a new draft; the stage list loading later must not reset it.
   useEffect(() => {
     if (!file || !reading) return;
     if (reading.kind === 'template') {
@@ -61,7 +62,6 @@ export function useTemplateDraft(file: { name: string; text: string } | null, st
       setChosen(reading.kind === 'workflow' ? firstChoices(reading.inputs) : {});
     }
     // Only when another file arrives; the stage list loading later must not reset the draft.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [file, reading]);
 
   // Two inputs under one name would silently become one parameter in the file: said here instead.

@@ -9,7 +9,7 @@ function Thumb({ asset, onOpen }: { asset: AssetView; onOpen: () => void }) {
   const assetUrl = useApp((s) => s.client.assetUrl);
   const url = asset.mediaType.startsWith('image/') ? assetUrl(asset.id) : null;
   return (
-    <button className="thumb" onClick={onOpen} tabIndex={-1} title="Full size (Enter)" data-action="preview">
+    <button type="button" className="thumb" onClick={onOpen} tabIndex={-1} title="Full size (Enter)" data-action="preview">
       {url ? <img src={url} alt={asset.fileName} loading="lazy" /> : <span className="muted small">{asset.mediaType.split('/')[1] ?? 'file'}</span>}
     </button>
   );
@@ -21,7 +21,7 @@ export function RevealButton({ a }: { a: AssetView }) {
   const notify = useApp((s) => s.notify);
   if (!shell) return null;
   return (
-    <button className="btn btn-ghost reveal" tabIndex={-1} onClick={() => shell.revealFile(a.path).catch((err: unknown) => notify('error', errorMessage(err)))} title={a.path} data-action="reveal">
+    <button type="button" className="btn btn-ghost reveal" tabIndex={-1} onClick={() => shell.revealFile(a.path).catch((err: unknown) => notify('error', errorMessage(err)))} title={a.path} data-action="reveal">
       Show in folder
     </button>
   );
@@ -42,6 +42,7 @@ export function AssetCard({ a, approved, selected, focused, onApprove, onOpen, o
   const { may, why } = useMay();
   return (
     <article
+      role="gridcell"
       className={`asset${approved ? ' asset-approved' : ''}${selected ? ' asset-selected' : ''}`}
       data-asset={a.id} data-shot={a.shot} aria-selected={selected} tabIndex={focused ? 0 : -1} onFocus={onFocus}
       onClick={(e) => (e.shiftKey || e.ctrlKey || e.metaKey) && onSelect({ shift: e.shiftKey, toggle: e.ctrlKey || e.metaKey })}
@@ -61,7 +62,7 @@ export function AssetCard({ a, approved, selected, focused, onApprove, onOpen, o
         <div className="mono tiny muted truncate" title={a.sha256}>sha256 {a.sha256.slice(0, 16)}…</div>
         <RevealButton a={a} />
       </div>
-      <button className={`approve${approved ? ' approve-on' : ''}`} tabIndex={-1} onClick={(e) => (e.stopPropagation(), onApprove())} aria-pressed={approved} data-action="approve"
+      <button type="button" className={`approve${approved ? ' approve-on' : ''}`} tabIndex={-1} onClick={(e) => (e.stopPropagation(), onApprove())} aria-pressed={approved} data-action="approve"
         title={why('approvals') ?? 'Approve (Space)'} disabled={!may('approvals')}>
         {approved ? '✓ Approved' : 'Approve'}
       </button>

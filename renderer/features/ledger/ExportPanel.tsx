@@ -71,8 +71,8 @@ export function ExportPanel() {
       <div className="panel-head">
         <h2>Export CSV</h2>
         <div className="seg" role="group">
-          <button className={`seg-btn${kind === 'runlog' ? ' seg-on' : ''}`} onClick={() => setKind('runlog')} data-export-kind="runlog">Run log</button>
-          <button className={`seg-btn${kind === 'ledger' ? ' seg-on' : ''}`} onClick={() => setKind('ledger')} data-export-kind="ledger">Ledger</button>
+          <button type="button" className={`seg-btn${kind === 'runlog' ? ' seg-on' : ''}`} onClick={() => setKind('runlog')} data-export-kind="runlog">Run log</button>
+          <button type="button" className={`seg-btn${kind === 'ledger' ? ' seg-on' : ''}`} onClick={() => setKind('ledger')} data-export-kind="ledger">Ledger</button>
         </div>
       </div>
       <p className="muted small">{WHAT[kind]}</p>
@@ -89,7 +89,7 @@ export function ExportPanel() {
         )}
         <label className="field"><span className="field-label">From</span><input className="input" type="datetime-local" value={from} onChange={(e) => setFrom(e.target.value)} /></label>
         <label className="field"><span className="field-label">To</span><input className="input" type="datetime-local" value={to} onChange={(e) => setTo(e.target.value)} /></label>
-        <button className="btn btn-primary export-go" onClick={() => void run()} disabled={busy} data-testid="export-run">
+        <button type="button" className="btn btn-primary export-go" onClick={() => void run()} disabled={busy} data-testid="export-run">
           {busy ? 'Writing…' : client.shell ? `Save ${label}…` : `Download ${label}`}
         </button>
       </div>
@@ -99,7 +99,7 @@ export function ExportPanel() {
       {saved && (
         <div className="alert alert-ok" data-testid="export-result" data-rows={saved.rows} data-path={saved.path}>
           Wrote <b>{saved.rows.toLocaleString()}</b> row{saved.rows === 1 ? '' : 's'} ({bytes(saved.bytes)}) to <span className="mono">{saved.path}</span>
-          {client.shell && <button className="btn btn-sm btn-ghost" onClick={() => client.shell?.revealFile(saved.path).catch((err: unknown) => setError(errorMessage(err)))}>Show in folder</button>}
+          {client.shell && <button type="button" className="btn btn-sm btn-ghost" onClick={() => client.shell?.revealFile(saved.path).catch((err: unknown) => setError(errorMessage(err)))}>Show in folder</button>}
         </div>
       )}
       {error && <div className="alert alert-error" role="alert">{error}</div>}

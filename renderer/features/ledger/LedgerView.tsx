@@ -55,16 +55,16 @@ export function LedgerView() {
             {picked.length > 0 ? (
               <>
                 <span className="selcount">{counted(picked.length, 'output')} selected</span>
-                <button className="btn btn-sm btn-primary" onClick={() => approval.set(picked, true)} disabled={!may('approvals')} title={why('approvals')} data-action="approve-selected">Approve</button>
-                <button className="btn btn-sm" onClick={() => approval.set(picked, false)} disabled={!may('approvals')} title={why('approvals')} data-action="unapprove-selected">Unapprove</button>
-                <button className="btn btn-sm btn-ghost" onClick={() => setSelected(new Set())}>Clear</button>
+                <button type="button" className="btn btn-sm btn-primary" onClick={() => approval.set(picked, true)} disabled={!may('approvals')} title={why('approvals')} data-action="approve-selected">Approve</button>
+                <button type="button" className="btn btn-sm" onClick={() => approval.set(picked, false)} disabled={!may('approvals')} title={why('approvals')} data-action="unapprove-selected">Unapprove</button>
+                <button type="button" className="btn btn-sm btn-ghost" onClick={() => setSelected(new Set())}>Clear</button>
               </>
             ) : (
               <span className="muted small truncate">Arrows move · Space approves · Enter full size · X or Ctrl+click selects · A / U approve / unapprove the selection</span>
             )}
             <span className="spacer" />
             {q.newer > 0 && (
-              <button className="new-outputs" onClick={() => (q.showNewer(), setSelected(new Set()))} data-testid="new-outputs" data-newer={q.newer}>
+              <button type="button" className="new-outputs" onClick={() => (q.showNewer(), setSelected(new Set()))} data-testid="new-outputs" data-newer={q.newer}>
                 {counted(q.newer, 'new output')} — show
               </button>
             )}
@@ -73,7 +73,7 @@ export function LedgerView() {
           {q.data && rows.length === 0 && <Empty title="No outputs yet">Finished renders appear here with their hash, size and settings.</Empty>}
           <AssetGrid rows={rows} approval={approval} selection={{ ids: selected, set: setSelected }} onOpen={setViewing} />
           {q.data && q.data.total > rows.length && (
-            <button className="btn btn-ghost more" onClick={() => setLimit(limit + PAGE)}>Show more ({(q.data.total - rows.length).toLocaleString()} left)</button>
+            <button type="button" className="btn btn-ghost more" onClick={() => setLimit(limit + PAGE)}>Show more ({(q.data.total - rows.length).toLocaleString()} left)</button>
           )}
         </div>
         {may('exports') && <ExportPanel />}

@@ -49,10 +49,10 @@ export function Lightbox({ assets, index, approved, onIndex, onApprove, onClose 
         <span className="truncate"><b>{a.project} / {a.episode} / {a.shot}</b> · {a.stage} · take {a.take} <span className="muted">— {a.fileName}{a.width && a.height ? ` · ${a.width}×${a.height}` : ''} · {bytes(a.bytes)}</span></span>
         <span className="spacer" />
         <span className="muted small">{index + 1} / {assets.length} · ← → · Space approves · Esc</span>
-        <button className="btn btn-sm" disabled={index === 0} onClick={() => onIndex(index - 1)} aria-label="Previous">‹</button>
-        <button className="btn btn-sm" disabled={index >= assets.length - 1} onClick={() => onIndex(index + 1)} aria-label="Next">›</button>
-        <button className={`btn btn-sm${on ? ' btn-approved' : ' btn-primary'}`} onClick={() => onApprove(a)} aria-pressed={on} disabled={!may('approvals')} title={why('approvals')} data-action="lightbox-approve">{on ? '✓ Approved' : 'Approve'}</button>
-        <button className="btn btn-sm btn-ghost" onClick={onClose} aria-label="Close">×</button>
+        <button type="button" className="btn btn-sm" disabled={index === 0} onClick={() => onIndex(index - 1)} aria-label="Previous">‹</button>
+        <button type="button" className="btn btn-sm" disabled={index >= assets.length - 1} onClick={() => onIndex(index + 1)} aria-label="Next">›</button>
+        <button type="button" className={`btn btn-sm${on ? ' btn-approved' : ' btn-primary'}`} onClick={() => onApprove(a)} aria-pressed={on} disabled={!may('approvals')} title={why('approvals')} data-action="lightbox-approve">{on ? '✓ Approved' : 'Approve'}</button>
+        <button type="button" className="btn btn-sm btn-ghost" onClick={onClose} aria-label="Close">×</button>
       </footer>
     </div>,
     document.body,

@@ -45,13 +45,13 @@ export function ActionBar() {
         {PRIORITIES.filter((p) => mayAct('bump', p)).map((p) => <option key={p} value={p}>{p}</option>)}
       </select>
       {JOB_ACTIONS.filter((a) => a !== 'bump' && a !== 'uncancel').map((a) => (
-        <button key={a} className={`btn btn-sm${a === 'cancel' ? ' btn-danger-ghost' : ''}`} disabled={!enabled(a)} onClick={() => void runAction(a)} data-action={a}
+        <button type="button" key={a} className={`btn btn-sm${a === 'cancel' ? ' btn-danger-ghost' : ''}`} disabled={!enabled(a)} onClick={() => void runAction(a)} data-action={a}
           title={hint(a) ?? (KEY_HINT[a] ? `Shortcut: ${KEY_HINT[a]}` : undefined)}>
           {ACTION_LABEL[a]}
           {KEY_HINT[a] && <kbd>{KEY_HINT[a]}</kbd>}
         </button>
       ))}
-      {count > 0 && <button className="btn btn-sm btn-ghost" onClick={clear}>Clear</button>}
+      {count > 0 && <button type="button" className="btn btn-sm btn-ghost" onClick={clear}>Clear</button>}
       <span className="spacer" />
       <UndoLast />
       <QueueOrder />

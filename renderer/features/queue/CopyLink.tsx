@@ -30,7 +30,7 @@ export function CopyLink() {
   };
   return (
     <div className="saved-views" ref={box}>
-      <button className="btn btn-sm" onClick={() => void copy()} data-testid="copy-link" title="Copy the address of this view (filters, order, open job) to send to someone">
+      <button type="button" className="btn btn-sm" onClick={() => void copy()} data-testid="copy-link" title="Copy the address of this view (filters, order, open job) to send to someone">
         Copy link
       </button>
       {shown !== null && (

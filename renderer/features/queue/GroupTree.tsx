@@ -61,9 +61,9 @@ function Node({ by, value, path, depth }: { by: FacetField; value: FacetValue; p
     <div className="tree-node" data-group={by} data-group-value={value.value}>
       <div className={`tree-row${active ? ' tree-active' : ''}`} style={{ paddingLeft: 6 + depth * 14 }}>
         {next ? (
-          <button className="tree-twist" onClick={() => setOpen(!open)} aria-label={open ? 'Collapse' : 'Expand'} aria-expanded={open}>{open ? '▾' : '▸'}</button>
+          <button type="button" className="tree-twist" onClick={() => setOpen(!open)} aria-label={open ? 'Collapse' : 'Expand'} aria-expanded={open}>{open ? '▾' : '▸'}</button>
         ) : <span className="tree-twist" />}
-        <button className="tree-label truncate" onClick={select} title={value.value || 'shots without a sequence'}>{value.value || <i className="muted">no sequence</i>}</button>
+        <button type="button" className="tree-label truncate" onClick={select} title={value.value || 'shots without a sequence'}>{value.value || <i className="muted">no sequence</i>}</button>
         {value.running > 0 && <span className="tree-dot tree-running" title={`${value.running} running`} />}
         {value.failed > 0 && <span className="tree-dot tree-failed" title={`${value.failed} failed`} />}
         <span className="tree-count num">{value.count.toLocaleString()}</span>
@@ -80,7 +80,7 @@ export function GroupTree() {
   return (
     <aside className="tree" data-testid="group-tree" aria-label="Groups">
       <div className={`tree-row tree-root${all && !filter.episode ? ' tree-active' : ''}`}>
-        <button className="tree-label" onClick={() => setFilter({ project: undefined, episode: undefined, sequence: undefined, shot: undefined, projectPrefix: undefined, episodePrefix: undefined, shotPrefix: undefined })}>
+        <button type="button" className="tree-label" onClick={() => setFilter({ project: undefined, episode: undefined, sequence: undefined, shot: undefined, projectPrefix: undefined, episodePrefix: undefined, shotPrefix: undefined })}>
           All projects
         </button>
       </div>

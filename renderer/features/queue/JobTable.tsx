@@ -66,11 +66,11 @@ function NoRows() {
     <Empty title={words.title}>
       <p data-testid="empty-detail">{words.detail}</p>
       {words.hidden > 0 && (
-        <button className="btn btn-sm" onClick={() => setQuery({ filter: filter.states ? { states: filter.states } : {} })} data-testid="clear-filters">
+        <button type="button" className="btn btn-sm" onClick={() => setQuery({ filter: filter.states ? { states: filter.states } : {} })} data-testid="clear-filters">
           Clear search and filters
         </button>
       )}{' '}
-      <button className="btn btn-sm" onClick={() => setQuery({ filter: {} })} data-testid="show-all">Show all jobs</button>
+      <button type="button" className="btn btn-sm" onClick={() => setQuery({ filter: {} })} data-testid="show-all">Show all jobs</button>
     </Empty>
   );
 }
@@ -90,10 +90,12 @@ export function JobTable({ scrollRef }: { scrollRef: MutableRefObject<(index: nu
   const first = items[0]?.index ?? 0;
   const last = items[items.length - 1]?.index ?? 40;
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new generation asks for the visible range again even when the range is the same.
   useEffect(() => {
     showRange(first, Math.max(last, first + 40));
   }, [first, last, generation, showRange]);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new generation (another filter or sort) scrolls back to the top; the effect reads nothing of it.
   useEffect(() => {
     parent.current?.scrollTo({ top: 0 });
   }, [generation]);

@@ -9,10 +9,10 @@ import { SuggestFilter } from './SuggestFilter.js';
 function SearchFilter({ value, onChange, inputRef }: { value: string | undefined; onChange: (v: string) => void; inputRef: RefObject<HTMLInputElement | null> }) {
   const [text, setText] = useState(value ?? '');
   useEffect(() => setText(value ?? ''), [value]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the debounce restarts on typing only; a new onChange or value from the parent must not send the filter again.
   useEffect(() => {
     const t = setTimeout(() => text !== (value ?? '') && onChange(text), 250);
     return () => clearTimeout(t);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [text]);
   return (
     <label className="field field-inline">
@@ -63,14 +63,14 @@ export function QueueFilters({ searchRef }: { searchRef: RefObject<HTMLInputElem
         onType={(v) => setFilter({ episodePrefix: v, episode: undefined, sequence: undefined, shot: undefined })}
         onPick={(v) => setFilter({ episode: v, episodePrefix: undefined, sequence: undefined, shot: undefined })} />
       {me && (
-        <button className={`chip chip-mine${filter.importedBy === me ? ' chip-on' : ''}`} aria-pressed={filter.importedBy === me} data-testid="filter-mine"
+        <button type="button" className={`chip chip-mine${filter.importedBy === me ? ' chip-on' : ''}`} aria-pressed={filter.importedBy === me} data-testid="filter-mine"
           title={`Only the jobs ${me} imported`} onClick={() => setFilter({ importedBy: filter.importedBy === me ? undefined : me })}>
           Mine
         </button>
       )}
       <div className="chips" role="group" aria-label="States">
         {JOB_STATES.map((st) => (
-          <button key={st} className={`chip state-${st}${states.includes(st) ? ' chip-on' : ''}`} onClick={() => toggle(st)} data-filter-state={st} aria-pressed={states.includes(st)}>
+          <button type="button" key={st} className={`chip state-${st}${states.includes(st) ? ' chip-on' : ''}`} onClick={() => toggle(st)} data-filter-state={st} aria-pressed={states.includes(st)}>
             {STATE_LABEL[st]}
           </button>
         ))}

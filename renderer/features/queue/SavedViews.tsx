@@ -24,15 +24,15 @@ export function SavedViews() {
   };
   return (
     <div className="saved-views" ref={box}>
-      <button className="btn btn-sm" onClick={() => setOpen(!open)} aria-expanded={open} data-testid="saved-views">Views ▾</button>
+      <button type="button" className="btn btn-sm" onClick={() => setOpen(!open)} aria-expanded={open} data-testid="saved-views">Views ▾</button>
       {open && (
         <div className="popover" role="dialog" aria-label="Saved views">
           {views.length === 0 && <div className="muted small pad">No saved views yet.</div>}
           {views.map((v) => (
             <div key={v.name} className="saved-view">
-              <button className="btn btn-ghost btn-sm grow" data-saved-view={v.name}
+              <button type="button" className="btn btn-ghost btn-sm grow" data-saved-view={v.name}
                 onClick={() => (setQuery({ filter: v.filter, sort: v.sort, descending: v.descending }), setOpen(false))}>{v.name}</button>
-              <button className="icon-btn" aria-label={`Delete ${v.name}`} onClick={() => setViews(deleteView(window.localStorage, v.name))}>×</button>
+              <button type="button" className="icon-btn" aria-label={`Delete ${v.name}`} onClick={() => setViews(deleteView(window.localStorage, v.name))}>×</button>
             </div>
           ))}
           <form className="saved-form" onSubmit={(e) => (e.preventDefault(), save())}>

@@ -31,13 +31,14 @@ export function SuggestFilter({ label, by, exact, prefix, within, onType, onPick
   useEffect(() => setText(exact ?? prefix ?? ''), [exact, prefix]);
 
   // The filter follows the typing (debounced); suggestions while the list is open.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the filter follows the typed text only; onType and the current value are read when it fires.
   useEffect(() => {
     if (!typed.current) return;
     const t = setTimeout(() => text !== (prefix ?? '') && onType(text), 250);
     return () => clearTimeout(t);
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [text]);
   const withinKey = JSON.stringify(within);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: suggestions are asked again only when the list opens or what they depend on changes; `within` is compared by its JSON (withinKey).
   useEffect(() => {
     if (!open) return;
     let live = true;
@@ -51,7 +52,7 @@ export function SuggestFilter({ label, by, exact, prefix, within, onType, onPick
       live = false;
       clearTimeout(t);
     };
-  }, [open, text, by, withinKey, client]); // eslint-disable-line react-hooks/exhaustive-deps
+  }, [open, text, by, withinKey, client]);
 
   const pick = (v: string) => {
     typed.current = false;

@@ -23,9 +23,9 @@ function IssuedTokenBox({ issued, onDone }: { issued: IssuedToken; onDone: () =>
       <div className="mono issued-token-value" data-testid="issued-token-value">{issued.token}</div>
       <div className="small">They open <span className="mono">{link.replace(issued.token, '<token>')}</span> with it, or paste it on the sign-in page.</div>
       <div className="issued-token-actions">
-        <button className="btn btn-sm" onClick={() => void navigator.clipboard?.writeText(link)}>Copy sign-in link</button>
-        <button className="btn btn-sm" onClick={() => void navigator.clipboard?.writeText(issued.token)}>Copy token</button>
-        <button className="btn btn-sm btn-ghost" onClick={onDone} data-testid="issued-token-done">Done</button>
+        <button type="button" className="btn btn-sm" onClick={() => void navigator.clipboard?.writeText(link)}>Copy sign-in link</button>
+        <button type="button" className="btn btn-sm" onClick={() => void navigator.clipboard?.writeText(issued.token)}>Copy token</button>
+        <button type="button" className="btn btn-sm btn-ghost" onClick={onDone} data-testid="issued-token-done">Done</button>
       </div>
     </div>
   );
@@ -123,10 +123,10 @@ export function PeoplePanel() {
                   <td className="small muted">{dateTime(p.createdAt)}</td>
                   <td className="small">{revoked ? <span className="warn">revoked {dateTime(p.revokedAt)}</span> : 'active'}</td>
                   <td className="people-actions">
-                    <button className="btn btn-sm" disabled={busy || self} onClick={() => void newToken(p.name)} data-action="new-token"
+                    <button type="button" className="btn btn-sm" disabled={busy || self} onClick={() => void newToken(p.name)} data-action="new-token"
                       title={self ? 'Your own new token is given on the farm host: shotfarm users token NAME.' : revoked ? 'A new token signs them in again' : 'Their old token stops working'}>{revoked ? 'Restore with new token' : 'New token'}</button>
                     {!revoked && (
-                      <button className="btn btn-sm btn-danger-ghost" disabled={busy || self} onClick={() => setRevoking(p.name)} data-action="revoke"
+                      <button type="button" className="btn btn-sm btn-danger-ghost" disabled={busy || self} onClick={() => setRevoking(p.name)} data-action="revoke"
                         title={self ? 'You cannot revoke yourself while signed in.' : undefined}>Revoke</button>
                     )}
                   </td>

@@ -22,7 +22,7 @@ export function TemplatesPanel() {
     <section className="panel templates-panel" data-testid="templates-panel">
       <div className="panel-head">
         <h2>Templates</h2>
-        <button className="btn btn-sm" onClick={() => setRegistering(true)} disabled={why('templates') !== undefined} title={why('templates')} data-testid="settings-register-template">+ Register a template…</button>
+        <button type="button" className="btn btn-sm" onClick={() => setRegistering(true)} disabled={why('templates') !== undefined} title={why('templates')} data-testid="settings-register-template">+ Register a template…</button>
       </div>
       {error && <div className="alert alert-error">{error}</div>}
       {templates && templates.length === 0 && <div className="muted small">None yet: register a ComfyUI workflow exported in API format.</div>}

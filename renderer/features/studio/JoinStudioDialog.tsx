@@ -37,8 +37,8 @@ export function JoinStudioDialog() {
       footer={
         <>
           <span className="spacer" />
-          <button className="btn btn-ghost" onClick={() => setOpen(false)}>Cancel</button>
-          <button className="btn btn-primary" disabled={busy || url.trim() === '' || token.trim() === ''} onClick={() => void join()} data-testid="join-studio">
+          <button type="button" className="btn btn-ghost" onClick={() => setOpen(false)}>Cancel</button>
+          <button type="button" className="btn btn-primary" disabled={busy || url.trim() === '' || token.trim() === ''} onClick={() => void join()} data-testid="join-studio">
             {busy ? 'Checking…' : 'Join and restart'}
           </button>
         </>

@@ -137,9 +137,9 @@ export function TimelineView() {
           <div className="muted">{clock(from)} → {range.end === null ? 'now' : clock(to)} · {q.data?.bars.length ?? 0} attempts · scroll to zoom</div>
         </div>
         <div className="seg" role="group" aria-label="Time range">
-          <button className="seg-btn" onClick={fit} data-range="fit" title="Fit the attempts shown">Fit</button>
+          <button type="button" className="seg-btn" onClick={fit} data-range="fit" title="Fit the attempts shown">Fit</button>
           {PRESETS.map(([label, span]) => (
-            <button key={label} className={`seg-btn${range.end === null && range.span === span ? ' seg-on' : ''}`} onClick={() => setRange({ span, end: null })} data-range={label}>
+            <button type="button" key={label} className={`seg-btn${range.end === null && range.span === span ? ' seg-on' : ''}`} onClick={() => setRange({ span, end: null })} data-range={label}>
               {label}
             </button>
           ))}

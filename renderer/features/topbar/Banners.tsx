@@ -33,7 +33,7 @@ function OfflineBanner() {
       <span>
         <b>{names.length === 1 ? '1 workstation' : `${names.length} workstations`} offline</b> — {names.slice(0, 6).join(', ')}{names.length > 6 ? ` and ${names.length - 6} more` : ''}: no work goes to {names.length === 1 ? 'it' : 'them'} until {names.length === 1 ? 'it answers' : 'they answer'}.
       </span>
-      <button className="btn btn-sm" onClick={() => go('workstations')}>Workstations</button>
+      <button type="button" className="btn btn-sm" onClick={() => go('workstations')}>Workstations</button>
     </div>
   );
 }

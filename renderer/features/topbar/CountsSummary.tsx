@@ -69,7 +69,7 @@ export function CountsSummary() {
   ];
   return (
     <div className="summary" ref={box}>
-      <button className="summary-btn" onClick={() => setOpen(!open)} aria-expanded={open} aria-haspopup="true" data-testid="counts-summary" data-fit={level} ref={btn}
+      <button type="button" className="summary-btn" onClick={() => setOpen(!open)} aria-expanded={open} aria-haspopup="true" data-testid="counts-summary" data-fit={level} ref={btn}
         title="Jobs by state: click for every state">
         {counts.map((c) => {
           // Words while they fit; then words only on the first three; then the first three alone, worded;
@@ -86,11 +86,11 @@ export function CountsSummary() {
       </button>
       <div className={`counts-pop${open ? ' counts-pop-open' : ''}`} data-testid="counts" role="menu" aria-hidden={!open}>
         {JOB_STATES.map((s: JobState) => (
-          <button key={s} className="count" data-count-state={s} role="menuitem" onClick={() => pick({ states: [s] })} tabIndex={open ? 0 : -1}>
+          <button type="button" key={s} className="count" data-count-state={s} role="menuitem" onClick={() => pick({ states: [s] })} tabIndex={open ? 0 : -1}>
             <StatePill state={s} /> <b>{byState[s].toLocaleString()}</b>
           </button>
         ))}
-        <button className="count warn" data-count-state="blocked" role="menuitem" onClick={() => pick({ states: ['queued'], blocked: true })} tabIndex={open ? 0 : -1}
+        <button type="button" className="count warn" data-count-state="blocked" role="menuitem" onClick={() => pick({ states: ['queued'], blocked: true })} tabIndex={open ? 0 : -1}
           title="Queued jobs no registered workstation could ever take (a tag, VRAM, a node or model)">
           <span className="pill pill-blocked">Blocked</span> <b>{blocked.toLocaleString()}</b>
         </button>

@@ -18,14 +18,14 @@ export function FarmButtons() {
   return (
     <>
       {state === 'running' ? (
-        <button className="btn" onClick={act('paused')} data-testid="farm-pause" title="Pause dispatch: no new prompts; running prompts finish">
+        <button type="button" className="btn" onClick={act('paused')} data-testid="farm-pause" title="Pause dispatch: no new prompts; running prompts finish">
           ❚❚ <span className="long-label">Pause dispatch</span><span className="short-label bar-label">Pause</span>
         </button>
       ) : (
-        <button className="btn btn-primary" onClick={act('running')} data-testid="farm-resume" title="Resume the farm: dispatch again">▶ <span className="bar-label">Resume</span><span className="long-label"> farm</span></button>
+        <button type="button" className="btn btn-primary" onClick={act('running')} data-testid="farm-resume" title="Resume the farm: dispatch again">▶ <span className="bar-label">Resume</span><span className="long-label"> farm</span></button>
       )}
       {state !== 'stopped' && (
-        <button className="btn btn-danger-ghost" onClick={() => void askStop()} data-testid="farm-stop" title="Stop farm: no new prompts; running prompts are interrupted and requeued (asks first)">
+        <button type="button" className="btn btn-danger-ghost" onClick={() => void askStop()} data-testid="farm-stop" title="Stop farm: no new prompts; running prompts are interrupted and requeued (asks first)">
           ■ <span className="bar-label">Stop</span><span className="long-label"> farm…</span>
         </button>
       )}
@@ -57,7 +57,7 @@ export function FarmBanner() {
         <b>Farm {FARM_STATE_WORDS[farm.state]}</b>
         {who && <span className="farm-banner-who"> — set {who}</span>}
       </span>
-      {may('farm') && <button className="btn btn-sm btn-primary" onClick={() => void setFarmState('running')}>Resume farm</button>}
+      {may('farm') && <button type="button" className="btn btn-sm btn-primary" onClick={() => void setFarmState('running')}>Resume farm</button>}
     </div>
   );
 }

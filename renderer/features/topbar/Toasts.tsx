@@ -20,9 +20,9 @@ function ToastItem({ t }: { t: Toast }) {
     <div className={`toast toast-${t.kind}`} role={t.kind === 'error' ? 'alert' : 'status'} data-testid="toast">
       <span>{t.text}</span>
       {t.undo && possible > 0 && (
-        <button className="btn btn-sm" onClick={() => void undo(t.id)} data-testid="undo">Undo</button>
+        <button type="button" className="btn btn-sm" onClick={() => void undo(t.id)} data-testid="undo">Undo</button>
       )}
-      <button className="icon-btn" onClick={() => dismiss(t.id)} aria-label="Dismiss">×</button>
+      <button type="button" className="icon-btn" onClick={() => dismiss(t.id)} aria-label="Dismiss">×</button>
     </div>
   );
 }

@@ -68,7 +68,7 @@ export function TopBar({ view }: { view: AppView }) {
         </nav>
         <div className="topbar-right">
           <CountsSummary />
-          {may('import') && <button className="btn" onClick={pick} data-testid="import-button">Import…</button>}
+          {may('import') && <button type="button" className="btn" onClick={pick} data-testid="import-button">Import…</button>}
           {may('farm') && <FarmButtons />}
           <SignedIn />
           <Connection />

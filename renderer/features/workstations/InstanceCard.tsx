@@ -126,29 +126,29 @@ export function InstanceCard({ instance: i, onEdit }: { instance: InstanceView; 
       {i.lastError && <div className="alert alert-error small" data-testid="instance-last-error">{i.lastError}</div>}
       {i.quarantinedUntil && i.quarantinedUntil > now && <div className="alert alert-warn small">Quarantined until {new Date(i.quarantinedUntil).toLocaleTimeString()} after repeated failures.</div>}
       {may('workstations') && <footer className="card-actions">
-        <button className="btn btn-sm" onClick={onEdit}>Edit</button>
+        <button type="button" className="btn btn-sm" onClick={onEdit}>Edit</button>
         {i.adminState === 'active' ? (
           <>
-            <button className="btn btn-sm" onClick={() => setAsking('draining')} data-action="drain" title="Finish the current prompt, take no new one">Drain</button>
-            <button className="btn btn-sm" onClick={() => setAsking('disabled')} data-action="disable" title="Take no new work; a running prompt is not interrupted">Disable</button>
+            <button type="button" className="btn btn-sm" onClick={() => setAsking('draining')} data-action="drain" title="Finish the current prompt, take no new one">Drain</button>
+            <button type="button" className="btn btn-sm" onClick={() => setAsking('disabled')} data-action="disable" title="Take no new work; a running prompt is not interrupted">Disable</button>
           </>
         ) : (
-          <button className="btn btn-sm btn-primary" onClick={() => void setAdmin('active')} data-action="enable">Enable</button>
+          <button type="button" className="btn btn-sm btn-primary" onClick={() => void setAdmin('active')} data-action="enable">Enable</button>
         )}
         {/* Only an idle LAN server: unloading under a running prompt would cost it its model (the engine refuses too). */}
         {i.kind === 'comfyui' && shownHealth === 'idle' && current.length === 0 && (
-          <button className="btn btn-sm" onClick={() => void freeVram()} disabled={freeing} data-action="free-vram" title="Ask ComfyUI to unload its models and caches (POST /free)">
+          <button type="button" className="btn btn-sm" onClick={() => void freeVram()} disabled={freeing} data-action="free-vram" title="Ask ComfyUI to unload its models and caches (POST /free)">
             {freeing ? 'Freeing…' : 'Free VRAM'}
           </button>
         )}
         <span className="spacer" />
         {confirmRemove ? (
           <>
-            <button className="btn btn-sm btn-danger" onClick={() => void remove()} data-action="confirm-remove">Remove {i.name}</button>
-            <button className="btn btn-sm btn-ghost" onClick={() => setConfirmRemove(false)}>Keep</button>
+            <button type="button" className="btn btn-sm btn-danger" onClick={() => void remove()} data-action="confirm-remove">Remove {i.name}</button>
+            <button type="button" className="btn btn-sm btn-ghost" onClick={() => setConfirmRemove(false)}>Keep</button>
           </>
         ) : (
-          <button className="btn btn-sm btn-danger-ghost" onClick={() => setConfirmRemove(true)} data-action="remove">Remove</button>
+          <button type="button" className="btn btn-sm btn-danger-ghost" onClick={() => setConfirmRemove(true)} data-action="remove">Remove</button>
         )}
       </footer>}
       {asking && (

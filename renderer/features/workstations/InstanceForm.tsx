@@ -88,12 +88,12 @@ function ComfyForm({ instance, onClose, onKind }: { instance: InstanceView | nul
       onClose={onClose}
       footer={
         <>
-          <button className="btn" onClick={() => void test()} disabled={testing || busy} data-testid="instance-test">
+          <button type="button" className="btn" onClick={() => void test()} disabled={testing || busy} data-testid="instance-test">
             {testing ? 'Testing…' : 'Test connection'}
           </button>
           <span className="spacer" />
-          <button className="btn btn-ghost" onClick={onClose}>Cancel</button>
-          <button className="btn btn-primary" onClick={() => void save()} disabled={busy} data-testid="instance-save">{instance ? 'Save' : 'Add workstation'}</button>
+          <button type="button" className="btn btn-ghost" onClick={onClose}>Cancel</button>
+          <button type="button" className="btn btn-primary" onClick={() => void save()} disabled={busy} data-testid="instance-save">{instance ? 'Save' : 'Add workstation'}</button>
         </>
       }
     >

@@ -56,8 +56,8 @@ export function ListForm({ onKind, onClose }: { onKind: (k: WorkstationKind) => 
         <>
           <span className="muted">{count} line(s)</span>
           <span className="spacer" />
-          <button className="btn btn-ghost" onClick={onClose}>Cancel</button>
-          <button className="btn btn-primary" onClick={() => void save()} disabled={busy || count === 0} data-testid="list-save">
+          <button type="button" className="btn btn-ghost" onClick={onClose}>Cancel</button>
+          <button type="button" className="btn btn-primary" onClick={() => void save()} disabled={busy || count === 0} data-testid="list-save">
             {busy ? 'Adding and probing…' : 'Add workstations'}
           </button>
         </>

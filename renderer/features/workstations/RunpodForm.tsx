@@ -119,12 +119,12 @@ export function RunpodForm({ endpoint, onKind, onClose }: Props) {
       onClose={onClose}
       footer={
         <>
-          <button className="btn" onClick={() => void test()} disabled={testing} data-testid="runpod-test" title="Ask the endpoint's /health once with the farm's key; nothing is saved">
+          <button type="button" className="btn" onClick={() => void test()} disabled={testing} data-testid="runpod-test" title="Ask the endpoint's /health once with the farm's key; nothing is saved">
             {testing ? 'Testing…' : 'Test connection'}
           </button>
           <span className="spacer" />
-          <button className="btn btn-ghost" onClick={onClose}>Cancel</button>
-          <button className="btn btn-primary" onClick={() => void save()} disabled={busy} data-testid="runpod-save">{endpoint ? 'Save' : 'Add endpoint'}</button>
+          <button type="button" className="btn btn-ghost" onClick={onClose}>Cancel</button>
+          <button type="button" className="btn btn-primary" onClick={() => void save()} disabled={busy} data-testid="runpod-save">{endpoint ? 'Save' : 'Add endpoint'}</button>
         </>
       }
     >

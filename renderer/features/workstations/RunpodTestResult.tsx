@@ -7,6 +7,7 @@ export function RunpodTestResult({ r }: { r: RunpodTestView }) {
   // The button is at the foot of a form that may scroll: the answer is brought into sight.
   const ref = useRef<HTMLDivElement>(null);
   // (A block, not an expression: Chromium's scrollIntoView returns a promise, which React would take for a cleanup.)
+  // biome-ignore lint/correctness/useExhaustiveDependencies: each new result is brought into view, even one equal to the last.
   useEffect(() => {
     void ref.current?.scrollIntoView({ block: 'nearest' });
   }, [r]);

@@ -20,7 +20,7 @@ export function WorkstationsView() {
           <h1>Workstations</h1>
           <div className="muted">{instances.length} registered · {healthy} healthy</div>
         </div>
-        {may('workstations') && <button className="btn btn-primary" onClick={() => setEditing('new')} data-testid="add-instance">+ Add workstation</button>}
+        {may('workstations') && <button type="button" className="btn btn-primary" onClick={() => setEditing('new')} data-testid="add-instance">+ Add workstation</button>}
       </div>
       {instances.length === 0 ? (
         <Empty title="No workstations yet">Add the URL of a ComfyUI server on your network, e.g. http://gpu-01:8188.</Empty>

@@ -29,7 +29,7 @@ process.on('message', (raw) => {
     switch (m.op) {
       case 'start': {
         sims = await Promise.all(m.instances.map((o) => startSimInstance({ port: 0, ...o })));
-        sims.forEach((s, i) => instrumentSim(s, i, log));
+        for (const [i, s] of sims.entries()) instrumentSim(s, i, log);
         process.send?.({ rid: 0, body: sims.map((s) => s.url) });
         return;
       }

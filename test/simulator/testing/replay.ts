@@ -57,7 +57,7 @@ export async function http(baseUrl: string, method: string, path: string, body?:
   const res = await request(baseUrl + path, { method: method as 'GET', headers, ...(body !== undefined ? { body } : {}) });
   const buf = Buffer.from(await res.body.arrayBuffer());
   const contentType = String(res.headers['content-type'] ?? '');
-  let json: unknown = undefined;
+  let json: unknown ;
   if (contentType.startsWith('application/json')) json = JSON.parse(buf.toString('utf8'));
   const disp = res.headers['content-disposition'];
   return { status: res.statusCode, contentType, disposition: typeof disp === 'string' ? disp : null, text: contentType.startsWith('image/') ? '' : buf.toString('utf8'), json };

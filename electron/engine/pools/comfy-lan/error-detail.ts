@@ -24,5 +24,5 @@ export function tracebackText(value: unknown): string | null {
 
 /** The exception message, bounded; null when absent. */
 export function messageText(value: string | null): string | null {
-  return value && value.trim() ? keepEnd(value, MESSAGE_MAX_CHARS) : null;
+  return value?.trim() ? keepEnd(value, MESSAGE_MAX_CHARS) : null;
 }

@@ -172,7 +172,7 @@ export class InstanceRegistry {
     if (this.stopped) return;
     const row = instanceRow(this.db, id);
     const rt = this.map.get(id);
-    if (!row || row.kind !== 'comfyui') return this.remove(id);
+    if (row?.kind !== 'comfyui') return this.remove(id);
     if (!rt) return this.add(row);
     const urlChanged = rt.row.url !== row.url;
     rt.row = row;

@@ -26,7 +26,7 @@ export function DrawerActions({ job }: { job: JobView }) {
         </select>
       )}
       {shown.map((a) => (
-        <button key={a} className={`btn btn-sm${a === 'cancel' ? ' btn-danger-ghost' : ''}`} onClick={() => act(a)} data-drawer-action={a}
+        <button type="button" key={a} className={`btn btn-sm${a === 'cancel' ? ' btn-danger-ghost' : ''}`} onClick={() => act(a)} data-drawer-action={a}
           disabled={hint(a) !== undefined} title={hint(a)}>{ACTION_LABEL[a]}</button>
       ))}
       {shown.length === 0 && !bumpable && <span className="muted small">No action applies to a {job.state} job.</span>}

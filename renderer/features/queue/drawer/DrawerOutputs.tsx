@@ -16,7 +16,7 @@ export function DrawerOutputs({ outputs }: { outputs: readonly AssetView[] }) {
         {outputs.map((a) => {
           const url = a.mediaType.startsWith('image/') ? assetUrl(a.id) : null;
           return (
-            <button key={a.id} className="output" onClick={() => setFull(a)} title={a.path} data-output={a.id}>
+            <button type="button" key={a.id} className="output" onClick={() => setFull(a)} title={a.path} data-output={a.id}>
               <span className="thumb">{url ? <img src={url} alt={a.fileName} loading="lazy" /> : <span className="muted small">{a.mediaType.split('/')[1] ?? 'file'}</span>}</span>
               <span className="tiny truncate">{a.fileName}</span>
               <span className="tiny muted">{a.width && a.height ? `${a.width}×${a.height} · ` : ''}{bytes(a.bytes)}{a.approved ? ' · approved' : ''}</span>

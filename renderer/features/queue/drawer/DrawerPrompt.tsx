@@ -51,10 +51,10 @@ export function DrawerPrompt({ d }: { d: JobDetail }) {
       {d.workflow && (
         <div className="workflow">
           <div className="workflow-head">
-            <button className="btn btn-sm btn-ghost" onClick={() => setOpen(!open)} aria-expanded={open} data-testid="workflow-toggle">
+            <button type="button" className="btn btn-sm btn-ghost" onClick={() => setOpen(!open)} aria-expanded={open} data-testid="workflow-toggle">
               {open ? '▾' : '▸'} Workflow JSON <span className="muted">({Object.keys(d.workflow).length} nodes, as posted)</span>
             </button>
-            <button className="btn btn-sm" onClick={copy} data-testid="workflow-copy">Copy</button>
+            <button type="button" className="btn btn-sm" onClick={copy} data-testid="workflow-copy">Copy</button>
           </div>
           {open && <pre className="json" data-testid="workflow-json">{json}</pre>}
         </div>

@@ -62,7 +62,7 @@ export function JobDrawer({ id }: { id: string }) {
   const waiting = job && isWaiting(job.state);
   const path = d?.path ?? (job ? { project: job.project, episode: job.episode, sequence: null, shot: job.shot, stage: job.stage, take: job.take } : null);
   return (
-    <aside className="drawer" role="complementary" aria-label="Job detail" data-testid="job-drawer" data-job-id={id} data-state={job?.state}>
+    <aside className="drawer" aria-label="Job detail" data-testid="job-drawer" data-job-id={id} data-state={job?.state}>
       <header className="drawer-head">
         <div className="drawer-title">
           {path ? (
@@ -73,7 +73,7 @@ export function JobDrawer({ id }: { id: string }) {
           ) : <div className="muted">Loading job…</div>}
           <div className="mono tiny muted">{id}</div>
         </div>
-        <button className="icon-btn" onClick={closeJob} aria-label="Close (Esc)" data-testid="drawer-close">×</button>
+        <button type="button" className="icon-btn" onClick={closeJob} aria-label="Close (Esc)" data-testid="drawer-close">×</button>
       </header>
       <div className="drawer-body">
         {error && <div className="alert alert-error">{error}</div>}
