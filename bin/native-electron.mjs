@@ -15,8 +15,15 @@ if (process.argv.includes('--which')) {
   console.log(describeBindings(root));
 } else {
   const electron = electronPackage(root);
-  if (!electron) fail('Building better-sqlite3 for Electron needs the `electron` package (for its version), which is not installed here. Run `npm install` first.');
-  const result = buildNativeBinding(root, electron.version, { platform: option('--platform'), arch: option('--arch'), log: say });
+  if (!electron)
+    fail(
+      'Building better-sqlite3 for Electron needs the `electron` package (for its version), which is not installed here. Run `npm install` first.',
+    );
+  const result = buildNativeBinding(root, electron.version, {
+    platform: option('--platform'),
+    arch: option('--arch'),
+    log: say,
+  });
   if (!result.ok) fail(buildFailure(root, electron.version, result));
   say(`better-sqlite3 for Electron ${electron.version} is in ${result.file}.`);
 }

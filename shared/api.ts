@@ -9,7 +9,15 @@ import { PRIORITIES } from './priorities.js';
 import { nameSchema, portableNameSchema } from './shot-list-schema.js';
 import { DELIVERY_STATUSES, hookSchema, hooksSchema, type HookConfig } from './hooks.js';
 import { s3SettingsSchema, type StorageView } from './storage.js';
-import { farmControlInputSchema, farmSettingKeySchema, farmStopInputSchema, isFarmSettingKey, parseSettingValue, rawSettingValueSchema, type FarmSettingView } from './farm-settings.js';
+import {
+  farmControlInputSchema,
+  farmSettingKeySchema,
+  farmStopInputSchema,
+  isFarmSettingKey,
+  parseSettingValue,
+  rawSettingValueSchema,
+  type FarmSettingView,
+} from './farm-settings.js';
 import { exportFilterSchema } from './exports.js';
 import { httpUrlSchema } from './url.js';
 import { ASSET_ID_PATTERN, RUNPOD_API_BASE } from './domain.js';
@@ -40,7 +48,14 @@ import type {
   TemplateView,
 } from './domain.js';
 import { FACET_FIELDS } from './job-facets.js';
-import { personNameSchema, roleSchema, type Caller, type IssuedToken, type PersonView, type SessionView } from './people.js';
+import {
+  personNameSchema,
+  roleSchema,
+  type Caller,
+  type IssuedToken,
+  type PersonView,
+  type SessionView,
+} from './people.js';
 import { importUploadsSchema, uploadsCheckInput, type UploadsCheck } from './uploads.js';
 import { MAX_BATCH, type WorkstationBatchResult } from './workstation-batch.js';
 
@@ -97,26 +112,48 @@ const instanceFields = {
 };
 
 /** One workstation of a batch: the same fields, the name optional (made from the host), and where it came from. */
-const batchItem = z.strictObject({ ...instanceFields, name: nameSchema.optional(), source: z.string().trim().min(1).max(300) });
+const batchItem = z.strictObject({
+  ...instanceFields,
+  name: nameSchema.optional(),
+  source: z.string().trim().min(1).max(300),
+});
 
 /** settings.set: the key must be a farm setting, the value fit its type and bounds (the engine checks folders). */
-const settingsSetInput = z.strictObject({ key: farmSettingKeySchema, value: rawSettingValueSchema }).superRefine((input, ctx) => {
-  // zod runs this even when the key failed its own check (that issue is reported already).
-  if (!isFarmSettingKey(input.key)) return;
-  const parsed = parseSettingValue(input.key, input.value);
-  if (!parsed.ok) ctx.addIssue({ code: 'custom', path: ['value'], message: parsed.message });
-});
+const settingsSetInput = z
+  .strictObject({ key: farmSettingKeySchema, value: rawSettingValueSchema })
+  .superRefine((input, ctx) => {
+    // zod runs this even when the key failed its own check (that issue is reported already).
+    if (!isFarmSettingKey(input.key)) return;
+    const parsed = parseSettingValue(input.key, input.value);
+    if (!parsed.ok) ctx.addIssue({ code: 'custom', path: ['value'], message: parsed.message });
+  });
 
 /** A RunPod endpoint's fields, as added and as edited (issue 18). */
 const runpodFields = {
   name: nameSchema,
-  endpointId: z.string().regex(/^[A-Za-z0-9_-]{1,100}$/, 'the endpoint id is letters, digits, - and _ (RunPod console → Serverless → your endpoint)'),
+  endpointId: z
+    .string()
+    .regex(
+      /^[A-Za-z0-9_-]{1,100}$/,
+      'the endpoint id is letters, digits, - and _ (RunPod console → Serverless → your endpoint)',
+    ),
   gpuName: z.string().trim().min(1).max(100).optional(),
   vramGb: z.number().positive().max(1024).optional(),
-  pricePerHourUsd: z.number({ error: 'pricePerHourUsd is needed: what a GPU-hour of this endpoint costs (RunPod console → the endpoint\'s GPU), so costs and the daily budget mean something' }).positive().max(1000),
+  pricePerHourUsd: z
+    .number({
+      error:
+        "pricePerHourUsd is needed: what a GPU-hour of this endpoint costs (RunPod console → the endpoint's GPU), so costs and the daily budget mean something",
+    })
+    .positive()
+    .max(1000),
   maxConcurrency: z.number().int().min(1).max(64).optional(),
   tags: z.array(z.string().trim().min(1)).optional(),
-  executionTimeoutS: z.number().int().min(5).max(7 * 86_400).optional(),
+  executionTimeoutS: z
+    .number()
+    .int()
+    .min(5)
+    .max(7 * 86_400)
+    .optional(),
 };
 
 export const API_INPUTS = {
@@ -155,7 +192,10 @@ export const API_INPUTS = {
   'jobs.uncancel': z.strictObject({ ids: jobIds }),
   /** Puts jobs back at a priority and rank they had (undoing a bump or a move to top); jobs not waiting are left alone. */
   'jobs.restoreOrder': z.strictObject({
-    jobs: z.array(z.strictObject({ id: z.uuid(), priority: z.enum(PRIORITIES), rank: z.number().int() })).min(1).max(100_000),
+    jobs: z
+      .array(z.strictObject({ id: z.uuid(), priority: z.enum(PRIORITIES), rank: z.number().int() }))
+      .min(1)
+      .max(100_000),
   }),
   'jobs.attempts': z.strictObject({ id: z.uuid() }),
   /** The drawer: shot path, template version, the prompt's resolved parameters and workflow, inputs, outputs, history. */
@@ -199,7 +239,11 @@ export const API_INPUTS = {
   'import.commit': z.strictObject({ previewId: z.string().min(1) }),
   'templates.list': z.strictObject({}),
   /** Registers a template file (a new version when it changed); `dryRun` only checks it and says what would be stored. */
-  'templates.add': z.strictObject({ content: z.string().min(1), fileName: z.string().optional(), dryRun: z.boolean().optional() }),
+  'templates.add': z.strictObject({
+    content: z.string().min(1),
+    fileName: z.string().optional(),
+    dryRun: z.boolean().optional(),
+  }),
   'instances.list': z.strictObject({}),
   'instances.add': z.strictObject(instanceFields),
   /**
@@ -213,7 +257,10 @@ export const API_INPUTS = {
   }),
   'instances.update': z.strictObject({ id: z.string().min(1), ...instanceFields }),
   'instances.remove': z.strictObject({ id: z.string().min(1) }),
-  'instances.setAdminState': z.strictObject({ id: z.string().min(1), adminState: z.enum(['active', 'draining', 'disabled']) }),
+  'instances.setAdminState': z.strictObject({
+    id: z.string().min(1),
+    adminState: z.enum(['active', 'draining', 'disabled']),
+  }),
   /**
    * Asks an idle LAN workstation's ComfyUI to unload its models and drop its caches (`POST /free`),
    * then probes it so the card shows the VRAM that freed. Refused while it renders, or for a RunPod endpoint.
@@ -222,7 +269,13 @@ export const API_INPUTS = {
   /** Probes a ComfyUI server at a URL and says what it found, storing nothing (the workstation form's "Test connection"). */
   'instances.test': z.strictObject({ url: urlSchema, timeoutMs: z.number().positive().max(60_000).optional() }),
   /** Probes every enabled workstation now and records what it said (no running farm needed). */
-  'instances.probeAll': z.strictObject({ timeoutMs: z.number().positive().max(10 * 60_000).optional() }),
+  'instances.probeAll': z.strictObject({
+    timeoutMs: z
+      .number()
+      .positive()
+      .max(10 * 60_000)
+      .optional(),
+  }),
   /**
    * A RunPod serverless endpoint running worker-comfyui as a workstation (issue 18). `apiBase`
    * defaults to RunPod's public API; it exists so tests and proxies can point elsewhere. It receives
@@ -249,7 +302,10 @@ export const API_INPUTS = {
   /** Local only: writes files. `outDir`: a folder inside the releases root (relative to it, or absolute inside it). */
   'release.freeze': z.strictObject({ project: nameSchema, episode: nameSchema, outDir: z.string().min(1).max(4_096) }),
   /** `path` (a manifest) and `root` (a delivery copy) inside the releases root, like freeze's outDir. */
-  'release.verify': z.strictObject({ path: z.string().min(1).max(4_096), root: z.string().min(1).max(4_096).optional() }),
+  'release.verify': z.strictObject({
+    path: z.string().min(1).max(4_096),
+    root: z.string().min(1).max(4_096).optional(),
+  }),
   'hooks.list': z.strictObject({}),
   'hooks.deliveries': z.strictObject({
     limit: z.number().int().min(1).max(10_000).optional(),

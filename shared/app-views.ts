@@ -8,7 +8,12 @@ export type AppView = (typeof APP_VIEWS)[number];
 
 /** What the tab and the menu item call each view. */
 export const APP_VIEW_LABEL: Readonly<Record<AppView, string>> = {
-  queue: 'Queue', workstations: 'Workstations', failures: 'Failures', timeline: 'Timeline', ledger: 'Ledger', settings: 'Settings',
+  queue: 'Queue',
+  workstations: 'Workstations',
+  failures: 'Failures',
+  timeline: 'Timeline',
+  ledger: 'Ledger',
+  settings: 'Settings',
 };
 
 export function isAppView(v: unknown): v is AppView {

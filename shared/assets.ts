@@ -47,4 +47,8 @@ export type AssetFileAnswer =
 export type AssetRefusal = 'unknown' | 'outside' | 'missing';
 
 /** The HTTP status each refusal is answered with, by either host. */
-export const ASSET_REFUSAL_STATUS: Readonly<Record<AssetRefusal, 403 | 404>> = { unknown: 404, outside: 403, missing: 404 };
+export const ASSET_REFUSAL_STATUS: Readonly<Record<AssetRefusal, 403 | 404>> = {
+  unknown: 404,
+  outside: 403,
+  missing: 404,
+};

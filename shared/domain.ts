@@ -88,7 +88,16 @@ export interface JobPage {
 export const INSTANCE_ADMIN_STATES = ['active', 'draining', 'disabled'] as const;
 export type InstanceAdminState = (typeof INSTANCE_ADMIN_STATES)[number];
 
-export const INSTANCE_HEALTH = ['unknown', 'idle', 'busy', 'unhealthy', 'offline', 'draining', 'disabled', 'quarantined'] as const;
+export const INSTANCE_HEALTH = [
+  'unknown',
+  'idle',
+  'busy',
+  'unhealthy',
+  'offline',
+  'draining',
+  'disabled',
+  'quarantined',
+] as const;
 export type InstanceHealth = (typeof INSTANCE_HEALTH)[number];
 
 /**
@@ -223,7 +232,14 @@ export interface TemplateView {
 }
 
 /** What the farm waits for by itself: its database or its output disk cannot take a write now. */
-export type StorageHoldKind = 'database_busy' | 'database_full' | 'database_io' | 'database_readonly' | 'database_unreachable' | 'output_disk_full' | 'output_not_writable';
+export type StorageHoldKind =
+  | 'database_busy'
+  | 'database_full'
+  | 'database_io'
+  | 'database_readonly'
+  | 'database_unreachable'
+  | 'output_disk_full'
+  | 'output_not_writable';
 
 /**
  * The farm holds — dispatches nothing, finishes nothing — until its storage takes writes again,
@@ -297,7 +313,14 @@ export interface ConnectionTestView {
 export interface ProbeReport {
   /** How many are healthy (isHealthy) by this probe. */
   healthy: number;
-  instances: { id: string; name: string; url: string; adminState: InstanceAdminState; health: InstanceHealth; probe: ProbeView }[];
+  instances: {
+    id: string;
+    name: string;
+    url: string;
+    adminState: InstanceAdminState;
+    health: InstanceHealth;
+    probe: ProbeView;
+  }[];
 }
 
 /** One row of an import preview. */

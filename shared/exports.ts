@@ -13,7 +13,16 @@ export function isExportKind(v: unknown): v is ExportKind {
 }
 
 /** The run-log outcomes a filter may name ('running' = the attempt has not ended). */
-export const RUNLOG_OUTCOMES = ['completed', 'failed', 'retry', 'timeout', 'lost', 'cancelled', 'requeued', 'running'] as const;
+export const RUNLOG_OUTCOMES = [
+  'completed',
+  'failed',
+  'retry',
+  'timeout',
+  'lost',
+  'cancelled',
+  'requeued',
+  'running',
+] as const;
 
 /** What both exports filter on: a time range (dispatch time for the run log, creation time for the ledger), names, an outcome. */
 export const exportFilterSchema = z.strictObject({

@@ -43,106 +43,230 @@ export type FarmSettingDef = z.infer<typeof settingDef>;
 
 const TABLE = {
   retry_attempts: {
-    type: 'number', integer: true, unit: 'attempts', default: 4, min: 1, max: 100,
-    description: 'Attempts a job gets for transient failures (out of memory, 5xx, lost workstation, timeout) before it fails for good',
+    type: 'number',
+    integer: true,
+    unit: 'attempts',
+    default: 4,
+    min: 1,
+    max: 100,
+    description:
+      'Attempts a job gets for transient failures (out of memory, 5xx, lost workstation, timeout) before it fails for good',
   },
   retry_base_s: {
-    type: 'number', integer: false, unit: 's', default: 2, min: 0.01, max: 3_600,
+    type: 'number',
+    integer: false,
+    unit: 's',
+    default: 2,
+    min: 0.01,
+    max: 3_600,
     description: 'Retry backoff: the wait before retry n is random(0, min(retry_cap_s, retry_base_s × 2^(n−1)))',
   },
   retry_cap_s: {
-    type: 'number', integer: false, unit: 's', default: 60, min: 0.01, max: 86_400,
+    type: 'number',
+    integer: false,
+    unit: 's',
+    default: 60,
+    min: 0.01,
+    max: 86_400,
     description: 'The longest retry backoff',
   },
   stall_timeout_s: {
-    type: 'number', integer: false, unit: 's', default: 300, min: 1, max: 86_400,
+    type: 'number',
+    integer: false,
+    unit: 's',
+    default: 300,
+    min: 1,
+    max: 86_400,
     description: 'A running prompt with no progress and no queue change for this long is interrupted and retried',
   },
   grace_s: {
-    type: 'number', integer: false, unit: 's', default: 60, min: 1, max: 86_400,
+    type: 'number',
+    integer: false,
+    unit: 's',
+    default: 60,
+    min: 1,
+    max: 86_400,
     description: 'A workstation unreachable this long during an attempt loses the attempt (retried elsewhere)',
   },
   starvation_s: {
-    type: 'number', integer: false, unit: 's', default: 600, min: 1, max: 7 * 86_400,
+    type: 'number',
+    integer: false,
+    unit: 's',
+    default: 600,
+    min: 1,
+    max: 7 * 86_400,
     description: 'A job waiting this long for hardware gets a workstation reserved for it',
   },
   probe_interval_s: {
-    type: 'number', integer: false, unit: 's', default: 2, min: 0.2, max: 600,
-    description: 'How often every workstation is probed (/system_stats, /queue); also how soon a running farm sees a change made by another process',
+    type: 'number',
+    integer: false,
+    unit: 's',
+    default: 2,
+    min: 0.2,
+    max: 600,
+    description:
+      'How often every workstation is probed (/system_stats, /queue); also how soon a running farm sees a change made by another process',
   },
   history_poll_s: {
-    type: 'number', integer: false, unit: 's', default: 2, min: 0.1, max: 600,
+    type: 'number',
+    integer: false,
+    unit: 's',
+    default: 2,
+    min: 0.1,
+    max: 600,
     description: 'How often a running attempt asks its server for /queue and /history besides the WebSocket',
   },
   quarantine_after: {
-    type: 'number', integer: true, unit: 'failures', default: 3, min: 1, max: 1_000,
+    type: 'number',
+    integer: true,
+    unit: 'failures',
+    default: 3,
+    min: 1,
+    max: 1_000,
     description: 'Workstation-level failures in a row before a workstation is quarantined',
   },
   quarantine_s: {
-    type: 'number', integer: false, unit: 's', default: 300, min: 1, max: 7 * 86_400,
+    type: 'number',
+    integer: false,
+    unit: 's',
+    default: 300,
+    min: 1,
+    max: 7 * 86_400,
     description: 'How long a quarantined workstation takes no work',
   },
   object_info_max_mb: {
-    type: 'number', integer: false, unit: 'MB', default: 64, min: 1, max: 2_048,
-    description: "The largest /object_info answer taken from a workstation (its node list: several MB with many custom nodes and models); a larger one is refused, not read",
+    type: 'number',
+    integer: false,
+    unit: 'MB',
+    default: 64,
+    min: 1,
+    max: 2_048,
+    description:
+      'The largest /object_info answer taken from a workstation (its node list: several MB with many custom nodes and models); a larger one is refused, not read',
   },
   output_max_gb: {
-    type: 'number', integer: false, unit: 'GB', default: 8, min: 0.001, max: 1_024,
-    description: 'The largest output file stored; a larger one fails its job for good (the same render would make it again) instead of filling the disk',
+    type: 'number',
+    integer: false,
+    unit: 'GB',
+    default: 8,
+    min: 0.001,
+    max: 1_024,
+    description:
+      'The largest output file stored; a larger one fails its job for good (the same render would make it again) instead of filling the disk',
   },
   prefetch: {
-    type: 'number', integer: true, unit: '0/1', default: 1, min: 0, max: 1,
-    description: 'Keep the next prompt already queued on each workstation behind the running one (1), so the GPU starts it without waiting for Shotfarm; 0 posts each prompt only once the previous one ended',
+    type: 'number',
+    integer: true,
+    unit: '0/1',
+    default: 1,
+    min: 0,
+    max: 1,
+    description:
+      'Keep the next prompt already queued on each workstation behind the running one (1), so the GPU starts it without waiting for Shotfarm; 0 posts each prompt only once the previous one ended',
   },
   fair_share: {
-    type: 'number', integer: true, unit: '0 off, 1 on', default: 1, min: 0, max: 1,
-    description: 'Fair share: among queued jobs of the same priority (rush and moved-to-top jobs stay first), the next free GPU goes to the project furthest below its share of GPU time over fair_share_window_s',
+    type: 'number',
+    integer: true,
+    unit: '0 off, 1 on',
+    default: 1,
+    min: 0,
+    max: 1,
+    description:
+      'Fair share: among queued jobs of the same priority (rush and moved-to-top jobs stay first), the next free GPU goes to the project furthest below its share of GPU time over fair_share_window_s',
   },
   fair_share_window_s: {
-    type: 'number', integer: false, unit: 's', default: 3_600, min: 10, max: 7 * 86_400,
-    description: 'The sliding window over which fair share counts each project\'s GPU time (attempts\' running time)',
+    type: 'number',
+    integer: false,
+    unit: 's',
+    default: 3_600,
+    min: 10,
+    max: 7 * 86_400,
+    description: "The sliding window over which fair share counts each project's GPU time (attempts' running time)",
   },
   project_weights: {
-    type: 'text', default: '', maxLength: 2_000,
-    description: 'Fair-share weights per project, e.g. "Moonfall=3, Ashen=1" (a project not named weighs 1); empty: all equal',
+    type: 'text',
+    default: '',
+    maxLength: 2_000,
+    description:
+      'Fair-share weights per project, e.g. "Moonfall=3, Ashen=1" (a project not named weighs 1); empty: all equal',
   },
   upload_file_max_mb: {
-    type: 'number', integer: false, unit: 'MB', default: 512, min: 0.001, max: 100_000,
+    type: 'number',
+    integer: false,
+    unit: 'MB',
+    default: 512,
+    min: 0.001,
+    max: 100_000,
     description: 'The largest input file a browser or studio-mode desktop may upload with a shot list',
   },
   upload_import_max_mb: {
-    type: 'number', integer: false, unit: 'MB', default: 4_096, min: 0.001, max: 1_000_000,
-    description: 'The most input files one shot list may upload in all; the farm takes a file only after uploads.check announced it, within this total',
+    type: 'number',
+    integer: false,
+    unit: 'MB',
+    default: 4_096,
+    min: 0.001,
+    max: 1_000_000,
+    description:
+      'The most input files one shot list may upload in all; the farm takes a file only after uploads.check announced it, within this total',
   },
   upload_person_max_mb: {
-    type: 'number', integer: false, unit: 'MB', default: 51_200, min: 0.001, max: 100_000_000,
-    description: 'The most uploaded input files one person (or the solo operator) may keep on the farm in all, files their jobs still use included; past it an upload is refused',
+    type: 'number',
+    integer: false,
+    unit: 'MB',
+    default: 51_200,
+    min: 0.001,
+    max: 100_000_000,
+    description:
+      'The most uploaded input files one person (or the solo operator) may keep on the farm in all, files their jobs still use included; past it an upload is refused',
   },
   upload_unused_keep_h: {
-    type: 'number', integer: false, unit: 'h', default: 24, min: 2, max: 24 * 365,
-    description: 'An uploaded file no job uses is removed this long after it was last sent or previewed (at least 2 h: longer than a preview is kept)',
+    type: 'number',
+    integer: false,
+    unit: 'h',
+    default: 24,
+    min: 2,
+    max: 24 * 365,
+    description:
+      'An uploaded file no job uses is removed this long after it was last sent or previewed (at least 2 h: longer than a preview is kept)',
   },
   burst_after_s: {
-    type: 'number', integer: false, unit: 's', default: 600, min: 0, max: 7 * 86_400,
-    description: 'Cloud burst: a RunPod endpoint takes a job only once it has waited this long in the queue (a rush job also when no LAN slot is free); LAN workstations are always preferred',
+    type: 'number',
+    integer: false,
+    unit: 's',
+    default: 600,
+    min: 0,
+    max: 7 * 86_400,
+    description:
+      'Cloud burst: a RunPod endpoint takes a job only once it has waited this long in the queue (a rush job also when no LAN slot is free); LAN workstations are always preferred',
   },
   burst_budget_usd_per_day: {
-    type: 'number', integer: false, unit: 'USD', default: 0, min: 0, max: 1_000_000,
-    description: 'Cloud burst: what RunPod endpoints may cost per day (UTC); once today\'s spend reaches it, no new cloud attempt starts. 0: never burst',
+    type: 'number',
+    integer: false,
+    unit: 'USD',
+    default: 0,
+    min: 0,
+    max: 1_000_000,
+    description:
+      "Cloud burst: what RunPod endpoints may cost per day (UTC); once today's spend reaches it, no new cloud attempt starts. 0: never burst",
   },
   output_root: {
-    type: 'folder', default: null,
-    description: 'Where outputs are written (<root>/<project>/<episode>/<shot>/<stage>/take-<n>/); an absolute, writable folder on the machine running the farm; unset: <data>/outputs',
+    type: 'folder',
+    default: null,
+    description:
+      'Where outputs are written (<root>/<project>/<episode>/<shot>/<stage>/take-<n>/); an absolute, writable folder on the machine running the farm; unset: <data>/outputs',
   },
   releases_root: {
-    type: 'folder', default: null,
-    description: 'Where release freezes write their manifests (a folder of its own per release, inside this one) and the only place verify reads manifests and delivery copies from; an absolute, writable folder; unset: <data>/releases',
+    type: 'folder',
+    default: null,
+    description:
+      'Where release freezes write their manifests (a folder of its own per release, inside this one) and the only place verify reads manifests and delivery copies from; an absolute, writable folder; unset: <data>/releases',
   },
 } as const satisfies Record<string, FarmSettingDef>;
 
 for (const [key, def] of Object.entries(TABLE)) {
   const checked = settingDef.safeParse(def);
-  if (!checked.success) throw new Error(`farm setting ${key}: ${checked.error.issues.map((i) => i.message).join('; ')}`);
+  if (!checked.success)
+    throw new Error(`farm setting ${key}: ${checked.error.issues.map((i) => i.message).join('; ')}`);
 }
 
 export const FARM_SETTINGS: Readonly<Record<FarmSettingKey, FarmSettingDef>> = TABLE;
@@ -150,45 +274,74 @@ export type FarmSettingKey = keyof typeof TABLE;
 export const FARM_SETTING_KEYS = Object.keys(TABLE) as FarmSettingKey[];
 
 /** The settings that are folders (the rest are numbers). */
-export type FolderSettingKey = { [K in FarmSettingKey]: (typeof TABLE)[K]['type'] extends 'folder' ? K : never }[FarmSettingKey];
-export const FOLDER_SETTING_KEYS = FARM_SETTING_KEYS.filter((k): k is FolderSettingKey => FARM_SETTINGS[k].type === 'folder');
+export type FolderSettingKey = {
+  [K in FarmSettingKey]: (typeof TABLE)[K]['type'] extends 'folder' ? K : never;
+}[FarmSettingKey];
+export const FOLDER_SETTING_KEYS = FARM_SETTING_KEYS.filter(
+  (k): k is FolderSettingKey => FARM_SETTINGS[k].type === 'folder',
+);
 
 /** The settings that are text (their format: TEXT_FORMATS). */
-export type TextSettingKey = { [K in FarmSettingKey]: (typeof TABLE)[K]['type'] extends 'text' ? K : never }[FarmSettingKey];
+export type TextSettingKey = {
+  [K in FarmSettingKey]: (typeof TABLE)[K]['type'] extends 'text' ? K : never;
+}[FarmSettingKey];
 
 /** The settings that are numbers. */
 export type NumberSettingKey = Exclude<FarmSettingKey, FolderSettingKey | TextSettingKey>;
 
 /** The value type of each key: numbers, text, and the folders (a path, or null for the engine's own). */
-export type FarmSettingValues = { [K in FarmSettingKey]: (typeof TABLE)[K]['type'] extends 'folder' ? string | null : (typeof TABLE)[K]['type'] extends 'text' ? string : number };
+export type FarmSettingValues = {
+  [K in FarmSettingKey]: (typeof TABLE)[K]['type'] extends 'folder'
+    ? string | null
+    : (typeof TABLE)[K]['type'] extends 'text'
+      ? string
+      : number;
+};
 
 /**
  * project_weights: "Moonfall=3, Ashen=1" (commas or new lines between entries; a project name may
  * hold spaces, not `=` or `,`), or a JSON object {"Moonfall": 3}. Weights are positive numbers.
  */
-export function parseProjectWeights(text: string): { ok: true; weights: Record<string, number> } | { ok: false; message: string } {
+export function parseProjectWeights(
+  text: string,
+): { ok: true; weights: Record<string, number> } | { ok: false; message: string } {
   const t = text.trim();
   const weights: Record<string, number> = {};
   let entries: [string, unknown][];
   if (t.startsWith('{')) {
     try {
       const parsed: unknown = JSON.parse(t);
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { ok: false, message: 'project_weights JSON must be an object of project → weight' };
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+        return { ok: false, message: 'project_weights JSON must be an object of project → weight' };
       entries = Object.entries(parsed);
     } catch {
-      return { ok: false, message: 'project_weights is not valid JSON; write it as "Moonfall=3, Ashen=1" or {"Moonfall": 3}' };
+      return {
+        ok: false,
+        message: 'project_weights is not valid JSON; write it as "Moonfall=3, Ashen=1" or {"Moonfall": 3}',
+      };
     }
   } else {
     entries = [];
-    for (const part of t.split(/[,\n]/).map((p) => p.trim()).filter((p) => p !== '')) {
+    for (const part of t
+      .split(/[,\n]/)
+      .map((p) => p.trim())
+      .filter((p) => p !== '')) {
       const eq = part.indexOf('=');
-      if (eq <= 0) return { ok: false, message: `project_weights: "${part.slice(0, 80)}" is not project=weight (e.g. "Moonfall=3, Ashen=1")` };
+      if (eq <= 0)
+        return {
+          ok: false,
+          message: `project_weights: "${part.slice(0, 80)}" is not project=weight (e.g. "Moonfall=3, Ashen=1")`,
+        };
       entries.push([part.slice(0, eq).trim(), parseDecimal(part.slice(eq + 1)) ?? Number.NaN]);
     }
   }
   for (const [project, w] of entries) {
     if (project === '') return { ok: false, message: 'project_weights: a project name is empty' };
-    if (typeof w !== 'number' || !Number.isFinite(w) || w <= 0 || w > 1_000_000) return { ok: false, message: `project_weights: the weight of ${project.slice(0, 80)} must be a positive number (up to 1000000)` };
+    if (typeof w !== 'number' || !Number.isFinite(w) || w <= 0 || w > 1_000_000)
+      return {
+        ok: false,
+        message: `project_weights: the weight of ${project.slice(0, 80)} must be a positive number (up to 1000000)`,
+      };
     weights[project] = w;
   }
   return { ok: true, weights };
@@ -207,7 +360,8 @@ export function isFarmSettingKey(key: unknown): key is FarmSettingKey {
 }
 
 export const farmSettingKeySchema = z.string().refine(isFarmSettingKey, {
-  error: (issue) => `"${String(issue.input).slice(0, 60)}" is not a farm setting; the settings are ${FARM_SETTING_KEYS.join(', ')}`,
+  error: (issue) =>
+    `"${String(issue.input).slice(0, 60)}" is not a farm setting; the settings are ${FARM_SETTING_KEYS.join(', ')}`,
 });
 
 /** What an operator may send as a value: the CLI sends text, the API a number or text. */
@@ -229,7 +383,10 @@ function looksAbsolute(p: string): boolean {
  * Parses what an operator typed or sent for `key`. Pure: whether a folder exists and is writable
  * is the engine's to check, on its own machine.
  */
-export function parseSettingValue(key: FarmSettingKey, raw: unknown): { ok: true; value: number | string } | { ok: false; message: string } {
+export function parseSettingValue(
+  key: FarmSettingKey,
+  raw: unknown,
+): { ok: true; value: number | string } | { ok: false; message: string } {
   const def = FARM_SETTINGS[key];
   const said = typeof raw === 'string' ? `"${raw.slice(0, 80)}"` : String(raw);
   const bad = { ok: false as const, message: `${key} must be ${describeBounds(def)}; got ${said}` };
@@ -307,4 +464,6 @@ export const farmControlInputSchema = z.strictObject({ by: z.string().trim().min
  * runs by then, so a person never interrupts a render the question did not name; without the list
  * (the CLI's `stop`, a script) it stops whatever runs.
  */
-export const farmStopInputSchema = farmControlInputSchema.extend({ expectRunning: z.array(z.uuid()).max(100_000).optional() });
+export const farmStopInputSchema = farmControlInputSchema.extend({
+  expectRunning: z.array(z.uuid()).max(100_000).optional(),
+});

@@ -32,7 +32,12 @@ const common = {
   /** completed = the job completed; failed = it failed for good (failed_final or timeout_kill). */
   on: z.array(z.enum(HOOK_EVENTS)).min(1, 'must name at least one event: completed, failed'),
   /** How long one delivery may take before it is stopped and counted as failed. */
-  timeoutMs: z.number().int().min(100).max(10 * 60_000).optional(),
+  timeoutMs: z
+    .number()
+    .int()
+    .min(100)
+    .max(10 * 60_000)
+    .optional(),
   /** Further tries after a failed delivery (so retries 3 = at most 4 deliveries). */
   retries: z.number().int().min(0).max(10).optional(),
 };
@@ -65,7 +70,8 @@ export const hooksSchema = z
   .superRefine((hooks, ctx) => {
     const seen = new Set<string>();
     for (const [i, h] of hooks.entries()) {
-      if (seen.has(h.id)) ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `"${h.id}" is used by another hook` });
+      if (seen.has(h.id))
+        ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `"${h.id}" is used by another hook` });
       seen.add(h.id);
     }
   });
@@ -79,7 +85,10 @@ export function hookEventFor(state: string): HookEvent | null {
 
 /** Where a hook sends to, for lists and log lines: a webhook shows only its origin (its path may hold a token). */
 export function hookTarget(h: HookConfig, full = false): string {
-  if (h.kind === 'command') return [h.command, ...(h.args ?? [])].map((a) => (/[\s"'\\]/.test(a) || a === '' ? JSON.stringify(a) : a)).join(' ');
+  if (h.kind === 'command')
+    return [h.command, ...(h.args ?? [])]
+      .map((a) => (/[\s"'\\]/.test(a) || a === '' ? JSON.stringify(a) : a))
+      .join(' ');
   return full ? h.url : `${new URL(h.url).origin}/…`;
 }
 

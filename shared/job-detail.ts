@@ -10,7 +10,10 @@ import type { ParamValue } from './shot-list-schema.js';
 import type { TakeKey } from './take-key.js';
 
 /** A ComfyUI API-format workflow as a client sees it: nodes by id, each with its class and inputs. */
-export type WorkflowJson = Record<string, { class_type: string; inputs: Record<string, unknown>; _meta?: { title?: string } }>;
+export type WorkflowJson = Record<
+  string,
+  { class_type: string; inputs: Record<string, unknown>; _meta?: { title?: string } }
+>;
 
 /** Where a parameter's value in the prompt comes from. */
 export type ParameterSource = 'shot' | 'seed' | 'input' | 'template';
@@ -83,7 +86,15 @@ export interface JobDetail {
   jobId: string;
   /** project / episode / sequence / shot / stage / take. */
   path: TakeKey & { sequence: string | null };
-  template: { id: number; name: string; version: number; latestVersion: number; stage: string; hash: string; timeoutS: number };
+  template: {
+    id: number;
+    name: string;
+    version: number;
+    latestVersion: number;
+    stage: string;
+    hash: string;
+    timeoutS: number;
+  };
   /** Place in dispatch order among the queued jobs (1 = next); null when not queued. */
   queuePosition: number | null;
   seed: number | null;

@@ -75,10 +75,12 @@ export const ACTION_STATES: Readonly<Record<JobAction, readonly JobState[]>> = {
   moveToTop: WAITING_STATES,
   hold: (['pending', 'queued', 'failed_retryable'] as const).filter((s) => canTransition(s, 'held')),
   release: ['held'],
-  cancel: (['pending', 'queued', 'running', 'failed_retryable', 'held', 'failed_final', 'timeout_kill'] as const).filter((s) =>
-    canTransition(s, 'cancelled'),
+  cancel: (
+    ['pending', 'queued', 'running', 'failed_retryable', 'held', 'failed_final', 'timeout_kill'] as const
+  ).filter((s) => canTransition(s, 'cancelled')),
+  retry: (['failed_final', 'timeout_kill', 'cancelled', 'failed_retryable'] as const).filter((s) =>
+    canTransition(s, 'queued'),
   ),
-  retry: (['failed_final', 'timeout_kill', 'cancelled', 'failed_retryable'] as const).filter((s) => canTransition(s, 'queued')),
   // A new take is a new job id: allowed whenever the current take is finished one way or another.
   newTake: ['completed', 'failed_final', 'timeout_kill', 'cancelled'],
   // Undo of a cancel; the engine also checks it was cancelled from a waiting state and not changed since.
@@ -86,7 +88,9 @@ export const ACTION_STATES: Readonly<Record<JobAction, readonly JobState[]>> = {
 };
 
 /** States a cancel can be undone from: no attempt was running, so going back loses and repeats nothing. */
-export const UNCANCELLABLE_FROM: readonly JobState[] = (['pending', 'queued', 'held'] as const).filter((s) => canTransition('cancelled', s));
+export const UNCANCELLABLE_FROM: readonly JobState[] = (['pending', 'queued', 'held'] as const).filter((s) =>
+  canTransition('cancelled', s),
+);
 
 /** Whether a job in `state` waits (WAITING_STATES): the drawer shows why. */
 export function isWaiting(state: JobState): boolean {

@@ -95,7 +95,8 @@ const settingKey: FieldRule = {
  */
 const apiBase: FieldRule = {
   reach: 'local',
-  words: "A RunPod endpoint's API base receives the farm's RunPod key, so it is set only on the farm host: shotfarm workers add-runpod --api-base URL. Leave it out to use RunPod's API.",
+  words:
+    "A RunPod endpoint's API base receives the farm's RunPod key, so it is set only on the farm host: shotfarm workers add-runpod --api-base URL. Leave it out to use RunPod's API.",
 };
 
 const TABLE: MethodTable = {
@@ -113,8 +114,20 @@ const TABLE: MethodTable = {
   'jobs.preview': { class: 'read', reach: 'studio' },
   'jobs.facets': { class: 'read', reach: 'studio' },
   'jobs.why': { class: 'read', reach: 'studio' },
-  'jobs.bump': { class: 'priority', reach: 'studio', targets: ids, asks: (i) => i.priority, verb: 'change the priority of' },
-  'jobs.restoreOrder': { class: 'priority', reach: 'studio', targets: restored, asks: highestRestored, verb: 'reorder' },
+  'jobs.bump': {
+    class: 'priority',
+    reach: 'studio',
+    targets: ids,
+    asks: (i) => i.priority,
+    verb: 'change the priority of',
+  },
+  'jobs.restoreOrder': {
+    class: 'priority',
+    reach: 'studio',
+    targets: restored,
+    asks: highestRestored,
+    verb: 'reorder',
+  },
   'jobs.moveToTop': { class: 'moveToTop', reach: 'studio', targets: ids, verb: 'reorder' },
   'jobs.hold': { class: 'jobActions', reach: 'studio', targets: ids, verb: 'hold' },
   'jobs.release': { class: 'jobActions', reach: 'studio', targets: ids, verb: 'release' },
@@ -206,14 +219,19 @@ export interface AnyMethodEntry {
  * What is wrong with a table against the contract's methods: a method without an entry, an entry
  * for no method, a class or reach that does not exist, a rule that cannot apply. Empty when sound.
  */
-export function methodTableProblems(methods: readonly string[], table: Readonly<Record<string, AnyMethodEntry | undefined>>): string[] {
+export function methodTableProblems(
+  methods: readonly string[],
+  table: Readonly<Record<string, AnyMethodEntry | undefined>>,
+): string[] {
   const problems: string[] = [];
   const known = new Set(methods);
-  for (const m of methods) if (!Object.hasOwn(table, m)) problems.push(`${m} has no entry in the method table (shared/methods.ts)`);
+  for (const m of methods)
+    if (!Object.hasOwn(table, m)) problems.push(`${m} has no entry in the method table (shared/methods.ts)`);
   for (const [m, e] of Object.entries(table)) {
     if (!known.has(m)) problems.push(`${m} is in the method table but is no contract method (shared/api.ts)`);
     if (!e) continue;
-    if (!(METHOD_CLASSES as readonly string[]).includes(e.class)) problems.push(`${m}: unknown class ${String(e.class)}`);
+    if (!(METHOD_CLASSES as readonly string[]).includes(e.class))
+      problems.push(`${m}: unknown class ${String(e.class)}`);
     if (!(REACHES as readonly string[]).includes(e.reach)) problems.push(`${m}: unknown reach ${String(e.reach)}`);
     if (e.asks && !e.targets) problems.push(`${m}: asks for a priority but targets no jobs`);
     for (const [field, rule] of Object.entries(e.fields ?? {})) {
@@ -221,7 +239,8 @@ export function methodTableProblems(methods: readonly string[], table: Readonly<
       // A field may only narrow: it cannot open a door its method keeps closed.
       const widens = REACH_DOORS[rule.reach].some((d) => !reachOpens(e.reach, d));
       if (widens) problems.push(`${m}.${field}: reach ${rule.reach} is wider than the method's ${e.reach}`);
-      if (rule.reach === e.reach) problems.push(`${m}.${field}: reach ${rule.reach} is the method's own; the rule narrows nothing`);
+      if (rule.reach === e.reach)
+        problems.push(`${m}.${field}: reach ${rule.reach} is the method's own; the rule narrows nothing`);
     }
   }
   return problems;
@@ -250,7 +269,9 @@ export function methodsOpenAt(door: Door): ReadonlySet<ApiMethod> {
  * Methods a page's transport must refuse — `serve`'s API and the desktop page alike, save what the
  * desktop reach opens to the desktop page (hosting/reach-refusal.ts). The CLI on this machine may call them.
  */
-export const LOCAL_ONLY_METHODS: ReadonlySet<ApiMethod> = new Set(ALL_METHODS.filter((m) => !reachOpens(TABLE[m].reach, 'network')));
+export const LOCAL_ONLY_METHODS: ReadonlySet<ApiMethod> = new Set(
+  ALL_METHODS.filter((m) => !reachOpens(TABLE[m].reach, 'network')),
+);
 
 /** The contract methods the desktop app's page may call: exactly those its views use (a test reads renderer/). */
 export const DESKTOP_PAGE_METHODS: ReadonlySet<ApiMethod> = methodsOpenAt('desktopPage');

@@ -37,8 +37,20 @@ export function actorName(caller: Caller): string {
 
 /** What a method does, for the policy: a role is granted classes, never single methods. */
 export const METHOD_CLASSES = [
-  'read', 'import', 'jobActions', 'priority', 'rush', 'moveToTop', 'workstations', 'templates', 'farm', 'settings',
-  'exports', 'approvals', 'releases', 'people',
+  'read',
+  'import',
+  'jobActions',
+  'priority',
+  'rush',
+  'moveToTop',
+  'workstations',
+  'templates',
+  'farm',
+  'settings',
+  'exports',
+  'approvals',
+  'releases',
+  'people',
 ] as const;
 export type MethodClass = (typeof METHOD_CLASSES)[number];
 

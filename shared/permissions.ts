@@ -21,8 +21,17 @@ type Grant = 'all' | 'own';
 const GRANTS: Readonly<Record<Role, Partial<Record<MethodClass, Grant>>>> = {
   artist: { read: 'all', import: 'all', jobActions: 'own', priority: 'own', moveToTop: 'own' },
   operator: {
-    read: 'all', import: 'all', jobActions: 'all', priority: 'all', rush: 'all', moveToTop: 'all', workstations: 'all',
-    templates: 'all', farm: 'all', settings: 'all', exports: 'all',
+    read: 'all',
+    import: 'all',
+    jobActions: 'all',
+    priority: 'all',
+    rush: 'all',
+    moveToTop: 'all',
+    workstations: 'all',
+    templates: 'all',
+    farm: 'all',
+    settings: 'all',
+    exports: 'all',
   },
   lead: { read: 'all', exports: 'all', approvals: 'all', releases: 'all' },
   admin: Object.fromEntries(METHOD_CLASSES.map((c) => [c, 'all'])) as Record<MethodClass, Grant>,
@@ -30,10 +39,20 @@ const GRANTS: Readonly<Record<Role, Partial<Record<MethodClass, Grant>>>> = {
 
 /** Words for each class in a refusal: "artists cannot <words>". */
 export const CLASS_WORDS: Readonly<Record<MethodClass, string>> = {
-  read: 'read the farm', import: 'import shot lists', jobActions: 'act on jobs', priority: 'change priorities',
-  rush: 'make jobs rush', moveToTop: 'move jobs to the top', workstations: 'manage workstations', templates: 'register templates',
-  farm: 'pause, stop or resume the farm', settings: 'change the farm settings', exports: 'export run logs or ledgers',
-  approvals: 'approve assets', releases: 'freeze releases', people: 'manage people and roles',
+  read: 'read the farm',
+  import: 'import shot lists',
+  jobActions: 'act on jobs',
+  priority: 'change priorities',
+  rush: 'make jobs rush',
+  moveToTop: 'move jobs to the top',
+  workstations: 'manage workstations',
+  templates: 'register templates',
+  farm: 'pause, stop or resume the farm',
+  settings: 'change the farm settings',
+  exports: 'export run logs or ledgers',
+  approvals: 'approve assets',
+  releases: 'freeze releases',
+  people: 'manage people and roles',
 };
 
 export interface PermissionRequest {
@@ -64,7 +83,10 @@ export function permission(req: PermissionRequest): Permission {
   if (grant === 'own' && req.others && req.others.count > 0) {
     const verb = entry.verb ?? CLASS_WORDS[cls];
     const which = req.others.of === 1 ? 'that job was' : `${req.others.count} of the ${req.others.of} jobs were`;
-    return { allowed: false, sentence: `${plural(req.role)} cannot ${verb} jobs imported by others (${which} imported by someone else).` };
+    return {
+      allowed: false,
+      sentence: `${plural(req.role)} cannot ${verb} jobs imported by others (${which} imported by someone else).`,
+    };
   }
   return { allowed: true };
 }
@@ -87,7 +109,11 @@ export function mayUse(role: Role, cls: MethodClass): 'all' | 'own' | 'no' {
  * what the UI hides or disables (a class granted on one's own jobs stays enabled — the server
  * decides per job). No session known yet: everything shows, and the server still decides.
  */
-export function sessionMayCall(session: Pick<SessionView, 'may'> | null, method: ApiMethod, priority?: Priority): boolean {
+export function sessionMayCall(
+  session: Pick<SessionView, 'may'> | null,
+  method: ApiMethod,
+  priority?: Priority,
+): boolean {
   if (session === null) return true;
   const entry = methodEntry(method);
   if (session.may[entry.class] === 'no') return false;

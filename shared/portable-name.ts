@@ -44,17 +44,23 @@ function quoted(name: string): string {
 export function portableNameProblem(name: string, what = 'name'): string | null {
   if (name.length === 0) return `${what} must not be empty`;
   const shown = quoted(name);
-  if (name === '.' || name === '..') return `${what} ${shown} is not a name (it would mean the folder itself or its parent)`;
+  if (name === '.' || name === '..')
+    return `${what} ${shown} is not a name (it would mean the folder itself or its parent)`;
   const invisible = INVISIBLE.exec(name);
-  if (invisible) return `${what} ${shown} contains the invisible or control character ${codePoint(invisible[0])}; retype it without`;
+  if (invisible)
+    return `${what} ${shown} contains the invisible or control character ${codePoint(invisible[0])}; retype it without`;
   if (LONE_SURROGATE.test(name)) return `${what} ${shown} contains a broken character (half of a surrogate pair)`;
   const punct = FORBIDDEN_PUNCTUATION.exec(name);
-  if (punct) return `${what} ${shown} contains "${punct[0]}", which a folder name cannot hold on every system (\\ / : * ? " < > |)`;
-  if (name.length > MAX_NAME_CHARS) return `${what} is ${name.length} characters long; at most ${MAX_NAME_CHARS} are allowed`;
+  if (punct)
+    return `${what} ${shown} contains "${punct[0]}", which a folder name cannot hold on every system (\\ / : * ? " < > |)`;
+  if (name.length > MAX_NAME_CHARS)
+    return `${what} is ${name.length} characters long; at most ${MAX_NAME_CHARS} are allowed`;
   const bytes = new TextEncoder().encode(name).length;
-  if (bytes > MAX_NAME_BYTES) return `${what} ${shown} is ${bytes} bytes in UTF-8; at most ${MAX_NAME_BYTES} are allowed`;
+  if (bytes > MAX_NAME_BYTES)
+    return `${what} ${shown} is ${bytes} bytes in UTF-8; at most ${MAX_NAME_BYTES} are allowed`;
   if (/^\s|\s$/.test(name)) return `${what} ${shown} starts or ends with a space`;
   if (name.endsWith('.')) return `${what} ${shown} ends with a dot, which Windows drops from folder names`;
-  if (RESERVED.test(name)) return `${what} ${shown} is a reserved device name on Windows (CON, PRN, AUX, NUL, COM1–COM9, LPT1–LPT9); rename it`;
+  if (RESERVED.test(name))
+    return `${what} ${shown} is a reserved device name on Windows (CON, PRN, AUX, NUL, COM1–COM9, LPT1–LPT9); rename it`;
   return null;
 }

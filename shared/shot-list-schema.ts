@@ -12,7 +12,10 @@ export const nameSchema = z
   .trim()
   .min(1, 'must not be empty')
   .max(120, 'must be at most 120 characters')
-  .refine((s) => !/[\\/\u0000-\u001f]/.test(s) && s !== '.' && s !== '..', 'must not contain slashes or control characters');
+  .refine(
+    (s) => !/[\\/\u0000-\u001f]/.test(s) && s !== '.' && s !== '..',
+    'must not contain slashes or control characters',
+  );
 
 /**
  * A name that becomes a folder of the output path (project, episode, shot, stage): the portable-name
@@ -31,7 +34,11 @@ export function portableNameSchema(what: string) {
 /** The highest take a shot list may name: takes are counted one by one, never this far. */
 export const MAX_TAKE = 1_000_000;
 /** A take: a whole number from 1 (JSON numbers only; the CSV reader parses digits itself). */
-export const takeSchema = z.number().int('must be a whole number').min(1, 'must be 1 or more').max(MAX_TAKE, `must be at most ${MAX_TAKE}`);
+export const takeSchema = z
+  .number()
+  .int('must be a whole number')
+  .min(1, 'must be 1 or more')
+  .max(MAX_TAKE, `must be at most ${MAX_TAKE}`);
 
 export const paramValueSchema = z.union([z.string(), z.number(), z.boolean()]);
 export type ParamValue = z.infer<typeof paramValueSchema>;

@@ -26,7 +26,10 @@ export const s3SettingsSchema = z
     bucket: z
       .string()
       .trim()
-      .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name: 3-63 lowercase letters, digits, dots and dashes'),
+      .regex(
+        /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/,
+        'must be an S3 bucket name: 3-63 lowercase letters, digits, dots and dashes',
+      ),
     /** Prepended to every key; a trailing "/" is added when missing. */
     prefix: z
       .string()
@@ -39,13 +42,16 @@ export const s3SettingsSchema = z
     secretAccessKey: z.string().min(1).optional(),
   })
   .refine((s) => (s.accessKeyId === undefined) === (s.secretAccessKey === undefined), {
-    message: 'give both accessKeyId and secretAccessKey, or neither (then AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY are used)',
+    message:
+      'give both accessKeyId and secretAccessKey, or neither (then AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY are used)',
     path: ['accessKeyId'],
   });
 export type S3Settings = z.infer<typeof s3SettingsSchema>;
 
 /** The setting as the UI and the CLI may show it: where the credentials come from, never what they are. */
-export type S3SettingsView = Omit<S3Settings, 'accessKeyId' | 'secretAccessKey'> & { credentials: 'settings' | 'environment' };
+export type S3SettingsView = Omit<S3Settings, 'accessKeyId' | 'secretAccessKey'> & {
+  credentials: 'settings' | 'environment';
+};
 
 /** What `storage.get` and `storage.set` answer: the S3 copy's settings, or null when it is off. */
 export interface StorageView {

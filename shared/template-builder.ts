@@ -26,7 +26,9 @@ export type WorkflowReading =
 
 const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
-function isApiNode(v: unknown): v is { class_type: string; inputs: Record<string, unknown>; _meta?: { title?: unknown } } {
+function isApiNode(
+  v: unknown,
+): v is { class_type: string; inputs: Record<string, unknown>; _meta?: { title?: unknown } } {
   return isRecord(v) && typeof v.class_type === 'string' && v.class_type !== '' && isRecord(v.inputs);
 }
 
@@ -60,25 +62,49 @@ export function readWorkflowText(text: string): WorkflowReading {
     return { kind: 'other' };
   }
   if (isApiWorkflow(raw)) return { kind: 'workflow', workflow: raw, inputs: workflowInputs(raw) };
-  if (isRecord(raw) && isApiWorkflow(raw.workflow)) return { kind: 'template', template: raw, workflow: raw.workflow, inputs: workflowInputs(raw.workflow) };
+  if (isRecord(raw) && isApiWorkflow(raw.workflow))
+    return { kind: 'template', template: raw, workflow: raw.workflow, inputs: workflowInputs(raw.workflow) };
   return { kind: 'other' };
 }
 
 /** Names for the inputs templates usually expose, by input name (and a text prompt by its node's title). */
 const USUAL_NAMES: Readonly<Record<string, string>> = {
-  seed: 'seed', noise_seed: 'seed', steps: 'steps', cfg: 'cfg', denoise: 'denoise', image: 'image', filename_prefix: 'filename_prefix',
-  ckpt_name: 'checkpoint', width: 'width', height: 'height', length: 'frames', video_frames: 'frames', fps: 'fps',
+  seed: 'seed',
+  noise_seed: 'seed',
+  steps: 'steps',
+  cfg: 'cfg',
+  denoise: 'denoise',
+  image: 'image',
+  filename_prefix: 'filename_prefix',
+  ckpt_name: 'checkpoint',
+  width: 'width',
+  height: 'height',
+  length: 'frames',
+  video_frames: 'frames',
+  fps: 'fps',
 };
 
-const safeName = (s: string): string => s.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '') || 'param';
+const safeName = (s: string): string =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '') || 'param';
 
 /**
  * A parameter name to start from for an input: the usual one (`seed`, `image`; a text prompt is
  * `prompt`, or `negative` when its node's title says so), else the input's own name — made unique
  * against `taken` with the node id (`text_7`).
  */
-export function suggestParameterName(i: Pick<WorkflowInput, 'input' | 'nodeId' | 'title'>, taken: ReadonlySet<string>): string {
-  const base = i.input === 'text' ? (/neg/i.test(i.title ?? '') ? 'negative' : 'prompt') : USUAL_NAMES[i.input] ?? safeName(i.input);
+export function suggestParameterName(
+  i: Pick<WorkflowInput, 'input' | 'nodeId' | 'title'>,
+  taken: ReadonlySet<string>,
+): string {
+  const base =
+    i.input === 'text'
+      ? /neg/i.test(i.title ?? '')
+        ? 'negative'
+        : 'prompt'
+      : (USUAL_NAMES[i.input] ?? safeName(i.input));
   if (!taken.has(base)) return base;
   const withNode = `${base}_${safeName(i.nodeId)}`;
   let name = withNode;

@@ -24,8 +24,10 @@ export function uploadNameProblem(name: string): string | null {
   const said = `"${name.length > 120 ? `${name.slice(0, 120)}…` : name}"`;
   if (name === '' || name.length > 1_024) return `the file name ${said} must be 1 to 1024 characters`;
   if (name.includes('\0')) return `the file name ${said} contains a NUL character`;
-  if (name.startsWith('/') || name.startsWith('\\') || /^[A-Za-z]:/.test(name)) return `the file name ${said} is an absolute path; send names relative to the shot list's folder (e.g. plates/sh010.png)`;
-  if (name.split(/[\\/]/).includes('..')) return `the file name ${said} climbs out of the shot list's folder with ".."; refused`;
+  if (name.startsWith('/') || name.startsWith('\\') || /^[A-Za-z]:/.test(name))
+    return `the file name ${said} is an absolute path; send names relative to the shot list's folder (e.g. plates/sh010.png)`;
+  if (name.split(/[\\/]/).includes('..'))
+    return `the file name ${said} climbs out of the shot list's folder with ".."; refused`;
   return null;
 }
 

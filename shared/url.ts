@@ -47,4 +47,3 @@ export function maskUrlSecrets(url: string): string {
   const query = [...u.searchParams.keys()].map((k) => `${encodeURIComponent(k)}=${MASK}`).join('&');
   return `${u.protocol}//${auth}${u.host}${path}${query ? `?${query}` : ''}${u.hash ? `#${MASK}` : ''}`;
 }
-

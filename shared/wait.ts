@@ -14,8 +14,19 @@ export type WaitLasting = 'now' | 'operator' | 'never';
 
 /** The first reason one workstation cannot take a queued job now, in the order they are looked at. */
 export const WAIT_KINDS = [
-  'missing_tag', 'vram_total', 'capability', 'disabled', 'draining', 'quarantined', 'offline', 'unhealthy', 'unknown',
-  'node_list_unknown', 'vram_other', 'reserved', 'busy',
+  'missing_tag',
+  'vram_total',
+  'capability',
+  'disabled',
+  'draining',
+  'quarantined',
+  'offline',
+  'unhealthy',
+  'unknown',
+  'node_list_unknown',
+  'vram_other',
+  'reserved',
+  'busy',
 ] as const;
 export type WaitKind = (typeof WAIT_KINDS)[number];
 

@@ -41,8 +41,15 @@ export const MAX_BATCH = 1_000;
 /** The columns a CSV or JSON file may have (and the names they are also known by). */
 export const BATCH_FIELDS = ['name', 'url', 'tags', 'vram', 'concurrency'] as const;
 const FIELD_ALIASES: Readonly<Record<string, (typeof BATCH_FIELDS)[number]>> = {
-  name: 'name', url: 'url', tags: 'tags', vram: 'vram', vram_overrides: 'vram', vramoverrides: 'vram',
-  concurrency: 'concurrency', max_concurrency: 'concurrency', maxconcurrency: 'concurrency',
+  name: 'name',
+  url: 'url',
+  tags: 'tags',
+  vram: 'vram',
+  vram_overrides: 'vram',
+  vramoverrides: 'vram',
+  concurrency: 'concurrency',
+  max_concurrency: 'concurrency',
+  maxconcurrency: 'concurrency',
 };
 
 const urlCheck = httpUrlSchema('http://gpu-01:8188');
@@ -101,24 +108,32 @@ function portOf(url: string): string {
  * workstation already registered or another entry) or the host comes more than once (one ComfyUI
  * per GPU). Given names must be unique too. Every clash is a problem at its entry.
  */
-export function nameEntries(entries: readonly WorkstationEntry[], taken: ReadonlySet<string>): { entries: (WorkstationEntry & { name: string })[]; problems: BatchProblem[] } {
+export function nameEntries(
+  entries: readonly WorkstationEntry[],
+  taken: ReadonlySet<string>,
+): { entries: (WorkstationEntry & { name: string })[]; problems: BatchProblem[] } {
   const problems: BatchProblem[] = [];
   const used = new Map<string, string>();
   for (const e of entries) {
     if (e.name === undefined) continue;
     if (taken.has(e.name)) problems.push({ source: e.source, message: `a workstation is already named "${e.name}"` });
-    else if (used.has(e.name)) problems.push({ source: e.source, message: `the name "${e.name}" is also on ${used.get(e.name)}` });
+    else if (used.has(e.name))
+      problems.push({ source: e.source, message: `the name "${e.name}" is also on ${used.get(e.name)}` });
     used.set(e.name, used.get(e.name) ?? e.source);
   }
   const hostCount = new Map<string, number>();
-  for (const e of entries) if (e.name === undefined) hostCount.set(nameFromHost(e.url), (hostCount.get(nameFromHost(e.url)) ?? 0) + 1);
+  for (const e of entries)
+    if (e.name === undefined) hostCount.set(nameFromHost(e.url), (hostCount.get(nameFromHost(e.url)) ?? 0) + 1);
   const named = entries.map((e) => {
     if (e.name !== undefined) return { ...e, name: e.name };
     const host = nameFromHost(e.url);
     const free = (n: string): boolean => !taken.has(n) && !used.has(n);
     const name = (hostCount.get(host) ?? 0) === 1 && free(host) ? host : `${host}-${portOf(e.url)}`;
     if (!free(name)) {
-      problems.push({ source: e.source, message: `the name "${name}" made from its host is taken by ${taken.has(name) ? 'a registered workstation' : used.get(name)}; give this one a name` });
+      problems.push({
+        source: e.source,
+        message: `the name "${name}" made from its host is taken by ${taken.has(name) ? 'a registered workstation' : used.get(name)}; give this one a name`,
+      });
     }
     used.set(name, used.get(name) ?? e.source);
     return { ...e, name };
@@ -129,18 +144,27 @@ export function nameEntries(entries: readonly WorkstationEntry[], taken: Readonl
 /** The problem with a URL, or null. */
 function urlProblem(url: string): string | null {
   const r = urlCheck.safeParse(url);
-  return r.success ? null : `the URL ${JSON.stringify(url.slice(0, 200))} ${r.error.issues[0]?.message ?? 'is not valid'}`;
+  return r.success
+    ? null
+    : `the URL ${JSON.stringify(url.slice(0, 200))} ${r.error.issues[0]?.message ?? 'is not valid'}`;
 }
 
 function nameProblem(name: string): string | null {
   const r = nameSchema.safeParse(name);
-  return r.success ? null : `the name ${JSON.stringify(name.slice(0, 200))} ${r.error.issues[0]?.message ?? 'is not valid'}`;
+  return r.success
+    ? null
+    : `the name ${JSON.stringify(name.slice(0, 200))} ${r.error.issues[0]?.message ?? 'is not valid'}`;
 }
 
 /** Tags as a file or a line writes them: "a,b" / "a;b" / "a b", or a JSON array of words. */
 function readTags(raw: unknown): string[] | string {
   if (raw === undefined || raw === null || raw === '') return [];
-  const list = typeof raw === 'string' ? raw.split(/[,;\s]+/) : Array.isArray(raw) && raw.every((t) => typeof t === 'string') ? (raw as string[]) : null;
+  const list =
+    typeof raw === 'string'
+      ? raw.split(/[,;\s]+/)
+      : Array.isArray(raw) && raw.every((t) => typeof t === 'string')
+        ? (raw as string[])
+        : null;
   if (!list) return 'tags must be words, e.g. "img2img,i2v_video"';
   return list.map((t) => t.trim()).filter(Boolean);
 }
@@ -149,15 +173,28 @@ function readTags(raw: unknown): string[] | string {
 function readVram(raw: unknown): Record<string, number> | string {
   if (raw === undefined || raw === null || raw === '') return {};
   const bad = `vram takes STAGE=GB pairs with GB a number above 0, e.g. motion=20;keyframe=12; got ${JSON.stringify(raw).slice(0, 120)}`;
-  const pairs: [string, unknown][] = typeof raw === 'string'
-    ? raw.split(/[,;\s]+/).filter(Boolean).map((p) => {
-      const eq = p.indexOf('=');
-      return eq <= 0 ? ['', null] : [p.slice(0, eq), p.slice(eq + 1)];
-    })
-    : typeof raw === 'object' && !Array.isArray(raw) ? Object.entries(raw as Record<string, unknown>) : [['', null]];
+  const pairs: [string, unknown][] =
+    typeof raw === 'string'
+      ? raw
+          .split(/[,;\s]+/)
+          .filter(Boolean)
+          .map((p) => {
+            const eq = p.indexOf('=');
+            return eq <= 0 ? ['', null] : [p.slice(0, eq), p.slice(eq + 1)];
+          })
+      : typeof raw === 'object' && !Array.isArray(raw)
+        ? Object.entries(raw as Record<string, unknown>)
+        : [['', null]];
   const out: Record<string, number> = {};
   for (const [stage, gb] of pairs) {
-    const n = typeof gb === 'number' ? (gb > 0 && Number.isFinite(gb) ? gb : null) : typeof gb === 'string' ? parseDecimal(gb, { positive: true }) : null;
+    const n =
+      typeof gb === 'number'
+        ? gb > 0 && Number.isFinite(gb)
+          ? gb
+          : null
+        : typeof gb === 'string'
+          ? parseDecimal(gb, { positive: true })
+          : null;
     if (!stage.trim() || n === null) return bad;
     out[stage.trim()] = n;
   }
@@ -167,8 +204,17 @@ function readVram(raw: unknown): Record<string, number> | string {
 function readConcurrency(raw: unknown): number | undefined | string {
   if (raw === undefined || raw === null || raw === '') return undefined;
   const rule = { integer: true, min: 1, max: 16 };
-  const n = typeof raw === 'number' ? (Number.isInteger(raw) && raw >= 1 && raw <= 16 ? raw : null) : typeof raw === 'string' ? parseDecimal(raw, rule) : null;
-  return n ?? `concurrency must be a whole number from 1 to 16 (prompts at once); got ${JSON.stringify(raw).slice(0, 60)}`;
+  const n =
+    typeof raw === 'number'
+      ? Number.isInteger(raw) && raw >= 1 && raw <= 16
+        ? raw
+        : null
+      : typeof raw === 'string'
+        ? parseDecimal(raw, rule)
+        : null;
+  return (
+    n ?? `concurrency must be a whole number from 1 to 16 (prompts at once); got ${JSON.stringify(raw).slice(0, 60)}`
+  );
 }
 
 /** The fields every entry of a batch shares (the CLI's --tags, --concurrency, --vram). */
@@ -182,7 +228,11 @@ export interface BatchDefaults {
  * One record (a CSV row, a JSON object, a list line's parts) into its entries (a range gives
  * several), or its problems. Unknown fields are problems: a misspelt column would otherwise be lost.
  */
-export function entriesOfRecord(source: string, record: Readonly<Record<string, unknown>>, defaults: BatchDefaults = {}): BatchParse {
+export function entriesOfRecord(
+  source: string,
+  record: Readonly<Record<string, unknown>>,
+  defaults: BatchDefaults = {},
+): BatchParse {
   const problems: string[] = [];
   const fields: Partial<Record<(typeof BATCH_FIELDS)[number], unknown>> = {};
   for (const [key, value] of Object.entries(record)) {
@@ -192,7 +242,8 @@ export function entriesOfRecord(source: string, record: Readonly<Record<string, 
   }
   const url = typeof fields.url === 'string' ? fields.url.trim() : '';
   const name = typeof fields.name === 'string' && fields.name.trim() !== '' ? fields.name.trim() : undefined;
-  if (fields.name !== undefined && fields.name !== null && typeof fields.name !== 'string') problems.push('the name must be text');
+  if (fields.name !== undefined && fields.name !== null && typeof fields.name !== 'string')
+    problems.push('the name must be text');
   const tags = readTags(fields.tags);
   const vram = readVram(fields.vram);
   const concurrency = readConcurrency(fields.concurrency);
@@ -203,7 +254,8 @@ export function entriesOfRecord(source: string, record: Readonly<Record<string, 
     const expanded = expandRanges(url);
     if ('problem' in expanded) problems.push(expanded.problem);
     else urls = expanded.urls;
-    if (urls.length > 1 && name !== undefined) problems.push(`a range makes one workstation per number, each named from its host; leave the name "${name}" out`);
+    if (urls.length > 1 && name !== undefined)
+      problems.push(`a range makes one workstation per number, each named from its host; leave the name "${name}" out`);
   }
   if (name !== undefined) {
     const p = nameProblem(name);
@@ -214,15 +266,27 @@ export function entriesOfRecord(source: string, record: Readonly<Record<string, 
   if (problems.length) return { entries: [], problems: problems.map((message) => ({ source, message })) };
   const shared = {
     tags: [...new Set([...(defaults.tags ?? []), ...(tags as string[])])],
-    ...(concurrency !== undefined ? { maxConcurrency: concurrency as number } : defaults.maxConcurrency !== undefined ? { maxConcurrency: defaults.maxConcurrency } : {}),
+    ...(concurrency !== undefined
+      ? { maxConcurrency: concurrency as number }
+      : defaults.maxConcurrency !== undefined
+        ? { maxConcurrency: defaults.maxConcurrency }
+        : {}),
     vramOverrides: { ...defaults.vramOverrides, ...(vram as Record<string, number>) },
   };
-  const entries = urls.map((u) => ({ source: urls.length > 1 ? `${source}, ${u}` : source, ...(name !== undefined ? { name } : {}), url: u, ...shared }));
+  const entries = urls.map((u) => ({
+    source: urls.length > 1 ? `${source}, ${u}` : source,
+    ...(name !== undefined ? { name } : {}),
+    url: u,
+    ...shared,
+  }));
   return { entries, problems: [] };
 }
 
 /** Entries of many records (a record already found wrong is its problem's words), with every problem in order, and the batch's size checked. */
-export function entriesOfRecords(records: readonly { source: string; record: Readonly<Record<string, unknown>> | string }[], defaults: BatchDefaults = {}): BatchParse {
+export function entriesOfRecords(
+  records: readonly { source: string; record: Readonly<Record<string, unknown>> | string }[],
+  defaults: BatchDefaults = {},
+): BatchParse {
   const out: BatchParse = { entries: [], problems: [] };
   for (const { source, record } of records) {
     if (typeof record === 'string') {
@@ -234,16 +298,25 @@ export function entriesOfRecords(records: readonly { source: string; record: Rea
     out.problems.push(...r.problems);
   }
   if (records.length === 0) out.problems.push({ source: 'the list', message: 'holds no workstation' });
-  if (out.entries.length > MAX_BATCH) out.problems.push({ source: 'the list', message: `holds ${out.entries.length} workstations; at most ${MAX_BATCH} at once` });
+  if (out.entries.length > MAX_BATCH)
+    out.problems.push({
+      source: 'the list',
+      message: `holds ${out.entries.length} workstations; at most ${MAX_BATCH} at once`,
+    });
   return out;
 }
 
 /** A list line's parts: `[NAME] URL [TAGS]`, or a problem. */
 function lineRecord(line: string): Record<string, unknown> | string {
-  const words = line.split(/\s+/).filter(Boolean).map((w) => w.replace(/,$/, ''));
+  const words = line
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((w) => w.replace(/,$/, ''));
   const at = words.findIndex((w) => w.includes('://'));
-  if (at < 0) return `no URL in "${line.slice(0, 120)}"; write [NAME] URL [TAGS], e.g. gpu-01 http://10.0.0.21:8188 img2img`;
-  if (at > 1) return `"${words.slice(0, at).join(' ')}" is more than one name; write [NAME] URL [TAGS] (a name has no spaces)`;
+  if (at < 0)
+    return `no URL in "${line.slice(0, 120)}"; write [NAME] URL [TAGS], e.g. gpu-01 http://10.0.0.21:8188 img2img`;
+  if (at > 1)
+    return `"${words.slice(0, at).join(' ')}" is more than one name; write [NAME] URL [TAGS] (a name has no spaces)`;
   return { ...(at === 1 ? { name: words[0] } : {}), url: words[at], tags: words.slice(at + 1).join(',') };
 }
 
@@ -251,7 +324,11 @@ function lineRecord(line: string): Record<string, unknown> | string {
  * A pasted list or the CLI's arguments: one workstation (or range) per item, `[NAME] URL [TAGS]`.
  * `word` names an item in messages ("line", "argument"); blank items and `#` comments are skipped.
  */
-export function parseWorkstationList(items: readonly string[], word = 'line', defaults: BatchDefaults = {}): BatchParse {
+export function parseWorkstationList(
+  items: readonly string[],
+  word = 'line',
+  defaults: BatchDefaults = {},
+): BatchParse {
   const records: { source: string; record: Record<string, unknown> | string }[] = [];
   items.forEach((raw, i) => {
     const line = raw.replace(/#.*$/, '').trim();
@@ -296,17 +373,32 @@ export function parseWorkstationJson(text: string, defaults: BatchDefaults = {})
   try {
     value = JSON.parse(text);
   } catch (err) {
-    return { entries: [], problems: [{ source: 'the file', message: `is not valid JSON (${(err as Error).message.slice(0, 200)})` }] };
+    return {
+      entries: [],
+      problems: [{ source: 'the file', message: `is not valid JSON (${(err as Error).message.slice(0, 200)})` }],
+    };
   }
   const wrapped = typeof value === 'object' && value !== null && !Array.isArray(value);
   const list = wrapped ? (value as Record<string, unknown>).workstations : value;
   if (!Array.isArray(list) || (wrapped && Object.keys(value as object).length !== 1)) {
-    return { entries: [], problems: [{ source: 'the file', message: 'must be a JSON array of workstations ({"name": "gpu-01", "url": "http://gpu-01:8188"}), or {"workstations": that array}' }] };
+    return {
+      entries: [],
+      problems: [
+        {
+          source: 'the file',
+          message:
+            'must be a JSON array of workstations ({"name": "gpu-01", "url": "http://gpu-01:8188"}), or {"workstations": that array}',
+        },
+      ],
+    };
   }
   const lines = elementLines(text, wrapped ? 2 : 1);
   const records = list.map((item: unknown, i) => ({
     source: lines.length === list.length ? `line ${lines[i]}` : `entry ${i + 1}`,
-    record: typeof item === 'object' && item !== null && !Array.isArray(item) ? (item as Record<string, unknown>) : 'is not an object like {"url": "http://gpu-01:8188"}',
+    record:
+      typeof item === 'object' && item !== null && !Array.isArray(item)
+        ? (item as Record<string, unknown>)
+        : 'is not an object like {"url": "http://gpu-01:8188"}',
   }));
   return entriesOfRecords(records, defaults);
 }

@@ -14,9 +14,11 @@ const ENGINE_MODULES_ALLOWED: Readonly<Record<string, string>> = {
   'engine.js': 'the engine itself: its call() is the contract',
   'data-dir.js': 'where the data folder is when --data is not given',
   'intake/text-check.js': 'a shot list larger than the contract takes is refused before it is read whole',
-  'scheduler/scheduler.js': '`run` is the farm in this process (type only: it asks whether the farm can still progress)',
+  'scheduler/scheduler.js':
+    '`run` is the farm in this process (type only: it asks whether the farm can still progress)',
   'scheduler/farm-progress.js': "the type of that answer (`run --until-idle`'s stuck reasons)",
-  'lock/engine-lock.js': 'whether an engine runs the data folder\'s farm now: then commands go through it, not to the database',
+  'lock/engine-lock.js':
+    "whether an engine runs the data folder's farm now: then commands go through it, not to the database",
   'lock/lock-record.js': 'who that engine is and how it is reached (its control address), in the words a refusal uses',
 };
 
@@ -27,7 +29,8 @@ export function bypasses(file: string, text: string): string[] {
     if (/\.db\b/.test(l)) out.push(`${file}:${i + 1} uses the engine's database connection`);
     for (const m of l.matchAll(/from\s+['"]\.\.\/engine\/([^'"]+)['"]/g)) {
       const mod = m[1] as string;
-      if (!(mod in ENGINE_MODULES_ALLOWED)) out.push(`${file}:${i + 1} imports engine/${mod} instead of calling the contract`);
+      if (!(mod in ENGINE_MODULES_ALLOWED))
+        out.push(`${file}:${i + 1} imports engine/${mod} instead of calling the contract`);
     }
   });
   return out;

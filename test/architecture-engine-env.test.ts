@@ -14,17 +14,32 @@ import { eachNode, lineOf, offences, offendingLines, plantedLines, type SourceRu
 
 /** `process` itself, or `globalThis.process` / `global.process`. */
 function isProcess(e: ts.Expression): boolean {
-  return (ts.isIdentifier(e) && e.text === 'process') || (ts.isPropertyAccessExpression(e) && e.name.text === 'process');
+  return (
+    (ts.isIdentifier(e) && e.text === 'process') || (ts.isPropertyAccessExpression(e) && e.name.text === 'process')
+  );
 }
 
 const envReads: SourceRule = (_file, source) => {
   const out: { line: number; what: string }[] = [];
-  const found = (n: ts.Node): void => void out.push({ line: lineOf(source, n), what: 'reads process.env (take it from the host: EngineOptions.env)' });
+  const found = (n: ts.Node): void =>
+    void out.push({ line: lineOf(source, n), what: 'reads process.env (take it from the host: EngineOptions.env)' });
   eachNode(source, (n) => {
     if (ts.isPropertyAccessExpression(n) && n.name.text === 'env' && isProcess(n.expression)) found(n);
-    else if (ts.isElementAccessExpression(n) && ts.isStringLiteralLike(n.argumentExpression) && n.argumentExpression.text === 'env' && isProcess(n.expression)) found(n);
-    else if (ts.isVariableDeclaration(n) && n.initializer && isProcess(n.initializer) && ts.isObjectBindingPattern(n.name)
-      && n.name.elements.some((e) => ((e.propertyName ?? e.name) as ts.Identifier).text === 'env')) found(n);
+    else if (
+      ts.isElementAccessExpression(n) &&
+      ts.isStringLiteralLike(n.argumentExpression) &&
+      n.argumentExpression.text === 'env' &&
+      isProcess(n.expression)
+    )
+      found(n);
+    else if (
+      ts.isVariableDeclaration(n) &&
+      n.initializer &&
+      isProcess(n.initializer) &&
+      ts.isObjectBindingPattern(n.name) &&
+      n.name.elements.some((e) => ((e.propertyName ?? e.name) as ts.Identifier).text === 'env')
+    )
+      found(n);
   });
   return out;
 };

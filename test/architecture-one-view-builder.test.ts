@@ -14,7 +14,11 @@ import { sourceFiles } from './helpers/source-files.js';
 /** Files under electron/ that call `name(` outside its own declaration, as repo-relative paths. */
 function callers(pattern: RegExp): string[] {
   return sourceFiles(join(REPO, 'electron'))
-    .filter((f) => [...readFileSync(f, 'utf8').matchAll(pattern)].some((m) => !/\bfunction\s+$/.test(m.input.slice(Math.max(0, m.index - 20), m.index))))
+    .filter((f) =>
+      [...readFileSync(f, 'utf8').matchAll(pattern)].some(
+        (m) => !/\bfunction\s+$/.test(m.input.slice(Math.max(0, m.index - 20), m.index)),
+      ),
+    )
     .map((f) => relative(REPO, f))
     .sort();
 }

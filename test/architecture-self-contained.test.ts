@@ -36,7 +36,8 @@ export function climbingLiterals(text: string): { literal: string; line: number 
   const lines = text.split('\n');
   lines.forEach((l, i) => {
     if (l.includes(ALLOW)) return;
-    for (const m of l.matchAll(/(['"`])((?:\.\.\/|\.\/\.\.\/)+[^'"`\s]*)\1/g)) out.push({ literal: m[2] as string, line: i + 1 });
+    for (const m of l.matchAll(/(['"`])((?:\.\.\/|\.\/\.\.\/)+[^'"`\s]*)\1/g))
+      out.push({ literal: m[2] as string, line: i + 1 });
   });
   return out;
 }

@@ -15,17 +15,33 @@ import { eachNode, lineOf, offences, offendingLines, plantedLines, type SourceRu
 
 const SETTINGS_MODULE = 'electron/engine/settings/';
 /** The settings module's own ways in: each reads rows or defaults for the one reader. */
-const INTERNAL = new Set(['readFarmSettings', 'defaultOf', 'storedSettings', 'SETTING_ENTRIES', 'entryOf', 'usedRoots', 'rememberRoot', 'storedNumber', 'currentFolder']);
+const INTERNAL = new Set([
+  'readFarmSettings',
+  'defaultOf',
+  'storedSettings',
+  'SETTING_ENTRIES',
+  'entryOf',
+  'usedRoots',
+  'rememberRoot',
+  'storedNumber',
+  'currentFolder',
+]);
 
 const settingReads: SourceRule = (_file, source) => {
   const out: { line: number; what: string }[] = [];
   eachNode(source, (n) => {
-    if ((ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n) || ts.isTemplateHead(n)) && n.text.includes('farm.setting.')) {
+    if (
+      (ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n) || ts.isTemplateHead(n)) &&
+      n.text.includes('farm.setting.')
+    ) {
       out.push({ line: lineOf(source, n), what: 'reads a setting row itself (a farm.setting. key)' });
     } else if (ts.isIdentifier(n) && n.text === 'FARM_SETTINGS') {
       out.push({ line: lineOf(source, n), what: "uses the settings table's defaults (FARM_SETTINGS)" });
     } else if (ts.isImportSpecifier(n) && INTERNAL.has((n.propertyName ?? n.name).text)) {
-      out.push({ line: lineOf(source, n), what: `imports ${(n.propertyName ?? n.name).text}, the settings module's own` });
+      out.push({
+        line: lineOf(source, n),
+        what: `imports ${(n.propertyName ?? n.name).text}, the settings module's own`,
+      });
     }
   });
   return out;

@@ -73,7 +73,13 @@ export function viewLists(text: string): string[] {
 /** The named groups of job states in shared/job-states.ts (every exported list of states but the whole). */
 const STATE_GROUPS: ReadonlyMap<string, string> = new Map(
   Object.entries(JobStates)
-    .filter(([name, v]) => name !== 'JOB_STATES' && Array.isArray(v) && v.length >= 2 && v.every((x) => (JOB_STATES as readonly unknown[]).includes(x)))
+    .filter(
+      ([name, v]) =>
+        name !== 'JOB_STATES' &&
+        Array.isArray(v) &&
+        v.length >= 2 &&
+        v.every((x) => (JOB_STATES as readonly unknown[]).includes(x)),
+    )
     .map(([name, v]) => [[...(v as JobState[])].sort().join(), name]),
 );
 
@@ -92,12 +98,18 @@ export function stateGroupCopies(text: string): string[] {
   };
   for (const m of text.matchAll(/\[([^[\]]*)\]|\bIN\s*\(([^()]*)\)/g)) {
     const body = (m[1] ?? m[2]) as string;
-    const items = body.split(',').map((x) => x.trim()).filter(Boolean);
+    const items = body
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean);
     const names = items.map((x) => /^['"`](\w+)['"`]$/.exec(x)?.[1]);
     if (names.every((n): n is string => n !== undefined)) check(names, m[0]);
   }
   for (const m of text.matchAll(/[\w.]+\s*===\s*'\w+'(?:\s*\|\|\s*[\w.]+\s*===\s*'\w+')+/g)) {
-    check([...m[0].matchAll(/===\s*'(\w+)'/g)].map((x) => x[1] as string), m[0]);
+    check(
+      [...m[0].matchAll(/===\s*'(\w+)'/g)].map((x) => x[1] as string),
+      m[0],
+    );
   }
   return out;
 }
@@ -111,7 +123,11 @@ const TAKE_FIELDS = ['project', 'episode', 'shot', 'stage', 'take'];
 export function takeKeyDeclarations(text: string): string[] {
   const out: string[] = [];
   for (const m of text.matchAll(/\{([^{}]*)\}/g)) {
-    const typed = new Set([...(m[1] as string).matchAll(/(?:^|[;,\n{])\s*(?:readonly\s+)?(\w+)\??\s*:\s*(?:string|number)\b/g)].map((x) => x[1] as string));
+    const typed = new Set(
+      [...(m[1] as string).matchAll(/(?:^|[;,\n{])\s*(?:readonly\s+)?(\w+)\??\s*:\s*(?:string|number)\b/g)].map(
+        (x) => x[1] as string,
+      ),
+    );
     if (TAKE_FIELDS.every((f) => typed.has(f))) out.push(`{ ${TAKE_FIELDS.join(', ')} }`);
   }
   return out;
@@ -130,57 +146,134 @@ const HOMES = {
 export function secondDefinitions(file: string, text: string): string[] {
   const out: string[] = [];
   if (file !== HOMES.topics) out.push(...topicLists(text).map((l) => `${file}: a list of event topics ${l}`));
-  if (file !== HOMES.envelope) out.push(...envelopeSchemas(text).map((s) => `${file}: an error-envelope schema (${s})`));
-  if (!HOMES.health.includes(file)) out.push(...healthRules(text).map((s) => `${file}: a health rule (${s}); use isHealthy`));
-  if (file !== HOMES.views) out.push(...viewLists(text).map((l) => `${file}: a list of the app's views ${l}; use APP_VIEWS`));
+  if (file !== HOMES.envelope)
+    out.push(...envelopeSchemas(text).map((s) => `${file}: an error-envelope schema (${s})`));
+  if (!HOMES.health.includes(file))
+    out.push(...healthRules(text).map((s) => `${file}: a health rule (${s}); use isHealthy`));
+  if (file !== HOMES.views)
+    out.push(...viewLists(text).map((l) => `${file}: a list of the app's views ${l}; use APP_VIEWS`));
   if (file !== HOMES.stateGroups) out.push(...stateGroupCopies(text).map((l) => `${file}: a group of job states ${l}`));
-  if (file !== HOMES.takeKey) out.push(...takeKeyDeclarations(text).map((l) => `${file}: a take key ${l}; use TakeKey from shared/take-key.ts`));
+  if (file !== HOMES.takeKey)
+    out.push(...takeKeyDeclarations(text).map((l) => `${file}: a take key ${l}; use TakeKey from shared/take-key.ts`));
   return out;
 }
 
 test('event topics, the error envelope, "healthy", the views, the groups of job states and the take key are each defined once, in shared/', () => {
-  const offenders = ['electron', 'renderer', 'shared'].flatMap((d) => sourceFiles(join(REPO, d))).flatMap((full) =>
-    secondDefinitions(relative(REPO, full), readFileSync(full, 'utf8')),
-  );
+  const offenders = ['electron', 'renderer', 'shared']
+    .flatMap((d) => sourceFiles(join(REPO, d)))
+    .flatMap((full) => secondDefinitions(relative(REPO, full), readFileSync(full, 'utf8')));
   assert.deepEqual(offenders, []);
 });
 
 test('the single-list check notices a copied topic list, envelope schema and health rule', () => {
   const copied = `const TOPICS = ['job.changed', 'job.progress',\n  'instance.changed'] as const;`;
-  assert.deepEqual(secondDefinitions('electron/server/x.ts', copied), ['electron/server/x.ts: a list of event topics [job.changed, job.progress, instance.changed]']);
+  assert.deepEqual(secondDefinitions('electron/server/x.ts', copied), [
+    'electron/server/x.ts: a list of event topics [job.changed, job.progress, instance.changed]',
+  ]);
   assert.deepEqual(secondDefinitions('shared/events.ts', copied), [], 'at home');
-  assert.deepEqual(topicLists("z.union([z.object({ topic: z.literal('job.changed') }), z.object({ topic: z.literal('jobs.bulkChanged') })])"),
-    ['[job.changed, jobs.bulkChanged]'], 'a list of per-topic schemas is a list of topics too');
-  assert.deepEqual(topicLists("const offs = [events.on('job.changed', f), events.on('job.progress', g)];"), [], 'subscriptions are not a list');
+  assert.deepEqual(
+    topicLists(
+      "z.union([z.object({ topic: z.literal('job.changed') }), z.object({ topic: z.literal('jobs.bulkChanged') })])",
+    ),
+    ['[job.changed, jobs.bulkChanged]'],
+    'a list of per-topic schemas is a list of topics too',
+  );
+  assert.deepEqual(
+    topicLists("const offs = [events.on('job.changed', f), events.on('job.progress', g)];"),
+    [],
+    'subscriptions are not a list',
+  );
   const schema = 'const env = z.object({ code: z.enum(ERROR_CODES), message: z.string(), retryable: z.boolean() });';
   assert.equal(secondDefinitions('renderer/client/x.ts', schema).length, 2);
   assert.deepEqual(secondDefinitions('shared/errors.ts', schema), []);
-  assert.equal(secondDefinitions('renderer/x.tsx', "instances.filter((i) => i.health === 'idle' || i.health === 'busy')").length, 2);
+  assert.equal(
+    secondDefinitions('renderer/x.tsx', "instances.filter((i) => i.health === 'idle' || i.health === 'busy')").length,
+    2,
+  );
 });
 
 test('the single-list check notices a copied list of views and a copied group of job states', () => {
-  assert.deepEqual(viewLists("export const VIEWS = ['queue', 'workstations', 'failures', 'timeline', 'ledger', 'settings'] as const;"),
-    ['[queue, workstations, failures, timeline, ledger, settings]']);
-  assert.equal(viewLists("export type BridgeView = 'queue' | 'workstations' | 'failures' | 'timeline' | 'ledger' | 'settings';").length, 1, 'a union type');
-  assert.equal(viewLists("const VIEW_LABEL = { queue: 'Queue', workstations: 'Workstations', failures: 'Failures' };").length, 1, 'a label table');
-  assert.deepEqual(viewLists("go('queue'); const tabs = ['queue', 'settings'];"), [], 'naming a view or two is not a list');
+  assert.deepEqual(
+    viewLists("export const VIEWS = ['queue', 'workstations', 'failures', 'timeline', 'ledger', 'settings'] as const;"),
+    ['[queue, workstations, failures, timeline, ledger, settings]'],
+  );
+  assert.equal(
+    viewLists("export type BridgeView = 'queue' | 'workstations' | 'failures' | 'timeline' | 'ledger' | 'settings';")
+      .length,
+    1,
+    'a union type',
+  );
+  assert.equal(
+    viewLists("const VIEW_LABEL = { queue: 'Queue', workstations: 'Workstations', failures: 'Failures' };").length,
+    1,
+    'a label table',
+  );
+  assert.deepEqual(
+    viewLists("go('queue'); const tabs = ['queue', 'settings'];"),
+    [],
+    'naming a view or two is not a list',
+  );
   assert.deepEqual(secondDefinitions('shared/app-views.ts', "['queue', 'workstations', 'failures']"), [], 'at home');
 
-  const waiting = "const waiting = job && (job.state === 'queued' || job.state === 'pending' || job.state === 'failed_retryable' || job.state === 'held');";
-  assert.deepEqual(stateGroupCopies(waiting).map((x) => x.replace(/.*\(use /, '')), ['WAITING_STATES)']);
-  assert.deepEqual(stateGroupCopies("const NEEDS_OPERATOR = ['held', 'failed_final', 'timeout_kill', 'cancelled'];").map((x) => x.replace(/.*\(use /, '')), ['NEEDS_OPERATOR_STATES)']);
-  assert.deepEqual(stateGroupCopies("const WAITING_STATES = ['pending', 'queued', 'running', 'failed_retryable'] as const;").map((x) => x.replace(/.*\(use /, '')), ['BACKLOG_STATES)']);
-  assert.equal(stateGroupCopies("SELECT COUNT(*) FROM jobs WHERE state IN ('completed', 'failed_final', 'timeout_kill', 'cancelled')").length, 1, 'an SQL list');
-  assert.deepEqual(stateGroupCopies("states: ['completed'] ; WHERE state IN ('running', 'failed_retryable')"), [], 'an unnamed group is not a copy');
+  const waiting =
+    "const waiting = job && (job.state === 'queued' || job.state === 'pending' || job.state === 'failed_retryable' || job.state === 'held');";
+  assert.deepEqual(
+    stateGroupCopies(waiting).map((x) => x.replace(/.*\(use /, '')),
+    ['WAITING_STATES)'],
+  );
+  assert.deepEqual(
+    stateGroupCopies("const NEEDS_OPERATOR = ['held', 'failed_final', 'timeout_kill', 'cancelled'];").map((x) =>
+      x.replace(/.*\(use /, ''),
+    ),
+    ['NEEDS_OPERATOR_STATES)'],
+  );
+  assert.deepEqual(
+    stateGroupCopies("const WAITING_STATES = ['pending', 'queued', 'running', 'failed_retryable'] as const;").map((x) =>
+      x.replace(/.*\(use /, ''),
+    ),
+    ['BACKLOG_STATES)'],
+  );
+  assert.equal(
+    stateGroupCopies(
+      "SELECT COUNT(*) FROM jobs WHERE state IN ('completed', 'failed_final', 'timeout_kill', 'cancelled')",
+    ).length,
+    1,
+    'an SQL list',
+  );
+  assert.deepEqual(
+    stateGroupCopies("states: ['completed'] ; WHERE state IN ('running', 'failed_retryable')"),
+    [],
+    'an unnamed group is not a copy',
+  );
   assert.deepEqual(secondDefinitions('shared/job-states.ts', waiting), [], 'at home');
 });
 
 test('the single-list check notices a second declaration of the take key', () => {
-  const planted = 'export interface JobKey {\n  project: string;\n  episode: string;\n  shot: string;\n  stage: string;\n  take: number;\n}';
-  assert.deepEqual(secondDefinitions('electron/engine/ids.ts', planted),
-    ['electron/engine/ids.ts: a take key { project, episode, shot, stage, take }; use TakeKey from shared/take-key.ts']);
-  assert.equal(takeKeyDeclarations('path: { project: string; episode: string; sequence: string | null; shot: string; stage: string; take: number };').length, 1, 'inline, with extra fields');
-  assert.equal(takeKeyDeclarations('interface Row { readonly project: string; episode: string; shot: string; stage: string; take?: number }').length, 1, 'readonly and optional fields');
-  assert.deepEqual(takeKeyDeclarations("export interface JobRow extends TakeKey {\n  id: string;\n}\nconst k = { project: r.project, episode: r.episode, shot: r.shot, stage: r.stage, take: r.take };"), [], 'extending it, or building a value, is not a declaration');
+  const planted =
+    'export interface JobKey {\n  project: string;\n  episode: string;\n  shot: string;\n  stage: string;\n  take: number;\n}';
+  assert.deepEqual(secondDefinitions('electron/engine/ids.ts', planted), [
+    'electron/engine/ids.ts: a take key { project, episode, shot, stage, take }; use TakeKey from shared/take-key.ts',
+  ]);
+  assert.equal(
+    takeKeyDeclarations(
+      'path: { project: string; episode: string; sequence: string | null; shot: string; stage: string; take: number };',
+    ).length,
+    1,
+    'inline, with extra fields',
+  );
+  assert.equal(
+    takeKeyDeclarations(
+      'interface Row { readonly project: string; episode: string; shot: string; stage: string; take?: number }',
+    ).length,
+    1,
+    'readonly and optional fields',
+  );
+  assert.deepEqual(
+    takeKeyDeclarations(
+      'export interface JobRow extends TakeKey {\n  id: string;\n}\nconst k = { project: r.project, episode: r.episode, shot: r.shot, stage: r.stage, take: r.take };',
+    ),
+    [],
+    'extending it, or building a value, is not a declaration',
+  );
   assert.deepEqual(secondDefinitions('shared/take-key.ts', planted), [], 'at home');
 });

@@ -38,20 +38,45 @@ const OWNERS: Readonly<Record<string, string>> = {
 /** Statements allowed outside their table's module, exactly as they are written, with why. */
 const EXCEPTIONS: readonly { file: string; clause: string; why: string }[] = [
   { file: 'electron/engine/job-state.ts', clause: 'FROM jobs', why: 'the state door reads the state it guards…' },
-  { file: 'electron/engine/job-state.ts', clause: 'UPDATE jobs', why: '…and changes it with its event row, in one transaction (architecture-state-door)' },
-  { file: `${STORE}/attempt-store.ts`, clause: 'JOIN jobs', why: "an attempt shown with its job's names and state: recovery, the timeline, the run log" },
-  { file: `${STORE}/asset-store.ts`, clause: 'JOIN jobs', why: "a ledger row shown with its job's shot, stage and take: the Ledger, the freeze, the export" },
-  { file: `${STORE}/job-store.ts`, clause: 'FROM job_events', why: 'an order change records the newest state change it follows, so the history shows both in order' },
-  { file: `${STORE}/upload-store.ts`, clause: 'FROM jobs', why: "the upload sweep keeps every file a job's inputs name (NOT EXISTS over inputs_json)" },
+  {
+    file: 'electron/engine/job-state.ts',
+    clause: 'UPDATE jobs',
+    why: '…and changes it with its event row, in one transaction (architecture-state-door)',
+  },
+  {
+    file: `${STORE}/attempt-store.ts`,
+    clause: 'JOIN jobs',
+    why: "an attempt shown with its job's names and state: recovery, the timeline, the run log",
+  },
+  {
+    file: `${STORE}/asset-store.ts`,
+    clause: 'JOIN jobs',
+    why: "a ledger row shown with its job's shot, stage and take: the Ledger, the freeze, the export",
+  },
+  {
+    file: `${STORE}/job-store.ts`,
+    clause: 'FROM job_events',
+    why: 'an order change records the newest state change it follows, so the history shows both in order',
+  },
+  {
+    file: `${STORE}/upload-store.ts`,
+    clause: 'FROM jobs',
+    why: "the upload sweep keeps every file a job's inputs name (NOT EXISTS over inputs_json)",
+  },
 ];
 
 /** Every table the migrations create. */
 export function migrationTables(): string[] {
-  return MIGRATIONS.flatMap((m) => [...m.sql.matchAll(/CREATE TABLE (?:IF NOT EXISTS )?(\w+)/g)].map((x) => x[1] as string));
+  return MIGRATIONS.flatMap((m) =>
+    [...m.sql.matchAll(/CREATE TABLE (?:IF NOT EXISTS )?(\w+)/g)].map((x) => x[1] as string),
+  );
 }
 
 /** Clauses naming one of `tables`, with their line. SQL keywords are written in capitals throughout. */
-export function tableClauses(text: string, tables: readonly string[]): { clause: string; table: string; line: number }[] {
+export function tableClauses(
+  text: string,
+  tables: readonly string[],
+): { clause: string; table: string; line: number }[] {
   const out: { clause: string; table: string; line: number }[] = [];
   text.split('\n').forEach((l, i) => {
     for (const m of l.matchAll(/\b(FROM|INTO|UPDATE|JOIN)\s+(\w+)\b/g)) {
@@ -80,11 +105,17 @@ function sources(dir: string): string[] {
 
 test("each table's SQL lives in its store module (the state door and listed joins aside)", () => {
   const tables = migrationTables();
-  assert.deepEqual(tables.filter((t) => !OWNERS[t]), [], 'every table the migrations create has an owner');
-  const offenders = ['electron', 'shared'].flatMap((d) => sources(join(REPO, d))).flatMap((full) => {
-    const file = relative(REPO, full);
-    return misplaced(file, readFileSync(full, 'utf8'), tables);
-  });
+  assert.deepEqual(
+    tables.filter((t) => !OWNERS[t]),
+    [],
+    'every table the migrations create has an owner',
+  );
+  const offenders = ['electron', 'shared']
+    .flatMap((d) => sources(join(REPO, d)))
+    .flatMap((full) => {
+      const file = relative(REPO, full);
+      return misplaced(file, readFileSync(full, 'utf8'), tables);
+    });
   assert.deepEqual(offenders, []);
 });
 
@@ -98,8 +129,23 @@ test('the table-owner check notices SQL outside its module, and a join that is n
   assert.deepEqual(misplaced(`${STORE}/job-store.ts`, query, tables), [], 'in its own module');
   const join = 'SELECT a.* FROM assets a JOIN jobs j ON j.id = a.job_id';
   assert.deepEqual(misplaced(`${STORE}/asset-store.ts`, join, tables), [], 'a listed join');
-  assert.equal(misplaced(`${STORE}/template-store.ts`, join, tables).length, 2, 'the same query elsewhere: both tables');
-  assert.equal(misplaced(`${STORE}/asset-store.ts`, 'UPDATE jobs SET rank = 0', tables).length, 1, 'a join exception is not a licence to write');
-  assert.deepEqual(misplaced('electron/cli/x.ts', "INSERT OR IGNORE INTO hook_deliveries (id) VALUES (1)", tables).length, 1);
-  assert.deepEqual(tableClauses('// read from jobs, update the instances', tables), [], 'prose in lower case is not SQL');
+  assert.equal(
+    misplaced(`${STORE}/template-store.ts`, join, tables).length,
+    2,
+    'the same query elsewhere: both tables',
+  );
+  assert.equal(
+    misplaced(`${STORE}/asset-store.ts`, 'UPDATE jobs SET rank = 0', tables).length,
+    1,
+    'a join exception is not a licence to write',
+  );
+  assert.deepEqual(
+    misplaced('electron/cli/x.ts', 'INSERT OR IGNORE INTO hook_deliveries (id) VALUES (1)', tables).length,
+    1,
+  );
+  assert.deepEqual(
+    tableClauses('// read from jobs, update the instances', tables),
+    [],
+    'prose in lower case is not SQL',
+  );
 });

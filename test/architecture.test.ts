@@ -15,33 +15,63 @@ interface Violation {
 /** Runs dependency-cruiser with the repo's zone rules, from `cwd`, on `paths`. */
 function cruise(cwd: string, paths: string[]): Violation[] {
   const bin = join(REPO, 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs');
-  const r = spawnSync(process.execPath, [bin, '--config', join(REPO, '.dependency-cruiser.cjs'), '--output-type', 'json', ...paths], {
-    cwd, encoding: 'utf8', timeout: 120_000, maxBuffer: 64 * 1024 * 1024,
-  });
+  const r = spawnSync(
+    process.execPath,
+    [bin, '--config', join(REPO, '.dependency-cruiser.cjs'), '--output-type', 'json', ...paths],
+    {
+      cwd,
+      encoding: 'utf8',
+      timeout: 120_000,
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
   assert.ok(r.stdout, `dependency-cruiser printed nothing: ${r.stderr}`);
   return (JSON.parse(r.stdout) as { summary: { violations: Violation[] } }).summary.violations;
 }
 
 test('the import zones hold across the repo (shared, engine, hosts, renderer)', () => {
-  const existing = ['shared', 'electron', 'renderer'].filter((p) => spawnSync('test', ['-d', join(REPO, p)]).status === 0);
+  const existing = ['shared', 'electron', 'renderer'].filter(
+    (p) => spawnSync('test', ['-d', join(REPO, p)]).status === 0,
+  );
   const violations = cruise(REPO, existing);
-  assert.deepEqual(violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`), []);
+  assert.deepEqual(
+    violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`),
+    [],
+  );
 });
 
 test('the zone rules catch an engine importing electron, shared importing the engine, a renderer importing Node, the desktop borrowing from the server, a renderer helper importing the store, a pool importing the scheduler, a view importing the running scheduler, a module other than the bridge worker importing pg', () => {
   const fixture = join(REPO, 'test/fixtures/zone-violations');
   const rules = new Set(cruise(fixture, ['shared', 'electron', 'renderer']).map((v) => v.rule.name));
-  for (const rule of ['shared-imports-nothing', 'engine-no-electron', 'renderer-shared-only', 'no-node-builtins-in-renderer-or-shared', 'desktop-not-server', 'renderer-lib-pure', 'pools-below-scheduler', 'views-not-scheduler-runtime', 'pg-only-in-the-bridge-worker']) {
+  for (const rule of [
+    'shared-imports-nothing',
+    'engine-no-electron',
+    'renderer-shared-only',
+    'no-node-builtins-in-renderer-or-shared',
+    'desktop-not-server',
+    'renderer-lib-pure',
+    'pools-below-scheduler',
+    'views-not-scheduler-runtime',
+    'pg-only-in-the-bridge-worker',
+  ]) {
     assert.ok(rules.has(rule), `expected a ${rule} violation, got ${[...rules].join(', ')}`);
   }
 });
 
 test('the pools-below-scheduler rule fires for every kind of workstation: the LAN ComfyUI pool and the RunPod pool', () => {
   const fixture = join(REPO, 'test/fixtures/zone-violations');
-  const from = new Set(cruise(fixture, ['electron']).filter((v) => v.rule.name === 'pools-below-scheduler').map((v) => v.from));
-  assert.deepEqual([...from].sort(), ['electron/engine/pools/comfy-lan/pool.ts', 'electron/engine/pools/runpod/pool.ts']);
+  const from = new Set(
+    cruise(fixture, ['electron'])
+      .filter((v) => v.rule.name === 'pools-below-scheduler')
+      .map((v) => v.from),
+  );
+  assert.deepEqual([...from].sort(), [
+    'electron/engine/pools/comfy-lan/pool.ts',
+    'electron/engine/pools/runpod/pool.ts',
+  ]);
   // And the real folders exist under those names, so the fixture plants where the code lives.
-  for (const kind of ['comfy-lan', 'runpod']) assert.ok(existsSync(join(REPO, 'electron/engine/pools', kind, `${kind}-pool.ts`)), kind);
+  for (const kind of ['comfy-lan', 'runpod'])
+    assert.ok(existsSync(join(REPO, 'electron/engine/pools', kind, `${kind}-pool.ts`)), kind);
 });
 
 const PROJECTS = ['tsconfig.json', 'renderer/tsconfig.json', 'tsconfig.electron.json'];
@@ -49,7 +79,8 @@ const PROJECTS = ['tsconfig.json', 'renderer/tsconfig.json', 'tsconfig.electron.
 function parseProject(project: string): ts.ParsedCommandLine {
   const host: ts.ParseConfigFileHost = {
     ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (d) => assert.fail(`${project}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`),
+    onUnRecoverableConfigFileDiagnostic: (d) =>
+      assert.fail(`${project}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`),
   };
   const parsed = ts.getParsedCommandLineOfConfigFile(join(REPO, project), { noEmit: true }, host);
   assert.ok(parsed, project);
@@ -79,7 +110,10 @@ test(`${PROJECTS.join(', ')} type-check under strict settings`, { timeout: 300_0
     for (const d of [...group.flatMap((p) => p.config.errors), ...ts.getPreEmitDiagnostics(program)]) {
       const file = d.file?.fileName;
       const owners = group.filter((p) => file === undefined || p.config.fileNames.includes(file)).map((p) => p.project);
-      const where = d.file && d.start !== undefined ? `${relative(REPO, d.file.fileName)}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}: ` : '';
+      const where =
+        d.file && d.start !== undefined
+          ? `${relative(REPO, d.file.fileName)}:${d.file.getLineAndCharacterOfPosition(d.start).line + 1}: `
+          : '';
       const label = owners.length ? owners.join(', ') : `imported by ${group.map((p) => p.project).join(' or ')}`;
       errors.push(`[${label}] ${where}${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
     }

@@ -32,17 +32,22 @@ if (files.length === 0) {
 const tapDir = mkdtempSync(join(tmpdir(), 'shotfarm-tap-'));
 const tapFile = join(tapDir, 'report.tap');
 const args = [
-  '--import', 'tsx',
+  '--import',
+  'tsx',
   '--test',
   '--test-concurrency=2',
   '--test-timeout=300000',
-  '--test-reporter=spec', '--test-reporter-destination=stdout',
-  '--test-reporter=tap', `--test-reporter-destination=${tapFile}`,
+  '--test-reporter=spec',
+  '--test-reporter-destination=stdout',
+  '--test-reporter=tap',
+  `--test-reporter-destination=${tapFile}`,
   ...files,
 ];
 const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit' });
 // A hard ceiling so a wedged test can never hang CI.
-const ceiling = setTimeout(() => { child.kill('SIGKILL'); }, 15 * 60_000);
+const ceiling = setTimeout(() => {
+  child.kill('SIGKILL');
+}, 15 * 60_000);
 child.on('exit', (code, signal) => {
   clearTimeout(ceiling);
   const tap = readFileSync(tapFile, 'utf8');

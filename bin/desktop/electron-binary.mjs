@@ -27,14 +27,23 @@ export function electronPackage(root) {
 /** Returns the electron package once its binary is there; otherwise prints why not and exits 1. */
 export function ensureElectron(root) {
   const pkg = electronPackage(root);
-  if (!pkg) fail('The desktop app needs the `electron` package, which is not installed in this checkout. Run `npm install` (Electron is a dev dependency), then `npm start` again. Meanwhile `npm run demo` shows the same UI in a browser.');
+  if (!pkg)
+    fail(
+      'The desktop app needs the `electron` package, which is not installed in this checkout. Run `npm install` (Electron is a dev dependency), then `npm start` again. Meanwhile `npm run demo` shows the same UI in a browser.',
+    );
   if (pkg.present) return pkg;
   const installer = join(pkg.dir, 'install.js');
   let why = 'downloading it was not tried (ELECTRON_SKIP_BINARY_DOWNLOAD is set: unset it to let `npm start` try)';
   if (!process.env.ELECTRON_SKIP_BINARY_DOWNLOAD && existsSync(installer)) {
-    say(`Electron ${pkg.version}'s binary is not installed yet; downloading it (node node_modules/electron/install.js)…`);
+    say(
+      `Electron ${pkg.version}'s binary is not installed yet; downloading it (node node_modules/electron/install.js)…`,
+    );
     // Its stderr is a stack trace on failure: keep it, quote only the first line.
-    const r = spawnSync(process.execPath, [installer], { cwd: pkg.dir, stdio: ['ignore', 'inherit', 'pipe'], encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [installer], {
+      cwd: pkg.dir,
+      stdio: ['ignore', 'inherit', 'pipe'],
+      encoding: 'utf8',
+    });
     const again = electronPackage(root);
     if (r.status === 0 && again?.present) return again;
     why = `downloading it failed (${firstLine(r.stderr || r.error?.message || `exit code ${r.status}`)})`;
@@ -52,5 +61,7 @@ function missingElectron(root, pkg, why) {
 function nodeNote() {
   const [major, minor] = process.versions.node.split('.').map(Number);
   const recent = major > 22 || (major === 22 && minor >= 12);
-  return recent ? '' : ` (Electron's own tooling declares Node ≥ 22.12 and this is Node ${process.versions.node}; if the download still fails, try Node 22.)`;
+  return recent
+    ? ''
+    : ` (Electron's own tooling declares Node ≥ 22.12 and this is Node ${process.versions.node}; if the download still fails, try Node 22.)`;
 }

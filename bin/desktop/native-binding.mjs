@@ -3,7 +3,17 @@
 // keeps the Node build that the CLI, the server and `npm test` load, so `npm start` and `npm test`
 // never undo each other. The app passes this file to better-sqlite3 (its `nativeBinding` option).
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 
@@ -51,13 +61,22 @@ export function buildNativeBinding(root, electronVersion, o = {}) {
   const source = join(root, 'node_modules', 'better-sqlite3');
   const outDir = nativeBindingDir(root, electronVersion, platform, arch);
   const logFile = `${outDir}.log`;
-  if (!existsSync(join(source, 'package.json'))) return { ok: false, reasons: ['node_modules/better-sqlite3 is not installed (run `npm install`)'], log: null, target: join(outDir, BINDING_FILE) };
+  if (!existsSync(join(source, 'package.json')))
+    return {
+      ok: false,
+      reasons: ['node_modules/better-sqlite3 is not installed (run `npm install`)'],
+      log: null,
+      target: join(outDir, BINDING_FILE),
+    };
   const work = mkdtempSync(join(tmpdir(), 'shotfarm-native-'));
   const reasons = [];
   const transcript = [];
   try {
     // Everything but build/: the copy compiles from source, and the Node build stays where it is.
-    cpSync(source, work, { recursive: true, filter: (src) => !`${relative(source, src)}${sep}`.startsWith(`build${sep}`) });
+    cpSync(source, work, {
+      recursive: true,
+      filter: (src) => !`${relative(source, src)}${sep}`.startsWith(`build${sep}`),
+    });
     const built = join(work, 'build', 'Release', BINDING_FILE);
     for (const b of builders(root, electronVersion, platform, arch)) {
       if (b.only) {
@@ -72,7 +91,8 @@ export function buildNativeBinding(root, electronVersion, o = {}) {
       const r = spawnSync(process.execPath, [b.tool, ...b.args], { cwd: work, encoding: 'utf8', timeout: 15 * 60_000 });
       const output = `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? `${r.error.message}\n` : ''}`;
       transcript.push(`$ ${b.tool} ${b.args.join(' ')}\n${output}`);
-      if (r.status === 0 && existsSync(built)) return { ok: true, file: install(built, outDir, `-${platform}-${arch}`) };
+      if (r.status === 0 && existsSync(built))
+        return { ok: true, file: install(built, outDir, `-${platform}-${arch}`) };
       reasons.push(`${b.what}: ${reasonOf(output) || `exit code ${r.status}`}`);
     }
   } finally {
@@ -93,7 +113,8 @@ function install(built, outDir, suffix) {
   // One build per platform and arch: packaging ships native/electron-*-<platform>-<arch>/.
   const parent = join(outDir, '..');
   for (const name of readdirSync(parent)) {
-    if (name.startsWith('electron-') && name.endsWith(suffix) && join(parent, name) !== outDir) rmSync(join(parent, name), { recursive: true, force: true });
+    if (name.startsWith('electron-') && name.endsWith(suffix) && join(parent, name) !== outDir)
+      rmSync(join(parent, name), { recursive: true, force: true });
   }
   return file;
 }
@@ -113,7 +134,9 @@ export function reasonOf(output) {
   }
   // prebuild-install logs "prebuild-install warn <section> <message>".
   const warned = lines.filter((l) => /^prebuild-install (warn|ERR!) /.test(l)).pop();
-  return (warned ?? lines.filter((l) => l.trim()).pop() ?? '').replace(/^prebuild-install (warn|ERR!) \S+\s*/, '').trim();
+  return (warned ?? lines.filter((l) => l.trim()).pop() ?? '')
+    .replace(/^prebuild-install (warn|ERR!) \S+\s*/, '')
+    .trim();
 }
 
 /** The paragraph for a failed build: what failed, why (one line per builder), and how to fix it. */

@@ -34,6 +34,9 @@ export function fail(text) {
 
 /** The one line of a tool's output worth quoting: its first line, minus an "Error:" label. */
 export function firstLine(text) {
-  const line = String(text).split(/\r?\n/).find((l) => l.trim()) ?? '';
+  const line =
+    String(text)
+      .split(/\r?\n/)
+      .find((l) => l.trim()) ?? '';
   return line.trim().replace(/^[A-Za-z]*Error:\s*/, '');
 }

@@ -29,7 +29,9 @@ export function describeBindings(root) {
   const abiFile = join(electron.dir, 'abi_version');
   const abi = existsSync(abiFile) ? readFileSync(abiFile, 'utf8').trim() : 'unknown';
   const file = nativeBindingFile(root, electron.version);
-  lines.push(`Electron ${electron.version} (NODE_MODULE_VERSION ${abi}) loads ${relative(root, file)}: ${electronVerdict(file, abi)}`);
+  lines.push(
+    `Electron ${electron.version} (NODE_MODULE_VERSION ${abi}) loads ${relative(root, file)}: ${electronVerdict(file, abi)}`,
+  );
   return lines.join('\n');
 }
 

@@ -12,13 +12,17 @@ export const GB = 1024 ** 3;
 
 export function parseTime(value: string, flag: string): number {
   const t = Date.parse(value);
-  if (Number.isNaN(t)) throw new ShotfarmError('bad_input', `${flag} must be a date or time such as 2026-12-01 or 2026-12-01T09:30:00Z.`);
+  if (Number.isNaN(t))
+    throw new ShotfarmError('bad_input', `${flag} must be a date or time such as 2026-12-01 or 2026-12-01T09:30:00Z.`);
   return t;
 }
 
 /** A comma-separated list, blanks dropped. */
 export function list(value: string): string[] {
-  return value.split(',').map((s) => s.trim()).filter(Boolean);
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** A number given to a flag, read in an action: plain decimal within the rule, else a usage error (exit 2). */
@@ -50,7 +54,10 @@ export function vramPairs(value: string): Record<string, number> {
   for (const pair of list(value)) {
     const [stage, gb, extra] = pair.split('=');
     const n = gb === undefined ? null : parseDecimal(gb, { positive: true });
-    if (!stage?.trim() || n === null || extra !== undefined) throw new InvalidArgumentError(`--vram takes STAGE=GB pairs with GB a number above 0, e.g. motion=20; got "${pair}".`);
+    if (!stage?.trim() || n === null || extra !== undefined)
+      throw new InvalidArgumentError(
+        `--vram takes STAGE=GB pairs with GB a number above 0, e.g. motion=20; got "${pair}".`,
+      );
     out[stage.trim()] = n;
   }
   return out;

@@ -27,8 +27,11 @@ export interface RunOptions {
  * How a command runs: on the engine chosen for it (closed after), with the global options. The
  * command talks to the engine through its contract (`engine.call`); a number it returns is the exit code.
  */
-// biome-ignore lint/suspicious/noConfusingVoidType: a command returns its exit code, or nothing when it is 0.
-export type Run = (fn: (engine: EngineApi, g: GlobalOptions) => Promise<number | void>, o?: RunOptions) => Promise<void>;
+export type Run = (
+  // biome-ignore lint/suspicious/noConfusingVoidType: a command returns its exit code, or nothing when it is 0.
+  fn: (engine: EngineApi, g: GlobalOptions) => Promise<number | void>,
+  o?: RunOptions,
+) => Promise<void>;
 
 /** Where commands print; tests pass their own to capture output without touching the process. */
 export interface Io {

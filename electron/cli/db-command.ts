@@ -11,18 +11,34 @@ import { resolve } from 'node:path';
 import { printJson, type Io, type Run } from './context.js';
 
 export function registerDatabase(program: Command, io: Io, run: Run): void {
-  program.command('export-db').description('a consistent copy of this data folder\'s database (the farm may keep running)')
+  program
+    .command('export-db')
+    .description("a consistent copy of this data folder's database (the farm may keep running)")
     .requiredOption('--out <file>', 'the new file (never overwritten)')
-    .action((o: { out: string }) => run(async (e, g) => {
-      const r = await e.call('db.export', { path: resolve(o.out) });
-      if (g.json) return printJson(io, r);
-      io.out(`Database copied to ${r.path} (${r.bytes} bytes). On the farm host: shotfarm --data DIR import-db ${r.path}`);
-    }, { here: true }));
-  program.command('import-db <file>').description('replace this data folder\'s database with a Shotfarm database file (migrated)')
+    .action((o: { out: string }) =>
+      run(
+        async (e, g) => {
+          const r = await e.call('db.export', { path: resolve(o.out) });
+          if (g.json) return printJson(io, r);
+          io.out(
+            `Database copied to ${r.path} (${r.bytes} bytes). On the farm host: shotfarm --data DIR import-db ${r.path}`,
+          );
+        },
+        { here: true },
+      ),
+    );
+  program
+    .command('import-db <file>')
+    .description("replace this data folder's database with a Shotfarm database file (migrated)")
     .option('--replace', 'replace a database that already has jobs')
-    .action((file: string, o: { replace?: boolean }) => run(async (e, g) => {
-      const r = await e.call('db.import', { path: resolve(file), replace: o.replace === true });
-      if (g.json) return printJson(io, r);
-      io.out(`Imported ${r.path}: ${r.jobs} jobs${r.replaced ? ' (the previous jobs were replaced)' : ''}.`);
-    }, { here: true }));
+    .action((file: string, o: { replace?: boolean }) =>
+      run(
+        async (e, g) => {
+          const r = await e.call('db.import', { path: resolve(file), replace: o.replace === true });
+          if (g.json) return printJson(io, r);
+          io.out(`Imported ${r.path}: ${r.jobs} jobs${r.replaced ? ' (the previous jobs were replaced)' : ''}.`);
+        },
+        { here: true },
+      ),
+    );
 }

@@ -34,12 +34,17 @@ async function reachableHolder(dataDir: string): Promise<ReachableHolder | 'sile
   }
 }
 
-export async function openTarget(dataDir: string, o: { here?: boolean; warn?: (message: string) => void } = {}): Promise<EngineTarget> {
+export async function openTarget(
+  dataDir: string,
+  o: { here?: boolean; warn?: (message: string) => void } = {},
+): Promise<EngineTarget> {
   if (!o.here) {
     const holder = await reachableHolder(dataDir);
     if (holder === 'silent') {
       // Held, yet it never said where it listens (an engine of an older Shotfarm?): the store is still safe to use directly.
-      o.warn?.(`an engine holds the farm on ${dataDir} but does not say how to reach it; this command uses the database directly`);
+      o.warn?.(
+        `an engine holds the farm on ${dataDir} but does not say how to reach it; this command uses the database directly`,
+      );
     } else if (holder) {
       return { api: new RemoteEngine(holder), via: holder, close: async () => undefined };
     }

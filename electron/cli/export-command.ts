@@ -23,7 +23,9 @@ export function registerExport(program: Command, io: Io, run: Run): void {
           path,
           from: o.from ? parseTime(o.from, '--from') : undefined,
           to: o.to ? parseTime(o.to, '--to') : undefined,
-          project: o.project, episode: o.episode, outcome: o.outcome,
+          project: o.project,
+          episode: o.episode,
+          outcome: o.outcome,
         });
         if (g.json) return printJson(io, result);
         io.out(`Wrote ${result.rows} row(s), ${result.bytes} bytes, to ${result.path}`);

@@ -39,7 +39,9 @@ function printChanges(engine: Engine, io: Io, json: boolean): (() => void)[] {
       if (json) io.out(terminalJson({ event: 'job.changed', job }, 0));
       else {
         const why = job.contact ? lostContactWords(job.contact, Date.now()) : job.stateReason;
-        io.out(`${clock()}  ${job.state.padEnd(16)} ${job.project}/${job.episode}/${job.shot} ${job.stage} take ${job.take}${why ? `  ${why}` : ''}`);
+        io.out(
+          `${clock()}  ${job.state.padEnd(16)} ${job.project}/${job.episode}/${job.shot} ${job.stage} take ${job.take}${why ? `  ${why}` : ''}`,
+        );
       }
     }),
     engine.events.on('instance.changed', ({ instance }) => {
@@ -47,7 +49,10 @@ function printChanges(engine: Engine, io: Io, json: boolean): (() => void)[] {
       const said = `${instance.health} ${instance.lastError ?? ''}`;
       if (lastHealth.get(instance.id) === said) return;
       lastHealth.set(instance.id, said);
-      if (!json) io.out(`${clock()}  workstation ${instance.name} is ${instance.health}${instance.lastError ? ` (${instance.lastError})` : ''}`);
+      if (!json)
+        io.out(
+          `${clock()}  workstation ${instance.name} is ${instance.health}${instance.lastError ? ` (${instance.lastError})` : ''}`,
+        );
     }),
   ];
 }
@@ -56,7 +61,13 @@ function printChanges(engine: Engine, io: Io, json: boolean): (() => void)[] {
  * Checks after every burst of changes (and every few seconds) whether the farm can still move by
  * itself; calls `done` with the verdict when it cannot, saying meanwhile what it waits for.
  */
-function watchUntilIdle(engine: Engine, scheduler: Scheduler, io: Io, json: boolean, done: (p: FarmProgress) => void): () => void {
+function watchUntilIdle(
+  engine: Engine,
+  scheduler: Scheduler,
+  io: Io,
+  json: boolean,
+  done: (p: FarmProgress) => void,
+): () => void {
   let pending: NodeJS.Timeout | null = null;
   let lastNote = { text: '', at: 0 };
   const check = (): void => {
@@ -72,7 +83,11 @@ function watchUntilIdle(engine: Engine, scheduler: Scheduler, io: Io, json: bool
   const soon = (): void => {
     pending ??= setTimeout(check, CHECK_DEBOUNCE_MS);
   };
-  const offs = [engine.events.on('job.changed', soon), engine.events.on('jobs.bulkChanged', soon), engine.events.on('instance.changed', soon)];
+  const offs = [
+    engine.events.on('job.changed', soon),
+    engine.events.on('jobs.bulkChanged', soon),
+    engine.events.on('instance.changed', soon),
+  ];
   const t = setInterval(soon, CHECK_EVERY_MS);
   soon();
   return () => {
@@ -98,7 +113,13 @@ export async function runFarm(dataDir: string, io: Io, o: { untilIdle?: boolean;
   }
 }
 
-async function runUntilStopped(engine: Engine, io: Io, o: { untilIdle?: boolean; json?: boolean }, stopped: Promise<void>, stop: () => void): Promise<number> {
+async function runUntilStopped(
+  engine: Engine,
+  io: Io,
+  o: { untilIdle?: boolean; json?: boolean },
+  stopped: Promise<void>,
+  stop: () => void,
+): Promise<number> {
   const json = Boolean(o.json);
   const scheduler = engine.startScheduler();
   const off = printChanges(engine, io, json);
@@ -107,16 +128,20 @@ async function runUntilStopped(engine: Engine, io: Io, o: { untilIdle?: boolean;
   if (farmState.state !== 'running') io.out(farmStateLine(farmState));
   let final: FarmProgress | null = null;
   if (o.untilIdle) {
-    off.push(watchUntilIdle(engine, scheduler, io, json, (p) => {
-      final = p;
-      stop();
-    }));
+    off.push(
+      watchUntilIdle(engine, scheduler, io, json, (p) => {
+        final = p;
+        stop();
+      }),
+    );
   }
   await stopped;
   for (const f of off) f();
   const collecting = scheduler.collecting();
   if (collecting > 0 && !json) {
-    io.out(`Stopping: ${collecting} download(s) in flight may finish first (at most ${Math.round(scheduler.stopGraceMs / 1000)} s; Ctrl+C again leaves them for the next start).`);
+    io.out(
+      `Stopping: ${collecting} download(s) in flight may finish first (at most ${Math.round(scheduler.stopGraceMs / 1000)} s; Ctrl+C again leaves them for the next start).`,
+    );
   }
   await engine.stopScheduler();
   const s = await engine.call('farm.status', {});
@@ -124,7 +149,14 @@ async function runUntilStopped(engine: Engine, io: Io, o: { untilIdle?: boolean;
   if (json) {
     io.out(terminalJson({ event: 'stopped', jobsByState: s.jobsByState, cannotRun: stuck }, 0));
   } else {
-    io.out(`Stopped. ${Object.entries(s.jobsByState).filter(([, n]) => n > 0).map(([st, n]) => `${st} ${n}`).join(', ') || 'no jobs'}.`);
+    io.out(
+      `Stopped. ${
+        Object.entries(s.jobsByState)
+          .filter(([, n]) => n > 0)
+          .map(([st, n]) => `${st} ${n}`)
+          .join(', ') || 'no jobs'
+      }.`,
+    );
     if (stuck.length) {
       io.out(`${stuck.reduce((n, g) => n + g.count, 0)} job(s) cannot run on this farm as it is:`);
       for (const g of stuck) io.out(`  ${String(g.count).padStart(6)}  ${g.reason}`);
@@ -134,30 +166,42 @@ async function runUntilStopped(engine: Engine, io: Io, o: { untilIdle?: boolean;
 }
 
 export function registerStatus(program: Command, io: Io, run: Run): void {
-  program.command('status').description('jobs by state and the workstations').action(() =>
-    run(async (e, g) => {
-      const s = await e.call('farm.status', {});
-      if (g.json) return printJson(io, s);
-      io.out(farmStateLine(s.farmState));
-      if (s.storageHold) io.out(storageHoldLine(s.storageHold));
-      // blocked: queued jobs no registered workstation could ever take (`jobs why JOB` says why).
-      io.out(`${JOB_STATES.map((st) => `${st} ${s.jobsByState[st]}`).join('  ')}  (blocked ${s.blocked})`);
-      for (const i of s.instances) {
-        io.out(`${i.name.padEnd(16)} ${i.adminState.padEnd(9)} ${i.health.padEnd(11)} ${i.url}  ${i.gpuName ?? ''}  running ${i.currentJobIds.length}`);
-      }
-      if (s.instances.length === 0) io.out('No workstations registered.');
-      for (const line of await spendLines(e)) io.out(line);
-    }),
-  );
+  program
+    .command('status')
+    .description('jobs by state and the workstations')
+    .action(() =>
+      run(async (e, g) => {
+        const s = await e.call('farm.status', {});
+        if (g.json) return printJson(io, s);
+        io.out(farmStateLine(s.farmState));
+        if (s.storageHold) io.out(storageHoldLine(s.storageHold));
+        // blocked: queued jobs no registered workstation could ever take (`jobs why JOB` says why).
+        io.out(`${JOB_STATES.map((st) => `${st} ${s.jobsByState[st]}`).join('  ')}  (blocked ${s.blocked})`);
+        for (const i of s.instances) {
+          io.out(
+            `${i.name.padEnd(16)} ${i.adminState.padEnd(9)} ${i.health.padEnd(11)} ${i.url}  ${i.gpuName ?? ''}  running ${i.currentJobIds.length}`,
+          );
+        }
+        if (s.instances.length === 0) io.out('No workstations registered.');
+        for (const line of await spendLines(e)) io.out(line);
+      }),
+    );
 }
 
 export function registerRun(program: Command, io: Io, setExit: (code: number) => void): void {
   program
     .command('run')
-    .description('run the farm here: dispatch queued jobs to the workstations and follow them (Ctrl+C to stop following)')
+    .description(
+      'run the farm here: dispatch queued jobs to the workstations and follow them (Ctrl+C to stop following)',
+    )
     .option('--until-idle', 'exit once nothing is queued, retrying or running')
     .action(async (_o: unknown, cmd: Command) => {
       const o = cmd.optsWithGlobals<GlobalOptions & { untilIdle?: boolean }>();
-      setExit(await runFarm(o.data ?? defaultDataDir(process.env), io, { untilIdle: Boolean(o.untilIdle), json: Boolean(o.json) }));
+      setExit(
+        await runFarm(o.data ?? defaultDataDir(process.env), io, {
+          untilIdle: Boolean(o.untilIdle),
+          json: Boolean(o.json),
+        }),
+      );
     });
 }

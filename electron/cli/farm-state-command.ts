@@ -35,33 +35,47 @@ export function storageHoldLine(h: StorageHoldView): string {
 
 const ACTIONS = [
   { name: 'pause', method: 'farm.pause', what: 'no new dispatch; running prompts finish' },
-  { name: 'stop', method: 'farm.stop', what: 'no new dispatch; running prompts are interrupted, removed and their jobs requeued' },
+  {
+    name: 'stop',
+    method: 'farm.stop',
+    what: 'no new dispatch; running prompts are interrupted, removed and their jobs requeued',
+  },
   { name: 'resume', method: 'farm.resume', what: 'dispatch again' },
 ] as const;
 
 function printStatus(io: Io, s: FarmStatus): void {
   io.out(farmStateLine(s.farmState));
   if (s.storageHold) io.out(storageHoldLine(s.storageHold));
-  io.out(`running ${s.jobsByState.running}  queued ${s.jobsByState.queued}  retrying ${s.jobsByState.failed_retryable}  held ${s.jobsByState.held}`);
+  io.out(
+    `running ${s.jobsByState.running}  queued ${s.jobsByState.queued}  retrying ${s.jobsByState.failed_retryable}  held ${s.jobsByState.held}`,
+  );
 }
 
 export function registerFarm(program: Command, io: Io, run: Run): void {
-  const farm = program.command('farm').description('the farm\'s durable state: pause, stop, resume (lasts across restarts)');
+  const farm = program
+    .command('farm')
+    .description("the farm's durable state: pause, stop, resume (lasts across restarts)");
   for (const a of ACTIONS) {
-    farm.command(a.name).description(a.what).action(() =>
+    farm
+      .command(a.name)
+      .description(a.what)
+      .action(() =>
+        run(async (e, g) => {
+          const s = await e.call(a.method, { by: cliActor() });
+          if (g.json) return printJson(io, s.farmState);
+          printStatus(io, s);
+          io.out(await appliesWhen(e));
+        }),
+      );
+  }
+  farm
+    .command('status')
+    .description('the farm state, who set it and when')
+    .action(() =>
       run(async (e, g) => {
-        const s = await e.call(a.method, { by: cliActor() });
-        if (g.json) return printJson(io, s.farmState);
+        const s = await e.call('farm.status', {});
+        if (g.json) return printJson(io, { farmState: s.farmState, jobsByState: s.jobsByState });
         printStatus(io, s);
-        io.out(await appliesWhen(e));
       }),
     );
-  }
-  farm.command('status').description('the farm state, who set it and when').action(() =>
-    run(async (e, g) => {
-      const s = await e.call('farm.status', {});
-      if (g.json) return printJson(io, { farmState: s.farmState, jobsByState: s.jobsByState });
-      printStatus(io, s);
-    }),
-  );
 }

@@ -33,18 +33,35 @@ export const PREVIEW_ERRORS = 40;
  */
 export function printPreview(io: Io, p: ImportPreview): void {
   if (Object.keys(p.mapping).length) {
-    io.out(`Columns: ${Object.entries(p.mapping).map(([field, col]) => `${field} ← "${col}"`).join(', ')}`);
+    io.out(
+      `Columns: ${Object.entries(p.mapping)
+        .map(([field, col]) => `${field} ← "${col}"`)
+        .join(', ')}`,
+    );
   }
   const shown = p.rows.slice(0, PREVIEW_ROWS);
   io.out(
     formatTable(
       ['row', 'line', 'shot', 'stage', 'take', 'template', 'priority', 'status', 'notes'],
-      shown.map((r) => [r.row, r.line ?? '', `${r.episode}/${r.shot}`, r.stage, r.take, r.template, r.priority, r.status,
-        [...(r.errors.length ? [`${r.errors.length} error${r.errors.length === 1 ? '' : 's'} (below)`] : []), ...r.warnings].join('; ')]),
+      shown.map((r) => [
+        r.row,
+        r.line ?? '',
+        `${r.episode}/${r.shot}`,
+        r.stage,
+        r.take,
+        r.template,
+        r.priority,
+        r.status,
+        [
+          ...(r.errors.length ? [`${r.errors.length} error${r.errors.length === 1 ? '' : 's'} (below)`] : []),
+          ...r.warnings,
+        ].join('; '),
+      ]),
       90,
     ),
   );
-  if (p.rows.length > shown.length) io.out(`… and ${p.rows.length - shown.length} more row(s) (--json lists them all).`);
+  if (p.rows.length > shown.length)
+    io.out(`… and ${p.rows.length - shown.length} more row(s) (--json lists them all).`);
   let printed = 0;
   let more = 0;
   for (const r of p.rows) {
@@ -70,9 +87,13 @@ export async function runImport(engine: EngineApi, io: Io, file: string, o: Impo
     content = await readFile(path, 'utf8');
   } catch (err) {
     if (err instanceof ShotfarmError) throw err;
-    throw new ShotfarmError('bad_input', `Cannot read ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}.`);
+    throw new ShotfarmError(
+      'bad_input',
+      `Cannot read ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}.`,
+    );
   }
-  if (o.priority !== undefined && !isPriority(o.priority)) throw new ShotfarmError('bad_input', '--priority must be rush, high, normal or low.');
+  if (o.priority !== undefined && !isPriority(o.priority))
+    throw new ShotfarmError('bad_input', '--priority must be rush, high, normal or low.');
   const parameters: Record<string, string> = {};
   for (const pair of o.param ?? []) {
     const eq = pair.indexOf('=');
@@ -84,7 +105,10 @@ export async function runImport(engine: EngineApi, io: Io, file: string, o: Impo
     content,
     baseDir: dirname(path),
     mapping: {
-      project: o.project, episode: o.episode, stage: o.stage, template: o.template,
+      project: o.project,
+      episode: o.episode,
+      stage: o.stage,
+      template: o.template,
       priority: o.priority as 'rush' | 'high' | 'normal' | 'low' | undefined,
       parameters: Object.keys(parameters).length ? parameters : undefined,
     },
@@ -103,7 +127,9 @@ export async function runImport(engine: EngineApi, io: Io, file: string, o: Impo
   else if (result.imported === 0 && result.duplicates + preview.counts.duplicate > 0 && preview.counts.error === 0) {
     io.out('Nothing new: every row was already imported.');
   } else {
-    io.out(`Imported ${result.imported} job(s); ${preview.counts.duplicate + result.duplicates} already imported; ${preview.counts.error} row(s) rejected.`);
+    io.out(
+      `Imported ${result.imported} job(s); ${preview.counts.duplicate + result.duplicates} already imported; ${preview.counts.error} row(s) rejected.`,
+    );
   }
   return preview.counts.error ? EXIT.badInput : EXIT.ok;
 }
@@ -118,7 +144,9 @@ export function registerImport(program: Command, io: Io, run: Run): void {
     .option('--episode <name>', 'CSV: episode when the file has no episode column')
     .option('--stage <name>', 'CSV: stage when the file has no stage column')
     .option('--template <name>', 'CSV: template when the file has no template column')
-    .addOption(new Option('--priority <p>', 'CSV: priority when the file has no priority column').choices([...PRIORITIES]))
+    .addOption(
+      new Option('--priority <p>', 'CSV: priority when the file has no priority column').choices([...PRIORITIES]),
+    )
     .option('--param <name=column...>', 'CSV: feed template parameter NAME from COLUMN (repeatable)')
     .action((file: string, o) => run((e, g) => runImport(e, io, file, { ...o, json: g.json })));
 }

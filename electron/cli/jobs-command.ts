@@ -35,18 +35,55 @@ function registerJobList(jobs: Command, io: Io, run: Run): void {
       run(async (e, g) => {
         const states = o.state ? list(o.state) : undefined;
         const bad = states?.filter((s) => !(JOB_STATES as readonly string[]).includes(s));
-        if (bad?.length) throw new ShotfarmError('bad_input', `Unknown state ${bad.join(', ')}; use ${JOB_STATES.join(', ')}.`);
+        if (bad?.length)
+          throw new ShotfarmError('bad_input', `Unknown state ${bad.join(', ')}; use ${JOB_STATES.join(', ')}.`);
         const page = await e.call('jobs.list', {
-          filter: { states: states as JobState[] | undefined, project: o.project, episode: o.episode, shot: o.shot, stage: o.stage,
-            priority: o.priority as Priority | undefined, search: o.search },
+          filter: {
+            states: states as JobState[] | undefined,
+            project: o.project,
+            episode: o.episode,
+            shot: o.shot,
+            stage: o.stage,
+            priority: o.priority as Priority | undefined,
+            search: o.search,
+          },
           limit: decimalValue(o.limit, '--limit', { integer: true, min: 1, max: 100_000 }, '100'),
         });
         if (g.json) return printJson(io, page);
-        io.out(formatTable(['id', 'project', 'episode', 'shot', 'stage', 'take', 'priority', 'state', 'attempts', 'updated', 'waits for / reason'],
-          page.rows.map((j) => [j.id.slice(0, 8), j.project, j.episode, j.shot, j.stage, j.take, j.priority, j.state,
-            `${j.attempts}/${j.maxAttempts}`, formatTime(j.updatedAt), waitsFor(j)]), 72));
+        io.out(
+          formatTable(
+            [
+              'id',
+              'project',
+              'episode',
+              'shot',
+              'stage',
+              'take',
+              'priority',
+              'state',
+              'attempts',
+              'updated',
+              'waits for / reason',
+            ],
+            page.rows.map((j) => [
+              j.id.slice(0, 8),
+              j.project,
+              j.episode,
+              j.shot,
+              j.stage,
+              j.take,
+              j.priority,
+              j.state,
+              `${j.attempts}/${j.maxAttempts}`,
+              formatTime(j.updatedAt),
+              waitsFor(j),
+            ]),
+            72,
+          ),
+        );
         // A running job whose workstation went silent says so in full, counting from its last answer.
-        for (const j of page.rows) if (j.contact) io.out(`${j.id.slice(0, 8)}  ${lostContactWords(j.contact, Date.now())}`);
+        for (const j of page.rows)
+          if (j.contact) io.out(`${j.id.slice(0, 8)}  ${lostContactWords(j.contact, Date.now())}`);
         io.out(`${page.rows.length} of ${page.total} job(s).`);
       }),
     );
@@ -62,14 +99,20 @@ const LASTING_WORDS = {
 function printWhy(io: Io, w: JobWhy, label: string): void {
   io.out(`${label}: ${w.state}${w.blocked ? ', blocked' : ''} — ${w.summary}`);
   if (w.lasting) io.out(`  lasts: ${w.lasting} (${LASTING_WORDS[w.lasting]})`);
-  if (w.dependency) io.out(`  depends on ${w.dependency.id.slice(0, 8)} (${w.dependency.stage} take ${w.dependency.take}): ${w.dependency.state}`);
+  if (w.dependency)
+    io.out(
+      `  depends on ${w.dependency.id.slice(0, 8)} (${w.dependency.stage} take ${w.dependency.take}): ${w.dependency.state}`,
+    );
   if (w.retryAt !== null) io.out(`  queued again at ${formatTime(w.retryAt)} UTC`);
   if (w.state === 'queued') {
     if (w.instances.length === 0) io.out('  no workstation is registered (shotfarm workers add URL --name N)');
     const width = Math.max(0, ...w.instances.map((i) => i.name.length));
     for (const i of w.instances) io.out(`  ${i.name.padEnd(width)}  ${(i.kind ?? 'ok').padEnd(17)} ${i.text}`);
   }
-  if (w.source === 'store') io.out('  (from what the store holds: no farm runs in this process; health is as last probed, reservations unknown)');
+  if (w.source === 'store')
+    io.out(
+      '  (from what the store holds: no farm runs in this process; health is as last probed, reservations unknown)',
+    );
 }
 
 function registerWhy(jobs: Command, io: Io, run: Run): void {
@@ -97,12 +140,14 @@ function registerBump(program: Command, io: Io, run: Run): void {
     .option('--top', 'move ahead of every other job of the same priority')
     .action((refs: string[], o) =>
       run(async (e, g) => {
-        if (!o.priority && !o.top) throw new ShotfarmError('bad_input', 'Say --priority rush|high|normal|low, --top, or both.');
+        if (!o.priority && !o.top)
+          throw new ShotfarmError('bad_input', 'Say --priority rush|high|normal|low, --top, or both.');
         const { ids } = await e.call('jobs.resolveIds', { refs });
         let views = o.priority ? await e.call('jobs.bump', { ids, priority: o.priority as Priority }) : [];
         if (o.top) views = await e.call('jobs.moveToTop', { ids });
         if (g.json) return printJson(io, views);
-        for (const j of views) io.out(`${j.id.slice(0, 8)} ${j.shot}/${j.stage} take ${j.take}: ${j.priority}, rank ${j.rank}`);
+        for (const j of views)
+          io.out(`${j.id.slice(0, 8)} ${j.shot}/${j.stage} take ${j.take}: ${j.priority}, rank ${j.rank}`);
       }),
     );
 }
@@ -122,13 +167,17 @@ export function registerJobs(program: Command, io: Io, run: Run): void {
   registerWhy(jobs, io, run);
   registerBump(program, io, run);
   for (const [name, method, what] of STATE_ACTIONS) {
-    program.command(name).description(what).argument('<jobs...>', 'job ids or unique prefixes').action((refs: string[]) =>
-      run(async (e, g) => {
-        const { ids } = await e.call('jobs.resolveIds', { refs });
-        const views = await e.call(method, { ids });
-        if (g.json) return printJson(io, views);
-        for (const j of views) io.out(`${j.id.slice(0, 8)} ${j.shot}/${j.stage} take ${j.take}: ${j.state}`);
-      }),
-    );
+    program
+      .command(name)
+      .description(what)
+      .argument('<jobs...>', 'job ids or unique prefixes')
+      .action((refs: string[]) =>
+        run(async (e, g) => {
+          const { ids } = await e.call('jobs.resolveIds', { refs });
+          const views = await e.call(method, { ids });
+          if (g.json) return printJson(io, views);
+          for (const j of views) io.out(`${j.id.slice(0, 8)} ${j.shot}/${j.stage} take ${j.take}: ${j.state}`);
+        }),
+      );
   }
 }

@@ -27,17 +27,32 @@ import { registerWorkers } from './workers-command.js';
 
 /** The command groups, in the order `--help` lists them. */
 const GROUPS: ((program: Command, io: Io, run: Run, setExit: (code: number) => void) => void)[] = [
-  registerImport, registerTemplates, registerStatus, registerJobs, registerExport, registerWorkers,
+  registerImport,
+  registerTemplates,
+  registerStatus,
+  registerJobs,
+  registerExport,
+  registerWorkers,
   // run and serve open their own engine (they run the farm) until stopped, so they do not go through run().
-  (program, io, _run, setExit) => registerRun(program, io, setExit), registerHealth,
+  (program, io, _run, setExit) => registerRun(program, io, setExit),
+  registerHealth,
   (program, io) => registerServe(program, io),
-  registerRelease, registerHooks, registerStorage, registerSettings, registerFarm, registerUsers, registerDatabase,
+  registerRelease,
+  registerHooks,
+  registerStorage,
+  registerSettings,
+  registerFarm,
+  registerUsers,
+  registerDatabase,
 ];
 
 export function buildProgram(io: Io, run: Run, setExit: (code: number) => void = () => undefined): Command {
   const program = new Command('shotfarm')
     .description('Durable render jobs from shot lists, on your ComfyUI workstations.')
-    .option('--data <dir>', 'data folder holding shotfarm.sqlite (default: the per-user app data folder, or $SHOTFARM_DATA)')
+    .option(
+      '--data <dir>',
+      'data folder holding shotfarm.sqlite (default: the per-user app data folder, or $SHOTFARM_DATA)',
+    )
     .option('--json', 'print machine-readable JSON')
     .showHelpAfterError()
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) })
@@ -52,7 +67,10 @@ export async function main(argv: string[], to: Io = processIo): Promise<number> 
   let program: Command;
   const run: Run = async (fn, o = {}) => {
     const g = program.opts<GlobalOptions>();
-    const target = await openTarget(g.data ?? defaultDataDir(process.env), { here: o.here === true, warn: (m) => io.err(`shotfarm: ${m}`) });
+    const target = await openTarget(g.data ?? defaultDataDir(process.env), {
+      here: o.here === true,
+      warn: (m) => io.err(`shotfarm: ${m}`),
+    });
     try {
       const code = await fn(target.api, g);
       exitCode = typeof code === 'number' ? code : EXIT.ok;

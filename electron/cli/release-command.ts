@@ -23,7 +23,9 @@ function size(bytes: number): string {
 export function registerRelease(program: Command, io: Io, run: Run): void {
   program
     .command('freeze')
-    .description("write a release manifest (JSON + CSV, SHA-256 per file) of an episode's approved files, after re-hashing them")
+    .description(
+      "write a release manifest (JSON + CSV, SHA-256 per file) of an episode's approved files, after re-hashing them",
+    )
     .requiredOption('--project <name>')
     .requiredOption('--episode <name>')
     .requiredOption('--out <dir>', 'folder for manifest.json and manifest.csv (created; never overwritten)')
@@ -41,7 +43,10 @@ export function registerRelease(program: Command, io: Io, run: Run): void {
     .command('verify')
     .description('re-hash every file of a release manifest (JSON or CSV); exit 8 when any is missing or changed')
     .argument('<manifest>', 'manifest.json or manifest.csv')
-    .option('--root <dir>', 'read files relative to this folder instead of their recorded absolute paths (a copied delivery)')
+    .option(
+      '--root <dir>',
+      'read files relative to this folder instead of their recorded absolute paths (a copied delivery)',
+    )
     .action((manifest: string, o: { root?: string }) =>
       run(async (e, g) => {
         const r = await e.call('release.verify', { path: manifest, ...(o.root === undefined ? {} : { root: o.root }) });
@@ -50,7 +55,8 @@ export function registerRelease(program: Command, io: Io, run: Run): void {
           printJson(io, r);
         } else {
           for (const p of r.missing) io.out(`MISSING     ${p}`);
-          for (const c of r.changed) io.out(`CHANGED     ${c.path}\n            expected ${c.expected}\n            found    ${c.actual}`);
+          for (const c of r.changed)
+            io.out(`CHANGED     ${c.path}\n            expected ${c.expected}\n            found    ${c.actual}`);
           for (const u of r.unreadable) io.out(`UNREADABLE  ${u.path} (${u.error})`);
           const what = r.project ? ` of ${r.project} / ${r.episode}` : '';
           io.out(

@@ -27,10 +27,12 @@ export class RemoteEngine implements EngineApi {
       status = res.statusCode;
       text = await res.body.text();
     } catch (err) {
-      throw new ShotfarmError('conflict',
+      throw new ShotfarmError(
+        'conflict',
         `The farm on ${this.holder.dataDir} is run by ${holderWords(this.holder)}, which did not answer at ${url} ` +
-        `(${(err as Error).message}). Check that it still runs (stop it if it hangs), then try again.`,
-        { details: { engineLock: this.holder } });
+          `(${(err as Error).message}). Check that it still runs (stop it if it hangs), then try again.`,
+        { details: { engineLock: this.holder } },
+      );
     }
     let parsed: unknown;
     try {
@@ -39,6 +41,13 @@ export class RemoteEngine implements EngineApi {
       parsed = null;
     }
     // The holder's engine answered through the contract: its result is that method's output.
-    return resultOfAnswer(parsed, () => new ShotfarmError('internal', `The running farm answered ${method} with something unexpected (HTTP ${status}).`)) as ApiOutputs[M];
+    return resultOfAnswer(
+      parsed,
+      () =>
+        new ShotfarmError(
+          'internal',
+          `The running farm answered ${method} with something unexpected (HTTP ${status}).`,
+        ),
+    ) as ApiOutputs[M];
   }
 }

@@ -35,20 +35,29 @@ interface ServeOptions {
 function listenError(err: unknown, host: string, port: number): unknown {
   const code = (err as NodeJS.ErrnoException | null)?.code;
   if (code !== 'EADDRINUSE') return err;
-  return new ShotfarmError('conflict',
+  return new ShotfarmError(
+    'conflict',
     `port ${port} on ${host} is already in use (another \`shotfarm serve\`, or another program). ` +
-    'Pick another with --port N (--port 0 takes any free port), or stop the other serve.');
+      'Pick another with --port N (--port 0 takes any free port), or stop the other serve.',
+  );
 }
 
 /** The certificate and key files, read and checked to belong together before anything listens. */
-export function readTls(certFile: string | undefined, keyFile: string | undefined): { cert: Buffer; key: Buffer } | undefined {
+export function readTls(
+  certFile: string | undefined,
+  keyFile: string | undefined,
+): { cert: Buffer; key: Buffer } | undefined {
   if (!certFile && !keyFile) return undefined;
-  if (!certFile || !keyFile) throw new ShotfarmError('bad_input', 'HTTPS needs both --tls-cert FILE and --tls-key FILE.');
+  if (!certFile || !keyFile)
+    throw new ShotfarmError('bad_input', 'HTTPS needs both --tls-cert FILE and --tls-key FILE.');
   const read = (file: string, what: string): Buffer => {
     try {
       return readFileSync(file);
     } catch (err) {
-      throw new ShotfarmError('bad_input', `--${what} ${file} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`);
+      throw new ShotfarmError(
+        'bad_input',
+        `--${what} ${file} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`,
+      );
     }
   };
   const tls = { cert: read(certFile, 'tls-cert'), key: read(keyFile, 'tls-key') };
@@ -56,8 +65,13 @@ export function readTls(certFile: string | undefined, keyFile: string | undefine
     createSecureContext(tls);
   } catch (err) {
     const why = (err as Error).message;
-    const hint = /mismatch/i.test(why) ? 'the key does not belong to the certificate' : 'they are not a PEM certificate and its private key';
-    throw new ShotfarmError('bad_input', `--tls-cert ${certFile} and --tls-key ${keyFile} cannot be used: ${hint} (${why}).`);
+    const hint = /mismatch/i.test(why)
+      ? 'the key does not belong to the certificate'
+      : 'they are not a PEM certificate and its private key';
+    throw new ShotfarmError(
+      'bad_input',
+      `--tls-cert ${certFile} and --tls-key ${keyFile} cannot be used: ${hint} (${why}).`,
+    );
   }
   return tls;
 }
@@ -82,22 +96,34 @@ export async function runServe(io: Io, o: ServeOptions, stop?: Promise<void>): P
   const staticDir = o.static ?? DEFAULT_STATIC_DIR;
   const tls = readTls(o.tlsCert, o.tlsKey);
   const inputsDir = o.inputs === undefined ? undefined : checkInputsFolder(o.inputs);
-  if (!existsSync(join(staticDir, 'index.html'))) io.err(`shotfarm: no built UI in ${staticDir}; run \`npm run build:renderer\` first (the API still works).`);
+  if (!existsSync(join(staticDir, 'index.html')))
+    io.err(`shotfarm: no built UI in ${staticDir}; run \`npm run build:renderer\` first (the API still works).`);
 
   const log = (m: string): void => io.err(`shotfarm: ${m}`);
   // Takes the data folder's farm first: with another engine running it, nothing is started (exit 10).
   const engine = new Engine({ dataDir, log, kind: 'serve', env: process.env });
-  const signals = stop ? null : untilStopped(() => {
-    io.out('Leaving the downloads in flight for the next start.');
-    engine.scheduler?.hurry();
-  });
+  const signals = stop
+    ? null
+    : untilStopped(() => {
+        io.out('Leaving the downloads in flight for the next start.');
+        engine.scheduler?.hurry();
+      });
   let demo: DemoFarm | null = null;
   try {
     // Listen first: a taken port is reported before any simulator starts.
     const server = await startServer({
-      engine, host: o.listen, port, token: o.token, staticDir, tls, log,
-      demoLabel: o.demo ? DEMO_LABEL : undefined, importBaseDir: inputsDir ?? (o.demo ? DEMO_SAMPLES_DIR : undefined),
-    }).catch((err: unknown) => { throw listenError(err, o.listen, port); });
+      engine,
+      host: o.listen,
+      port,
+      token: o.token,
+      staticDir,
+      tls,
+      log,
+      demoLabel: o.demo ? DEMO_LABEL : undefined,
+      importBaseDir: inputsDir ?? (o.demo ? DEMO_SAMPLES_DIR : undefined),
+    }).catch((err: unknown) => {
+      throw listenError(err, o.listen, port);
+    });
     try {
       if (o.demo) demo = await startDemoFarm(engine, { log });
       engine.startScheduler();
@@ -107,19 +133,26 @@ export async function runServe(io: Io, o: ServeOptions, stop?: Promise<void>): P
       io.out(`Shotfarm${o.demo ? ' (demo farm)' : ''} serving ${dataDir}`);
       if (engine.peopleDefined()) {
         // Each person has their own token (shotfarm users): the shared one is not accepted, so it is not printed.
-        io.out(`Open ${shown}/ and sign in with your personal token (people are defined: scripts send "Authorization: Bearer <token>")`);
+        io.out(
+          `Open ${shown}/ and sign in with your personal token (people are defined: scripts send "Authorization: Bearer <token>")`,
+        );
       } else {
         io.out(`Open ${shown}/${server.token ? `?token=${server.token}` : ''}`);
         if (server.token) io.out(`Access token: ${server.token} (scripts send it as "Authorization: Bearer …")`);
       }
       if (!tls && !isLoopbackHost(o.listen)) {
-        io.err(`shotfarm: warning: serving http on ${o.listen} without TLS: access tokens travel in clear text on the network. Use --tls-cert/--tls-key or a reverse proxy with HTTPS (docs/studio-farm.md → HTTPS).`);
+        io.err(
+          `shotfarm: warning: serving http on ${o.listen} without TLS: access tokens travel in clear text on the network. Use --tls-cert/--tls-key or a reverse proxy with HTTPS (docs/studio-farm.md → HTTPS).`,
+        );
       }
       io.out('Press Ctrl+C to stop.');
       await (stop ?? signals?.stopped);
       demo?.producer?.close(); // no batch may start against a closing engine
       const collecting = engine.scheduler?.collecting() ?? 0;
-      if (collecting > 0) io.out(`Stopping: ${collecting} download(s) in flight may finish first (Ctrl+C again leaves them for the next start).`);
+      if (collecting > 0)
+        io.out(
+          `Stopping: ${collecting} download(s) in flight may finish first (Ctrl+C again leaves them for the next start).`,
+        );
       // The farm stops first (gracefully), while the UI and the API still answer.
       await engine.stopScheduler();
     } finally {
@@ -144,7 +177,10 @@ export function registerServe(program: Command, io: Io): void {
     .option('--static <dir>', 'built UI folder (default dist/renderer)')
     .option('--tls-cert <file>', 'serve https/wss with this PEM certificate (chain)')
     .option('--tls-key <file>', 'the PEM private key of --tls-cert')
-    .option('--inputs <dir>', 'a folder of shot-list input files that imports may read (default: none — inputs are sent with the list)')
+    .option(
+      '--inputs <dir>',
+      'a folder of shot-list input files that imports may read (default: none — inputs are sent with the list)',
+    )
     .option('--demo', 'start a simulated 3-GPU farm that keeps getting new demo shots (throw-away data unless --data)')
     .action(async (_o: unknown, cmd: Command) => {
       await runServe(io, cmd.optsWithGlobals<ServeOptions>());

@@ -24,26 +24,41 @@ function describe(v: FarmSettingView): string[] {
 }
 
 export function registerSettings(program: Command, io: Io, run: Run): void {
-  const settings = program.command('settings').description('farm settings: retries, timeouts, grace, probe interval, quarantine, output folder');
-  settings.command('list').description('every setting with its value, unit and default').action(() =>
-    run(async (e, g) => {
-      const all = await e.call('settings.list', {});
-      if (g.json) return printJson(io, all);
-      io.out(formatTable(['setting', 'value', 'unit', 'default', ''], all.map((v) => [v.key, v.value, v.unit ?? '', v.default, v.isSet ? 'set' : '']), 72));
-    }),
-  );
-  settings.command('get').description('one setting, what it means and its bounds').argument('<key>').action((key: string) =>
-    run(async (e, g) => {
-      const v = await e.call('settings.get', { key });
-      if (g.json) return printJson(io, v);
-      for (const line of describe(v)) io.out(line);
-    }),
-  );
+  const settings = program
+    .command('settings')
+    .description('farm settings: retries, timeouts, grace, probe interval, quarantine, output folder');
+  settings
+    .command('list')
+    .description('every setting with its value, unit and default')
+    .action(() =>
+      run(async (e, g) => {
+        const all = await e.call('settings.list', {});
+        if (g.json) return printJson(io, all);
+        io.out(
+          formatTable(
+            ['setting', 'value', 'unit', 'default', ''],
+            all.map((v) => [v.key, v.value, v.unit ?? '', v.default, v.isSet ? 'set' : '']),
+            72,
+          ),
+        );
+      }),
+    );
+  settings
+    .command('get')
+    .description('one setting, what it means and its bounds')
+    .argument('<key>')
+    .action((key: string) =>
+      run(async (e, g) => {
+        const v = await e.call('settings.get', { key });
+        if (g.json) return printJson(io, v);
+        for (const line of describe(v)) io.out(line);
+      }),
+    );
   settings
     .command('set')
     .description('change a setting; a running farm applies it at its next decision')
     .argument('<key>')
-    .argument('<value>', 'a number in the setting\'s unit, or for output_root / releases_root an absolute folder')
+    .argument('<value>', "a number in the setting's unit, or for output_root / releases_root an absolute folder")
     .action((key: string, value: string) =>
       run(async (e, g) => {
         const before = await e.call('settings.get', { key });
@@ -53,14 +68,18 @@ export function registerSettings(program: Command, io: Io, run: Run): void {
         io.out(await appliesWhen(e));
       }),
     );
-  settings.command('reset').description('back to the default').argument('<key>').action((key: string) =>
-    run(async (e, g) => {
-      const v = await e.call('settings.reset', { key });
-      if (g.json) return printJson(io, v);
-      io.out(`${v.key} = ${valueWithUnit(v, v.value)} (the default).`);
-      io.out(await appliesWhen(e));
-    }),
-  );
+  settings
+    .command('reset')
+    .description('back to the default')
+    .argument('<key>')
+    .action((key: string) =>
+      run(async (e, g) => {
+        const v = await e.call('settings.reset', { key });
+        if (g.json) return printJson(io, v);
+        io.out(`${v.key} = ${valueWithUnit(v, v.value)} (the default).`);
+        io.out(await appliesWhen(e));
+      }),
+    );
 }
 
 /** When the farm acts on a change made here: now, when it was made through the farm's own engine; else at its next settings check. */

@@ -10,7 +10,9 @@ export function registerTemplates(program: Command, io: Io, run: Run): void {
   const templates = program.command('templates').description('register and list workflow templates');
   templates
     .command('add')
-    .description('register template files (API-format workflow + named parameters); a changed file becomes a new version')
+    .description(
+      'register template files (API-format workflow + named parameters); a changed file becomes a new version',
+    )
     .argument('<files...>')
     .action((files: string[]) =>
       run(async (e, g) => {
@@ -20,16 +22,34 @@ export function registerTemplates(program: Command, io: Io, run: Run): void {
           });
           const t = await e.call('templates.add', { content, fileName: basename(f) });
           if (g.json) printJson(io, t);
-          else io.out(`Template ${t.name} v${t.version} (${t.stage}, ${t.vramGb} GB, parameters: ${t.parameters.map((p) => `${p.name}=${p.path}`).join(', ')})`);
+          else
+            io.out(
+              `Template ${t.name} v${t.version} (${t.stage}, ${t.vramGb} GB, parameters: ${t.parameters.map((p) => `${p.name}=${p.path}`).join(', ')})`,
+            );
         }
       }),
     );
-  templates.command('list').description('list templates (latest versions)').action(() =>
-    run(async (e, g) => {
-      const rows = await e.call('templates.list', {});
-      if (g.json) return printJson(io, rows);
-      io.out(formatTable(['name', 'version', 'stage', 'vram_gb', 'timeout_s', 'parameters', 'hash'],
-        rows.map((t) => [t.name, t.version, t.stage, t.vramGb, t.timeoutS, t.parameters.map((p) => p.name).join(','), t.hash.slice(0, 12)])));
-    }),
-  );
+  templates
+    .command('list')
+    .description('list templates (latest versions)')
+    .action(() =>
+      run(async (e, g) => {
+        const rows = await e.call('templates.list', {});
+        if (g.json) return printJson(io, rows);
+        io.out(
+          formatTable(
+            ['name', 'version', 'stage', 'vram_gb', 'timeout_s', 'parameters', 'hash'],
+            rows.map((t) => [
+              t.name,
+              t.version,
+              t.stage,
+              t.vramGb,
+              t.timeoutS,
+              t.parameters.map((p) => p.name).join(','),
+              t.hash.slice(0, 12),
+            ]),
+          ),
+        );
+      }),
+    );
 }

@@ -9,7 +9,13 @@ import { extname } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { ShotfarmError } from '../../shared/errors.js';
 import {
-  entriesOfRecords, parseWorkstationJson, parseWorkstationList, problemLines, type BatchDefaults, type BatchParse, type BatchProblem,
+  entriesOfRecords,
+  parseWorkstationJson,
+  parseWorkstationList,
+  problemLines,
+  type BatchDefaults,
+  type BatchParse,
+  type BatchProblem,
   type WorkstationBatchResult,
 } from '../../shared/workstation-batch.js';
 import { printJson, type EngineApi, type GlobalOptions, type Io } from './context.js';
@@ -21,11 +27,24 @@ const MAX_FILE_BYTES = 4 * 1024 * 1024;
 export function parseWorkstationCsv(text: string, defaults: BatchDefaults = {}): BatchParse {
   let rows: { record: Record<string, string>; info: { lines: number } }[];
   try {
-    rows = parse(text, { columns: (h: string[]) => h.map((c) => c.trim()), info: true, skip_empty_lines: true, trim: true, bom: true, comment: '#' });
+    rows = parse(text, {
+      columns: (h: string[]) => h.map((c) => c.trim()),
+      info: true,
+      skip_empty_lines: true,
+      trim: true,
+      bom: true,
+      comment: '#',
+    });
   } catch (err) {
-    return { entries: [], problems: [{ source: 'the file', message: `is not readable CSV (${(err as Error).message.slice(0, 200)})` }] };
+    return {
+      entries: [],
+      problems: [{ source: 'the file', message: `is not readable CSV (${(err as Error).message.slice(0, 200)})` }],
+    };
   }
-  return entriesOfRecords(rows.map((r) => ({ source: `line ${r.info.lines}`, record: r.record })), defaults);
+  return entriesOfRecords(
+    rows.map((r) => ({ source: `line ${r.info.lines}`, record: r.record })),
+    defaults,
+  );
 }
 
 /** The list in a file, by its kind: .csv, .json, or one workstation per line. */
@@ -33,11 +52,18 @@ export async function readWorkstationFile(file: string, defaults: BatchDefaults)
   let text: string;
   try {
     const size = (await stat(file)).size;
-    if (size > MAX_FILE_BYTES) throw new ShotfarmError('bad_input', `${file} is ${(size / 1e6).toFixed(1)} MB; a workstation list is at most ${MAX_FILE_BYTES / 1024 / 1024} MB.`);
+    if (size > MAX_FILE_BYTES)
+      throw new ShotfarmError(
+        'bad_input',
+        `${file} is ${(size / 1e6).toFixed(1)} MB; a workstation list is at most ${MAX_FILE_BYTES / 1024 / 1024} MB.`,
+      );
     text = await readFile(file, 'utf8');
   } catch (err) {
     if (err instanceof ShotfarmError) throw err;
-    throw new ShotfarmError('bad_input', `Cannot read ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}.`);
+    throw new ShotfarmError(
+      'bad_input',
+      `Cannot read ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}.`,
+    );
   }
   const ext = extname(file).toLowerCase();
   if (ext === '.csv') return parseWorkstationCsv(text, defaults);
@@ -47,14 +73,21 @@ export async function readWorkstationFile(file: string, defaults: BatchDefaults)
 
 /** The URLs of `workers add` (each may be a range). */
 export function parseUrlArguments(urls: readonly string[], defaults: BatchDefaults): BatchParse {
-  return entriesOfRecords(urls.map((url, i) => ({ source: `argument ${i + 1}`, record: { url } })), defaults);
+  return entriesOfRecords(
+    urls.map((url, i) => ({ source: `argument ${i + 1}`, record: { url } })),
+    defaults,
+  );
 }
 
 function refusal(where: string, problems: readonly BatchProblem[]): ShotfarmError {
   const lines = problemLines(problems);
-  return new ShotfarmError('bad_input', [`No workstation was added: ${lines.length} problem(s) in ${where}:`, ...lines.map((l) => `  ${l}`)].join('\n'), {
-    details: { problems },
-  });
+  return new ShotfarmError(
+    'bad_input',
+    [`No workstation was added: ${lines.length} problem(s) in ${where}:`, ...lines.map((l) => `  ${l}`)].join('\n'),
+    {
+      details: { problems },
+    },
+  );
 }
 
 /** The engine's problems (a name or URL taken) in the same form: every one on its own line. */
@@ -64,7 +97,13 @@ function engineRefusal(where: string, err: unknown): unknown {
 }
 
 /** Sends a parsed list (or refuses it with every problem) and prints what was added and what answered. */
-export async function addBatch(e: EngineApi, io: Io, g: GlobalOptions, where: string, parsed: BatchParse): Promise<void> {
+export async function addBatch(
+  e: EngineApi,
+  io: Io,
+  g: GlobalOptions,
+  where: string,
+  parsed: BatchParse,
+): Promise<void> {
   if (parsed.problems.length) throw refusal(where, parsed.problems);
   let r: WorkstationBatchResult;
   try {
@@ -74,7 +113,9 @@ export async function addBatch(e: EngineApi, io: Io, g: GlobalOptions, where: st
   }
   if (g.json) return printJson(io, r);
   const silent = r.instances.filter((i) => !i.healthy);
-  io.out(`Added ${r.added} workstation(s): ${r.healthy} answered as ComfyUI${silent.length ? `, ${silent.length} did not (they stay registered):` : '.'}`);
+  io.out(
+    `Added ${r.added} workstation(s): ${r.healthy} answered as ComfyUI${silent.length ? `, ${silent.length} did not (they stay registered):` : '.'}`,
+  );
   for (const i of silent) io.out(`  ${i.name}  ${i.url}  ${i.error ?? ''}`);
   io.out('Check them again with: shotfarm health');
 }

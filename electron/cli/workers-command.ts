@@ -34,31 +34,43 @@ function defaults(o: AddOptions): BatchDefaults {
 const withFields = (c: Command): Command =>
   c
     .option('--tags <tags>', 'capability tags, comma-separated (e.g. img2img,i2v_video)')
-    .option('--concurrency <n>', 'prompts at once (default 1)', decimalOption('--concurrency', { integer: true, min: 1, max: 16 }, '2'))
+    .option(
+      '--concurrency <n>',
+      'prompts at once (default 1)',
+      decimalOption('--concurrency', { integer: true, min: 1, max: 16 }, '2'),
+    )
     .option('--vram <stage=GB,...>', 'VRAM requirement overrides for jobs on this workstation', vramPairs);
 
 function registerAdd(workers: Command, io: Io, run: Run): void {
   withFields(
     workers
       .command('add')
-      .description('register ComfyUI servers: one URL, several, or a range (http://gpu-[01-40]:8188); names come from the hosts unless --name')
+      .description(
+        'register ComfyUI servers: one URL, several, or a range (http://gpu-[01-40]:8188); names come from the hosts unless --name',
+      )
       .argument('<url...>', 'e.g. http://gpu-01:8188')
       .option('--name <name>', 'a short name for a single URL, e.g. gpu-01 (default: its host)'),
   ).action((urls: string[], o: AddOptions) =>
     run(async (e, g) => {
       if (o.name !== undefined && (urls.length > 1 || /\[\d+-\d+\]/.test(urls[0] ?? ''))) {
-        throw new UsageError('--name names one workstation; several URLs or a range are named from their hosts (or use workers import FILE with a name column).');
+        throw new UsageError(
+          '--name names one workstation; several URLs or a range are named from their hosts (or use workers import FILE with a name column).',
+        );
       }
       if (o.name === undefined) return addBatch(e, io, g, 'the arguments', parseUrlArguments(urls, defaults(o)));
       const v = await e.call('instances.add', { name: o.name, url: urls[0] ?? '', ...defaults(o) });
       if (g.json) return printJson(io, v);
-      io.out(`Added ${v.name} at ${v.url}${v.tags.length ? ` [${v.tags.join(', ')}]` : ''}. Check it with: shotfarm health`);
+      io.out(
+        `Added ${v.name} at ${v.url}${v.tags.length ? ` [${v.tags.join(', ')}]` : ''}. Check it with: shotfarm health`,
+      );
     }),
   );
   withFields(
     workers
       .command('import')
-      .description('register the workstations of a file in one go (all or none): CSV or JSON with name, url, tags, vram, concurrency; otherwise one "[NAME] URL [TAGS]" per line')
+      .description(
+        'register the workstations of a file in one go (all or none): CSV or JSON with name, url, tags, vram, concurrency; otherwise one "[NAME] URL [TAGS]" per line',
+      )
       .argument('<file>'),
   ).action((file: string, o: AddOptions) =>
     run(async (e, g) => addBatch(e, io, g, file, await readWorkstationFile(file, defaults(o)))),
@@ -69,28 +81,52 @@ export function registerWorkers(program: Command, io: Io, run: Run): void {
   const workers = program.command('workers').description('manage workstations (one ComfyUI server each)');
   registerAdd(workers, io, run);
   registerCloudWorkers(workers, io, run);
-  workers.command('list').description('list workstations').action(() =>
-    run(async (e, g) => {
-      const rows = await e.call('instances.list', {});
-      if (g.json) return printJson(io, rows);
-      io.out(formatTable(['name', 'url', 'state', 'health', 'gpu', 'vram_gb', 'tags', 'concurrency', 'last_probe'],
-        rows.map((i) => [i.name, i.url, i.adminState, i.health, i.gpuName ?? '', i.vram ? (i.vram.totalBytes / GB).toFixed(0) : '',
-          i.tags.join(','), i.maxConcurrency, formatTime(i.lastProbeAt)])));
-    }),
-  );
-  workers.command('remove').description('unregister a workstation').argument('<name>').action((name: string) =>
-    run(async (e) => {
-      await e.call('instances.remove', { id: name });
-      io.out(`Removed ${name}.`);
-    }),
-  );
-  for (const [name, state, what] of ADMIN_COMMANDS) {
-    workers.command(name).description(what).argument('<name>').action((ref: string) =>
+  workers
+    .command('list')
+    .description('list workstations')
+    .action(() =>
       run(async (e, g) => {
-        const v = await e.call('instances.setAdminState', { id: ref, adminState: state });
-        if (g.json) return printJson(io, v);
-        io.out(`${v.name} is now ${v.adminState}.`);
+        const rows = await e.call('instances.list', {});
+        if (g.json) return printJson(io, rows);
+        io.out(
+          formatTable(
+            ['name', 'url', 'state', 'health', 'gpu', 'vram_gb', 'tags', 'concurrency', 'last_probe'],
+            rows.map((i) => [
+              i.name,
+              i.url,
+              i.adminState,
+              i.health,
+              i.gpuName ?? '',
+              i.vram ? (i.vram.totalBytes / GB).toFixed(0) : '',
+              i.tags.join(','),
+              i.maxConcurrency,
+              formatTime(i.lastProbeAt),
+            ]),
+          ),
+        );
       }),
     );
+  workers
+    .command('remove')
+    .description('unregister a workstation')
+    .argument('<name>')
+    .action((name: string) =>
+      run(async (e) => {
+        await e.call('instances.remove', { id: name });
+        io.out(`Removed ${name}.`);
+      }),
+    );
+  for (const [name, state, what] of ADMIN_COMMANDS) {
+    workers
+      .command(name)
+      .description(what)
+      .argument('<name>')
+      .action((ref: string) =>
+        run(async (e, g) => {
+          const v = await e.call('instances.setAdminState', { id: ref, adminState: state });
+          if (g.json) return printJson(io, v);
+          io.out(`${v.name} is now ${v.adminState}.`);
+        }),
+      );
   }
 }

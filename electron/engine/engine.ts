@@ -8,7 +8,14 @@
 import { runpodKey } from './pools/runpod/api-key.js';
 import { cloudHandlers } from './handlers/cloud.js';
 import { join } from 'node:path';
-import { API_INPUTS, isApiMethod, type ApiHandlers, type ApiInput, type ApiMethod, type ApiOutputs } from '../../shared/api.js';
+import {
+  API_INPUTS,
+  isApiMethod,
+  type ApiHandlers,
+  type ApiInput,
+  type ApiMethod,
+  type ApiOutputs,
+} from '../../shared/api.js';
 import { ShotfarmError } from '../../shared/errors.js';
 import { LOCAL_CALLER, type Caller } from '../../shared/people.js';
 import type { ExportKind } from '../../shared/exports.js';
@@ -141,26 +148,64 @@ export class Engine {
     }
     this.outputRoot = opts.outputRoot ?? join(opts.dataDir, 'outputs');
     this.templates = new TemplateCache(this.db);
-    this.events = new EventBus((topic, err) => this.log(`a ${topic} subscriber failed: ${(err as Error).stack ?? String(err)}`));
+    this.events = new EventBus((topic, err) =>
+      this.log(`a ${topic} subscriber failed: ${(err as Error).stack ?? String(err)}`),
+    );
     this.hooks = new HookRunner({
-      db: this.db, clock: this.clock, timers: this.timers, random: this.random, log: this.log, env: this.env,
+      db: this.db,
+      clock: this.clock,
+      timers: this.timers,
+      random: this.random,
+      log: this.log,
+      env: this.env,
       onSettled: (delivery) => this.events.emit('hook.delivery', { delivery }),
     });
     this.settings = new LiveSettings({
-      db: this.db, timers: this.timers, events: this.events, log: this.log, defaultOutputRoot: this.outputRoot,
+      db: this.db,
+      timers: this.timers,
+      events: this.events,
+      log: this.log,
+      defaultOutputRoot: this.outputRoot,
       defaultReleasesRoot: join(opts.dataDir, 'releases'),
     });
     // One builder of job views for the announcer and the handlers alike: they cannot differ.
-    const views = jobViewBuilder({ db: this.db, clock: this.clock, farm: () => this.scheduler, templates: this.templates, settings: this.settings });
+    const views = jobViewBuilder({
+      db: this.db,
+      clock: this.clock,
+      farm: () => this.scheduler,
+      templates: this.templates,
+      settings: this.settings,
+    });
     this.announcer = new JobAnnouncer(this.db, this.events, this.hooks, views);
     const ctx: EngineContext = {
-      db: this.db, dbFile: this.dbFile, clock: this.clock, random: this.random, events: this.events, settings: this.settings, env: this.env,
-      announcer: this.announcer, views, templates: this.templates, farm: () => this.scheduler, uploadGate: this.uploadGate,
+      db: this.db,
+      dbFile: this.dbFile,
+      clock: this.clock,
+      random: this.random,
+      events: this.events,
+      settings: this.settings,
+      env: this.env,
+      announcer: this.announcer,
+      views,
+      templates: this.templates,
+      farm: () => this.scheduler,
+      uploadGate: this.uploadGate,
     };
     this.handlers = {
-      ...farmHandlers(ctx), ...jobHandlers(ctx), ...importHandlers(ctx), ...templateHandlers(ctx), ...instanceHandlers(ctx),
-      ...assetHandlers(ctx), ...releaseHandlers(ctx), ...hookHandlers(ctx), ...settingsHandlers(ctx), ...exportHandlers(ctx), ...uploadHandlers(ctx),
-      ...cloudHandlers(ctx), ...userHandlers(ctx, opts.tokenBytes), ...databaseHandlers(ctx),
+      ...farmHandlers(ctx),
+      ...jobHandlers(ctx),
+      ...importHandlers(ctx),
+      ...templateHandlers(ctx),
+      ...instanceHandlers(ctx),
+      ...assetHandlers(ctx),
+      ...releaseHandlers(ctx),
+      ...hookHandlers(ctx),
+      ...settingsHandlers(ctx),
+      ...exportHandlers(ctx),
+      ...uploadHandlers(ctx),
+      ...cloudHandlers(ctx),
+      ...userHandlers(ctx, opts.tokenBytes),
+      ...databaseHandlers(ctx),
     };
   }
 
@@ -174,8 +219,15 @@ export class Engine {
     // Recovery and dispatch run only in the lock holder: a second engine is refused here.
     if (!this.farmLock) this.takeFarm('embedded');
     this.scheduler = new Scheduler({
-      db: this.db, clock: this.clock, random: this.random, timers: this.timers, events: this.events,
-      config: this.settings.schedulerConfig(over), templates: this.templates, announce: (ids) => void this.announcer.announce(ids), log: this.log,
+      db: this.db,
+      clock: this.clock,
+      random: this.random,
+      timers: this.timers,
+      events: this.events,
+      config: this.settings.schedulerConfig(over),
+      templates: this.templates,
+      announce: (ids) => void this.announcer.announce(ids),
+      log: this.log,
       ...(this.opts.outputFs ? { outputFs: this.opts.outputFs } : {}),
       env: this.env,
       runpodKey: () => runpodKey(this.db, this.dataDir, this.env),
@@ -213,14 +265,23 @@ export class Engine {
    * once it listens.
    */
   private takeFarm(kind: EngineKind): void {
-    const lock = EngineLock.acquire(this.opts.dataDir, kind, this.clock, { ...(this.opts.nativeBinding ? { nativeBinding: this.opts.nativeBinding } : {}) });
+    const lock = EngineLock.acquire(this.opts.dataDir, kind, this.clock, {
+      ...(this.opts.nativeBinding ? { nativeBinding: this.opts.nativeBinding } : {}),
+    });
     // The lock file can be deleted or replaced under us; the claim in the database cannot.
     try {
-      this.claim = FarmClaim.take(this.db, this.opts.dataDir, claimSide(kind, this.dbFile, join(this.opts.dataDir, LOCK_FILE_NAME)));
+      this.claim = FarmClaim.take(
+        this.db,
+        this.opts.dataDir,
+        claimSide(kind, this.dbFile, join(this.opts.dataDir, LOCK_FILE_NAME)),
+      );
     } catch (err) {
       lock.release();
       if (err instanceof ShotfarmError) throw err;
-      throw new ShotfarmError('storage', `Cannot claim the farm in the database ${this.dbFile}: ${(err as Error).message}.`);
+      throw new ShotfarmError(
+        'storage',
+        `Cannot claim the farm in the database ${this.dbFile}: ${(err as Error).message}.`,
+      );
     }
     this.farmLock = lock;
     this.beatClaim();
@@ -234,7 +295,9 @@ export class Engine {
         return listener;
       },
       (err: unknown) => {
-        this.log(`the control listener did not start: ${(err as Error).message}; other terminals' commands cannot reach this farm`);
+        this.log(
+          `the control listener did not start: ${(err as Error).message}; other terminals' commands cannot reach this farm`,
+        );
         return null;
       },
     );
@@ -251,11 +314,16 @@ export class Engine {
         this.claimFailing = false;
       } catch (err) {
         // A full disk or a long write elsewhere: said once, tried again at each beat (the storage hold says the rest).
-        if (!this.claimFailing) this.log(`the farm's claim could not be refreshed (${(err as Error).message}); trying again every ${CLAIM_BEAT_MS / 1000} s`);
+        if (!this.claimFailing)
+          this.log(
+            `the farm's claim could not be refreshed (${(err as Error).message}); trying again every ${CLAIM_BEAT_MS / 1000} s`,
+          );
         this.claimFailing = true;
       }
       if (held) return this.beatClaim();
-      this.log("another engine has taken this data folder's farm (its claim in the database): this one stops dispatching; stop it and leave the farm to the other");
+      this.log(
+        "another engine has taken this data folder's farm (its claim in the database): this one stops dispatching; stop it and leave the farm to the other",
+      );
       void this.stopScheduler();
     }, CLAIM_BEAT_MS);
   }
@@ -277,7 +345,9 @@ export class Engine {
     try {
       this.claim?.release();
     } catch (err) {
-      this.log(`the farm's claim could not be given up (${(err as Error).message}); the next engine takes it over once it is seen stale`);
+      this.log(
+        `the farm's claim could not be given up (${(err as Error).message}); the next engine takes it over once it is seen stale`,
+      );
     }
     this.claim = null;
     this.db.close();

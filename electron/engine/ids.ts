@@ -9,7 +9,6 @@ import type { TakeKey } from '../../shared/take-key.js';
 /** Fixed namespace for Shotfarm job ids. Never change it: every stored id depends on it. */
 export const JOB_ID_NAMESPACE = '6f1c1b0e-3d4a-5c2e-9b7f-5a8e2d4c1f30';
 
-
 export function jobId(key: TakeKey): string {
   // A separator that cannot occur in names (names reject control characters).
   const name = [key.project, key.episode, key.shot, key.stage, String(key.take)].join('\u001f');

@@ -34,7 +34,10 @@ function rowsFor(ctx: ActionContext, ids: readonly string[], action: JobAction):
     else skipped.push(`${r.shot}/${r.stage} is ${r.state}`);
   }
   if (rows.length === 0) {
-    throw new ShotfarmError('conflict', `Nothing to ${action}: ${skipped.slice(0, 5).join('; ')}${skipped.length > 5 ? '…' : ''}.`);
+    throw new ShotfarmError(
+      'conflict',
+      `Nothing to ${action}: ${skipped.slice(0, 5).join('; ')}${skipped.length > 5 ? '…' : ''}.`,
+    );
   }
   return rows;
 }
@@ -58,7 +61,8 @@ export function moveJobsToTop(ctx: ActionContext, ids: readonly string[]): strin
     for (const r of rows) byPriority.set(r.priority, [...(byPriority.get(r.priority) ?? []), r]);
     for (const [priority, group] of byPriority) {
       const top = minRank(ctx.db, priority);
-      for (const [i, r] of group.entries()) setOrder(ctx.db, r.id, r, { priority, rank: top - group.length + i }, 'top', now, ctx.actor);
+      for (const [i, r] of group.entries())
+        setOrder(ctx.db, r.id, r, { priority, rank: top - group.length + i }, 'top', now, ctx.actor);
     }
     return rows.map((r) => r.id);
   });
@@ -73,7 +77,13 @@ function waitsForDependency(ctx: ActionContext, r: JobRow): boolean {
 export function holdJobs(ctx: ActionContext, ids: readonly string[]): string[] {
   return inTransaction(ctx.db, () =>
     rowsFor(ctx, ids, 'hold').map((r) => {
-      transitionJob(ctx.db, ctx.clock, { jobId: r.id, to: 'held', reason: 'held by an operator', actor: ctx.actor, expectFrom: [r.state] });
+      transitionJob(ctx.db, ctx.clock, {
+        jobId: r.id,
+        to: 'held',
+        reason: 'held by an operator',
+        actor: ctx.actor,
+        expectFrom: [r.state],
+      });
       return r.id;
     }),
   );
@@ -106,7 +116,11 @@ export function cancelJobs(ctx: ActionContext, ids: readonly string[]): { ids: s
     const changed = rowsFor(ctx, ids, 'cancel').map((r) => {
       if (r.state === 'running') wereRunning.push(r);
       transitionJob(ctx.db, ctx.clock, {
-        jobId: r.id, to: 'cancelled', reason: 'cancelled by an operator', actor: ctx.actor, expectFrom: [r.state],
+        jobId: r.id,
+        to: 'cancelled',
+        reason: 'cancelled by an operator',
+        actor: ctx.actor,
+        expectFrom: [r.state],
         attemptId: r.current_attempt_id,
         patch: { current_attempt_id: null, finished_at: ctx.clock.now(), not_before: null },
       });
@@ -135,19 +149,30 @@ export function uncancelJobs(ctx: ActionContext, ids: readonly string[]): string
       }
       const to = from === 'held' ? 'held' : waitsForDependency(ctx, r) ? 'pending' : 'queued';
       transitionJob(ctx.db, ctx.clock, {
-        jobId: r.id, to, reason: 'cancel undone by an operator', actor: ctx.actor, expectFrom: ['cancelled'], patch: { finished_at: null },
+        jobId: r.id,
+        to,
+        reason: 'cancel undone by an operator',
+        actor: ctx.actor,
+        expectFrom: ['cancelled'],
+        patch: { finished_at: null },
       });
       done.push(r.id);
     }
     if (done.length === 0) {
-      throw new ShotfarmError('conflict', `Nothing to uncancel: ${refused.slice(0, 5).join('; ')}${refused.length > 5 ? '…' : ''}.`);
+      throw new ShotfarmError(
+        'conflict',
+        `Nothing to uncancel: ${refused.slice(0, 5).join('; ')}${refused.length > 5 ? '…' : ''}.`,
+      );
     }
     return done;
   });
 }
 
 /** Gives jobs back a priority and rank they had (the undo of a bump or a move to top). */
-export function restoreOrder(ctx: ActionContext, order: readonly { id: string; priority: Priority; rank: number }[]): string[] {
+export function restoreOrder(
+  ctx: ActionContext,
+  order: readonly { id: string; priority: Priority; rank: number }[],
+): string[] {
   return inTransaction(ctx.db, () => {
     const now = ctx.clock.now();
     const wanted = new Map(order.map((o) => [o.id, o]));
@@ -164,7 +189,11 @@ export function retryJobs(ctx: ActionContext, ids: readonly string[]): string[] 
   return inTransaction(ctx.db, () =>
     rowsFor(ctx, ids, 'retry').map((r) => {
       transitionJob(ctx.db, ctx.clock, {
-        jobId: r.id, to: 'queued', reason: 'retried by an operator', actor: ctx.actor, expectFrom: [r.state],
+        jobId: r.id,
+        to: 'queued',
+        reason: 'retried by an operator',
+        actor: ctx.actor,
+        expectFrom: [r.state],
         patch: { attempts: 0, error_class: null, not_before: null, finished_at: null, enqueued_at: ctx.clock.now() },
       });
       return r.id;
@@ -186,13 +215,37 @@ export function newTakes(ctx: ActionContext, ids: readonly string[], pinSeed = f
       const state = waiting ? 'pending' : 'queued';
       const now = ctx.clock.now();
       // The same settings as the take it follows (its priority and rank too), a new id and seed.
-      const created = insertJob(ctx.db, ctx.clock, {
-        id, shot_id: r.shot_id, project: r.project, episode: r.episode, shot: r.shot, stage: r.stage, take,
-        template_id: r.template_id, template_name: r.template_name, params_json: r.params_json, inputs_json: r.inputs_json,
-        seed: keepSeed ? r.seed : drawSeed(ctx.random), seed_pinned: r.seed_pinned, priority: r.priority, rank: r.rank, state,
-        state_reason: waiting ? 'waiting for its dependency to complete' : null, max_attempts: ctx.settings.get('retry_attempts'), depends_on: r.depends_on,
-        vram_gb: r.vram_gb, tags_json: r.tags_json, timeout_s: r.timeout_s, imported_by: r.imported_by, now,
-      }, { reason: `new take ${take} of take ${r.take}`, actor: ctx.actor });
+      const created = insertJob(
+        ctx.db,
+        ctx.clock,
+        {
+          id,
+          shot_id: r.shot_id,
+          project: r.project,
+          episode: r.episode,
+          shot: r.shot,
+          stage: r.stage,
+          take,
+          template_id: r.template_id,
+          template_name: r.template_name,
+          params_json: r.params_json,
+          inputs_json: r.inputs_json,
+          seed: keepSeed ? r.seed : drawSeed(ctx.random),
+          seed_pinned: r.seed_pinned,
+          priority: r.priority,
+          rank: r.rank,
+          state,
+          state_reason: waiting ? 'waiting for its dependency to complete' : null,
+          max_attempts: ctx.settings.get('retry_attempts'),
+          depends_on: r.depends_on,
+          vram_gb: r.vram_gb,
+          tags_json: r.tags_json,
+          timeout_s: r.timeout_s,
+          imported_by: r.imported_by,
+          now,
+        },
+        { reason: `new take ${take} of take ${r.take}`, actor: ctx.actor },
+      );
       if (!created) throw new ShotfarmError('conflict', `Take ${take} of ${r.shot}/${r.stage} exists already.`);
       rearmDependents(ctx.db, r.id, id, `waiting for ${r.stage} take ${take} to complete`, now);
       return id;

@@ -35,8 +35,22 @@ export interface TransitionPatch {
 }
 
 const PATCHABLE = new Set<keyof TransitionPatch>([
-  'error_class', 'attempts', 'max_attempts', 'current_attempt_id', 'instance_id', 'not_before', 'enqueued_at', 'started_at',
-  'finished_at', 'priority', 'rank', 'progress_node', 'progress_node_type', 'progress_value', 'progress_max', 'progress_at',
+  'error_class',
+  'attempts',
+  'max_attempts',
+  'current_attempt_id',
+  'instance_id',
+  'not_before',
+  'enqueued_at',
+  'started_at',
+  'finished_at',
+  'priority',
+  'rank',
+  'progress_node',
+  'progress_node_type',
+  'progress_value',
+  'progress_max',
+  'progress_at',
 ]);
 
 export interface TransitionRequest {
@@ -59,7 +73,11 @@ export interface TransitionRequest {
 export type RefusalKind = 'stale_attempt' | 'wrong_state' | 'illegal_transition';
 
 export class JobStateError extends ShotfarmError {
-  constructor(readonly kind: RefusalKind, message: string, details: Record<string, unknown>) {
+  constructor(
+    readonly kind: RefusalKind,
+    message: string,
+    details: Record<string, unknown>,
+  ) {
     super('conflict', message, { details: { ...details, refusal: kind } });
   }
 }
@@ -97,22 +115,41 @@ export function transitionJob(db: Db, clock: Clock, req: TransitionRequest): Tra
     const cur = one<CurrentRow>(db, 'SELECT state, current_attempt_id FROM jobs WHERE id = ?', req.jobId);
     if (!cur) throw new ShotfarmError('not_found', `Job ${req.jobId} does not exist.`);
     if (req.expectFrom && !req.expectFrom.includes(cur.state)) {
-      throw new JobStateError('wrong_state', `Job ${req.jobId} is ${cur.state}, not ${req.expectFrom.join(' or ')}.`, { jobId: req.jobId, state: cur.state });
-    }
-    if (req.expectAttemptId !== undefined && cur.current_attempt_id !== req.expectAttemptId) {
-      throw new JobStateError('stale_attempt', `Job ${req.jobId} has moved on to another attempt; this report is stale.`, {
-        jobId: req.jobId, currentAttempt: cur.current_attempt_id, reported: req.expectAttemptId,
+      throw new JobStateError('wrong_state', `Job ${req.jobId} is ${cur.state}, not ${req.expectFrom.join(' or ')}.`, {
+        jobId: req.jobId,
+        state: cur.state,
       });
     }
+    if (req.expectAttemptId !== undefined && cur.current_attempt_id !== req.expectAttemptId) {
+      throw new JobStateError(
+        'stale_attempt',
+        `Job ${req.jobId} has moved on to another attempt; this report is stale.`,
+        {
+          jobId: req.jobId,
+          currentAttempt: cur.current_attempt_id,
+          reported: req.expectAttemptId,
+        },
+      );
+    }
     if (!canTransition(cur.state, req.to)) {
-      throw new JobStateError('illegal_transition', `A ${cur.state} job cannot become ${req.to}.`, { jobId: req.jobId, from: cur.state, to: req.to });
+      throw new JobStateError('illegal_transition', `A ${cur.state} job cannot become ${req.to}.`, {
+        jobId: req.jobId,
+        from: cur.state,
+        to: req.to,
+      });
     }
     const now = clock.now();
     const sets = ['state = @to', 'state_reason = @reason', 'updated_at = @now'];
     // Who last acted on the job (the run log's last_action_by): a person or the solo operator, not the farm itself.
     if (!SYSTEM_ACTORS.has(req.actor)) sets.push('last_action_by = @actor');
     const params: Record<string, unknown> = {
-      to: req.to, reason: req.reason, now, id: req.jobId, from: cur.state, attempt: cur.current_attempt_id, actor: req.actor,
+      to: req.to,
+      reason: req.reason,
+      now,
+      id: req.jobId,
+      from: cur.state,
+      attempt: cur.current_attempt_id,
+      actor: req.actor,
     };
     for (const [key, value] of Object.entries(req.patch ?? {})) {
       if (!PATCHABLE.has(key as keyof TransitionPatch)) throw new Error(`not a patchable job column: ${key}`);
@@ -121,8 +158,13 @@ export function transitionJob(db: Db, clock: Clock, req: TransitionRequest): Tra
     }
     // The guard repeats what was read: with BEGIN IMMEDIATE nobody can interleave, and the
     // changes() check below turns any future misuse into an error rather than a silent no-op.
-    const info = run(db, `UPDATE jobs SET ${sets.join(', ')} WHERE id = @id AND state = @from AND current_attempt_id IS @attempt`, params);
-    if (info.changes !== 1) throw new JobStateError('wrong_state', `Job ${req.jobId} changed while being updated.`, { jobId: req.jobId });
+    const info = run(
+      db,
+      `UPDATE jobs SET ${sets.join(', ')} WHERE id = @id AND state = @from AND current_attempt_id IS @attempt`,
+      params,
+    );
+    if (info.changes !== 1)
+      throw new JobStateError('wrong_state', `Job ${req.jobId} changed while being updated.`, { jobId: req.jobId });
     run(db, INSERT_EVENT, req.jobId, req.attemptId ?? null, cur.state, req.to, req.reason, req.actor, now);
     return { jobId: req.jobId, from: cur.state, to: req.to };
   };
@@ -140,11 +182,24 @@ export function sqlLastQueuedAt(jobColumn: string, atColumn: string): string {
 
 /** When the job last moved into `queued` (created, released, requeued, out of its backoff), from its event rows; null when it has none. */
 export function lastQueuedAt(db: Db, jobId: string): number | null {
-  return one<{ at: number | null }>(db, "SELECT MAX(at) AS at FROM job_events WHERE job_id = ? AND to_state = 'queued'", jobId)?.at ?? null;
+  return (
+    one<{ at: number | null }>(
+      db,
+      "SELECT MAX(at) AS at FROM job_events WHERE job_id = ? AND to_state = 'queued'",
+      jobId,
+    )?.at ?? null
+  );
 }
 
 /** Records the creation of a job (no previous state) — the first row of its history. */
-export function recordJobCreated(db: Db, clock: Clock, jobId: string, state: JobState, reason: string, actor: string): void {
+export function recordJobCreated(
+  db: Db,
+  clock: Clock,
+  jobId: string,
+  state: JobState,
+  reason: string,
+  actor: string,
+): void {
   run(db, INSERT_EVENT, jobId, null, null, state, reason, actor, clock.now());
 }
 
@@ -159,7 +214,8 @@ export interface JobEventRow {
   at: number;
 }
 
-const SQL_EVENTS = 'SELECT id, attempt_id, from_state, to_state, reason, actor, at FROM job_events WHERE job_id = ? ORDER BY id DESC LIMIT ?';
+const SQL_EVENTS =
+  'SELECT id, attempt_id, from_state, to_state, reason, actor, at FROM job_events WHERE job_id = ? ORDER BY id DESC LIMIT ?';
 
 /** A job's history, newest first: the drawer shows it, and an undo checks nothing happened since. */
 export function jobEvents(db: Db, jobId: string, limit: number): JobEventRow[] {
@@ -179,7 +235,12 @@ export interface StateChange {
  * processes' (an import from the CLI) alike, since every change writes its row.
  */
 export function stateChangesSince(db: Db, afterId: number, limit: number): StateChange[] {
-  return all<StateChange>(db, 'SELECT id, from_state, to_state FROM job_events WHERE id > ? ORDER BY id LIMIT ?', afterId, limit);
+  return all<StateChange>(
+    db,
+    'SELECT id, from_state, to_state FROM job_events WHERE id > ? ORDER BY id LIMIT ?',
+    afterId,
+    limit,
+  );
 }
 
 /** The newest event row's id (0 when there is none). */

@@ -21,7 +21,15 @@ export const ASSET_SCHEME = 'shotfarm-asset';
  */
 export const ASSET_SCHEME_PRIVILEGES = {
   scheme: ASSET_SCHEME,
-  privileges: { standard: true, secure: true, supportFetchAPI: false, corsEnabled: false, bypassCSP: false, allowServiceWorkers: false, stream: true },
+  privileges: {
+    standard: true,
+    secure: true,
+    supportFetchAPI: false,
+    corsEnabled: false,
+    bypassCSP: false,
+    allowServiceWorkers: false,
+    stream: true,
+  },
 } as const;
 
 /**
@@ -49,8 +57,15 @@ export type AssetAnswerSource = Pick<CallTarget, 'call'>;
 function asFileAnswer(v: unknown): AssetFileAnswer | null {
   const a = v as Partial<Record<string, unknown>> | null;
   if (!a || typeof a !== 'object') return null;
-  if (a.ok === true && typeof a.path === 'string' && typeof a.mediaType === 'string' && typeof a.bytes === 'number') return a as AssetFileAnswer;
-  if (a.ok === false && typeof a.refusal === 'string' && a.refusal in ASSET_REFUSAL_STATUS && typeof a.message === 'string') return a as AssetFileAnswer;
+  if (a.ok === true && typeof a.path === 'string' && typeof a.mediaType === 'string' && typeof a.bytes === 'number')
+    return a as AssetFileAnswer;
+  if (
+    a.ok === false &&
+    typeof a.refusal === 'string' &&
+    a.refusal in ASSET_REFUSAL_STATUS &&
+    typeof a.message === 'string'
+  )
+    return a as AssetFileAnswer;
   return null;
 }
 
@@ -64,11 +79,17 @@ export interface AssetRequest {
 }
 
 function refusal(status: number, message: string): Response {
-  return new Response(message, { status, headers: { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' } });
+  return new Response(message, {
+    status,
+    headers: { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' },
+  });
 }
 
 /** The `protocol.handle` handler: id → the engine's `assets.file` answer → images only → the file's bytes. */
-export function createAssetHandler(o: { engine: AssetAnswerSource; log?: (m: string) => void }): (request: AssetRequest) => Promise<Response> {
+export function createAssetHandler(o: {
+  engine: AssetAnswerSource;
+  log?: (m: string) => void;
+}): (request: AssetRequest) => Promise<Response> {
   return async (request) => {
     if (request.method !== 'GET' && request.method !== 'HEAD') return refusal(405, 'Only GET.');
     const id = assetIdFromUrl(request.url);

@@ -80,13 +80,23 @@ export class EngineHost {
   private failure: ErrorEnvelope | null = null;
   private stopped: (() => void) | null = null;
   private readonly listeners: { [K in keyof HostListeners]: Set<HostListeners[K]> } = {
-    event: new Set(), restarted: new Set(), failed: new Set(),
+    event: new Set(),
+    restarted: new Set(),
+    failed: new Set(),
   };
 
   constructor(opts: EngineHostOptions) {
     this.o = {
-      timers: systemTimers, clock: systemClock, stableAfterMs: 60_000, maxConsecutiveCrashes: 8, readyTimeoutMs: 60_000,
-      stopTimeoutMs: 5_000, maxQueued: 1000, log: () => undefined, ...opts, backoff: opts.backoff ?? {},
+      timers: systemTimers,
+      clock: systemClock,
+      stableAfterMs: 60_000,
+      maxConsecutiveCrashes: 8,
+      readyTimeoutMs: 60_000,
+      stopTimeoutMs: 5_000,
+      maxQueued: 1000,
+      log: () => undefined,
+      ...opts,
+      backoff: opts.backoff ?? {},
     };
   }
 
@@ -119,7 +129,13 @@ export class EngineHost {
       const p: Pending = { method, input, resolve, reject };
       if (this.state === 'ready' && this.child) return this.send(this.child, p);
       if (this.queue.length >= this.o.maxQueued) {
-        return reject(new ShotfarmError('unavailable', 'The engine is restarting and too many requests are waiting; try again shortly.', { retryable: true }));
+        return reject(
+          new ShotfarmError(
+            'unavailable',
+            'The engine is restarting and too many requests are waiting; try again shortly.',
+            { retryable: true },
+          ),
+        );
       }
       this.queue.push(p);
     });
@@ -241,14 +257,21 @@ export class EngineHost {
     // Sent calls are in doubt: fail them so the UI can refetch and retry; queued ones wait.
     for (const [id, p] of this.inflight) {
       this.inflight.delete(id);
-      p.reject(new ShotfarmError('unavailable', 'The engine restarted while handling this request; check the result and try again.', { retryable: true }));
+      p.reject(
+        new ShotfarmError(
+          'unavailable',
+          'The engine restarted while handling this request; check the result and try again.',
+          { retryable: true },
+        ),
+      );
     }
     const upLongEnough = this.readyAt > 0 && this.o.clock.now() - this.readyAt >= this.o.stableAfterMs;
     this.consecutive = upLongEnough ? 1 : this.consecutive + 1;
     this.readyAt = 0;
     if (this.consecutive > this.o.maxConsecutiveCrashes) {
       this.giveUp({
-        code: 'internal', retryable: false,
+        code: 'internal',
+        retryable: false,
         message: `The engine stopped ${this.o.maxConsecutiveCrashes} times in a row (last: ${reason}); restart Shotfarm. The log has details.`,
         details: { exitCode: code },
       });
@@ -286,7 +309,13 @@ export class EngineHost {
       // Inputs reach us through IPC, already cloned once, so a failed post means the channel is
       // closing (the child is dying and its exit is on the way). Nothing was sent: safe to retry.
       this.inflight.delete(id);
-      p.reject(new ShotfarmError('unavailable', `The engine could not take the request for ${p.method}: ${(err as Error).message}`, { retryable: true }));
+      p.reject(
+        new ShotfarmError(
+          'unavailable',
+          `The engine could not take the request for ${p.method}: ${(err as Error).message}`,
+          { retryable: true },
+        ),
+      );
     }
   }
 
@@ -305,5 +334,9 @@ export class EngineHost {
 }
 
 function fromEnvelope(e: ErrorEnvelope): ShotfarmError {
-  return new ShotfarmError(e.code, e.message, e.details ? { retryable: e.retryable, details: e.details } : { retryable: e.retryable });
+  return new ShotfarmError(
+    e.code,
+    e.message,
+    e.details ? { retryable: e.retryable, details: e.details } : { retryable: e.retryable },
+  );
 }

@@ -28,7 +28,14 @@ function openEngine(host: HostPort): Engine | null {
   try {
     if (!dataDir) throw new Error('The engine process needs --data DIR (the folder holding shotfarm.sqlite).');
     // The desktop app runs the data folder's farm: a `serve` or `run` already running it is named in the refusal.
-    const engine = new Engine({ dataDir, log, outputRoot: argValue('--outputs'), nativeBinding: argValue('--native-binding'), kind: 'desktop', env: process.env });
+    const engine = new Engine({
+      dataDir,
+      log,
+      outputRoot: argValue('--outputs'),
+      nativeBinding: argValue('--native-binding'),
+      kind: 'desktop',
+      env: process.env,
+    });
     // Reconciles attempts left open by a previous engine (a crash or a kill), then dispatches.
     engine.startScheduler();
     return engine;

@@ -20,7 +20,13 @@ export interface EngineService {
   close(): void;
 }
 
-export function serveEngine(o: { engine: Engine; port: HostPort; onShutdown: () => void; eventIntervalMs?: number; log?: (m: string) => void }): EngineService {
+export function serveEngine(o: {
+  engine: Engine;
+  port: HostPort;
+  onShutdown: () => void;
+  eventIntervalMs?: number;
+  log?: (m: string) => void;
+}): EngineService {
   const log = o.log ?? (() => undefined);
   const post = (m: EngineMessage): void => {
     try {
@@ -61,7 +67,15 @@ export function serveEngine(o: { engine: Engine; port: HostPort; onShutdown: () 
           o.port.postMessage({ id, ok: true, result });
         } catch (err) {
           // A result that cannot be cloned is an engine bug; the caller must still get an answer.
-          post({ id, ok: false, error: { code: 'internal', message: `The answer to ${method} could not be sent: ${(err as Error).message}`, retryable: false } });
+          post({
+            id,
+            ok: false,
+            error: {
+              code: 'internal',
+              message: `The answer to ${method} could not be sent: ${(err as Error).message}`,
+              retryable: false,
+            },
+          });
         }
       },
       (err: unknown) => post({ id, ok: false, error: toErrorEnvelope(err) }),

@@ -25,11 +25,20 @@ export function studioOrigin(text: string): { ok: true; origin: string } | { ok:
   try {
     url = new URL(text.trim());
   } catch {
-    return { ok: false, message: `"${text.slice(0, 100)}" is not a URL; type the address \`shotfarm serve\` printed, e.g. http://farm-host:8080` };
+    return {
+      ok: false,
+      message: `"${text.slice(0, 100)}" is not a URL; type the address \`shotfarm serve\` printed, e.g. http://farm-host:8080`,
+    };
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, message: `The studio farm's address must start with http:// or https://; got ${url.protocol}` };
-  if (url.username || url.password) return { ok: false, message: 'The studio farm\'s address must not hold a user name or password; the token goes in its own field' };
-  if (url.pathname !== '/' && url.pathname !== '') return { ok: false, message: `The studio farm's address is the server alone (${url.origin}), without a path` };
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return { ok: false, message: `The studio farm's address must start with http:// or https://; got ${url.protocol}` };
+  if (url.username || url.password)
+    return {
+      ok: false,
+      message: "The studio farm's address must not hold a user name or password; the token goes in its own field",
+    };
+  if (url.pathname !== '/' && url.pathname !== '')
+    return { ok: false, message: `The studio farm's address is the server alone (${url.origin}), without a path` };
   return { ok: true, origin: url.origin };
 }
 

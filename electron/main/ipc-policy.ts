@@ -60,7 +60,12 @@ function checkImportFolder(method: ApiMethod, input: unknown, picked: PickedFold
   );
 }
 
-export async function answerCall(target: CallTarget, method: unknown, input: unknown, o: PagePolicy): Promise<CallAnswer> {
+export async function answerCall(
+  target: CallTarget,
+  method: unknown,
+  input: unknown,
+  o: PagePolicy,
+): Promise<CallAnswer> {
   if (!isApiMethod(method)) {
     return { ok: false, error: errorEnvelope('not_found', `Unknown method ${String(method).slice(0, 80)}.`) };
   }
@@ -83,17 +88,29 @@ export async function answerCall(target: CallTarget, method: unknown, input: unk
  * so it is not confined to the export folder (the engine still never replaces a file there).
  */
 export async function answerSaveExport(
-  target: CallTarget, kind: unknown, filter: unknown, choosePath: (defaultName: string) => Promise<string | null>, now = new Date(),
+  target: CallTarget,
+  kind: unknown,
+  filter: unknown,
+  choosePath: (defaultName: string) => Promise<string | null>,
+  now = new Date(),
 ): Promise<SaveExportAnswer> {
-  if (!isExportKind(kind)) return { ok: false, error: errorEnvelope('bad_input', 'Choose the run log or the ledger to export.') };
+  if (!isExportKind(kind))
+    return { ok: false, error: errorEnvelope('bad_input', 'Choose the run log or the ledger to export.') };
   const f = exportFilterSchema.safeParse(filter ?? {});
-  if (!f.success) return { ok: false, error: errorEnvelope('bad_input', `The export's filters are not valid: ${describeIssues(f.error).join('; ')}`) };
+  if (!f.success)
+    return {
+      ok: false,
+      error: errorEnvelope('bad_input', `The export's filters are not valid: ${describeIssues(f.error).join('; ')}`),
+    };
   try {
     const chosen = await choosePath(exportFileName(kind, now));
     if (!chosen) return { ok: true, result: null };
     const path = /\.csv$/i.test(chosen) ? chosen : `${chosen}.csv`;
     // The engine answers export.* with an ExportResult (the contract's ApiOutputs).
-    const result = (await target.call(kind === 'runlog' ? 'export.runlog' : 'export.ledger', { ...f.data, path })) as ExportResult;
+    const result = (await target.call(kind === 'runlog' ? 'export.runlog' : 'export.ledger', {
+      ...f.data,
+      path,
+    })) as ExportResult;
     return { ok: true, result };
   } catch (err) {
     return { ok: false, error: toErrorEnvelope(err) };
@@ -104,7 +121,11 @@ export async function readShotListFile(path: string, maxBytes = MAX_SHOT_LIST_BY
   try {
     const s = await stat(path);
     if (!s.isFile()) throw new ShotfarmError('bad_input', `${path} is not a file.`);
-    if (s.size > maxBytes) throw new ShotfarmError('bad_input', `${basename(path)} is larger than ${Math.round(maxBytes / 1024 / 1024)} MB.`);
+    if (s.size > maxBytes)
+      throw new ShotfarmError(
+        'bad_input',
+        `${basename(path)} is larger than ${Math.round(maxBytes / 1024 / 1024)} MB.`,
+      );
     return { fileName: basename(path), content: await readFile(path, 'utf8'), baseDir: dirname(path) };
   } catch (err) {
     if (err instanceof ShotfarmError) throw err;
@@ -113,9 +134,15 @@ export async function readShotListFile(path: string, maxBytes = MAX_SHOT_LIST_BY
 }
 
 /** `shell.showItemInFolder` only opens a file manager, but the path still comes from a page: check it. */
-export async function checkRevealPath(path: unknown): Promise<{ ok: true; path: string } | { ok: false; error: ErrorEnvelope }> {
-  const bad = (message: string): { ok: false; error: ErrorEnvelope } => ({ ok: false, error: errorEnvelope('bad_input', message) });
-  if (typeof path !== 'string' || path.length === 0 || path.length > 4096 || path.includes('\0')) return bad('Give a file path to show.');
+export async function checkRevealPath(
+  path: unknown,
+): Promise<{ ok: true; path: string } | { ok: false; error: ErrorEnvelope }> {
+  const bad = (message: string): { ok: false; error: ErrorEnvelope } => ({
+    ok: false,
+    error: errorEnvelope('bad_input', message),
+  });
+  if (typeof path !== 'string' || path.length === 0 || path.length > 4096 || path.includes('\0'))
+    return bad('Give a file path to show.');
   if (!isAbsolute(path) || /^[\\/]{2}/.test(path)) return bad('Only absolute paths on this computer can be shown.');
   try {
     await stat(path);

@@ -6,7 +6,15 @@
 import type { IpcMain, IpcMainInvokeEvent, WebContents } from 'electron';
 import { toErrorEnvelope } from '../../shared/errors.js';
 import {
-  CHANNELS, type BridgeEventMap, type BridgeTopic, type JoinAnswer, type OpenShotListAnswer, type RevealAnswer, type ShotListFile, type StudioAnswer, type StudioFarm,
+  CHANNELS,
+  type BridgeEventMap,
+  type BridgeTopic,
+  type JoinAnswer,
+  type OpenShotListAnswer,
+  type RevealAnswer,
+  type ShotListFile,
+  type StudioAnswer,
+  type StudioFarm,
 } from '../preload/channels.js';
 import { answerCall, answerSaveExport, checkRevealPath, PickedFolders, type CallTarget } from './ipc-policy.js';
 import { isTrustedSender } from './security.js';
@@ -67,7 +75,8 @@ export function registerIpc(d: IpcDeps): void {
   d.ipcMain.handle(CHANNELS.joinStudio, async (event, url: unknown, token: unknown): Promise<JoinAnswer> => {
     guard(event, CHANNELS.joinStudio);
     if (!d.studio) return { ok: false, error: toErrorEnvelope(new Error('This app cannot join a studio farm.')) };
-    if (typeof url !== 'string' || typeof token !== 'string') return { ok: false, error: toErrorEnvelope(new Error('Give the farm\'s address and your token.')) };
+    if (typeof url !== 'string' || typeof token !== 'string')
+      return { ok: false, error: toErrorEnvelope(new Error("Give the farm's address and your token.")) };
     try {
       await d.studio.join(url, token);
       return { ok: true };
@@ -77,7 +86,8 @@ export function registerIpc(d: IpcDeps): void {
   });
   d.ipcMain.handle(CHANNELS.importedHere, (event, ids: unknown): { ok: true } => {
     guard(event, CHANNELS.importedHere);
-    if (Array.isArray(ids)) d.studio?.importedHere(ids.filter((id): id is string => typeof id === 'string').slice(0, 100_000));
+    if (Array.isArray(ids))
+      d.studio?.importedHere(ids.filter((id): id is string => typeof id === 'string').slice(0, 100_000));
     return { ok: true };
   });
   d.ipcMain.handle(CHANNELS.revealFile, async (event, path: unknown): Promise<RevealAnswer> => {
@@ -94,7 +104,11 @@ export function registerIpc(d: IpcDeps): void {
 }
 
 /** Pushes one event to the page, if it is still there. */
-export function sendToPage<T extends BridgeTopic>(contents: PageContents | null | undefined, topic: T, payload: BridgeEventMap[T]): void {
+export function sendToPage<T extends BridgeTopic>(
+  contents: PageContents | null | undefined,
+  topic: T,
+  payload: BridgeEventMap[T],
+): void {
   if (!contents || contents.isDestroyed()) return;
   contents.send(CHANNELS.event, topic, payload);
 }

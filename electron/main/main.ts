@@ -5,7 +5,19 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { app, type BrowserWindow, dialog, ipcMain, Menu, net, Notification, protocol, safeStorage, session, shell } from 'electron';
+import {
+  app,
+  type BrowserWindow,
+  dialog,
+  ipcMain,
+  Menu,
+  net,
+  Notification,
+  protocol,
+  safeStorage,
+  session,
+  shell,
+} from 'electron';
 import type { ErrorEnvelope } from '../../shared/errors.js';
 import { APP_FOLDER } from '../engine/data-dir.js';
 import type { AppView } from '../../shared/app-views.js';
@@ -50,9 +62,18 @@ function boot(): void {
   // The engine's default output folder, passed to it explicitly so both processes agree on it.
   const outputRoot = join(dataDir, 'outputs');
   const devTools = !app.isPackaged;
-  const nativeBinding = sqliteBindingPath(app.isPackaged ? process.resourcesPath : app.getAppPath(), process.versions.electron, process.platform, process.arch);
+  const nativeBinding = sqliteBindingPath(
+    app.isPackaged ? process.resourcesPath : app.getAppPath(),
+    process.versions.electron,
+    process.platform,
+    process.arch,
+  );
   // Quitting lets the engine finish its downloads in flight (up to 10 s, Scheduler.close) before it is killed.
-  const host = new EngineHost({ spawn: utilitySpawner({ entry: paths.engineEntry, dataDir, outputRoot, nativeBinding, log }), log, stopTimeoutMs: 20_000 });
+  const host = new EngineHost({
+    spawn: utilitySpawner({ entry: paths.engineEntry, dataDir, outputRoot, nativeBinding, log }),
+    log,
+    stopTimeoutMs: 20_000,
+  });
   const notifier = new JobNotifier();
   let win: BrowserWindow | null = null;
   let quitting = false;
@@ -81,7 +102,10 @@ function boot(): void {
   };
   const showError = (title: string, e: ErrorEnvelope): void => {
     // No usable Electron build of better-sqlite3 in a checkout: say how to fix it rather than only why.
-    const hint = !app.isPackaged && e.details?.nativeBinding ? '\n\nBuild it with `npm run native:electron` (`npm start` does when it is missing).' : '';
+    const hint =
+      !app.isPackaged && e.details?.nativeBinding
+        ? '\n\nBuild it with `npm run native:electron` (`npm start` does when it is missing).'
+        : '';
     dialog.showErrorBox(title, `${e.message}${hint}`);
   };
 
@@ -122,7 +146,8 @@ function boot(): void {
       defaultId: 1,
       cancelId: 1,
       message: 'Stop the farm?',
-      detail: 'No new jobs are sent, running prompts are interrupted, and their jobs go back to the queue. The farm stays stopped, across restarts, until Resume Farm.',
+      detail:
+        'No new jobs are sent, running prompts are interrupted, and their jobs go back to the queue. The farm stays stopped, across restarts, until Resume Farm.',
     };
     const { response } = win ? await dialog.showMessageBox(win, options) : await dialog.showMessageBox(options);
     if (response === 0) await farm('farm.stop');
@@ -153,17 +178,25 @@ function boot(): void {
   /** First start: which farm? "This computer" is kept; "Studio farm…" asks for the address and token in the window. */
   const askFarm = async (): Promise<boolean> => {
     const { response } = await dialog.showMessageBox({
-      type: 'question', buttons: ['This Computer', 'Studio Farm…'], defaultId: 0, cancelId: 0,
+      type: 'question',
+      buttons: ['This Computer', 'Studio Farm…'],
+      defaultId: 0,
+      cancelId: 0,
       message: 'Where should Shotfarm run your shots?',
-      detail: 'This Computer: this app runs its own queue and farm. Studio Farm: join your studio\'s shared farm (a `shotfarm serve` host) with its address and your personal token. File → Work on This Computer / Join Studio Farm… changes it later.',
+      detail:
+        "This Computer: this app runs its own queue and farm. Studio Farm: join your studio's shared farm (a `shotfarm serve` host) with its address and your personal token. File → Work on This Computer / Join Studio Farm… changes it later.",
     });
     if (response === 0) writeFarmChoice(choiceFile, { mode: 'local' });
     return response === 1;
   };
   const switchToThisComputer = async (): Promise<void> => {
     const options = {
-      type: 'question' as const, buttons: ['Work on This Computer', 'Cancel'], defaultId: 0, cancelId: 1,
-      message: 'Work on this computer\'s own farm?', detail: 'Shotfarm restarts on its own engine and queue; the studio farm\'s token is forgotten on this computer.',
+      type: 'question' as const,
+      buttons: ['Work on This Computer', 'Cancel'],
+      defaultId: 0,
+      cancelId: 1,
+      message: "Work on this computer's own farm?",
+      detail: "Shotfarm restarts on its own engine and queue; the studio farm's token is forgotten on this computer.",
     };
     const { response } = win ? await dialog.showMessageBox(win, options) : await dialog.showMessageBox(options);
     if (response !== 0) return;
@@ -197,39 +230,61 @@ function boot(): void {
     let joinFirst = false;
     if (choice === null) joinFirst = await askFarm();
     else if (choice.mode === 'studio' && !studio) {
-      log('the studio farm\'s token could not be read (another user or machine key?): join it again');
+      log("the studio farm's token could not be read (another user or machine key?): join it again");
       joinFirst = true;
     }
     hardenSession(session.defaultSession, paths.rendererDir, log, studio?.origin ?? null);
     if (studio) {
       // No local engine: the page talks to the farm, the menu's farm actions go there too.
       target = new RemoteCallTarget(studio);
-      protocol.handle('file', studioPageHandler(paths.indexHtml, studio.origin, (req) => net.fetch(req, { bypassCustomProtocolHandlers: true })));
+      protocol.handle(
+        'file',
+        studioPageHandler(paths.indexHtml, studio.origin, (req) =>
+          net.fetch(req, { bypassCustomProtocolHandlers: true }),
+        ),
+      );
       const stop = followStudioNotices(studio, notifier, (id) => studioSession.wasImportedHere(id), showNotice, log);
       app.once('will-quit', stop);
     }
     // Thumbnails: the engine says which file a ledger id is (assets.file), as it does for `serve`.
     protocol.handle(ASSET_SCHEME, createAssetHandler({ engine: host, log }));
     registerIpc({
-      ipcMain, indexHtml: paths.indexHtml, host: target, exportDir, log, studio: studioSession,
+      ipcMain,
+      indexHtml: paths.indexHtml,
+      host: target,
+      exportDir,
+      log,
+      studio: studioSession,
       openShotList,
       chooseExportPath,
       reveal: (path) => shell.showItemInFolder(path),
     });
-    Menu.setApplicationMenu(Menu.buildFromTemplate(menuTemplate({
-      importShotList: () => {
-        focus();
-        sendToPage(page(), 'shell.command', { command: 'import' });
-      },
-      stopFarm: () => void stopFarm(),
-      pauseFarm: () => void farm('farm.pause'),
-      resumeFarm: () => void farm('farm.resume'),
-      showView,
-      openDataFolder: () => void shell.openPath(dataDir),
-      about: () => void dialog.showMessageBox({ title: 'About Shotfarm', message: `Shotfarm ${app.getVersion()}`, detail: studio ? `Studio farm: ${studio.origin}` : `Data: ${dataDir}` }),
-      useThisComputer: () => void switchToThisComputer(),
-      joinStudioFarm: askJoin,
-    }, { platform: process.platform, devTools })));
+    Menu.setApplicationMenu(
+      Menu.buildFromTemplate(
+        menuTemplate(
+          {
+            importShotList: () => {
+              focus();
+              sendToPage(page(), 'shell.command', { command: 'import' });
+            },
+            stopFarm: () => void stopFarm(),
+            pauseFarm: () => void farm('farm.pause'),
+            resumeFarm: () => void farm('farm.resume'),
+            showView,
+            openDataFolder: () => void shell.openPath(dataDir),
+            about: () =>
+              void dialog.showMessageBox({
+                title: 'About Shotfarm',
+                message: `Shotfarm ${app.getVersion()}`,
+                detail: studio ? `Studio farm: ${studio.origin}` : `Data: ${dataDir}`,
+              }),
+            useThisComputer: () => void switchToThisComputer(),
+            joinStudioFarm: askJoin,
+          },
+          { platform: process.platform, devTools },
+        ),
+      ),
+    );
     // utilityProcess.fork is only allowed once the app is ready. In studio mode no local engine runs.
     if (!studio) host.start();
     focus();

@@ -20,10 +20,15 @@ export interface MenuActions {
   joinStudioFarm(): void;
 }
 
-export function menuTemplate(a: MenuActions, o: { platform: NodeJS.Platform; devTools: boolean }): MenuItemConstructorOptions[] {
+export function menuTemplate(
+  a: MenuActions,
+  o: { platform: NodeJS.Platform; devTools: boolean },
+): MenuItemConstructorOptions[] {
   const mac = o.platform === 'darwin';
   const view: MenuItemConstructorOptions[] = APP_VIEWS.map((v, i) => ({
-    label: APP_VIEW_LABEL[v], accelerator: `CmdOrCtrl+${i + 1}`, click: () => a.showView(v),
+    label: APP_VIEW_LABEL[v],
+    accelerator: `CmdOrCtrl+${i + 1}`,
+    click: () => a.showView(v),
   }));
   const template: MenuItemConstructorOptions[] = [
     ...(mac ? [{ role: 'appMenu' as const }] : []),
@@ -52,10 +57,14 @@ export function menuTemplate(a: MenuActions, o: { platform: NodeJS.Platform; dev
       submenu: [
         ...view,
         { type: 'separator' },
-        { role: 'resetZoom' }, { role: 'zoomIn' }, { role: 'zoomOut' },
+        { role: 'resetZoom' },
+        { role: 'zoomIn' },
+        { role: 'zoomOut' },
         { type: 'separator' },
         { role: 'togglefullscreen' },
-        ...(o.devTools ? [{ type: 'separator' as const }, { role: 'reload' as const }, { role: 'toggleDevTools' as const }] : []),
+        ...(o.devTools
+          ? [{ type: 'separator' as const }, { role: 'reload' as const }, { role: 'toggleDevTools' as const }]
+          : []),
       ],
     },
     { role: 'windowMenu' },

@@ -47,6 +47,11 @@ export class JobNotifier {
     const what = `${j.project} ${j.episode} ${j.shot} · ${j.stage} take ${j.take}`;
     if (rushDone) return { jobId: j.id, kind: 'rush-completed', title: 'Rush shot rendered', body: what };
     const why = j.state === 'timeout_kill' ? 'timed out' : 'failed';
-    return { jobId: j.id, kind: 'failed', title: `Shot ${why} for good`, body: j.stateReason ? `${what}\n${j.stateReason}` : what };
+    return {
+      jobId: j.id,
+      kind: 'failed',
+      title: `Shot ${why} for good`,
+      body: j.stateReason ? `${what}\n${j.stateReason}` : what,
+    };
   }
 }

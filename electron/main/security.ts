@@ -104,7 +104,12 @@ export function isTrustedSender(frame: FrameLike | null | undefined, indexHtml: 
 }
 
 /** Applied to the default session before any window loads. */
-export function hardenSession(ses: Session, rendererDir: string, log: (m: string) => void, studio: string | null = null): void {
+export function hardenSession(
+  ses: Session,
+  rendererDir: string,
+  log: (m: string) => void,
+  studio: string | null = null,
+): void {
   const csp = studio === null ? CSP_HEADER : studioCsp(studio).header;
   ses.setPermissionRequestHandler((_contents, permission, callback) => {
     log(`denied a permission request: ${permission}`);

@@ -20,13 +20,23 @@ export class RemoteCallTarget implements CallTarget {
     let res: Response;
     try {
       res = await fetch(`${this.farm.origin}/api/call/${method}`, {
-        method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${this.farm.token}` }, body: JSON.stringify(input),
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${this.farm.token}` },
+        body: JSON.stringify(input),
       });
     } catch {
-      throw new ShotfarmError('unavailable', `The studio farm at ${this.farm.origin} cannot be reached.`, { retryable: true });
+      throw new ShotfarmError('unavailable', `The studio farm at ${this.farm.origin} cannot be reached.`, {
+        retryable: true,
+      });
     }
-    return resultOfAnswer(await res.json().catch(() => null),
-      () => new ShotfarmError('unavailable', `The studio farm at ${this.farm.origin} answered ${res.status}, not as a Shotfarm server does.`));
+    return resultOfAnswer(
+      await res.json().catch(() => null),
+      () =>
+        new ShotfarmError(
+          'unavailable',
+          `The studio farm at ${this.farm.origin} answered ${res.status}, not as a Shotfarm server does.`,
+        ),
+    );
   }
 }
 
@@ -57,7 +67,11 @@ export class StudioSession implements StudioPort {
     const o = studioOrigin(url);
     if (!o.ok) throw new ShotfarmError('bad_input', o.message);
     const t = token.trim();
-    if (t === '') throw new ShotfarmError('bad_input', 'Paste your personal token (from the farm\'s operator, or the URL `shotfarm serve` printed).');
+    if (t === '')
+      throw new ShotfarmError(
+        'bad_input',
+        "Paste your personal token (from the farm's operator, or the URL `shotfarm serve` printed).",
+      );
     // Asked before anything is kept: a wrong address or token changes nothing.
     try {
       await new RemoteCallTarget({ origin: o.origin, token: t }).call('farm.status', {});

@@ -10,7 +10,10 @@ import { socketOrigin } from './farm-choice.js';
 import type { JobNotice, JobNotifier } from './notifications.js';
 import type { StudioFarm } from '../preload/channels.js';
 
-const batch = z.object({ type: z.literal('events'), events: z.array(z.object({ topic: z.string(), payload: z.unknown() })) });
+const batch = z.object({
+  type: z.literal('events'),
+  events: z.array(z.object({ topic: z.string(), payload: z.unknown() })),
+});
 
 /** The notices one socket message brings, for jobs `wanted` says were imported here. */
 export function studioNotices(data: string, notifier: JobNotifier, wanted: (jobId: string) => boolean): JobNotice[] {
@@ -32,7 +35,13 @@ export function studioNotices(data: string, notifier: JobNotifier, wanted: (jobI
   return out;
 }
 
-export function followStudioNotices(farm: StudioFarm, notifier: JobNotifier, wanted: (jobId: string) => boolean, show: (n: JobNotice) => void, log: (m: string) => void): () => void {
+export function followStudioNotices(
+  farm: StudioFarm,
+  notifier: JobNotifier,
+  wanted: (jobId: string) => boolean,
+  show: (n: JobNotice) => void,
+  log: (m: string) => void,
+): () => void {
   let stopped = false;
   let failures = 0;
   let socket: WebSocket | null = null;

@@ -10,7 +10,11 @@ import { fileURLToPath } from 'node:url';
 import { withMetaCsp } from './farm-choice.js';
 import { studioCsp } from './security.js';
 
-export function studioPageHandler(indexHtml: string, origin: string, passThrough: (req: Request) => Promise<Response>): (req: Request) => Promise<Response> {
+export function studioPageHandler(
+  indexHtml: string,
+  origin: string,
+  passThrough: (req: Request) => Promise<Response>,
+): (req: Request) => Promise<Response> {
   const meta = studioCsp(origin).meta;
   return async (req) => {
     let path: string | null = null;
@@ -20,7 +24,9 @@ export function studioPageHandler(indexHtml: string, origin: string, passThrough
       path = null;
     }
     if (path !== null && resolve(path) === resolve(indexHtml)) {
-      return new Response(withMetaCsp(readFileSync(indexHtml, 'utf8'), meta), { headers: { 'content-type': 'text/html; charset=utf-8' } });
+      return new Response(withMetaCsp(readFileSync(indexHtml, 'utf8'), meta), {
+        headers: { 'content-type': 'text/html; charset=utf-8' },
+      });
     }
     return passThrough(req);
   };

@@ -25,7 +25,10 @@ export interface SafeStorageLike {
 export const TOKEN_FILE = 'studio-token.bin';
 
 export class SafeStorageTokenStore implements TokenStore {
-  constructor(private readonly file: string, private readonly safe: SafeStorageLike) {}
+  constructor(
+    private readonly file: string,
+    private readonly safe: SafeStorageLike,
+  ) {}
 
   read(): string | null {
     if (!existsSync(this.file) || !this.safe.isEncryptionAvailable()) return null;
@@ -40,7 +43,9 @@ export class SafeStorageTokenStore implements TokenStore {
 
   write(token: string): void {
     if (!this.safe.isEncryptionAvailable()) {
-      throw new Error('This computer offers no encrypted storage for the token (on Linux: a keyring such as GNOME Keyring or KWallet); it is not stored in plain text, so the studio farm cannot be remembered.');
+      throw new Error(
+        'This computer offers no encrypted storage for the token (on Linux: a keyring such as GNOME Keyring or KWallet); it is not stored in plain text, so the studio farm cannot be remembered.',
+      );
     }
     const temp = `${this.file}.tmp`;
     writeFileSync(temp, this.safe.encryptString(token), { mode: 0o600 });

@@ -17,7 +17,8 @@ export interface UtilitySpawnOptions {
 export function utilitySpawner(o: UtilitySpawnOptions): SpawnEngine {
   // The output folder is passed explicitly: the main process serves thumbnails only from inside it.
   const args = [
-    '--data', o.dataDir,
+    '--data',
+    o.dataDir,
     ...(o.outputRoot ? ['--outputs', o.outputRoot] : []),
     ...(o.nativeBinding ? ['--native-binding', o.nativeBinding] : []),
   ];
@@ -31,7 +32,8 @@ export function utilitySpawner(o: UtilitySpawnOptions): SpawnEngine {
     const adapted: EngineChild = {
       postMessage: (m) => child.postMessage(m),
       kill: () => child.kill(),
-      on: (event: 'message' | 'exit', listener: (arg: never) => void) => child.on(event as 'exit', listener as (code: number) => void),
+      on: (event: 'message' | 'exit', listener: (arg: never) => void) =>
+        child.on(event as 'exit', listener as (code: number) => void),
     };
     return adapted;
   };

@@ -54,7 +54,10 @@ function overlap(a: Rect, b: Rect): { width: number; height: number } {
 
 /** Where to open the window given the saved state and the screens' work areas. */
 export function placeWindow(saved: WindowState | null, workAreas: readonly Rect[]): WindowState {
-  const largest = workAreas.reduce<Rect | null>((m, r) => (!m || r.width * r.height > m.width * m.height ? r : m), null);
+  const largest = workAreas.reduce<Rect | null>(
+    (m, r) => (!m || r.width * r.height > m.width * m.height ? r : m),
+    null,
+  );
   const maxW = largest?.width ?? Number.MAX_SAFE_INTEGER;
   const maxH = largest?.height ?? Number.MAX_SAFE_INTEGER;
   const width = Math.max(Math.min(saved?.width ?? DEFAULT_SIZE.width, maxW), Math.min(MIN_SIZE.width, maxW));

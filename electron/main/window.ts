@@ -7,9 +7,17 @@ import { BrowserWindow, screen } from 'electron';
 import { loadWindowState, MIN_SIZE, placeWindow, saveWindowState, WINDOW_STATE_FILE } from './window-state.js';
 import type { AppPaths } from './paths.js';
 
-export function createMainWindow(o: { paths: AppPaths; userData: string; devTools: boolean; log: (m: string) => void }): BrowserWindow {
+export function createMainWindow(o: {
+  paths: AppPaths;
+  userData: string;
+  devTools: boolean;
+  log: (m: string) => void;
+}): BrowserWindow {
   const stateFile = join(o.userData, WINDOW_STATE_FILE);
-  const place = placeWindow(loadWindowState(stateFile), screen.getAllDisplays().map((d) => d.workArea));
+  const place = placeWindow(
+    loadWindowState(stateFile),
+    screen.getAllDisplays().map((d) => d.workArea),
+  );
   const win = new BrowserWindow({
     ...(place.x !== undefined && place.y !== undefined ? { x: place.x, y: place.y } : {}),
     width: place.width,
@@ -48,6 +56,8 @@ export function createMainWindow(o: { paths: AppPaths; userData: string; devTool
       o.log(`could not save the window position: ${(err as Error).message}`);
     }
   });
-  void win.loadFile(o.paths.indexHtml).catch((err: unknown) => o.log(`could not load the app page: ${(err as Error).message}`));
+  void win
+    .loadFile(o.paths.indexHtml)
+    .catch((err: unknown) => o.log(`could not load the app page: ${(err as Error).message}`));
   return win;
 }

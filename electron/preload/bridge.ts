@@ -11,7 +11,12 @@
  */
 import type { ExportResult } from '../../shared/domain.js';
 import { isExportKind } from '../../shared/exports.js';
-import { callAnswerSchema, errorEnvelope as envelope, errorEnvelopeSchema, type ErrorEnvelope } from '../../shared/errors.js';
+import {
+  callAnswerSchema,
+  errorEnvelope as envelope,
+  errorEnvelopeSchema,
+  type ErrorEnvelope,
+} from '../../shared/errors.js';
 import { isApiMethod } from '../../shared/api.js';
 import { desktopPageRefusal } from '../engine/hosting/reach-refusal.js';
 import { CHANNELS, isBridgeTopic, type ShotListFile, type StudioState } from './channels.js';
@@ -65,12 +70,24 @@ function unreachable(err: unknown): ErrorEnvelope {
 
 function isExportResult(v: unknown): v is ExportResult {
   const r = v as Partial<ExportResult> | null;
-  return !!r && typeof r === 'object' && typeof r.path === 'string' && typeof r.rows === 'number' && typeof r.bytes === 'number';
+  return (
+    !!r &&
+    typeof r === 'object' &&
+    typeof r.path === 'string' &&
+    typeof r.rows === 'number' &&
+    typeof r.bytes === 'number'
+  );
 }
 
 function isShotListFile(v: unknown): v is ShotListFile {
   const f = v as Partial<ShotListFile> | null;
-  return !!f && typeof f === 'object' && typeof f.fileName === 'string' && typeof f.content === 'string' && typeof f.baseDir === 'string';
+  return (
+    !!f &&
+    typeof f === 'object' &&
+    typeof f.fileName === 'string' &&
+    typeof f.content === 'string' &&
+    typeof f.baseDir === 'string'
+  );
 }
 
 export function createShotfarmBridge(ipc: IpcRendererLike): ShotfarmBridge {
@@ -131,30 +148,38 @@ export function createShotfarmBridge(ipc: IpcRendererLike): ShotfarmBridge {
       return { fileName: file.fileName, content: file.content, baseDir: file.baseDir };
     },
     async revealFile(path) {
-      if (typeof path !== 'string' || path.length === 0 || path.length > 4096) throw envelope('bad_input', 'revealFile needs a file path.');
+      if (typeof path !== 'string' || path.length === 0 || path.length > 4096)
+        throw envelope('bad_input', 'revealFile needs a file path.');
       await invoke(CHANNELS.revealFile, path);
     },
     async saveExport(kind, filter) {
       if (!isExportKind(kind)) throw envelope('bad_input', 'saveExport needs runlog or ledger.');
-      if (!filter || typeof filter !== 'object' || Array.isArray(filter)) throw envelope('bad_input', 'saveExport needs a filter object.');
+      if (!filter || typeof filter !== 'object' || Array.isArray(filter))
+        throw envelope('bad_input', 'saveExport needs a filter object.');
       const result = await invoke(CHANNELS.saveExport, kind, filter);
       if (result === null) return null;
       if (!isExportResult(result)) throw envelope('internal', 'The export answered in an unexpected shape.');
       return { path: result.path, rows: result.rows, bytes: result.bytes };
     },
     async studioFarm() {
-      const state = (await invoke(CHANNELS.studio)) as { farm?: { origin?: unknown; token?: unknown } | null; askJoin?: unknown } | null;
+      const state = (await invoke(CHANNELS.studio)) as {
+        farm?: { origin?: unknown; token?: unknown } | null;
+        askJoin?: unknown;
+      } | null;
       const f = state?.farm;
       const farmOk = f === null || (typeof f?.origin === 'string' && typeof f.token === 'string');
-      if (!state || !farmOk || typeof state.askJoin !== 'boolean') throw envelope('internal', 'The app answered the studio farm in an unexpected shape.');
+      if (!state || !farmOk || typeof state.askJoin !== 'boolean')
+        throw envelope('internal', 'The app answered the studio farm in an unexpected shape.');
       return { farm: f ? { origin: f.origin as string, token: f.token as string } : null, askJoin: state.askJoin };
     },
     async joinStudio(url, token) {
-      if (typeof url !== 'string' || url.length > 2_048 || typeof token !== 'string' || token.length > 4_096) throw envelope('bad_input', 'joinStudio needs the farm\'s address and a token.');
+      if (typeof url !== 'string' || url.length > 2_048 || typeof token !== 'string' || token.length > 4_096)
+        throw envelope('bad_input', "joinStudio needs the farm's address and a token.");
       await invoke(CHANNELS.joinStudio, url, token);
     },
     async importedHere(jobIds) {
-      if (!Array.isArray(jobIds) || jobIds.some((id) => typeof id !== 'string')) throw envelope('bad_input', 'importedHere needs job ids.');
+      if (!Array.isArray(jobIds) || jobIds.some((id) => typeof id !== 'string'))
+        throw envelope('bad_input', 'importedHere needs job ids.');
       await invoke(CHANNELS.importedHere, jobIds.slice(0, 100_000));
     },
   };

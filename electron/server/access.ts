@@ -72,17 +72,26 @@ export function checkAccess(req: IncomingMessage, url: URL, policy: AccessPolicy
   const origin = req.headers.origin;
   if (policy.loopbackOnly) {
     const h = hostOf(host);
-    if (!h || !isLoopbackHost(h)) return { ok: false, status: 403, message: 'This server answers only on its loopback address.' };
+    if (!h || !isLoopbackHost(h))
+      return { ok: false, status: 403, message: 'This server answers only on its loopback address.' };
   }
   // Either scheme for the same Host: behind a TLS reverse proxy (docs/studio-farm.md → HTTPS) the page is https while we are http.
   const desktop = origin !== undefined && isDesktopOrigin(origin) && tokenRequired(policy);
   if (origin !== undefined && origin !== `http://${host}` && origin !== `https://${host}` && !desktop) {
-    return { ok: false, status: 403, message: `Requests from ${origin} are not allowed; open Shotfarm from its own address.` };
+    return {
+      ok: false,
+      status: 403,
+      message: `Requests from ${origin} are not allowed; open Shotfarm from its own address.`,
+    };
   }
   if (policy.token !== null && needsToken) {
     const given = presentedToken(req, url);
     if (!given || !sameSecret(given, policy.token)) {
-      return { ok: false, status: 401, message: 'A valid access token is required (open the URL printed by `shotfarm serve`).' };
+      return {
+        ok: false,
+        status: 401,
+        message: 'A valid access token is required (open the URL printed by `shotfarm serve`).',
+      };
     }
   }
   return { ok: true };

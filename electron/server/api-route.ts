@@ -21,13 +21,20 @@ export interface ApiRouteOptions {
 }
 
 function confine(method: ApiMethod, input: unknown, o: ApiRouteOptions): unknown {
-  if (method === 'import.preview' && input && typeof input === 'object') return { ...input, baseDir: o.importBaseDir ?? undefined };
+  if (method === 'import.preview' && input && typeof input === 'object')
+    return { ...input, baseDir: o.importBaseDir ?? undefined };
   return confineExportInput(method, input, o.exportDir);
 }
 
-export function handleApiCall(req: IncomingMessage, res: ServerResponse, segment: string, o: ApiRouteOptions): Promise<void> {
+export function handleApiCall(
+  req: IncomingMessage,
+  res: ServerResponse,
+  segment: string,
+  o: ApiRouteOptions,
+): Promise<void> {
   return answerContractCall(req, res, segment, {
-    door: 'network', maxBodyBytes: o.maxBodyBytes,
+    door: 'network',
+    maxBodyBytes: o.maxBodyBytes,
     call: (method, input) => o.engine.call(method, confine(method, input, o), o.caller),
   });
 }

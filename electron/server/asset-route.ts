@@ -10,8 +10,15 @@ import type { Caller } from '../../shared/people.js';
 import type { Engine } from '../engine/engine.js';
 import { envelope, sendError } from '../engine/hosting/http-util.js';
 
-export async function serveAsset(engine: Engine, id: string, res: ServerResponse, headOnly: boolean, caller: Caller): Promise<void> {
-  if (!ASSET_ID_PATTERN.test(id)) return sendError(res, 404, envelope('not_found', `No asset ${id.slice(0, 100)} in the ledger.`));
+export async function serveAsset(
+  engine: Engine,
+  id: string,
+  res: ServerResponse,
+  headOnly: boolean,
+  caller: Caller,
+): Promise<void> {
+  if (!ASSET_ID_PATTERN.test(id))
+    return sendError(res, 404, envelope('not_found', `No asset ${id.slice(0, 100)} in the ledger.`));
   const file = await engine.call('assets.file', { id }, caller);
   if (!file.ok) {
     const status = ASSET_REFUSAL_STATUS[file.refusal];

@@ -20,7 +20,13 @@ export interface BackoffOptions {
   maxAddresses: number;
 }
 
-export const BACKOFF_DEFAULTS: BackoffOptions = { free: 5, baseMs: 1_000, maxMs: 60_000, forgetMs: 15 * 60_000, maxAddresses: 10_000 };
+export const BACKOFF_DEFAULTS: BackoffOptions = {
+  free: 5,
+  baseMs: 1_000,
+  maxMs: 60_000,
+  forgetMs: 15 * 60_000,
+  maxAddresses: 10_000,
+};
 
 interface Entry {
   failures: number;
@@ -32,7 +38,10 @@ export class BadTokenBackoff {
   private readonly entries = new Map<string, Entry>();
   private readonly o: BackoffOptions;
 
-  constructor(private readonly clock: Clock, opts: Partial<BackoffOptions> = {}) {
+  constructor(
+    private readonly clock: Clock,
+    opts: Partial<BackoffOptions> = {},
+  ) {
     this.o = { ...BACKOFF_DEFAULTS, ...opts };
   }
 

@@ -31,15 +31,39 @@ interface DemoGpu {
 }
 
 const GPUS: DemoGpu[] = [
-  { name: 'demo-gpu-1', gpuName: 'NVIDIA GeForce RTX 4090', vramTotalGb: 24, script: ['ok', 'ok', 'oom', 'ok', 'ok', 'ok', 'error', 'ok'], tags: ['img2img', 'i2v_video'] },
-  { name: 'demo-gpu-2', gpuName: 'NVIDIA GeForce RTX 4090', vramTotalGb: 24, script: ['ok', 'ok', 'ok', 'drop', 'ok', 'ok', 'ok', 'oom'], tags: ['img2img', 'i2v_video'] },
-  { name: 'demo-gpu-3', gpuName: 'NVIDIA GeForce RTX 3060', vramTotalGb: 12, script: ['ok', 'error', 'ok', 'ok', 'ok'], tags: ['img2img'] },
+  {
+    name: 'demo-gpu-1',
+    gpuName: 'NVIDIA GeForce RTX 4090',
+    vramTotalGb: 24,
+    script: ['ok', 'ok', 'oom', 'ok', 'ok', 'ok', 'error', 'ok'],
+    tags: ['img2img', 'i2v_video'],
+  },
+  {
+    name: 'demo-gpu-2',
+    gpuName: 'NVIDIA GeForce RTX 4090',
+    vramTotalGb: 24,
+    script: ['ok', 'ok', 'ok', 'drop', 'ok', 'ok', 'ok', 'oom'],
+    tags: ['img2img', 'i2v_video'],
+  },
+  {
+    name: 'demo-gpu-3',
+    gpuName: 'NVIDIA GeForce RTX 3060',
+    vramTotalGb: 12,
+    script: ['ok', 'error', 'ok', 'ok', 'ok'],
+    tags: ['img2img'],
+  },
 ];
 
 /** The demo's cloud endpoint: a RunPod simulator in this process, labelled as such wherever it shows. */
 export const DEMO_CLOUD = {
-  name: 'demo-cloud-simulated', endpointId: 'simulated-endpoint', gpuName: 'SIMULATED RunPod endpoint (not a real cloud)', vramGb: 24,
-  pricePerHourUsd: 0.69, maxConcurrency: 2, tags: ['img2img'], executionTimeoutS: 600,
+  name: 'demo-cloud-simulated',
+  endpointId: 'simulated-endpoint',
+  gpuName: 'SIMULATED RunPod endpoint (not a real cloud)',
+  vramGb: 24,
+  pricePerHourUsd: 0.69,
+  maxConcurrency: 2,
+  tags: ['img2img'],
+  executionTimeoutS: 600,
 } as const;
 /** What the simulated endpoint may "cost" per day, set when the demo first registers it. */
 export const DEMO_CLOUD_BUDGET_USD = 0.25;
@@ -72,7 +96,21 @@ export interface DemoFarmOptions {
   /** Base duration of one simulated prompt (ms); each takes between one and two of it. */
   durationMs?: number;
   /** Producer settings; `false` starts none (the first episode only). */
-  producer?: Partial<Pick<DemoProducerOptions, 'intervalMs' | 'minShots' | 'maxShots' | 'maxWaiting' | 'maxTotalJobs' | 'shotsPerEpisode' | 'failureChance' | 'timer'>> | false;
+  producer?:
+    | Partial<
+        Pick<
+          DemoProducerOptions,
+          | 'intervalMs'
+          | 'minShots'
+          | 'maxShots'
+          | 'maxWaiting'
+          | 'maxTotalJobs'
+          | 'shotsPerEpisode'
+          | 'failureChance'
+          | 'timer'
+        >
+      >
+    | false;
   random?: () => number;
   log?: (line: string) => void;
 }
@@ -83,13 +121,20 @@ export async function startDemoFarm(engine: Engine, opts: DemoFarmOptions = {}):
   const sims = await Promise.all(
     GPUS.map((g, n) =>
       startSimInstance({
-        name: g.name, gpuName: g.gpuName, vramTotalGb: g.vramTotalGb, script: g.script, inputFiles: INPUT_FILES,
+        name: g.name,
+        gpuName: g.gpuName,
+        vramTotalGb: g.vramTotalGb,
+        script: g.script,
+        inputFiles: INPUT_FILES,
         duration: { fixedMs: base, randomMs: [0, base], seed: n + 1 },
       }),
     ),
   );
   for (const file of TEMPLATE_FILES) {
-    await engine.call('templates.add', { content: readFileSync(file, 'utf8'), fileName: file.split('/').pop() ?? 'template.json' });
+    await engine.call('templates.add', {
+      content: readFileSync(file, 'utf8'),
+      fileName: file.split('/').pop() ?? 'template.json',
+    });
   }
   const existing = await engine.call('instances.list', {});
   for (const [n, g] of GPUS.entries()) {
@@ -101,11 +146,23 @@ export async function startDemoFarm(engine: Engine, opts: DemoFarmOptions = {}):
   }
   const cloud = await startDemoCloud(engine, existing, base);
   const episode = demoEpisode(1);
-  const preview = await engine.call('import.preview', { fileName: `${DEMO_PROJECT}_${episode}.json`, content: firstDemoEpisode(), baseDir: DEMO_SAMPLES_DIR });
-  if (preview.counts.new > 0) await engine.call('import.commit', { previewId: preview.previewId });
-  const producer = opts.producer === false ? null : await startDemoProducer({
-    engine, gpus: sims, baseDir: DEMO_SAMPLES_DIR, random: opts.random ?? Math.random, log: opts.log ?? (() => undefined), ...opts.producer,
+  const preview = await engine.call('import.preview', {
+    fileName: `${DEMO_PROJECT}_${episode}.json`,
+    content: firstDemoEpisode(),
+    baseDir: DEMO_SAMPLES_DIR,
   });
+  if (preview.counts.new > 0) await engine.call('import.commit', { previewId: preview.previewId });
+  const producer =
+    opts.producer === false
+      ? null
+      : await startDemoProducer({
+          engine,
+          gpus: sims,
+          baseDir: DEMO_SAMPLES_DIR,
+          random: opts.random ?? Math.random,
+          log: opts.log ?? (() => undefined),
+          ...opts.producer,
+        });
   return {
     sims,
     cloud,
@@ -126,7 +183,10 @@ async function startDemoCloud(engine: Engine, existing: readonly InstanceView[],
   const known = existing.find((i) => i.name === DEMO_CLOUD.name);
   const envKey = process.env.RUNPOD_API_KEY;
   const options = {
-    endpointId: DEMO_CLOUD.endpointId, apiKey: envKey ?? DEMO_RUNPOD_KEY, coldStartMs: Math.min(3_000, base), workers: DEMO_CLOUD.maxConcurrency,
+    endpointId: DEMO_CLOUD.endpointId,
+    apiKey: envKey ?? DEMO_RUNPOD_KEY,
+    coldStartMs: Math.min(3_000, base),
+    workers: DEMO_CLOUD.maxConcurrency,
     comfy: { inputFiles: INPUT_FILES, duration: { fixedMs: base, randomMs: [0, base] as [number, number], seed: 9 } },
   };
   const lastPort = known ? Number(new URL(known.url).port) : 0;

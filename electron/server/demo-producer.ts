@@ -62,7 +62,13 @@ export interface DemoProducer {
 }
 
 export const DEMO_PRODUCER_DEFAULTS = {
-  intervalMs: 60_000, minShots: 4, maxShots: 8, maxWaiting: 40, maxTotalJobs: 2_000, shotsPerEpisode: 40, failureChance: 0.5,
+  intervalMs: 60_000,
+  minShots: 4,
+  maxShots: 8,
+  maxWaiting: 40,
+  maxTotalJobs: 2_000,
+  shotsPerEpisode: 40,
+  failureChance: 0.5,
 } as const;
 
 /** Failure words, weighted: transient ones more often than the permanent error and the slow-to-clear hang. */
@@ -115,7 +121,9 @@ export async function startDemoProducer(o: DemoProducerOptions): Promise<DemoPro
     const waiting = BACKLOG_STATES.reduce((a, s) => a + status.jobsByState[s], 0);
     if (total >= c.maxTotalJobs) {
       stopped = true;
-      o.log(`demo producer: the demo database holds ${total} jobs (limit ${c.maxTotalJobs}); adding no more shots. Restart the demo for a fresh farm.`);
+      o.log(
+        `demo producer: the demo database holds ${total} jobs (limit ${c.maxTotalJobs}); adding no more shots. Restart the demo for a fresh farm.`,
+      );
       return { ...none, limited: 'total' };
     }
     const room = { waiting: c.maxWaiting - waiting, total: c.maxTotalJobs - total };
@@ -131,13 +139,22 @@ export async function startDemoProducer(o: DemoProducerOptions): Promise<DemoPro
     if (shots.length === 0) return { ...none, limited, scripted: scriptFailure() };
     const episode = demoEpisode(episodeNo);
     const content = demoShotList(episode, shots, 'demo producer');
-    const preview = await o.engine.call('import.preview', { fileName: `demo-producer-${episode}.json`, content, baseDir: o.baseDir });
-    const added = preview.counts.new > 0 ? (await o.engine.call('import.commit', { previewId: preview.previewId })).jobIds.length : 0;
+    const preview = await o.engine.call('import.preview', {
+      fileName: `demo-producer-${episode}.json`,
+      content,
+      baseDir: o.baseDir,
+    });
+    const added =
+      preview.counts.new > 0
+        ? (await o.engine.call('import.commit', { previewId: preview.previewId })).jobIds.length
+        : 0;
     nextShot += shots.length;
     const scripted = scriptFailure();
     const rush = shots.some((sh) => sh.rush) ? ', 1 rush' : '';
-    o.log(`demo producer: ${added} jobs from ${shots.length} shots into ${DEMO_PROJECT}/${episode}${rush}` +
-      `${preview.counts.error ? `, ${preview.counts.error} rows refused` : ''}${scripted ? `; scripted '${scripted.word}' on ${scripted.gpu}` : ''}`);
+    o.log(
+      `demo producer: ${added} jobs from ${shots.length} shots into ${DEMO_PROJECT}/${episode}${rush}` +
+        `${preview.counts.error ? `, ${preview.counts.error} rows refused` : ''}${scripted ? `; scripted '${scripted.word}' on ${scripted.gpu}` : ''}`,
+    );
     return { added, shots: shots.length, episode, limited, scripted };
   };
 
@@ -146,7 +163,9 @@ export async function startDemoProducer(o: DemoProducerOptions): Promise<DemoPro
     handle = timer.set(() => {
       handle = null;
       // The next tick is scheduled when this one ends, so two batches never overlap.
-      tick().catch((e: unknown) => o.log(`demo producer: ${e instanceof Error ? e.message : String(e)}`)).finally(schedule);
+      tick()
+        .catch((e: unknown) => o.log(`demo producer: ${e instanceof Error ? e.message : String(e)}`))
+        .finally(schedule);
     }, c.intervalMs);
   };
   schedule();
@@ -164,7 +183,10 @@ export async function startDemoProducer(o: DemoProducerOptions): Promise<DemoPro
 async function newestDemoEpisode(engine: Pick<Engine, 'call'>): Promise<number> {
   let n = 0;
   for (;;) {
-    const page = await engine.call('jobs.list', { filter: { project: DEMO_PROJECT, episode: demoEpisode(n + 1) }, limit: 1 });
+    const page = await engine.call('jobs.list', {
+      filter: { project: DEMO_PROJECT, episode: demoEpisode(n + 1) },
+      limit: 1,
+    });
     if (page.total === 0) return n;
     n += 1;
   }

@@ -14,10 +14,27 @@ import type { Engine } from '../engine/engine.js';
 import type { CsvStream } from '../engine/exports/csv-export.js';
 import { envelope, sendError, STATUS_FOR_CODE } from '../engine/hosting/http-util.js';
 
-export async function serveExport(engine: Engine, kind: string, query: URLSearchParams, res: ServerResponse, headOnly: boolean, caller: Caller): Promise<void> {
-  if (!isExportKind(kind)) return sendError(res, 404, envelope('not_found', `No export named ${kind.slice(0, 60)}; there are runlog and ledger.`));
+export async function serveExport(
+  engine: Engine,
+  kind: string,
+  query: URLSearchParams,
+  res: ServerResponse,
+  headOnly: boolean,
+  caller: Caller,
+): Promise<void> {
+  if (!isExportKind(kind))
+    return sendError(
+      res,
+      404,
+      envelope('not_found', `No export named ${kind.slice(0, 60)}; there are runlog and ledger.`),
+    );
   const filter = exportFilterSchema.safeParse(exportFilterFromQuery(query));
-  if (!filter.success) return sendError(res, 400, envelope('bad_input', `The export's filters are not valid: ${describeIssues(filter.error).join('; ')}`));
+  if (!filter.success)
+    return sendError(
+      res,
+      400,
+      envelope('bad_input', `The export's filters are not valid: ${describeIssues(filter.error).join('; ')}`),
+    );
   let csv: CsvStream;
   try {
     // Refused before a header is sent (an artist's download is a 403, not an empty file).

@@ -25,13 +25,18 @@ export type Authenticated =
 export type TokenSource = 'none' | 'header' | 'cookie' | 'query';
 
 const WORDS = {
-  missing: 'A personal access token is required: sign in on the farm\'s page, or send "Authorization: Bearer <token>". Ask an admin for one (shotfarm users add).',
+  missing:
+    'A personal access token is required: sign in on the farm\'s page, or send "Authorization: Bearer <token>". Ask an admin for one (shotfarm users add).',
   unknown: 'This access token is not valid. Ask an admin for a new one (shotfarm users token NAME).',
   revoked: 'This access token was revoked. Ask an admin for a new one (shotfarm users token NAME).',
 } as const;
 
 /** The token a request presents and where: the header first, then the sign-in cookie, then `?token=`. */
-export function requestToken(req: IncomingMessage, url: URL, cookieName: string): { token: string | null; via: TokenSource } {
+export function requestToken(
+  req: IncomingMessage,
+  url: URL,
+  cookieName: string,
+): { token: string | null; via: TokenSource } {
   const auth = req.headers.authorization;
   if (typeof auth === 'string' && auth.startsWith('Bearer ')) return { token: presentedToken(req), via: 'header' };
   const cookie = cookieValue(req, cookieName);
@@ -47,7 +52,12 @@ export function requestToken(req: IncomingMessage, url: URL, cookieName: string)
  * does not forgive its address's mistakes, or a guesser behind a shared proxy would be forgiven by
  * every colleague's call.
  */
-export function judgeToken(token: string | null, address: string, engine: Engine, backoff: BadTokenBackoff): Authenticated {
+export function judgeToken(
+  token: string | null,
+  address: string,
+  engine: Engine,
+  backoff: BadTokenBackoff,
+): Authenticated {
   const id = engine.identify(token);
   if (id.ok) return { ok: true, caller: id.caller, via: 'none' };
   // A request without any token (a page's first look) is not a guess; a wrong one is.
@@ -55,14 +65,26 @@ export function judgeToken(token: string | null, address: string, engine: Engine
   const wait = backoff.waitMs(address);
   if (wait > 0) {
     const s = Math.ceil(wait / 1000);
-    return { ok: false, status: 429, message: `Too many wrong access tokens from this address; try again in ${s} s.`, reason: 'slowed', retryAfterS: s };
+    return {
+      ok: false,
+      status: 429,
+      message: `Too many wrong access tokens from this address; try again in ${s} s.`,
+      reason: 'slowed',
+      retryAfterS: s,
+    };
   }
   backoff.failed(address);
   return { ok: false, status: 401, message: WORDS[id.why], reason: id.why };
 }
 
 /** The caller of a request that passed the host/origin checks. */
-export function authenticate(req: IncomingMessage, url: URL, engine: Engine, backoff: BadTokenBackoff, cookieName: string): Authenticated {
+export function authenticate(
+  req: IncomingMessage,
+  url: URL,
+  engine: Engine,
+  backoff: BadTokenBackoff,
+  cookieName: string,
+): Authenticated {
   if (!engine.peopleDefined()) return { ok: true, caller: LOCAL_CALLER, via: 'none' };
   const { token, via } = requestToken(req, url, cookieName);
   const judged = judgeToken(token, req.socket.remoteAddress ?? 'unknown', engine, backoff);

@@ -86,8 +86,8 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
   const dataDir = dirname(o.engine.dbFile);
   const exportDir = o.exportDir ?? join(dataDir, 'exports');
   // An inputs folder inside the farm's own places would make its lock record and keys anyone's inputs.
-  const inputsProblem = o.importBaseDir === undefined ? null
-    : inputsFolderProblem(o.engine.farmPlaces(), o.importBaseDir);
+  const inputsProblem =
+    o.importBaseDir === undefined ? null : inputsFolderProblem(o.engine.farmPlaces(), o.importBaseDir);
   if (inputsProblem) throw new ShotfarmError('bad_input', `--inputs: ${inputsProblem}.`);
   const serveStatic = staticHandler(o.staticDir ?? DEFAULT_STATIC_DIR);
   const hub = startEventHub(o.engine, o.eventIntervalMs ?? 100);
@@ -97,14 +97,20 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
   // Named after the port, known once listening (no request arrives before).
   let cookieName = sessionCookieName(o.port ?? 0);
   // People may be added while serve runs: whether a token is needed is asked at each request.
-  const info = () => ({ name: 'Shotfarm', demoLabel: o.demoLabel ?? null, tokenRequired: token !== null || o.engine.peopleDefined(), exportDir });
+  const info = () => ({
+    name: 'Shotfarm',
+    demoLabel: o.demoLabel ?? null,
+    tokenRequired: token !== null || o.engine.peopleDefined(),
+    exportDir,
+  });
 
   /**
    * With people defined the shared token is not enough: each person's own token is asked (people-access.ts).
    * One place for requests and socket upgrades alike: they once differed, and the desktop page's
    * event socket was refused in studio mode.
    */
-  const policyNow = (people: boolean): AccessPolicy => (people ? { token: null, loopbackOnly: false, personalTokens: true } : policy);
+  const policyNow = (people: boolean): AccessPolicy =>
+    people ? { token: null, loopbackOnly: false, personalTokens: true } : policy;
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://x');
@@ -125,67 +131,106 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     const verdict = checkAccess(req, url, effective, !isApp && !isSession);
     if (!verdict.ok) return sendError(res, verdict.status, envelope('bad_input', verdict.message));
     res.setHeader('x-content-type-options', 'nosniff');
-    if (isApp && (req.method === 'GET' || req.method === 'HEAD') && serveStatic(path, res, req.method === 'HEAD')) return;
-    if (isSession) return handleSession(req, res, url, { engine: o.engine, backoff, cookieName, ownTls: o.tls !== undefined });
+    if (isApp && (req.method === 'GET' || req.method === 'HEAD') && serveStatic(path, res, req.method === 'HEAD'))
+      return;
+    if (isSession)
+      return handleSession(req, res, url, { engine: o.engine, backoff, cookieName, ownTls: o.tls !== undefined });
     const who = authenticate(req, url, o.engine, backoff, cookieName);
     if (!who.ok) return sendRefusal(res, who);
     // The cookie goes with any request the browser makes to us; a change must also prove it came from our page.
-    if (who.via === 'cookie' && req.method !== 'GET' && req.method !== 'HEAD' && req.headers[CSRF_HEADER] === undefined) {
-      return sendError(res, 403, envelope('forbidden', `A change made with the sign-in cookie needs the ${CSRF_HEADER} header (the farm's own page sends it).`));
+    if (
+      who.via === 'cookie' &&
+      req.method !== 'GET' &&
+      req.method !== 'HEAD' &&
+      req.headers[CSRF_HEADER] === undefined
+    ) {
+      return sendError(
+        res,
+        403,
+        envelope(
+          'forbidden',
+          `A change made with the sign-in cookie needs the ${CSRF_HEADER} header (the farm's own page sends it).`,
+        ),
+      );
     }
 
     // A broken %-escape in the one segment a route reads is the caller's mistake: 400, said so.
     const segment = /^\/(?:api\/(?:call|uploads|export)|files\/asset)\/([^/]+)$/.exec(path)?.[1];
     const decoded = segment === undefined ? '' : decodeSegment(segment);
-    if (decoded === null) return sendError(res, 400, envelope('bad_input', 'The address has a broken %-escape (a % must be followed by two hex digits).'));
+    if (decoded === null)
+      return sendError(
+        res,
+        400,
+        envelope('bad_input', 'The address has a broken %-escape (a % must be followed by two hex digits).'),
+      );
     const call = /^\/api\/call\/([^/]+)$/.exec(path);
     if (call) {
       return handleApiCall(req, res, call[1] ?? '', {
-        engine: o.engine, exportDir, importBaseDir: o.importBaseDir ?? null, maxBodyBytes: o.maxBodyBytes ?? 64 * 1024 * 1024, caller: who.caller,
+        engine: o.engine,
+        exportDir,
+        importBaseDir: o.importBaseDir ?? null,
+        maxBodyBytes: o.maxBodyBytes ?? 64 * 1024 * 1024,
+        caller: who.caller,
       });
     }
     const upload = /^\/api\/uploads\/([^/]+)$/.exec(path);
     if (upload) {
       // An upload is part of an import: the roles that may not import may not fill the farm's disk either.
-      const may = who.caller.kind === 'local' ? { allowed: true as const } : permission({ role: who.caller.role, method: 'uploads.check' });
+      const may =
+        who.caller.kind === 'local'
+          ? { allowed: true as const }
+          : permission({ role: who.caller.role, method: 'uploads.check' });
       if (!may.allowed) return sendError(res, 403, envelope('forbidden', may.sentence, false));
       return handleUpload(req, res, decoded, url, o.engine, who.caller);
     }
     const getLike = req.method === 'GET' || req.method === 'HEAD';
     if (path === '/api/info' && getLike) return sendJson(res, 200, info());
     const download = /^\/api\/export\/([^/]+)$/.exec(path);
-    if (download && getLike) return serveExport(o.engine, decoded, url.searchParams, res, req.method === 'HEAD', who.caller);
+    if (download && getLike)
+      return serveExport(o.engine, decoded, url.searchParams, res, req.method === 'HEAD', who.caller);
     const asset = /^\/files\/asset\/([^/]+)$/.exec(path);
     if (asset && getLike) return serveAsset(o.engine, decoded, res, req.method === 'HEAD', who.caller);
     sendError(res, 404, envelope('not_found', `Nothing at ${path.slice(0, 200)}.`));
   }
 
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
-    route(req, res).catch((err: unknown) => {
-      o.log?.(`${req.method ?? '?'} ${(req.url ?? '').split('?')[0]?.slice(0, 200)} failed: ${(err as Error).stack ?? String(err)}`);
-      if (!res.headersSent) sendError(res, 500, envelope('internal', 'The server failed to answer this request.'));
-      else res.destroy();
-    }).finally(() => {
-      // The full sentence of an answer whose server paths were withheld: for the operator's eyes only.
-      const detail = takeWithheld(res);
-      if (detail !== null) o.log?.(`${req.method ?? '?'} ${(req.url ?? '').split('?')[0]?.slice(0, 200)} answered ${res.statusCode}: ${detail}`);
-    });
+    route(req, res)
+      .catch((err: unknown) => {
+        o.log?.(
+          `${req.method ?? '?'} ${(req.url ?? '').split('?')[0]?.slice(0, 200)} failed: ${(err as Error).stack ?? String(err)}`,
+        );
+        if (!res.headersSent) sendError(res, 500, envelope('internal', 'The server failed to answer this request.'));
+        else res.destroy();
+      })
+      .finally(() => {
+        // The full sentence of an answer whose server paths were withheld: for the operator's eyes only.
+        const detail = takeWithheld(res);
+        if (detail !== null)
+          o.log?.(
+            `${req.method ?? '?'} ${(req.url ?? '').split('?')[0]?.slice(0, 200)} answered ${res.statusCode}: ${detail}`,
+          );
+      });
   };
-  const server: Server = o.tls ? createHttpsServer({ cert: o.tls.cert, key: o.tls.key }, onRequest) : createServer(onRequest);
+  const server: Server = o.tls
+    ? createHttpsServer({ cert: o.tls.cert, key: o.tls.key }, onRequest)
+    : createServer(onRequest);
   server.on('upgrade', (req: IncomingMessage, socket, head: Buffer) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const people = o.engine.peopleDefined();
-    let verdict = url.pathname === '/api/events'
-      // The same policy as a request's: the desktop page's socket (Origin null) is let in on a personal token too.
-      ? checkAccess(req, url, policyNow(people), true)
-      : { ok: false as const, status: 404 as const, message: 'Not found' };
+    let verdict =
+      url.pathname === '/api/events'
+        ? // The same policy as a request's: the desktop page's socket (Origin null) is let in on a personal token too.
+          checkAccess(req, url, policyNow(people), true)
+        : { ok: false as const, status: 404 as const, message: 'Not found' };
     if (verdict.ok) {
       const who = authenticate(req, url, o.engine, backoff, cookieName);
       if (!who.ok) verdict = { ok: false, status: who.status === 401 ? 401 : 403, message: who.message };
     }
     if (!verdict.ok) {
       const words: Record<number, string> = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' };
-      socket.end(`HTTP/1.1 ${verdict.status} ${words[verdict.status] ?? 'Forbidden'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      socket.end(
+        `HTTP/1.1 ${verdict.status} ${words[verdict.status] ?? 'Forbidden'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`,
+      );
       return;
     }
     sockets.track(socket, requestToken(req, url, cookieName).token);

@@ -20,7 +20,8 @@ const TYPES: Record<string, string> = {
 };
 
 /** The app shell's CSP: same-origin scripts only; images also from blob: (thumbnails). */
-const CSP = "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; connect-src 'self' ws: wss:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; connect-src 'self' ws: wss:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
 export function staticHandler(dir: string): (pathname: string, res: ServerResponse, headOnly: boolean) => boolean {
   const root = resolve(dir);
@@ -33,7 +34,8 @@ export function staticHandler(dir: string): (pathname: string, res: ServerRespon
     }
     if (decoded.includes('\0')) return false;
     const candidate = resolve(root, `.${normalize(`/${decoded}`)}`);
-    let file = candidate.startsWith(root + sep) && existsSync(candidate) && statSync(candidate).isFile() ? candidate : null;
+    let file =
+      candidate.startsWith(root + sep) && existsSync(candidate) && statSync(candidate).isFile() ? candidate : null;
     // App routes (no extension) fall back to index.html; a missing asset is a real 404.
     if (!file && extname(decoded) === '') file = join(root, 'index.html');
     if (!file || !existsSync(file)) return false;

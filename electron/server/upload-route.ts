@@ -19,16 +19,31 @@ import { envelope, sendError, sendJson, STATUS_FOR_CODE } from '../engine/hostin
 
 /** A file its sender did not announce with uploads.check (or announced over an hour ago). */
 function notAnnounced(name: string): ShotfarmError {
-  return new ShotfarmError('conflict', `Upload refused: ${name} was not announced for an import. The farm takes the files of one shot list at a time, after uploads.check names them (within upload_import_max_mb); nothing was stored.`);
+  return new ShotfarmError(
+    'conflict',
+    `Upload refused: ${name} was not announced for an import. The farm takes the files of one shot list at a time, after uploads.check names them (within upload_import_max_mb); nothing was stored.`,
+  );
 }
 
-export async function handleUpload(req: IncomingMessage, res: ServerResponse, sha256: string, url: URL, engine: Engine, caller: Caller): Promise<void> {
+export async function handleUpload(
+  req: IncomingMessage,
+  res: ServerResponse,
+  sha256: string,
+  url: URL,
+  engine: Engine,
+  caller: Caller,
+): Promise<void> {
   if (req.method !== 'PUT') {
     res.setHeader('allow', 'PUT');
     return sendError(res, 405, envelope('bad_input', 'Uploads are PUT requests.'));
   }
   const name = url.searchParams.get('name');
-  if (name === null) return sendError(res, 400, envelope('bad_input', 'Upload refused: say the input file\'s name (?name=plates/sh010.png).'));
+  if (name === null)
+    return sendError(
+      res,
+      400,
+      envelope('bad_input', "Upload refused: say the input file's name (?name=plates/sh010.png)."),
+    );
   const length = req.headers['content-length'];
   const declared = length !== undefined && /^\d+$/.test(length) ? Number(length) : null;
   const sender = actorName(caller);
@@ -42,8 +57,15 @@ export async function handleUpload(req: IncomingMessage, res: ServerResponse, sh
       return announced;
     };
     const r = await receiveUpload(req, {
-      db: engine.db, clock: engine.clock, dataDir: dirname(engine.dbFile), sha256, name, declaredSize: declared, maxBytes: uploadLimits(engine.settings).fileMaxBytes,
-      sender, admit,
+      db: engine.db,
+      clock: engine.clock,
+      dataDir: dirname(engine.dbFile),
+      sha256,
+      name,
+      declaredSize: declared,
+      maxBytes: uploadLimits(engine.settings).fileMaxBytes,
+      sender,
+      admit,
     });
     if (r.stored) engine.uploadGate.received(sender, sha256);
     sendJson(res, r.stored ? 201 : 200, { ok: true, result: { sha256, stored: r.stored } });
@@ -51,7 +73,8 @@ export async function handleUpload(req: IncomingMessage, res: ServerResponse, sh
     const env = toErrorEnvelope(err);
     // The rest of a refused body is not read: close the connection after answering.
     res.setHeader('connection', 'close');
-    if (!res.headersSent && res.socket && !res.socket.destroyed) sendError(res, err instanceof UploadTooLarge ? 413 : (STATUS_FOR_CODE[env.code] ?? 500), env);
+    if (!res.headersSent && res.socket && !res.socket.destroyed)
+      sendError(res, err instanceof UploadTooLarge ? 413 : (STATUS_FOR_CODE[env.code] ?? 500), env);
     else res.destroy();
   }
 }

@@ -17,11 +17,14 @@ function choice(bridge: ShotfarmBridge, origin: string | null, askJoin: boolean)
     mode: origin === null ? 'local' : 'studio',
     origin,
     askJoin,
-    join: (url, token) => bridge.joinStudio(url, token).catch((err: unknown) => {
-      // The preload rejects with the envelope as a plain object.
-      const answer = callAnswer.safeParse({ ok: false, error: err });
-      throw new ApiError(answer.success && !answer.data.ok ? answer.data.error : transportError('The app did not answer.', false));
-    }),
+    join: (url, token) =>
+      bridge.joinStudio(url, token).catch((err: unknown) => {
+        // The preload rejects with the envelope as a plain object.
+        const answer = callAnswer.safeParse({ ok: false, error: err });
+        throw new ApiError(
+          answer.success && !answer.data.ok ? answer.data.error : transportError('The app did not answer.', false),
+        );
+      }),
     onJoinRequest(fn) {
       return bridge.subscribe('shell.command', (payload) => {
         if ((payload as { command?: unknown } | null)?.command === 'join-studio') fn();
@@ -40,7 +43,8 @@ export async function createDesktopClient(bridge: ShotfarmBridge): Promise<Shotf
       const result = await ws.call(method, input);
       if (method === 'import.commit') {
         const ids = (result as { jobIds?: unknown }).jobIds;
-        if (Array.isArray(ids)) void bridge.importedHere(ids.filter((id): id is string => typeof id === 'string')).catch(() => undefined);
+        if (Array.isArray(ids))
+          void bridge.importedHere(ids.filter((id): id is string => typeof id === 'string')).catch(() => undefined);
       }
       return result;
     },

@@ -7,7 +7,10 @@
  */
 import { downloadName } from './download-name.js';
 
-export async function startDownload(url: string, pageOrigin: string = (globalThis as { location?: { origin: string } }).location?.origin ?? ''): Promise<void> {
+export async function startDownload(
+  url: string,
+  pageOrigin: string = (globalThis as { location?: { origin: string } }).location?.origin ?? '',
+): Promise<void> {
   const target = new URL(url, pageOrigin || undefined);
   if (target.origin === pageOrigin) return clickLink(url, '');
   const res = await fetch(target);

@@ -33,7 +33,12 @@ async function createBrowserClient(): Promise<ShotfarmClient> {
   // Unreachable: shown as today (the banner), and the socket's reconnects ask again.
   const initial: SignInState = probe.kind === 'refused' ? refusedState(probe.refusal) : { signedIn: true };
   let gate: ReturnType<typeof signInGate> | null = null;
-  const ws = createWsClient({ baseUrl, token: null, suspended: !initial.signedIn, onRefused: (r: Refusal) => gate?.refused(r) });
+  const ws = createWsClient({
+    baseUrl,
+    token: null,
+    suspended: !initial.signedIn,
+    onRefused: (r: Refusal) => gate?.refused(r),
+  });
   gate = signInGate(base, initial, ws);
   return { ...ws, signIn: gate };
 }

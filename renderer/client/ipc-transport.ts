@@ -14,7 +14,14 @@ import { ASSET_ID_PATTERN } from '../../shared/domain.js';
 import type { EventMap, EventTopic } from '../../shared/events.js';
 import { APP_VIEWS } from '../../shared/app-views.js';
 import type { ShotfarmBridge } from './bridge.js';
-import { ApiError, type EngineRestart, type ServerInfo, type ShellCapability, type ShellCommand, type ShotfarmClient } from './client.js';
+import {
+  ApiError,
+  type EngineRestart,
+  type ServerInfo,
+  type ShellCapability,
+  type ShellCommand,
+  type ShotfarmClient,
+} from './client.js';
 import { callAnswer, isTopic, transportError } from './wire.js';
 
 /** The scheme electron/main/asset-protocol.ts serves. */
@@ -26,7 +33,9 @@ const shellCommand = z.discriminatedUnion('command', [
 ]);
 const engineRestart = z.object({ restarts: z.number().int().min(0), reason: z.string() });
 const pickedFile = z.object({ fileName: z.string().min(1), content: z.string(), baseDir: z.string() }).nullable();
-const savedExport = z.object({ path: z.string(), rows: z.number().int().min(0), bytes: z.number().int().min(0) }).nullable();
+const savedExport = z
+  .object({ path: z.string(), rows: z.number().int().min(0), bytes: z.number().int().min(0) })
+  .nullable();
 
 function asEnvelopeError(err: unknown): ApiError {
   // The preload rejects with the envelope (structured clone keeps plain objects, not Error subclasses).
@@ -49,7 +58,12 @@ function createShell(bridge: ShotfarmBridge): ShellCapability {
         throw asEnvelopeError(err);
       }
       const file = pickedFile.safeParse(answer);
-      if (!file.success) throw new ApiError({ code: 'internal', message: 'The file dialog answered in an unexpected shape.', retryable: false });
+      if (!file.success)
+        throw new ApiError({
+          code: 'internal',
+          message: 'The file dialog answered in an unexpected shape.',
+          retryable: false,
+        });
       return file.data;
     },
     async revealFile(path) {
@@ -67,7 +81,12 @@ function createShell(bridge: ShotfarmBridge): ShellCapability {
         throw asEnvelopeError(err);
       }
       const saved = savedExport.safeParse(answer);
-      if (!saved.success) throw new ApiError({ code: 'internal', message: 'The export answered in an unexpected shape.', retryable: false });
+      if (!saved.success)
+        throw new ApiError({
+          code: 'internal',
+          message: 'The export answered in an unexpected shape.',
+          retryable: false,
+        });
       return saved.data;
     },
     onCommand(fn: (command: ShellCommand) => void) {

@@ -23,7 +23,9 @@ const PAYLOADS = {
   'farm.changed': z.object({ farm: object }),
 } satisfies Record<WireTopic, z.ZodType>;
 
-const eventSchema = z.union(WIRE_TOPICS.map((topic) => z.object({ topic: z.literal(topic), payload: PAYLOADS[topic] })));
+const eventSchema = z.union(
+  WIRE_TOPICS.map((topic) => z.object({ topic: z.literal(topic), payload: PAYLOADS[topic] })),
+);
 
 export const serverMessage = z.discriminatedUnion('type', [
   z.object({ type: z.literal('hello') }),

@@ -144,19 +144,28 @@ export function createWsClient(opts: WsClientOptions): WsClient {
     async call<M extends ApiMethod>(method: M, input: ApiInput<M>): Promise<ApiOutputs[M]> {
       let res: Response;
       try {
-        res = await fetch(new URL(`/api/call/${method}`, base), { method: 'POST', headers: headers(), body: JSON.stringify(input) });
+        res = await fetch(new URL(`/api/call/${method}`, base), {
+          method: 'POST',
+          headers: headers(),
+          body: JSON.stringify(input),
+        });
       } catch {
-        throw new ApiError(transportError('The Shotfarm server cannot be reached; check that `shotfarm serve` is running.'));
+        throw new ApiError(
+          transportError('The Shotfarm server cannot be reached; check that `shotfarm serve` is running.'),
+        );
       }
       let body: unknown;
       try {
         body = await res.json();
       } catch {
-        throw new ApiError(transportError(`The server answered ${res.status} without a readable body.`, res.status >= 500));
+        throw new ApiError(
+          transportError(`The server answered ${res.status} without a readable body.`, res.status >= 500),
+        );
       }
       refused(res.status, body);
       const answer = callAnswer.safeParse(body);
-      if (!answer.success) throw new ApiError(transportError(`The server answered ${res.status} with an unexpected body.`, false));
+      if (!answer.success)
+        throw new ApiError(transportError(`The server answered ${res.status} with an unexpected body.`, false));
       if (!answer.data.ok) throw new ApiError(answer.data.error);
       return answer.data.result as ApiOutputs[M];
     },
@@ -174,7 +183,11 @@ export function createWsClient(opts: WsClientOptions): WsClient {
       const body: unknown = await res.json().catch(() => null);
       refused(res.status, body);
       const answer = callAnswer.safeParse(body);
-      throw new ApiError(answer.success && !answer.data.ok ? answer.data.error : transportError(`The server answered ${res.status} to the upload of ${name}.`, res.status >= 500));
+      throw new ApiError(
+        answer.success && !answer.data.ok
+          ? answer.data.error
+          : transportError(`The server answered ${res.status} to the upload of ${name}.`, res.status >= 500),
+      );
     },
     subscribe<T extends EventTopic>(topic: T, fn: (payload: EventMap[T]) => void) {
       return listeners.add(topic, fn);
@@ -191,7 +204,9 @@ export function createWsClient(opts: WsClientOptions): WsClient {
       if (info.success) return info.data;
       refused(res.status, body);
       const answer = callAnswer.safeParse(body);
-      throw new ApiError(answer.success && !answer.data.ok ? answer.data.error : transportError(`The server answered ${res.status}.`));
+      throw new ApiError(
+        answer.success && !answer.data.ok ? answer.data.error : transportError(`The server answered ${res.status}.`),
+      );
     },
     exportUrl(kind, filter) {
       const url = new URL(`/api/export/${kind}`, base);

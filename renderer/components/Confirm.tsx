@@ -5,8 +5,20 @@
 import { useEffect, useRef, type ReactNode } from 'react';
 import { Modal } from './Modal.js';
 
-export function Confirm({ title, children, confirmLabel, danger, onConfirm, onCancel }: {
-  title: string; children: ReactNode; confirmLabel: string; danger?: boolean; onConfirm: () => void; onCancel: () => void;
+export function Confirm({
+  title,
+  children,
+  confirmLabel,
+  danger,
+  onConfirm,
+  onCancel,
+}: {
+  title: string;
+  children: ReactNode;
+  confirmLabel: string;
+  danger?: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
 }) {
   const back = useRef<HTMLButtonElement>(null);
   useEffect(() => back.current?.focus(), []);
@@ -17,12 +29,23 @@ export function Confirm({ title, children, confirmLabel, danger, onConfirm, onCa
       footer={
         <>
           <span className="spacer" />
-          <button type="button" ref={back} className="btn btn-ghost" onClick={onCancel} data-testid="confirm-cancel">Cancel</button>
-          <button type="button" className={`btn ${danger ? 'btn-danger' : 'btn-primary'}`} onClick={onConfirm} data-testid="confirm-ok">{confirmLabel}</button>
+          <button type="button" ref={back} className="btn btn-ghost" onClick={onCancel} data-testid="confirm-cancel">
+            Cancel
+          </button>
+          <button
+            type="button"
+            className={`btn ${danger ? 'btn-danger' : 'btn-primary'}`}
+            onClick={onConfirm}
+            data-testid="confirm-ok"
+          >
+            {confirmLabel}
+          </button>
         </>
       }
     >
-      <div className="confirm-body" data-testid="confirm">{children}</div>
+      <div className="confirm-body" data-testid="confirm">
+        {children}
+      </div>
     </Modal>
   );
 }

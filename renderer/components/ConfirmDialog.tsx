@@ -20,17 +20,32 @@ export function ConfirmDialog() {
       footer={
         <>
           <span className="spacer" />
-          <button type="button" className="btn" ref={back} onClick={() => answer(false)} data-testid="confirm-no">Go back</button>
-          <button type="button" className={`btn ${c.danger ? 'btn-danger' : 'btn-primary'}`} onClick={() => answer(true)} data-testid="confirm-yes">{c.confirmLabel}</button>
+          <button type="button" className="btn" ref={back} onClick={() => answer(false)} data-testid="confirm-no">
+            Go back
+          </button>
+          <button
+            type="button"
+            className={`btn ${c.danger ? 'btn-danger' : 'btn-primary'}`}
+            onClick={() => answer(true)}
+            data-testid="confirm-yes"
+          >
+            {c.confirmLabel}
+          </button>
         </>
       }
     >
       <div className="confirm" data-testid="confirm-dialog">
-        <p className="confirm-summary" data-testid="confirm-summary">{c.summary}</p>
+        <p className="confirm-summary" data-testid="confirm-summary">
+          {c.summary}
+        </p>
         {c.details.length > 0 && (
           <ul className="confirm-details">
             {/* A line ending in ":" heads the lines after it. */}
-            {c.details.map((d, i) => <li key={i} className={d.endsWith(':') ? 'confirm-head' : undefined}>{d}</li>)}
+            {c.details.map((d, i) => (
+              <li key={i} className={d.endsWith(':') ? 'confirm-head' : undefined}>
+                {d}
+              </li>
+            ))}
           </ul>
         )}
       </div>

@@ -6,7 +6,12 @@ import { STATE_LABEL } from '../lib/format.js';
 export function StatePill({ state, next = false }: { state: JobState; next?: boolean }) {
   if (next) {
     return (
-      <span className="pill state-next" data-state={state} data-phase="next" title="Sent to its workstation; waits there behind the prompt running now">
+      <span
+        className="pill state-next"
+        data-state={state}
+        data-phase="next"
+        title="Sent to its workstation; waits there behind the prompt running now"
+      >
         Next
       </span>
     );

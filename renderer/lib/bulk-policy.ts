@@ -33,19 +33,30 @@ function byState(jobs: readonly JobView[], words: Partial<Record<JobView['state'
   const counts = new Map<string, number>();
   for (const j of jobs) {
     // A prompt sent ahead and not started is "next", not running.
-    const w = isNextUp(j) ? 'next' : words[j.state] ?? j.state;
+    const w = isNextUp(j) ? 'next' : (words[j.state] ?? j.state);
     counts.set(w, (counts.get(w) ?? 0) + 1);
   }
-  return [...counts].sort((a, b) => b[1] - a[1]).map(([w, n]) => `${n.toLocaleString()} ${w}`).join(', ');
+  return [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .map(([w, n]) => `${n.toLocaleString()} ${w}`)
+    .join(', ');
 }
 
 const STATE_WORDS: Partial<Record<JobView['state'], string>> = {
-  failed_final: 'failed', timeout_kill: 'timed out', failed_retryable: 'waiting to retry', pending: 'waiting for a dependency',
+  failed_final: 'failed',
+  timeout_kill: 'timed out',
+  failed_retryable: 'waiting to retry',
+  pending: 'waiting for a dependency',
 };
 
 /** The renders `jobs` would interrupt, named with their workstation. */
-export function runningLines(running: readonly JobView[], instanceName: (id: string | null) => string | null): string[] {
-  const lines = running.slice(0, NAMED).map((j) => `${jobName(j)}${instanceName(j.instanceId) ? ` on ${instanceName(j.instanceId)}` : ''}`);
+export function runningLines(
+  running: readonly JobView[],
+  instanceName: (id: string | null) => string | null,
+): string[] {
+  const lines = running
+    .slice(0, NAMED)
+    .map((j) => `${jobName(j)}${instanceName(j.instanceId) ? ` on ${instanceName(j.instanceId)}` : ''}`);
   if (running.length > NAMED) lines.push(`…and ${plural(running.length - NAMED, 'more render')}`);
   return lines;
 }
@@ -54,7 +65,11 @@ export function runningLines(running: readonly JobView[], instanceName: (id: str
  * The question to ask before `action` on `jobs` (the selected jobs it applies to), or null to go
  * ahead at once.
  */
-export function confirmationFor(action: JobAction, jobs: readonly JobView[], instanceName: (id: string | null) => string | null): Confirmation | null {
+export function confirmationFor(
+  action: JobAction,
+  jobs: readonly JobView[],
+  instanceName: (id: string | null) => string | null,
+): Confirmation | null {
   const running = jobs.filter((j) => j.state === 'running');
   if (jobs.length === 0) return null;
   if (action === 'cancel' && (running.length > 0 || jobs.length > ASK_ABOVE)) {
@@ -64,21 +79,31 @@ export function confirmationFor(action: JobAction, jobs: readonly JobView[], ins
     const started = running.filter((j) => !notStartedThere(j));
     const offServer = next.length;
     const rendering = started.length;
-    const off = offServer === 0 ? '' : ` ${offServer === 1 ? '1 is' : `${offServer.toLocaleString()} are`} next on ${offServer === 1 ? 'a workstation' : 'workstations'}, not started, and will be taken off.`;
-    const interrupt = rendering === 0
-      ? `none is rendering now.${off}`
-      : jobs.length === 1
-        ? 'it is rendering now and will be interrupted.'
-        : `${rendering === 1 ? '1 is' : `${rendering.toLocaleString()} are`} rendering now and will be interrupted.${off}`;
+    const off =
+      offServer === 0
+        ? ''
+        : ` ${offServer === 1 ? '1 is' : `${offServer.toLocaleString()} are`} next on ${offServer === 1 ? 'a workstation' : 'workstations'}, not started, and will be taken off.`;
+    const interrupt =
+      rendering === 0
+        ? `none is rendering now.${off}`
+        : jobs.length === 1
+          ? 'it is rendering now and will be interrupted.'
+          : `${rendering === 1 ? '1 is' : `${rendering.toLocaleString()} are`} rendering now and will be interrupted.${off}`;
     const waiting = jobs.filter((j) => UNCANCELLABLE_FROM.includes(j.state));
     return {
       title: `Cancel ${what}?`,
       summary: `Cancel ${what}: ${interrupt}`,
       details: [
         ...(started.length ? ['Interrupted (this cannot be undone):', ...runningLines(started, instanceName)] : []),
-        ...(next.length ? ['Next, not started (taken off, nothing interrupted):', ...runningLines(next, instanceName)] : []),
+        ...(next.length
+          ? ['Next, not started (taken off, nothing interrupted):', ...runningLines(next, instanceName)]
+          : []),
         ...(jobs.length > 1 ? [`Selected: ${byState(jobs, STATE_WORDS)}.`] : []),
-        ...(waiting.length ? [`The ${plural(waiting.length, 'job')} that had not started can be un-cancelled from the notice that follows.`] : []),
+        ...(waiting.length
+          ? [
+              `The ${plural(waiting.length, 'job')} that had not started can be un-cancelled from the notice that follows.`,
+            ]
+          : []),
       ],
       confirmLabel: `Cancel ${plural(jobs.length, 'job')}`,
       danger: true,
@@ -114,28 +139,52 @@ export function notStartedThere(j: Pick<JobView, 'state' | 'attempt'>): boolean 
 }
 
 /** Stop farm always asks, and says what is rendering (`running`: the first of `total` running jobs). */
-export function stopFarmConfirmation(running: readonly JobView[], total: number, instanceName: (id: string | null) => string | null): Confirmation {
+export function stopFarmConfirmation(
+  running: readonly JobView[],
+  total: number,
+  instanceName: (id: string | null) => string | null,
+): Confirmation {
   const n = Math.max(running.length, total);
   // What waits on a workstation unstarted is told apart only when every running job was seen.
   const waiting = n === running.length ? running.filter(notStartedThere).length : 0;
   const rendering = n - waiting;
-  const what = waiting === 0
-    ? `${n === 1 ? '1 prompt is' : `${n.toLocaleString()} prompts are`} rendering now and will be interrupted and put back in the queue.`
-    : `${rendering === 0 ? 'nothing is rendering now' : `${plural(rendering, 'prompt')} ${rendering === 1 ? 'is' : 'are'} rendering now and will be interrupted`}; ` +
-      `${plural(waiting, 'prompt')} waiting on ${waiting === 1 ? 'its workstation' : 'their workstations'} will be taken off; all go back in the queue.`;
+  const what =
+    waiting === 0
+      ? `${n === 1 ? '1 prompt is' : `${n.toLocaleString()} prompts are`} rendering now and will be interrupted and put back in the queue.`
+      : `${rendering === 0 ? 'nothing is rendering now' : `${plural(rendering, 'prompt')} ${rendering === 1 ? 'is' : 'are'} rendering now and will be interrupted`}; ` +
+        `${plural(waiting, 'prompt')} waiting on ${waiting === 1 ? 'its workstation' : 'their workstations'} will be taken off; all go back in the queue.`;
   return {
     title: 'Stop the farm?',
-    summary: n === 0
-      ? 'Stop the farm: nothing is rendering now. No new prompts are sent until you resume it.'
-      : `Stop the farm: ${what} No new prompts are sent until you resume it.`,
-    details: waiting === 0 ? [
-      ...(running.length ? ['Interrupted and requeued:', ...runningLines(running, instanceName), ...(n > running.length ? [`…of ${n.toLocaleString()} in all`] : [])] : []),
-      'To let running prompts finish instead, use Pause dispatch.',
-    ] : [
-      ...(rendering ? ['Interrupted and requeued:', ...runningLines(running.filter((j) => !notStartedThere(j)), instanceName)] : []),
-      'Next, not started (taken off and requeued):', ...runningLines(running.filter(notStartedThere), instanceName),
-      'To let running prompts finish instead, use Pause dispatch.',
-    ],
+    summary:
+      n === 0
+        ? 'Stop the farm: nothing is rendering now. No new prompts are sent until you resume it.'
+        : `Stop the farm: ${what} No new prompts are sent until you resume it.`,
+    details:
+      waiting === 0
+        ? [
+            ...(running.length
+              ? [
+                  'Interrupted and requeued:',
+                  ...runningLines(running, instanceName),
+                  ...(n > running.length ? [`…of ${n.toLocaleString()} in all`] : []),
+                ]
+              : []),
+            'To let running prompts finish instead, use Pause dispatch.',
+          ]
+        : [
+            ...(rendering
+              ? [
+                  'Interrupted and requeued:',
+                  ...runningLines(
+                    running.filter((j) => !notStartedThere(j)),
+                    instanceName,
+                  ),
+                ]
+              : []),
+            'Next, not started (taken off and requeued):',
+            ...runningLines(running.filter(notStartedThere), instanceName),
+            'To let running prompts finish instead, use Pause dispatch.',
+          ],
     confirmLabel: 'Stop farm',
     danger: true,
   };

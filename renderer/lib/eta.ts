@@ -26,7 +26,11 @@ export function workflowFraction(p: Pick<JobProgress, 'value' | 'max' | 'nodesDo
   return Math.min(1, (Math.max(0, p.nodesDone - 1) + inNode) / p.nodesTotal);
 }
 
-export function etaOf(job: Pick<JobView, 'state' | 'startedAt' | 'estimate'>, p: JobProgress | null | undefined, now: number): Eta {
+export function etaOf(
+  job: Pick<JobView, 'state' | 'startedAt' | 'estimate'>,
+  p: JobProgress | null | undefined,
+  now: number,
+): Eta {
   if (job.state !== 'running' || !job.startedAt) return NONE;
   const spent = Math.max(0, now - job.startedAt);
   const nodesLeft = p?.nodesTotal !== undefined && p.nodesDone !== undefined ? p.nodesTotal - p.nodesDone : null;
@@ -36,7 +40,8 @@ export function etaOf(job: Pick<JobView, 'state' | 'startedAt' | 'estimate'>, p:
     if (left >= 1_000) return { text: `~${duration(left)}`, ms: left, title: `${usually}; running ${duration(spent)}` };
     return { text: 'overdue', ms: null, title: `running ${duration(spent)}, longer than ${usually}` };
   }
-  if (!p || p.max <= 0 || p.value <= 0 || p.value >= p.max) return { ...NONE, title: 'no earlier run of this template on this GPU model to go by' };
+  if (!p || p.max <= 0 || p.value <= 0 || p.value >= p.max)
+    return { ...NONE, title: 'no earlier run of this template on this GPU model to go by' };
   const left = Math.max(1_000, (spent / p.value) * (p.max - p.value));
   // The sampler's pace says nothing about the nodes after it (decode, save): then it is a lower bound.
   const more = nodesLeft !== null && nodesLeft > 0;
@@ -55,8 +60,14 @@ export function etaOf(job: Pick<JobView, 'state' | 'startedAt' | 'estimate'>, p:
 export function nextEta(job: Pick<JobView, 'estimate'>, ahead: Eta | null, instanceName: string | null): Eta {
   const where = instanceName ?? 'its workstation';
   const after = `starts when the prompt running on ${where} ends`;
-  if (!ahead || ahead.ms === null) return { ...NONE, title: `${after} (${ahead?.text === 'overdue' ? 'it is overdue' : 'no figure for it yet'})` };
-  if (!job.estimate) return { text: `>${duration(ahead.ms)}`, ms: ahead.ms, title: `${after}, in ~${duration(ahead.ms)}; no earlier run of this template on this GPU model to add` };
+  if (!ahead || ahead.ms === null)
+    return { ...NONE, title: `${after} (${ahead?.text === 'overdue' ? 'it is overdue' : 'no figure for it yet'})` };
+  if (!job.estimate)
+    return {
+      text: `>${duration(ahead.ms)}`,
+      ms: ahead.ms,
+      title: `${after}, in ~${duration(ahead.ms)}; no earlier run of this template on this GPU model to add`,
+    };
   const ms = ahead.ms + job.estimate.typicalMs;
   return {
     text: `~${duration(ms)}`,

@@ -28,7 +28,8 @@ export function matchesFilter(j: JobView, f: JobFilter): boolean {
   if (f.blocked !== undefined && j.blocked !== f.blocked) return false;
   if (f.search) {
     const q = fold(f.search);
-    if (![j.shot, j.stage, j.template, j.episode, j.stateReason ?? '', j.id].some((v) => fold(v).includes(q))) return false;
+    if (![j.shot, j.stage, j.template, j.episode, j.stateReason ?? '', j.id].some((v) => fold(v).includes(q)))
+      return false;
   }
   return true;
 }

@@ -24,7 +24,12 @@ export function bytes(n: number): string {
 
 export function clock(t: number | null | undefined): string {
   if (!t) return '—';
-  return new Date(t).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
+  return new Date(t).toLocaleTimeString([], {
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+  });
 }
 
 export function dateTime(t: number | null | undefined): string {
@@ -41,21 +46,31 @@ export function ago(t: number | null | undefined, now: number): string {
 }
 
 export const STATE_LABEL: Record<JobState, string> = {
-  pending: 'Pending', queued: 'Queued', running: 'Running', completed: 'Done', failed_retryable: 'Retrying',
-  failed_final: 'Failed', timeout_kill: 'Timed out', held: 'Held', cancelled: 'Cancelled',
+  pending: 'Pending',
+  queued: 'Queued',
+  running: 'Running',
+  completed: 'Done',
+  failed_retryable: 'Retrying',
+  failed_final: 'Failed',
+  timeout_kill: 'Timed out',
+  held: 'Held',
+  cancelled: 'Cancelled',
 };
 
 /** Elapsed time of a job: running → since start; finished → its run time. */
-export function elapsedMs(j: { startedAt: number | null; finishedAt: number | null; state: JobState }, now: number): number | null {
+export function elapsedMs(
+  j: { startedAt: number | null; finishedAt: number | null; state: JobState },
+  now: number,
+): number | null {
   if (!j.startedAt) return null;
   // The page's clock ticks once a second: a job started since the last tick has run 0 s, not a negative time.
   if (j.state === 'running') return Math.max(0, now - j.startedAt);
   return j.finishedAt ? j.finishedAt - j.startedAt : null;
 }
 
-
 /** A workstation's load in words: "1 rendering + 1 next" (next: sent there, waiting behind the running prompt), "Rendering", "Nothing rendering". */
 export function loadWords(rendering: number, next: number): string {
-  if (next === 0) return rendering === 0 ? 'Nothing rendering' : rendering === 1 ? 'Rendering' : `${rendering} rendering`;
+  if (next === 0)
+    return rendering === 0 ? 'Nothing rendering' : rendering === 1 ? 'Rendering' : `${rendering} rendering`;
   return `${rendering} rendering + ${next} next`;
 }

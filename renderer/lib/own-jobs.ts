@@ -23,7 +23,11 @@ export function ownOnly(session: SessionView | null, action: JobAction): boolean
 }
 
 /** Which of `jobs` the session may `action`, for a role limited to its own; null when the rule does not limit it. */
-export function ownSplit<J extends Pick<JobView, 'importedBy'>>(session: SessionView | null, action: JobAction, jobs: readonly J[]): OwnSplit<J> | null {
+export function ownSplit<J extends Pick<JobView, 'importedBy'>>(
+  session: SessionView | null,
+  action: JobAction,
+  jobs: readonly J[],
+): OwnSplit<J> | null {
   if (!session || !ownOnly(session, action)) return null;
   const mine = jobs.filter((j) => j.importedBy === session.name);
   return { mine, others: jobs.length - mine.length };

@@ -21,7 +21,11 @@ export function parseHash(hash: string): RoutePath {
   const [view, sub, id] = (q < 0 ? body : body.slice(0, q)).split('/');
   if (!isAppView(view)) return { view: 'queue', jobId: null, params: '' };
   if (view !== 'queue') return { view, jobId: null, params: '' };
-  return { view, jobId: sub === 'job' && id && JOB_ID.test(id) ? id.toLowerCase() : null, params: q < 0 ? '' : body.slice(q + 1) };
+  return {
+    view,
+    jobId: sub === 'job' && id && JOB_ID.test(id) ? id.toLowerCase() : null,
+    params: q < 0 ? '' : body.slice(q + 1),
+  };
 }
 
 export function hashOf(p: RoutePath): string {

@@ -10,7 +10,8 @@ export function plainError(message: string, fields: Readonly<Record<string, stri
     const colon = issue.indexOf(': ');
     if (colon < 0) return issue;
     const path = issue.slice(0, colon);
-    const field = fields[path.split('.')[0] ?? ''] ?? (path === '(top level)' ? 'The form' : `The ${path.split('.')[0]}`);
+    const field =
+      fields[path.split('.')[0] ?? ''] ?? (path === '(top level)' ? 'The form' : `The ${path.split('.')[0]}`);
     return `${field} ${issue.slice(colon + 2)}`;
   });
   return issues.map((s) => (/[.!?]$/.test(s) ? s : `${s}.`)).join(' ');

@@ -68,7 +68,8 @@ export function queueParamsOf(q: AddressQuery): string {
 function decodeValue(k: FilterKey, raw: string): unknown {
   const inner = innerOf(k);
   if (inner instanceof z.ZodArray) return raw === '' ? [] : raw.split(',');
-  if (inner instanceof z.ZodBoolean) return raw === '1' || raw === 'true' ? true : raw === '0' || raw === 'false' ? false : raw;
+  if (inner instanceof z.ZodBoolean)
+    return raw === '1' || raw === 'true' ? true : raw === '0' || raw === 'false' ? false : raw;
   return raw;
 }
 
@@ -89,7 +90,10 @@ export function parseQueueParams(search: string): ParsedQueueParams {
   const seen = new Set<string>();
   for (const [name, raw] of params) {
     // A repeated parameter is ambiguous: the first one counts.
-    if (seen.has(name)) { dropped.push(name); continue; }
+    if (seen.has(name)) {
+      dropped.push(name);
+      continue;
+    }
     seen.add(name);
     if (name === VIEW_PARAM) {
       const preset = QUEUE_PRESETS.find((p) => p.id === raw);
@@ -116,7 +120,8 @@ export function parseQueueParams(search: string): ParsedQueueParams {
   }
   // The whole filter once more (a rule across fields would be checked here too); refused → the default view.
   const whole = jobFilterSchema.safeParse(filter);
-  if (!whole.success) return { query: { filter: { states: [...DEFAULT_STATES] }, sort, descending }, dropped: [...params.keys()] };
+  if (!whole.success)
+    return { query: { filter: { states: [...DEFAULT_STATES] }, sort, descending }, dropped: [...params.keys()] };
   return { query: { filter: whole.data, sort, descending }, dropped };
 }
 

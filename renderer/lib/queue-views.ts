@@ -13,7 +13,12 @@ export interface QueuePreset {
 }
 
 export const QUEUE_PRESETS: readonly QueuePreset[] = [
-  { id: 'active', label: 'Active', states: OPEN_STATES, title: 'Running, next up, blocked, waiting for a dependency, retrying, held' },
+  {
+    id: 'active',
+    label: 'Active',
+    states: OPEN_STATES,
+    title: 'Running, next up, blocked, waiting for a dependency, retrying, held',
+  },
   { id: 'done', label: 'Done', states: ['completed'], title: 'Completed' },
   { id: 'failed', label: 'Failed', states: ['failed_final', 'timeout_kill'], title: 'Failed for good or timed out' },
   { id: 'cancelled', label: 'Cancelled', states: ['cancelled'], title: 'Cancelled' },
@@ -54,8 +59,17 @@ export function emptyQueueWords(
   const jobs = (n: number) => `${n.toLocaleString()} job${n === 1 ? '' : 's'}`;
   if (narrowsBeyondStates(filter) && inStates > 0) {
     const where = preset && preset.id !== 'all' ? ` in ${preset.label}` : '';
-    return { title: 'No jobs match', detail: `${jobs(inStates)}${where}; the search or filters hide them all.`, hidden: inStates };
+    return {
+      title: 'No jobs match',
+      detail: `${jobs(inStates)}${where}; the search or filters hide them all.`,
+      hidden: inStates,
+    };
   }
-  if (preset?.id === 'active') return { title: 'Nothing is waiting or rendering', detail: `${jobs(all)} on this farm; none in this view.`, hidden: 0 };
+  if (preset?.id === 'active')
+    return {
+      title: 'Nothing is waiting or rendering',
+      detail: `${jobs(all)} on this farm; none in this view.`,
+      hidden: 0,
+    };
   return { title: 'No jobs match', detail: `${jobs(all)} on this farm; none in this view.`, hidden: 0 };
 }

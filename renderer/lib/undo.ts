@@ -14,7 +14,12 @@ export type UndoPlan =
   | { kind: 'restoreOrder'; ids: string[]; order: { id: string; priority: Priority; rank: number }[] };
 
 /** The action whose states say where an undo still applies. */
-const UNDO_AS: Record<UndoPlan['kind'], JobAction> = { release: 'release', hold: 'hold', uncancel: 'uncancel', restoreOrder: 'bump' };
+const UNDO_AS: Record<UndoPlan['kind'], JobAction> = {
+  release: 'release',
+  hold: 'hold',
+  uncancel: 'uncancel',
+  restoreOrder: 'bump',
+};
 
 /** The undo of `action` done to `changed` (ids the engine changed), given the jobs as they were before. */
 export function undoFor(action: JobAction, before: readonly JobView[], changed: readonly string[]): UndoPlan | null {
@@ -28,7 +33,11 @@ export function undoFor(action: JobAction, before: readonly JobView[], changed: 
       return { kind: 'hold', ids: jobs.map((j) => j.id) };
     case 'bump':
     case 'moveToTop':
-      return { kind: 'restoreOrder', ids: jobs.map((j) => j.id), order: jobs.map((j) => ({ id: j.id, priority: j.priority, rank: j.rank })) };
+      return {
+        kind: 'restoreOrder',
+        ids: jobs.map((j) => j.id),
+        order: jobs.map((j) => ({ id: j.id, priority: j.priority, rank: j.rank })),
+      };
     case 'cancel': {
       const waiting = jobs.filter((j) => UNCANCELLABLE_FROM.includes(j.state));
       return waiting.length ? { kind: 'uncancel', ids: waiting.map((j) => j.id) } : null;
@@ -56,5 +65,8 @@ export function narrowed(plan: UndoPlan, ids: readonly string[]): UndoPlan {
 }
 
 export const UNDO_WORDS: Record<UndoPlan['kind'], string> = {
-  release: 'released again', hold: 'held again', uncancel: 'back where they were', restoreOrder: 'back in their old order',
+  release: 'released again',
+  hold: 'held again',
+  uncancel: 'back where they were',
+  restoreOrder: 'back in their old order',
 };

@@ -7,7 +7,11 @@ import { WIRE_TOPICS } from '../../shared/events.js';
 import type { ShotfarmClient } from '../client/client.js';
 import type { LiveEvent } from './reducers.js';
 
-export function startEventIntake(client: ShotfarmClient, apply: (batch: LiveEvent[]) => void, intervalMs = 100): () => void {
+export function startEventIntake(
+  client: ShotfarmClient,
+  apply: (batch: LiveEvent[]) => void,
+  intervalMs = 100,
+): () => void {
   let pending: LiveEvent[] = [];
   let timer: ReturnType<typeof setTimeout> | null = null;
   let last = 0;

@@ -35,7 +35,8 @@ export function createJobsSlice(set: StoreSetter, get: GetState, client: Shotfar
       const { next, effects } = applyEvents(s, batch);
       set({ ...next, ...(effects.jobsTouched ? { liveTick: s.liveTick + 1 } : {}) });
       // A selected job whose change takes it out of the filter (a cancel, a completion in Active) leaves the selection.
-      if (s.selected.size) get().pruneSelection(batch.flatMap((e) => (e.topic === 'job.changed' ? [e.payload.job.id] : [])));
+      if (s.selected.size)
+        get().pruneSelection(batch.flatMap((e) => (e.topic === 'job.changed' ? [e.payload.job.id] : [])));
       if (effects.countsStale) get().refreshStatus();
       if (effects.listStale) reload();
     },

@@ -7,7 +7,10 @@ import { FARM_STATE_WORDS, type FarmState } from '../../shared/farm-settings.js'
 import type { GetState, LiveSlice, SetState } from './types.js';
 
 /** The contract method that records each farm state. */
-const FARM_METHOD = { running: 'farm.resume', paused: 'farm.pause', stopped: 'farm.stop' } as const satisfies Record<FarmState, string>;
+const FARM_METHOD = { running: 'farm.resume', paused: 'farm.pause', stopped: 'farm.stop' } as const satisfies Record<
+  FarmState,
+  string
+>;
 
 export function createLiveSlice(set: SetState, get: GetState, client: ShotfarmClient): LiveSlice {
   const refreshStatus = throttle(() => {
@@ -45,7 +48,10 @@ export function createLiveSlice(set: SetState, get: GetState, client: ShotfarmCl
         set((s) => ({ info, status, instances, liveTick: s.liveTick + 1 }));
         get().reloadVisible();
         // Who we are decides only what is shown; on failure everything stays shown and the server still refuses.
-        client.call('session.whoami', {}).then((session) => set({ session }), () => undefined);
+        client.call('session.whoami', {}).then(
+          (session) => set({ session }),
+          () => undefined,
+        );
       } catch (err) {
         get().notify('error', errorMessage(err));
       }
@@ -63,7 +69,7 @@ export function createLiveSlice(set: SetState, get: GetState, client: ShotfarmCl
       } catch {
         // The question still says how many run, from the farm's counts; the stop then stops what runs.
       }
-      const name = (id: string | null) => (id ? get().instances[id]?.name ?? null : null);
+      const name = (id: string | null) => (id ? (get().instances[id]?.name ?? null) : null);
       get().ask({ ...stopFarmConfirmation(page.rows, page.total, name), onConfirm: () => void stopAsAsked(seen) });
     },
     async setFarmState(state) {

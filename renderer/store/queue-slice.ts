@@ -30,7 +30,11 @@ export function createQueueSlice(set: SetState, get: GetState, client: ShotfarmC
     inflight.add(key);
     try {
       const res = await client.call('jobs.list', {
-        filter: cleanFilter(query.filter), sort: query.sort, descending: query.descending, offset: page * PAGE_SIZE, limit: PAGE_SIZE,
+        filter: cleanFilter(query.filter),
+        sort: query.sort,
+        descending: query.descending,
+        offset: page * PAGE_SIZE,
+        limit: PAGE_SIZE,
       });
       if (get().generation !== generation) return;
       // A row in a state the page had not heard of yet (its event still on the way): the counts
@@ -42,7 +46,8 @@ export function createQueueSlice(set: SetState, get: GetState, client: ShotfarmC
       set((s) => ({ total: res.total, pages: { ...s.pages, [page]: res.rows.map((r) => r.id) } }));
       if (moved) get().refreshStatus();
     } catch (err) {
-      if (get().generation === generation && !replace) get().notify('error', `Could not load the queue: ${errorMessage(err)}`);
+      if (get().generation === generation && !replace)
+        get().notify('error', `Could not load the queue: ${errorMessage(err)}`);
     } finally {
       inflight.delete(key);
     }
@@ -50,7 +55,8 @@ export function createQueueSlice(set: SetState, get: GetState, client: ShotfarmC
 
   const pagesIn = (start: number, end: number): number[] => {
     const out: number[] = [];
-    for (let p = Math.floor(Math.max(0, start) / PAGE_SIZE); p <= Math.floor(Math.max(0, end) / PAGE_SIZE); p++) out.push(p);
+    for (let p = Math.floor(Math.max(0, start) / PAGE_SIZE); p <= Math.floor(Math.max(0, end) / PAGE_SIZE); p++)
+      out.push(p);
     return out;
   };
 

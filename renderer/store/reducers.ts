@@ -25,7 +25,13 @@ export interface BatchEffects {
 
 /** A change that can move a row in the list or out of the current filter. */
 function movesRow(prev: JobView | undefined, next: JobView): boolean {
-  return !prev || prev.state !== next.state || prev.priority !== next.priority || prev.rank !== next.rank || prev.instanceId !== next.instanceId;
+  return (
+    !prev ||
+    prev.state !== next.state ||
+    prev.priority !== next.priority ||
+    prev.rank !== next.rank ||
+    prev.instanceId !== next.instanceId
+  );
 }
 
 export function applyEvents(s: Entities, events: readonly LiveEvent[]): { next: Entities; effects: BatchEffects } {
@@ -47,7 +53,8 @@ export function applyEvents(s: Entities, events: readonly LiveEvent[]): { next: 
         if (movesRow(prev, job)) effects.listStale = true;
         // The blocked count changes without a change of state.
         // …nor does a prompt starting on its workstation (next → running).
-        if (!prev || prev.state !== job.state || prev.blocked !== job.blocked || isNextUp(prev) !== isNextUp(job)) effects.countsStale = true;
+        if (!prev || prev.state !== job.state || prev.blocked !== job.blocked || isNextUp(prev) !== isNextUp(job))
+          effects.countsStale = true;
         effects.jobsTouched = true;
         jobsW()[job.id] = job;
         const held = progress[job.id];

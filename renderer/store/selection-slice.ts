@@ -19,13 +19,25 @@ import type { AppState, GetState, SelectionSlice, SetState } from './types.js';
 const ALL_CHUNK = 5_000;
 
 export const ACTION_LABEL: Record<JobAction, string> = {
-  bump: 'Bump', moveToTop: 'Move to top', hold: 'Hold', release: 'Release', cancel: 'Cancel', retry: 'Retry', newTake: 'New take',
+  bump: 'Bump',
+  moveToTop: 'Move to top',
+  hold: 'Hold',
+  release: 'Release',
+  cancel: 'Cancel',
+  retry: 'Retry',
+  newTake: 'New take',
   uncancel: 'Undo cancel',
 };
 
 /** What a toast says an action did: "Held 303 jobs". */
 const DONE_WORDS: Record<JobAction, string> = {
-  bump: 'Bumped', moveToTop: 'Moved to the top:', hold: 'Held', release: 'Released', cancel: 'Cancelled', retry: 'Retried', newTake: 'New takes of',
+  bump: 'Bumped',
+  moveToTop: 'Moved to the top:',
+  hold: 'Held',
+  release: 'Released',
+  cancel: 'Cancelled',
+  retry: 'Retried',
+  newTake: 'New takes of',
   uncancel: 'Un-cancelled',
 };
 
@@ -45,26 +57,55 @@ export function applicableIds(jobs: readonly JobView[], action: JobAction): stri
 const plural = (n: number) => `${n.toLocaleString()} job${n === 1 ? '' : 's'}`;
 
 export function createSelectionSlice(set: SetState, get: GetState, client: ShotfarmClient): SelectionSlice {
-  const instanceName = (id: string | null) => (id ? get().instances[id]?.name ?? null : null);
+  const instanceName = (id: string | null) => (id ? (get().instances[id]?.name ?? null) : null);
 
   /** Sends the action for the jobs it applies to; the toast offers the undo. */
-  async function perform(action: JobAction, jobs: JobView[], skipped: number, opts: { priority?: Priority }): Promise<void> {
+  async function perform(
+    action: JobAction,
+    jobs: JobView[],
+    skipped: number,
+    opts: { priority?: Priority },
+  ): Promise<void> {
     const ids = jobs.map((j) => j.id);
     try {
       let changed: JobView[];
       switch (action) {
-        case 'bump': changed = await client.call('jobs.bump', { ids, priority: opts.priority ?? 'rush' }); break;
-        case 'moveToTop': changed = await client.call('jobs.moveToTop', { ids }); break;
-        case 'hold': changed = await client.call('jobs.hold', { ids }); break;
-        case 'release': changed = await client.call('jobs.release', { ids }); break;
-        case 'cancel': changed = await client.call('jobs.cancel', { ids }); break;
-        case 'retry': changed = await client.call('jobs.retry', { ids }); break;
-        case 'newTake': changed = await client.call('jobs.newTake', { ids }); break;
-        case 'uncancel': changed = await client.call('jobs.uncancel', { ids }); break;
+        case 'bump':
+          changed = await client.call('jobs.bump', { ids, priority: opts.priority ?? 'rush' });
+          break;
+        case 'moveToTop':
+          changed = await client.call('jobs.moveToTop', { ids });
+          break;
+        case 'hold':
+          changed = await client.call('jobs.hold', { ids });
+          break;
+        case 'release':
+          changed = await client.call('jobs.release', { ids });
+          break;
+        case 'cancel':
+          changed = await client.call('jobs.cancel', { ids });
+          break;
+        case 'retry':
+          changed = await client.call('jobs.retry', { ids });
+          break;
+        case 'newTake':
+          changed = await client.call('jobs.newTake', { ids });
+          break;
+        case 'uncancel':
+          changed = await client.call('jobs.uncancel', { ids });
+          break;
       }
-      const plan = undoFor(action, jobs, changed.map((j) => j.id));
+      const plan = undoFor(
+        action,
+        jobs,
+        changed.map((j) => j.id),
+      );
       const to = action === 'bump' ? ` to ${opts.priority ?? 'rush'}` : '';
-      get().notify('success', `${DONE_WORDS[action]} ${plural(changed.length)}${to}.${skipped ? ` ${plural(skipped)} not applicable, left alone.` : ''}`, plan ?? undefined);
+      get().notify(
+        'success',
+        `${DONE_WORDS[action]} ${plural(changed.length)}${to}.${skipped ? ` ${plural(skipped)} not applicable, left alone.` : ''}`,
+        plan ?? undefined,
+      );
       get().upsertJobs(changed);
       get().pruneSelection(changed.map((j) => j.id));
       get().reloadVisible();
@@ -76,10 +117,14 @@ export function createSelectionSlice(set: SetState, get: GetState, client: Shotf
 
   async function sendUndo(plan: UndoPlan): Promise<JobView[]> {
     switch (plan.kind) {
-      case 'release': return client.call('jobs.release', { ids: plan.ids });
-      case 'hold': return client.call('jobs.hold', { ids: plan.ids });
-      case 'uncancel': return client.call('jobs.uncancel', { ids: plan.ids });
-      case 'restoreOrder': return client.call('jobs.restoreOrder', { jobs: plan.order });
+      case 'release':
+        return client.call('jobs.release', { ids: plan.ids });
+      case 'hold':
+        return client.call('jobs.hold', { ids: plan.ids });
+      case 'uncancel':
+        return client.call('jobs.uncancel', { ids: plan.ids });
+      case 'restoreOrder':
+        return client.call('jobs.restoreOrder', { jobs: plan.order });
     }
   }
 
@@ -113,7 +158,13 @@ export function createSelectionSlice(set: SetState, get: GetState, client: Shotf
       const ids = new Set<string>();
       try {
         for (let offset = 0; offset < Math.max(total, 1); offset += ALL_CHUNK) {
-          const page = await client.call('jobs.list', { filter: cleanFilter(query.filter), sort: query.sort, descending: query.descending, offset, limit: ALL_CHUNK });
+          const page = await client.call('jobs.list', {
+            filter: cleanFilter(query.filter),
+            sort: query.sort,
+            descending: query.descending,
+            offset,
+            limit: ALL_CHUNK,
+          });
           if (get().generation !== generation) return;
           for (const r of page.rows) ids.add(r.id);
           get().upsertJobs(page.rows);

@@ -22,7 +22,10 @@ export function createUiSlice(set: SetState, get: GetState): UiSlice {
   };
   const startTimer = (id: number, kind: keyof typeof TOAST_MS): void => {
     stopTimer(id);
-    timers.set(id, setTimeout(() => get().dismiss(id), TOAST_MS[kind]));
+    timers.set(
+      id,
+      setTimeout(() => get().dismiss(id), TOAST_MS[kind]),
+    );
   };
   return {
     toasts: [],

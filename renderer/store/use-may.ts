@@ -15,5 +15,9 @@ export function useMay(): {
   why: (cls: MethodClass) => string | undefined;
 } {
   const session = useApp((s) => s.session);
-  return { may: (cls) => mayClass(session, cls), mayAct: (a, p) => mayAction(session, a, p), why: (cls) => refusalHint(session, cls) };
+  return {
+    may: (cls) => mayClass(session, cls),
+    mayAct: (a, p) => mayAction(session, a, p),
+    why: (cls) => refusalHint(session, cls),
+  };
 }

@@ -18,13 +18,14 @@ export interface NextUp {
 /** Null unless `job` is next on its workstation. */
 export function useNextUp(job: JobView, now: number): NextUp | null {
   const next = isNextUp(job);
-  const instanceName = useApp((s) => (next && job.instanceId ? s.instances[job.instanceId]?.name ?? null : null));
+  const instanceName = useApp((s) => (next && job.instanceId ? (s.instances[job.instanceId]?.name ?? null) : null));
   const aheadId = useApp((s) => {
     if (!next || !job.instanceId) return null;
-    for (const j of Object.values(s.jobs)) if (j.id !== job.id && j.state === 'running' && j.instanceId === job.instanceId && !isNextUp(j)) return j.id;
+    for (const j of Object.values(s.jobs))
+      if (j.id !== job.id && j.state === 'running' && j.instanceId === job.instanceId && !isNextUp(j)) return j.id;
     return null;
   });
-  const ahead = useApp((s) => (aheadId ? s.jobs[aheadId] ?? null : null));
+  const ahead = useApp((s) => (aheadId ? (s.jobs[aheadId] ?? null) : null));
   const aheadProgress = useApp((s) => (aheadId ? s.progress[aheadId] : undefined));
   if (!next) return null;
   const aheadEta = ahead ? etaOf(ahead, aheadProgress ?? ahead.progress, now) : null;

@@ -32,7 +32,14 @@ import { info, le, numberFlags, type Benchmark, type Figure } from './lib/types.
 
 const ENGINE = new URL('./lib/chaos-engine.ts', import.meta.url).pathname;
 const TERMINAL = new Set(['completed', 'failed_final', 'timeout_kill', 'cancelled']);
-const WORDS: [string, number][] = [['ok', 70], ['oom', 8], ['error', 4], ['drop', 6], ['500', 6], ['slow', 6]];
+const WORDS: [string, number][] = [
+  ['ok', 70],
+  ['oom', 8],
+  ['error', 4],
+  ['drop', 6],
+  ['500', 6],
+  ['slow', 6],
+];
 
 function word(rnd: () => number): string {
   let x = rnd() * 100;
@@ -49,9 +56,19 @@ interface Boot {
   killedAt: number | null;
 }
 
-function spawnEngine(dir: string): { boot: Boot; kill(): Promise<void>; stop(): Promise<void>; close(): Promise<void>; exited: Promise<void>; ready: Promise<void> } {
+function spawnEngine(dir: string): {
+  boot: Boot;
+  kill(): Promise<void>;
+  stop(): Promise<void>;
+  close(): Promise<void>;
+  exited: Promise<void>;
+  ready: Promise<void>;
+} {
   const boot: Boot = { spawnAt: absNow(), loadedAt: null, readyAt: null, dispatchAt: null, killedAt: null };
-  const child = fork(ENGINE, [dir, String(boot.spawnAt)], { execArgv: TSX_EXEC_ARGV, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(ENGINE, [dir, String(boot.spawnAt)], {
+    execArgv: TSX_EXEC_ARGV,
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
   let onReady: () => void = () => undefined;
   const ready = new Promise<void>((resolve) => (onReady = resolve));
   child.on('message', (m) => {
@@ -65,7 +82,9 @@ function spawnEngine(dir: string): { boot: Boot; kill(): Promise<void>; stop(): 
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
-    boot, exited, ready,
+    boot,
+    exited,
+    ready,
     async kill() {
       boot.killedAt = absNow();
       child.kill('SIGKILL');
@@ -102,23 +121,47 @@ function checkStore(file: string): Check {
   const db = new Database(file, { readonly: true });
   try {
     const integrity = (db.pragma('integrity_check', { simple: true }) as string) ?? 'unknown';
-    const jobs = db.prepare('SELECT id, state, current_attempt_id FROM jobs').all() as { id: string; state: string; current_attempt_id: string | null }[];
+    const jobs = db.prepare('SELECT id, state, current_attempt_id FROM jobs').all() as {
+      id: string;
+      state: string;
+      current_attempt_id: string | null;
+    }[];
     const states: Record<string, number> = {};
     for (const j of jobs) states[j.state] = (states[j.state] ?? 0) + 1;
-    const openOf = new Map((db.prepare("SELECT id, job_id FROM attempts WHERE state <> 'ended'").all() as { id: string; job_id: string }[]).map((a) => [a.id, a.job_id]));
-    const assets = new Set((db.prepare('SELECT DISTINCT job_id FROM assets').all() as { job_id: string }[]).map((r) => r.job_id));
+    const openOf = new Map(
+      (
+        db.prepare("SELECT id, job_id FROM attempts WHERE state <> 'ended'").all() as { id: string; job_id: string }[]
+      ).map((a) => [a.id, a.job_id]),
+    );
+    const assets = new Set(
+      (db.prepare('SELECT DISTINCT job_id FROM assets').all() as { job_id: string }[]).map((r) => r.job_id),
+    );
     const lost: Check['lost'] = [];
     let unfinished = 0;
     for (const j of jobs) {
-      if (j.state === 'completed' && !assets.has(j.id)) lost.push({ id: j.id, state: j.state, why: 'completed without output rows' });
+      if (j.state === 'completed' && !assets.has(j.id))
+        lost.push({ id: j.id, state: j.state, why: 'completed without output rows' });
       if (TERMINAL.has(j.state)) continue;
       unfinished++;
-      const recoverable = j.state === 'queued' || j.state === 'failed_retryable' || j.state === 'pending' || j.state === 'held'
-        || (j.state === 'running' && j.current_attempt_id !== null && openOf.has(j.current_attempt_id));
-      if (!recoverable) lost.push({ id: j.id, state: j.state, why: 'not terminal and not recoverable (running without an open attempt)' });
+      const recoverable =
+        j.state === 'queued' ||
+        j.state === 'failed_retryable' ||
+        j.state === 'pending' ||
+        j.state === 'held' ||
+        (j.state === 'running' && j.current_attempt_id !== null && openOf.has(j.current_attempt_id));
+      if (!recoverable)
+        lost.push({
+          id: j.id,
+          state: j.state,
+          why: 'not terminal and not recoverable (running without an open attempt)',
+        });
     }
     const chainErrors: Check['chainErrors'] = [];
-    const events = db.prepare('SELECT job_id, from_state, to_state FROM job_events ORDER BY job_id, id').all() as { job_id: string; from_state: string | null; to_state: string }[];
+    const events = db.prepare('SELECT job_id, from_state, to_state FROM job_events ORDER BY job_id, id').all() as {
+      job_id: string;
+      from_state: string | null;
+      to_state: string;
+    }[];
     const byJob = new Map<string, { from_state: string | null; to_state: string }[]>();
     for (const e of events) {
       let l = byJob.get(e.job_id);
@@ -127,15 +170,35 @@ function checkStore(file: string): Check {
     }
     for (const j of jobs) {
       const chain = byJob.get(j.id) ?? [];
-      if (chain.length === 0 || chain[0]?.from_state !== null) { chainErrors.push({ id: j.id, why: 'no creation event' }); continue; }
-      for (let i = 1; i < chain.length; i++) {
-        if (chain[i]?.from_state !== chain[i - 1]?.to_state) { chainErrors.push({ id: j.id, why: `event ${i}: from ${chain[i]?.from_state} after ${chain[i - 1]?.to_state}` }); break; }
+      if (chain.length === 0 || chain[0]?.from_state !== null) {
+        chainErrors.push({ id: j.id, why: 'no creation event' });
+        continue;
       }
-      if (chain[chain.length - 1]?.to_state !== j.state) chainErrors.push({ id: j.id, why: `last event says ${chain[chain.length - 1]?.to_state}, job is ${j.state}` });
+      for (let i = 1; i < chain.length; i++) {
+        if (chain[i]?.from_state !== chain[i - 1]?.to_state) {
+          chainErrors.push({
+            id: j.id,
+            why: `event ${i}: from ${chain[i]?.from_state} after ${chain[i - 1]?.to_state}`,
+          });
+          break;
+        }
+      }
+      if (chain[chain.length - 1]?.to_state !== j.state)
+        chainErrors.push({ id: j.id, why: `last event says ${chain[chain.length - 1]?.to_state}, job is ${j.state}` });
     }
-    const openAttempts = (db.prepare(`SELECT COUNT(*) AS n FROM attempts a JOIN jobs j ON j.id = a.job_id WHERE a.state <> 'ended'
-      AND j.state IN ('completed', 'failed_final', 'timeout_kill', 'cancelled')`).get() as { n: number }).n;
-    const doubleCompleted = (db.prepare("SELECT COUNT(*) AS n FROM (SELECT job_id FROM attempts WHERE outcome = 'completed' GROUP BY job_id HAVING COUNT(*) > 1)").get() as { n: number }).n;
+    const openAttempts = (
+      db
+        .prepare(`SELECT COUNT(*) AS n FROM attempts a JOIN jobs j ON j.id = a.job_id WHERE a.state <> 'ended'
+      AND j.state IN ('completed', 'failed_final', 'timeout_kill', 'cancelled')`)
+        .get() as { n: number }
+    ).n;
+    const doubleCompleted = (
+      db
+        .prepare(
+          "SELECT COUNT(*) AS n FROM (SELECT job_id FROM attempts WHERE outcome = 'completed' GROUP BY job_id HAVING COUNT(*) > 1)",
+        )
+        .get() as { n: number }
+    ).n;
     return { integrity, states, lost, unfinished, chainErrors, openAttempts, doubleCompleted };
   } finally {
     db.close();
@@ -144,7 +207,8 @@ function checkStore(file: string): Check {
 
 export const chaosBench: Benchmark = {
   name: 'chaos',
-  description: 'engine SIGKILLed or stopped gracefully at random moments over a faulty farm: lost, executed twice, recovery, integrity',
+  description:
+    'engine SIGKILLed or stopped gracefully at random moments over a faulty farm: lost, executed twice, recovery, integrity',
   onlyByName: true,
   async run(args) {
     const { log } = args;
@@ -155,8 +219,12 @@ export const chaosBench: Benchmark = {
     const eventsLog = new SimEventLog();
     const sims: SimInstance[] = [];
     for (let i = 0; i < gpus; i++) {
-      const script = Array.from({ length: Math.ceil(jobs * 1.5 / gpus) + 50 }, () => word(rnd));
-      const sim = await startSimInstance({ name: `c${i}`, script, duration: { fixedMs: 80, randomMs: [0, 220], seed: seed * 10 + i } });
+      const script = Array.from({ length: Math.ceil((jobs * 1.5) / gpus) + 50 }, () => word(rnd));
+      const sim = await startSimInstance({
+        name: `c${i}`,
+        script,
+        duration: { fixedMs: 80, randomMs: [0, 220], seed: seed * 10 + i },
+      });
       instrumentSim(sim, i, eventsLog);
       sims.push(sim);
     }
@@ -168,7 +236,9 @@ export const chaosBench: Benchmark = {
       const r = await importThroughContract(be.engine, shotListJson(jobs));
       if (r.ids.length !== jobs) throw new Error(`imported ${r.ids.length} of ${jobs}`);
       await be.engine.close();
-      log(`${jobs} jobs imported; ${kills} kills or stops (${Math.round(stops * 100)} % graceful) over ${gpus} faulty simulators (seed ${seed})`);
+      log(
+        `${jobs} jobs imported; ${kills} kills or stops (${Math.round(stops * 100)} % graceful) over ${gpus} faulty simulators (seed ${seed})`,
+      );
       let gracefulStops = 0;
 
       const boots: Boot[] = [];
@@ -202,7 +272,13 @@ export const chaosBench: Benchmark = {
       const drainDeadline = Date.now() + Math.max(120_000, jobs * 150);
       for (;;) {
         const db = new Database(file, { readonly: true });
-        const left = (db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE state NOT IN ('completed', 'failed_final', 'timeout_kill', 'cancelled')").get() as { n: number }).n;
+        const left = (
+          db
+            .prepare(
+              "SELECT COUNT(*) AS n FROM jobs WHERE state NOT IN ('completed', 'failed_final', 'timeout_kill', 'cancelled')",
+            )
+            .get() as { n: number }
+        ).n;
         db.close();
         if (left === 0 || Date.now() > drainDeadline) break;
         await sleep(500);
@@ -228,26 +304,48 @@ export const chaosBench: Benchmark = {
         twice.push({ id, runs: runs.map((x) => ({ i: x.i, end: round(x.end) })), afterRestart });
       }
       const unexplained = twice.filter((t) => !t.afterRestart);
-      const recoveries = boots.filter((b) => b.dispatchAt !== null).map((b) => ((b.dispatchAt as number) - b.spawnAt) / 1000);
+      const recoveries = boots
+        .filter((b) => b.dispatchAt !== null)
+        .map((b) => ((b.dispatchAt as number) - b.spawnAt) / 1000);
       const readies = boots.filter((b) => b.readyAt !== null).map((b) => ((b.readyAt as number) - b.spawnAt) / 1000);
       // The split: Node + module start-up (spawn → code runs), then the engine's own recovery
       // (open the store, reconcile open attempts, probe, first claim).
-      const loads = boots.filter((b) => b.loadedAt !== null && b.dispatchAt !== null).map((b) => ((b.loadedAt as number) - b.spawnAt) / 1000);
-      const engineParts = boots.filter((b) => b.loadedAt !== null && b.dispatchAt !== null).map((b) => ((b.dispatchAt as number) - (b.loadedAt as number)) / 1000);
+      const loads = boots
+        .filter((b) => b.loadedAt !== null && b.dispatchAt !== null)
+        .map((b) => ((b.loadedAt as number) - b.spawnAt) / 1000);
+      const engineParts = boots
+        .filter((b) => b.loadedAt !== null && b.dispatchAt !== null)
+        .map((b) => ((b.dispatchAt as number) - (b.loadedAt as number)) / 1000);
       const ld = summary(loads);
       const ep = summary(engineParts);
       const rec = summary(recoveries);
       const rdy = summary(readies);
-      const engineLog = existsSync(join(dir, 'engine.log')) ? readFileSync(join(dir, 'engine.log'), 'utf8').split('\n') : [];
+      const engineLog = existsSync(join(dir, 'engine.log'))
+        ? readFileSync(join(dir, 'engine.log'), 'utf8').split('\n')
+        : [];
       const figures: Figure[] = [
         le('lost jobs', check.lost.length, 0, '', 0),
         le('jobs executed twice (not explained by a server restart)', unexplained.length, 0, '', 0),
         info('  ends that were graceful stops (SIGTERM) rather than SIGKILL', `${gracefulStops} of ${kills}`),
-        info('  executed twice after a server restart wiped history', `${twice.length - unexplained.length} (${restarts.length} restarts)`),
+        info(
+          '  executed twice after a server restart wiped history',
+          `${twice.length - unexplained.length} (${restarts.length} restarts)`,
+        ),
         le('recovery p99 (spawn → first dispatch)', rec.p99, 5, 's'),
-        info('  recovery p50 / max; spawn → scheduler started p50 / p99', `${rec.p50} / ${rec.max} s; ${rdy.p50} / ${rdy.p99} s (${rec.n} of ${boots.length} starts dispatched before the kill)`),
-        info('  of which Node + module start-up / engine (store, recovery, probe, claim) p50 / p99', `${ld.p50} / ${ld.p99} s; ${ep.p50} / ${ep.p99} s`),
-        { figure: 'integrity_check', target: 'ok', measured: check.integrity, verdict: check.integrity === 'ok' ? 'PASS' : 'MISS' },
+        info(
+          '  recovery p50 / max; spawn → scheduler started p50 / p99',
+          `${rec.p50} / ${rec.max} s; ${rdy.p50} / ${rdy.p99} s (${rec.n} of ${boots.length} starts dispatched before the kill)`,
+        ),
+        info(
+          '  of which Node + module start-up / engine (store, recovery, probe, claim) p50 / p99',
+          `${ld.p50} / ${ld.p99} s; ${ep.p50} / ${ep.p99} s`,
+        ),
+        {
+          figure: 'integrity_check',
+          target: 'ok',
+          measured: check.integrity,
+          verdict: check.integrity === 'ok' ? 'PASS' : 'MISS',
+        },
         le('event chains inconsistent with job state', check.chainErrors.length, 0, '', 0),
         le('attempts left open for finished jobs', check.openAttempts, 0, '', 0),
         le('jobs with more than one completed attempt', check.doubleCompleted, 0, '', 0),
@@ -256,9 +354,30 @@ export const chaosBench: Benchmark = {
       return {
         figures,
         details: {
-          kills, gracefulStops, jobs, seed, gpus, restarts: restarts.length, states: check.states, lost: check.lost.slice(0, 50), chainErrors: check.chainErrors.slice(0, 50),
-          executedTwice: twice.slice(0, 50), recoveryS: rec, readyS: rdy, startupS: ld, engineRecoveryS: ep,
-          simCounts: sims.map((s) => Object.values(s.allCounts()).reduce((a, c) => ({ received: a.received + c.received, executed: a.executed + c.executed, failed: a.failed + c.failed }), { received: 0, executed: 0, failed: 0 })),
+          kills,
+          gracefulStops,
+          jobs,
+          seed,
+          gpus,
+          restarts: restarts.length,
+          states: check.states,
+          lost: check.lost.slice(0, 50),
+          chainErrors: check.chainErrors.slice(0, 50),
+          executedTwice: twice.slice(0, 50),
+          recoveryS: rec,
+          readyS: rdy,
+          startupS: ld,
+          engineRecoveryS: ep,
+          simCounts: sims.map((s) =>
+            Object.values(s.allCounts()).reduce(
+              (a, c) => ({
+                received: a.received + c.received,
+                executed: a.executed + c.executed,
+                failed: a.failed + c.failed,
+              }),
+              { received: 0, executed: 0, failed: 0 },
+            ),
+          ),
           engineLogTail: engineLog.filter((l) => l).slice(-40),
         },
       };

@@ -71,7 +71,13 @@ export const collectBench: Benchmark = {
         const one = summary(onePass);
         const two = summary(twoPass);
         args.log(`${mb} MB: one pass p50 ${one.p50} ms, with a read-back p50 ${two.p50} ms`);
-        figures.push(info(`${mb} MB output: stored and hashed as it streams, p50`, `${one.p50} ms (${round(mb / (one.p50 / 1000), 1)} MB/s)`, one.p50));
+        figures.push(
+          info(
+            `${mb} MB output: stored and hashed as it streams, p50`,
+            `${one.p50} ms (${round(mb / (one.p50 / 1000), 1)} MB/s)`,
+            one.p50,
+          ),
+        );
         figures.push(info(`  the same with a read-back to hash (before), p50`, `${two.p50} ms`, two.p50));
         details[`${mb}MB`] = { onePassMs: one, withReadBackMs: two };
       }

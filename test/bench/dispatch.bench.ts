@@ -34,7 +34,10 @@ type Dispatcher = { claim: (...a: unknown[]) => Promise<string | null> | null };
  * Times decision passes with the claim replaced by a no-op: pure choice over the queue. A pass
  * holds the slots it assigns until its claims' commit; the next pass waits for that (a tick).
  */
-async function timeChoice(engine: Engine, passes: number): Promise<{ passMs: number[]; assigned: number[]; queryMs: number[] }> {
+async function timeChoice(
+  engine: Engine,
+  passes: number,
+): Promise<{ passMs: number[]; assigned: number[]; queryMs: number[] }> {
   const s = engine.scheduler as NonNullable<Engine['scheduler']>;
   const target = s as unknown as Dispatcher;
   const real = target.claim;
@@ -85,10 +88,22 @@ interface BusyRun {
 }
 
 /** One engine on a copy of the queued store, 16 simulated GPUs of `promptMs` prompts, dispatching for `runS` seconds. */
-async function busyRun(store: string, o: { promptMs: number; runS: number; gpus: number; timeChoice: boolean; flags: Record<string, string>; log: (m: string) => void }): Promise<BusyRun> {
+async function busyRun(
+  store: string,
+  o: {
+    promptMs: number;
+    runS: number;
+    gpus: number;
+    timeChoice: boolean;
+    flags: Record<string, string>;
+    log: (m: string) => void;
+  },
+): Promise<BusyRun> {
   const { promptMs, runS, gpus, flags, log } = o;
   const dir = dataDirWith(store);
-  const farm = await startRemoteFarm(Array.from({ length: gpus }, (_, i) => ({ name: `g${i}`, duration: { fixedMs: promptMs } })));
+  const farm = await startRemoteFarm(
+    Array.from({ length: gpus }, (_, i) => ({ name: `g${i}`, duration: { fixedMs: promptMs } })),
+  );
   const be = await openBenchEngine({ dataDir: dir.path, instances: farm.urls.map((url) => ({ url })) });
   const whatIf = flags['what-if'] ? flags['what-if'].split(',') : [];
   if (whatIf.length) log(`WHAT-IF fixes applied (not the engine as committed): ${whatIf.join(', ')}`);
@@ -107,7 +122,9 @@ async function busyRun(store: string, o: { promptMs: number; runS: number; gpus:
     const choiceProfiled = await choiceProfiler.stop();
     if (choiceProfiled) log(`CPU profile of the timed choice passes: ${choiceProfiled}`);
     target.claim = real;
-    log(`${promptMs} ms prompts: ${choice ? `choice ${choice.assigned[0]} assignment(s) per pass; ` : ''}now dispatching for ${runS} s`);
+    log(
+      `${promptMs} ms prompts: ${choice ? `choice ${choice.assigned[0]} assignment(s) per pass; ` : ''}now dispatching for ${runS} s`,
+    );
 
     const probe = probeEngine(be.engine, { timePasses: true });
     await farm.events(true);
@@ -124,7 +141,10 @@ async function busyRun(store: string, o: { promptMs: number; runS: number; gpus:
     const wall = (performance.now() - cpu0.at) * 1000;
     const eCpu = process.cpuUsage(cpu0.engine);
     const sCpu = await farm.cpu();
-    const cpuShare = { engine: round(((eCpu.user + eCpu.system) / wall) * 100, 0), sim: round(((sCpu.user + sCpu.system - cpu0.sim.user - cpu0.sim.system) / wall) * 100, 0) };
+    const cpuShare = {
+      engine: round(((eCpu.user + eCpu.system) / wall) * 100, 0),
+      sim: round(((sCpu.user + sCpu.system - cpu0.sim.user - cpu0.sim.system) / wall) * 100, 0),
+    };
     const events = await farm.events(true);
     probe.stop();
 
@@ -151,9 +171,19 @@ async function busyRun(store: string, o: { promptMs: number; runS: number; gpus:
     }
     const executions = inWindow.filter((e) => e.k === 'E').length;
     return {
-      promptMs, gaps: summary(reactionGaps(inWindow)), phases, busyShare: round((executions * promptMs) / (gpus * runS * 1000) * 100, 1), cpuShare,
-      loopP99: probe.loop.percentile(99) / 1e6, loopMax: probe.loop.max / 1e6, realPasses: summary(probe.passMs), rssMax: Math.max(...probe.rss),
-      choice, completed: probe.completedCount(), executions, logs: be.logs.slice(-10),
+      promptMs,
+      gaps: summary(reactionGaps(inWindow)),
+      phases,
+      busyShare: round(((executions * promptMs) / (gpus * runS * 1000)) * 100, 1),
+      cpuShare,
+      loopP99: probe.loop.percentile(99) / 1e6,
+      loopMax: probe.loop.max / 1e6,
+      realPasses: summary(probe.passMs),
+      rssMax: Math.max(...probe.rss),
+      choice,
+      completed: probe.completedCount(),
+      executions,
+      logs: be.logs.slice(-10),
     };
   } finally {
     await be.close();
@@ -171,12 +201,18 @@ export const dispatchBench: Benchmark = {
   description: 'dispatch reaction, choice time, loop lag and RSS with 16 GPUs and 100k queued',
   async run(args) {
     const { log, flags } = args;
-    const { queued, seconds: runS, 'prompt-ms': promptMs, 'saturate-ms': saturateMs } = numberFlags(args, { queued: [100_000, 20_000], seconds: [20, 8], 'prompt-ms': 100, 'saturate-ms': 20 });
+    const {
+      queued,
+      seconds: runS,
+      'prompt-ms': promptMs,
+      'saturate-ms': saturateMs,
+    } = numberFlags(args, { queued: [100_000, 20_000], seconds: [20, 8], 'prompt-ms': 100, 'saturate-ms': 20 });
     const gpus = 16;
     log(`making a store with ${queued} queued jobs (through the contract, in chunks)`);
     const store = queuedStoreInChild(queued);
     const r = await busyRun(store, { promptMs, runS, gpus, timeChoice: true, flags, log });
-    const sat = saturateMs > 0 ? await busyRun(store, { promptMs: saturateMs, runS, gpus, timeChoice: false, flags, log }) : null;
+    const sat =
+      saturateMs > 0 ? await busyRun(store, { promptMs: saturateMs, runS, gpus, timeChoice: false, flags, log }) : null;
     const choice = r.choice as NonNullable<BusyRun['choice']>;
     const cp = summary(choice.passMs);
     const cq = summary(choice.queryMs);
@@ -185,27 +221,59 @@ export const dispatchBench: Benchmark = {
       le('reaction p99', r.gaps.p99, 25, 'ms'),
       info('  phases p50: exec end→next claim / claim→POST; exec end→completed (collect)', phaseLine(r, 0.5)),
       info('  phases p99', phaseLine(r, 0.99)),
-      info(`  GPU busy share / CPU: engine, simulators`, `${r.busyShare} % / ${r.cpuShare.engine} %, ${r.cpuShare.sim} % of one core`),
+      info(
+        `  GPU busy share / CPU: engine, simulators`,
+        `${r.busyShare} % / ${r.cpuShare.engine} %, ${r.cpuShare.sim} % of one core`,
+      ),
       le(`choose next job, ${queued / 1000}k queued: dispatchPass p99 (claim stubbed)`, cp.p99, 1, 'ms', 3),
-      info('  dispatchPass p50 / candidate query (first page, 64 rows) p50 / p99', `${cp.p50} / ${cq.p50} / ${cq.p99} ms (${choice.assigned[0]} jobs placed per pass)`),
-      info('  real passes in the busy run (claims included) p50 / p99', `${r.realPasses.p50} / ${r.realPasses.p99} ms (n=${r.realPasses.n})`),
+      info(
+        '  dispatchPass p50 / candidate query (first page, 64 rows) p50 / p99',
+        `${cp.p50} / ${cq.p50} / ${cq.p99} ms (${choice.assigned[0]} jobs placed per pass)`,
+      ),
+      info(
+        '  real passes in the busy run (claims included) p50 / p99',
+        `${r.realPasses.p50} / ${r.realPasses.p99} ms (n=${r.realPasses.n})`,
+      ),
       le('event-loop delay p99 during the busy run', r.loopP99, 20, 'ms'),
       le(`engine RSS (max, busy, ${queued / 1000}k queued)`, mb(r.rssMax), 300, 'MB', 0),
     ];
     if (sat) {
       figures.push(
-        info(`  saturated (${sat.promptMs} ms prompts, ${Math.round((gpus * 1000) / sat.promptMs)}/s asked): reaction p50 / p99`, `${sat.gaps.p50} / ${sat.gaps.p99} ms (exec end→claim p99 ${round(quantile(sat.phases.decide, 0.99))} ms)`),
-        info('  saturated: GPU busy share / engine CPU / event-loop p99', `${sat.busyShare} % / ${sat.cpuShare.engine} % of one core / ${round(sat.loopP99)} ms`),
+        info(
+          `  saturated (${sat.promptMs} ms prompts, ${Math.round((gpus * 1000) / sat.promptMs)}/s asked): reaction p50 / p99`,
+          `${sat.gaps.p50} / ${sat.gaps.p99} ms (exec end→claim p99 ${round(quantile(sat.phases.decide, 0.99))} ms)`,
+        ),
+        info(
+          '  saturated: GPU busy share / engine CPU / event-loop p99',
+          `${sat.busyShare} % / ${sat.cpuShare.engine} % of one core / ${round(sat.loopP99)} ms`,
+        ),
       );
     }
     const detailsOf = (b: BusyRun) => ({
-      promptMs: b.promptMs, gaps: b.gaps, phases: { notice: summary(b.phases.notice), decide: summary(b.phases.decide), post: summary(b.phases.post) },
-      realPasses: b.realPasses, loopP99Ms: round(b.loopP99), loopMaxMs: round(b.loopMax), rssMaxMb: mb(b.rssMax), cpuShare: b.cpuShare, busyShare: b.busyShare,
-      engineLog: b.logs, completedInRun: b.completed, executionsInWindow: b.executions,
+      promptMs: b.promptMs,
+      gaps: b.gaps,
+      phases: { notice: summary(b.phases.notice), decide: summary(b.phases.decide), post: summary(b.phases.post) },
+      realPasses: b.realPasses,
+      loopP99Ms: round(b.loopP99),
+      loopMaxMs: round(b.loopMax),
+      rssMaxMb: mb(b.rssMax),
+      cpuShare: b.cpuShare,
+      busyShare: b.busyShare,
+      engineLog: b.logs,
+      completedInRun: b.completed,
+      executionsInWindow: b.executions,
     });
     return {
       figures,
-      details: { gpus, queued, runS, choicePass: cp, candidateQuery: cq, judged: detailsOf(r), saturated: sat ? detailsOf(sat) : null },
+      details: {
+        gpus,
+        queued,
+        runS,
+        choicePass: cp,
+        candidateQuery: cq,
+        judged: detailsOf(r),
+        saturated: sat ? detailsOf(sat) : null,
+      },
     };
   },
 };

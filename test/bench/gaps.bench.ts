@@ -23,7 +23,14 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { SimInstanceOptions } from '../simulator/index.js';
 import { DEFAULT_HISTORY_DELAY_MS, parseHistoryDelay, RECORDED_HISTORY_DELAY_MS } from '../simulator/options.js';
-import { FIXTURE_TEMPLATES, importThroughContract, openBenchEngine, shotListJson, startAndWaitReady, stateCounts } from './lib/bench-engine.js';
+import {
+  FIXTURE_TEMPLATES,
+  importThroughContract,
+  openBenchEngine,
+  shotListJson,
+  startAndWaitReady,
+  stateCounts,
+} from './lib/bench-engine.js';
 import { startRemoteFarm, type RemoteFarm } from './lib/remote-farm.js';
 import { gapsBetween, type SimEvent } from './lib/sim-events.js';
 import { summary, until } from './lib/stats.js';
@@ -38,7 +45,10 @@ const TARGET_P50_MS = 3;
 const PER_PROMPT_BOUND_MS = 4_000;
 
 interface Gaps {
-  fromSuccess: number[]; fromHistory: number[]; historyDelay: number[]; toNextPost: number[];
+  fromSuccess: number[];
+  fromHistory: number[];
+  historyDelay: number[];
+  toNextPost: number[];
   /** Paths of requests answered inside a history window (they saw the prompt still running), with counts. */
   inWindow: Record<string, number>;
   finished: boolean;
@@ -95,7 +105,9 @@ async function engineRun(o: SimInstanceOptions, n: number, log: (m: string) => v
 
 /** The same kind of prompts posted all at once straight to the simulator: its own gap. */
 async function preQueuedRun(o: SimInstanceOptions, n: number, log: (m: string) => void): Promise<Gaps> {
-  const tpl = JSON.parse(readFileSync(join(FIXTURE_TEMPLATES, 'txt2img.json'), 'utf8')) as { workflow: Record<string, { inputs: Record<string, unknown> }> };
+  const tpl = JSON.parse(readFileSync(join(FIXTURE_TEMPLATES, 'txt2img.json'), 'utf8')) as {
+    workflow: Record<string, { inputs: Record<string, unknown> }>;
+  };
   return withFarm(o, async (farm) => {
     const url = farm.urls[0] as string;
     await farm.events(true);
@@ -103,7 +115,10 @@ async function preQueuedRun(o: SimInstanceOptions, n: number, log: (m: string) =
       const prompt = structuredClone(tpl.workflow);
       (prompt['6'] as { inputs: Record<string, unknown> }).inputs.text = `shot ${i}`;
       // A client_id (no socket behind it) so the run's messages go through the hub, where they are timed.
-      const res = await fetch(`${url}/prompt`, { method: 'POST', body: JSON.stringify({ prompt, prompt_id: randomUUID(), client_id: 'gaps-bench' }) });
+      const res = await fetch(`${url}/prompt`, {
+        method: 'POST',
+        body: JSON.stringify({ prompt, prompt_id: randomUUID(), client_id: 'gaps-bench' }),
+      });
       if (!res.ok) throw new Error(`POST /prompt ${i}: ${res.status} ${await res.text()}`);
       await res.arrayBuffer();
     }
@@ -124,11 +139,16 @@ export const gapsBench: Benchmark = {
   description: 'idle time between back-to-back prompts on one GPU (recorded history window), engine vs pre-queued',
   async run({ quick, flags, log }) {
     const n = quick ? 8 : Number(flags.prompts ?? 16);
-    const judged = flags['history-delay-ms'] === undefined ? RECORDED_HISTORY_DELAY_MS : parseHistoryDelay(flags['history-delay-ms']);
+    const judged =
+      flags['history-delay-ms'] === undefined
+        ? RECORDED_HISTORY_DELAY_MS
+        : parseHistoryDelay(flags['history-delay-ms']);
     const o = instance(judged);
     const loaded = instance(DEFAULT_HISTORY_DELAY_MS);
     const w = (d: number | [number, number]): string => (Array.isArray(d) ? `${d[0]}–${d[1]} ms` : `${d} ms`);
-    log(`engine: ${n} prompts of ${DURATION.fixedMs}–${DURATION.fixedMs + DURATION.randomMs[1]} ms on one instance, history window ${w(judged)}`);
+    log(
+      `engine: ${n} prompts of ${DURATION.fixedMs}–${DURATION.fixedMs + DURATION.randomMs[1]} ms on one instance, history window ${w(judged)}`,
+    );
     const e = await engineRun(o, n, log);
     log('pre-queued: the same prompts posted at once straight to the simulator');
     const p = await preQueuedRun(o, n, log);
@@ -141,27 +161,83 @@ export const gapsBench: Benchmark = {
     const z = await engineRun(instance(0), n, log);
     const slow = e.fromSuccess.filter((g) => g >= 1000).length + le6.fromSuccess.filter((g) => g >= 1000).length;
     const figures: Figure[] = [
-      le(`engine (prefetch on, window ${w(judged)}): prompt end (execution_success) → next execution_start, p50`, summary(e.fromSuccess).p50, TARGET_P50_MS, 'ms'),
-      le('engine (prefetch on): prompt end → next execution_start, p99', summary(e.fromSuccess).p99, TARGET_P99_MS, 'ms'),
+      le(
+        `engine (prefetch on, window ${w(judged)}): prompt end (execution_success) → next execution_start, p50`,
+        summary(e.fromSuccess).p50,
+        TARGET_P50_MS,
+        'ms',
+      ),
+      le(
+        'engine (prefetch on): prompt end → next execution_start, p99',
+        summary(e.fromSuccess).p99,
+        TARGET_P99_MS,
+        'ms',
+      ),
       info('  engine p50 / p90 / p99 / max, from execution_success', line(e.fromSuccess)),
       info('  pre-queued (no engine: the simulator alone), from execution_success', line(p.fromSuccess)),
       info('  engine with prefetch off, from execution_success', line(off.fromSuccess)),
       info('  engine p50 / p90 / p99 / max, from the history write', line(e.fromHistory)),
-      info('  engine: execution_success → next POST /prompt arrives (with prefetch, the prompt after the next)', line(e.toNextPost)),
-      info(`  default window ${w(DEFAULT_HISTORY_DELAY_MS)}: engine / pre-queued (its floor), from execution_success`, `${line(le6.fromSuccess)} / ${line(p6.fromSuccess)}`),
-      info('  engine requests answered inside a history window (saw the prompt still running), both windows', `${windowLine(e)}; ${windowLine(le6)}`),
-      info('  engine gaps ≥ 1 s (asked too early, asked again after historyPollMs), both windows', `${slow} of ${e.fromSuccess.length + le6.fromSuccess.length}`),
-      info('  history written after execution_success (loop stalls included), engine / pre-queued', `${line(e.historyDelay)} / ${line(p.historyDelay)}`),
+      info(
+        '  engine: execution_success → next POST /prompt arrives (with prefetch, the prompt after the next)',
+        line(e.toNextPost),
+      ),
+      info(
+        `  default window ${w(DEFAULT_HISTORY_DELAY_MS)}: engine / pre-queued (its floor), from execution_success`,
+        `${line(le6.fromSuccess)} / ${line(p6.fromSuccess)}`,
+      ),
+      info(
+        '  engine requests answered inside a history window (saw the prompt still running), both windows',
+        `${windowLine(e)}; ${windowLine(le6)}`,
+      ),
+      info(
+        '  engine gaps ≥ 1 s (asked too early, asked again after historyPollMs), both windows',
+        `${slow} of ${e.fromSuccess.length + le6.fromSuccess.length}`,
+      ),
+      info(
+        '  history written after execution_success (loop stalls included), engine / pre-queued',
+        `${line(e.historyDelay)} / ${line(p.historyDelay)}`,
+      ),
       info('  engine against historyDelayMs 0, from execution_success', line(z.fromSuccess)),
     ];
-    for (const [name, g] of [['engine', e], ['engine, prefetch off', off], ['pre-queued', p], ['engine, default window', le6], ['pre-queued, default window', p6], ['engine, delay 0', z]] as const) {
-      if (!g.finished) figures.push({ figure: `  ${name} run finished within its time bound`, target: 'yes', measured: 'no', verdict: 'MISS' });
+    for (const [name, g] of [
+      ['engine', e],
+      ['engine, prefetch off', off],
+      ['pre-queued', p],
+      ['engine, default window', le6],
+      ['pre-queued, default window', p6],
+      ['engine, delay 0', z],
+    ] as const) {
+      if (!g.finished)
+        figures.push({
+          figure: `  ${name} run finished within its time bound`,
+          target: 'yes',
+          measured: 'no',
+          verdict: 'MISS',
+        });
     }
     return {
       figures,
-      details: { prompts: n, duration: DURATION, historyDelayMs: judged, engine: e, enginePrefetchOff: off, preQueued: p, engineDefaultWindow: le6, preQueuedDefaultWindow: p6, engineNoDelay: z,
-        summaries: { engine: summary(e.fromSuccess), enginePrefetchOff: summary(off.fromSuccess), engineFromHistory: summary(e.fromHistory), preQueued: summary(p.fromSuccess),
-          preQueuedFromHistory: summary(p.fromHistory), engineDefaultWindow: summary(le6.fromSuccess), preQueuedDefaultWindow: summary(p6.fromSuccess), engineNoDelay: summary(z.fromSuccess) } },
+      details: {
+        prompts: n,
+        duration: DURATION,
+        historyDelayMs: judged,
+        engine: e,
+        enginePrefetchOff: off,
+        preQueued: p,
+        engineDefaultWindow: le6,
+        preQueuedDefaultWindow: p6,
+        engineNoDelay: z,
+        summaries: {
+          engine: summary(e.fromSuccess),
+          enginePrefetchOff: summary(off.fromSuccess),
+          engineFromHistory: summary(e.fromHistory),
+          preQueued: summary(p.fromSuccess),
+          preQueuedFromHistory: summary(p.fromHistory),
+          engineDefaultWindow: summary(le6.fromSuccess),
+          preQueuedDefaultWindow: summary(p6.fromSuccess),
+          engineNoDelay: summary(z.fromSuccess),
+        },
+      },
     };
   },
 };

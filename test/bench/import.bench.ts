@@ -14,7 +14,9 @@ export const importBench: Benchmark = {
   async run({ quick, log }) {
     const rows = quick ? 20_000 : 100_000;
     // Long prompts: the farm stays busy with 16 jobs and the import is what is measured.
-    const farm = await startRemoteFarm(Array.from({ length: 16 }, (_, i) => ({ name: `g${i}`, duration: { fixedMs: 60_000 } })));
+    const farm = await startRemoteFarm(
+      Array.from({ length: 16 }, (_, i) => ({ name: `g${i}`, duration: { fixedMs: 60_000 } })),
+    );
     const be = await openBenchEngine({ instances: farm.urls.map((url) => ({ url })) });
     try {
       await startAndWaitReady(be.engine);
@@ -37,12 +39,23 @@ export const importBench: Benchmark = {
       const w = summary(wholes);
       return {
         figures: [
-          le(`import ${rows / 1000}k rows (preview + commit)${quick ? ' ×5 scaled' : ''}`, quick ? scaled : totalS, 3, 's'),
+          le(
+            `import ${rows / 1000}k rows (preview + commit)${quick ? ' ×5 scaled' : ''}`,
+            quick ? scaled : totalS,
+            3,
+            's',
+          ),
           info('  of which preview / commit', `${round(big.previewMs / 1000)} s / ${round(big.commitMs / 1000)} s`),
           le('one durable enqueue (commit) p99', c.p99, 5, 'ms'),
           info('  one-row preview + commit p50 / p99', `${w.p50} / ${w.p99} ms`),
         ],
-        details: { rows, previewMs: round(big.previewMs), commitMs: round(big.commitMs), enqueueCommit: c, enqueuePreviewCommit: w },
+        details: {
+          rows,
+          previewMs: round(big.previewMs),
+          commitMs: round(big.commitMs),
+          enqueueCommit: c,
+          enqueuePreviewCommit: w,
+        },
       };
     } finally {
       await be.close();

@@ -59,12 +59,15 @@ async function main(): Promise<void> {
   const { names, flags, quick } = parse(process.argv.slice(2));
   if (flags.help || names.includes('help')) {
     console.log('benchmarks:');
-    for (const b of BENCHMARKS) console.log(`  ${b.name.padEnd(12)} ${b.description}${b.onlyByName ? ' (only when named)' : ''}`);
+    for (const b of BENCHMARKS)
+      console.log(`  ${b.name.padEnd(12)} ${b.description}${b.onlyByName ? ' (only when named)' : ''}`);
     return;
   }
   const unknown = names.filter((n) => !BENCHMARKS.some((b) => b.name === n));
   if (unknown.length) throw new Error(`unknown benchmark(s): ${unknown.join(', ')} (try: npm run bench -- help)`);
-  const chosen = names.length ? BENCHMARKS.filter((b) => names.includes(b.name)) : BENCHMARKS.filter((b) => !b.onlyByName);
+  const chosen = names.length
+    ? BENCHMARKS.filter((b) => names.includes(b.name))
+    : BENCHMARKS.filter((b) => !b.onlyByName);
 
   const started = new Date();
   const results: Record<string, BenchResult | { error: string }> = {};
@@ -72,8 +75,11 @@ async function main(): Promise<void> {
   for (const b of chosen) {
     const t0 = performance.now();
     const loadBefore = loadavg()[0] as number;
-    process.stderr.write(`\n== ${b.name}: ${b.description} (load average ${loadBefore.toFixed(1)} on ${cpus().length} cores)\n`);
-    if (loadBefore > cpus().length) process.stderr.write('   WARNING: the machine is busy with other work; figures will be noisy\n');
+    process.stderr.write(
+      `\n== ${b.name}: ${b.description} (load average ${loadBefore.toFixed(1)} on ${cpus().length} cores)\n`,
+    );
+    if (loadBefore > cpus().length)
+      process.stderr.write('   WARNING: the machine is busy with other work; figures will be noisy\n');
     try {
       const r = await b.run({ flags, quick, log: (m) => process.stderr.write(`   ${m}\n`) });
       results[b.name] = { ...r, details: { ...r.details, loadAverage: { before: loadBefore, after: loadavg()[0] } } };
@@ -82,12 +88,23 @@ async function main(): Promise<void> {
     } catch (err) {
       const message = (err as Error).stack ?? String(err);
       results[b.name] = { error: message };
-      all.push({ figure: `${b.name}: (failed to run)`, target: '—', measured: (err as Error).message.slice(0, 80), verdict: 'MISS' });
+      all.push({
+        figure: `${b.name}: (failed to run)`,
+        target: '—',
+        measured: (err as Error).message.slice(0, 80),
+        verdict: 'MISS',
+      });
       process.stderr.write(`   FAILED: ${message}\n`);
     }
   }
 
-  if (stray.length) all.push({ figure: 'uncaught errors from engine timers after close', target: '0', measured: String(stray.length), verdict: 'MISS' });
+  if (stray.length)
+    all.push({
+      figure: 'uncaught errors from engine timers after close',
+      target: '0',
+      measured: String(stray.length),
+      verdict: 'MISS',
+    });
   console.log(`\n${table(all)}\n`);
   const dir = join(ROOT, 'bench-results');
   mkdirSync(dir, { recursive: true });
@@ -95,14 +112,28 @@ async function main(): Promise<void> {
   const file = join(dir, `bench-${stamp}.json`);
   const git = (cmd: string): string | null => {
     try {
-      return execSync(cmd, { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+      return execSync(cmd, { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] })
+        .toString()
+        .trim();
     } catch {
       return null;
     }
   };
-  const commit = { head: git('git rev-parse --short HEAD'), dirtyEngine: (git('git status --porcelain electron/engine shared') ?? '') !== '' };
-  const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? null, memGb: Math.round(totalmem() / 1e9), node: process.version, os: `${platform()} ${release()}` };
-  writeFileSync(file, `${JSON.stringify({ started: started.toISOString(), commit, machine, argv: process.argv.slice(2), figures: all, results, uncaught: stray }, null, 2)}\n`);
+  const commit = {
+    head: git('git rev-parse --short HEAD'),
+    dirtyEngine: (git('git status --porcelain electron/engine shared') ?? '') !== '',
+  };
+  const machine = {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? null,
+    memGb: Math.round(totalmem() / 1e9),
+    node: process.version,
+    os: `${platform()} ${release()}`,
+  };
+  writeFileSync(
+    file,
+    `${JSON.stringify({ started: started.toISOString(), commit, machine, argv: process.argv.slice(2), figures: all, results, uncaught: stray }, null, 2)}\n`,
+  );
   console.log(`results: ${file}`);
   process.exitCode = all.some((f) => f.verdict === 'MISS') ? 1 : 0;
 }

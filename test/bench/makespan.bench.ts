@@ -18,7 +18,14 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { seededRandom } from '../../electron/engine/clock.js';
 import type { SimInstanceOptions } from '../simulator/index.js';
-import { FIXTURE_TEMPLATES, importThroughContract, openBenchEngine, shotListJson, startAndWaitReady, stateCounts } from './lib/bench-engine.js';
+import {
+  FIXTURE_TEMPLATES,
+  importThroughContract,
+  openBenchEngine,
+  shotListJson,
+  startAndWaitReady,
+  stateCounts,
+} from './lib/bench-engine.js';
 import { runNaive, type NaivePrompt } from './lib/naive-dispatcher.js';
 import { startRemoteFarm } from './lib/remote-farm.js';
 import { executions, type SimEvent } from './lib/sim-events.js';
@@ -39,21 +46,45 @@ interface Variant {
 function variants(gpus: number, f: number, scale: number): Variant[] {
   const load = Math.round(100 * f);
   const fast = (i: number, loadMs: number): SimInstanceOptions & { speed: number } => ({
-    name: `fast${i}`, gpuName: 'NVIDIA GeForce RTX 4090', speed: 1, duration: { fixedMs: 20 * f, randomMs: [0, 180 * f], seed: 100 + i, modelLoadMs: loadMs },
+    name: `fast${i}`,
+    gpuName: 'NVIDIA GeForce RTX 4090',
+    speed: 1,
+    duration: { fixedMs: 20 * f, randomMs: [0, 180 * f], seed: 100 + i, modelLoadMs: loadMs },
   });
   const slow = (i: number, loadMs: number): SimInstanceOptions & { speed: number } => ({
-    name: `slow${i}`, gpuName: 'NVIDIA GeForce RTX 3090', speed: 0.5, duration: { fixedMs: 40 * f, randomMs: [0, 360 * f], seed: 200 + i, modelLoadMs: loadMs },
+    name: `slow${i}`,
+    gpuName: 'NVIDIA GeForce RTX 3090',
+    speed: 0.5,
+    duration: { fixedMs: 40 * f, randomMs: [0, 360 * f], seed: 200 + i, modelLoadMs: loadMs },
   });
   const half = Math.floor(gpus / 2);
   return [
     // The acceptance: 1.05 with 100–1000 ms prompts (÷20), 1.10 with 20–200 ms ones (÷100), where the engine's fixed cost per job weighs more.
-    { name: 'identical', instances: Array.from({ length: gpus }, (_, i) => fast(i, 0)), checkpoints: 1, loadMs: 0, target: scale >= 100 ? 1.1 : 1.05 },
-    { name: 'mixed', instances: [...Array.from({ length: gpus - half }, (_, i) => fast(i, load)), ...Array.from({ length: half }, (_, i) => slow(i, load))], checkpoints: 2, loadMs: load, target: 1.15 },
+    {
+      name: 'identical',
+      instances: Array.from({ length: gpus }, (_, i) => fast(i, 0)),
+      checkpoints: 1,
+      loadMs: 0,
+      target: scale >= 100 ? 1.1 : 1.05,
+    },
+    {
+      name: 'mixed',
+      instances: [
+        ...Array.from({ length: gpus - half }, (_, i) => fast(i, load)),
+        ...Array.from({ length: half }, (_, i) => slow(i, load)),
+      ],
+      checkpoints: 2,
+      loadMs: load,
+      target: 1.15,
+    },
   ];
 }
 
 /** Makespan (first POST → last end) and the lower bound from the work the simulators really did. */
-function measure(events: SimEvent[], v: Variant): { makespan: number; bound: number; work: number; executed: number; loads: number } {
+function measure(
+  events: SimEvent[],
+  v: Variant,
+): { makespan: number; bound: number; work: number; executed: number; loads: number } {
   const ex = executions(events).filter((e) => e.outcome === 'success');
   const posts = events.filter((e) => e.k === 'P');
   const first = Math.min(...posts.map((e) => e.t));
@@ -75,12 +106,19 @@ function measure(events: SimEvent[], v: Variant): { makespan: number; bound: num
 
 async function engineRun(v: Variant, shots: number, prefetch: boolean, log: (m: string) => void) {
   const farm = await startRemoteFarm(v.instances.map(({ speed: _s, ...o }) => o));
-  const be = await openBenchEngine({ instances: farm.urls.map((url, i) => ({ url, name: v.instances[i]?.name ?? `g${i}` })) });
+  const be = await openBenchEngine({
+    instances: farm.urls.map((url, i) => ({ url, name: v.instances[i]?.name ?? `g${i}` })),
+  });
   try {
     await startAndWaitReady(be.engine, { prefetch });
     const rnd = seededRandom(5);
     const content = shotListJson(shots, {
-      spec: (i) => ({ parameters: { prompt: `shot ${i}`, ...(v.checkpoints > 1 ? { ckpt: CKPTS[Math.floor(rnd() * v.checkpoints)] as string } : {}) } }),
+      spec: (i) => ({
+        parameters: {
+          prompt: `shot ${i}`,
+          ...(v.checkpoints > 1 ? { ckpt: CKPTS[Math.floor(rnd() * v.checkpoints)] as string } : {}),
+        },
+      }),
     });
     await farm.events(true);
     const r = await importThroughContract(be.engine, content);
@@ -97,13 +135,16 @@ async function engineRun(v: Variant, shots: number, prefetch: boolean, log: (m: 
 async function naiveRun(v: Variant, shots: number, pollMs: number, log: (m: string) => void) {
   const farm = await startRemoteFarm(v.instances.map(({ speed: _s, ...o }) => o));
   try {
-    const tpl = JSON.parse(readFileSync(join(FIXTURE_TEMPLATES, 'txt2img.json'), 'utf8')) as { workflow: Record<string, { inputs: Record<string, unknown> }> };
+    const tpl = JSON.parse(readFileSync(join(FIXTURE_TEMPLATES, 'txt2img.json'), 'utf8')) as {
+      workflow: Record<string, { inputs: Record<string, unknown> }>;
+    };
     const rnd = seededRandom(5);
     const prompts: NaivePrompt[] = Array.from({ length: shots }, (_, i) => {
       const wf = structuredClone(tpl.workflow);
       (wf['6'] as { inputs: Record<string, unknown> }).inputs.text = `shot ${i}`;
       (wf['3'] as { inputs: Record<string, unknown> }).inputs.seed = Math.floor(rnd() * 2 ** 32);
-      if (v.checkpoints > 1) (wf['4'] as { inputs: Record<string, unknown> }).inputs.ckpt_name = CKPTS[Math.floor(rnd() * v.checkpoints)];
+      if (v.checkpoints > 1)
+        (wf['4'] as { inputs: Record<string, unknown> }).inputs.ckpt_name = CKPTS[Math.floor(rnd() * v.checkpoints)];
       return { promptId: randomUUID(), prompt: wf };
     });
     const r = await runNaive(farm.urls, prompts, pollMs, 10 * 60_000);
@@ -124,7 +165,12 @@ export const makespanBench: Benchmark = {
     const only = flags.variant;
     // Simulated renders of 2–20 s divided by `scale`: the default 100 gives 20–200 ms.
     const f = 100 / scale;
-    const figures: Figure[] = [info('scale', `durations ${round(20 * f, 0)}–${round(200 * f, 0)} ms stand for 2–20 s renders (÷${scale}); naive poll 1.5 s → ${round(pollMs, 1)} ms`)];
+    const figures: Figure[] = [
+      info(
+        'scale',
+        `durations ${round(20 * f, 0)}–${round(200 * f, 0)} ms stand for 2–20 s renders (÷${scale}); naive poll 1.5 s → ${round(pollMs, 1)} ms`,
+      ),
+    ];
     const details: Record<string, unknown> = { shots, gpus, scale, pollMs };
     for (const v of variants(gpus, f, scale)) {
       if (only && only !== v.name) continue;
@@ -142,9 +188,21 @@ export const makespanBench: Benchmark = {
         le(`${v.name}: Shotfarm (prefetch on) makespan ÷ lower bound`, er, v.target, '', 3),
         info(`  ${v.name}: Shotfarm, prefetch off`, round(or, 3).toString(), or),
         info(`  ${v.name}: naive ${pollMs} ms poll makespan ÷ lower bound`, round(nr, 3).toString(), nr),
-        { figure: `  ${v.name}: Shotfarm (prefetch on) ahead of the polling baseline in the same run`, target: 'yes', measured: `${e.makespan < n.makespan ? 'yes' : 'no'}: ${round(e.makespan / 1000, 2)} s vs ${round(n.makespan / 1000, 2)} s (prefetch off ${round(o.makespan / 1000, 2)} s); checkpoint loads ${e.loads} / ${o.loads} / ${n.loads}`, verdict: e.makespan < n.makespan ? 'PASS' : 'MISS' },
+        {
+          figure: `  ${v.name}: Shotfarm (prefetch on) ahead of the polling baseline in the same run`,
+          target: 'yes',
+          measured: `${e.makespan < n.makespan ? 'yes' : 'no'}: ${round(e.makespan / 1000, 2)} s vs ${round(n.makespan / 1000, 2)} s (prefetch off ${round(o.makespan / 1000, 2)} s); checkpoint loads ${e.loads} / ${o.loads} / ${n.loads}`,
+          verdict: e.makespan < n.makespan ? 'PASS' : 'MISS',
+        },
       );
-      details[v.name] = { engine: e, enginePrefetchOff: o, naive: n, engineRatio: round(er, 4), enginePrefetchOffRatio: round(or, 4), naiveRatio: round(nr, 4) };
+      details[v.name] = {
+        engine: e,
+        enginePrefetchOff: o,
+        naive: n,
+        engineRatio: round(er, 4),
+        enginePrefetchOffRatio: round(or, 4),
+        naiveRatio: round(nr, 4),
+      };
     }
     return { figures, details };
   },

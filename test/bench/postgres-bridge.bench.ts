@@ -45,7 +45,12 @@ type Counts = { selects: number; inserts: number; rows: number; txs: number; rou
 /** The best of each figure over the rounds: the machine's other work only ever slows a round down. */
 function best(rounds: Rates[]): Rates {
   const pick = (k: keyof Rates) => Math.max(...rounds.map((r) => r[k]));
-  return { selectPerS: pick('selectPerS'), insertPerS: pick('insertPerS'), insertInTxPerS: pick('insertInTxPerS'), emptyTxPerS: pick('emptyTxPerS') };
+  return {
+    selectPerS: pick('selectPerS'),
+    insertPerS: pick('insertPerS'),
+    insertInTxPerS: pick('insertInTxPerS'),
+    emptyTxPerS: pick('emptyTxPerS'),
+  };
 }
 
 function measure(db: SqlDb, n: Counts): Rates {
@@ -76,11 +81,16 @@ async function measureAsyncDriver(url: string, n: Counts): Promise<Rates> {
     const ins = 'INSERT INTO bench_kv (id, n, body) VALUES ($1, $2, $3)';
     const rounds: Rates[] = [];
     for (let r = 0; r < n.rounds; r++) {
-      const selectPerS = await perSecondAsync(n.selects, (i) => c.query({ name: 'sel', text: sel, values: [`seed-${(i * 7919) % n.rows}`] }));
-      const insertPerS = await perSecondAsync(n.inserts, (i) => c.query({ name: 'ins', text: ins, values: [`async-one-${r}-${i}`, i, BODY] }));
+      const selectPerS = await perSecondAsync(n.selects, (i) =>
+        c.query({ name: 'sel', text: sel, values: [`seed-${(i * 7919) % n.rows}`] }),
+      );
+      const insertPerS = await perSecondAsync(n.inserts, (i) =>
+        c.query({ name: 'ins', text: ins, values: [`async-one-${r}-${i}`, i, BODY] }),
+      );
       const t0 = performance.now();
       await c.query('BEGIN');
-      for (let i = 0; i < n.rows; i++) await c.query({ name: 'ins', text: ins, values: [`async-tx-${r}-${i}`, i, BODY] });
+      for (let i = 0; i < n.rows; i++)
+        await c.query({ name: 'ins', text: ins, values: [`async-tx-${r}-${i}`, i, BODY] });
       await c.query('COMMIT');
       const insertInTxPerS = n.rows / ((performance.now() - t0) / 1000);
       const emptyTxPerS = await perSecondAsync(n.txs, async () => {
@@ -99,7 +109,13 @@ export const postgresBridgeBench: Benchmark = {
   name: 'pg-bridge',
   description: 'PostgreSQL synchronous bridge vs SQLite: round trips per second (loopback, fsync on)',
   async run(args) {
-    const n = numberFlags(args, { selects: [5000, 1000], inserts: [500, 100], rows: [5000, 1000], txs: [1000, 200], rounds: [3, 1] });
+    const n = numberFlags(args, {
+      selects: [5000, 1000],
+      inserts: [500, 100],
+      rows: [5000, 1000],
+      txs: [1000, 200],
+      rounds: [3, 1],
+    });
     const dir = makeTempDir('shotfarm-bench-pg-');
     const cluster = await startPostgresCluster({ durable: true });
     try {
@@ -116,16 +132,31 @@ export const postgresBridgeBench: Benchmark = {
       const driver = await measureAsyncDriver(url, n);
       args.log('PostgreSQL through the async driver measured');
       const row = (what: string, k: keyof Rates) =>
-        info(`${what}/s: SQLite · PostgreSQL bridge · pg async`, `${Math.round(lite[k])} · ${Math.round(bridge[k])} · ${Math.round(driver[k])}`, bridge[k]);
+        info(
+          `${what}/s: SQLite · PostgreSQL bridge · pg async`,
+          `${Math.round(lite[k])} · ${Math.round(bridge[k])} · ${Math.round(driver[k])}`,
+          bridge[k],
+        );
       return {
         figures: [
           row('SELECT by primary key', 'selectPerS'),
           row('INSERT, one commit each', 'insertPerS'),
           row(`INSERT in one transaction of ${n.rows}`, 'insertInTxPerS'),
           row('empty transaction (BEGIN, write lock, COMMIT)', 'emptyTxPerS'),
-          info('bridge alone/s (worker thread and back, no database)', `${Math.round(pings)} (${(1e6 / pings).toFixed(0)} µs each)`, pings),
+          info(
+            'bridge alone/s (worker thread and back, no database)',
+            `${Math.round(pings)} (${(1e6 / pings).toFixed(0)} µs each)`,
+            pings,
+          ),
         ],
-        details: { counts: n, best: `of ${n.rounds} rounds`, sqlite: lite, postgresBridge: bridge, postgresAsyncDriver: driver, bridgePingPerS: pings },
+        details: {
+          counts: n,
+          best: `of ${n.rounds} rounds`,
+          sqlite: lite,
+          postgresBridge: bridge,
+          postgresAsyncDriver: driver,
+          bridgePingPerS: pings,
+        },
       };
     } finally {
       cluster.close();

@@ -16,4 +16,20 @@ import { uiBench } from './ui.bench.js';
 import { workersImportBench } from './workers-import.bench.js';
 import type { Benchmark } from './lib/types.js';
 
-export const BENCHMARKS: Benchmark[] = [simulatorBench, dispatchBench, gapsBench, makespanBench, rushBench, importBench, workersImportBench, postgresBridgeBench, throughputBench, collectBench, runlogBench, uiBench, chaosBench, soakBench, burstBench];
+export const BENCHMARKS: Benchmark[] = [
+  simulatorBench,
+  dispatchBench,
+  gapsBench,
+  makespanBench,
+  rushBench,
+  importBench,
+  workersImportBench,
+  postgresBridgeBench,
+  throughputBench,
+  collectBench,
+  runlogBench,
+  uiBench,
+  chaosBench,
+  soakBench,
+  burstBench,
+];

@@ -32,8 +32,21 @@ export const runlogBench: Benchmark = {
         ids.forEach((jobId, i) => {
           const t = base + i * 1000;
           const oom = i % 10 === 0;
-          insert.run(`att-${jobId}-1`, jobId, `gpu-${String(i % 16).padStart(2, '0')}`, oom ? 'retry' : 'completed', oom ? 'oom' : null,
-            oom ? 'out of GPU memory on gpu-03' : null, oom ? '3' : null, oom ? 'KSampler' : null, t - 5000, t, t + 100, t + 9000, 24 * 1024 ** 3);
+          insert.run(
+            `att-${jobId}-1`,
+            jobId,
+            `gpu-${String(i % 16).padStart(2, '0')}`,
+            oom ? 'retry' : 'completed',
+            oom ? 'oom' : null,
+            oom ? 'out of GPU memory on gpu-03' : null,
+            oom ? '3' : null,
+            oom ? 'KSampler' : null,
+            t - 5000,
+            t,
+            t + 100,
+            t + 9000,
+            24 * 1024 ** 3,
+          );
         });
       })();
       log(`${ids.length} attempt rows inserted`);
@@ -52,9 +65,19 @@ export const runlogBench: Benchmark = {
       return {
         figures: [
           le(`run-log CSV of ${rows / 1000}k attempts`, s, 2, 's'),
-          info('  heap: peak above baseline during export / after export (GC)', `${mb(peak)} MB / ${mb(after)} MB (${r.rows} rows, ${mb(statSync(path).size)} MB file)`),
+          info(
+            '  heap: peak above baseline during export / after export (GC)',
+            `${mb(peak)} MB / ${mb(after)} MB (${r.rows} rows, ${mb(statSync(path).size)} MB file)`,
+          ),
         ],
-        details: { rows: r.rows, seconds: round(s), heapPeakDeltaMb: mb(peak), heapAfterDeltaMb: mb(after), rssBeforeMb: mb(rss0), fileMb: mb(statSync(path).size) },
+        details: {
+          rows: r.rows,
+          seconds: round(s),
+          heapPeakDeltaMb: mb(peak),
+          heapAfterDeltaMb: mb(after),
+          rssBeforeMb: mb(rss0),
+          fileMb: mb(statSync(path).size),
+        },
       };
     } finally {
       await be.close();

@@ -19,24 +19,39 @@ export const rushBench: Benchmark = {
       ...[0, 1, 2].map((i) => ({ name: `big${i}`, vramTotalGb: 24, duration: { fixedMs: 1000 } })),
       { name: 'small', vramTotalGb: 12, duration: { fixedMs: 50 } },
     ]);
-    const be = await openBenchEngine({ instances: farm.urls.map((url, i) => ({ url, name: i < 3 ? `big${i}` : 'small' })) });
+    const be = await openBenchEngine({
+      instances: farm.urls.map((url, i) => ({ url, name: i < 3 ? `big${i}` : 'small' })),
+    });
     try {
       await startAndWaitReady(be.engine);
       log(`backlog: ${backlog} video jobs (18 GB) on 3 × 24 GB; the 12 GB GPU stays idle`);
-      const b = await importThroughContract(be.engine, shotListJson(backlog, { prefix: 'vid', spec: () => ({ template: 'video18', stage: 'motion', parameters: {} }) }));
+      const b = await importThroughContract(
+        be.engine,
+        shotListJson(backlog, {
+          prefix: 'vid',
+          spec: () => ({ template: 'video18', stage: 'motion', parameters: {} }),
+        }),
+      );
       if (b.ids.length !== backlog) throw new Error(`backlog: ${b.ids.length} of ${backlog} imported`);
       await sleep(1500);
       const starts: number[] = [];
       for (let i = 0; i < rounds; i++) {
         const t0 = absNow();
-        const r = await importThroughContract(be.engine, shotListJson(1, { prefix: `rush${i}-`, spec: () => ({ priority: 'rush' }) }));
+        const r = await importThroughContract(
+          be.engine,
+          shotListJson(1, { prefix: `rush${i}-`, spec: () => ({ priority: 'rush' }) }),
+        );
         const id = r.ids[0] as string;
         let postedAt: number | null = null;
-        const ok = await until(async () => {
-          const ev = (await farm.events(false)).find((e) => e.k === 'P' && e.id === id);
-          if (ev) postedAt = ev.t;
-          return ev !== undefined;
-        }, 10_000, 5);
+        const ok = await until(
+          async () => {
+            const ev = (await farm.events(false)).find((e) => e.k === 'P' && e.id === id);
+            if (ev) postedAt = ev.t;
+            return ev !== undefined;
+          },
+          10_000,
+          5,
+        );
         if (!ok || postedAt === null) throw new Error(`rush job ${i} never reached a GPU`);
         starts.push((postedAt as number) - t0);
         await farm.events(true);

@@ -26,7 +26,9 @@ export const simulatorBench: Benchmark = {
     const instances = 16;
     const seconds = quick ? 3 : 10;
     const inFlight = 4;
-    const farm = await startRemoteFarm(Array.from({ length: instances }, (_, i) => ({ name: `sim-${i}`, duration: { fixedMs: 0 } })));
+    const farm = await startRemoteFarm(
+      Array.from({ length: instances }, (_, i) => ({ name: `sim-${i}`, duration: { fixedMs: 0 } })),
+    );
     let done = 0;
     let outOfOrder = 0;
     const seen = new Map<string, string[]>();
@@ -62,7 +64,10 @@ export const simulatorBench: Benchmark = {
             active++;
             const prompt = structuredClone(GRAPH);
             prompt['1'].inputs.color = Math.floor(Math.random() * 0xffffff); // defeat the node cache: every prompt runs
-            const res = await fetch(`${sim.url}/prompt`, { method: 'POST', body: JSON.stringify({ prompt, prompt_id: id, client_id: clientId }) });
+            const res = await fetch(`${sim.url}/prompt`, {
+              method: 'POST',
+              body: JSON.stringify({ prompt, prompt_id: id, client_id: clientId }),
+            });
             await res.text();
           };
           while (Date.now() < stopAt) {

@@ -4,7 +4,13 @@
  * heap after a GC) at the end minus right after a warm-up of 10 % of the run (at least 10 s); RSS is
  * the median of the last minute of 2 s samples (it swings by ±100 MB between collections).
  */
-import { importThroughContract, openBenchEngine, shotListJson, startAndWaitReady, stateCounts } from './lib/bench-engine.js';
+import {
+  importThroughContract,
+  openBenchEngine,
+  shotListJson,
+  startAndWaitReady,
+  stateCounts,
+} from './lib/bench-engine.js';
 import { probeEngine } from './lib/engine-probes.js';
 import { startRemoteFarm } from './lib/remote-farm.js';
 import { gcNow, mb, median, round, sleep } from './lib/stats.js';
@@ -18,7 +24,9 @@ export const soakBench: Benchmark = {
     const { minutes } = numberFlags(args, { minutes: 60 });
     const totalMs = minutes * 60_000;
     const warmMs = Math.max(10_000, totalMs / 10);
-    const farm = await startRemoteFarm(Array.from({ length: 8 }, (_, i) => ({ name: `s${i}`, duration: { fixedMs: 50, randomMs: [0, 100], seed: i } })));
+    const farm = await startRemoteFarm(
+      Array.from({ length: 8 }, (_, i) => ({ name: `s${i}`, duration: { fixedMs: 50, randomMs: [0, 100], seed: i } })),
+    );
     const be = await openBenchEngine({ instances: farm.urls.map((url) => ({ url })) });
     try {
       await startAndWaitReady(be.engine);
@@ -40,7 +48,9 @@ export const soakBench: Benchmark = {
         }
         if (Date.now() - lastLog > 60_000) {
           lastLog = Date.now();
-          args.log(`${round((Date.now() - t0) / 60_000, 1)} min: ${probe.completedCount()} completed, RSS ${mb(process.memoryUsage().rss)} MB`);
+          args.log(
+            `${round((Date.now() - t0) / 60_000, 1)} min: ${probe.completedCount()} completed, RSS ${mb(process.memoryUsage().rss)} MB`,
+          );
         }
         await sleep(1000);
       }
@@ -52,9 +62,20 @@ export const soakBench: Benchmark = {
       return {
         figures: [
           le(`memory growth over ${minutes} min (engine RSS, end − warm)`, mb(growth), 50, 'MB', 1),
-          info('  heap after GC: warm → end; jobs completed', `${mb(w.heap)} → ${mb(end.heap)} MB; ${probe.completedCount()} jobs (${round(probe.completedCount() / (totalMs / 1000), 1)}/s)`),
+          info(
+            '  heap after GC: warm → end; jobs completed',
+            `${mb(w.heap)} → ${mb(end.heap)} MB; ${probe.completedCount()} jobs (${round(probe.completedCount() / (totalMs / 1000), 1)}/s)`,
+          ),
         ],
-        details: { minutes, warmRssMb: mb(w.rss), endRssMb: mb(end.rss), warmHeapMb: mb(w.heap), endHeapMb: mb(end.heap), completed: probe.completedCount(), rssSamplesMb: probe.rss.map(mb) },
+        details: {
+          minutes,
+          warmRssMb: mb(w.rss),
+          endRssMb: mb(end.rss),
+          warmHeapMb: mb(w.heap),
+          endHeapMb: mb(end.heap),
+          completed: probe.completedCount(),
+          rssSamplesMb: probe.rss.map(mb),
+        },
       };
     } finally {
       await be.close();

@@ -2,7 +2,13 @@
  * Full job lifecycles per second against zero-work prompts (fixedMs 0): claim, catch-up, listen,
  * POST, follow, collect (download, fsync, hash), completed — on 16 simulated GPUs.
  */
-import { importThroughContract, openBenchEngine, shotListJson, startAndWaitReady, stateCounts } from './lib/bench-engine.js';
+import {
+  importThroughContract,
+  openBenchEngine,
+  shotListJson,
+  startAndWaitReady,
+  stateCounts,
+} from './lib/bench-engine.js';
 import { probeEngine } from './lib/engine-probes.js';
 import { startRemoteFarm } from './lib/remote-farm.js';
 import { round, until } from './lib/stats.js';
@@ -18,7 +24,9 @@ export const throughputBench: Benchmark = {
     const { flags, log } = args;
     const { jobs } = numberFlags(args, { jobs: [3000, 500] });
     const gpus = 16;
-    const farm = await startRemoteFarm(Array.from({ length: gpus }, (_, i) => ({ name: `z${i}`, duration: { fixedMs: 0 } })));
+    const farm = await startRemoteFarm(
+      Array.from({ length: gpus }, (_, i) => ({ name: `z${i}`, duration: { fixedMs: 0 } })),
+    );
     const be = await openBenchEngine({ instances: farm.urls.map((url) => ({ url })) });
     const whatIf = flags['what-if'] ? flags['what-if'].split(',') : [];
     if (whatIf.length) log(`WHAT-IF fixes applied (not the engine as committed): ${whatIf.join(', ')}`);
@@ -56,12 +64,40 @@ export const throughputBench: Benchmark = {
           mainPerJobMs !== null
             ? le('engine CPU per job, main thread (as a V8 profile of the engine measures it)', mainPerJobMs, 3, 'ms')
             : le('engine CPU per job, all threads (no per-thread figures on this platform)', cpuPerJobMs, 3, 'ms'),
-          info('  engine CPU per job, all threads (process.cpuUsage: + GC, compiler, fs pool)', `${round(cpuPerJobMs, 2)} ms`),
-          info('  of which the main thread / other threads, ms per job', threads ? `${round(threads.mainMs / Math.max(1, completed), 2)} / ${round(threads.otherMs / Math.max(1, completed), 2)}` : 'n/a (not Linux)'),
-          info('  commits: writes per commit (claims, ends, checkpoints batched per tick)', batch ? `${batch.writes} writes in ${batch.commits} commits (${round(batch.writes / Math.max(1, batch.commits))} per commit)` : 'n/a'),
-          info('  jobs / wall time / event-loop p99', `${completed} in ${round(s)} s (import ${round((r.previewMs + r.commitMs) / 1000)} s before) / ${round(loopP99)} ms`),
+          info(
+            '  engine CPU per job, all threads (process.cpuUsage: + GC, compiler, fs pool)',
+            `${round(cpuPerJobMs, 2)} ms`,
+          ),
+          info(
+            '  of which the main thread / other threads, ms per job',
+            threads
+              ? `${round(threads.mainMs / Math.max(1, completed), 2)} / ${round(threads.otherMs / Math.max(1, completed), 2)}`
+              : 'n/a (not Linux)',
+          ),
+          info(
+            '  commits: writes per commit (claims, ends, checkpoints batched per tick)',
+            batch
+              ? `${batch.writes} writes in ${batch.commits} commits (${round(batch.writes / Math.max(1, batch.commits))} per commit)`
+              : 'n/a',
+          ),
+          info(
+            '  jobs / wall time / event-loop p99',
+            `${completed} in ${round(s)} s (import ${round((r.previewMs + r.commitMs) / 1000)} s before) / ${round(loopP99)} ms`,
+          ),
         ],
-        details: { jobs, completed, seconds: round(s), rate: round(rate), cpuPerJobMs: round(cpuPerJobMs, 3), mainPerJobMs: mainPerJobMs === null ? null : round(mainPerJobMs, 3), cpu, threads, batch, loopP99Ms: round(loopP99), states: stateCounts(be.engine) },
+        details: {
+          jobs,
+          completed,
+          seconds: round(s),
+          rate: round(rate),
+          cpuPerJobMs: round(cpuPerJobMs, 3),
+          mainPerJobMs: mainPerJobMs === null ? null : round(mainPerJobMs, 3),
+          cpu,
+          threads,
+          batch,
+          loopP99Ms: round(loopP99),
+          states: stateCounts(be.engine),
+        },
       };
     } finally {
       await be.close();

@@ -39,13 +39,28 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startServer, type RunningServer } from '../../electron/server/server.js';
 import type { BuiltRenderer } from '../helpers/browser.js';
-import { importThroughContract, openBenchEngine, shotListJson, startAndWaitReady, type BenchEngine } from './lib/bench-engine.js';
+import {
+  importThroughContract,
+  openBenchEngine,
+  shotListJson,
+  startAndWaitReady,
+  type BenchEngine,
+} from './lib/bench-engine.js';
 import { startRemoteFarm, type RemoteFarm } from './lib/remote-farm.js';
 import { absNow, median, quantile, round, sleep, summary, until } from './lib/stats.js';
 import { info, le, numberFlags, type Benchmark, type Figure } from './lib/types.js';
 import {
-  FIRST_PAINT_DONE, FIRST_PAINT_INIT, FIRST_PAINT_READ, PROGRESS_READ, PROGRESS_WATCH, WHEEL_PX, dragPass, pageClockOffset, wheelPass,
-  type FirstPaintProbe, type ProgressObservation,
+  FIRST_PAINT_DONE,
+  FIRST_PAINT_INIT,
+  FIRST_PAINT_READ,
+  PROGRESS_READ,
+  PROGRESS_WATCH,
+  WHEEL_PX,
+  dragPass,
+  pageClockOffset,
+  wheelPass,
+  type FirstPaintProbe,
+  type ProgressObservation,
 } from './lib/ui-page.js';
 
 const RESULTS = new URL('../../bench-results/', import.meta.url).pathname;
@@ -67,8 +82,18 @@ export const uiBench: Benchmark = {
   description: 'queue view with 100k jobs in Chromium: first paint, scroll frames, progress latency',
   async run(args) {
     const { log } = args;
-    const { jobs, loads, 'scroll-seconds': scrollSeconds, 'progress-events': wantEvents, 'wheel-px': wheelPx } = numberFlags(args, {
-      jobs: [100_000, 10_000], loads: [5, 3], 'scroll-seconds': [5, 3], 'progress-events': [200, 60], 'wheel-px': WHEEL_PX,
+    const {
+      jobs,
+      loads,
+      'scroll-seconds': scrollSeconds,
+      'progress-events': wantEvents,
+      'wheel-px': wheelPx,
+    } = numberFlags(args, {
+      jobs: [100_000, 10_000],
+      loads: [5, 3],
+      'scroll-seconds': [5, 3],
+      'progress-events': [200, 60],
+      'wheel-px': WHEEL_PX,
     });
 
     let farm: RemoteFarm | undefined;
@@ -85,19 +110,28 @@ export const uiBench: Benchmark = {
       const { APP_VIEWPORT, buildRenderer, launchBrowser, openAppPage } = await import('../helpers/browser.js');
       log('building the renderer (vite)…');
       built = await buildRenderer();
-      farm = await startRemoteFarm([0, 1].map((i) => ({ name: `gpu${i}`, duration: { fixedMs: 30, perClassMs: { KSampler: SAMPLER_MS } } })));
+      farm = await startRemoteFarm(
+        [0, 1].map((i) => ({ name: `gpu${i}`, duration: { fixedMs: 30, perClassMs: { KSampler: SAMPLER_MS } } })),
+      );
       // Instances registered, scheduler not started: all jobs stay queued until phase 3.
       be = await openBenchEngine({ instances: farm.urls.map((url, i) => ({ url, name: `gpu${i}` })) });
       const engine = be.engine;
       const t0 = performance.now();
-      const imported = await importThroughContract(engine, shotListJson(jobs, { spec: (i) => ({ parameters: { prompt: `shot ${i}`, steps: SAMPLER_STEPS } }) }));
-      if (imported.ids.length !== jobs) throw new Error(`imported ${imported.ids.length} of ${jobs} jobs (${imported.errors} errors)`);
+      const imported = await importThroughContract(
+        engine,
+        shotListJson(jobs, { spec: (i) => ({ parameters: { prompt: `shot ${i}`, steps: SAMPLER_STEPS } }) }),
+      );
+      if (imported.ids.length !== jobs)
+        throw new Error(`imported ${imported.ids.length} of ${jobs} jobs (${imported.errors} errors)`);
       log(`${jobs} jobs queued in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
       server = await startServer({ engine, staticDir: built.dir });
       browser = await launchBrowser({ showScrollbars: true });
 
       const open = async (): Promise<Page> => {
-        const { context, page, errors } = await openAppPage(browser!, `${server!.url}/#/queue`, { timeoutMs: 30_000, initScript: FIRST_PAINT_INIT });
+        const { context, page, errors } = await openAppPage(browser!, `${server!.url}/#/queue`, {
+          timeoutMs: 30_000,
+          initScript: FIRST_PAINT_INIT,
+        });
         contexts.push(context);
         pageErrorLists.push(errors);
         await page.waitForFunction(FIRST_PAINT_DONE);
@@ -117,7 +151,9 @@ export const uiBench: Benchmark = {
         paints.push((p.paintedAt as number) - first.responseEnd);
         sinceNavigation.push(p.paintedAt as number);
         responseMs.push(first.responseEnd - first.startTime);
-        log(`load ${i + 1}: first rows painted ${round(paints[i] as number)} ms after the jobs page arrived (${p.rowsPainted} rows; rAF at +${round((p.frameAt as number) - first.responseEnd)} ms; ${round(p.paintedAt as number)} ms after navigation)`);
+        log(
+          `load ${i + 1}: first rows painted ${round(paints[i] as number)} ms after the jobs page arrived (${p.rowsPainted} rows; rAF at +${round((p.frameAt as number) - first.responseEnd)} ms; ${round(p.paintedAt as number)} ms after navigation)`,
+        );
       }
       if (!page) throw new Error('--loads must be at least 1');
       const total = Number(await page.locator('[role="grid"]').getAttribute('aria-rowcount'));
@@ -131,9 +167,14 @@ export const uiBench: Benchmark = {
       for (const s of [wheel, drag]) {
         const d = summary(s.deltas);
         const lf = s.longFrames;
-        log(`scroll ${s.name}: rows ${s.fromRow} → ${s.row} in ${s.deltas.length} frames (${s.inputs} input events); frame p50 ${d.p50} / p99 ${d.p99} / max ${d.max} ms; ${s.deltas.filter((x) => x > 32).length} over 32 ms; frames with skeleton rows ${s.skeletonFrames}; long animation frames ${lf.length} (median script ${round(median(lf.map((f) => f.scriptMs)))} ms, rendering ${round(median(lf.map((f) => f.renderMs)))} ms)`);
+        log(
+          `scroll ${s.name}: rows ${s.fromRow} → ${s.row} in ${s.deltas.length} frames (${s.inputs} input events); frame p50 ${d.p50} / p99 ${d.p99} / max ${d.max} ms; ${s.deltas.filter((x) => x > 32).length} over 32 ms; frames with skeleton rows ${s.skeletonFrames}; long animation frames ${lf.length} (median script ${round(median(lf.map((f) => f.scriptMs)))} ms, rendering ${round(median(lf.map((f) => f.renderMs)))} ms)`,
+        );
       }
-      if (pressureBefore !== null) log(`CPU pressure (PSI "some" avg10, share of time runnable tasks waited for a CPU): ${pressureBefore}% before scrolling, ${pressureAfter}% after`);
+      if (pressureBefore !== null)
+        log(
+          `CPU pressure (PSI "some" avg10, share of time runnable tasks waited for a CPU): ${pressureBefore}% before scrolling, ${pressureAfter}% after`,
+        );
       await page.locator('.row[data-job-id]').first().waitFor();
       mkdirSync(RESULTS, { recursive: true });
       await page.screenshot({ path: join(RESULTS, `ui-queue-${jobs / 1000}k-scrolled.png`) });
@@ -143,7 +184,13 @@ export const uiBench: Benchmark = {
       await page.waitForFunction(`document.querySelector('.row[data-index="0"][data-job-id]') !== null`);
       const published: EngineProgress[] = [];
       const off = engine.events.on('job.progress', ({ jobId, progress }) => {
-        published.push({ jobId, node: progress.nodeType ?? progress.node ?? 'node', value: progress.value, max: progress.max, at: absNow() });
+        published.push({
+          jobId,
+          node: progress.nodeType ?? progress.node ?? 'node',
+          value: progress.value,
+          max: progress.max,
+          at: absNow(),
+        });
       });
       let observed: ProgressObservation[] = [];
       let clock = { offsetMs: 0, rttMs: 0 };
@@ -163,35 +210,98 @@ export const uiBench: Benchmark = {
       clock = await pageClockOffset(page);
       const lat = progressLatencies(published, observed, clock.offsetMs);
       const ls = { ...summary(lat.latencies), p95: round(quantile(lat.latencies, 0.95)) };
-      log(`progress: ${published.length} events (${lat.latencies.length + lat.unseen} with a value), ${lat.latencies.length} seen in a bar, ${lat.unseen} never shown; clock offset ${round(clock.offsetMs)} ms (rtt ${round(clock.rttMs)} ms); bar/label mismatches ${lat.widthMismatches}`);
+      log(
+        `progress: ${published.length} events (${lat.latencies.length + lat.unseen} with a value), ${lat.latencies.length} seen in a bar, ${lat.unseen} never shown; clock offset ${round(clock.offsetMs)} ms (rtt ${round(clock.rttMs)} ms); bar/label mismatches ${lat.widthMismatches}`,
+      );
       if (lat.unseen) log(`never shown (sample): ${JSON.stringify(lat.unseenSample)}`);
-      log(`slowest: ${lat.worst.map((w) => `${w.jobId.slice(0, 8)} ${w.value}/${w.max} ${w.ms} ms (shown as ${w.shownAs})`).join('; ')}`);
+      log(
+        `slowest: ${lat.worst.map((w) => `${w.jobId.slice(0, 8)} ${w.value}/${w.max} ${w.ms} ms (shown as ${w.shownAs})`).join('; ')}`,
+      );
 
       const pageErrors = pageErrorLists.flat();
       const frames = [...wheel.deltas, ...drag.deltas];
       const fs = summary(frames);
       const over = frames.filter((x) => x > 32).length;
       const figures: Figure[] = [
-        le(`first paint of the queue after its data arrives (median of ${loads} loads, ${jobs / 1000}k jobs)`, median(paints), 200, 'ms', 1),
-        info('  worst load / response time of jobs.list / painted after navigation', `${round(Math.max(...paints))} ms / ${round(median(responseMs))} ms / ${round(median(sinceNavigation))} ms`),
+        le(
+          `first paint of the queue after its data arrives (median of ${loads} loads, ${jobs / 1000}k jobs)`,
+          median(paints),
+          200,
+          'ms',
+          1,
+        ),
+        info(
+          '  worst load / response time of jobs.list / painted after navigation',
+          `${round(Math.max(...paints))} ms / ${round(median(responseMs))} ms / ${round(median(sinceNavigation))} ms`,
+        ),
         le('longest frame while scrolling (wheel + scrollbar drag)', fs.max, 32, 'ms', 1),
         info('  frame p99 / p50 / frames over 32 ms', `${fs.p99} / ${fs.p50} ms / ${over} of ${frames.length}`, over),
-        ...(pressureAfter !== null ? [info('  CPU pressure while scrolling (PSI some avg10: runnable tasks waited for a CPU)', `${pressureBefore}% → ${pressureAfter}%`, pressureAfter)] : []),
-        info('  frames showing skeleton rows (rows whose page had not arrived): wheel; drag', `${wheel.skeletonFrames} of ${wheel.deltas.length}; ${drag.skeletonFrames} of ${drag.deltas.length}`, wheel.skeletonFrames),
-        info('  rows scrolled (wheel; scrollbar drag)', `${wheel.fromRow}→${wheel.row} in ${wheel.deltas.length} frames; ${drag.fromRow}→${drag.row} in ${drag.deltas.length} frames`),
+        ...(pressureAfter !== null
+          ? [
+              info(
+                '  CPU pressure while scrolling (PSI some avg10: runnable tasks waited for a CPU)',
+                `${pressureBefore}% → ${pressureAfter}%`,
+                pressureAfter,
+              ),
+            ]
+          : []),
+        info(
+          '  frames showing skeleton rows (rows whose page had not arrived): wheel; drag',
+          `${wheel.skeletonFrames} of ${wheel.deltas.length}; ${drag.skeletonFrames} of ${drag.deltas.length}`,
+          wheel.skeletonFrames,
+        ),
+        info(
+          '  rows scrolled (wheel; scrollbar drag)',
+          `${wheel.fromRow}→${wheel.row} in ${wheel.deltas.length} frames; ${drag.fromRow}→${drag.row} in ${drag.deltas.length} frames`,
+        ),
         le(`progress event visible in its bar p95 (${lat.latencies.length} events)`, ls.p95, 250, 'ms', 1),
         info('  p50 / max / min', `${ls.p50} / ${ls.max} / ${round(Math.min(...lat.latencies))} ms`),
         le('page errors during the run', pageErrors.length, 0, '', 0),
       ];
-      if (lat.latencies.length < 50) figures.push({ figure: '  progress events measured', target: '≥ 50', measured: String(lat.latencies.length), verdict: 'MISS' });
+      if (lat.latencies.length < 50)
+        figures.push({
+          figure: '  progress events measured',
+          target: '≥ 50',
+          measured: String(lat.latencies.length),
+          verdict: 'MISS',
+        });
       return {
         figures,
         details: {
-          jobs, loads, viewport: APP_VIEWPORT,
-          firstPaintMs: paints.map((x) => round(x)), jobsListResponseMs: responseMs.map((x) => round(x)), paintedAfterNavigationMs: sinceNavigation.map((x) => round(x)),
-          scroll: [wheel, drag].map((s) => ({ name: s.name, fromRow: s.fromRow, toRow: s.row, inputs: s.inputs, frames: s.deltas.length, skeletonFrames: s.skeletonFrames, frameMs: summary(s.deltas), over32: s.deltas.filter((x) => x > 32).length, longTasksMs: s.longTasks.map((x) => round(x)), longFrames: s.longFrames.map((f) => ({ duration: round(f.duration), scriptMs: round(f.scriptMs), renderMs: round(f.renderMs) })) })),
+          jobs,
+          loads,
+          viewport: APP_VIEWPORT,
+          firstPaintMs: paints.map((x) => round(x)),
+          jobsListResponseMs: responseMs.map((x) => round(x)),
+          paintedAfterNavigationMs: sinceNavigation.map((x) => round(x)),
+          scroll: [wheel, drag].map((s) => ({
+            name: s.name,
+            fromRow: s.fromRow,
+            toRow: s.row,
+            inputs: s.inputs,
+            frames: s.deltas.length,
+            skeletonFrames: s.skeletonFrames,
+            frameMs: summary(s.deltas),
+            over32: s.deltas.filter((x) => x > 32).length,
+            longTasksMs: s.longTasks.map((x) => round(x)),
+            longFrames: s.longFrames.map((f) => ({
+              duration: round(f.duration),
+              scriptMs: round(f.scriptMs),
+              renderMs: round(f.renderMs),
+            })),
+          })),
           cpuPressure: { beforeScroll: pressureBefore, afterScroll: pressureAfter },
-          progress: { published: published.length, determinate: lat.latencies.length + lat.unseen, measured: lat.latencies.length, unseen: lat.unseen, latencyMs: ls, clock, widthMismatches: lat.widthMismatches, worst: lat.worst, unseenSample: lat.unseenSample },
+          progress: {
+            published: published.length,
+            determinate: lat.latencies.length + lat.unseen,
+            measured: lat.latencies.length,
+            unseen: lat.unseen,
+            latencyMs: ls,
+            clock,
+            widthMismatches: lat.widthMismatches,
+            worst: lat.worst,
+            unseenSample: lat.unseenSample,
+          },
           pageErrors,
         },
       };
@@ -227,7 +337,11 @@ function cpuPressure(): number | null {
  * counts as visible when its successor is, be that the next step or the next node. Page times are
  * moved to Node's clock with `offsetMs`.
  */
-export function progressLatencies(published: readonly EngineProgress[], observed: readonly ProgressObservation[], offsetMs: number): {
+export function progressLatencies(
+  published: readonly EngineProgress[],
+  observed: readonly ProgressObservation[],
+  offsetMs: number,
+): {
   latencies: number[];
   unseen: number;
   widthMismatches: number;
@@ -235,7 +349,8 @@ export function progressLatencies(published: readonly EngineProgress[], observed
   worst: { jobId: string; value: number; max: number; ms: number; shownAs: string }[];
   unseenSample: { jobId: string; node: string; value: number; max: number; index: number; of: number }[];
 } {
-  const label = (node: string | null, value: number | null, max: number | null) => `${node}|${max ? `${value}/${max}` : '-'}`;
+  const label = (node: string | null, value: number | null, max: number | null) =>
+    `${node}|${max ? `${value}/${max}` : '-'}`;
   const eventsOf = new Map<string, EngineProgress[]>();
   for (const e of published) eventsOf.set(e.jobId, [...(eventsOf.get(e.jobId) ?? []), e]);
   // For each job: (index of the latest event a painted state shows, when it was painted), in order.
@@ -243,7 +358,13 @@ export function progressLatencies(published: readonly EngineProgress[], observed
   let widthMismatches = 0;
   for (const o of observed) {
     if (o.paintedAt === null) continue;
-    if (o.value !== null && o.max && o.width !== null && Math.abs(parseFloat(o.width) - Math.min(100, (o.value / o.max) * 100)) > 0.01) widthMismatches++;
+    if (
+      o.value !== null &&
+      o.max &&
+      o.width !== null &&
+      Math.abs(parseFloat(o.width) - Math.min(100, (o.value / o.max) * 100)) > 0.01
+    )
+      widthMismatches++;
     const events = eventsOf.get(o.jobId) ?? [];
     const mutated = o.mutatedAt - offsetMs;
     let index = -1;
@@ -261,7 +382,11 @@ export function progressLatencies(published: readonly EngineProgress[], observed
     }
     if (index < 0) continue;
     const list = shownOf.get(o.jobId) ?? [];
-    list.push({ index, at: o.paintedAt - offsetMs, as: o.state === 'completed' ? 'completed' : label(o.node, o.value, o.max) });
+    list.push({
+      index,
+      at: o.paintedAt - offsetMs,
+      as: o.state === 'completed' ? 'completed' : label(o.node, o.value, o.max),
+    });
     shownOf.set(o.jobId, list);
   }
   const latencies: number[] = [];
@@ -274,7 +399,8 @@ export function progressLatencies(published: readonly EngineProgress[], observed
       const shown = shownOf.get(jobId)?.find((s) => s.index >= i);
       if (!shown) {
         unseen++;
-        if (unseenSample.length < 5) unseenSample.push({ jobId, node: e.node, value: e.value, max: e.max, index: i, of: events.length });
+        if (unseenSample.length < 5)
+          unseenSample.push({ jobId, node: e.node, value: e.value, max: e.max, index: i, of: events.length });
         return;
       }
       latencies.push(shown.at - e.at);

@@ -24,14 +24,21 @@ export const workersImportBench: Benchmark = {
       const out: string[] = [];
       const err: string[] = [];
       const t0 = performance.now();
-      const code = await main(['--data', dir, '--json', 'workers', 'import', file], { out: (l) => void out.push(l), err: (l) => void err.push(l) });
+      const code = await main(['--data', dir, '--json', 'workers', 'import', file], {
+        out: (l) => void out.push(l),
+        err: (l) => void err.push(l),
+      });
       const seconds = (performance.now() - t0) / 1000;
       if (code !== 0) throw new Error(`workers import exited ${code}: ${err.join('\n').slice(0, 400)}`);
       const r = JSON.parse(out.join('\n')) as { added: number; healthy: number };
       args.log(`${r.added} added, ${r.healthy} answered, in ${seconds.toFixed(2)} s`);
-      if (r.added !== count || r.healthy !== count) throw new Error(`added ${r.added}, probed healthy ${r.healthy} of ${count}`);
+      if (r.added !== count || r.healthy !== count)
+        throw new Error(`added ${r.added}, probed healthy ${r.healthy} of ${count}`);
       return {
-        figures: [le(`workers import of ${count} workstations, all probed`, seconds, 10, 's'), info('  answered as ComfyUI', `${r.healthy} of ${r.added}`, r.healthy)],
+        figures: [
+          le(`workers import of ${count} workstations, all probed`, seconds, 10, 's'),
+          info('  answered as ComfyUI', `${r.healthy} of ${r.added}`, r.healthy),
+        ],
         details: { count, seconds, added: r.added, healthy: r.healthy },
       };
     } finally {

@@ -39,7 +39,10 @@ after(async () => {
 /** A small graph; a random colour keeps a real server's cache from answering instead of running. */
 function graph(prefix: string, blurs = 0) {
   const g: Record<string, { class_type: string; inputs: Record<string, unknown> }> = {
-    '1': { class_type: 'EmptyImage', inputs: { width: 64, height: 64, batch_size: 1, color: Math.floor(Math.random() * 0xffffff) } },
+    '1': {
+      class_type: 'EmptyImage',
+      inputs: { width: 64, height: 64, batch_size: 1, color: Math.floor(Math.random() * 0xffffff) },
+    },
   };
   let last = '1';
   for (let i = 0; i < blurs; i++) {
@@ -47,7 +50,10 @@ function graph(prefix: string, blurs = 0) {
     last = `${10 + i}`;
   }
   g['2'] = { class_type: 'ImageInvert', inputs: { image: [last, 0] } };
-  g['3'] = { class_type: 'ImageScale', inputs: { image: ['2', 0], upscale_method: 'nearest-exact', width: 32, height: 32, crop: 'disabled' } };
+  g['3'] = {
+    class_type: 'ImageScale',
+    inputs: { image: ['2', 0], upscale_method: 'nearest-exact', width: 32, height: 32, crop: 'disabled' },
+  };
   g['9'] = { class_type: 'SaveImage', inputs: { images: ['3', 0], filename_prefix: prefix } };
   return g;
 }
@@ -77,7 +83,12 @@ test('a prompt posted with our id and client id runs; its events, history entry 
   const follower = new PromptFollower({ baseUrl: url, promptId, attemptId: 'contract' });
   try {
     await follower.ready();
-    const posted = await client.postPrompt({ prompt: graph('contract_ok'), promptId, clientId: follower.clientId!, extraData: { shotfarm_attempt: 'contract' } });
+    const posted = await client.postPrompt({
+      prompt: graph('contract_ok'),
+      promptId,
+      clientId: follower.clientId!,
+      extraData: { shotfarm_attempt: 'contract' },
+    });
     assert.ok(posted.ok);
     assert.equal(posted.promptId, promptId);
     const seen: string[] = [];

@@ -21,7 +21,13 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { API_INPUTS, type ApiMethod } from '../../shared/api.js';
-import { errorEnvelopeSchema, resultOfAnswer, ShotfarmError, toErrorEnvelope, type ErrorEnvelope } from '../../shared/errors.js';
+import {
+  errorEnvelopeSchema,
+  resultOfAnswer,
+  ShotfarmError,
+  toErrorEnvelope,
+  type ErrorEnvelope,
+} from '../../shared/errors.js';
 import { LOCAL_ONLY_METHODS, METHODS } from '../../shared/methods.js';
 import type { EventMap, WireTopic } from '../../shared/events.js';
 import type { Engine } from '../../electron/engine/engine.js';
@@ -69,7 +75,8 @@ export interface Transport {
 function envelopeOf(err: unknown): ErrorEnvelope {
   const carried = err instanceof Error && 'envelope' in err ? err.envelope : err;
   const parsed = errorEnvelopeSchema.safeParse(carried);
-  if (!parsed.success) throw new Error(`the transport rejected with something other than the error envelope: ${String(err)}`);
+  if (!parsed.success)
+    throw new Error(`the transport rejected with something other than the error envelope: ${String(err)}`);
   return parsed.data;
 }
 
@@ -94,7 +101,8 @@ const inProcess: Transport = {
     return {
       engine: t.engine,
       // Anything the engine throws becomes its envelope, as every host turns it into one.
-      call: (method, input) => t.engine.call(method as ApiMethod, input).catch((err: unknown) => Promise.reject(toErrorEnvelope(err))),
+      call: (method, input) =>
+        t.engine.call(method as ApiMethod, input).catch((err: unknown) => Promise.reject(toErrorEnvelope(err))),
       subscribe: (topic, fn) => t.engine.events.on(topic, fn),
       lastStatus: () => null,
       close: t.close,
@@ -125,9 +133,12 @@ function recordStatuses(desktopOrigin: boolean): { last: () => number | null; re
 /** Resolves once the client's events socket said hello (events are sent to connected sockets only). */
 async function online(client: ShotfarmClient): Promise<void> {
   let off = (): void => undefined;
-  await nextValue<void>((ready) => {
-    off = client.onConnection((state) => void (state === 'online' && ready()));
-  }, { what: 'the events socket to say hello', timeoutMs: 10_000 });
+  await nextValue<void>(
+    (ready) => {
+      off = client.onConnection((state) => void (state === 'online' && ready()));
+    },
+    { what: 'the events socket to say hello', timeoutMs: 10_000 },
+  );
   off();
 }
 
@@ -154,7 +165,10 @@ const http: Transport = {
  * provided and statuses are recorded), ready once its events socket said hello.
  */
 async function httpConnection(
-  t: TestEngine, server: RunningServer, makeClient: () => Promise<ShotfarmClient & { close?: () => void }>, o: { desktopOrigin?: boolean } = {},
+  t: TestEngine,
+  server: RunningServer,
+  makeClient: () => Promise<ShotfarmClient & { close?: () => void }>,
+  o: { desktopOrigin?: boolean } = {},
 ): Promise<Connection> {
   const unprovide = providePageWebSocket(o);
   const statuses = recordStatuses(o.desktopOrigin === true);
@@ -200,7 +214,11 @@ const ipc: Transport = {
     // As main.ts relays them: the host's engine events go to the window.
     host.on('event', (topic, payload) => sendToPage(fake.contents, topic, payload));
     registerIpc({
-      ipcMain: fake.ipcMain, indexHtml, host, exportDir: join(t.dir, 'exports'), log: () => undefined,
+      ipcMain: fake.ipcMain,
+      indexHtml,
+      host,
+      exportDir: join(t.dir, 'exports'),
+      log: () => undefined,
       openShotList: async () => null,
       reveal: () => undefined,
       chooseExportPath: async () => null,
@@ -233,19 +251,34 @@ const studio: Transport = {
     const indexHtml = join(t.dir, 'app', 'index.html');
     const fake = fakeElectronIpc({ pageUrl: pathToFileURL(indexHtml).href });
     const session = new StudioSession({
-      choice: { mode: 'studio', origin: server.url }, choiceFile: join(t.dir, 'farm-choice.json'),
-      tokens: new MemoryTokenStore(token), restart: () => undefined,
+      choice: { mode: 'studio', origin: server.url },
+      choiceFile: join(t.dir, 'farm-choice.json'),
+      tokens: new MemoryTokenStore(token),
+      restart: () => undefined,
     });
     // In studio mode no engine runs here: the main side's calls (the menu's) go to the farm.
     registerIpc({
-      ipcMain: fake.ipcMain, indexHtml, host: { call: () => Promise.reject(new Error('no local engine in studio mode')) },
-      exportDir: join(t.dir, 'exports'), log: () => undefined, openShotList: async () => null, chooseExportPath: async () => null, reveal: () => undefined, studio: session,
+      ipcMain: fake.ipcMain,
+      indexHtml,
+      host: { call: () => Promise.reject(new Error('no local engine in studio mode')) },
+      exportDir: join(t.dir, 'exports'),
+      log: () => undefined,
+      openShotList: async () => null,
+      chooseExportPath: async () => null,
+      reveal: () => undefined,
+      studio: session,
     });
-    return httpConnection(t, server, async () => {
-      const client = await createDesktopClient(createShotfarmBridge(fake.ipcRenderer));
-      if (client.farmChoice?.mode !== 'studio' || client.farmChoice.origin !== server.url) throw new Error('the desktop client is not in studio mode on the server');
-      return client;
-    }, { desktopOrigin: true });
+    return httpConnection(
+      t,
+      server,
+      async () => {
+        const client = await createDesktopClient(createShotfarmBridge(fake.ipcRenderer));
+        if (client.farmChoice?.mode !== 'studio' || client.farmChoice.origin !== server.url)
+          throw new Error('the desktop client is not in studio mode on the server');
+        return client;
+      },
+      { desktopOrigin: true },
+    );
   },
 };
 
@@ -263,17 +296,26 @@ const control: Transport = {
     const t = await makeEngine({ templates: false, kind: 'run' });
     let last: number | null = null;
     try {
-      const { url, token } = await waitUntil(() => t.engine.holder?.control, { what: 'the lock record to say where the control listener is', timeoutMs: 10_000 });
+      const { url, token } = await waitUntil(() => t.engine.holder?.control, {
+        what: 'the lock record to say where the control listener is',
+        timeoutMs: 10_000,
+      });
       return {
         engine: t.engine,
         // What RemoteEngine sends, and its reading of the answer (shared/errors.ts resultOfAnswer).
         async call(method, input) {
           const res = await fetch(`${url}/call/${method}`, {
-            method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(input ?? {}),
+            method: 'POST',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            body: JSON.stringify(input ?? {}),
           });
           last = res.status;
           const body: unknown = await res.json();
-          return rejectingWithEnvelope(Promise.resolve().then(() => resultOfAnswer(body, () => new ShotfarmError('internal', `unexpected answer (HTTP ${res.status})`))));
+          return rejectingWithEnvelope(
+            Promise.resolve().then(() =>
+              resultOfAnswer(body, () => new ShotfarmError('internal', `unexpected answer (HTTP ${res.status})`)),
+            ),
+          );
         },
         subscribe: (topic, fn) => t.engine.events.on(topic, fn),
         lastStatus: () => last,

@@ -12,7 +12,13 @@ export const readRepoFile = (path: string): string => readFileSync(join(REPO, pa
 
 /** The Markdown pages of the manual: README.md and every docs/*.md, as repository paths. */
 export function manualPages(): string[] {
-  return ['README.md', ...readdirSync(join(REPO, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+  return [
+    'README.md',
+    ...readdirSync(join(REPO, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .sort()
+      .map((f) => `docs/${f}`),
+  ];
 }
 
 /** The text with every fenced code block blanked (line count kept, so line numbers stay right). */
@@ -113,7 +119,8 @@ export function repoFolders(): string[] {
 
 function walk(dir: string): string[] {
   return readdirSync(join(REPO, dir), { withFileTypes: true }).flatMap((e) => {
-    if (['node_modules', 'dist', '.git', 'out', 'release', 'test-results', 'bench-results', 'native'].includes(e.name)) return [];
+    if (['node_modules', 'dist', '.git', 'out', 'release', 'test-results', 'bench-results', 'native'].includes(e.name))
+      return [];
     const path = dir ? `${dir}/${e.name}` : e.name;
     return e.isDirectory() ? walk(path) : [path];
   });

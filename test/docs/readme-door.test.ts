@@ -8,7 +8,15 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO } from '../helpers/engine.js';
-import { manualPages, mapPaths, readRepoFile, relativeLinks, repoFolders, section, unnamedFolders } from './markdown.js';
+import {
+  manualPages,
+  mapPaths,
+  readRepoFile,
+  relativeLinks,
+  repoFolders,
+  section,
+  unnamedFolders,
+} from './markdown.js';
 
 const README = readRepoFile('README.md');
 
@@ -28,7 +36,10 @@ test("the README's map names every top-level folder and every folder of electron
 });
 
 test("every path the README's map names exists", () => {
-  assert.deepEqual(mapPaths(README).filter((p) => !existsSync(join(REPO, p))), []);
+  assert.deepEqual(
+    mapPaths(README).filter((p) => !existsSync(join(REPO, p))),
+    [],
+  );
 });
 
 test('the map check notices a new folder nobody named', () => {
@@ -39,11 +50,19 @@ test('the map check notices a new folder nobody named', () => {
 test("the README's test command is what .ci/run runs after installing", () => {
   // The commands .ci/run runs after `npm ci`, joined as one shell line.
   const ci = readRepoFile('.ci/run').split('\n');
-  const after = ci.slice(ci.findIndex((l) => l.startsWith('npm ci')) + 1).map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  const after = ci
+    .slice(ci.findIndex((l) => l.startsWith('npm ci')) + 1)
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
   const command = after.join(' && ');
   assert.equal(command, 'npm run build && npm test');
   for (const title of ['Quick start', 'Tests']) {
-    const lines = [...section(README, title).matchAll(/```bash\n([\s\S]*?)```/g)].flatMap((m) => (m[1] as string).split('\n'));
-    assert.ok(lines.some((l) => l.replace(/\s+#.*$/, '').trim() === command), `README "${title}" should give the test command \`${command}\``);
+    const lines = [...section(README, title).matchAll(/```bash\n([\s\S]*?)```/g)].flatMap((m) =>
+      (m[1] as string).split('\n'),
+    );
+    assert.ok(
+      lines.some((l) => l.replace(/\s+#.*$/, '').trim() === command),
+      `README "${title}" should give the test command \`${command}\``,
+    );
   }
 });

@@ -12,11 +12,15 @@ const CELL = { all: 'yes', own: 'own jobs', no: '—' } as const;
 
 export function rolesTable(): string {
   const lines = [`| may … | ${ROLES.join(' | ')} |`, `|---|${ROLES.map(() => '---').join('|')}|`];
-  for (const cls of METHOD_CLASSES) lines.push(`| ${CLASS_WORDS[cls]} (\`${cls}\`) | ${ROLES.map((r) => CELL[mayUse(r, cls)]).join(' | ')} |`);
+  for (const cls of METHOD_CLASSES)
+    lines.push(`| ${CLASS_WORDS[cls]} (\`${cls}\`) | ${ROLES.map((r) => CELL[mayUse(r, cls)]).join(' | ')} |`);
   return lines.join('\n');
 }
 
 test("docs/studio-farm.md's roles table is the permission policy's", () => {
   const roles = section(readRepoFile('docs/studio-farm.md'), 'People and roles');
-  assert.ok(roles.includes(rolesTable()), `docs/studio-farm.md should hold this table (People and roles):\n${rolesTable()}`);
+  assert.ok(
+    roles.includes(rolesTable()),
+    `docs/studio-farm.md should hold this table (People and roles):\n${rolesTable()}`,
+  );
 });

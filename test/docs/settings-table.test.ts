@@ -33,7 +33,8 @@ export function documented(_key: string, d: FarmSettingDef): { def: RegExp; unit
 export function mismatches(rows: Row[]): string[] {
   const out: string[] = [];
   const keys = rows.map((r) => r.key);
-  for (const k of FARM_SETTING_KEYS) if (!keys.includes(k)) out.push(`${k}: no row (the code has it, default ${String(FARM_SETTINGS[k].default)})`);
+  for (const k of FARM_SETTING_KEYS)
+    if (!keys.includes(k)) out.push(`${k}: no row (the code has it, default ${String(FARM_SETTINGS[k].default)})`);
   for (const r of rows) {
     if (keys.indexOf(r.key) !== keys.lastIndexOf(r.key)) out.push(`${r.key}: more than one row`);
     if (!(FARM_SETTING_KEYS as string[]).includes(r.key)) {

@@ -8,7 +8,9 @@ import { studioSuite } from './support/studio.js';
 
 const suite = studioSuite();
 
-test("a failed attempt's row expands to ComfyUI's node, exception, message and traceback", { timeout: 90_000 }, async (ctx) => {
+test("a failed attempt's row expands to ComfyUI's node, exception, message and traceback", {
+  timeout: 90_000,
+}, async (ctx) => {
   const studio = await suite.open(ctx, { instances: [{ script: ['error'], duration: { fixedMs: 150 } }] });
   const { page, farm } = studio;
   const [id] = await farm.importJobs([{ id: 'sq010_sh010' }], 'Moonfall', 'ep101');
@@ -26,15 +28,31 @@ test("a failed attempt's row expands to ComfyUI's node, exception, message and t
   const head = (await detail.locator('.attempt-detail-head').textContent()) ?? '';
   assert.match(head, new RegExp(`${attempt!.nodeType} \\(node ${attempt!.nodeId}\\)`));
   assert.match(head, /RuntimeError/);
-  assert.match((await detail.locator('[data-testid="attempt-message"]').textContent()) ?? '', /expected input\[1, 16, 128, 128\] to have 4 channels/);
+  assert.match(
+    (await detail.locator('[data-testid="attempt-message"]').textContent()) ?? '',
+    /expected input\[1, 16, 128, 128\] to have 4 channels/,
+  );
   const traceback = detail.locator('[data-testid="attempt-traceback"]');
-  assert.match((await traceback.textContent()) ?? '', /File "<COMFYUI_ROOT>\/execution\.py", line 496, in execute[\s\S]*line 277, in process_inputs/);
-  assert.equal(await page.evaluate(`getComputedStyle(document.querySelector('[data-testid="attempt-traceback"]')).overflowY`), 'auto', 'a long traceback scrolls in its block');
+  assert.match(
+    (await traceback.textContent()) ?? '',
+    /File "<COMFYUI_ROOT>\/execution\.py", line 496, in execute[\s\S]*line 277, in process_inputs/,
+  );
+  assert.equal(
+    await page.evaluate(`getComputedStyle(document.querySelector('[data-testid="attempt-traceback"]')).overflowY`),
+    'auto',
+    'a long traceback scrolls in its block',
+  );
 
-  for (const [w, h] of [[1280, 720], [1440, 900]] as const) {
+  for (const [w, h] of [
+    [1280, 720],
+    [1440, 900],
+  ] as const) {
     await page.setViewportSize({ width: w, height: h });
-    await page.evaluate(`document.querySelector('[data-testid="job-drawer"] [data-testid="attempts"]').scrollIntoView()`);
-    const sideways = await page.evaluate(`[document.documentElement, ...document.querySelectorAll('[data-testid="job-drawer"], [data-testid="job-drawer"] *')]
+    await page.evaluate(
+      `document.querySelector('[data-testid="job-drawer"] [data-testid="attempts"]').scrollIntoView()`,
+    );
+    const sideways =
+      await page.evaluate(`[document.documentElement, ...document.querySelectorAll('[data-testid="job-drawer"], [data-testid="job-drawer"] *')]
       .filter((el) => el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== 'visible').map((el) => el.className || el.tagName)`);
     assert.deepEqual(sideways, [], `nothing scrolls sideways at ${w}`);
     await studio.screenshot(`drawer-attempt-traceback-${w}`);

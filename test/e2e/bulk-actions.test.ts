@@ -10,14 +10,22 @@ import type { Farm } from '../helpers/farm.js';
 import { studioSuite } from './support/studio.js';
 
 const suite = studioSuite();
-const shots = (n: number, from = 1) => Array.from({ length: n }, (_, i) => ({ id: `sh${String((from + i) * 10).padStart(3, '0')}` }));
-const cancelledCount = async (farm: Farm) => (await farm.engine.call('jobs.list', { filter: { states: ['cancelled'] } })).total;
+const shots = (n: number, from = 1) =>
+  Array.from({ length: n }, (_, i) => ({ id: `sh${String((from + i) * 10).padStart(3, '0')}` }));
+const cancelledCount = async (farm: Farm) =>
+  (await farm.engine.call('jobs.list', { filter: { states: ['cancelled'] } })).total;
 
-test('Ctrl+A then Delete asks first, naming the running renders, cancels nothing until confirmed, and Undo takes back the cancel of those that had not started', { timeout: 90_000 }, async (ctx) => {
-  const studio = await suite.open(ctx, { instances: [{ duration: { fixedMs: 30_000 } }, { duration: { fixedMs: 30_000 } }] });
+test('Ctrl+A then Delete asks first, naming the running renders, cancels nothing until confirmed, and Undo takes back the cancel of those that had not started', {
+  timeout: 90_000,
+}, async (ctx) => {
+  const studio = await suite.open(ctx, {
+    instances: [{ duration: { fixedMs: 30_000 } }, { duration: { fixedMs: 30_000 } }],
+  });
   const { page, farm } = studio;
   const ids = await farm.importJobs(shots(8));
-  await page.waitForFunction(`document.querySelectorAll('.row[data-state="running"]').length === 2 && document.querySelectorAll('.row[data-state="queued"]').length === 6`);
+  await page.waitForFunction(
+    `document.querySelectorAll('.row[data-state="running"]').length === 2 && document.querySelectorAll('.row[data-state="queued"]').length === 6`,
+  );
   const running = (await farm.engine.call('jobs.list', { filter: { states: ['running'] } })).rows;
 
   await page.keyboard.press('Control+a');
@@ -25,9 +33,13 @@ test('Ctrl+A then Delete asks first, naming the running renders, cancels nothing
   await page.keyboard.press('Delete');
   const dialog = page.locator('[data-testid="confirm-dialog"]');
   await dialog.waitFor();
-  assert.equal(await page.locator('[data-testid="confirm-summary"]').textContent(), 'Cancel 8 jobs: 2 are rendering now and will be interrupted.');
+  assert.equal(
+    await page.locator('[data-testid="confirm-summary"]').textContent(),
+    'Cancel 8 jobs: 2 are rendering now and will be interrupted.',
+  );
   const details = (await dialog.locator('.confirm-details').textContent()) ?? '';
-  for (const r of running) assert.ok(details.includes(`${r.shot} · keyframe · take 1 on `), `names ${r.shot}: ${details}`);
+  for (const r of running)
+    assert.ok(details.includes(`${r.shot} · keyframe · take 1 on `), `names ${r.shot}: ${details}`);
   assert.match(details, /Selected: 6 queued, 2 running\./);
   assert.equal(await cancelledCount(farm), 0, 'nothing is cancelled while the question is open');
   await page.keyboard.press('Delete');
@@ -57,13 +69,16 @@ test('Ctrl+A then Delete asks first, naming the running renders, cancels nothing
   await toast.locator('[data-testid="undo"]').click();
   const waiting = ids.filter((id) => !running.some((r) => r.id === id));
   await farm.waitForStates(waiting, ['queued', 'running']);
-  for (const r of running) assert.equal((await farm.job(r.id)).state, 'cancelled', 'an interrupted render stays cancelled');
+  for (const r of running)
+    assert.equal((await farm.job(r.id)).state, 'cancelled', 'an interrupted render stays cancelled');
   await page.locator('[data-testid="toast"]', { hasText: 'Undone: 6 jobs back where they were.' }).waitFor();
   assert.equal(await toast.count(), 0);
   assert.deepEqual(studio.pageErrors, []);
 });
 
-test('a bulk hold is undone from its toast; a filter drops the rows it hides from the selection', { timeout: 60_000 }, async (ctx) => {
+test('a bulk hold is undone from its toast; a filter drops the rows it hides from the selection', {
+  timeout: 60_000,
+}, async (ctx) => {
   const studio = await suite.open(ctx, { instances: [{}], start: false });
   const { page, farm } = studio;
   const moonfall = await farm.importJobs(shots(3), 'Moonfall', 'ep101');
@@ -103,7 +118,9 @@ test('a bulk hold is undone from its toast; a filter drops the rows it hides fro
   assert.deepEqual(studio.pageErrors, []);
 });
 
-test('Stop farm asks first and says what is rendering; Pause dispatch is beside it', { timeout: 60_000 }, async (ctx) => {
+test('Stop farm asks first and says what is rendering; Pause dispatch is beside it', {
+  timeout: 60_000,
+}, async (ctx) => {
   const studio = await suite.open(ctx, { instances: [{ duration: { fixedMs: 30_000 } }] });
   const { page, farm } = studio;
   const [id] = await farm.importJobs(shots(2));
@@ -112,7 +129,10 @@ test('Stop farm asks first and says what is rendering; Pause dispatch is beside 
   await page.locator('[data-testid="farm-stop"]').click();
   const summary = page.locator('[data-testid="confirm-summary"]');
   await summary.waitFor();
-  assert.match((await summary.textContent()) ?? '', /^Stop the farm: 1 prompt is rendering now and will be interrupted and put back in the queue\./);
+  assert.match(
+    (await summary.textContent()) ?? '',
+    /^Stop the farm: 1 prompt is rendering now and will be interrupted and put back in the queue\./,
+  );
   assert.match((await page.locator('.confirm-details').textContent()) ?? '', /sh010 · keyframe · take 1 on sim-0/);
   await studio.screenshot('confirm-stop-farm');
   await page.locator('[data-testid="confirm-no"]').click();
@@ -124,8 +144,12 @@ test('Stop farm asks first and says what is rendering; Pause dispatch is beside 
   assert.deepEqual(studio.pageErrors, []);
 });
 
-test('a stop confirmed after another render started is refused and asked again, naming it: no render is interrupted unnamed', { timeout: 90_000 }, async (ctx) => {
-  const studio = await suite.open(ctx, { instances: [{ duration: { fixedMs: 60_000 } }, { duration: { fixedMs: 60_000 } }] });
+test('a stop confirmed after another render started is refused and asked again, naming it: no render is interrupted unnamed', {
+  timeout: 90_000,
+}, async (ctx) => {
+  const studio = await suite.open(ctx, {
+    instances: [{ duration: { fixedMs: 60_000 } }, { duration: { fixedMs: 60_000 } }],
+  });
   const { page, farm } = studio;
   const second = (await farm.engine.call('instances.list', {})).find((i) => i.name === 'sim-1')!;
   await farm.engine.call('instances.setAdminState', { id: second.id, adminState: 'disabled' });
@@ -138,10 +162,20 @@ test('a stop confirmed after another render started is refused and asked again, 
   await farm.engine.call('instances.setAdminState', { id: second.id, adminState: 'active' });
   await farm.waitForStates([next!], ['running']);
   await page.locator('[data-testid="confirm-yes"]').click();
-  await page.locator('[data-testid="toast"]', { hasText: 'The farm was not stopped: sh020/keyframe started rendering after you were asked.' }).waitFor();
-  assert.equal((await farm.engine.call('farm.status', {})).farmState.state, 'running', 'the unnamed render was not interrupted');
+  await page
+    .locator('[data-testid="toast"]', {
+      hasText: 'The farm was not stopped: sh020/keyframe started rendering after you were asked.',
+    })
+    .waitFor();
+  assert.equal(
+    (await farm.engine.call('farm.status', {})).farmState.state,
+    'running',
+    'the unnamed render was not interrupted',
+  );
   // Asked again, now naming both.
-  await page.waitForFunction(`/sh020 · keyframe · take 1 on sim-1/.test(document.querySelector('.confirm-details')?.textContent ?? '')`);
+  await page.waitForFunction(
+    `/sh020 · keyframe · take 1 on sim-1/.test(document.querySelector('.confirm-details')?.textContent ?? '')`,
+  );
   await studio.screenshot('confirm-stop-asked-again');
   await page.locator('[data-testid="confirm-yes"]').click();
   await page.locator('[data-testid="farm-banner"][data-farm-state="stopped"]').waitFor();
@@ -149,7 +183,9 @@ test('a stop confirmed after another render started is refused and asked again, 
   assert.deepEqual(studio.pageErrors, []);
 });
 
-test('an undo outlives its toast on the action bar, newest first, and Ctrl+Z takes it back; one no longer possible leaves', { timeout: 60_000 }, async (ctx) => {
+test('an undo outlives its toast on the action bar, newest first, and Ctrl+Z takes it back; one no longer possible leaves', {
+  timeout: 60_000,
+}, async (ctx) => {
   const studio = await suite.open(ctx, { instances: [{}], start: false });
   const { page, farm } = studio;
   const ids = await farm.importJobs(shots(3), 'Moonfall', 'ep101');

@@ -40,7 +40,9 @@ const RECORD_VIOLATIONS = `
   }, true);
 `;
 
-test('the served app runs under its CSP (header + the desktop meta tag) without a single violation', { timeout: 120_000 }, async (t) => {
+test('the served app runs under its CSP (header + the desktop meta tag) without a single violation', {
+  timeout: 120_000,
+}, async (t) => {
   const data = makeTempDir('shotfarm-csp-');
   t.after(data.cleanup);
   const server = await serveChild(data.path, suite.built.dir);
@@ -49,7 +51,9 @@ test('the served app runs under its CSP (header + the desktop meta tag) without 
   // A template the fresh farm can queue jobs on (no workstation: they stay queued).
   const tpl = readFileSync(join(REPO, 'test/fixtures/templates/txt2img.json'), 'utf8');
   const added = await fetch(`${server.url}/api/call/templates.add`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ content: tpl, fileName: 'txt2img.json' }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ content: tpl, fileName: 'txt2img.json' }),
   });
   assert.equal(added.status, 200, await added.clone().text());
 
@@ -74,7 +78,12 @@ test('the served app runs under its CSP (header + the desktop meta tag) without 
   assert.equal((await live.textContent())?.trim(), 'Live');
 
   // Import through the UI: the drop zone, the preview modal, the virtualized table.
-  await dropFile(page, 'csp_ep101.json', shotList([{ id: 'sh010' }, { id: 'sh020' }, { id: 'sh030' }], 'Cspfall'), 'application/json');
+  await dropFile(
+    page,
+    'csp_ep101.json',
+    shotList([{ id: 'sh010' }, { id: 'sh020' }, { id: 'sh030' }], 'Cspfall'),
+    'application/json',
+  );
   await page.locator('[data-testid="import-dialog"]').waitFor();
   await page.locator('[data-row-status="new"]').nth(2).waitFor();
   await page.locator('[data-testid="import-confirm"]').click();
@@ -92,10 +101,14 @@ test('the served app runs under its CSP (header + the desktop meta tag) without 
   assert.deepEqual(pageErrors, []);
 
   // The control: an image from another origin is refused, and reported.
-  await page.evaluate(`document.body.appendChild(Object.assign(document.createElement('img'), { src: 'http://127.0.0.2:9/x.png' }))`);
+  await page.evaluate(
+    `document.body.appendChild(Object.assign(document.createElement('img'), { src: 'http://127.0.0.2:9/x.png' }))`,
+  );
   await page.locator('img[src="http://127.0.0.2:9/x.png"]').waitFor({ state: 'attached' });
   await waitUntil(() => console_.some((l) => l.includes('csp-violation') && l.includes('img-src')), {
-    what: 'the violation report of the control', timeoutMs: 10_000, detail: () => console_.join('\n'),
+    what: 'the violation report of the control',
+    timeoutMs: 10_000,
+    detail: () => console_.join('\n'),
     wake: (recheck) => {
       page.on('console', recheck);
       return () => void page.off('console', recheck);

@@ -5,7 +5,9 @@ import { studioSuite } from './support/studio.js';
 
 const suite = studioSuite();
 
-test('Pause dispatch in the top bar: a banner stays (across a reload) until Resume; a stop from the CLI shows in it', { timeout: 90_000 }, async (ctx) => {
+test('Pause dispatch in the top bar: a banner stays (across a reload) until Resume; a stop from the CLI shows in it', {
+  timeout: 90_000,
+}, async (ctx) => {
   const studio = await suite.open(ctx, { instances: [{ duration: { fixedMs: 1_500 } }] });
   const { page, farm } = studio;
   const [first, second] = await farm.importJobs([{ id: 'sh010' }, { id: 'sh020' }]);
@@ -15,7 +17,10 @@ test('Pause dispatch in the top bar: a banner stays (across a reload) until Resu
 
   await page.locator('[data-testid="farm-pause"]').click();
   await page.locator('[data-testid="farm-banner"][data-farm-state="paused"]').waitFor();
-  assert.match((await banner.textContent()) ?? '', /Farm paused: no new dispatch; running prompts finish — set by Studio UI/);
+  assert.match(
+    (await banner.textContent()) ?? '',
+    /Farm paused: no new dispatch; running prompts finish — set by Studio UI/,
+  );
   await page.locator('[data-testid="farm-stop"]').waitFor();
   await farm.waitForStates([first!], ['completed']);
   assert.equal((await farm.job(second!)).state, 'queued');

@@ -6,7 +6,9 @@ import { row, studioSuite } from './support/studio.js';
 
 const suite = studioSuite();
 
-test('a failing shot shows in Failures with its reason and attempt history; the timeline draws it red among green', { timeout: 90_000 }, async (ctx) => {
+test('a failing shot shows in Failures with its reason and attempt history; the timeline draws it red among green', {
+  timeout: 90_000,
+}, async (ctx) => {
   const studio = await suite.open(ctx, {
     instances: [{ script: ['ok', 'error'], duration: { fixedMs: 300 } }, { duration: { fixedMs: 300 } }],
   });
@@ -19,7 +21,10 @@ test('a failing shot shows in Failures with its reason and attempt history; the 
   await page.locator('[data-tab="failures"]').click();
   const group = page.locator('[data-testid="failure-group"]');
   await group.waitFor();
-  assert.match((await page.locator('[data-testid="failure-reason"]').textContent()) ?? '', /KSampler \(node 3\) failed: RuntimeError/);
+  assert.match(
+    (await page.locator('[data-testid="failure-reason"]').textContent()) ?? '',
+    /KSampler \(node 3\) failed: RuntimeError/,
+  );
   await group.locator('.failure-head').click();
   await page.locator(`.failure-job[data-shot="${failed[0]?.shot}"] .failure-job-line`).click();
   const attempts = page.locator('[data-testid="attempts"] tbody tr');
@@ -46,36 +51,61 @@ test('a failing shot shows in Failures with its reason and attempt history; the 
   assert.deepEqual(studio.pageErrors, []);
 });
 
-test('draining a workstation from its card (confirmed in words): it finishes its prompt and takes no new one', { timeout: 90_000 }, async (ctx) => {
-  const studio = await suite.open(ctx, { instances: [{ duration: { fixedMs: 200 } }, { duration: { fixedMs: 200 } }] }, 'workstations');
+test('draining a workstation from its card (confirmed in words): it finishes its prompt and takes no new one', {
+  timeout: 90_000,
+}, async (ctx) => {
+  const studio = await suite.open(
+    ctx,
+    { instances: [{ duration: { fixedMs: 200 } }, { duration: { fixedMs: 200 } }] },
+    'workstations',
+  );
   const { page, farm } = studio;
   await page.locator('[data-instance="sim-0"][data-health="idle"]').waitFor();
   await page.locator('[data-instance="sim-0"] [data-action="drain"]').click();
-  assert.match((await page.locator('[data-testid="admin-effect"]').textContent()) ?? '', /sim-0 is not rendering anything now; it takes no new work\./);
+  assert.match(
+    (await page.locator('[data-testid="admin-effect"]').textContent()) ?? '',
+    /sim-0 is not rendering anything now; it takes no new work\./,
+  );
   await page.locator('[data-testid="confirm-ok"]').click();
   await page.locator('[data-instance="sim-0"][data-admin="draining"]').waitFor();
   const ids = await farm.importJobs(['sh010', 'sh020', 'sh030'].map((id) => ({ id })));
   await farm.waitForStates(ids, ['completed'], 30_000);
-  const used = farm.engine.db.prepare('SELECT DISTINCT i.name FROM attempts a JOIN instances i ON i.id = a.instance_id').all() as { name: string }[];
-  assert.deepEqual(used.map((u) => u.name), ['sim-1'], 'the drained workstation took no work');
-  assert.equal((await page.locator('[data-instance="sim-0"] [data-testid="health"]').textContent())?.trim(), 'Draining');
+  const used = farm.engine.db
+    .prepare('SELECT DISTINCT i.name FROM attempts a JOIN instances i ON i.id = a.instance_id')
+    .all() as { name: string }[];
+  assert.deepEqual(
+    used.map((u) => u.name),
+    ['sim-1'],
+    'the drained workstation took no work',
+  );
+  assert.equal(
+    (await page.locator('[data-instance="sim-0"] [data-testid="health"]').textContent())?.trim(),
+    'Draining',
+  );
   await studio.screenshot('workstations');
   await page.locator('[data-instance="sim-0"] [data-action="enable"]').click();
   await page.locator('[data-instance="sim-0"][data-admin="active"]').waitFor();
   assert.deepEqual(studio.pageErrors, []);
 });
 
-test('the ledger shows thumbnails; the run log downloads as a CSV whose rows match the attempts', { timeout: 90_000 }, async (ctx) => {
+test('the ledger shows thumbnails; the run log downloads as a CSV whose rows match the attempts', {
+  timeout: 90_000,
+}, async (ctx) => {
   const studio = await suite.open(ctx, { instances: [{ duration: { fixedMs: 200 } }] }, 'ledger');
   const { page, farm } = studio;
   const ids = await farm.importJobs(['sh010', 'sh020', 'sh030'].map((id) => ({ id })));
   await farm.waitForStates(ids, ['completed'], 30_000);
   await page.waitForFunction(`document.querySelectorAll('.asset').length === 3`);
-  await page.waitForFunction(`[...document.querySelectorAll('.thumb img')].every((i) => i.complete && i.naturalWidth > 0)`);
+  await page.waitForFunction(
+    `[...document.querySelectorAll('.thumb img')].every((i) => i.complete && i.naturalWidth > 0)`,
+  );
   await page.locator('.asset[data-shot="sh020"] [data-action="approve"]').click();
   await page.locator('.asset[data-shot="sh020"].asset-approved').waitFor();
 
-  const [download] = await Promise.all([page.waitForEvent('download'), page.locator('[data-testid="export-run"]').click()]);
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.locator('[data-testid="export-run"]').click(),
+  ]);
   const rows = parse(readFileSync(await download.path()), { bom: true, columns: true }) as Record<string, string>[];
   assert.equal(rows.length, 3);
   assert.deepEqual(rows.map((r) => r.shot).sort(), ['sh010', 'sh020', 'sh030']);
@@ -84,7 +114,9 @@ test('the ledger shows thumbnails; the run log downloads as a CSV whose rows mat
   assert.deepEqual(studio.pageErrors, []);
 });
 
-test('a workstation that stops answering: the queue row says lost contact, the card shows its figures unknown since the last answer, the timeline hatches the stretch', { timeout: 90_000 }, async (ctx) => {
+test('a workstation that stops answering: the queue row says lost contact, the card shows its figures unknown since the last answer, the timeline hatches the stretch', {
+  timeout: 90_000,
+}, async (ctx) => {
   const studio = await suite.open(ctx, {
     instances: [{ duration: { fixedMs: 4_000 } }],
     config: { probeIntervalMs: 100, probeTimeoutMs: 300, graceMs: 30_000 },
@@ -95,13 +127,19 @@ test('a workstation that stops answering: the queue row says lost contact, the c
   farm.sims[0]!.partition(true);
   const note = row(page, 'sh010').locator('[data-testid="contact"]');
   await note.waitFor();
-  assert.match((await note.textContent()) ?? '', /^lost contact with sim-0 \d+ s ago; requeued in \d+ s unless it answers$/);
+  assert.match(
+    (await note.textContent()) ?? '',
+    /^lost contact with sim-0 \d+ s ago; requeued in \d+ s unless it answers$/,
+  );
   await studio.screenshot('lost-contact-queue');
 
   await page.locator('[data-tab="workstations"]').click();
   const card = page.locator('[data-instance="sim-0"]');
   await card.locator('[data-testid="vram-unknown"]').waitFor();
-  assert.match((await card.locator('[data-testid="vram-unknown"]').textContent()) ?? '', /^VRAM unknown since \d\d:\d\d:\d\d$/);
+  assert.match(
+    (await card.locator('[data-testid="vram-unknown"]').textContent()) ?? '',
+    /^VRAM unknown since \d\d:\d\d:\d\d$/,
+  );
   assert.match((await card.locator('[data-testid="queue"]').textContent()) ?? '', /^unknown since \d\d:\d\d:\d\d$/);
   await studio.screenshot('lost-contact-card');
 

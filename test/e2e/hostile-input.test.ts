@@ -6,7 +6,9 @@ import { dropFile, studioSuite } from './support/studio.js';
 
 const suite = studioSuite();
 
-test('a binary file, a broken JSON file and a list with bad rows get a clear message and store nothing', { timeout: 60_000 }, async (ctx) => {
+test('a binary file, a broken JSON file and a list with bad rows get a clear message and store nothing', {
+  timeout: 60_000,
+}, async (ctx) => {
   const studio = await suite.open(ctx, { instances: [{}], start: false });
   const { page, farm } = studio;
   const before = tableCounts(farm.engine);
@@ -20,7 +22,12 @@ test('a binary file, a broken JSON file and a list with bad rows get a clear mes
   await studio.screenshot('import-refused');
   await close();
 
-  await dropFile(page, 'broken.json', '{ "project": "P", "episode": "E",\n  "shots": [ { "id": "sh010", }\n', 'application/json');
+  await dropFile(
+    page,
+    'broken.json',
+    '{ "project": "P", "episode": "E",\n  "shots": [ { "id": "sh010", }\n',
+    'application/json',
+  );
   await error.waitFor();
   assert.match((await error.textContent()) ?? '', /broken\.json/);
   assert.match((await error.textContent()) ?? '', /line \d+/i);
@@ -47,7 +54,9 @@ test('a binary file, a broken JSON file and a list with bad rows get a clear mes
   assert.deepEqual(studio.pageErrors, []);
 });
 
-test('a Kitsu CSV picked with the Import button takes project/stage/template defaults from the dialog, re-checked without a button', { timeout: 60_000 }, async (ctx) => {
+test('a Kitsu CSV picked with the Import button takes project/stage/template defaults from the dialog, re-checked without a button', {
+  timeout: 60_000,
+}, async (ctx) => {
   const studio = await suite.open(ctx, { instances: [{}], start: false });
   const { page, farm } = studio;
   await page.locator('[data-testid="import-file"]').setInputFiles(`${RESOURCES}samples/kitsu_shots.csv`);
@@ -57,11 +66,21 @@ test('a Kitsu CSV picked with the Import button takes project/stage/template def
   assert.equal(await page.locator('[data-testid="recheck"]').count(), 0, 'no "Check again" button');
   await page.locator('[data-mapping="project"]').fill('Moonfall');
   // Stages and templates are chosen from what is registered; the template list follows the stage.
-  assert.deepEqual(await page.locator('[data-mapping="stage"] option').allTextContents(), ['(from file)', 'keyframe', 'motion', 'post']);
+  assert.deepEqual(await page.locator('[data-mapping="stage"] option').allTextContents(), [
+    '(from file)',
+    'keyframe',
+    'motion',
+    'post',
+  ]);
   await page.locator('[data-mapping="stage"]').selectOption('keyframe');
-  assert.deepEqual(await page.locator('[data-mapping="template"] option').allTextContents(), ['(from file)', 'txt2img · keyframe']);
+  assert.deepEqual(await page.locator('[data-mapping="template"] option').allTextContents(), [
+    '(from file)',
+    'txt2img · keyframe',
+  ]);
   await page.locator('[data-mapping="template"]').selectOption('txt2img');
-  await page.waitForFunction(`document.querySelectorAll('[data-row-status="error"]').length === 0 && document.querySelectorAll('[data-row-status="new"]').length > 0`);
+  await page.waitForFunction(
+    `document.querySelectorAll('[data-row-status="error"]').length === 0 && document.querySelectorAll('[data-row-status="new"]').length > 0`,
+  );
   await page.locator('[data-testid="mapping-state"]', { hasText: 'preview up to date' }).waitFor();
   const newRows = await page.locator('[data-row-status="new"]').count();
   await studio.screenshot('import-csv-mapping');
@@ -74,7 +93,9 @@ test('a Kitsu CSV picked with the Import button takes project/stage/template def
   assert.deepEqual(studio.pageErrors, []);
 });
 
-test('adding a workstation with a wrong URL shows the engine message and registers nothing', { timeout: 60_000 }, async (ctx) => {
+test('adding a workstation with a wrong URL shows the engine message and registers nothing', {
+  timeout: 60_000,
+}, async (ctx) => {
   const studio = await suite.open(ctx, { instances: [{}], start: false }, 'workstations');
   const { page, farm } = studio;
   await page.locator('[data-testid="add-instance"]').click();
@@ -83,7 +104,10 @@ test('adding a workstation with a wrong URL shows the engine message and registe
   await page.locator('[data-testid="instance-save"]').click();
   const error = page.locator('[data-testid="instance-error"]');
   await error.waitFor();
-  assert.match((await error.textContent()) ?? '', /must be an http:\/\/ or https:\/\/ URL such as http:\/\/gpu-01:8188/);
+  assert.match(
+    (await error.textContent()) ?? '',
+    /must be an http:\/\/ or https:\/\/ URL such as http:\/\/gpu-01:8188/,
+  );
   await studio.screenshot('workstation-bad-url');
 
   await page.locator('[data-field="url"]').fill(farm.sims[0]?.url ?? '');

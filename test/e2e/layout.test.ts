@@ -11,7 +11,10 @@ import { studioSuite } from './support/studio.js';
 import { seedEveryState } from './support/seed.js';
 
 const suite = studioSuite();
-const SIZES = [{ width: 1280, height: 720 }, { width: 1440, height: 900 }];
+const SIZES = [
+  { width: 1280, height: 720 },
+  { width: 1440, height: 900 },
+];
 
 /** What sticks out: the page wider than the window, or a top-bar item past its right edge. */
 async function overflow(page: Page): Promise<string[]> {
@@ -31,8 +34,14 @@ async function overflow(page: Page): Promise<string[]> {
   })()`)) as string[];
 }
 
-test('from 1280×720 up nothing overflows, and every state counter is in the summary', { timeout: 120_000 }, async (ctx) => {
-  const studio = await suite.open(ctx, { instances: [{ duration: { fixedMs: 60_000 } }], start: false, config: { retry: { maxAttempts: 4, baseMs: 3_600_000, capMs: 3_600_000 } } });
+test('from 1280×720 up nothing overflows, and every state counter is in the summary', {
+  timeout: 120_000,
+}, async (ctx) => {
+  const studio = await suite.open(ctx, {
+    instances: [{ duration: { fixedMs: 60_000 } }],
+    start: false,
+    config: { retry: { maxAttempts: 4, baseMs: 3_600_000, capMs: 3_600_000 } },
+  });
   const { page, farm } = studio;
   const ids = await seedEveryState(farm);
   for (const s of JOB_STATES) assert.ok(ids[s].length > 0, s);
@@ -52,18 +61,24 @@ test('from 1280×720 up nothing overflows, and every state counter is in the sum
       const count = page.locator(`[data-count-state="${s}"]`);
       assert.ok(await count.isVisible(), `${s} counter visible at ${tag}`);
       const box = await count.boundingBox();
-      assert.ok(box && box.x >= 0 && box.x + box.width <= size.width && box.y + box.height <= size.height, `${s} counter inside the window at ${tag}`);
+      assert.ok(
+        box && box.x >= 0 && box.x + box.width <= size.width && box.y + box.height <= size.height,
+        `${s} counter inside the window at ${tag}`,
+      );
       const expected = ids[s].length;
       assert.equal(await count.locator('b').textContent(), String(expected), `${s} count`);
     }
     await studio.screenshot(`layout-counts-${tag}`);
     await page.locator('[data-count-state="failed_final"]').click();
-    await page.waitForFunction(`document.querySelectorAll('.row[data-job-id]').length === 1 && !!document.querySelector('.row[data-state="failed_final"]')`);
+    await page.waitForFunction(
+      `document.querySelectorAll('.row[data-job-id]').length === 1 && !!document.querySelector('.row[data-state="failed_final"]')`,
+    );
     await page.locator('[data-preset="active"]').click();
     await page.locator('.row[data-state="running"]').waitFor();
 
     // The group tree beside the table still fits.
-    if (!(await page.locator('[data-testid="group-tree"]').isVisible())) await page.locator('[data-testid="groups-toggle"]').click();
+    if (!(await page.locator('[data-testid="group-tree"]').isVisible()))
+      await page.locator('[data-testid="groups-toggle"]').click();
     await page.locator('[data-group="project"][data-group-value="Moonfall"] .tree-twist').click();
     await page.locator('[data-group="episode"][data-group-value="ep101"] .tree-twist').click();
     await page.locator('[data-group="sequence"][data-group-value="sq030"]').waitFor();

@@ -23,15 +23,24 @@ import { dropFile, SCREENSHOTS, shotList, studioSuite } from './support/studio.j
 
 const suite = studioSuite();
 
-interface PeopleFarm { farm: Farm; server: RunningServer; open(name: string, role: Role, view: string): Promise<AppPage & { token: string }> }
+interface PeopleFarm {
+  farm: Farm;
+  server: RunningServer;
+  open(name: string, role: Role, view: string): Promise<AppPage & { token: string }>;
+}
 
 async function peopleFarm(ctx: { after: (fn: () => Promise<void> | void) => void }): Promise<PeopleFarm> {
-  const farm = await startFarm({ instances: [{ duration: { fixedMs: 300 } }], start: false, config: { prefetch: false } });
+  const farm = await startFarm({
+    instances: [{ duration: { fixedMs: 300 } }],
+    start: false,
+    config: { prefetch: false },
+  });
   ctx.after(() => farm.close());
   const server = await startServer({ engine: farm.engine, staticDir: suite.built.dir });
   ctx.after(() => server.close());
   return {
-    farm, server,
+    farm,
+    server,
     async open(name, role, view) {
       const token = await addPerson(farm.engine, name, role);
       const app = await openAppPage(suite.browser, `${server.url}/?token=${token}#/${view}`);
@@ -44,23 +53,37 @@ async function peopleFarm(ctx: { after: (fn: () => Promise<void> | void) => void
 
 /** Jobs imported as a person, through the contract (as their import would). */
 async function importAs(farm: Farm, name: string, role: Role, shots: string[], episode: string): Promise<string[]> {
-  const p = await farm.engine.call('import.preview', { fileName: `${episode}.json`, content: shotList(shots.map((id) => ({ id })), 'Moonfall', episode) });
+  const p = await farm.engine.call('import.preview', {
+    fileName: `${episode}.json`,
+    content: shotList(
+      shots.map((id) => ({ id })),
+      'Moonfall',
+      episode,
+    ),
+  });
   return (await farm.engine.call('import.commit', { previewId: p.previewId }, { kind: 'person', name, role })).jobIds;
 }
 
 async function shoot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
-  for (const [w, h] of [[1280, 720], [1440, 900]] as const) {
+  for (const [w, h] of [
+    [1280, 720],
+    [1440, 900],
+  ] as const) {
     await page.setViewportSize({ width: w, height: h });
     // No sideways scroll at either size.
-    const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth') as number;
+    const overflow = (await page.evaluate(
+      'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+    )) as number;
     assert.ok(overflow <= 0, `${name} at ${w}×${h}: ${overflow} px sideways`);
     await page.screenshot({ path: join(SCREENSHOTS, `${name}-${w}x${h}.png`) });
   }
   await page.setViewportSize({ width: 1440, height: 900 });
 }
 
-test("an artist's bulk cancel of a mixed selection offers and cancels only her own jobs; Mine and Imported by tell them apart", { timeout: 120_000 }, async (ctx) => {
+test("an artist's bulk cancel of a mixed selection offers and cancels only her own jobs; Mine and Imported by tell them apart", {
+  timeout: 120_000,
+}, async (ctx) => {
   const f = await peopleFarm(ctx);
   const mine = await importAs(f.farm, 'mira', 'artist', ['sh010', 'sh020', 'sh030'], 'ep-mira');
   const theirs = await importAs(f.farm, 'otto', 'operator', ['sh410', 'sh420', 'sh430', 'sh440'], 'ep-otto');
@@ -86,11 +109,14 @@ test("an artist's bulk cancel of a mixed selection offers and cancels only her o
   const confirm = page.locator('[data-testid="confirm-dialog"]');
   await confirm.waitFor();
   assert.match(await page.locator('.modal').innerText(), /Cancel only my 3 jobs\?/);
-  assert.equal(await page.locator('[data-testid="confirm-summary"]').innerText(), '4 of the 7 selected jobs were imported by others and are left alone.');
+  assert.equal(
+    await page.locator('[data-testid="confirm-summary"]').innerText(),
+    '4 of the 7 selected jobs were imported by others and are left alone.',
+  );
   await shoot(page, 'people-artist-only-mine');
   await page.locator('[data-testid="confirm-yes"]', { hasText: 'Cancel only my 3 jobs' }).click();
   await f.farm.waitForStates(mine, ['cancelled'], 10_000);
-  for (const id of theirs) assert.equal((await f.farm.job(id)).state, 'queued', 'the operator\'s jobs are left alone');
+  for (const id of theirs) assert.equal((await f.farm.job(id)).state, 'queued', "the operator's jobs are left alone");
   await page.locator('[data-testid="toast"]', { hasText: 'Cancelled 3 jobs' }).waitFor();
   assert.equal(await page.locator('[data-testid="toast"]', { hasText: 'cannot' }).count(), 0, 'nothing was refused');
 
@@ -98,25 +124,40 @@ test("an artist's bulk cancel of a mixed selection offers and cancels only her o
   await page.locator('.row[data-shot="sh410"]').click();
   const cancel = page.locator('[data-testid="actionbar"] [data-action="cancel"]');
   assert.equal(await cancel.isDisabled(), true);
-  assert.equal(await cancel.getAttribute('title'), 'Imported by someone else: artists may cancel only the jobs they imported.');
+  assert.equal(
+    await cancel.getAttribute('title'),
+    'Imported by someone else: artists may cancel only the jobs they imported.',
+  );
   // The operator's page, open all along, saw hers go.
   await operator.page.locator('.row[data-shot="sh010"]').waitFor({ state: 'detached' });
   assert.deepEqual([...artist.errors, ...operator.errors], []);
 });
 
-test('an operator downloads the run log and the ledger and changes a number setting in the browser; an artist sees the settings read-only', { timeout: 120_000 }, async (ctx) => {
+test('an operator downloads the run log and the ledger and changes a number setting in the browser; an artist sees the settings read-only', {
+  timeout: 120_000,
+}, async (ctx) => {
   const f = await peopleFarm(ctx);
   await importAs(f.farm, 'otto', 'operator', ['sh010', 'sh020'], 'ep-otto');
   f.farm.startScheduler();
   const operator = await f.open('otto', 'operator', 'ledger');
   const artist = await f.open('mira', 'artist', 'settings');
   const { page } = operator;
-  await f.farm.waitFor('both jobs to complete', async () => (await f.farm.engine.call('jobs.list', { filter: { states: ['completed'] } })).total === 2, 30_000);
+  await f.farm.waitFor(
+    'both jobs to complete',
+    async () => (await f.farm.engine.call('jobs.list', { filter: { states: ['completed'] } })).total === 2,
+    30_000,
+  );
 
-  const [download] = await Promise.all([page.waitForEvent('download'), page.locator('[data-testid="export-run"]').click()]);
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.locator('[data-testid="export-run"]').click(),
+  ]);
   assert.match(download.suggestedFilename(), /^shotfarm-runlog-.*\.csv$/);
   const rows = parse(readFileSync(await download.path()), { bom: true, columns: true }) as Record<string, string>[];
-  assert.deepEqual(rows.map((r) => `${r.shot}:${r.outcome}:${r.imported_by}`).sort(), ['sh010:completed:otto', 'sh020:completed:otto']);
+  assert.deepEqual(rows.map((r) => `${r.shot}:${r.outcome}:${r.imported_by}`).sort(), [
+    'sh010:completed:otto',
+    'sh020:completed:otto',
+  ]);
   await shoot(page, 'people-operator-export');
 
   await page.locator('[data-tab="settings"]').click();
@@ -131,22 +172,33 @@ test('an operator downloads the run log and the ledger and changes a number sett
   await shoot(page, 'people-operator-settings');
 
   // The artist, on the same farm at the same time: the values, read-only, and why.
-  await artist.page.locator('[data-setting="retry_attempts"] [data-testid="setting-value"]', { hasText: '7' }).waitFor({ timeout: 10_000 });
+  await artist.page
+    .locator('[data-setting="retry_attempts"] [data-testid="setting-value"]', { hasText: '7' })
+    .waitFor({ timeout: 10_000 });
   assert.equal(await artist.page.locator('[data-setting-input]').count(), 0);
-  assert.match(await artist.page.locator('[data-testid="settings-why"]').innerText(), /artist\) cannot change the farm settings: operators and admins can/);
+  assert.match(
+    await artist.page.locator('[data-testid="settings-why"]').innerText(),
+    /artist\) cannot change the farm settings: operators and admins can/,
+  );
   assert.equal(await artist.page.locator('[data-testid="export-run"]').count(), 0);
   assert.deepEqual([...operator.errors, ...artist.errors], []);
 });
 
-test('an artist is offered no farm controls, no workstation or people management, Register template disabled saying why, and no Import of rush rows', { timeout: 90_000 }, async (ctx) => {
+test('an artist is offered no farm controls, no workstation or people management, Register template disabled saying why, and no Import of rush rows', {
+  timeout: 90_000,
+}, async (ctx) => {
   const f = await peopleFarm(ctx);
   const operator = await f.open('otto', 'operator', 'settings');
   const artist = await f.open('mira', 'artist', 'settings');
   const { page } = artist;
   await page.locator('[data-testid="settings-register-template"]').waitFor();
   assert.equal(await page.locator('[data-testid="settings-register-template"]').isDisabled(), true);
-  assert.equal(await page.locator('[data-testid="settings-register-template"]').getAttribute('title'), 'Your role (artist) cannot register templates: operators and admins can.');
-  for (const id of ['farm-pause', 'farm-stop', 'farm-resume']) assert.equal(await page.locator(`[data-testid="${id}"]`).count(), 0, id);
+  assert.equal(
+    await page.locator('[data-testid="settings-register-template"]').getAttribute('title'),
+    'Your role (artist) cannot register templates: operators and admins can.',
+  );
+  for (const id of ['farm-pause', 'farm-stop', 'farm-resume'])
+    assert.equal(await page.locator(`[data-testid="${id}"]`).count(), 0, id);
   assert.equal(await page.locator('[data-testid="people-panel"]').count(), 0);
   await shoot(page, 'people-artist-settings');
   await page.locator('[data-tab="workstations"]').click();
@@ -154,8 +206,15 @@ test('an artist is offered no farm controls, no workstation or people management
   assert.equal(await page.locator('[data-testid="add-instance"]').count(), 0);
 
   // A shot list that asks for rush: the Import dialog says she cannot before she confirms, and offers no Import.
-  await dropFile(page, 'rush.json', shotList([{ id: 'sh010', priority: 'rush' }], 'Moonfall', 'ep-rush'), 'application/json');
-  await page.locator('[data-testid="import-refusal"]', { hasText: 'artists cannot make jobs rush (up to high).' }).waitFor();
+  await dropFile(
+    page,
+    'rush.json',
+    shotList([{ id: 'sh010', priority: 'rush' }], 'Moonfall', 'ep-rush'),
+    'application/json',
+  );
+  await page
+    .locator('[data-testid="import-refusal"]', { hasText: 'artists cannot make jobs rush (up to high).' })
+    .waitFor();
   assert.equal(await page.locator('[data-testid="import-confirm"]').isDisabled(), true);
   await shoot(page, 'people-artist-import-rush');
   await page.keyboard.press('Escape');
@@ -168,7 +227,9 @@ test('an artist is offered no farm controls, no workstation or people management
   assert.deepEqual([...operator.errors, ...artist.errors], []);
 });
 
-test('an admin adds a person in Settings (the token shown once signs them in), then revokes them; the admin cannot revoke themselves', { timeout: 90_000 }, async (ctx) => {
+test('an admin adds a person in Settings (the token shown once signs them in), then revokes them; the admin cannot revoke themselves', {
+  timeout: 90_000,
+}, async (ctx) => {
   const f = await peopleFarm(ctx);
   const artist = await f.open('mira', 'artist', 'queue');
   const admin = await f.open('ada', 'admin', 'settings');
@@ -187,12 +248,18 @@ test('an admin adds a person in Settings (the token shown once signs them in), t
   await shoot(page, 'people-admin-added');
   const who = await callAs(f.server.url, token, 'session.whoami', {});
   assert.equal(who.status, 200);
-  assert.deepEqual([(who.body.result as { name: string }).name, (who.body.result as { role: string }).role], ['nina', 'operator']);
+  assert.deepEqual(
+    [(who.body.result as { name: string }).name, (who.body.result as { role: string }).role],
+    ['nina', 'operator'],
+  );
   await panel.locator('[data-testid="issued-token-done"]').click();
   assert.equal(await panel.locator('[data-testid="issued-token"]').count(), 0, 'the token is shown once');
 
   await panel.locator('tr[data-person="mira"] [data-action="set-role"]').selectOption('lead');
-  await f.farm.waitFor('mira to be a lead', async () => (await f.farm.engine.call('users.list', {})).find((p) => p.name === 'mira')?.role === 'lead');
+  await f.farm.waitFor(
+    'mira to be a lead',
+    async () => (await f.farm.engine.call('users.list', {})).find((p) => p.name === 'mira')?.role === 'lead',
+  );
 
   await panel.locator('tr[data-person="nina"] [data-action="revoke"]').click();
   await page.locator('[data-testid="confirm-ok"]', { hasText: 'Revoke nina' }).click();

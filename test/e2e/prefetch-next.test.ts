@@ -12,29 +12,43 @@ import assert from 'node:assert/strict';
 import { studioSuite } from './support/studio.js';
 
 const suite = studioSuite();
-const SIZES = [{ width: 1280, height: 720 }, { width: 1440, height: 900 }];
+const SIZES = [
+  { width: 1280, height: 720 },
+  { width: 1440, height: 900 },
+];
 /** Long renders: the rendering / next split stays put while the test looks. */
 const RENDER_MS = 60_000;
 
-const text = async (page: import('playwright-core').Page, selector: string) => ((await page.locator(selector).first().textContent()) ?? '').trim();
+const text = async (page: import('playwright-core').Page, selector: string) =>
+  ((await page.locator(selector).first().textContent()) ?? '').trim();
 
-test('prefetch on: 3 GPUs show 3 running and 3 next in the counts, rows, cards, cancel question, Timeline and drawer', { timeout: 150_000 }, async (ctx) => {
+test('prefetch on: 3 GPUs show 3 running and 3 next in the counts, rows, cards, cancel question, Timeline and drawer', {
+  timeout: 150_000,
+}, async (ctx) => {
   const studio = await suite.open(ctx, {
     instances: [0, 1, 2].map(() => ({ duration: { fixedMs: RENDER_MS } })),
     config: { prefetch: true },
   });
   const { page, farm } = studio;
-  const ids = await farm.importJobs(Array.from({ length: 9 }, (_, i) => ({ id: `sh${String(i + 1).padStart(3, '0')}` })));
+  const ids = await farm.importJobs(
+    Array.from({ length: 9 }, (_, i) => ({ id: `sh${String(i + 1).padStart(3, '0')}` })),
+  );
   const t0 = Date.now();
 
   // The engine: six jobs are `running` in the store, three of them have not started on their GPU.
-  await farm.waitFor('3 rendering and 3 next', async () => {
-    const s = await farm.engine.call('farm.status', {});
-    return s.jobsByState.running === 6 && s.jobsNext === 3;
-  }, 30_000);
+  await farm.waitFor(
+    '3 rendering and 3 next',
+    async () => {
+      const s = await farm.engine.call('farm.status', {});
+      return s.jobsByState.running === 6 && s.jobsNext === 3;
+    },
+    30_000,
+  );
 
   // Top bar: "3 running · 3 next".
-  await page.waitForFunction(`document.querySelector('[data-summary-state="running"] b')?.textContent === '3' && document.querySelector('[data-summary-state="next"] b')?.textContent === '3'`);
+  await page.waitForFunction(
+    `document.querySelector('[data-summary-state="running"] b')?.textContent === '3' && document.querySelector('[data-summary-state="next"] b')?.textContent === '3'`,
+  );
   assert.match(await text(page, '[data-summary-state="next"]'), /^3\s*next$/);
 
   // Rows: three "Next on sim-N", three running with no such note.
@@ -66,7 +80,10 @@ test('prefetch on: 3 GPUs show 3 running and 3 next in the counts, rows, cards, 
   await page.keyboard.press('Delete');
   const dialog = page.locator('[data-testid="confirm-dialog"]');
   await dialog.waitFor();
-  assert.equal(await text(page, '[data-testid="confirm-summary"]'), 'Cancel 9 jobs: 3 are rendering now and will be interrupted. 3 are next on workstations, not started, and will be taken off.');
+  assert.equal(
+    await text(page, '[data-testid="confirm-summary"]'),
+    'Cancel 9 jobs: 3 are rendering now and will be interrupted. 3 are next on workstations, not started, and will be taken off.',
+  );
   const lines = await dialog.locator('.confirm-details li').allTextContents();
   const details = lines.join('\n');
   const interrupted = details.slice(details.indexOf('Interrupted'), details.indexOf('Next, not started'));
@@ -109,10 +126,16 @@ test('prefetch on: 3 GPUs show 3 running and 3 next in the counts, rows, cards, 
   }
 
   // Pause takes the next prompts back unstarted: their drawer shows no start.
-  const next = (await farm.engine.call('jobs.list', { filter: { states: ['running'] } })).rows.filter((j) => j.attempt && j.attempt.phase !== 'running');
+  const next = (await farm.engine.call('jobs.list', { filter: { states: ['running'] } })).rows.filter(
+    (j) => j.attempt && j.attempt.phase !== 'running',
+  );
   assert.equal(next.length, 3);
   await page.locator('[data-testid="farm-pause"]').click();
-  await farm.waitForStates(next.map((j) => j.id), ['queued'], 30_000);
+  await farm.waitForStates(
+    next.map((j) => j.id),
+    ['queued'],
+    30_000,
+  );
   const back = await farm.job(next[0]!.id);
   assert.equal(back.startedAt, null, 'a prompt taken back by Pause never started');
   await page.locator('[data-tab="queue"]').click();

@@ -18,24 +18,44 @@ const suite = studioSuite();
 
 /** The shots in the table, in the table's order. */
 async function shotsShown(page: Page): Promise<string> {
-  return String(await page.evaluate(`[...document.querySelectorAll('.row[data-shot]')].map((r) => r.getAttribute('data-shot')).join(',')`));
+  return String(
+    await page.evaluate(
+      `[...document.querySelectorAll('.row[data-shot]')].map((r) => r.getAttribute('data-shot')).join(',')`,
+    ),
+  );
 }
 
 async function waitShots(page: Page, expected: string): Promise<void> {
   const want = JSON.stringify(expected);
-  await page.waitForFunction(`[...document.querySelectorAll('.row[data-shot]')].map((r) => r.getAttribute('data-shot')).join(',') === ${want}`).catch(async () => {
-    assert.fail(`rows ${await shotsShown(page)}, expected ${expected}`);
-  });
+  await page
+    .waitForFunction(
+      `[...document.querySelectorAll('.row[data-shot]')].map((r) => r.getAttribute('data-shot')).join(',') === ${want}`,
+    )
+    .catch(async () => {
+      assert.fail(`rows ${await shotsShown(page)}, expected ${expected}`);
+    });
 }
 
 const hashOf = (page: Page) => new URL(page.url()).hash;
 
 async function seed(farm: Farm): Promise<void> {
-  await farm.importJobs(['sh010', 'sh020', 'sh021', 'sh030'].map((id) => ({ id })), 'Moonfall', 'ep101');
-  await farm.importJobs(['sh020', 'sh040'].map((id) => ({ id })), 'Sunrise', 'ep201');
+  await farm.importJobs(
+    ['sh010', 'sh020', 'sh021', 'sh030'].map((id) => ({ id })),
+    'Moonfall',
+    'ep101',
+  );
+  await farm.importJobs(
+    ['sh020', 'sh040'].map((id) => ({ id })),
+    'Sunrise',
+    'ep201',
+  );
 }
 
-async function newPage(ctx: TestContext, url: string, size = { width: 1280, height: 720 }): Promise<{ page: Page; errors: string[] }> {
+async function newPage(
+  ctx: TestContext,
+  url: string,
+  size = { width: 1280, height: 720 },
+): Promise<{ page: Page; errors: string[] }> {
   const context = await suite.browser.newContext({ viewport: size, deviceScaleFactor: 1, bypassCSP: true });
   ctx.after(() => context.close());
   const page = await context.newPage();
@@ -130,7 +150,10 @@ test('a malformed link shows what it can: unknown or refused parameters are drop
 }, async (ctx) => {
   const studio = await suite.open(ctx, { instances: [{}], start: false });
   await seed(studio.farm);
-  const { page, errors } = await newPage(ctx, `${studio.server.url}/#/queue?states=queued,exploded&project=Moonfall&priority=urgent&colour=red&sort=%E0%A4%A`);
+  const { page, errors } = await newPage(
+    ctx,
+    `${studio.server.url}/#/queue?states=queued,exploded&project=Moonfall&priority=urgent&colour=red&sort=%E0%A4%A`,
+  );
   await page.locator('[data-connection="online"]').waitFor();
   await waitShots(page, 'sh010,sh020,sh021,sh030');
   await page.waitForFunction(`location.hash === '#/queue?project=Moonfall'`);
@@ -145,14 +168,26 @@ test('a malformed link shows what it can: unknown or refused parameters are drop
   const shown = page.locator('[data-testid="copy-link-text"]');
   await shown.waitFor();
   assert.equal(await shown.inputValue(), page.url());
-  assert.equal(await page.evaluate(`(() => { const i = document.querySelector('[data-testid="copy-link-text"]'); return i.selectionStart === 0 && i.selectionEnd === i.value.length && document.activeElement === i; })()`), true, 'the link is selected, ready for Ctrl+C');
+  assert.equal(
+    await page.evaluate(
+      `(() => { const i = document.querySelector('[data-testid="copy-link-text"]'); return i.selectionStart === 0 && i.selectionEnd === i.value.length && document.activeElement === i; })()`,
+    ),
+    true,
+    'the link is selected, ready for Ctrl+C',
+  );
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOTS, 'queue-address-copy-fallback-1280.png') });
-  assert.equal(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), true, 'no sideways scroll');
+  assert.equal(
+    await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'),
+    true,
+    'no sideways scroll',
+  );
   assert.deepEqual(errors, []);
 });
 
-test('a filtered link opened signed out shows the sign-in page, then the filtered view after sign-in', { timeout: 90_000 }, async (ctx) => {
+test('a filtered link opened signed out shows the sign-in page, then the filtered view after sign-in', {
+  timeout: 90_000,
+}, async (ctx) => {
   const farm = await startFarm({ instances: [{}], start: false });
   ctx.after(() => farm.close());
   const server = await startServer({ engine: farm.engine, staticDir: suite.built.dir });
@@ -161,7 +196,10 @@ test('a filtered link opened signed out shows the sign-in page, then the filtere
   await seed(farm);
   const { page, errors } = await newPage(ctx, `${server.url}/#/queue?project=Moonfall&q=sh02&sort=shot&order=desc`);
   await page.locator('[data-testid="signin-page"]').waitFor();
-  assert.equal(await page.locator('[data-testid="signin-then"]').textContent(), 'Then opens the queue view you were sent.');
+  assert.equal(
+    await page.locator('[data-testid="signin-then"]').textContent(),
+    'Then opens the queue view you were sent.',
+  );
   await page.screenshot({ path: join(SCREENSHOTS, 'queue-address-signin-1280.png') });
   await page.locator('[data-testid="signin-token"]').fill(token);
   await page.locator('[data-testid="signin-submit"]').click();
@@ -170,7 +208,9 @@ test('a filtered link opened signed out shows the sign-in page, then the filtere
   assert.equal(await page.locator('[data-testid="search"]').inputValue(), 'sh02');
   // "Mine" (a field added to the filter after the address was built) rides in the address too, naming the person.
   await page.locator('[data-testid="filter-mine"]').click();
-  await page.waitForFunction(`location.hash === '#/queue?project=Moonfall&importedBy=otto&q=sh02&sort=shot&order=desc'`);
+  await page.waitForFunction(
+    `location.hash === '#/queue?project=Moonfall&importedBy=otto&q=sh02&sort=shot&order=desc'`,
+  );
   await page.reload();
   await page.locator('[data-testid="filter-mine"][aria-pressed="true"]').waitFor();
   assert.deepEqual(errors, []);

@@ -14,8 +14,15 @@ import { studioSuite } from './support/studio.js';
 
 const suite = studioSuite();
 
-test('the RunPod card shows Rendering, the jobs running there, RunPod\'s counts and today\'s spend updating live while the endpoint renders', { timeout: 90_000 }, async (ctx) => {
-  const sim = await startRunpodSim({ apiKey: SIM_KEY, workers: 2, coldStartMs: 1_500, comfy: { duration: { fixedMs: 1_500 } } });
+test("the RunPod card shows Rendering, the jobs running there, RunPod's counts and today's spend updating live while the endpoint renders", {
+  timeout: 90_000,
+}, async (ctx) => {
+  const sim = await startRunpodSim({
+    apiKey: SIM_KEY,
+    workers: 2,
+    coldStartMs: 1_500,
+    comfy: { duration: { fixedMs: 1_500 } },
+  });
   ctx.after(() => sim.close());
   const studio = await suite.open(ctx, { instances: [], start: false, config: { runpodPollMs: 100 } }, 'workstations');
   const { page, farm } = studio;
@@ -25,26 +32,69 @@ test('the RunPod card shows Rendering, the jobs running there, RunPod\'s counts 
   await farm.engine.call('settings.set', { key: 'burst_after_s', value: 0 });
   // $360 an hour: a job billed a few seconds costs tens of cents, so the card's two decimals move.
   await farm.engine.call('cloud.addRunpod', {
-    name: 'runpod-4090-studio-burst-endpoint', endpointId: sim.endpointId, apiBase: sim.apiBase, gpuName: 'RTX 4090', vramGb: 24, pricePerHourUsd: 360, maxConcurrency: 2,
+    name: 'runpod-4090-studio-burst-endpoint',
+    endpointId: sim.endpointId,
+    apiBase: sim.apiBase,
+    gpuName: 'RTX 4090',
+    vramGb: 24,
+    pricePerHourUsd: 360,
+    maxConcurrency: 2,
   });
   farm.startScheduler();
   const card = page.locator('[data-instance="runpod-4090-studio-burst-endpoint"]');
-  await farm.waitFor('the endpoint answered /health', async () => (await card.getAttribute('data-health')) === 'idle', 15_000);
-  await farm.waitFor('RunPod\'s workers shown', async () => ((await card.locator('[data-testid="endpoint-workers"]').textContent()) ?? '').includes('0 running · 2 idle'), 15_000);
-  assert.notEqual((await card.locator('[data-testid="last-answer"]').textContent())?.trim(), 'never', 'it answered, so the card says when');
-  assert.equal(await card.locator('[data-testid="vram"], [data-testid="queue"]').count(), 0, 'no VRAM bar nor ComfyUI queue on an endpoint');
-  assert.match((await card.locator('[data-testid="cloud-spent"]').textContent()) ?? '', /spent today \$0\.00 of \$50\.00/);
+  await farm.waitFor(
+    'the endpoint answered /health',
+    async () => (await card.getAttribute('data-health')) === 'idle',
+    15_000,
+  );
+  await farm.waitFor(
+    "RunPod's workers shown",
+    async () =>
+      ((await card.locator('[data-testid="endpoint-workers"]').textContent()) ?? '').includes('0 running · 2 idle'),
+    15_000,
+  );
+  assert.notEqual(
+    (await card.locator('[data-testid="last-answer"]').textContent())?.trim(),
+    'never',
+    'it answered, so the card says when',
+  );
+  assert.equal(
+    await card.locator('[data-testid="vram"], [data-testid="queue"]').count(),
+    0,
+    'no VRAM bar nor ComfyUI queue on an endpoint',
+  );
+  assert.match(
+    (await card.locator('[data-testid="cloud-spent"]').textContent()) ?? '',
+    /spent today \$0\.00 of \$50\.00/,
+  );
   // A mark on the page: had it reloaded, the mark would be gone.
   await page.evaluate('window.__noReload = 1');
 
   const ids = await farm.importJobs([{ id: 'sh010' }, { id: 'sh020' }]);
-  await farm.waitFor('the card says Rendering', async () => (await card.getAttribute('data-health')) === 'busy', 15_000);
+  await farm.waitFor(
+    'the card says Rendering',
+    async () => (await card.getAttribute('data-health')) === 'busy',
+    15_000,
+  );
   assert.equal((await card.locator('[data-testid="health"]').textContent())?.trim(), 'Rendering');
-  await farm.waitFor('both jobs shown running there', async () => (await card.locator('[data-testid="slots"]').textContent())?.trim() === '2/2', 15_000);
+  await farm.waitFor(
+    'both jobs shown running there',
+    async () => (await card.locator('[data-testid="slots"]').textContent())?.trim() === '2/2',
+    15_000,
+  );
   const now = (await card.locator('[data-testid="current-job"]').textContent()) ?? '';
   assert.ok(now.includes('sh010') && now.includes('sh020'), now);
-  await farm.waitFor('the top bar counts them running', async () => (await page.locator('[data-summary-state="running"] b').textContent())?.trim() === '2', 10_000);
-  await farm.waitFor('RunPod\'s queue shows our jobs', async () => /[12] in (queue|progress)/.test((await card.locator('[data-testid="endpoint-queue"]').textContent()) ?? ''), 15_000);
+  await farm.waitFor(
+    'the top bar counts them running',
+    async () => (await page.locator('[data-summary-state="running"] b').textContent())?.trim() === '2',
+    10_000,
+  );
+  await farm.waitFor(
+    "RunPod's queue shows our jobs",
+    async () =>
+      /[12] in (queue|progress)/.test((await card.locator('[data-testid="endpoint-queue"]').textContent()) ?? ''),
+    15_000,
+  );
   await studio.screenshot('workstations-runpod-rendering-1280x720');
   await page.setViewportSize({ width: 1440, height: 900 });
   await studio.screenshot('workstations-runpod-rendering-1440x900');
@@ -52,14 +102,22 @@ test('the RunPod card shows Rendering, the jobs running there, RunPod\'s counts 
   await farm.waitForStates(ids, ['completed'], 30_000);
   const spend = await farm.engine.call('cloud.spend', {});
   assert.ok(spend.totalUsd >= 0.01, `spent ${spend.totalUsd}`);
-  await farm.waitFor('the card shows today\'s spend without a reload', async () =>
-    ((await card.locator('[data-testid="cloud-spent"]').textContent()) ?? '').includes(`spent today $${spend.totalUsd.toFixed(2)} of $50.00`), 10_000);
+  await farm.waitFor(
+    "the card shows today's spend without a reload",
+    async () =>
+      ((await card.locator('[data-testid="cloud-spent"]').textContent()) ?? '').includes(
+        `spent today $${spend.totalUsd.toFixed(2)} of $50.00`,
+      ),
+    10_000,
+  );
   assert.equal(await page.evaluate('window.__noReload'), 1, 'the page was not reloaded');
   await farm.waitFor('the card is Idle again', async () => (await card.getAttribute('data-health')) === 'idle', 10_000);
   assert.deepEqual(studio.pageErrors, []);
 });
 
-test('the RunPod form has GPU, VRAM and execution timeout, says a $0 budget means never, and Test connection reports failure and success without saving', { timeout: 90_000 }, async (ctx) => {
+test('the RunPod form has GPU, VRAM and execution timeout, says a $0 budget means never, and Test connection reports failure and success without saving', {
+  timeout: 90_000,
+}, async (ctx) => {
   const sim = await startRunpodSim({ apiKey: SIM_KEY });
   ctx.after(() => sim.close());
   const studio = await suite.open(ctx, { instances: [], start: false }, 'workstations');
@@ -67,7 +125,13 @@ test('the RunPod form has GPU, VRAM and execution timeout, says a $0 budget mean
   await page.setViewportSize({ width: 1280, height: 720 });
   await farm.engine.call('cloud.setApiKey', { apiKey: SIM_KEY });
   const added = await farm.engine.call('cloud.addRunpod', {
-    name: 'cloud-sim', endpointId: 'mistyped-id', apiBase: sim.apiBase, gpuName: 'RTX 4090', vramGb: 24, pricePerHourUsd: 1.1, executionTimeoutS: 900,
+    name: 'cloud-sim',
+    endpointId: 'mistyped-id',
+    apiBase: sim.apiBase,
+    gpuName: 'RTX 4090',
+    vramGb: 24,
+    pricePerHourUsd: 1.1,
+    executionTimeoutS: 900,
   });
   farm.startScheduler();
   const card = page.locator('[data-instance="cloud-sim"]');

@@ -278,10 +278,16 @@ test('no URL a signed-in page requests carries the token: calls, the events sock
   assert.deepEqual(leaking, [], 'no URL carries the token');
 });
 
-test('a farm without people keeps today\'s shared token: the printed ?token= address opens the farm, no sign-in page, and a reload keeps it for the tab', { timeout: 90_000 }, async (ctx) => {
+test("a farm without people keeps today's shared token: the printed ?token= address opens the farm, no sign-in page, and a reload keeps it for the tab", {
+  timeout: 90_000,
+}, async (ctx) => {
   const farm = await startFarm({ instances: [{ duration: { fixedMs: 100 } }], config: { prefetch: false } });
   ctx.after(() => farm.close());
-  const server = await startServer({ engine: farm.engine, staticDir: suite.built.dir, token: 'shared-token-of-this-farm' });
+  const server = await startServer({
+    engine: farm.engine,
+    staticDir: suite.built.dir,
+    token: 'shared-token-of-this-farm',
+  });
   ctx.after(() => server.close());
   const { page, errors } = await freshPage(ctx, `${server.url}/?token=shared-token-of-this-farm#/queue`);
   await page.locator('[data-connection="online"]').waitFor();

@@ -8,12 +8,15 @@ import { shotList, studioSuite } from './support/studio.js';
 
 const suite = studioSuite();
 
-test('on an empty farm the guide leads to a template registered from the UI, which the next import uses and the farm renders', { timeout: 90_000 }, async (ctx) => {
+test('on an empty farm the guide leads to a template registered from the UI, which the next import uses and the farm renders', {
+  timeout: 90_000,
+}, async (ctx) => {
   const studio = await suite.open(ctx, { instances: [{ duration: { fixedMs: 100 } }], templates: [] });
   const { page, farm } = studio;
   const dir = tempDirFor(ctx);
   // What ComfyUI's Workflow → Export (API) saves: the nodes alone, no Shotfarm fields.
-  const workflow = (JSON.parse(readFileSync(join(FIXTURE_TEMPLATES, 'txt2img.json'), 'utf8')) as { workflow: unknown }).workflow;
+  const workflow = (JSON.parse(readFileSync(join(FIXTURE_TEMPLATES, 'txt2img.json'), 'utf8')) as { workflow: unknown })
+    .workflow;
   const exported = join(dir, 'my workflow.json');
   writeFileSync(exported, JSON.stringify(workflow, null, 2));
   const uiFormat = join(dir, 'editor-save.json');
@@ -56,7 +59,10 @@ test('on an empty farm the guide leads to a template registered from the UI, whi
   await dialog.waitFor({ state: 'detached' });
   await page.locator('[data-testid="first-run-guide"] [data-step="1"][data-done="yes"]').waitFor();
   const [stored] = await farm.engine.call('templates.list', {});
-  assert.deepEqual([stored?.name, stored?.vramGb, stored?.parameters.map((p) => p.name).sort()], ['ui-txt2img', 8, ['prompt', 'seed', 'steps']]);
+  assert.deepEqual(
+    [stored?.name, stored?.vramGb, stored?.parameters.map((p) => p.name).sort()],
+    ['ui-txt2img', 8, ['prompt', 'seed', 'steps']],
+  );
 
   // The next import uses it, and the farm renders with it.
   const list = JSON.parse(shotList([{ id: 'sh010', steps: 6 }])) as { shots: { template: string }[] };

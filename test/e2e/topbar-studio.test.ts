@@ -19,15 +19,31 @@ import { join } from 'node:path';
 import type { Db } from '../../electron/engine/store/database.js';
 
 const suite = studioSuite();
-const SIZES = [{ width: 1280, height: 720 }, { width: 1440, height: 900 }];
+const SIZES = [
+  { width: 1280, height: 720 },
+  { width: 1440, height: 900 },
+];
 const LONG_NAME = 'maximiliana.fitzgerald-okonkwo';
 
 /** `n` copies of job `id` in `state` (new ids, takes after `takeFrom`), in one statement: studio-sized counts in a second. */
 function copies(db: Db, id: string, n: number, state: string, takeFrom: number): void {
   const cols = (db.prepare('PRAGMA table_info(jobs)').all() as { name: string }[]).map((c) => c.name);
-  const pick = cols.map((c) => (c === 'id' ? "j.id || '-' || @state || k.n" : c === 'take' ? 'j.take + @takeFrom + k.n' : c === 'state' ? '@state' : `j.${c}`));
+  const pick = cols.map((c) =>
+    c === 'id'
+      ? "j.id || '-' || @state || k.n"
+      : c === 'take'
+        ? 'j.take + @takeFrom + k.n'
+        : c === 'state'
+          ? '@state'
+          : `j.${c}`,
+  );
   db.prepare(`WITH RECURSIVE k(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM k WHERE n < @n)
-    INSERT INTO jobs (${cols.join(', ')}) SELECT ${pick.join(', ')} FROM jobs j, k WHERE j.id = @id`).run({ id, n, state, takeFrom });
+    INSERT INTO jobs (${cols.join(', ')}) SELECT ${pick.join(', ')} FROM jobs j, k WHERE j.id = @id`).run({
+    id,
+    n,
+    state,
+    takeFrom,
+  });
 }
 
 /** Overlaps, cuts and strays in the top bar, and counts with neither a word nor a hover label. */
@@ -72,14 +88,25 @@ async function topBarProblems(page: Page): Promise<string[]> {
   })()`)) as string[];
 }
 
-test('the top bar holds 123,456 queued, a long name and every banner at 1280×720 and 1440×900: no overlap, nothing cut, counts in words', { timeout: 150_000 }, async (ctx) => {
-  const farm = await startFarm({ instances: [{ duration: { fixedMs: 120_000 } }], start: false, config: { prefetch: true } });
+test('the top bar holds 123,456 queued, a long name and every banner at 1280×720 and 1440×900: no overlap, nothing cut, counts in words', {
+  timeout: 150_000,
+}, async (ctx) => {
+  const farm = await startFarm({
+    instances: [{ duration: { fixedMs: 120_000 } }],
+    start: false,
+    config: { prefetch: true },
+  });
   ctx.after(() => farm.close());
   const { engine } = farm;
   // A workstation that never answers: the offline banner.
   await engine.call('instances.add', { name: 'gpu-offline-07', url: 'http://127.0.0.1:9' });
   await addTemplateVariant(engine, 'txt2img', { name: 'tagged', tags: ['no-such-tag'] });
-  const ids = await farm.importJobs([{ id: 'sh001' }, { id: 'sh002' }, { id: 'sh003' }, { id: 'sh004', template: 'tagged' }]);
+  const ids = await farm.importJobs([
+    { id: 'sh001' },
+    { id: 'sh002' },
+    { id: 'sh003' },
+    { id: 'sh004', template: 'tagged' },
+  ]);
   const [, , base, tagged] = ids as [string, string, string, string];
   // Queued: 122,222 (the base and its copies) + 1,234 blocked (no workstation has their tag) = 123,456 once two are dispatched.
   copies(engine.db, base, 122_221, 'queued', 0);
@@ -93,10 +120,18 @@ test('the top bar holds 123,456 queued, a long name and every banner at 1280×72
   const { context, page, errors } = await openAppPage(suite.browser, `${server.url}/?token=${token}#/queue`);
   ctx.after(() => context.close());
 
-  await farm.waitFor('one rendering, one next', async () => (await engine.call('farm.status', {})).jobsNext === 1, 30_000);
+  await farm.waitFor(
+    'one rendering, one next',
+    async () => (await engine.call('farm.status', {})).jobsNext === 1,
+    30_000,
+  );
   await page.locator('[data-testid="signed-in"]').waitFor();
   await page.locator('[data-testid="offline-banner"]').waitFor({ timeout: 30_000 });
-  await page.waitForFunction(`document.querySelector('[data-summary-state="queued"] b')?.textContent === '123,456'`, undefined, { timeout: 30_000 });
+  await page.waitForFunction(
+    `document.querySelector('[data-summary-state="queued"] b')?.textContent === '123,456'`,
+    undefined,
+    { timeout: 30_000 },
+  );
   await page.waitForFunction(`document.querySelector('[data-summary-state="next"] b')?.textContent === '1'`);
   mkdirSync(SCREENSHOTS, { recursive: true });
   // Rendering, next and 123,456 queued, before the pause takes the next one back — and at the
@@ -118,7 +153,11 @@ test('the top bar holds 123,456 queued, a long name and every banner at 1280×72
       await page.waitForTimeout(300); // a layout pass after the view change (what is measured is a condition, not this)
       assert.deepEqual(await topBarProblems(page), [], `${view} at ${tag}`);
       // The counts that matter most keep their words at studio scale.
-      for (const key of ['running', 'queued']) assert.ok(await page.locator(`[data-summary-state="${key}"] .sum-word`).isVisible(), `${key} in words on ${view} at ${tag}`);
+      for (const key of ['running', 'queued'])
+        assert.ok(
+          await page.locator(`[data-summary-state="${key}"] .sum-word`).isVisible(),
+          `${key} in words on ${view} at ${tag}`,
+        );
       await page.screenshot({ path: join(SCREENSHOTS, `topbar-studio-${view}-${tag}.png`) });
     }
     await page.locator('[data-tab="queue"]').click();
@@ -128,6 +167,13 @@ test('the top bar holds 123,456 queued, a long name and every banner at 1280×72
     await page.screenshot({ path: join(SCREENSHOTS, `topbar-studio-drawer-${tag}.png`) });
     await page.keyboard.press('Escape');
   }
-  assert.equal(await page.locator('[data-testid="signed-in"]').getAttribute('title').then((t) => t?.includes(LONG_NAME)), true, 'the whole name on hover');
+  assert.equal(
+    await page
+      .locator('[data-testid="signed-in"]')
+      .getAttribute('title')
+      .then((t) => t?.includes(LONG_NAME)),
+    true,
+    'the whole name on hover',
+  );
   assert.deepEqual(errors, []);
 });

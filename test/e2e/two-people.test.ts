@@ -16,9 +16,15 @@ import { dropFile, row, shotList, studioSuite } from './support/studio.js';
 
 const suite = studioSuite();
 
-test('an artist and an operator: import, rush, a refused cancel with its sentence, and a run log naming both', { timeout: 120_000 }, async (ctx) => {
+test('an artist and an operator: import, rush, a refused cancel with its sentence, and a run log naming both', {
+  timeout: 120_000,
+}, async (ctx) => {
   // One prompt at a time (no prefetch, as the Studio e2e farms): the order of the renders is the dispatch order.
-  const farm = await startFarm({ instances: [{ duration: { fixedMs: 300 } }], start: false, config: { prefetch: false } });
+  const farm = await startFarm({
+    instances: [{ duration: { fixedMs: 300 } }],
+    start: false,
+    config: { prefetch: false },
+  });
   ctx.after(() => farm.close());
   const server = await startServer({ engine: farm.engine, staticDir: suite.built.dir });
   ctx.after(() => server.close());
@@ -31,7 +37,11 @@ test('an artist and an operator: import, rush, a refused cancel with its sentenc
 
   await artist.page.locator('[data-testid="signed-in"]', { hasText: 'mira (artist)' }).waitFor();
   await operator.page.locator('[data-testid="signed-in"]', { hasText: 'otto (operator)' }).waitFor();
-  assert.equal(await artist.page.locator('[data-testid="farm-pause"]').count(), 0, 'an artist is not shown the farm controls');
+  assert.equal(
+    await artist.page.locator('[data-testid="farm-pause"]').count(),
+    0,
+    'an artist is not shown the farm controls',
+  );
   assert.equal(await operator.page.locator('[data-testid="farm-pause"]').count(), 1);
 
   // The operator's own job first (imported earlier, so it would render first at equal priority).
@@ -51,7 +61,9 @@ test('an artist and an operator: import, rush, a refused cancel with its sentenc
 
   // An artist may bump up to high only: no rush in their menu.
   await row(artist.page, 'sh010').click();
-  const artistOptions = await artist.page.locator('[data-testid="actionbar"] select[data-action="bump"] option').allTextContents();
+  const artistOptions = await artist.page
+    .locator('[data-testid="actionbar"] select[data-action="bump"] option')
+    .allTextContents();
   assert.ok(!artistOptions.includes('rush') && artistOptions.includes('high'), artistOptions.join(','));
 
   // The operator bumps the artist's shot to rush.
@@ -68,16 +80,25 @@ test('an artist and an operator: import, rush, a refused cancel with its sentenc
   const cancel = drawer.locator('[data-testid="drawer-actions"] [data-drawer-action="cancel"]');
   await cancel.waitFor();
   assert.equal(await cancel.isDisabled(), true);
-  assert.equal(await cancel.getAttribute('title'), 'Imported by someone else: artists may cancel only the jobs they imported.');
+  assert.equal(
+    await cancel.getAttribute('title'),
+    'Imported by someone else: artists may cancel only the jobs they imported.',
+  );
   const refused = await callAs(server.url, artistToken, 'jobs.cancel', { ids: [theirs!.id] });
-  assert.equal(refused.body.error?.message, 'artists cannot cancel jobs imported by others (that job was imported by someone else).');
+  assert.equal(
+    refused.body.error?.message,
+    'artists cannot cancel jobs imported by others (that job was imported by someone else).',
+  );
   assert.equal((await farm.job(theirs!.id)).state, 'queued');
 
   // The farm starts: the rush shot renders first.
   farm.startScheduler();
   const done = await farm.waitForStates([mine!.id, theirs!.id], ['completed'], 60_000);
   const [a, b] = done;
-  assert.ok((a?.startedAt ?? Infinity) < (b?.startedAt ?? 0), 'the rush shot started before the operator\'s earlier job');
+  assert.ok(
+    (a?.startedAt ?? Infinity) < (b?.startedAt ?? 0),
+    "the rush shot started before the operator's earlier job",
+  );
 
   // The drawer's history says who did each step: the artist imported, the scheduler ran it.
   // Done jobs leave the Active view: open the drawer by its address, as a link would.
@@ -88,14 +109,21 @@ test('an artist and an operator: import, rush, a refused cancel with its sentenc
   // The run log (exported by a lead) names both people.
   const leadToken = await addPerson(farm.engine, 'lena', 'lead');
   const res = await fetch(`${server.url}/api/call/export.runlog`, {
-    method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${leadToken}` }, body: JSON.stringify({ path: 'runlog.csv' }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${leadToken}` },
+    body: JSON.stringify({ path: 'runlog.csv' }),
   });
   assert.equal(res.status, 200);
-  const csv = readFileSync(join(farm.dir, 'exports', 'runlog.csv'), 'utf8').trim().split(/\r?\n/);
+  const csv = readFileSync(join(farm.dir, 'exports', 'runlog.csv'), 'utf8')
+    .trim()
+    .split(/\r?\n/);
   const header = (csv[0] as string).split(',');
   assert.deepEqual(header.slice(-3), ['imported_by', 'last_action_by', 'cost_usd']);
   // job_id, then the columns appended since: who imported and acted, and a cloud attempt's cost (empty on the LAN).
   const line = csv.find((l) => l.includes(`,${mine!.id},`)) as string;
   assert.ok(line?.endsWith(`,${mine!.id},mira,otto,`), line);
-  assert.deepEqual([...artist.errors, ...operator.errors].filter((e) => !/403|Forbidden/.test(e)), []);
+  assert.deepEqual(
+    [...artist.errors, ...operator.errors].filter((e) => !/403|Forbidden/.test(e)),
+    [],
+  );
 });

@@ -9,7 +9,10 @@ import { RESOURCES } from '../helpers/engine.js';
 import { studioSuite, type Studio } from './support/studio.js';
 
 const suite = studioSuite();
-const SIZES = [{ width: 1280, height: 720 }, { width: 1440, height: 900 }];
+const SIZES = [
+  { width: 1280, height: 720 },
+  { width: 1440, height: 900 },
+];
 
 /** Elements wider than their box (they would scroll sideways or be cut off). */
 async function overflowing(page: Page, selector: string): Promise<string[]> {
@@ -18,15 +21,30 @@ async function overflowing(page: Page, selector: string): Promise<string[]> {
     .map((el) => el.className + ' ' + el.scrollWidth + '>' + el.clientWidth)`) as Promise<string[]>;
 }
 
-async function shoot(studio: Studio, name: string, size: { width: number; height: number }, selector = '.main, .view, .modal, .modal-body') {
+async function shoot(
+  studio: Studio,
+  name: string,
+  size: { width: number; height: number },
+  selector = '.main, .view, .modal, .modal-body',
+) {
   assert.deepEqual(await overflowing(studio.page, selector), [], `${name} at ${size.width}×${size.height}`);
   await studio.screenshot(`${name}-${size.width}x${size.height}`);
 }
 
-test('failures, ledger, workstations, settings, the import dialog and the template dialog fit at 1280×720 and 1440×900', { timeout: 120_000 }, async (ctx) => {
-  const studio = await suite.open(ctx, { instances: [{ script: ['ok', 'error'], duration: { fixedMs: 100 } }, { duration: { fixedMs: 100 } }] }, 'failures');
+test('failures, ledger, workstations, settings, the import dialog and the template dialog fit at 1280×720 and 1440×900', {
+  timeout: 120_000,
+}, async (ctx) => {
+  const studio = await suite.open(
+    ctx,
+    { instances: [{ script: ['ok', 'error'], duration: { fixedMs: 100 } }, { duration: { fixedMs: 100 } }] },
+    'failures',
+  );
   const { page, farm } = studio;
-  const ids = await farm.importJobs(['sh010', 'sh020', 'sh030', 'sh040', 'sh050', 'sh060'].map((id) => ({ id })), 'Moonfall', 'ep101');
+  const ids = await farm.importJobs(
+    ['sh010', 'sh020', 'sh030', 'sh040', 'sh050', 'sh060'].map((id) => ({ id })),
+    'Moonfall',
+    'ep101',
+  );
   await farm.waitForStates(ids, ['completed', 'failed_final'], 30_000);
   for (const size of SIZES) {
     await page.setViewportSize(size);
@@ -38,7 +56,9 @@ test('failures, ledger, workstations, settings, the import dialog and the templa
 
     await page.locator('[data-tab="ledger"]').click();
     await page.waitForFunction(`document.querySelectorAll('.asset').length === 5`);
-    await page.waitForFunction(`[...document.querySelectorAll('.thumb img')].every((i) => i.complete && i.naturalWidth > 0)`);
+    await page.waitForFunction(
+      `[...document.querySelectorAll('.thumb img')].every((i) => i.complete && i.naturalWidth > 0)`,
+    );
     await shoot(studio, 'ledger', size);
 
     await page.locator('[data-tab="workstations"]').click();
@@ -67,7 +87,11 @@ test('failures, ledger, workstations, settings, the import dialog and the templa
     await shoot(studio, 'template-dialog', size);
     await page.keyboard.press('Escape');
     await page.locator('[data-testid="template-dialog"]').waitFor({ state: 'detached' });
-    assert.equal(await page.locator('[data-testid="import-dialog"]').count(), 1, 'Escape closed only the template dialog');
+    assert.equal(
+      await page.locator('[data-testid="import-dialog"]').count(),
+      1,
+      'Escape closed only the template dialog',
+    );
     await page.keyboard.press('Escape');
   }
   assert.deepEqual(studio.pageErrors, []);

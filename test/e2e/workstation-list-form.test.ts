@@ -10,7 +10,9 @@ import { studioSuite } from './support/studio.js';
 
 const suite = studioSuite();
 
-test('a pasted list names its bad lines and stores nothing, then adds every workstation of the fixed list with their cards', { timeout: 90_000 }, async (ctx) => {
+test('a pasted list names its bad lines and stores nothing, then adds every workstation of the fixed list with their cards', {
+  timeout: 90_000,
+}, async (ctx) => {
   const sims: SimInstance[] = [];
   for (let i = 0; i < 3; i++) sims.push(await startSimInstance({ gpuName: 'NVIDIA GeForce RTX 4090' }));
   ctx.after(() => Promise.all(sims.map((s) => s.close())));
@@ -23,14 +25,16 @@ test('a pasted list names its bad lines and stores nothing, then adds every work
   const form = page.locator('[data-testid="list-form"]');
   await form.waitFor();
   const list = page.locator('[data-field="list"]');
-  await list.fill([
-    '# the render room',
-    `${a.url} img2img`,
-    `lighting-bay-workstation-with-a-long-name-07 ${b.url}`,
-    'gpu-09',
-    `${c.url}, i2v_video`,
-    'two words http://gpu-10:8188',
-  ].join('\n'));
+  await list.fill(
+    [
+      '# the render room',
+      `${a.url} img2img`,
+      `lighting-bay-workstation-with-a-long-name-07 ${b.url}`,
+      'gpu-09',
+      `${c.url}, i2v_video`,
+      'two words http://gpu-10:8188',
+    ].join('\n'),
+  );
   await page.locator('[data-field="tags"]').fill('studio');
   await page.locator('[data-testid="list-save"]').click();
   const error = page.locator('[data-testid="list-error"]');
@@ -51,26 +55,33 @@ test('a pasted list names its bad lines and stores nothing, then adds every work
   await page.getByText('line 2: a workstation is already named "taken"').waitFor();
   assert.equal((await farm.engine.call('instances.list', {})).length, 1, 'line 1 was not stored either');
 
-  await list.fill([
-    '# the render room',
-    `${a.url} img2img`,
-    `lighting-bay-workstation-with-a-long-name-07 ${b.url}`,
-    `${c.url}, i2v_video`,
-  ].join('\n'));
+  await list.fill(
+    [
+      '# the render room',
+      `${a.url} img2img`,
+      `lighting-bay-workstation-with-a-long-name-07 ${b.url}`,
+      `${c.url}, i2v_video`,
+    ].join('\n'),
+  );
   await page.locator('[data-testid="list-save"]').click();
   await form.waitFor({ state: 'detached' });
   const stored = (await farm.engine.call('instances.list', {})).filter((i) => i.name !== 'taken');
   const port = (url: string) => new URL(url).port;
-  assert.deepEqual(stored.map((i) => [i.name, i.tags, i.health, i.gpuName]).sort(), [
-    [`127.0.0.1-${port(a.url)}`, ['studio', 'img2img'], 'idle', 'NVIDIA GeForce RTX 4090'],
-    [`127.0.0.1-${port(c.url)}`, ['studio', 'i2v_video'], 'idle', 'NVIDIA GeForce RTX 4090'],
-    ['lighting-bay-workstation-with-a-long-name-07', ['studio'], 'idle', 'NVIDIA GeForce RTX 4090'],
-  ].sort());
+  assert.deepEqual(
+    stored.map((i) => [i.name, i.tags, i.health, i.gpuName]).sort(),
+    [
+      [`127.0.0.1-${port(a.url)}`, ['studio', 'img2img'], 'idle', 'NVIDIA GeForce RTX 4090'],
+      [`127.0.0.1-${port(c.url)}`, ['studio', 'i2v_video'], 'idle', 'NVIDIA GeForce RTX 4090'],
+      ['lighting-bay-workstation-with-a-long-name-07', ['studio'], 'idle', 'NVIDIA GeForce RTX 4090'],
+    ].sort(),
+  );
   for (const i of stored) await page.getByText(i.name, { exact: true }).first().waitFor();
   await studio.screenshot('workstation-added-list-1440x900');
   await page.setViewportSize({ width: 1280, height: 720 });
   await studio.screenshot('workstation-added-list-1280x720');
-  const sideways = (await page.evaluate('document.documentElement.scrollWidth > document.documentElement.clientWidth')) as boolean;
+  const sideways = (await page.evaluate(
+    'document.documentElement.scrollWidth > document.documentElement.clientWidth',
+  )) as boolean;
   assert.equal(sideways, false, 'no sideways scroll');
   assert.deepEqual(studio.pageErrors, []);
 });

@@ -13,7 +13,9 @@ import { studioSuite } from './support/studio.js';
 
 const suite = studioSuite();
 
-test('the add form\'s RunPod kind registers an endpoint with its id, price, concurrency and tags', { timeout: 60_000 }, async (ctx) => {
+test("the add form's RunPod kind registers an endpoint with its id, price, concurrency and tags", {
+  timeout: 60_000,
+}, async (ctx) => {
   const studio = await suite.open(ctx, { instances: [], start: false }, 'workstations');
   const { page, farm } = studio;
   await page.setViewportSize({ width: 1280, height: 720 });
@@ -42,14 +44,19 @@ test('the add form\'s RunPod kind registers an endpoint with its id, price, conc
   assert.deepEqual(studio.pageErrors, []);
 });
 
-test('the RunPod kind says what is wrong before sending, and going back to ComfyUI server shows its form', { timeout: 60_000 }, async (ctx) => {
+test('the RunPod kind says what is wrong before sending, and going back to ComfyUI server shows its form', {
+  timeout: 60_000,
+}, async (ctx) => {
   const studio = await suite.open(ctx, { instances: [], start: false }, 'workstations');
   const { page, farm } = studio;
   await page.locator('[data-testid="add-instance"]').click();
   await page.locator('[data-kind="runpod"]').click();
   await page.locator('[data-field="endpointId"]').fill('abc/123');
   await page.locator('[data-testid="runpod-save"]').click();
-  assert.match((await page.locator('[data-testid="runpod-error"]').textContent()) ?? '', /endpoint id is letters, digits/);
+  assert.match(
+    (await page.locator('[data-testid="runpod-error"]').textContent()) ?? '',
+    /endpoint id is letters, digits/,
+  );
   await page.locator('[data-field="endpointId"]').fill('abc123');
   await page.locator('[data-field="name"]').fill('rp');
   await page.locator('[data-testid="runpod-save"]').click();
@@ -60,17 +67,29 @@ test('the RunPod kind says what is wrong before sending, and going back to Comfy
   assert.deepEqual(studio.pageErrors, []);
 });
 
-test('Edit on a RunPod card opens the RunPod form, and saving it moves the farm to the new endpoint id and price', { timeout: 60_000 }, async (ctx) => {
+test('Edit on a RunPod card opens the RunPod form, and saving it moves the farm to the new endpoint id and price', {
+  timeout: 60_000,
+}, async (ctx) => {
   const sim = await startRunpodSim({ apiKey: SIM_KEY });
   ctx.after(() => sim.close());
   const studio = await suite.open(ctx, { instances: [], start: false, config: { runpodPollMs: 40 } }, 'workstations');
   const { page, farm } = studio;
   await farm.engine.call('cloud.setApiKey', { apiKey: SIM_KEY });
   // A mistyped endpoint id: RunPod answers 404 for it, so the card goes unhealthy.
-  const added = await farm.engine.call('cloud.addRunpod', { name: 'cloud-sim', endpointId: 'mistyped-id', apiBase: sim.apiBase, pricePerHourUsd: 1, tags: ['img2img'] });
+  const added = await farm.engine.call('cloud.addRunpod', {
+    name: 'cloud-sim',
+    endpointId: 'mistyped-id',
+    apiBase: sim.apiBase,
+    pricePerHourUsd: 1,
+    tags: ['img2img'],
+  });
   farm.startScheduler();
   const card = page.locator('[data-instance="cloud-sim"]');
-  await farm.waitFor('the mistyped endpoint is unhealthy', async () => (await card.getAttribute('data-health')) === 'unhealthy', 15_000);
+  await farm.waitFor(
+    'the mistyped endpoint is unhealthy',
+    async () => (await card.getAttribute('data-health')) === 'unhealthy',
+    15_000,
+  );
 
   await card.locator('button', { hasText: 'Edit' }).click();
   const form = page.locator('[data-testid="runpod-form"]');
@@ -97,6 +116,10 @@ test('Edit on a RunPod card opens the RunPod form, and saving it moves the farm 
   assert.equal(card2?.kind === 'runpod' ? card2.endpoint.pricePerHourUsd : null, 2.5);
   assert.deepEqual(card2?.tags, ['img2img']);
   // The running farm asks the new endpoint now: it answers, and the card says so.
-  await farm.waitFor('the edited endpoint answers', async () => (await card.getAttribute('data-health')) === 'idle', 15_000);
+  await farm.waitFor(
+    'the edited endpoint answers',
+    async () => (await card.getAttribute('data-health')) === 'idle',
+    15_000,
+  );
   assert.deepEqual(studio.pageErrors, []);
 });

@@ -27,8 +27,24 @@ export function insertAttempt(db: Db, a: FakeAttempt): string {
     `INSERT INTO attempts (id, job_id, n, instance_id, instance_name, gpu_name, state, outcome, error_class, reason, node_id, node_type,
       queued_at, dispatched_at, started_at, finished_at, vram_at_dispatch)
      VALUES (?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(id, a.jobId, a.n, a.instance, a.gpu, a.outcome ? 'ended' : 'running', a.outcome, a.errorClass ?? null, a.reason ?? null,
-    a.nodeId ?? null, a.nodeType ?? null, a.queuedAt, a.dispatchedAt, a.startedAt, a.finishedAt, a.vramAtDispatch ?? null);
+  ).run(
+    id,
+    a.jobId,
+    a.n,
+    a.instance,
+    a.gpu,
+    a.outcome ? 'ended' : 'running',
+    a.outcome,
+    a.errorClass ?? null,
+    a.reason ?? null,
+    a.nodeId ?? null,
+    a.nodeType ?? null,
+    a.queuedAt,
+    a.dispatchedAt,
+    a.startedAt,
+    a.finishedAt,
+    a.vramAtDispatch ?? null,
+  );
   return id;
 }
 

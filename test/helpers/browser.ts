@@ -8,7 +8,15 @@ import { build } from 'vite';
 import { REPO } from './engine.js';
 import { makeTempDir } from './temp-dir.js';
 
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 export interface BuiltRenderer {
   dir: string;
@@ -18,7 +26,11 @@ export interface BuiltRenderer {
 export async function buildRenderer(): Promise<BuiltRenderer> {
   const out = makeTempDir('shotfarm-renderer-');
   try {
-    await build({ configFile: join(REPO, 'vite.config.ts'), logLevel: 'warn', build: { outDir: out.path, emptyOutDir: true, sourcemap: false } });
+    await build({
+      configFile: join(REPO, 'vite.config.ts'),
+      logLevel: 'warn',
+      build: { outDir: out.path, emptyOutDir: true, sourcemap: false },
+    });
   } catch (err) {
     out.cleanup();
     throw err;
@@ -29,7 +41,8 @@ export async function buildRenderer(): Promise<BuiltRenderer> {
 /** `showScrollbars`: keep real scrollbars (Playwright hides them in headless mode by default). */
 export function launchBrowser(o: { showScrollbars?: boolean } = {}): Promise<Browser> {
   return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS,
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: CHROMIUM_ARGS,
     ...(o.showScrollbars ? { ignoreDefaultArgs: ['--hide-scrollbars'] } : {}),
   });
 }
@@ -48,7 +61,11 @@ export interface AppPage {
  * The Studio in a fresh context at 1440×900 (no cache, no warm page), errors collected, opened at
  * `url` and waited on until it is connected to the engine. `initScript` runs before the app does.
  */
-export async function openAppPage(browser: Browser, url: string, o: { timeoutMs?: number; initScript?: string } = {}): Promise<AppPage> {
+export async function openAppPage(
+  browser: Browser,
+  url: string,
+  o: { timeoutMs?: number; initScript?: string } = {},
+): Promise<AppPage> {
   // bypassCSP lets Playwright evaluate wait conditions given as strings; the app's CSP itself is
   // checked by the server tests and the CSP e2e file.
   const context = await browser.newContext({ viewport: APP_VIEWPORT, deviceScaleFactor: 1, bypassCSP: true });

@@ -13,16 +13,35 @@ export interface CloudFarm {
 
 export async function cloudFarmFor(
   ctx: TestContext,
-  o: { sim?: RunpodSimOptions; farm?: Partial<FarmOptions>; /** Leave the scheduler to the test (farm.startScheduler). */ start?: boolean; budgetUsd?: number; burstAfterS?: number; pricePerHourUsd?: number; executionTimeoutS?: number; key?: string } = {},
+  o: {
+    sim?: RunpodSimOptions;
+    farm?: Partial<FarmOptions> /** Leave the scheduler to the test (farm.startScheduler). */;
+    start?: boolean;
+    budgetUsd?: number;
+    burstAfterS?: number;
+    pricePerHourUsd?: number;
+    executionTimeoutS?: number;
+    key?: string;
+  } = {},
 ): Promise<CloudFarm> {
   const sim = await startRunpodSim({ apiKey: SIM_KEY, ...o.sim });
   ctx.after(() => sim.close());
-  const farm = await farmFor(ctx, { instances: [], ...o.farm, start: false, config: { runpodPollMs: 40, ...o.farm?.config } });
+  const farm = await farmFor(ctx, {
+    instances: [],
+    ...o.farm,
+    start: false,
+    config: { runpodPollMs: 40, ...o.farm?.config },
+  });
   await farm.engine.call('cloud.setApiKey', { apiKey: o.key ?? SIM_KEY });
   await farm.engine.call('settings.set', { key: 'burst_budget_usd_per_day', value: o.budgetUsd ?? 5 });
   await farm.engine.call('settings.set', { key: 'burst_after_s', value: o.burstAfterS ?? 0 });
   await farm.engine.call('cloud.addRunpod', {
-    name: 'cloud-sim', endpointId: sim.endpointId, apiBase: sim.apiBase, gpuName: 'RTX 4090', vramGb: 24, pricePerHourUsd: o.pricePerHourUsd ?? 3.6,
+    name: 'cloud-sim',
+    endpointId: sim.endpointId,
+    apiBase: sim.apiBase,
+    gpuName: 'RTX 4090',
+    vramGb: 24,
+    pricePerHourUsd: o.pricePerHourUsd ?? 3.6,
     executionTimeoutS: o.executionTimeoutS ?? 60,
   });
   if (o.start !== false) farm.startScheduler();

@@ -26,13 +26,34 @@ process.stdin.once('data', () => {
   setInterval(() => {
     if (Date.now() - lastChange < 15_000) return;
     // The LAN pool's runners (pools/comfy-lan/comfy-lan-pool.ts), reached through the scheduler's `lan`.
-    const s = (engine.scheduler as unknown as { lan?: { runners?: Map<string, Record<string, unknown> & { attemptId: string; job: { id: string }; resume?: unknown }> } } | null)?.lan;
-    const plain = (r: Record<string, unknown>): Record<string, unknown> => Object.fromEntries(Object.entries(r).filter(([, v]) => v === null || ['string', 'number', 'boolean'].includes(typeof v)));
-    const runners = [...(s?.runners?.values() ?? [])].map((r) => ({ ...plain(r), job: r.job.id, exec: r['exec'], resumed: r.resume !== null && r.resume !== undefined }));
-    process.stderr.write(`no job state change for ${Math.round((Date.now() - lastChange) / 1000)} s; runners: ${JSON.stringify(runners)}\n`);
+    const s = (
+      engine.scheduler as unknown as {
+        lan?: {
+          runners?: Map<string, Record<string, unknown> & { attemptId: string; job: { id: string }; resume?: unknown }>;
+        };
+      } | null
+    )?.lan;
+    const plain = (r: Record<string, unknown>): Record<string, unknown> =>
+      Object.fromEntries(
+        Object.entries(r).filter(([, v]) => v === null || ['string', 'number', 'boolean'].includes(typeof v)),
+      );
+    const runners = [...(s?.runners?.values() ?? [])].map((r) => ({
+      ...plain(r),
+      job: r.job.id,
+      exec: r['exec'],
+      resumed: r.resume !== null && r.resume !== undefined,
+    }));
+    process.stderr.write(
+      `no job state change for ${Math.round((Date.now() - lastChange) / 1000)} s; runners: ${JSON.stringify(runners)}\n`,
+    );
   }, 15_000).unref();
   // A graceful stop waits up to 2 s for downloads in flight, then leaves them for the next start.
-  engine.startScheduler({ ...FAST, retry: { maxAttempts: 12, baseMs: 10, capMs: 200 }, stallTimeoutS: 10, stopGraceMs: 2_000 });
+  engine.startScheduler({
+    ...FAST,
+    retry: { maxAttempts: 12, baseMs: 10, capMs: 200 },
+    stallTimeoutS: 10,
+    stopGraceMs: 2_000,
+  });
   process.stdout.write('started\n');
   process.on('SIGTERM', () => {
     void engine.close().then(() => process.exit(0));

@@ -21,7 +21,12 @@ export interface TestEngine {
 export async function makeEngine(opts: { templates?: boolean; kind?: EngineKind } = {}): Promise<TestEngine> {
   const tmp = makeTempDir();
   const clock = new ManualClock();
-  const engine = new Engine({ dataDir: tmp.path, clock, random: seededRandom(42), ...(opts.kind ? { kind: opts.kind } : {}) });
+  const engine = new Engine({
+    dataDir: tmp.path,
+    clock,
+    random: seededRandom(42),
+    ...(opts.kind ? { kind: opts.kind } : {}),
+  });
   if (opts.templates !== false) {
     for (const f of ['keyframe-img2img.json', 'motion-i2v.json']) {
       await engine.call('templates.add', { content: readFileSync(`${RESOURCES}templates/${f}`, 'utf8'), fileName: f });
@@ -55,7 +60,17 @@ export async function importText(engine: Engine, fileName: string, content: stri
 /** Counts rows of a table — for "the store is unchanged" assertions. */
 export function tableCounts(engine: Engine): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const t of ['projects', 'episodes', 'shots', 'templates', 'jobs', 'job_events', 'attempts', 'assets', 'instances']) {
+  for (const t of [
+    'projects',
+    'episodes',
+    'shots',
+    'templates',
+    'jobs',
+    'job_events',
+    'attempts',
+    'assets',
+    'instances',
+  ]) {
     out[t] = (engine.db.prepare(`SELECT COUNT(*) AS n FROM ${t}`).get() as { n: number }).n;
   }
   return out;

@@ -40,9 +40,10 @@ export interface FakeCheckout {
 
 /** A builder stand-in: records its call, then writes what the real one would, or fails like it. */
 function toolSource(name: string, record: string, behaviour: ToolBehaviour, output: string): string {
-  const onSuccess = name === 'install'
-    ? `fs.mkdirSync(path.join(__dirname, 'dist'), { recursive: true }); fs.writeFileSync(path.join(__dirname, 'dist', 'electron'), ''); fs.writeFileSync(path.join(__dirname, 'path.txt'), 'electron');`
-    : `fs.mkdirSync(path.join(process.cwd(), 'build', 'Release'), { recursive: true }); fs.writeFileSync(path.join(process.cwd(), 'build', 'Release', 'better_sqlite3.node'), ${JSON.stringify(output)});`;
+  const onSuccess =
+    name === 'install'
+      ? `fs.mkdirSync(path.join(__dirname, 'dist'), { recursive: true }); fs.writeFileSync(path.join(__dirname, 'dist', 'electron'), ''); fs.writeFileSync(path.join(__dirname, 'path.txt'), 'electron');`
+      : `fs.mkdirSync(path.join(process.cwd(), 'build', 'Release'), { recursive: true }); fs.writeFileSync(path.join(process.cwd(), 'build', 'Release', 'better_sqlite3.node'), ${JSON.stringify(output)});`;
   const onFailure = `console.error(${JSON.stringify(`${failureText(name)}\n    at fake (/somewhere/${name}.js:1:1)`)}); process.exit(1);`;
   return `const fs = require('fs'); const path = require('path');
 fs.appendFileSync(${JSON.stringify(record)}, JSON.stringify({ tool: ${JSON.stringify(name)}, argv: process.argv.slice(2), cwd: process.cwd() }) + '\\n');
@@ -100,9 +101,13 @@ export function fakeCheckout(o: FakeCheckoutOptions): FakeCheckout {
     walk(root);
     return out;
   };
-  const calls = (): ToolCall[] => existsSync(record)
-    ? readFileSync(record, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as ToolCall)
-    : [];
+  const calls = (): ToolCall[] =>
+    existsSync(record)
+      ? readFileSync(record, 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as ToolCall)
+      : [];
   return { root, calls, files, cleanup: tmp.cleanup };
 }
 
@@ -118,7 +123,9 @@ export function runScript(script: string, root: string, extra: string[] = [], en
   delete clean.ELECTRON_SKIP_BINARY_DOWNLOAD;
   delete clean.ELECTRON_OVERRIDE_DIST_PATH;
   const r = spawnSync(process.execPath, [join(REPO, 'bin', script), '--root', root, ...extra], {
-    encoding: 'utf8', timeout: 30_000, env: { ...clean, ...env },
+    encoding: 'utf8',
+    timeout: 30_000,
+    env: { ...clean, ...env },
   });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }

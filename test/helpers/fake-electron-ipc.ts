@@ -36,7 +36,8 @@ export function fakeElectronIpc(o: { pageUrl: string }): FakeElectronIpc {
   const ipcRenderer: IpcRendererLike = {
     async invoke(channel, ...args) {
       const handler = handlers.get(channel);
-      if (!handler) throw new Error(`Error invoking remote method '${channel}': Error: No handler registered for '${channel}'`);
+      if (!handler)
+        throw new Error(`Error invoking remote method '${channel}': Error: No handler registered for '${channel}'`);
       let answer: unknown;
       try {
         answer = await handler(invokeEvent, ...structuredClone(args));
@@ -57,7 +58,8 @@ export function fakeElectronIpc(o: { pageUrl: string }): FakeElectronIpc {
     send(channel: string, ...args: unknown[]) {
       const cloned = structuredClone(args);
       queueMicrotask(() => {
-        for (const listener of listeners.get(channel) ?? []) listener({ sender: 'the IPC event, never handed to the page' }, ...cloned);
+        for (const listener of listeners.get(channel) ?? [])
+          listener({ sender: 'the IPC event, never handed to the page' }, ...cloned);
       });
     },
     isDestroyed: () => false,

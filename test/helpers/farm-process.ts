@@ -35,7 +35,10 @@ export interface FarmProcess {
 
 const BIN = join(REPO, 'bin/shotfarm.js');
 const ENGINE_ENTRY = join(REPO, 'electron/main/engine-process.ts');
-const READY: Record<Exclude<FarmKind, 'desktop'>, RegExp> = { serve: /Open (http:\/\/127\.0\.0\.1:\d+)\//, run: /^Farm running on /m };
+const READY: Record<Exclude<FarmKind, 'desktop'>, RegExp> = {
+  serve: /Open (http:\/\/127\.0\.0\.1:\d+)\//,
+  run: /^Farm running on /m,
+};
 
 /** `p`, or a rejection naming `what` after `ms`; the timer never outlives the answer (nor keeps the process up). */
 function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
@@ -47,12 +50,33 @@ function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
-export function startFarmProcess(kind: FarmKind, dataDir: string, o: { staticDir?: string; args?: string[] } = {}): FarmProcess {
+export function startFarmProcess(
+  kind: FarmKind,
+  dataDir: string,
+  o: { staticDir?: string; args?: string[] } = {},
+): FarmProcess {
   const env = { ...process.env, SHOTFARM_DATA: dataDir };
-  const child = kind === 'desktop'
-    ? fork(ENGINE_ENTRY, ['--data', dataDir], { execArgv: ['--import', 'tsx'], serialization: 'advanced', stdio: ['ignore', 'pipe', 'pipe', 'ipc'], env, cwd: REPO })
-    : spawn(process.execPath, [BIN, '--data', dataDir, kind, ...(kind === 'serve' ? ['--port', '0', '--static', o.staticDir ?? dataDir] : []), ...(o.args ?? [])],
-      { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env });
+  const child =
+    kind === 'desktop'
+      ? fork(ENGINE_ENTRY, ['--data', dataDir], {
+          execArgv: ['--import', 'tsx'],
+          serialization: 'advanced',
+          stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+          env,
+          cwd: REPO,
+        })
+      : spawn(
+          process.execPath,
+          [
+            BIN,
+            '--data',
+            dataDir,
+            kind,
+            ...(kind === 'serve' ? ['--port', '0', '--static', o.staticDir ?? dataDir] : []),
+            ...(o.args ?? []),
+          ],
+          { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env },
+        );
   let out = '';
   let fatal: ReturnType<FarmProcess['fatal']> = null;
   const listeners = new Set<() => void>();
@@ -64,9 +88,10 @@ export function startFarmProcess(kind: FarmKind, dataDir: string, o: { staticDir
   child.stderr?.on('data', take);
   child.on('error', () => undefined);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const exitedEarly = (what: string) => exited.then((code): never => {
-    throw new Error(`${kind} exited (${code}) before ${what}:\n${out}`);
-  });
+  const exitedEarly = (what: string) =>
+    exited.then((code): never => {
+      throw new Error(`${kind} exited (${code}) before ${what}:\n${out}`);
+    });
   const waitFor = (re: RegExp, what: string, timeoutMs = 30_000): Promise<string> => {
     let check = (): void => undefined;
     const found = new Promise<string>((resolve) => {
@@ -77,22 +102,35 @@ export function startFarmProcess(kind: FarmKind, dataDir: string, o: { staticDir
       listeners.add(check);
       check();
     });
-    return within(Promise.race([found, exitedEarly(what)]), timeoutMs, `${what} (${kind})`).finally(() => listeners.delete(check));
+    return within(Promise.race([found, exitedEarly(what)]), timeoutMs, `${what} (${kind})`).finally(() =>
+      listeners.delete(check),
+    );
   };
   child.on('message', (m) => {
     const msg = m as { fatal?: { code: string; message: string; details?: Record<string, unknown> } };
     if (msg.fatal) fatal = msg.fatal;
   });
   let url: string | null = null;
-  const ready = kind === 'desktop'
-    ? within(Promise.race([
-      new Promise<void>((resolve) => child.on('message', (m) => void ((m as { ready?: boolean }).ready && resolve()))),
-      exitedEarly('it was ready'),
-    ]), 60_000, 'the desktop engine to be ready')
-    : waitFor(READY[kind], 'running the farm', 60_000).then((u) => void (url = kind === 'serve' ? u : null));
+  const ready =
+    kind === 'desktop'
+      ? within(
+          Promise.race([
+            new Promise<void>((resolve) =>
+              child.on('message', (m) => void ((m as { ready?: boolean }).ready && resolve())),
+            ),
+            exitedEarly('it was ready'),
+          ]),
+          60_000,
+          'the desktop engine to be ready',
+        )
+      : waitFor(READY[kind], 'running the farm', 60_000).then((u) => void (url = kind === 'serve' ? u : null));
   ready.catch(() => undefined); // read by the test when it cares
   return {
-    kind, child, exited, ready, waitFor,
+    kind,
+    child,
+    exited,
+    ready,
+    waitFor,
     output: () => out,
     url: () => url,
     fatal: () => fatal,
@@ -107,7 +145,10 @@ export function startFarmProcess(kind: FarmKind, dataDir: string, o: { staticDir
 export async function seedDataFolder(dir: string, url: string, settings: Record<string, number> = {}): Promise<void> {
   const setup = new Engine({ dataDir: dir, log: () => undefined });
   try {
-    await setup.call('templates.add', { content: readFileSync(join(FIXTURE_TEMPLATES, 'txt2img.json'), 'utf8'), fileName: 'txt2img.json' });
+    await setup.call('templates.add', {
+      content: readFileSync(join(FIXTURE_TEMPLATES, 'txt2img.json'), 'utf8'),
+      fileName: 'txt2img.json',
+    });
     await setup.call('instances.add', { name: 'sim-0', url });
     for (const [key, value] of Object.entries(settings)) await setup.call('settings.set', { key, value });
   } finally {

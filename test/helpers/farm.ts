@@ -62,16 +62,31 @@ export interface FarmOptions {
 
 export async function startFarm(o: FarmOptions): Promise<Farm> {
   const tmp = makeTempDir('shotfarm-farm-');
-  const sims = await Promise.all(o.instances.map((i, n) => startSimInstance({ name: `sim-${n}`, duration: { fixedMs: 20 }, ...i })));
+  const sims = await Promise.all(
+    o.instances.map((i, n) => startSimInstance({ name: `sim-${n}`, duration: { fixedMs: 20 }, ...i })),
+  );
   const logs: string[] = [];
   const make = () =>
-    new Engine({ dataDir: tmp.path, clock: systemClock, random: seededRandom(7), timers: o.timers, outputRoot: join(tmp.path, 'out'), log: (m) => logs.push(m), ...(o.outputFs ? { outputFs: o.outputFs } : {}) });
+    new Engine({
+      dataDir: tmp.path,
+      clock: systemClock,
+      random: seededRandom(7),
+      timers: o.timers,
+      outputRoot: join(tmp.path, 'out'),
+      log: (m) => logs.push(m),
+      ...(o.outputFs ? { outputFs: o.outputFs } : {}),
+    });
   let engine = make();
   for (const f of o.templates ?? ['txt2img.json', 'video18.json', 'needs-custom-node.json']) {
     await engine.call('templates.add', { content: readFileSync(resolve(FIXTURE_TEMPLATES, f), 'utf8'), fileName: f });
   }
   for (const [n, i] of o.instances.entries()) {
-    await engine.call('instances.add', { name: `sim-${n}`, url: (sims[n] as SimInstance).url, tags: i.tags ?? [], maxConcurrency: i.concurrency ?? 1 });
+    await engine.call('instances.add', {
+      name: `sim-${n}`,
+      url: (sims[n] as SimInstance).url,
+      tags: i.tags ?? [],
+      maxConcurrency: i.concurrency ?? 1,
+    });
   }
   const start = () => void engine.startScheduler({ ...FAST, ...o.config });
   if (o.start !== false) start();
@@ -88,20 +103,30 @@ export async function startFarm(o: FarmOptions): Promise<Farm> {
       tmp.cleanup();
     },
     job: (id) => engine.call('jobs.get', { id }),
-    waitFor: (what, predicate, timeoutMs) => waitOnEngine(engine, what, predicate, timeoutMs, () => `engine log:\n${logs.slice(-20).join('\n')}`),
+    waitFor: (what, predicate, timeoutMs) =>
+      waitOnEngine(engine, what, predicate, timeoutMs, () => `engine log:\n${logs.slice(-20).join('\n')}`),
     async waitForStates(ids, states, timeoutMs) {
       let views: JobView[] = [];
-      await farm.waitFor(`jobs to reach ${states.join('/')}`, async () => {
-        views = await Promise.all(ids.map((id) => engine.call('jobs.get', { id })));
-        return views.every((v) => states.includes(v.state));
-      }, timeoutMs);
+      await farm.waitFor(
+        `jobs to reach ${states.join('/')}`,
+        async () => {
+          views = await Promise.all(ids.map((id) => engine.call('jobs.get', { id })));
+          return views.every((v) => states.includes(v.state));
+        },
+        timeoutMs,
+      );
       return views;
     },
     async importJobs(shots, project = 'P', episode = 'E') {
       const list = {
-        project, episode,
+        project,
+        episode,
         shots: shots.map((s) => ({
-          id: s.id, stage: s.stage ?? 'keyframe', template: s.template ?? 'txt2img', priority: s.priority ?? 'normal', parameters: s.parameters ?? {},
+          id: s.id,
+          stage: s.stage ?? 'keyframe',
+          template: s.template ?? 'txt2img',
+          priority: s.priority ?? 'normal',
+          parameters: s.parameters ?? {},
         })),
       };
       const preview = await engine.call('import.preview', { fileName: 'list.json', content: JSON.stringify(list) });
@@ -133,9 +158,18 @@ export async function farmFor(ctx: TestContext, o: FarmOptions): Promise<Farm> {
  * Waits until `predicate` holds, re-checking on every job or instance change of the engine and
  * every 25 ms for conditions only a server shows (a simulator's counts); fails after `timeoutMs`.
  */
-export async function waitOnEngine(engine: Engine, what: string, predicate: () => boolean | Promise<boolean>, timeoutMs = 20_000, context = () => ''): Promise<void> {
+export async function waitOnEngine(
+  engine: Engine,
+  what: string,
+  predicate: () => boolean | Promise<boolean>,
+  timeoutMs = 20_000,
+  context = () => '',
+): Promise<void> {
   await waitUntil(predicate, {
-    what, timeoutMs, pollMs: 25, detail: context,
+    what,
+    timeoutMs,
+    pollMs: 25,
+    detail: context,
     wake: (recheck) => {
       const offs = [engine.events.on('job.changed', recheck), engine.events.on('instance.changed', recheck)];
       return () => {
@@ -168,7 +202,8 @@ export function watchServerQueue(sim: SimInstance): { stop: () => Promise<number
   const hub = (sim as unknown as SimInstanceImpl).core.hub;
   const send = hub.send.bind(hub);
   hub.send = (msg, clientId) => {
-    if (msg.type === 'execution_success' || msg.type === 'execution_error' || msg.type === 'execution_interrupted') ended.add(String(msg.data['prompt_id'] ?? ''));
+    if (msg.type === 'execution_success' || msg.type === 'execution_error' || msg.type === 'execution_interrupted')
+      ended.add(String(msg.data['prompt_id'] ?? ''));
     send(msg, clientId);
   };
   const loop = (async () => {

@@ -18,7 +18,11 @@ export function fillingDisk(room: number): OutputFs & { free: () => void; refuse
           left -= fits;
           if (fits < chunk.byteLength) {
             refused++;
-            throw Object.assign(new Error(`ENOSPC: no space left on device, write`), { code: 'ENOSPC', errno: -28, syscall: 'write' });
+            throw Object.assign(new Error(`ENOSPC: no space left on device, write`), {
+              code: 'ENOSPC',
+              errno: -28,
+              syscall: 'write',
+            });
           }
         },
       };

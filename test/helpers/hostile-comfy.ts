@@ -41,21 +41,33 @@ export async function startHostileComfy(target: string, routes: HostileRoute[] =
   const sockets = new Set<Socket>();
 
   const forward = (req: IncomingMessage, res: ServerResponse): void => {
-    const up = request({ host: t.hostname, port: t.port, method: req.method, path: req.url, headers: { ...req.headers, host: t.host } }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
-      r.pipe(res);
-    });
+    const up = request(
+      { host: t.hostname, port: t.port, method: req.method, path: req.url, headers: { ...req.headers, host: t.host } },
+      (r) => {
+        res.writeHead(r.statusCode ?? 502, r.headers);
+        r.pipe(res);
+      },
+    );
     up.on('error', () => res.destroy());
     req.pipe(up);
   };
   const upstreamOf = (req: IncomingMessage) => (): Promise<Upstream> =>
     new Promise((resolve, reject) => {
-      const up = request({ host: t.hostname, port: t.port, method: req.method, path: req.url, headers: { ...req.headers, host: t.host } }, (r) => {
-        const chunks: Buffer[] = [];
-        r.on('data', (c: Buffer) => chunks.push(c));
-        r.on('end', () => resolve({ status: r.statusCode ?? 502, headers: r.headers, body: Buffer.concat(chunks) }));
-        r.on('error', reject);
-      });
+      const up = request(
+        {
+          host: t.hostname,
+          port: t.port,
+          method: req.method,
+          path: req.url,
+          headers: { ...req.headers, host: t.host },
+        },
+        (r) => {
+          const chunks: Buffer[] = [];
+          r.on('data', (c: Buffer) => chunks.push(c));
+          r.on('end', () => resolve({ status: r.statusCode ?? 502, headers: r.headers, body: Buffer.concat(chunks) }));
+          r.on('error', reject);
+        },
+      );
       up.on('error', reject);
       up.end();
     });
@@ -91,8 +103,14 @@ export async function startHostileComfy(target: string, routes: HostileRoute[] =
 }
 
 /** Streams `total` bytes of `fill` after `prefix` (as fast as the client reads), stopping when it hangs up. */
-export function streamBytes(res: ServerResponse, o: { prefix?: string; total: number; fill?: string; contentType?: string; announce?: boolean }): void {
-  res.writeHead(200, { 'content-type': o.contentType ?? 'application/json', ...(o.announce ? { 'content-length': String(o.total) } : {}) });
+export function streamBytes(
+  res: ServerResponse,
+  o: { prefix?: string; total: number; fill?: string; contentType?: string; announce?: boolean },
+): void {
+  res.writeHead(200, {
+    'content-type': o.contentType ?? 'application/json',
+    ...(o.announce ? { 'content-length': String(o.total) } : {}),
+  });
   const chunk = Buffer.alloc(64 * 1024, o.fill ?? 'x');
   let left = o.total;
   if (o.prefix) {
@@ -131,10 +149,23 @@ export function on(method: string, path: string, handle: HostileRoute['handle'])
  * A farm (test/helpers/farm.ts) whose one workstation, `sim-0`, is a simulator behind a hostile
  * proxy; the scheduler is not started (the test sets up first, then `farm.startScheduler()`).
  */
-export async function hostileFarmFor(ctx: TestContext, o: { routes?: HostileRoute[]; sim?: SimInstanceOptions; config?: Partial<SchedulerConfig>; templates?: string[] } = {}) {
+export async function hostileFarmFor(
+  ctx: TestContext,
+  o: {
+    routes?: HostileRoute[];
+    sim?: SimInstanceOptions;
+    config?: Partial<SchedulerConfig>;
+    templates?: string[];
+  } = {},
+) {
   const sim = await startSimInstance({ name: 'sim-0', duration: { fixedMs: 20 }, ...o.sim });
   const hostile = await startHostileComfy(sim.url, o.routes ?? []);
-  const farm = await startFarm({ instances: [], start: false, ...(o.config ? { config: o.config } : {}), ...(o.templates ? { templates: o.templates } : {}) });
+  const farm = await startFarm({
+    instances: [],
+    start: false,
+    ...(o.config ? { config: o.config } : {}),
+    ...(o.templates ? { templates: o.templates } : {}),
+  });
   ctx.after(async () => {
     await farm.close();
     await hostile.close();

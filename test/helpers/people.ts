@@ -14,7 +14,12 @@ export interface Answer {
 }
 
 /** POST /api/call/<method> with a token (or none). */
-export async function callAs(base: string, token: string | null, method: ApiMethod | string, input: unknown): Promise<Answer> {
+export async function callAs(
+  base: string,
+  token: string | null,
+  method: ApiMethod | string,
+  input: unknown,
+): Promise<Answer> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (token !== null) headers.authorization = `Bearer ${token}`;
   const res = await fetch(`${base}/api/call/${method}`, { method: 'POST', headers, body: JSON.stringify(input) });

@@ -36,7 +36,7 @@ const SUPERUSER = 'shotfarm';
 const TIMEOUT_MS = 60_000;
 
 export const INSTALL_SENTENCE =
-  'PostgreSQL\'s server programs (initdb, pg_ctl, postgres) were not found: the PostgreSQL tests start their own throwaway server. ' +
+  "PostgreSQL's server programs (initdb, pg_ctl, postgres) were not found: the PostgreSQL tests start their own throwaway server. " +
   'Install them — on Debian/Ubuntu `apt-get install -y postgresql`, on macOS `brew install postgresql@16` — ' +
   'or set SHOTFARM_PG_BIN to the folder that holds initdb.';
 
@@ -51,7 +51,9 @@ export function postgresBinDir(): string {
   // Debian/Ubuntu keep the server programs off PATH, one folder per major version: the newest wins.
   const debian = '/usr/lib/postgresql';
   if (existsSync(debian)) {
-    const versions = readdirSync(debian).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
+    const versions = readdirSync(debian)
+      .filter((v) => /^\d+$/.test(v))
+      .sort((a, b) => Number(b) - Number(a));
     for (const v of versions) if (has(join(debian, v, 'bin'))) return join(debian, v, 'bin');
   }
   const pgConfig = spawnSync('pg_config', ['--bindir'], { encoding: 'utf8', timeout: 10_000 });
@@ -66,8 +68,10 @@ function serverUser(): { uid: number; gid: number } | null {
   const id = (flag: string): number => {
     const r = spawnSync('id', [flag, 'postgres'], { encoding: 'utf8', timeout: 10_000 });
     if (r.status !== 0) {
-      throw new Error('PostgreSQL refuses to run as root, and there is no `postgres` user to run it as. ' +
-        'Install the server package (`apt-get install -y postgresql` creates the user) or run the tests as another user.');
+      throw new Error(
+        'PostgreSQL refuses to run as root, and there is no `postgres` user to run it as. ' +
+          'Install the server package (`apt-get install -y postgresql` creates the user) or run the tests as another user.',
+      );
     }
     return Number(r.stdout.trim());
   };
@@ -94,7 +98,12 @@ export async function startPostgresCluster(opts: ClusterOptions = {}): Promise<P
   const dataDir = join(root, 'data');
   if (user) chownSync(root, user.uid, user.gid);
   const run = (program: string, args: string[], what: string): string => {
-    const o: SpawnSyncOptions = { encoding: 'utf8', timeout: TIMEOUT_MS, cwd: root, env: { ...process.env, LC_ALL: 'C' } };
+    const o: SpawnSyncOptions = {
+      encoding: 'utf8',
+      timeout: TIMEOUT_MS,
+      cwd: root,
+      env: { ...process.env, LC_ALL: 'C' },
+    };
     if (user) Object.assign(o, user);
     const r = spawnSync(join(bin, program), args, o);
     if (r.status !== 0) {
@@ -108,10 +117,19 @@ export async function startPostgresCluster(opts: ClusterOptions = {}): Promise<P
   let running = false;
   let closed = false;
   const postgresOptions = (): string =>
-    [`-p ${port}`, "-c listen_addresses=127.0.0.1", "-c unix_socket_directories=''", '-c max_connections=40',
-      ...(opts.durable ? [] : ['-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off'])].join(' ');
+    [
+      `-p ${port}`,
+      '-c listen_addresses=127.0.0.1',
+      "-c unix_socket_directories=''",
+      '-c max_connections=40',
+      ...(opts.durable ? [] : ['-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off']),
+    ].join(' ');
   const start = (): void => {
-    run('pg_ctl', ['start', '-D', dataDir, '-w', '-t', '30', '-l', join(root, 'server.log'), '-o', postgresOptions()], 'Starting the test PostgreSQL');
+    run(
+      'pg_ctl',
+      ['start', '-D', dataDir, '-w', '-t', '30', '-l', join(root, 'server.log'), '-o', postgresOptions()],
+      'Starting the test PostgreSQL',
+    );
     running = true;
   };
   const stop = (mode: 'smart' | 'fast' | 'immediate' = 'fast'): void => {
@@ -131,7 +149,11 @@ export async function startPostgresCluster(opts: ClusterOptions = {}): Promise<P
   };
 
   try {
-    run('initdb', ['-D', dataDir, '-U', SUPERUSER, '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync', '--no-instructions'], 'initdb for the test PostgreSQL');
+    run(
+      'initdb',
+      ['-D', dataDir, '-U', SUPERUSER, '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync', '--no-instructions'],
+      'initdb for the test PostgreSQL',
+    );
     // A port can be taken between finding it free and the server binding it: one more try then.
     for (let tries = 0; ; tries++) {
       port = await freeLoopbackPort();
@@ -156,7 +178,11 @@ export async function startPostgresCluster(opts: ClusterOptions = {}): Promise<P
     dataDir,
     createDatabase(name) {
       if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) throw new Error(`not a plain database name: ${name}`);
-      run('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', url(), '-c', `CREATE DATABASE ${name}`], `Creating the database ${name}`);
+      run(
+        'psql',
+        ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', url(), '-c', `CREATE DATABASE ${name}`],
+        `Creating the database ${name}`,
+      );
       return url(name);
     },
     stop,

@@ -16,8 +16,15 @@ export function privateMountUnavailable(scratch: string): string | null {
   if (probed !== undefined) return probed;
   const dir = join(scratch, 'probe-mount');
   mkdirSync(dir, { recursive: true });
-  const r = spawnSync('unshare', ['-rm', 'sh', '-c', `mount -t tmpfs -o size=64k tmpfs "${dir}" && touch "${dir}/x"`], { encoding: 'utf8', timeout: 10_000 });
-  probed = r.error ? `unshare is not available (${r.error.message})` : r.status === 0 ? null : `a private tmpfs cannot be mounted here: ${(r.stderr || '').trim().slice(0, 200)}`;
+  const r = spawnSync('unshare', ['-rm', 'sh', '-c', `mount -t tmpfs -o size=64k tmpfs "${dir}" && touch "${dir}/x"`], {
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
+  probed = r.error
+    ? `unshare is not available (${r.error.message})`
+    : r.status === 0
+      ? null
+      : `a private tmpfs cannot be mounted here: ${(r.stderr || '').trim().slice(0, 200)}`;
   return probed;
 }
 
@@ -31,11 +38,19 @@ export interface MountRun {
  * list, `--data <mountPoint>/data` added), then `between` as shell (e.g. remount read-only), then
  * `after`. Every command's exit code is recorded; the mount vanishes with the namespace.
  */
-export async function inPrivateMount(o: { mountPoint: string; sizeKb: number; before: string[][]; between?: string; after: string[][] }): Promise<MountRun> {
+export async function inPrivateMount(o: {
+  mountPoint: string;
+  sizeKb: number;
+  before: string[][];
+  between?: string;
+  after: string[][];
+}): Promise<MountRun> {
   mkdirSync(o.mountPoint, { recursive: true });
   const data = join(o.mountPoint, 'data');
   const cli = (args: string[], n: number): string => {
-    const quoted = ['node', join(REPO, 'bin/shotfarm.js'), '--data', data, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    const quoted = ['node', join(REPO, 'bin/shotfarm.js'), '--data', data, ...args]
+      .map((a) => `'${a.replace(/'/g, `'\\''`)}'`)
+      .join(' ');
     return `${quoted} > "$OUT/${n}" 2>&1; echo $? > "$OUT/${n}.code"`;
   };
   const all = [...o.before, ...o.after];
@@ -49,7 +64,10 @@ export async function inPrivateMount(o: { mountPoint: string; sizeKb: number; be
   const out = join(o.mountPoint, '..', `${Date.now()}-out`);
   mkdirSync(out, { recursive: true });
   const code = await new Promise<number>((resolve, reject) => {
-    const child = spawn('unshare', ['-rm', 'sh', '-c', script], { env: { ...process.env, OUT: out, SHOTFARM_DATA: '' }, stdio: 'ignore' });
+    const child = spawn('unshare', ['-rm', 'sh', '-c', script], {
+      env: { ...process.env, OUT: out, SHOTFARM_DATA: '' },
+      stdio: 'ignore',
+    });
     child.on('error', reject);
     child.on('exit', (c) => resolve(c ?? 1));
   });

@@ -18,9 +18,15 @@ export interface ServeChild {
 
 /** Starts serve; resolves once it printed the URL (it serves, and its scheduler has started). */
 export function serveChild(dataDir: string, staticDir: string): Promise<ServeChild> {
-  const child = spawn(process.execPath, [join(REPO, 'bin/shotfarm.js'), '--data', dataDir, 'serve', '--port', '0', '--static', staticDir], {
-    cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SHOTFARM_DATA: dataDir },
-  });
+  const child = spawn(
+    process.execPath,
+    [join(REPO, 'bin/shotfarm.js'), '--data', dataDir, 'serve', '--port', '0', '--static', staticDir],
+    {
+      cwd: REPO,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, SHOTFARM_DATA: dataDir },
+    },
+  );
   let out = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return new Promise((resolve, reject) => {

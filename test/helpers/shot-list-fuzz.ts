@@ -16,17 +16,84 @@ export interface FuzzCase {
 type Pick = <T>(xs: readonly T[]) => T;
 
 const NAMES = [
-  'sh010', 'sh020', 'sq01_sh030', 'Moonfall', 'ep101', 'keyframe', 'motion', 'épisode', '森', 'x'.repeat(80),
-  '.', '..', '...', 'CON', 'nul', 'com1.png', 'LPT9', 'sh010.', 'sh010 ', ' sh', 'a:b', 'a/b', 'a\\b', '../../etc', 'sh\u0000', 'sh\u0007',
-  'sh\u0085', 'sh\u202egnp.exe', 'sh\u2066x', 'zw\u200b', '\ufeffbom', 'half\ud800', 'x'.repeat(300), '', '   ', 'a"b', 'q?', '*', '<>', '|',
-  '=cmd|calc', '{"x":1}', 'null', '0', '-1',
+  'sh010',
+  'sh020',
+  'sq01_sh030',
+  'Moonfall',
+  'ep101',
+  'keyframe',
+  'motion',
+  'épisode',
+  '森',
+  'x'.repeat(80),
+  '.',
+  '..',
+  '...',
+  'CON',
+  'nul',
+  'com1.png',
+  'LPT9',
+  'sh010.',
+  'sh010 ',
+  ' sh',
+  'a:b',
+  'a/b',
+  'a\\b',
+  '../../etc',
+  'sh\u0000',
+  'sh\u0007',
+  'sh\u0085',
+  'sh\u202egnp.exe',
+  'sh\u2066x',
+  'zw\u200b',
+  '\ufeffbom',
+  'half\ud800',
+  'x'.repeat(300),
+  '',
+  '   ',
+  'a"b',
+  'q?',
+  '*',
+  '<>',
+  '|',
+  '=cmd|calc',
+  '{"x":1}',
+  'null',
+  '0',
+  '-1',
 ];
-const TAKES: readonly unknown[] = [1, 2, 3, 0, -1, 1.5, 1e308, 2 ** 53, Number.MAX_SAFE_INTEGER, '2', null, true, [], {}, 1_000_000, 1_000_001];
+const TAKES: readonly unknown[] = [
+  1,
+  2,
+  3,
+  0,
+  -1,
+  1.5,
+  1e308,
+  2 ** 53,
+  Number.MAX_SAFE_INTEGER,
+  '2',
+  null,
+  true,
+  [],
+  {},
+  1_000_000,
+  1_000_001,
+];
 const TAKE_CELLS = ['1', '2', '0', '-1', '1.5', '1e308', '0x10', '+3', ' 4', '9'.repeat(400), 'two', '', '007'];
 const SEEDS: readonly unknown[] = [0, 42, -5, 1.5, 2 ** 60, '7', null];
 const PRIORITIES: readonly unknown[] = ['rush', 'high', 'normal', 'low', 'urgent', 'RUSH', 3, null];
 const TEMPLATES = ['keyframe-img2img', 'motion-i2v', 'ghost', '', 'keyframe-img2img/../x'];
-const INPUTS = ['plates/sh010.png', 'plates/missing.png', '/etc/passwd', '../shot_list.json', 'C:\\x.png', 'plates/../../README.md', '', 'plates\u0000'];
+const INPUTS = [
+  'plates/sh010.png',
+  'plates/missing.png',
+  '/etc/passwd',
+  '../shot_list.json',
+  'C:\\x.png',
+  'plates/../../README.md',
+  '',
+  'plates\u0000',
+];
 
 function deep(depth: number): unknown {
   let v: unknown = 'leaf';
@@ -39,7 +106,11 @@ function jsonShot(pick: Pick, r: RandomSource, i: number): unknown {
   if (r() < 0.3) {
     shot.stages = [
       { stage: 'keyframe', template: 'keyframe-img2img', ...(r() < 0.3 ? { depends_on: 'motion' } : {}) },
-      { stage: r() < 0.8 ? 'motion' : pick(NAMES), template: 'motion-i2v', depends_on: r() < 0.8 ? 'keyframe' : pick(NAMES) },
+      {
+        stage: r() < 0.8 ? 'motion' : pick(NAMES),
+        template: 'motion-i2v',
+        depends_on: r() < 0.8 ? 'keyframe' : pick(NAMES),
+      },
     ];
   } else {
     shot.stage = r() < 0.8 ? 'keyframe' : pick(NAMES);
@@ -48,7 +119,11 @@ function jsonShot(pick: Pick, r: RandomSource, i: number): unknown {
   if (r() < 0.3) shot.take = pick(TAKES);
   if (r() < 0.2) shot.seed = pick(SEEDS);
   if (r() < 0.2) shot.priority = pick(PRIORITIES);
-  if (r() < 0.3) shot.parameters = r() < 0.7 ? { prompt: pick(NAMES), steps: pick([20, '20', 1e308, -1]) } : { prompt: deep(Math.floor(r() * 2000)) };
+  if (r() < 0.3)
+    shot.parameters =
+      r() < 0.7
+        ? { prompt: pick(NAMES), steps: pick([20, '20', 1e308, -1]) }
+        : { prompt: deep(Math.floor(r() * 2000)) };
   if (r() < 0.2) shot.inputs = { image: pick(INPUTS) };
   if (r() < 0.05) shot.hooks = [{ command: '/bin/sh' }];
   return shot;
@@ -90,7 +165,17 @@ function csvList(pick: Pick, r: RandomSource): string {
   // Once in a while a file with a row in the other delimiter, or a cell too few: refused whole, with the line.
   const brokenRow = r() < 0.08 ? Math.floor(r() * 25) : -1;
   const otherDelimiterRow = r() < 0.08 ? Math.floor(r() * 25) : -1;
-  const header = [pick(['Shot', 'Name', 'Shot Code', 'shot_name', 'Code']), 'Sequence', 'Take', 'Seed', 'Priority', 'Depends On', 'input:image', 'param:steps', 'Frames'];
+  const header = [
+    pick(['Shot', 'Name', 'Shot Code', 'shot_name', 'Code']),
+    'Sequence',
+    'Take',
+    'Seed',
+    'Priority',
+    'Depends On',
+    'input:image',
+    'param:steps',
+    'Frames',
+  ];
   const rows = [header.join(delimiter)];
   const count = 1 + Math.floor(r() * 25);
   for (let i = 0; i < count; i++) {

@@ -12,7 +12,13 @@ import { sourceFiles } from './source-files.js';
 export type SourceRule = (file: string, source: ts.SourceFile) => { line: number; what: string }[];
 
 export function parse(file: string, text: string): ts.SourceFile {
-  return ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, file.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  return ts.createSourceFile(
+    file,
+    text,
+    ts.ScriptTarget.Latest,
+    true,
+    file.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
+  );
 }
 
 /** Every node of a file, depth first. */
@@ -29,18 +35,29 @@ export function lineOf(source: ts.SourceFile, n: ts.Node): number {
 }
 
 /** `file:line what` for every offence under `root/under`, files named by their path from `root`; `exempt` files are skipped. */
-export function offences(root: string, under: string, rule: SourceRule, exempt: (file: string) => boolean = () => false): string[] {
+export function offences(
+  root: string,
+  under: string,
+  rule: SourceRule,
+  exempt: (file: string) => boolean = () => false,
+): string[] {
   return sourceFiles(join(root, under))
     .map((full) => relative(root, full))
     .filter((file) => !exempt(file))
-    .flatMap((file) => rule(file, parse(file, readFileSync(join(root, file), 'utf8'))).map((o) => `${file}:${o.line} ${o.what}`))
+    .flatMap((file) =>
+      rule(file, parse(file, readFileSync(join(root, file), 'utf8'))).map((o) => `${file}:${o.line} ${o.what}`),
+    )
     .sort();
 }
 
 /** `file:line` of each line marked `// VIOLATION` under `root` (a planted fixture). */
 export function plantedLines(root: string): string[] {
   return sourceFiles(root)
-    .flatMap((full) => readFileSync(full, 'utf8').split('\n').flatMap((l, i) => (l.includes('// VIOLATION') ? [`${relative(root, full)}:${i + 1}`] : [])))
+    .flatMap((full) =>
+      readFileSync(full, 'utf8')
+        .split('\n')
+        .flatMap((l, i) => (l.includes('// VIOLATION') ? [`${relative(root, full)}:${i + 1}`] : [])),
+    )
     .sort();
 }
 

@@ -23,10 +23,13 @@ async function listen(ctx: TestContext, server: Server, sockets: Set<Socket>): P
     s.on('close', () => sockets.delete(s));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  ctx.after(() => new Promise<void>((resolve) => {
-    for (const s of sockets) s.destroy();
-    server.close(() => resolve());
-  }));
+  ctx.after(
+    () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  );
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
@@ -63,10 +66,18 @@ export function systemStats(device: Record<string, unknown> = {}, devices?: unkn
   const gb = 1024 ** 3;
   return {
     system: { os: 'posix', ram_total: 64 * gb, ram_free: 32 * gb, comfyui_version: '0.3.64' },
-    devices: devices ?? [{
-      name: 'cuda:0 NVIDIA GeForce RTX 4090 : cudaMallocAsync', type: 'cuda', index: 0,
-      vram_total: 24 * gb, vram_free: 20 * gb, torch_vram_total: 2 * gb, torch_vram_free: 1 * gb, ...device,
-    }],
+    devices: devices ?? [
+      {
+        name: 'cuda:0 NVIDIA GeForce RTX 4090 : cudaMallocAsync',
+        type: 'cuda',
+        index: 0,
+        vram_total: 24 * gb,
+        vram_free: 20 * gb,
+        torch_vram_total: 2 * gb,
+        torch_vram_free: 1 * gb,
+        ...device,
+      },
+    ],
   };
 }
 
@@ -98,22 +109,25 @@ export async function oldComfyProxy(ctx: TestContext, targetUrl: string): Promis
         }
       }
       const headers = { ...req.headers, host: target.host, 'content-length': String(Buffer.byteLength(body)) };
-      const out = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (up) => {
-        const chunks: Buffer[] = [];
-        up.on('data', (c: Buffer) => chunks.push(c));
-        up.on('end', () => {
-          const answer = Buffer.concat(chunks);
-          if (isPost) {
-            try {
-              const id = (JSON.parse(answer.toString('utf8')) as { prompt_id?: unknown }).prompt_id;
-              if (typeof id === 'string') mintedIds.push(id);
-            } catch {
-              // A 400 or an error page: nothing was minted.
+      const out = request(
+        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers },
+        (up) => {
+          const chunks: Buffer[] = [];
+          up.on('data', (c: Buffer) => chunks.push(c));
+          up.on('end', () => {
+            const answer = Buffer.concat(chunks);
+            if (isPost) {
+              try {
+                const id = (JSON.parse(answer.toString('utf8')) as { prompt_id?: unknown }).prompt_id;
+                if (typeof id === 'string') mintedIds.push(id);
+              } catch {
+                // A 400 or an error page: nothing was minted.
+              }
             }
-          }
-          res.writeHead(up.statusCode ?? 502, up.headers).end(answer);
-        });
-      });
+            res.writeHead(up.statusCode ?? 502, up.headers).end(answer);
+          });
+        },
+      );
       out.on('error', () => res.writeHead(502).end());
       out.end(body);
     });

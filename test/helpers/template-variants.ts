@@ -7,7 +7,11 @@ import { resolve } from 'node:path';
 import type { Engine } from '../../electron/engine/engine.js';
 import { FIXTURE_TEMPLATES } from './farm.js';
 
-export async function addTemplateVariant(engine: Engine, base: string, over: { name: string; vram_gb?: number; tags?: string[]; timeout_s?: number }): Promise<void> {
+export async function addTemplateVariant(
+  engine: Engine,
+  base: string,
+  over: { name: string; vram_gb?: number; tags?: string[]; timeout_s?: number },
+): Promise<void> {
   const def = JSON.parse(readFileSync(resolve(FIXTURE_TEMPLATES, `${base}.json`), 'utf8')) as Record<string, unknown>;
   await engine.call('templates.add', { content: JSON.stringify({ ...def, ...over }), fileName: `${over.name}.json` });
 }

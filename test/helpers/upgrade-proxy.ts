@@ -9,7 +9,10 @@ import { connect, type Socket } from 'node:net';
 export function proxyUpgrades(server: Server, target: URL, sockets: Set<Socket>): void {
   server.on('upgrade', (req, socket: Socket, head: Buffer) => {
     const up = connect(Number(target.port), target.hostname, () => {
-      const lines = [`${req.method} ${req.url} HTTP/1.1`, ...Object.entries({ ...req.headers, host: target.host }).map(([k, v]) => `${k}: ${String(v)}`)];
+      const lines = [
+        `${req.method} ${req.url} HTTP/1.1`,
+        ...Object.entries({ ...req.headers, host: target.host }).map(([k, v]) => `${k}: ${String(v)}`),
+      ];
       up.write(`${lines.join('\r\n')}\r\n\r\n`);
       if (head.length) up.write(head);
       socket.pipe(up).pipe(socket);

@@ -47,7 +47,10 @@ export async function waitUntil<T>(
  * `signal` aborts (what it waited for can no longer come: its timer must not keep the test
  * process alive for the rest of the timeout).
  */
-export function nextValue<T>(register: (deliver: (v: T) => void) => void, o: { what: string; timeoutMs?: number; signal?: AbortSignal }): Promise<T> {
+export function nextValue<T>(
+  register: (deliver: (v: T) => void) => void,
+  o: { what: string; timeoutMs?: number; signal?: AbortSignal },
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const stop = (): void => {
       clearTimeout(timer);

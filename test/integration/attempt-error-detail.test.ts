@@ -20,7 +20,11 @@ test('a failed attempt keeps the exception message and traceback ComfyUI sent, s
     assert.ok(a?.nodeId && a.nodeType, 'the node is named');
     assert.equal(a?.exceptionMessage, RUNTIME_MESSAGE, 'the whole message, not only its first line');
     assert.match(a?.traceback ?? '', /^ {2}File "<COMFYUI_ROOT>\/execution\.py", line 496, in execute\n/);
-    assert.match(a?.traceback ?? '', /line 277, in process_inputs\n {4}result = f\(\*\*inputs\)\n$/, 'every frame, in order');
+    assert.match(
+      a?.traceback ?? '',
+      /line 277, in process_inputs\n {4}result = f\(\*\*inputs\)\n$/,
+      'every frame, in order',
+    );
   };
   await check();
   await farm.restartEngine();

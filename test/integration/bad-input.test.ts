@@ -48,7 +48,11 @@ function file(name: string, content: string | Buffer): string {
 const cases: { name: string; make: () => string; args?: string[]; message: RegExp }[] = [
   {
     name: 'bad JSON',
-    make: () => file('broken.json', '{\n  "project": "P",\n  "episode": "E",\n  "shots": [\n    {"id": "sh1" "stage": "keyframe"}\n  ]\n}'),
+    make: () =>
+      file(
+        'broken.json',
+        '{\n  "project": "P",\n  "episode": "E",\n  "shots": [\n    {"id": "sh1" "stage": "keyframe"}\n  ]\n}',
+      ),
     message: /broken\.json is not valid JSON at line 5, column 18/,
   },
   {
@@ -70,7 +74,19 @@ const cases: { name: string; make: () => string; args?: string[]; message: RegEx
   },
   {
     name: 'a parameter the template lacks (JSON)',
-    make: () => file('badparam.json', JSON.stringify({ project: 'P', episode: 'E', shots: [{ id: 'sh902', stage: 'keyframe', template: 'keyframe-img2img', parameters: { sampler: 'euler' } }] }, null, 2)),
+    make: () =>
+      file(
+        'badparam.json',
+        JSON.stringify(
+          {
+            project: 'P',
+            episode: 'E',
+            shots: [{ id: 'sh902', stage: 'keyframe', template: 'keyframe-img2img', parameters: { sampler: 'euler' } }],
+          },
+          null,
+          2,
+        ),
+      ),
     message: /badparam\.json, row 1 \(line 6\): parameter "sampler" is not defined/,
   },
   {
@@ -109,14 +125,24 @@ for (const c of cases) {
 
 test('duplicate shot ids in one file: the second row is named as a duplicate of the first', async () => {
   const before = await snapshot();
-  const p = file('dupes2.json', JSON.stringify({ project: 'P', episode: 'E', shots: [
-    { id: 'sh904', stage: 'keyframe', template: 'keyframe-img2img', parameters: { sampler: 'x' } },
-    { id: 'sh904', stage: 'keyframe', template: 'keyframe-img2img', parameters: { cfg: 1 } },
-  ] }));
+  const p = file(
+    'dupes2.json',
+    JSON.stringify({
+      project: 'P',
+      episode: 'E',
+      shots: [
+        { id: 'sh904', stage: 'keyframe', template: 'keyframe-img2img', parameters: { sampler: 'x' } },
+        { id: 'sh904', stage: 'keyframe', template: 'keyframe-img2img', parameters: { cfg: 1 } },
+      ],
+    }),
+  );
   const r = await cli('import', p, '--dry-run');
   assert.equal(r.code, EXIT.badInput);
   assert.deepEqual(await snapshot(), before);
-  const ok = file('dupes3.csv', 'Shot,Stage,Template\nsh905,keyframe,keyframe-img2img\nsh905,keyframe,keyframe-img2img\n');
+  const ok = file(
+    'dupes3.csv',
+    'Shot,Stage,Template\nsh905,keyframe,keyframe-img2img\nsh905,keyframe,keyframe-img2img\n',
+  );
   const d = await cli('import', ok, '--project', 'P', '--episode', 'E', '--dry-run');
   assert.equal(d.code, EXIT.badInput);
   assert.match(d.out, /2 +3 +E\/sh905 .*error +1 error \(below\)/);
@@ -125,7 +151,8 @@ test('duplicate shot ids in one file: the second row is named as a duplicate of 
 
 test('a generated 10,000-shot list imports through the CLI, status counts it, and a second import adds 0', async () => {
   const rows = ['Shot,Sequence,Description'];
-  for (let i = 0; i < 10_000; i++) rows.push(`sh${String(i).padStart(5, '0')},sq${Math.floor(i / 100)},shot number ${i}`);
+  for (let i = 0; i < 10_000; i++)
+    rows.push(`sh${String(i).padStart(5, '0')},sq${Math.floor(i / 100)},shot number ${i}`);
   const p = file('big.csv', rows.join('\n'));
   const args = ['--project', 'Big', '--episode', 'ep1', '--stage', 'keyframe', '--template', 'keyframe-img2img'];
   const first = await cli('import', p, ...args);

@@ -21,9 +21,16 @@ test('a job needing a tag nobody has is counted blocked soon after its import, a
     farm.engine.events.on('job.changed', ({ job }) => void events.push(job));
     // Imported by another process: the farm hears of it from the store, not from an event.
     const list = join(farm.dir, 'list.json');
-    writeFileSync(list, JSON.stringify({ project: 'P', episode: 'E', shots: [{ id: 'sh1', stage: 'keyframe', template: 'tagged' }] }));
+    writeFileSync(
+      list,
+      JSON.stringify({ project: 'P', episode: 'E', shots: [{ id: 'sh1', stage: 'keyframe', template: 'tagged' }] }),
+    );
     // The preview says so before anything is stored, and still lets the row in.
-    const preview = await farm.engine.call('import.preview', { fileName: 'list.json', content: readFileSync(list, 'utf8'), baseDir: farm.dir });
+    const preview = await farm.engine.call('import.preview', {
+      fileName: 'list.json',
+      content: readFileSync(list, 'utf8'),
+      baseDir: farm.dir,
+    });
     assert.deepEqual(preview.counts, { new: 1, duplicate: 0, error: 0 });
     assert.deepEqual(preview.rows[0]?.warnings, [
       "needs tag img2img, which no workstation has: it will wait as blocked until one does (Edit a workstation's tags under Workstations)",
@@ -35,7 +42,10 @@ test('a job needing a tag nobody has is counted blocked soon after its import, a
     assert.equal(job?.state, 'queued');
     assert.equal(job?.blocked, true);
     assert.equal(job?.waitReason, 'needs tag img2img, which no workstation has');
-    assert.ok(events.some((e) => e.id === job.id && e.blocked && e.waitReason === job.waitReason), 'its event carried the mark');
+    assert.ok(
+      events.some((e) => e.id === job.id && e.blocked && e.waitReason === job.waitReason),
+      'its event carried the mark',
+    );
     const stored = farm.engine.db.prepare('SELECT blocked, wait_reason FROM jobs WHERE id = ?').get(job.id);
     assert.deepEqual(stored, { blocked: 1, wait_reason: 'needs tag img2img, which no workstation has' });
 
@@ -50,7 +60,10 @@ test('a job needing a tag nobody has is counted blocked soon after its import, a
     const [done] = await farm.waitForStates([job.id], ['completed']);
     assert.equal(done?.blocked, false);
     assert.equal((await farm.engine.call('farm.status', {})).blocked, 0);
-    assert.ok(events.some((e) => e.id === job.id && e.state === 'queued' && !e.blocked), 'unblocked before it ran, in an event');
+    assert.ok(
+      events.some((e) => e.id === job.id && e.state === 'queued' && !e.blocked),
+      'unblocked before it ran, in an event',
+    );
   } finally {
     await farm.close();
   }
@@ -84,14 +97,33 @@ test('an import of several hundred jobs by another process is marked blocked chu
     await addTemplateVariant(farm.engine, 'txt2img', { name: 'tagged', tags: ['img2img'] });
     const n = 300; // more than two of the scan's 125-row turns
     const list = join(farm.dir, 'many.json');
-    writeFileSync(list, JSON.stringify({ project: 'P', episode: 'E', shots: Array.from({ length: n }, (_, i) => ({ id: `sh${i}`, stage: 'keyframe', template: 'tagged' })) }));
+    writeFileSync(
+      list,
+      JSON.stringify({
+        project: 'P',
+        episode: 'E',
+        shots: Array.from({ length: n }, (_, i) => ({ id: `sh${i}`, stage: 'keyframe', template: 'tagged' })),
+      }),
+    );
     const imported = await runCli(farm.dir, 'import', list);
     assert.equal(imported.code, 0, imported.out + imported.err);
-    await farm.waitFor(`all ${n} counted blocked`, async () => (await farm.engine.call('farm.status', {})).blocked === n, 20_000);
+    await farm.waitFor(
+      `all ${n} counted blocked`,
+      async () => (await farm.engine.call('farm.status', {})).blocked === n,
+      20_000,
+    );
     // Another process clears marks deep in the queue (past the first turns): only the sweep finds them.
-    const cleared = farm.engine.db.prepare("UPDATE jobs SET blocked = 0, wait_reason = NULL WHERE rowid IN (SELECT rowid FROM jobs ORDER BY rowid DESC LIMIT 5)").run().changes;
+    const cleared = farm.engine.db
+      .prepare(
+        'UPDATE jobs SET blocked = 0, wait_reason = NULL WHERE rowid IN (SELECT rowid FROM jobs ORDER BY rowid DESC LIMIT 5)',
+      )
+      .run().changes;
     assert.equal(cleared, 5);
-    await farm.waitFor('the sweep to mark them again', () => (farm.engine.db.prepare('SELECT COUNT(*) AS n FROM jobs WHERE blocked = 1').get() as { n: number }).n === n, 20_000);
+    await farm.waitFor(
+      'the sweep to mark them again',
+      () => (farm.engine.db.prepare('SELECT COUNT(*) AS n FROM jobs WHERE blocked = 1').get() as { n: number }).n === n,
+      20_000,
+    );
   } finally {
     await farm.close();
   }

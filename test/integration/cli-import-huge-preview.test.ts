@@ -22,15 +22,31 @@ test('formatTable takes 130,000 rows (no argument spread)', () => {
   assert.equal(text.split('\n').length, ROWS + 1);
 });
 
-test('a 130,000-row CSV previews through the CLI in a screenful: the first rows, bounded errors, the counts', { timeout: 120_000 }, async (ctx) => {
+test('a 130,000-row CSV previews through the CLI in a screenful: the first rows, bounded errors, the counts', {
+  timeout: 120_000,
+}, async (ctx) => {
   const t = await engineFor(ctx);
   const dir = tempDirFor(ctx);
   const lines = ['Shot,Sequence,Take'];
   // Every 1,000th row has a bad take, so errors are many but the output stays bounded.
-  for (let i = 0; i < ROWS; i++) lines.push(`sh${String(i).padStart(6, '0')},sq${Math.floor(i / 1000)},${i % 1000 === 999 ? '0x10' : '1'}`);
+  for (let i = 0; i < ROWS; i++)
+    lines.push(`sh${String(i).padStart(6, '0')},sq${Math.floor(i / 1000)},${i % 1000 === 999 ? '0x10' : '1'}`);
   const file = join(dir, 'huge.csv');
   writeFileSync(file, lines.join('\n'));
-  const r = await runCli(t.dir, 'import', file, '--dry-run', '--project', 'Big', '--episode', 'ep1', '--stage', 'keyframe', '--template', 'keyframe-img2img');
+  const r = await runCli(
+    t.dir,
+    'import',
+    file,
+    '--dry-run',
+    '--project',
+    'Big',
+    '--episode',
+    'ep1',
+    '--stage',
+    'keyframe',
+    '--template',
+    'keyframe-img2img',
+  );
   assert.equal(r.code, EXIT.badInput, r.err);
   const out = r.out.split('\n');
   assert.ok(out.length < PREVIEW_ROWS + PREVIEW_ERRORS + 20, `${out.length} lines printed`);

@@ -16,16 +16,25 @@ import { seedDataFolder, startFarmProcess } from '../helpers/farm-process.js';
 import { tempDirFor } from '../helpers/temp-dir.js';
 import { startSimInstance } from '../simulator/index.js';
 
-const cli = (dir: string, ...args: string[]) => spawnSync(process.execPath, [join(REPO, 'bin/shotfarm.js'), '--data', dir, ...args], { encoding: 'utf8', timeout: 60_000 });
+const cli = (dir: string, ...args: string[]) =>
+  spawnSync(process.execPath, [join(REPO, 'bin/shotfarm.js'), '--data', dir, ...args], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
 
-test('shotfarm run stays up once its farm is idle, takes the next job from another terminal, and stops with exit 0', { timeout: 120_000 }, async (ctx) => {
+test('shotfarm run stays up once its farm is idle, takes the next job from another terminal, and stops with exit 0', {
+  timeout: 120_000,
+}, async (ctx) => {
   const dir = tempDirFor(ctx);
   const sim = await startSimInstance({ name: 'sim-0', duration: { fixedMs: 50 } });
   ctx.after(() => sim.close());
   await seedDataFolder(dir, sim.url);
   const list = (id: string) => {
     const file = join(dir, `${id}.json`);
-    writeFileSync(file, JSON.stringify({ project: 'P', episode: 'E', shots: [{ id, stage: 'keyframe', template: 'txt2img' }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({ project: 'P', episode: 'E', shots: [{ id, stage: 'keyframe', template: 'txt2img' }] }),
+    );
     return file;
   };
   assert.equal(cli(dir, 'import', list('sh1')).status, EXIT.ok);

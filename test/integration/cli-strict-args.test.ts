@@ -20,7 +20,11 @@ test('workers add-runpod --price-per-hour abc (or 0x10, or 1e3) exits 2 naming t
   for (const bad of ['abc', '0x10', '1e3', '0', '']) {
     const r = await cli(d, ...runpod, '--price-per-hour', bad);
     assert.equal(r.code, EXIT.usage, `${bad}: ${r.err}`);
-    assert.match(r.err, /--price-per-hour takes a number above 0 written in decimal digits, e\.g\. --price-per-hour 0\.69/, bad);
+    assert.match(
+      r.err,
+      /--price-per-hour takes a number above 0 written in decimal digits, e\.g\. --price-per-hour 0\.69/,
+      bad,
+    );
   }
   const r = await cli(d, ...runpod, '--price-per-hour', '0.69', '--max-concurrency', '0x10');
   assert.equal(r.code, EXIT.usage, r.err);
@@ -33,11 +37,20 @@ test('workers add-runpod --price-per-hour abc (or 0x10, or 1e3) exits 2 naming t
 test('0x10 is not 16 anywhere the CLI reads a number: workers, jobs, health, hooks, serve', async (ctx) => {
   const d = tempDirFor(ctx);
   const cases: [string[], RegExp][] = [
-    [['workers', 'add', 'http://127.0.0.1:9', '--name', 'gpu-01', '--concurrency', '0x10'], /--concurrency takes a whole number from 1 to 16/],
-    [['workers', 'add', 'http://127.0.0.1:9', '--name', 'gpu-01', '--vram', 'motion=0x10'], /--vram takes STAGE=GB pairs/],
+    [
+      ['workers', 'add', 'http://127.0.0.1:9', '--name', 'gpu-01', '--concurrency', '0x10'],
+      /--concurrency takes a whole number from 1 to 16/,
+    ],
+    [
+      ['workers', 'add', 'http://127.0.0.1:9', '--name', 'gpu-01', '--vram', 'motion=0x10'],
+      /--vram takes STAGE=GB pairs/,
+    ],
     [['jobs', 'list', '--limit', '0x10'], /--limit takes a whole number/],
     [['health', '--timeout', '0x10'], /--timeout takes a whole number/],
-    [['hooks', 'add-command', 'n', '--on', 'completed', '--retries', '0x3', '--', '/bin/true'], /--retries takes a whole number/],
+    [
+      ['hooks', 'add-command', 'n', '--on', 'completed', '--retries', '0x3', '--', '/bin/true'],
+      /--retries takes a whole number/,
+    ],
     [['serve', '--port', '0x10'], /--port takes a whole number from 0 to 65535/],
   ];
   for (const [args, words] of cases) {
@@ -50,19 +63,27 @@ test('0x10 is not 16 anywhere the CLI reads a number: workers, jobs, health, hoo
 });
 
 test('workers runpod-key with nothing on stdin exits 2 and says how to pipe the key in', (ctx) => {
-  const r = spawnSync(process.execPath, [join(REPO, 'bin/shotfarm.js'), '--data', tempDirFor(ctx), 'workers', 'runpod-key'], { input: '  \n', encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(
+    process.execPath,
+    [join(REPO, 'bin/shotfarm.js'), '--data', tempDirFor(ctx), 'workers', 'runpod-key'],
+    { input: '  \n', encoding: 'utf8', timeout: 60_000 },
+  );
   assert.equal(r.status, EXIT.usage, r.stderr);
   assert.match(r.stderr, /read no key on stdin; pipe it in: printf %s "\$KEY" \| shotfarm workers runpod-key/);
 });
 
-test('health writes a GPU name\'s bidi override and escape codes out instead of printing them raw', async (ctx) => {
+test("health writes a GPU name's bidi override and escape codes out instead of printing them raw", async (ctx) => {
   const sim = await startSimInstance({ gpuName: 'NVIDIA \u202E0904 XTR\u001b[2J\u0085' });
   ctx.after(() => sim.close());
   const d = tempDirFor(ctx);
   assert.equal((await cli(d, 'workers', 'add', sim.url, '--name', 'gpu-01')).code, EXIT.ok);
   for (const args of [['health'], ['--json', 'health'], ['workers', 'list']]) {
     const r = await cli(d, ...args);
-    assert.doesNotMatch(r.out + r.err, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/, args.join(' '));
+    assert.doesNotMatch(
+      r.out + r.err,
+      /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/,
+      args.join(' '),
+    );
   }
   const health = await cli(d, 'health');
   assert.equal(health.code, EXIT.ok, health.out);

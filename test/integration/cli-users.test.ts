@@ -40,11 +40,15 @@ test('users add, list, set-role, revoke and token, and their refusals', async (c
 
   const list = await runCli(data, '--json', 'users', 'list');
   const people = JSON.parse(list.out) as { name: string; role: string; revokedAt: number | null }[];
-  assert.deepEqual(people.map((p) => [p.name, p.role, p.revokedAt]), [['mira', 'lead', null]], 'a new token makes a revoked person active again');
+  assert.deepEqual(
+    people.map((p) => [p.name, p.role, p.revokedAt]),
+    [['mira', 'lead', null]],
+    'a new token makes a revoked person active again',
+  );
   assert.ok(!list.out.includes(newToken) && !/[0-9a-f]{64}/.test(list.out));
 });
 
-test('users add and users token print a #signin= link to the running serve\'s address, or to --url; with neither they say to paste the token', async (ctx) => {
+test("users add and users token print a #signin= link to the running serve's address, or to --url; with neither they say to paste the token", async (ctx) => {
   const data = tempDirFor(ctx);
   const alone = await runCli(data, 'users', 'add', 'mira', '--role', 'artist');
   assert.equal(alone.code, 0, alone.err);
@@ -57,17 +61,26 @@ test('users add and users token print a #signin= link to the running serve\'s ad
   const lines: string[] = [];
   let stop!: () => void;
   const stopped = new Promise<void>((r) => (stop = r));
-  const serving = runServe({ out: (l) => void lines.push(l), err: (l) => void lines.push(l) },
-    { listen: '127.0.0.1', port: '0', data, static: join(data, 'no-ui') }, stopped);
+  const serving = runServe(
+    { out: (l) => void lines.push(l), err: (l) => void lines.push(l) },
+    { listen: '127.0.0.1', port: '0', data, static: join(data, 'no-ui') },
+    stopped,
+  );
   try {
-    const open = await waitUntil(() => lines.find((l) => l.startsWith('Open ')), { what: 'serve to print its address', timeoutMs: 10_000 });
+    const open = await waitUntil(() => lines.find((l) => l.startsWith('Open ')), {
+      what: 'serve to print its address',
+      timeoutMs: 10_000,
+    });
     const base = (/^Open (http:\/\/[^/]+)\//.exec(open) as RegExpExecArray)[1] as string;
     assert.doesNotMatch(open, /\?token=/, 'people are defined: sign in on the page');
     const added = await runCli(data, 'users', 'add', 'otto', '--role', 'operator');
     assert.equal(added.code, 0, added.err);
     const token = added.out.split('\n').find((l) => l.startsWith('sft_')) as string;
     assert.ok(added.out.includes(`${base}/#signin=${token}`), added.out);
-    const json = JSON.parse((await runCli(data, '--json', 'users', 'token', 'otto')).out) as { token: string; signInUrl: string };
+    const json = JSON.parse((await runCli(data, '--json', 'users', 'token', 'otto')).out) as {
+      token: string;
+      signInUrl: string;
+    };
     assert.equal(json.signInUrl, `${base}/#signin=${json.token}`);
   } finally {
     stop();
@@ -75,11 +88,24 @@ test('users add and users token print a #signin= link to the running serve\'s ad
   }
 });
 
-test("jobs list --json says who imported each job and who last acted on it (the solo operator: local)", async (ctx) => {
+test('jobs list --json says who imported each job and who last acted on it (the solo operator: local)', async (ctx) => {
   const data = tempDirFor(ctx);
-  assert.equal((await runCli(data, 'templates', 'add', `${RESOURCES}templates/keyframe-img2img.json`, `${RESOURCES}templates/motion-i2v.json`)).code, 0);
+  assert.equal(
+    (
+      await runCli(
+        data,
+        'templates',
+        'add',
+        `${RESOURCES}templates/keyframe-img2img.json`,
+        `${RESOURCES}templates/motion-i2v.json`,
+      )
+    ).code,
+    0,
+  );
   assert.equal((await runCli(data, 'import', `${RESOURCES}samples/shot_list.json`)).code, 0);
-  let page = JSON.parse((await runCli(data, '--json', 'jobs', 'list')).out) as { rows: { id: string; importedBy: string; lastActionBy: string | null }[] };
+  let page = JSON.parse((await runCli(data, '--json', 'jobs', 'list')).out) as {
+    rows: { id: string; importedBy: string; lastActionBy: string | null }[];
+  };
   assert.ok(page.rows.length > 0);
   assert.deepEqual([...new Set(page.rows.map((r) => [r.importedBy, r.lastActionBy].join('/')))], ['local/']);
   const first = page.rows[0]?.id as string;

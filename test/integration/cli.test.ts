@@ -86,20 +86,41 @@ test('export runlog writes a CSV file and reports its rows; it never replaces a 
 
 test('workers add/list/drain/remove manage workstations; a duplicate name is refused', async (ctx) => {
   const d = tempDirFor(ctx);
-  assert.equal((await cli(d, 'workers', 'add', 'http://127.0.0.1:9/', '--name', 'gpu-01', '--tags', 'img2img,i2v_video', '--vram', 'motion=20')).code, EXIT.ok);
+  assert.equal(
+    (
+      await cli(
+        d,
+        'workers',
+        'add',
+        'http://127.0.0.1:9/',
+        '--name',
+        'gpu-01',
+        '--tags',
+        'img2img,i2v_video',
+        '--vram',
+        'motion=20',
+      )
+    ).code,
+    EXIT.ok,
+  );
   const dup = await cli(d, 'workers', 'add', 'http://127.0.0.1:10', '--name', 'gpu-01');
   assert.equal(dup.code, EXIT.conflict);
   assert.match(dup.err, /already named "gpu-01"/);
   assert.equal((await cli(d, 'workers', 'drain', 'gpu-01')).code, EXIT.ok);
   const list = JSON.parse((await cli(d, '--json', 'workers', 'list')).out);
-  assert.deepEqual([list[0].url, list[0].adminState, list[0].tags, list[0].vramOverrides], ['http://127.0.0.1:9', 'draining', ['img2img', 'i2v_video'], { motion: 20 }]);
+  assert.deepEqual(
+    [list[0].url, list[0].adminState, list[0].tags, list[0].vramOverrides],
+    ['http://127.0.0.1:9', 'draining', ['img2img', 'i2v_video'], { motion: 20 }],
+  );
   assert.equal((await cli(d, 'workers', 'remove', 'gpu-01')).code, EXIT.ok);
   assert.equal((await cli(d, 'workers', 'remove', 'gpu-01')).code, EXIT.notFound);
 });
 
 test('health exits 0 when one workstation answers and 7 when none does', async (ctx) => {
   const d = tempDirFor(ctx);
-  const stats = JSON.parse(readFileSync(new URL('../fixtures/comfyui-recorded/system_stats.json', import.meta.url), 'utf8'));
+  const stats = JSON.parse(
+    readFileSync(new URL('../fixtures/comfyui-recorded/system_stats.json', import.meta.url), 'utf8'),
+  );
   const body = JSON.stringify(stats.events.find((e: { kind: string }) => e.kind === 'http').response.body.json);
   const server = createServer((req, res) => {
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
@@ -120,13 +141,19 @@ test('health exits 0 when one workstation answers and 7 when none does', async (
 });
 
 test('the shotfarm bin runs from a fresh checkout and returns the documented exit code', (ctx) => {
-  const r = spawnSync(process.execPath, [join(REPO, 'bin/shotfarm.js'), '--data', tempDirFor(ctx), 'health'], { encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, [join(REPO, 'bin/shotfarm.js'), '--data', tempDirFor(ctx), 'health'], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   assert.equal(r.status, EXIT.unhealthy, r.stderr);
   assert.match(r.stdout, /No workstations registered/);
 });
 
 /** Through the CLI alone: templates, a shot list, one simulated workstation, then `run --until-idle`. */
-async function runUntilIdle(ctx: TestContext, o: { templates: string[]; importArgs: (dir: string) => string[]; worker: string }) {
+async function runUntilIdle(
+  ctx: TestContext,
+  o: { templates: string[]; importArgs: (dir: string) => string[]; worker: string },
+) {
   const sim = await startSimInstance({ duration: { fixedMs: 20 } });
   ctx.after(() => sim.close());
   const d = tempDirFor(ctx);
@@ -138,7 +165,8 @@ async function runUntilIdle(ctx: TestContext, o: { templates: string[]; importAr
 
 test('run --until-idle renders the imported jobs on a workstation and exits', async (ctx) => {
   const { run } = await runUntilIdle(ctx, {
-    templates: [join(REPO, 'test/fixtures/templates/txt2img.json')], worker: 'sim',
+    templates: [join(REPO, 'test/fixtures/templates/txt2img.json')],
+    worker: 'sim',
     importArgs: (d) => {
       const csv = join(d, 'shots.csv');
       writeFileSync(csv, 'Shot,param:prompt\nsh1,moon\nsh2,sun\n');
@@ -162,8 +190,21 @@ test('run --until-idle returns with exit 9 and a reason line when the only work 
 test('storage s3 set, show and off: the secret is stored but never printed, a bad bucket is refused', async (ctx) => {
   const d = tempDirFor(ctx);
   const secret = 'wJalrXUtnFEMI-K7MDENG-bPxRfiCYEXAMPLEKEY';
-  const set = await cli(d, '--json', 'storage', 's3', 'set', '--bucket', 'renders', '--prefix', 'studio/',
-    '--access-key-id', 'AKIDEXAMPLE', '--secret-access-key', secret);
+  const set = await cli(
+    d,
+    '--json',
+    'storage',
+    's3',
+    'set',
+    '--bucket',
+    'renders',
+    '--prefix',
+    'studio/',
+    '--access-key-id',
+    'AKIDEXAMPLE',
+    '--secret-access-key',
+    secret,
+  );
   assert.equal(set.code, EXIT.ok, set.err);
   assert.deepEqual(JSON.parse(set.out), { bucket: 'renders', prefix: 'studio/', credentials: 'settings' });
   const show = await cli(d, 'storage', 's3', 'show');

@@ -21,11 +21,16 @@ import { tempDirFor } from '../helpers/temp-dir.js';
 const MB = 1024 * 1024;
 
 function memoryMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(`${field}:`)) ?? '';
+  const line =
+    readFileSync(`/proc/${pid}/status`, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith(`${field}:`)) ?? '';
   return Number(/(\d+)/.exec(line)?.[1] ?? NaN) / 1024;
 }
 
-test('a 300 MB /health from a RunPod base is refused as it arrives: serve stays within 100 MB of where it started', { timeout: 120_000 }, async (t) => {
+test('a 300 MB /health from a RunPod base is refused as it arrives: serve stays within 100 MB of where it started', {
+  timeout: 120_000,
+}, async (t) => {
   let release: () => void = () => undefined;
   const go = new Promise<void>((r) => (release = r));
   let sent = 0;
@@ -48,10 +53,13 @@ test('a 300 MB /health from a RunPod base is refused as it arrives: serve stays 
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  t.after(() => new Promise<void>((r) => {
-    server.closeAllConnections();
-    server.close(() => r());
-  }));
+  t.after(
+    () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  );
   const apiBase = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v2`;
 
   const dir = tempDirFor(t, 'shotfarm-runpod-bounds-');
@@ -71,13 +79,20 @@ test('a 300 MB /health from a RunPod base is refused as it arrives: serve stays 
   release();
   await done;
   const peak = memoryMb(pid, 'VmHWM');
-  t.diagnostic(`serve RSS before the /health answer: ${before.toFixed(0)} MB; peak while it came: ${peak.toFixed(0)} MB; the base wrote ${(sent / MB).toFixed(1)} MB of 300 MB`);
-  assert.ok(peak - before < 100, `serve's peak resident memory rose ${(peak - before).toFixed(0)} MB (from ${before.toFixed(0)} to ${peak.toFixed(0)} MB)`);
+  t.diagnostic(
+    `serve RSS before the /health answer: ${before.toFixed(0)} MB; peak while it came: ${peak.toFixed(0)} MB; the base wrote ${(sent / MB).toFixed(1)} MB of 300 MB`,
+  );
+  assert.ok(
+    peak - before < 100,
+    `serve's peak resident memory rose ${(peak - before).toFixed(0)} MB (from ${before.toFixed(0)} to ${peak.toFixed(0)} MB)`,
+  );
   assert.ok(sent < 32 * MB, `the answer was refused as it came, not read whole (${(sent / MB).toFixed(1)} MB sent)`);
   assert.equal(await serve.stop('SIGTERM'), 0, serve.output());
 });
 
-test("an S3 output URL that streams 200 MB without a length is cut at output_max_gb's limit as it arrives, not read whole", { timeout: 60_000 }, async (t) => {
+test("an S3 output URL that streams 200 MB without a length is cut at output_max_gb's limit as it arrives, not read whole", {
+  timeout: 60_000,
+}, async (t) => {
   let sent = 0;
   const server = createServer((_req, res) => {
     const write = res.write.bind(res);
@@ -88,14 +103,22 @@ test("an S3 output URL that streams 200 MB without a length is cut at output_max
     streamBytes(res, { total: 200 * MB, contentType: 'image/png' }); // chunked: no content-length
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  t.after(() => new Promise<void>((r) => {
-    server.closeAllConnections();
-    server.close(() => r());
-  }));
+  t.after(
+    () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  );
   const root = tempDirFor(t, 'shotfarm-s3-bounds-');
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/out.png`;
   await assert.rejects(
-    storeWorkerImages([{ filename: 'out.png', type: 's3_url', data: url }], root, { project: 'P', episode: 'E', shot: 's', stage: 'k', take: 1 }, { maxBytes: MB }),
+    storeWorkerImages(
+      [{ filename: 'out.png', type: 's3_url', data: url }],
+      root,
+      { project: 'P', episode: 'E', shot: 's', stage: 'k', take: 1 },
+      { maxBytes: MB },
+    ),
     (err: unknown) => err instanceof OutputTooLarge,
   );
   assert.ok(sent < 32 * MB, `refused as it came (${(sent / MB).toFixed(1)} MB sent of 200)`);

@@ -16,17 +16,29 @@ import { FAST, FIXTURE_TEMPLATES, waitOnEngine } from '../helpers/farm.js';
 import { tempDirFor } from '../helpers/temp-dir.js';
 import { runAndKill, storedAttempt } from '../helpers/kill-child.js';
 
-async function prepare(t: TestContext, executionTimeoutS: number): Promise<{ dir: string; out: string; sim: RunpodSim; jobId: string }> {
+async function prepare(
+  t: TestContext,
+  executionTimeoutS: number,
+): Promise<{ dir: string; out: string; sim: RunpodSim; jobId: string }> {
   const sim = await startRunpodSim({ apiKey: SIM_KEY, coldStartMs: 1_500 });
   t.after(() => sim.close());
   const dir = tempDirFor(t, 'shotfarm-cloud-kill-');
   const out = join(dir, 'out');
   const engine = new Engine({ dataDir: dir, outputRoot: out, log: () => {} });
-  await engine.call('templates.add', { content: readFileSync(resolve(FIXTURE_TEMPLATES, 'txt2img.json'), 'utf8'), fileName: 'txt2img.json' });
+  await engine.call('templates.add', {
+    content: readFileSync(resolve(FIXTURE_TEMPLATES, 'txt2img.json'), 'utf8'),
+    fileName: 'txt2img.json',
+  });
   await engine.call('cloud.setApiKey', { apiKey: SIM_KEY });
   await engine.call('settings.set', { key: 'burst_budget_usd_per_day', value: 5 });
   await engine.call('settings.set', { key: 'burst_after_s', value: 0 });
-  await engine.call('cloud.addRunpod', { name: 'cloud-sim', endpointId: sim.endpointId, apiBase: sim.apiBase, pricePerHourUsd: 1, executionTimeoutS });
+  await engine.call('cloud.addRunpod', {
+    name: 'cloud-sim',
+    endpointId: sim.endpointId,
+    apiBase: sim.apiBase,
+    pricePerHourUsd: 1,
+    executionTimeoutS,
+  });
   const list = { project: 'P', episode: 'E', shots: [{ id: 'k1', stage: 'keyframe', template: 'txt2img' }] };
   const preview = await engine.call('import.preview', { fileName: 'l.json', content: JSON.stringify(list) });
   await engine.call('import.commit', { previewId: preview.previewId });
@@ -39,7 +51,12 @@ async function restartUntilDone(t: TestContext, dir: string, out: string, jobId:
   const engine = new Engine({ dataDir: dir, outputRoot: out, log: () => {} });
   t.after(() => engine.close());
   engine.startScheduler({ ...FAST, runpodPollMs: 40 });
-  await waitOnEngine(engine, 'the job completed', async () => (await engine.call('jobs.get', { id: jobId })).state === 'completed', 30_000);
+  await waitOnEngine(
+    engine,
+    'the job completed',
+    async () => (await engine.call('jobs.get', { id: jobId })).state === 'completed',
+    30_000,
+  );
   return engine;
 }
 
@@ -64,5 +81,8 @@ test('kill -9 between /run and storing the id: "unknown on RunPod", waits out th
   assert.equal(sim.runCalls(), 2, 'one retry');
   const attempts = attemptsOfJob(engine.db, jobId);
   assert.match(attempts[0]?.reason ?? '', /unknown on RunPod/);
-  assert.ok((attempts[1]?.dispatched_at ?? 0) - (attempts[0]?.dispatched_at ?? 0) >= 5_000, 'the retry came after the execution timeout');
+  assert.ok(
+    (attempts[1]?.dispatched_at ?? 0) - (attempts[0]?.dispatched_at ?? 0) >= 5_000,
+    'the retry came after the execution timeout',
+  );
 });

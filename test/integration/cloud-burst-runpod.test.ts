@@ -32,7 +32,7 @@ test('a job renders on the RunPod endpoint: /run once, /status, real PNG outputs
   const [attempt] = attemptsOfJob(farm.engine.db, id as string);
   assert.ok(attempt?.runpod_job_id, 'the RunPod id is stored');
   assert.ok((attempt?.billed_s ?? 0) >= 1 && (attempt?.cost_usd ?? 0) > 0, 'billed and costed');
-  assert.equal(attempt?.cost_usd, Math.round(((attempt?.billed_s ?? 0) * 3.6) / 3600 * 1e6) / 1e6);
+  assert.equal(attempt?.cost_usd, Math.round((((attempt?.billed_s ?? 0) * 3.6) / 3600) * 1e6) / 1e6);
 
   const out = join(farm.dir, 'runlog.csv');
   await farm.engine.call('export.runlog', { path: out });
@@ -42,14 +42,30 @@ test('a job renders on the RunPod endpoint: /run once, /status, real PNG outputs
   assert.equal(header.at(-1), 'cost_usd');
   const costs = lines.slice(1).map((l) => Number(l.split(',').at(-1) || 0));
   const spend = await farm.engine.call('cloud.spend', {});
-  assert.ok(Math.abs(costs.reduce((a, b) => a + b, 0) - spend.totalUsd) < 1e-6, 'run-log costs add up to today\'s spend');
+  assert.ok(
+    Math.abs(costs.reduce((a, b) => a + b, 0) - spend.totalUsd) < 1e-6,
+    "run-log costs add up to today's spend",
+  );
   assert.equal(spend.byProjectEpisode[0]?.project, 'P');
   assert.equal(spend.keySource, 'stored');
 
-  const answers = JSON.stringify([await farm.engine.call('instances.list', {}), spend, await farm.engine.call('jobs.get', { id: id as string }), await farm.engine.call('settings.list', {})]);
-  const dbRows = JSON.stringify(farm.engine.db.prepare('SELECT * FROM job_events').all()) + JSON.stringify(farm.engine.db.prepare('SELECT * FROM attempts').all());
+  const answers = JSON.stringify([
+    await farm.engine.call('instances.list', {}),
+    spend,
+    await farm.engine.call('jobs.get', { id: id as string }),
+    await farm.engine.call('settings.list', {}),
+  ]);
+  const dbRows =
+    JSON.stringify(farm.engine.db.prepare('SELECT * FROM job_events').all()) +
+    JSON.stringify(farm.engine.db.prepare('SELECT * FROM attempts').all());
   const settingRows = JSON.stringify(farm.engine.db.prepare('SELECT * FROM settings').all());
-  for (const [what, text] of [['API answers', answers], ['event rows and attempts', dbRows], ['events', events.join('\n')], ['run log', csv], ['settings rows (encrypted)', settingRows]] as const) {
+  for (const [what, text] of [
+    ['API answers', answers],
+    ['event rows and attempts', dbRows],
+    ['events', events.join('\n')],
+    ['run log', csv],
+    ['settings rows (encrypted)', settingRows],
+  ] as const) {
     assert.ok(!text.includes(SIM_KEY), `the key is not in the ${what}`);
   }
   const cards = await farm.engine.call('instances.list', {});
@@ -57,10 +73,16 @@ test('a job renders on the RunPod endpoint: /run once, /status, real PNG outputs
 });
 
 test('cancel and stop farm send /cancel for our RunPod jobs, and nothing of ours is left queued or running there', async (t) => {
-  const { farm, sim } = await cloudFarmFor(t, { sim: { coldStartMs: 5_000, workers: 2 }, farm: { config: { runpodPollMs: 40 } } });
+  const { farm, sim } = await cloudFarmFor(t, {
+    sim: { coldStartMs: 5_000, workers: 2 },
+    farm: { config: { runpodPollMs: 40 } },
+  });
   await farm.engine.call('settings.set', { key: 'prefetch', value: 0 });
   const ids = await farm.importJobs([{ id: 'a' }]);
-  await farm.waitFor('the RunPod id stored', () => attemptsOfJob(farm.engine.db, ids[0] as string)[0]?.runpod_job_id != null);
+  await farm.waitFor(
+    'the RunPod id stored',
+    () => attemptsOfJob(farm.engine.db, ids[0] as string)[0]?.runpod_job_id != null,
+  );
   await farm.engine.call('jobs.cancel', { ids: [ids[0] as string] });
   await farm.waitFor('/cancel sent', () => sim.cancelled().length === 1);
   const rpId = attemptsOfJob(farm.engine.db, ids[0] as string)[0]?.runpod_job_id;
@@ -73,8 +95,14 @@ test('cancel and stop farm send /cancel for our RunPod jobs, and nothing of ours
   const [b] = await farm.waitForStates([more[0] as string], ['queued']);
   assert.equal(b?.state, 'queued');
   const reasons = attemptsOfJob(farm.engine.db, more[0] as string).map((a) => a.reason ?? '');
-  assert.ok(reasons.some((r) => r.includes('/cancel sent to RunPod')), reasons.join(' | '));
-  assert.ok(sim.jobs().every((j) => j.status !== 'IN_QUEUE' && j.status !== 'IN_PROGRESS'), JSON.stringify(sim.jobs()));
+  assert.ok(
+    reasons.some((r) => r.includes('/cancel sent to RunPod')),
+    reasons.join(' | '),
+  );
+  assert.ok(
+    sim.jobs().every((j) => j.status !== 'IN_QUEUE' && j.status !== 'IN_PROGRESS'),
+    JSON.stringify(sim.jobs()),
+  );
 });
 
 test('failure classes: 429 with Retry-After and 5xx are transient, TIMED_OUT is a timeout, a validation failure is permanent', async (t) => {
@@ -107,8 +135,12 @@ test('failure classes: 429 with Retry-After and 5xx are transient, TIMED_OUT is 
 test('401: the endpoint goes unhealthy with "API key rejected" and the job is not failed for it', async (t) => {
   const { farm, sim } = await cloudFarmFor(t, { key: 'rp_wrong_key_000' });
   const [id] = await farm.importJobs([{ id: 'k' }]);
-  await farm.waitFor('API key rejected, the job back in the queue', async () =>
-    (await farm.engine.call('instances.list', {}))[0]?.lastError === 'API key rejected' && (await farm.job(id as string)).state === 'queued');
+  await farm.waitFor(
+    'API key rejected, the job back in the queue',
+    async () =>
+      (await farm.engine.call('instances.list', {}))[0]?.lastError === 'API key rejected' &&
+      (await farm.job(id as string)).state === 'queued',
+  );
   const card = (await farm.engine.call('instances.list', {}))[0];
   assert.equal(card?.health, 'unhealthy');
   const job = await farm.job(id as string);
@@ -121,8 +153,12 @@ test('the budget stops bursting at the limit, and the card says so', async (t) =
   // $36/h and a cold start of ~1 s: one job costs at least $0.01; the budget is $0.01.
   const { farm, sim } = await cloudFarmFor(t, { budgetUsd: 0.01, pricePerHourUsd: 36, sim: { coldStartMs: 900 } });
   const ids = await farm.importJobs([{ id: 'b1' }, { id: 'b2' }, { id: 'b3' }]);
-  await farm.waitFor('one completed', async () => (await Promise.all(ids.map((i) => farm.job(i)))).some((j) => j.state === 'completed'));
-  await farm.waitFor('the card says the budget is spent', async () => /today's cloud budget is spent/.test((await farm.engine.call('instances.list', {}))[0]?.cloud?.burstWait ?? ''));
+  await farm.waitFor('one completed', async () =>
+    (await Promise.all(ids.map((i) => farm.job(i)))).some((j) => j.state === 'completed'),
+  );
+  await farm.waitFor('the card says the budget is spent', async () =>
+    /today's cloud budget is spent/.test((await farm.engine.call('instances.list', {}))[0]?.cloud?.burstWait ?? ''),
+  );
   const states = (await Promise.all(ids.map((i) => farm.job(i)))).map((j) => j.state);
   assert.equal(states.filter((s) => s === 'completed').length, 1, states.join(','));
   assert.equal(sim.runCalls(), 1);

@@ -29,14 +29,19 @@ test('a job before burst_after_s says the cloud burst waits until it has waited 
   assert.equal(sim.runCalls(), 0);
 });
 
-test('once today\'s budget is spent, the jobs still queued say so', async (t) => {
+test("once today's budget is spent, the jobs still queued say so", async (t) => {
   // $36/h and a cold start of ~1 s: one job costs at least $0.01; the budget is $0.01.
   const { farm } = await cloudFarmFor(t, { budgetUsd: 0.01, pricePerHourUsd: 36, sim: { coldStartMs: 900 } });
   const ids = await farm.importJobs([{ id: 'b1' }, { id: 'b2' }]);
-  await farm.waitFor('one completed', async () => (await Promise.all(ids.map((i) => farm.job(i)))).some((j) => j.state === 'completed'));
+  await farm.waitFor('one completed', async () =>
+    (await Promise.all(ids.map((i) => farm.job(i)))).some((j) => j.state === 'completed'),
+  );
   const queued = (await Promise.all(ids.map((i) => farm.job(i)))).find((j) => j.state === 'queued');
   assert.ok(queued, 'the other job is still queued');
-  assert.match((await farm.engine.call('jobs.why', { id: queued.id })).summary, /; today's cloud budget is spent \(\$0\.\d\d of \$0\.01\)$/);
+  assert.match(
+    (await farm.engine.call('jobs.why', { id: queued.id })).summary,
+    /; today's cloud budget is spent \(\$0\.\d\d of \$0\.01\)$/,
+  );
   assert.match(queued.waitReason ?? '', /today's cloud budget is spent/);
   assert.match(storedWhy(farm.engine, queued.id), /today's cloud budget is spent/);
 });

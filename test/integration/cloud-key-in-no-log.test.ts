@@ -27,7 +27,9 @@ test('the engine logs a render, a /cancel and a rejected key on RunPod without t
   await farm.engine.call('settings.set', { key: 'prefetch', value: 0 });
   sim.setScript(['never']); // the next job waits in RunPod's queue until it is cancelled
   const [cancelled] = await farm.importJobs([{ id: 'sh020' }]);
-  await farm.waitFor('the RunPod id stored', () => attemptsOfJob(farm.engine.db, cancelled as string).some((a) => a.runpod_job_id !== null && a.outcome === null));
+  await farm.waitFor('the RunPod id stored', () =>
+    attemptsOfJob(farm.engine.db, cancelled as string).some((a) => a.runpod_job_id !== null && a.outcome === null),
+  );
   await farm.engine.call('jobs.cancel', { ids: [cancelled as string] });
   await farm.waitFor('/cancel sent', () => sim.cancelled().length === 1);
   await farm.waitFor('the /cancel logged', () => farm.logs().some((l) => l.includes('/cancel')));
@@ -42,17 +44,28 @@ test('the engine logs a render, a /cancel and a rejected key on RunPod without t
   assert.ok(!log.includes(WRONG_KEY), 'the rejected key is in no log line');
 });
 
-test('shotfarm serve renders on RunPod with the stored key and prints it nowhere on stdout or stderr', { timeout: 120_000 }, async (t) => {
+test('shotfarm serve renders on RunPod with the stored key and prints it nowhere on stdout or stderr', {
+  timeout: 120_000,
+}, async (t) => {
   const sim = await startRunpodSim({ apiKey: SIM_KEY, coldStartMs: 60 });
   t.after(() => sim.close());
   const dir = tempDirFor(t, 'shotfarm-serve-key-');
   const setup = new Engine({ dataDir: dir, log: () => undefined });
   try {
-    await setup.call('templates.add', { content: readFileSync(join(FIXTURE_TEMPLATES, 'txt2img.json'), 'utf8'), fileName: 'txt2img.json' });
+    await setup.call('templates.add', {
+      content: readFileSync(join(FIXTURE_TEMPLATES, 'txt2img.json'), 'utf8'),
+      fileName: 'txt2img.json',
+    });
     await setup.call('cloud.setApiKey', { apiKey: SIM_KEY });
     await setup.call('settings.set', { key: 'burst_budget_usd_per_day', value: 5 });
     await setup.call('settings.set', { key: 'burst_after_s', value: 0 });
-    await setup.call('cloud.addRunpod', { name: 'cloud-sim', endpointId: sim.endpointId, apiBase: sim.apiBase, pricePerHourUsd: 3.6, executionTimeoutS: 60 });
+    await setup.call('cloud.addRunpod', {
+      name: 'cloud-sim',
+      endpointId: sim.endpointId,
+      apiBase: sim.apiBase,
+      pricePerHourUsd: 3.6,
+      executionTimeoutS: 60,
+    });
     const list = { project: 'P', episode: 'E', shots: [{ id: 'sh010', stage: 'keyframe', template: 'txt2img' }] };
     const preview = await setup.call('import.preview', { fileName: 'list.json', content: JSON.stringify(list) });
     await setup.call('import.commit', { previewId: preview.previewId });
@@ -63,11 +76,18 @@ test('shotfarm serve renders on RunPod with the stored key and prints it nowhere
   const serve = startFarmProcess('serve', dir, { staticDir: dir });
   t.after(() => serve.stop('SIGKILL'));
   await serve.ready;
-  await waitUntil(async () => {
-    const res = await request(`${serve.url()}/api/call/jobs.list`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-    const { rows } = ((await res.body.json()) as { result: { rows: { state: string }[] } }).result;
-    return rows.length === 1 && rows[0]?.state === 'completed';
-  }, { what: 'serve to render the job on the RunPod simulator', pollMs: 100, detail: serve.output });
+  await waitUntil(
+    async () => {
+      const res = await request(`${serve.url()}/api/call/jobs.list`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+      const { rows } = ((await res.body.json()) as { result: { rows: { state: string }[] } }).result;
+      return rows.length === 1 && rows[0]?.state === 'completed';
+    },
+    { what: 'serve to render the job on the RunPod simulator', pollMs: 100, detail: serve.output },
+  );
   assert.equal(sim.runCalls(), 1);
   assert.equal(await serve.stop('SIGTERM'), 0, serve.output());
   assert.ok(serve.output().length > 0, 'serve printed something');

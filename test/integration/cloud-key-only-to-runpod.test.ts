@@ -21,17 +21,23 @@ interface Heard {
 }
 
 /** A stand-in "RunPod" on loopback that writes down every request's Authorization header. */
-async function recordingRunpod(t: { after: (fn: () => Promise<void>) => void }, answer: (req: IncomingMessage, res: ServerResponse) => void) {
+async function recordingRunpod(
+  t: { after: (fn: () => Promise<void>) => void },
+  answer: (req: IncomingMessage, res: ServerResponse) => void,
+) {
   const heard: Heard[] = [];
   const server = createServer((req, res) => {
     heard.push({ path: req.url ?? '', authorization: req.headers.authorization });
     answer(req, res);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  t.after(() => new Promise<void>((r) => {
-    server.closeAllConnections();
-    server.close(() => r());
-  }));
+  t.after(
+    () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  );
   return { apiBase: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v2`, heard };
 }
 
@@ -61,11 +67,23 @@ test('over serve, neither the loopback solo caller nor an operator may choose a 
   const named = await callAs(server.url, token, 'cloud.addRunpod', { ...input, apiBase: 'https://api.runpod.ai/v2' });
   assert.equal(named.body.error?.code, 'forbidden');
 
-  const plain = await callAs(server.url, token, 'cloud.addRunpod', { name: 'rp', endpointId: 'ep1', pricePerHourUsd: 1 });
+  const plain = await callAs(server.url, token, 'cloud.addRunpod', {
+    name: 'rp',
+    endpointId: 'ep1',
+    pricePerHourUsd: 1,
+  });
   assert.equal(plain.status, 200, JSON.stringify(plain.body));
-  assert.equal((plain.body.result as { url: string }).url, 'https://api.runpod.ai/v2/ep1', 'without apiBase: RunPod\'s API');
+  assert.equal(
+    (plain.body.result as { url: string }).url,
+    'https://api.runpod.ai/v2/ep1',
+    "without apiBase: RunPod's API",
+  );
   const rows = await engine.call('instances.list', {});
-  assert.deepEqual(rows.map((r) => r.name), ['rp'], 'nothing stored for the refused calls');
+  assert.deepEqual(
+    rows.map((r) => r.name),
+    ['rp'],
+    'nothing stored for the refused calls',
+  );
   assert.deepEqual(fake.heard, [], 'the fake RunPod heard nothing');
 });
 
@@ -75,15 +93,31 @@ test('the key goes to a base chosen on the farm host, never to one that was not 
   const farm = await farmFor(t, { instances: [], start: false });
   const { engine } = farm;
   await engine.call('cloud.setApiKey', { apiKey: SIM_KEY });
-  await engine.call('cloud.addRunpod', { name: 'host-set', endpointId: 'ep1', apiBase: local.apiBase, pricePerHourUsd: 1 });
-  const other = await engine.call('cloud.addRunpod', { name: 'not-host-set', endpointId: 'ep2', apiBase: notLocal.apiBase, pricePerHourUsd: 1 });
+  await engine.call('cloud.addRunpod', {
+    name: 'host-set',
+    endpointId: 'ep1',
+    apiBase: local.apiBase,
+    pricePerHourUsd: 1,
+  });
+  const other = await engine.call('cloud.addRunpod', {
+    name: 'not-host-set',
+    endpointId: 'ep2',
+    apiBase: notLocal.apiBase,
+    pricePerHourUsd: 1,
+  });
   // What a database from before the rule holds for a base set over the network.
   engine.db.prepare('UPDATE instances SET api_base_local = 0 WHERE id = ?').run(other.id);
   farm.startScheduler();
 
   await farm.waitFor('the host-set endpoint asked for /health', () => local.heard.length > 0);
-  assert.equal(local.heard[0]?.authorization, `Bearer ${SIM_KEY}`, 'negative control: the recorder does see a key sent to it');
-  await farm.waitFor('the other endpoint marked', async () => (await engine.call('instances.list', {})).some((i) => i.name === 'not-host-set' && i.lastError === KEY_WITHHELD));
+  assert.equal(
+    local.heard[0]?.authorization,
+    `Bearer ${SIM_KEY}`,
+    'negative control: the recorder does see a key sent to it',
+  );
+  await farm.waitFor('the other endpoint marked', async () =>
+    (await engine.call('instances.list', {})).some((i) => i.name === 'not-host-set' && i.lastError === KEY_WITHHELD),
+  );
   const card = (await engine.call('instances.list', {})).find((i) => i.name === 'not-host-set');
   assert.equal(card?.health, 'unhealthy');
   assert.deepEqual(notLocal.heard, [], 'no request at all went to the base not chosen on the host');
@@ -97,7 +131,12 @@ test("a foreign base's answer is never shown back: an endpoint's lastError carri
   });
   const farm = await farmFor(t, { instances: [], start: false });
   await farm.engine.call('cloud.setApiKey', { apiKey: SIM_KEY });
-  await farm.engine.call('cloud.addRunpod', { name: 'echo', endpointId: 'ep1', apiBase: fake.apiBase, pricePerHourUsd: 1 });
+  await farm.engine.call('cloud.addRunpod', {
+    name: 'echo',
+    endpointId: 'ep1',
+    apiBase: fake.apiBase,
+    pricePerHourUsd: 1,
+  });
   farm.startScheduler();
   let lastError: string | null = null;
   await farm.waitFor('the endpoint marked unhealthy', async () => {
@@ -108,15 +147,23 @@ test("a foreign base's answer is never shown back: an endpoint's lastError carri
   assert.ok(!farm.logs().join('\n').includes('hunter2'), 'nor in the log');
 });
 
-test('changing an endpoint\'s base forgets the key for it, whoever writes the row, unless the same write marks it set on the host', async (t) => {
+test("changing an endpoint's base forgets the key for it, whoever writes the row, unless the same write marks it set on the host", async (t) => {
   const { engine } = await engineFor(t);
-  const v = await engine.call('cloud.addRunpod', { name: 'rp', endpointId: 'ep1', apiBase: 'http://127.0.0.1:9/v2', pricePerHourUsd: 1 });
-  const local = (): number => (engine.db.prepare('SELECT api_base_local AS l FROM instances WHERE id = ?').get(v.id) as { l: number }).l;
+  const v = await engine.call('cloud.addRunpod', {
+    name: 'rp',
+    endpointId: 'ep1',
+    apiBase: 'http://127.0.0.1:9/v2',
+    pricePerHourUsd: 1,
+  });
+  const local = (): number =>
+    (engine.db.prepare('SELECT api_base_local AS l FROM instances WHERE id = ?').get(v.id) as { l: number }).l;
   assert.equal(local(), 1, 'set on the host');
   engine.db.prepare('UPDATE instances SET price_per_hour_usd = 2 WHERE id = ?').run(v.id);
   assert.equal(local(), 1, 'another column changed: the mark stays');
   engine.db.prepare("UPDATE instances SET api_base = 'http://10.9.9.9/v2' WHERE id = ?").run(v.id);
   assert.equal(local(), 0, 'a new base: the key is not sent there');
-  engine.db.prepare("UPDATE instances SET api_base = 'http://127.0.0.1:9/v2', api_base_local = 1 WHERE id = ?").run(v.id);
+  engine.db
+    .prepare("UPDATE instances SET api_base = 'http://127.0.0.1:9/v2', api_base_local = 1 WHERE id = ?")
+    .run(v.id);
   assert.equal(local(), 1, 'a base set on the host in the same write keeps its mark');
 });

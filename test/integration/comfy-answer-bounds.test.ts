@@ -38,9 +38,15 @@ test('a 300 MB /system_stats and a 600 MB /history are refused as they arrive, n
   const client = new ComfyClient(hostile.url);
   assert.match(await failureOf(client.getSystemStats()), /^malformed: GET \/system_stats: .*larger than 1 MB/);
   const afterStats = hostile.sent();
-  assert.ok(afterStats < 16 * MB, `only about the limit was read from /system_stats, not 300 MB (the server sent ${afterStats} bytes)`);
+  assert.ok(
+    afterStats < 16 * MB,
+    `only about the limit was read from /system_stats, not 300 MB (the server sent ${afterStats} bytes)`,
+  );
   assert.match(await failureOf(client.getHistory('p1')), /^malformed: GET \/history\/p1: .*larger than 32 MB/);
-  assert.ok(hostile.sent() - afterStats < 64 * MB, `only about the limit was read from /history, not 600 MB (${hostile.sent() - afterStats} bytes)`);
+  assert.ok(
+    hostile.sent() - afterStats < 64 * MB,
+    `only about the limit was read from /history, not 600 MB (${hostile.sent() - afterStats} bytes)`,
+  );
   // An announced length over the limit is refused before its body is read.
   hostile.setRoutes([on('GET', '/system_stats', (_req, res) => streamBytes(res, { total: 50 * MB, announce: true }))]);
   const before = hostile.sent();
@@ -52,21 +58,29 @@ test('/object_info is bounded by the object_info_max_mb setting, applied live', 
   // The simulator's node list padded to 1.5 MB: over a 1 MB limit, under a 2 MB one.
   let asked = 0;
   const { farm, hostile } = await hostileFarmFor(ctx, {
-    routes: [on('GET', '/object_info', async (_req, res, upstream) => {
-      asked++;
-      const up = await upstream();
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(Buffer.concat([up.body, Buffer.alloc(1.5 * MB - up.body.length, ' ')]));
-    })],
+    routes: [
+      on('GET', '/object_info', async (_req, res, upstream) => {
+        asked++;
+        const up = await upstream();
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(Buffer.concat([up.body, Buffer.alloc(1.5 * MB - up.body.length, ' ')]));
+      }),
+    ],
   });
-  assert.match(await failureOf(new ComfyClient(hostile.url).getObjectInfo({ maxBytes: MB })), /^malformed: GET \/object_info: .*larger than 1 MB/);
+  assert.match(
+    await failureOf(new ComfyClient(hostile.url).getObjectInfo({ maxBytes: MB })),
+    /^malformed: GET \/object_info: .*larger than 1 MB/,
+  );
   await farm.engine.call('settings.set', { key: 'object_info_max_mb', value: 1 });
   farm.startScheduler();
   const from = asked;
   await farm.waitFor('the farm to have asked for the node list twice', () => asked >= from + 2);
   assert.equal(farm.engine.scheduler!.readiness()[0]?.nodeListKnown, false, 'refused: no node list');
   await farm.engine.call('settings.set', { key: 'object_info_max_mb', value: 2 });
-  await farm.waitFor('the node list to load under the raised limit', () => farm.engine.scheduler!.readiness()[0]?.nodeListKnown === true);
+  await farm.waitFor(
+    'the node list to load under the raised limit',
+    () => farm.engine.scheduler!.readiness()[0]?.nodeListKnown === true,
+  );
 });
 
 test('a /view that drips a byte at a time ends at the download deadline the template timeout gives it', async (ctx) => {
@@ -84,14 +98,19 @@ test('a /view that drips a byte at a time ends at the download deadline the temp
 
 test('an output larger than output_max_gb fails its job for good and is not stored', async (ctx) => {
   const { farm } = await hostileFarmFor(ctx, {
-    routes: [on('GET', '/view', (_req, res) => streamBytes(res, { total: 30 * MB, fill: '\u0089', contentType: 'image/png' }))],
+    routes: [
+      on('GET', '/view', (_req, res) => streamBytes(res, { total: 30 * MB, fill: '\u0089', contentType: 'image/png' })),
+    ],
   });
   await farm.engine.call('settings.set', { key: 'output_max_gb', value: 0.01 });
   farm.startScheduler();
   const [id] = await farm.importJobs([{ id: 'sh1' }]);
   const [job] = await farm.waitForStates([id!], ['failed_final', 'completed', 'failed_retryable']);
   assert.equal(job!.state, 'failed_final', job!.stateReason ?? '');
-  assert.match(job!.stateReason ?? '', /the output test_00001_\.png is larger than the 10\.2 MB limit \(setting output_max_gb\); not stored/);
+  assert.match(
+    job!.stateReason ?? '',
+    /the output test_00001_\.png is larger than the 10\.2 MB limit \(setting output_max_gb\); not stored/,
+  );
   assert.equal(job!.attempts, 1, 'not retried: the same render would make the same file');
   const take = join(farm.dir, 'out', 'P', 'E', 'sh1', 'keyframe', 'take-1');
   assert.deepEqual(existsSync(take) ? readdirSync(take) : [], [], 'nothing left in the take folder');
@@ -100,12 +119,21 @@ test('an output larger than output_max_gb fails its job for good and is not stor
 
 test('a /history that answers with something not JSON is said so, not "lost contact"', async (ctx) => {
   const { farm } = await hostileFarmFor(ctx, {
-    routes: [on('GET', '/history/*', (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<html>proxy error</html>'))],
+    routes: [
+      on(
+        'GET',
+        '/history/*',
+        (_req, res) => void res.writeHead(200, { 'content-type': 'text/html' }).end('<html>proxy error</html>'),
+      ),
+    ],
     config: { graceMs: 600, retry: { maxAttempts: 1, baseMs: 10, capMs: 10 } },
   });
   farm.startScheduler();
   const [id] = await farm.importJobs([{ id: 'sh1' }]);
   const [job] = await farm.waitForStates([id!], ['failed_final', 'completed']);
-  assert.match(job!.stateReason ?? '', /sim-0 answered GET \/history\/[0-9a-f-]+ with something ComfyUI does not send \(the answer is not JSON/);
+  assert.match(
+    job!.stateReason ?? '',
+    /sim-0 answered GET \/history\/[0-9a-f-]+ with something ComfyUI does not send \(the answer is not JSON/,
+  );
   assert.doesNotMatch(job!.stateReason ?? '', /lost contact/);
 });

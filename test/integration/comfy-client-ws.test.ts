@@ -34,7 +34,9 @@ async function wsServer(opts: { autoPong?: boolean } = {}) {
     const url = new URL(req.url ?? '/', 'http://x');
     const conn = { ws, clientId: url.searchParams.get('clientId') ?? '', origin: req.headers.origin };
     // First frame, as ComfyUI sends it.
-    ws.send(JSON.stringify({ type: 'status', data: { status: { exec_info: { queue_remaining: 0 } }, sid: conn.clientId } }));
+    ws.send(
+      JSON.stringify({ type: 'status', data: { status: { exec_info: { queue_remaining: 0 } }, sid: conn.clientId } }),
+    );
     const w = waiters.shift();
     if (w) w(conn);
     else conns.push(conn);
@@ -99,16 +101,28 @@ test('ready() resolves once the socket is open; no Origin is sent; events are fi
   send(conn.ws, 'execution_start', { prompt_id: PID, timestamp: 2 });
   send(conn.ws, 'progress', { value: 5, max: 20, prompt_id: PID, node: '3' });
   const meta = Buffer.from(JSON.stringify({ node_id: '3', prompt_id: OTHER, image_type: 'image/png' }));
-  const u32 = (n: number) => { const b = Buffer.alloc(4); b.writeUInt32BE(n); return b; };
+  const u32 = (n: number) => {
+    const b = Buffer.alloc(4);
+    b.writeUInt32BE(n);
+    return b;
+  };
   conn.ws.send(Buffer.concat([u32(4), u32(meta.length), meta, Buffer.from('png')])); // another prompt's preview
   conn.ws.send(Buffer.concat([u32(1), u32(1), Buffer.from([0xff, 0xd8])]));
-  send(conn.ws, 'executed', { node: '9', display_node: '9', output: { images: [{ filename: 'a.png', subfolder: '', type: 'output' }] }, prompt_id: PID });
+  send(conn.ws, 'executed', {
+    node: '9',
+    display_node: '9',
+    output: { images: [{ filename: 'a.png', subfolder: '', type: 'output' }] },
+    prompt_id: PID,
+  });
   send(conn.ws, 'execution_success', { prompt_id: PID, timestamp: 3 });
   send(conn.ws, 'executing', { node: null, prompt_id: PID });
 
   const events = await collect(f, (e) => e.type === 'executing' && e.data.node === null);
   f.close();
-  assert.deepEqual(events.map((e) => e.type), ['status', 'execution_start', 'progress', 'preview', 'executed', 'execution_success', 'executing']);
+  assert.deepEqual(
+    events.map((e) => e.type),
+    ['status', 'execution_start', 'progress', 'preview', 'executed', 'execution_success', 'executing'],
+  );
   const preview = events[3];
   assert.ok(preview?.type === 'preview');
   assert.equal(preview.format, 'jpeg');
@@ -122,9 +136,21 @@ test('events of another run of the same prompt_id before our execution_start are
   await f.ready();
   const { ws } = await srv.next();
   // An older run of the same id, posted without client_id, is interrupted: broadcast to everyone.
-  send(ws, 'execution_interrupted', { prompt_id: PID, node_id: '3', node_type: 'KSampler', executed: [], timestamp: 1 });
+  send(ws, 'execution_interrupted', {
+    prompt_id: PID,
+    node_id: '3',
+    node_type: 'KSampler',
+    executed: [],
+    timestamp: 1,
+  });
   send(ws, 'execution_start', { prompt_id: PID, timestamp: 2 });
-  send(ws, 'execution_interrupted', { prompt_id: PID, node_id: '4', node_type: 'KSampler', executed: [], timestamp: 3 });
+  send(ws, 'execution_interrupted', {
+    prompt_id: PID,
+    node_id: '4',
+    node_type: 'KSampler',
+    executed: [],
+    timestamp: 3,
+  });
   send(ws, 'executing', { node: null, prompt_id: PID });
   send(ws, 'progress', { value: 1, max: 2, prompt_id: PID });
   const events = await collect(f, (e) => e.type === 'progress');
@@ -201,7 +227,10 @@ test('ready() rejects with the observed failure when the server is never reachab
   await assert.rejects(f.ready(), (err: unknown) => err instanceof ComfyRequestError && err.failure.kind === 'refused');
   const events: FollowEvent[] = [];
   for await (const e of f) events.push(e);
-  assert.deepEqual(events.map((e) => e.type), ['lost']);
+  assert.deepEqual(
+    events.map((e) => e.type),
+    ['lost'],
+  );
 });
 
 test('the give-up budget and backoff use the injected clock and sleep', async () => {
@@ -212,7 +241,10 @@ test('the give-up budget and backoff use the injected clock and sleep', async ()
   const sleeps: number[] = [];
   const f = fastFollower(baseUrl, {
     now: () => clock,
-    sleep: async (ms) => { sleeps.push(ms); clock += ms; },
+    sleep: async (ms) => {
+      sleeps.push(ms);
+      clock += ms;
+    },
     random: () => 0.5,
     backoff: { baseMs: 100, capMs: 400 },
     giveUpAfterMs: 1_000,
@@ -238,7 +270,10 @@ test('close() ends the stream without a lost event and closes the socket', async
     return false;
   });
   await closed;
-  assert.deepEqual(events.map((e) => e.type), ['status']);
+  assert.deepEqual(
+    events.map((e) => e.type),
+    ['status'],
+  );
 });
 
 test('a refused WebSocket upgrade (e.g. 403 from the origin check) is an http observation', async () => {
@@ -247,7 +282,10 @@ test('a refused WebSocket upgrade (e.g. 403 from the origin check) is an http ob
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   try {
     const f = fastFollower(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, { giveUpAfterMs: 50 });
-    await assert.rejects(f.ready(), (err: unknown) => err instanceof ComfyRequestError && err.failure.kind === 'http' && err.failure.status === 403);
+    await assert.rejects(
+      f.ready(),
+      (err: unknown) => err instanceof ComfyRequestError && err.failure.kind === 'http' && err.failure.status === 403,
+    );
     const events: FollowEvent[] = [];
     for await (const e of f) events.push(e);
     const lost = events.at(-1);

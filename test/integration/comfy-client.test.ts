@@ -14,7 +14,15 @@ type Handler = (req: IncomingMessage, res: ServerResponse, body: Buffer) => void
 const servers: Server[] = [];
 const dir = mkdtempSync(join(tmpdir(), 'comfy-client-'));
 after(async () => {
-  await Promise.all(servers.map((s) => new Promise((r) => { s.closeAllConnections(); s.close(r); })));
+  await Promise.all(
+    servers.map(
+      (s) =>
+        new Promise((r) => {
+          s.closeAllConnections();
+          s.close(r);
+        }),
+    ),
+  );
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -58,17 +66,37 @@ test('postPrompt sends the body without an Origin header and returns the executi
     seen = { headers: req.headers, body: JSON.parse(body.toString()) };
     json(res, 200, { prompt_id: 'p1', number: 7, node_errors: {} });
   });
-  const r = await new ComfyClient(url).postPrompt({ prompt: { '1': { class_type: 'X', inputs: {} } }, promptId: 'p1', clientId: 'sf-a-1', extraData: { shotfarm_attempt: 'a' }, number: 12 });
+  const r = await new ComfyClient(url).postPrompt({
+    prompt: { '1': { class_type: 'X', inputs: {} } },
+    promptId: 'p1',
+    clientId: 'sf-a-1',
+    extraData: { shotfarm_attempt: 'a' },
+    number: 12,
+  });
   assert.deepEqual(r, { ok: true, promptId: 'p1', number: 7, nodeErrors: {} });
   assert.ok(seen);
   const s = seen as { headers: IncomingMessage['headers']; body: unknown };
   assert.equal(s.headers.origin, undefined);
-  assert.deepEqual(s.body, { prompt: { '1': { class_type: 'X', inputs: {} } }, prompt_id: 'p1', client_id: 'sf-a-1', extra_data: { shotfarm_attempt: 'a' }, number: 12 });
+  assert.deepEqual(s.body, {
+    prompt: { '1': { class_type: 'X', inputs: {} } },
+    prompt_id: 'p1',
+    client_id: 'sf-a-1',
+    extra_data: { shotfarm_attempt: 'a' },
+    number: 12,
+  });
 });
 
 test('postPrompt returns a validation 400 as ok:false with the parsed error', async () => {
   const url = await serve((_q, res) =>
-    json(res, 400, { error: { type: 'invalid_prompt', message: 'Cannot execute because node NoSuchNode does not exist.', details: "Node ID '#1'", extra_info: {} }, node_errors: [] }),
+    json(res, 400, {
+      error: {
+        type: 'invalid_prompt',
+        message: 'Cannot execute because node NoSuchNode does not exist.',
+        details: "Node ID '#1'",
+        extra_info: {},
+      },
+      node_errors: [],
+    }),
   );
   const r = await new ComfyClient(url).postPrompt({ prompt: {}, promptId: 'p' });
   assert.equal(r.ok, false);
@@ -79,7 +107,11 @@ test('postPrompt returns a validation 400 as ok:false with the parsed error', as
 });
 
 test('a 500 text page becomes an http failure carrying the text', async () => {
-  const url = await serve((_q, res) => res.writeHead(500, { 'content-type': 'text/plain' }).end('500 Internal Server Error\n\nServer got itself in trouble'));
+  const url = await serve((_q, res) =>
+    res
+      .writeHead(500, { 'content-type': 'text/plain' })
+      .end('500 Internal Server Error\n\nServer got itself in trouble'),
+  );
   const f = await failureOf(new ComfyClient(url).postPrompt({ prompt: {}, promptId: 'p' }));
   assert.equal(f.kind, 'http');
   if (f.kind !== 'http') return;
@@ -89,7 +121,9 @@ test('a 500 text page becomes an http failure carrying the text', async () => {
 });
 
 test('a server that never answers becomes a timeout with the budget', async () => {
-  const url = await serve(() => { /* never respond */ });
+  const url = await serve(() => {
+    /* never respond */
+  });
   const f = await failureOf(new ComfyClient(url, { timeoutMs: 150 }).getQueue());
   assert.deepEqual(f, { kind: 'timeout', afterMs: 150 });
 });
@@ -133,11 +167,21 @@ test('a 200 that is not JSON or not the schema becomes malformed', async () => {
 
 test('getQueue sorts pending and getHistory maps {} to null', async () => {
   const url = await serve((req, res) => {
-    if (req.url === '/queue') json(res, 200, { queue_running: [], queue_pending: [[5, 'b', {}, {}, ['9']], [-2, 'a', {}, {}, ['9']]] });
+    if (req.url === '/queue')
+      json(res, 200, {
+        queue_running: [],
+        queue_pending: [
+          [5, 'b', {}, {}, ['9']],
+          [-2, 'a', {}, {}, ['9']],
+        ],
+      });
     else json(res, 200, {});
   });
   const c = new ComfyClient(url);
-  assert.deepEqual((await c.getQueue()).pending.map((i) => i.promptId), ['a', 'b']);
+  assert.deepEqual(
+    (await c.getQueue()).pending.map((i) => i.promptId),
+    ['a', 'b'],
+  );
   assert.equal(await c.getHistory('8d0f2f7e-5c1a-5b53-9a51-0e0f4f0b2a11'), null);
 });
 
@@ -166,7 +210,10 @@ test('empty-body 200 routes send the documented JSON bodies', async () => {
 
 test('getHistoryList passes max_items and offset', async () => {
   let seenUrl = '';
-  const url = await serve((req, res) => { seenUrl = req.url ?? ''; json(res, 200, {}); });
+  const url = await serve((req, res) => {
+    seenUrl = req.url ?? '';
+    json(res, 200, {});
+  });
   assert.deepEqual(await new ComfyClient(url).getHistoryList({ maxItems: 2, offset: 0 }), []);
   assert.equal(seenUrl, '/history?max_items=2&offset=0');
 });
@@ -174,7 +221,8 @@ test('getHistoryList passes max_items and offset', async () => {
 test('getObjectInfoClass is null for {} and getFeatures is null on 404', async () => {
   const url = await serve((req, res) => {
     if (req.url === '/features') res.writeHead(404).end('404: Not Found');
-    else if (req.url === '/object_info/ImageInvert') json(res, 200, { ImageInvert: { input: { required: { image: ['IMAGE'] } }, name: 'ImageInvert' } });
+    else if (req.url === '/object_info/ImageInvert')
+      json(res, 200, { ImageInvert: { input: { required: { image: ['IMAGE'] } }, name: 'ImageInvert' } });
     else json(res, 200, {});
   });
   const c = new ComfyClient(url);
@@ -201,7 +249,11 @@ test('downloadView streams a large body to the destination and returns the byte 
     pump();
   });
   const dest = join(dir, 'out.png.part');
-  const n = await new ComfyClient(url).downloadView({ filename: 'shot 010_00001_.png', subfolder: 'ep1', type: 'output' }, dest, { fsync: true });
+  const n = await new ComfyClient(url).downloadView(
+    { filename: 'shot 010_00001_.png', subfolder: 'ep1', type: 'output' },
+    dest,
+    { fsync: true },
+  );
   assert.equal(n, chunk.length * chunks);
   assert.equal(statSync(dest).size, n);
   assert.equal(query, '/view?filename=shot+010_00001_.png&subfolder=ep1&type=output');
@@ -216,7 +268,10 @@ test('downloadView reports a 404 as http and a stalled body as timeout', async (
   const c = new ComfyClient(url, { timeoutMs: 150 });
   const f404 = await failureOf(c.downloadView({ filename: 'missing.png' }, join(dir, 'a')));
   assert.equal(f404.kind === 'http' && f404.status, 404);
-  assert.deepEqual(await failureOf(c.downloadView({ filename: 'slow.png' }, join(dir, 'b'))), { kind: 'timeout', afterMs: 150 });
+  assert.deepEqual(await failureOf(c.downloadView({ filename: 'slow.png' }, join(dir, 'b'))), {
+    kind: 'timeout',
+    afterMs: 150,
+  });
 });
 
 test('uploadImage sends multipart with the file and fields, and returns the server name', async () => {

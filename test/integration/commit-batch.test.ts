@@ -15,20 +15,54 @@ import { engineFor, importText, RESOURCES } from '../helpers/engine.js';
 
 const sample = readFileSync(`${RESOURCES}samples/shot_list.json`, 'utf8');
 
-const ctxFor = { instanceId: 'i1', instanceName: 'gpu-1', templateName: 't', templateHash: 'h', paramsJson: '{}', seed: null };
+const ctxFor = {
+  instanceId: 'i1',
+  instanceName: 'gpu-1',
+  templateName: 't',
+  templateHash: 'h',
+  paramsJson: '{}',
+  seed: null,
+};
 
-function claim(db: Parameters<typeof claimAttempt>[0], clock: Parameters<typeof claimAttempt>[1], jobId: string, attemptId: string, instanceId: string): void {
-  claimAttempt(db, clock, { jobId, attemptId, instanceId, instanceName: 'gpu-1', gpuName: null, vramAtDispatch: null, leaseMs: 60_000 });
+function claim(
+  db: Parameters<typeof claimAttempt>[0],
+  clock: Parameters<typeof claimAttempt>[1],
+  jobId: string,
+  attemptId: string,
+  instanceId: string,
+): void {
+  claimAttempt(db, clock, {
+    jobId,
+    attemptId,
+    instanceId,
+    instanceName: 'gpu-1',
+    gpuName: null,
+    vramAtDispatch: null,
+    leaseMs: 60_000,
+  });
 }
 
 test('one stale report in a batch rolls back only itself; the other writes of the tick commit, in one commit', async (ctx) => {
   const t = await engineFor(ctx);
   const db = t.engine.db;
-  const inst = await t.engine.call('instances.add', { name: 'gpu-1', url: 'http://127.0.0.1:1', tags: [], maxConcurrency: 1 });
+  const inst = await t.engine.call('instances.add', {
+    name: 'gpu-1',
+    url: 'http://127.0.0.1:1',
+    tags: [],
+    maxConcurrency: 1,
+  });
   const { result } = await importText(t.engine, 'shot_list.json', sample);
-  const [a, b, c] = result.jobIds.filter((id) => (db.prepare('SELECT state FROM jobs WHERE id = ?').get(id) as { state: string }).state === 'queued') as [string, string, string];
-  for (const [job, att] of [[a, 'att-a'], [b, 'att-b'], [c, 'att-c']] as const) claim(db, t.clock, job, att, inst.id);
-  const eventsOf = (id: string) => (db.prepare('SELECT COUNT(*) AS n FROM job_events WHERE job_id = ?').get(id) as { n: number }).n;
+  const [a, b, c] = result.jobIds.filter(
+    (id) => (db.prepare('SELECT state FROM jobs WHERE id = ?').get(id) as { state: string }).state === 'queued',
+  ) as [string, string, string];
+  for (const [job, att] of [
+    [a, 'att-a'],
+    [b, 'att-b'],
+    [c, 'att-c'],
+  ] as const)
+    claim(db, t.clock, job, att, inst.id);
+  const eventsOf = (id: string) =>
+    (db.prepare('SELECT COUNT(*) AS n FROM job_events WHERE job_id = ?').get(id) as { n: number }).n;
   const before = { a: eventsOf(a), b: eventsOf(b), c: eventsOf(c) };
 
   const batch = new CommitBatch(db);
@@ -39,17 +73,31 @@ test('one stale report in a batch rolls back only itself; the other writes of th
     batch.add(() => completeJob(db, t.clock, c, 'att-c', [], ctxFor)),
   ];
   const settled = await Promise.allSettled(done);
-  assert.deepEqual(settled.map((s) => s.status), ['fulfilled', 'rejected', 'fulfilled']);
+  assert.deepEqual(
+    settled.map((s) => s.status),
+    ['fulfilled', 'rejected', 'fulfilled'],
+  );
   const refused = (settled[1] as PromiseRejectedResult).reason as unknown;
-  assert.ok(refused instanceof JobStateError && refused.kind === 'stale_attempt', 'the refusal says it is a stale attempt');
+  assert.ok(
+    refused instanceof JobStateError && refused.kind === 'stale_attempt',
+    'the refusal says it is a stale attempt',
+  );
   assert.ok(isFencedReport(refused));
   assert.deepEqual(batch.stats, { commits: 1, writes: 3 });
 
-  const state = (id: string) => db.prepare('SELECT state, current_attempt_id FROM jobs WHERE id = ?').get(id) as { state: string; current_attempt_id: string | null };
+  const state = (id: string) =>
+    db.prepare('SELECT state, current_attempt_id FROM jobs WHERE id = ?').get(id) as {
+      state: string;
+      current_attempt_id: string | null;
+    };
   assert.equal(state(a).state, 'completed');
   assert.equal(state(c).state, 'completed');
   assert.deepEqual(state(b), { state: 'running', current_attempt_id: 'att-b' }, 'the stale report changed nothing');
-  assert.deepEqual({ a: eventsOf(a), b: eventsOf(b), c: eventsOf(c) }, { a: before.a + 1, b: before.b, c: before.c + 1 }, 'the stale report wrote no event row');
+  assert.deepEqual(
+    { a: eventsOf(a), b: eventsOf(b), c: eventsOf(c) },
+    { a: before.a + 1, b: before.b, c: before.c + 1 },
+    'the stale report wrote no event row',
+  );
   const openB = db.prepare("SELECT state FROM attempts WHERE id = 'att-b'").get() as { state: string };
   assert.equal(openB.state, 'claimed');
 });
@@ -57,7 +105,10 @@ test('one stale report in a batch rolls back only itself; the other writes of th
 test('the state door names its refusals: a wrong state is a fenced report, an illegal transition is not', async (ctx) => {
   const t = await engineFor(ctx);
   const { result } = await importText(t.engine, 'shot_list.json', sample);
-  const queued = result.jobIds.find((id) => (t.engine.db.prepare('SELECT state FROM jobs WHERE id = ?').get(id) as { state: string }).state === 'queued') as string;
+  const queued = result.jobIds.find(
+    (id) =>
+      (t.engine.db.prepare('SELECT state FROM jobs WHERE id = ?').get(id) as { state: string }).state === 'queued',
+  ) as string;
   const refusal = (fn: () => unknown): unknown => {
     try {
       fn();
@@ -66,9 +117,19 @@ test('the state door names its refusals: a wrong state is a fenced report, an il
     }
     return null;
   };
-  const wrong = refusal(() => transitionJob(t.engine.db, t.clock, { jobId: queued, to: 'queued', reason: 'x', actor: 'test', expectFrom: ['running'] }));
+  const wrong = refusal(() =>
+    transitionJob(t.engine.db, t.clock, {
+      jobId: queued,
+      to: 'queued',
+      reason: 'x',
+      actor: 'test',
+      expectFrom: ['running'],
+    }),
+  );
   assert.ok(wrong instanceof JobStateError && wrong.kind === 'wrong_state' && isFencedReport(wrong));
-  const illegal = refusal(() => transitionJob(t.engine.db, t.clock, { jobId: queued, to: 'completed', reason: 'x', actor: 'test' }));
+  const illegal = refusal(() =>
+    transitionJob(t.engine.db, t.clock, { jobId: queued, to: 'completed', reason: 'x', actor: 'test' }),
+  );
   assert.ok(isIllegalTransition(illegal) && !isFencedReport(illegal));
   assert.equal(illegal.envelope.code, 'conflict', 'over the contract it is still a conflict');
 });
@@ -77,11 +138,20 @@ test('a stored batch says so (the storage hold ends its fault streak there); a b
   const t = await engineFor(ctx);
   const db = t.engine.db;
   let committed = 0;
-  const batch = new CommitBatch(db, (fn) => fn(), () => committed++);
+  const batch = new CommitBatch(
+    db,
+    (fn) => fn(),
+    () => committed++,
+  );
   await batch.add(() => db.prepare('SELECT 1').get());
   assert.equal(committed, 1);
   // A storage fault under a write ends the whole batch: nothing stored, nothing said.
   const full = Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
-  await assert.rejects(batch.add(() => { throw full; }), /disk is full/);
+  await assert.rejects(
+    batch.add(() => {
+      throw full;
+    }),
+    /disk is full/,
+  );
   assert.equal(committed, 1);
 });

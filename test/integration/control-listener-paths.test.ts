@@ -13,7 +13,9 @@ import { waitUntil } from '../helpers/wait.js';
 
 const call = async (url: string, token: string | null, input: unknown) => {
   const res = await fetch(url, {
-    method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(input),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(input),
   });
   return (await res.json()) as { ok: boolean; error?: { code: string; message: string } };
 };
@@ -23,7 +25,10 @@ test("the control listener tells this machine's terminal the path; serve withhol
   const server = await startServer({ engine: t.engine, port: 0 });
   try {
     const stray = join(tmpdir(), 'shotfarm-not-a-release', 'manifest.json');
-    const { url, token } = await waitUntil(() => t.engine.holder?.control, { what: 'the control listener', timeoutMs: 10_000 });
+    const { url, token } = await waitUntil(() => t.engine.holder?.control, {
+      what: 'the control listener',
+      timeoutMs: 10_000,
+    });
     const local = await call(`${url}/call/release.verify`, token, { path: stray });
     assert.equal(local.error?.code, 'bad_input');
     assert.ok(local.error?.message.includes(`${stray} is outside the releases root`), local.error?.message);

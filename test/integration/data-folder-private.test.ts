@@ -19,7 +19,10 @@ const mode = (p: string): string => (statSync(p).mode & 0o777).toString(8).padSt
 /** Runs `cmd` as the `nobody` user; null when setpriv cannot switch users here (not root). */
 function asNobody(cmd: string[]): { status: number | null; stderr: string } | null {
   if (process.getuid?.() !== 0) return null;
-  const r = spawnSync('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', ...cmd], { encoding: 'utf8', timeout: 10_000 });
+  const r = spawnSync('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', ...cmd], {
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
   if (r.error) return null;
   return { status: r.status, stderr: r.stderr };
 }
@@ -39,7 +42,14 @@ test('with umask 022 the data folder is 0700 and the database, journals, lock fi
   // The key file is made when a RunPod key is first stored.
   storeRunpodKey(engine.db, data, 'rp_test_key_0000', 0);
   assert.equal(mode(data), '0700');
-  for (const f of ['shotfarm.sqlite', 'shotfarm.sqlite-wal', 'shotfarm.sqlite-shm', 'engine.lock', 'engine.lock.json', 'runpod-key.bin']) {
+  for (const f of [
+    'shotfarm.sqlite',
+    'shotfarm.sqlite-wal',
+    'shotfarm.sqlite-shm',
+    'engine.lock',
+    'engine.lock.json',
+    'runpod-key.bin',
+  ]) {
     assert.ok(existsSync(join(data, f)), f);
     assert.equal(mode(join(data, f)), '0600', f);
   }
@@ -63,8 +73,16 @@ test('a start on a data folder others can read says so and makes it private (its
   ctx.after(() => engine.close());
   assert.equal(mode(data), '0700');
   assert.equal(mode(join(data, 'shotfarm.sqlite')), '0600');
-  assert.ok(lines.some((l) => /the data folder .* could be read by other users \(mode 0755\); made it private \(0700\)/.test(l)), lines.join('\n'));
-  assert.ok(lines.some((l) => /shotfarm\.sqlite could be read by other users \(mode 0644\); made it private \(0600\)/.test(l)), lines.join('\n'));
+  assert.ok(
+    lines.some((l) =>
+      /the data folder .* could be read by other users \(mode 0755\); made it private \(0700\)/.test(l),
+    ),
+    lines.join('\n'),
+  );
+  assert.ok(
+    lines.some((l) => /shotfarm\.sqlite could be read by other users \(mode 0644\); made it private \(0600\)/.test(l)),
+    lines.join('\n'),
+  );
 });
 
 test('the shipped systemd unit creates files for the service user only (UMask=0077)', () => {

@@ -14,10 +14,17 @@ import { runCli } from '../helpers/cli.js';
 import { importText, jobsDigest, makeEngine, tableCounts } from '../helpers/engine.js';
 import { tempDirFor } from '../helpers/temp-dir.js';
 
-const shotList = (episode: string, n: number): string => JSON.stringify({
-  project: 'Moonfall', episode,
-  shots: Array.from({ length: n }, (_, i) => ({ id: `sh${i + 1}0`, stage: 'keyframe', template: 'keyframe-img2img', parameters: { prompt: `p${i}` } })),
-});
+const shotList = (episode: string, n: number): string =>
+  JSON.stringify({
+    project: 'Moonfall',
+    episode,
+    shots: Array.from({ length: n }, (_, i) => ({
+      id: `sh${i + 1}0`,
+      stage: 'keyframe',
+      template: 'keyframe-img2img',
+      parameters: { prompt: `p${i}` },
+    })),
+  });
 
 test('export-db copies a live database; import-db into a fresh folder brings it all, migrated', async (ctx) => {
   const solo = await makeEngine();
@@ -41,7 +48,10 @@ test('export-db copies a live database; import-db into a fresh folder brings it 
   try {
     assert.deepEqual(tableCounts(e), tableCounts(solo.engine));
     assert.equal(jobsDigest(e), jobsDigest(solo.engine));
-    assert.deepEqual((await e.call('users.list', {})).map((p) => p.name), ['mira']);
+    assert.deepEqual(
+      (await e.call('users.list', {})).map((p) => p.name),
+      ['mira'],
+    );
   } finally {
     await e.close();
   }

@@ -11,7 +11,8 @@ import { makeTempDir } from '../helpers/temp-dir.js';
 
 test('the demo registers one simulated RunPod endpoint, labelled so, with a small budget, and keeps one across restarts', async () => {
   const tmp = makeTempDir('shotfarm-demo-cloud-');
-  const make = () => new Engine({ dataDir: tmp.path, clock: systemClock, random: seededRandom(5), outputRoot: join(tmp.path, 'out') });
+  const make = () =>
+    new Engine({ dataDir: tmp.path, clock: systemClock, random: seededRandom(5), outputRoot: join(tmp.path, 'out') });
   let engine = make();
   let demo = await startDemoFarm(engine, { durationMs: 20, producer: false });
   try {
@@ -30,7 +31,7 @@ test('the demo registers one simulated RunPod endpoint, labelled so, with a smal
     demo = await startDemoFarm(engine, { durationMs: 20, producer: false });
     const again = (await engine.call('instances.list', {})).filter((i) => i.name === DEMO_CLOUD.name);
     assert.equal(again.length, 1, 'one endpoint after a second start');
-    assert.equal(again[0]!.url, `${demo.cloud.apiBase}/${DEMO_CLOUD.endpointId}`, 'pointing at this start\'s simulator');
+    assert.equal(again[0]!.url, `${demo.cloud.apiBase}/${DEMO_CLOUD.endpointId}`, "pointing at this start's simulator");
   } finally {
     await engine.close();
     await demo.close();

@@ -22,16 +22,27 @@ const SAMPLES: { file: string; mapping?: ApiInput<'import.preview'>['mapping'] }
 
 test("the README's sample shot lists import into a fresh demo without errors or duplicates, and render there", async () => {
   const tmp = makeTempDir('shotfarm-demo-test-');
-  const engine = new Engine({ dataDir: tmp.path, clock: systemClock, random: seededRandom(5), outputRoot: join(tmp.path, 'out') });
+  const engine = new Engine({
+    dataDir: tmp.path,
+    clock: systemClock,
+    random: seededRandom(5),
+    outputRoot: join(tmp.path, 'out'),
+  });
   const demo = await startDemoFarm(engine, { durationMs: 20, producer: false });
   try {
     const demoJobs = (await engine.call('jobs.list', { limit: 1_000 })).rows;
-    assert.ok(demoJobs.length > 0 && demoJobs.every((j) => j.project === 'Moonfall' && j.episode === 'demo-01'), 'the demo keeps to its own episode');
+    assert.ok(
+      demoJobs.length > 0 && demoJobs.every((j) => j.project === 'Moonfall' && j.episode === 'demo-01'),
+      'the demo keeps to its own episode',
+    );
     const ids: string[] = [];
     for (const s of SAMPLES) {
       // As the server does for a dropped file: the demo's import folder is resources/samples.
       const preview = await engine.call('import.preview', {
-        fileName: s.file, content: readFileSync(join(DEMO_SAMPLES_DIR, s.file), 'utf8'), baseDir: DEMO_SAMPLES_DIR, ...(s.mapping ? { mapping: s.mapping } : {}),
+        fileName: s.file,
+        content: readFileSync(join(DEMO_SAMPLES_DIR, s.file), 'utf8'),
+        baseDir: DEMO_SAMPLES_DIR,
+        ...(s.mapping ? { mapping: s.mapping } : {}),
       });
       assert.equal(preview.counts.error, 0, `${s.file}: ${JSON.stringify(preview.rows.flatMap((r) => r.errors))}`);
       assert.equal(preview.counts.duplicate, 0, s.file);
@@ -43,11 +54,17 @@ test("the README's sample shot lists import into a fresh demo without errors or 
     for (const sim of demo.sims) sim.setScript([]);
     engine.startScheduler(FAST);
     let states: string[] = [];
-    await waitOnEngine(engine, 'the samples to complete', async () => {
-      const views = await Promise.all(ids.map((id) => engine.call('jobs.get', { id })));
-      states = views.map((v) => `${v.shot}/${v.stage} ${v.state} ${v.stateReason ?? ''}`);
-      return views.every((v) => v.state === 'completed');
-    }, 60_000, () => states.join('\n'));
+    await waitOnEngine(
+      engine,
+      'the samples to complete',
+      async () => {
+        const views = await Promise.all(ids.map((id) => engine.call('jobs.get', { id })));
+        states = views.map((v) => `${v.shot}/${v.stage} ${v.state} ${v.stateReason ?? ''}`);
+        return views.every((v) => v.state === 'completed');
+      },
+      60_000,
+      () => states.join('\n'),
+    );
   } finally {
     await engine.close();
     await demo.close();

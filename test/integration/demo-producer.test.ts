@@ -4,7 +4,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { seededRandom } from '../../electron/engine/clock.js';
-import { startDemoProducer, type DemoProducerOptions, type ProducerTimer } from '../../electron/server/demo-producer.js';
+import {
+  startDemoProducer,
+  type DemoProducerOptions,
+  type ProducerTimer,
+} from '../../electron/server/demo-producer.js';
 import { DEMO_SAMPLES_DIR } from '../../electron/server/demo-farm.js';
 import { makeEngine, type TestEngine } from '../helpers/engine.js';
 
@@ -25,7 +29,9 @@ class HandTimer implements ProducerTimer {
     const p = this.pending;
     assert.ok(p, 'a tick is pending');
     this.pending = null;
-    const rearmed = new Promise<void>((resolve) => { this.armed = resolve; });
+    const rearmed = new Promise<void>((resolve) => {
+      this.armed = resolve;
+    });
     p.fn();
     await rearmed;
   }
@@ -34,16 +40,33 @@ class HandTimer implements ProducerTimer {
 class FakeGpu {
   scripts: string[][] = [];
   constructor(readonly name: string) {}
-  setScript(words: string[]): void { this.scripts.push(words); }
+  setScript(words: string[]): void {
+    this.scripts.push(words);
+  }
 }
 
-async function withProducer(over: Partial<DemoProducerOptions>, fn: (ctx: { t: TestEngine; timer: HandTimer; gpus: FakeGpu[]; logs: string[]; p: Awaited<ReturnType<typeof startDemoProducer>> }) => Promise<void>): Promise<void> {
+async function withProducer(
+  over: Partial<DemoProducerOptions>,
+  fn: (ctx: {
+    t: TestEngine;
+    timer: HandTimer;
+    gpus: FakeGpu[];
+    logs: string[];
+    p: Awaited<ReturnType<typeof startDemoProducer>>;
+  }) => Promise<void>,
+): Promise<void> {
   const t = await makeEngine();
   const timer = new HandTimer();
   const gpus = [new FakeGpu('demo-gpu-1'), new FakeGpu('demo-gpu-2')];
   const logs: string[] = [];
   const p = await startDemoProducer({
-    engine: t.engine, gpus, baseDir: DEMO_SAMPLES_DIR, random: seededRandom(3), log: (l) => void logs.push(l), timer, ...over,
+    engine: t.engine,
+    gpus,
+    baseDir: DEMO_SAMPLES_DIR,
+    random: seededRandom(3),
+    log: (l) => void logs.push(l),
+    timer,
+    ...over,
   });
   try {
     await fn({ t, timer, gpus, logs, p });
@@ -53,7 +76,10 @@ async function withProducer(over: Partial<DemoProducerOptions>, fn: (ctx: { t: T
   }
 }
 
-async function jobCount(t: TestEngine, states?: ('pending' | 'queued' | 'running' | 'failed_retryable')[]): Promise<number> {
+async function jobCount(
+  t: TestEngine,
+  states?: ('pending' | 'queued' | 'running' | 'failed_retryable')[],
+): Promise<number> {
   return (await t.engine.call('jobs.list', { filter: states ? { states } : {}, limit: 1 })).total;
 }
 
@@ -65,15 +91,22 @@ test('each tick imports a batch of 4–8 new shots into a demo episode, some wit
       const r = await p.tick();
       assert.ok(r.shots >= 4 && r.shots <= 8, `batch of ${r.shots} shots`);
       assert.equal(r.episode, 'demo-01');
-      assert.equal(await jobCount(t) - before, r.added);
+      assert.equal((await jobCount(t)) - before, r.added);
       assert.ok(r.added >= r.shots && r.added <= r.shots * 2);
       motion += r.added - r.shots;
     }
     assert.ok(motion > 0, 'some shots have a motion stage');
     const page = await t.engine.call('jobs.list', { limit: 1_000 });
     assert.ok(page.rows.every((j) => j.project === 'Moonfall' && j.episode === 'demo-01'));
-    assert.ok(page.rows.some((j) => j.priority === 'rush'), 'now and then a rush shot');
-    assert.equal(new Set(page.rows.map((j) => `${j.shot}/${j.stage}`)).size, page.rows.length, 'no shot is produced twice');
+    assert.ok(
+      page.rows.some((j) => j.priority === 'rush'),
+      'now and then a rush shot',
+    );
+    assert.equal(
+      new Set(page.rows.map((j) => `${j.shot}/${j.stage}`)).size,
+      page.rows.length,
+      'no shot is produced twice',
+    );
     assert.match(logs[0] ?? '', /^demo producer: \d+ jobs from \d+ shots into Moonfall\/demo-01/);
   });
 });
@@ -106,7 +139,7 @@ test('no batch takes the waiting jobs past maxWaiting', async () => {
     const waiting = ['pending', 'queued', 'running', 'failed_retryable'] as const;
     for (let i = 0; i < 4; i++) {
       await p.tick();
-      assert.ok(await jobCount(t, [...waiting]) <= 10);
+      assert.ok((await jobCount(t, [...waiting])) <= 10);
     }
     const r = await p.tick();
     assert.equal(r.added, 0);
@@ -118,8 +151,11 @@ test('at maxTotalJobs the producer stops for good and says so', async () => {
   await withProducer({ maxWaiting: 1_000, maxTotalJobs: 12 }, async ({ t, p, logs }) => {
     const results = [];
     for (let i = 0; i < 6; i++) results.push(await p.tick());
-    assert.ok(await jobCount(t) <= 12, 'never more jobs than the bound');
-    assert.ok(results.some((r) => r.limited === 'total'), 'the bound was reached');
+    assert.ok((await jobCount(t)) <= 12, 'never more jobs than the bound');
+    assert.ok(
+      results.some((r) => r.limited === 'total'),
+      'the bound was reached',
+    );
     assert.ok(logs.some((l) => /holds \d+ jobs \(limit 12\); adding no more shots/.test(l)));
     const total = await jobCount(t);
     assert.equal((await p.tick()).added, 0);
@@ -127,7 +163,7 @@ test('at maxTotalJobs the producer stops for good and says so', async () => {
   });
 });
 
-test('failures are scripted into the simulated GPUs with the simulator\'s behaviour words', async () => {
+test("failures are scripted into the simulated GPUs with the simulator's behaviour words", async () => {
   await withProducer({ maxWaiting: 1_000, failureChance: 1 }, async ({ gpus, p }) => {
     for (let i = 0; i < 8; i++) {
       const r = await p.tick();

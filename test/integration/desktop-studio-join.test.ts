@@ -36,8 +36,15 @@ test('joining a studio farm: checked with the token before anything is kept; the
   assert.equal(session.farm(), null, 'no farm joined: "This computer"');
   assert.equal(session.takeJoinRequest(), false);
   session.requestJoin();
-  assert.deepEqual([session.takeJoinRequest(), session.takeJoinRequest()], [true, false], 'the first start\'s "Studio Farm…" opens the join form once');
-  await assert.rejects(session.join(server.url, 'sf-wrong'), /Could not join http:\/\/127\.0\.0\.1:\d+: A valid access token is required/);
+  assert.deepEqual(
+    [session.takeJoinRequest(), session.takeJoinRequest()],
+    [true, false],
+    'the first start\'s "Studio Farm…" opens the join form once',
+  );
+  await assert.rejects(
+    session.join(server.url, 'sf-wrong'),
+    /Could not join http:\/\/127\.0\.0\.1:\d+: A valid access token is required/,
+  );
   await assert.rejects(session.join('ftp://farm', 'sf-right'), /must start with http:\/\/ or https:\/\//);
   await assert.rejects(session.join(server.url, '  '), /Paste your personal token/);
   assert.deepEqual([tokens.read(), existsSync(choiceFile), restarts], [null, false, 0], 'a refused join keeps nothing');
@@ -50,21 +57,50 @@ test('joining a studio farm: checked with the token before anything is kept; the
   assert.deepEqual(next.farm(), { origin: server.url, token: 'sf-right' }, 'the next start is on the studio farm');
 });
 
-test('studio mode serves the app page with the farm\'s origin in its CSP meta tag, other files as they are', async (ctx) => {
+test("studio mode serves the app page with the farm's origin in its CSP meta tag, other files as they are", async (ctx) => {
   const dir = makeTempDir('shotfarm-page-');
   ctx.after(() => dir.cleanup());
   const indexHtml = join(dir.path, 'index.html');
-  writeFileSync(indexHtml, `<html><head><meta http-equiv="Content-Security-Policy" content="${CSP_META}" /></head></html>`);
+  writeFileSync(
+    indexHtml,
+    `<html><head><meta http-equiv="Content-Security-Policy" content="${CSP_META}" /></head></html>`,
+  );
   const handler = studioPageHandler(indexHtml, 'http://farm:8080', async () => new Response('passed through'));
   const page = await (await handler(new Request(pathToFileURL(indexHtml).href))).text();
   assert.match(page, /connect-src 'self' http:\/\/farm:8080 ws:\/\/farm:8080;/);
-  assert.equal(await (await handler(new Request(pathToFileURL(join(dir.path, 'assets', 'app.js')).href))).text(), 'passed through');
+  assert.equal(
+    await (await handler(new Request(pathToFileURL(join(dir.path, 'assets', 'app.js')).href))).text(),
+    'passed through',
+  );
 });
 
 test('studio mode notifies only about jobs imported in this app', () => {
-  const job = (id: string) => ({ id, project: 'Moonfall', episode: 'ep101', shot: 'sh010', stage: 'keyframe', take: 1, priority: 'rush', state: 'completed', stateReason: null, attempts: 1 });
-  const message = JSON.stringify({ type: 'events', events: [{ topic: 'job.changed', payload: { job: job('mine') } }, { topic: 'job.changed', payload: { job: job('theirs') } }] });
+  const job = (id: string) => ({
+    id,
+    project: 'Moonfall',
+    episode: 'ep101',
+    shot: 'sh010',
+    stage: 'keyframe',
+    take: 1,
+    priority: 'rush',
+    state: 'completed',
+    stateReason: null,
+    attempts: 1,
+  });
+  const message = JSON.stringify({
+    type: 'events',
+    events: [
+      { topic: 'job.changed', payload: { job: job('mine') } },
+      { topic: 'job.changed', payload: { job: job('theirs') } },
+    ],
+  });
   const notices = studioNotices(message, new JobNotifier(), (id) => id === 'mine');
-  assert.deepEqual(notices.map((n) => [n.jobId, n.title]), [['mine', 'Rush shot rendered']]);
-  assert.deepEqual(studioNotices('not json', new JobNotifier(), () => true), []);
+  assert.deepEqual(
+    notices.map((n) => [n.jobId, n.title]),
+    [['mine', 'Rush shot rendered']],
+  );
+  assert.deepEqual(
+    studioNotices('not json', new JobNotifier(), () => true),
+    [],
+  );
 });

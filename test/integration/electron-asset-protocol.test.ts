@@ -14,7 +14,12 @@ import { join } from 'node:path';
 import type { ApiMethod } from '../../shared/api.js';
 import { ASSET_REFUSAL_STATUS, type AssetFileAnswer } from '../../shared/domain.js';
 import { confineAssetFile } from '../../electron/engine/files/asset-file.js';
-import { ASSET_SCHEME, ASSET_SCHEME_PRIVILEGES, assetIdFromUrl, createAssetHandler } from '../../electron/main/asset-protocol.js';
+import {
+  ASSET_SCHEME,
+  ASSET_SCHEME_PRIVILEGES,
+  assetIdFromUrl,
+  createAssetHandler,
+} from '../../electron/main/asset-protocol.js';
 import { CSP_META, isAllowedRequest } from '../../electron/main/security.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
@@ -64,10 +69,20 @@ test('an asset URL is exactly shotfarm-asset://<id>: no path, query, port, crede
   assert.equal(assetIdFromUrl(`shotfarm-asset://${ID}/`), ID, 'a standard scheme adds the slash');
   assert.equal(assetIdFromUrl(`shotfarm-asset://${ID.toUpperCase()}`), ID, 'hosts are case-insensitive');
   for (const url of [
-    `shotfarm-asset://${ID}/../../etc/passwd`, `shotfarm-asset://${ID}/x.png`, `shotfarm-asset://${ID}?path=/etc/passwd`,
-    `shotfarm-asset://${ID}#x`, `shotfarm-asset://u:p@${ID}`, `shotfarm-asset://${ID}:8080`, 'shotfarm-asset://',
-    'shotfarm-asset:///etc/passwd', 'shotfarm-asset://a%2e%2e', 'shotfarm-asset://..', `file:///${ID}`, `https://${ID}/`,
-    `shotfarm-asset://${'a'.repeat(101)}`, 'not a url',
+    `shotfarm-asset://${ID}/../../etc/passwd`,
+    `shotfarm-asset://${ID}/x.png`,
+    `shotfarm-asset://${ID}?path=/etc/passwd`,
+    `shotfarm-asset://${ID}#x`,
+    `shotfarm-asset://u:p@${ID}`,
+    `shotfarm-asset://${ID}:8080`,
+    'shotfarm-asset://',
+    'shotfarm-asset:///etc/passwd',
+    'shotfarm-asset://a%2e%2e',
+    'shotfarm-asset://..',
+    `file:///${ID}`,
+    `https://${ID}/`,
+    `shotfarm-asset://${'a'.repeat(101)}`,
+    'not a url',
   ]) {
     assert.equal(assetIdFromUrl(url), null, url);
   }
@@ -88,7 +103,11 @@ test('the CSP lets images come from the scheme, and the request filter lets only
   assert.match(CSP_META, /img-src 'self' data: blob: shotfarm-asset:(;|$)/);
   const dir = '/opt/app/dist/renderer';
   assert.ok(isAllowedRequest(`shotfarm-asset://${ID}/`, dir));
-  for (const url of [`shotfarm-asset://${ID}/../x`, 'shotfarm-asset:///etc/passwd', `shotfarm-asset://${ID}?p=/etc/passwd`]) {
+  for (const url of [
+    `shotfarm-asset://${ID}/../x`,
+    'shotfarm-asset:///etc/passwd',
+    `shotfarm-asset://${ID}?p=/etc/passwd`,
+  ]) {
     assert.equal(isAllowedRequest(url, dir), false, url);
   }
 });
@@ -123,7 +142,9 @@ test('files outside the output folder are refused, whatever the ledger row says:
   // A link to the whole output folder from elsewhere: the real path is what counts, and it is inside.
   const outsideLink = join(d.root, 'outputs-link');
   symlinkSync(d.outputs, outsideLink);
-  assert.ok(confineAssetFile(asset(join(outsideLink, 'Moonfall/ep101/sh010/keyframe/take-1/sh010_00001.png')), d.outputs).ok);
+  assert.ok(
+    confineAssetFile(asset(join(outsideLink, 'Moonfall/ep101/sh010/keyframe/take-1/sh010_00001.png')), d.outputs).ok,
+  );
   // The output folder reached through a link is still the output folder.
   assert.ok(confineAssetFile(asset(d.image), outsideLink).ok);
 });
@@ -149,12 +170,20 @@ test('each thumbnail is asked of the engine by id (assets.file), nothing learnt 
   assert.equal((await handler({ url: `shotfarm-asset://${ID}/`, method: 'GET' })).status, 200);
   assert.equal((await handler({ url: 'shotfarm-asset://made-up/', method: 'GET' })).status, 404);
   assert.equal((await handler({ url: 'shotfarm-asset:///etc/passwd', method: 'GET' })).status, 400);
-  assert.deepEqual(engine.calls, [
-    { method: 'assets.file', input: { id: ID } },
-    { method: 'assets.file', input: { id: 'made-up' } },
-  ], 'one look-up per well-formed id; a malformed address never reaches the engine');
+  assert.deepEqual(
+    engine.calls,
+    [
+      { method: 'assets.file', input: { id: ID } },
+      { method: 'assets.file', input: { id: 'made-up' } },
+    ],
+    'one look-up per well-formed id; a malformed address never reaches the engine',
+  );
   const odd = createAssetHandler({ engine: { call: async () => ({ ok: true, path: d.image }) } });
-  assert.equal((await odd({ url: `shotfarm-asset://${ID}`, method: 'GET' })).status, 502, 'an answer of the wrong shape is not served');
+  assert.equal(
+    (await odd({ url: `shotfarm-asset://${ID}`, method: 'GET' })).status,
+    502,
+    'an answer of the wrong shape is not served',
+  );
 });
 
 test('the protocol handler serves the bytes of a known image with nosniff, and refuses everything else', async (t) => {
@@ -181,6 +210,12 @@ test('the protocol handler serves the bytes of a known image with nosniff, and r
   assert.equal(await status(`shotfarm-asset://${ID}/../../shotfarm.sqlite`), 400);
   assert.equal(await status(`shotfarm-asset://${ID}/`, 'POST'), 405);
 
-  const failing = createAssetHandler({ engine: { call: async () => { throw new Error('engine restarting'); } } });
+  const failing = createAssetHandler({
+    engine: {
+      call: async () => {
+        throw new Error('engine restarting');
+      },
+    },
+  });
   assert.equal((await failing({ url: `shotfarm-asset://${ID}`, method: 'GET' })).status, 503);
 });

@@ -8,7 +8,13 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO } from '../helpers/engine.js';
-import { assertNoStackTrace, ELECTRON_BUILD, ELECTRON_VERSION, fakeCheckout, runScript } from '../helpers/fake-checkout.js';
+import {
+  assertNoStackTrace,
+  ELECTRON_BUILD,
+  ELECTRON_VERSION,
+  fakeCheckout,
+  runScript,
+} from '../helpers/fake-checkout.js';
 
 const nativeFile = `native/electron-${ELECTRON_VERSION}-${process.platform}-${process.arch}/better_sqlite3.node`;
 
@@ -17,18 +23,29 @@ function assertOneParagraph(stderr: string): void {
   assert.equal(stderr.trim().split(/\n\s*\n/).length, 1, stderr);
 }
 
-test('without Electron\'s binary, and its download failing, npm start stops at once with one paragraph and builds nothing', (t) => {
+test("without Electron's binary, and its download failing, npm start stops at once with one paragraph and builds nothing", (t) => {
   const c = fakeCheckout({ electronBinary: false, installer: 'fails', prebuild: 'builds', nodeGyp: 'builds' });
   t.after(c.cleanup);
   const before = c.files();
   const r = runScript('desktop-start.mjs', c.root);
   assert.notEqual(r.status, 0);
-  for (const words of [`Electron ${ELECTRON_VERSION}`, 'ELECTRON_MIRROR', 'electron_config_cache', 'node node_modules/electron/install.js', 'npm run demo', 'fetch failed']) {
+  for (const words of [
+    `Electron ${ELECTRON_VERSION}`,
+    'ELECTRON_MIRROR',
+    'electron_config_cache',
+    'node node_modules/electron/install.js',
+    'npm run demo',
+    'fetch failed',
+  ]) {
     assert.ok(r.stderr.includes(words), `the paragraph mentions ${words}:\n${r.stderr}`);
   }
   assertOneParagraph(r.stderr);
   assertNoStackTrace(r.stdout + r.stderr);
-  assert.deepEqual(c.calls().map((call) => call.tool), ['install'], 'only Electron\'s own installer ran: no native build');
+  assert.deepEqual(
+    c.calls().map((call) => call.tool),
+    ['install'],
+    "only Electron's own installer ran: no native build",
+  );
   assert.deepEqual(c.files(), before, 'nothing was written into the checkout');
 });
 
@@ -43,13 +60,16 @@ test('with ELECTRON_SKIP_BINARY_DOWNLOAD set the launcher does not try the downl
   assert.deepEqual(c.calls(), []);
 });
 
-test('once Electron\'s installer fetches the binary, the launcher builds better-sqlite3 for Electron and lets npm start go on', (t) => {
+test("once Electron's installer fetches the binary, the launcher builds better-sqlite3 for Electron and lets npm start go on", (t) => {
   const c = fakeCheckout({ electronBinary: false, installer: 'builds', prebuild: 'builds' });
   t.after(c.cleanup);
   const r = runScript('desktop-start.mjs', c.root);
   assert.equal(r.status, 0, r.stderr);
   assert.equal(c.files().get(nativeFile), ELECTRON_BUILD);
-  assert.deepEqual(c.calls().map((call) => call.tool), ['install', 'prebuild']);
+  assert.deepEqual(
+    c.calls().map((call) => call.tool),
+    ['install', 'prebuild'],
+  );
 
   const again = runScript('desktop-start.mjs', c.root);
   assert.equal(again.status, 0, again.stderr);
@@ -61,20 +81,36 @@ test('when better-sqlite3 cannot be built for Electron, the launcher says what f
   t.after(c.cleanup);
   const r = runScript('desktop-start.mjs', c.root);
   assert.notEqual(r.status, 0);
-  for (const words of ['better-sqlite3', `Electron ${ELECTRON_VERSION}`, 'getaddrinfo ENOTFOUND github.com', 'Could not download the headers', 'npm_config_nodedir', 'npm run native:electron', 'npm run demo']) {
+  for (const words of [
+    'better-sqlite3',
+    `Electron ${ELECTRON_VERSION}`,
+    'getaddrinfo ENOTFOUND github.com',
+    'Could not download the headers',
+    'npm_config_nodedir',
+    'npm run native:electron',
+    'npm run demo',
+  ]) {
     assert.ok(r.stderr.includes(words), `the paragraph mentions ${words}:\n${r.stderr}`);
   }
   assertOneParagraph(r.stderr);
   assertNoStackTrace(r.stderr);
   const files = c.files();
   assert.equal(files.has(nativeFile), false);
-  assert.ok([...files.keys()].some((f) => f.startsWith('native/') && f.endsWith('.log')), 'the builders\' output is kept in native/');
+  assert.ok(
+    [...files.keys()].some((f) => f.startsWith('native/') && f.endsWith('.log')),
+    "the builders' output is kept in native/",
+  );
 });
 
 test('npm start runs the launcher before building, and nothing rebuilds node_modules for Electron', () => {
-  const scripts = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  const scripts = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { scripts: Record<string, string> })
+    .scripts;
   assert.equal(scripts.start, 'node bin/desktop-start.mjs && npm run build:app && electron .');
   for (const [name, script] of Object.entries(scripts)) {
-    assert.doesNotMatch(script, /install-app-deps|electron-rebuild|rebuild:node|npm rebuild/, `${name} must not rebuild node_modules' better-sqlite3`);
+    assert.doesNotMatch(
+      script,
+      /install-app-deps|electron-rebuild|rebuild:node|npm rebuild/,
+      `${name} must not rebuild node_modules' better-sqlite3`,
+    );
   }
 });

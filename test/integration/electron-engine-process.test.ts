@@ -35,7 +35,9 @@ function nodeSpawner(dataDir: string, extraArgs: string[] = []) {
       postMessage: (m) => void cp.send(m),
       kill: () => cp.kill(),
       on: (event: 'message' | 'exit', listener: (arg: never) => void) =>
-        event === 'message' ? cp.on('message', listener as (m: unknown) => void) : cp.on('exit', (code) => (listener as (c: number | null) => void)(code)),
+        event === 'message'
+          ? cp.on('message', listener as (m: unknown) => void)
+          : cp.on('exit', (code) => (listener as (c: number | null) => void)(code)),
     };
   };
   return { spawn, processes, stderr };
@@ -67,7 +69,9 @@ function exitOf(cp: ChildProcess | undefined): Promise<void> {
   return nextValue<void>((deliver) => cp.once('exit', () => deliver()), { what: 'the engine process to exit' });
 }
 
-test('the engine process answers contract calls, relays events, survives a kill, and shuts down cleanly', { timeout: 90_000 }, async (t) => {
+test('the engine process answers contract calls, relays events, survives a kill, and shuts down cleanly', {
+  timeout: 90_000,
+}, async (t) => {
   const tmp = makeTempDir('shotfarm-engine-proc-');
   const sp = nodeSpawner(tmp.path);
   const host = new EngineHost({ spawn: sp.spawn, backoff: { initialMs: 50, maxMs: 200 }, readyTimeoutMs: 30_000 });
@@ -82,10 +86,17 @@ test('the engine process answers contract calls, relays events, survives a kill,
   assert.equal(status.dispatching, true, 'the scheduler runs in the engine process');
   assert.deepEqual(status.instances, []);
 
-  const changed = nextValue<[EventTopic, EventMap[EventTopic]]>((resolve) => host.on('event', (topic, payload) => {
-    if (topic === 'instance.changed') resolve([topic, payload]);
-  }), { what: 'instance.changed' });
-  const added = (await host.call('instances.add', { name: 'gpu-01', url: 'http://127.0.0.1:9' })) as { id: string; name: string };
+  const changed = nextValue<[EventTopic, EventMap[EventTopic]]>(
+    (resolve) =>
+      host.on('event', (topic, payload) => {
+        if (topic === 'instance.changed') resolve([topic, payload]);
+      }),
+    { what: 'instance.changed' },
+  );
+  const added = (await host.call('instances.add', { name: 'gpu-01', url: 'http://127.0.0.1:9' })) as {
+    id: string;
+    name: string;
+  };
   const [, payload] = await changed;
   assert.equal((payload as EventMap['instance.changed']).instance.id, added.id);
 
@@ -95,7 +106,10 @@ test('the engine process answers contract calls, relays events, survives a kill,
     return true;
   });
 
-  const restarted = nextValue<{ restarts: number; reason: string }>((resolve) => host.on('restarted', resolve), { what: 'the restart', timeoutMs: 30_000 });
+  const restarted = nextValue<{ restarts: number; reason: string }>((resolve) => host.on('restarted', resolve), {
+    what: 'the restart',
+    timeoutMs: 30_000,
+  });
   const first = sp.processes[0];
   assert.ok(first?.pid);
   first.kill('SIGKILL');
@@ -104,16 +118,24 @@ test('the engine process answers contract calls, relays events, survives a kill,
   assert.equal(sp.processes.length, 2);
 
   const instances = (await host.call('instances.list', {})) as { name: string }[];
-  assert.deepEqual(instances.map((i) => i.name), ['gpu-01'], 'what was stored before the crash is still there');
+  assert.deepEqual(
+    instances.map((i) => i.name),
+    ['gpu-01'],
+    'what was stored before the crash is still there',
+  );
 
   const second = sp.processes[1];
-  const exited = nextValue<number | null>((resolve) => second?.once('exit', (code) => resolve(code)), { what: 'the engine exit' });
+  const exited = nextValue<number | null>((resolve) => second?.once('exit', (code) => resolve(code)), {
+    what: 'the engine exit',
+  });
   await host.stop();
   assert.equal(await exited, 0, 'the engine closed its database and exited cleanly');
   assert.equal(host.status, 'stopped');
 });
 
-test('an engine that cannot open its data folder reports why, once, and is not restarted', { timeout: 60_000 }, async (t) => {
+test('an engine that cannot open its data folder reports why, once, and is not restarted', {
+  timeout: 60_000,
+}, async (t) => {
   const tmp = makeTempDir('shotfarm-engine-fatal-');
   t.after(tmp.cleanup);
   const notAFolder = join(tmp.path, 'file');
@@ -121,7 +143,10 @@ test('an engine that cannot open its data folder reports why, once, and is not r
   const sp = nodeSpawner(notAFolder);
   const timers = trackedTimers();
   const host = new EngineHost({ spawn: sp.spawn, timers, backoff: { initialMs: 50, maxMs: 50 } });
-  const failed = nextValue<{ code: string; message: string; retryable: boolean }>((resolve) => host.on('failed', resolve), { what: 'the failure', timeoutMs: 30_000 });
+  const failed = nextValue<{ code: string; message: string; retryable: boolean }>(
+    (resolve) => host.on('failed', resolve),
+    { what: 'the failure', timeoutMs: 30_000 },
+  );
   host.start();
   const call = host.call('farm.status', {});
   const error = await failed;
@@ -135,12 +160,17 @@ test('an engine that cannot open its data folder reports why, once, and is not r
   assert.equal(host.status, 'failed');
 });
 
-test('the engine process opens SQLite with the addon --native-binding names, and a bad one stops it with a storage error', { timeout: 60_000 }, async (t) => {
+test('the engine process opens SQLite with the addon --native-binding names, and a bad one stops it with a storage error', {
+  timeout: 60_000,
+}, async (t) => {
   const tmp = makeTempDir('shotfarm-engine-addon-');
   t.after(tmp.cleanup);
   // The app passes its Electron build; a Node child can only load the Node build.
   const nodeBuild = join(REPO, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node');
-  const good = new EngineHost({ spawn: nodeSpawner(tmp.path, ['--native-binding', nodeBuild]).spawn, readyTimeoutMs: 30_000 });
+  const good = new EngineHost({
+    spawn: nodeSpawner(tmp.path, ['--native-binding', nodeBuild]).spawn,
+    readyTimeoutMs: 30_000,
+  });
   good.start();
   assert.deepEqual(await good.call('instances.list', {}), []);
   await good.stop();
@@ -148,11 +178,18 @@ test('the engine process opens SQLite with the addon --native-binding names, and
   const missing = join(tmp.path, 'native/electron-0.0.0-test/better_sqlite3.node');
   const sp = nodeSpawner(tmp.path, ['--native-binding', missing]);
   const bad = new EngineHost({ spawn: sp.spawn, backoff: { initialMs: 50, maxMs: 50 } });
-  const failed = nextValue<{ code: string; message: string; details?: Record<string, unknown> }>((resolve) => bad.on('failed', resolve), { what: 'the failure', timeoutMs: 30_000 });
+  const failed = nextValue<{ code: string; message: string; details?: Record<string, unknown> }>(
+    (resolve) => bad.on('failed', resolve),
+    { what: 'the failure', timeoutMs: 30_000 },
+  );
   bad.start();
   const error = await failed;
   assert.equal(error.code, 'storage');
   assert.ok(error.message.includes(missing), error.message);
-  assert.deepEqual(error.details, { nativeBinding: missing }, 'what the main process keys its "npm run native:electron" hint on');
+  assert.deepEqual(
+    error.details,
+    { nativeBinding: missing },
+    'what the main process keys its "npm run native:electron" hint on',
+  );
   assert.equal(sp.processes.length, 1, 'not restarted: a missing addon stays missing');
 });

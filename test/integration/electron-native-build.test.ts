@@ -11,7 +11,14 @@ import { join } from 'node:path';
 import { sqliteBindingPath } from '../../electron/main/paths.js';
 import { nativeBindingFile } from '../../bin/desktop/native-binding.mjs';
 import { REPO } from '../helpers/engine.js';
-import { assertNoStackTrace, ELECTRON_BUILD, ELECTRON_VERSION, fakeCheckout, NODE_BUILD, runScript } from '../helpers/fake-checkout.js';
+import {
+  assertNoStackTrace,
+  ELECTRON_BUILD,
+  ELECTRON_VERSION,
+  fakeCheckout,
+  NODE_BUILD,
+  runScript,
+} from '../helpers/fake-checkout.js';
 
 const ownFolder = `native/electron-${ELECTRON_VERSION}-${process.platform}-${process.arch}/`;
 
@@ -30,12 +37,15 @@ test('native:electron builds in a temporary copy and writes only its own folder,
 
   const [call] = c.calls();
   assert.ok(call);
-  assert.ok(call.cwd.startsWith(tmpdir()) && !call.cwd.startsWith(c.root), `built in a temporary copy, not in ${call.cwd}`);
+  assert.ok(
+    call.cwd.startsWith(tmpdir()) && !call.cwd.startsWith(c.root),
+    `built in a temporary copy, not in ${call.cwd}`,
+  );
   assert.equal(existsSync(call.cwd), false, 'the temporary copy is removed');
   assert.deepEqual(call.argv.slice(0, 4), ['--runtime', 'electron', '--target', ELECTRON_VERSION]);
 });
 
-test('when no prebuilt binary can be fetched, native:electron compiles with node-gyp against Electron\'s headers', (t) => {
+test("when no prebuilt binary can be fetched, native:electron compiles with node-gyp against Electron's headers", (t) => {
   const c = fakeCheckout({ electronBinary: false, prebuild: 'fails', nodeGyp: 'builds' });
   t.after(c.cleanup);
   const r = runScript('native-electron.mjs', c.root);
@@ -57,7 +67,7 @@ test('a failed native:electron build explains itself in a paragraph and leaves n
   assert.equal(c.files().has(`${ownFolder}better_sqlite3.node`), false);
 });
 
-test('a new build replaces an older Electron version\'s build for the same platform, so a package ships one', (t) => {
+test("a new build replaces an older Electron version's build for the same platform, so a package ships one", (t) => {
   const c = fakeCheckout({ electronBinary: false, prebuild: 'builds' });
   t.after(c.cleanup);
   const older = join(c.root, `native/electron-44.0.0-${process.platform}-${process.arch}`);
@@ -71,13 +81,13 @@ test('a new build replaces an older Electron version\'s build for the same platf
   assert.equal(existsSync(otherOs), true);
 });
 
-test('the Electron build is where the app\'s main process looks for it, outside node_modules', () => {
+test("the Electron build is where the app's main process looks for it, outside node_modules", () => {
   const built = nativeBindingFile(REPO, '45.3.4', 'linux', 'x64');
   assert.equal(built, sqliteBindingPath(REPO, '45.3.4', 'linux', 'x64'));
   assert.equal(built, join(REPO, 'native/electron-45.3.4-linux-x64/better_sqlite3.node'));
 });
 
-test('native:electron --which names the file each runtime loads, and flags a Node build where Electron\'s should be', (t) => {
+test("native:electron --which names the file each runtime loads, and flags a Node build where Electron's should be", (t) => {
   const c = fakeCheckout({ electronBinary: true });
   t.after(c.cleanup);
   const realNodeBuild = join(REPO, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node');
@@ -85,8 +95,18 @@ test('native:electron --which names the file each runtime loads, and flags a Nod
   const r = runScript('native-electron.mjs', c.root, ['--which']);
   assert.equal(r.status, 0, r.stderr);
   const [node, electron] = r.stdout.trim().split('\n');
-  assert.match(node ?? '', new RegExp(`^Node ${process.versions.node} \\(NODE_MODULE_VERSION ${process.versions.modules}\\) loads node_modules/better-sqlite3/build/Release/better_sqlite3\\.node: ok$`));
-  assert.match(electron ?? '', new RegExp(`^Electron ${ELECTRON_VERSION} \\(NODE_MODULE_VERSION 150\\) loads ${ownFolder}better_sqlite3\\.node: missing`));
+  assert.match(
+    node ?? '',
+    new RegExp(
+      `^Node ${process.versions.node} \\(NODE_MODULE_VERSION ${process.versions.modules}\\) loads node_modules/better-sqlite3/build/Release/better_sqlite3\\.node: ok$`,
+    ),
+  );
+  assert.match(
+    electron ?? '',
+    new RegExp(
+      `^Electron ${ELECTRON_VERSION} \\(NODE_MODULE_VERSION 150\\) loads ${ownFolder}better_sqlite3\\.node: missing`,
+    ),
+  );
 
   mkdirSync(join(c.root, ownFolder), { recursive: true });
   copyFileSync(realNodeBuild, join(c.root, ownFolder, 'better_sqlite3.node'));

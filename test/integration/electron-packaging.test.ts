@@ -14,7 +14,10 @@ import { sqliteBindingPath } from '../../electron/main/paths.js';
 import { REPO } from '../helpers/engine.js';
 
 const config = YAML.parse(readFileSync(join(REPO, 'electron-builder.yml'), 'utf8')) as Record<string, unknown>;
-const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { main: string; scripts: Record<string, string> };
+const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
+  main: string;
+  scripts: Record<string, string>;
+};
 
 test('electron-builder.yml is valid for the installed electron-builder', async () => {
   const require = createRequire(join(REPO, 'node_modules/electron-builder/package.json'));
@@ -23,7 +26,10 @@ test('electron-builder.yml is valid for the installed electron-builder', async (
   };
   const { DebugLogger } = require('builder-util') as { DebugLogger: new (enabled: boolean) => unknown };
   await validateConfiguration(config, new DebugLogger(false));
-  await assert.rejects(validateConfiguration({ ...config, notAnOption: true }, new DebugLogger(false)), /configuration/);
+  await assert.rejects(
+    validateConfiguration({ ...config, notAnOption: true }, new DebugLogger(false)),
+    /configuration/,
+  );
 });
 
 test('the package ships the built app and names it Shotfarm, for Linux, Windows and macOS', () => {
@@ -45,20 +51,39 @@ interface ExtraResource {
 
 test('packaging never rebuilds node_modules; each platform ships its Electron build of better-sqlite3 where the app looks', () => {
   assert.equal(config.npmRebuild, false);
-  assert.ok((config.files as string[]).includes('!node_modules/better-sqlite3/{build,deps,src}/**'), 'the Node build is not shipped');
-  for (const [os, platform] of [['linux', 'linux'], ['win', 'win32'], ['mac', 'darwin']] as const) {
+  assert.ok(
+    (config.files as string[]).includes('!node_modules/better-sqlite3/{build,deps,src}/**'),
+    'the Node build is not shipped',
+  );
+  for (const [os, platform] of [
+    ['linux', 'linux'],
+    ['win', 'win32'],
+    ['mac', 'darwin'],
+  ] as const) {
     const extra = (config[os] as { extraResources: ExtraResource[] }).extraResources;
-    assert.deepEqual(extra, [{ from: 'native', to: 'native', filter: [`electron-*-${platform}-\${arch}/better_sqlite3.node`] }], os);
+    assert.deepEqual(
+      extra,
+      [{ from: 'native', to: 'native', filter: [`electron-*-${platform}-\${arch}/better_sqlite3.node`] }],
+      os,
+    );
     // What lands in <resources>/native/… is what the main process asks for in a packaged app.
     const shipped = join('/resources', extra[0]?.to ?? '', `electron-45.3.4-${platform}-x64/better_sqlite3.node`);
     assert.equal(sqliteBindingPath('/resources', '45.3.4', platform, 'x64'), shipped);
   }
   for (const [name, script] of Object.entries(pkg.scripts)) {
     if (!name.startsWith('package')) continue;
-    assert.match(script, /^npm run native:electron\b.* && npm run build:app && electron-builder /, `${name} builds the Electron binary first`);
+    assert.match(
+      script,
+      /^npm run native:electron\b.* && npm run build:app && electron-builder /,
+      `${name} builds the Electron binary first`,
+    );
   }
   for (const hook of ['preinstall', 'install', 'postinstall', 'prepare']) {
-    assert.doesNotMatch(pkg.scripts[hook] ?? '', /electron-rebuild|install-app-deps|@electron\/rebuild|native:electron/, `${hook} must not build for Electron`);
+    assert.doesNotMatch(
+      pkg.scripts[hook] ?? '',
+      /electron-rebuild|install-app-deps|@electron\/rebuild|native:electron/,
+      `${hook} must not build for Electron`,
+    );
   }
 });
 

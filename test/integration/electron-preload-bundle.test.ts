@@ -27,15 +27,16 @@ function runSandboxed(code: string, electron: unknown): string[] {
   const required: string[] = [];
   const sandboxRequire = (name: string): unknown => {
     required.push(name);
-    if (!SANDBOX_MODULES.has(name)) throw new Error(`Cannot find module '${name}' (not available in a sandboxed preload)`);
+    if (!SANDBOX_MODULES.has(name))
+      throw new Error(`Cannot find module '${name}' (not available in a sandboxed preload)`);
     if (name === 'electron') return electron;
     throw new Error(`the test provides only electron, not ${name}`);
   };
   // A fresh realm without Node's globals (no process, no Buffer, no require of its own).
   const context = vm.createContext({ console });
-  const wrapper = vm.runInContext(`(function (exports, require, module, __filename, __dirname) {${code}\n})`, context, { filename: 'preload.cjs' }) as (
-    ...args: unknown[]
-  ) => void;
+  const wrapper = vm.runInContext(`(function (exports, require, module, __filename, __dirname) {${code}\n})`, context, {
+    filename: 'preload.cjs',
+  }) as (...args: unknown[]) => void;
   const module = { exports: {} };
   wrapper(module.exports, sandboxRequire, module, '/app/preload.cjs', '/app');
   return required;
@@ -65,7 +66,16 @@ test('the built preload runs in a sandbox-like realm needing only electron, and 
   assert.equal(exposed.length, 1);
   const [key, api] = exposed[0] ?? ['', {}];
   assert.equal(key, 'shotfarm');
-  assert.deepEqual(Object.keys(api).sort(), ['call', 'importedHere', 'joinStudio', 'openShotListDialog', 'revealFile', 'saveExport', 'studioFarm', 'subscribe']);
+  assert.deepEqual(Object.keys(api).sort(), [
+    'call',
+    'importedHere',
+    'joinStudio',
+    'openShotListDialog',
+    'revealFile',
+    'saveExport',
+    'studioFarm',
+    'subscribe',
+  ]);
 
   const call = api.call as (m: string, i: unknown) => Promise<unknown>;
   assert.equal(await call('farm.status', {}), 'ok');

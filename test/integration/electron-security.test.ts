@@ -39,7 +39,11 @@ function scan(dir: string): { issues: Issue[]; errors: unknown[]; checks: number
         process.stdout.write('\\n@@RESULT@@' + JSON.stringify({ issues, errors: r.errors, checks: r.globalChecks + r.atomicChecks }));
       })
       .catch((e) => { console.error(e); process.exit(1); });`;
-  const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 90_000, env: { ...process.env, LANG: 'en-US' } });
+  const r = spawnSync(process.execPath, ['-e', script], {
+    encoding: 'utf8',
+    timeout: 90_000,
+    env: { ...process.env, LANG: 'en-US' },
+  });
   const at = r.stdout.indexOf('@@RESULT@@');
   assert.ok(at >= 0, `electronegativity produced no result (status ${r.status}):\n${r.stdout}\n${r.stderr}`);
   return JSON.parse(r.stdout.slice(at + '@@RESULT@@'.length)) as { issues: Issue[]; errors: unknown[]; checks: number };
@@ -48,7 +52,8 @@ function scan(dir: string): { issues: Issue[]; errors: unknown[]; checks: number
 test('electronegativity finds no HIGH-severity issue in the main process and preload', { timeout: 120_000 }, (t) => {
   const tmp = makeTempDir('shotfarm-eneg-');
   t.after(tmp.cleanup);
-  for (const part of ['main', 'preload']) cpSync(join(REPO, 'electron', part), join(tmp.path, 'electron', part), { recursive: true });
+  for (const part of ['main', 'preload'])
+    cpSync(join(REPO, 'electron', part), join(tmp.path, 'electron', part), { recursive: true });
   const r = scan(tmp.path);
   assert.ok(r.checks > 30, `only ${r.checks} checks loaded`);
   assert.deepEqual(r.errors, [], 'every file was parsed (an unparsed file is an unscanned file)');
@@ -56,15 +61,27 @@ test('electronegativity finds no HIGH-severity issue in the main process and pre
   assert.deepEqual(high, []);
 });
 
-test('the scan is live: an unsafe window (Node in the page, no navigation limits) is reported HIGH', { timeout: 120_000 }, (t) => {
+test('the scan is live: an unsafe window (Node in the page, no navigation limits) is reported HIGH', {
+  timeout: 120_000,
+}, (t) => {
   const tmp = makeTempDir('shotfarm-eneg-bad-');
   t.after(tmp.cleanup);
   mkdirSync(join(tmp.path, 'src'));
-  writeFileSync(join(tmp.path, 'src/main.ts'), `
+  writeFileSync(
+    join(tmp.path, 'src/main.ts'),
+    `
     import { BrowserWindow } from 'electron';
     const win: BrowserWindow = new BrowserWindow({ webPreferences: { nodeIntegration: true, contextIsolation: false, sandbox: false } });
     win.loadURL('http://example.com/app.html');
-  `);
-  const high = new Set(scan(tmp.path).issues.filter((i) => i.severity === 'HIGH').map((i) => i.id));
-  assert.ok(high.has('NODE_INTEGRATION_JS_CHECK') || high.has('CONTEXT_ISOLATION_JS_CHECK'), `got ${[...high].join(', ')}`);
+  `,
+  );
+  const high = new Set(
+    scan(tmp.path)
+      .issues.filter((i) => i.severity === 'HIGH')
+      .map((i) => i.id),
+  );
+  assert.ok(
+    high.has('NODE_INTEGRATION_JS_CHECK') || high.has('CONTEXT_ISOLATION_JS_CHECK'),
+    `got ${[...high].join(', ')}`,
+  );
 });

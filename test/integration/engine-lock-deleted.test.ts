@@ -17,7 +17,9 @@ import { waitUntil } from '../helpers/wait.js';
 import { startFarmProcess } from '../helpers/farm-process.js';
 import { tempDirFor } from '../helpers/temp-dir.js';
 
-test('engine.lock deleted while serve runs: a second engine (shotfarm run) is still refused, naming serve, exit 10', { timeout: 120_000 }, async (ctx) => {
+test('engine.lock deleted while serve runs: a second engine (shotfarm run) is still refused, naming serve, exit 10', {
+  timeout: 120_000,
+}, async (ctx) => {
   const dir = tempDirFor(ctx);
   const serve = startFarmProcess('serve', dir);
   ctx.after(() => serve.stop('SIGKILL'));
@@ -37,7 +39,9 @@ test('engine.lock deleted while serve runs: a second engine (shotfarm run) is st
   assert.equal(serve.child.exitCode, null, 'the holder keeps running');
 });
 
-test('the claim of a killed engine does not hold the farm: the next engine takes it at once', { timeout: 120_000 }, async (ctx) => {
+test('the claim of a killed engine does not hold the farm: the next engine takes it at once', {
+  timeout: 120_000,
+}, async (ctx) => {
   const dir = tempDirFor(ctx);
   const serve = startFarmProcess('serve', dir);
   ctx.after(() => serve.stop('SIGKILL'));
@@ -53,11 +57,14 @@ test('in one process: a second engine after the lock file was deleted is refused
   const first = new Engine({ dataDir: dir, kind: 'serve', log: () => undefined });
   ctx.after(() => first.close());
   rmSync(join(dir, 'engine.lock'));
-  assert.throws(() => new Engine({ dataDir: dir, kind: 'run', log: () => undefined }), (err: unknown) => {
-    assert.ok(err instanceof ShotfarmError && err.code === 'conflict', String(err));
-    assert.ok(err.details && 'engineLock' in err.details);
-    return true;
-  });
+  assert.throws(
+    () => new Engine({ dataDir: dir, kind: 'run', log: () => undefined }),
+    (err: unknown) => {
+      assert.ok(err instanceof ShotfarmError && err.code === 'conflict', String(err));
+      assert.ok(err.details && 'engineLock' in err.details);
+      return true;
+    },
+  );
   await first.close();
   const second = new Engine({ dataDir: dir, kind: 'run', log: () => undefined });
   await second.close();
@@ -74,7 +81,9 @@ test("a copy of a running farm's store (export-db) runs as a farm of its own: th
   await copy.close();
 });
 
-test('a running engine whose claim a live engine took stops dispatching at its next refresh', { timeout: 60_000 }, async (ctx) => {
+test('a running engine whose claim a live engine took stops dispatching at its next refresh', {
+  timeout: 60_000,
+}, async (ctx) => {
   const dir = tempDirFor(ctx);
   const lines: string[] = [];
   const engine = new Engine({ dataDir: dir, kind: 'serve', log: (m) => lines.push(m) });
@@ -83,10 +92,23 @@ test('a running engine whose claim a live engine took stops dispatching at its n
   // Another engine's claim, as one that took the farm while this one was suspended would write it: a
   // live pid on this host (this test's own), another lock file, refreshed now.
   const claim = {
-    pid: process.pid, host: hostname(), kind: 'run', since: Date.now(), token: 'b'.repeat(32),
-    dbFile: fileIdentity(engine.dbFile), lockFile: '0:0', beat: Date.now(),
+    pid: process.pid,
+    host: hostname(),
+    kind: 'run',
+    since: Date.now(),
+    token: 'b'.repeat(32),
+    dbFile: fileIdentity(engine.dbFile),
+    lockFile: '0:0',
+    beat: Date.now(),
   };
   engine.db.prepare("UPDATE settings SET value_json = ? WHERE key = 'engine.claim'").run(JSON.stringify(claim));
-  await waitUntil(() => engine.scheduler === null, { what: 'the engine to stop dispatching', timeoutMs: 30_000, detail: () => lines.join('\n') });
-  assert.ok(lines.some((l) => /another engine has taken this data folder's farm .* this one stops dispatching/.test(l)), lines.join('\n'));
+  await waitUntil(() => engine.scheduler === null, {
+    what: 'the engine to stop dispatching',
+    timeoutMs: 30_000,
+    detail: () => lines.join('\n'),
+  });
+  assert.ok(
+    lines.some((l) => /another engine has taken this data folder's farm .* this one stops dispatching/.test(l)),
+    lines.join('\n'),
+  );
 });

@@ -17,12 +17,22 @@ import { EXIT, exitCodeFor } from '../../electron/cli/exit-codes.js';
 import { Engine } from '../../electron/engine/engine.js';
 import { engineLockHolder } from '../../electron/engine/lock/engine-lock.js';
 import { REPO } from '../helpers/engine.js';
-import { FARM_KINDS, seedDataFolder, startFarmProcess, type FarmKind, type FarmProcess } from '../helpers/farm-process.js';
+import {
+  FARM_KINDS,
+  seedDataFolder,
+  startFarmProcess,
+  type FarmKind,
+  type FarmProcess,
+} from '../helpers/farm-process.js';
 import { tempDirFor } from '../helpers/temp-dir.js';
 import { waitUntil } from '../helpers/wait.js';
 import { startSimInstance } from '../simulator/index.js';
 
-const KIND_WORDS: Record<FarmKind, RegExp> = { desktop: /the Shotfarm desktop app/, serve: /`shotfarm serve`/, run: /`shotfarm run`/ };
+const KIND_WORDS: Record<FarmKind, RegExp> = {
+  desktop: /the Shotfarm desktop app/,
+  serve: /`shotfarm serve`/,
+  run: /`shotfarm run`/,
+};
 
 function refusal(err: unknown): ShotfarmError {
   assert.ok(err instanceof ShotfarmError, String(err));
@@ -44,10 +54,19 @@ test('a second engine on the same data folder refuses to run its farm, naming th
   }
   assert.ok(err, 'the second scheduler must not start');
   assert.equal(err.code, 'conflict');
-  assert.match(err.message, new RegExp(`^The farm on ${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is already run by a program embedding the Shotfarm engine \\(pid ${process.pid} on .+, since \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\)\\. Only one engine may run a data folder's farm: stop it first`));
+  assert.match(
+    err.message,
+    new RegExp(
+      `^The farm on ${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is already run by a program embedding the Shotfarm engine \\(pid ${process.pid} on .+, since \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\)\\. Only one engine may run a data folder's farm: stop it first`,
+    ),
+  );
   assert.equal(exitCodeFor(err.code, err.details), EXIT.farmHeld);
   assert.equal(second.scheduler, null);
-  assert.throws(() => new Engine({ dataDir: dir, kind: 'serve', log: () => undefined }), /already run by/, 'a host is refused as it opens');
+  assert.throws(
+    () => new Engine({ dataDir: dir, kind: 'serve', log: () => undefined }),
+    /already run by/,
+    'a host is refused as it opens',
+  );
   assert.equal(engineLockHolder(dir).held, true);
   await first.close();
   assert.equal(engineLockHolder(dir).held, false, 'closing frees the farm');
@@ -67,11 +86,21 @@ test('the control address takes only its token, and no page', async (ctx) => {
   }
   assert.ok(holder.held && holder.record?.control, 'the record says where the engine listens');
   const { url, token } = holder.record.control;
-  const call = (headers: Record<string, string>) => request(`${url}/call/farm.status`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{}' });
-  const codeOf = async (r: Awaited<ReturnType<typeof call>>) => ((await r.body.json()) as { error?: { code?: string } }).error?.code;
+  const call = (headers: Record<string, string>) =>
+    request(`${url}/call/farm.status`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: '{}',
+    });
+  const codeOf = async (r: Awaited<ReturnType<typeof call>>) =>
+    ((await r.body.json()) as { error?: { code?: string } }).error?.code;
   const none = await call({});
   assert.equal(none.statusCode, 401);
-  assert.equal(await codeOf(none), 'unauthorized', 'a missing token is said as such (the CLI exits accordingly), not as bad input');
+  assert.equal(
+    await codeOf(none),
+    'unauthorized',
+    'a missing token is said as such (the CLI exits accordingly), not as bad input',
+  );
   assert.equal((await call({ authorization: 'Bearer wrong-token-0000000000' })).statusCode, 401);
   const page = await call({ authorization: `Bearer ${token}`, origin: 'http://evil.example' });
   assert.equal(page.statusCode, 403);
@@ -84,7 +113,7 @@ test('the control address takes only its token, and no page', async (ctx) => {
 /** The second of a pair refuses: exit 10 (the desktop engine: its fatal message, exit 3) naming the first's kind and pid. */
 async function assertRefused(challenger: FarmProcess, holder: FarmProcess): Promise<void> {
   const code = await challenger.exited;
-  const words = challenger.kind === 'desktop' ? challenger.fatal()?.message ?? '' : challenger.output();
+  const words = challenger.kind === 'desktop' ? (challenger.fatal()?.message ?? '') : challenger.output();
   const said = `${challenger.kind} after ${holder.kind}: ${challenger.output()}`;
   assert.equal(code, challenger.kind === 'desktop' ? 3 : EXIT.farmHeld, said);
   assert.match(words, /is already run by/, said);
@@ -93,7 +122,9 @@ async function assertRefused(challenger: FarmProcess, holder: FarmProcess): Prom
   if (challenger.kind === 'desktop') assert.equal(challenger.fatal()?.code, 'conflict');
 }
 
-test('two engines on every pair of desktop engine / serve / run: the second refuses and names the first', { timeout: 180_000 }, async (ctx) => {
+test('two engines on every pair of desktop engine / serve / run: the second refuses and names the first', {
+  timeout: 180_000,
+}, async (ctx) => {
   for (const holderKind of FARM_KINDS) {
     const dir = tempDirFor(ctx);
     const holder = startFarmProcess(holderKind, dir);
@@ -106,7 +137,9 @@ test('two engines on every pair of desktop engine / serve / run: the second refu
   }
 });
 
-test('shotfarm import in a second terminal reaches the running farm, which starts the job at once; kill -9 frees the farm and the next engine reconciles', { timeout: 120_000 }, async (ctx) => {
+test('shotfarm import in a second terminal reaches the running farm, which starts the job at once; kill -9 frees the farm and the next engine reconciles', {
+  timeout: 120_000,
+}, async (ctx) => {
   const dir = tempDirFor(ctx);
   const web = join(dir, 'web');
   mkdirSync(web);
@@ -117,7 +150,10 @@ test('shotfarm import in a second terminal reaches the running farm, which start
   await seedDataFolder(dir, sim.url, { probe_interval_s: 600 });
   const list = (id: string) => {
     const file = join(dir, `${id}.json`);
-    writeFileSync(file, JSON.stringify({ project: 'P', episode: 'E', shots: [{ id, stage: 'keyframe', template: 'txt2img' }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({ project: 'P', episode: 'E', shots: [{ id, stage: 'keyframe', template: 'txt2img' }] }),
+    );
     return file;
   };
 
@@ -125,14 +161,20 @@ test('shotfarm import in a second terminal reaches the running farm, which start
   ctx.after(() => run.stop('SIGKILL'));
   await run.ready;
   await run.waitFor(/workstation sim-0 is idle/, 'the workstation to be probed');
-  const imported = spawnSync(process.execPath, [join(REPO, 'bin/shotfarm.js'), '--data', dir, 'import', list('sh1')], { encoding: 'utf8', timeout: 60_000 });
+  const imported = spawnSync(process.execPath, [join(REPO, 'bin/shotfarm.js'), '--data', dir, 'import', list('sh1')], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   assert.equal(imported.status, EXIT.ok, imported.stderr);
   assert.match(imported.stdout, /Imported 1 job\(s\)/);
   await run.waitFor(/running +P\/E\/sh1 keyframe take 1/, 'the imported job to start');
   await run.waitFor(/completed +P\/E\/sh1 keyframe take 1/, 'the imported job to complete');
 
   // A second job is mid-render when the holder is killed: the lock goes with the process.
-  const second = spawnSync(process.execPath, [join(REPO, 'bin/shotfarm.js'), '--data', dir, 'import', list('sh2')], { encoding: 'utf8', timeout: 60_000 });
+  const second = spawnSync(process.execPath, [join(REPO, 'bin/shotfarm.js'), '--data', dir, 'import', list('sh2')], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   assert.equal(second.status, EXIT.ok, second.stderr);
   await run.waitFor(/running +P\/E\/sh2 keyframe take 1/, 'the second job to start');
   await run.stop('SIGKILL');
@@ -141,13 +183,20 @@ test('shotfarm import in a second terminal reaches the running farm, which start
   ctx.after(() => serve.stop('SIGKILL'));
   await serve.ready;
   const api = async (method: string, input: unknown) => {
-    const res = await request(`${serve.url()}/api/call/${method}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) });
+    const res = await request(`${serve.url()}/api/call/${method}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(input),
+    });
     return ((await res.body.json()) as { result: unknown }).result;
   };
-  await waitUntil(async () => {
-    const { rows } = (await api('jobs.list', {})) as { rows: { state: string }[] };
-    return rows.length === 2 && rows.every((r) => r.state === 'completed');
-  }, { what: 'serve to recover the killed engine\'s attempt and complete it', pollMs: 100, detail: serve.output });
+  await waitUntil(
+    async () => {
+      const { rows } = (await api('jobs.list', {})) as { rows: { state: string }[] };
+      return rows.length === 2 && rows.every((r) => r.state === 'completed');
+    },
+    { what: "serve to recover the killed engine's attempt and complete it", pollMs: 100, detail: serve.output },
+  );
   const counts = Object.entries(sim.allCounts());
   assert.equal(counts.length, 2);
   for (const [id, c] of counts) assert.equal(c.executed, 1, `job ${id} rendered once`);

@@ -21,10 +21,20 @@ function store(): Database.Database {
 function side(over: Partial<ClaimSide> & { at?: { t: number }; alive?: Set<number> } = {}): ClaimSide {
   const at = over.at ?? { t: 1_000_000 };
   const alive = over.alive ?? new Set([1, 2]);
-  return { pid: 1, host: 'h1', kind: 'serve', dbFile: '1:10', lockFile: '1:20', now: () => at.t, pidAlive: (p) => alive.has(p), ...over };
+  return {
+    pid: 1,
+    host: 'h1',
+    kind: 'serve',
+    dbFile: '1:10',
+    lockFile: '1:20',
+    now: () => at.t,
+    pidAlive: (p) => alive.has(p),
+    ...over,
+  };
 }
 
-const refused = (err: unknown): boolean => err instanceof ShotfarmError && err.code === 'conflict' && !!err.details && 'engineLock' in err.details;
+const refused = (err: unknown): boolean =>
+  err instanceof ShotfarmError && err.code === 'conflict' && !!err.details && 'engineLock' in err.details;
 
 test('a second engine is refused while the holder lives, by each rule; taken when it is gone', () => {
   const at = { t: 1_000_000 };
@@ -68,5 +78,8 @@ test('a holder whose claim a live engine took stops (refresh is false, and stays
   assert.equal(first.refresh(), false);
   assert.equal(first.refresh(), false);
   first.release(); // never removes the successor's claim
-  assert.throws(() => FarmClaim.take(db, '/d', side({ at, pid: 3, lockFile: '1:22', alive: new Set([1, 2, 3]) })), refused);
+  assert.throws(
+    () => FarmClaim.take(db, '/d', side({ at, pid: 3, lockFile: '1:22', alive: new Set([1, 2, 3]) })),
+    refused,
+  );
 });

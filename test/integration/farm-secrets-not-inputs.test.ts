@@ -24,13 +24,23 @@ const PLATE = `${RESOURCES}samples/plates/sh010.png`;
 
 function list(inputs: string[]): string {
   return JSON.stringify({
-    project: 'P', episode: 'E',
-    shots: inputs.map((path, i) => ({ id: `sh${i + 1}`, stage: 'keyframe', template: 'keyframe-img2img', inputs: { image: path } })),
+    project: 'P',
+    episode: 'E',
+    shots: inputs.map((path, i) => ({
+      id: `sh${i + 1}`,
+      stage: 'keyframe',
+      template: 'keyframe-img2img',
+      inputs: { image: path },
+    })),
   });
 }
 
 /** What the other user's script prints: each call's answer. */
-interface Answer { ok: boolean; result?: { rows?: { status: string; errors: string[] }[]; previewId?: string; imported?: number }; error?: { message: string } }
+interface Answer {
+  ok: boolean;
+  result?: { rows?: { status: string; errors: string[] }[]; previewId?: string; imported?: number };
+  error?: { message: string };
+}
 
 /** Calls serve's API as the `nobody` user (a separate process), in order; their answers. */
 function callsAsNobody(url: string, calls: { method: string; input: unknown }[]): Answer[] {
@@ -42,28 +52,46 @@ function callsAsNobody(url: string, calls: { method: string; input: unknown }[])
       out.push(await r.json());
     }
     process.stdout.write(JSON.stringify(out));`;
-  const r = spawnSync('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', process.execPath, '--input-type=module', '-e', script, JSON.stringify(calls)],
-    { encoding: 'utf8', timeout: 30_000, cwd: '/' });
+  const r = spawnSync(
+    'setpriv',
+    [
+      '--reuid=nobody',
+      '--regid=nogroup',
+      '--clear-groups',
+      process.execPath,
+      '--input-type=module',
+      '-e',
+      script,
+      JSON.stringify(calls),
+    ],
+    { encoding: 'utf8', timeout: 30_000, cwd: '/' },
+  );
   assert.equal(r.status, 0, `the other user's script failed: ${r.stderr}`);
   return JSON.parse(r.stdout) as Answer[];
 }
 
-test("another local user cannot have serve upload the farm's lock record, key file or a link into its folders to their fake ComfyUI", { timeout: 120_000 }, async (ctx) => {
+test("another local user cannot have serve upload the farm's lock record, key file or a link into its folders to their fake ComfyUI", {
+  timeout: 120_000,
+}, async (ctx) => {
   if (process.getuid?.() !== 0) return ctx.skip('needs root to act as another local user (setpriv)');
   const sim = await startSimInstance({ port: 0 });
   ctx.after(() => sim.close());
   const uploads: Buffer[] = [];
-  const fake = await startHostileComfy(sim.url, [{
-    match: (m, p) => m === 'POST' && p === '/upload/image',
-    handle: (req, res, _up) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        uploads.push(Buffer.concat(chunks));
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ name: 'x.png', subfolder: '', type: 'input' }));
-      });
+  const fake = await startHostileComfy(sim.url, [
+    {
+      match: (m, p) => m === 'POST' && p === '/upload/image',
+      handle: (req, res, _up) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+          uploads.push(Buffer.concat(chunks));
+          res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ name: 'x.png', subfolder: '', type: 'input' }));
+        });
+      },
     },
-  }]);
+  ]);
   ctx.after(() => fake.close());
 
   const root = tempDirFor(ctx);
@@ -72,7 +100,10 @@ test("another local user cannot have serve upload the farm's lock record, key fi
   const inputs = join(root, 'inputs');
   mkdirSync(inputs);
   const setup = new Engine({ dataDir: data, log: () => undefined });
-  await setup.call('templates.add', { content: readFileSync(`${RESOURCES}templates/keyframe-img2img.json`, 'utf8'), fileName: 'keyframe-img2img.json' });
+  await setup.call('templates.add', {
+    content: readFileSync(`${RESOURCES}templates/keyframe-img2img.json`, 'utf8'),
+    fileName: 'keyframe-img2img.json',
+  });
   await setup.close();
   mkdirSync(join(data, 'outputs'));
   copyFileSync(PLATE, join(data, 'outputs', 'earlier.png'));
@@ -89,13 +120,22 @@ test("another local user cannot have serve upload the farm's lock record, key fi
 
   const [added, preview, commit] = callsAsNobody(url, [
     { method: 'instances.add', input: { name: 'mine', url: fake.url, tags: ['img2img'] } },
-    { method: 'import.preview', input: { fileName: 'steal.json', content: list(['engine.lock.json', 'runpod-key.bin', 'lock.png', 'earlier.png', 'shotfarm.sqlite']) } },
+    {
+      method: 'import.preview',
+      input: {
+        fileName: 'steal.json',
+        content: list(['engine.lock.json', 'runpod-key.bin', 'lock.png', 'earlier.png', 'shotfarm.sqlite']),
+      },
+    },
     { method: 'import.commit', input: 'PREVIEW' },
   ]);
   assert.equal(added?.ok, true, JSON.stringify(added));
   const errors = (preview?.result?.rows ?? []).map((r) => `${r.status}: ${r.errors.join('; ')}`);
   assert.equal(errors.length, 5, JSON.stringify(preview));
-  assert.match(errors[0]!, /^error: .*"engine\.lock\.json".* is one of the farm's own lock, key or database files, which are never an input/);
+  assert.match(
+    errors[0]!,
+    /^error: .*"engine\.lock\.json".* is one of the farm's own lock, key or database files, which are never an input/,
+  );
   assert.match(errors[1]!, /^error: .*"runpod-key\.bin".* is one of the farm's own lock, key or database files/);
   assert.match(errors[2]!, /^error: .*"lock\.png".* (is one of the farm's own|is a link to a file outside)/);
   assert.match(errors[3]!, /^error: .*"earlier\.png".* (is inside the farm's own folders|is a link to a file outside)/);
@@ -109,24 +149,40 @@ test("another local user cannot have serve upload the farm's lock record, key fi
   ]);
   assert.equal(okPreview?.result?.rows?.[0]?.status, 'new', JSON.stringify(okPreview));
   assert.equal(okCommit?.result?.imported, 1);
-  await waitUntil(() => uploads.length > 0, { what: 'the plain input to be uploaded to the fake ComfyUI', detail: serve.output });
+  await waitUntil(() => uploads.length > 0, {
+    what: 'the plain input to be uploaded to the fake ComfyUI',
+    detail: serve.output,
+  });
   const plate = readFileSync(PLATE);
-  assert.ok(uploads.every((u) => u.includes(plate)), 'only the plate was ever uploaded');
+  assert.ok(
+    uploads.every((u) => u.includes(plate)),
+    'only the plate was ever uploaded',
+  );
   for (const secret of ['engine.lock.json'].map((f) => readFileSync(join(data, f)))) {
-    assert.ok(uploads.every((u) => !u.includes(secret.subarray(0, 64))), 'the lock record never reached the fake');
+    assert.ok(
+      uploads.every((u) => !u.includes(secret.subarray(0, 64))),
+      'the lock record never reached the fake',
+    );
   }
 });
 
-test('serve without --inputs reads no input from any folder (the data folder least of all); --inputs inside the data folder is refused', { timeout: 120_000 }, async (ctx) => {
+test('serve without --inputs reads no input from any folder (the data folder least of all); --inputs inside the data folder is refused', {
+  timeout: 120_000,
+}, async (ctx) => {
   const data = tempDirFor(ctx);
   const setup = new Engine({ dataDir: data, log: () => undefined });
-  await setup.call('templates.add', { content: readFileSync(`${RESOURCES}templates/keyframe-img2img.json`, 'utf8'), fileName: 'keyframe-img2img.json' });
+  await setup.call('templates.add', {
+    content: readFileSync(`${RESOURCES}templates/keyframe-img2img.json`, 'utf8'),
+    fileName: 'keyframe-img2img.json',
+  });
   await setup.close();
   const serve = startFarmProcess('serve', data);
   ctx.after(() => serve.stop('SIGKILL'));
   await serve.ready;
   const res = await fetch(`${serve.url()}/api/call/import.preview`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ fileName: 'l.json', content: list(['engine.lock.json']) }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ fileName: 'l.json', content: list(['engine.lock.json']) }),
   });
   const answer = (await res.json()) as Answer;
   assert.equal(answer.result?.rows?.[0]?.status, 'error');

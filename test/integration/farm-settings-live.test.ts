@@ -16,7 +16,10 @@ test('a changed retry_attempts applies to the next failure and a changed stall t
   const farm = await startFarm({ instances: [{ script: ['500', 'hang', 'hang', 'hang'] }] });
   try {
     const [id] = await farm.importJobs([{ id: 'budget' }]);
-    await farm.waitFor('the second attempt to hang on the server', async () => farm.sims[0]!.counts(id!).received === 1 && (await farm.job(id!)).state === 'running');
+    await farm.waitFor(
+      'the second attempt to hang on the server',
+      async () => farm.sims[0]!.counts(id!).received === 1 && (await farm.job(id!)).state === 'running',
+    );
     const first = (await farm.engine.call('jobs.attempts', { id: id! })).find((a) => a.n === 1);
     assert.match(first?.reason ?? '', /500/, 'the first attempt failed on the 500');
 
@@ -24,7 +27,11 @@ test('a changed retry_attempts applies to the next failure and a changed stall t
     assert.equal((await farm.job(id!)).maxAttempts, 2, 'the running job shows the new budget');
     await farm.engine.call('settings.set', { key: 'stall_timeout_s', value: 1 });
 
-    const [v] = await farm.waitForStates([id!], ['timeout_kill', 'failed_retryable', 'queued', 'completed', 'failed_final'], 15_000);
+    const [v] = await farm.waitForStates(
+      [id!],
+      ['timeout_kill', 'failed_retryable', 'queued', 'completed', 'failed_final'],
+      15_000,
+    );
     assert.equal(v?.state, 'timeout_kill', 'no third attempt: the budget of 2 decided');
     assert.match(v?.stateReason ?? '', /no progress for 1 s \(stall timeout\); no attempts left \(2 of 2\)/);
     assert.equal(v?.attempts, 2);
@@ -39,7 +46,10 @@ test('a changed grace time applies to an attempt already running when its workst
   const farm = await startFarm({ instances: [{ script: ['hang'] }], config: { graceMs: 60_000 } });
   try {
     const [id] = await farm.importJobs([{ id: 'grace' }]);
-    await farm.waitFor('the prompt to be running on the server', async () => farm.sims[0]!.counts(id!).received === 1 && (await farm.job(id!)).state === 'running');
+    await farm.waitFor(
+      'the prompt to be running on the server',
+      async () => farm.sims[0]!.counts(id!).received === 1 && (await farm.job(id!)).state === 'running',
+    );
     await farm.engine.call('settings.set', { key: 'grace_s', value: 1 });
     await farm.sims[0]!.crash();
     await farm.waitForStates([id!], ['failed_retryable', 'queued'], 15_000);
@@ -54,14 +64,23 @@ test('a changed grace time applies to an attempt already running when its workst
 
 test('a changed probe interval is the interval of the next probe of every workstation', async () => {
   const armed: number[] = [];
-  const timers: Timers = { setTimeout: (fn, ms) => (armed.push(ms), systemTimers.setTimeout(fn, ms)), clearTimeout: (h) => systemTimers.clearTimeout(h) };
+  const timers: Timers = {
+    setTimeout: (fn, ms) => (armed.push(ms), systemTimers.setTimeout(fn, ms)),
+    clearTimeout: (h) => systemTimers.clearTimeout(h),
+  };
   const farm = await startFarm({ instances: [{}, {}], timers });
   try {
-    await farm.waitFor('both workstations to be probed', async () => (await farm.engine.call('instances.list', {})).every((i) => i.lastProbeAt !== null));
+    await farm.waitFor('both workstations to be probed', async () =>
+      (await farm.engine.call('instances.list', {})).every((i) => i.lastProbeAt !== null),
+    );
     assert.equal(armed.filter((ms) => ms === 7_300).length, 0);
     await farm.engine.call('settings.set', { key: 'probe_interval_s', value: 7.3 });
     // Each workstation's next probe is armed with it, and so is the farm's next settings check.
-    await farm.waitFor('both probe loops and the settings check to use 7.3 s', () => armed.filter((ms) => ms === 7_300).length >= 3, 5_000);
+    await farm.waitFor(
+      'both probe loops and the settings check to use 7.3 s',
+      () => armed.filter((ms) => ms === 7_300).length >= 3,
+      5_000,
+    );
   } finally {
     await farm.close();
   }
@@ -80,5 +99,6 @@ test('a changed output_root is where the next job is written; files in the folde
   const of = (jobId: string) => rows.find((r) => r.jobId === jobId)!;
   assert.ok(of(a!).path.startsWith(join(farm.dir, 'out')), of(a!).path);
   assert.ok(of(b!).path.startsWith(elsewhere), of(b!).path);
-  for (const asset of [of(a!), of(b!)]) assert.equal((await farm.engine.call('assets.file', { id: asset.id })).ok, true, asset.path);
+  for (const asset of [of(a!), of(b!)])
+    assert.equal((await farm.engine.call('assets.file', { id: asset.id })).ok, true, asset.path);
 });

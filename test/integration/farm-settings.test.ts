@@ -23,14 +23,23 @@ function settingsRows(t: TestEngine): string {
 test('settings set/get/list/reset: the CLI and the API agree on every value, default and unit', async (ctx) => {
   const t = await engineFor(ctx, { templates: false });
   const listed = await t.engine.call('settings.list', {});
-  assert.deepEqual(listed.map((v) => v.key), FARM_SETTING_KEYS, 'every setting, in the table order');
+  assert.deepEqual(
+    listed.map((v) => v.key),
+    FARM_SETTING_KEYS,
+    'every setting, in the table order',
+  );
   for (const v of listed) {
     assert.equal(v.isSet, false);
     assert.equal(v.value, v.default);
     const def = FARM_SETTINGS[v.key];
-    if (def.type === 'number') assert.deepEqual([v.default, v.unit, v.min, v.max], [def.default, def.unit, def.min, def.max]);
+    if (def.type === 'number')
+      assert.deepEqual([v.default, v.unit, v.min, v.max], [def.default, def.unit, def.min, def.max]);
   }
-  assert.equal(listed.find((v) => v.key === 'output_root')?.default, t.engine.outputRoot, "output_root's default is the engine's own folder");
+  assert.equal(
+    listed.find((v) => v.key === 'output_root')?.default,
+    t.engine.outputRoot,
+    "output_root's default is the engine's own folder",
+  );
 
   // Set from the CLI, read through the API.
   const set = await runCli(t.dir, 'settings', 'set', 'retry_attempts', '7');
@@ -67,7 +76,15 @@ test('settings set/get/list/reset: the CLI and the API agree on every value, def
 
 test('a bad setting value is refused with the setting, its bounds and what was given, and nothing changes', async (ctx) => {
   const t = await engineFor(ctx);
-  await importText(t.engine, 'l.json', JSON.stringify({ project: 'P', episode: 'E', shots: [{ id: 'sh1', stage: 'keyframe', template: 'keyframe-img2img' }] }));
+  await importText(
+    t.engine,
+    'l.json',
+    JSON.stringify({
+      project: 'P',
+      episode: 'E',
+      shots: [{ id: 'sh1', stage: 'keyframe', template: 'keyframe-img2img' }],
+    }),
+  );
   await t.engine.call('settings.set', { key: 'stall_timeout_s', value: 90 });
   const aFile = join(t.dir, 'a-file.txt');
   writeFileSync(aFile, 'x');
@@ -75,13 +92,22 @@ test('a bad setting value is refused with the setting, its bounds and what was g
   const jobsBefore = jobsDigest(t.engine);
 
   const cases: { args: [string, string]; message: RegExp }[] = [
-    { args: ['retry_attempts', 'many'], message: /retry_attempts must be a whole number from 1 to 100 \(attempts\); got "many"/ },
+    {
+      args: ['retry_attempts', 'many'],
+      message: /retry_attempts must be a whole number from 1 to 100 \(attempts\); got "many"/,
+    },
     { args: ['retry_attempts', '2.5'], message: /retry_attempts must be a whole number/ },
     { args: ['retry_attempts', '0'], message: /from 1 to 100/ },
     { args: ['stall_timeout_s', '-5'], message: /stall_timeout_s must be a number from 1 to 86400 \(s\); got "-5"/ },
     { args: ['probe_interval_s', '100000'], message: /probe_interval_s must be a number from 0.2 to 600/ },
-    { args: ['retry_atempts', '3'], message: /"retry_atempts" is not a farm setting; the settings are retry_attempts, / },
-    { args: ['output_root', 'renders/here'], message: /output_root must be an absolute folder path; got "renders\/here"/ },
+    {
+      args: ['retry_atempts', '3'],
+      message: /"retry_atempts" is not a farm setting; the settings are retry_attempts, /,
+    },
+    {
+      args: ['output_root', 'renders/here'],
+      message: /output_root must be an absolute folder path; got "renders\/here"/,
+    },
     { args: ['output_root', join(t.dir, 'missing')], message: /does not exist; create the folder first/ },
     { args: ['output_root', aFile], message: /a-file\.txt is not a folder/ },
   ];
@@ -91,8 +117,17 @@ test('a bad setting value is refused with the setting, its bounds and what was g
     assert.match(r.err, c.message, c.args.join(' '));
   }
   // The same refusals over the API (a number of the wrong kind, a value of the wrong type).
-  for (const input of [{ key: 'quarantine_after', value: 1.5 }, { key: 'grace_s', value: true }, { key: 'output_root', value: 42 }, { key: 'nope', value: 1 }]) {
-    await assert.rejects(t.engine.call('settings.set', input), (e: { code?: string }) => e.code === 'bad_input', JSON.stringify(input));
+  for (const input of [
+    { key: 'quarantine_after', value: 1.5 },
+    { key: 'grace_s', value: true },
+    { key: 'output_root', value: 42 },
+    { key: 'nope', value: 1 },
+  ]) {
+    await assert.rejects(
+      t.engine.call('settings.set', input),
+      (e: { code?: string }) => e.code === 'bad_input',
+      JSON.stringify(input),
+    );
   }
   await assert.rejects(t.engine.call('settings.reset', { key: 'nope' }), /"nope" is not a farm setting/);
 
@@ -103,15 +138,25 @@ test('a bad setting value is refused with the setting, its bounds and what was g
 
 test('a stored value edited by hand into nonsense is named with its fix, and reset clears it', async (ctx) => {
   const t = await engineFor(ctx, { templates: false });
-  t.engine.db.prepare("INSERT INTO settings (key, value_json, updated_at) VALUES ('farm.setting.grace_s', '\"soon\"', 1)").run();
-  await assert.rejects(t.engine.call('settings.list', {}), /the stored grace_s is invalid .*shotfarm settings reset grace_s/);
+  t.engine.db
+    .prepare("INSERT INTO settings (key, value_json, updated_at) VALUES ('farm.setting.grace_s', '\"soon\"', 1)")
+    .run();
+  await assert.rejects(
+    t.engine.call('settings.list', {}),
+    /the stored grace_s is invalid .*shotfarm settings reset grace_s/,
+  );
   await t.engine.call('settings.reset', { key: 'grace_s' });
   assert.equal((await t.engine.call('settings.get', { key: 'grace_s' })).value, 60);
 });
 
 test('a changed retry_attempts becomes the budget of every unfinished job, and new jobs are made with it', async (ctx) => {
   const t = await engineFor(ctx);
-  const list = (ids: string[]) => JSON.stringify({ project: 'P', episode: 'E', shots: ids.map((id) => ({ id, stage: 'keyframe', template: 'keyframe-img2img' })) });
+  const list = (ids: string[]) =>
+    JSON.stringify({
+      project: 'P',
+      episode: 'E',
+      shots: ids.map((id) => ({ id, stage: 'keyframe', template: 'keyframe-img2img' })),
+    });
   const { result } = await importText(t.engine, 'a.json', list(['a1', 'a2']));
   const changed: string[] = [];
   t.engine.events.on('job.changed', ({ job }) => void changed.push(job.id));
@@ -129,7 +174,11 @@ test('over the network the number settings can be changed and reset, the folder 
   const server = await startServer({ engine: t.engine, staticDir: web });
   ctx.after(() => server.close());
   const post = async (method: string, body: unknown) => {
-    const res = await fetch(`${server.url}/api/call/${method}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${server.url}/api/call/${method}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     return { status: res.status, body: (await res.json()) as { ok: boolean; result?: unknown } };
   };
   const list = await post('settings.list', {});

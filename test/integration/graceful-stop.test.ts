@@ -49,14 +49,22 @@ test('a stop whose wait for a download runs out leaves the attempt open, and the
   view.release();
   const cut = await stored(farm.dir, id!);
   assert.equal(cut.job.state, 'running', `the job is not failed: ${cut.job.stateReason}`);
-  assert.deepEqual(cut.attempts.map((a) => [a.outcome, a.reason]), [[null, null]], 'its one attempt stays open for the next start');
+  assert.deepEqual(
+    cut.attempts.map((a) => [a.outcome, a.reason]),
+    [[null, null]],
+    'its one attempt stays open for the next start',
+  );
 
   hostile.setRoutes([]);
   await farm.restartEngine();
   const [done] = await farm.waitForStates([id!], ['completed', 'failed_final']);
   assert.equal(done!.state, 'completed', done!.stateReason ?? '');
   assert.equal(sim.counts(id!).executed, 1, 'rendered once');
-  assert.deepEqual((await farm.engine.call('jobs.attempts', { id: id! })).map((a) => a.outcome), ['completed'], 'the same attempt, collected');
+  assert.deepEqual(
+    (await farm.engine.call('jobs.attempts', { id: id! })).map((a) => a.outcome),
+    ['completed'],
+    'the same attempt, collected',
+  );
   assert.equal((await farm.engine.call('assets.list', { shot: 'sh1' })).total, 1);
 });
 
@@ -71,6 +79,9 @@ test('a stop lets a download in flight finish within its wait: the job completes
   await closing;
   const after = await stored(farm.dir, id!);
   assert.equal(after.job.state, 'completed', after.job.stateReason ?? '');
-  assert.deepEqual(after.attempts.map((a) => a.outcome), ['completed']);
+  assert.deepEqual(
+    after.attempts.map((a) => a.outcome),
+    ['completed'],
+  );
   assert.equal(sim.counts(id!).executed, 1);
 });

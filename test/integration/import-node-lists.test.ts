@@ -13,17 +13,30 @@ import { makeTempDir } from '../helpers/temp-dir.js';
 
 const shots = (dir: string): string => {
   const file = join(dir, 'post.json');
-  writeFileSync(file, JSON.stringify({
-    project: 'P', episode: 'E',
-    shots: [{ id: 'p1', stage: 'post', template: 'needs-custom-node' }, { id: 'k1', stage: 'keyframe', template: 'txt2img', parameters: { ckpt: 'hero.safetensors' } }],
-  }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      project: 'P',
+      episode: 'E',
+      shots: [
+        { id: 'p1', stage: 'post', template: 'needs-custom-node' },
+        { id: 'k1', stage: 'keyframe', template: 'txt2img', parameters: { ckpt: 'hero.safetensors' } },
+      ],
+    }),
+  );
   return file;
 };
 
 test('import without any stored node list says the node/model check was skipped', async () => {
   const d = makeTempDir();
   try {
-    await runCli(d.path, 'templates', 'add', resolve(FIXTURE_TEMPLATES, 'needs-custom-node.json'), resolve(FIXTURE_TEMPLATES, 'txt2img.json'));
+    await runCli(
+      d.path,
+      'templates',
+      'add',
+      resolve(FIXTURE_TEMPLATES, 'needs-custom-node.json'),
+      resolve(FIXTURE_TEMPLATES, 'txt2img.json'),
+    );
     const r = await runCli(d.path, 'import', shots(d.path), '--dry-run');
     assert.equal(r.code, EXIT.ok, r.out + r.err);
     assert.match(r.out, /^Note: node lists not known yet: the node\/model check was skipped$/m);

@@ -14,13 +14,20 @@ import { addPerson, callAs } from '../helpers/people.js';
 
 const RUSH_SENTENCE = 'artists cannot make jobs rush (up to high).';
 
-const list = (episode: string, stagePriority?: string): string => JSON.stringify({
-  project: 'Moonfall', episode,
-  shots: [{
-    id: 'sh010', parameters: { prompt: 'x' },
-    stages: [{ stage: 'keyframe', template: 'keyframe-img2img', ...(stagePriority ? { priority: stagePriority } : {}) }],
-  }],
-});
+const list = (episode: string, stagePriority?: string): string =>
+  JSON.stringify({
+    project: 'Moonfall',
+    episode,
+    shots: [
+      {
+        id: 'sh010',
+        parameters: { prompt: 'x' },
+        stages: [
+          { stage: 'keyframe', template: 'keyframe-img2img', ...(stagePriority ? { priority: stagePriority } : {}) },
+        ],
+      },
+    ],
+  });
 
 async function setup() {
   const t = await makeEngine();
@@ -28,9 +35,14 @@ async function setup() {
   const artist = await addPerson(t.engine, 'mira', 'artist');
   const operator = await addPerson(t.engine, 'otto', 'operator');
   const importAs = async (token: string, episode: string, stagePriority?: string) => {
-    const p = await callAs(server.url, token, 'import.preview', { fileName: `${episode}.json`, content: list(episode, stagePriority) });
+    const p = await callAs(server.url, token, 'import.preview', {
+      fileName: `${episode}.json`,
+      content: list(episode, stagePriority),
+    });
     assert.equal(p.status, 200, JSON.stringify(p.body.error));
-    return callAs(server.url, token, 'import.commit', { previewId: (p.body.result as { previewId: string }).previewId });
+    return callAs(server.url, token, 'import.commit', {
+      previewId: (p.body.result as { previewId: string }).previewId,
+    });
   };
   return { t, server, artist, operator, importAs, close: async () => (await server.close(), await t.close()) };
 }
@@ -59,15 +71,23 @@ test('an artist cannot bump their own job to rush over the API, nor ask rush bac
     const bump = await callAs(s.server.url, s.artist, 'jobs.bump', { ids: [id], priority: 'rush' });
     assert.equal(bump.status, 403);
     assert.equal(bump.body.error?.message, RUSH_SENTENCE);
-    const restore = await callAs(s.server.url, s.artist, 'jobs.restoreOrder', { jobs: [{ id, priority: 'rush', rank: 0 }] });
+    const restore = await callAs(s.server.url, s.artist, 'jobs.restoreOrder', {
+      jobs: [{ id, priority: 'rush', rank: 0 }],
+    });
     assert.equal(restore.status, 403);
     assert.equal(restore.body.error?.message, RUSH_SENTENCE);
     assert.equal((await s.t.engine.call('jobs.get', { id })).priority, 'normal', 'unchanged');
-    assert.equal((await callAs(s.server.url, s.artist, 'jobs.bump', { ids: [id], priority: 'high' })).status, 200, 'up to high is hers');
+    assert.equal(
+      (await callAs(s.server.url, s.artist, 'jobs.bump', { ids: [id], priority: 'high' })).status,
+      200,
+      'up to high is hers',
+    );
 
     assert.equal((await callAs(s.server.url, s.operator, 'jobs.bump', { ids: [id], priority: 'rush' })).status, 200);
     assert.equal((await s.t.engine.call('jobs.get', { id })).priority, 'rush');
-    const back = await callAs(s.server.url, s.operator, 'jobs.restoreOrder', { jobs: [{ id, priority: 'rush', rank: 0 }] });
+    const back = await callAs(s.server.url, s.operator, 'jobs.restoreOrder', {
+      jobs: [{ id, priority: 'rush', rank: 0 }],
+    });
     assert.equal(back.status, 200, JSON.stringify(back.body.error));
   } finally {
     await s.close();

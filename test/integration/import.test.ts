@@ -38,7 +38,10 @@ test('a stage that depends on another waits, pending, with the reason shown', as
   await importText(t.engine, 'shot_list.json', sample);
   const motion = (await t.engine.call('jobs.list', { filter: { stage: 'motion' } })).rows[0];
   assert.equal(motion?.state, 'pending');
-  assert.equal(motion?.dependsOn, jobId({ project: 'Moonfall', episode: 'ep101', shot: 'sh010', stage: 'keyframe', take: 1 }));
+  assert.equal(
+    motion?.dependsOn,
+    jobId({ project: 'Moonfall', episode: 'ep101', shot: 'sh010', stage: 'keyframe', take: 1 }),
+  );
   assert.match(motion?.stateReason ?? '', /waiting for keyframe take 1 to complete/);
 });
 
@@ -62,26 +65,45 @@ test('a new take is a new job id with a new seed; a pinned seed is kept', async 
 test('a Kitsu CSV (semicolons, Name/Nb Frames columns) maps by the header table', async (ctx) => {
   const t = await engineFor(ctx);
   const preview = await t.engine.call('import.preview', {
-    fileName: 'kitsu.csv', content: kitsu, mapping: { project: 'Moonfall', stage: 'keyframe', template: 'keyframe-img2img' },
+    fileName: 'kitsu.csv',
+    content: kitsu,
+    mapping: { project: 'Moonfall', stage: 'keyframe', template: 'keyframe-img2img' },
   });
   assert.equal(preview.format, 'csv');
   assert.equal(preview.mapping.shot, 'Name');
   assert.equal(preview.mapping.frames, 'Nb Frames');
-  assert.deepEqual(preview.rows.map((r) => [r.episode, r.shot, r.status]), [['ep101', 'sq01_sh040', 'new'], ['ep101', 'sq01_sh050', 'new']]);
+  assert.deepEqual(
+    preview.rows.map((r) => [r.episode, r.shot, r.status]),
+    [
+      ['ep101', 'sq01_sh040', 'new'],
+      ['ep101', 'sq01_sh050', 'new'],
+    ],
+  );
 });
 
 test('a ShotGrid CSV (Shot Code, Cut In/Out, quoted commas) maps by the header table', async (ctx) => {
   const t = await engineFor(ctx);
   const preview = await t.engine.call('import.preview', {
-    fileName: 'sg.csv', content: shotgrid, mapping: { project: 'Moonfall', episode: 'ep102', stage: 'keyframe', template: 'keyframe-img2img' },
+    fileName: 'sg.csv',
+    content: shotgrid,
+    mapping: { project: 'Moonfall', episode: 'ep102', stage: 'keyframe', template: 'keyframe-img2img' },
   });
   assert.equal(preview.mapping.shot, 'Shot Code');
   assert.equal(preview.mapping.frame_in, 'Cut In');
-  assert.deepEqual(preview.rows.map((r) => r.shot), ['SQ02_SH0100', 'SQ02_SH0110']);
+  assert.deepEqual(
+    preview.rows.map((r) => r.shot),
+    ['SQ02_SH0100', 'SQ02_SH0110'],
+  );
   const result = await t.engine.call('import.commit', { previewId: preview.previewId });
   assert.equal(result.imported, 2);
-  const params = t.engine.db.prepare("SELECT params_json FROM jobs WHERE shot = 'SQ02_SH0110'").get() as { params_json: string };
-  assert.equal(JSON.parse(params.params_json).prompt, 'Close: Mira, "don\'t look back"', 'Description feeds the prompt parameter');
+  const params = t.engine.db.prepare("SELECT params_json FROM jobs WHERE shot = 'SQ02_SH0110'").get() as {
+    params_json: string;
+  };
+  assert.equal(
+    JSON.parse(params.params_json).prompt,
+    'Close: Mira, "don\'t look back"',
+    'Description feeds the prompt parameter',
+  );
 });
 
 test('a CSV with bad rows reports each row and stores only the valid ones, in one go', async (ctx) => {
@@ -96,7 +118,10 @@ test('a CSV with bad rows reports each row and stores only the valid ones, in on
     'sh100,keyframe,keyframe-img2img,low,1,,',
   ].join('\n');
   const preview = await t.engine.call('import.preview', {
-    fileName: 'shots.csv', content: csv, baseDir: `${RESOURCES}samples`, mapping: { project: 'P', episode: 'E' },
+    fileName: 'shots.csv',
+    content: csv,
+    baseDir: `${RESOURCES}samples`,
+    mapping: { project: 'P', episode: 'E' },
   });
   const byShot = (row: number) => preview.rows[row - 1]!;
   assert.equal(byShot(1).status, 'new');
@@ -114,8 +139,12 @@ test('a malformed JSON shot list gets an error with its line and the store is un
   const t = await engineFor(ctx);
   const before = tableCounts(t.engine);
   await assert.rejects(
-    t.engine.call('import.preview', { fileName: 'shot_list.json', content: '{\n "project": "P",\n "episode": "E",\n "shots": [\n  {"id": "a",}\n ]\n}' }),
-    (err: unknown) => err instanceof ShotfarmError && err.code === 'bad_input' && /not valid JSON at line 5/.test(err.message),
+    t.engine.call('import.preview', {
+      fileName: 'shot_list.json',
+      content: '{\n "project": "P",\n "episode": "E",\n "shots": [\n  {"id": "a",}\n ]\n}',
+    }),
+    (err: unknown) =>
+      err instanceof ShotfarmError && err.code === 'bad_input' && /not valid JSON at line 5/.test(err.message),
   );
   await assert.rejects(
     t.engine.call('import.preview', { fileName: 'shot_list.json', content: '{"episode": "E", "shots": []}' }),
@@ -131,14 +160,18 @@ test('a CSV with an unclosed quote is refused whole, with the line', async (ctx)
     t.engine.call('import.preview', { fileName: 'x.csv', content: 'Shot,Description\nsh1,"fine"\nsh2,"broken\n' }),
     /could not be read as CSV/,
   );
-  await assert.rejects(t.engine.call('import.preview', { fileName: 'x.csv', content: 'Foo,Bar\n1,2\n' }), /no shot column/);
+  await assert.rejects(
+    t.engine.call('import.preview', { fileName: 'x.csv', content: 'Foo,Bar\n1,2\n' }),
+    /no shot column/,
+  );
   assert.deepEqual(tableCounts(t.engine), before);
 });
 
 test('a JSON shot with an unknown parameter or stage dependency is a row error, not a crash', async (ctx) => {
   const t = await engineFor(ctx);
   const list = {
-    project: 'P', episode: 'E',
+    project: 'P',
+    episode: 'E',
     shots: [
       { id: 's1', stage: 'keyframe', template: 'keyframe-img2img', parameters: { cfg_scale: 3 } },
       { id: 's2', stages: [{ stage: 'motion', template: 'motion-i2v', depends_on: 'keyframe' }] },
@@ -152,14 +185,25 @@ test('a JSON shot with an unknown parameter or stage dependency is a row error, 
   assert.match(preview.rows[1]!.errors.join(), /depends on stage "keyframe", which this shot does not have/);
   assert.match(preview.rows[2]!.errors.join(), /priority/);
   assert.equal(preview.rows[3]!.status, 'new');
-  assert.match(content.split('\n')[preview.rows[2]!.line! - 1] ?? '', /"id": "s3"/, 'the row points at its shot in the file');
+  assert.match(
+    content.split('\n')[preview.rows[2]!.line! - 1] ?? '',
+    /"id": "s3"/,
+    'the row points at its shot in the file',
+  );
 });
 
 test('a preview stores nothing; a used preview cannot be committed twice', async (ctx) => {
   const t = await engineFor(ctx);
   const before = tableCounts(t.engine);
-  const preview = await t.engine.call('import.preview', { fileName: 'shot_list.json', content: sample, baseDir: `${RESOURCES}samples` });
+  const preview = await t.engine.call('import.preview', {
+    fileName: 'shot_list.json',
+    content: sample,
+    baseDir: `${RESOURCES}samples`,
+  });
   assert.deepEqual(tableCounts(t.engine), before);
   await t.engine.call('import.commit', { previewId: preview.previewId });
-  await assert.rejects(t.engine.call('import.commit', { previewId: preview.previewId }), /expired or was already imported/);
+  await assert.rejects(
+    t.engine.call('import.commit', { previewId: preview.previewId }),
+    /expired or was already imported/,
+  );
 });

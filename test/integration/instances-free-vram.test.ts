@@ -17,7 +17,10 @@ test('Free VRAM is refused while the workstation renders and frees the loaded mo
   await assert.rejects(farm.engine.call('instances.freeVram', { id: 'sim-0' }), (err: unknown) => {
     assert.ok(err instanceof ShotfarmError);
     assert.equal(err.code, 'conflict');
-    assert.match(err.message, /"sim-0" is rendering 1 job\(s\): freeing VRAM now would unload the models its prompt uses/);
+    assert.match(
+      err.message,
+      /"sim-0" is rendering 1 job\(s\): freeing VRAM now would unload the models its prompt uses/,
+    );
     return true;
   });
   assert.equal(farm.sims[0]!.freeRequests(), 0, 'nothing was sent to the server while it rendered');
@@ -30,12 +33,17 @@ test('Free VRAM is refused while the workstation renders and frees the loaded mo
   });
 
   const seen: number[] = [];
-  farm.engine.events.on('instance.changed', ({ instance }) => { if (instance.name === 'sim-0' && instance.vram) seen.push(instance.vram.comfyBytes); });
+  farm.engine.events.on('instance.changed', ({ instance }) => {
+    if (instance.name === 'sim-0' && instance.vram) seen.push(instance.vram.comfyBytes);
+  });
   const after = await farm.engine.call('instances.freeVram', { id: 'sim-0' });
   assert.equal(farm.sims[0]!.freeRequests(), 1);
   assert.ok(after.vram, 'the card has VRAM figures after');
   assert.ok(after.vram.comfyBytes < 1024 ** 3, `the models' share dropped (now ${after.vram.comfyBytes} bytes)`);
-  assert.ok(seen.some((b) => b < 1024 ** 3), 'the card went out with the freed figure');
+  assert.ok(
+    seen.some((b) => b < 1024 ** 3),
+    'the card went out with the freed figure',
+  );
   const listed = (await farm.engine.call('instances.list', {})).find((i) => i.name === 'sim-0');
   assert.ok((listed?.vram?.comfyBytes ?? Infinity) < 1024 ** 3, 'the stored card keeps the freed figure');
 });

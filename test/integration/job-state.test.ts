@@ -9,8 +9,13 @@ import { RESOURCES } from '../helpers/engine.js';
 const sample = readFileSync(`${RESOURCES}samples/shot_list.json`, 'utf8');
 
 function events(db: import('better-sqlite3').Database, jobId: string) {
-  return db.prepare('SELECT from_state, to_state, reason, actor FROM job_events WHERE job_id = ? ORDER BY id').all(jobId) as {
-    from_state: string | null; to_state: string; reason: string; actor: string;
+  return db
+    .prepare('SELECT from_state, to_state, reason, actor FROM job_events WHERE job_id = ? ORDER BY id')
+    .all(jobId) as {
+    from_state: string | null;
+    to_state: string;
+    reason: string;
+    actor: string;
   }[];
 }
 
@@ -19,7 +24,13 @@ test('a state change and its event row are written together', async (ctx) => {
   const { result } = await importText(t.engine, 'shot_list.json', sample);
   const id = result.jobIds[0] as string;
   t.clock.advance(1000);
-  transitionJob(t.engine.db, t.clock, { jobId: id, to: 'held', reason: 'for review', actor: 'operator', expectFrom: ['queued'] });
+  transitionJob(t.engine.db, t.clock, {
+    jobId: id,
+    to: 'held',
+    reason: 'for review',
+    actor: 'operator',
+    expectFrom: ['queued'],
+  });
   const job = await t.engine.call('jobs.get', { id });
   assert.equal(job.state, 'held');
   const ev = events(t.engine.db, id);
@@ -35,7 +46,8 @@ test('an illegal transition throws and changes nothing', async (ctx) => {
   const jobBefore = await t.engine.call('jobs.get', { id });
   assert.throws(
     () => transitionJob(t.engine.db, t.clock, { jobId: id, to: 'completed', reason: 'bogus', actor: 'test' }),
-    (err: unknown) => err instanceof ShotfarmError && err.code === 'conflict' && /queued job cannot become completed/.test(err.message),
+    (err: unknown) =>
+      err instanceof ShotfarmError && err.code === 'conflict' && /queued job cannot become completed/.test(err.message),
   );
   assert.deepEqual(tableCounts(t.engine), before);
   assert.deepEqual(await t.engine.call('jobs.get', { id }), jobBefore);
@@ -47,7 +59,14 @@ test('a report from an attempt that is no longer current is refused (fencing)', 
   const id = result.jobIds[0] as string;
   const before = tableCounts(t.engine);
   assert.throws(
-    () => transitionJob(t.engine.db, t.clock, { jobId: id, to: 'held', reason: 'late', actor: 'runner', expectAttemptId: 'old-attempt' }),
+    () =>
+      transitionJob(t.engine.db, t.clock, {
+        jobId: id,
+        to: 'held',
+        reason: 'late',
+        actor: 'runner',
+        expectAttemptId: 'old-attempt',
+      }),
     /stale/,
   );
   assert.deepEqual(tableCounts(t.engine), before);

@@ -50,8 +50,12 @@ test('every announced view of a job equals its listed view at that moment, as a 
   await farm.waitForStates(ids.slice(0, 2), ['completed'], 30_000);
 
   const states = new Set(seen.map((s) => s.announced.state));
-  for (const state of ['held', 'running', 'completed']) assert.ok(states.has(state as JobView['state']), `a ${state} view was announced`);
-  assert.ok(seen.some((s) => s.announced.state === 'running' && s.announced.attempt), 'a running view carries its live attempt');
+  for (const state of ['held', 'running', 'completed'])
+    assert.ok(states.has(state as JobView['state']), `a ${state} view was announced`);
+  assert.ok(
+    seen.some((s) => s.announced.state === 'running' && s.announced.attempt),
+    'a running view carries its live attempt',
+  );
   assert.deepEqual(answered, [seen[0]!.announced], 'the action answers with the announced view');
   await assertSame(seen);
 });
@@ -63,7 +67,14 @@ test('the announced view of a queued job equals its listed view with no farm in 
   ctx.after(off);
   const answered = await farm.engine.call('jobs.bump', { ids, priority: 'high' });
   assert.equal(seen.length, 2);
-  assert.ok(seen.every((s) => s.announced.state === 'queued' && s.announced.waitReason), 'queued views say why they wait');
-  assert.deepEqual(answered, seen.map((s) => s.announced), 'the action answers with the announced views');
+  assert.ok(
+    seen.every((s) => s.announced.state === 'queued' && s.announced.waitReason),
+    'queued views say why they wait',
+  );
+  assert.deepEqual(
+    answered,
+    seen.map((s) => s.announced),
+    'the action answers with the announced views',
+  );
   await assertSame(seen);
 });

@@ -11,8 +11,17 @@ test('a pending job says which dependency it waits for, and that it is not done'
   const farm = await startFarm({ instances: [], start: false });
   try {
     const list = {
-      project: 'P', episode: 'E',
-      shots: [{ id: 'sh1', stages: [{ stage: 'keyframe', template: 'txt2img' }, { stage: 'motion', template: 'video18', depends_on: 'keyframe' }] }],
+      project: 'P',
+      episode: 'E',
+      shots: [
+        {
+          id: 'sh1',
+          stages: [
+            { stage: 'keyframe', template: 'txt2img' },
+            { stage: 'motion', template: 'video18', depends_on: 'keyframe' },
+          ],
+        },
+      ],
     };
     const preview = await farm.engine.call('import.preview', { fileName: 'l.json', content: JSON.stringify(list) });
     await farm.engine.call('import.commit', { previewId: preview.previewId });
@@ -35,7 +44,10 @@ test('a pending job says which dependency it waits for, and that it is not done'
 
 test('a job waiting out a retry backoff says until when', async () => {
   // A backoff of up to an hour: long enough that the job is still waiting when asked.
-  const farm = await startFarm({ instances: [{ script: ['500'] }], config: { retry: { maxAttempts: 4, baseMs: 3_600_000, capMs: 3_600_000 } } });
+  const farm = await startFarm({
+    instances: [{ script: ['500'] }],
+    config: { retry: { maxAttempts: 4, baseMs: 3_600_000, capMs: 3_600_000 } },
+  });
   try {
     const [id] = await farm.importJobs([{ id: 'flaky' }]);
     const [v] = await farm.waitForStates([id!], ['failed_retryable']);

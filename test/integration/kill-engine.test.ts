@@ -53,9 +53,16 @@ interface EngineChild {
 async function bundleChild(dir: string): Promise<string> {
   symlinkSync(join(REPO, 'node_modules'), join(dir, 'node_modules'), 'dir');
   await build({
-    configFile: false, logLevel: 'warn', root: REPO,
+    configFile: false,
+    logLevel: 'warn',
+    root: REPO,
     build: {
-      ssr: join(REPO, 'test/helpers/engine-child.ts'), outDir: join(dir, 'bin'), emptyOutDir: true, target: 'node20', minify: false, sourcemap: false,
+      ssr: join(REPO, 'test/helpers/engine-child.ts'),
+      outDir: join(dir, 'bin'),
+      emptyOutDir: true,
+      target: 'node20',
+      minify: false,
+      sourcemap: false,
       rollupOptions: { output: { format: 'esm', entryFileNames: 'engine-child.mjs' } },
     },
   });
@@ -64,7 +71,8 @@ async function bundleChild(dir: string): Promise<string> {
 
 function bootChild(entry: string, dataDir: string, outputRoot: string): EngineChild {
   const child = spawn(process.execPath, [entry, dataDir, outputRoot], {
-    cwd: REPO, stdio: ['pipe', 'pipe', 'pipe'],
+    cwd: REPO,
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -78,15 +86,25 @@ function bootChild(entry: string, dataDir: string, outputRoot: string): EngineCh
   // An exit ends every wait for a line: a child killed before it printed "ready" (a slow boot under
   // load) must not leave a 60 s timer holding the test process open after the test.
   const gone = new AbortController();
-  const exited = new Promise<void>((resolve) => child.on('exit', () => {
-    gone.abort('the engine child exited');
-    resolve();
-  }));
+  const exited = new Promise<void>((resolve) =>
+    child.on('exit', () => {
+      gone.abort('the engine child exited');
+      resolve();
+    }),
+  );
   const died = exited.then(() => {
     throw new Error(`the engine child exited before it was told to: ${stderr.slice(-2000)}`);
   });
   died.catch(() => undefined); // read only through `when`
-  const when = (line: string) => Promise.race([nextValue<void>((deliver) => lines.once(line, () => deliver()), { what: `"${line}" from the engine child`, timeoutMs: 60_000, signal: gone.signal }), died]);
+  const when = (line: string) =>
+    Promise.race([
+      nextValue<void>((deliver) => lines.once(line, () => deliver()), {
+        what: `"${line}" from the engine child`,
+        timeoutMs: 60_000,
+        signal: gone.signal,
+      }),
+      died,
+    ]);
   const ready = when('ready');
   ready.catch(() => undefined); // awaited by go(), if this child is ever used
   return {
@@ -105,7 +123,9 @@ function bootChild(entry: string, dataDir: string, outputRoot: string): EngineCh
   };
 }
 
-test(`the engine killed or stopped ${KILLS} times at random moments loses no job and renders none twice`, { timeout: 240_000 }, async () => {
+test(`the engine killed or stopped ${KILLS} times at random moments loses no job and renders none twice`, {
+  timeout: 240_000,
+}, async () => {
   const tmp = makeTempDir('shotfarm-kill-');
   const bin = makeTempDir('shotfarm-kill-bin-');
   const out = join(tmp.path, 'out');
@@ -115,15 +135,24 @@ test(`the engine killed or stopped ${KILLS} times at random moments loses no job
   try {
     for (let i = 0; i < 3; i++) {
       const script = Array.from({ length: 400 }, () => WORDS[Math.floor(random() * WORDS.length)] as string);
-      sims.push(await startSimInstance({ name: `sim-${i}`, script, duration: { fixedMs: 20, randomMs: [0, 40], seed: i } }));
+      sims.push(
+        await startSimInstance({ name: `sim-${i}`, script, duration: { fixedMs: 20, randomMs: [0, 40], seed: i } }),
+      );
     }
     const entry = await bundleChild(bin.path);
     // The first engines boot while the farm is set up.
     for (let i = 0; i < BOOTED_AHEAD; i++) booted.push(bootChild(entry, tmp.path, out));
     const setup = new Engine({ dataDir: tmp.path, outputRoot: out, log: () => undefined });
-    await setup.call('templates.add', { content: readFileSync(join(FIXTURE_TEMPLATES, 'txt2img.json'), 'utf8'), fileName: 'txt2img.json' });
+    await setup.call('templates.add', {
+      content: readFileSync(join(FIXTURE_TEMPLATES, 'txt2img.json'), 'utf8'),
+      fileName: 'txt2img.json',
+    });
     for (const [i, s] of sims.entries()) await setup.call('instances.add', { name: `sim-${i}`, url: s.url });
-    const list = { project: 'P', episode: 'E', shots: Array.from({ length: JOBS }, (_, i) => ({ id: `sh${i}`, stage: 'keyframe', template: 'txt2img' })) };
+    const list = {
+      project: 'P',
+      episode: 'E',
+      shots: Array.from({ length: JOBS }, (_, i) => ({ id: `sh${i}`, stage: 'keyframe', template: 'txt2img' })),
+    };
     const preview = await setup.call('import.preview', { fileName: 'l.json', content: JSON.stringify(list) });
     const { jobIds } = await setup.call('import.commit', { previewId: preview.previewId });
     await setup.close();
@@ -138,7 +167,11 @@ test(`the engine killed or stopped ${KILLS} times at random moments loses no job
       try {
         return {
           open: count(db, "SELECT COUNT(*) AS n FROM attempts WHERE state <> 'ended'"),
-          waiting: count(db, "SELECT COUNT(*) AS n FROM (SELECT instance_id FROM attempts WHERE state <> 'ended' GROUP BY instance_id HAVING COUNT(*) > 1)") > 0,
+          waiting:
+            count(
+              db,
+              "SELECT COUNT(*) AS n FROM (SELECT instance_id FROM attempts WHERE state <> 'ended' GROUP BY instance_id HAVING COUNT(*) > 1)",
+            ) > 0,
         };
       } finally {
         db.close();
@@ -167,10 +200,16 @@ test(`the engine killed or stopped ${KILLS} times at random moments loses no job
     // The kills must have landed while work was in flight, or the test proves nothing. (A cut
     // attempt is often taken over by the next engine and completes, so finished rows cannot tell;
     // what the store held at the moment of each kill can.)
-    assert.ok(killedMidAttempt >= KILLS / 4, `some attempts were cut by a kill: only ${killedMidAttempt} of ${KILLS} kills found one open`);
+    assert.ok(
+      killedMidAttempt >= KILLS / 4,
+      `some attempts were cut by a kill: only ${killedMidAttempt} of ${KILLS} kills found one open`,
+    );
     assert.ok(stoppedMidAttempt >= 1, 'at least one graceful stop came while an attempt was open');
     // Prefetch is on: some kills must land while a claimed prompt waits on a server behind another.
-    assert.ok(killedWhileWaiting >= 1, `a kill landed while a prompt waited behind the running one: ${killedWhileWaiting} of ${KILLS}`);
+    assert.ok(
+      killedWhileWaiting >= 1,
+      `a kill landed while a prompt waited behind the running one: ${killedWhileWaiting} of ${KILLS}`,
+    );
 
     const db = new Database(dbFile, { readonly: true });
     try {
@@ -178,23 +217,34 @@ test(`the engine killed or stopped ${KILLS} times at random moments loses no job
       await final.go();
       try {
         await waitUntil(() => count(db, "SELECT COUNT(*) AS n FROM jobs WHERE state <> 'completed'") === 0, {
-          what: 'every job to complete', timeoutMs: 120_000, pollMs: 200,
+          what: 'every job to complete',
+          timeoutMs: 120_000,
+          pollMs: 200,
           wake: (recheck) => {
             final.lines.on('job', recheck);
             return () => void final.lines.off('job', recheck);
           },
-          detail: () => [
-            JSON.stringify(db.prepare('SELECT state, state_reason, COUNT(*) AS n FROM jobs GROUP BY state, state_reason').all()),
-            JSON.stringify(db.prepare("SELECT id, job_id, n, instance_name, state, outcome FROM attempts WHERE state <> 'ended'").all()),
-            final.stderr().slice(-2000),
-          ].join('\n'),
+          detail: () =>
+            [
+              JSON.stringify(
+                db.prepare('SELECT state, state_reason, COUNT(*) AS n FROM jobs GROUP BY state, state_reason').all(),
+              ),
+              JSON.stringify(
+                db
+                  .prepare("SELECT id, job_id, n, instance_name, state, outcome FROM attempts WHERE state <> 'ended'")
+                  .all(),
+              ),
+              final.stderr().slice(-2000),
+            ].join('\n'),
         });
         for (const id of jobIds) {
           const executed = sims.reduce((n, s) => n + s.counts(id).executed, 0);
           assert.equal(executed, 1, `job ${id} rendered ${executed} times`);
           const assets = (db.prepare('SELECT COUNT(*) AS n FROM assets WHERE job_id = ?').get(id) as { n: number }).n;
           assert.equal(assets, 1, `job ${id} has ${assets} ledger rows`);
-          const last = db.prepare('SELECT to_state FROM job_events WHERE job_id = ? ORDER BY id DESC LIMIT 1').get(id) as { to_state: string };
+          const last = db
+            .prepare('SELECT to_state FROM job_events WHERE job_id = ? ORDER BY id DESC LIMIT 1')
+            .get(id) as { to_state: string };
           assert.equal(last.to_state, 'completed', 'the event chain ends in the job state');
         }
         assert.equal(count(db, "SELECT COUNT(*) AS n FROM attempts WHERE state <> 'ended'"), 0, 'no attempt left open');

@@ -8,9 +8,23 @@ const T0 = Date.UTC(2026, 11, 1, 9, 0, 0);
 
 test('assets.list up to a ledger position keeps the same page while new outputs arrive, and counts the newer ones', async (ctx) => {
   const t = await engineFor(ctx);
-  const { result } = await importText(t.engine, 'shot_list.json', readFileSync(`${RESOURCES}samples/shot_list.json`, 'utf8'));
+  const { result } = await importText(
+    t.engine,
+    'shot_list.json',
+    readFileSync(`${RESOURCES}samples/shot_list.json`, 'utf8'),
+  );
   const jobId = result.jobIds[0]!;
-  const att = insertAttempt(t.engine.db, { jobId, n: 1, instance: 'gpu-01', gpu: 'x', queuedAt: T0, dispatchedAt: T0, startedAt: T0, finishedAt: T0 + 5, outcome: 'completed' });
+  const att = insertAttempt(t.engine.db, {
+    jobId,
+    n: 1,
+    instance: 'gpu-01',
+    gpu: 'x',
+    queuedAt: T0,
+    dispatchedAt: T0,
+    startedAt: T0,
+    finishedAt: T0 + 5,
+    outcome: 'completed',
+  });
   // The fixture's ids are made from the path's length: each file a name of its own length.
   const name = (n: number) => `keyframe_${'0'.repeat(n)}.png`;
   const out = (n: number) => `/out/Moonfall/ep101/sh010/keyframe/take-1/${name(n)}`;
@@ -22,8 +36,20 @@ test('assets.list up to a ledger position keeps the same page while new outputs 
 
   const held = await t.engine.call('assets.list', { limit: 2, upTo: first.position });
   assert.deepEqual([held.total, held.newer], [3, 2]);
-  assert.deepEqual(held.rows.map((r) => r.id), first.rows.map((r) => r.id), 'the same cards in the same places');
+  assert.deepEqual(
+    held.rows.map((r) => r.id),
+    first.rows.map((r) => r.id),
+    'the same cards in the same places',
+  );
   assert.ok(held.position > first.position);
-  assert.equal((await t.engine.call('assets.list', { limit: 2, upTo: held.position })).rows[0]!.fileName, name(5), 'shown on request');
-  assert.equal((await t.engine.call('assets.list', { project: 'Other', upTo: first.position })).newer, 0, 'counted within the filter');
+  assert.equal(
+    (await t.engine.call('assets.list', { limit: 2, upTo: held.position })).rows[0]!.fileName,
+    name(5),
+    'shown on request',
+  );
+  assert.equal(
+    (await t.engine.call('assets.list', { project: 'Other', upTo: first.position })).newer,
+    0,
+    'counted within the filter',
+  );
 });

@@ -19,7 +19,10 @@ import { nextValue } from '../helpers/wait.js';
 test('a download into a file that cannot be opened fails with that error, and leaves no unheard error behind', async (ctx) => {
   // The answer has begun and is still coming when the file fails to open.
   let hungUp: () => void = () => undefined;
-  const gone = nextValue<void>((deliver) => (hungUp = deliver), { what: 'the client to drop the answer it cannot store', timeoutMs: 10_000 });
+  const gone = nextValue<void>((deliver) => (hungUp = deliver), {
+    what: 'the client to drop the answer it cannot store',
+    timeoutMs: 10_000,
+  });
   gone.catch(() => undefined); // awaited below, once the download has failed
   const server = createServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'image/png' });
@@ -27,10 +30,13 @@ test('a download into a file that cannot be opened fails with that error, and le
     res.on('close', hungUp);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  ctx.after(() => new Promise<void>((r) => {
-    server.closeAllConnections();
-    server.close(() => r());
-  }));
+  ctx.after(
+    () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  );
   // An 'error' event nobody listens for ends the process: catch any here, to say so.
   const stray: unknown[] = [];
   const note = (err: unknown): void => void stray.push(err);

@@ -18,7 +18,11 @@ test('an admin adds a person, changes their role and revokes them over serve; an
     const admin = await addPerson(t.engine, 'ada', 'admin');
     const operator = await addPerson(t.engine, 'otto', 'operator');
 
-    for (const [method, input] of [['users.list', {}], ['users.add', { name: 'eve', role: 'admin' }], ['users.revoke', { name: 'ada' }]] as const) {
+    for (const [method, input] of [
+      ['users.list', {}],
+      ['users.add', { name: 'eve', role: 'admin' }],
+      ['users.revoke', { name: 'ada' }],
+    ] as const) {
       const refused = await callAs(server.url, operator, method, input);
       assert.equal(refused.status, 403, method);
       assert.equal(refused.body.error?.message, 'operators cannot manage people and roles.');
@@ -30,13 +34,19 @@ test('an admin adds a person, changes their role and revokes them over serve; an
     assert.match(issued.token, /^sft_/);
     assert.deepEqual([issued.person.name, issued.person.role], ['mira', 'artist']);
     const who = await callAs(server.url, issued.token, 'session.whoami', {});
-    assert.deepEqual([(who.body.result as SessionView).name, (who.body.result as SessionView).role], ['mira', 'artist']);
+    assert.deepEqual(
+      [(who.body.result as SessionView).name, (who.body.result as SessionView).role],
+      ['mira', 'artist'],
+    );
     const list = (await callAs(server.url, admin, 'users.list', {})).body.result as PersonView[];
     assert.deepEqual(list.map((p) => p.name).sort(), ['ada', 'mira', 'otto']);
     assert.ok(!JSON.stringify(list).includes('sft_'), 'the list shows no token');
 
     assert.equal((await callAs(server.url, admin, 'users.setRole', { name: 'mira', role: 'operator' })).status, 200);
-    assert.equal(((await callAs(server.url, issued.token, 'session.whoami', {})).body.result as SessionView).role, 'operator');
+    assert.equal(
+      ((await callAs(server.url, issued.token, 'session.whoami', {})).body.result as SessionView).role,
+      'operator',
+    );
 
     const self = await callAs(server.url, admin, 'users.revoke', { name: 'ada' });
     assert.equal(self.status, 400);
@@ -45,7 +55,11 @@ test('an admin adds a person, changes their role and revokes them over serve; an
     assert.equal((await callAs(server.url, admin, 'session.whoami', {})).status, 200, 'still signed in');
 
     assert.equal((await callAs(server.url, admin, 'users.revoke', { name: 'mira' })).status, 200);
-    assert.equal((await callAs(server.url, issued.token, 'session.whoami', {})).status, 401, 'revoked at the next call');
+    assert.equal(
+      (await callAs(server.url, issued.token, 'session.whoami', {})).status,
+      401,
+      'revoked at the next call',
+    );
   } finally {
     await server.close();
     await t.close();

@@ -17,10 +17,17 @@ import { startServer } from '../../electron/server/server.js';
 import { makeEngine, RESOURCES } from '../helpers/engine.js';
 import { addPerson, callAs } from '../helpers/people.js';
 
-const shotList = (episode: string): string => JSON.stringify({
-  project: 'Moonfall', episode,
-  shots: [1, 2, 3].map((n) => ({ id: `sh${n}0`, stage: 'keyframe', template: 'keyframe-img2img', parameters: { prompt: `shot ${n}` } })),
-});
+const shotList = (episode: string): string =>
+  JSON.stringify({
+    project: 'Moonfall',
+    episode,
+    shots: [1, 2, 3].map((n) => ({
+      id: `sh${n}0`,
+      stage: 'keyframe',
+      template: 'keyframe-img2img',
+      parameters: { prompt: `shot ${n}` },
+    })),
+  });
 
 /** One call per class, on the caller's own jobs where the class acts on jobs. */
 function representative(cls: MethodClass, own: string[]): { method: ApiMethod; input: unknown } {
@@ -61,7 +68,11 @@ test('every role against every method class over serve: allowed exactly as the p
     // as the person: leads may not import over serve).
     for (const role of ROLES) {
       const caller: Caller = { kind: 'person', name: `${role}-1`, role: 'admin' };
-      const preview = await t.engine.call('import.preview', { fileName: `${role}.json`, content: shotList(`ep-${role}`), baseDir: `${RESOURCES}samples` });
+      const preview = await t.engine.call('import.preview', {
+        fileName: `${role}.json`,
+        content: shotList(`ep-${role}`),
+        baseDir: `${RESOURCES}samples`,
+      });
       const done = await t.engine.call('import.commit', { previewId: preview.previewId }, caller);
       owned.set(role, done.jobIds);
     }
@@ -69,8 +80,17 @@ test('every role against every method class over serve: allowed exactly as the p
     for (const role of ROLES) {
       for (const cls of METHOD_CLASSES) {
         const { method, input } = representative(cls, owned.get(role) as string[]);
-        const expected = permission({ role, method, others: { count: 0, of: 1 }, ...(cls === 'rush' ? { priority: 'rush' as const } : {}) });
-        assert.equal(expected.allowed, mayUse(role, cls) !== 'no', `${role} × ${cls}: the representative call is of its class`);
+        const expected = permission({
+          role,
+          method,
+          others: { count: 0, of: 1 },
+          ...(cls === 'rush' ? { priority: 'rush' as const } : {}),
+        });
+        assert.equal(
+          expected.allowed,
+          mayUse(role, cls) !== 'no',
+          `${role} × ${cls}: the representative call is of its class`,
+        );
         const answer = await callAs(server.url, tokens.get(role) as string, method, input);
         const what = `${role} × ${cls} (${method}) → ${answer.status} ${answer.body.error?.message ?? ''}`;
         assert.notEqual(answer.status, 401, what);
@@ -78,7 +98,10 @@ test('every role against every method class over serve: allowed exactly as the p
           assert.equal(answer.status, 403, what);
           assert.match(answer.body.error?.message ?? '', /only available from this machine's command line/, what);
           const caller: Caller = { kind: 'person', name: `${role}-1`, role };
-          const direct = await t.engine.call(method, input, caller).then(() => null, (err: { code?: string; message: string }) => err);
+          const direct = await t.engine.call(method, input, caller).then(
+            () => null,
+            (err: { code?: string; message: string }) => err,
+          );
           if (expected.allowed) assert.notEqual(direct?.code, 'forbidden', `${what}; engine.call: ${direct?.message}`);
           else assert.equal(direct?.message, expected.sentence, what);
         } else if (expected.allowed) {
@@ -103,8 +126,13 @@ test("an artist's action on another's job, or a selection mixing theirs and othe
     const artist = await addPerson(t.engine, 'mira', 'artist');
     const operator = await addPerson(t.engine, 'otto', 'operator');
     const imp = async (token: string, episode: string): Promise<string[]> => {
-      const p = await callAs(server.url, token, 'import.preview', { fileName: `${episode}.json`, content: shotList(episode) });
-      const c = await callAs(server.url, token, 'import.commit', { previewId: (p.body.result as { previewId: string }).previewId });
+      const p = await callAs(server.url, token, 'import.preview', {
+        fileName: `${episode}.json`,
+        content: shotList(episode),
+      });
+      const c = await callAs(server.url, token, 'import.commit', {
+        previewId: (p.body.result as { previewId: string }).previewId,
+      });
       return (c.body.result as { jobIds: string[] }).jobIds;
     };
     const mine = await imp(artist, 'ep-mira');
@@ -112,24 +140,38 @@ test("an artist's action on another's job, or a selection mixing theirs and othe
 
     const one = await callAs(server.url, artist, 'jobs.cancel', { ids: [theirs[0]] });
     assert.equal(one.status, 403);
-    assert.equal(one.body.error?.message, 'artists cannot cancel jobs imported by others (that job was imported by someone else).');
+    assert.equal(
+      one.body.error?.message,
+      'artists cannot cancel jobs imported by others (that job was imported by someone else).',
+    );
     const mixed = await callAs(server.url, artist, 'jobs.cancel', { ids: [...mine, theirs[0], theirs[1]] });
     assert.equal(mixed.status, 403);
-    assert.equal(mixed.body.error?.message, 'artists cannot cancel jobs imported by others (2 of the 5 jobs were imported by someone else).');
+    assert.equal(
+      mixed.body.error?.message,
+      'artists cannot cancel jobs imported by others (2 of the 5 jobs were imported by someone else).',
+    );
     const states = (await t.engine.call('jobs.list', {})).rows.map((r) => r.state);
-    assert.deepEqual([...new Set(states)], ['queued'], 'nothing was cancelled, not even the artist\'s own jobs');
+    assert.deepEqual([...new Set(states)], ['queued'], "nothing was cancelled, not even the artist's own jobs");
 
     const rush = await callAs(server.url, artist, 'jobs.bump', { ids: [mine[0]], priority: 'rush' });
     assert.equal(rush.status, 403);
     assert.equal(rush.body.error?.message, 'artists cannot make jobs rush (up to high).');
-    assert.equal((await callAs(server.url, artist, 'jobs.cancel', { ids: mine })).status, 200, 'their own jobs they may cancel');
+    assert.equal(
+      (await callAs(server.url, artist, 'jobs.cancel', { ids: mine })).status,
+      200,
+      'their own jobs they may cancel',
+    );
     assert.equal((await callAs(server.url, operator, 'jobs.bump', { ids: theirs, priority: 'rush' })).status, 200);
 
     const job = await t.engine.call('jobs.get', { id: mine[0] as string });
     assert.equal(job.importedBy, 'mira');
     assert.equal(job.lastActionBy, 'mira');
     const detail = await t.engine.call('jobs.detail', { id: mine[0] as string });
-    assert.deepEqual(detail.events.map((e) => e.actor), ['mira', 'mira'], 'the history names who imported and who cancelled');
+    assert.deepEqual(
+      detail.events.map((e) => e.actor),
+      ['mira', 'mira'],
+      'the history names who imported and who cancelled',
+    );
     assert.equal((await t.engine.call('jobs.get', { id: theirs[0] as string })).lastActionBy, 'otto');
   } finally {
     await server.close();
@@ -145,13 +187,28 @@ test('an upload is part of an import: a lead is refused 403 with the policy sent
     const artist = await addPerson(t.engine, 'mira', 'artist');
     const body = Buffer.from('plate bytes');
     const sha = createHash('sha256').update(body).digest('hex');
-    const put = (token: string) => fetch(`${server.url}/api/uploads/${sha}?name=plate.png`, { method: 'PUT', headers: { authorization: `Bearer ${token}` }, body });
+    const put = (token: string) =>
+      fetch(`${server.url}/api/uploads/${sha}?name=plate.png`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${token}` },
+        body,
+      });
     const refused = await put(lead);
     assert.equal(refused.status, 403);
-    assert.equal(((await refused.json()) as { error: { message: string } }).error.message, 'leads cannot import shot lists.');
+    assert.equal(
+      ((await refused.json()) as { error: { message: string } }).error.message,
+      'leads cannot import shot lists.',
+    );
     assert.equal(existsSync(join(t.dir, 'uploads', sha)), false, 'nothing stored for the lead');
     // As the import page does: the file is announced first (uploads.check), then sent.
-    assert.equal((await callAs(server.url, artist, 'uploads.check', { files: [{ name: 'plate.png', sha256: sha, size: body.length }] })).status, 200);
+    assert.equal(
+      (
+        await callAs(server.url, artist, 'uploads.check', {
+          files: [{ name: 'plate.png', sha256: sha, size: body.length }],
+        })
+      ).status,
+      200,
+    );
     const ok = await put(artist);
     assert.ok(ok.status < 300, `an artist uploads: ${ok.status}`);
     assert.equal(existsSync(join(t.dir, 'uploads', sha)), true);

@@ -34,7 +34,11 @@ test('with people defined: 401 without, with a wrong and with a revoked token; r
   const t = await makeEngine();
   const server = await startServer({ engine: t.engine });
   try {
-    assert.equal((await callAs(server.url, null, 'farm.status', {})).status, 200, 'no people yet: the loopback operator, as before');
+    assert.equal(
+      (await callAs(server.url, null, 'farm.status', {})).status,
+      200,
+      'no people yet: the loopback operator, as before',
+    );
     const token = await addPerson(t.engine, 'mira', 'artist');
     assert.match(token, /^sft_[A-Za-z0-9_-]{43}$/);
 
@@ -47,7 +51,10 @@ test('with people defined: 401 without, with a wrong and with a revoked token; r
     assert.match(wrong.body.error?.message ?? '', /not valid/);
     assert.equal((await callAs(server.url, token, 'farm.status', {})).status, 200);
     const who = await callAs(server.url, token, 'session.whoami', {});
-    assert.deepEqual({ ...(who.body.result as object), may: undefined }, { name: 'mira', role: 'artist', solo: false, may: undefined });
+    assert.deepEqual(
+      { ...(who.body.result as object), may: undefined },
+      { name: 'mira', role: 'artist', solo: false, may: undefined },
+    );
 
     assert.equal(await openSocket(server.url, null), 401);
     assert.equal(await openSocket(server.url, 'sft_nope'), 401);
@@ -57,7 +64,10 @@ test('with people defined: 401 without, with a wrong and with a revoked token; r
     await new Promise((resolve, reject) => live.once('open', resolve).once('error', reject));
     const liveClosed = new Promise<void>((resolve) => live.once('close', () => resolve()));
     await t.engine.call('users.revoke', { name: 'mira' });
-    await nextValue<void>((deliver) => void liveClosed.then(deliver), { what: 'the revoked person\'s open events socket to close', timeoutMs: 5_000 });
+    await nextValue<void>((deliver) => void liveClosed.then(deliver), {
+      what: "the revoked person's open events socket to close",
+      timeoutMs: 5_000,
+    });
     const revoked = await callAs(server.url, token, 'farm.status', {});
     assert.equal(revoked.status, 401, 'revoked: refused on the very next call');
     assert.match(revoked.body.error?.message ?? '', /revoked/);
@@ -69,7 +79,11 @@ test('with people defined: 401 without, with a wrong and with a revoked token; r
 
     await t.engine.call('users.setRole', { name: 'mira', role: 'operator' });
     assert.equal((await callAs(server.url, fresh, 'farm.pause', {})).status, 200, 'a new role counts on the next call');
-    assert.equal((await t.engine.call('farm.status', {})).farmState.by, 'mira', 'the farm state names the person, not what they typed');
+    assert.equal(
+      (await t.engine.call('farm.status', {})).farmState.by,
+      'mira',
+      'the farm state names the person, not what they typed',
+    );
   } finally {
     await server.close();
     await t.close();
@@ -79,18 +93,30 @@ test('with people defined: 401 without, with a wrong and with a revoked token; r
 test("behind a reverse proxy: a loopback serve takes the proxy's Host and https Origin once people are defined, not before", async () => {
   const t = await makeEngine({ templates: false });
   const server = await startServer({ engine: t.engine });
-  const proxied = (token: string | null) => new Promise<number>((resolve, reject) => {
-    const u = new URL(server.url);
-    const req = httpRequest({
-      host: u.hostname, port: u.port, path: '/api/call/farm.status', method: 'POST',
-      headers: { host: 'farm.studio.lan', origin: 'https://farm.studio.lan', 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
+  const proxied = (token: string | null) =>
+    new Promise<number>((resolve, reject) => {
+      const u = new URL(server.url);
+      const req = httpRequest(
+        {
+          host: u.hostname,
+          port: u.port,
+          path: '/api/call/farm.status',
+          method: 'POST',
+          headers: {
+            host: 'farm.studio.lan',
+            origin: 'https://farm.studio.lan',
+            'content-type': 'application/json',
+            ...(token ? { authorization: `Bearer ${token}` } : {}),
+          },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on('error', reject);
+      req.end('{}');
     });
-    req.on('error', reject);
-    req.end('{}');
-  });
   try {
     assert.equal(await proxied(null), 403, 'no people: only the loopback address is answered');
     const token = await addPerson(t.engine, 'otto', 'operator');
@@ -111,14 +137,30 @@ test('repeated wrong tokens from one address are slowed down, then forgiven afte
     const slowed = await callAs(server.url, 'sft_guess', 'farm.status', {});
     assert.equal(slowed.status, 429, 'the address is closed to wrong tokens until the wait is over');
     assert.match(slowed.body.error?.message ?? '', /Too many wrong access tokens from this address; try again in 1 s/);
-    assert.equal((await callAs(server.url, token, 'farm.status', {})).status, 200, 'a good token from the closed address passes');
-    assert.equal((await callAs(server.url, 'sft_guess', 'farm.status', {})).status, 429, 'a good token does not forgive the address');
+    assert.equal(
+      (await callAs(server.url, token, 'farm.status', {})).status,
+      200,
+      'a good token from the closed address passes',
+    );
+    assert.equal(
+      (await callAs(server.url, 'sft_guess', 'farm.status', {})).status,
+      429,
+      'a good token does not forgive the address',
+    );
     t.clock.advance(1_000);
     assert.equal((await callAs(server.url, 'sft_guess', 'farm.status', {})).status, 401);
-    assert.equal((await callAs(server.url, 'sft_guess', 'farm.status', {})).status, 429, 'the next wrong one doubled the wait');
+    assert.equal(
+      (await callAs(server.url, 'sft_guess', 'farm.status', {})).status,
+      429,
+      'the next wrong one doubled the wait',
+    );
     t.clock.advance(2_000);
     assert.equal((await callAs(server.url, 'sft_guess', 'farm.status', {})).status, 401, 'the wait is over');
-    assert.equal((await callAs(server.url, null, 'farm.status', {})).status, 401, 'a missing token is not counted as a guess');
+    assert.equal(
+      (await callAs(server.url, null, 'farm.status', {})).status,
+      401,
+      'a missing token is not counted as a guess',
+    );
     assert.equal((await callAs(server.url, token, 'farm.status', {})).status, 200);
   } finally {
     await server.close();
@@ -141,9 +183,16 @@ test("a revoked person's open tab behind the same address never locks a valid pe
       hers.push((await callAs(server.url, artist, 'farm.status', {})).status);
       his.push((await callAs(server.url, ops, i % 2 ? 'farm.status' : 'jobs.list', {})).status);
     }
-    assert.ok(hers.every((s) => s === 401 || s === 429), `the revoked tab is refused: ${hers.join(',')}`);
+    assert.ok(
+      hers.every((s) => s === 401 || s === 429),
+      `the revoked tab is refused: ${hers.join(',')}`,
+    );
     assert.ok(hers.includes(429), 'and slowed down');
-    assert.deepEqual(his.filter((s) => s !== 200), [], 'every call of the valid person passes');
+    assert.deepEqual(
+      his.filter((s) => s !== 200),
+      [],
+      'every call of the valid person passes',
+    );
   } finally {
     await server.close();
     await t.close();
@@ -163,7 +212,9 @@ test('tokens are never written to the serve logs, the event rows, an export or a
   const added = await runCli(data, 'users', 'add', 'mira', '--role', 'artist');
   assert.equal(added.code, 0, added.err);
   const artist = added.out.split('\n').find((l) => l.startsWith('sft_')) as string;
-  const lead = (await runCli(data, 'users', 'add', 'lena', '--role', 'lead')).out.split('\n').find((l) => l.startsWith('sft_')) as string;
+  const lead = (await runCli(data, 'users', 'add', 'lena', '--role', 'lead')).out
+    .split('\n')
+    .find((l) => l.startsWith('sft_')) as string;
   assert.ok(artist && lead);
   const list = await runCli(data, 'users', 'list');
   assert.match(list.out, /mira\s+artist/);
@@ -172,15 +223,27 @@ test('tokens are never written to the serve logs, the event rows, an export or a
   const lines: string[] = [];
   let stop!: () => void;
   const stopped = new Promise<void>((r) => (stop = r));
-  const serving = runServe({ out: (l) => void lines.push(l), err: (l) => void lines.push(l) },
-    { listen: '127.0.0.1', port: '0', data, static: join(data, 'no-ui') }, stopped);
-  const open = await waitUntil(() => lines.find((l) => l.startsWith('Open ')), { what: 'serve to print its address', timeoutMs: 10_000 });
+  const serving = runServe(
+    { out: (l) => void lines.push(l), err: (l) => void lines.push(l) },
+    { listen: '127.0.0.1', port: '0', data, static: join(data, 'no-ui') },
+    stopped,
+  );
+  const open = await waitUntil(() => lines.find((l) => l.startsWith('Open ')), {
+    what: 'serve to print its address',
+    timeoutMs: 10_000,
+  });
   const base = (/^Open (http:\/\/[^/]+)\//.exec(open) as RegExpExecArray)[1] as string;
   try {
     assert.equal((await runCli(data, 'templates', 'add', `${RESOURCES}templates/keyframe-img2img.json`)).code, 0);
-    const content = JSON.stringify({ project: 'Moonfall', episode: 'ep1', shots: [{ id: 'sh010', stage: 'keyframe', template: 'keyframe-img2img', parameters: { prompt: 'x' } }] });
+    const content = JSON.stringify({
+      project: 'Moonfall',
+      episode: 'ep1',
+      shots: [{ id: 'sh010', stage: 'keyframe', template: 'keyframe-img2img', parameters: { prompt: 'x' } }],
+    });
     const p = await callAs(base, artist, 'import.preview', { fileName: 'a.json', content });
-    const c = await callAs(base, artist, 'import.commit', { previewId: (p.body.result as { previewId: string }).previewId });
+    const c = await callAs(base, artist, 'import.commit', {
+      previewId: (p.body.result as { previewId: string }).previewId,
+    });
     const [id] = (c.body.result as { jobIds: string[] }).jobIds;
     assert.equal((await callAs(base, artist, 'jobs.hold', { ids: [id] })).status, 200);
     await callAs(base, 'sft_wrong-token-in-a-log?', 'farm.status', {});
@@ -196,5 +259,8 @@ test('tokens are never written to the serve logs, the event rows, an export or a
     for (const file of filesUnder(data)) assert.ok(!readFileSync(file).includes(token), `not in ${file}`);
   }
   assert.ok(!text.includes('sft_wrong-token-in-a-log'), 'a wrong token is not logged either');
-  assert.ok(filesUnder(data).some((f) => f.endsWith('runlog.csv')) && filesUnder(data).some((f) => f.endsWith('copy.sqlite')), 'the exports were made');
+  assert.ok(
+    filesUnder(data).some((f) => f.endsWith('runlog.csv')) && filesUnder(data).some((f) => f.endsWith('copy.sqlite')),
+    'the exports were made',
+  );
 });

@@ -15,7 +15,13 @@ import { setS3Settings } from '../../electron/engine/storage/s3-settings.js';
 import { startFarm } from '../helpers/farm.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
-type S3rverCtor = new (opts: { port: number; address: string; silent: boolean; directory: string; configureBuckets: { name: string }[] }) => {
+type S3rverCtor = new (opts: {
+  port: number;
+  address: string;
+  silent: boolean;
+  directory: string;
+  configureBuckets: { name: string }[];
+}) => {
   run(): Promise<AddressInfo>;
   close(): Promise<void>;
   httpServer?: Server & { closeAllConnections(): void };
@@ -25,7 +31,13 @@ const KEYS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 
 async function s3(bucket: string) {
   const tmp = makeTempDir('shotfarm-s3farm-');
-  const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: join(tmp.path, 'store'), configureBuckets: [{ name: bucket }] });
+  const server = new S3rver({
+    port: 0,
+    address: '127.0.0.1',
+    silent: true,
+    directory: join(tmp.path, 'store'),
+    configureBuckets: [{ name: bucket }],
+  });
   const { port } = await server.run();
   return {
     endpoint: `http://127.0.0.1:${port}`,
@@ -40,15 +52,31 @@ async function s3(bucket: string) {
 test('with S3 on, a job completes once its output is confirmed in the bucket with the same SHA-256', async () => {
   const store = await s3('renders');
   const farm = await startFarm({ instances: [{}], start: false });
-  const reader = new S3Client({ endpoint: store.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { ...KEYS } });
+  const reader = new S3Client({
+    endpoint: store.endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { ...KEYS },
+  });
   try {
-    setS3Settings(farm.engine.db, farm.engine.clock, { endpoint: store.endpoint, region: 'us-east-1', bucket: 'renders', prefix: 'studio', ...KEYS });
+    setS3Settings(farm.engine.db, farm.engine.clock, {
+      endpoint: store.endpoint,
+      region: 'us-east-1',
+      bucket: 'renders',
+      prefix: 'studio',
+      ...KEYS,
+    });
     farm.startScheduler();
     const [id] = await farm.importJobs([{ id: 'sh010' }]);
     await farm.waitForStates([id!], ['completed']);
-    const asset = farm.engine.db.prepare('SELECT path, sha256 FROM assets WHERE job_id = ?').get(id) as { path: string; sha256: string };
+    const asset = farm.engine.db.prepare('SELECT path, sha256 FROM assets WHERE job_id = ?').get(id) as {
+      path: string;
+      sha256: string;
+    };
     const name = asset.path.split('/').at(-1);
-    const got = await reader.send(new GetObjectCommand({ Bucket: 'renders', Key: `studio/P/E/sh010/keyframe/take-1/${name}` }));
+    const got = await reader.send(
+      new GetObjectCommand({ Bucket: 'renders', Key: `studio/P/E/sh010/keyframe/take-1/${name}` }),
+    );
     const bytes = Buffer.from(await got.Body!.transformToByteArray());
     assert.equal(createHash('sha256').update(bytes).digest('hex'), asset.sha256);
     assert.deepEqual(bytes, readFileSync(asset.path));
@@ -61,17 +89,30 @@ test('with S3 on, a job completes once its output is confirmed in the bucket wit
 
 test('a failed upload leaves the job not completed, with the reason, and no ledger rows', async () => {
   const store = await s3('renders');
-  const farm = await startFarm({ instances: [{}], start: false, config: { retry: { maxAttempts: 2, baseMs: 10, capMs: 20 } } });
+  const farm = await startFarm({
+    instances: [{}],
+    start: false,
+    config: { retry: { maxAttempts: 2, baseMs: 10, capMs: 20 } },
+  });
   try {
     // The bucket does not exist: every upload fails.
-    setS3Settings(farm.engine.db, farm.engine.clock, { endpoint: store.endpoint, region: 'us-east-1', bucket: 'no-such-bucket', ...KEYS });
+    setS3Settings(farm.engine.db, farm.engine.clock, {
+      endpoint: store.endpoint,
+      region: 'us-east-1',
+      bucket: 'no-such-bucket',
+      ...KEYS,
+    });
     farm.startScheduler();
     const [id] = await farm.importJobs([{ id: 'sh020' }]);
     const [v] = await farm.waitForStates([id!], ['failed_final'], 30_000);
     assert.match(v?.stateReason ?? '', /the copy to S3 was not confirmed/);
     assert.doesNotMatch(v?.stateReason ?? '', /S3RVER/, 'credentials never appear in messages');
     assert.equal((farm.engine.db.prepare('SELECT COUNT(*) AS n FROM assets').get() as { n: number }).n, 0);
-    assert.equal(farm.sims[0]!.counts(id!).executed, 1, 'the retry collected the same render instead of rendering again');
+    assert.equal(
+      farm.sims[0]!.counts(id!).executed,
+      1,
+      'the retry collected the same render instead of rendering again',
+    );
   } finally {
     await farm.close();
     await store.close();

@@ -12,17 +12,28 @@ const TEMPLATES = ['kf-img2img.json', 'motion-from-image.json', 'txt2img.json'];
 /** `inputs`: the shot list's folder — beside the farm, never its data folder (the farm's own files are never an input). */
 async function importChain(farm: Farm, inputs: string, plate: string, shot = 'sh010') {
   const list = {
-    project: 'P', episode: 'E',
-    shots: [{
-      id: shot,
-      stages: [
-        { stage: 'keyframe', template: 'kf-img2img', parameters: { prompt: 'moon' }, inputs: { image: plate } },
-        { stage: 'motion', template: 'motion-from-image', depends_on: 'keyframe' },
-      ],
-    }],
+    project: 'P',
+    episode: 'E',
+    shots: [
+      {
+        id: shot,
+        stages: [
+          { stage: 'keyframe', template: 'kf-img2img', parameters: { prompt: 'moon' }, inputs: { image: plate } },
+          { stage: 'motion', template: 'motion-from-image', depends_on: 'keyframe' },
+        ],
+      },
+    ],
   };
-  const preview = await farm.engine.call('import.preview', { fileName: 'l.json', content: JSON.stringify(list), baseDir: inputs });
-  assert.deepEqual(preview.counts, { new: 2, duplicate: 0, error: 0 }, JSON.stringify(preview.rows.map((r) => r.errors)));
+  const preview = await farm.engine.call('import.preview', {
+    fileName: 'l.json',
+    content: JSON.stringify(list),
+    baseDir: inputs,
+  });
+  assert.deepEqual(
+    preview.counts,
+    { new: 2, duplicate: 0, error: 0 },
+    JSON.stringify(preview.rows.map((r) => r.errors)),
+  );
   await farm.engine.call('import.commit', { previewId: preview.previewId });
   const [kf, motion] = preview.rows.map((r) => r.jobId as string) as [string, string];
   return { kf, motion };
@@ -43,10 +54,24 @@ test('keyframe → motion: the plate is uploaded, the keyframe output feeds the 
   const kfLoad = (kfEntry!.prompt as Record<string, { inputs: Record<string, unknown> }>)['10'];
   assert.equal(kfLoad?.inputs.image, `shotfarm/${kf}/plate.png`);
   for (const id of [kf, motion]) assert.equal(executedCount(farm, id), 1);
-  const ledger = farm.engine.db.prepare('SELECT j.stage, a.seed, a.template_name, a.template_hash, a.width FROM assets a JOIN jobs j ON j.id = a.job_id ORDER BY j.stage').all() as {
-    stage: string; seed: number; template_name: string; template_hash: string; width: number;
+  const ledger = farm.engine.db
+    .prepare(
+      'SELECT j.stage, a.seed, a.template_name, a.template_hash, a.width FROM assets a JOIN jobs j ON j.id = a.job_id ORDER BY j.stage',
+    )
+    .all() as {
+    stage: string;
+    seed: number;
+    template_name: string;
+    template_hash: string;
+    width: number;
   }[];
-  assert.deepEqual(ledger.map((l) => [l.stage, l.template_name]), [['keyframe', 'kf-img2img'], ['motion', 'motion-from-image']]);
+  assert.deepEqual(
+    ledger.map((l) => [l.stage, l.template_name]),
+    [
+      ['keyframe', 'kf-img2img'],
+      ['motion', 'motion-from-image'],
+    ],
+  );
   for (const l of ledger) assert.match(l.template_hash, /^[0-9a-f]{64}$/);
 });
 
@@ -78,4 +103,3 @@ test('a new take of a failed keyframe re-arms the motion job waiting on it', asy
   assert.match(m.stateReason ?? '', /waiting for keyframe take 2 to complete/);
   await farm.waitForStates([take2!.id, motion], ['completed'], 30_000);
 });
-

@@ -68,14 +68,20 @@ const POOLS: readonly Pool[] = [
       const words: Record<FailureClass, string> = { transient: '500', permanent: 'invalid', timeout: 'hang' };
       const farm = await farmFor(t, {
         instances: [{ script: s.fail ? [words[s.fail]] : [], duration: { fixedMs: s.renderMs ?? 30 } }],
-        config: { ...FINAL, prefetch: false, ...s.config }, ...(s.outputFs ? { outputFs: s.outputFs } : {}), ...(s.start === false ? { start: false } : {}),
+        config: { ...FINAL, prefetch: false, ...s.config },
+        ...(s.outputFs ? { outputFs: s.outputFs } : {}),
+        ...(s.start === false ? { start: false } : {}),
       });
       const sim = farm.sims[0]!;
       return {
-        farm, instanceName: 'sim-0',
+        farm,
+        instanceName: 'sim-0',
         sent: (...jobIds) => jobIds.reduce((n, id) => n + receivedCount(farm, id), 0),
         async serverIdle() {
-          const q = (await (await fetch(`${sim.url}/queue`)).json()) as { queue_running: unknown[]; queue_pending: unknown[] };
+          const q = (await (await fetch(`${sim.url}/queue`)).json()) as {
+            queue_running: unknown[];
+            queue_pending: unknown[];
+          };
           return q.queue_running.length === 0 && q.queue_pending.length === 0;
         },
       };
@@ -84,17 +90,25 @@ const POOLS: readonly Pool[] = [
   {
     kind: 'runpod',
     async open(t, s) {
-      const words: Record<FailureClass, 'lost' | 'invalid' | 'timeout'> = { transient: 'lost', permanent: 'invalid', timeout: 'timeout' };
+      const words: Record<FailureClass, 'lost' | 'invalid' | 'timeout'> = {
+        transient: 'lost',
+        permanent: 'invalid',
+        timeout: 'timeout',
+      };
       const { farm, sim, endpointName } = await cloudFarmFor(t, {
         sim: {
-          coldStartMs: 0, script: s.fail ? [words[s.fail]] : [], comfy: { duration: { fixedMs: s.renderMs ?? 30 } },
+          coldStartMs: 0,
+          script: s.fail ? [words[s.fail]] : [],
+          comfy: { duration: { fixedMs: s.renderMs ?? 30 } },
           // RunPod's execution timeout ends a `timeout` run (TIMED_OUT); the other cases render well inside the default.
           ...(s.fail === 'timeout' ? { executionTimeoutMs: 500 } : {}),
         },
-        farm: { config: { ...FINAL, runpodPollMs: 40, ...s.config }, ...(s.outputFs ? { outputFs: s.outputFs } : {}) }, ...(s.start === false ? { start: false } : {}),
+        farm: { config: { ...FINAL, runpodPollMs: 40, ...s.config }, ...(s.outputFs ? { outputFs: s.outputFs } : {}) },
+        ...(s.start === false ? { start: false } : {}),
       });
       return {
-        farm, instanceName: endpointName,
+        farm,
+        instanceName: endpointName,
         sent: () => sim.runCalls(),
         serverIdle: async () => sim.jobs().every((j) => j.status !== 'IN_QUEUE' && j.status !== 'IN_PROGRESS'),
       };
@@ -106,24 +120,41 @@ const ENDED: JobState[] = ['completed', 'failed_final', 'failed_retryable', 'tim
 
 /** Waits until the job's attempt is on the server, rendering. */
 async function rendering(u: UnderTest, id: string): Promise<void> {
-  await u.farm.waitFor('the render to be sent', () => u.sent(id) === 1 && (attemptsOfJob(u.farm.engine.db, id)[0]?.outcome ?? null) === null);
+  await u.farm.waitFor(
+    'the render to be sent',
+    () => u.sent(id) === 1 && (attemptsOfJob(u.farm.engine.db, id)[0]?.outcome ?? null) === null,
+  );
 }
 
 for (const pool of POOLS) {
-  test(`[${pool.kind}] a job is claimed, rendered once and completed with its outputs in the ledger`, { timeout: 60_000 }, async (t) => {
+  test(`[${pool.kind}] a job is claimed, rendered once and completed with its outputs in the ledger`, {
+    timeout: 60_000,
+  }, async (t) => {
     const u = await pool.open(t, {});
     const [id] = await u.farm.importJobs([{ id: 'sh010' }]);
     const [job] = await u.farm.waitForStates([id!], ENDED);
     assert.equal(job?.state, 'completed', job?.stateReason ?? '');
     const attempts = attemptsOfJob(u.farm.engine.db, id!);
-    assert.deepEqual(attempts.map((a) => [a.instance_name, a.outcome]), [[u.instanceName, 'completed']]);
+    assert.deepEqual(
+      attempts.map((a) => [a.instance_name, a.outcome]),
+      [[u.instanceName, 'completed']],
+    );
     assert.equal(u.sent(id!), 1);
     const { rows } = await u.farm.engine.call('assets.list', {});
-    assert.ok(rows.length >= 1 && rows.every((a) => existsSync(a.path) && a.jobId === id), 'its outputs are stored and in the ledger');
+    assert.ok(
+      rows.length >= 1 && rows.every((a) => existsSync(a.path) && a.jobId === id),
+      'its outputs are stored and in the ledger',
+    );
   });
 
-  for (const [fail, state] of [['transient', 'failed_final'], ['permanent', 'failed_final'], ['timeout', 'timeout_kill']] as const) {
-    test(`[${pool.kind}] a ${fail} failure ends the job ${state} in its class, the attempt recorded once`, { timeout: 60_000 }, async (t) => {
+  for (const [fail, state] of [
+    ['transient', 'failed_final'],
+    ['permanent', 'failed_final'],
+    ['timeout', 'timeout_kill'],
+  ] as const) {
+    test(`[${pool.kind}] a ${fail} failure ends the job ${state} in its class, the attempt recorded once`, {
+      timeout: 60_000,
+    }, async (t) => {
       const u = await pool.open(t, { fail });
       const [id] = await u.farm.importJobs([{ id: 'sh010' }]);
       const [job] = await u.farm.waitForStates([id!], ENDED, 30_000);
@@ -136,7 +167,9 @@ for (const pool of POOLS) {
     });
   }
 
-  test(`[${pool.kind}] an operator's cancel takes the running render off the server and closes the attempt as cancelled`, { timeout: 60_000 }, async (t) => {
+  test(`[${pool.kind}] an operator's cancel takes the running render off the server and closes the attempt as cancelled`, {
+    timeout: 60_000,
+  }, async (t) => {
     const u = await pool.open(t, { renderMs: 20_000 });
     const [id] = await u.farm.importJobs([{ id: 'sh010' }]);
     await rendering(u, id!);
@@ -146,7 +179,9 @@ for (const pool of POOLS) {
     await u.farm.waitFor('nothing of ours left on the server', () => u.serverIdle());
   });
 
-  test(`[${pool.kind}] "stop farm" takes the running render off the server and puts the job back in the queue`, { timeout: 60_000 }, async (t) => {
+  test(`[${pool.kind}] "stop farm" takes the running render off the server and puts the job back in the queue`, {
+    timeout: 60_000,
+  }, async (t) => {
     const u = await pool.open(t, { renderMs: 20_000 });
     const [id] = await u.farm.importJobs([{ id: 'sh010' }]);
     await rendering(u, id!);
@@ -157,7 +192,9 @@ for (const pool of POOLS) {
     await u.farm.waitFor('nothing of ours left on the server', () => u.serverIdle());
   });
 
-  test(`[${pool.kind}] an engine restart mid-render takes the open attempt up again: completed, rendered once`, { timeout: 60_000 }, async (t) => {
+  test(`[${pool.kind}] an engine restart mid-render takes the open attempt up again: completed, rendered once`, {
+    timeout: 60_000,
+  }, async (t) => {
     // A recovered prompt's progress frames went to the client id of the engine that posted it: no stall timeout while it renders.
     const u = await pool.open(t, { renderMs: 1_500, config: { stallTimeoutS: 60 } });
     const [id] = await u.farm.importJobs([{ id: 'sh010' }]);
@@ -166,37 +203,63 @@ for (const pool of POOLS) {
     const [job] = await u.farm.waitForStates([id!], ENDED, 30_000);
     assert.equal(job?.state, 'completed', job?.stateReason ?? '');
     assert.equal(u.sent(id!), 1, 'not sent again');
-    assert.deepEqual(attemptsOfJob(u.farm.engine.db, id!).map((a) => a.outcome), ['completed']);
+    assert.deepEqual(
+      attemptsOfJob(u.farm.engine.db, id!).map((a) => a.outcome),
+      ['completed'],
+    );
   });
 
-  test(`[${pool.kind}] a full output disk holds the farm instead of failing the attempt, and the job completes once there is room`, { timeout: 60_000 }, async (t) => {
+  test(`[${pool.kind}] a full output disk holds the farm instead of failing the attempt, and the job completes once there is room`, {
+    timeout: 60_000,
+  }, async (t) => {
     const disk = fillingDisk(100);
     const u = await pool.open(t, { outputFs: disk, config: { storageRetryMs: 100, storageRetryCapMs: 300 } });
     const [id] = await u.farm.importJobs([{ id: 'sh010' }]);
-    await u.farm.waitFor('the farm to hold on the full output disk', async () => (await u.farm.engine.call('farm.status', {})).storageHold?.kind === 'output_disk_full');
-    assert.match((await u.farm.engine.call('farm.status', {})).storageHold?.reason ?? '', new RegExp(`on ${u.instanceName}\\)$`));
+    await u.farm.waitFor(
+      'the farm to hold on the full output disk',
+      async () => (await u.farm.engine.call('farm.status', {})).storageHold?.kind === 'output_disk_full',
+    );
+    assert.match(
+      (await u.farm.engine.call('farm.status', {})).storageHold?.reason ?? '',
+      new RegExp(`on ${u.instanceName}\\)$`),
+    );
     assert.equal((await u.farm.job(id!)).state, 'running', 'not failed for the disk');
     disk.free();
     const [job] = await u.farm.waitForStates([id!], ENDED, 30_000);
     assert.equal(job?.state, 'completed', job?.stateReason ?? '');
     assert.equal(job?.attempts, 1);
     assert.equal(u.sent(id!), 1, 'the render was not sent again');
-    await u.farm.waitFor('the hold to be over', async () => (await u.farm.engine.call('farm.status', {})).storageHold === null);
+    await u.farm.waitFor(
+      'the hold to be over',
+      async () => (await u.farm.engine.call('farm.status', {})).storageHold === null,
+    );
   });
 
   // Not specific to the claim: whichever write meets the full file first holds the farm (the claim's own rule is pools/attempt/claim.ts).
-  test(`[${pool.kind}] a full database before dispatch holds the farm: no attempt burned, every job rendered once when there is room`, { timeout: 90_000 }, async (t) => {
+  test(`[${pool.kind}] a full database before dispatch holds the farm: no attempt burned, every job rendered once when there is room`, {
+    timeout: 90_000,
+  }, async (t) => {
     const u = await pool.open(t, { start: false, config: { storageRetryMs: 100, storageRetryCapMs: 300 } });
     const ids = await u.farm.importJobs(Array.from({ length: 20 }, (_, i) => ({ id: `sh${i}` })));
     const db = u.farm.engine.db;
     // SQLite answers SQLITE_FULL once the file would grow past max_page_count: a full disk, on demand, before the first claim.
     db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
     u.farm.startScheduler();
-    await u.farm.waitFor('the farm to hold on the full database', async () => (await u.farm.engine.call('farm.status', {})).storageHold?.kind === 'database_full');
+    await u.farm.waitFor(
+      'the farm to hold on the full database',
+      async () => (await u.farm.engine.call('farm.status', {})).storageHold?.kind === 'database_full',
+    );
     db.pragma('max_page_count = 1073741823');
     const done = await u.farm.waitForStates(ids, ENDED, 60_000);
-    assert.deepEqual(done.filter((j) => j.state !== 'completed').map((j) => [j.shot, j.state, j.stateReason]), []);
-    assert.deepEqual(done.filter((j) => j.attempts !== 1).map((j) => [j.shot, j.attempts]), [], 'no attempt was spent on the full database');
+    assert.deepEqual(
+      done.filter((j) => j.state !== 'completed').map((j) => [j.shot, j.state, j.stateReason]),
+      [],
+    );
+    assert.deepEqual(
+      done.filter((j) => j.attempts !== 1).map((j) => [j.shot, j.attempts]),
+      [],
+      'no attempt was spent on the full database',
+    );
     assert.equal(u.sent(...ids), ids.length, 'every job rendered once');
   });
 }
@@ -207,7 +270,14 @@ for (const pool of POOLS) {
  */
 interface KillTarget {
   kind: Pool['kind'];
-  open(t: TestContext, renderMs: number): Promise<{ register: (e: Engine) => Promise<void>; sent: () => number; killAt: (dir: string, jobId: string) => boolean }>;
+  open(
+    t: TestContext,
+    renderMs: number,
+  ): Promise<{
+    register: (e: Engine) => Promise<void>;
+    sent: () => number;
+    killAt: (dir: string, jobId: string) => boolean;
+  }>;
 }
 
 const KILL_TARGETS: readonly KillTarget[] = [
@@ -220,7 +290,7 @@ const KILL_TARGETS: readonly KillTarget[] = [
       return {
         register: async (e) => void (await e.call('instances.add', { name: 'sim-0', url: sim.url })),
         sent: () => sim.counts(jobId).received,
-        killAt: (_dir, id) => (jobId = id, sim.counts(id).received === 1),
+        killAt: (_dir, id) => ((jobId = id), sim.counts(id).received === 1),
       };
     },
   },
@@ -234,7 +304,13 @@ const KILL_TARGETS: readonly KillTarget[] = [
           await e.call('cloud.setApiKey', { apiKey: SIM_KEY });
           await e.call('settings.set', { key: 'burst_budget_usd_per_day', value: 5 });
           await e.call('settings.set', { key: 'burst_after_s', value: 0 });
-          await e.call('cloud.addRunpod', { name: 'cloud-sim', endpointId: sim.endpointId, apiBase: sim.apiBase, pricePerHourUsd: 1, executionTimeoutS: 60 });
+          await e.call('cloud.addRunpod', {
+            name: 'cloud-sim',
+            endpointId: sim.endpointId,
+            apiBase: sim.apiBase,
+            pricePerHourUsd: 1,
+            executionTimeoutS: 60,
+          });
         },
         sent: () => sim.runCalls(),
         // Killed once the RunPod id is stored (killed before it, the attempt is "unknown on RunPod": cloud-burst-recovery.test.ts).
@@ -245,12 +321,17 @@ const KILL_TARGETS: readonly KillTarget[] = [
 ];
 
 for (const target of KILL_TARGETS) {
-  test(`[${target.kind}] kill -9 of the engine mid-render: the next engine takes the open attempt up again, completed, rendered once`, { timeout: 120_000 }, async (t) => {
+  test(`[${target.kind}] kill -9 of the engine mid-render: the next engine takes the open attempt up again, completed, rendered once`, {
+    timeout: 120_000,
+  }, async (t) => {
     const w = await target.open(t, 2_000);
     const dir = tempDirFor(t, 'shotfarm-pool-kill-');
     const out = join(dir, 'out');
     const setup = new Engine({ dataDir: dir, outputRoot: out, log: () => {} });
-    await setup.call('templates.add', { content: readFileSync(resolve(FIXTURE_TEMPLATES, 'txt2img.json'), 'utf8'), fileName: 'txt2img.json' });
+    await setup.call('templates.add', {
+      content: readFileSync(resolve(FIXTURE_TEMPLATES, 'txt2img.json'), 'utf8'),
+      fileName: 'txt2img.json',
+    });
     await w.register(setup);
     const list = { project: 'P', episode: 'E', shots: [{ id: 'k1', stage: 'keyframe', template: 'txt2img' }] };
     const preview = await setup.call('import.preview', { fileName: 'l.json', content: JSON.stringify(list) });
@@ -263,8 +344,16 @@ for (const target of KILL_TARGETS) {
     const engine = new Engine({ dataDir: dir, outputRoot: out, log: () => {} });
     t.after(() => engine.close());
     engine.startScheduler({ ...FAST, runpodPollMs: 40 });
-    await waitOnEngine(engine, 'the job completed', async () => (await engine.call('jobs.get', { id: jobId })).state === 'completed', 30_000);
+    await waitOnEngine(
+      engine,
+      'the job completed',
+      async () => (await engine.call('jobs.get', { id: jobId })).state === 'completed',
+      30_000,
+    );
     assert.equal(w.sent(), 1, 'not sent again');
-    assert.deepEqual(attemptsOfJob(engine.db, jobId).map((a) => a.outcome), ['completed']);
+    assert.deepEqual(
+      attemptsOfJob(engine.db, jobId).map((a) => a.outcome),
+      ['completed'],
+    );
   });
 }

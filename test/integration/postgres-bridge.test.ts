@@ -20,22 +20,36 @@ before(async () => {
 });
 after(() => cluster?.close());
 
-test("a transaction waits for another process's open transaction and then reads what it committed", { timeout: 120_000 }, async () => {
+test("a transaction waits for another process's open transaction and then reads what it committed", {
+  timeout: 120_000,
+}, async () => {
   const url = cluster.createDatabase('bridge_lock');
   const db = openPostgresDb(url);
   try {
     db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY)');
-    const child = spawn(process.execPath, ['--import', 'tsx', join(REPO, 'test/helpers/postgres-lock-holder.ts'), url, '1500'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(REPO, 'test/helpers/postgres-lock-holder.ts'), url, '1500'],
+      { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     let err = '';
-    child.stdout.on('data', (b: Buffer) => { out += b.toString(); });
-    child.stderr.on('data', (b: Buffer) => { err += b.toString(); });
+    child.stdout.on('data', (b: Buffer) => {
+      out += b.toString();
+    });
+    child.stderr.on('data', (b: Buffer) => {
+      err += b.toString();
+    });
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
     try {
-      await waitUntil(() => out.includes('locked'), { what: 'the other process to hold its transaction open', timeoutMs: 30_000, detail: () => err });
+      await waitUntil(() => out.includes('locked'), {
+        what: 'the other process to hold its transaction open',
+        timeoutMs: 30_000,
+        detail: () => err,
+      });
       // Without the write lock this would read before the other transaction commits and see nothing.
       const seen = db.transaction(() => db.one<{ c: number }>('SELECT COUNT(*) AS c FROM t')?.c);
-      assert.equal(seen, 1, "the transaction began after the other one committed and sees its row");
+      assert.equal(seen, 1, 'the transaction began after the other one committed and sees its row');
       assert.equal(await exited, 0, err);
       assert.match(out, /committed/);
     } finally {
@@ -46,7 +60,9 @@ test("a transaction waits for another process's open transaction and then reads 
   }
 });
 
-test('a call the server does not answer in time fails as an unreachable database, and the next call works', { timeout: 60_000 }, () => {
+test('a call the server does not answer in time fails as an unreachable database, and the next call works', {
+  timeout: 60_000,
+}, () => {
   // The bound is the statement's plus the connect's: 1 s + 1 s here.
   const db = openPostgresDb(cluster.createDatabase('bridge_timeout'), { callTimeoutMs: 1000, connectTimeoutMs: 1000 });
   try {

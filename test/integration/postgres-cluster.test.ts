@@ -22,7 +22,9 @@ async function ask<T>(url: string, sql: string): Promise<T[]> {
   }
 }
 
-test('the throwaway cluster answers on loopback, restarts on its port, and is gone after close', { timeout: 120_000 }, async () => {
+test('the throwaway cluster answers on loopback, restarts on its port, and is gone after close', {
+  timeout: 120_000,
+}, async () => {
   const cluster = await startPostgresCluster();
   const root = join(cluster.dataDir, '..');
   try {
@@ -56,7 +58,10 @@ test('without the server programs the cluster fails with a sentence saying how t
   const before = process.env.SHOTFARM_PG_BIN;
   process.env.SHOTFARM_PG_BIN = empty;
   try {
-    assert.throws(() => postgresBinDir(), (err: Error) => err.message.includes('apt-get install -y postgresql') && err.message.includes(INSTALL_SENTENCE));
+    assert.throws(
+      () => postgresBinDir(),
+      (err: Error) => err.message.includes('apt-get install -y postgresql') && err.message.includes(INSTALL_SENTENCE),
+    );
   } finally {
     if (before === undefined) delete process.env.SHOTFARM_PG_BIN;
     else process.env.SHOTFARM_PG_BIN = before;

@@ -29,7 +29,9 @@ function thrown(fn: () => unknown): unknown {
   assert.fail('expected a throw');
 }
 
-test('a server stopped with pg_ctl stop -m fast is "the database is unreachable", and the store reconnects when it is back', { timeout: 120_000 }, () => {
+test('a server stopped with pg_ctl stop -m fast is "the database is unreachable", and the store reconnects when it is back', {
+  timeout: 120_000,
+}, () => {
   const url = cluster.createDatabase('faults_stop');
   const db = openPostgresDb(url, { connectTimeoutMs: 2000 });
   try {
@@ -46,7 +48,10 @@ test('a server stopped with pg_ctl stop -m fast is "the database is unreachable"
     assert.ok(failure instanceof ShotfarmError);
     assert.equal(failure.code, 'storage');
     assert.equal(failure.retryable, true);
-    assert.match(failure.message, /is unreachable .*importing shots\.csv stored nothing\. Check that the PostgreSQL server runs/);
+    assert.match(
+      failure.message,
+      /is unreachable .*importing shots\.csv stored nothing\. Check that the PostgreSQL server runs/,
+    );
 
     // Still down: a new connection is refused, the same fault.
     assert.equal(databaseFault(thrown(() => db.one('SELECT 1 AS ok')))?.kind, 'database_unreachable');
@@ -59,7 +64,9 @@ test('a server stopped with pg_ctl stop -m fast is "the database is unreachable"
   }
 });
 
-test('a server stopped inside a transaction: the transaction fails as unreachable and none of it is stored', { timeout: 120_000 }, () => {
+test('a server stopped inside a transaction: the transaction fails as unreachable and none of it is stored', {
+  timeout: 120_000,
+}, () => {
   const url = cluster.createDatabase('faults_tx');
   const db = openPostgresDb(url, { connectTimeoutMs: 2000 });
   try {
@@ -78,7 +85,8 @@ test('a server stopped inside a transaction: the transaction fails as unreachabl
           afterStop = e;
           throw e;
         }
-      }));
+      }),
+    );
     assert.equal(databaseFault(afterStop)?.kind, 'database_unreachable', 'the statement after the stop fails');
     assert.equal(databaseFault(err)?.kind, 'database_unreachable');
     assert.deepEqual(db.all('SELECT id FROM t'), [], 'nothing of the transaction was stored');
@@ -98,7 +106,10 @@ test('a read-only server (25006) is a read-only hold; a refused statement is no 
     const err = thrown(() => db.run('INSERT INTO t (id) VALUES (?)', 1));
     assert.equal((err as PostgresStoreError).code, '25006');
     assert.equal(databaseFault(err)?.kind, 'database_readonly');
-    assert.match(storageFailure(err, 'farm-db', 'adding a hook')?.message ?? '', /read-only \(25006\): adding a hook stored nothing\. Point Shotfarm at the primary/);
+    assert.match(
+      storageFailure(err, 'farm-db', 'adding a hook')?.message ?? '',
+      /read-only \(25006\): adding a hook stored nothing\. Point Shotfarm at the primary/,
+    );
     db.exec('SET default_transaction_read_only = off');
     // A constraint or a typo is the statement's own failure: no hold, no storage words.
     db.run('INSERT INTO t (id) VALUES (?)', 1);
@@ -111,7 +122,9 @@ test('a read-only server (25006) is a read-only hold; a refused statement is no 
   }
 });
 
-test('a transaction rolled back as a serialization failure (40001) runs again; one that keeps failing becomes a busy hold', { timeout: 60_000 }, () => {
+test('a transaction rolled back as a serialization failure (40001) runs again; one that keeps failing becomes a busy hold', {
+  timeout: 60_000,
+}, () => {
   const url = cluster.createDatabase('faults_conflict');
   const db = openPostgresDb(url, { conflictRetries: 2 });
   try {
@@ -131,7 +144,8 @@ test('a transaction rolled back as a serialization failure (40001) runs again; o
       db.transaction(() => {
         runs++;
         db.exec(conflict);
-      }));
+      }),
+    );
     assert.equal(runs, 3, 'the first run and two more');
     assert.equal(databaseFault(err)?.kind, 'database_busy');
   } finally {

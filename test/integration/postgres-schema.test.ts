@@ -31,40 +31,97 @@ after(() => {
 test("the chain makes SQLite's tables, columns, nullability and indexes on PostgreSQL", { timeout: 120_000 }, () => {
   const lite = openDatabase(join(dir.path, 'schema.sqlite'), systemClock);
   try {
-    const liteTables = (lite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'schema_migrations' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+    const liteTables = (
+      lite
+        .prepare(
+          "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'schema_migrations' ORDER BY name",
+        )
+        .all() as { name: string }[]
+    ).map((r) => r.name);
     const columns = (table: string) =>
-      (lite.prepare(`SELECT name, "notnull" AS nn, pk FROM pragma_table_info(?) ORDER BY name`).all(table) as { name: string; nn: number; pk: number }[])
-        .map((c) => `${c.name}${c.nn || c.pk ? ' NOT NULL' : ''}`);
-    const liteIndexes = (lite.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
+      (
+        lite.prepare(`SELECT name, "notnull" AS nn, pk FROM pragma_table_info(?) ORDER BY name`).all(table) as {
+          name: string;
+          nn: number;
+          pk: number;
+        }[]
+      ).map((c) => `${c.name}${c.nn || c.pk ? ' NOT NULL' : ''}`);
+    const liteIndexes = (
+      lite
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+        .all() as { name: string }[]
+    ).map((r) => r.name);
 
-    const pgTables = pg.all<{ name: string }>("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name").map((r) => r.name);
+    const pgTables = pg
+      .all<{ name: string }>(
+        "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name",
+      )
+      .map((r) => r.name);
     assert.deepEqual(pgTables, liteTables);
     for (const table of liteTables) {
-      const pgColumns = pg.all<{ name: string; nullable: string }>(
-        'SELECT column_name AS name, is_nullable AS nullable FROM information_schema.columns WHERE table_schema = ? AND table_name = ? ORDER BY column_name', 'public', table)
+      const pgColumns = pg
+        .all<{ name: string; nullable: string }>(
+          'SELECT column_name AS name, is_nullable AS nullable FROM information_schema.columns WHERE table_schema = ? AND table_name = ? ORDER BY column_name',
+          'public',
+          table,
+        )
         .map((c) => `${c.name}${c.nullable === 'NO' ? ' NOT NULL' : ''}`);
       assert.deepEqual(pgColumns, columns(table), table);
     }
-    const pgIndexes = pg.all<{ name: string }>("SELECT indexname AS name FROM pg_indexes WHERE schemaname = 'public' AND indexname NOT LIKE '%_pkey' AND indexname NOT LIKE '%_key' ORDER BY indexname").map((r) => r.name);
-    assert.deepEqual(pgIndexes.filter((n) => liteIndexes.includes(n)), liteIndexes, 'every named index');
+    const pgIndexes = pg
+      .all<{ name: string }>(
+        "SELECT indexname AS name FROM pg_indexes WHERE schemaname = 'public' AND indexname NOT LIKE '%_pkey' AND indexname NOT LIKE '%_key' ORDER BY indexname",
+      )
+      .map((r) => r.name);
+    assert.deepEqual(
+      pgIndexes.filter((n) => liteIndexes.includes(n)),
+      liteIndexes,
+      'every named index',
+    );
   } finally {
     lite.close();
   }
 });
 
-test('ids are numbered by the database, people are unique regardless of case, and a new RunPod base forgets the key', { timeout: 60_000 }, () => {
-  const add = (name: string) => pg.one<{ id: number }>("INSERT INTO users (name, role, token_sha256, created_at) VALUES (?, 'artist', ?, ?) RETURNING id", name, `sha-${name}`, Date.now());
+test('ids are numbered by the database, people are unique regardless of case, and a new RunPod base forgets the key', {
+  timeout: 60_000,
+}, () => {
+  const add = (name: string) =>
+    pg.one<{ id: number }>(
+      "INSERT INTO users (name, role, token_sha256, created_at) VALUES (?, 'artist', ?, ?) RETURNING id",
+      name,
+      `sha-${name}`,
+      Date.now(),
+    );
   const a = add('Ana');
   const b = add('Ben');
   assert.ok(a && b && b.id > a.id, 'INTEGER PRIMARY KEY numbers rows as SQLite does');
-  assert.throws(() => add('ANA'), (err: Error & { code?: string }) => err.code === '23505', 'NOCASE: "ANA" is "Ana"');
+  assert.throws(
+    () => add('ANA'),
+    (err: Error & { code?: string }) => err.code === '23505',
+    'NOCASE: "ANA" is "Ana"',
+  );
   assert.equal(pg.one<{ name: string }>('SELECT name FROM users WHERE name = ?', 'ana')?.name, 'Ana');
 
-  pg.run("INSERT INTO instances (id, name, url, kind, api_base, api_base_local, created_at, updated_at) VALUES ('i1', 'cloud', 'runpod://x', 'runpod', 'https://a', 1, 0, 0)");
+  pg.run(
+    "INSERT INTO instances (id, name, url, kind, api_base, api_base_local, created_at, updated_at) VALUES ('i1', 'cloud', 'runpod://x', 'runpod', 'https://a', 1, 0, 0)",
+  );
   pg.run("UPDATE instances SET api_base = 'https://b' WHERE id = 'i1'");
-  assert.equal(pg.one<{ l: number }>("SELECT api_base_local AS l FROM instances WHERE id = 'i1'")?.l, 0, 'a changed base is no longer local');
+  assert.equal(
+    pg.one<{ l: number }>("SELECT api_base_local AS l FROM instances WHERE id = 'i1'")?.l,
+    0,
+    'a changed base is no longer local',
+  );
   pg.run("UPDATE instances SET api_base = 'https://c', api_base_local = 1 WHERE id = 'i1'");
-  assert.equal(pg.one<{ l: number }>("SELECT api_base_local AS l FROM instances WHERE id = 'i1'")?.l, 1, 'unless the same update marks it');
+  assert.equal(
+    pg.one<{ l: number }>("SELECT api_base_local AS l FROM instances WHERE id = 'i1'")?.l,
+    1,
+    'unless the same update marks it',
+  );
   pg.run("UPDATE instances SET name = 'cloud-2' WHERE id = 'i1'");
-  assert.equal(pg.one<{ l: number }>("SELECT api_base_local AS l FROM instances WHERE id = 'i1'")?.l, 1, 'another change keeps it');
+  assert.equal(
+    pg.one<{ l: number }>("SELECT api_base_local AS l FROM instances WHERE id = 'i1'")?.l,
+    1,
+    'another change keeps it',
+  );
 });

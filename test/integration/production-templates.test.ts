@@ -15,9 +15,15 @@ test('resources/samples/shot_list.json renders on simulated workstations with th
   const farm = await startFarm({ instances: [{ tags: TAGS }, { tags: TAGS }], templates: PRODUCTION_TEMPLATES });
   try {
     const preview = await farm.engine.call('import.preview', {
-      fileName: 'shot_list.json', content: readFileSync(join(RESOURCES, 'samples/shot_list.json'), 'utf8'), baseDir: join(RESOURCES, 'samples'),
+      fileName: 'shot_list.json',
+      content: readFileSync(join(RESOURCES, 'samples/shot_list.json'), 'utf8'),
+      baseDir: join(RESOURCES, 'samples'),
     });
-    assert.deepEqual(preview.counts, { new: 4, duplicate: 0, error: 0 }, JSON.stringify(preview.rows.map((r) => r.errors)));
+    assert.deepEqual(
+      preview.counts,
+      { new: 4, duplicate: 0, error: 0 },
+      JSON.stringify(preview.rows.map((r) => r.errors)),
+    );
     await farm.engine.call('import.commit', { previewId: preview.previewId });
     const ids = preview.rows.map((r) => r.jobId as string);
     const jobs = await farm.waitForStates(ids, ['completed'], 60_000);
@@ -26,14 +32,21 @@ test('resources/samples/shot_list.json renders on simulated workstations with th
     const motion = jobs.find((j) => j.stage === 'motion')!;
     const keyframe = jobs.find((j) => j.shot === motion.shot && j.stage === 'keyframe')!;
     assert.equal(motion.dependsOn, keyframe.id);
-    const assets = farm.engine.db.prepare(
-      'SELECT j.stage, a.media_type, a.width, a.height, a.template_name FROM assets a JOIN jobs j ON j.id = a.job_id ORDER BY j.stage, a.path',
-    ).all() as { stage: string; media_type: string; width: number; height: number; template_name: string }[];
+    const assets = farm.engine.db
+      .prepare(
+        'SELECT j.stage, a.media_type, a.width, a.height, a.template_name FROM assets a JOIN jobs j ON j.id = a.job_id ORDER BY j.stage, a.path',
+      )
+      .all() as { stage: string; media_type: string; width: number; height: number; template_name: string }[];
     // Three keyframes from the plates (VAEEncode keeps the plate size), one SVD clip at the template's 1024×576.
-    assert.deepEqual(assets.map((a) => [a.stage, a.template_name, a.media_type]), [
-      ['keyframe', 'keyframe-img2img', 'image/png'], ['keyframe', 'keyframe-img2img', 'image/png'], ['keyframe', 'keyframe-img2img', 'image/png'],
-      ['motion', 'motion-i2v', 'image/webp'],
-    ]);
+    assert.deepEqual(
+      assets.map((a) => [a.stage, a.template_name, a.media_type]),
+      [
+        ['keyframe', 'keyframe-img2img', 'image/png'],
+        ['keyframe', 'keyframe-img2img', 'image/png'],
+        ['keyframe', 'keyframe-img2img', 'image/png'],
+        ['motion', 'motion-i2v', 'image/webp'],
+      ],
+    );
     assert.deepEqual([assets[3]!.width, assets[3]!.height], [1024, 576]);
   } finally {
     await farm.close();

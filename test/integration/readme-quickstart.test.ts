@@ -25,19 +25,29 @@ export function quickStartBlocks(readme: string): string[] {
 function portAnswers(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const s = connect({ port, host: '127.0.0.1' });
-    s.once('connect', () => { s.destroy(); resolve(true); });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
     s.once('error', () => resolve(false));
   });
 }
 
-test('the README quick start runs verbatim: every command exits 0 and every imported job completes', { timeout: 180_000 }, async () => {
+test('the README quick start runs verbatim: every command exits 0 and every imported job completes', {
+  timeout: 180_000,
+}, async () => {
   const blocks = quickStartBlocks(readFileSync(join(REPO, 'README.md'), 'utf8'));
   assert.ok(blocks.length >= 2, 'the Quick start has an install block and a try-it block');
   const script = blocks[1] as string;
-  for (const port of [8300, 8301]) assert.equal(await portAnswers(port), false, `port ${port} is taken on this machine; the quick start needs it`);
+  for (const port of [8300, 8301])
+    assert.equal(await portAnswers(port), false, `port ${port} is taken on this machine; the quick start needs it`);
 
   // -e: the first command that fails ends the run with its code.
-  const child = spawn('bash', ['-e', '-c', script], { cwd: REPO, env: { ...process.env, SHOTFARM_DATA: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('bash', ['-e', '-c', script], {
+    cwd: REPO,
+    env: { ...process.env, SHOTFARM_DATA: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout.on('data', (b: Buffer) => (out += b.toString()));
   child.stderr.on('data', (b: Buffer) => (out += b.toString()));
@@ -53,5 +63,9 @@ test('the README quick start runs verbatim: every command exits 0 and every impo
   assert.match(out, /Wrote 6 row\(s\)/);
   assert.doesNotMatch(out, /cannot run on this farm/);
   // `kill %1` stopped the simulator: its ports close within a few seconds.
-  await waitUntil(async () => !(await portAnswers(8300)), { what: 'the background simulator to be gone (port 8300 closed)', timeoutMs: 5_000, pollMs: 100 });
+  await waitUntil(async () => !(await portAnswers(8300)), {
+    what: 'the background simulator to be gone (port 8300 closed)',
+    timeoutMs: 5_000,
+    pollMs: 100,
+  });
 });

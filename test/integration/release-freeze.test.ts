@@ -28,10 +28,21 @@ function render(t: TestEngine, jobId: string, n: number, rel: string, content: s
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, content);
   const sha256 = createHash('sha256').update(content).digest('hex');
-  const att = insertAttempt(t.engine.db, { jobId, n, instance: 'gpu-01', gpu: 'RTX 4090', queuedAt: T0, dispatchedAt: T0, startedAt: T0,
-    finishedAt: T0 + 5, outcome: 'completed' });
+  const att = insertAttempt(t.engine.db, {
+    jobId,
+    n,
+    instance: 'gpu-01',
+    gpu: 'RTX 4090',
+    queuedAt: T0,
+    dispatchedAt: T0,
+    startedAt: T0,
+    finishedAt: T0 + 5,
+    outcome: 'completed',
+  });
   insertAsset(t.engine.db, jobId, att, path, T0 + 5);
-  t.engine.db.prepare('UPDATE assets SET sha256 = ?, bytes = ?, approved = ? WHERE path = ?').run(sha256, Buffer.byteLength(content), approved ? 1 : 0, path);
+  t.engine.db
+    .prepare('UPDATE assets SET sha256 = ?, bytes = ?, approved = ? WHERE path = ?')
+    .run(sha256, Buffer.byteLength(content), approved ? 1 : 0, path);
   const { id } = t.engine.db.prepare('SELECT id FROM assets WHERE path = ?').get(path) as { id: string };
   return { path, sha256, assetId: id };
 }
@@ -40,16 +51,46 @@ function render(t: TestEngine, jobId: string, n: number, rel: string, content: s
 async function episode(t: TestEngine): Promise<{ approved: Rendered[]; draft: Rendered }> {
   const { result } = await importText(t.engine, 'shot_list.json', sample);
   const job = (shot: string, stage: string): string => {
-    const r = t.engine.db.prepare('SELECT id FROM jobs WHERE shot = ? AND stage = ?').get(shot, stage) as { id: string };
+    const r = t.engine.db.prepare('SELECT id FROM jobs WHERE shot = ? AND stage = ?').get(shot, stage) as {
+      id: string;
+    };
     return r.id;
   };
   assert.equal(result.imported, 4);
   const approved = [
-    render(t, job('sh010', 'keyframe'), 1, 'Moonfall/ep101/sh010/keyframe/take-1/key_00001_.png', 'keyframe sh010', true),
-    render(t, job('sh010', 'motion'), 1, 'Moonfall/ep101/sh010/motion/take-1/motion_00001_.mp4', 'motion sh010 '.repeat(1000), true),
-    render(t, job('sh020', 'keyframe'), 1, 'Moonfall/ep101/sh020/keyframe/take-1/key_00001_.png', 'keyframe sh020', true),
+    render(
+      t,
+      job('sh010', 'keyframe'),
+      1,
+      'Moonfall/ep101/sh010/keyframe/take-1/key_00001_.png',
+      'keyframe sh010',
+      true,
+    ),
+    render(
+      t,
+      job('sh010', 'motion'),
+      1,
+      'Moonfall/ep101/sh010/motion/take-1/motion_00001_.mp4',
+      'motion sh010 '.repeat(1000),
+      true,
+    ),
+    render(
+      t,
+      job('sh020', 'keyframe'),
+      1,
+      'Moonfall/ep101/sh020/keyframe/take-1/key_00001_.png',
+      'keyframe sh020',
+      true,
+    ),
   ];
-  const draft = render(t, job('sh030', 'keyframe'), 1, 'Moonfall/ep101/sh030/keyframe/take-1/key_00001_.png', 'draft', false);
+  const draft = render(
+    t,
+    job('sh030', 'keyframe'),
+    1,
+    'Moonfall/ep101/sh030/keyframe/take-1/key_00001_.png',
+    'draft',
+    false,
+  );
   return { approved, draft };
 }
 
@@ -67,19 +108,33 @@ test('freeze writes a JSON and a CSV manifest of the approved files only, and ve
   assert.equal(m.project, 'Moonfall');
   assert.equal(m.episode, 'ep101');
   assert.equal(m.created_at, new Date(t.clock.now()).toISOString());
-  assert.deepEqual(m.files.map((f: { path: string }) => f.path), [
-    'sh010/keyframe/take-1/key_00001_.png', 'sh010/motion/take-1/motion_00001_.mp4', 'sh020/keyframe/take-1/key_00001_.png',
-  ]);
+  assert.deepEqual(
+    m.files.map((f: { path: string }) => f.path),
+    [
+      'sh010/keyframe/take-1/key_00001_.png',
+      'sh010/motion/take-1/motion_00001_.mp4',
+      'sh020/keyframe/take-1/key_00001_.png',
+    ],
+  );
   const first = m.files[0];
   assert.deepEqual(
     [first.absolute_path, first.sha256, first.shot, first.stage, first.take, first.asset_id],
     [approved[0]!.path, approved[0]!.sha256, 'sh010', 'keyframe', 1, approved[0]!.assetId],
   );
-  assert.ok(!m.files.some((f: { absolute_path: string }) => f.absolute_path === draft.path), 'an unapproved file is not released');
-  assert.equal(m.total_bytes, m.files.reduce((n: number, f: { bytes: number }) => n + f.bytes, 0));
+  assert.ok(
+    !m.files.some((f: { absolute_path: string }) => f.absolute_path === draft.path),
+    'an unapproved file is not released',
+  );
+  assert.equal(
+    m.total_bytes,
+    m.files.reduce((n: number, f: { bytes: number }) => n + f.bytes, 0),
+  );
 
   const csv = parse(readFileSync(r.manifestCsv, 'utf8'), { bom: true, columns: true }) as Record<string, string>[];
-  assert.deepEqual(csv.map((row) => [row.path, row.sha256]), m.files.map((f: { path: string; sha256: string }) => [f.path, f.sha256]));
+  assert.deepEqual(
+    csv.map((row) => [row.path, row.sha256]),
+    m.files.map((f: { path: string; sha256: string }) => [f.path, f.sha256]),
+  );
   assert.deepEqual(readdirSync(outDir).sort(), ['manifest.csv', 'manifest.json'], 'no temp file is left behind');
 
   for (const manifest of [r.manifestJson, r.manifestCsv]) {
@@ -94,12 +149,22 @@ test('freeze writes a JSON and a CSV manifest of the approved files only, and ve
 test('verify names a tampered file with both hashes and exits 8', async (ctx) => {
   const t = await engineFor(ctx);
   const { approved } = await episode(t);
-  const r = await freezeRelease(t.engine.db, t.clock, { project: 'Moonfall', episode: 'ep101', outDir: join(t.dir, 'releases', 'rel') });
+  const r = await freezeRelease(t.engine.db, t.clock, {
+    project: 'Moonfall',
+    episode: 'ep101',
+    outDir: join(t.dir, 'releases', 'rel'),
+  });
   const victim = approved[1]!;
   writeFileSync(victim.path, 'a different render');
   const v = await verifyManifest(r.manifestCsv);
   assert.equal(v.ok, 2);
-  assert.deepEqual(v.changed, [{ path: victim.path, expected: victim.sha256, actual: createHash('sha256').update('a different render').digest('hex') }]);
+  assert.deepEqual(v.changed, [
+    {
+      path: victim.path,
+      expected: victim.sha256,
+      actual: createHash('sha256').update('a different render').digest('hex'),
+    },
+  ]);
 
   const viaCli = await cli(t.dir, 'verify', r.manifestJson);
   assert.equal(viaCli.code, EXIT_VERIFY_MISMATCH);
@@ -113,7 +178,11 @@ test('verify names a tampered file with both hashes and exits 8', async (ctx) =>
 test('verify reports a missing file and exits 8', async (ctx) => {
   const t = await engineFor(ctx);
   const { approved } = await episode(t);
-  const r = await freezeRelease(t.engine.db, t.clock, { project: 'Moonfall', episode: 'ep101', outDir: join(t.dir, 'releases', 'rel') });
+  const r = await freezeRelease(t.engine.db, t.clock, {
+    project: 'Moonfall',
+    episode: 'ep101',
+    outDir: join(t.dir, 'releases', 'rel'),
+  });
   rmSync(approved[2]!.path);
   const v = await verifyManifest(r.manifestJson);
   assert.deepEqual([v.checked, v.ok, v.missing, v.changed], [3, 2, [approved[2]!.path], []]);
@@ -128,14 +197,17 @@ test('freeze refuses when an approved file is missing or changed since the ledge
   rmSync(approved[0]!.path);
   writeFileSync(approved[2]!.path, 'retouched by hand');
   const outDir = join(t.dir, 'releases', 'rel');
-  await assert.rejects(freezeRelease(t.engine.db, t.clock, { project: 'Moonfall', episode: 'ep101', outDir }), (err: unknown) => {
-    assert.ok(err instanceof ShotfarmError);
-    assert.equal(err.code, 'conflict');
-    assert.ok(err.message.includes(`missing: ${approved[0]!.path}`), err.message);
-    assert.ok(err.message.includes(`changed since they were rendered: ${approved[2]!.path}`), err.message);
-    assert.match(err.message, /Nothing was written/);
-    return true;
-  });
+  await assert.rejects(
+    freezeRelease(t.engine.db, t.clock, { project: 'Moonfall', episode: 'ep101', outDir }),
+    (err: unknown) => {
+      assert.ok(err instanceof ShotfarmError);
+      assert.equal(err.code, 'conflict');
+      assert.ok(err.message.includes(`missing: ${approved[0]!.path}`), err.message);
+      assert.ok(err.message.includes(`changed since they were rendered: ${approved[2]!.path}`), err.message);
+      assert.match(err.message, /Nothing was written/);
+      return true;
+    },
+  );
   assert.equal(existsSync(outDir), false);
   const viaCli = await cli(t.dir, 'freeze', '--project', 'Moonfall', '--episode', 'ep101', '--out', outDir);
   assert.equal(viaCli.code, EXIT.conflict);
@@ -148,7 +220,9 @@ test('freeze with nothing approved says so clearly and writes nothing', async (c
   const outDir = join(t.dir, 'releases', 'rel');
   await assert.rejects(
     freezeRelease(t.engine.db, t.clock, { project: 'Moonfall', episode: 'ep101', outDir }),
-    (err: unknown) => err instanceof ShotfarmError && err.code === 'conflict' &&
+    (err: unknown) =>
+      err instanceof ShotfarmError &&
+      err.code === 'conflict' &&
       /Nothing is approved in Moonfall \/ ep101 \(4 rendered file\(s\)\)/.test(err.message),
   );
   assert.equal(existsSync(outDir), false);
@@ -159,7 +233,10 @@ test('freeze with nothing approved says so clearly and writes nothing', async (c
 
   await assert.rejects(
     freezeRelease(t.engine.db, t.clock, { project: 'Moonfall', episode: 'ep999', outDir }),
-    (err: unknown) => err instanceof ShotfarmError && err.code === 'not_found' && /no jobs in project "Moonfall", episode "ep999"/.test(err.message),
+    (err: unknown) =>
+      err instanceof ShotfarmError &&
+      err.code === 'not_found' &&
+      /no jobs in project "Moonfall", episode "ep999"/.test(err.message),
   );
 });
 
@@ -182,7 +259,11 @@ test('a freeze never overwrites an earlier manifest', async (ctx) => {
 test('verify --root checks a delivery copied elsewhere by its relative paths', async (ctx) => {
   const t = await engineFor(ctx);
   await episode(t);
-  const r = await freezeRelease(t.engine.db, t.clock, { project: 'Moonfall', episode: 'ep101', outDir: join(t.dir, 'releases', 'rel') });
+  const r = await freezeRelease(t.engine.db, t.clock, {
+    project: 'Moonfall',
+    episode: 'ep101',
+    outDir: join(t.dir, 'releases', 'rel'),
+  });
   const copy = join(t.dir, 'releases', 'vendor-drive');
   cpSync(r.root!, copy, { recursive: true });
   rmSync(join(t.dir, 'outputs'), { recursive: true });
@@ -196,10 +277,18 @@ test('verify refuses a file that is not a release manifest', async (ctx) => {
   const t = await engineFor(ctx, { templates: false });
   const bogus = join(t.dir, 'manifest.json');
   writeFileSync(bogus, JSON.stringify({ format: 'something-else', files: [] }));
-  await assert.rejects(verifyManifest(bogus), (err: unknown) => err instanceof ShotfarmError && err.code === 'bad_input' &&
-    /is not a Shotfarm release manifest/.test(err.message));
+  await assert.rejects(
+    verifyManifest(bogus),
+    (err: unknown) =>
+      err instanceof ShotfarmError &&
+      err.code === 'bad_input' &&
+      /is not a Shotfarm release manifest/.test(err.message),
+  );
   const csv = join(t.dir, 'manifest.csv');
   writeFileSync(csv, 'path,absolute_path,sha256\nsh010/a.png,/x/a.png,not-a-hash\n');
   await assert.rejects(verifyManifest(csv), /row 2: sha256: must be a SHA-256/);
-  await assert.rejects(verifyManifest(join(t.dir, 'nope.json')), (err: unknown) => err instanceof ShotfarmError && err.code === 'not_found');
+  await assert.rejects(
+    verifyManifest(join(t.dir, 'nope.json')),
+    (err: unknown) => err instanceof ShotfarmError && err.code === 'not_found',
+  );
 });

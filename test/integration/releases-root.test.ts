@@ -15,7 +15,11 @@ import { runCli } from '../helpers/cli.js';
 import { engineFor, importText, type TestEngine } from '../helpers/engine.js';
 import { tempDirFor } from '../helpers/temp-dir.js';
 
-const LIST = JSON.stringify({ project: 'P', episode: 'E', shots: [{ id: 'sh010', stage: 'keyframe', template: 'keyframe-img2img' }] });
+const LIST = JSON.stringify({
+  project: 'P',
+  episode: 'E',
+  shots: [{ id: 'sh010', stage: 'keyframe', template: 'keyframe-img2img' }],
+});
 
 /** One approved output of one job, ready to freeze. */
 async function approvedEpisode(t: TestEngine): Promise<void> {
@@ -24,9 +28,21 @@ async function approvedEpisode(t: TestEngine): Promise<void> {
   const path = join(t.dir, 'outputs', 'P/E/sh010/keyframe/take-1/key.png');
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, 'pixels');
-  const att = insertAttempt(t.engine.db, { jobId, n: 1, instance: 'gpu-01', gpu: 'RTX', queuedAt: 1, dispatchedAt: 1, startedAt: 1, finishedAt: 2, outcome: 'completed' });
+  const att = insertAttempt(t.engine.db, {
+    jobId,
+    n: 1,
+    instance: 'gpu-01',
+    gpu: 'RTX',
+    queuedAt: 1,
+    dispatchedAt: 1,
+    startedAt: 1,
+    finishedAt: 2,
+    outcome: 'completed',
+  });
   insertAsset(t.engine.db, jobId, att, path, 2);
-  t.engine.db.prepare('UPDATE assets SET sha256 = ?, bytes = 6, approved = 1').run(createHash('sha256').update('pixels').digest('hex'));
+  t.engine.db
+    .prepare('UPDATE assets SET sha256 = ?, bytes = 6, approved = 1')
+    .run(createHash('sha256').update('pixels').digest('hex'));
 }
 
 test('freeze writes only inside the releases root: relative names land there, anything outside is refused and nothing written', async (ctx) => {
@@ -41,13 +57,21 @@ test('freeze writes only inside the releases root: relative names land there, an
   for (const outDir of [outside, join(outside, 'deep', 'er'), '../escape', `${root}/../escape`, '/etc/cron.d', root]) {
     await assert.rejects(t.engine.call('release.freeze', { project: 'P', episode: 'E', outDir }), (err: unknown) => {
       assert.ok(err instanceof Error && 'code' in err && err.code === 'bad_input', String(err));
-      assert.match(err.message, outDir === root ? /a folder of its own inside the releases root/ : /is outside the releases root .*releases_root/);
+      assert.match(
+        err.message,
+        outDir === root
+          ? /a folder of its own inside the releases root/
+          : /is outside the releases root .*releases_root/,
+      );
       return true;
     });
   }
   // A link inside the root that leads out is outside too.
   symlinkSync(outside, join(root, 'sneaky'));
-  await assert.rejects(t.engine.call('release.freeze', { project: 'P', episode: 'E', outDir: 'sneaky/v2' }), /is outside the releases root/);
+  await assert.rejects(
+    t.engine.call('release.freeze', { project: 'P', episode: 'E', outDir: 'sneaky/v2' }),
+    /is outside the releases root/,
+  );
   assert.deepEqual(readdirSync(outside), [], 'nothing was written outside');
   assert.equal(existsSync(join(t.dir, 'escape')), false);
 
@@ -76,11 +100,18 @@ test('verify reads manifests only inside the releases root, also over the networ
   for (const path of ['/etc/passwd', stray, '../shotfarm.sqlite', t.engine.dbFile]) {
     await assert.rejects(t.engine.call('release.verify', { path }), /is outside the releases root/, path);
   }
-  await assert.rejects(t.engine.call('release.verify', { path: 'v1/manifest.json', root: outside }), /The delivery folder .* is outside the releases root/);
+  await assert.rejects(
+    t.engine.call('release.verify', { path: 'v1/manifest.json', root: outside }),
+    /The delivery folder .* is outside the releases root/,
+  );
 
   const server = await startServer({ engine: t.engine, port: 0 });
   ctx.after(() => server.close());
-  const res = await fetch(new URL('/api/call/release.verify', server.url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ path: '/etc/passwd' }) });
+  const res = await fetch(new URL('/api/call/release.verify', server.url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ path: '/etc/passwd' }),
+  });
   const body = (await res.json()) as { ok: boolean; error?: { code: string; message: string } };
   assert.equal(res.status, 400);
   assert.equal(body.error?.code, 'bad_input');

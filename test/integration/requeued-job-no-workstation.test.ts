@@ -19,7 +19,11 @@ test('a job requeued by a stop names no workstation, in its view and in the work
     const [queued] = await farm.waitForStates([id!], ['queued']);
     assert.equal(queued?.instanceId, null, 'waiting on no workstation');
     assert.equal((await farm.engine.call('jobs.get', { id: id! })).instanceId, null);
-    assert.equal((await farm.engine.call('jobs.list', { filter: { instanceId: ws } })).total, 0, 'the filter agrees with the view');
+    assert.equal(
+      (await farm.engine.call('jobs.list', { filter: { instanceId: ws } })).total,
+      0,
+      'the filter agrees with the view',
+    );
     const attempts = await farm.engine.call('jobs.attempts', { id: id! });
     assert.equal(attempts[0]?.instanceName, 'sim-0', 'the attempt keeps where it ran');
   } finally {

@@ -11,7 +11,13 @@ import { GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s
 import { ManualClock } from '../../electron/engine/clock.js';
 import { openDatabase } from '../../electron/engine/store/database.js';
 import { objectKeyFor } from '../../electron/engine/storage/object-key.js';
-import { describeS3Settings, getS3Settings, resolveS3Config, setS3Settings, type S3Config } from '../../electron/engine/storage/s3-settings.js';
+import {
+  describeS3Settings,
+  getS3Settings,
+  resolveS3Config,
+  setS3Settings,
+  type S3Config,
+} from '../../electron/engine/storage/s3-settings.js';
 import { S3Uploader } from '../../electron/engine/storage/s3-uploader.js';
 import { ShotfarmError } from '../../shared/errors.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
@@ -25,7 +31,11 @@ interface S3rverInstance {
   httpServer?: Server;
 }
 type S3rverCtor = new (opts: {
-  port: number; address: string; silent: boolean; directory: string; configureBuckets: { name: string }[];
+  port: number;
+  address: string;
+  silent: boolean;
+  directory: string;
+  configureBuckets: { name: string }[];
 }) => S3rverInstance;
 const S3rver = createRequire(import.meta.url)('s3rver') as S3rverCtor;
 
@@ -46,7 +56,13 @@ interface Farm {
 
 async function farm(buckets = ['renders']): Promise<Farm> {
   const tmp = makeTempDir('shotfarm-s3-');
-  const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: join(tmp.path, 'store'), configureBuckets: buckets.map((name) => ({ name })) });
+  const server = new S3rver({
+    port: 0,
+    address: '127.0.0.1',
+    silent: true,
+    directory: join(tmp.path, 'store'),
+    configureBuckets: buckets.map((name) => ({ name })),
+  });
   const { port } = await server.run();
   const endpoint = `http://127.0.0.1:${port}`;
   let running = true;
@@ -62,8 +78,14 @@ async function farm(buckets = ['renders']): Promise<Farm> {
     endpoint,
     server,
     config: (over = {}) => ({
-      endpoint, region: 'us-east-1', bucket: 'renders', prefix: 'studio/', forcePathStyle: true, credentials: S3RVER_KEYS,
-      credentialsFrom: 'settings', ...over,
+      endpoint,
+      region: 'us-east-1',
+      bucket: 'renders',
+      prefix: 'studio/',
+      forcePathStyle: true,
+      credentials: S3RVER_KEYS,
+      credentialsFrom: 'settings',
+      ...over,
     }),
     file: (name, content) => {
       const path = join(tmp.path, name);
@@ -113,7 +135,7 @@ test('an upload lands under the take layout and is confirmed against its SHA-256
   }
 });
 
-test("a server that reports checksums is trusted for the confirmation, and a wrong one is caught", async () => {
+test('a server that reports checksums is trusted for the confirmation, and a wrong one is caught', async () => {
   const f = await farm();
   // The same s3rver behind a front that adds the x-amz-checksum-sha256 header AWS S3 returns
   // to a HeadObject with checksum mode on; `reported` decides what it claims.
@@ -161,13 +183,22 @@ test('a stored object that does not match the ledger SHA-256 is detected and rem
     const key = up.keyFor(take, path);
     await assert.rejects(up.upload(path, key, ledgerSays), (err: unknown) => {
       assert.ok(err instanceof ShotfarmError);
-      assert.deepEqual([err.code, err.retryable, err.details?.reason, err.details?.removed], ['unavailable', true, 'checksum', true]);
-      assert.ok(err.message.startsWith(`Confirming the upload of s3://renders/${key} failed: the stored object's SHA-256 is `), err.message);
+      assert.deepEqual(
+        [err.code, err.retryable, err.details?.reason, err.details?.removed],
+        ['unavailable', true, 'checksum', true],
+      );
+      assert.ok(
+        err.message.startsWith(`Confirming the upload of s3://renders/${key} failed: the stored object's SHA-256 is `),
+        err.message,
+      );
       assert.ok(err.message.includes(`the ledger's ${ledgerSays}`));
       return true;
     });
     await assert.rejects(f.reader().send(new HeadObjectCommand({ Bucket: 'renders', Key: key })), /NotFound/);
-    await assert.rejects(up.upload(path, key, 'abc'), (err: unknown) => err instanceof ShotfarmError && err.code === 'bad_input');
+    await assert.rejects(
+      up.upload(path, key, 'abc'),
+      (err: unknown) => err instanceof ShotfarmError && err.code === 'bad_input',
+    );
   } finally {
     up.close();
     await f.cleanup();
@@ -183,8 +214,10 @@ test('an upload to a stopped server fails with a retryable, readable error', asy
     await assert.rejects(up.upload(path, up.keyFor(take, path), sha256), (err: unknown) => {
       assert.ok(err instanceof ShotfarmError);
       assert.deepEqual([err.code, err.retryable, err.details?.reason], ['unavailable', true, 'network']);
-      assert.equal(err.message,
-        `Uploading key.png to s3://renders/studio/Moonfall/ep101/sh010/keyframe/take-2/key.png failed: the S3 server ${f.endpoint} could not be reached (ECONNREFUSED). Check the endpoint and the network.`);
+      assert.equal(
+        err.message,
+        `Uploading key.png to s3://renders/studio/Moonfall/ep101/sh010/keyframe/take-2/key.png failed: the S3 server ${f.endpoint} could not be reached (ECONNREFUSED). Check the endpoint and the network.`,
+      );
       return true;
     });
   } finally {
@@ -201,11 +234,19 @@ test('an upload to a bucket that does not exist says which bucket', async () => 
     await assert.rejects(up.upload(path, up.keyFor(take, path), sha256), (err: unknown) => {
       assert.ok(err instanceof ShotfarmError);
       assert.deepEqual([err.code, err.retryable, err.details?.reason], ['unavailable', true, 'bucket']);
-      assert.match(err.message, new RegExp(`the bucket "renders" does not exist on ${f.endpoint}\\. Create it, or fix the bucket in the s3 setting\\.`));
+      assert.match(
+        err.message,
+        new RegExp(
+          `the bucket "renders" does not exist on ${f.endpoint}\\. Create it, or fix the bucket in the s3 setting\\.`,
+        ),
+      );
       return true;
     });
-    await assert.rejects(up.upload(join(f.dir, 'gone.png'), 'k', 'a'.repeat(64)), (err: unknown) =>
-      err instanceof ShotfarmError && err.code === 'storage' && /cannot be read \(ENOENT\)/.test(err.message));
+    await assert.rejects(
+      up.upload(join(f.dir, 'gone.png'), 'k', 'a'.repeat(64)),
+      (err: unknown) =>
+        err instanceof ShotfarmError && err.code === 'storage' && /cannot be read \(ENOENT\)/.test(err.message),
+    );
   } finally {
     up.close();
     await f.cleanup();
@@ -217,7 +258,10 @@ test('credentials never appear in errors, logs or the shown settings', async () 
   const secret = { accessKeyId: 'AKIASHOTFARMSECRETID', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYSECRETKEY' };
   const logs: string[] = [];
   const up = new S3Uploader(f.config({ credentials: secret }), { log: (m) => void logs.push(m) });
-  const down = new S3Uploader(f.config({ credentials: secret, endpoint: 'http://127.0.0.1:1' }), { log: (m) => void logs.push(m), maxAttempts: 1 });
+  const down = new S3Uploader(f.config({ credentials: secret, endpoint: 'http://127.0.0.1:1' }), {
+    log: (m) => void logs.push(m),
+    maxAttempts: 1,
+  });
   const leaks = (text: string): boolean => text.includes(secret.accessKeyId) || text.includes(secret.secretAccessKey);
   try {
     const { path, sha256 } = f.file('key.png', 'pixels');
@@ -244,10 +288,21 @@ test('credentials never appear in errors, logs or the shown settings', async () 
       assert.ok(!leaks(JSON.stringify(describeS3Settings(getS3Settings(db)!))));
       assert.equal(describeS3Settings(getS3Settings(db)!).credentials, 'settings');
       // A setting edited by hand into something invalid: the error names the rule, not the values.
-      db.prepare("UPDATE settings SET value_json = ? WHERE key = 's3'").run(JSON.stringify({ bucket: 'Not_A_Bucket', ...secret }));
-      assert.throws(() => getS3Settings(db), (err: unknown) => err instanceof ShotfarmError && /bucket: must be an S3 bucket name/.test(err.message) && !leaks(err.message));
-      assert.throws(() => setS3Settings(db, new ManualClock(), { bucket: 'renders', accessKeyId: secret.accessKeyId }),
-        (err: unknown) => err instanceof ShotfarmError && /give both accessKeyId and secretAccessKey/.test(err.message) && !leaks(err.message));
+      db.prepare("UPDATE settings SET value_json = ? WHERE key = 's3'").run(
+        JSON.stringify({ bucket: 'Not_A_Bucket', ...secret }),
+      );
+      assert.throws(
+        () => getS3Settings(db),
+        (err: unknown) =>
+          err instanceof ShotfarmError && /bucket: must be an S3 bucket name/.test(err.message) && !leaks(err.message),
+      );
+      assert.throws(
+        () => setS3Settings(db, new ManualClock(), { bucket: 'renders', accessKeyId: secret.accessKeyId }),
+        (err: unknown) =>
+          err instanceof ShotfarmError &&
+          /give both accessKeyId and secretAccessKey/.test(err.message) &&
+          !leaks(err.message),
+      );
     } finally {
       db.close();
     }
@@ -265,10 +320,17 @@ test('the uploader comes from the s3 setting, with credentials and endpoint from
   try {
     assert.equal(S3Uploader.fromSettings(db, {}), null, 'no s3 setting: uploads are off');
     setS3Settings(db, new ManualClock(), { bucket: 'renders', prefix: 'shows/moonfall' });
-    assert.throws(() => S3Uploader.fromSettings(db, {}), (err: unknown) =>
-      err instanceof ShotfarmError && /AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY/.test(err.message));
+    assert.throws(
+      () => S3Uploader.fromSettings(db, {}),
+      (err: unknown) => err instanceof ShotfarmError && /AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY/.test(err.message),
+    );
 
-    const env = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_REGION: 'eu-west-3', AWS_ENDPOINT_URL_S3: f.endpoint };
+    const env = {
+      AWS_ACCESS_KEY_ID: 'S3RVER',
+      AWS_SECRET_ACCESS_KEY: 'S3RVER',
+      AWS_REGION: 'eu-west-3',
+      AWS_ENDPOINT_URL_S3: f.endpoint,
+    };
     up = S3Uploader.fromSettings(db, env)!;
     assert.deepEqual(
       [up.config.endpoint, up.config.region, up.config.prefix, up.config.forcePathStyle, up.config.credentialsFrom],
@@ -291,6 +353,9 @@ test('the uploader comes from the s3 setting, with credentials and endpoint from
 
 test('object keys mirror the output folders and keep only the base file name', () => {
   assert.equal(objectKeyFor('', take, 'a.png'), 'Moonfall/ep101/sh010/keyframe/take-2/a.png');
-  assert.equal(objectKeyFor('p/', take, '/out/Moonfall/ep101/x/../../evil.png'), 'p/Moonfall/ep101/sh010/keyframe/take-2/evil.png');
+  assert.equal(
+    objectKeyFor('p/', take, '/out/Moonfall/ep101/x/../../evil.png'),
+    'p/Moonfall/ep101/sh010/keyframe/take-2/evil.png',
+  );
   assert.equal(objectKeyFor('p/', take, 'C:\\renders\\b.exr'), 'p/Moonfall/ep101/sh010/keyframe/take-2/b.exr');
 });

@@ -8,10 +8,26 @@ import { DEFAULT_NODE_CLASSES } from '../simulator/node-catalog.js';
 
 test('queued jobs run to completion: outputs stored under the take folder, hashed, in the ledger, each rendered once', async (ctx) => {
   const farm = await farmFor(ctx, { instances: [{}, {}] });
-  const ids = await farm.importJobs([{ id: 'sh010' }, { id: 'sh020' }, { id: 'sh030' }, { id: 'sh040' }, { id: 'sh050' }]);
+  const ids = await farm.importJobs([
+    { id: 'sh010' },
+    { id: 'sh020' },
+    { id: 'sh030' },
+    { id: 'sh040' },
+    { id: 'sh050' },
+  ]);
   await farm.waitForStates(ids, ['completed']);
-  const assets = farm.engine.db.prepare('SELECT job_id, path, sha256, bytes, width, height, media_type, template_name, seed FROM assets').all() as {
-    job_id: string; path: string; sha256: string; bytes: number; width: number; height: number; media_type: string; template_name: string; seed: number;
+  const assets = farm.engine.db
+    .prepare('SELECT job_id, path, sha256, bytes, width, height, media_type, template_name, seed FROM assets')
+    .all() as {
+    job_id: string;
+    path: string;
+    sha256: string;
+    bytes: number;
+    width: number;
+    height: number;
+    media_type: string;
+    template_name: string;
+    seed: number;
   }[];
   assert.equal(assets.length, 5);
   for (const a of assets) {
@@ -23,9 +39,16 @@ test('queued jobs run to completion: outputs stored under the take folder, hashe
     assert.equal(a.template_name, 'txt2img');
   }
   for (const id of ids) assert.equal(executedCount(farm, id), 1, `job ${id} rendered once`);
-  const events = farm.engine.db.prepare("SELECT to_state FROM job_events WHERE job_id = ? ORDER BY id").all(ids[0]) as { to_state: string }[];
-  assert.deepEqual(events.map((e) => e.to_state), ['queued', 'running', 'completed']);
-  const attempts = farm.engine.db.prepare("SELECT outcome, prompt_number, client_id FROM attempts WHERE job_id = ?").all(ids[0]) as { outcome: string; prompt_number: number; client_id: string }[];
+  const events = farm.engine.db.prepare('SELECT to_state FROM job_events WHERE job_id = ? ORDER BY id').all(ids[0]) as {
+    to_state: string;
+  }[];
+  assert.deepEqual(
+    events.map((e) => e.to_state),
+    ['queued', 'running', 'completed'],
+  );
+  const attempts = farm.engine.db
+    .prepare('SELECT outcome, prompt_number, client_id FROM attempts WHERE job_id = ?')
+    .all(ids[0]) as { outcome: string; prompt_number: number; client_id: string }[];
   assert.equal(attempts.length, 1);
   assert.equal(attempts[0]?.outcome, 'completed');
   assert.match(attempts[0]?.client_id ?? '', /^sf-/);
@@ -39,7 +62,9 @@ test('one out-of-memory failure is retried and does not stop the jobs behind it 
   const retried = views.filter((v) => v.attempts === 2);
   assert.equal(retried.length, 1);
   const first = retried[0]!;
-  const att = farm.engine.db.prepare('SELECT outcome, error_class, reason FROM attempts WHERE job_id = ? ORDER BY n').all(first.id) as { outcome: string; error_class: string; reason: string }[];
+  const att = farm.engine.db
+    .prepare('SELECT outcome, error_class, reason FROM attempts WHERE job_id = ? ORDER BY n')
+    .all(first.id) as { outcome: string; error_class: string; reason: string }[];
   assert.equal(att[0]?.error_class, 'oom');
   assert.match(att[0]?.reason ?? '', /out of GPU memory in KSampler \(node 3\) on sim-0/);
   for (const id of ids) assert.equal(executedCount(farm, id), 1);
@@ -83,7 +108,10 @@ test('a node missing on every workstation leaves the job queued and blocked, wit
 });
 
 test('a job blocked by a node no workstation has runs once a workstation that has the node is added', async (ctx) => {
-  const farm = await farmFor(ctx, { instances: [{ nodeClasses: DEFAULT_NODE_CLASSES.filter((c) => c !== 'KSampler') }], start: false });
+  const farm = await farmFor(ctx, {
+    instances: [{ nodeClasses: DEFAULT_NODE_CLASSES.filter((c) => c !== 'KSampler') }],
+    start: false,
+  });
   const [id] = await farm.importJobs([{ id: 'k1' }]);
   farm.engine.startScheduler(FAST);
   await farm.waitFor('the job to be marked blocked', async () => (await farm.job(id!)).blocked);
@@ -119,7 +147,14 @@ test('a dropped WebSocket mid-prompt does not render the shot twice (incident 2)
 test('the import preview flags a node no workstation has, once the workstations have reported', async (ctx) => {
   const farm = await farmFor(ctx, { instances: [{}] });
   await farm.waitFor('the node list', () => farm.engine.scheduler!.readiness().every((i) => i.nodeListKnown));
-  const list = { project: 'P', episode: 'E', shots: [{ id: 'p1', stage: 'post', template: 'needs-custom-node' }, { id: 'k1', stage: 'keyframe', template: 'txt2img' }] };
+  const list = {
+    project: 'P',
+    episode: 'E',
+    shots: [
+      { id: 'p1', stage: 'post', template: 'needs-custom-node' },
+      { id: 'k1', stage: 'keyframe', template: 'txt2img' },
+    ],
+  };
   const preview = await farm.engine.call('import.preview', { fileName: 'l.json', content: JSON.stringify(list) });
   assert.equal(preview.rows[0]?.status, 'error');
   assert.match(preview.rows[0]?.errors.join() ?? '', /node `VHS_VideoCombine` is not installed on any workstation/);
@@ -135,7 +170,10 @@ test('a job imported by another process while the farm runs is dispatched withou
   ctx.after(() => cli.close());
   // A first job through the farm: afterwards it is idle, with nothing left that would wake it.
   await farm.waitForStates(await farm.importJobs([{ id: 'first' }]), ['completed']);
-  await farm.waitFor('the runner to be gone', async () => (await farm.engine.call('farm.status', {})).activeAttempts === 0);
+  await farm.waitFor(
+    'the runner to be gone',
+    async () => (await farm.engine.call('farm.status', {})).activeAttempts === 0,
+  );
   // The pass its end asked for is already queued (setImmediate): let it run, so it cannot see the new job.
   await new Promise((r) => setImmediate(r));
   const list = { project: 'P', episode: 'E', shots: [{ id: 'late', stage: 'keyframe', template: 'txt2img' }] };

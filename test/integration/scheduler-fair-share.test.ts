@@ -9,34 +9,56 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { farmFor, type Farm } from '../helpers/farm.js';
 
-interface Run { project: string; dispatched_at: number; finished_at: number }
+interface Run {
+  project: string;
+  dispatched_at: number;
+  finished_at: number;
+}
 
 /** GPU time per project over the attempts dispatched while both projects still had jobs queued. */
 function contendedShares(farm: Farm): Map<string, number> {
-  const runs = farm.engine.db.prepare(`SELECT j.project, a.dispatched_at, a.finished_at FROM attempts a JOIN jobs j ON j.id = a.job_id
-    WHERE j.priority < 300 AND a.finished_at IS NOT NULL ORDER BY a.dispatched_at`).all() as Run[];
+  const runs = farm.engine.db
+    .prepare(`SELECT j.project, a.dispatched_at, a.finished_at FROM attempts a JOIN jobs j ON j.id = a.job_id
+    WHERE j.priority < 300 AND a.finished_at IS NOT NULL ORDER BY a.dispatched_at`)
+    .all() as Run[];
   const lastOf = (p: string) => Math.max(...runs.filter((r) => r.project === p).map((r) => r.dispatched_at));
   // The first project to have its last job dispatched stops competing then.
   const until = Math.min(lastOf('Moonfall'), lastOf('Ashen'));
   const used = new Map<string, number>();
-  for (const r of runs.filter((x) => x.dispatched_at < until)) used.set(r.project, (used.get(r.project) ?? 0) + (r.finished_at - r.dispatched_at));
+  for (const r of runs.filter((x) => x.dispatched_at < until))
+    used.set(r.project, (used.get(r.project) ?? 0) + (r.finished_at - r.dispatched_at));
   return used;
 }
 
-async function runTwoProjects(ctx: Parameters<typeof farmFor>[0], weights: string, config: { prefetch?: boolean } = {}): Promise<{ farm: Farm; rushId: string }> {
+async function runTwoProjects(
+  ctx: Parameters<typeof farmFor>[0],
+  weights: string,
+  config: { prefetch?: boolean } = {},
+): Promise<{ farm: Farm; rushId: string }> {
   const farm = await farmFor(ctx, { instances: [{}, {}, {}, {}], start: false, config });
   await farm.engine.call('settings.set', { key: 'project_weights', value: weights });
-  const shots = (prefix: string) => Array.from({ length: 100 }, (_, i) => ({ id: `${prefix}${String(i).padStart(3, '0')}` }));
+  const shots = (prefix: string) =>
+    Array.from({ length: 100 }, (_, i) => ({ id: `${prefix}${String(i).padStart(3, '0')}` }));
   // Moonfall's 100 are imported first: without fair share they would all run before Ashen's.
   const ids = [...(await farm.importJobs(shots('m'), 'Moonfall')), ...(await farm.importJobs(shots('a'), 'Ashen'))];
   farm.startScheduler();
-  const completed = () => (farm.engine.db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE state = 'completed'").get() as { n: number }).n;
+  const completed = () =>
+    (farm.engine.db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE state = 'completed'").get() as { n: number }).n;
   await farm.waitFor('20 jobs to complete', () => completed() >= 20, 60_000);
   const [rushId] = await farm.importJobs([{ id: 'r001', priority: 'rush' }], 'Ashen', 'R');
   // The share is measured while both wait: once one project has all its jobs done, the rest need not run.
-  const done = (project: string) => (farm.engine.db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE project = ? AND episode = 'E' AND state = 'completed'").get(project) as { n: number }).n;
+  const done = (project: string) =>
+    (
+      farm.engine.db
+        .prepare("SELECT COUNT(*) AS n FROM jobs WHERE project = ? AND episode = 'E' AND state = 'completed'")
+        .get(project) as { n: number }
+    ).n;
   await farm.waitForStates([rushId as string], ['completed'], 120_000);
-  await farm.waitFor('one project to have all its jobs done', () => done('Moonfall') === 100 || done('Ashen') === 100, 120_000);
+  await farm.waitFor(
+    'one project to have all its jobs done',
+    () => done('Moonfall') === 100 || done('Ashen') === 100,
+    120_000,
+  );
   assert.equal(ids.length, 200);
   return { farm, rushId: rushId as string };
 }
@@ -44,8 +66,10 @@ async function runTwoProjects(ctx: Parameters<typeof farmFor>[0], weights: strin
 /** The rush job is the first job dispatched after it was queued. */
 function assertRushFirst(farm: Farm, rushId: string): void {
   const db = farm.engine.db;
-  const created = db.prepare("SELECT MIN(id) AS id FROM job_events WHERE job_id = ?").get(rushId) as { id: number };
-  const next = db.prepare("SELECT job_id FROM job_events WHERE to_state = 'running' AND id > ? ORDER BY id LIMIT 1").get(created.id) as { job_id: string };
+  const created = db.prepare('SELECT MIN(id) AS id FROM job_events WHERE job_id = ?').get(rushId) as { id: number };
+  const next = db
+    .prepare("SELECT job_id FROM job_events WHERE to_state = 'running' AND id > ? ORDER BY id LIMIT 1")
+    .get(created.id) as { job_id: string };
   assert.equal(next.job_id, rushId, 'the rush job took the first GPU that freed');
 }
 
@@ -55,12 +79,18 @@ function assertShare(ctx: { diagnostic(m: string): void }, farm: Farm, moonfallS
   const a = used.get('Ashen') ?? 0;
   const share = m / (m + a);
   ctx.diagnostic(`Moonfall ${(share * 100).toFixed(1)} % of ${Math.round(m + a)} ms GPU time while both waited`);
-  assert.ok(Math.abs(share - moonfallShare) <= moonfallShare * 0.1, `Moonfall had ${(share * 100).toFixed(1)} % of the GPU time (want ${moonfallShare * 100} % ± 10 %)`);
+  assert.ok(
+    Math.abs(share - moonfallShare) <= moonfallShare * 0.1,
+    `Moonfall had ${(share * 100).toFixed(1)} % of the GPU time (want ${moonfallShare * 100} % ± 10 %)`,
+  );
 }
 
 // With prefetch on (the default): each workstation also holds the next prompt waiting behind the
 // running one; the shares hold the same, and a rush job imported mid-run still completes.
-for (const [weights, moonfallShare] of [['', 0.5], ['Moonfall=3, Ashen=1', 0.75]] as const) {
+for (const [weights, moonfallShare] of [
+  ['', 0.5],
+  ['Moonfall=3, Ashen=1', 0.75],
+] as const) {
   test(`fair share ${weights || '1:1'}: Moonfall's share of GPU time while both wait is ${moonfallShare} within 10 %`, async (ctx) => {
     const { farm } = await runTwoProjects(ctx, weights);
     assertShare(ctx, farm, moonfallShare);

@@ -18,11 +18,16 @@ test('the job view and its attempts show the live phase and prompt number while 
   try {
     const [id] = await farm.importJobs([{ id: 'live' }]);
     const seen = new Set<AttemptPhase>();
-    farm.engine.events.on('job.changed', ({ job }) => void (job.id === id && job.attempt && seen.add(job.attempt.phase)));
+    farm.engine.events.on(
+      'job.changed',
+      ({ job }) => void (job.id === id && job.attempt && seen.add(job.attempt.phase)),
+    );
     await farm.waitFor('posted', async () => (await phaseOf(farm, id!)) === 'posted');
     const posted = await farm.job(id!);
     assert.equal(typeof posted.attempt?.promptNumber, 'number');
-    const stored = farm.engine.db.prepare('SELECT state FROM attempts WHERE id = ?').get(posted.attempt?.id) as { state: string };
+    const stored = farm.engine.db.prepare('SELECT state FROM attempts WHERE id = ?').get(posted.attempt?.id) as {
+      state: string;
+    };
     assert.equal(stored.state, 'claimed', 'no commit per step');
     await farm.waitFor('running', async () => (await phaseOf(farm, id!)) === 'running');
     const [att] = await farm.engine.call('jobs.attempts', { id: id! });
@@ -33,7 +38,11 @@ test('the job view and its attempts show the live phase and prompt number while 
     const [ended] = await farm.engine.call('jobs.attempts', { id: id! });
     assert.equal(ended?.state, 'ended');
     assert.equal(ended?.promptNumber, posted.attempt?.promptNumber, 'the number is stored with the end');
-    assert.deepEqual([...seen].filter((p) => p !== 'claimed'), ['posted', 'running', 'collecting'], 'each phase went out as job.changed');
+    assert.deepEqual(
+      [...seen].filter((p) => p !== 'claimed'),
+      ['posted', 'running', 'collecting'],
+      'each phase went out as job.changed',
+    );
   } finally {
     await farm.close();
   }

@@ -23,7 +23,11 @@ async function bar(farm: Farm, attemptId: string) {
 }
 
 /** One workstation running a 3 s prompt that goes silent (partitioned) mid-prompt, for this test; `onRunning` sees it before. */
-async function silentMidPrompt(ctx: TestContext, shot: string, onRunning: (farm: Farm, id: string) => void = () => {}): Promise<{ farm: Farm; id: string }> {
+async function silentMidPrompt(
+  ctx: TestContext,
+  shot: string,
+  onRunning: (farm: Farm, id: string) => void = () => {},
+): Promise<{ farm: Farm; id: string }> {
   const farm = await farmFor(ctx, {
     instances: [{ duration: { fixedMs: 3_000 } }],
     // Probes that give up fast, and a grace long enough that the attempt is not given up meanwhile.
@@ -45,14 +49,27 @@ test('a partitioned workstation: the job and the card show lost contact from the
   const v = await farm.job(id);
   assert.equal(v.state, 'running');
   assert.equal(v.contact?.instanceName, 'sim-0');
-  assert.equal((v.contact?.requeueAt ?? 0) - (v.contact?.lostAt ?? 0), GRACE_MS, 'requeued a grace time after the last answer');
-  assert.ok(changed.some((j) => j.contact !== null), 'a job.changed event carried it');
+  assert.equal(
+    (v.contact?.requeueAt ?? 0) - (v.contact?.lostAt ?? 0),
+    GRACE_MS,
+    'requeued a grace time after the last answer',
+  );
+  assert.ok(
+    changed.some((j) => j.contact !== null),
+    'a job.changed event carried it',
+  );
 
   await farm.waitFor('the card to drop what it no longer knows', async () => (await instance(farm)).vram === null);
   const card = await instance(farm);
   assert.equal(card.queueLength, null);
-  assert.ok(card.lastAnswerAt !== null && card.lastProbeAt !== null && card.lastAnswerAt < card.lastProbeAt, 'last answer older than last probe');
-  assert.ok(Math.abs((card.lastAnswerAt ?? 0) - (v.contact?.lostAt ?? 0)) < 1_000, 'the card and the job count from the same last answer');
+  assert.ok(
+    card.lastAnswerAt !== null && card.lastProbeAt !== null && card.lastAnswerAt < card.lastProbeAt,
+    'last answer older than last probe',
+  );
+  assert.ok(
+    Math.abs((card.lastAnswerAt ?? 0) - (v.contact?.lostAt ?? 0)) < 1_000,
+    'the card and the job count from the same last answer',
+  );
 
   // The CLI reads the store from its own engine (another process would do the same).
   const listed = await runCli(farm.dir, 'jobs', 'list');
@@ -70,19 +87,28 @@ test('a partitioned workstation: the job and the card show lost contact from the
   const closed = await bar(farm, attemptId);
   assert.equal(closed?.contactGaps.length, 1);
   assert.equal(closed?.contactGaps[0]?.from, v.contact?.lostAt);
-  assert.ok((closed?.contactGaps[0]?.to ?? 0) > (closed?.contactGaps[0]?.from ?? 0), 'the stretch closed when it answered');
+  assert.ok(
+    (closed?.contactGaps[0]?.to ?? 0) > (closed?.contactGaps[0]?.from ?? 0),
+    'the stretch closed when it answered',
+  );
 });
 
 test('a crashed workstation: the job shows lost contact at once, is requeued at the time it said, and the timeline keeps the stretch', async (ctx) => {
   const grace = 1_500;
-  const farm = await farmFor(ctx, { instances: [{ duration: { fixedMs: 2_000 } }], config: { graceMs: grace, retry: { maxAttempts: 2, baseMs: 10, capMs: 10 } } });
+  const farm = await farmFor(ctx, {
+    instances: [{ duration: { fixedMs: 2_000 } }],
+    config: { graceMs: grace, retry: { maxAttempts: 2, baseMs: 10, capMs: 10 } },
+  });
   const [id] = (await farm.importJobs([{ id: 'crashed' }])) as [string];
   await farm.waitFor('the prompt running', async () => (await farm.job(id)).attempt?.phase === 'running');
   await farm.sims[0]!.crash();
   await farm.waitFor('lost contact on the job', async () => (await farm.job(id)).contact !== null);
   const lost = await farm.job(id);
   const attemptId = lost.attempt?.id ?? '';
-  await farm.waitFor('the attempt given up', async () => (await farm.job(id)).state !== 'running' || (await farm.job(id)).attempt?.id !== attemptId);
+  await farm.waitFor(
+    'the attempt given up',
+    async () => (await farm.job(id)).state !== 'running' || (await farm.job(id)).attempt?.id !== attemptId,
+  );
   const [att] = await farm.engine.call('jobs.attempts', { id: id });
   assert.equal(att?.outcome, 'retry');
   assert.match(att?.reason ?? '', /lost contact with sim-0 for \d+ s/);

@@ -9,7 +9,11 @@ import assert from 'node:assert/strict';
 import { executedCount, farmFor, receivedCount, type Farm } from '../helpers/farm.js';
 
 const attemptsOf = (farm: Farm, jobId: string) =>
-  farm.engine.db.prepare('SELECT outcome, reason, started_at FROM attempts WHERE job_id = ? ORDER BY n').all(jobId) as { outcome: string | null; reason: string | null; started_at: number | null }[];
+  farm.engine.db.prepare('SELECT outcome, reason, started_at FROM attempts WHERE job_id = ? ORDER BY n').all(jobId) as {
+    outcome: string | null;
+    reason: string | null;
+    started_at: number | null;
+  }[];
 
 /** Waits until the server runs the first job and holds the second in its queue, unstarted. */
 async function oneRunningOneWaiting(farm: Farm, first: string, second: string): Promise<void> {
@@ -27,7 +31,10 @@ test('on a busy workstation the next prompt is already queued on the server behi
   await farm.waitForStates(ids, ['completed']);
   for (const id of ids) {
     assert.equal(executedCount(farm, id), 1);
-    assert.deepEqual(attemptsOf(farm, id).map((a) => a.outcome), ['completed']);
+    assert.deepEqual(
+      attemptsOf(farm, id).map((a) => a.outcome),
+      ['completed'],
+    );
   }
 });
 

@@ -23,13 +23,24 @@ test('with a wide history window and a 5 s poll, 8 prompts back to back finish a
   const waitedForPoll = () => gapsBetween(log.take(false), 'E', 'S').some((ms) => ms >= HISTORY_POLL_MS);
   const done = async () => (await Promise.all(ids.map((id) => farm.job(id)))).every((v) => v.state === 'completed');
   // Stops at the first gap that waited for a poll, so a regression fails on the count below.
-  await farm.waitFor('all 8 jobs completed (or a gap as long as the poll)', async () => waitedForPoll() || (await done()), 60_000);
+  await farm.waitFor(
+    'all 8 jobs completed (or a gap as long as the poll)',
+    async () => waitedForPoll() || (await done()),
+    60_000,
+  );
   const events = log.take(false);
   // The real order was there to handle: each history entry was written after its success message.
   const windows = gapsBetween(events, 'E', 'H');
-  assert.ok(windows.every((ms) => ms >= 19), `history written 20–40 ms after success: ${windows.join(', ')}`);
+  assert.ok(
+    windows.every((ms) => ms >= 19),
+    `history written 20–40 ms after success: ${windows.join(', ')}`,
+  );
   const gaps = gapsBetween(events, 'E', 'S');
-  assert.deepEqual(gaps.filter((ms) => ms >= HISTORY_POLL_MS), [], `gaps between prompts (ms): ${gaps.map((g) => g.toFixed(1)).join(', ')}`);
+  assert.deepEqual(
+    gaps.filter((ms) => ms >= HISTORY_POLL_MS),
+    [],
+    `gaps between prompts (ms): ${gaps.map((g) => g.toFixed(1)).join(', ')}`,
+  );
   assert.equal(gaps.length, 7, 'one gap between each two consecutive prompts');
   assert.ok(await done(), 'all 8 completed');
 });

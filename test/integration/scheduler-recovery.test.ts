@@ -26,7 +26,10 @@ test('a prompt that finished while Shotfarm was closed is collected at the next 
   await farm.waitFor('the prompt to run', () => farm.sims[0]!.counts(id!).received === 1);
   await farm.engine.close();
   // The engine is closed, so wait on the simulator itself.
-  await waitUntil(() => farm.sims[0]!.counts(id!).executed === 1, { what: 'the prompt to finish on the server', timeoutMs: 10_000 });
+  await waitUntil(() => farm.sims[0]!.counts(id!).executed === 1, {
+    what: 'the prompt to finish on the server',
+    timeoutMs: 10_000,
+  });
   await farm.restartEngine();
   const [v] = await farm.waitForStates([id!], ['completed']);
   assert.equal(v?.attempts, 1);
@@ -39,12 +42,22 @@ test('an attempt claimed but never posted (the engine died in between) is requeu
   const inst = (await farm.engine.call('instances.list', {}))[0]!;
   const db = farm.engine.db;
   const now = Date.now();
-  db.prepare(`INSERT INTO attempts (id, job_id, n, instance_id, instance_name, state, queued_at, dispatched_at) VALUES ('att-x', ?, 1, ?, 'sim-0', 'claimed', ?, ?)`).run(id, inst.id, now, now);
-  db.prepare(`UPDATE jobs SET state = 'running', attempts = 1, current_attempt_id = 'att-x', instance_id = ? WHERE id = ?`).run(inst.id, id);
+  db.prepare(
+    `INSERT INTO attempts (id, job_id, n, instance_id, instance_name, state, queued_at, dispatched_at) VALUES ('att-x', ?, 1, ?, 'sim-0', 'claimed', ?, ?)`,
+  ).run(id, inst.id, now, now);
+  db.prepare(
+    `UPDATE jobs SET state = 'running', attempts = 1, current_attempt_id = 'att-x', instance_id = ? WHERE id = ?`,
+  ).run(inst.id, id);
   await farm.restartEngine();
   const [v] = await farm.waitForStates([id!], ['completed']);
-  const att = farm.engine.db.prepare('SELECT n, outcome FROM attempts WHERE job_id = ? ORDER BY n').all(id!) as { n: number; outcome: string }[];
-  assert.deepEqual(att, [{ n: 1, outcome: 'requeued' }, { n: 2, outcome: 'completed' }]);
+  const att = farm.engine.db.prepare('SELECT n, outcome FROM attempts WHERE job_id = ? ORDER BY n').all(id!) as {
+    n: number;
+    outcome: string;
+  }[];
+  assert.deepEqual(att, [
+    { n: 1, outcome: 'requeued' },
+    { n: 2, outcome: 'completed' },
+  ]);
   assert.equal(v?.attempts, 1, 'the never-posted claim did not use up an attempt');
   assert.equal(receivedCount(farm, id!), 1);
 });
@@ -55,13 +68,20 @@ test('a run this take already finished on the server (report lost) is collected 
   // An earlier attempt of this job rendered on the server, but its result never reached the store.
   const workflow = JSON.parse(readFileSync(join(FIXTURE_TEMPLATES, 'txt2img.json'), 'utf8')).workflow;
   const client = new ComfyClient(farm.sims[0]!.url);
-  const posted = await client.postPrompt({ prompt: workflow, promptId: id!, clientId: 'old-client', extraData: { shotfarm_attempt: 'lost-attempt', shotfarm_job: id } });
+  const posted = await client.postPrompt({
+    prompt: workflow,
+    promptId: id!,
+    clientId: 'old-client',
+    extraData: { shotfarm_attempt: 'lost-attempt', shotfarm_job: id },
+  });
   assert.equal(posted.ok, true);
   await waitUntil(() => client.getHistory(id!), { what: 'the history entry of the earlier render', timeoutMs: 10_000 });
   // …and the store remembers that attempt on this workstation (claims are written before sending).
   const inst = (await farm.engine.call('instances.list', {}))[0]!;
-  farm.engine.db.prepare(`INSERT INTO attempts (id, job_id, n, instance_id, instance_name, state, outcome, reason, queued_at, dispatched_at, finished_at)
-    VALUES ('lost-attempt', ?, 1, ?, 'sim-0', 'ended', 'lost', 'lost contact with sim-0 for 60 s', 0, 0, 0)`).run(id, inst.id);
+  farm.engine.db
+    .prepare(`INSERT INTO attempts (id, job_id, n, instance_id, instance_name, state, outcome, reason, queued_at, dispatched_at, finished_at)
+    VALUES ('lost-attempt', ?, 1, ?, 'sim-0', 'ended', 'lost', 'lost contact with sim-0 for 60 s', 0, 0, 0)`)
+    .run(id, inst.id);
   farm.startScheduler();
   const [v] = await farm.waitForStates([id!], ['completed']);
   assert.equal(v?.state, 'completed');
@@ -85,7 +105,10 @@ test('a workstation that crashes mid-prompt and comes back: the job is retried a
 });
 
 test('a partitioned workstation loses its attempt after the grace time and the job runs elsewhere', async (ctx) => {
-  const farm = await farmFor(ctx, { instances: [{ duration: { fixedMs: 5000 } }, { duration: { fixedMs: 50 } }], config: { graceMs: 1500 } });
+  const farm = await farmFor(ctx, {
+    instances: [{ duration: { fixedMs: 5000 } }, { duration: { fixedMs: 50 } }],
+    config: { graceMs: 1500 },
+  });
   // Keep sim-1 out until sim-0 has the job.
   await farm.engine.call('instances.setAdminState', { id: 'sim-1', adminState: 'disabled' });
   const [id] = await farm.importJobs([{ id: 'part' }]);
@@ -94,7 +117,9 @@ test('a partitioned workstation loses its attempt after the grace time and the j
   await farm.engine.call('instances.setAdminState', { id: 'sim-1', adminState: 'active' });
   const [v] = await farm.waitForStates([id!], ['completed'], 30_000);
   assert.equal(v?.attempts, 2);
-  const att = farm.engine.db.prepare('SELECT instance_name, reason FROM attempts WHERE job_id = ? ORDER BY n').all(id!) as { instance_name: string; reason: string | null }[];
+  const att = farm.engine.db
+    .prepare('SELECT instance_name, reason FROM attempts WHERE job_id = ? ORDER BY n')
+    .all(id!) as { instance_name: string; reason: string | null }[];
   assert.equal(att[0]?.instance_name, 'sim-0');
   assert.match(att[0]?.reason ?? '', /lost contact with sim-0|did not answer/);
   assert.equal(att[1]?.instance_name, 'sim-1');
@@ -107,4 +132,3 @@ test('a server that restarts right after taking a prompt loses it; the job is re
   await farm.waitForStates(ids, ['completed'], 30_000);
   for (const id of ids) assert.equal(executedCount(farm, id), 1);
 });
-

@@ -25,10 +25,21 @@ const keptPlace = (farm: Farm): Set<string> =>
 /** One prompt length, plus the engine's round trips (claim commit, POST) on a shared CI machine. */
 const START_SLACK_MS = 300;
 
-interface AttemptTimes { id: string; job_id: string; priority: number; dispatched_at: number; started_at: number | null; finished_at: number | null }
+interface AttemptTimes {
+  id: string;
+  job_id: string;
+  priority: number;
+  dispatched_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+}
 
 const attempts = (farm: Farm) =>
-  farm.engine.db.prepare('SELECT a.id, a.job_id, j.priority, a.dispatched_at, a.started_at, a.finished_at FROM attempts a JOIN jobs j ON j.id = a.job_id').all() as AttemptTimes[];
+  farm.engine.db
+    .prepare(
+      'SELECT a.id, a.job_id, j.priority, a.dispatched_at, a.started_at, a.finished_at FROM attempts a JOIN jobs j ON j.id = a.job_id',
+    )
+    .all() as AttemptTimes[];
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -41,10 +52,16 @@ async function oneRun(run: number): Promise<void> {
     config: { starvationMs: 200, retry: { maxAttempts: 6, baseMs: 20, capMs: 100 } },
   });
   try {
-    const lows = await farm.importJobs(Array.from({ length: 40 }, (_, i) => ({ id: `sh${String(i).padStart(3, '0')}`, priority: 'low' as const })));
+    const lows = await farm.importJobs(
+      Array.from({ length: 40 }, (_, i) => ({ id: `sh${String(i).padStart(3, '0')}`, priority: 'low' as const })),
+    );
     // Past starvation_s, both GPUs busy and a few prompts (some failed: retries due) behind us.
     const ended = 2 + (run % 3);
-    await farm.waitFor(`${ended} low attempts ended`, () => attempts(farm).filter((a) => a.finished_at !== null).length >= ended, 20_000);
+    await farm.waitFor(
+      `${ended} low attempts ended`,
+      () => attempts(farm).filter((a) => a.finished_at !== null).length >= ended,
+      20_000,
+    );
     // A different point of the 600 ms cycle in each run.
     await sleep((run * 137) % PROMPT_MS);
     const importedAt = Date.now();
@@ -52,19 +69,32 @@ async function oneRun(run: number): Promise<void> {
     await farm.waitForStates([rush!], ['completed'], 20_000);
     const rushStart = attempts(farm).find((a) => a.job_id === rush && a.started_at !== null)?.started_at as number;
     // Every attempt dispatched before the rush started has ended: their start times are stored.
-    await farm.waitFor('the attempts dispatched before the rush started to end', () =>
-      attempts(farm).every((a) => a.dispatched_at > rushStart || a.finished_at !== null), 20_000);
-    const lowStarts = attempts(farm).filter((a) => lows.includes(a.job_id) && a.started_at !== null && a.started_at > importedAt && a.started_at < rushStart);
+    await farm.waitFor(
+      'the attempts dispatched before the rush started to end',
+      () => attempts(farm).every((a) => a.dispatched_at > rushStart || a.finished_at !== null),
+      20_000,
+    );
+    const lowStarts = attempts(farm).filter(
+      (a) => lows.includes(a.job_id) && a.started_at !== null && a.started_at > importedAt && a.started_at < rushStart,
+    );
     const raced = keptPlace(farm);
     const lateLow = lowStarts.filter((a) => a.dispatched_at >= importedAt || !raced.has(a.id));
-    assert.deepEqual(lateLow.map((a) => `${a.job_id} started +${(a.started_at as number) - importedAt} ms`), [],
-      `run ${run}: a low job started between the rush import and the rush start (+${rushStart - importedAt} ms)`);
-    assert.ok(rushStart - importedAt <= PROMPT_MS + START_SLACK_MS, `run ${run}: the rush started +${rushStart - importedAt} ms after its import`);
+    assert.deepEqual(
+      lateLow.map((a) => `${a.job_id} started +${(a.started_at as number) - importedAt} ms`),
+      [],
+      `run ${run}: a low job started between the rush import and the rush start (+${rushStart - importedAt} ms)`,
+    );
+    assert.ok(
+      rushStart - importedAt <= PROMPT_MS + START_SLACK_MS,
+      `run ${run}: the rush started +${rushStart - importedAt} ms after its import`,
+    );
   } finally {
     await farm.close();
   }
 }
 
-test('a rush job imported on a saturated farm with prefetch takes the first place that starts: no low job starts before it, and it starts within one prompt (20 runs)', { timeout: 280_000 }, async () => {
+test('a rush job imported on a saturated farm with prefetch takes the first place that starts: no low job starts before it, and it starts within one prompt (20 runs)', {
+  timeout: 280_000,
+}, async () => {
   for (let run = 0; run < RUNS; run++) await oneRun(run);
 });

@@ -20,7 +20,9 @@ import { startSimInstance } from '../simulator/index.js';
 
 const MB = 1024 * 1024;
 
-test('serve stays up and serving through oversized ComfyUI answers, an oversized WebSocket frame and an over-long output name', { timeout: 180_000 }, async (ctx) => {
+test('serve stays up and serving through oversized ComfyUI answers, an oversized WebSocket frame and an over-long output name', {
+  timeout: 180_000,
+}, async (ctx) => {
   const dir = tempDirFor(ctx);
   const web = join(dir, 'web');
   mkdirSync(web);
@@ -37,7 +39,11 @@ test('serve stays up and serving through oversized ComfyUI answers, an oversized
   ctx.after(() => serve.stop('SIGKILL'));
   await serve.ready;
   const api = async <T>(method: string, input: unknown): Promise<T> => {
-    const res = await request(`${serve.url()}/api/call/${method}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(input) });
+    const res = await request(`${serve.url()}/api/call/${method}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(input),
+    });
     const body = (await res.body.json()) as { ok: boolean; result: T; error?: unknown };
     assert.ok(body.ok, `${method}: ${JSON.stringify(body.error)}`);
     return body.result;
@@ -50,15 +56,24 @@ test('serve stays up and serving through oversized ComfyUI answers, an oversized
   };
 
   // 1. The probes meet the 300 MB answers, refused as they arrive: the process neither dies nor balloons.
-  await waitUntil(() => hostile.sent() > 2 * MB, { what: 'the probes to meet the oversized answers', pollMs: 50, detail: serve.output });
+  await waitUntil(() => hostile.sent() > 2 * MB, {
+    what: 'the probes to meet the oversized answers',
+    pollMs: 50,
+    detail: serve.output,
+  });
   await stillServing('300 MB answers to its probes');
-  assert.ok(hostile.sent() < 100 * MB, `the answers were refused as they came, not read whole (${hostile.sent()} bytes sent)`);
+  assert.ok(
+    hostile.sent() < 100 * MB,
+    `the answers were refused as they came, not read whole (${hostile.sent()} bytes sent)`,
+  );
 
   // 2. One WebSocket frame over the limit: that socket is closed, nothing else.
   const ws = new WebSocket(`${serve.url()!.replace('http', 'ws')}/api/events`);
   ws.on('error', () => undefined);
   await nextValue<void>((deliver) => ws.once('message', () => deliver()), { what: 'the hello frame' });
-  const closed = nextValue<number>((deliver) => ws.once('close', (code) => deliver(code)), { what: 'the oversized socket to close' });
+  const closed = nextValue<number>((deliver) => ws.once('close', (code) => deliver(code)), {
+    what: 'the oversized socket to close',
+  });
   ws.send('x'.repeat(MAX_CLIENT_FRAME_BYTES + 1024));
   assert.equal(await closed, 1009);
   await stillServing('an oversized WebSocket frame');
@@ -66,11 +81,21 @@ test('serve stays up and serving through oversized ComfyUI answers, an oversized
   // 3. The workstation behaves again; a job whose output name is longer than the file system takes renders, once.
   hostile.setRoutes([]);
   const prefix = `${'shot_sh010_keyframe_'.repeat(12)}`.slice(0, 236);
-  const list = { project: 'P', episode: 'E', shots: [{ id: 'sh010', stage: 'keyframe', template: 'txt2img', parameters: { prefix } }] };
-  const preview = await api<{ previewId: string }>('import.preview', { fileName: 'list.json', content: JSON.stringify(list) });
+  const list = {
+    project: 'P',
+    episode: 'E',
+    shots: [{ id: 'sh010', stage: 'keyframe', template: 'txt2img', parameters: { prefix } }],
+  };
+  const preview = await api<{ previewId: string }>('import.preview', {
+    fileName: 'list.json',
+    content: JSON.stringify(list),
+  });
   const { jobIds } = await api<{ jobIds: string[] }>('import.commit', { previewId: preview.previewId });
   await waitUntil(async () => (await api<{ state: string }>('jobs.get', { id: jobIds[0] })).state === 'completed', {
-    what: 'the job with the over-long output name to complete', pollMs: 100, timeoutMs: 60_000, detail: serve.output,
+    what: 'the job with the over-long output name to complete',
+    pollMs: 100,
+    timeoutMs: 60_000,
+    detail: serve.output,
   });
   await stillServing('an over-long output name');
   assert.equal(sim.counts(jobIds[0]!).executed, 1, 'rendered once');

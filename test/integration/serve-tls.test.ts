@@ -21,21 +21,46 @@ function selfSigned(dir: string): { cert: string; key: string; otherKey: string 
   const cert = join(dir, 'cert.pem');
   const key = join(dir, 'key.pem');
   const otherKey = join(dir, 'other-key.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1',
-    '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost'], { stdio: 'ignore', timeout: 30_000 });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+    ],
+    { stdio: 'ignore', timeout: 30_000 },
+  );
   execFileSync('openssl', ['genrsa', '-out', otherKey, '2048'], { stdio: 'ignore', timeout: 30_000 });
   return { cert, key, otherKey };
 }
 
 function httpsCall(url: string, ca: Buffer, token: string, method: string): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${url}/api/call/${method}`, {
-      method: 'POST', ca, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
-    });
+    const req = request(
+      `${url}/api/call/${method}`,
+      {
+        method: 'POST',
+        ca,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
     req.on('error', reject);
     req.end('{}');
   });
@@ -75,7 +100,10 @@ test('an unreadable certificate, a missing key and a key of another certificate 
   assert.throws(() => readTls(join(dir, 'missing.pem'), files.key), /--tls-cert .*missing\.pem cannot be read: ENOENT/);
   assert.throws(() => readTls(files.cert, undefined), /HTTPS needs both --tls-cert FILE and --tls-key FILE/);
   assert.throws(() => readTls(files.cert, files.otherKey), /the key does not belong to the certificate/);
-  assert.throws(() => readTls(files.key, files.key), /cannot be used: they are not a PEM certificate and its private key/);
+  assert.throws(
+    () => readTls(files.key, files.key),
+    /cannot be used: they are not a PEM certificate and its private key/,
+  );
   assert.ok(readTls(files.cert, files.key));
 });
 
@@ -85,15 +113,29 @@ test('off loopback without TLS, serve warns that tokens travel in clear text; wi
     const lines: string[] = [];
     let stop!: () => void;
     const stopped = new Promise<void>((r) => (stop = r));
-    const serving = runServe({ out: (l) => void lines.push(l), err: (l) => void lines.push(l) }, {
-      listen: '0.0.0.0', port: '0', data: tempDirFor(ctx), static: '/nonexistent',
-      ...(tls ? { tlsCert: files.cert, tlsKey: files.key } : {}),
-    }, stopped);
-    await waitUntil(() => lines.find((l) => l.startsWith('Press Ctrl+C')), { what: 'serve to start', timeoutMs: 10_000 });
+    const serving = runServe(
+      { out: (l) => void lines.push(l), err: (l) => void lines.push(l) },
+      {
+        listen: '0.0.0.0',
+        port: '0',
+        data: tempDirFor(ctx),
+        static: '/nonexistent',
+        ...(tls ? { tlsCert: files.cert, tlsKey: files.key } : {}),
+      },
+      stopped,
+    );
+    await waitUntil(() => lines.find((l) => l.startsWith('Press Ctrl+C')), {
+      what: 'serve to start',
+      timeoutMs: 10_000,
+    });
     stop();
     await serving;
     const warned = lines.some((l) => /without TLS: access tokens travel in clear text/.test(l));
     assert.equal(warned, !tls, lines.join('\n'));
-    if (tls) assert.ok(lines.some((l) => /^Open https:\/\//.test(l)), lines.join('\n'));
+    if (tls)
+      assert.ok(
+        lines.some((l) => /^Open https:\/\//.test(l)),
+        lines.join('\n'),
+      );
   }
 });

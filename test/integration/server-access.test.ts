@@ -30,7 +30,10 @@ function openSocket(url: string, query: string, headers: Record<string, string> 
   });
 }
 
-async function withServer(opts: { host?: string; token?: string }, fn: (s: RunningServer, local: string) => Promise<void>) {
+async function withServer(
+  opts: { host?: string; token?: string },
+  fn: (s: RunningServer, local: string) => Promise<void>,
+) {
   const t = await makeEngine({ templates: false });
   const s = await startServer({ engine: t.engine, ...opts });
   // Listening on all interfaces: reach it through loopback.
@@ -51,9 +54,17 @@ test('off loopback a token is generated and required for API calls, info, files 
     assert.equal(await get(local, '/files/asset/abc', { host }), 401);
     assert.equal(await get(local, '/api/info', { host, authorization: 'Bearer wrong-token-wrong-token-xx' }), 401);
     assert.equal(await get(local, '/api/info', { host, authorization: `Bearer ${s.token}` }), 200);
-    const call = await fetch(`${local}/api/call/farm.status`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const call = await fetch(`${local}/api/call/farm.status`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     assert.equal(call.status, 401);
-    const authed = await fetch(`${local}/api/call/farm.status`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${s.token}` }, body: '{}' });
+    const authed = await fetch(`${local}/api/call/farm.status`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${s.token}` },
+      body: '{}',
+    });
     assert.equal(authed.status, 200);
     assert.equal(await openSocket(local, ''), 401);
     assert.equal(await openSocket(local, '?token=nope'), 401);
@@ -65,12 +76,20 @@ test('off loopback a token is generated and required for API calls, info, files 
 
 test('a foreign Origin is refused for calls and for the events socket, even with the token', async () => {
   await withServer({ host: '0.0.0.0' }, async (s, local) => {
-    const headers = { 'content-type': 'application/json', authorization: `Bearer ${s.token}`, origin: 'http://evil.example' };
+    const headers = {
+      'content-type': 'application/json',
+      authorization: `Bearer ${s.token}`,
+      origin: 'http://evil.example',
+    };
     const res = await fetch(`${local}/api/call/farm.status`, { method: 'POST', headers, body: '{}' });
     assert.equal(res.status, 403);
     assert.equal(await openSocket(local, `?token=${s.token}`, { origin: 'http://evil.example' }), 403);
     const own = `http://${new URL(local).host}`;
-    assert.equal(await openSocket(local, `?token=${s.token}`, { origin: own }), 'open', 'the server’s own origin is accepted');
+    assert.equal(
+      await openSocket(local, `?token=${s.token}`, { origin: own }),
+      'open',
+      'the server’s own origin is accepted',
+    );
   });
 });
 

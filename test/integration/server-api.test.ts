@@ -31,9 +31,18 @@ async function withServer(fn: (s: RunningServer, t: TestEngine, staticDir: strin
 
 async function call(s: RunningServer, method: string, body: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(`${s.url}/api/call/${method}`, {
-    method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
   });
-  return { status: res.status, body: (await res.json()) as { ok: boolean; result?: unknown; error?: { code: string; message: string; retryable: boolean } } };
+  return {
+    status: res.status,
+    body: (await res.json()) as {
+      ok: boolean;
+      result?: unknown;
+      error?: { code: string; message: string; retryable: boolean };
+    },
+  };
 }
 
 /** A raw request, for headers fetch will not let us forge (Host). */
@@ -56,7 +65,11 @@ test('non-POST is 405, non-JSON bodies 400 and other content types 415', async (
     const broken = await call(s, 'farm.status', '{"oops"');
     assert.equal(broken.status, 400);
     assert.match(broken.body.error?.message ?? '', /not valid JSON/);
-    const form = await fetch(`${s.url}/api/call/farm.status`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' });
+    const form = await fetch(`${s.url}/api/call/farm.status`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: '{}',
+    });
     assert.equal(form.status, 415);
   });
 });

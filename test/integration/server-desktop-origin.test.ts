@@ -11,7 +11,13 @@ import WebSocket from 'ws';
 import { makeEngine } from '../helpers/engine.js';
 import { addPerson } from '../helpers/people.js';
 
-function raw(url: string, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; headers: Record<string, unknown> }> {
+function raw(
+  url: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; headers: Record<string, unknown> }> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
     const req = request({ host: u.hostname, port: u.port, method, path, headers }, (res) => {
@@ -23,7 +29,7 @@ function raw(url: string, method: string, path: string, headers: Record<string, 
   });
 }
 
-test('a studio-mode desktop page (Origin null) is answered with CORS when it presents the farm\'s token, refused without it', async (ctx) => {
+test("a studio-mode desktop page (Origin null) is answered with CORS when it presents the farm's token, refused without it", async (ctx) => {
   const t = await makeEngine({ templates: false });
   const server = await startServer({ engine: t.engine, token: 'tok-123' });
   ctx.after(async () => {
@@ -31,16 +37,31 @@ test('a studio-mode desktop page (Origin null) is answered with CORS when it pre
     await t.close();
   });
   const json = { 'content-type': 'application/json' };
-  const pre = await raw(server.url, 'OPTIONS', '/api/call/farm.status', { origin: 'null', 'access-control-request-method': 'POST' });
+  const pre = await raw(server.url, 'OPTIONS', '/api/call/farm.status', {
+    origin: 'null',
+    'access-control-request-method': 'POST',
+  });
   assert.equal(pre.status, 204);
   assert.equal(pre.headers['access-control-allow-origin'], 'null');
   assert.match(String(pre.headers['access-control-allow-headers']), /authorization/);
-  const ok = await raw(server.url, 'POST', '/api/call/farm.status', { ...json, origin: 'null', authorization: 'Bearer tok-123' }, '{}');
+  const ok = await raw(
+    server.url,
+    'POST',
+    '/api/call/farm.status',
+    { ...json, origin: 'null', authorization: 'Bearer tok-123' },
+    '{}',
+  );
   assert.equal(ok.status, 200);
   assert.equal(ok.headers['access-control-allow-origin'], 'null');
   const noToken = await raw(server.url, 'POST', '/api/call/farm.status', { ...json, origin: 'null' }, '{}');
   assert.equal(noToken.status, 401);
-  const otherSite = await raw(server.url, 'POST', '/api/call/farm.status', { ...json, origin: 'http://evil.example', authorization: 'Bearer tok-123' }, '{}');
+  const otherSite = await raw(
+    server.url,
+    'POST',
+    '/api/call/farm.status',
+    { ...json, origin: 'http://evil.example', authorization: 'Bearer tok-123' },
+    '{}',
+  );
   assert.equal(otherSite.status, 403);
   assert.equal(otherSite.headers['access-control-allow-origin'], undefined);
 });
@@ -52,7 +73,13 @@ test('without a token (loopback), a page with Origin null is refused and gets no
     await server.close();
     await t.close();
   });
-  const r = await raw(server.url, 'POST', '/api/call/farm.status', { 'content-type': 'application/json', origin: 'null' }, '{}');
+  const r = await raw(
+    server.url,
+    'POST',
+    '/api/call/farm.status',
+    { 'content-type': 'application/json', origin: 'null' },
+    '{}',
+  );
   assert.equal(r.status, 403);
   assert.equal(r.headers['access-control-allow-origin'], undefined);
 });
@@ -81,9 +108,21 @@ test("with people defined, the desktop page's event socket opens on a personal t
     await t.close();
   });
   const token = await addPerson(t.engine, 'ana', 'artist');
-  assert.equal(await openEvents(server.url, `?token=${encodeURIComponent(token)}`, 'null'), 101, 'Origin null + a valid personal token');
-  assert.equal(await openEvents(server.url, `?token=${encodeURIComponent(token)}`, 'file://'), 101, 'Origin file:// + a valid personal token');
+  assert.equal(
+    await openEvents(server.url, `?token=${encodeURIComponent(token)}`, 'null'),
+    101,
+    'Origin null + a valid personal token',
+  );
+  assert.equal(
+    await openEvents(server.url, `?token=${encodeURIComponent(token)}`, 'file://'),
+    101,
+    'Origin file:// + a valid personal token',
+  );
   assert.equal(await openEvents(server.url, '', 'null'), 401, 'no token');
   assert.equal(await openEvents(server.url, '?token=wrong-token-000', 'null'), 401, 'a wrong token');
-  assert.equal(await openEvents(server.url, `?token=${encodeURIComponent(token)}`, 'http://evil.example'), 403, 'another site, even with the token');
+  assert.equal(
+    await openEvents(server.url, `?token=${encodeURIComponent(token)}`, 'http://evil.example'),
+    403,
+    'another site, even with the token',
+  );
 });

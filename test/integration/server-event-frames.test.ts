@@ -23,12 +23,16 @@ test('a frame over the limit on /api/events closes that socket (1009); the serve
   ctx.after(() => server.close());
   const bystander = await open(server.url);
   const hostile = await open(server.url);
-  const closed = nextValue<number>((deliver) => hostile.once('close', (code) => deliver(code)), { what: 'the oversized socket to close' });
+  const closed = nextValue<number>((deliver) => hostile.once('close', (code) => deliver(code)), {
+    what: 'the oversized socket to close',
+  });
   hostile.send('x'.repeat(MAX_CLIENT_FRAME_BYTES + 1024));
   assert.equal(await closed, 1009);
   const info = await fetch(`${server.url}/api/info`);
   assert.equal(info.status, 200, 'still serving');
-  const pong = nextValue<string>((deliver) => bystander.once('message', (d) => deliver(d.toString())), { what: 'the pong' });
+  const pong = nextValue<string>((deliver) => bystander.once('message', (d) => deliver(d.toString())), {
+    what: 'the pong',
+  });
   bystander.send(JSON.stringify({ type: 'ping' }));
   assert.equal(JSON.parse(await pong).type, 'pong');
   bystander.close();

@@ -10,10 +10,15 @@ import { makeEngine } from '../helpers/engine.js';
 import { FakeTime } from '../helpers/fake-time.js';
 import { waitUntil } from '../helpers/wait.js';
 
-interface Batch { type: string; events?: WireEvent[] }
+interface Batch {
+  type: string;
+  events?: WireEvent[];
+}
 
-const progress = (jobId: string, value: number): { topic: 'job.progress'; payload: EventMap['job.progress'] } =>
-  ({ topic: 'job.progress', payload: { jobId, progress: { node: '3', nodeType: 'KSampler', value, max: 200, at: 0 } } });
+const progress = (jobId: string, value: number): { topic: 'job.progress'; payload: EventMap['job.progress'] } => ({
+  topic: 'job.progress',
+  payload: { jobId, progress: { node: '3', nodeType: 'KSampler', value, max: 200, at: 0 } },
+});
 
 test('events reach the socket batched: a burst of progress arrives as the latest frame per job', async () => {
   const t = await makeEngine({ templates: false });
@@ -35,12 +40,19 @@ test('events reach the socket batched: a burst of progress arrives as the latest
     for (let value = 1; value <= 200; value++) {
       for (const jobId of ['a', 'b', 'c']) t.engine.events.emit('job.progress', progress(jobId, value).payload);
     }
-    const batches = await waitUntil(() => {
-      const b = messages.filter((m) => m.type === 'events');
-      return b.length > 0 ? b : null;
-    }, { what: 'the first batch', wake });
+    const batches = await waitUntil(
+      () => {
+        const b = messages.filter((m) => m.type === 'events');
+        return b.length > 0 ? b : null;
+      },
+      { what: 'the first batch', wake },
+    );
     assert.equal(batches.length, 1, 'one flush for the whole burst');
-    assert.deepEqual(batches[0]!.events, ['a', 'b', 'c'].map((id) => progress(id, 200)), '600 frames became the latest one of each job');
+    assert.deepEqual(
+      batches[0]!.events,
+      ['a', 'b', 'c'].map((id) => progress(id, 200)),
+      '600 frames became the latest one of each job',
+    );
   } finally {
     ws.close();
     await s.close();
@@ -62,10 +74,21 @@ test('the batcher flushes at most once per interval however fast events come, an
   time.advance(100);
   assert.equal(flushes[0]?.at, 0, 'the first event of a quiet period goes out at once');
   const gaps = flushes.slice(1).map((f, i) => f.at - flushes[i]!.at);
-  assert.ok(gaps.every((g) => g >= 100), `flushes ${JSON.stringify(flushes.map((f) => f.at))} come at most once per 100 ms`);
+  assert.ok(
+    gaps.every((g) => g >= 100),
+    `flushes ${JSON.stringify(flushes.map((f) => f.at))} come at most once per 100 ms`,
+  );
   assert.equal(flushes.length, 11, 'the first at once, then one per interval until the frames stop');
-  for (const f of flushes) assert.deepEqual(f.events.map((e) => (e.payload as EventMap['job.progress']).jobId), ['a', 'b', 'c'], 'one progress per job per batch');
-  assert.deepEqual(flushes.at(-1)?.events, ['a', 'b', 'c'].map((id) => progress(id, value)));
+  for (const f of flushes)
+    assert.deepEqual(
+      f.events.map((e) => (e.payload as EventMap['job.progress']).jobId),
+      ['a', 'b', 'c'],
+      'one progress per job per batch',
+    );
+  assert.deepEqual(
+    flushes.at(-1)?.events,
+    ['a', 'b', 'c'].map((id) => progress(id, value)),
+  );
   b.close();
 });
 
@@ -92,7 +115,11 @@ test('a client message other than ping closes the socket with 1008', async () =>
 test('the batcher keeps only the latest change per job and merges bulk counts', () => {
   const flushed: WireEvent[][] = [];
   let pending: (() => void) | null = null;
-  const b = new EventBatcher((e) => flushed.push(e), 100, { now: () => 0, setTimeout: (fn) => ((pending = fn), 1), clearTimeout: () => (pending = null) });
+  const b = new EventBatcher((e) => flushed.push(e), 100, {
+    now: () => 0,
+    setTimeout: (fn) => ((pending = fn), 1),
+    clearTimeout: () => (pending = null),
+  });
   const job = (id: string, state: JobView['state']) => ({ id, state }) as JobView;
   b.push({ topic: 'job.changed', payload: { job: job('x', 'queued') } });
   b.push({ topic: 'job.changed', payload: { job: job('y', 'queued') } });
@@ -104,7 +131,10 @@ test('the batcher keeps only the latest change per job and merges bulk counts', 
   assert.equal(flushed.length, 0, 'nothing is sent before the timer fires');
   (pending as unknown as () => void)();
   assert.equal(flushed.length, 1);
-  assert.deepEqual(flushed[0]?.map((e) => e.topic), ['job.changed', 'job.changed', 'jobs.bulkChanged', 'instance.removed']);
+  assert.deepEqual(
+    flushed[0]?.map((e) => e.topic),
+    ['job.changed', 'job.changed', 'jobs.bulkChanged', 'instance.removed'],
+  );
   assert.equal((flushed[0]![1]!.payload as { job: JobView }).job.state, 'running');
   assert.equal((flushed[0]![2]!.payload as { count: number }).count, 500);
 });

@@ -25,8 +25,14 @@ test("ctx.settings.get: the operator's value, else the table's default; an unset
   await t.engine.call('settings.set', { key: 'releases_root', value: t.dir });
   assert.equal(s.get('upload_file_max_mb'), 3);
   assert.equal(s.get('releases_root'), t.dir);
-  t.engine.db.prepare("UPDATE settings SET value_json = '\"lots\"' WHERE key = 'farm.setting.upload_file_max_mb'").run();
-  assert.equal(s.get('upload_file_max_mb'), FARM_SETTINGS.upload_file_max_mb.default, 'an invalid row: the default applies until it is fixed');
+  t.engine.db
+    .prepare("UPDATE settings SET value_json = '\"lots\"' WHERE key = 'farm.setting.upload_file_max_mb'")
+    .run();
+  assert.equal(
+    s.get('upload_file_max_mb'),
+    FARM_SETTINGS.upload_file_max_mb.default,
+    'an invalid row: the default applies until it is fixed',
+  );
 });
 
 test('a setting changed by another process on the same data folder is what ctx.settings.get reads next', async (ctx) => {
@@ -41,13 +47,21 @@ test('a setting changed by another process on the same data folder is what ctx.s
 
 test("resetting retry_attempts runs its change hook: every unfinished job is back to the table's budget, and announced", async (ctx) => {
   const t = await engineFor(ctx);
-  const list = JSON.stringify({ project: 'P', episode: 'E', shots: [{ id: 'a1', stage: 'keyframe', template: 'keyframe-img2img' }, { id: 'a2', stage: 'keyframe', template: 'keyframe-img2img' }] });
+  const list = JSON.stringify({
+    project: 'P',
+    episode: 'E',
+    shots: [
+      { id: 'a1', stage: 'keyframe', template: 'keyframe-img2img' },
+      { id: 'a2', stage: 'keyframe', template: 'keyframe-img2img' },
+    ],
+  });
   const { result } = await importText(t.engine, 'a.json', list);
   await t.engine.call('settings.set', { key: 'retry_attempts', value: 9 });
   const changed: string[] = [];
   t.engine.events.on('job.changed', ({ job }) => void changed.push(job.id));
   await t.engine.call('settings.reset', { key: 'retry_attempts' });
-  for (const id of result.jobIds) assert.equal((await t.engine.call('jobs.get', { id })).maxAttempts, FARM_SETTINGS.retry_attempts.default);
+  for (const id of result.jobIds)
+    assert.equal((await t.engine.call('jobs.get', { id })).maxAttempts, FARM_SETTINGS.retry_attempts.default);
   assert.deepEqual(changed.sort(), [...result.jobIds].sort(), 'their views went out');
   await t.engine.call('jobs.cancel', { ids: [result.jobIds[0]!] });
   const [take] = await t.engine.call('jobs.newTake', { ids: [result.jobIds[0]!] });
@@ -61,9 +75,21 @@ test("each live setting entry writes its field and reads it back in the setting'
   for (const key of live) {
     const field = entryOf(key).live!;
     const def = FARM_SETTINGS[key];
-    if (def.default !== null) assert.deepEqual(field.of(config), def.default, `${key}: the config starts at the table's default`);
-    const other = def.type === 'number' ? (def.default === def.max ? def.min : def.max) : def.type === 'text' ? 'Moonfall=3' : '/elsewhere';
+    if (def.default !== null)
+      assert.deepEqual(field.of(config), def.default, `${key}: the config starts at the table's default`);
+    const other =
+      def.type === 'number'
+        ? def.default === def.max
+          ? def.min
+          : def.max
+        : def.type === 'text'
+          ? 'Moonfall=3'
+          : '/elsewhere';
     field.put(config, other);
-    assert.deepEqual(field.of(config), def.type === 'text' ? '{"Moonfall":3}' : other, `${key}: what is put is what is read`);
+    assert.deepEqual(
+      field.of(config),
+      def.type === 'text' ? '{"Moonfall":3}' : other,
+      `${key}: what is put is what is read`,
+    );
   }
 });

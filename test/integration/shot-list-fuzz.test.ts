@@ -19,7 +19,9 @@ import { fuzzCases } from '../helpers/shot-list-fuzz.js';
 const SEED = Number(process.env.SHOTFARM_FUZZ_SEED ?? 20261201);
 const CASES = Number(process.env.SHOTFARM_FUZZ_CASES ?? 400);
 
-test(`${CASES} fuzzed shot lists: no crash, clear refusals naming the file, the store unchanged when refused`, { timeout: 60_000 }, async (ctx) => {
+test(`${CASES} fuzzed shot lists: no crash, clear refusals naming the file, the store unchanged when refused`, {
+  timeout: 60_000,
+}, async (ctx) => {
   const t = await engineFor(ctx);
   const tally = { refusedFiles: 0, errorRows: 0, storedJobs: 0, commits: 0 };
   const state = () => ({ counts: tableCounts(t.engine), jobs: jobsDigest(t.engine) });
@@ -28,13 +30,19 @@ test(`${CASES} fuzzed shot lists: no crash, clear refusals naming the file, the 
     const before = state();
     let preview;
     try {
-      preview = await t.engine.call('import.preview', { fileName: c.fileName, content: c.content, baseDir: `${RESOURCES}samples`, ...(c.mapping ? { mapping: c.mapping } : {}) });
+      preview = await t.engine.call('import.preview', {
+        fileName: c.fileName,
+        content: c.content,
+        baseDir: `${RESOURCES}samples`,
+        ...(c.mapping ? { mapping: c.mapping } : {}),
+      });
     } catch (err) {
       assert.ok(err instanceof ShotfarmError, `${label}: ${(err as Error).stack}`);
       assert.equal(err.code, 'bad_input', `${label}: ${err.message}`);
       assert.doesNotMatch(err.message, /\n\s+at /, `${label}: a stack trace in the message`);
       // A refusal of the mapping names the option; any other names the file.
-      if (!err.message.startsWith('Invalid input for import.preview: mapping.')) assert.ok(err.message.includes(c.fileName), `${label}: ${err.message}`);
+      if (!err.message.startsWith('Invalid input for import.preview: mapping.'))
+        assert.ok(err.message.includes(c.fileName), `${label}: ${err.message}`);
       assert.deepEqual(state(), before, `${label}: refused, yet the store changed`);
       tally.refusedFiles++;
       continue;
@@ -56,11 +64,23 @@ test(`${CASES} fuzzed shot lists: no crash, clear refusals naming the file, the 
   }
 
   // Whatever got in is a job the farm can run: names fit a folder, takes are whole, no cycles.
-  const jobs = t.engine.db.prepare('SELECT id, project, episode, shot, stage, take, depends_on FROM jobs').all() as
-    { id: string; project: string; episode: string; shot: string; stage: string; take: number; depends_on: string | null }[];
+  const jobs = t.engine.db.prepare('SELECT id, project, episode, shot, stage, take, depends_on FROM jobs').all() as {
+    id: string;
+    project: string;
+    episode: string;
+    shot: string;
+    stage: string;
+    take: number;
+    depends_on: string | null;
+  }[];
   const byId = new Map(jobs.map((j) => [j.id, j]));
   for (const j of jobs) {
-    for (const [what, name] of Object.entries({ project: j.project, episode: j.episode, shot: j.shot, stage: j.stage })) {
+    for (const [what, name] of Object.entries({
+      project: j.project,
+      episode: j.episode,
+      shot: j.shot,
+      stage: j.stage,
+    })) {
       assert.equal(portableNameProblem(name, what), null, `${j.id}: ${what} ${JSON.stringify(name)}`);
     }
     assert.ok(Number.isInteger(j.take) && j.take >= 1 && j.take <= MAX_TAKE, `${j.id}: take ${j.take}`);
@@ -70,7 +90,10 @@ test(`${CASES} fuzzed shot lists: no crash, clear refusals naming the file, the 
       seen.add(at);
     }
   }
-  assert.ok(tally.storedJobs > 100 && tally.refusedFiles > 20 && tally.errorRows > 100, `the cases cover both sides: ${JSON.stringify(tally)}`);
+  assert.ok(
+    tally.storedJobs > 100 && tally.refusedFiles > 20 && tally.errorRows > 100,
+    `the cases cover both sides: ${JSON.stringify(tally)}`,
+  );
   const summary = `fuzzed ${CASES} shot lists (seed ${SEED}): ${tally.refusedFiles} refused whole, ${tally.errorRows} error rows, ${tally.storedJobs} jobs stored over ${tally.commits} commits`;
   ctx.diagnostic(summary);
   console.log(summary);

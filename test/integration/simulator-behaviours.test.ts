@@ -20,13 +20,29 @@ const sdGraph = (ckpt = 'sd_xl_base_1.0.safetensors', steps = 5): Record<string,
   '5': { class_type: 'EmptyLatentImage', inputs: { width: 96, height: 80, batch_size: 1 } },
   '6': { class_type: 'CLIPTextEncode', inputs: { text: 'a castle', clip: ['4', 1] } },
   '7': { class_type: 'CLIPTextEncode', inputs: { text: 'blurry', clip: ['4', 1] } },
-  '3': { class_type: 'KSampler', inputs: { seed: 42, steps, cfg: 7, sampler_name: 'euler', scheduler: 'normal', denoise: 1,
-    model: ['4', 0], positive: ['6', 0], negative: ['7', 0], latent_image: ['5', 0] } },
+  '3': {
+    class_type: 'KSampler',
+    inputs: {
+      seed: 42,
+      steps,
+      cfg: 7,
+      sampler_name: 'euler',
+      scheduler: 'normal',
+      denoise: 1,
+      model: ['4', 0],
+      positive: ['6', 0],
+      negative: ['7', 0],
+      latent_image: ['5', 0],
+    },
+  },
   '8': { class_type: 'VAEDecode', inputs: { samples: ['3', 0], vae: ['4', 2] } },
   '9': { class_type: 'SaveImage', inputs: { images: ['8', 0], filename_prefix: 'sd' } },
 });
 
-interface Ctx { sim: SimInstance; ws: WsClients }
+interface Ctx {
+  sim: SimInstance;
+  ws: WsClients;
+}
 
 async function withSim(opts: SimInstanceOptions, fn: (c: Ctx) => Promise<void>): Promise<void> {
   const sim = await startSimInstance({ duration: { fixedMs: 10 }, ...opts });
@@ -39,19 +55,42 @@ async function withSim(opts: SimInstanceOptions, fn: (c: Ctx) => Promise<void>):
   }
 }
 
-async function post(sim: SimInstance, body: Record<string, unknown>): Promise<{ status: number; json: any; text: string }> {
+async function post(
+  sim: SimInstance,
+  body: Record<string, unknown>,
+): Promise<{ status: number; json: any; text: string }> {
   const r = await http(sim.url, 'POST', '/prompt', JSON.stringify(body), { 'Content-Type': 'application/json' });
   return { status: r.status, json: r.json, text: r.text };
 }
 
 /** The simulator's counts change without any frame to wake on, so they are re-checked (bounded). */
-function waitCounts(sim: SimInstance, id: string, pred: (c: ReturnType<SimInstance['counts']>) => boolean): Promise<boolean> {
-  return waitUntil(() => pred(sim.counts(id)), { what: `counts of ${id}`, timeoutMs: 5000, detail: () => JSON.stringify(sim.counts(id)) });
+function waitCounts(
+  sim: SimInstance,
+  id: string,
+  pred: (c: ReturnType<SimInstance['counts']>) => boolean,
+): Promise<boolean> {
+  return waitUntil(() => pred(sim.counts(id)), {
+    what: `counts of ${id}`,
+    timeoutMs: 5000,
+    detail: () => JSON.stringify(sim.counts(id)),
+  });
 }
 
 /** An answer from the instance once it answers again (refused connections while it restarts). */
-function answerOnceUp(sim: SimInstance, path: string, accept: (r: HttpAnswer) => boolean, what: string): Promise<HttpAnswer> {
-  return waitUntil(() => http(sim.url, 'GET', path).then((r) => (accept(r) ? r : null), () => null), { what, timeoutMs: 5000 });
+function answerOnceUp(
+  sim: SimInstance,
+  path: string,
+  accept: (r: HttpAnswer) => boolean,
+  what: string,
+): Promise<HttpAnswer> {
+  return waitUntil(
+    () =>
+      http(sim.url, 'GET', path).then(
+        (r) => (accept(r) ? r : null),
+        () => null,
+      ),
+    { what, timeoutMs: 5000 },
+  );
 }
 
 /** Client A posts a prompt whose script word closes A's socket; resolves with the prompt id once it has. */
@@ -63,8 +102,10 @@ async function postUntilSocketCloses({ sim, ws }: Ctx): Promise<string> {
   return json.prompt_id as string;
 }
 
-const finished = (id: string) => (f: { type: string; data: Record<string, unknown> }): boolean =>
-  f.type === 'executing' && f.data['node'] === null && f.data['prompt_id'] === id;
+const finished =
+  (id: string) =>
+  (f: { type: string; data: Record<string, unknown> }): boolean =>
+    f.type === 'executing' && f.data['node'] === null && f.data['prompt_id'] === id;
 
 test("the 'oom' word ends the prompt with a torch.OutOfMemoryError carrying ComfyUI's OOM marker", async () => {
   await withSim({ script: ['oom'] }, async ({ sim, ws }) => {
@@ -162,7 +203,8 @@ test("the 'busy 2' word queues two prompts of another client ahead of this one",
     const starts: string[] = [];
     await ws.waitFor('A', finished(json.prompt_id));
     const hist = (await http(sim.url, 'GET', '/history')).json as Record<string, any>;
-    for (const [id, e] of Object.entries(hist)) starts.push(`${id === json.prompt_id ? 'mine' : e.prompt[3].client_id}`);
+    for (const [id, e] of Object.entries(hist))
+      starts.push(`${id === json.prompt_id ? 'mine' : e.prompt[3].client_id}`);
     assert.deepEqual(starts, ['sim-foreign-sim', 'sim-foreign-sim', 'mine']);
     assert.equal(Object.values(sim.allCounts()).filter((c) => c.executed === 1).length, 3);
   });
@@ -213,7 +255,14 @@ test('a partition makes requests hang while execution continues; healing answers
     const before = ws.of('A').length;
     const pending = http(sim.url, 'GET', `/history/${json.prompt_id}`);
     let answered = false;
-    void pending.then(() => { answered = true; }, () => { answered = true; });
+    void pending.then(
+      () => {
+        answered = true;
+      },
+      () => {
+        answered = true;
+      },
+    );
     // Execution keeps going behind the partition: the counts (our side channel) show it finish.
     await waitCounts(sim, json.prompt_id, (c) => c.executed === 1);
     assert.equal(answered, false, 'a request during the partition must not be answered');
@@ -235,7 +284,12 @@ test('control routes set the script and inject faults from another process', asy
     assert.equal((await http(sim.url, 'POST', '/__sim/script', JSON.stringify({ words: ['nonsense'] }))).status, 400);
     const f = await http(sim.url, 'POST', '/__sim/fault', JSON.stringify({ fault: 'restart' }));
     assert.equal(f.status, 200);
-    const again = await answerOnceUp(sim, '/prompt', (r) => r.status === 200, 'the instance to answer again after a restart fault');
+    const again = await answerOnceUp(
+      sim,
+      '/prompt',
+      (r) => r.status === 200,
+      'the instance to answer again after a restart fault',
+    );
     assert.equal(again.status, 200);
   });
 });
@@ -246,7 +300,10 @@ test('a sampler sends one progress frame per step and the PNG has the latent siz
     const { json } = await post(sim, { prompt: sdGraph(undefined, 6), client_id: 'a' });
     await ws.waitFor('A', finished(json.prompt_id));
     const prog = ws.of('A').filter((f) => f.type === 'progress');
-    assert.deepEqual(prog.map((f) => f.data['value']), [1, 2, 3, 4, 5, 6]);
+    assert.deepEqual(
+      prog.map((f) => f.data['value']),
+      [1, 2, 3, 4, 5, 6],
+    );
     assert.ok(prog.every((f) => f.data['max'] === 6 && f.data['node'] === '3'));
     const executed = ws.of('A').find((f) => f.type === 'executed')!;
     const file = (executed.data['output'] as any).images[0].filename as string;
@@ -283,9 +340,15 @@ test("protocol 'new' rejects a non-UUID prompt_id and reports a missing node typ
     const a = await post(sim, { prompt: graph(), prompt_id: 'not-a-uuid' });
     assert.equal(a.status, 400);
     assert.equal(a.json.error.type, 'invalid_prompt_id');
-    const b = await post(sim, { prompt: { '1': { class_type: 'VHS_VideoCombine', inputs: {}, _meta: { title: 'Video Combine' } } } });
+    const b = await post(sim, {
+      prompt: { '1': { class_type: 'VHS_VideoCombine', inputs: {}, _meta: { title: 'Video Combine' } } },
+    });
     assert.equal(b.json.error.type, 'missing_node_type');
-    assert.deepEqual(b.json.error.extra_info, { node_id: '1', class_type: 'VHS_VideoCombine', node_title: 'Video Combine' });
+    assert.deepEqual(b.json.error.extra_info, {
+      node_id: '1',
+      class_type: 'VHS_VideoCombine',
+      node_title: 'Video Combine',
+    });
     const c = await post(sim, { prompt: graph(), prompt_id: '8d0f2f7e-5c1a-5b53-9a51-0e0f4f0b2a11' });
     assert.equal(c.json.prompt_id, '8d0f2f7e-5c1a-5b53-9a51-0e0f4f0b2a11');
   });
@@ -296,7 +359,10 @@ test('a model missing from the instance is a value_not_in_list error on the load
     const r = await post(sim, { prompt: sdGraph('sd_xl_base_1.0.safetensors') });
     assert.equal(r.status, 400);
     assert.equal(r.json.node_errors['4'].errors[0].type, 'value_not_in_list');
-    assert.equal(r.json.node_errors['4'].errors[0].details, "ckpt_name: 'sd_xl_base_1.0.safetensors' not in ['only_this.safetensors']");
+    assert.equal(
+      r.json.node_errors['4'].errors[0].details,
+      "ckpt_name: 'sd_xl_base_1.0.safetensors' not in ['only_this.safetensors']",
+    );
     const info = (await http(sim.url, 'GET', '/object_info/CheckpointLoaderSimple')).json as any;
     assert.deepEqual(info.CheckpointLoaderSimple.input.required.ckpt_name[0], ['only_this.safetensors']);
   });
@@ -330,14 +396,25 @@ test('a PreviewImage result is served by /view as a temp PNG with distinct names
       const image = (executed.data['output'] as any).images[0] as { filename: string; subfolder: string; type: string };
       assert.equal(image.type, 'temp');
       names.push(image.filename);
-      const view = await http(sim.url, 'GET', `/view?filename=${encodeURIComponent(image.filename)}&type=temp&subfolder=${image.subfolder}`);
+      const view = await http(
+        sim.url,
+        'GET',
+        `/view?filename=${encodeURIComponent(image.filename)}&type=temp&subfolder=${image.subfolder}`,
+      );
       assert.equal(view.status, 200);
       assert.equal(view.contentType, 'image/png');
       const { PNG } = await import('pngjs');
-      const png = PNG.sync.read(Buffer.from(await (await fetch(`${sim.url}/view?filename=${encodeURIComponent(image.filename)}&type=temp`)).arrayBuffer()));
+      const png = PNG.sync.read(
+        Buffer.from(
+          await (await fetch(`${sim.url}/view?filename=${encodeURIComponent(image.filename)}&type=temp`)).arrayBuffer(),
+        ),
+      );
       assert.deepEqual([png.width, png.height], [24, 16]);
       // Not an output: the same name under type=output is not found.
-      assert.equal((await http(sim.url, 'GET', `/view?filename=${encodeURIComponent(image.filename)}&type=output`)).status, 404);
+      assert.equal(
+        (await http(sim.url, 'GET', `/view?filename=${encodeURIComponent(image.filename)}&type=output`)).status,
+        404,
+      );
     }
     assert.notEqual(names[0], names[1]);
   });

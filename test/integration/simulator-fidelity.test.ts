@@ -19,9 +19,14 @@ const simpleGraph = (color: number, prefix: string): Record<string, unknown> => 
 });
 
 const CASES: Record<string, ReplayOptions> = {
-  system_stats: { masks: [
-    { path: ['devices', '[]', 'index'], why: 'recorded on CPU (index null); the simulator is a CUDA device with index 0' },
-  ] },
+  system_stats: {
+    masks: [
+      {
+        path: ['devices', '[]', 'index'],
+        why: 'recorded on CPU (index null); the simulator is a CUDA device with index 0',
+      },
+    ],
+  },
   object_info_EmptyImage: {},
   object_info_SaveImage: {},
   object_info_other_nodes: {},
@@ -31,7 +36,11 @@ const CASES: Record<string, ReplayOptions> = {
   success_simple: {},
   success_cached_rerun: {
     // The recording re-posts success_simple's graph, so the cache must hold it first.
-    setup: async (url) => { await runToHistory(url, { prompt: loadCase('success_simple').prompts['simple'] ?? firstPrompt('success_simple') }); },
+    setup: async (url) => {
+      await runToHistory(url, {
+        prompt: loadCase('success_simple').prompts['simple'] ?? firstPrompt('success_simple'),
+      });
+    },
   },
   success_without_client_id: {},
   history_timing_probe: {},
@@ -75,7 +84,9 @@ function firstPrompt(name: string): unknown {
 }
 
 for (const [name, opts] of Object.entries(CASES)) {
-  test(`simulator replays recorded case ${name} with the recorded statuses, shapes and ws order`, { timeout: 30000 }, async () => {
+  test(`simulator replays recorded case ${name} with the recorded statuses, shapes and ws order`, {
+    timeout: 30000,
+  }, async () => {
     let sim: SimInstance | undefined;
     try {
       sim = await startSimInstance({ name, duration: DURATION });

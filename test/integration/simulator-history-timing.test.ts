@@ -15,9 +15,15 @@ const graph = (color: number): Record<string, unknown> => ({
   '3': { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: 'window' } },
 });
 
-interface Queue { queue_running: Array<[number, string]>; queue_pending: unknown[] }
+interface Queue {
+  queue_running: Array<[number, string]>;
+  queue_pending: unknown[];
+}
 
-async function withSim(opts: SimInstanceOptions, fn: (sim: SimInstance, ws: WsClients) => Promise<void>): Promise<void> {
+async function withSim(
+  opts: SimInstanceOptions,
+  fn: (sim: SimInstance, ws: WsClients) => Promise<void>,
+): Promise<void> {
   const sim = await startSimInstance({ duration: { fixedMs: 10 }, ...opts });
   const ws = new WsClients(sim.url);
   try {
@@ -30,13 +36,21 @@ async function withSim(opts: SimInstanceOptions, fn: (sim: SimInstance, ws: WsCl
 }
 
 async function post(sim: SimInstance, color: number): Promise<string> {
-  const r = await http(sim.url, 'POST', '/prompt', JSON.stringify({ prompt: graph(color), client_id: 'a' }), { 'Content-Type': 'application/json' });
+  const r = await http(sim.url, 'POST', '/prompt', JSON.stringify({ prompt: graph(color), client_id: 'a' }), {
+    'Content-Type': 'application/json',
+  });
   assert.equal(r.status, 200, r.text);
   return (r.json as { prompt_id: string }).prompt_id;
 }
 
-const ofPrompt = (id: string, type: string) => (f: WsFrame): boolean => f.type === type && f.data['prompt_id'] === id;
-const finished = (id: string) => (f: WsFrame): boolean => f.type === 'executing' && f.data['node'] === null && f.data['prompt_id'] === id;
+const ofPrompt =
+  (id: string, type: string) =>
+  (f: WsFrame): boolean =>
+    f.type === type && f.data['prompt_id'] === id;
+const finished =
+  (id: string) =>
+  (f: WsFrame): boolean =>
+    f.type === 'executing' && f.data['node'] === null && f.data['prompt_id'] === id;
 
 /** What /history/{id}, /history and /queue say about `id` right now. */
 async function look(sim: SimInstance, id: string): Promise<{ entry: boolean; inList: boolean; running: boolean }> {
@@ -46,7 +60,9 @@ async function look(sim: SimInstance, id: string): Promise<{ entry: boolean; inL
   return { entry: id in one, inList: id in all, running: q.queue_running.some((item) => item[1] === id) };
 }
 
-test('a GET /history on execution_success misses the entry while /queue lists the prompt running; after executing{node:null} it is there', { timeout: 20000 }, async () => {
+test('a GET /history on execution_success misses the entry while /queue lists the prompt running; after executing{node:null} it is there', {
+  timeout: 20000,
+}, async () => {
   const delayMs = 300;
   await withSim({ historyDelayMs: delayMs }, async (sim, ws) => {
     const id = await post(sim, 1);
@@ -54,7 +70,11 @@ test('a GET /history on execution_success misses the entry while /queue lists th
     const statusesBefore = ws.of('A').filter((f) => f.type === 'status').length;
     assert.deepEqual(await look(sim, id), { entry: false, inList: false, running: true });
     assert.deepEqual((await http(sim.url, 'GET', '/prompt')).json, { exec_info: { queue_remaining: 1 } });
-    assert.equal(ws.of('A').filter((f) => f.type === 'status').length, statusesBefore, 'no status frame inside the window');
+    assert.equal(
+      ws.of('A').filter((f) => f.type === 'status').length,
+      statusesBefore,
+      'no status frame inside the window',
+    );
 
     await ws.waitFor('A', finished(id));
     assert.deepEqual(await look(sim, id), { entry: true, inList: true, running: false });
@@ -66,7 +86,9 @@ test('a GET /history on execution_success misses the entry while /queue lists th
   });
 });
 
-test('the next queued prompt starts only after the history write and executing{node:null} of the one before', { timeout: 20000 }, async () => {
+test('the next queued prompt starts only after the history write and executing{node:null} of the one before', {
+  timeout: 20000,
+}, async () => {
   await withSim({ historyDelayMs: 100 }, async (sim, ws) => {
     const first = await post(sim, 2);
     const second = await post(sim, 3);
@@ -76,12 +98,14 @@ test('the next queued prompt starts only after the history write and executing{n
     const end1 = frames.findIndex(finished(first));
     const start2 = frames.findIndex(ofPrompt(second, 'execution_start'));
     const between = frames.slice(success1 + 1, end1).map((f) => f.type);
-    assert.deepEqual(between, ['status'], 'only the history write\'s status between success and executing{node:null}');
+    assert.deepEqual(between, ['status'], "only the history write's status between success and executing{node:null}");
     assert.ok(start2 > end1, `execution_start of the second at ${start2}, the first ended at ${end1}`);
   });
 });
 
-test('historyDelayMs 0 writes history in the same turn as execution_success (the old behaviour)', { timeout: 20000 }, async () => {
+test('historyDelayMs 0 writes history in the same turn as execution_success (the old behaviour)', {
+  timeout: 20000,
+}, async () => {
   await withSim({ historyDelayMs: 0 }, async (sim, ws) => {
     for (const color of [4, 5, 6]) {
       const id = await post(sim, color);

@@ -13,7 +13,12 @@ import { RESOURCES } from '../helpers/engine.js';
 
 interface ObjectInfoEntry {
   input: { required: Record<string, unknown[]>; hidden?: Record<string, string> };
-  output: string[]; output_name: string[]; python_module: string; category: string; output_node: boolean; display_name: string;
+  output: string[];
+  output_name: string[];
+  python_module: string;
+  category: string;
+  output_node: boolean;
+  display_name: string;
 }
 
 async function objectInfo(url: string, cls: string): Promise<ObjectInfoEntry> {
@@ -24,7 +29,7 @@ async function objectInfo(url: string, cls: string): Promise<ObjectInfoEntry> {
 /** How many frames an animated WebP holds (its ANMF chunks). */
 function webpFrames(bytes: Buffer): number {
   let n = 0;
-  for (let at = 12; at + 8 <= bytes.length;) {
+  for (let at = 12; at + 8 <= bytes.length; ) {
     const size = bytes.readUInt32LE(at + 4);
     if (bytes.toString('ascii', at, at + 4) === 'ANMF') n++;
     at += 8 + size + (size % 2);
@@ -39,7 +44,10 @@ test('the SVD classes are listed with the inputs, outputs, modules and categorie
     assert.deepEqual(loader.output, ['MODEL', 'CLIP_VISION', 'VAE']);
     assert.equal(loader.python_module, 'comfy_extras.nodes_video_model');
     assert.equal(loader.category, 'loaders/video_models');
-    assert.ok((loader.input.required['ckpt_name']![0] as string[]).includes('svd_xt_1_1.safetensors'), 'the template\'s SVD checkpoint is offered');
+    assert.ok(
+      (loader.input.required['ckpt_name']![0] as string[]).includes('svd_xt_1_1.safetensors'),
+      "the template's SVD checkpoint is offered",
+    );
     const cond = await objectInfo(sim.url, 'SVD_img2vid_Conditioning');
     assert.deepEqual(cond.output_name, ['positive', 'negative', 'latent']);
     assert.deepEqual(cond.input.required['video_frames'], ['INT', { default: 14, min: 1, max: 4096 }]);
@@ -64,9 +72,21 @@ test('the motion-i2v workflow runs and SaveAnimatedWEBP writes one animated WebP
     const form = new FormData();
     form.append('image', new Blob([readFileSync(join(RESOURCES, 'samples/plates/sh010.png'))]), 'keyframe.png');
     assert.equal((await fetch(`${sim.url}/upload/image`, { method: 'POST', body: form })).status, 200);
-    const workflow = (JSON.parse(readFileSync(join(RESOURCES, 'templates/motion-i2v.json'), 'utf8')) as { workflow: Record<string, unknown> }).workflow;
+    const workflow = (
+      JSON.parse(readFileSync(join(RESOURCES, 'templates/motion-i2v.json'), 'utf8')) as {
+        workflow: Record<string, unknown>;
+      }
+    ).workflow;
     const id = await runToHistory(sim.url, { prompt: workflow });
-    const entry = ((await http(sim.url, 'GET', `/history/${id}`)).json as Record<string, { outputs: Record<string, { images: { filename: string; type: string }[]; animated: boolean[] }>; status: { status_str: string } }>)[id]!;
+    const entry = (
+      (await http(sim.url, 'GET', `/history/${id}`)).json as Record<
+        string,
+        {
+          outputs: Record<string, { images: { filename: string; type: string }[]; animated: boolean[] }>;
+          status: { status_str: string };
+        }
+      >
+    )[id]!;
     assert.equal(entry.status.status_str, 'success');
     const out = entry.outputs['9']!;
     assert.deepEqual(out.animated, [true]);

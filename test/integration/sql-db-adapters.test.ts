@@ -53,10 +53,24 @@ for (const adapter of ADAPTERS) {
     test('one, all and run bind ? and @name parameters and give integers as numbers', () => {
       withTable(adapter.open, (db) => {
         assert.equal(db.run('INSERT INTO seam_shots (id, n, note) VALUES (?, ?, ?)', 'sh010', 1, null).changes, 1);
-        assert.equal(db.run('INSERT INTO seam_shots (id, n, note) VALUES (@id, @n, @note)', { id: 'sh020', n: 2, note: "it's @here ?" }).changes, 1);
-        assert.deepEqual(db.one<Shot>('SELECT id, n, note FROM seam_shots WHERE id = ?', 'sh020'), { id: 'sh020', n: 2, note: "it's @here ?" });
+        assert.equal(
+          db.run('INSERT INTO seam_shots (id, n, note) VALUES (@id, @n, @note)', {
+            id: 'sh020',
+            n: 2,
+            note: "it's @here ?",
+          }).changes,
+          1,
+        );
+        assert.deepEqual(db.one<Shot>('SELECT id, n, note FROM seam_shots WHERE id = ?', 'sh020'), {
+          id: 'sh020',
+          n: 2,
+          note: "it's @here ?",
+        });
         assert.equal(db.one<Shot>('SELECT id FROM seam_shots WHERE id = ?', 'nope'), undefined);
-        assert.deepEqual(db.all<Shot>('SELECT id, n FROM seam_shots WHERE n >= @min ORDER BY n', { min: 1 }), [{ id: 'sh010', n: 1 }, { id: 'sh020', n: 2 }]);
+        assert.deepEqual(db.all<Shot>('SELECT id, n FROM seam_shots WHERE n >= @min ORDER BY n', { min: 1 }), [
+          { id: 'sh010', n: 1 },
+          { id: 'sh020', n: 2 },
+        ]);
         // COUNT(*) is a bigint in PostgreSQL: the store still gets a number.
         assert.deepEqual(db.one('SELECT COUNT(*) AS c, SUM(n) AS s FROM seam_shots'), { c: 2, s: 3 });
         assert.equal(db.run('UPDATE seam_shots SET n = n + 10 WHERE n < ?', 100).changes, 2);
@@ -67,7 +81,8 @@ for (const adapter of ADAPTERS) {
     test('each streams every row in order, and a loop left early frees the connection', () => {
       withTable(adapter.open, (db) => {
         db.transaction(() => {
-          for (let i = 0; i < 1234; i++) db.run('INSERT INTO seam_shots (id, n) VALUES (?, ?)', `s${String(i).padStart(5, '0')}`, i);
+          for (let i = 0; i < 1234; i++)
+            db.run('INSERT INTO seam_shots (id, n) VALUES (?, ?)', `s${String(i).padStart(5, '0')}`, i);
         });
         let seen = 0;
         let last = -1;
@@ -78,7 +93,11 @@ for (const adapter of ADAPTERS) {
         }
         assert.equal(seen, 1234, 'more rows than one fetch');
         for (const row of db.each<Shot>('SELECT id, n FROM seam_shots ORDER BY n')) if (row.n === 3) break;
-        assert.equal(db.run('DELETE FROM seam_shots WHERE n < ?', 10).changes, 10, 'the connection takes writes after a loop left early');
+        assert.equal(
+          db.run('DELETE FROM seam_shots WHERE n < ?', 10).changes,
+          10,
+          'the connection takes writes after a loop left early',
+        );
       });
     });
 
@@ -89,24 +108,34 @@ for (const adapter of ADAPTERS) {
           return db.one<{ c: number }>('SELECT COUNT(*) AS c FROM seam_shots')?.c;
         });
         assert.equal(value, 1, 'fn reads its own write');
-        assert.throws(() =>
-          db.transaction(() => {
-            db.run('INSERT INTO seam_shots (id, n) VALUES (?, ?)', 'b', 2);
-            db.run('UPDATE seam_shots SET n = 99 WHERE id = ?', 'a');
-            throw new Error('changed my mind');
-          }), /changed my mind/);
-        assert.deepEqual(db.all('SELECT id, n FROM seam_shots ORDER BY id'), [{ id: 'a', n: 1 }], 'nothing of the failed transaction stays');
+        assert.throws(
+          () =>
+            db.transaction(() => {
+              db.run('INSERT INTO seam_shots (id, n) VALUES (?, ?)', 'b', 2);
+              db.run('UPDATE seam_shots SET n = 99 WHERE id = ?', 'a');
+              throw new Error('changed my mind');
+            }),
+          /changed my mind/,
+        );
+        assert.deepEqual(
+          db.all('SELECT id, n FROM seam_shots ORDER BY id'),
+          [{ id: 'a', n: 1 }],
+          'nothing of the failed transaction stays',
+        );
       });
     });
 
     test('a failing statement rolls its transaction back and the connection goes on', () => {
       withTable(adapter.open, (db) => {
         db.run('INSERT INTO seam_shots (id, n) VALUES (?, ?)', 'a', 1);
-        assert.throws(() =>
-          db.transaction(() => {
-            db.run('INSERT INTO seam_shots (id, n) VALUES (?, ?)', 'b', 2);
-            db.run('INSERT INTO seam_shots (id, n) VALUES (?, ?)', 'a', 3); // primary key taken
-          }), (err: Error) => /UNIQUE|duplicate key/i.test(err.message));
+        assert.throws(
+          () =>
+            db.transaction(() => {
+              db.run('INSERT INTO seam_shots (id, n) VALUES (?, ?)', 'b', 2);
+              db.run('INSERT INTO seam_shots (id, n) VALUES (?, ?)', 'a', 3); // primary key taken
+            }),
+          (err: Error) => /UNIQUE|duplicate key/i.test(err.message),
+        );
         assert.deepEqual(db.all('SELECT id FROM seam_shots ORDER BY id'), [{ id: 'a' }]);
         db.run('INSERT INTO seam_shots (id, n) VALUES (?, ?)', 'c', 4);
         assert.equal(db.one<{ c: number }>('SELECT COUNT(*) AS c FROM seam_shots')?.c, 2);
@@ -117,11 +146,14 @@ for (const adapter of ADAPTERS) {
       withTable(adapter.open, (db) => {
         db.transaction(() => {
           db.run('INSERT INTO seam_shots (id, n) VALUES (?, ?)', 'outer', 1);
-          assert.throws(() =>
-            db.transaction(() => {
-              db.run('INSERT INTO seam_shots (id, n) VALUES (?, ?)', 'inner', 2);
-              throw new Error('inner fails');
-            }), /inner fails/);
+          assert.throws(
+            () =>
+              db.transaction(() => {
+                db.run('INSERT INTO seam_shots (id, n) VALUES (?, ?)', 'inner', 2);
+                throw new Error('inner fails');
+              }),
+            /inner fails/,
+          );
           db.transaction(() => db.run('INSERT INTO seam_shots (id, n) VALUES (?, ?)', 'inner-ok', 3));
         });
         assert.deepEqual(db.all('SELECT id FROM seam_shots ORDER BY n'), [{ id: 'outer' }, { id: 'inner-ok' }]);

@@ -18,12 +18,18 @@ test('a zero-length database file is refused, not taken as a new farm, and is le
   const dir = tempDirFor(ctx);
   const file = join(dir, DB_FILE_NAME);
   writeFileSync(file, '');
-  assert.throws(() => new Engine({ dataDir: dir, log: () => undefined }), (err: unknown) => {
-    assert.ok(err instanceof ShotfarmError, String(err));
-    assert.equal(err.code, 'storage');
-    assert.match(err.message, /is empty \(0 bytes\), so it is not a Shotfarm store: .* Restore it from a backup; or, to start a new farm in this folder, remove the empty file\./);
-    return true;
-  });
+  assert.throws(
+    () => new Engine({ dataDir: dir, log: () => undefined }),
+    (err: unknown) => {
+      assert.ok(err instanceof ShotfarmError, String(err));
+      assert.equal(err.code, 'storage');
+      assert.match(
+        err.message,
+        /is empty \(0 bytes\), so it is not a Shotfarm store: .* Restore it from a backup; or, to start a new farm in this folder, remove the empty file\./,
+      );
+      return true;
+    },
+  );
   const cli = await runCli(dir, 'status');
   assert.equal(cli.code, EXIT.storage, cli.out + cli.err);
   assert.match(cli.err, /is empty \(0 bytes\)/);

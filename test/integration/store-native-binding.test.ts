@@ -43,7 +43,10 @@ test('the engine hands its nativeBinding option to the store', async (t) => {
   assert.deepEqual(await engine.call('instances.list', {}), []);
   await engine.close();
   const missing = join(tmp.path, 'nowhere/better_sqlite3.node');
-  assert.throws(() => new Engine({ dataDir: tmp.path, nativeBinding: missing }), (err) => assertAddonError(err, missing, /does not exist/));
+  assert.throws(
+    () => new Engine({ dataDir: tmp.path, nativeBinding: missing }),
+    (err) => assertAddonError(err, missing, /does not exist/),
+  );
 });
 
 test('a missing addon, or a file that is no addon, is a storage error naming the file', (t) => {
@@ -51,8 +54,14 @@ test('a missing addon, or a file that is no addon, is a storage error naming the
   t.after(tmp.cleanup);
   const dbFile = join(tmp.path, 'x.sqlite');
   const missing = join(tmp.path, 'missing.node');
-  assert.throws(() => openDatabase(dbFile, new ManualClock(), { nativeBinding: missing }), (err) => assertAddonError(err, missing, /does not exist/));
+  assert.throws(
+    () => openDatabase(dbFile, new ManualClock(), { nativeBinding: missing }),
+    (err) => assertAddonError(err, missing, /does not exist/),
+  );
   const bogus = join(tmp.path, 'bogus.node');
   writeFileSync(bogus, 'this is not a shared library');
-  assert.throws(() => openDatabase(dbFile, new ManualClock(), { nativeBinding: bogus }), (err) => assertAddonError(err, bogus, /cannot be loaded: \S/));
+  assert.throws(
+    () => openDatabase(dbFile, new ManualClock(), { nativeBinding: bogus }),
+    (err) => assertAddonError(err, bogus, /cannot be loaded: \S/),
+  );
 });

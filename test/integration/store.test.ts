@@ -28,11 +28,28 @@ test('the migration chain replays on an empty database and records each hash', (
   const db = new Database(':memory:');
   const applied = migrate(db, new ManualClock());
   assert.equal(applied, MIGRATIONS.length);
-  const rows = db.prepare('SELECT id, sha256 FROM schema_migrations ORDER BY id').all() as { id: number; sha256: string }[];
-  assert.deepEqual(rows.map((r) => r.id), MIGRATIONS.map((m) => m.id));
+  const rows = db.prepare('SELECT id, sha256 FROM schema_migrations ORDER BY id').all() as {
+    id: number;
+    sha256: string;
+  }[];
+  assert.deepEqual(
+    rows.map((r) => r.id),
+    MIGRATIONS.map((m) => m.id),
+  );
   for (const r of rows) assert.match(r.sha256, /^[0-9a-f]{64}$/);
   assert.equal(migrate(db, new ManualClock()), 0, 'a second open applies nothing');
-  for (const table of ['projects', 'episodes', 'shots', 'templates', 'jobs', 'attempts', 'job_events', 'instances', 'assets', 'settings']) {
+  for (const table of [
+    'projects',
+    'episodes',
+    'shots',
+    'templates',
+    'jobs',
+    'attempts',
+    'job_events',
+    'instances',
+    'assets',
+    'settings',
+  ]) {
     assert.ok(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table), table);
   }
 });
@@ -41,12 +58,15 @@ test('a database whose applied migration was edited is refused', () => {
   const db = new Database(':memory:');
   migrate(db, new ManualClock());
   const edited = MIGRATIONS.map((m, i) => (i === 0 ? { ...m, sql: `${m.sql}\n-- tweak` } : m));
-  assert.throws(() => migrate(db, new ManualClock(), edited), (err: unknown) => {
-    assert.ok(err instanceof ShotfarmError);
-    assert.equal(err.code, 'storage');
-    assert.match(err.message, /0001-initial was edited/);
-    return true;
-  });
+  assert.throws(
+    () => migrate(db, new ManualClock(), edited),
+    (err: unknown) => {
+      assert.ok(err instanceof ShotfarmError);
+      assert.equal(err.code, 'storage');
+      assert.match(err.message, /0001-initial was edited/);
+      return true;
+    },
+  );
 });
 
 test('a database written by a newer Shotfarm is refused', () => {
@@ -58,7 +78,10 @@ test('a database written by a newer Shotfarm is refused', () => {
 test('a failing migration leaves no half-applied schema', () => {
   const db = new Database(':memory:');
   migrate(db, new ManualClock());
-  const broken = [...MIGRATIONS, { id: MIGRATIONS.length + 1, name: '9999-broken', sql: 'CREATE TABLE half (x); THIS IS NOT SQL;' }];
+  const broken = [
+    ...MIGRATIONS,
+    { id: MIGRATIONS.length + 1, name: '9999-broken', sql: 'CREATE TABLE half (x); THIS IS NOT SQL;' },
+  ];
   assert.throws(() => migrate(db, new ManualClock(), broken));
   assert.equal(db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'half'").get(), undefined);
   assert.equal((db.prepare('SELECT COUNT(*) AS n FROM schema_migrations').get() as { n: number }).n, MIGRATIONS.length);
@@ -76,6 +99,10 @@ test('the next-runnable-job query is answered from the jobs_runnable index, with
 test('the queue list in dispatch order does not sort the whole queue either', () => {
   const db = new Database(':memory:');
   migrate(db, new ManualClock());
-  const plan = db.prepare("EXPLAIN QUERY PLAN SELECT * FROM jobs WHERE state = 'queued' ORDER BY priority DESC, rank ASC, enqueued_at ASC, rowid ASC LIMIT 100").all() as { detail: string }[];
+  const plan = db
+    .prepare(
+      "EXPLAIN QUERY PLAN SELECT * FROM jobs WHERE state = 'queued' ORDER BY priority DESC, rank ASC, enqueued_at ASC, rowid ASC LIMIT 100",
+    )
+    .all() as { detail: string }[];
   assert.doesNotMatch(plan.map((p) => p.detail).join(' | '), /TEMP B-TREE/);
 });

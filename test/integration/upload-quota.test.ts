@@ -23,7 +23,12 @@ const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
 /** A distinct file of `bytes` bytes. */
 const file = (n: number, bytes = 1_000): Buffer => Buffer.alloc(bytes, n % 251);
 
-async function put(url: string, token: string | null, body: Buffer, name = 'plate.png'): Promise<{ status: number; code: string; message: string }> {
+async function put(
+  url: string,
+  token: string | null,
+  body: Buffer,
+  name = 'plate.png',
+): Promise<{ status: number; code: string; message: string }> {
   const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
   const res = await fetch(`${url}${uploadPath(sha(body), name)}`, { method: 'PUT', headers, body });
   const j = (await res.json()) as { error?: { code: string; message: string } };
@@ -31,14 +36,18 @@ async function put(url: string, token: string | null, body: Buffer, name = 'plat
 }
 
 function announce(url: string, token: string | null, files: Buffer[]) {
-  return callAs(url, token, 'uploads.check', { files: files.map((b, i) => ({ name: `p${i}.png`, sha256: sha(b), size: b.length })) });
+  return callAs(url, token, 'uploads.check', {
+    files: files.map((b, i) => ({ name: `p${i}.png`, sha256: sha(b), size: b.length })),
+  });
 }
 
 function storedBytes(t: TestEngine): number {
   return (t.engine.db.prepare('SELECT COALESCE(SUM(size), 0) AS n FROM uploads').get() as { n: number }).n;
 }
 
-async function serverFor(ctx: { after: (fn: () => Promise<void>) => void }): Promise<{ t: TestEngine; s: RunningServer }> {
+async function serverFor(ctx: {
+  after: (fn: () => Promise<void>) => void;
+}): Promise<{ t: TestEngine; s: RunningServer }> {
   const t = await engineFor(ctx as never);
   const s = await startServer({ engine: t.engine });
   ctx.after(() => s.close());
@@ -63,20 +72,30 @@ test('direct PUTs are refused at the PUT unless announced, announced ones stay w
   // so the first import's oldest unsent files are no longer taken.
   const second = Array.from({ length: 9 }, (_, i) => file(200 + i));
   assert.equal((await announce(s.url, null, second)).status, 200);
-  assert.equal((await put(s.url, null, first[2] as Buffer)).status, 409, 'dropped to keep the announcements within the limit');
+  assert.equal(
+    (await put(s.url, null, first[2] as Buffer)).status,
+    409,
+    'dropped to keep the announcements within the limit',
+  );
   for (const b of second) assert.equal((await put(s.url, null, b)).status, 201);
   assert.ok(storedBytes(t) <= 2 * 10_485, `stored ${storedBytes(t)} bytes`);
 
   // More bytes than announced: refused as they arrive.
   const small = file(300, 500);
   assert.equal((await announce(s.url, null, [small])).status, 200);
-  const res = await fetch(`${s.url}${uploadPath(sha(small), 'p.png')}`, { method: 'PUT', body: Buffer.concat([small, Buffer.alloc(600)]) });
+  const res = await fetch(`${s.url}${uploadPath(sha(small), 'p.png')}`, {
+    method: 'PUT',
+    body: Buffer.concat([small, Buffer.alloc(600)]),
+  });
   assert.equal(res.status, 413);
-  assert.match(((await res.json()) as { error: { message: string } }).error.message, /p\.png is \d+ bytes or more, more than the 500 bytes announced for it/);
+  assert.match(
+    ((await res.json()) as { error: { message: string } }).error.message,
+    /p\.png is \d+ bytes or more, more than the 500 bytes announced for it/,
+  );
   assert.equal(existsSync(join(t.dir, 'uploads', sha(small))), false);
 });
 
-test('a person\'s uploads are bounded by upload_person_max_mb at the check and at the PUT; another person is not held by it', async (ctx) => {
+test("a person's uploads are bounded by upload_person_max_mb at the check and at the PUT; another person is not held by it", async (ctx) => {
   const { t, s } = await serverFor(ctx);
   await t.engine.call('settings.set', { key: 'upload_person_max_mb', value: 0.005 }); // 5,242 bytes
   const ana = await addPerson(t.engine, 'ana', 'artist');
@@ -87,7 +106,10 @@ test('a person\'s uploads are bounded by upload_person_max_mb at the check and a
 
   const refused = await announce(s.url, ana, [file(4), file(5), file(6)]);
   assert.equal(refused.status, 400, 'at the check: 3,000 kept + 3,000 more');
-  assert.match(refused.body.error?.message ?? '', /uploaded by ana come to .* over the farm's limit of 0\.005 MB per person \(setting upload_person_max_mb\)/);
+  assert.match(
+    refused.body.error?.message ?? '',
+    /uploaded by ana come to .* over the farm's limit of 0\.005 MB per person \(setting upload_person_max_mb\)/,
+  );
 
   // Two announcements that each fit, together do not: the PUT that would pass the quota is refused.
   assert.equal((await announce(s.url, ana, [file(7), file(8)])).status, 200);
@@ -111,11 +133,32 @@ test('uploads no job uses are swept after upload_unused_keep_h; a file a job use
   assert.equal((await announce(s.url, null, [unused, used])).status, 200);
   assert.equal((await put(s.url, null, unused)).status, 201);
   assert.equal((await put(s.url, null, used, 'plates/sh010.png')).status, 201);
-  const list = JSON.stringify({ project: 'P', episode: 'E', shots: [
-    { id: 's1', stage: 'keyframe', template: 'keyframe-img2img', parameters: { prompt: 'x' }, inputs: { image: 'plates/sh010.png' } },
-  ] });
-  const preview = await callAs(s.url, null, 'import.preview', { fileName: 'l.json', content: list, uploads: { 'plates/sh010.png': sha(used) } });
-  assert.equal((await callAs(s.url, null, 'import.commit', { previewId: (preview.body.result as { previewId: string }).previewId })).status, 200);
+  const list = JSON.stringify({
+    project: 'P',
+    episode: 'E',
+    shots: [
+      {
+        id: 's1',
+        stage: 'keyframe',
+        template: 'keyframe-img2img',
+        parameters: { prompt: 'x' },
+        inputs: { image: 'plates/sh010.png' },
+      },
+    ],
+  });
+  const preview = await callAs(s.url, null, 'import.preview', {
+    fileName: 'l.json',
+    content: list,
+    uploads: { 'plates/sh010.png': sha(used) },
+  });
+  assert.equal(
+    (
+      await callAs(s.url, null, 'import.commit', {
+        previewId: (preview.body.result as { previewId: string }).previewId,
+      })
+    ).status,
+    200,
+  );
 
   t.clock.advance(90 * 60_000);
   const fresh = file(2);
@@ -132,14 +175,26 @@ test('uploads no job uses are swept after upload_unused_keep_h; a file a job use
   utimesSync(stale, new Date(t.clock.now() - 3 * 3_600_000), new Date(t.clock.now() - 3 * 3_600_000));
   utimesSync(writing, new Date(t.clock.now()), new Date(t.clock.now()));
   assert.equal((await announce(s.url, null, [file(3)])).status, 200); // any upload path sweeps when due
-  assert.deepEqual(readdirSync(join(t.dir, 'uploads')).sort(), [sha(used), sha(fresh), '.tmp-being-written'].sort(), 'the unused file and the stale temporary went; the used, the fresh and the one being written stay');
-  const rows = (t.engine.db.prepare('SELECT sha256 FROM uploads').all() as { sha256: string }[]).map((r) => r.sha256).sort();
+  assert.deepEqual(
+    readdirSync(join(t.dir, 'uploads')).sort(),
+    [sha(used), sha(fresh), '.tmp-being-written'].sort(),
+    'the unused file and the stale temporary went; the used, the fresh and the one being written stay',
+  );
+  const rows = (t.engine.db.prepare('SELECT sha256 FROM uploads').all() as { sha256: string }[])
+    .map((r) => r.sha256)
+    .sort();
   assert.deepEqual(rows, [sha(used), sha(fresh)].sort());
   const again = await announce(s.url, null, [unused]);
-  assert.deepEqual((again.body.result as { missing: string[] }).missing, [sha(unused)], 'the farm asks for the swept file again');
+  assert.deepEqual(
+    (again.body.result as { missing: string[] }).missing,
+    [sha(unused)],
+    'the farm asks for the swept file again',
+  );
 });
 
-test('an upload on a full data disk answers 507 with a storage word, not 400 "send it again"; nothing is left', { timeout: 60_000 }, async (ctx) => {
+test('an upload on a full data disk answers 507 with a storage word, not 400 "send it again"; nothing is left', {
+  timeout: 60_000,
+}, async (ctx) => {
   const scratch = tempDirFor(ctx, 'shotfarm-upload-full-');
   const why = privateMountUnavailable(scratch);
   if (why) return ctx.skip(why);
@@ -148,7 +203,11 @@ test('an upload on a full data disk answers 507 with a storage word, not 400 "se
   const data = join(mount, 'data');
   // serve on a 4 MB tmpfs of its own (a private mount namespace; loopback is shared, so we can reach it).
   const script = `mount -t tmpfs -o size=4096k tmpfs '${mount}' || exit 90; exec '${process.execPath}' '${join(REPO, 'bin/shotfarm.js')}' --data '${data}' serve --port 0 --static '${mount}'`;
-  const child = spawn('unshare', ['-rm', 'sh', '-c', script], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SHOTFARM_DATA: '' } });
+  const child = spawn('unshare', ['-rm', 'sh', '-c', script], {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, SHOTFARM_DATA: '' },
+  });
   ctx.after(() => void child.kill('SIGKILL'));
   let out = '';
   const url = await new Promise<string>((resolve, reject) => {

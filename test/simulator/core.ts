@@ -15,16 +15,28 @@ import { WsHub } from './ws-hub.js';
 import { Aborted, type CacheEntry, type ExecHost, type RunState } from './exec-host.js';
 import { executeItem } from './executor.js';
 
-export interface Counts { received: number; executed: number; interrupted: number; failed: number }
+export interface Counts {
+  received: number;
+  executed: number;
+  interrupted: number;
+  failed: number;
+}
 
-export type PromptAnswer =
-  | { kind: 'json'; status: number; body: unknown; after?: 'restart' }
-  | { kind: '500' };
+export type PromptAnswer = { kind: 'json'; status: number; body: unknown; after?: 'restart' } | { kind: '500' };
 
-interface Sleeper { resolve: () => void; reject: (e: Error) => void; interruptible: boolean; stop: () => void }
+interface Sleeper {
+  resolve: () => void;
+  reject: (e: Error) => void;
+  interruptible: boolean;
+  stop: () => void;
+}
 
 /** Work of the "worker thread" due at `due` (performance.now() time): a prompt's history write. */
-interface DueWork { due: number; promptId: string; run: () => void }
+interface DueWork {
+  due: number;
+  promptId: string;
+  run: () => void;
+}
 
 import { seededRandom } from '../../electron/engine/clock.js';
 
@@ -63,7 +75,10 @@ export class SimCore {
   onRequestInWindow: ((promptId: string, path: string) => void) | null = null;
   down = false;
 
-  constructor(readonly opts: ResolvedOptions, readonly dirs: ImageDirs) {
+  constructor(
+    readonly opts: ResolvedOptions,
+    readonly dirs: ImageDirs,
+  ) {
     this.script = new Script(opts.script);
     this.vram = new VramModel(opts.vramTotalGb, opts.vramOtherGb);
     this.random = prng(opts.duration.seed);
@@ -88,13 +103,17 @@ export class SimCore {
 
   private count(id: string): Counts {
     let c = this.counts.get(id);
-    if (!c) { c = { received: 0, executed: 0, interrupted: 0, failed: 0 }; this.counts.set(id, c); }
+    if (!c) {
+      c = { received: 0, executed: 0, interrupted: 0, failed: 0 };
+      this.counts.set(id, c);
+    }
     return c;
   }
 
   /** POST /prompt after the body parsed as JSON (server.py `post_prompt`). */
   postPrompt(body: unknown): PromptAnswer {
-    const obj = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
+    const obj =
+      typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : null;
     // The counter is consumed by every JSON body, even ones rejected below (README behaviour 6).
     let number: number;
     if (obj && 'number' in obj) {
@@ -104,7 +123,14 @@ export class SimCore {
       this.counter++;
     }
     if (!obj || !('prompt' in obj)) {
-      return { kind: 'json', status: 400, body: { error: { type: 'no_prompt', message: 'No prompt provided', details: 'No prompt provided', extra_info: {} }, node_errors: {} } };
+      return {
+        kind: 'json',
+        status: 400,
+        body: {
+          error: { type: 'no_prompt', message: 'No prompt provided', details: 'No prompt provided', extra_info: {} },
+          node_errors: {},
+        },
+      };
     }
     const graph = obj['prompt'];
     if (typeof graph !== 'object' || graph === null || Array.isArray(graph)) return { kind: '500' };
@@ -116,28 +142,53 @@ export class SimCore {
     if (this.opts.protocol === 'new') {
       if (given === undefined || given === null) promptId = randomUUID();
       else if (typeof given === 'string' && UUID_RE.test(given)) promptId = given;
-      else return { kind: 'json', status: 400, body: { error: { type: 'invalid_prompt_id', message: 'prompt_id must be a valid UUID',
-        details: 'prompt_id must be a UUID string in canonical lowercase hyphenated form; omit it to let the server generate one', extra_info: {} }, node_errors: {} } };
+      else
+        return {
+          kind: 'json',
+          status: 400,
+          body: {
+            error: {
+              type: 'invalid_prompt_id',
+              message: 'prompt_id must be a valid UUID',
+              details:
+                'prompt_id must be a UUID string in canonical lowercase hyphenated form; omit it to let the server generate one',
+              extra_info: {},
+            },
+            node_errors: {},
+          },
+        };
     } else {
       // 0.3.64: `str(json_data.get("prompt_id", uuid4()))` — anything goes (prompt_id_not_uuid.json).
       promptId = 'prompt_id' in obj ? pyString(given) : randomUUID();
     }
 
     const classes = this.classes();
-    const partial = Array.isArray(obj['partial_execution_targets']) ? (obj['partial_execution_targets'] as unknown[]).map(String) : null;
-    const result = behaviour.kind === 'invalid'
-      ? scriptedInvalid(graph as Graph, classes)
-      : validatePrompt(graph as Graph, { protocol: this.opts.protocol, classes, partialTargets: partial });
+    const partial = Array.isArray(obj['partial_execution_targets'])
+      ? (obj['partial_execution_targets'] as unknown[]).map(String)
+      : null;
+    const result =
+      behaviour.kind === 'invalid'
+        ? scriptedInvalid(graph as Graph, classes)
+        : validatePrompt(graph as Graph, { protocol: this.opts.protocol, classes, partialTargets: partial });
     if (!result.ok) return { kind: 'json', status: 400, body: { error: result.error, node_errors: result.nodeErrors } };
 
-    const extra: Record<string, unknown> = typeof obj['extra_data'] === 'object' && obj['extra_data'] !== null ? { ...(obj['extra_data'] as Record<string, unknown>) } : {};
+    const extra: Record<string, unknown> =
+      typeof obj['extra_data'] === 'object' && obj['extra_data'] !== null
+        ? { ...(obj['extra_data'] as Record<string, unknown>) }
+        : {};
     if ('client_id' in obj) extra['client_id'] = obj['client_id'];
     if (this.opts.protocol === 'new') extra['create_time'] = Date.now();
 
     if (behaviour.kind === 'busy') {
       // N prompts of another client were posted just before this one: they take the numbers ahead.
       for (let i = 0; i < behaviour.n; i++) {
-        const foreign: QueueItem = [number + i, randomUUID(), structuredClone(graph as Graph), { client_id: `sim-foreign-${this.opts.name}` }, [...result.outputs]];
+        const foreign: QueueItem = [
+          number + i,
+          randomUUID(),
+          structuredClone(graph as Graph),
+          { client_id: `sim-foreign-${this.opts.name}` },
+          [...result.outputs],
+        ];
         this.behaviours.set(foreign, { kind: 'ok' });
         this.foreign.add(foreign);
         this.count(foreign[1]).received++;
@@ -153,7 +204,12 @@ export class SimCore {
     this.queue.put(item);
     this.broadcastStatus();
     this.kick();
-    return { kind: 'json', status: 200, body: { prompt_id: promptId, number, node_errors: result.nodeErrors }, ...(behaviour.kind === 'restart' ? { after: 'restart' as const } : {}) };
+    return {
+      kind: 'json',
+      status: 200,
+      body: { prompt_id: promptId, number, node_errors: result.nodeErrors },
+      ...(behaviour.kind === 'restart' ? { after: 'restart' as const } : {}),
+    };
   }
 
   /** Foreign (busy N) prompts run uncached so they really occupy the GPU. */
@@ -213,26 +269,34 @@ export class SimCore {
     const behaviour = this.behaviours.get(item) ?? { kind: 'ok' };
     const gen = this.gen;
     const host = this.execHost(this.foreign.has(item), gen);
-    executeItem(host, item, behaviour).then((outcome) => {
-      if (gen !== this.gen) return;
-      const c = this.count(item[1]);
-      if (outcome === 'success') c.executed++;
-      else if (outcome === 'interrupted') c.interrupted++;
-      else c.failed++;
-      this.working = false;
-      this.applyFree();
-      this.kick();
-    }, (e: unknown) => {
-      if (!(e instanceof Aborted)) throw e;
-      if (gen === this.gen) this.working = false;
-    });
+    executeItem(host, item, behaviour).then(
+      (outcome) => {
+        if (gen !== this.gen) return;
+        const c = this.count(item[1]);
+        if (outcome === 'success') c.executed++;
+        else if (outcome === 'interrupted') c.interrupted++;
+        else c.failed++;
+        this.working = false;
+        this.applyFree();
+        this.kick();
+      },
+      (e: unknown) => {
+        if (!(e instanceof Aborted)) throw e;
+        if (gen === this.gen) this.working = false;
+      },
+    );
   }
 
   private execHost(uncached: boolean, gen: number): ExecHost {
     const d = this.opts.duration;
     return {
-      hub: this.hub, queue: this.queue, classes: this.classes(), dirs: this.dirs, vram: this.vram,
-      cache: uncached ? new Map() : this.cache, run: this.run,
+      hub: this.hub,
+      queue: this.queue,
+      classes: this.classes(),
+      dirs: this.dirs,
+      vram: this.vram,
+      cache: uncached ? new Map() : this.cache,
+      run: this.run,
       sleep: async (ms, interruptible) => {
         if (gen !== this.gen) throw new Aborted();
         await this.sleep(ms, interruptible);
@@ -265,7 +329,14 @@ export class SimCore {
     return new Promise((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       const s: Sleeper = { resolve, reject, interruptible, stop: () => clearTimeout(timer) };
-      if (Number.isFinite(ms)) timer = setTimeout(() => { this.sleepers.delete(s); resolve(); }, Math.max(0, ms));
+      if (Number.isFinite(ms))
+        timer = setTimeout(
+          () => {
+            this.sleepers.delete(s);
+            resolve();
+          },
+          Math.max(0, ms),
+        );
       this.sleepers.add(s);
     });
   }
@@ -288,11 +359,24 @@ export class SimCore {
   runAfter(ms: number, promptId: string, work: () => void): Promise<void> {
     return new Promise((resolve, reject) => {
       let ran = false;
-      const item: DueWork = { due: this.now() + ms, promptId, run: () => { ran = true; work(); resolve(); } };
+      const item: DueWork = {
+        due: this.now() + ms,
+        promptId,
+        run: () => {
+          ran = true;
+          work();
+          resolve();
+        },
+      };
       this.dueWork.add(item);
       this.waitPrecisely(ms).then(
-        () => { if (this.dueWork.delete(item)) item.run(); },
-        (e: unknown) => { this.dueWork.delete(item); if (!ran) reject(e); },
+        () => {
+          if (this.dueWork.delete(item)) item.run();
+        },
+        (e: unknown) => {
+          this.dueWork.delete(item);
+          if (!ran) reject(e);
+        },
       );
     });
   }
@@ -313,10 +397,22 @@ export class SimCore {
     return new Promise((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
       let turn: NodeJS.Immediate | undefined;
-      const s: Sleeper = { resolve, reject, interruptible: false, stop: () => { clearTimeout(timer); clearImmediate(turn); } };
+      const s: Sleeper = {
+        resolve,
+        reject,
+        interruptible: false,
+        stop: () => {
+          clearTimeout(timer);
+          clearImmediate(turn);
+        },
+      };
       const step = (): void => {
         const left = until - this.now();
-        if (left <= 0) { this.sleepers.delete(s); resolve(); return; }
+        if (left <= 0) {
+          this.sleepers.delete(s);
+          resolve();
+          return;
+        }
         // A timer may fire a millisecond or more late, so it stops 2 ms short and turns finish.
         if (left > 3) timer = setTimeout(step, left - 2);
         else turn = setImmediate(step);
@@ -328,7 +424,10 @@ export class SimCore {
 
   /** The process dies: the running prompt stops where it is and all volatile state is lost. */
   wipe(): void {
-    for (const s of this.sleepers) { s.stop(); s.reject(new Aborted()); }
+    for (const s of this.sleepers) {
+      s.stop();
+      s.reject(new Aborted());
+    }
     this.sleepers.clear();
     this.dueWork.clear();
     this.queue = new PromptQueue();
@@ -353,7 +452,10 @@ function pyString(v: unknown): string {
 }
 
 /** The 'invalid' word: a 400 that looks like a missing model / bad combo on the first combo input. */
-function scriptedInvalid(graph: Graph, classes: Map<string, NodeClass>): { ok: false; error: ErrorBody; nodeErrors: Record<string, NodeError> } {
+function scriptedInvalid(
+  graph: Graph,
+  classes: Map<string, NodeClass>,
+): { ok: false; error: ErrorBody; nodeErrors: Record<string, NodeError> } {
   const outputs = Object.keys(graph).filter((id) => classes.get(String(graph[id]?.class_type))?.info.output_node);
   for (const [id, node] of Object.entries(graph)) {
     const def = classes.get(String(node.class_type));
@@ -366,16 +468,50 @@ function scriptedInvalid(graph: Graph, classes: Map<string, NodeClass>): { ok: f
     const details = `${name}: '${value}' not in ${long ? `(list of length ${options.length})` : `[${options.map((o) => `'${o}'`).join(', ')}]`}`;
     return {
       ok: false,
-      error: { type: 'prompt_outputs_failed_validation', message: 'Prompt outputs failed validation', details: outputs.includes(id) ? `Value not in list: ${details}` : '', extra_info: {} },
-      nodeErrors: { [id]: { errors: [{ type: 'value_not_in_list', message: 'Value not in list', details,
-        extra_info: { input_name: name, input_config: long ? null : inputConfig(spec), received_value: value } }], dependent_outputs: outputs, class_type: def.info.name } },
+      error: {
+        type: 'prompt_outputs_failed_validation',
+        message: 'Prompt outputs failed validation',
+        details: outputs.includes(id) ? `Value not in list: ${details}` : '',
+        extra_info: {},
+      },
+      nodeErrors: {
+        [id]: {
+          errors: [
+            {
+              type: 'value_not_in_list',
+              message: 'Value not in list',
+              details,
+              extra_info: { input_name: name, input_config: long ? null : inputConfig(spec), received_value: value },
+            },
+          ],
+          dependent_outputs: outputs,
+          class_type: def.info.name,
+        },
+      },
     };
   }
   const out = outputs[0] ?? Object.keys(graph)[0] ?? '1';
   return {
     ok: false,
-    error: { type: 'prompt_outputs_failed_validation', message: 'Prompt outputs failed validation', details: 'Custom validation failed for node: scripted invalid', extra_info: {} },
-    nodeErrors: { [out]: { errors: [{ type: 'custom_validation_failed', message: 'Custom validation failed for node', details: 'scripted invalid', extra_info: {} }],
-      dependent_outputs: [out], class_type: String(graph[out]?.class_type) } },
+    error: {
+      type: 'prompt_outputs_failed_validation',
+      message: 'Prompt outputs failed validation',
+      details: 'Custom validation failed for node: scripted invalid',
+      extra_info: {},
+    },
+    nodeErrors: {
+      [out]: {
+        errors: [
+          {
+            type: 'custom_validation_failed',
+            message: 'Custom validation failed for node',
+            details: 'scripted invalid',
+            extra_info: {},
+          },
+        ],
+        dependent_outputs: [out],
+        class_type: String(graph[out]?.class_type),
+      },
+    },
   };
 }

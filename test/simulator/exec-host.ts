@@ -9,12 +9,19 @@ import type { PromptQueue } from './prompt-queue.js';
 import type { WsHub } from './ws-hub.js';
 import type { VramModel } from './vram.js';
 
-export interface CacheEntry { value: SimValue; ui: Record<string, unknown> | null }
+export interface CacheEntry {
+  value: SimValue;
+  ui: Record<string, unknown> | null;
+}
 
 /** Thrown by `sleep` when the instance crashes or closes under a running prompt. */
 export class Aborted extends Error {}
 
-export interface RunState { clientId: string | null; lastNodeId: string | null; promptId: string | null }
+export interface RunState {
+  clientId: string | null;
+  lastNodeId: string | null;
+  promptId: string | null;
+}
 
 export interface ExecHost {
   hub: WsHub;

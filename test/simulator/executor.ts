@@ -12,7 +12,9 @@ import { PromptRun } from './prompt-run.js';
 import { cachedNodes, runNodes } from './run-nodes.js';
 import type { Behaviour } from './script.js';
 
-function now(): number { return Date.now(); }
+function now(): number {
+  return Date.now();
+}
 
 export async function executeItem(host: ExecHost, item: QueueItem, behaviour: Behaviour): Promise<Outcome> {
   const run = new PromptRun(host, item, behaviour);
@@ -50,7 +52,11 @@ function taskDone(run: PromptRun, outcome: Outcome): void {
   host.queue.finish({
     prompt: run.item,
     outputs: run.uiOutputs,
-    status: { status_str: outcome === 'success' ? 'success' : 'error', completed: outcome === 'success', messages: run.messages },
+    status: {
+      status_str: outcome === 'success' ? 'success' : 'error',
+      completed: outcome === 'success',
+      messages: run.messages,
+    },
     meta: run.meta,
   });
   host.historyWritten(run.promptId);

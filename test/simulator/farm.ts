@@ -13,14 +13,15 @@ export interface SimFarm {
 }
 
 export async function startSimFarm(opts: FarmOptions): Promise<SimFarm> {
-  const list: SimInstanceOptions[] = 'instances' in opts
-    ? opts.instances.map((o, i) => ({ name: `sim${i}`, ...o }))
-    : Array.from({ length: opts.count }, (_, i) => ({
-      ...opts.template,
-      name: `${opts.template?.name ?? 'sim'}${i}`,
-      // basePort 0/undefined: every instance asks the OS for a free port.
-      port: opts.basePort ? opts.basePort + i : 0,
-    }));
+  const list: SimInstanceOptions[] =
+    'instances' in opts
+      ? opts.instances.map((o, i) => ({ name: `sim${i}`, ...o }))
+      : Array.from({ length: opts.count }, (_, i) => ({
+          ...opts.template,
+          name: `${opts.template?.name ?? 'sim'}${i}`,
+          // basePort 0/undefined: every instance asks the OS for a free port.
+          port: opts.basePort ? opts.basePort + i : 0,
+        }));
   const instances: SimInstance[] = [];
   try {
     for (const o of list) instances.push(await startSimInstance(o));
@@ -28,5 +29,10 @@ export async function startSimFarm(opts: FarmOptions): Promise<SimFarm> {
     await Promise.all(instances.map((i) => i.close()));
     throw e;
   }
-  return { instances, close: async () => { await Promise.all(instances.map((i) => i.close())); } };
+  return {
+    instances,
+    close: async () => {
+      await Promise.all(instances.map((i) => i.close()));
+    },
+  };
 }

@@ -24,10 +24,12 @@ export function signatures(graph: Graph): Map<string, string> {
     if (!node || stack.has(id)) return `missing:${id}`;
     stack.add(id);
     const inputs = node.inputs ?? {};
-    const parts = Object.keys(inputs).sort().map((k) => {
-      const v = inputs[k];
-      return isLink(v) ? [k, 'link', visit(String(v[0]), stack), v[1]] : [k, v];
-    });
+    const parts = Object.keys(inputs)
+      .sort()
+      .map((k) => {
+        const v = inputs[k];
+        return isLink(v) ? [k, 'link', visit(String(v[0]), stack), v[1]] : [k, v];
+      });
     stack.delete(id);
     const sig = JSON.stringify([node.class_type, parts]);
     memo.set(id, sig);
@@ -60,7 +62,12 @@ export function runOrder(graph: Graph, outputs: string[], isCached: (id: string)
 }
 
 export class NodeFailure extends Error {
-  constructor(readonly exceptionType: string, message: string) { super(message); }
+  constructor(
+    readonly exceptionType: string,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 function num(v: unknown, fallback: number): number {
@@ -68,27 +75,46 @@ function num(v: unknown, fallback: number): number {
 }
 
 /** The simulated result of one node, from its inputs and the values of its linked inputs. */
-export function evaluateNode(classType: string, inputs: Record<string, unknown>, linked: (name: string) => SimValue | undefined,
-  inputImageSize: (name: string) => { width: number; height: number } | null): SimValue {
+export function evaluateNode(
+  classType: string,
+  inputs: Record<string, unknown>,
+  linked: (name: string) => SimValue | undefined,
+  inputImageSize: (name: string) => { width: number; height: number } | null,
+): SimValue {
   const img = (name: string): NonNullable<SimValue['image']> =>
     linked(name)?.image ?? { width: 64, height: 64, alpha: false, batch: 1 };
   const lat = (name: string): NonNullable<SimValue['latent']> =>
     linked(name)?.latent ?? { width: 512, height: 512, batch: 1 };
   switch (classType) {
     case 'EmptyImage':
-      return { image: { width: num(inputs['width'], 512), height: num(inputs['height'], 512), alpha: false, batch: num(inputs['batch_size'], 1) } };
-    case 'ImageInvert': case 'ImageBlur':
+      return {
+        image: {
+          width: num(inputs['width'], 512),
+          height: num(inputs['height'], 512),
+          alpha: false,
+          batch: num(inputs['batch_size'], 1),
+        },
+      };
+    case 'ImageInvert':
+    case 'ImageBlur':
       return { image: img(Object.keys(inputs).includes('image') ? 'image' : 'images') };
     case 'ImageScale': {
       const src = img('image');
       const w = num(inputs['width'], 0);
       const h = num(inputs['height'], 0);
-      return { image: { ...src, width: w || (h ? Math.round((src.width * h) / src.height) : src.width), height: h || (w ? Math.round((src.height * w) / src.width) : src.height) } };
+      return {
+        image: {
+          ...src,
+          width: w || (h ? Math.round((src.width * h) / src.height) : src.width),
+          height: h || (w ? Math.round((src.height * w) / src.width) : src.height),
+        },
+      };
     }
     case 'ImageToMask': {
       const src = img('image');
       // A real IndexError from comfy_extras/nodes_mask.py (execution_error.json).
-      if (inputs['channel'] === 'alpha' && !src.alpha) throw new NodeFailure('IndexError', 'index 3 is out of bounds for dimension 3 with size 3');
+      if (inputs['channel'] === 'alpha' && !src.alpha)
+        throw new NodeFailure('IndexError', 'index 3 is out of bounds for dimension 3 with size 3');
       return { image: { ...src, alpha: false } };
     }
     case 'MaskToImage':
@@ -97,17 +123,30 @@ export function evaluateNode(classType: string, inputs: Record<string, unknown>,
       const size = inputImageSize(String(inputs['image'])) ?? { width: 64, height: 64 };
       return { image: { ...size, alpha: false, batch: 1 } };
     }
-    case 'CheckpointLoaderSimple': case 'ImageOnlyCheckpointLoader':
+    case 'CheckpointLoaderSimple':
+    case 'ImageOnlyCheckpointLoader':
       return { ckpt: String(inputs['ckpt_name']) };
     case 'VideoLinearCFGGuidance':
       return linked('model') ?? {};
     case 'SVD_img2vid_Conditioning':
       // Its latent is one frame per video frame at the requested size (what VAEDecode turns into the clip).
-      return { latent: { width: num(inputs['width'], 1024), height: num(inputs['height'], 576), batch: num(inputs['video_frames'], 14) } };
+      return {
+        latent: {
+          width: num(inputs['width'], 1024),
+          height: num(inputs['height'], 576),
+          batch: num(inputs['video_frames'], 14),
+        },
+      };
     case 'LoraLoader':
       return linked('model') ?? {};
     case 'EmptyLatentImage':
-      return { latent: { width: num(inputs['width'], 512), height: num(inputs['height'], 512), batch: num(inputs['batch_size'], 1) } };
+      return {
+        latent: {
+          width: num(inputs['width'], 512),
+          height: num(inputs['height'], 512),
+          batch: num(inputs['batch_size'], 1),
+        },
+      };
     case 'KSampler':
       return { latent: lat('latent_image') };
     case 'VAEDecode': {
@@ -129,7 +168,8 @@ export function checkpointOf(graph: Graph, id: string, seen = new Set<string>())
   seen.add(id);
   const node = graph[id];
   if (!node) return null;
-  if (node.class_type === 'CheckpointLoaderSimple' || node.class_type === 'ImageOnlyCheckpointLoader') return String(node.inputs?.['ckpt_name']);
+  if (node.class_type === 'CheckpointLoaderSimple' || node.class_type === 'ImageOnlyCheckpointLoader')
+    return String(node.inputs?.['ckpt_name']);
   const model = node.inputs?.['model'];
   return isLink(model) ? checkpointOf(graph, String(model[0]), seen) : null;
 }

@@ -17,7 +17,10 @@ export function sendEmpty(res: ServerResponse, status: number): void {
 
 export function sendText(res: ServerResponse, status: number, text: string, close = false): void {
   const data = Buffer.from(text);
-  const headers: Record<string, string | number> = { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': data.length };
+  const headers: Record<string, string | number> = {
+    'Content-Type': 'text/plain; charset=utf-8',
+    'Content-Length': data.length,
+  };
   if (close) headers['Connection'] = 'close';
   res.writeHead(status, headers);
   res.end(data);
@@ -34,7 +37,11 @@ export function readBody(req: IncomingMessage, limit = 100 * 1024 * 1024): Promi
     let size = 0;
     req.on('data', (c: Buffer) => {
       size += c.length;
-      if (size > limit) { reject(new Error('body too large')); req.destroy(); return; }
+      if (size > limit) {
+        reject(new Error('body too large'));
+        req.destroy();
+        return;
+      }
       chunks.push(c);
     });
     req.on('end', () => resolve(Buffer.concat(chunks)));

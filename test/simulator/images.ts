@@ -40,7 +40,11 @@ export class PreviewStore {
 /** Largest side we actually render; the graph may ask for more, the file just stays cheap. */
 const MAX_SIDE = 2048;
 
-export interface ImageRef { filename: string; subfolder: string; type: 'output' | 'temp' }
+export interface ImageRef {
+  filename: string;
+  subfolder: string;
+  type: 'output' | 'temp';
+}
 
 /** Folders already created by this process (a mkdir per save is a syscall per prompt). */
 const madeDirs = new Set<string>();
@@ -51,7 +55,13 @@ const madeDirs = new Set<string>();
  * file creation the simulator's bottleneck); the counter is taken synchronously first, so
  * concurrent saves never share a name. `temp` files go to the in-memory preview store.
  */
-export async function writeOutput(dirs: ImageDirs, kind: 'output' | 'temp', prefix: string, ext: string, bytes: Buffer): Promise<ImageRef> {
+export async function writeOutput(
+  dirs: ImageDirs,
+  kind: 'output' | 'temp',
+  prefix: string,
+  ext: string,
+  bytes: Buffer,
+): Promise<ImageRef> {
   const base = kind === 'output' ? dirs.output : dirs.temp;
   const cleanPrefix = prefix.replace(/\\/g, '/');
   const slash = cleanPrefix.lastIndexOf('/');
@@ -83,7 +93,14 @@ export async function writeOutput(dirs: ImageDirs, kind: 'output' | 'temp', pref
 }
 
 /** Writes one PNG whose pixels derive from `signature`, so different inputs give different files. */
-export function saveImage(dirs: ImageDirs, kind: 'output' | 'temp', prefix: string, width: number, height: number, signature: string): Promise<ImageRef> {
+export function saveImage(
+  dirs: ImageDirs,
+  kind: 'output' | 'temp',
+  prefix: string,
+  width: number,
+  height: number,
+  signature: string,
+): Promise<ImageRef> {
   return writeOutput(dirs, kind, prefix, 'png', renderPng(width, height, signature));
 }
 
@@ -121,9 +138,9 @@ export function renderPng(width: number, height: number, signature: string): Buf
     for (let x = 0; x < w; x++) {
       const i = (y * w + x) * 4;
       // A seed-coloured diagonal gradient: cheap, compressible, and unique per signature.
-      png.data[i] = (seed[0]! + ((x * 255) / w)) & 255;
-      png.data[i + 1] = (seed[1]! + ((y * 255) / h)) & 255;
-      png.data[i + 2] = (seed[2]! + (((x + y) * 127) / (w + h))) & 255;
+      png.data[i] = (seed[0]! + (x * 255) / w) & 255;
+      png.data[i + 1] = (seed[1]! + (y * 255) / h) & 255;
+      png.data[i + 2] = (seed[2]! + ((x + y) * 127) / (w + h)) & 255;
       png.data[i + 3] = 255;
     }
   }
@@ -141,7 +158,10 @@ export function viewFile(dirs: ImageDirs, query: URLSearchParams): ViewResult {
   let dir: string | undefined;
   for (const t of ['output', 'input', 'temp'] as const) {
     const suffix = ` [${t}]`;
-    if (filename.endsWith(suffix)) { filename = filename.slice(0, -suffix.length); dir = dirs[t]; }
+    if (filename.endsWith(suffix)) {
+      filename = filename.slice(0, -suffix.length);
+      dir = dirs[t];
+    }
   }
   if (!filename) return { status: 400 };
   if (filename.startsWith('/') || filename.includes('..')) return { status: 400 };
@@ -161,7 +181,14 @@ export function viewFile(dirs: ImageDirs, query: URLSearchParams): ViewResult {
   if (!preview && (!existsSync(file) || !statSync(file).isFile())) return { status: 404 };
   let body: Buffer = preview ?? readFileSync(file);
   const ext = file.slice(file.lastIndexOf('.') + 1).toLowerCase();
-  let contentType = ext === 'png' ? 'image/png' : ext === 'jpg' || ext === 'jpeg' ? 'image/jpeg' : ext === 'webp' ? 'image/webp' : 'application/octet-stream';
+  let contentType =
+    ext === 'png'
+      ? 'image/png'
+      : ext === 'jpg' || ext === 'jpeg'
+        ? 'image/jpeg'
+        : ext === 'webp'
+          ? 'image/webp'
+          : 'application/octet-stream';
   const channel = query.get('channel');
   if (ext === 'png' && (channel === 'rgb' || channel === 'a')) {
     body = reChannel(body, channel);
@@ -184,10 +211,18 @@ function reChannel(buf: Buffer, channel: 'rgb' | 'a'): Buffer {
   return PNG.sync.write(out, { colorType: 2 });
 }
 
-export type UploadResult = { status: 200; json: { name: string; subfolder: string; type: string } } | { status: 400 | 500 };
+export type UploadResult =
+  | { status: 200; json: { name: string; subfolder: string; type: string } }
+  | { status: 400 | 500 };
 
 /** `POST /upload/image`: same name + same bytes is reused, different bytes become `name (1).ext`. */
-export function storeUpload(dirs: ImageDirs, file: { name: string; bytes: Buffer } | null, type: string | null, subfolder: string | null, overwrite: string | null): UploadResult {
+export function storeUpload(
+  dirs: ImageDirs,
+  file: { name: string; bytes: Buffer } | null,
+  type: string | null,
+  subfolder: string | null,
+  overwrite: string | null,
+): UploadResult {
   const t = type ?? 'input';
   if (t !== 'input' && t !== 'temp' && t !== 'output') return { status: 500 };
   if (!file?.name) return { status: 400 };

@@ -49,7 +49,12 @@ export class SimInstanceImpl implements SimInstance, RouteHost {
   constructor(private readonly options: ReturnType<typeof resolveOptions>) {
     const base = mkdtempSync(join(tmpdir(), `comfysim-${options.name}-`));
     this.ownedDirs.push(base);
-    const dirs: ImageDirs = { output: options.outputDir ?? join(base, 'output'), input: join(base, 'input'), temp: join(base, 'temp'), previews: new PreviewStore() };
+    const dirs: ImageDirs = {
+      output: options.outputDir ?? join(base, 'output'),
+      input: join(base, 'input'),
+      temp: join(base, 'temp'),
+      previews: new PreviewStore(),
+    };
     for (const d of [dirs.output, dirs.input, dirs.temp]) mkdirSync(d, { recursive: true });
     for (const [name, from] of Object.entries(options.inputFiles)) copyFileSync(from, join(dirs.input, name));
     this.core = new SimCore(options, dirs);
@@ -57,8 +62,12 @@ export class SimInstanceImpl implements SimInstance, RouteHost {
     this.port = options.port;
   }
 
-  get name(): string { return this.options.name; }
-  get url(): string { return `http://${this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host}:${this.port}`; }
+  get name(): string {
+    return this.options.name;
+  }
+  get url(): string {
+    return `http://${this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host}:${this.port}`;
+  }
 
   async listen(): Promise<void> {
     const server = createServer((req, res) => this.onRequest(req, res));
@@ -69,7 +78,10 @@ export class SimInstanceImpl implements SimInstance, RouteHost {
     server.on('upgrade', (req, socket: Socket, head: Buffer) => this.onUpgrade(req, socket, head));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(this.port, this.options.host, () => { server.off('error', reject); resolve(); });
+      server.listen(this.port, this.options.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
     const addr = server.address();
     if (addr && typeof addr === 'object') this.port = addr.port;
@@ -95,14 +107,18 @@ export class SimInstanceImpl implements SimInstance, RouteHost {
     const run = (): void => {
       if (socket.destroyed) return;
       if (url.pathname !== '/ws' && url.pathname !== '/api/ws') {
-        socket.end('HTTP/1.1 404 Not Found\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 14\r\n\r\n404: Not Found');
+        socket.end(
+          'HTTP/1.1 404 Not Found\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: 14\r\n\r\n404: Not Found',
+        );
         return;
       }
       if (originRejected(req)) {
         socket.end('HTTP/1.1 403 Forbidden\r\nContent-Type: application/octet-stream\r\nContent-Length: 0\r\n\r\n');
         return;
       }
-      this.wss.handleUpgrade(req, socket, head, (ws) => this.onSocket(ws, url.searchParams.get('clientId') || randomUUID().replace(/-/g, '')));
+      this.wss.handleUpgrade(req, socket, head, (ws) =>
+        this.onSocket(ws, url.searchParams.get('clientId') || randomUUID().replace(/-/g, '')),
+      );
     };
     if (this.partitioned) this.parked.push(run);
     else run();
@@ -115,18 +131,23 @@ export class SimInstanceImpl implements SimInstance, RouteHost {
     this.core.settleDue('/ws');
     hub.register(sid, ws);
     hub.write(ws, { type: 'status', data: { status: this.core.queueInfo(), sid } });
-    if (run.clientId === sid && run.lastNodeId !== null) hub.write(ws, { type: 'executing', data: { node: run.lastNodeId } });
+    if (run.clientId === sid && run.lastNodeId !== null)
+      hub.write(ws, { type: 'executing', data: { node: run.lastNodeId } });
     let first = true;
     ws.on('message', (data, isBinary) => {
       if (isBinary) return;
       try {
         const msg = JSON.parse(String(data)) as { type?: unknown };
         if (first && msg.type === 'feature_flags') hub.write(ws, { type: 'feature_flags', data: FEATURES });
-      } catch { /* ComfyUI logs and ignores bad frames */ }
+      } catch {
+        /* ComfyUI logs and ignores bad frames */
+      }
       first = false;
     });
     const epoch = this.epoch;
-    ws.on('close', () => { if (epoch === this.epoch) hub.unregister(sid); });
+    ws.on('close', () => {
+      if (epoch === this.epoch) hub.unregister(sid);
+    });
   }
 
   afterResponse(res: ServerResponse, fn: () => void): void {
@@ -135,7 +156,12 @@ export class SimInstanceImpl implements SimInstance, RouteHost {
     res.setHeader('Connection', 'close');
     const sock = res.socket;
     let done = false;
-    const once = (): void => { if (!done) { done = true; fn(); } };
+    const once = (): void => {
+      if (!done) {
+        done = true;
+        fn();
+      }
+    };
     res.on('finish', () => {
       if (!sock || sock.destroyed) return once();
       sock.once('close', once);
@@ -151,16 +177,32 @@ export class SimInstanceImpl implements SimInstance, RouteHost {
     return Object.fromEntries([...this.core.counts].map(([k, v]) => [k, { ...v }]));
   }
 
-  setScript(words: string[]): void { this.core.script.set(words); }
+  setScript(words: string[]): void {
+    this.core.script.set(words);
+  }
 
-  setVramOther(gb: number): void { this.core.vram.otherGb = gb; }
+  setVramOther(gb: number): void {
+    this.core.vram.otherGb = gb;
+  }
 
-  freeRequests(): number { return this.core.freeRequests; }
+  freeRequests(): number {
+    return this.core.freeRequests;
+  }
 
   info(): Record<string, unknown> {
-    return { name: this.name, url: this.url, port: this.port, gpuName: this.options.gpuName, vramTotalGb: this.options.vramTotalGb,
-      vramOtherGb: this.core.vram.otherGb, protocol: this.options.protocol, historyDelayMs: this.options.historyDelayMs, scriptRemaining: this.core.script.remaining(),
-      partitioned: this.partitioned, down: this.core.down };
+    return {
+      name: this.name,
+      url: this.url,
+      port: this.port,
+      gpuName: this.options.gpuName,
+      vramTotalGb: this.options.vramTotalGb,
+      vramOtherGb: this.core.vram.otherGb,
+      protocol: this.options.protocol,
+      historyDelayMs: this.options.historyDelayMs,
+      scriptRemaining: this.core.script.remaining(),
+      partitioned: this.partitioned,
+      down: this.core.down,
+    };
   }
 
   partition(on: boolean): void {

@@ -18,7 +18,12 @@ const USAGE = `usage: tsx test/simulator/main.ts [--instances N] [--base-port P]
   [--execution-timeout-s 600] [--rate-per-second 0] [--script ok,lost,timeout,never,invalid] [--duration-ms 2000] [--max-seconds N]`;
 
 function list(v: string | undefined): string[] {
-  return v === undefined ? [] : v.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return v === undefined
+    ? []
+    : v
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== '');
 }
 
 function numbers(v: string | undefined, what: string): number[] {
@@ -34,20 +39,35 @@ async function mainRunpod(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv.filter((a) => a !== '--runpod'),
     options: {
-      port: { type: 'string', default: '0' }, endpoint: { type: 'string', default: 'sim-endpoint' }, 'api-key': { type: 'string' },
-      'cold-start-ms': { type: 'string', default: '3000' }, workers: { type: 'string', default: '1' }, 'execution-timeout-s': { type: 'string', default: '600' },
-      'rate-per-second': { type: 'string', default: '0' }, script: { type: 'string' }, 'duration-ms': { type: 'string', default: '2000' },
+      port: { type: 'string', default: '0' },
+      endpoint: { type: 'string', default: 'sim-endpoint' },
+      'api-key': { type: 'string' },
+      'cold-start-ms': { type: 'string', default: '3000' },
+      workers: { type: 'string', default: '1' },
+      'execution-timeout-s': { type: 'string', default: '600' },
+      'rate-per-second': { type: 'string', default: '0' },
+      script: { type: 'string' },
+      'duration-ms': { type: 'string', default: '2000' },
       'max-seconds': { type: 'string' },
     },
   });
   const apiKey = values['api-key'] ?? process.env.RUNPOD_API_KEY;
-  if (!apiKey) throw new Error('--runpod needs --api-key KEY (or RUNPOD_API_KEY): the key the simulated endpoint accepts');
+  if (!apiKey)
+    throw new Error('--runpod needs --api-key KEY (or RUNPOD_API_KEY): the key the simulated endpoint accepts');
   const sim = await startRunpodSim({
-    port: Number(values.port), endpointId: values.endpoint, apiKey, coldStartMs: Number(values['cold-start-ms']), workers: Number(values.workers),
-    executionTimeoutMs: Number(values['execution-timeout-s']) * 1000, ratePerSecond: Number(values['rate-per-second']), script: list(values.script),
+    port: Number(values.port),
+    endpointId: values.endpoint,
+    apiKey,
+    coldStartMs: Number(values['cold-start-ms']),
+    workers: Number(values.workers),
+    executionTimeoutMs: Number(values['execution-timeout-s']) * 1000,
+    ratePerSecond: Number(values['rate-per-second']),
+    script: list(values.script),
     comfy: { duration: { fixedMs: Number(values['duration-ms']) } },
   });
-  console.log(`SIMULATED RunPod endpoint ${sim.endpointId}  --api-base ${sim.apiBase}  (worker-comfyui over the ComfyUI simulator; not a real cloud)`);
+  console.log(
+    `SIMULATED RunPod endpoint ${sim.endpointId}  --api-base ${sim.apiBase}  (worker-comfyui over the ComfyUI simulator; not a real cloud)`,
+  );
   const stop = (): void => void sim.close().then(() => process.exit(0));
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
@@ -74,11 +94,15 @@ async function main(): Promise<void> {
       help: { type: 'boolean', default: false },
     },
   });
-  if (values.help) { console.log(USAGE); return; }
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
   const count = Number(values.instances);
   const basePort = Number(values['base-port']);
   if (!Number.isInteger(count) || count < 1) throw new Error('--instances must be a positive integer');
-  if (!Number.isInteger(basePort) || basePort < 0 || basePort > 65535) throw new Error('--base-port must be a port number');
+  if (!Number.isInteger(basePort) || basePort < 0 || basePort > 65535)
+    throw new Error('--base-port must be a port number');
   if (values.protocol !== '0.3' && values.protocol !== 'new') throw new Error("--protocol must be '0.3' or 'new'");
   const script = list(values.script);
   script.forEach(parseWord); // fail fast on a typo
@@ -86,7 +110,8 @@ async function main(): Promise<void> {
   const other = numbers(values['other-vram'], 'other-vram');
   const durationMs = values['duration-ms'] === undefined ? undefined : Number(values['duration-ms']);
   const seed = values.seed === undefined ? undefined : Number(values.seed);
-  const historyDelayMs = values['history-delay-ms'] === undefined ? undefined : parseHistoryDelay(values['history-delay-ms']);
+  const historyDelayMs =
+    values['history-delay-ms'] === undefined ? undefined : parseHistoryDelay(values['history-delay-ms']);
   const checkpoints = list(values.checkpoints);
   const inputFiles: Record<string, string> = {};
   for (const pair of list(values['input-files'])) {
@@ -107,12 +132,17 @@ async function main(): Promise<void> {
     ...(checkpoints.length ? { models: { checkpoints, loras: [] } } : {}),
     ...(historyDelayMs !== undefined ? { historyDelayMs } : {}),
     inputFiles,
-    duration: { ...(durationMs !== undefined ? { fixedMs: durationMs } : {}), ...(seed !== undefined ? { seed: seed + i, randomMs: [0, (durationMs ?? 30) / 10] as [number, number] } : {}) },
+    duration: {
+      ...(durationMs !== undefined ? { fixedMs: durationMs } : {}),
+      ...(seed !== undefined ? { seed: seed + i, randomMs: [0, (durationMs ?? 30) / 10] as [number, number] } : {}),
+    },
   }));
   const farm = await startSimFarm({ instances });
   for (const [i, inst] of farm.instances.entries()) {
     const o = instances[i]!;
-    console.log(`${inst.name}  ${inst.url}  ${o.gpuName ?? 'NVIDIA GeForce RTX 4090'}  ${o.vramTotalGb ?? 24} GB VRAM (${o.vramOtherGb ?? 0} GB used by others)  protocol ${o.protocol}`);
+    console.log(
+      `${inst.name}  ${inst.url}  ${o.gpuName ?? 'NVIDIA GeForce RTX 4090'}  ${o.vramTotalGb ?? 24} GB VRAM (${o.vramOtherGb ?? 0} GB used by others)  protocol ${o.protocol}`,
+    );
   }
 
   let stopping = false;

@@ -90,7 +90,9 @@ export const DEFAULT_HISTORY_DELAY_MS: [number, number] = [1, 6];
 function historyDelay(v: number | [number, number] | undefined): [number, number] {
   const [min, max] = v === undefined ? DEFAULT_HISTORY_DELAY_MS : typeof v === 'number' ? [v, v] : v;
   if (!(Number.isFinite(min) && Number.isFinite(max) && min >= 0 && max >= min)) {
-    throw new Error(`historyDelayMs must be a number ≥ 0 or [min, max] with 0 ≤ min ≤ max; got ${Array.isArray(v) ? `[${v.join(', ')}]` : String(v)}`);
+    throw new Error(
+      `historyDelayMs must be a number ≥ 0 or [min, max] with 0 ≤ min ≤ max; got ${Array.isArray(v) ? `[${v.join(', ')}]` : String(v)}`,
+    );
   }
   return [min, max];
 }

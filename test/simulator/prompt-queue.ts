@@ -25,9 +25,13 @@ export class PromptQueue {
   running: QueueItem | null = null;
   readonly history = new Map<string, HistoryEntry>();
 
-  get pending(): readonly QueueItem[] { return this.heap; }
+  get pending(): readonly QueueItem[] {
+    return this.heap;
+  }
   /** `queue_remaining`: pending + running. */
-  get remaining(): number { return this.heap.length + (this.running ? 1 : 0); }
+  get remaining(): number {
+    return this.heap.length + (this.running ? 1 : 0);
+  }
 
   put(item: QueueItem): void {
     const h = this.heap;
@@ -83,7 +87,9 @@ export class PromptQueue {
     return true;
   }
 
-  clearPending(): void { this.heap = []; }
+  clearPending(): void {
+    this.heap = [];
+  }
 
   finish(entry: HistoryEntry): void {
     if (this.history.size >= MAXIMUM_HISTORY_SIZE) {

@@ -31,7 +31,11 @@ export class PromptRun {
   private readonly progress = new Map<string, Record<string, unknown>>();
   private readonly faulty: boolean;
 
-  constructor(readonly host: ExecHost, readonly item: QueueItem, readonly behaviour: Behaviour) {
+  constructor(
+    readonly host: ExecHost,
+    readonly item: QueueItem,
+    readonly behaviour: Behaviour,
+  ) {
     const [, promptId, graph, extra, outputs] = item;
     this.promptId = promptId;
     this.graph = graph;
@@ -59,7 +63,16 @@ export class PromptRun {
 
   /** Updates one node's progress and sends the whole `progress_state` (every node so far). */
   setProgress(id: string, value: number, max: number, state: string): void {
-    this.progress.set(id, { value, max, state, node_id: id, prompt_id: this.promptId, display_node_id: id, parent_node_id: null, real_node_id: id });
+    this.progress.set(id, {
+      value,
+      max,
+      state,
+      node_id: id,
+      prompt_id: this.promptId,
+      display_node_id: id,
+      parent_node_id: null,
+      real_node_id: id,
+    });
     const nodes = Object.fromEntries([...this.progress].map(([k, v]) => [k, { ...v }]));
     this.toClientOrAll('progress_state', { prompt_id: this.promptId, nodes });
   }

@@ -18,7 +18,13 @@ export interface RouteHost {
   allCounts(): Record<string, unknown>;
 }
 
-type Handler = (h: RouteHost, req: IncomingMessage, res: ServerResponse, url: URL, param: string) => Promise<void> | void;
+type Handler = (
+  h: RouteHost,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  param: string,
+) => Promise<void> | void;
 
 const FEATURES = { supports_preview_metadata: true, max_upload_size: 104857600 };
 
@@ -41,7 +47,11 @@ const routes: Record<string, Partial<Record<string, Handler>>> = {
     },
   },
   '/queue': {
-    GET: (h, _q, res) => sendJson(res, 200, { queue_running: h.core.queue.running ? [h.core.queue.running] : [], queue_pending: h.core.queue.pending }),
+    GET: (h, _q, res) =>
+      sendJson(res, 200, {
+        queue_running: h.core.queue.running ? [h.core.queue.running] : [],
+        queue_pending: h.core.queue.pending,
+      }),
     POST: async (h, req, res) => {
       const body = await jsonBody(req);
       if (!isObj(body)) return send500(res);
@@ -54,7 +64,14 @@ const routes: Record<string, Partial<Record<string, Handler>>> = {
     GET: (h, _q, res, url) => {
       const max = url.searchParams.get('max_items');
       const off = url.searchParams.get('offset');
-      sendJson(res, 200, h.core.queue.getHistory(max === null ? null : Number.parseInt(max, 10), off === null ? -1 : Number.parseInt(off, 10)));
+      sendJson(
+        res,
+        200,
+        h.core.queue.getHistory(
+          max === null ? null : Number.parseInt(max, 10),
+          off === null ? -1 : Number.parseInt(off, 10),
+        ),
+      );
     },
     POST: async (h, req, res) => {
       const body = await jsonBody(req);
@@ -74,8 +91,13 @@ const routes: Record<string, Partial<Record<string, Handler>>> = {
     POST: async (h, req, res) => {
       // The only route here that tolerates a missing or broken body: then it is a global interrupt.
       let body: unknown = null;
-      try { body = await jsonBody(req); } catch { body = null; }
-      const id = isObj(body) && body['prompt_id'] !== undefined && body['prompt_id'] !== null ? String(body['prompt_id']) : null;
+      try {
+        body = await jsonBody(req);
+      } catch {
+        body = null;
+      }
+      const id =
+        isObj(body) && body['prompt_id'] !== undefined && body['prompt_id'] !== null ? String(body['prompt_id']) : null;
       h.core.interrupt(id);
       sendEmpty(res, 200);
     },
@@ -93,10 +115,16 @@ const routes: Record<string, Partial<Record<string, Handler>>> = {
       const o = h.core.opts;
       sendJson(res, 200, {
         system: {
-          os: o.protocol === 'new' ? 'linux' : 'posix', ram_total: 68719476736, ram_free: 60129542144,
-          comfyui_version: o.protocol === 'new' ? '0.38.1' : '0.3.64', required_frontend_version: '1.27.10',
-          installed_templates_version: null, required_templates_version: '0.1.95',
-          python_version: '3.11.2 (main, Apr 28 2025, 14:11:48) [GCC 12.2.0]', pytorch_version: '2.8.0+cu128', embedded_python: false,
+          os: o.protocol === 'new' ? 'linux' : 'posix',
+          ram_total: 68719476736,
+          ram_free: 60129542144,
+          comfyui_version: o.protocol === 'new' ? '0.38.1' : '0.3.64',
+          required_frontend_version: '1.27.10',
+          installed_templates_version: null,
+          required_templates_version: '0.1.95',
+          python_version: '3.11.2 (main, Apr 28 2025, 14:11:48) [GCC 12.2.0]',
+          pytorch_version: '2.8.0+cu128',
+          embedded_python: false,
           argv: ['main.py', '--listen', o.host, '--port', String(h.info()['port'])],
         },
         devices: [h.core.vram.device(o.gpuName)],
@@ -117,7 +145,11 @@ const routes: Record<string, Partial<Record<string, Handler>>> = {
     GET: (h, _q, res, url) => {
       const r = viewFile(h.core.dirs, url.searchParams);
       if (r.status !== 200) return sendEmpty(res, r.status);
-      res.writeHead(200, { 'Content-Type': r.contentType, 'Content-Disposition': `filename="${r.filename}"`, 'Content-Length': r.body.length });
+      res.writeHead(200, {
+        'Content-Type': r.contentType,
+        'Content-Disposition': `filename="${r.filename}"`,
+        'Content-Length': r.body.length,
+      });
       res.end(r.body);
     },
   },
@@ -131,8 +163,14 @@ const routes: Record<string, Partial<Record<string, Handler>>> = {
         return sendEmpty(res, 400);
       }
       const image = form.get('image');
-      const file = typeof image === 'object' && image !== null ? { name: image.name, bytes: Buffer.from(await image.arrayBuffer()) } : null;
-      const str = (k: string): string | null => { const v = form.get(k); return typeof v === 'string' ? v : null; };
+      const file =
+        typeof image === 'object' && image !== null
+          ? { name: image.name, bytes: Buffer.from(await image.arrayBuffer()) }
+          : null;
+      const str = (k: string): string | null => {
+        const v = form.get(k);
+        return typeof v === 'string' ? v : null;
+      };
       const r = storeUpload(h.core.dirs, file, str('type'), str('subfolder'), str('overwrite'));
       if (r.status === 200) return sendJson(res, 200, r.json);
       if (r.status === 500) return send500(res);
@@ -147,7 +185,11 @@ const routes: Record<string, Partial<Record<string, Handler>>> = {
       const body = await jsonBody(req);
       const words = isObj(body) && Array.isArray(body['words']) ? body['words'].map(String) : null;
       if (!words) return sendJson(res, 400, { error: 'expected {"words": [...]}' });
-      try { h.core.script.set(words); } catch (e) { return sendJson(res, 400, { error: (e as Error).message }); }
+      try {
+        h.core.script.set(words);
+      } catch (e) {
+        return sendJson(res, 400, { error: (e as Error).message });
+      }
       sendJson(res, 200, { remaining: h.core.script.remaining() });
     },
   },
@@ -159,16 +201,25 @@ const routes: Record<string, Partial<Record<string, Handler>>> = {
       switch (fault) {
         case 'crash':
           // Answer first (the caller needs to know it landed), then die; `downMs` brings it back.
-          h.afterResponse(res, () => void h.crash().then(() => {
-            if (downMs !== null) setTimeout(() => void h.restart(), downMs).unref();
-          }));
+          h.afterResponse(
+            res,
+            () =>
+              void h.crash().then(() => {
+                if (downMs !== null) setTimeout(() => void h.restart(), downMs).unref();
+              }),
+          );
           return sendJson(res, 200, { fault });
         case 'restart':
           h.afterResponse(res, () => void h.restart());
           return sendJson(res, 200, { fault });
-        case 'partition': h.partition(true); return sendJson(res, 200, { fault });
-        case 'heal': h.partition(false); return sendJson(res, 200, { fault });
-        default: return sendJson(res, 400, { error: 'fault must be crash | restart | partition | heal' });
+        case 'partition':
+          h.partition(true);
+          return sendJson(res, 200, { fault });
+        case 'heal':
+          h.partition(false);
+          return sendJson(res, 200, { fault });
+        default:
+          return sendJson(res, 400, { error: 'fault must be crash | restart | partition | heal' });
       }
     },
   },

@@ -13,7 +13,11 @@ import { saveOutputs } from './save-outputs.js';
 import { isLink } from './validate.js';
 
 /** Ids that will run (not cached) in run order, and the node a behaviour word strikes at. */
-interface Plan { order: string[]; toRun: string[]; workNode: string | undefined }
+interface Plan {
+  order: string[];
+  toRun: string[];
+  workNode: string | undefined;
+}
 
 /** The ids `execution_cached` lists: every node of the graph with a cache hit. */
 export function cachedNodes(run: PromptRun): string[] {
@@ -23,9 +27,10 @@ export function cachedNodes(run: PromptRun): string[] {
 function plan(run: PromptRun): Plan {
   const order = runOrder(run.graph, run.outputs, (id) => run.cached(id) !== undefined);
   const toRun = order.filter((id) => run.cached(id) === undefined);
-  const workNode = toRun.find((id) => run.classOf(id)?.traits.sampler)
-    ?? [...toRun].reverse().find((id) => !run.classOf(id)?.info.output_node)
-    ?? toRun[toRun.length - 1];
+  const workNode =
+    toRun.find((id) => run.classOf(id)?.traits.sampler) ??
+    [...toRun].reverse().find((id) => !run.classOf(id)?.info.output_node) ??
+    toRun[toRun.length - 1];
   return { order, toRun, workNode };
 }
 
@@ -72,7 +77,10 @@ async function runNode(run: PromptRun, id: string, p: Plan): Promise<void> {
 /** `crash` kills the instance at the work node; `drop` cuts the client's socket (the run goes on). */
 function strikeBeforeWork(run: PromptRun): void {
   const { behaviour, host } = run;
-  if (behaviour.kind === 'crash') { host.crash(); throw new Aborted(); }
+  if (behaviour.kind === 'crash') {
+    host.crash();
+    throw new Aborted();
+  }
   if (behaviour.kind === 'drop' && run.clientId !== null) host.hub.socketOf(run.clientId)?.terminate();
 }
 
@@ -97,7 +105,10 @@ function nodeMs(run: PromptRun, id: string, nodesInRun: number): number {
   let ms = host.nodeMs(String(node.class_type), nodesInRun, run.behaviour.kind === 'slow');
   if (!def.traits.checkpointInput) return ms;
   const ckpt = String(node.inputs?.[def.traits.checkpointInput]);
-  if (host.vram.loadedCkpt !== ckpt) { ms += host.modelLoadMs(); host.vram.load(ckpt); }
+  if (host.vram.loadedCkpt !== ckpt) {
+    ms += host.modelLoadMs();
+    host.vram.load(ckpt);
+  }
   return ms;
 }
 
@@ -107,7 +118,10 @@ async function sample(run: PromptRun, id: string, nodeTime: number): Promise<voi
   const node = run.graph[id]!;
   let ms = nodeTime;
   const ckpt = checkpointOf(run.graph, id);
-  if (ckpt !== null && host.vram.loadedCkpt !== ckpt) { ms += host.modelLoadMs(); host.vram.load(ckpt); }
+  if (ckpt !== null && host.vram.loadedCkpt !== ckpt) {
+    ms += host.modelLoadMs();
+    host.vram.load(ckpt);
+  }
   if (host.vram.wouldOom()) throw outOfMemory(run, id);
   const steps = Math.max(1, Math.floor(Number(node.inputs?.['steps'] ?? 20)) || 20);
   host.vram.startSampling();
@@ -147,7 +161,12 @@ async function saveIfOutput(run: PromptRun, id: string): Promise<Record<string, 
   if (!def.traits.saves) return null;
   const inputs = run.graph[id]!.inputs ?? {};
   const src = inputs['images'];
-  const image = (isLink(src) ? run.valueOf(String(src[0]))?.image : undefined) ?? { width: 64, height: 64, alpha: false, batch: 1 };
+  const image = (isLink(src) ? run.valueOf(String(src[0]))?.image : undefined) ?? {
+    width: 64,
+    height: 64,
+    alpha: false,
+    batch: 1,
+  };
   const ui = await saveOutputs(run.host.dirs, def.traits, inputs, image, run.promptId, String(run.sigs.get(id)));
   run.recordUi(id, ui);
   run.toClient('executed', { node: id, display_node: id, output: ui, prompt_id: run.promptId });

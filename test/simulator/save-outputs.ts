@@ -15,19 +15,32 @@ type Image = NonNullable<SimValue['image']>;
 function frameColours(signature: string, count: number): Rgb[] {
   const seed = createHash('sha256').update(signature).digest();
   return Array.from({ length: count }, (_, i) => ({
-    r: (seed[0]! + i * 7) & 255, g: (seed[1]! + i * 3) & 255, b: (seed[2]! + i * 5) & 255,
+    r: (seed[0]! + i * 7) & 255,
+    g: (seed[1]! + i * 3) & 255,
+    b: (seed[2]! + i * 5) & 255,
   }));
 }
 
 export async function saveOutputs(
-  dirs: ImageDirs, traits: NodeTraits, inputs: Record<string, unknown>, image: Image, promptId: string, signature: string,
+  dirs: ImageDirs,
+  traits: NodeTraits,
+  inputs: Record<string, unknown>,
+  image: Image,
+  promptId: string,
+  signature: string,
 ): Promise<Record<string, unknown>> {
   const kind = traits.saves ?? 'output';
-  const prefix = kind === 'output' ? String(inputs['filename_prefix'] ?? 'ComfyUI') : `ComfyUI_temp_${promptId.slice(0, 5)}`;
+  const prefix =
+    kind === 'output' ? String(inputs['filename_prefix'] ?? 'ComfyUI') : `ComfyUI_temp_${promptId.slice(0, 5)}`;
   const frames = Math.max(1, image.batch);
   if (traits.animated) {
     const fps = Number(inputs['fps']);
-    const webp = animatedWebp(image.width, image.height, frameColours(signature, frames), Math.trunc(1000 / (fps > 0 ? fps : 6))); // int(1000.0/fps), as the node does
+    const webp = animatedWebp(
+      image.width,
+      image.height,
+      frameColours(signature, frames),
+      Math.trunc(1000 / (fps > 0 ? fps : 6)),
+    ); // int(1000.0/fps), as the node does
     return { images: [await writeOutput(dirs, kind, prefix, 'webp', webp)], animated: [frames !== 1] };
   }
   const images = [];

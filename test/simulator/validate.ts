@@ -4,10 +4,22 @@
 
 import { inputConfig, type InputSpec, type NodeClass } from './node-catalog.js';
 
-export type Graph = Record<string, { class_type?: unknown; inputs?: Record<string, unknown>; _meta?: { title?: string } }>;
+export type Graph = Record<
+  string,
+  { class_type?: unknown; inputs?: Record<string, unknown>; _meta?: { title?: string } }
+>;
 
-export interface ErrorBody { type: string; message: string; details: string; extra_info: Record<string, unknown> }
-export interface NodeError { errors: ErrorBody[]; dependent_outputs: string[]; class_type: string }
+export interface ErrorBody {
+  type: string;
+  message: string;
+  details: string;
+  extra_info: Record<string, unknown>;
+}
+export interface NodeError {
+  errors: ErrorBody[];
+  dependent_outputs: string[];
+  class_type: string;
+}
 
 export type ValidationResult =
   | { ok: true; outputs: string[]; nodeErrors: Record<string, NodeError> }
@@ -42,22 +54,54 @@ export function validatePrompt(graph: Graph, opts: ValidateOptions): ValidationR
   for (const [id, node] of Object.entries(graph)) {
     const cls = typeof node === 'object' && node !== null ? node.class_type : undefined;
     if (cls === undefined) {
-      return { ok: false, nodeErrors: {}, error: opts.protocol === '0.3'
-        ? { type: 'invalid_prompt', message: 'Cannot execute because a node is missing the class_type property.', details: `Node ID '#${id}'`, extra_info: {} }
-        : { type: 'missing_node_type', message: `Node '${node?._meta?.title ?? id}' has no class_type. The workflow may be corrupted or a custom node is missing.`,
-            details: `Node ID '#${id}'`, extra_info: { node_id: id, class_type: null, node_title: node?._meta?.title ?? id } } };
+      return {
+        ok: false,
+        nodeErrors: {},
+        error:
+          opts.protocol === '0.3'
+            ? {
+                type: 'invalid_prompt',
+                message: 'Cannot execute because a node is missing the class_type property.',
+                details: `Node ID '#${id}'`,
+                extra_info: {},
+              }
+            : {
+                type: 'missing_node_type',
+                message: `Node '${node?._meta?.title ?? id}' has no class_type. The workflow may be corrupted or a custom node is missing.`,
+                details: `Node ID '#${id}'`,
+                extra_info: { node_id: id, class_type: null, node_title: node?._meta?.title ?? id },
+              },
+      };
     }
     const def = opts.classes.get(String(cls));
     if (!def) {
-      return { ok: false, nodeErrors: {}, error: opts.protocol === '0.3'
-        ? { type: 'invalid_prompt', message: `Cannot execute because node ${String(cls)} does not exist.`, details: `Node ID '#${id}'`, extra_info: {} }
-        : { type: 'missing_node_type', message: `Node '${node._meta?.title ?? String(cls)}' not found. The custom node may not be installed.`,
-            details: `Node ID '#${id}'`, extra_info: { node_id: id, class_type: String(cls), node_title: node._meta?.title ?? String(cls) } } };
+      return {
+        ok: false,
+        nodeErrors: {},
+        error:
+          opts.protocol === '0.3'
+            ? {
+                type: 'invalid_prompt',
+                message: `Cannot execute because node ${String(cls)} does not exist.`,
+                details: `Node ID '#${id}'`,
+                extra_info: {},
+              }
+            : {
+                type: 'missing_node_type',
+                message: `Node '${node._meta?.title ?? String(cls)}' not found. The custom node may not be installed.`,
+                details: `Node ID '#${id}'`,
+                extra_info: { node_id: id, class_type: String(cls), node_title: node._meta?.title ?? String(cls) },
+              },
+      };
     }
     if (def.info.output_node && (!opts.partialTargets || opts.partialTargets.includes(id))) outputs.push(id);
   }
   if (outputs.length === 0) {
-    return { ok: false, nodeErrors: {}, error: { type: 'prompt_no_outputs', message: 'Prompt has no outputs', details: '', extra_info: {} } };
+    return {
+      ok: false,
+      nodeErrors: {},
+      error: { type: 'prompt_no_outputs', message: 'Prompt has no outputs', details: '', extra_info: {} },
+    };
   }
 
   const validated = new Map<string, Verdict>();
@@ -71,13 +115,29 @@ export function validatePrompt(graph: Graph, opts: ValidateOptions): ValidationR
     } catch (e) {
       // Same as ComfyUI: a KeyError (link to a node that is not in the prompt) escapes to here.
       const missing = e instanceof MissingNode ? `'${e.nodeId}'` : String(e);
-      verdict = { valid: false, errors: [{ type: 'exception_during_validation', message: 'Exception when validating node', details: missing,
-        extra_info: { exception_type: 'KeyError', traceback: [
-          '  File "<COMFYUI_ROOT>/execution.py", line 1010, in validate_prompt\n    m = await validate_inputs(prompt_id, prompt, o, validated)\n',
-          "  File \"<COMFYUI_ROOT>/execution.py\", line 788, in validate_inputs\n    o_class_type = prompt[o_id]['class_type']\n"] } }] };
+      verdict = {
+        valid: false,
+        errors: [
+          {
+            type: 'exception_during_validation',
+            message: 'Exception when validating node',
+            details: missing,
+            extra_info: {
+              exception_type: 'KeyError',
+              traceback: [
+                '  File "<COMFYUI_ROOT>/execution.py", line 1010, in validate_prompt\n    m = await validate_inputs(prompt_id, prompt, o, validated)\n',
+                '  File "<COMFYUI_ROOT>/execution.py", line 788, in validate_inputs\n    o_class_type = prompt[o_id][\'class_type\']\n',
+              ],
+            },
+          },
+        ],
+      };
       validated.set(o, verdict);
     }
-    if (verdict.valid) { good.push(o); continue; }
+    if (verdict.valid) {
+      good.push(o);
+      continue;
+    }
     if (verdict.errors.length > 0) failedOwn.push([o, verdict.errors]);
     for (const [nodeId, v] of validated) {
       if (v.valid || v.errors.length === 0) continue;
@@ -88,16 +148,32 @@ export function validatePrompt(graph: Graph, opts: ValidateOptions): ValidationR
   if (good.length === 0) {
     // Only the output nodes' own errors make it into `details` (upstream failures leave it empty).
     const details = failedOwn.flatMap(([, errs]) => errs.map((e) => `${e.message}: ${e.details}`)).join('\n');
-    return { ok: false, nodeErrors, error: { type: 'prompt_outputs_failed_validation', message: 'Prompt outputs failed validation', details, extra_info: {} } };
+    return {
+      ok: false,
+      nodeErrors,
+      error: {
+        type: 'prompt_outputs_failed_validation',
+        message: 'Prompt outputs failed validation',
+        details,
+        extra_info: {},
+      },
+    };
   }
   return { ok: true, outputs: good, nodeErrors };
 }
 
 class MissingNode extends Error {
-  constructor(readonly nodeId: string) { super(`'${nodeId}'`); }
+  constructor(readonly nodeId: string) {
+    super(`'${nodeId}'`);
+  }
 }
 
-function validateInputs(graph: Graph, id: string, validated: Map<string, Verdict>, classes: Map<string, NodeClass>): Verdict {
+function validateInputs(
+  graph: Graph,
+  id: string,
+  validated: Map<string, Verdict>,
+  classes: Map<string, NodeClass>,
+): Verdict {
   const seen = validated.get(id);
   if (seen) return seen;
   const node = graph[id];
@@ -115,14 +191,24 @@ function validateInputs(graph: Graph, id: string, validated: Map<string, Verdict
     const [type, options = {}] = spec;
     const info = inputConfig(spec);
     if (!(name in inputs)) {
-      if (required) errors.push({ type: 'required_input_missing', message: 'Required input is missing', details: name, extra_info: { input_name: name } });
+      if (required)
+        errors.push({
+          type: 'required_input_missing',
+          message: 'Required input is missing',
+          details: name,
+          extra_info: { input_name: name },
+        });
       continue;
     }
     let val = inputs[name];
     if (Array.isArray(val)) {
       if (val.length !== 2) {
-        errors.push({ type: 'bad_linked_input', message: 'Bad linked input, must be a length-2 list of [node_id, slot_index]', details: name,
-          extra_info: { input_name: name, input_config: info, received_value: val } });
+        errors.push({
+          type: 'bad_linked_input',
+          message: 'Bad linked input, must be a length-2 list of [node_id, slot_index]',
+          details: name,
+          extra_info: { input_name: name, input_config: info, received_value: val },
+        });
         continue;
       }
       const srcId = String(val[0]);
@@ -131,9 +217,12 @@ function validateInputs(graph: Graph, id: string, validated: Map<string, Verdict
       const srcDef = classes.get(String(src.class_type));
       const received = srcDef?.info.output[Number(val[1])];
       if (typeof type === 'string' && received !== undefined && !typesMatch(received, type)) {
-        errors.push({ type: 'return_type_mismatch', message: 'Return type mismatch between linked nodes',
+        errors.push({
+          type: 'return_type_mismatch',
+          message: 'Return type mismatch between linked nodes',
           details: `${name}, received_type(${received}) mismatch input_type(${type})`,
-          extra_info: { input_name: name, input_config: info, received_type: received, linked_node: val } });
+          extra_info: { input_name: name, input_config: info, received_type: received, linked_node: val },
+        });
         continue;
       }
       if (!validateInputs(graph, srcId, validated, classes).valid) valid = false;
@@ -142,8 +231,17 @@ function validateInputs(graph: Graph, id: string, validated: Map<string, Verdict
     if (type === 'INT' || type === 'FLOAT') {
       const n = typeof val === 'string' && val.trim() !== '' ? Number(val) : val;
       if (typeof n !== 'number' || Number.isNaN(n)) {
-        errors.push({ type: 'invalid_input_type', message: `Failed to convert an input value to a ${type} value`, details: `${name}, ${pyStr(val)}, invalid literal`,
-          extra_info: { input_name: name, input_config: info, received_value: val, exception_message: 'invalid literal' } });
+        errors.push({
+          type: 'invalid_input_type',
+          message: `Failed to convert an input value to a ${type} value`,
+          details: `${name}, ${pyStr(val)}, invalid literal`,
+          extra_info: {
+            input_name: name,
+            input_config: info,
+            received_value: val,
+            exception_message: 'invalid literal',
+          },
+        });
         continue;
       }
       val = type === 'INT' ? Math.trunc(n) : n;
@@ -151,26 +249,41 @@ function validateInputs(graph: Graph, id: string, validated: Map<string, Verdict
       const min = options['min'];
       const max = options['max'];
       if (typeof min === 'number' && (val as number) < min) {
-        errors.push({ type: 'value_smaller_than_min', message: `Value ${pyStr(val, type === 'FLOAT')} smaller than min of ${pyStr(min, type === 'FLOAT')}`, details: name,
-          extra_info: { input_name: name, input_config: info, received_value: val } });
+        errors.push({
+          type: 'value_smaller_than_min',
+          message: `Value ${pyStr(val, type === 'FLOAT')} smaller than min of ${pyStr(min, type === 'FLOAT')}`,
+          details: name,
+          extra_info: { input_name: name, input_config: info, received_value: val },
+        });
         continue;
       }
       if (typeof max === 'number' && (val as number) > max) {
-        errors.push({ type: 'value_bigger_than_max', message: `Value ${pyStr(val, type === 'FLOAT')} bigger than max of ${pyStr(max, type === 'FLOAT')}`, details: name,
-          extra_info: { input_name: name, input_config: info, received_value: val } });
+        errors.push({
+          type: 'value_bigger_than_max',
+          message: `Value ${pyStr(val, type === 'FLOAT')} bigger than max of ${pyStr(max, type === 'FLOAT')}`,
+          details: name,
+          extra_info: { input_name: name, input_config: info, received_value: val },
+        });
         continue;
       }
     }
     if (Array.isArray(type) && !def.traits.customValidated?.includes(name) && !type.includes(val as string)) {
       const long = type.length > 20;
-      errors.push({ type: 'value_not_in_list', message: 'Value not in list',
+      errors.push({
+        type: 'value_not_in_list',
+        message: 'Value not in list',
         details: `${name}: '${pyStr(val)}' not in ${long ? `(list of length ${type.length})` : pyList(type)}`,
-        extra_info: { input_name: name, input_config: long ? null : info, received_value: val } });
+        extra_info: { input_name: name, input_config: long ? null : info, received_value: val },
+      });
       continue;
     }
     if (def.traits.customValidated?.includes(name) && Array.isArray(type) && !type.includes(val as string)) {
-      errors.push({ type: 'custom_validation_failed', message: 'Custom validation failed for node', details: `${name} - Invalid image file: ${pyStr(val)}`,
-        extra_info: { input_name: name, input_config: info, received_value: val } });
+      errors.push({
+        type: 'custom_validation_failed',
+        message: 'Custom validation failed for node',
+        details: `${name} - Invalid image file: ${pyStr(val)}`,
+        extra_info: { input_name: name, input_config: info, received_value: val },
+      });
     }
   }
   const verdict: Verdict = { valid: valid && errors.length === 0, errors };

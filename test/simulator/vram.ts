@@ -20,7 +20,10 @@ export class VramModel {
   /** PyTorch keeps freed blocks reserved until `empty_cache()` (called by /free unload_models). */
   private reservedGb = 0;
 
-  constructor(readonly totalGb: number, public otherGb: number) {}
+  constructor(
+    readonly totalGb: number,
+    public otherGb: number,
+  ) {}
 
   private activeGb(): number {
     return (this.loadedCkpt ? CHECKPOINT_GB : 0) + (this.sampling ? ACTIVATION_GB : 0);
@@ -30,9 +33,17 @@ export class VramModel {
     this.reservedGb = Math.max(this.reservedGb, this.activeGb());
   }
 
-  load(ckpt: string): void { this.loadedCkpt = ckpt; this.touch(); }
-  startSampling(): void { this.sampling = true; this.touch(); }
-  stopSampling(): void { this.sampling = false; }
+  load(ckpt: string): void {
+    this.loadedCkpt = ckpt;
+    this.touch();
+  }
+  startSampling(): void {
+    this.sampling = true;
+    this.touch();
+  }
+  stopSampling(): void {
+    this.sampling = false;
+  }
 
   /** `unload_all_models()` (+ `empty_cache()` when `emptyCache`). */
   unload(emptyCache: boolean): void {

@@ -21,7 +21,11 @@ class BitWriter {
   }
 }
 
-export interface Rgb { r: number; g: number; b: number }
+export interface Rgb {
+  r: number;
+  g: number;
+  b: number;
+}
 
 /** A VP8L bitstream of a `width`×`height` image of one opaque colour. */
 export function solidVp8l(width: number, height: number, c: Rgb): Buffer {
@@ -56,7 +60,12 @@ function chunk(fourcc: string, payload: Buffer): Buffer {
   const size = Buffer.alloc(4);
   size.writeUInt32LE(payload.length);
   // Chunks are padded to an even size; the size field does not count the pad byte.
-  return Buffer.concat([Buffer.from(fourcc, 'ascii'), size, payload, payload.length % 2 ? Buffer.alloc(1) : Buffer.alloc(0)]);
+  return Buffer.concat([
+    Buffer.from(fourcc, 'ascii'),
+    size,
+    payload,
+    payload.length % 2 ? Buffer.alloc(1) : Buffer.alloc(0),
+  ]);
 }
 
 /** Largest side kept in the file (VP8L allows 16 384; the graph may ask for more, the file stays cheap). */
@@ -71,11 +80,20 @@ export function animatedWebp(width: number, height: number, frames: Rgb[], frame
   const vp8x = Buffer.concat([Buffer.from([0x02, 0, 0, 0]), u24(w - 1), u24(h - 1)]); // flags: animation
   const anim = Buffer.from([255, 255, 255, 255, 0, 0]); // background colour, loop count 0 = forever
   const duration = Math.max(1, Math.min(0xffffff, Math.round(frameMs)));
-  const anmf = frames.slice(0, MAX_FRAMES).map((c) => chunk('ANMF', Buffer.concat([
-    u24(0), u24(0), u24(w - 1), u24(h - 1), u24(duration),
-    Buffer.from([0x02]), // do not blend with the previous frame, no disposal
-    chunk('VP8L', solidVp8l(w, h, c)),
-  ])));
+  const anmf = frames.slice(0, MAX_FRAMES).map((c) =>
+    chunk(
+      'ANMF',
+      Buffer.concat([
+        u24(0),
+        u24(0),
+        u24(w - 1),
+        u24(h - 1),
+        u24(duration),
+        Buffer.from([0x02]), // do not blend with the previous frame, no disposal
+        chunk('VP8L', solidVp8l(w, h, c)),
+      ]),
+    ),
+  );
   const body = Buffer.concat([Buffer.from('WEBP', 'ascii'), chunk('VP8X', vp8x), chunk('ANIM', anim), ...anmf]);
   const riff = Buffer.alloc(8);
   riff.write('RIFF', 0, 'ascii');

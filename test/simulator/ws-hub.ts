@@ -8,7 +8,10 @@
 import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
 
-export interface WsMessage { type: string; data: Record<string, unknown> }
+export interface WsMessage {
+  type: string;
+  data: Record<string, unknown>;
+}
 
 export class WsHub {
   private readonly registry = new Map<string, WebSocket>();

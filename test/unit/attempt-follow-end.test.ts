@@ -48,7 +48,13 @@ class FakeServer {
   historyWritten = false;
   asks: { at: number; route: string }[] = [];
   constructor(private readonly clock: ManualClock) {}
-  private readonly item: QueueItem = { number: 7, promptId: PROMPT, prompt: {}, extraData: { shotfarm_attempt: ATTEMPT }, outputsToExecute: ['9'] };
+  private readonly item: QueueItem = {
+    number: 7,
+    promptId: PROMPT,
+    prompt: {},
+    extraData: { shotfarm_attempt: ATTEMPT },
+    outputsToExecute: ['9'],
+  };
   async getQueue(): Promise<QueueSnapshot> {
     this.asks.push({ at: this.clock.now(), route: 'GET /queue' });
     return { running: this.historyWritten ? [] : [this.item], pending: [] };
@@ -70,19 +76,43 @@ function setUp() {
   const released: { instanceId: string; attemptId: string; at: number }[] = [];
   const scope = {
     deps: {
-      registry: { releaseSlot: (instanceId: string, attemptId: string) => released.push({ instanceId, attemptId, at: clock.now() }) },
-      clock, timers, config: schedulerConfig('/unused', { historyPollMs: POLL_MS }),
-      events: { emit: noop }, contact: { heard: noop, missed: noop, loss: () => null, watch: () => noop },
+      registry: {
+        releaseSlot: (instanceId: string, attemptId: string) =>
+          released.push({ instanceId, attemptId, at: clock.now() }),
+      },
+      clock,
+      timers,
+      config: schedulerConfig('/unused', { historyPollMs: POLL_MS }),
+      events: { emit: noop },
+      contact: { heard: noop, missed: noop, loss: () => null, watch: () => noop },
     },
-    job: { id: PROMPT, timeout_s: 600 }, attemptId: ATTEMPT, instance: { row: { id: 'i1', name: 'gpu-03' } },
-    client: server, name: 'gpu-03', exec: { promptId: PROMPT, attemptId: ATTEMPT, number: 7 }, workflow: null,
-    signal: new AbortController().signal, stopMode: null, facts: {}, postedWith: 'client-1', interruptRequested: false,
-    sleep: (ms: number) => new Promise<void>((resolve) => {
-      const t = timers.setTimeout(() => { wakeUp = null; resolve(); }, ms);
-      wakeUp = () => { timers.clearTimeout(t); wakeUp = null; resolve(); };
-    }),
+    job: { id: PROMPT, timeout_s: 600 },
+    attemptId: ATTEMPT,
+    instance: { row: { id: 'i1', name: 'gpu-03' } },
+    client: server,
+    name: 'gpu-03',
+    exec: { promptId: PROMPT, attemptId: ATTEMPT, number: 7 },
+    workflow: null,
+    signal: new AbortController().signal,
+    stopMode: null,
+    facts: {},
+    postedWith: 'client-1',
+    interruptRequested: false,
+    sleep: (ms: number) =>
+      new Promise<void>((resolve) => {
+        const t = timers.setTimeout(() => {
+          wakeUp = null;
+          resolve();
+        }, ms);
+        wakeUp = () => {
+          timers.clearTimeout(t);
+          wakeUp = null;
+          resolve();
+        };
+      }),
     wake: () => wakeUp?.(),
-    started: noop, phase: noop,
+    started: noop,
+    phase: noop,
   } as unknown as AttemptScope;
   const frame = (type: string, data: Record<string, unknown>): FollowEvent =>
     ({ type, data, connection: 1, clientId: 'client-1', inRun: true }) as unknown as FollowEvent;
@@ -126,7 +156,11 @@ test('the status broadcast after execution_success (the history write) is the mo
   await settle();
   assert.equal((outcome as Outcome | null)?.kind, 'finished');
   const afterEnd = server.asks.slice(before);
-  assert.deepEqual(afterEnd.map((a) => a.route), ['GET /history'], 'one request: history, found');
+  assert.deepEqual(
+    afterEnd.map((a) => a.route),
+    ['GET /history'],
+    'one request: history, found',
+  );
 });
 
 test('a successful run frees its workstation at its success message, before the history is written; a failed run does not', async () => {
@@ -136,12 +170,19 @@ test('a successful run frees its workstation at its success message, before the 
   await settle();
   assert.equal(ok.released.length, 0, 'running: the slot is held');
   // Another prompt's success on the same socket (or a replayed one) frees nothing.
-  ok.socket.push({ ...ok.frame('execution_success', { prompt_id: PROMPT, timestamp: 1 }), inRun: false } as FollowEvent);
+  ok.socket.push({
+    ...ok.frame('execution_success', { prompt_id: PROMPT, timestamp: 1 }),
+    inRun: false,
+  } as FollowEvent);
   await settle();
   assert.equal(ok.released.length, 0, 'a success outside this run frees nothing');
   ok.socket.push(ok.frame('execution_success', { prompt_id: PROMPT, timestamp: 1 }));
   await settle();
-  assert.deepEqual(ok.released.map((r) => [r.instanceId, r.attemptId]), [['i1', ATTEMPT]], 'freed at execution_success');
+  assert.deepEqual(
+    ok.released.map((r) => [r.instanceId, r.attemptId]),
+    [['i1', ATTEMPT]],
+    'freed at execution_success',
+  );
   assert.equal(okOutcome, null, 'before the history write: the attempt is still followed, its outputs not collected');
   ok.server.historyWritten = true;
   ok.timers.fireNext();
@@ -152,7 +193,9 @@ test('a successful run frees its workstation at its success message, before the 
   const failed = setUp();
   void new AttemptFollow(failed.scope, failed.socket).run();
   await settle();
-  failed.socket.push(failed.frame('execution_error', { prompt_id: PROMPT, node_id: '3', exception_message: 'CUDA out of memory' }));
+  failed.socket.push(
+    failed.frame('execution_error', { prompt_id: PROMPT, node_id: '3', exception_message: 'CUDA out of memory' }),
+  );
   await settle();
   assert.equal(failed.released.length, 0, 'a failure keeps the slot until it is recorded (its /free goes first)');
 });

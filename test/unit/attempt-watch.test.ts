@@ -17,7 +17,13 @@ test('node k of N: cached nodes count as done, each node started counts once, a 
   const w = new AttemptWatch();
   w.observe('job', 'a1', workflow, ev({ type: 'execution_start', data: { prompt_id: 'p', timestamp: 1 } }), 0);
   assert.equal(w.nodes('a1'), null, 'nothing reached yet');
-  w.observe('job', 'a1', workflow, ev({ type: 'execution_cached', data: { nodes: ['1', '2'], prompt_id: 'p', timestamp: 1 } }), 0);
+  w.observe(
+    'job',
+    'a1',
+    workflow,
+    ev({ type: 'execution_cached', data: { nodes: ['1', '2'], prompt_id: 'p', timestamp: 1 } }),
+    0,
+  );
   w.observe('job', 'a1', workflow, executing('3'), 0);
   assert.deepEqual(w.nodes('a1'), { nodesDone: 3, nodesTotal: 5 });
   w.observe('job', 'a1', workflow, executing('3'), 0);
@@ -32,7 +38,13 @@ test('node k of N: cached nodes count as done, each node started counts once, a 
 test('the latest preview of a job is kept (a copy), unknown formats are ignored, and it goes with its attempt', () => {
   const w = new AttemptWatch();
   const frame = Uint8Array.from([9, 1, 2, 3, 9]);
-  w.observe('job', 'a1', workflow, ev({ type: 'preview', format: 'png', bytes: frame.subarray(1, 4), promptId: null, metadata: null }), 10);
+  w.observe(
+    'job',
+    'a1',
+    workflow,
+    ev({ type: 'preview', format: 'png', bytes: frame.subarray(1, 4), promptId: null, metadata: null }),
+    10,
+  );
   frame.fill(0);
   const p1 = w.preview('job');
   assert.deepEqual([...(p1?.bytes ?? [])], [1, 2, 3], 'a copy, not a view of the socket buffer');
@@ -48,7 +60,11 @@ test('the latest preview of a job is kept (a copy), unknown formats are ignored,
   const answer = jobPreview(row, w, undefined);
   assert.equal(answer?.data, Buffer.from([6, 7]).toString('base64'));
   assert.equal(jobPreview(row, w, p2?.seq)?.data, null, 'nothing newer than what the client has: no bytes');
-  assert.equal(jobPreview({ ...row, current_attempt_id: 'a2' }, w, undefined), null, "another attempt's image is not this one's");
+  assert.equal(
+    jobPreview({ ...row, current_attempt_id: 'a2' }, w, undefined),
+    null,
+    "another attempt's image is not this one's",
+  );
   assert.equal(jobPreview({ ...row, state: 'completed' }, w, undefined), null);
   w.end('a1');
   assert.equal(w.preview('job'), null);

@@ -17,7 +17,11 @@ test('a few wrong tokens are free; then the wait doubles up to its bound', () =>
   clock.advance(4_000);
   assert.equal(b.waitMs('10.0.0.5'), 0);
   b.failed('10.0.0.5');
-  assert.equal(b.waitMs('10.0.0.5'), 4_000, 'only time forgives an address: the next wrong token waits the bound again');
+  assert.equal(
+    b.waitMs('10.0.0.5'),
+    4_000,
+    'only time forgives an address: the next wrong token waits the bound again',
+  );
 });
 
 test('an address quiet for the forget time starts afresh; the memory is bounded', () => {

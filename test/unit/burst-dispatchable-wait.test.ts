@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dispatchableWaitS } from '../../electron/engine/pools/runpod/burst-wait.js';
 
-test('a burst wait counts from the later of queue entry and the farm\'s last resume, and not at all while paused', () => {
+test("a burst wait counts from the later of queue entry and the farm's last resume, and not at all while paused", () => {
   const cases: [string, number, number | null, number, number][] = [
     ['queued after the farm started: since queued', 10_000, 0, 70_000, 60],
     ['queued before an 11.5-minute pause: since the resume', 0, 690_000, 700_000, 10],
@@ -15,5 +15,6 @@ test('a burst wait counts from the later of queue entry and the farm\'s last res
     ['paused now: nothing counts', 0, null, 900_000, 0],
     ['a clock that went back: never negative', 50_000, 0, 40_000, 0],
   ];
-  for (const [what, queuedAt, since, now, expected] of cases) assert.equal(dispatchableWaitS(queuedAt, since, now), expected, what);
+  for (const [what, queuedAt, since, now, expected] of cases)
+    assert.equal(dispatchableWaitS(queuedAt, since, now), expected, what);
 });

@@ -6,7 +6,14 @@ import { attemptCost, utcDayStart } from '../../electron/engine/pools/runpod/run
 import { isPermanentWorkerError } from '../../electron/engine/pools/runpod/runpod-protocol.js';
 import { parseRetryAfter } from '../../electron/engine/pools/runpod/runpod-client.js';
 
-const base: BurstInput = { waitedS: 0, rush: false, lanSlotFree: false, burstAfterS: 600, spentTodayUsd: 0, budgetUsdPerDay: 10 };
+const base: BurstInput = {
+  waitedS: 0,
+  rush: false,
+  lanSlotFree: false,
+  burstAfterS: 600,
+  spentTodayUsd: 0,
+  budgetUsdPerDay: 10,
+};
 
 test('burst policy: LAN first, the cloud only after burst_after_s or for rush with no LAN slot, and only under the budget', () => {
   const rows: [string, Partial<BurstInput>, boolean, RegExp | null][] = [
@@ -15,7 +22,12 @@ test('burst policy: LAN first, the cloud only after burst_after_s or for rush wi
     ['waited longer bursts', { waitedS: 601 }, true, null],
     ['rush with no LAN slot free bursts at once', { rush: true }, true, null],
     ['rush while a LAN slot is free waits', { rush: true, lanSlotFree: true }, false, /waited 10 min/],
-    ['budget spent: no burst however long it waited', { waitedS: 10_000, spentTodayUsd: 10 }, false, /today's cloud budget is spent \(\$10\.00 of \$10\.00\)/],
+    [
+      'budget spent: no burst however long it waited',
+      { waitedS: 10_000, spentTodayUsd: 10 },
+      false,
+      /today's cloud budget is spent \(\$10\.00 of \$10\.00\)/,
+    ],
     ['budget spent: no burst for rush either', { rush: true, spentTodayUsd: 12 }, false, /budget is spent/],
     ['just under the budget bursts', { waitedS: 700, spentTodayUsd: 9.99 }, true, null],
     ['a zero budget means never', { waitedS: 10_000, budgetUsdPerDay: 0 }, false, /burst is off/],
@@ -38,7 +50,8 @@ test('cost: billed seconds are delayTime + executionTime rounded up, times the h
     [12_000, 48_001, 0.69, 61, 0.011692],
     [undefined, 2_000, 36, 2, 0.02],
   ];
-  for (const [delay, exec, price, billed, cost] of rows) assert.deepEqual(attemptCost(delay, exec, price), { billedS: billed, costUsd: cost });
+  for (const [delay, exec, price, billed, cost] of rows)
+    assert.deepEqual(attemptCost(delay, exec, price), { billedS: billed, costUsd: cost });
   assert.equal(utcDayStart(Date.UTC(2026, 11, 1, 23, 59)), Date.UTC(2026, 11, 1));
 });
 

@@ -12,14 +12,27 @@ import type { JobWait } from '../../electron/engine/views/wait-reasons.js';
 import type { JobRow } from '../../electron/engine/store/job-rows.js';
 
 const GB = 1024 ** 3;
-const endpoint = (tags: string[], adminState = 'active', vramGb = 24) => ({
-  admin_state: adminState, health: 'idle', tags_json: JSON.stringify(tags), vram_json: JSON.stringify({ totalBytes: vramGb * GB }),
-}) as Parameters<typeof burstWaitOf>[0]['endpoints'][number];
-const job = (tags: string[], vramGb = 8): BurstJob & JobRow => ({ enqueued_at: 0, priority: 50, tags_json: JSON.stringify(tags), vram_gb: vramGb }) as BurstJob & JobRow;
+const endpoint = (tags: string[], adminState = 'active', vramGb = 24) =>
+  ({
+    admin_state: adminState,
+    health: 'idle',
+    tags_json: JSON.stringify(tags),
+    vram_json: JSON.stringify({ totalBytes: vramGb * GB }),
+  }) as Parameters<typeof burstWaitOf>[0]['endpoints'][number];
+const job = (tags: string[], vramGb = 8): BurstJob & JobRow =>
+  ({ enqueued_at: 0, priority: 50, tags_json: JSON.stringify(tags), vram_gb: vramGb }) as BurstJob & JobRow;
 const never = { dispatchable: false, lasting: 'never' } as JobWait;
 
 function factsWith(endpoints: ReturnType<typeof endpoint>[]): FarmFacts {
-  const burstWait = burstWaitOf({ endpoints, burstAfterS: 600, budgetUsdPerDay: 5, spentTodayUsd: () => 0, now: 1_000, dispatchingSince: 0, queuedAt: (j) => j.enqueued_at });
+  const burstWait = burstWaitOf({
+    endpoints,
+    burstAfterS: 600,
+    budgetUsdPerDay: 5,
+    spentTodayUsd: () => 0,
+    now: 1_000,
+    dispatchingSince: 0,
+    queuedAt: (j) => j.enqueued_at,
+  });
   return { instances: [{}], burstWait } as unknown as FarmFacts;
 }
 
@@ -32,7 +45,8 @@ test('a job only a cloud endpoint could take is not blocked; one no endpoint cou
     ['the endpoint is disabled', [endpoint(['cloud'], 'disabled')], job(['cloud']), true],
     ['the endpoint drains: it could take work again', [endpoint(['cloud'], 'draining')], job(['cloud']), false],
   ];
-  for (const [what, endpoints, j, blocked] of cases) assert.equal(isBlockedWait(never, factsWith(endpoints), j), blocked, what);
+  for (const [what, endpoints, j, blocked] of cases)
+    assert.equal(isBlockedWait(never, factsWith(endpoints), j), blocked, what);
 });
 
 test('a job the endpoint could take says why it waits for the burst', () => {

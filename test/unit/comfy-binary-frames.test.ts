@@ -34,7 +34,16 @@ test('type 3 TEXT decodes the node id and UTF-8 text', () => {
 });
 
 test('type 4 PREVIEW_IMAGE_WITH_METADATA decodes the JSON metadata and the image', () => {
-  const meta = Buffer.from(JSON.stringify({ node_id: '3', prompt_id: 'p-1', display_node_id: '3', parent_node_id: null, real_node_id: '3', image_type: 'image/png' }));
+  const meta = Buffer.from(
+    JSON.stringify({
+      node_id: '3',
+      prompt_id: 'p-1',
+      display_node_id: '3',
+      parent_node_id: null,
+      real_node_id: '3',
+      image_type: 'image/png',
+    }),
+  );
   const f = decodeBinaryFrame(Buffer.concat([u32(4), u32(meta.length), meta, PNG]));
   assert.equal(f.type, 'preview');
   if (f.type !== 'preview') return;

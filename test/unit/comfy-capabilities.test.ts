@@ -3,7 +3,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { validate } from '../../electron/engine/comfy/responses.js';
 import { ObjectInfoSchema, type ObjectInfo } from '../../electron/engine/comfy/schemas.js';
-import { checkWorkflowAgainstObjectInfo, comboValues, decodeInputSpec } from '../../electron/engine/comfy/capabilities.js';
+import {
+  checkWorkflowAgainstObjectInfo,
+  comboValues,
+  decodeInputSpec,
+} from '../../electron/engine/comfy/capabilities.js';
 
 const FIXTURES = new URL('../fixtures/comfyui-recorded/', import.meta.url);
 
@@ -14,7 +18,8 @@ function recordedObjectInfo(): ObjectInfo {
     const c = JSON.parse(readFileSync(new URL(f, FIXTURES), 'utf8')) as {
       events: Array<{ kind: string; response?: { body: { json?: unknown } } }>;
     };
-    for (const e of c.events) if (e.kind === 'http') Object.assign(merged, validate(ObjectInfoSchema, e.response?.body.json, f));
+    for (const e of c.events)
+      if (e.kind === 'http') Object.assign(merged, validate(ObjectInfoSchema, e.response?.body.json, f));
   }
   return merged;
 }
@@ -37,7 +42,15 @@ const withNewCombo: ObjectInfo = {
 };
 
 test('recorded object_info covers the classes the fixtures use', () => {
-  for (const cls of ['EmptyImage', 'SaveImage', 'ImageInvert', 'ImageToMask', 'ImageBlur', 'ImageScale', 'PreviewImage']) {
+  for (const cls of [
+    'EmptyImage',
+    'SaveImage',
+    'ImageInvert',
+    'ImageToMask',
+    'ImageBlur',
+    'ImageScale',
+    'PreviewImage',
+  ]) {
     assert.ok(info[cls], cls);
   }
   assert.equal(info['NoSuchNode'], undefined);
@@ -49,7 +62,10 @@ test('comboValues reads the classic [[values], {...}] encoding from recorded Ima
 });
 
 test('comboValues reads the newer ["COMBO", {options}] encoding', () => {
-  assert.deepEqual(comboValues(withNewCombo, 'LoraLoader', 'lora_name'), ['hero_v2.safetensors', 'sub/style.safetensors']);
+  assert.deepEqual(comboValues(withNewCombo, 'LoraLoader', 'lora_name'), [
+    'hero_v2.safetensors',
+    'sub/style.safetensors',
+  ]);
 });
 
 test('comboValues is null for non-combo inputs, unknown inputs and unknown classes', () => {
@@ -69,7 +85,10 @@ test('a valid recorded workflow has no problems', () => {
   const wf = {
     '1': { class_type: 'EmptyImage', inputs: { width: 64, height: 64, batch_size: 1, color: 0 } },
     '2': { class_type: 'ImageToMask', inputs: { image: ['1', 0], channel: 'red' } },
-    '3': { class_type: 'ImageScale', inputs: { image: ['1', 0], upscale_method: 'bilinear', width: 8, height: 8, crop: 'center' } },
+    '3': {
+      class_type: 'ImageScale',
+      inputs: { image: ['1', 0], upscale_method: 'bilinear', width: 8, height: 8, crop: 'center' },
+    },
     '9': { class_type: 'SaveImage', inputs: { images: ['3', 0], filename_prefix: 'x' } },
   };
   assert.deepEqual(checkWorkflowAgainstObjectInfo(wf, info), []);
@@ -97,20 +116,39 @@ test('a combo value not offered (either encoding) is missing_model; free strings
   // Object.entries lists integer-like keys in ascending order.
   assert.deepEqual(checkWorkflowAgainstObjectInfo(wf, withNewCombo), [
     { kind: 'missing_model', nodeId: '2', classType: 'ImageToMask', input: 'channel', value: 'purple' },
-    { kind: 'missing_model', nodeId: '4', classType: 'CheckpointLoaderSimple', input: 'ckpt_name', value: 'sdxl/missing.safetensors' },
+    {
+      kind: 'missing_model',
+      nodeId: '4',
+      classType: 'CheckpointLoaderSimple',
+      input: 'ckpt_name',
+      value: 'sdxl/missing.safetensors',
+    },
     { kind: 'missing_model', nodeId: '10', classType: 'LoraLoader', input: 'lora_name', value: 'hero_v3.safetensors' },
   ]);
 });
 
 test('skipInput leaves out inputs the caller will satisfy before posting', () => {
   const wf = { '4': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: 'later.safetensors' } } };
-  assert.deepEqual(checkWorkflowAgainstObjectInfo(wf, withNewCombo, { skipInput: (c, i) => c === 'CheckpointLoaderSimple' && i === 'ckpt_name' }), []);
+  assert.deepEqual(
+    checkWorkflowAgainstObjectInfo(wf, withNewCombo, {
+      skipInput: (c, i) => c === 'CheckpointLoaderSimple' && i === 'ckpt_name',
+    }),
+    [],
+  );
 });
 
 test('jobs that differ only in free text share a capability key; a model parameter changes it', async () => {
   const { ComboKeys, CapabilityCache } = await import('../../electron/engine/scheduler/capability-check.js');
   const template = {
-    id: 7, name: 't', version: 1, stage: 'keyframe', hash: 'h', vramGb: 8, tags: [], timeoutS: 60, createdAt: 0,
+    id: 7,
+    name: 't',
+    version: 1,
+    stage: 'keyframe',
+    hash: 'h',
+    vramGb: 8,
+    tags: [],
+    timeoutS: 60,
+    createdAt: 0,
     workflow: {
       '4': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: 'sd15.ckpt' } },
       '6': { class_type: 'CLIPTextEncode', inputs: { text: 'x', clip: ['4', 1] } },
@@ -124,7 +162,16 @@ test('jobs that differ only in free text share a capability key; a model paramet
   assert.ok(keys.covers([withNewCombo]));
   assert.ok(!keys.covers([info]));
   const cache = new CapabilityCache();
-  const missing = cache.problems(withNewCombo, template, { checkpoint: 'missing.safetensors' }).filter((p) => p.kind === 'missing_model');
-  assert.deepEqual(missing.map((p) => p.kind === 'missing_model' && p.value), ['missing.safetensors']);
-  assert.equal(cache.problems(withNewCombo, template, { checkpoint: 'sd15.ckpt' }).filter((p) => p.kind === 'missing_model').length, 0);
+  const missing = cache
+    .problems(withNewCombo, template, { checkpoint: 'missing.safetensors' })
+    .filter((p) => p.kind === 'missing_model');
+  assert.deepEqual(
+    missing.map((p) => p.kind === 'missing_model' && p.value),
+    ['missing.safetensors'],
+  );
+  assert.equal(
+    cache.problems(withNewCombo, template, { checkpoint: 'sd15.ckpt' }).filter((p) => p.kind === 'missing_model')
+      .length,
+    0,
+  );
 });

@@ -41,20 +41,45 @@ test('settle turns ComfyRequestError into a failed result and rethrows bugs', as
   const failed = await settle(() => Promise.reject(new ComfyRequestError({ kind: 'refused' }, 'GET /queue')));
   assert.deepEqual(failed, { ok: false, failure: { kind: 'refused' }, route: 'GET /queue' });
   assert.deepEqual(await settle(() => Promise.resolve(3)), { ok: true, value: 3 });
-  await assert.rejects(settle(() => Promise.reject(new RangeError('bug'))), RangeError);
+  await assert.rejects(
+    settle(() => Promise.reject(new RangeError('bug'))),
+    RangeError,
+  );
 });
 
-test('ComfyRequestError message names the route and the status, never the answer\'s body', () => {
-  const e = new ComfyRequestError({ kind: 'http', status: 500, body: null, bodyText: 'Server got itself in trouble' }, 'POST /prompt');
+test("ComfyRequestError message names the route and the status, never the answer's body", () => {
+  const e = new ComfyRequestError(
+    { kind: 'http', status: 500, body: null, bodyText: 'Server got itself in trouble' },
+    'POST /prompt',
+  );
   assert.equal(e.message, 'POST /prompt: HTTP 500');
-  assert.equal(e.failure.kind === 'http' ? e.failure.bodyText : '', 'Server got itself in trouble', 'kept for code, not for words');
+  assert.equal(
+    e.failure.kind === 'http' ? e.failure.bodyText : '',
+    'Server got itself in trouble',
+    'kept for code, not for words',
+  );
 });
 
 test('full jitter backoff stays within [0, min(cap, base*2^n))', () => {
   const policy = { baseMs: 100, capMs: 1000 };
-  assert.equal(fullJitterDelay(0, policy, () => 0.999999), 99);
-  assert.equal(fullJitterDelay(2, policy, () => 0.5), 200);
-  assert.equal(fullJitterDelay(10, policy, () => 0.5), 500); // capped at 1000
-  assert.equal(fullJitterDelay(5000, policy, () => 0.5), 500); // no overflow to Infinity/NaN
-  assert.equal(fullJitterDelay(3, policy, () => 0), 0);
+  assert.equal(
+    fullJitterDelay(0, policy, () => 0.999999),
+    99,
+  );
+  assert.equal(
+    fullJitterDelay(2, policy, () => 0.5),
+    200,
+  );
+  assert.equal(
+    fullJitterDelay(10, policy, () => 0.5),
+    500,
+  ); // capped at 1000
+  assert.equal(
+    fullJitterDelay(5000, policy, () => 0.5),
+    500,
+  ); // no overflow to Infinity/NaN
+  assert.equal(
+    fullJitterDelay(3, policy, () => 0),
+    0,
+  );
 });

@@ -3,8 +3,22 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { ComfyRequestError } from '../../electron/engine/comfy/observation.js';
-import { missingNodeClassType, outputFiles, parseHistoryEntry, parseHistoryList, parsePromptRejection, parsePromptSuccess, parseQueue, validate } from '../../electron/engine/comfy/responses.js';
-import { FeaturesSchema, ObjectInfoSchema, PromptQueueInfoSchema, SystemStatsSchema } from '../../electron/engine/comfy/schemas.js';
+import {
+  missingNodeClassType,
+  outputFiles,
+  parseHistoryEntry,
+  parseHistoryList,
+  parsePromptRejection,
+  parsePromptSuccess,
+  parseQueue,
+  validate,
+} from '../../electron/engine/comfy/responses.js';
+import {
+  FeaturesSchema,
+  ObjectInfoSchema,
+  PromptQueueInfoSchema,
+  SystemStatsSchema,
+} from '../../electron/engine/comfy/schemas.js';
 import { parseWsFrame } from '../../electron/engine/comfy/ws-events.js';
 
 // Relative to the repo: CI places shared/ beside the checkout.
@@ -85,7 +99,14 @@ test('every recorded JSON response of a parsed route passes its schema', () => {
     }
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
-  for (const route of ['POST /prompt 200', 'POST /prompt 400', 'GET /queue 200', 'GET /history/{id} 200', 'GET /history 200', 'GET /object_info/{cls} 200']) {
+  for (const route of [
+    'POST /prompt 200',
+    'POST /prompt 400',
+    'GET /queue 200',
+    'GET /history/{id} 200',
+    'GET /history 200',
+    'GET /object_info/{cls} 200',
+  ]) {
     assert.ok((counts.get(route) ?? 0) > 0, `no recorded ${route}`);
   }
 });
@@ -151,7 +172,12 @@ test('old string error with node_errors [] normalises to an unstructured error a
 
 test('old invalid_prompt with node_errors [] parses', () => {
   const r = parsePromptRejection({
-    error: { type: 'invalid_prompt', message: 'Cannot execute because node VHS_VideoCombine does not exist.', details: "Node ID '#12'", extra_info: {} },
+    error: {
+      type: 'invalid_prompt',
+      message: 'Cannot execute because node VHS_VideoCombine does not exist.',
+      details: "Node ID '#12'",
+      extra_info: {},
+    },
     node_errors: [],
   });
   assert.ok(!r.ok);
@@ -194,15 +220,24 @@ test('pending queue items are sorted by [number, prompt_id] although the server 
   const [e] = http('queue_front_and_number.json', (x) => x.request.path === '/queue');
   assert.ok(e);
   const q = parseQueue(e.response.body.json);
-  assert.deepEqual(q.pending.map((i) => i.number), [-1000, -46, 45]);
-  assert.deepEqual(q.running.map((i) => i.number), [44]);
+  assert.deepEqual(
+    q.pending.map((i) => i.number),
+    [-1000, -46, 45],
+  );
+  assert.deepEqual(
+    q.running.map((i) => i.number),
+    [44],
+  );
   assert.deepEqual(q.running[0]?.outputsToExecute, ['9']);
 });
 
 test('ties on number are broken by prompt_id', () => {
   const item = (n: number, id: string) => [n, id, {}, {}, []];
   const q = parseQueue({ queue_running: [], queue_pending: [item(3, 'b'), item(3, 'a'), item(1, 'z')] });
-  assert.deepEqual(q.pending.map((i) => i.promptId), ['z', 'a', 'b']);
+  assert.deepEqual(
+    q.pending.map((i) => i.promptId),
+    ['z', 'a', 'b'],
+  );
 });
 
 test('history: an unknown id ({}) is null, an interrupted run is status error / not completed', () => {
@@ -235,13 +270,17 @@ test('history list keeps the server order of entries', () => {
   const [e] = http('history_endpoints.json', (x) => x.request.path === '/history?max_items=2');
   assert.ok(e);
   const list = parseHistoryList(e.response.body.json);
-  assert.deepEqual(list.map((h) => h.promptId), Object.keys(e.response.body.json as object));
+  assert.deepEqual(
+    list.map((h) => h.promptId),
+    Object.keys(e.response.body.json as object),
+  );
 });
 
 test('a body that does not match the schema throws ComfyRequestError malformed', () => {
   assert.throws(
     () => parsePromptSuccess({ prompt_id: 5, number: 1 }),
-    (err: unknown) => err instanceof ComfyRequestError && err.failure.kind === 'malformed' && /prompt_id/.test(err.message),
+    (err: unknown) =>
+      err instanceof ComfyRequestError && err.failure.kind === 'malformed' && /prompt_id/.test(err.message),
   );
   assert.throws(() => parseQueue({ queue_running: [[1, 'x']], queue_pending: [] }), ComfyRequestError);
 });

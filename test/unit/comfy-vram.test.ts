@@ -10,7 +10,16 @@ const GiB = 1024 ** 3;
 const MiB = 1024 ** 2;
 
 function device(over: Partial<DeviceStats>): DeviceStats {
-  return { name: 'cuda:0 NVIDIA GeForce RTX 4090 : cudaMallocAsync', type: 'cuda', index: 0, vram_total: 0, vram_free: 0, torch_vram_total: 0, torch_vram_free: 0, ...over };
+  return {
+    name: 'cuda:0 NVIDIA GeForce RTX 4090 : cudaMallocAsync',
+    type: 'cuda',
+    index: 0,
+    vram_total: 0,
+    vram_free: 0,
+    torch_vram_total: 0,
+    torch_vram_free: 0,
+    ...over,
+  };
 }
 
 test('recorded CPU system_stats: nothing is held by other processes, usable = total', () => {
@@ -30,18 +39,22 @@ test('recorded CPU system_stats: nothing is held by other processes, usable = to
   assert.equal(b.freeBytes, 24593260544);
 });
 
-const table: Array<{ name: string; d: Partial<DeviceStats>; want: { usable: number; active: number; other: number; free: number } }> = [
+const table: Array<{
+  name: string;
+  d: Partial<DeviceStats>;
+  want: { usable: number; active: number; other: number; free: number };
+}> = [
   {
     // Idle 24 GB card, nothing loaded: ~0.4 GB CUDA context counts as not usable.
     name: 'idle server with empty pool',
-    d: { vram_total: 24 * GiB, vram_free: (24 * GiB - 400 * MiB), torch_vram_total: 0, torch_vram_free: 0 },
-    want: { usable: (24 * GiB - 400 * MiB), active: 0, other: 400 * MiB, free: (24 * GiB - 400 * MiB) },
+    d: { vram_total: 24 * GiB, vram_free: 24 * GiB - 400 * MiB, torch_vram_total: 0, torch_vram_free: 0 },
+    want: { usable: 24 * GiB - 400 * MiB, active: 0, other: 400 * MiB, free: 24 * GiB - 400 * MiB },
   },
   {
     // 12 GB of models cached: low vram_free, but ComfyUI can reclaim them.
     name: 'cached models are usable, not foreign',
-    d: { vram_total: 24 * GiB, vram_free: (12 * GiB - 400 * MiB), torch_vram_total: 13 * GiB, torch_vram_free: 1 * GiB },
-    want: { usable: (24 * GiB - 400 * MiB), active: 12 * GiB, other: 400 * MiB, free: (12 * GiB - 400 * MiB) },
+    d: { vram_total: 24 * GiB, vram_free: 12 * GiB - 400 * MiB, torch_vram_total: 13 * GiB, torch_vram_free: 1 * GiB },
+    want: { usable: 24 * GiB - 400 * MiB, active: 12 * GiB, other: 400 * MiB, free: 12 * GiB - 400 * MiB },
   },
   {
     // A game holding 10 GB on the same GPU.
@@ -51,7 +64,12 @@ const table: Array<{ name: string; d: Partial<DeviceStats>; want: { usable: numb
   },
   {
     name: 'protocol example (H200)',
-    d: { vram_total: 150121283584, vram_free: 121093423104, torch_vram_total: 30064771072, torch_vram_free: 2147483648 },
+    d: {
+      vram_total: 150121283584,
+      vram_free: 121093423104,
+      torch_vram_total: 30064771072,
+      torch_vram_free: 2147483648,
+    },
     want: { usable: 150121283584 - 1110573056, active: 27917287424, other: 1110573056, free: 121093423104 },
   },
   {
@@ -74,7 +92,9 @@ for (const row of table) {
 }
 
 test('usable capacity = free + what ComfyUI itself holds', () => {
-  const b = deviceBreakdown(device({ vram_total: 80e9, vram_free: 30e9, torch_vram_total: 45e9, torch_vram_free: 5e9 }));
+  const b = deviceBreakdown(
+    device({ vram_total: 80e9, vram_free: 30e9, torch_vram_total: 45e9, torch_vram_free: 5e9 }),
+  );
   assert.equal(b.usableByComfyBytes, b.freeBytes + b.comfyActiveBytes);
 });
 

@@ -6,8 +6,10 @@ import { parse } from 'csv-parse/sync';
 import { csvRecord } from '../../electron/engine/exports/csv-export.js';
 
 test('a CSV record quotes only fields with quotes, commas or line breaks, and ends with CRLF', () => {
-  assert.equal(csvRecord(['plain', 12, 1.5, null, undefined, 'a,b', 'say "hi"', 'two\nlines', 'cr\rhere']),
-    'plain,12,1.5,,,"a,b","say ""hi""","two\nlines","cr\rhere"\r\n');
+  assert.equal(
+    csvRecord(['plain', 12, 1.5, null, undefined, 'a,b', 'say "hi"', 'two\nlines', 'cr\rhere']),
+    'plain,12,1.5,,,"a,b","say ""hi""","two\nlines","cr\rhere"\r\n',
+  );
 });
 
 test('formula-like text cells are prefixed with a quote mark; numbers are left alone', () => {
@@ -15,7 +17,11 @@ test('formula-like text cells are prefixed with a quote mark; numbers are left a
 });
 
 test('records read back with a standard CSV parser, field for field', () => {
-  const rows = [['shot', 'note'], ['镜头 12', 'Épisode "deux", take 3\r\nretake'], ['kadras', '']];
+  const rows = [
+    ['shot', 'note'],
+    ['镜头 12', 'Épisode "deux", take 3\r\nretake'],
+    ['kadras', ''],
+  ];
   const text = rows.map(csvRecord).join('');
   assert.deepEqual(parse(text, { record_delimiter: '\r\n' }), rows);
 });

@@ -5,10 +5,36 @@ import { parseSettingValue } from '../../shared/farm-settings.js';
 import { printable, terminalJson, terminalText } from '../../electron/cli/terminal-text.js';
 
 test('numbers are read in plain decimal only: hex, binary, exponents, blanks and words are refused', () => {
-  for (const [text, n] of [['16', 16], [' 16 ', 16], ['0.69', 0.69], ['-2', -2], ['.5', 0.5], ['3.', 3], ['007', 7]] as const) {
+  for (const [text, n] of [
+    ['16', 16],
+    [' 16 ', 16],
+    ['0.69', 0.69],
+    ['-2', -2],
+    ['.5', 0.5],
+    ['3.', 3],
+    ['007', 7],
+  ] as const) {
     assert.equal(parseDecimal(text), n, text);
   }
-  for (const text of ['0x10', '0X10', '0b1', '0o7', '1e3', '1E3', '', ' ', 'abc', '+1', '1_000', '1,5', 'Infinity', 'NaN', '--1', '1.2.3', '１６']) {
+  for (const text of [
+    '0x10',
+    '0X10',
+    '0b1',
+    '0o7',
+    '1e3',
+    '1E3',
+    '',
+    ' ',
+    'abc',
+    '+1',
+    '1_000',
+    '1,5',
+    'Infinity',
+    'NaN',
+    '--1',
+    '1.2.3',
+    '１６',
+  ]) {
     assert.equal(parseDecimal(text), null, JSON.stringify(text));
   }
 });

@@ -66,7 +66,10 @@ test('engine events are forwarded to listeners with their topic and payload', ()
   sp.last().ready();
   sp.last().say({ event: 'instance.removed', payload: { id: 'gpu-1' } });
   sp.last().say({ event: 'jobs.bulkChanged', payload: { count: 300 } });
-  assert.deepEqual(seen, [['instance.removed', { id: 'gpu-1' }], ['jobs.bulkChanged', { count: 300 }]]);
+  assert.deepEqual(seen, [
+    ['instance.removed', { id: 'gpu-1' }],
+    ['jobs.bulkChanged', { count: 300 }],
+  ]);
 });
 
 test('malformed engine messages and unknown topics are ignored and logged, never forwarded', async () => {
@@ -103,7 +106,10 @@ test('an answer for an unknown id is dropped without disturbing pending calls', 
 test('a request the child cannot take (its channel is closing) fails retryable without being counted as sent', async () => {
   const { host, sp } = startedHost();
   sp.last().ready();
-  await assert.rejects(host.call('farm.status', { f: () => 1 }), (err: unknown) => err instanceof ShotfarmError && err.code === 'unavailable' && err.retryable);
+  await assert.rejects(
+    host.call('farm.status', { f: () => 1 }),
+    (err: unknown) => err instanceof ShotfarmError && err.code === 'unavailable' && err.retryable,
+  );
   assert.equal(sp.last().calls().length, 0);
 });
 
@@ -113,13 +119,19 @@ test('stop asks the engine to shut down, fails waiting calls, and does not resta
   const pending = host.call('farm.status', {});
   const stopped = host.stop();
   assert.deepEqual(sp.last().posted.at(-1), { shutdown: true });
-  await assert.rejects(pending, (err: unknown) => err instanceof ShotfarmError && err.code === 'unavailable' && !err.retryable);
+  await assert.rejects(
+    pending,
+    (err: unknown) => err instanceof ShotfarmError && err.code === 'unavailable' && !err.retryable,
+  );
   sp.last().crash(0);
   await stopped;
   time.advance(120_000);
   assert.equal(sp.children.length, 1);
   assert.equal(host.status, 'stopped');
-  await assert.rejects(host.call('farm.status', {}), (err: unknown) => err instanceof ShotfarmError && err.code === 'unavailable');
+  await assert.rejects(
+    host.call('farm.status', {}),
+    (err: unknown) => err instanceof ShotfarmError && err.code === 'unavailable',
+  );
 });
 
 test('stop kills an engine that does not exit within the stop timeout', async () => {

@@ -10,7 +10,13 @@ export class FakeChild extends EventEmitter implements EngineChild {
 
   postMessage(message: HostMessage): void {
     // Like structured clone: functions cannot cross.
-    if (JSON.stringify(message, (_k, v: unknown) => { if (typeof v === 'function') throw new Error('could not be cloned'); return v; }) === undefined) return;
+    if (
+      JSON.stringify(message, (_k, v: unknown) => {
+        if (typeof v === 'function') throw new Error('could not be cloned');
+        return v;
+      }) === undefined
+    )
+      return;
     this.posted.push(message);
   }
 

@@ -6,10 +6,35 @@ import { JobNotifier } from '../../electron/main/notifications.js';
 function job(over: Partial<JobView>): { job: JobView } {
   return {
     job: {
-      id: 'j1', project: 'Moonfall', episode: 'ep101', shot: 'sh010', stage: 'keyframe', take: 1, template: 'keyframe-img2img',
-      priority: 'normal', rank: 0, state: 'queued', stateReason: null, errorClass: null, attempts: 1, maxAttempts: 3,
-      instanceId: null, dependsOn: null, seed: 1, vramGb: 10, tags: [], blocked: false, waitReason: null, progress: null, attempt: null, contact: null, enqueuedAt: 0, startedAt: null,
-      finishedAt: null, updatedAt: 0, ...over,
+      id: 'j1',
+      project: 'Moonfall',
+      episode: 'ep101',
+      shot: 'sh010',
+      stage: 'keyframe',
+      take: 1,
+      template: 'keyframe-img2img',
+      priority: 'normal',
+      rank: 0,
+      state: 'queued',
+      stateReason: null,
+      errorClass: null,
+      attempts: 1,
+      maxAttempts: 3,
+      instanceId: null,
+      dependsOn: null,
+      seed: 1,
+      vramGb: 10,
+      tags: [],
+      blocked: false,
+      waitReason: null,
+      progress: null,
+      attempt: null,
+      contact: null,
+      enqueuedAt: 0,
+      startedAt: null,
+      finishedAt: null,
+      updatedAt: 0,
+      ...over,
     },
   };
 }
@@ -17,7 +42,10 @@ function job(over: Partial<JobView>): { job: JobView } {
 test('a rush job that completes is announced; a normal one is not', () => {
   const n = new JobNotifier();
   assert.deepEqual(n.consider(job({ priority: 'rush', state: 'completed' })), {
-    jobId: 'j1', kind: 'rush-completed', title: 'Rush shot rendered', body: 'Moonfall ep101 sh010 · keyframe take 1',
+    jobId: 'j1',
+    kind: 'rush-completed',
+    title: 'Rush shot rendered',
+    body: 'Moonfall ep101 sh010 · keyframe take 1',
   });
   assert.equal(n.consider(job({ id: 'j2', priority: 'high', state: 'completed' })), null);
 });

@@ -9,7 +9,13 @@ import { fakeSpawner } from './engine-host-fakes.js';
 function startedHost(over: Partial<EngineHostOptions> = {}) {
   const time = new FakeTime();
   const sp = fakeSpawner();
-  const host = new EngineHost({ spawn: sp.spawn, timers: time, clock: time, backoff: { initialMs: 500, maxMs: 8_000 }, ...over });
+  const host = new EngineHost({
+    spawn: sp.spawn,
+    timers: time,
+    clock: time,
+    backoff: { initialMs: 500, maxMs: 8_000 },
+    ...over,
+  });
   const restarted: { restarts: number; reason: string }[] = [];
   const failed: unknown[] = [];
   host.on('restarted', (n) => restarted.push(n));
@@ -18,7 +24,8 @@ function startedHost(over: Partial<EngineHostOptions> = {}) {
   return { host, time, sp, restarted, failed };
 }
 
-const isRetryableUnavailable = (err: unknown): boolean => err instanceof ShotfarmError && err.code === 'unavailable' && err.retryable;
+const isRetryableUnavailable = (err: unknown): boolean =>
+  err instanceof ShotfarmError && err.code === 'unavailable' && err.retryable;
 
 test('a crash fails the calls in flight with a retryable envelope and a new engine is started after the backoff', async () => {
   const { host, time, sp } = startedHost();
@@ -81,7 +88,10 @@ test('an engine that stayed up long enough starts a fresh streak: its crash wait
   sp.last().ready();
   time.advance(60_000);
   sp.last().crash();
-  assert.deepEqual(time.waiting().filter((ms) => ms !== 60_000), [500]);
+  assert.deepEqual(
+    time.waiting().filter((ms) => ms !== 60_000),
+    [500],
+  );
 });
 
 test('after too many crashes in a row the host gives up: calls fail for good and the failure is reported', async () => {
@@ -94,7 +104,8 @@ test('after too many crashes in a row the host gives up: calls fail for good and
   assert.equal(sp.children.length, 4);
   assert.equal(host.status, 'failed');
   assert.equal(failed.length, 1);
-  const notRetryable = (err: unknown) => err instanceof ShotfarmError && !err.retryable && /3 times in a row/.test(err.message);
+  const notRetryable = (err: unknown) =>
+    err instanceof ShotfarmError && !err.retryable && /3 times in a row/.test(err.message);
   await assert.rejects(queued, notRetryable);
   await assert.rejects(host.call('farm.status', {}), notRetryable);
   time.advance(600_000);
@@ -110,7 +121,10 @@ test('a non-retryable fatal report (an edited migration) is not restarted: its m
   time.advance(600_000);
   assert.equal(sp.children.length, 1);
   assert.deepEqual(failed, [fatal]);
-  await assert.rejects(queued, (err: unknown) => err instanceof ShotfarmError && err.message === fatal.message && err.code === 'storage');
+  await assert.rejects(
+    queued,
+    (err: unknown) => err instanceof ShotfarmError && err.message === fatal.message && err.code === 'storage',
+  );
 });
 
 test('a retryable fatal report is handled as a crash: restarted after the backoff, with its message as the reason', () => {
@@ -151,7 +165,8 @@ test('a spawn that throws counts as a crash and is retried with backoff', () => 
   let attempts = 0;
   const sp = fakeSpawner();
   const host = new EngineHost({
-    timers: time, clock: time,
+    timers: time,
+    clock: time,
     spawn: () => {
       attempts += 1;
       if (attempts < 3) throw new Error('EAGAIN');
@@ -166,7 +181,10 @@ test('a spawn that throws counts as a crash and is retried with backoff', () => 
 });
 
 test('restartDelay doubles from the initial delay and never exceeds the cap', () => {
-  assert.deepEqual([1, 2, 3, 4, 10, 1000].map((n) => restartDelay(n, { initialMs: 250, maxMs: 5_000 })), [250, 500, 1000, 2000, 5000, 5000]);
+  assert.deepEqual(
+    [1, 2, 3, 4, 10, 1000].map((n) => restartDelay(n, { initialMs: 250, maxMs: 5_000 })),
+    [250, 500, 1000, 2000, 5000, 5000],
+  );
   assert.equal(restartDelay(0), 500);
   assert.equal(restartDelay(Number.MAX_SAFE_INTEGER), 30_000);
 });

@@ -1,9 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { keepEnd, messageText, TRACEBACK_MAX_CHARS, tracebackText } from '../../electron/engine/pools/comfy-lan/error-detail.js';
+import {
+  keepEnd,
+  messageText,
+  TRACEBACK_MAX_CHARS,
+  tracebackText,
+} from '../../electron/engine/pools/comfy-lan/error-detail.js';
 
 test('a traceback is joined in order and a huge one keeps its end (the innermost frame), marked where it was cut', () => {
-  assert.equal(tracebackText(['  File "a.py", line 1\n', '  File "b.py", line 2\n']), '  File "a.py", line 1\n  File "b.py", line 2\n');
+  assert.equal(
+    tracebackText(['  File "a.py", line 1\n', '  File "b.py", line 2\n']),
+    '  File "a.py", line 1\n  File "b.py", line 2\n',
+  );
   const frames = Array.from({ length: 2_000 }, (_, i) => `  File "custom_nodes/x.py", line ${i}, in f\n    g()\n`);
   const kept = tracebackText(frames) ?? '';
   assert.equal(kept.length, TRACEBACK_MAX_CHARS);

@@ -28,7 +28,13 @@ test('export file names carry the date and the time to the second, without colon
 });
 
 test('an export filter survives the trip through URL query parameters (the download route)', () => {
-  const f = { from: 1_700_000_000_000, to: 1_700_000_100_000, project: 'Moonfall', episode: 'ep 101', outcome: 'failed' };
+  const f = {
+    from: 1_700_000_000_000,
+    to: 1_700_000_100_000,
+    project: 'Moonfall',
+    episode: 'ep 101',
+    outcome: 'failed',
+  };
   const q = exportFilterToQuery(f);
   q.set('token', 'secret');
   assert.deepEqual(exportFilterFromQuery(new URLSearchParams(q.toString())), f);

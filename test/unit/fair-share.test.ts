@@ -8,9 +8,24 @@ const q = (project: string, n: number) => ({ project, jobs: Array.from({ length:
 
 test('fair order: the project furthest below its share of GPU time goes next, each pick charged its cost', () => {
   const cases: { name: string; used: Record<string, number>; weights: Record<string, number>; want: string[] }[] = [
-    { name: 'equal use, equal weights: alternate, the first-listed first', used: {}, weights: {}, want: ['A0', 'B0', 'A1', 'B1', 'A2', 'B2'] },
-    { name: 'A has used more: B catches up first', used: { A: 2000 }, weights: {}, want: ['B0', 'B1', 'A0', 'B2', 'A1', 'A2'] },
-    { name: 'weights 3:1: three of A for one of B', used: {}, weights: { A: 3 }, want: ['A0', 'B0', 'A1', 'A2', 'A3', 'B1'] },
+    {
+      name: 'equal use, equal weights: alternate, the first-listed first',
+      used: {},
+      weights: {},
+      want: ['A0', 'B0', 'A1', 'B1', 'A2', 'B2'],
+    },
+    {
+      name: 'A has used more: B catches up first',
+      used: { A: 2000 },
+      weights: {},
+      want: ['B0', 'B1', 'A0', 'B2', 'A1', 'A2'],
+    },
+    {
+      name: 'weights 3:1: three of A for one of B',
+      used: {},
+      weights: { A: 3 },
+      want: ['A0', 'B0', 'A1', 'A2', 'A3', 'B1'],
+    },
     { name: 'an unnamed project weighs 1', used: {}, weights: { B: 1 }, want: ['A0', 'B0', 'A1', 'B1', 'A2', 'B2'] },
   ];
   for (const c of cases) {
@@ -33,7 +48,16 @@ test('over its share: named only beyond its weight share (5 % margin), never alo
     { used: { A: 1000 }, weights: {}, want: [] },
     { used: {}, weights: {}, want: [] },
   ];
-  for (const c of cases) assert.deepEqual(overShare(Object.keys(c.used).length ? Object.keys(c.used) : ['A', 'B'], new Map(Object.entries(c.used)), c.weights), c.want, JSON.stringify(c));
+  for (const c of cases)
+    assert.deepEqual(
+      overShare(
+        Object.keys(c.used).length ? Object.keys(c.used) : ['A', 'B'],
+        new Map(Object.entries(c.used)),
+        c.weights,
+      ),
+      c.want,
+      JSON.stringify(c),
+    );
   assert.equal(shareNote('Moonfall', ['Moonfall']), 'project Moonfall is over its share of GPU time');
   assert.equal(shareNote('Ashen', ['Moonfall']), null);
   assert.equal(weightOf({ A: 0 }, 'A'), 1);
@@ -41,7 +65,10 @@ test('over its share: named only beyond its weight share (5 % margin), never alo
 
 test('project_weights: "name=weight" lists and JSON objects; bad ones refused with what to fix', () => {
   assert.deepEqual(parseProjectWeights('Moonfall=3, Ashen=1'), { ok: true, weights: { Moonfall: 3, Ashen: 1 } });
-  assert.deepEqual(parseProjectWeights('Big Show = 2\nSmall=0.5'), { ok: true, weights: { 'Big Show': 2, Small: 0.5 } });
+  assert.deepEqual(parseProjectWeights('Big Show = 2\nSmall=0.5'), {
+    ok: true,
+    weights: { 'Big Show': 2, Small: 0.5 },
+  });
   assert.deepEqual(parseProjectWeights('{"Moonfall": 3}'), { ok: true, weights: { Moonfall: 3 } });
   const bad: [string, RegExp][] = [
     ['Moonfall', /"Moonfall" is not project=weight/],
@@ -63,8 +90,14 @@ test('project_weights: "name=weight" lists and JSON objects; bad ones refused wi
 test('GPU time: ended runs count until they leave the window, open ones what they ran so far', () => {
   let windowMs = 10_000;
   const g = new GpuTime(() => windowMs);
-  g.seed([{ project: 'A', at: 5_000, ms: 3_000 }, { project: 'B', at: 1_000, ms: 1_000 }]);
-  assert.deepEqual([...g.usage(6_000)].sort(), [['A', 3_000], ['B', 1_000]]);
+  g.seed([
+    { project: 'A', at: 5_000, ms: 3_000 },
+    { project: 'B', at: 1_000, ms: 1_000 },
+  ]);
+  assert.deepEqual([...g.usage(6_000)].sort(), [
+    ['A', 3_000],
+    ['B', 1_000],
+  ]);
   g.started('x', 'B', 6_000);
   assert.equal(g.usage(8_000).get('B'), 3_000);
   g.ended('x', 9_000);

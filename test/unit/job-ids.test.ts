@@ -6,14 +6,25 @@ import { v5 } from 'uuid';
 import { JOB_ID_NAMESPACE, jobId, uuidV5 } from '../../electron/engine/ids.js';
 
 test('job ids are the same RFC 4122 v5 ids the uuid package computes, for ASCII and non-ASCII names', () => {
-  for (const name of ['', 'a', 'Bench\u001fep1\u001fsh000001\u001fkeyframe\u001f1', 'Épisode\u001f镜头 12\u001fkadras', 'x'.repeat(300)]) {
+  for (const name of [
+    '',
+    'a',
+    'Bench\u001fep1\u001fsh000001\u001fkeyframe\u001f1',
+    'Épisode\u001f镜头 12\u001fkadras',
+    'x'.repeat(300),
+  ]) {
     assert.equal(uuidV5(name), v5(name, JOB_ID_NAMESPACE));
   }
 });
 
 test('a job id depends on every part of its key, take included', () => {
   const key = { project: 'P', episode: 'E', shot: 'S', stage: 'keyframe', take: 1 };
-  const ids = new Set([jobId(key), jobId({ ...key, take: 2 }), jobId({ ...key, stage: 'motion' }), jobId({ ...key, shot: 'S2' })]);
+  const ids = new Set([
+    jobId(key),
+    jobId({ ...key, take: 2 }),
+    jobId({ ...key, stage: 'motion' }),
+    jobId({ ...key, shot: 'S2' }),
+  ]);
   assert.equal(ids.size, 4);
   assert.match(jobId(key), /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
 });

@@ -1,7 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  ACTION_STATES, actionAllowed, BACKLOG_STATES, canTransition, isWaiting, JOB_ACTIONS, JOB_STATES, NEEDS_OPERATOR_STATES, OPEN_STATES, TERMINAL_STATES, TRANSITIONS,
+  ACTION_STATES,
+  actionAllowed,
+  BACKLOG_STATES,
+  canTransition,
+  isWaiting,
+  JOB_ACTIONS,
+  JOB_STATES,
+  NEEDS_OPERATOR_STATES,
+  OPEN_STATES,
+  TERMINAL_STATES,
+  TRANSITIONS,
   WAITING_STATES,
 } from '../../shared/job-states.js';
 
@@ -41,7 +51,10 @@ test('the named groups of states hold together: open = not terminal, waiting = o
   assert.deepEqual(sorted(OPEN_STATES), sorted(JOB_STATES.filter((s) => !TERMINAL_STATES.includes(s))));
   assert.deepEqual(sorted(WAITING_STATES), sorted(OPEN_STATES.filter((s) => s !== 'running')));
   assert.deepEqual(sorted(BACKLOG_STATES), ['failed_retryable', 'pending', 'queued', 'running']);
-  assert.ok(NEEDS_OPERATOR_STATES.every((s) => s === 'held' || TERMINAL_STATES.includes(s)), 'only held and the finished states wait for a person');
+  assert.ok(
+    NEEDS_OPERATOR_STATES.every((s) => s === 'held' || TERMINAL_STATES.includes(s)),
+    'only held and the finished states wait for a person',
+  );
   for (const s of JOB_STATES) assert.equal(isWaiting(s), (WAITING_STATES as readonly string[]).includes(s), s);
   assert.deepEqual(ACTION_STATES.bump, WAITING_STATES, 'bump and move-to-top apply to what waits');
 });

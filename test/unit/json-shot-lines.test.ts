@@ -17,5 +17,8 @@ test('each JSON row points at the line of its own "id", even when the id appears
     '] }',
   ].join('\n');
   const rows = readJsonShotList(content, 'l.json').rows;
-  assert.deepEqual(rows.map((r) => r.line), [3, 6, 7, 8, null]);
+  assert.deepEqual(
+    rows.map((r) => r.line),
+    [3, 6, 7, 8, null],
+  );
 });

@@ -3,7 +3,13 @@ import assert from 'node:assert/strict';
 import { join, resolve, sep } from 'node:path';
 import { mediaTypeOf, outputPath, safeFileName, takeDir } from '../../electron/engine/files/output-paths.js';
 
-const dir = takeDir('/srv/renders', { project: 'Moonfall', episode: 'ep101', shot: 'sh010', stage: 'keyframe', take: 2 });
+const dir = takeDir('/srv/renders', {
+  project: 'Moonfall',
+  episode: 'ep101',
+  shot: 'sh010',
+  stage: 'keyframe',
+  take: 2,
+});
 
 test('outputs go to <root>/<project>/<episode>/<shot>/<stage>/take-<n>/', () => {
   assert.equal(dir, join(resolve('/srv/renders'), 'Moonfall', 'ep101', 'sh010', 'keyframe', 'take-2'));
@@ -11,8 +17,14 @@ test('outputs go to <root>/<project>/<episode>/<shot>/<stage>/take-<n>/', () => 
 });
 
 test('a server-given name with ../ or an absolute path never leaves the take folder', () => {
-  for (const evil of ['../../../../etc/passwd', // hostile-path
-    '/etc/passwd', '..\\..\\win.ini', 'a/../../b.png', './.hidden', 'C:\\temp\\x.png']) {
+  for (const evil of [
+    '../../../../etc/passwd', // hostile-path
+    '/etc/passwd',
+    '..\\..\\win.ini',
+    'a/../../b.png',
+    './.hidden',
+    'C:\\temp\\x.png',
+  ]) {
     const p = outputPath(dir, evil, '');
     assert.ok(p.startsWith(dir + sep), `${evil} → ${p}`);
     assert.ok(!p.slice(dir.length + 1).includes(sep), `${evil} stays a plain file name`);

@@ -11,7 +11,10 @@ import { notYoursHint, othersLeftAlone, ownOnly, ownSplit } from '../../renderer
 import { refusalHint } from '../../renderer/lib/permissions.js';
 
 const session = (role: Role, name = 'mira', solo = false): SessionView => ({
-  name, role, solo, may: Object.fromEntries(METHOD_CLASSES.map((c) => [c, mayUse(role, c)])) as SessionView['may'],
+  name,
+  role,
+  solo,
+  may: Object.fromEntries(METHOD_CLASSES.map((c) => [c, mayUse(role, c)])) as SessionView['may'],
 });
 const jobs = [{ importedBy: 'mira' }, { importedBy: 'otto' }, { importedBy: 'mira' }, { importedBy: 'local' }];
 
@@ -31,13 +34,28 @@ test('operators, admins, the solo operator and an unknown session are not limite
 });
 
 test('the words: why an action is not offered, what a mixed selection leaves alone, why a class is disabled', () => {
-  assert.equal(notYoursHint(session('artist'), 'cancel'), 'Imported by someone else: artists may cancel only the jobs they imported.');
-  assert.equal(notYoursHint(session('artist'), 'newTake'), 'Imported by someone else: artists may make new takes of only the jobs they imported.');
+  assert.equal(
+    notYoursHint(session('artist'), 'cancel'),
+    'Imported by someone else: artists may cancel only the jobs they imported.',
+  );
+  assert.equal(
+    notYoursHint(session('artist'), 'newTake'),
+    'Imported by someone else: artists may make new takes of only the jobs they imported.',
+  );
   assert.equal(othersLeftAlone(4, 7), '4 of the 7 selected jobs were imported by others and are left alone.');
   assert.equal(othersLeftAlone(1, 2), '1 of the 2 selected jobs was imported by others and is left alone.');
-  assert.equal(refusalHint(session('artist'), 'templates'), 'Your role (artist) cannot register templates: operators and admins can.');
-  assert.equal(refusalHint(session('operator'), 'people'), 'Your role (operator) cannot manage people and roles: admins can.');
-  assert.equal(refusalHint(session('artist'), 'exports'), 'Your role (artist) cannot export run logs or ledgers: operators, leads and admins can.');
+  assert.equal(
+    refusalHint(session('artist'), 'templates'),
+    'Your role (artist) cannot register templates: operators and admins can.',
+  );
+  assert.equal(
+    refusalHint(session('operator'), 'people'),
+    'Your role (operator) cannot manage people and roles: admins can.',
+  );
+  assert.equal(
+    refusalHint(session('artist'), 'exports'),
+    'Your role (artist) cannot export run logs or ledgers: operators, leads and admins can.',
+  );
   assert.equal(refusalHint(session('operator'), 'templates'), undefined);
   assert.equal(refusalHint(null, 'templates'), undefined, 'until the session is known nothing is disabled');
 });

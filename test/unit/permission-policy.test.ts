@@ -40,9 +40,14 @@ test('every contract method has a class, and the policy answers each one for eac
 });
 
 const cases: { name: string; req: Parameters<typeof permission>[0]; sentence: string | null }[] = [
-  { name: 'an artist cancels their own job', req: { role: 'artist', method: 'jobs.cancel', others: { count: 0, of: 3 } }, sentence: null },
   {
-    name: "an artist cancels another's job", req: { role: 'artist', method: 'jobs.cancel', others: { count: 1, of: 1 } },
+    name: 'an artist cancels their own job',
+    req: { role: 'artist', method: 'jobs.cancel', others: { count: 0, of: 3 } },
+    sentence: null,
+  },
+  {
+    name: "an artist cancels another's job",
+    req: { role: 'artist', method: 'jobs.cancel', others: { count: 1, of: 1 } },
     sentence: 'artists cannot cancel jobs imported by others (that job was imported by someone else).',
   },
   {
@@ -50,26 +55,61 @@ const cases: { name: string; req: Parameters<typeof permission>[0]; sentence: st
     req: { role: 'artist', method: 'jobs.cancel', others: { count: 2, of: 5 } },
     sentence: 'artists cannot cancel jobs imported by others (2 of the 5 jobs were imported by someone else).',
   },
-  { name: 'an artist bumps their own job to high', req: { role: 'artist', method: 'jobs.bump', others: { count: 0, of: 1 }, priority: 'high' }, sentence: null },
   {
-    name: 'an artist bumps their own job to rush', req: { role: 'artist', method: 'jobs.bump', others: { count: 0, of: 1 }, priority: 'rush' },
+    name: 'an artist bumps their own job to high',
+    req: { role: 'artist', method: 'jobs.bump', others: { count: 0, of: 1 }, priority: 'high' },
+    sentence: null,
+  },
+  {
+    name: 'an artist bumps their own job to rush',
+    req: { role: 'artist', method: 'jobs.bump', others: { count: 0, of: 1 }, priority: 'rush' },
     sentence: 'artists cannot make jobs rush (up to high).',
   },
   {
-    name: 'an artist undoes into rush', req: { role: 'artist', method: 'jobs.restoreOrder', others: { count: 0, of: 1 }, priority: 'rush' },
+    name: 'an artist undoes into rush',
+    req: { role: 'artist', method: 'jobs.restoreOrder', others: { count: 0, of: 1 }, priority: 'rush' },
     sentence: 'artists cannot make jobs rush (up to high).',
   },
   {
-    name: "an artist moves another's job to the top", req: { role: 'artist', method: 'jobs.moveToTop', others: { count: 1, of: 1 } },
+    name: "an artist moves another's job to the top",
+    req: { role: 'artist', method: 'jobs.moveToTop', others: { count: 1, of: 1 } },
     sentence: 'artists cannot reorder jobs imported by others (that job was imported by someone else).',
   },
-  { name: "an operator cancels anyone's jobs", req: { role: 'operator', method: 'jobs.cancel', others: { count: 5, of: 5 } }, sentence: null },
-  { name: 'an operator makes a job rush', req: { role: 'operator', method: 'jobs.bump', others: { count: 1, of: 1 }, priority: 'rush' }, sentence: null },
-  { name: 'a lead cancels', req: { role: 'lead', method: 'jobs.cancel', others: { count: 0, of: 1 } }, sentence: 'leads cannot act on jobs.' },
-  { name: 'an operator exports (postmortem run logs are theirs)', req: { role: 'operator', method: 'export.runlog' }, sentence: null },
-  { name: 'an artist exports', req: { role: 'artist', method: 'export.ledger' }, sentence: 'artists cannot export run logs or ledgers.' },
-  { name: 'an artist pauses the farm', req: { role: 'artist', method: 'farm.pause' }, sentence: 'artists cannot pause, stop or resume the farm.' },
-  { name: 'an operator adds a person', req: { role: 'operator', method: 'users.add' }, sentence: 'operators cannot manage people and roles.' },
+  {
+    name: "an operator cancels anyone's jobs",
+    req: { role: 'operator', method: 'jobs.cancel', others: { count: 5, of: 5 } },
+    sentence: null,
+  },
+  {
+    name: 'an operator makes a job rush',
+    req: { role: 'operator', method: 'jobs.bump', others: { count: 1, of: 1 }, priority: 'rush' },
+    sentence: null,
+  },
+  {
+    name: 'a lead cancels',
+    req: { role: 'lead', method: 'jobs.cancel', others: { count: 0, of: 1 } },
+    sentence: 'leads cannot act on jobs.',
+  },
+  {
+    name: 'an operator exports (postmortem run logs are theirs)',
+    req: { role: 'operator', method: 'export.runlog' },
+    sentence: null,
+  },
+  {
+    name: 'an artist exports',
+    req: { role: 'artist', method: 'export.ledger' },
+    sentence: 'artists cannot export run logs or ledgers.',
+  },
+  {
+    name: 'an artist pauses the farm',
+    req: { role: 'artist', method: 'farm.pause' },
+    sentence: 'artists cannot pause, stop or resume the farm.',
+  },
+  {
+    name: 'an operator adds a person',
+    req: { role: 'operator', method: 'users.add' },
+    sentence: 'operators cannot manage people and roles.',
+  },
   { name: 'a lead approves', req: { role: 'lead', method: 'assets.approve' }, sentence: null },
   { name: 'an admin does anything', req: { role: 'admin', method: 'users.add' }, sentence: null },
 ];

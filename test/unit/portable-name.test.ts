@@ -4,7 +4,19 @@ import { MAX_NAME_CHARS, portableNameProblem } from '../../shared/portable-name.
 import { parameterValue, parseSeed, parseTake } from '../../electron/engine/intake/cell-values.js';
 
 test('the portable-name rule takes tracker codes and refuses what a folder cannot be on some system', () => {
-  for (const ok of ['sh010', 'sq010_sh0020', 'Moonfall', 'ep101', 'épisode-1', '森の家', 'a.b', 'con-fig', 'COMET', 'LPT', 'x'.repeat(MAX_NAME_CHARS)]) {
+  for (const ok of [
+    'sh010',
+    'sq010_sh0020',
+    'Moonfall',
+    'ep101',
+    'épisode-1',
+    '森の家',
+    'a.b',
+    'con-fig',
+    'COMET',
+    'LPT',
+    'x'.repeat(MAX_NAME_CHARS),
+  ]) {
     assert.equal(portableNameProblem(ok, 'shot'), null, ok);
   }
   const bad: [string, RegExp][] = [
@@ -41,12 +53,34 @@ test('the portable-name rule takes tracker codes and refuses what a folder canno
     ['bom\ufeff', /U\+FEFF/],
     ['half\ud800', /broken character/],
   ];
-  for (const [name, words] of bad) assert.match(portableNameProblem(name, 'shot') ?? '(accepted)', words, JSON.stringify(name));
+  for (const [name, words] of bad)
+    assert.match(portableNameProblem(name, 'shot') ?? '(accepted)', words, JSON.stringify(name));
 });
 
 test('takes and seeds in CSV cells are digits, nothing Number() would also read', () => {
-  for (const [cell, value] of [['1', 1], ['12', 12], ['007', 7], ['1000000', 1_000_000]] as const) assert.deepEqual(parseTake(cell), { ok: true, value });
-  for (const cell of ['0', '-1', '1.5', '1e308', '1e3', '0x10', '0b1', '+3', ' 2', 'Infinity', 'NaN', '', '1000001', '9'.repeat(400)]) {
+  for (const [cell, value] of [
+    ['1', 1],
+    ['12', 12],
+    ['007', 7],
+    ['1000000', 1_000_000],
+  ] as const)
+    assert.deepEqual(parseTake(cell), { ok: true, value });
+  for (const cell of [
+    '0',
+    '-1',
+    '1.5',
+    '1e308',
+    '1e3',
+    '0x10',
+    '0b1',
+    '+3',
+    ' 2',
+    'Infinity',
+    'NaN',
+    '',
+    '1000001',
+    '9'.repeat(400),
+  ]) {
     const r = parseTake(cell);
     assert.equal(r.ok, false, cell);
     assert.match(r.ok ? '' : r.message, /must be a whole number from 1 to 1000000, written in digits/);

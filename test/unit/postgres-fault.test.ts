@@ -34,6 +34,9 @@ test('each SQLSTATE that means the storage maps to its hold, and nothing else do
 });
 
 test("an error from elsewhere with a connection code (a workstation's ECONNREFUSED) is not the database's", () => {
-  assert.equal(databaseFault(Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:8188'), { code: 'ECONNREFUSED' })), null);
+  assert.equal(
+    databaseFault(Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:8188'), { code: 'ECONNREFUSED' })),
+    null,
+  );
   assert.equal(databaseFault(Object.assign(new Error('x'), { code: '57P01' })), null);
 });

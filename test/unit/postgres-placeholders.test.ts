@@ -7,13 +7,24 @@ test('positional ? become $1..$n in order', () => {
   const t = translate('SELECT * FROM jobs WHERE id = ? AND state IN (?, ?)');
   assert.equal(t.text, 'SELECT * FROM jobs WHERE id = $1 AND state IN ($2, $3)');
   assert.deepEqual(bindValues(t, ['j1', 'queued', 'held'], ''), ['j1', 'queued', 'held']);
-  assert.deepEqual(bindValues(t, [['j1', 'queued', 'held']], ''), ['j1', 'queued', 'held'], 'one array, as better-sqlite3 takes it');
+  assert.deepEqual(
+    bindValues(t, [['j1', 'queued', 'held']], ''),
+    ['j1', 'queued', 'held'],
+    'one array, as better-sqlite3 takes it',
+  );
 });
 
 test('named @x, :x and $x share one $n per name, bound from one object in that order', () => {
-  const t = translate('UPDATE jobs SET state = @to, updated_at = :at WHERE id = $id AND state = @from AND @to <> @from');
+  const t = translate(
+    'UPDATE jobs SET state = @to, updated_at = :at WHERE id = $id AND state = @from AND @to <> @from',
+  );
   assert.equal(t.text, 'UPDATE jobs SET state = $1, updated_at = $2 WHERE id = $3 AND state = $4 AND $1 <> $4');
-  assert.deepEqual(bindValues(t, [{ from: 'queued', to: 'running', at: 5, id: 'j1', extra: 1 }], ''), ['running', 5, 'j1', 'queued']);
+  assert.deepEqual(bindValues(t, [{ from: 'queued', to: 'running', at: 5, id: 'j1', extra: 1 }], ''), [
+    'running',
+    5,
+    'j1',
+    'queued',
+  ]);
 });
 
 test('literals, quoted names, comments and :: casts are not parameters', () => {
@@ -25,8 +36,14 @@ test('literals, quoted names, comments and :: casts are not parameters', () => {
 
 test('bigints go as their digits; a wrong count, a missing name or mixed styles is refused with the statement', () => {
   assert.deepEqual(bindValues(translate('SELECT ?'), [2n ** 60n], ''), ['1152921504606846976']);
-  assert.throws(() => bindValues(translate('SELECT ?, ?'), [1], 'SELECT ?, ?'), /takes 2 parameters but got 1: SELECT \?, \?/);
-  assert.throws(() => bindValues(translate('SELECT @a, @b'), [{ a: 1 }], 'SELECT @a, @b'), /Missing named parameter @b/);
+  assert.throws(
+    () => bindValues(translate('SELECT ?, ?'), [1], 'SELECT ?, ?'),
+    /takes 2 parameters but got 1: SELECT \?, \?/,
+  );
+  assert.throws(
+    () => bindValues(translate('SELECT @a, @b'), [{ a: 1 }], 'SELECT @a, @b'),
+    /Missing named parameter @b/,
+  );
   assert.throws(() => bindValues(translate('SELECT 1'), [1], 'SELECT 1'), /takes no parameters/);
   assert.throws(() => translate('SELECT ?, @a'), /mixes \? and named parameters/);
 });

@@ -1,15 +1,46 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { displaces, mayWaitBehind, placeStartsAt, startsTooSoon, waitsForDisplaced } from '../../electron/engine/scheduler/prefetch.js';
+import {
+  displaces,
+  mayWaitBehind,
+  placeStartsAt,
+  startsTooSoon,
+  waitsForDisplaced,
+} from '../../electron/engine/scheduler/prefetch.js';
 import type { InstanceSnapshot, JobSnapshot } from '../../electron/engine/scheduler/policy.js';
 
 const GB = 1024 ** 3;
 /** A 24 GB one-slot GPU running a normal 10 GB job. */
 const busy = (o: Partial<InstanceSnapshot> = {}): InstanceSnapshot => ({
-  id: 'g', name: 'g', tags: [], maxConcurrency: 1, running: 1, runningVramGb: 10, largestRunningVramGb: 10, totalVramBytes: 24 * GB, otherVramBytes: 0,
-  serverQueue: 1, lastCheckpoint: null, vramOverrides: {}, speed: 1, runningPriority: 100, waiting: null, ...o,
+  id: 'g',
+  name: 'g',
+  tags: [],
+  maxConcurrency: 1,
+  running: 1,
+  runningVramGb: 10,
+  largestRunningVramGb: 10,
+  totalVramBytes: 24 * GB,
+  otherVramBytes: 0,
+  serverQueue: 1,
+  lastCheckpoint: null,
+  vramOverrides: {},
+  speed: 1,
+  runningPriority: 100,
+  waiting: null,
+  ...o,
 });
-const job = (o: Partial<JobSnapshot> = {}): JobSnapshot => ({ id: 'j', priority: 100, rank: 0, stage: 'keyframe', vramGb: 10, tags: [], checkpoint: null, previousInstanceId: null, oomOn: null, ...o });
+const job = (o: Partial<JobSnapshot> = {}): JobSnapshot => ({
+  id: 'j',
+  priority: 100,
+  rank: 0,
+  stage: 'keyframe',
+  vramGb: 10,
+  tags: [],
+  checkpoint: null,
+  previousInstanceId: null,
+  oomOn: null,
+  ...o,
+});
 const waiting = (priority: number, rank = 0, displacing = false) => ({ attemptId: 'w', priority, rank, displacing });
 
 test('a job may wait behind the running prompt: every slot taken, nothing waiting, its priority or lower, fitting the GPU on its own', () => {
@@ -50,11 +81,16 @@ test('a waiting place starts at the expected end of the prompt before it: never 
 test('a lower prompt waiting elsewhere is displaced when it would start before the job, or too near to tell', () => {
   const now = 1_000;
   const cases: [string, number, number, boolean][] = [
-    ['the job waits for the first slot that frees (no place of its own): every one', 5_000, Number.POSITIVE_INFINITY, true],
-    ['its place starts before the job\'s', 1_200, 1_400, true],
+    [
+      'the job waits for the first slot that frees (no place of its own): every one',
+      5_000,
+      Number.POSITIVE_INFINITY,
+      true,
+    ],
+    ["its place starts before the job's", 1_200, 1_400, true],
     ['within 100 ms after it (ends are estimates)', 1_480, 1_400, true],
     ['within a quarter of a long wait after it', 12_000, 10_000, true],
-    ['well after the job\'s place: it keeps its place', 2_000, 1_400, false],
+    ["well after the job's place: it keeps its place", 2_000, 1_400, false],
     ['its end is not known yet', Number.POSITIVE_INFINITY, 1_400, true],
   ];
   for (const [name, other, own, want] of cases) assert.equal(startsTooSoon(other, own, now), want, name);
@@ -62,6 +98,14 @@ test('a lower prompt waiting elsewhere is displaced when it would start before t
 
 test('a job ahead of a prompt being displaced waits for that place instead of asking again', () => {
   assert.equal(waitsForDisplaced(job({ priority: 300 }), busy({ waiting: waiting(100, 0, true) })), true);
-  assert.equal(waitsForDisplaced(job({ priority: 300 }), busy({ waiting: waiting(100, 0, false) })), false, 'not asked yet: it displaces');
-  assert.equal(waitsForDisplaced(job({ priority: 0 }), busy({ waiting: waiting(100, 0, true) })), false, 'not ahead of it');
+  assert.equal(
+    waitsForDisplaced(job({ priority: 300 }), busy({ waiting: waiting(100, 0, false) })),
+    false,
+    'not asked yet: it displaces',
+  );
+  assert.equal(
+    waitsForDisplaced(job({ priority: 0 }), busy({ waiting: waiting(100, 0, true) })),
+    false,
+    'not ahead of it',
+  );
 });

@@ -6,9 +6,19 @@ import { API_INPUTS, type ApiMethod } from '../../shared/api.js';
 import { LOCAL_ONLY_METHODS } from '../../shared/methods.js';
 import { BRIDGE_KEY, createShotfarmBridge, exposeBridge, type IpcRendererLike } from '../../electron/preload/bridge.js';
 import { WIRE_TOPICS } from '../../shared/events.js';
-import { BRIDGE_TOPICS, CHANNELS, PAGE_METHODS, SHELL_TOPICS, type ShellEventMap } from '../../electron/preload/channels.js';
+import {
+  BRIDGE_TOPICS,
+  CHANNELS,
+  PAGE_METHODS,
+  SHELL_TOPICS,
+  type ShellEventMap,
+} from '../../electron/preload/channels.js';
 import type { ShotfarmBridge as PreloadBridge } from '../../electron/preload/bridge.js';
-import type { BridgeShellEventMap, BridgeShellTopic, ShotfarmBridge as PageBridge } from '../../renderer/client/bridge.js';
+import type {
+  BridgeShellEventMap,
+  BridgeShellTopic,
+  ShotfarmBridge as PageBridge,
+} from '../../renderer/client/bridge.js';
 
 /** An ipcRenderer that records invokes, answers from a script, and lets the test push events. */
 function fakeIpc(answer: (channel: string, args: unknown[]) => unknown = () => ({ ok: true, result: null })) {
@@ -38,7 +48,16 @@ test('the preload exposes exactly one key, shotfarm, holding only call, subscrib
   const [key, api] = exposed[0] ?? [];
   assert.equal(key, BRIDGE_KEY);
   assert.equal(key, 'shotfarm');
-  assert.deepEqual(Object.keys(api as object).sort(), ['call', 'importedHere', 'joinStudio', 'openShotListDialog', 'revealFile', 'saveExport', 'studioFarm', 'subscribe']);
+  assert.deepEqual(Object.keys(api as object).sort(), [
+    'call',
+    'importedHere',
+    'joinStudio',
+    'openShotListDialog',
+    'revealFile',
+    'saveExport',
+    'studioFarm',
+    'subscribe',
+  ]);
   for (const v of Object.values(api as object)) assert.equal(typeof v, 'function');
   assert.ok(Object.isFrozen(api), 'the page cannot swap the functions');
   assert.ok(!Object.values(api as object).includes(ipc), 'ipcRenderer is never handed over');
@@ -69,14 +88,26 @@ test('every method the page uses is forwarded on the one fixed call channel with
   // (The settings with a folder's key: the Settings view may change the number settings.)
   for (const method of LOCAL_ONLY_METHODS) {
     const input = method.startsWith('settings.') ? { key: 'output_root', value: tmpdir() } : {};
-    await assert.rejects(bridge.call(method, input), (err: unknown) => (err as { code: string; message: string }).code === 'forbidden' &&
-      /(only available from|changed on) this machine's command line/.test((err as { message: string }).message), method);
+    await assert.rejects(
+      bridge.call(method, input),
+      (err: unknown) =>
+        (err as { code: string; message: string }).code === 'forbidden' &&
+        /(only available from|changed on) this machine's command line/.test((err as { message: string }).message),
+      method,
+    );
   }
-  const unused = Object.keys(API_INPUTS).filter((m) => !PAGE_METHODS.has(m as ApiMethod) && !LOCAL_ONLY_METHODS.has(m as ApiMethod));
+  const unused = Object.keys(API_INPUTS).filter(
+    (m) => !PAGE_METHODS.has(m as ApiMethod) && !LOCAL_ONLY_METHODS.has(m as ApiMethod),
+  );
   assert.ok(unused.includes('release.verify') && unused.includes('jobs.ids') && unused.includes('instances.probeAll'));
   for (const method of unused) {
-    await assert.rejects(bridge.call(method, {}), (err: unknown) => (err as { code: string; message: string }).code === 'forbidden' &&
-      /is not available to the app's page/.test((err as { message: string }).message), method);
+    await assert.rejects(
+      bridge.call(method, {}),
+      (err: unknown) =>
+        (err as { code: string; message: string }).code === 'forbidden' &&
+        /is not available to the app's page/.test((err as { message: string }).message),
+      method,
+    );
   }
   assert.equal(invoked.length, PAGE_METHODS.size, 'the main process, which refuses them too, is never asked');
 });
@@ -92,8 +123,15 @@ test('an error answer rejects with the envelope as a plain object', async () => 
 });
 
 test('a refused or broken IPC answer becomes an envelope, never a raw Electron error', async () => {
-  const refused = createShotfarmBridge(fakeIpc(() => { throw new Error("Error invoking remote method 'shotfarm:call': This page may not use Shotfarm."); }).ipc);
-  await assert.rejects(refused.call('farm.status', {}), (err: unknown) => (err as { code: string }).code === 'unavailable');
+  const refused = createShotfarmBridge(
+    fakeIpc(() => {
+      throw new Error("Error invoking remote method 'shotfarm:call': This page may not use Shotfarm.");
+    }).ipc,
+  );
+  await assert.rejects(
+    refused.call('farm.status', {}),
+    (err: unknown) => (err as { code: string }).code === 'unavailable',
+  );
   const odd = createShotfarmBridge(fakeIpc(() => 'surprise').ipc);
   await assert.rejects(odd.call('farm.status', {}), (err: unknown) => (err as { code: string }).code === 'internal');
 });
@@ -126,7 +164,9 @@ test('a throwing subscriber does not stop the others', () => {
   const { ipc, push } = fakeIpc();
   const bridge = createShotfarmBridge(ipc);
   let reached = false;
-  bridge.subscribe('jobs.bulkChanged', () => { throw new Error('page bug'); });
+  bridge.subscribe('jobs.bulkChanged', () => {
+    throw new Error('page bug');
+  });
   bridge.subscribe('jobs.bulkChanged', () => (reached = true));
   push('jobs.bulkChanged', { count: 3 });
   assert.equal(reached, true);
@@ -152,7 +192,10 @@ test('revealFile sends only a string path on its fixed channel and refuses anyth
   const bridge = createShotfarmBridge(ipc);
   await bridge.revealFile('/renders/sh010.png');
   for (const bad of ['', 17, { path: '/x' }, 'x'.repeat(5000)]) {
-    await assert.rejects(bridge.revealFile(bad as string), (err: unknown) => (err as { code: string }).code === 'bad_input');
+    await assert.rejects(
+      bridge.revealFile(bad as string),
+      (err: unknown) => (err as { code: string }).code === 'bad_input',
+    );
   }
   assert.deepEqual(invoked, [{ channel: CHANNELS.revealFile, args: ['/renders/sh010.png'] }]);
 });
@@ -161,20 +204,36 @@ test('saveExport sends only the kind and the filters on its fixed channel; the a
   let next: unknown = { ok: true, result: { path: join(tmpdir(), 'lead', 'r.csv'), rows: 3, bytes: 120 } };
   const { ipc, invoked } = fakeIpc(() => next);
   const bridge = createShotfarmBridge(ipc);
-  assert.deepEqual(await bridge.saveExport('runlog', { project: 'Moonfall' }), { path: join(tmpdir(), 'lead', 'r.csv'), rows: 3, bytes: 120 });
+  assert.deepEqual(await bridge.saveExport('runlog', { project: 'Moonfall' }), {
+    path: join(tmpdir(), 'lead', 'r.csv'),
+    rows: 3,
+    bytes: 120,
+  });
   next = { ok: true, result: null };
   assert.equal(await bridge.saveExport('ledger', {}), null);
-  for (const [kind, filter] of [['passwd', {}], ['runlog', null], ['runlog', []]] as const) {
-    await assert.rejects(bridge.saveExport(kind, filter as never), (err: unknown) => (err as { code: string }).code === 'bad_input');
+  for (const [kind, filter] of [
+    ['passwd', {}],
+    ['runlog', null],
+    ['runlog', []],
+  ] as const) {
+    await assert.rejects(
+      bridge.saveExport(kind, filter as never),
+      (err: unknown) => (err as { code: string }).code === 'bad_input',
+    );
   }
   next = { ok: true, result: { path: 5 } };
-  await assert.rejects(bridge.saveExport('runlog', {}), (err: unknown) => (err as { code: string }).code === 'internal');
+  await assert.rejects(
+    bridge.saveExport('runlog', {}),
+    (err: unknown) => (err as { code: string }).code === 'internal',
+  );
   assert.equal(invoked.length, 3);
   assert.ok(invoked.every((i) => i.channel === CHANNELS.saveExport && i.args.length === 2));
 });
 
 test('the page cannot reach other channels: every invoke uses one of the fixed request channels', async () => {
-  const { ipc, invoked } = fakeIpc((c) => (c === CHANNELS.openShotList ? { ok: true, result: null } : { ok: true, result: null }));
+  const { ipc, invoked } = fakeIpc((c) =>
+    c === CHANNELS.openShotList ? { ok: true, result: null } : { ok: true, result: null },
+  );
   const bridge = createShotfarmBridge(ipc);
   await bridge.call('farm.status', {});
   await bridge.openShotListDialog();
@@ -183,7 +242,18 @@ test('the page cannot reach other channels: every invoke uses one of the fixed r
   await bridge.studioFarm().catch(() => undefined);
   await bridge.joinStudio('http://farm:8080', 'tok').catch(() => undefined);
   await bridge.importedHere(['a']);
-  assert.deepEqual(new Set(invoked.map((i) => i.channel)), new Set([CHANNELS.call, CHANNELS.openShotList, CHANNELS.revealFile, CHANNELS.saveExport, CHANNELS.studio, CHANNELS.joinStudio, CHANNELS.importedHere]));
+  assert.deepEqual(
+    new Set(invoked.map((i) => i.channel)),
+    new Set([
+      CHANNELS.call,
+      CHANNELS.openShotList,
+      CHANNELS.revealFile,
+      CHANNELS.saveExport,
+      CHANNELS.studio,
+      CHANNELS.joinStudio,
+      CHANNELS.importedHere,
+    ]),
+  );
 });
 
 // The renderer may not import the preload (import zones), so renderer/client/bridge.d.ts mirrors it.
@@ -203,7 +273,7 @@ test('studioFarm passes the farm and the join request on, and refuses an answer 
   await assert.rejects(odd.studioFarm(), (e: { code?: string }) => e.code === 'internal');
 });
 
-test('the page\'s description of window.shotfarm matches the preload\'s (types, shell topics, views)', () => {
+test("the page's description of window.shotfarm matches the preload's (types, shell topics, views)", () => {
   assert.ok(bridgesMatch && shellEventsMatch && shellTopicsMatch);
   const { ipc } = fakeIpc();
   const page: PageBridge = createShotfarmBridge(ipc);
@@ -213,13 +283,30 @@ test('the page\'s description of window.shotfarm matches the preload\'s (types, 
 test('the Settings view may change the number settings and project_weights from the desktop page; the folder settings stay on the command line', async () => {
   const { ipc, invoked } = fakeIpc(() => ({ ok: true, result: 'set' }));
   const bridge = createShotfarmBridge(ipc);
-  for (const input of [{ key: 'retry_attempts', value: 5 }, { key: 'fair_share', value: 0 }, { key: 'project_weights', value: 'Moonfall=3, Ashen=1' }]) {
+  for (const input of [
+    { key: 'retry_attempts', value: 5 },
+    { key: 'fair_share', value: 0 },
+    { key: 'project_weights', value: 'Moonfall=3, Ashen=1' },
+  ]) {
     assert.equal(await bridge.call('settings.set', input), 'set', input.key);
   }
   assert.equal(await bridge.call('settings.reset', { key: 'project_weights' }), 'set');
-  for (const input of [{ key: 'output_root', value: tmpdir() }, { key: 'releases_root', value: tmpdir() }]) {
-    await assert.rejects(bridge.call('settings.set', input), (err: unknown) => (err as { code: string }).code === 'forbidden', input.key);
+  for (const input of [
+    { key: 'output_root', value: tmpdir() },
+    { key: 'releases_root', value: tmpdir() },
+  ]) {
+    await assert.rejects(
+      bridge.call('settings.set', input),
+      (err: unknown) => (err as { code: string }).code === 'forbidden',
+      input.key,
+    );
   }
-  await assert.rejects(bridge.call('settings.reset', { key: 'releases_root' }), (err: unknown) => (err as { code: string }).code === 'forbidden');
-  assert.deepEqual(invoked.map((i) => (i.args[1] as { key: string }).key), ['retry_attempts', 'fair_share', 'project_weights', 'project_weights']);
+  await assert.rejects(
+    bridge.call('settings.reset', { key: 'releases_root' }),
+    (err: unknown) => (err as { code: string }).code === 'forbidden',
+  );
+  assert.deepEqual(
+    invoked.map((i) => (i.args[1] as { key: string }).key),
+    ['retry_attempts', 'fair_share', 'project_weights', 'project_weights'],
+  );
 });

@@ -7,35 +7,98 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ComfyFailure } from '../../electron/engine/comfy/observation.js';
 import type { FollowEvent } from '../../electron/engine/comfy/ws-events.js';
-import { afterFailedAsk, contactLoss, isSilence, nextAskAfterSilence } from '../../electron/engine/pools/comfy-lan/contact.js';
-import { END_RECHECK_MS, endCue, endRecheckDelay, type CueState, type EndCue } from '../../electron/engine/pools/comfy-lan/prompt-end.js';
+import {
+  afterFailedAsk,
+  contactLoss,
+  isSilence,
+  nextAskAfterSilence,
+} from '../../electron/engine/pools/comfy-lan/contact.js';
+import {
+  END_RECHECK_MS,
+  endCue,
+  endRecheckDelay,
+  type CueState,
+  type EndCue,
+} from '../../electron/engine/pools/comfy-lan/prompt-end.js';
 import { lostContactWords } from '../../shared/live-attempt.js';
 
 const P = 'prompt-1';
 const ctx = (inRun: boolean, clientId = 'posted') => ({ connection: 1, clientId, inRun });
 const frames = {
   success: { type: 'execution_success', data: { prompt_id: P, timestamp: 1 }, ...ctx(true) },
-  error: { type: 'execution_error', data: { prompt_id: P, node_id: '3', node_type: 'KSampler', exception_message: 'x', exception_type: 'RuntimeError' }, ...ctx(true) },
-  interrupted: { type: 'execution_interrupted', data: { prompt_id: P, node_id: '3', node_type: 'KSampler' }, ...ctx(true) },
+  error: {
+    type: 'execution_error',
+    data: { prompt_id: P, node_id: '3', node_type: 'KSampler', exception_message: 'x', exception_type: 'RuntimeError' },
+    ...ctx(true),
+  },
+  interrupted: {
+    type: 'execution_interrupted',
+    data: { prompt_id: P, node_id: '3', node_type: 'KSampler' },
+    ...ctx(true),
+  },
   finishedNull: { type: 'executing', data: { node: null, prompt_id: P }, ...ctx(true) },
   node: { type: 'executing', data: { node: '3', prompt_id: P }, ...ctx(true) },
   statusOwn: { type: 'status', data: { status: { exec_info: { queue_remaining: 1 } } }, ...ctx(true) },
-  statusForeign: { type: 'status', data: { status: { exec_info: { queue_remaining: 1 } } }, ...ctx(false, 'fresh-after-restart') },
+  statusForeign: {
+    type: 'status',
+    data: { status: { exec_info: { queue_remaining: 1 } } },
+    ...ctx(false, 'fresh-after-restart'),
+  },
   olderRunSuccess: { type: 'execution_success', data: { prompt_id: P, timestamp: 1 }, ...ctx(false) },
 } as unknown as Record<string, FollowEvent>;
 
 const cueCases: { frame: string; state: CueState; cue: EndCue; why: string }[] = [
-  { frame: 'success', state: { endSeen: false, postedWith: 'posted' }, cue: 'soon', why: 'success comes before the history write' },
+  {
+    frame: 'success',
+    state: { endSeen: false, postedWith: 'posted' },
+    cue: 'soon',
+    why: 'success comes before the history write',
+  },
   { frame: 'error', state: { endSeen: false, postedWith: 'posted' }, cue: 'soon', why: 'so does an error' },
   { frame: 'interrupted', state: { endSeen: false, postedWith: 'posted' }, cue: 'soon', why: 'and an interrupt' },
-  { frame: 'statusOwn', state: { endSeen: true, postedWith: 'posted' }, cue: 'now', why: 'the status of the history write' },
-  { frame: 'finishedNull', state: { endSeen: true, postedWith: 'posted' }, cue: 'now', why: 'executing {node:null} follows the write' },
-  { frame: 'finishedNull', state: { endSeen: false, postedWith: 'posted' }, cue: 'now', why: 'even when the end message was lost' },
-  { frame: 'statusOwn', state: { endSeen: false, postedWith: 'posted' }, cue: null, why: 'a queue change before our end says nothing' },
-  { frame: 'statusForeign', state: { endSeen: false, postedWith: null }, cue: 'now', why: 'a recovered attempt only gets broadcasts' },
-  { frame: 'statusForeign', state: { endSeen: false, postedWith: 'posted' }, cue: 'now', why: 'after a reconnect, too' },
+  {
+    frame: 'statusOwn',
+    state: { endSeen: true, postedWith: 'posted' },
+    cue: 'now',
+    why: 'the status of the history write',
+  },
+  {
+    frame: 'finishedNull',
+    state: { endSeen: true, postedWith: 'posted' },
+    cue: 'now',
+    why: 'executing {node:null} follows the write',
+  },
+  {
+    frame: 'finishedNull',
+    state: { endSeen: false, postedWith: 'posted' },
+    cue: 'now',
+    why: 'even when the end message was lost',
+  },
+  {
+    frame: 'statusOwn',
+    state: { endSeen: false, postedWith: 'posted' },
+    cue: null,
+    why: 'a queue change before our end says nothing',
+  },
+  {
+    frame: 'statusForeign',
+    state: { endSeen: false, postedWith: null },
+    cue: 'now',
+    why: 'a recovered attempt only gets broadcasts',
+  },
+  {
+    frame: 'statusForeign',
+    state: { endSeen: false, postedWith: 'posted' },
+    cue: 'now',
+    why: 'after a reconnect, too',
+  },
   { frame: 'node', state: { endSeen: false, postedWith: 'posted' }, cue: null, why: 'a node starting is progress' },
-  { frame: 'olderRunSuccess', state: { endSeen: false, postedWith: 'posted' }, cue: null, why: 'an older run of the same id is fenced out' },
+  {
+    frame: 'olderRunSuccess',
+    state: { endSeen: false, postedWith: 'posted' },
+    cue: null,
+    why: 'an older run of the same id is fenced out',
+  },
 ];
 
 for (const c of cueCases) {
@@ -53,9 +116,21 @@ test('a check that finds the prompt still queued after its end asks again in mil
 
 const t0 = Date.UTC(2026, 11, 1, 10, 42, 7);
 const lossCases: { name: string; lastAnswer: number | null; since: number; lostAt: number; requeueAt: number }[] = [
-  { name: 'answered during the attempt', lastAnswer: t0 + 5_000, since: t0, lostAt: t0 + 5_000, requeueAt: t0 + 65_000 },
+  {
+    name: 'answered during the attempt',
+    lastAnswer: t0 + 5_000,
+    since: t0,
+    lostAt: t0 + 5_000,
+    requeueAt: t0 + 65_000,
+  },
   { name: 'never answered in this run', lastAnswer: null, since: t0, lostAt: t0, requeueAt: t0 + 60_000 },
-  { name: 'last answered before a restart: full grace from the recovery', lastAnswer: t0 - 600_000, since: t0, lostAt: t0 - 600_000, requeueAt: t0 + 60_000 },
+  {
+    name: 'last answered before a restart: full grace from the recovery',
+    lastAnswer: t0 - 600_000,
+    since: t0,
+    lostAt: t0 - 600_000,
+    requeueAt: t0 + 60_000,
+  },
 ];
 for (const c of lossCases) {
   test(`lost contact: ${c.name}`, () => {
@@ -71,29 +146,62 @@ test('while silent the attempt asks at its poll interval but never past its requ
 
 test('every failed request counts against contact except our own abort and an unusable answer (the server answered)', () => {
   const kinds: [ComfyFailure, boolean][] = [
-    [{ kind: 'refused' }, true], [{ kind: 'reset' }, true], [{ kind: 'timeout', afterMs: 1500 }, true],
-    [{ kind: 'network', code: 'EHOSTUNREACH', message: 'x' }, true], [{ kind: 'http', status: 500, body: null, bodyText: '' }, true],
-    [{ kind: 'malformed', detail: 'x' }, false], [{ kind: 'aborted' }, false],
+    [{ kind: 'refused' }, true],
+    [{ kind: 'reset' }, true],
+    [{ kind: 'timeout', afterMs: 1500 }, true],
+    [{ kind: 'network', code: 'EHOSTUNREACH', message: 'x' }, true],
+    [{ kind: 'http', status: 500, body: null, bodyText: '' }, true],
+    [{ kind: 'malformed', detail: 'x' }, false],
+    [{ kind: 'aborted' }, false],
   ];
   for (const [f, silent] of kinds) assert.equal(isSilence(f), silent, f.kind);
 });
 
 test('the words for lost contact count from its last answer and down to the requeue', () => {
   const c = { instanceName: 'gpu-03', lostAt: t0, requeueAt: t0 + 60_000 };
-  assert.equal(lostContactWords(c, t0 + 12_000), 'lost contact with gpu-03 12 s ago; requeued in 48 s unless it answers');
+  assert.equal(
+    lostContactWords(c, t0 + 12_000),
+    'lost contact with gpu-03 12 s ago; requeued in 48 s unless it answers',
+  );
   assert.equal(lostContactWords(c, t0 + 61_000), 'lost contact with gpu-03 61 s ago; being requeued');
 });
 
-test('a failed ask gives the attempt up at the mark\'s requeue time (or a grace time of failed asks), as lost — or as what a malformed answer said', () => {
+test("a failed ask gives the attempt up at the mark's requeue time (or a grace time of failed asks), as lost — or as what a malformed answer said", () => {
   const t0 = 1_000_000;
   const silent = { kind: 'refused' } as const;
   const base = { route: 'GET /queue', failingSince: t0, graceMs: 60_000, pollMs: 2_000 };
-  assert.deepEqual(afterFailedAsk({ ...base, failure: silent, loss: { lostAt: t0 - 5_000, requeueAt: t0 + 55_000 }, now: t0 }), { askInMs: 2_000 });
-  assert.deepEqual(afterFailedAsk({ ...base, failure: silent, loss: { lostAt: t0 - 5_000, requeueAt: t0 + 55_000 }, now: t0 + 54_500 }), { askInMs: 500 }, 'the last ask lands on the requeue time');
-  assert.deepEqual(afterFailedAsk({ ...base, failure: silent, loss: { lostAt: t0 - 5_000, requeueAt: t0 + 55_000 }, now: t0 + 55_000 }), { giveUp: { kind: 'lost', seconds: 60 } });
+  assert.deepEqual(
+    afterFailedAsk({ ...base, failure: silent, loss: { lostAt: t0 - 5_000, requeueAt: t0 + 55_000 }, now: t0 }),
+    { askInMs: 2_000 },
+  );
+  assert.deepEqual(
+    afterFailedAsk({
+      ...base,
+      failure: silent,
+      loss: { lostAt: t0 - 5_000, requeueAt: t0 + 55_000 },
+      now: t0 + 54_500,
+    }),
+    { askInMs: 500 },
+    'the last ask lands on the requeue time',
+  );
+  assert.deepEqual(
+    afterFailedAsk({
+      ...base,
+      failure: silent,
+      loss: { lostAt: t0 - 5_000, requeueAt: t0 + 55_000 },
+      now: t0 + 55_000,
+    }),
+    { giveUp: { kind: 'lost', seconds: 60 } },
+  );
   // No mark (probes keep clearing it): a grace time of failed asks from the first.
   assert.deepEqual(afterFailedAsk({ ...base, failure: silent, loss: null, now: t0 + 59_999 }), { askInMs: 1 });
-  assert.deepEqual(afterFailedAsk({ ...base, failure: silent, loss: null, now: t0 + 60_000 }), { giveUp: { kind: 'lost', seconds: 60 } });
-  const malformed = { kind: 'malformed', detail: 'not JSON' } as unknown as Parameters<typeof afterFailedAsk>[0]['failure'];
-  assert.deepEqual(afterFailedAsk({ ...base, failure: malformed, loss: null, now: t0 + 60_000 }), { giveUp: { kind: 'transport', route: 'GET /queue', failure: malformed } });
+  assert.deepEqual(afterFailedAsk({ ...base, failure: silent, loss: null, now: t0 + 60_000 }), {
+    giveUp: { kind: 'lost', seconds: 60 },
+  });
+  const malformed = { kind: 'malformed', detail: 'not JSON' } as unknown as Parameters<
+    typeof afterFailedAsk
+  >[0]['failure'];
+  assert.deepEqual(afterFailedAsk({ ...base, failure: malformed, loss: null, now: t0 + 60_000 }), {
+    giveUp: { kind: 'transport', route: 'GET /queue', failure: malformed },
+  });
 });

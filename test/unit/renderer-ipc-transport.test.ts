@@ -18,7 +18,8 @@ function fakeBridge(over: Partial<ShotfarmBridge> = {}) {
   const bridge: ShotfarmBridge = {
     async call(method, input) {
       calls.push({ method, input });
-      if (method === 'farm.status') return { jobsByState: {}, instances: [], healthyInstances: null, dispatching: true, activeAttempts: 0 };
+      if (method === 'farm.status')
+        return { jobsByState: {}, instances: [], healthyInstances: null, dispatching: true, activeAttempts: 0 };
       if (method === 'jobs.list') return { rows: [], total: 0 };
       return null;
     },
@@ -47,7 +48,8 @@ test('thumbnails load from shotfarm-asset://<id>; ids that are not ids get no UR
   const client = createIpcClient(bridge);
   const id = '3b241101-e2bb-4255-8caf-4136c566a962';
   assert.equal(client.assetUrl(id), `shotfarm-asset://${id}`);
-  for (const bad of ['', '../etc/passwd', 'a/b', 'x?y', 'a'.repeat(101), 'é']) assert.equal(ipcAssetUrl(bad), null, bad);
+  for (const bad of ['', '../etc/passwd', 'a/b', 'x?y', 'a'.repeat(101), 'é'])
+    assert.equal(ipcAssetUrl(bad), null, bad);
 });
 
 test('the desktop client has the shell capability: the dialog answer with its folder, cancel as null, errors as ApiError', async () => {
@@ -58,14 +60,25 @@ test('the desktop client has the shell capability: the dialog answer with its fo
   assert.equal(await createIpcClient(fakeBridge().bridge).shell?.openShotList(), null);
 
   const envelope = { code: 'storage', message: 'ep101.csv could not be read: EACCES', retryable: false };
-  const failing = createIpcClient(fakeBridge({ openShotListDialog: () => Promise.reject(envelope), revealFile: () => Promise.reject(envelope) }).bridge).shell;
-  await assert.rejects(failing!.openShotList(), (e: unknown) => e instanceof ApiError && e.envelope.message === envelope.message);
-  await assert.rejects(failing!.revealFile('/x.png'), (e: unknown) => e instanceof ApiError && e.envelope.code === 'storage');
+  const failing = createIpcClient(
+    fakeBridge({ openShotListDialog: () => Promise.reject(envelope), revealFile: () => Promise.reject(envelope) })
+      .bridge,
+  ).shell;
+  await assert.rejects(
+    failing!.openShotList(),
+    (e: unknown) => e instanceof ApiError && e.envelope.message === envelope.message,
+  );
+  await assert.rejects(
+    failing!.revealFile('/x.png'),
+    (e: unknown) => e instanceof ApiError && e.envelope.code === 'storage',
+  );
   const odd = createIpcClient(fakeBridge({ openShotListDialog: async () => ({ fileName: 3 }) as never }).bridge).shell;
   await assert.rejects(odd!.openShotList(), (e: unknown) => e instanceof ApiError && e.envelope.code === 'internal');
 
   const revealed: string[] = [];
-  await createIpcClient(fakeBridge({ revealFile: async (p) => void revealed.push(p) }).bridge).shell?.revealFile('/out/sh010.png');
+  await createIpcClient(fakeBridge({ revealFile: async (p) => void revealed.push(p) }).bridge).shell?.revealFile(
+    '/out/sh010.png',
+  );
   assert.deepEqual(revealed, ['/out/sh010.png']);
 });
 
@@ -86,7 +99,11 @@ test('menu commands and restarts reach the page checked: malformed payloads are 
   push('shell.command', null);
   push('engine.restarted', { restarts: 2, reason: 'it exited with code 1' });
   push('engine.restarted', { restarts: 'many' });
-  assert.deepEqual(commands, [{ command: 'import' }, { command: 'show-view', view: 'ledger' }, { command: 'show-view', view: 'settings' }]);
+  assert.deepEqual(commands, [
+    { command: 'import' },
+    { command: 'show-view', view: 'ledger' },
+    { command: 'show-view', view: 'settings' },
+  ]);
   assert.deepEqual(restarts, [{ restarts: 2, reason: 'it exited with code 1' }]);
 
   offCommand();
@@ -142,7 +159,10 @@ test('a toast closed before its time, or pushed out by newer ones, leaves no tim
   dismiss(store.getState().toasts[0]!.id);
   assert.equal(timers(), before, 'closed by hand: its timer is gone');
   for (const n of [1, 2, 3, 4, 5, 6]) notify('error', `error ${n}`);
-  assert.deepEqual(store.getState().toasts.map((t) => t.text), ['error 3', 'error 4', 'error 5', 'error 6']);
+  assert.deepEqual(
+    store.getState().toasts.map((t) => t.text),
+    ['error 3', 'error 4', 'error 5', 'error 6'],
+  );
   assert.equal(timers(), before + 4, 'the two pushed out took their timers with them');
   for (const t of store.getState().toasts) dismiss(t.id);
   assert.equal(timers(), before);

@@ -13,8 +13,20 @@ import type { ShotfarmClient } from '../../renderer/client/client.js';
 import { createAppStore, type AppStore } from '../../renderer/store/app-store.js';
 
 const job = (id: string, over: Partial<JobView> = {}): JobView =>
-  ({ id, state: 'queued', priority: 'normal', rank: 0, instanceId: null, progress: null, shot: `sh${id}`, stage: 'kf', take: 1, ...over }) as JobView;
-const frame = (value: number): JobProgress => ({ node: '3', nodeType: 'KSampler', value, max: 20, at: value }) as JobProgress;
+  ({
+    id,
+    state: 'queued',
+    priority: 'normal',
+    rank: 0,
+    instanceId: null,
+    progress: null,
+    shot: `sh${id}`,
+    stage: 'kf',
+    take: 1,
+    ...over,
+  }) as JobView;
+const frame = (value: number): JobProgress =>
+  ({ node: '3', nodeType: 'KSampler', value, max: 20, at: value }) as JobProgress;
 
 type Answers = { [M in ApiMethod]?: (input: ApiInput<M>) => ApiOutputs[M] };
 
@@ -28,7 +40,9 @@ function clientWith(answers: Answers): ShotfarmClient {
   return {
     call: (<M extends ApiMethod>(method: M, input: ApiInput<M>) => {
       const answer = all[method];
-      return answer ? Promise.resolve(answer(input) as ApiOutputs[M]) : Promise.reject(new Error(`unexpected call ${method}`));
+      return answer
+        ? Promise.resolve(answer(input) as ApiOutputs[M])
+        : Promise.reject(new Error(`unexpected call ${method}`));
     }) as ShotfarmClient['call'],
     subscribe: () => () => undefined,
     onConnection: () => () => undefined,
@@ -95,7 +109,11 @@ test("a cancelled job retried and running again shows its new attempt's progress
   await until(store, (s) => s.jobs.a?.state === 'cancelled');
   await store.getState().runActionOn(['a'], 'retry');
   assert.equal(store.getState().jobs.a?.state, 'queued');
-  store.getState().applyBatch([{ topic: 'job.changed', payload: { job: job('a', { state: 'running', instanceId: 'i1', progress: frame(1) }) } }]);
+  store
+    .getState()
+    .applyBatch([
+      { topic: 'job.changed', payload: { job: job('a', { state: 'running', instanceId: 'i1', progress: frame(1) }) } },
+    ]);
   assert.equal(store.getState().progress.a?.value, 1, 'the new attempt starts at step 1');
 });
 
@@ -114,7 +132,11 @@ test("an undone action's answer and select-all's rows keep progress in step with
   ]);
   await finished.getState().selectAll();
   assert.deepEqual([...finished.getState().selected], ['a']);
-  assert.equal(finished.getState().progress.a, undefined, 'select-all brought the completed row, and the bar went with it');
+  assert.equal(
+    finished.getState().progress.a,
+    undefined,
+    'select-all brought the completed row, and the bar went with it',
+  );
   // A held job's undo (release) answers with the queued row.
   store.getState().applyBatch([{ topic: 'job.changed', payload: { job: job('b', { state: 'queued' }) } }]);
   await store.getState().runActionOn(['b'], 'hold');

@@ -37,14 +37,21 @@ test('a late progress frame does not bring back the bar of a finished job', () =
 
 test('a change that keeps state, priority, rank and instance does not reload the list', () => {
   const s: Entities = { ...empty(), jobs: { a: job('a', { state: 'running', instanceId: 'i1' }) } };
-  const { effects } = applyEvents(s, [{ topic: 'job.changed', payload: { job: job('a', { state: 'running', instanceId: 'i1', attempts: 2 }) } }]);
+  const { effects } = applyEvents(s, [
+    { topic: 'job.changed', payload: { job: job('a', { state: 'running', instanceId: 'i1', attempts: 2 }) } },
+  ]);
   assert.equal(effects.listStale, false);
   assert.equal(effects.countsStale, false);
 });
 
 test('a queued job becoming blocked refreshes the counts (the blocked count), not the list', () => {
   const s: Entities = { ...empty(), jobs: { a: job('a', { blocked: false }) } };
-  const { effects } = applyEvents(s, [{ topic: 'job.changed', payload: { job: job('a', { blocked: true, waitReason: 'needs tag img2img, which no workstation has' }) } }]);
+  const { effects } = applyEvents(s, [
+    {
+      topic: 'job.changed',
+      payload: { job: job('a', { blocked: true, waitReason: 'needs tag img2img, which no workstation has' }) },
+    },
+  ]);
   assert.deepEqual(effects, { listStale: false, countsStale: true, jobsTouched: true });
 });
 
@@ -62,7 +69,10 @@ test('instance events add, replace and remove by id; bulk changes mark everythin
 
 test('fetched rows replace jobs and keep progress in step with their state', () => {
   const s: Entities = { ...empty(), progress: { done: progress(3) } };
-  const merged = withRows(s, [job('done', { state: 'completed' }), job('run', { state: 'running', progress: progress(7) })]);
+  const merged = withRows(s, [
+    job('done', { state: 'completed' }),
+    job('run', { state: 'running', progress: progress(7) }),
+  ]);
   assert.equal(merged.progress.done, undefined);
   assert.equal(merged.progress.run?.value, 7);
 });

@@ -11,7 +11,13 @@ import { PreviewStore } from '../simulator/images.js';
 import { DEFAULT_HISTORY_DELAY_MS, parseHistoryDelay, resolveOptions } from '../simulator/options.js';
 import { withTimeout } from '../simulator/testing/ws-clients.js';
 
-const core = (): SimCore => new SimCore(resolveOptions(), { output: '/nonexistent', input: '/nonexistent', temp: '/nonexistent', previews: new PreviewStore() });
+const core = (): SimCore =>
+  new SimCore(resolveOptions(), {
+    output: '/nonexistent',
+    input: '/nonexistent',
+    temp: '/nonexistent',
+    previews: new PreviewStore(),
+  });
 
 test('the default history delay is the recorded 0–0.8 ms; a number is fixed, a pair is a range', () => {
   assert.deepEqual(DEFAULT_HISTORY_DELAY_MS, [1, 6]);
@@ -67,7 +73,9 @@ test('due work runs for the first request after its time even while the event lo
   let ran = 0;
   const inWindow: string[] = [];
   c.onRequestInWindow = (id, path) => inWindow.push(`${id} ${path}`);
-  const done = c.runAfter(1, 'p', () => { ran++; });
+  const done = c.runAfter(1, 'p', () => {
+    ran++;
+  });
   c.settleDue('/history/p');
   assert.equal(ran, 0, 'a request before the due time sees the old state');
   assert.deepEqual(inWindow, ['p /history/p'], 'and the tap reports it');
@@ -82,7 +90,9 @@ test('due work runs for the first request after its time even while the event lo
 test('a crash before the due time drops the work and rejects with Aborted', async () => {
   const c = core();
   let ran = false;
-  const done = c.runAfter(1000, 'p', () => { ran = true; });
+  const done = c.runAfter(1000, 'p', () => {
+    ran = true;
+  });
   c.wipe();
   c.settleDue('/history/p');
   await assert.rejects(withTimeout(done, 5000, 'dropped work'), Aborted);

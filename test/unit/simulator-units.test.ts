@@ -12,15 +12,28 @@ import { parseWord } from '../simulator/script.js';
 const item = (n: number, id: string): QueueItem => [n, id, {}, {}, []];
 
 test('shapeOf ignores values, sorts keys and treats arrays as the set of their element shapes', () => {
-  assert.deepEqual(shapeOf({ b: 1, a: ['x', 'y', 2], c: null }), { a: { arrayOf: ['number', 'string'] }, b: 'number', c: 'null' });
+  assert.deepEqual(shapeOf({ b: 1, a: ['x', 'y', 2], c: null }), {
+    a: { arrayOf: ['number', 'string'] },
+    b: 'number',
+    c: 'null',
+  });
   assert.deepEqual(shapeOf([]), { arrayOf: [] });
   assert.notDeepEqual(shapeOf({ a: 1 }), shapeOf({ a: '1' }));
-  assert.deepEqual(maskShape(shapeOf({ d: [{ index: null }] }), ['d', '[]', 'index'], 'masked'), { d: { arrayOf: [{ index: 'masked' }] } });
+  assert.deepEqual(maskShape(shapeOf({ d: [{ index: null }] }), ['d', '[]', 'index'], 'masked'), {
+    d: { arrayOf: [{ index: 'masked' }] },
+  });
 });
 
 test('the prompt queue pops by [number, prompt_id] and exposes the raw, unsorted heap', () => {
   const q = new PromptQueue();
-  for (const [n, id] of [[45, 'b'], [-46, 'c'], [-1000, 'd'], [50, 'e'], [45, 'a']] as const) q.put(item(n, id));
+  for (const [n, id] of [
+    [45, 'b'],
+    [-46, 'c'],
+    [-1000, 'd'],
+    [50, 'e'],
+    [45, 'a'],
+  ] as const)
+    q.put(item(n, id));
   assert.equal(q.pending[0]![1], 'd', 'element 0 is the next one');
   const order: string[] = [];
   for (let it = q.take(); it; it = q.take()) order.push(it[1]);
@@ -39,7 +52,12 @@ test('history with max_items and offset follows ComfyUI arithmetic', () => {
   const q = new PromptQueue();
   for (const id of ['a', 'b', 'c']) {
     q.put(item(0, id));
-    q.finish({ prompt: q.take()!, outputs: {}, status: { status_str: 'success', completed: true, messages: [] }, meta: {} });
+    q.finish({
+      prompt: q.take()!,
+      outputs: {},
+      status: { status_str: 'success', completed: true, messages: [] },
+      meta: {},
+    });
   }
   assert.deepEqual(Object.keys(q.getHistory(2, -1)), ['b', 'c']);
   assert.deepEqual(Object.keys(q.getHistory(1, 0)), ['a']);
@@ -48,13 +66,19 @@ test('history with max_items and offset follows ComfyUI arithmetic', () => {
 
 test('an error upstream of the only output leaves error.details empty, an own error fills it', () => {
   const classes = buildCatalog(DEFAULT_NODE_CLASSES, {}, () => []);
-  const upstream = validatePrompt({
-    '1': { class_type: 'EmptyImage', inputs: { width: 0, height: 64, batch_size: 1, color: 0 } },
-    '3': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'x' } },
-  }, { protocol: '0.3', classes });
+  const upstream = validatePrompt(
+    {
+      '1': { class_type: 'EmptyImage', inputs: { width: 0, height: 64, batch_size: 1, color: 0 } },
+      '3': { class_type: 'SaveImage', inputs: { images: ['1', 0], filename_prefix: 'x' } },
+    },
+    { protocol: '0.3', classes },
+  );
   assert.equal(upstream.ok, false);
   assert.equal(!upstream.ok && upstream.error.details, '');
-  const own = validatePrompt({ '3': { class_type: 'SaveImage', inputs: { filename_prefix: 'x' } } }, { protocol: '0.3', classes });
+  const own = validatePrompt(
+    { '3': { class_type: 'SaveImage', inputs: { filename_prefix: 'x' } } },
+    { protocol: '0.3', classes },
+  );
   assert.equal(!own.ok && own.error.details, 'Required input is missing: images');
 });
 

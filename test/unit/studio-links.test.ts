@@ -17,13 +17,19 @@ test('studio-mode links name the farm origin and carry the token; a served page 
   const served = createWsClient({ baseUrl: 'http://127.0.0.1:9', token: null });
   ctx.after(() => (studio.close(), served.close()));
   assert.equal(studio.assetUrl('a1'), 'http://127.0.0.1:9/files/asset/a1?token=t0k');
-  assert.match(studio.exportUrl('runlog', { project: 'Moonfall' }) ?? '', /^http:\/\/127\.0\.0\.1:9\/api\/export\/runlog\?.*project=Moonfall.*&token=t0k$/);
+  assert.match(
+    studio.exportUrl('runlog', { project: 'Moonfall' }) ?? '',
+    /^http:\/\/127\.0\.0\.1:9\/api\/export\/runlog\?.*project=Moonfall.*&token=t0k$/,
+  );
   assert.equal(served.assetUrl('a1'), '/files/asset/a1');
   assert.match(served.exportUrl('ledger', {}) ?? '', /^\/api\/export\/ledger/);
 });
 
 test("a fetched export keeps the server's dated file name, never a path", () => {
-  assert.equal(downloadName('attachment; filename="shotfarm-runlog-2026-12-01_14-03-09.csv"'), 'shotfarm-runlog-2026-12-01_14-03-09.csv');
+  assert.equal(
+    downloadName('attachment; filename="shotfarm-runlog-2026-12-01_14-03-09.csv"'),
+    'shotfarm-runlog-2026-12-01_14-03-09.csv',
+  );
   assert.equal(downloadName('attachment; filename="../../etc/x.csv"'), '.._.._etc_x.csv');
   assert.equal(downloadName(null), 'shotfarm-export.csv');
 });

@@ -2,7 +2,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MemoryTokenStore, SafeStorageTokenStore, TOKEN_FILE, type SafeStorageLike, type TokenStore } from '../../electron/main/token-store.js';
+import {
+  MemoryTokenStore,
+  SafeStorageTokenStore,
+  TOKEN_FILE,
+  type SafeStorageLike,
+  type TokenStore,
+} from '../../electron/main/token-store.js';
 import { readFarmChoice, studioOrigin, withMetaCsp, writeFarmChoice } from '../../electron/main/farm-choice.js';
 import { CSP_META, isAllowedRequest, studioCsp } from '../../electron/main/security.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
@@ -23,7 +29,10 @@ function fakeSafeStorage(available = true): SafeStorageLike {
 test('the token store keeps, replaces and clears the token through its seam (in memory and encrypted on disk)', (ctx) => {
   const dir = makeTempDir('shotfarm-tokens-');
   ctx.after(() => dir.cleanup());
-  const stores: [string, TokenStore][] = [['memory', new MemoryTokenStore()], ['safeStorage', new SafeStorageTokenStore(join(dir.path, TOKEN_FILE), fakeSafeStorage())]];
+  const stores: [string, TokenStore][] = [
+    ['memory', new MemoryTokenStore()],
+    ['safeStorage', new SafeStorageTokenStore(join(dir.path, TOKEN_FILE), fakeSafeStorage())],
+  ];
   for (const [name, store] of stores) {
     assert.equal(store.read(), null, name);
     store.write('sf_mira_1');
@@ -39,16 +48,30 @@ test('on disk the token is never plain: written encrypted, refused when the OS o
   ctx.after(() => dir.cleanup());
   const file = join(dir.path, TOKEN_FILE);
   new SafeStorageTokenStore(file, fakeSafeStorage()).write('sf_secret_token');
-  assert.ok(!readFileSync(file).includes(Buffer.from('sf_secret_token')), 'the file does not hold the token in plain text');
-  assert.throws(() => new SafeStorageTokenStore(join(dir.path, 'other.bin'), fakeSafeStorage(false)).write('x'), /no encrypted storage for the token .* not stored in plain text/);
+  assert.ok(
+    !readFileSync(file).includes(Buffer.from('sf_secret_token')),
+    'the file does not hold the token in plain text',
+  );
+  assert.throws(
+    () => new SafeStorageTokenStore(join(dir.path, 'other.bin'), fakeSafeStorage(false)).write('x'),
+    /no encrypted storage for the token .* not stored in plain text/,
+  );
   writeFileSync(file, 'garbage');
   assert.equal(new SafeStorageTokenStore(file, fakeSafeStorage()).read(), null);
 });
 
-test('the studio farm\'s address: an http(s) origin; a path, credentials or another scheme are refused with what to fix', () => {
+test("the studio farm's address: an http(s) origin; a path, credentials or another scheme are refused with what to fix", () => {
   assert.deepEqual(studioOrigin('http://farm-host:8080/'), { ok: true, origin: 'http://farm-host:8080' });
-  assert.deepEqual(studioOrigin(' https://farm.studio.lan/?token=abc '), { ok: true, origin: 'https://farm.studio.lan' });
-  const bad: [string, RegExp][] = [['farm-host', /is not a URL/], ['ftp://farm', /must start with http:\/\/ or https:\/\//], ['http://u:p@farm', /user name or password/], ['http://farm/api', /without a path/]];
+  assert.deepEqual(studioOrigin(' https://farm.studio.lan/?token=abc '), {
+    ok: true,
+    origin: 'https://farm.studio.lan',
+  });
+  const bad: [string, RegExp][] = [
+    ['farm-host', /is not a URL/],
+    ['ftp://farm', /must start with http:\/\/ or https:\/\//],
+    ['http://u:p@farm', /user name or password/],
+    ['http://farm/api', /without a path/],
+  ];
   for (const [text, words] of bad) {
     const r = studioOrigin(text);
     assert.equal(r.ok, false, text);
@@ -56,7 +79,7 @@ test('the studio farm\'s address: an http(s) origin; a path, credentials or anot
   }
 });
 
-test('the choice is kept without the token; studio mode\'s CSP and request filter allow exactly the farm\'s origin and its WebSocket', (ctx) => {
+test("the choice is kept without the token; studio mode's CSP and request filter allow exactly the farm's origin and its WebSocket", (ctx) => {
   const dir = makeTempDir('shotfarm-choice-');
   ctx.after(() => dir.cleanup());
   const file = join(dir.path, 'farm-choice.json');
@@ -70,11 +93,17 @@ test('the choice is kept without the token; studio mode\'s CSP and request filte
   const csp = studioCsp('http://farm:8080');
   assert.match(csp.meta, /connect-src 'self' http:\/\/farm:8080 ws:\/\/farm:8080;/);
   assert.match(csp.meta, /img-src 'self' data: blob: shotfarm-asset: http:\/\/farm:8080;/, 'thumbnails from the farm');
-  assert.equal(csp.meta.replace(" http://farm:8080 ws://farm:8080", '').replace(' http://farm:8080;', ';'), CSP_META, 'only connect-src and img-src differ');
+  assert.equal(
+    csp.meta.replace(' http://farm:8080 ws://farm:8080', '').replace(' http://farm:8080;', ';'),
+    CSP_META,
+    'only connect-src and img-src differ',
+  );
   assert.match(csp.header, /frame-ancestors 'none'$/);
   const html = `<meta http-equiv="Content-Security-Policy" content="${CSP_META}" />`;
   assert.equal(withMetaCsp(html, csp.meta), `<meta http-equiv="Content-Security-Policy" content="${csp.meta}" />`);
-  for (const url of ['http://farm:8080/api/call/farm.status', 'ws://farm:8080/api/events']) assert.ok(isAllowedRequest(url, '/app', 'http://farm:8080'), url);
-  for (const url of ['http://farm:8081/', 'http://evil.example/', 'wss://farm:8080/']) assert.ok(!isAllowedRequest(url, '/app', 'http://farm:8080'), url);
+  for (const url of ['http://farm:8080/api/call/farm.status', 'ws://farm:8080/api/events'])
+    assert.ok(isAllowedRequest(url, '/app', 'http://farm:8080'), url);
+  for (const url of ['http://farm:8081/', 'http://evil.example/', 'wss://farm:8080/'])
+    assert.ok(!isAllowedRequest(url, '/app', 'http://farm:8080'), url);
   assert.ok(!isAllowedRequest('http://farm:8080/', '/app'), 'on "This computer" no remote request passes');
 });

@@ -36,10 +36,17 @@ test("an existing take folder loses another process's temp files and keeps its o
   assert.deepEqual(readdirSync(dir).sort(), [mine, 'kf_00001_.png'].sort());
 });
 
-test('the folders mkdir made, from the topmost down to the take: each one\'s parent is the folder synced', () => {
+test("the folders mkdir made, from the topmost down to the take: each one's parent is the folder synced", () => {
   const root = join(sep, 'r');
   const take = join(root, 'P', 'E', 'sh010', 'keyframe', 'take-1');
-  assert.deepEqual(newFolders(join(root, 'P', 'E', 'sh010'), take), [take, join(root, 'P', 'E', 'sh010', 'keyframe'), join(root, 'P', 'E', 'sh010')]);
+  assert.deepEqual(newFolders(join(root, 'P', 'E', 'sh010'), take), [
+    take,
+    join(root, 'P', 'E', 'sh010', 'keyframe'),
+    join(root, 'P', 'E', 'sh010'),
+  ]);
   assert.deepEqual(newFolders(take, take), [take], 'only the take folder was new');
-  assert.deepEqual(newFolders(join(root, 'P', 'E', 'sh010', 'keyframe', 'take-1'), take).map((f) => dirname(f)), [join(root, 'P', 'E', 'sh010', 'keyframe')]);
+  assert.deepEqual(
+    newFolders(join(root, 'P', 'E', 'sh010', 'keyframe', 'take-1'), take).map((f) => dirname(f)),
+    [join(root, 'P', 'E', 'sh010', 'keyframe')],
+  );
 });

@@ -9,12 +9,15 @@ import { RESOURCES } from '../helpers/engine.js';
 const keyframe = readFileSync(`${RESOURCES}templates/keyframe-img2img.json`, 'utf8');
 
 function rejects(content: string, pattern: RegExp): void {
-  assert.throws(() => parseTemplateFile(content, 'bad.json'), (err: unknown) => {
-    assert.ok(err instanceof ShotfarmError, String(err));
-    assert.equal(err.code, 'bad_input');
-    assert.match(err.message, pattern);
-    return true;
-  });
+  assert.throws(
+    () => parseTemplateFile(content, 'bad.json'),
+    (err: unknown) => {
+      assert.ok(err instanceof ShotfarmError, String(err));
+      assert.equal(err.code, 'bad_input');
+      assert.match(err.message, pattern);
+      return true;
+    },
+  );
 }
 
 test('the sample templates parse, with stage defaults and a stable hash', () => {
@@ -27,7 +30,12 @@ test('the sample templates parse, with stage defaults and a stable hash', () => 
 });
 
 test('a UI-format workflow is refused with a message telling the user to export the API format', () => {
-  const ui = JSON.stringify({ last_node_id: 9, nodes: [{ id: 3, type: 'KSampler' }], links: [[1, 4, 0, 3, 0, 'MODEL']], version: 0.4 });
+  const ui = JSON.stringify({
+    last_node_id: 9,
+    nodes: [{ id: 3, type: 'KSampler' }],
+    links: [[1, 4, 0, 3, 0, 'MODEL']],
+    version: 0.4,
+  });
   rejects(ui, /Export \(API\)/);
   const wrapped = JSON.parse(keyframe);
   wrapped.workflow = JSON.parse(ui);
@@ -38,7 +46,10 @@ test('a parameter path that does not resolve is named in the error', () => {
   const t = JSON.parse(keyframe);
   t.parameters.seed = '33.seed';
   t.parameters.cfg = '3.cfg_scale';
-  rejects(JSON.stringify(t), /parameter "seed" → 33\.seed: node 33 is not in the workflow[\s\S]*parameter "cfg" → 3\.cfg_scale: node 3 \(KSampler\) has no input "cfg_scale"/);
+  rejects(
+    JSON.stringify(t),
+    /parameter "seed" → 33\.seed: node 33 is not in the workflow[\s\S]*parameter "cfg" → 3\.cfg_scale: node 3 \(KSampler\) has no input "cfg_scale"/,
+  );
 });
 
 test('a parameter pointing at a link is refused', () => {
@@ -68,5 +79,8 @@ test('applying parameters sets only the named inputs and leaves the template unt
 
 test('applying an unknown parameter names it and lists the known ones', () => {
   const def = parseTemplateFile(keyframe, 'k.json');
-  assert.throws(() => applyParameters(def.workflow, def.parameters, { sampler: 'euler' }), /"sampler" is not defined by the template \(known: prompt, negative, seed/);
+  assert.throws(
+    () => applyParameters(def.workflow, def.parameters, { sampler: 'euler' }),
+    /"sampler" is not defined by the template \(known: prompt, negative, seed/,
+  );
 });

@@ -44,10 +44,17 @@ export function createdRushRefusal(caller: Caller, createsRush: () => boolean): 
 /** `session.whoami`: the solo operator may do everything; a person what their role grants. */
 export function sessionView(caller: Caller): SessionView {
   if (caller.kind === 'local') {
-    return { name: 'local', role: 'admin', solo: true, may: Object.fromEntries(METHOD_CLASSES.map((c) => [c, 'all'])) as SessionView['may'] };
+    return {
+      name: 'local',
+      role: 'admin',
+      solo: true,
+      may: Object.fromEntries(METHOD_CLASSES.map((c) => [c, 'all'])) as SessionView['may'],
+    };
   }
   return {
-    name: caller.name, role: caller.role, solo: false,
+    name: caller.name,
+    role: caller.role,
+    solo: false,
     may: Object.fromEntries(METHOD_CLASSES.map((c) => [c, mayUse(caller.role, c)])) as SessionView['may'],
   };
 }

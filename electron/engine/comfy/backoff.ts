@@ -20,7 +20,10 @@ export interface SleepTimers {
   clearTimeout(handle: unknown): void;
 }
 
-const nodeTimers: SleepTimers = { setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout) };
+const nodeTimers: SleepTimers = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
+};
 
 /** A sleep on `timers` that resolves early (without throwing) when `signal` aborts. */
 export function sleepOn(timers: SleepTimers): (ms: number, signal?: AbortSignal) => Promise<void> {

@@ -13,7 +13,13 @@ export interface PreviewMetadata {
 
 export type BinaryFrame =
   /** Type 1 (no metadata: whose preview it is is not said) or 4 (with metadata). */
-  | { type: 'preview'; format: PreviewFormat; formatCode: number | null; bytes: Uint8Array; metadata: PreviewMetadata | null }
+  | {
+      type: 'preview';
+      format: PreviewFormat;
+      formatCode: number | null;
+      bytes: Uint8Array;
+      metadata: PreviewMetadata | null;
+    }
   /** Type 3: a node's text progress. */
   | { type: 'text'; nodeId: string; text: string }
   | { type: 'unknown_binary'; eventType: number }
@@ -38,7 +44,11 @@ export function decodeBinaryFrame(buf: Uint8Array): BinaryFrame {
       const len = view.getUint32(4);
       if (8 + len > buf.byteLength) return { type: 'malformed_binary', detail: 'node id longer than frame' };
       const decoder = new TextDecoder();
-      return { type: 'text', nodeId: decoder.decode(buf.subarray(8, 8 + len)), text: decoder.decode(buf.subarray(8 + len)) };
+      return {
+        type: 'text',
+        nodeId: decoder.decode(buf.subarray(8, 8 + len)),
+        text: decoder.decode(buf.subarray(8 + len)),
+      };
     }
     case PREVIEW_IMAGE_WITH_METADATA: {
       if (buf.byteLength < 8) return { type: 'malformed_binary', detail: 'preview without metadata length' };

@@ -8,9 +8,27 @@ import { openAsBlob } from 'node:fs';
 import { basename } from 'node:path';
 import { FormData, request, type Dispatcher } from 'undici';
 import { ComfyRequestError, failureFromError } from './observation.js';
-import { buildUrl, Deadline, discardBody, expectJson, readCapped, expectOk, send, tryParseJson, type CallOptions, type Transport } from './http.js';
+import {
+  buildUrl,
+  Deadline,
+  discardBody,
+  expectJson,
+  readCapped,
+  expectOk,
+  send,
+  tryParseJson,
+  type CallOptions,
+  type Transport,
+} from './http.js';
 import { fileSink, pour, type DownloadSink } from './view-download.js';
-import { parseHistoryEntry, parseHistoryList, parsePromptRejection, parsePromptSuccess, parseQueue, validate } from './responses.js';
+import {
+  parseHistoryEntry,
+  parseHistoryList,
+  parsePromptRejection,
+  parsePromptSuccess,
+  parseQueue,
+  validate,
+} from './responses.js';
 import type { HistoryEntry, PostPromptResult, QueueSnapshot } from './responses.js';
 import {
   FeaturesSchema,
@@ -65,7 +83,10 @@ export interface UploadOptions {
 export class ComfyClient {
   private readonly t: Transport;
 
-  constructor(readonly baseUrl: string, opts: ComfyClientOptions = {}) {
+  constructor(
+    readonly baseUrl: string,
+    opts: ComfyClientOptions = {},
+  ) {
     this.t = { baseUrl, timeoutMs: opts.timeoutMs ?? 10_000, dispatcher: opts.dispatcher };
   }
 
@@ -84,7 +105,8 @@ export class ComfyClient {
     if (res.status === 400) {
       const parsed = tryParseJson(res.text);
       // A 400 that is not ComfyUI's validation shape is reported as plain HTTP.
-      if (parsed !== null && typeof parsed === 'object' && 'error' in parsed) return parsePromptRejection(parsed, route);
+      if (parsed !== null && typeof parsed === 'object' && 'error' in parsed)
+        return parsePromptRejection(parsed, route);
     }
     return parsePromptSuccess(expectJson(res, route), route);
   }
@@ -189,13 +211,18 @@ export class ComfyClient {
    * there). An error the sink throws (a full disk, a file too large) is thrown as it is; the
    * server's part is a ComfyRequestError.
    */
-  async downloadView(file: ViewFile, dest: string | DownloadSink, opts: CallOptions & { fsync?: boolean; deadlineMs?: number } = {}): Promise<number> {
+  async downloadView(
+    file: ViewFile,
+    dest: string | DownloadSink,
+    opts: CallOptions & { fsync?: boolean; deadlineMs?: number } = {},
+  ): Promise<number> {
     const route = 'GET /view';
     const timeoutMs = opts.timeoutMs ?? this.t.timeoutMs;
     const query = { filename: file.filename, subfolder: file.subfolder ?? '', type: file.type ?? 'output' };
     const deadline = opts.deadlineMs === undefined ? null : new Deadline(opts.deadlineMs, opts.signal);
     const signal = deadline?.signal ?? opts.signal;
-    const fail = (err: unknown): ComfyRequestError => (deadline ? deadline.fail(err, route) : this.streamFailure(err, route, timeoutMs, opts.signal));
+    const fail = (err: unknown): ComfyRequestError =>
+      deadline ? deadline.fail(err, route) : this.streamFailure(err, route, timeoutMs, opts.signal);
     let res: Dispatcher.ResponseData;
     try {
       try {
@@ -211,7 +238,10 @@ export class ComfyClient {
       }
       if (res.statusCode !== 200) {
         const text = await readCapped(res, 64 * 1024, route).catch(() => '');
-        throw new ComfyRequestError({ kind: 'http', status: res.statusCode, body: tryParseJson(text), bodyText: text }, route);
+        throw new ComfyRequestError(
+          { kind: 'http', status: res.statusCode, body: tryParseJson(text), bodyText: text },
+          route,
+        );
       }
       let sink: DownloadSink;
       try {

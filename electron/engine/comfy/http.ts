@@ -43,7 +43,10 @@ export function formatLimit(bytes: number): string {
 
 /** A body that announces or reaches more than the route takes. */
 function tooLarge(route: string, limit: number): ComfyRequestError {
-  return new ComfyRequestError({ kind: 'malformed', detail: `the answer is larger than ${formatLimit(limit)}, the most taken from ${route}` }, route);
+  return new ComfyRequestError(
+    { kind: 'malformed', detail: `the answer is larger than ${formatLimit(limit)}, the most taken from ${route}` },
+    route,
+  );
 }
 
 type Body = Dispatcher.ResponseData['body'];
@@ -109,7 +112,10 @@ export class Deadline {
   private readonly onCallerAbort: () => void;
   timedOut = false;
 
-  constructor(timeoutMs: number, private readonly caller: AbortSignal | undefined) {
+  constructor(
+    timeoutMs: number,
+    private readonly caller: AbortSignal | undefined,
+  ) {
     this.timeoutMs = timeoutMs;
     this.signal = this.controller.signal;
     this.timer = setTimeout(() => {
@@ -200,7 +206,10 @@ export function expectJson(res: RawResponse, route: string): unknown {
     return JSON.parse(res.text) as unknown;
   } catch {
     // Never the body itself: the URL may point at some other service, whose answer is not ours to show.
-    throw new ComfyRequestError({ kind: 'malformed', detail: `the answer is not JSON (${Buffer.byteLength(res.text)} bytes)` }, route);
+    throw new ComfyRequestError(
+      { kind: 'malformed', detail: `the answer is not JSON (${Buffer.byteLength(res.text)} bytes)` },
+      route,
+    );
   }
 }
 

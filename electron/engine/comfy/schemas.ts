@@ -53,9 +53,7 @@ export const PromptErrorBodySchema = z.looseObject({
 // ---------- /queue, /history ----------
 
 /** `[number, prompt_id, prompt, extra_data, outputs_to_execute]` — the 6th (sensitive) is stripped. */
-export const QueueItemSchema = z
-  .tuple([z.number(), z.string(), record, record, z.array(z.string())])
-  .rest(json);
+export const QueueItemSchema = z.tuple([z.number(), z.string(), record, record, z.array(z.string())]).rest(json);
 
 export const QueueSchema = z.looseObject({
   queue_running: z.array(QueueItemSchema),

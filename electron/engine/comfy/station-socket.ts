@@ -69,7 +69,10 @@ export class Subscription implements AsyncIterable<FollowEvent> {
   inRun = false;
   readonly queue: EventQueue<FollowEvent>;
 
-  constructor(readonly promptId: string, private readonly unsubscribe: (s: Subscription) => void) {
+  constructor(
+    readonly promptId: string,
+    private readonly unsubscribe: (s: Subscription) => void,
+  ) {
     this.queue = new EventQueue<FollowEvent>(() => this.close());
   }
 
@@ -85,7 +88,9 @@ export class Subscription implements AsyncIterable<FollowEvent> {
   }
 }
 
-type Opened = { ok: true; ws: WebSocket; closed: Promise<string> } | { ok: false; failure: ComfyFailure; reason: string };
+type Opened =
+  | { ok: true; ws: WebSocket; closed: Promise<string> }
+  | { ok: false; failure: ComfyFailure; reason: string };
 
 export class StationSocket {
   private readonly o: Required<Omit<SocketOptions, 'backoff'>> & { backoff: BackoffPolicy };
@@ -246,7 +251,10 @@ export class StationSocket {
     return new Promise<Opened>((resolve) => {
       const timeoutMs = this.o.connectTimeoutMs;
       // perMessageDeflate off: previews are already compressed; no Origin header (protocol §13).
-      const ws = new WebSocket(wsUrl(this.o.baseUrl, clientId), { handshakeTimeout: timeoutMs, perMessageDeflate: false });
+      const ws = new WebSocket(wsUrl(this.o.baseUrl, clientId), {
+        handshakeTimeout: timeoutMs,
+        perMessageDeflate: false,
+      });
       let done = false;
       const finish = (r: Opened): void => {
         if (done) return;
@@ -323,15 +331,32 @@ export class StationSocket {
     ws.on('message', (data, isBinary) => {
       if (isBinary) {
         // ws's default binaryType is 'nodebuffer'; fragmented frames arrive as Buffer[].
-        const bytes = Array.isArray(data) ? Buffer.concat(data) : data instanceof ArrayBuffer ? new Uint8Array(data) : data;
+        const bytes = Array.isArray(data)
+          ? Buffer.concat(data)
+          : data instanceof ArrayBuffer
+            ? new Uint8Array(data)
+            : data;
         const frame = decodeBinaryFrame(bytes);
         if (frame.type === 'preview') {
           const promptId = frame.metadata?.promptId ?? null;
-          const ev = (ctx: EventContext): FollowEvent => ({ type: 'preview', format: frame.format, bytes: frame.bytes, promptId, metadata: frame.metadata, ...ctx });
+          const ev = (ctx: EventContext): FollowEvent => ({
+            type: 'preview',
+            format: frame.format,
+            bytes: frame.bytes,
+            promptId,
+            metadata: frame.metadata,
+            ...ctx,
+          });
           if (promptId === null) this.toRunning(ev, connection, clientId);
-          else for (const sub of this.byPrompt.get(promptId) ?? []) sub.queue.push(ev({ connection, clientId, inRun: sub.inRun }));
+          else
+            for (const sub of this.byPrompt.get(promptId) ?? [])
+              sub.queue.push(ev({ connection, clientId, inRun: sub.inRun }));
         } else if (frame.type === 'text') {
-          this.toRunning((ctx) => ({ type: 'text', nodeId: frame.nodeId, text: frame.text, ...ctx }), connection, clientId);
+          this.toRunning(
+            (ctx) => ({ type: 'text', nodeId: frame.nodeId, text: frame.text, ...ctx }),
+            connection,
+            clientId,
+          );
         }
         return; // unknown or malformed binary: nothing the engine can use
       }

@@ -16,19 +16,29 @@ function amount(n: number): string {
 
 /** The first implausible figure, in words ("reports no GPU (devices is empty)"), or null when all are plausible. */
 export function systemStatsProblem(stats: Pick<SystemStats, 'devices'>): string | null {
-  if (stats.devices.length === 0) return 'reports no GPU (its device list is empty): start ComfyUI with a GPU it can use, or check that this URL is a ComfyUI server';
+  if (stats.devices.length === 0)
+    return 'reports no GPU (its device list is empty): start ComfyUI with a GPU it can use, or check that this URL is a ComfyUI server';
   for (const [i, d] of stats.devices.entries()) {
-    const which = stats.devices.length > 1 ? `device ${i} (${d.name.slice(0, 60)})` : `its GPU (${d.name.slice(0, 60)})`;
-    const figures = { vram_total: d.vram_total, vram_free: d.vram_free, torch_vram_total: d.torch_vram_total, torch_vram_free: d.torch_vram_free };
+    const which =
+      stats.devices.length > 1 ? `device ${i} (${d.name.slice(0, 60)})` : `its GPU (${d.name.slice(0, 60)})`;
+    const figures = {
+      vram_total: d.vram_total,
+      vram_free: d.vram_free,
+      torch_vram_total: d.torch_vram_total,
+      torch_vram_free: d.torch_vram_free,
+    };
     for (const [field, v] of Object.entries(figures)) {
       if (!Number.isFinite(v)) return `reports ${field} ${String(v)} for ${which}, which is not a number of bytes`;
       if (v < 0) return `reports a negative ${field} (${amount(v)}) for ${which}`;
-      if (v > MAX_PLAUSIBLE_VRAM_BYTES) return `reports ${field} ${amount(v)} for ${which}, more than any GPU has (over 1 PB)`;
+      if (v > MAX_PLAUSIBLE_VRAM_BYTES)
+        return `reports ${field} ${amount(v)} for ${which}, more than any GPU has (over 1 PB)`;
     }
     if (d.vram_total === 0) return `reports 0 bytes of VRAM for ${which}`;
     // Counters are sampled at slightly different moments; only a clear contradiction counts.
-    if (d.vram_free > d.vram_total * 1.01) return `reports more free VRAM (${amount(d.vram_free)}) than ${which} has (${amount(d.vram_total)})`;
-    if (d.torch_vram_total > d.vram_total * 1.01) return `reports ComfyUI holding more VRAM (${amount(d.torch_vram_total)}) than ${which} has (${amount(d.vram_total)})`;
+    if (d.vram_free > d.vram_total * 1.01)
+      return `reports more free VRAM (${amount(d.vram_free)}) than ${which} has (${amount(d.vram_total)})`;
+    if (d.torch_vram_total > d.vram_total * 1.01)
+      return `reports ComfyUI holding more VRAM (${amount(d.torch_vram_total)}) than ${which} has (${amount(d.vram_total)})`;
   }
   return null;
 }

@@ -41,7 +41,12 @@ export async function fileSink(path: string, fsync: boolean): Promise<DownloadSi
  * Moves the body into the sink; returns its length. A sink's error is thrown as it is (a local
  * failure, not the server's), the body dropped without an unheard error.
  */
-export async function pour(body: Dispatcher.ResponseData['body'], sink: DownloadSink, length: number | null, fail: (err: unknown) => ComfyRequestError): Promise<number> {
+export async function pour(
+  body: Dispatcher.ResponseData['body'],
+  sink: DownloadSink,
+  length: number | null,
+  fail: (err: unknown) => ComfyRequestError,
+): Promise<number> {
   let local: { err: unknown } | null = null;
   const own = async (step: () => Promise<void>): Promise<void> => {
     try {

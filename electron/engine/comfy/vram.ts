@@ -65,5 +65,5 @@ export function gpuNameFromDevice(name: string): string {
 
 // Counters are sampled at slightly different instants; tiny negatives are noise, not meaning.
 function nonNegative(n: number): number {
-  return Math.max(n , 0);
+  return Math.max(n, 0);
 }

@@ -34,7 +34,11 @@ export class PromptFollower implements AsyncIterable<FollowEvent> {
   constructor(opts: FollowerOptions) {
     const newId = opts.newClientId ?? clientIdForAttempt;
     const { promptId: _p, attemptId, newClientId: _n, ...rest } = opts;
-    this.socket = new StationSocket({ ...rest, newClientId: () => newId(attemptId), giveUpAfterMs: opts.giveUpAfterMs ?? 120_000 });
+    this.socket = new StationSocket({
+      ...rest,
+      newClientId: () => newId(attemptId),
+      giveUpAfterMs: opts.giveUpAfterMs ?? 120_000,
+    });
     this.sub = this.socket.subscribe(opts.promptId);
   }
 

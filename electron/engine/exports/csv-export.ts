@@ -85,7 +85,12 @@ export function csvStream<Row>(dbFile: string, table: CsvTable<Row>, filter: Exp
  * Writes `table`'s rows matching `filter` to `path`, from a read-only connection to `dbFile`. An
  * existing file is never replaced: the export fails with a conflict and the file stays as it was.
  */
-export async function exportTable<Row>(dbFile: string, path: string, table: CsvTable<Row>, filter: ExportFilter): Promise<ExportResult> {
+export async function exportTable<Row>(
+  dbFile: string,
+  path: string,
+  table: CsvTable<Row>,
+  filter: ExportFilter,
+): Promise<ExportResult> {
   if (existsSync(path)) throw fileExistsError(path);
   const csv = csvStream(dbFile, table, filter);
   const bytes = await writeStreamAtomically(path, csv.stream, `the export ${path}`, { replace: false });

@@ -15,6 +15,13 @@ export function streamExport(dbFile: string, kind: ExportKind, filter: ExportFil
 }
 
 /** The same rows written to `path`, which must not exist yet (an export never replaces a file). */
-export function writeExport(dbFile: string, kind: ExportKind, path: string, filter: ExportFilter): Promise<ExportResult> {
-  return kind === 'runlog' ? exportTable(dbFile, path, RUNLOG_CSV, filter) : exportTable(dbFile, path, LEDGER_CSV, filter);
+export function writeExport(
+  dbFile: string,
+  kind: ExportKind,
+  path: string,
+  filter: ExportFilter,
+): Promise<ExportResult> {
+  return kind === 'runlog'
+    ? exportTable(dbFile, path, RUNLOG_CSV, filter)
+    : exportTable(dbFile, path, LEDGER_CSV, filter);
 }

@@ -9,7 +9,6 @@ import { runlogQuery, type RunlogRow } from '../store/attempt-store.js';
 import type { CsvTable } from './csv-export.js';
 import { isoLocal, spreadsheetLocal } from './local-time.js';
 
-
 const seconds = (ms: number): number => Math.round(ms) / 1000;
 const gib = (bytes: number): number => Math.round((bytes / 1024 ** 3) * 10) / 10;
 

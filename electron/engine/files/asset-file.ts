@@ -25,10 +25,17 @@ function strictlyInside(root: string, path: string): boolean {
 
 /** The ledger row's file, if it may be served: its real path and size. */
 export function confineAssetFile(
-  asset: { id: string; path: string; mediaType: string }, outputRoot: string, fs: AssetFs = nodeFs,
+  asset: { id: string; path: string; mediaType: string },
+  outputRoot: string,
+  fs: AssetFs = nodeFs,
 ): AssetFileAnswer {
-  const missing: AssetFileAnswer = { ok: false, refusal: 'missing', message: `The file of asset ${basename(asset.path)} is missing from disk.` };
-  if (!isAbsolute(asset.path) || asset.path.includes('\0')) return { ok: false, refusal: 'outside', message: 'The asset has no usable path.' };
+  const missing: AssetFileAnswer = {
+    ok: false,
+    refusal: 'missing',
+    message: `The file of asset ${basename(asset.path)} is missing from disk.`,
+  };
+  if (!isAbsolute(asset.path) || asset.path.includes('\0'))
+    return { ok: false, refusal: 'outside', message: 'The asset has no usable path.' };
   let root: string;
   let real: string;
   try {
@@ -37,11 +44,19 @@ export function confineAssetFile(
   } catch {
     return missing;
   }
-  if (!strictlyInside(root, real)) return { ok: false, refusal: 'outside', message: 'This asset lies outside the output folder and is not served.' };
+  if (!strictlyInside(root, real))
+    return { ok: false, refusal: 'outside', message: 'This asset lies outside the output folder and is not served.' };
   try {
     const s = fs.stat(real);
     if (!s.isFile()) return { ok: false, refusal: 'missing', message: `Asset ${basename(asset.path)} is not a file.` };
-    return { ok: true, id: asset.id, path: real, fileName: basename(asset.path), mediaType: asset.mediaType, bytes: s.size };
+    return {
+      ok: true,
+      id: asset.id,
+      path: real,
+      fileName: basename(asset.path),
+      mediaType: asset.mediaType,
+      bytes: s.size,
+    };
   } catch {
     return missing;
   }

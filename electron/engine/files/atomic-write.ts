@@ -39,7 +39,11 @@ export function describeFsError(err: unknown, what: string): ShotfarmError {
   const e = err as NodeJS.ErrnoException;
   switch (e.code) {
     case 'ENOSPC':
-      return new ShotfarmError('storage', `The disk is full: ${what} could not be written. Free some space and try again.`, { retryable: true });
+      return new ShotfarmError(
+        'storage',
+        `The disk is full: ${what} could not be written. Free some space and try again.`,
+        { retryable: true },
+      );
     case 'EACCES':
     case 'EPERM':
       return new ShotfarmError('storage', `Permission denied: ${what}. Choose a folder you can write to.`);
@@ -70,7 +74,10 @@ async function moveIntoPlace(tmp: string, finalPath: string, replace: boolean): 
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') throw fileExistsError(finalPath);
     if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS' && code !== 'EXDEV') throw err;
-    const taken = await open(finalPath, 'r').then((fh) => fh.close().then(() => true), () => false);
+    const taken = await open(finalPath, 'r').then(
+      (fh) => fh.close().then(() => true),
+      () => false,
+    );
     if (taken) throw fileExistsError(finalPath);
     return rename(tmp, finalPath);
   }
@@ -92,7 +99,12 @@ export async function placeDurably(tmp: string, finalPath: string, replace: bool
  * Streams `source` into `finalPath` atomically; returns the bytes written. With `replace: false`
  * (exports) an existing file at `finalPath` is never replaced: the write fails with a conflict.
  */
-export async function writeStreamAtomically(finalPath: string, source: Readable, what = finalPath, o: { replace?: boolean } = {}): Promise<number> {
+export async function writeStreamAtomically(
+  finalPath: string,
+  source: Readable,
+  what = finalPath,
+  o: { replace?: boolean } = {},
+): Promise<number> {
   const tmp = tempPathFor(finalPath);
   try {
     const out = createWriteStream(tmp, { flags: 'wx' });

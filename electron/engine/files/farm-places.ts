@@ -43,7 +43,11 @@ export interface FolderSettings extends SettingsReader {
 
 /** The places of the farm as its settings stand now: releases (default and set) and every output root. */
 export function currentFarmPlaces(dbFile: string, settings: FolderSettings): FarmPlaces {
-  return farmPlaces(dbFile, [settings.folderDefaults.releases_root, settings.get('releases_root'), ...settings.outputRoots()]);
+  return farmPlaces(dbFile, [
+    settings.folderDefaults.releases_root,
+    settings.get('releases_root'),
+    ...settings.outputRoots(),
+  ]);
 }
 
 /** `file` is `folder` or inside it (both real paths). */
@@ -70,5 +74,7 @@ export function farmOwnReason(places: FarmPlaces, realPath: string, writtenName:
 export function inputsFolderProblem(places: FarmPlaces, folder: string): string | null {
   const real = realOrResolved(folder);
   const clash = places.folders.find((f) => within(f, real));
-  return clash ? `the inputs folder ${folder} is inside the farm's own folder ${clash}; name a folder of shot-list inputs outside it` : null;
+  return clash
+    ? `the inputs folder ${folder} is inside the farm's own folder ${clash}; name a folder of shot-list inputs outside it`
+    : null;
 }

@@ -14,12 +14,14 @@ export const openFd = (path: string, flags: string): Promise<number> => call<num
 
 /** Writes all of `chunk`: a write may take fewer bytes than given (a disk filling up). */
 export async function writeAll(fd: number, chunk: Uint8Array): Promise<void> {
-  for (let off = 0; off < chunk.byteLength;) off += await call<number>((cb) => fs.write(fd, chunk, off, chunk.byteLength - off, null, cb));
+  for (let off = 0; off < chunk.byteLength; )
+    off += await call<number>((cb) => fs.write(fd, chunk, off, chunk.byteLength - off, null, cb));
 }
 
 export const syncFd = (fd: number): Promise<void> => call<void>((cb) => fs.fsync(fd, (err) => cb(err, undefined)));
 
-export const closeFd = (fd: number): Promise<void> => call<void>((cb) => fs.close(fd, (err) => cb(err ?? null, undefined)));
+export const closeFd = (fd: number): Promise<void> =>
+  call<void>((cb) => fs.close(fd, (err) => cb(err ?? null, undefined)));
 
 /** open + fsync + close of one path; a failed fsync is reported after the descriptor is closed. */
 export async function fsyncPath(path: string, flags: string): Promise<void> {

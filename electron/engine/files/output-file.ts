@@ -39,7 +39,11 @@ export const nodeOutputFs: OutputFs = {
 
 /** A file-system failure while storing an output; `waits` when the farm should hold until it is fixed. */
 export class OutputStoreError extends ShotfarmError {
-  constructor(readonly fsCode: string | null, readonly waits: boolean, message: string) {
+  constructor(
+    readonly fsCode: string | null,
+    readonly waits: boolean,
+    message: string,
+  ) {
     super('storage', message, { retryable: waits });
     this.name = 'OutputStoreError';
   }
@@ -47,8 +51,15 @@ export class OutputStoreError extends ShotfarmError {
 
 /** An output larger than the farm takes (output_max_gb): the same render would make it again. */
 export class OutputTooLarge extends ShotfarmError {
-  constructor(readonly fileName: string, readonly limitBytes: number, readonly bytes: number | null) {
-    super('bad_input', `the output ${fileName} is ${bytes === null ? 'larger than' : `${formatBytes(bytes)}, over`} the ${formatBytes(limitBytes)} limit (setting output_max_gb)`);
+  constructor(
+    readonly fileName: string,
+    readonly limitBytes: number,
+    readonly bytes: number | null,
+  ) {
+    super(
+      'bad_input',
+      `the output ${fileName} is ${bytes === null ? 'larger than' : `${formatBytes(bytes)}, over`} the ${formatBytes(limitBytes)} limit (setting output_max_gb)`,
+    );
     this.name = 'OutputTooLarge';
   }
 }
@@ -66,12 +77,24 @@ export function outputFsError(err: unknown, what: string, dir: string): Shotfarm
   switch (code) {
     case 'ENOSPC':
     case 'EDQUOT':
-      return new OutputStoreError(code, true, `output disk full: ${what} could not be written to ${dir}. Free some space; the farm waits and retries by itself`);
+      return new OutputStoreError(
+        code,
+        true,
+        `output disk full: ${what} could not be written to ${dir}. Free some space; the farm waits and retries by itself`,
+      );
     case 'EROFS':
-      return new OutputStoreError(code, true, `the output folder ${dir} is on a read-only disk: ${what} could not be written; the farm waits and retries by itself`);
+      return new OutputStoreError(
+        code,
+        true,
+        `the output folder ${dir} is on a read-only disk: ${what} could not be written; the farm waits and retries by itself`,
+      );
     case 'EACCES':
     case 'EPERM':
-      return new OutputStoreError(code, true, `the output folder ${dir} is not writable by this user: ${what} could not be written; the farm waits and retries by itself`);
+      return new OutputStoreError(
+        code,
+        true,
+        `the output folder ${dir} is not writable by this user: ${what} could not be written; the farm waits and retries by itself`,
+      );
     default:
       return new OutputStoreError(code, false, `${what} could not be written to ${dir}: ${(err as Error).message}`);
   }
@@ -98,7 +121,8 @@ export class OutputFile {
 
   /** The body is about to come (its announced length, if any): refuse a too-large one before a byte is written. */
   async begin(contentLength: number | null): Promise<void> {
-    if (contentLength !== null && contentLength > this.o.maxBytes) throw new OutputTooLarge(this.o.fileName, this.o.maxBytes, contentLength);
+    if (contentLength !== null && contentLength > this.o.maxBytes)
+      throw new OutputTooLarge(this.o.fileName, this.o.maxBytes, contentLength);
     if (this.handle) return;
     try {
       this.handle = await (this.o.fs ?? nodeOutputFs).create(this.path);
@@ -109,7 +133,8 @@ export class OutputFile {
 
   async write(chunk: Uint8Array): Promise<void> {
     if (!this.handle) await this.begin(null);
-    if (this.bytes + chunk.byteLength > this.o.maxBytes) throw new OutputTooLarge(this.o.fileName, this.o.maxBytes, null);
+    if (this.bytes + chunk.byteLength > this.o.maxBytes)
+      throw new OutputTooLarge(this.o.fileName, this.o.maxBytes, null);
     this.hash.update(chunk);
     if (this.headBytes < HEAD_BYTES) {
       const part = Buffer.from(chunk.subarray(0, HEAD_BYTES - this.headBytes));

@@ -22,8 +22,15 @@ export function safeFileName(filename: string, subfolder = ''): string {
       .replace(/^\.+/, '_')
       .trim();
   const name = clean(filename);
-  if (!name || name === '_') throw new ShotfarmError('bad_input', `The server named an output "${filename}", which is not a usable file name.`);
-  const sub = subfolder ? subfolder.split(/[\\/]+/).map(clean).filter((p) => p && p !== '_').join('_') : '';
+  if (!name || name === '_')
+    throw new ShotfarmError('bad_input', `The server named an output "${filename}", which is not a usable file name.`);
+  const sub = subfolder
+    ? subfolder
+        .split(/[\\/]+/)
+        .map(clean)
+        .filter((p) => p && p !== '_')
+        .join('_')
+    : '';
   return fitName(sub ? `${sub}_${name}` : name);
 }
 
@@ -37,9 +44,25 @@ export function outputPath(dir: string, filename: string, subfolder = ''): strin
 }
 
 const MEDIA_TYPES: Record<string, string> = {
-  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif', bmp: 'image/bmp',
-  tif: 'image/tiff', tiff: 'image/tiff', exr: 'image/x-exr', mp4: 'video/mp4', webm: 'video/webm', mov: 'video/quicktime',
-  mkv: 'video/x-matroska', wav: 'audio/wav', mp3: 'audio/mpeg', flac: 'audio/flac', ogg: 'audio/ogg', json: 'application/json', txt: 'text/plain',
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  webp: 'image/webp',
+  gif: 'image/gif',
+  bmp: 'image/bmp',
+  tif: 'image/tiff',
+  tiff: 'image/tiff',
+  exr: 'image/x-exr',
+  mp4: 'video/mp4',
+  webm: 'video/webm',
+  mov: 'video/quicktime',
+  mkv: 'video/x-matroska',
+  wav: 'audio/wav',
+  mp3: 'audio/mpeg',
+  flac: 'audio/flac',
+  ogg: 'audio/ogg',
+  json: 'application/json',
+  txt: 'text/plain',
 };
 
 export function mediaTypeOf(name: string): string {

@@ -17,8 +17,16 @@ export const PRIVATE_FILE_MODE = 0o600;
 
 /** The names, in the data folder, of the files only the farm's user may read. */
 export const PRIVATE_FILE_NAMES = [
-  'shotfarm.sqlite', 'shotfarm.sqlite-wal', 'shotfarm.sqlite-shm', 'shotfarm.sqlite-journal',
-  'engine.lock', 'engine.lock-journal', 'engine.lock-wal', 'engine.lock-shm', 'engine.lock.json', 'runpod-key.bin',
+  'shotfarm.sqlite',
+  'shotfarm.sqlite-wal',
+  'shotfarm.sqlite-shm',
+  'shotfarm.sqlite-journal',
+  'engine.lock',
+  'engine.lock-journal',
+  'engine.lock-wal',
+  'engine.lock-shm',
+  'engine.lock.json',
+  'runpod-key.bin',
 ] as const;
 
 const posix = process.platform !== 'win32';
@@ -56,14 +64,20 @@ export function securePrivateFiles(dataDir: string, log: (m: string) => void): v
     if (!st || (st.mode & 0o077) === 0) return;
     const was = (st.mode & 0o777).toString(8).padStart(4, '0');
     if (st.uid !== me) {
-      log(`warning: ${what} ${p} can be read by other users (mode ${was}) and belongs to another user; ask its owner to run chmod ${mode.toString(8)} on it`);
+      log(
+        `warning: ${what} ${p} can be read by other users (mode ${was}) and belongs to another user; ask its owner to run chmod ${mode.toString(8)} on it`,
+      );
       return;
     }
     try {
       chmodSync(p, mode);
-      log(`warning: ${what} ${p} could be read by other users (mode ${was}); made it private (${mode.toString(8).padStart(4, '0')})`);
+      log(
+        `warning: ${what} ${p} could be read by other users (mode ${was}); made it private (${mode.toString(8).padStart(4, '0')})`,
+      );
     } catch (err) {
-      log(`warning: ${what} ${p} can be read by other users (mode ${was}) and could not be made private: ${(err as Error).message}`);
+      log(
+        `warning: ${what} ${p} can be read by other users (mode ${was}) and could not be made private: ${(err as Error).message}`,
+      );
     }
   };
   check(dataDir, PRIVATE_DIR_MODE, 'the data folder');

@@ -60,7 +60,12 @@ async function checkOne(f: ExpectedFile, into: FileCheck): Promise<() => void> {
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'ENOENT' || e.code === 'ENOTDIR') return () => void into.missing.push(f.path);
-    const reason = e.code === 'EACCES' || e.code === 'EPERM' ? 'permission denied' : e.code === 'EISDIR' ? 'a folder is in its place' : e.message;
+    const reason =
+      e.code === 'EACCES' || e.code === 'EPERM'
+        ? 'permission denied'
+        : e.code === 'EISDIR'
+          ? 'a folder is in its place'
+          : e.message;
     return () => void into.unreadable.push({ path: f.path, error: reason });
   }
 }

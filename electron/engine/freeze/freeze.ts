@@ -18,8 +18,15 @@ import { episodeJobCount } from '../store/job-store.js';
 import { checkFiles, type FileCheck } from './file-check.js';
 import type { FreezeResult } from '../../../shared/domain.js';
 import {
-  commonRoot, MANIFEST_CSV, MANIFEST_CSV_HEADER, MANIFEST_FORMAT, MANIFEST_JSON, MANIFEST_VERSION, manifestPath,
-  type Manifest, type ManifestFile,
+  commonRoot,
+  MANIFEST_CSV,
+  MANIFEST_CSV_HEADER,
+  MANIFEST_FORMAT,
+  MANIFEST_JSON,
+  MANIFEST_VERSION,
+  manifestPath,
+  type Manifest,
+  type ManifestFile,
 } from './manifest.js';
 
 export interface FreezeInput {
@@ -44,8 +51,10 @@ function refuseMismatches(input: FreezeInput, check: FileCheck): void {
   if (problems === 0) return;
   const parts: string[] = [];
   if (check.missing.length) parts.push(`missing: ${nameList(check.missing)}`);
-  if (check.changed.length) parts.push(`changed since they were rendered: ${nameList(check.changed.map((c) => c.path))}`);
-  if (check.unreadable.length) parts.push(`unreadable: ${nameList(check.unreadable.map((u) => `${u.path} (${u.error})`))}`);
+  if (check.changed.length)
+    parts.push(`changed since they were rendered: ${nameList(check.changed.map((c) => c.path))}`);
+  if (check.unreadable.length)
+    parts.push(`unreadable: ${nameList(check.unreadable.map((u) => `${u.path} (${u.error})`))}`);
   throw new ShotfarmError(
     'conflict',
     `Cannot freeze ${input.project} / ${input.episode}: ${problems} approved file(s) no longer match the ledger — ${parts.join('; ')}. ` +
@@ -59,7 +68,19 @@ function csvRows(m: Manifest): Readable {
     // Same dialect as the other exports: BOM (spreadsheets read UTF-8 names) and CRLF.
     yield `\ufeff${csvRecord(MANIFEST_CSV_HEADER)}`;
     for (const f of m.files) {
-      yield csvRecord([m.project, m.episode, f.shot, f.stage, f.take, f.path, f.absolute_path, f.sha256, f.bytes, f.asset_id, f.job_id]);
+      yield csvRecord([
+        m.project,
+        m.episode,
+        f.shot,
+        f.stage,
+        f.take,
+        f.path,
+        f.absolute_path,
+        f.sha256,
+        f.bytes,
+        f.asset_id,
+        f.job_id,
+      ]);
     }
   }
   return Readable.from(records());
@@ -74,27 +95,49 @@ export async function freezeRelease(db: Db, clock: Clock, input: FreezeInput): P
   const rows = approvedAssets(db, project, episode);
   if (rows.length === 0) {
     // "No such episode" and "nothing approved yet" need different words.
-    if (episodeJobCount(db, project, episode) === 0) throw new ShotfarmError('not_found', `There are no jobs in project "${project}", episode "${episode}". Check the names (they are case-sensitive).`);
+    if (episodeJobCount(db, project, episode) === 0)
+      throw new ShotfarmError(
+        'not_found',
+        `There are no jobs in project "${project}", episode "${episode}". Check the names (they are case-sensitive).`,
+      );
     throw new ShotfarmError(
       'conflict',
       `Nothing is approved in ${project} / ${episode} (${episodeAssetCount(db, project, episode)} rendered file(s)). Approve the takes to release in the Ledger, then freeze again. Nothing was written.`,
     );
   }
   for (const p of [jsonPath, csvPath]) {
-    if (existsSync(p)) throw new ShotfarmError('conflict', `${p} already exists: a freeze is never overwritten. Choose a new folder for this release.`);
+    if (existsSync(p))
+      throw new ShotfarmError(
+        'conflict',
+        `${p} already exists: a freeze is never overwritten. Choose a new folder for this release.`,
+      );
   }
 
   refuseMismatches(input, await checkFiles(rows.map((r) => ({ path: r.path, sha256: r.sha256 }))));
 
   const root = commonRoot(rows.map((r) => r.path));
   const files: ManifestFile[] = rows.map((r) => ({
-    path: manifestPath(root, resolve(r.path)), absolute_path: resolve(r.path), sha256: r.sha256, bytes: r.bytes,
-    shot: r.shot, stage: r.stage, take: r.take, asset_id: r.id, job_id: r.job_id,
+    path: manifestPath(root, resolve(r.path)),
+    absolute_path: resolve(r.path),
+    sha256: r.sha256,
+    bytes: r.bytes,
+    shot: r.shot,
+    stage: r.stage,
+    take: r.take,
+    asset_id: r.id,
+    job_id: r.job_id,
   }));
   const createdAt = clock.now();
   const manifest: Manifest = {
-    format: MANIFEST_FORMAT, version: MANIFEST_VERSION, project, episode, created_at: new Date(createdAt).toISOString(), root,
-    file_count: files.length, total_bytes: files.reduce((n, f) => n + f.bytes, 0), files,
+    format: MANIFEST_FORMAT,
+    version: MANIFEST_VERSION,
+    project,
+    episode,
+    created_at: new Date(createdAt).toISOString(),
+    root,
+    file_count: files.length,
+    total_bytes: files.reduce((n, f) => n + f.bytes, 0),
+    files,
   };
 
   try {
@@ -105,6 +148,19 @@ export async function freezeRelease(db: Db, clock: Clock, input: FreezeInput): P
   // CSV first, JSON last: manifest.json is what tools look for, so it appears only once the
   // freeze is complete (each file itself is written atomically).
   await writeStreamAtomically(csvPath, csvRows(manifest), `the manifest ${csvPath}`);
-  await writeStreamAtomically(jsonPath, Readable.from([`${JSON.stringify(manifest, null, 2)}\n`]), `the manifest ${jsonPath}`);
-  return { project, episode, manifestJson: jsonPath, manifestCsv: csvPath, root, files: files.length, bytes: manifest.total_bytes, createdAt };
+  await writeStreamAtomically(
+    jsonPath,
+    Readable.from([`${JSON.stringify(manifest, null, 2)}\n`]),
+    `the manifest ${jsonPath}`,
+  );
+  return {
+    project,
+    episode,
+    manifestJson: jsonPath,
+    manifestCsv: csvPath,
+    root,
+    files: files.length,
+    bytes: manifest.total_bytes,
+    createdAt,
+  };
 }

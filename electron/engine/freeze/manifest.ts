@@ -46,7 +46,17 @@ export type Manifest = z.infer<typeof manifestSchema>;
 
 /** CSV columns; `verify` needs only path, absolute_path, sha256 and bytes, the rest is for people. */
 export const MANIFEST_CSV_HEADER = [
-  'project', 'episode', 'shot', 'stage', 'take', 'path', 'absolute_path', 'sha256', 'bytes', 'asset_id', 'job_id',
+  'project',
+  'episode',
+  'shot',
+  'stage',
+  'take',
+  'path',
+  'absolute_path',
+  'sha256',
+  'bytes',
+  'asset_id',
+  'job_id',
 ] as const;
 
 /**

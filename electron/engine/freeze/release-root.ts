@@ -53,7 +53,10 @@ function place(root: string, given: string, what: string): string {
 export function freezeFolder(root: string, outDir: string): string {
   const target = place(root, outDir, 'The release folder');
   if (resolve(target) === resolve(root)) {
-    throw new ShotfarmError('bad_input', `Give the release a folder of its own inside the releases root ${root} (e.g. Moonfall-ep101-v1), not the root itself.`);
+    throw new ShotfarmError(
+      'bad_input',
+      `Give the release a folder of its own inside the releases root ${root} (e.g. Moonfall-ep101-v1), not the root itself.`,
+    );
   }
   try {
     mkdirSync(root, { recursive: true });

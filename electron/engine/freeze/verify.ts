@@ -89,7 +89,12 @@ export async function verifyManifest(manifestPath: string, opts: VerifyOptions =
     if (code === 'ENOENT') throw new ShotfarmError('not_found', `The manifest ${path} does not exist.`);
     throw new ShotfarmError('storage', `The manifest ${path} cannot be read: ${(err as Error).message}`);
   }
-  const isJson = /\.json$/i.test(path) || text.replace(/^\uFEFF/, '').trimStart().startsWith('{');
+  const isJson =
+    /\.json$/i.test(path) ||
+    text
+      .replace(/^\uFEFF/, '')
+      .trimStart()
+      .startsWith('{');
   const read = isJson ? readJson(path, text) : readCsv(path, text);
   const root = opts.root === undefined ? undefined : resolve(opts.root);
   const check = await checkFiles(read.entries.map((e) => ({ path: fileLocation(e, root), sha256: e.sha256 })));

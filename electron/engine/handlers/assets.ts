@@ -7,7 +7,9 @@ import type { DomainHandlers, EngineContext } from './context.js';
 export function assetHandlers(ctx: EngineContext): DomainHandlers<'assets'> {
   return {
     'assets.list': async (f) => listAssets(ctx.db, f),
-    'assets.approve': async ({ ids, approved }, caller) => ({ changed: setApproved(ctx.db, ids, approved, actorName(caller), ctx.clock.now()) }),
+    'assets.approve': async ({ ids, approved }, caller) => ({
+      changed: setApproved(ctx.db, ids, approved, actorName(caller), ctx.clock.now()),
+    }),
     'assets.file': async ({ id }) => {
       const asset = assetById(ctx.db, id);
       if (!asset) return { ok: false, refusal: 'unknown', message: `No asset ${id} in the ledger.` };

@@ -15,7 +15,13 @@ import { utcDayStart } from '../pools/runpod/runpod-cost.js';
 import { randomId } from '../ids.js';
 import { spendSince } from '../store/attempt-store.js';
 import {
-  findInstance, insertRunpodInstance, instanceRow, listInstanceRows, runpodUrl, toInstanceView, updateRunpodInstance,
+  findInstance,
+  insertRunpodInstance,
+  instanceRow,
+  listInstanceRows,
+  runpodUrl,
+  toInstanceView,
+  updateRunpodInstance,
 } from '../store/instance-store.js';
 import type { DomainHandlers, EngineContext } from './context.js';
 
@@ -29,7 +35,8 @@ export function cloudHandlers(ctx: EngineContext): DomainHandlers<'cloud'> {
     for (const r of listInstanceRows(ctx.db)) {
       if (r.id === selfId) continue;
       if (r.name === name) throw new ShotfarmError('conflict', `A workstation is already named "${name}".`);
-      if (r.url === url) throw new ShotfarmError('conflict', `Workstation "${r.name}" already uses RunPod endpoint ${endpointId}.`);
+      if (r.url === url)
+        throw new ShotfarmError('conflict', `Workstation "${r.name}" already uses RunPod endpoint ${endpointId}.`);
     }
   };
   /** The farm reloads the endpoint first, so the card sent out is what it now works with. */
@@ -37,7 +44,11 @@ export function cloudHandlers(ctx: EngineContext): DomainHandlers<'cloud'> {
     ctx.farm()?.instanceChanged(id);
     const row = instanceRow(ctx.db, id);
     if (!row) throw new ShotfarmError('not_found', `Workstation ${id} vanished.`);
-    const v: InstanceView = ctx.farm()?.instanceViews().find((i) => i.id === id) ?? toInstanceView(ctx.db, row);
+    const v: InstanceView =
+      ctx
+        .farm()
+        ?.instanceViews()
+        .find((i) => i.id === id) ?? toInstanceView(ctx.db, row);
     ctx.events.emit('instance.changed', { instance: v });
     return v;
   };
@@ -52,7 +63,11 @@ export function cloudHandlers(ctx: EngineContext): DomainHandlers<'cloud'> {
     'cloud.updateRunpod': async ({ id: ref, ...f }) => {
       const row = findInstance(ctx.db, ref);
       if (!row) throw new ShotfarmError('not_found', `No workstation named or numbered "${ref}".`);
-      if (row.kind !== 'runpod') throw new ShotfarmError('bad_input', `Workstation "${row.name}" is a ComfyUI server, not a RunPod endpoint: edit it with instances.update.`);
+      if (row.kind !== 'runpod')
+        throw new ShotfarmError(
+          'bad_input',
+          `Workstation "${row.name}" is a ComfyUI server, not a RunPod endpoint: edit it with instances.update.`,
+        );
       unique(f.name, runpodUrl(row.runpod.apiBase, f.endpointId), f.endpointId, row.id);
       updateRunpodInstance(ctx.db, row, f, ctx.clock.now());
       return announce(row.id);
@@ -60,14 +75,27 @@ export function cloudHandlers(ctx: EngineContext): DomainHandlers<'cloud'> {
     'cloud.testRunpod': async ({ id, endpointId }) => {
       // The endpoint being edited lends its base (chosen on the farm host, or RunPod's); a new one is tried at RunPod's API.
       const row = id === undefined ? null : findInstance(ctx.db, id);
-      if (id !== undefined && row?.kind !== 'runpod') throw new ShotfarmError('not_found', `No RunPod endpoint named or numbered "${id}".`);
-      const base = row?.kind === 'runpod' ? { runpod: row.runpod, apiBaseLocal: row.apiBaseLocal } : { runpod: { apiBase: RUNPOD_API_BASE }, apiBaseLocal: false };
+      if (id !== undefined && row?.kind !== 'runpod')
+        throw new ShotfarmError('not_found', `No RunPod endpoint named or numbered "${id}".`);
+      const base =
+        row?.kind === 'runpod'
+          ? { runpod: row.runpod, apiBaseLocal: row.apiBaseLocal }
+          : { runpod: { apiBase: RUNPOD_API_BASE }, apiBaseLocal: false };
       const keyGoes = keyMayGoTo(base);
       // Nothing to send: said as it is, not as a refusal by RunPod.
       if (!keyGoes) return { ok: false, latencyMs: 0, error: KEY_WITHHELD };
-      if (runpodKey(ctx.db, dataDir, ctx.env) === null) return { ok: false, latencyMs: 0, error: 'no RunPod API key is configured on the farm host: set it with shotfarm workers runpod-key or RUNPOD_API_KEY' };
+      if (runpodKey(ctx.db, dataDir, ctx.env) === null)
+        return {
+          ok: false,
+          latencyMs: 0,
+          error:
+            'no RunPod API key is configured on the farm host: set it with shotfarm workers runpod-key or RUNPOD_API_KEY',
+        };
       const client = new RunpodClient({
-        apiBase: base.runpod.apiBase, endpointId, apiKey: () => runpodKey(ctx.db, dataDir, ctx.env), timeoutMs: TEST_TIMEOUT_MS,
+        apiBase: base.runpod.apiBase,
+        endpointId,
+        apiKey: () => runpodKey(ctx.db, dataDir, ctx.env),
+        timeoutMs: TEST_TIMEOUT_MS,
       });
       return testHealth(client, () => ctx.clock.now());
     },
@@ -83,7 +111,12 @@ export function cloudHandlers(ctx: EngineContext): DomainHandlers<'cloud'> {
         totalUsd: rows.reduce((n, r) => n + r.cost_usd, 0),
         budgetUsdPerDay: ctx.settings.get('burst_budget_usd_per_day'),
         keySource: runpodKeySource(ctx.db, dataDir, ctx.env),
-        byProjectEpisode: rows.map((r) => ({ project: r.project, episode: r.episode, costUsd: r.cost_usd, attempts: r.attempts })),
+        byProjectEpisode: rows.map((r) => ({
+          project: r.project,
+          episode: r.episode,
+          costUsd: r.cost_usd,
+          attempts: r.attempts,
+        })),
       };
     },
   };

@@ -40,11 +40,17 @@ export function databaseHandlers(ctx: EngineContext): DomainHandlers<'db'> {
       if (source === ctx.dbFile) throw new ShotfarmError('bad_input', `${source} is this data folder's own database.`);
       const running = ctx.farm() ? '' : farmRunning(ctx, dirname(ctx.dbFile));
       if (running !== null) {
-        throw new ShotfarmError('conflict', `A farm is running on ${dirname(ctx.dbFile)}${running}; stop it (shotfarm serve, run or the desktop app) before importing a database.`);
+        throw new ShotfarmError(
+          'conflict',
+          `A farm is running on ${dirname(ctx.dbFile)}${running}; stop it (shotfarm serve, run or the desktop app) before importing a database.`,
+        );
       }
       const existing = jobCount(ctx.db);
       if (existing > 0 && !replace) {
-        throw new ShotfarmError('conflict', `${ctx.dbFile} already has ${existing} jobs; pass --replace to replace them with ${source} (export-db first to keep a copy).`);
+        throw new ShotfarmError(
+          'conflict',
+          `${ctx.dbFile} already has ${existing} jobs; pass --replace to replace them with ${source} (export-db first to keep a copy).`,
+        );
       }
       const prepared = await prepareImport(source, ctx.dbFile, ctx.clock);
       try {

@@ -36,12 +36,14 @@ export function farmHandlers(ctx: EngineContext): DomainHandlers<'farm'> & Pick<
       storageHold: farm?.storageHold() ?? null,
     };
   };
-  const control = (state: FarmState) => async ({ by }: { by?: string | undefined }, caller: Caller): Promise<FarmStatus> => {
-    // A person is named by their token, never by what they typed; the solo operator may say who they are.
-    writeFarmState(ctx.db, ctx.clock, state, caller.kind === 'person' ? caller.name : by ?? 'an operator');
-    await ctx.settings.reload();
-    return status();
-  };
+  const control =
+    (state: FarmState) =>
+    async ({ by }: { by?: string | undefined }, caller: Caller): Promise<FarmStatus> => {
+      // A person is named by their token, never by what they typed; the solo operator may say who they are.
+      writeFarmState(ctx.db, ctx.clock, state, caller.kind === 'person' ? caller.name : (by ?? 'an operator'));
+      await ctx.settings.reload();
+      return status();
+    };
   const stop = control('stopped');
   return {
     'farm.status': async () => status(),

@@ -27,22 +27,41 @@ export async function freeVram(ctx: EngineContext, id: string): Promise<void> {
   const row = instanceRow(ctx.db, id);
   if (!row) throw new ShotfarmError('not_found', `Workstation ${id} does not exist.`);
   if (row.kind === 'runpod') {
-    throw new ShotfarmError('bad_input', `Workstation "${row.name}" is a RunPod endpoint: its workers are not ours to free (RunPod stops idle workers by itself).`);
+    throw new ShotfarmError(
+      'bad_input',
+      `Workstation "${row.name}" is a RunPod endpoint: its workers are not ours to free (RunPod stops idle workers by itself).`,
+    );
   }
   const running = runningJobIds(ctx.db, id);
   if (running.length) {
-    throw new ShotfarmError('conflict', `Workstation "${row.name}" is rendering ${running.length} job(s): freeing VRAM now would unload the models its prompt uses. Drain it and free VRAM when it is idle.`);
+    throw new ShotfarmError(
+      'conflict',
+      `Workstation "${row.name}" is rendering ${running.length} job(s): freeing VRAM now would unload the models its prompt uses. Drain it and free VRAM when it is idle.`,
+    );
   }
   const before = await probeInstance(row.url, REQUEST_TIMEOUT_MS);
   if (!before.ok) throw new ShotfarmError('unavailable', `Workstation "${row.name}" did not answer: ${before.error}`);
   if (before.queueRunning > 0) {
-    throw new ShotfarmError('conflict', `Workstation "${row.name}" is running a prompt someone else queued on its ComfyUI: free VRAM when it is idle.`);
+    throw new ShotfarmError(
+      'conflict',
+      `Workstation "${row.name}" is running a prompt someone else queued on its ComfyUI: free VRAM when it is idle.`,
+    );
   }
-  const sent = await settle(() => new ComfyClient(row.url, { timeoutMs: REQUEST_TIMEOUT_MS }).free({ unloadModels: true, freeMemory: true }));
-  if (!sent.ok) throw new ShotfarmError('unavailable', `Workstation "${row.name}" did not take POST /free: ${describeFailure(sent.failure)}`);
+  const sent = await settle(() =>
+    new ComfyClient(row.url, { timeoutMs: REQUEST_TIMEOUT_MS }).free({ unloadModels: true, freeMemory: true }),
+  );
+  if (!sent.ok)
+    throw new ShotfarmError(
+      'unavailable',
+      `Workstation "${row.name}" did not take POST /free: ${describeFailure(sent.failure)}`,
+    );
   let after = await probeInstance(row.url, REQUEST_TIMEOUT_MS);
   const was = comfyBytes(before);
-  for (let waited = 0; waited < SETTLE_MS && was !== null && was > 0 && (comfyBytes(after) ?? 0) >= was; waited += LOOK_EVERY_MS) {
+  for (
+    let waited = 0;
+    waited < SETTLE_MS && was !== null && was > 0 && (comfyBytes(after) ?? 0) >= was;
+    waited += LOOK_EVERY_MS
+  ) {
     await pause(LOOK_EVERY_MS);
     after = await probeInstance(row.url, REQUEST_TIMEOUT_MS);
   }

@@ -65,18 +65,26 @@ export function importHandlers(ctx: EngineContext): DomainHandlers<'import'> {
   return {
     'import.preview': async ({ fileName, content, baseDir, mapping, uploads }, caller) => {
       checkShotListText(fileName, content);
-      const read = isCsv(fileName, content) ? readCsvShotList(content, fileName, mapping ?? {}) : readJsonShotList(content, fileName);
+      const read = isCsv(fileName, content)
+        ? readCsvShotList(content, fileName, mapping ?? {})
+        : readJsonShotList(content, fileName);
       if (read.rows.length === 0) throw new ShotfarmError('bad_input', `${fileName} has no shots to import.`);
       // Node classes and models: against the running farm's lists, else the lists its last run stored.
       // Inputs only from the shot list's own folder (never the caller's working folder), never the database.
       // Files sent with the list (uploads) are found by their input name first: a stored file, never a client's path.
       const sent = uploadedInputs(ctx.db, ctx.settings, ctx.dbFile, uploads, ctx.clock.now());
       const farm = currentFarmPlaces(ctx.dbFile, ctx.settings);
-      const folder = { ...inputFolder(baseDir, [ctx.dbFile, `${ctx.dbFile}-wal`, `${ctx.dbFile}-shm`, `${ctx.dbFile}-journal`]), farm, ...(sent ? { uploads: sent } : {}) };
+      const folder = {
+        ...inputFolder(baseDir, [ctx.dbFile, `${ctx.dbFile}-wal`, `${ctx.dbFile}-shm`, `${ctx.dbFile}-journal`]),
+        farm,
+        ...(sent ? { uploads: sent } : {}),
+      };
       let checked;
       try {
         checked = checkRows(ctx.db, read.rows, {
-          fileName, folder, capability: currentFarmFacts(ctx),
+          fileName,
+          folder,
+          capability: currentFarmFacts(ctx),
         });
       } catch (err) {
         throw storageFailure(err, ctx.dbFile, `checking ${fileName}`) ?? err;
@@ -84,7 +92,12 @@ export function importHandlers(ctx: EngineContext): DomainHandlers<'import'> {
       const { rows, notices } = checked;
       const count = (status: 'new' | 'duplicate' | 'error') => rows.filter((r) => r.view.status === status).length;
       const preview: ImportPreview = {
-        previewId: randomId(), fileName, format: read.format, mapping: read.mapping, notices, rows: rows.map((r) => r.view),
+        previewId: randomId(),
+        fileName,
+        format: read.format,
+        mapping: read.mapping,
+        notices,
+        rows: rows.map((r) => r.view),
         counts: { new: count('new'), duplicate: count('duplicate'), error: count('error') },
         // Said at the preview, so the Import dialog does not offer what the commit would refuse.
         refusal: createdRushRefusal(caller, () => createsRush(rows)),
@@ -96,7 +109,11 @@ export function importHandlers(ctx: EngineContext): DomainHandlers<'import'> {
     },
     'import.commit': async ({ previewId }, caller) => {
       const stored = previews.get(previewId);
-      if (!stored) throw new ShotfarmError('not_found', 'This import preview has expired or was already imported; drop the file again.');
+      if (!stored)
+        throw new ShotfarmError(
+          'not_found',
+          'This import preview has expired or was already imported; drop the file again.',
+        );
       // The rush rule over what the rows would store (a JSON field, a CSV column, a template default):
       // a role that may not ask for rush may not import it either. Refused whole, nothing stored.
       authorizeCreatedRush(caller, () => createsRush(stored.rows));

@@ -7,7 +7,12 @@
  */
 import type { ApiInput } from '../../../shared/api.js';
 import { ShotfarmError } from '../../../shared/errors.js';
-import { nameEntries, problemLines, type BatchProblem, type WorkstationBatchResult } from '../../../shared/workstation-batch.js';
+import {
+  nameEntries,
+  problemLines,
+  type BatchProblem,
+  type WorkstationBatchResult,
+} from '../../../shared/workstation-batch.js';
 import { isHealthy } from '../../../shared/domain.js';
 import { healthAfterProbe } from '../health/probe.js';
 import { probeMany } from '../health/probe-many.js';
@@ -22,9 +27,13 @@ const LISTED = 20;
 function refusal(problems: readonly BatchProblem[]): ShotfarmError {
   const lines = problemLines(problems);
   const more = lines.length > LISTED ? `; and ${lines.length - LISTED} more` : '';
-  return new ShotfarmError('bad_input', `No workstation was added: ${lines.length} problem(s) in the list. ${lines.slice(0, LISTED).join('; ')}${more}.`, {
-    details: { problems: problems.map((p) => ({ source: p.source, message: p.message })) },
-  });
+  return new ShotfarmError(
+    'bad_input',
+    `No workstation was added: ${lines.length} problem(s) in the list. ${lines.slice(0, LISTED).join('; ')}${more}.`,
+    {
+      details: { problems: problems.map((p) => ({ source: p.source, message: p.message })) },
+    },
+  );
 }
 
 /** Stores the whole list in one transaction, or throws with every problem and stores nothing. */
@@ -43,7 +52,8 @@ function store(ctx: EngineContext, input: ApiInput<'instances.addMany'>): { id: 
     }
     // In the list's order: each entry's problems together.
     const order = new Map(input.workstations.map((w, i) => [w.source, i]));
-    if (problems.length) throw refusal(problems.sort((a, b) => (order.get(a.source) ?? 0) - (order.get(b.source) ?? 0)));
+    if (problems.length)
+      throw refusal(problems.sort((a, b) => (order.get(a.source) ?? 0) - (order.get(b.source) ?? 0)));
     const now = ctx.clock.now();
     return named.entries.map((e) => {
       const id = randomId();
@@ -53,14 +63,27 @@ function store(ctx: EngineContext, input: ApiInput<'instances.addMany'>): { id: 
   });
 }
 
-export async function addWorkstations(ctx: EngineContext, input: ApiInput<'instances.addMany'>, timeoutMs: number): Promise<WorkstationBatchResult> {
+export async function addWorkstations(
+  ctx: EngineContext,
+  input: ApiInput<'instances.addMany'>,
+  timeoutMs: number,
+): Promise<WorkstationBatchResult> {
   const added = store(ctx, input);
-  const probes = await probeMany(added.map((a) => a.url), timeoutMs);
+  const probes = await probeMany(
+    added.map((a) => a.url),
+    timeoutMs,
+  );
   const now = ctx.clock.now();
   const instances = added.map((a, i) => {
     const probe = probes[i] as (typeof probes)[number];
     recordProbe(ctx.db, a.id, probe, now);
-    return { id: a.id, name: a.name, url: a.url, healthy: isHealthy(healthAfterProbe('active', probe)), error: probe.ok ? null : probe.error };
+    return {
+      id: a.id,
+      name: a.name,
+      url: a.url,
+      healthy: isHealthy(healthAfterProbe('active', probe)),
+      error: probe.ok ? null : probe.error,
+    };
   });
   return { added: added.length, healthy: instances.filter((i) => i.healthy).length, instances };
 }

@@ -11,11 +11,21 @@ const PROBE_TIMEOUT_MS = 2_000;
 async function probeAll(ctx: EngineContext, timeoutMs: number): Promise<ProbeReport> {
   // RunPod endpoints have no ComfyUI server to probe (the running farm asks their /health).
   const rows = listInstanceRows(ctx.db).filter((r) => r.admin_state !== 'disabled' && r.kind === 'comfyui');
-  const probes = await probeMany(rows.map((r) => r.url), timeoutMs);
+  const probes = await probeMany(
+    rows.map((r) => r.url),
+    timeoutMs,
+  );
   const instances = rows.map((row, i) => {
     const probe = probes[i] as (typeof probes)[number];
     recordProbe(ctx.db, row.id, probe, ctx.clock.now());
-    return { id: row.id, name: row.name, url: row.url, adminState: row.admin_state, health: healthAfterProbe(row.admin_state, probe), probe };
+    return {
+      id: row.id,
+      name: row.name,
+      url: row.url,
+      adminState: row.admin_state,
+      health: healthAfterProbe(row.admin_state, probe),
+      probe,
+    };
   });
   return { healthy: instances.filter((i) => isHealthy(i.health)).length, instances };
 }
@@ -27,7 +37,15 @@ import { healthAfterProbe } from '../health/probe.js';
 import { probeMany } from '../health/probe-many.js';
 import { randomId } from '../ids.js';
 import {
-  deleteInstance, findInstance, insertInstance, instanceRow, listInstanceRows, normaliseUrl, recordProbe, setAdminState, toInstanceView,
+  deleteInstance,
+  findInstance,
+  insertInstance,
+  instanceRow,
+  listInstanceRows,
+  normaliseUrl,
+  recordProbe,
+  setAdminState,
+  toInstanceView,
   updateInstance,
 } from '../store/instance-store.js';
 import type { DomainHandlers, EngineContext } from './context.js';
@@ -48,8 +66,10 @@ export function instanceHandlers(ctx: EngineContext): DomainHandlers<'instances'
   const unique = (fields: { name: string; url: string }, selfId: string | null): void => {
     for (const r of listInstanceRows(ctx.db)) {
       if (r.id === selfId) continue;
-      if (r.name === fields.name) throw new ShotfarmError('conflict', `A workstation is already named "${fields.name}".`);
-      if (r.url === normaliseUrl(fields.url)) throw new ShotfarmError('conflict', `Workstation "${r.name}" already uses ${r.url}.`);
+      if (r.name === fields.name)
+        throw new ShotfarmError('conflict', `A workstation is already named "${fields.name}".`);
+      if (r.url === normaliseUrl(fields.url))
+        throw new ShotfarmError('conflict', `Workstation "${r.name}" already uses ${r.url}.`);
     }
   };
   /** The farm reloads the instance first, so the card sent out is what it now works with. */
@@ -82,7 +102,10 @@ export function instanceHandlers(ctx: EngineContext): DomainHandlers<'instances'
       // A RunPod endpoint's url is made from its endpoint id: rewriting it here would leave the id the pool uses.
       const row = instanceRow(ctx.db, id);
       if (row?.kind === 'runpod') {
-        throw new ShotfarmError('bad_input', `Workstation "${row.name}" is a RunPod endpoint: edit it with cloud.updateRunpod (its endpoint id, price, jobs at once, tags), not with a URL.`);
+        throw new ShotfarmError(
+          'bad_input',
+          `Workstation "${row.name}" is a RunPod endpoint: edit it with cloud.updateRunpod (its endpoint id, price, jobs at once, tags), not with a URL.`,
+        );
       }
       unique(f, id);
       updateInstance(ctx.db, id, f, ctx.clock.now());
@@ -92,7 +115,10 @@ export function instanceHandlers(ctx: EngineContext): DomainHandlers<'instances'
       const id = resolve(ref);
       const v = view(id);
       if (v.currentJobIds.length) {
-        throw new ShotfarmError('conflict', `Workstation "${v.name}" is running ${v.currentJobIds.length} job(s); drain it first and remove it when idle.`);
+        throw new ShotfarmError(
+          'conflict',
+          `Workstation "${v.name}" is running ${v.currentJobIds.length} job(s); drain it first and remove it when idle.`,
+        );
       }
       const removed = deleteInstance(ctx.db, id);
       ctx.farm()?.instanceChanged(id);

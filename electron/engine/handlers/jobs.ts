@@ -8,7 +8,16 @@ import { actorName, type Caller } from '../../../shared/people.js';
 import { ShotfarmError } from '../../../shared/errors.js';
 import { PRIORITY_VALUE } from '../../../shared/priorities.js';
 import {
-  bumpJobs, cancelJobs, holdJobs, moveJobsToTop, newTakes, releaseJobs, restoreOrder, retryJobs, uncancelJobs, type ActionContext,
+  bumpJobs,
+  cancelJobs,
+  holdJobs,
+  moveJobsToTop,
+  newTakes,
+  releaseJobs,
+  restoreOrder,
+  retryJobs,
+  uncancelJobs,
+  type ActionContext,
 } from '../job-actions.js';
 import { failureGroups, jobAttempts } from '../queries/attempts.js';
 import { jobDetail } from '../queries/job-detail.js';
@@ -25,7 +34,8 @@ import { authorizeCreatedRush } from '../auth/authorize.js';
 /** A job named by its full id or a unique prefix of it (as `git` names commits). */
 function resolveRef(ctx: EngineContext, ref: string): string {
   const prefix = ref.trim().toLowerCase();
-  if (!/^[0-9a-f-]{4,36}$/.test(prefix)) throw new ShotfarmError('bad_input', `"${ref}" is not a job id (hex digits and dashes).`);
+  if (!/^[0-9a-f-]{4,36}$/.test(prefix))
+    throw new ShotfarmError('bad_input', `"${ref}" is not a job id (hex digits and dashes).`);
   const hits = jobIdsByPrefix(ctx.db, prefix);
   if (hits.length === 0) throw new ShotfarmError('not_found', `No job id starts with ${prefix}.`);
   if (hits.length > 1) throw new ShotfarmError('bad_input', `${prefix} matches several jobs; give more of the id.`);
@@ -34,7 +44,13 @@ function resolveRef(ctx: EngineContext, ref: string): string {
 
 export function jobHandlers(ctx: EngineContext): DomainHandlers<'jobs'> & Pick<ApiHandlers, 'failures.list'> {
   // Who did it goes in the event rows and jobs.last_action_by: the person, or `local` (the solo operator).
-  const act = (caller: Caller): ActionContext => ({ db: ctx.db, clock: ctx.clock, random: ctx.random, actor: actorName(caller), settings: ctx.settings });
+  const act = (caller: Caller): ActionContext => ({
+    db: ctx.db,
+    clock: ctx.clock,
+    random: ctx.random,
+    actor: actorName(caller),
+    settings: ctx.settings,
+  });
   const live = () => ctx.farm()?.live ?? null;
   // Every view this domain answers with is built as the announcer builds it (views/job-views.ts).
   const views = ctx.views;
@@ -75,7 +91,10 @@ export function jobHandlers(ctx: EngineContext): DomainHandlers<'jobs'> & Pick<A
     'jobs.attempts': async ({ id }) => attemptsWithLive(live(), jobAttempts(ctx.db, id)),
     'jobs.detail': async ({ id }) => jobDetail(ctx.db, id),
     'jobs.preview': async ({ id, since }) => jobPreview(existing(id), ctx.farm()?.watch ?? null, since),
-    'jobs.facets': async ({ by, filter, prefix, limit }) => ({ by, ...jobFacets(ctx.db, by, filter, prefix, limit ?? 200) }),
+    'jobs.facets': async ({ by, filter, prefix, limit }) => ({
+      by,
+      ...jobFacets(ctx.db, by, filter, prefix, limit ?? 200),
+    }),
     'failures.list': async ({ limitPerGroup }) => failureGroups(ctx.db, limitPerGroup),
   };
 }

@@ -15,7 +15,10 @@ export function releaseHandlers(ctx: EngineContext): DomainHandlers<'release'> {
     'release.verify': async ({ path, root: copy }) => {
       const r = root();
       const manifest = verifyPath(r, path, 'The manifest');
-      const r2 = await verifyManifest(manifest, copy === undefined ? {} : { root: verifyPath(r, copy, 'The delivery folder') });
+      const r2 = await verifyManifest(
+        manifest,
+        copy === undefined ? {} : { root: verifyPath(r, copy, 'The delivery folder') },
+      );
       return { ...r2, passed: verifyPassed(r2) };
     },
   };

@@ -12,9 +12,12 @@ import { dirname } from 'node:path';
 import type { DomainHandlers, EngineContext } from './context.js';
 
 /** Sweeps the unused uploads when one is due; every upload path calls it (the check here, the PUT route). */
-export function sweepUploadsIfDue(ctx: Pick<EngineContext, 'db' | 'dbFile' | 'clock' | 'uploadGate' | 'settings'>): void {
+export function sweepUploadsIfDue(
+  ctx: Pick<EngineContext, 'db' | 'dbFile' | 'clock' | 'uploadGate' | 'settings'>,
+): void {
   const now = ctx.clock.now();
-  if (ctx.uploadGate.sweepDue(now)) sweepUnusedUploads(ctx.db, dirname(ctx.dbFile), now, uploadKeeping(ctx.settings).unusedKeepMs);
+  if (ctx.uploadGate.sweepDue(now))
+    sweepUnusedUploads(ctx.db, dirname(ctx.dbFile), now, uploadKeeping(ctx.settings).unusedKeepMs);
 }
 
 export function uploadHandlers(ctx: EngineContext): DomainHandlers<'uploads'> {
@@ -26,7 +29,12 @@ export function uploadHandlers(ctx: EngineContext): DomainHandlers<'uploads'> {
       const sizes = new Map(files.map((f) => [f.sha256, f.size]));
       const missing = check.missing.map((sha256) => ({ sha256, size: sizes.get(sha256) ?? 0 }));
       const sender = actorName(caller);
-      checkPersonQuota(ctx.db, sender, missing.reduce((n, f) => n + f.size, 0), uploadKeeping(ctx.settings).personMaxBytes);
+      checkPersonQuota(
+        ctx.db,
+        sender,
+        missing.reduce((n, f) => n + f.size, 0),
+        uploadKeeping(ctx.settings).personMaxBytes,
+      );
       ctx.uploadGate.reserve(sender, missing, uploadLimits(ctx.settings).importMaxBytes, now);
       return check;
     },

@@ -8,19 +8,34 @@ import { ShotfarmError } from '../../../shared/errors.js';
 import { RESERVED_ACTORS, type Caller, type IssuedToken, type PersonView } from '../../../shared/people.js';
 import { sessionView } from '../auth/authorize.js';
 import { newToken, tokenHash, type TokenBytes } from '../auth/tokens.js';
-import { insertUser, listUsers, revokeUser, setUserRole, setUserToken, toPersonView, userByName } from '../store/user-store.js';
+import {
+  insertUser,
+  listUsers,
+  revokeUser,
+  setUserRole,
+  setUserToken,
+  toPersonView,
+  userByName,
+} from '../store/user-store.js';
 import type { DomainHandlers, EngineContext } from './context.js';
 
-export function userHandlers(ctx: EngineContext, tokenBytes?: TokenBytes): DomainHandlers<'users'> & Pick<ApiHandlers, 'session.whoami'> {
+export function userHandlers(
+  ctx: EngineContext,
+  tokenBytes?: TokenBytes,
+): DomainHandlers<'users'> & Pick<ApiHandlers, 'session.whoami'> {
   const person = (name: string): PersonView => {
     const r = userByName(ctx.db, name);
-    if (!r) throw new ShotfarmError('not_found', `No person named ${name}; \`shotfarm users list\` shows who there is.`);
+    if (!r)
+      throw new ShotfarmError('not_found', `No person named ${name}; \`shotfarm users list\` shows who there is.`);
     return toPersonView(r);
   };
   // A signed-in admin cannot lock themselves out from a page (the farm host's CLI can still do it).
   const notSelf = (caller: Caller, name: string, what: string): void => {
     if (caller.kind === 'person' && caller.name === name) {
-      throw new ShotfarmError('bad_input', `You cannot ${what} yourself while signed in; another admin, or \`shotfarm users\` on the farm host, can.`);
+      throw new ShotfarmError(
+        'bad_input',
+        `You cannot ${what} yourself while signed in; another admin, or \`shotfarm users\` on the farm host, can.`,
+      );
     }
   };
   return {
@@ -28,17 +43,24 @@ export function userHandlers(ctx: EngineContext, tokenBytes?: TokenBytes): Domai
     'users.list': async () => listUsers(ctx.db).map(toPersonView),
     'users.add': async ({ name, role }): Promise<IssuedToken> => {
       if ((RESERVED_ACTORS as readonly string[]).includes(name.toLowerCase())) {
-        throw new ShotfarmError('bad_input', `"${name}" is a name Shotfarm writes for itself in the history; pick another.`);
+        throw new ShotfarmError(
+          'bad_input',
+          `"${name}" is a name Shotfarm writes for itself in the history; pick another.`,
+        );
       }
       const token = newToken(tokenBytes);
       if (!insertUser(ctx.db, name, role, tokenHash(token), ctx.clock.now())) {
-        throw new ShotfarmError('conflict', `${name} exists already; \`shotfarm users token ${name}\` gives them a new token.`);
+        throw new ShotfarmError(
+          'conflict',
+          `${name} exists already; \`shotfarm users token ${name}\` gives them a new token.`,
+        );
       }
       return { person: person(name), token };
     },
     'users.setRole': async ({ name, role }, caller) => {
       if (role !== 'admin') notSelf(caller, person(name).name, 'change the role of');
-      if (!setUserRole(ctx.db, person(name).name, role)) throw new ShotfarmError('not_found', `No person named ${name}.`);
+      if (!setUserRole(ctx.db, person(name).name, role))
+        throw new ShotfarmError('not_found', `No person named ${name}.`);
       return person(name);
     },
     'users.revoke': async ({ name }, caller) => {

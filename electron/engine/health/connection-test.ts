@@ -14,7 +14,9 @@ const NODE_LIST_TIMEOUT_FACTOR = 4;
 export async function testConnection(url: string, timeoutMs: number): Promise<ConnectionTestView> {
   const probe = await probeInstance(url, timeoutMs);
   if (!probe.ok) return { url, probe, nodeCount: null, nodeError: null };
-  const nodes = await settle(() => new ComfyClient(url, { timeoutMs: timeoutMs * NODE_LIST_TIMEOUT_FACTOR }).getObjectInfo());
+  const nodes = await settle(() =>
+    new ComfyClient(url, { timeoutMs: timeoutMs * NODE_LIST_TIMEOUT_FACTOR }).getObjectInfo(),
+  );
   return nodes.ok
     ? { url, probe, nodeCount: Object.keys(nodes.value).length, nodeError: null }
     : { url, probe, nodeCount: null, nodeError: `the node list did not come: ${describeFailure(nodes.failure)}` };

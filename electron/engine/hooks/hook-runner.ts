@@ -11,11 +11,23 @@ import type { Clock, RandomSource, Timers } from '../clock.js';
 import { fullJitterDelay, type BackoffPolicy } from '../comfy/backoff.js';
 import type { Db } from '../store/database.js';
 import {
-  DEFAULT_HOOK_RETRIES, DEFAULT_HOOK_TIMEOUT_MS, hookEventFor, hookTarget, type HookConfig, type HookEvent,
+  DEFAULT_HOOK_RETRIES,
+  DEFAULT_HOOK_TIMEOUT_MS,
+  hookEventFor,
+  hookTarget,
+  type HookConfig,
+  type HookEvent,
 } from '../../../shared/hooks.js';
 import { getHooks } from './hook-settings.js';
 import {
-  deliveryRow, giveUp, insertDelivery, pendingDeliveries, recordTry, toDeliveryView, type DeliveryRow, type HookDeliveryView,
+  deliveryRow,
+  giveUp,
+  insertDelivery,
+  pendingDeliveries,
+  recordTry,
+  toDeliveryView,
+  type DeliveryRow,
+  type HookDeliveryView,
 } from '../store/delivery-store.js';
 import { sendCommand, type SendContext } from './send-command.js';
 import { sendWebhook } from './send-webhook.js';
@@ -127,7 +139,9 @@ export class HookRunner {
     const handle = this.deps.timers.setTimeout(() => {
       this.scheduled.delete(id);
       const run = this.attempt(id)
-        .catch((err: unknown) => this.deps.log(`hooks: delivery ${id} went wrong: ${(err as Error).stack ?? String(err)}`))
+        .catch((err: unknown) =>
+          this.deps.log(`hooks: delivery ${id} went wrong: ${(err as Error).stack ?? String(err)}`),
+        )
         .finally(() => {
           this.inFlight.delete(id);
           this.wakeIdle();
@@ -159,7 +173,10 @@ export class HookRunner {
     if (this.closing.signal.aborted) return;
     const now = this.deps.clock.now();
     if (error === null) {
-      return this.settle(row, recordTry(this.deps.db, id, { status: 'delivered', error: null, nextAttemptAt: null, now }));
+      return this.settle(
+        row,
+        recordTry(this.deps.db, id, { status: 'delivered', error: null, nextAttemptAt: null, now }),
+      );
     }
     const tries = row.attempts + 1;
     const retries = hook.retries ?? DEFAULT_HOOK_RETRIES;
@@ -169,7 +186,9 @@ export class HookRunner {
       this.schedule(id, delay);
       return;
     }
-    this.deps.log(`hooks: "${hook.id}" (${hookTarget(hook)}) gave up on job ${row.job_id} after ${tries} tries: ${error}`);
+    this.deps.log(
+      `hooks: "${hook.id}" (${hookTarget(hook)}) gave up on job ${row.job_id} after ${tries} tries: ${error}`,
+    );
     return this.settle(row, recordTry(this.deps.db, id, { status: 'failed', error, nextAttemptAt: null, now }));
   }
 
@@ -179,7 +198,12 @@ export class HookRunner {
     // The deadline bounds real I/O (a program, a socket), so it is wall-clock time, not the
     // injected clock; the runner's own retry waits go through the injected timers.
     const deadline = AbortSignal.timeout(timeoutMs);
-    const payload: HookPayload = { event: row.event, delivery_id: row.id, hook_id: hook.id, job: JSON.parse(row.payload_json) as JobView };
+    const payload: HookPayload = {
+      event: row.event,
+      delivery_id: row.id,
+      hook_id: hook.id,
+      job: JSON.parse(row.payload_json) as JobView,
+    };
     const ctx: SendContext = {
       body: JSON.stringify(payload),
       event: row.event,

@@ -46,7 +46,12 @@ export function sendCommand(hook: CommandHook, ctx: SendContext): Promise<void> 
       // Past its deadline the program gets no grace: a hook must never hold up the farm.
       killSignal: 'SIGKILL',
       windowsHide: true,
-      env: { ...ctx.env, SHOTFARM_EVENT: ctx.event, SHOTFARM_JOB_ID: ctx.jobId, SHOTFARM_DELIVERY_ID: String(ctx.deliveryId) },
+      env: {
+        ...ctx.env,
+        SHOTFARM_EVENT: ctx.event,
+        SHOTFARM_JOB_ID: ctx.jobId,
+        SHOTFARM_DELIVERY_ID: String(ctx.deliveryId),
+      },
     });
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (s: string) => {
@@ -57,7 +62,13 @@ export function sendCommand(hook: CommandHook, ctx: SendContext): Promise<void> 
     child.stdin?.end(ctx.body);
     child.on('error', (err: NodeJS.ErrnoException) => {
       if (err.name === 'AbortError') {
-        finish(new Error(ctx.timedOut() ? `${hook.command} did not finish within ${ctx.timeoutMs / 1000} s and was stopped.` : `${hook.command} was stopped (Shotfarm is closing).`));
+        finish(
+          new Error(
+            ctx.timedOut()
+              ? `${hook.command} did not finish within ${ctx.timeoutMs / 1000} s and was stopped.`
+              : `${hook.command} was stopped (Shotfarm is closing).`,
+          ),
+        );
       } else if (err.code === 'ENOENT') {
         finish(new Error(`The program ${hook.command} was not found (give its full path, or check PATH).`));
       } else if (err.code === 'EACCES') {

@@ -33,12 +33,17 @@ export async function sendWebhook(hook: WebhookHook, ctx: SendContext): Promise<
     });
   } catch (err) {
     if (ctx.signal.aborted) {
-      throw new Error(ctx.timedOut() ? `${origin} did not answer within ${ctx.timeoutMs / 1000} s.` : `The request to ${origin} was stopped (Shotfarm is closing).`);
+      throw new Error(
+        ctx.timedOut()
+          ? `${origin} did not answer within ${ctx.timeoutMs / 1000} s.`
+          : `The request to ${origin} was stopped (Shotfarm is closing).`,
+      );
     }
     const code = errorCode(err);
     if (code === 'ECONNREFUSED') throw new Error(`${origin} refused the connection (nothing listening there?).`);
     if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') throw new Error(`${origin}: the host name does not resolve.`);
-    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') throw new Error(`${origin} did not answer within ${ctx.timeoutMs / 1000} s.`);
+    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT')
+      throw new Error(`${origin} did not answer within ${ctx.timeoutMs / 1000} s.`);
     throw new Error(`The request to ${origin} failed: ${code ?? (err as Error).message}.`);
   }
   let text = '';

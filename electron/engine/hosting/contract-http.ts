@@ -10,7 +10,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isApiMethod, type ApiMethod } from '../../../shared/api.js';
 import { toErrorEnvelope } from '../../../shared/errors.js';
 import type { Door } from '../../../shared/methods.js';
-import { BodyTooLarge, decodeSegment, envelope, readBody, sendError, sendJson, sendLocalError, STATUS_FOR_CODE } from './http-util.js';
+import {
+  BodyTooLarge,
+  decodeSegment,
+  envelope,
+  readBody,
+  sendError,
+  sendJson,
+  sendLocalError,
+  STATUS_FOR_CODE,
+} from './http-util.js';
 import { doorRefusal } from './reach-refusal.js';
 
 export interface ContractHttpOptions {
@@ -22,7 +31,12 @@ export interface ContractHttpOptions {
 }
 
 /** Answers one contract call whose method is `segment` (still URL-encoded, as it stood in the path). */
-export async function answerContractCall(req: IncomingMessage, res: ServerResponse, segment: string, o: ContractHttpOptions): Promise<void> {
+export async function answerContractCall(
+  req: IncomingMessage,
+  res: ServerResponse,
+  segment: string,
+  o: ContractHttpOptions,
+): Promise<void> {
   // Only a remote caller has the farm host's paths withheld; a terminal on this machine reads them whole.
   const fail = o.door === 'machine' ? sendLocalError : sendError;
   if (req.method !== 'POST') {
@@ -30,17 +44,24 @@ export async function answerContractCall(req: IncomingMessage, res: ServerRespon
     return fail(res, 405, envelope('bad_input', 'API calls are POST requests.'));
   }
   const methodName = decodeSegment(segment) ?? segment;
-  if (!isApiMethod(methodName)) return fail(res, 404, envelope('not_found', `Unknown method ${methodName.slice(0, 80)}.`));
+  if (!isApiMethod(methodName))
+    return fail(res, 404, envelope('not_found', `Unknown method ${methodName.slice(0, 80)}.`));
   // The method's own reach, before a body (up to a shot list's size) is read; its fields' reach below.
   const byMethod = doorRefusal(o.door, methodName, undefined);
   if (byMethod) return fail(res, STATUS_FOR_CODE[byMethod.code], byMethod);
   // JSON only: a cross-site form cannot send this type without a CORS preflight, which no host grants.
-  if (!/^application\/json\b/i.test(req.headers['content-type'] ?? '')) return fail(res, 415, envelope('bad_input', 'Send the input as application/json.'));
+  if (!/^application\/json\b/i.test(req.headers['content-type'] ?? ''))
+    return fail(res, 415, envelope('bad_input', 'Send the input as application/json.'));
   let text: string;
   try {
     text = await readBody(req, o.maxBodyBytes);
   } catch (err) {
-    if (err instanceof BodyTooLarge) return fail(res, 413, envelope('bad_input', `The request is larger than ${Math.round(o.maxBodyBytes / 1024 / 1024)} MB.`));
+    if (err instanceof BodyTooLarge)
+      return fail(
+        res,
+        413,
+        envelope('bad_input', `The request is larger than ${Math.round(o.maxBodyBytes / 1024 / 1024)} MB.`),
+      );
     return fail(res, 400, envelope('bad_input', 'The request body could not be read.'));
   }
   let input: unknown;

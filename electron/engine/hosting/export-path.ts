@@ -13,7 +13,10 @@ export function confineExportPath(exportDir: string, requested: string): string 
   const target = resolve(root, requested);
   const rel = relative(root, target);
   if (rel === '' || rel.startsWith('..') || isAbsolute(rel)) {
-    throw new ShotfarmError('bad_input', `Exports are written inside ${root}; choose a file name there (got "${requested}").`);
+    throw new ShotfarmError(
+      'bad_input',
+      `Exports are written inside ${root}; choose a file name there (got "${requested}").`,
+    );
   }
   if (!/\.csv$/i.test(basename(target))) {
     throw new ShotfarmError('bad_input', 'The export file name must end in .csv.');
@@ -24,7 +27,12 @@ export function confineExportPath(exportDir: string, requested: string): string 
 
 /** A page's call with its export path, if it has one, confined to `exportDir`; other calls unchanged. */
 export function confineExportInput(method: ApiMethod, input: unknown, exportDir: string): unknown {
-  if ((method === 'export.runlog' || method === 'export.ledger') && input && typeof input === 'object' && 'path' in input) {
+  if (
+    (method === 'export.runlog' || method === 'export.ledger') &&
+    input &&
+    typeof input === 'object' &&
+    'path' in input
+  ) {
     const path = (input as { path: unknown }).path;
     if (typeof path === 'string' && path.length > 0) return { ...input, path: confineExportPath(exportDir, path) };
   }

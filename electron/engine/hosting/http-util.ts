@@ -29,7 +29,10 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   } catch (err) {
     // An answer JSON cannot carry (a BigInt, a cycle) is the engine's fault, said as such.
     status = 500;
-    text = JSON.stringify({ ok: false, error: errorEnvelope('internal', `The answer could not be sent: ${(err as Error).message}`) });
+    text = JSON.stringify({
+      ok: false,
+      error: errorEnvelope('internal', `The answer could not be sent: ${(err as Error).message}`),
+    });
   }
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',

@@ -25,10 +25,12 @@ const QUOTED = /(["'`])((?:\/(?!api\/|files\/)[^"'`\n/]+\/|[A-Za-z]:[\\/]|\\\\)[
 
 /** `text` with each absolute path replaced (a sentence's closing dot or colon kept). */
 export function withoutServerPaths(text: string): string {
-  return text.replace(QUOTED, (_m, q: string) => `${q}${SERVER_PATH_WORDS}${q}`).replace(PATH, (p) => {
-    const tail = /[.:]+$/.exec(p)?.[0] ?? '';
-    return `${SERVER_PATH_WORDS}${tail}`;
-  });
+  return text
+    .replace(QUOTED, (_m, q: string) => `${q}${SERVER_PATH_WORDS}${q}`)
+    .replace(PATH, (p) => {
+      const tail = /[.:]+$/.exec(p)?.[0] ?? '';
+      return `${SERVER_PATH_WORDS}${tail}`;
+    });
 }
 
 function scrubValue(v: unknown, depth: number): unknown {

@@ -12,14 +12,22 @@ export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
 /** A take: digits only, 1 to MAX_TAKE. */
 export function parseTake(cell: string): Parsed<number> {
   const n = DIGITS.test(cell) ? Number(cell) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n < 1 || n > MAX_TAKE) return { ok: false, message: `take "${clip(cell)}" must be a whole number from 1 to ${MAX_TAKE}, written in digits` };
+  if (!Number.isSafeInteger(n) || n < 1 || n > MAX_TAKE)
+    return {
+      ok: false,
+      message: `take "${clip(cell)}" must be a whole number from 1 to ${MAX_TAKE}, written in digits`,
+    };
   return { ok: true, value: n };
 }
 
 /** A pinned seed: digits only, 0 up to the largest integer JavaScript and SQLite both hold exactly. */
 export function parseSeed(cell: string): Parsed<number> {
   const n = DIGITS.test(cell) ? Number(cell) : Number.NaN;
-  if (!Number.isSafeInteger(n)) return { ok: false, message: `seed "${clip(cell)}" must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}, written in digits` };
+  if (!Number.isSafeInteger(n))
+    return {
+      ok: false,
+      message: `seed "${clip(cell)}" must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}, written in digits`,
+    };
   return { ok: true, value: n };
 }
 

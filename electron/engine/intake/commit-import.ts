@@ -20,7 +20,14 @@ export function drawSeed(random: RandomSource): number {
   return Math.floor(random() * 2 ** 48);
 }
 
-export function commitRows(db: Db, clock: Clock, random: RandomSource, settings: SettingsReader, rows: CheckedRow[], actor = 'local'): ImportResult {
+export function commitRows(
+  db: Db,
+  clock: Clock,
+  random: RandomSource,
+  settings: SettingsReader,
+  rows: CheckedRow[],
+  actor = 'local',
+): ImportResult {
   const valid = rows.filter((r) => r.view.status !== 'error' && r.view.jobId && r.template);
   const rejected = rows.length - valid.length;
   const validIds = new Set(valid.map((r) => r.view.jobId));
@@ -67,13 +74,37 @@ export function commitRows(db: Db, clock: Clock, random: RandomSource, settings:
       const state = dependsOn ? 'pending' : 'queued';
       const reason = dependsOn ? `waiting for ${dependsLabel} to complete` : 'imported';
       const id = r.view.jobId!;
-      const created = insertJob(db, clock, {
-        id, shot_id: shotId, project: s.project, episode: s.episode, shot: s.shot, stage: s.stage, take: s.take,
-        template_id: t.id, template_name: t.name, params_json: JSON.stringify(r.parameters), inputs_json: JSON.stringify(r.inputs),
-        seed, seed_pinned: explicitSeed !== null ? 1 : 0, priority: PRIORITY_VALUE[s.priority], rank: 0, state,
-        state_reason: dependsOn ? reason : null, max_attempts: maxAttempts, depends_on: dependsOn,
-        vram_gb: t.vramGb, tags_json: JSON.stringify(t.tags), timeout_s: t.timeoutS, imported_by: actor, now,
-      }, { reason, actor });
+      const created = insertJob(
+        db,
+        clock,
+        {
+          id,
+          shot_id: shotId,
+          project: s.project,
+          episode: s.episode,
+          shot: s.shot,
+          stage: s.stage,
+          take: s.take,
+          template_id: t.id,
+          template_name: t.name,
+          params_json: JSON.stringify(r.parameters),
+          inputs_json: JSON.stringify(r.inputs),
+          seed,
+          seed_pinned: explicitSeed !== null ? 1 : 0,
+          priority: PRIORITY_VALUE[s.priority],
+          rank: 0,
+          state,
+          state_reason: dependsOn ? reason : null,
+          max_attempts: maxAttempts,
+          depends_on: dependsOn,
+          vram_gb: t.vramGb,
+          tags_json: JSON.stringify(t.tags),
+          timeout_s: t.timeoutS,
+          imported_by: actor,
+          now,
+        },
+        { reason, actor },
+      );
       if (created) {
         jobIds.push(id);
       } else {

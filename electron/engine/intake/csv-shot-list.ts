@@ -45,7 +45,10 @@ export function readCsvShotList(content: string, fileName: string, mapping: CsvM
     }) as unknown as ParsedRecord[];
   } catch (err) {
     const e = err as Error & { lines?: number };
-    throw new ShotfarmError('bad_input', `${fileName} could not be read as CSV${e.lines ? ` (line ${e.lines})` : ''}: ${e.message}`);
+    throw new ShotfarmError(
+      'bad_input',
+      `${fileName} could not be read as CSV${e.lines ? ` (line ${e.lines})` : ''}: ${e.message}`,
+    );
   }
   const [header, ...data] = records;
   if (!header) throw new ShotfarmError('bad_input', `${fileName} has no header row.`);
@@ -69,7 +72,10 @@ export function readCsvShotList(content: string, fileName: string, mapping: CsvM
   for (const [param, column] of Object.entries(mapping.parameters ?? {})) {
     const idx = headerIndex.get(column.trim().toLowerCase()) ?? fieldColumn.get(column as CanonicalField);
     if (idx === undefined) {
-      throw new ShotfarmError('bad_input', `The mapping feeds parameter "${param}" from column "${column}", which ${fileName} does not have.`);
+      throw new ShotfarmError(
+        'bad_input',
+        `The mapping feeds parameter "${param}" from column "${column}", which ${fileName} does not have.`,
+      );
     }
     paramColumns[param] = idx;
     mapped[`param:${param}`] = header.record[idx] as string;
@@ -103,7 +109,8 @@ export function readCsvShotList(content: string, fileName: string, mapping: CsvM
       const v = cell(f) || fallback || '';
       if (!v) errors.push(`no ${f}: add a "${f}" column or choose a default ${f} for the import`);
       else if (f === 'template') {
-        if (TEMPLATE_FORBIDDEN.test(v) || v === '.' || v === '..') errors.push(`template "${v}" must not contain slashes or control characters`);
+        if (TEMPLATE_FORBIDDEN.test(v) || v === '.' || v === '..')
+          errors.push(`template "${v}" must not contain slashes or control characters`);
       } else {
         const problem = portableNameProblem(v, f);
         if (problem) errors.push(problem);

@@ -36,7 +36,8 @@ export function dependencyCycles(rows: readonly DependencyRow[]): Map<number, st
     for (const group of stronglyConnected(edges)) {
       if (group.length < 2) continue;
       const sorted = [...group].sort();
-      const words = sorted.length > 6 ? `${sorted.slice(0, 6).join(', ')} and ${sorted.length - 6} more` : sorted.join(', ');
+      const words =
+        sorted.length > 6 ? `${sorted.slice(0, 6).join(', ')} and ${sorted.length - 6} more` : sorted.join(', ');
       for (const stage of group) cycleOf.set(`${key}\u001f${stage}`, words);
     }
   }

@@ -4,8 +4,24 @@
  * Documented in docs/templates-and-shot-lists.md ("CSV"); keep the two in step.
  */
 export const CANONICAL_FIELDS = [
-  'project', 'episode', 'sequence', 'shot', 'description', 'stage', 'template', 'take', 'priority',
-  'frames', 'frame_in', 'frame_out', 'fps', 'status', 'cut_order', 'tracker_id', 'depends_on', 'seed',
+  'project',
+  'episode',
+  'sequence',
+  'shot',
+  'description',
+  'stage',
+  'template',
+  'take',
+  'priority',
+  'frames',
+  'frame_in',
+  'frame_out',
+  'fps',
+  'status',
+  'cut_order',
+  'tracker_id',
+  'depends_on',
+  'seed',
 ] as const;
 export type CanonicalField = (typeof CANONICAL_FIELDS)[number];
 
@@ -34,7 +50,11 @@ export const HEADER_ALIASES: Readonly<Record<CanonicalField, readonly string[]>>
 };
 
 export function normaliseHeader(h: string): string {
-  return h.trim().toLowerCase().replace(/[\s._-]+/g, ' ').trim();
+  return h
+    .trim()
+    .toLowerCase()
+    .replace(/[\s._-]+/g, ' ')
+    .trim();
 }
 
 const lookup = new Map<string, CanonicalField>();

@@ -51,10 +51,18 @@ export function inputFolder(baseDir: string | null | undefined, refusedFiles: re
     const r = realOrNull(f);
     if (r) refused.add(r);
   }
-  if (baseDir === null || baseDir === undefined || baseDir === '') return { given: null, real: null, problem: NO_FOLDER, refused };
-  if (!isAbsolute(baseDir)) return { given: baseDir, real: null, problem: `the shot list's folder "${baseDir}" is not an absolute path`, refused };
+  if (baseDir === null || baseDir === undefined || baseDir === '')
+    return { given: null, real: null, problem: NO_FOLDER, refused };
+  if (!isAbsolute(baseDir))
+    return {
+      given: baseDir,
+      real: null,
+      problem: `the shot list's folder "${baseDir}" is not an absolute path`,
+      refused,
+    };
   const real = realOrNull(baseDir);
-  if (!real) return { given: baseDir, real: null, problem: `the shot list's folder ${baseDir} does not exist`, refused };
+  if (!real)
+    return { given: baseDir, real: null, problem: `the shot list's folder ${baseDir} does not exist`, refused };
   return { given: baseDir, real, problem: null, refused };
 }
 
@@ -72,15 +80,25 @@ function inside(folder: string, file: string): boolean {
 export function checkInputPath(folder: InputFolder, written: string, param: string): InputCheck {
   const what = `input file "${written.length > 120 ? `${written.slice(0, 120)}…` : written}" for "${param}"`;
   if (written.includes('\0')) return { ok: false, message: `${what} contains a NUL character` };
-  if (looksAbsolute(written)) return { ok: false, message: `${what} is an absolute path; inputs are given relative to the shot list's folder (e.g. plates/sh010.png)` };
-  if (written.split(/[\\/]/).includes('..')) return { ok: false, message: `${what} climbs out of the shot list's folder with ".."; inputs must be inside it` };
+  if (looksAbsolute(written))
+    return {
+      ok: false,
+      message: `${what} is an absolute path; inputs are given relative to the shot list's folder (e.g. plates/sh010.png)`,
+    };
+  if (written.split(/[\\/]/).includes('..'))
+    return { ok: false, message: `${what} climbs out of the shot list's folder with ".."; inputs must be inside it` };
   // By its path as written; else a file sent without its folders (the list plus its images) by its name alone.
   const key = written.replace(/\\/g, '/').replace(/^(\.\/)+/, '');
   const uploaded = folder.uploads?.get(key) ?? folder.uploads?.get(key.slice(key.lastIndexOf('/') + 1));
   if (uploaded) return { ok: true, path: uploaded };
   if (!folder.uploads) return inFolder(folder, written, what);
   const found = inFolder(folder, written, what);
-  return found.ok ? found : { ok: false, message: `${what} is missing: it was not sent with the shot list (drop the folder, or the list together with its images)` };
+  return found.ok
+    ? found
+    : {
+        ok: false,
+        message: `${what} is missing: it was not sent with the shot list (drop the folder, or the list together with its images)`,
+      };
 }
 
 /** An input in the shot list's own folder (links followed, confined to it). */
@@ -90,10 +108,15 @@ function inFolder(folder: InputFolder, written: string, what: string): InputChec
   const real = realOrNull(full);
   if (!real) return { ok: false, message: `${what} does not exist or cannot be read in the shot list's folder` };
   // The farm's own files first: the refusal names what they are, wherever a link points.
-  if (folder.refused.has(real)) return { ok: false, message: `${what} is the farm's own database, which is never an input` };
+  if (folder.refused.has(real))
+    return { ok: false, message: `${what} is the farm's own database, which is never an input` };
   const own = folder.farm ? farmOwnReason(folder.farm, real, written) : null;
   if (own) return { ok: false, message: `${what} ${own}` };
-  if (!inside(folder.real, real)) return { ok: false, message: `${what} is a link to a file outside the shot list's folder; copy the file into the folder instead` };
+  if (!inside(folder.real, real))
+    return {
+      ok: false,
+      message: `${what} is a link to a file outside the shot list's folder; copy the file into the folder instead`,
+    };
   try {
     if (!statSync(real).isFile()) return { ok: false, message: `${what} is not a file in the shot list's folder` };
     accessSync(real, constants.R_OK);

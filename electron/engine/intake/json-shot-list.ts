@@ -64,7 +64,10 @@ export function readJsonShotList(content: string, fileName: string): ReadResult 
   const raw = parseJsonText(content, fileName);
   const top = topLevel.safeParse(raw);
   if (!top.success) {
-    throw new ShotfarmError('bad_input', `${fileName} is not a valid shot list:\n  ${describeIssues(top.error).join('\n  ')}`);
+    throw new ShotfarmError(
+      'bad_input',
+      `${fileName} is not a valid shot list:\n  ${describeIssues(top.error).join('\n  ')}`,
+    );
   }
   const { project, episode } = top.data;
   const listPriority = top.data.priority ?? 'normal';
@@ -84,8 +87,16 @@ export function readJsonShotList(content: string, fileName: string): ReadResult 
     };
     if (!parsed.success) {
       rows.push({
-        ...base, row: rows.length + 1, stage: '', template: '', take: 1, priority: listPriority,
-        parameters: {}, inputs: {}, dependsOn: null, seed: null,
+        ...base,
+        row: rows.length + 1,
+        stage: '',
+        template: '',
+        take: 1,
+        priority: listPriority,
+        parameters: {},
+        inputs: {},
+        dependsOn: null,
+        seed: null,
         errors: describeIssues(parsed.error).map((m) => `shots[${index}].${m}`),
       });
       return;
@@ -96,8 +107,14 @@ export function readJsonShotList(content: string, fileName: string): ReadResult 
     base.description = shot.description ?? null;
     const stages = shot.stages ?? [
       {
-        stage: shot.stage ?? '', template: shot.template ?? '', take: shot.take, priority: shot.priority,
-        parameters: shot.parameters, inputs: shot.inputs, depends_on: undefined, seed: shot.seed,
+        stage: shot.stage ?? '',
+        template: shot.template ?? '',
+        take: shot.take,
+        priority: shot.priority,
+        parameters: shot.parameters,
+        inputs: shot.inputs,
+        depends_on: undefined,
+        seed: shot.seed,
       },
     ];
     for (const st of stages) {

@@ -96,7 +96,8 @@ export function checkRows(db: Db, rows: ShotRow[], o: CheckOptions): CheckResult
     let parameters: Record<string, ParamValue> = { ...row.parameters };
     const inputs: Record<string, string> = {};
 
-    if (row.template && !template) errors.push(`template "${row.template}" is not registered (add it with: shotfarm templates add FILE)`);
+    if (row.template && !template)
+      errors.push(`template "${row.template}" is not registered (add it with: shotfarm templates add FILE)`);
     if (template) {
       if (row.stage && template.stage !== row.stage) {
         warnings.push(`template "${template.name}" is made for stage "${template.stage}", this row is "${row.stage}"`);
@@ -104,7 +105,9 @@ export function checkRows(db: Db, rows: ShotRow[], o: CheckOptions): CheckResult
       parameters = { ...trackerDefaults(row, template), ...parameters };
       for (const name of Object.keys(parameters)) {
         if (!(name in template.parameters)) {
-          errors.push(`parameter "${name}" is not defined by template "${template.name}" (it has: ${Object.keys(template.parameters).join(', ') || 'none'})`);
+          errors.push(
+            `parameter "${name}" is not defined by template "${template.name}" (it has: ${Object.keys(template.parameters).join(', ') || 'none'})`,
+          );
         }
       }
       for (const [name, path] of Object.entries(row.inputs)) {
@@ -123,7 +126,9 @@ export function checkRows(db: Db, rows: ShotRow[], o: CheckOptions): CheckResult
       const untagged = template.tags.filter((t) => !farmTags.has(t));
       // A warning, not an error: the job imports and waits as blocked until a workstation has the tag.
       if (registered.length > 0 && untagged.length) {
-        warnings.push(`needs tag ${untagged.join(', ')}, which no workstation has: it will wait as blocked until one does (Edit a workstation's tags under Workstations)`);
+        warnings.push(
+          `needs tag ${untagged.join(', ')}, which no workstation has: it will wait as blocked until one does (Edit a workstation's tags under Workstations)`,
+        );
       }
       if (capability) {
         const problems = capability.capabilityProblems(template, parameters);
@@ -135,9 +140,11 @@ export function checkRows(db: Db, rows: ShotRow[], o: CheckOptions): CheckResult
       const key = `${row.project}\u001f${row.episode}\u001f${row.shot}\u001f${row.dependsOn}`;
       const inDb = stageExists(db, row.project, row.episode, row.shot, row.dependsOn);
       if (row.dependsOn === row.stage) errors.push('a stage cannot depend on itself');
-      else if (!stagesInFile.has(key) && !inDb) errors.push(`depends on stage "${row.dependsOn}", which this shot does not have`);
+      else if (!stagesInFile.has(key) && !inDb)
+        errors.push(`depends on stage "${row.dependsOn}", which this shot does not have`);
       const cycle = cycles.get(index);
-      if (cycle) errors.push(`depends_on makes a cycle between stages ${cycle} of this shot: none of them could ever start`);
+      if (cycle)
+        errors.push(`depends_on makes a cycle between stages ${cycle} of this shot: none of them could ever start`);
     }
 
     let id: string | null = null;
@@ -150,7 +157,10 @@ export function checkRows(db: Db, rows: ShotRow[], o: CheckOptions): CheckResult
       } else {
         seenInFile.set(id, row.row);
         status = jobExists(db, id) ? 'duplicate' : 'new';
-        if (status === 'duplicate') warnings.push('already imported (same project, episode, shot, stage and take); use "new take" to render it again');
+        if (status === 'duplicate')
+          warnings.push(
+            'already imported (same project, episode, shot, stage and take); use "new take" to render it again',
+          );
       }
     }
     return {
@@ -178,7 +188,12 @@ export function checkRows(db: Db, rows: ShotRow[], o: CheckOptions): CheckResult
 
   // Second pass: a row that waits for a stage which only this file provides, in a row that has
   // errors, would wait forever — report it now instead of storing it.
-  const byKey = new Map(checked.map((c) => [`${c.source.project}\u001f${c.source.episode}\u001f${c.source.shot}\u001f${c.source.stage}\u001f${c.source.take}`, c]));
+  const byKey = new Map(
+    checked.map((c) => [
+      `${c.source.project}\u001f${c.source.episode}\u001f${c.source.shot}\u001f${c.source.stage}\u001f${c.source.take}`,
+      c,
+    ]),
+  );
   for (const c of checked) {
     const s = c.source;
     if (!s.dependsOn || c.view.status === 'error') continue;

@@ -37,7 +37,8 @@ export async function startControlListener(call: ControlCall, log: (m: string) =
     req.on('error', () => undefined); // a client that hangs up mid-request costs only its request
     res.on('error', () => undefined);
     handle(req, res).catch(() => {
-      if (!res.headersSent) sendError(res, 500, envelope('internal', 'The control listener failed to answer this request.'));
+      if (!res.headersSent)
+        sendError(res, 500, envelope('internal', 'The control listener failed to answer this request.'));
       else res.destroy();
     });
   });
@@ -45,10 +46,15 @@ export async function startControlListener(call: ControlCall, log: (m: string) =
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // Refused before the engine is asked: a page, and a caller without the record's token, are said as such.
     if (req.headers.origin !== undefined) {
-      return sendError(res, 403, envelope('forbidden', 'The control address is for shotfarm commands on this machine, not for pages.'));
+      return sendError(
+        res,
+        403,
+        envelope('forbidden', 'The control address is for shotfarm commands on this machine, not for pages.'),
+      );
     }
     const given = presentedToken(req);
-    if (!given || !sameSecret(given, token)) return sendError(res, 401, envelope('unauthorized', 'A token from the lock record is required.'));
+    if (!given || !sameSecret(given, token))
+      return sendError(res, 401, envelope('unauthorized', 'A token from the lock record is required.'));
     const m = /^\/call\/([^/?#]+)$/.exec(req.url ?? '');
     if (!m) return sendError(res, 404, envelope('not_found', 'Use POST /call/<method>.'));
     // This machine's door: every method is open here (the caller could as well have opened the database).

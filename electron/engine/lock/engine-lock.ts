@@ -40,7 +40,11 @@ export type LockHolder = { held: false } | { held: true; record: LockRecord | nu
 const TAKE_WAIT_MS = 500;
 
 function open(file: string, o: LockOptions, mustExist: boolean, timeoutMs: number): BetterSqlite3.Database {
-  return new Database(file, { timeout: timeoutMs, fileMustExist: mustExist, ...(o.nativeBinding ? { nativeBinding: o.nativeBinding } : {}) });
+  return new Database(file, {
+    timeout: timeoutMs,
+    fileMustExist: mustExist,
+    ...(o.nativeBinding ? { nativeBinding: o.nativeBinding } : {}),
+  });
 }
 
 function isBusy(err: unknown): boolean {
@@ -65,7 +69,9 @@ function tryExclusive(db: BetterSqlite3.Database, create: boolean): boolean {
 function cannotLock(dataDir: string, err: unknown): ShotfarmError {
   const code = (err as { code?: unknown }).code;
   const readOnly = code === 'SQLITE_READONLY' || code === 'SQLITE_CANTOPEN' || code === 'EROFS' || code === 'EACCES';
-  const why = readOnly ? `the folder is read-only or not writable by this user (${String(code)})` : (err as Error).message;
+  const why = readOnly
+    ? `the folder is read-only or not writable by this user (${String(code)})`
+    : (err as Error).message;
   return new ShotfarmError('storage', `Cannot take the farm's lock in ${dataDir}: ${why}.`);
 }
 
@@ -100,9 +106,19 @@ export class EngineLock {
     if (!got) {
       db.close();
       const holder = readLockRecord(recordFile);
-      throw new ShotfarmError('conflict', farmHeldSentence(dataDir, holder), { details: { engineLock: holder ?? { starting: true } } });
+      throw new ShotfarmError('conflict', farmHeldSentence(dataDir, holder), {
+        details: { engineLock: holder ?? { starting: true } },
+      });
     }
-    const record: LockRecord = { pid: process.pid, host: hostname(), kind, since: clock.now(), dataDir, control: null, serveUrl: null };
+    const record: LockRecord = {
+      pid: process.pid,
+      host: hostname(),
+      kind,
+      since: clock.now(),
+      dataDir,
+      control: null,
+      serveUrl: null,
+    };
     try {
       writeLockRecord(recordFile, record);
     } catch (err) {
@@ -127,7 +143,8 @@ export class EngineLock {
   release(): void {
     if (!this.db) return;
     const onDisk = readLockRecord(this.recordFile);
-    if (onDisk && onDisk.pid === this.record.pid && onDisk.since === this.record.since) rmSync(this.recordFile, { force: true });
+    if (onDisk && onDisk.pid === this.record.pid && onDisk.since === this.record.since)
+      rmSync(this.recordFile, { force: true });
     try {
       this.db.close(); // rolls the transaction back: the lock is free
     } finally {

@@ -50,7 +50,8 @@ const claimSchema = z.strictObject({
 type Claim = z.infer<typeof claimSchema>;
 
 const WORDS = {
-  badJson: "The farm's claim row (settings engine.claim) is not valid JSON; it is rewritten by the next engine to start.",
+  badJson:
+    "The farm's claim row (settings engine.claim) is not valid JSON; it is rewritten by the next engine to start.",
   invalid: (issues: string) => `The farm's claim row (settings engine.claim) is invalid (${issues}).`,
 };
 
@@ -131,8 +132,14 @@ export class FarmClaim {
 
   private write(): void {
     const c: Claim = {
-      pid: this.me.pid, host: this.me.host, kind: this.me.kind, since: this.since, token: this.token,
-      dbFile: this.me.dbFile, lockFile: this.me.lockFile, beat: this.me.now(),
+      pid: this.me.pid,
+      host: this.me.host,
+      kind: this.me.kind,
+      since: this.since,
+      token: this.token,
+      dbFile: this.me.dbFile,
+      lockFile: this.me.lockFile,
+      beat: this.me.now(),
     };
     writeSetting(this.db, CLAIM_KEY, c, c.beat);
   }
@@ -143,20 +150,24 @@ export class FarmClaim {
    */
   refresh(): boolean {
     if (this.lost) return false;
-    this.db.transaction(() => {
-      const held = readClaim(this.db);
-      if (held && held.token !== this.token && holderLives(held, this.me)) this.lost = true;
-      else this.write();
-    }).immediate();
+    this.db
+      .transaction(() => {
+        const held = readClaim(this.db);
+        if (held && held.token !== this.token && holderLives(held, this.me)) this.lost = true;
+        else this.write();
+      })
+      .immediate();
     return !this.lost;
   }
 
   /** Gives the claim up (only ours: a successor's claim is never removed). */
   release(): void {
-    this.db.transaction(() => {
-      const held = readClaim(this.db);
-      if (held && held.token === this.token) deleteSetting(this.db, CLAIM_KEY);
-    }).immediate();
+    this.db
+      .transaction(() => {
+        const held = readClaim(this.db);
+        if (held && held.token === this.token) deleteSetting(this.db, CLAIM_KEY);
+      })
+      .immediate();
   }
 }
 
@@ -164,7 +175,15 @@ export class FarmClaim {
 export function claimSide(kind: EngineKind, dbFile: string, lockFile: string): ClaimSide {
   const db = fileIdentity(dbFile);
   if (db === null) throw new ShotfarmError('storage', `The database ${dbFile} cannot be found to claim the farm.`);
-  return { pid: process.pid, host: hostname(), kind, dbFile: db, lockFile: fileIdentity(lockFile), now: Date.now, pidAlive };
+  return {
+    pid: process.pid,
+    host: hostname(),
+    kind,
+    dbFile: db,
+    lockFile: fileIdentity(lockFile),
+    now: Date.now,
+    pidAlive,
+  };
 }
 
 /**
@@ -176,6 +195,14 @@ export function claimHolder(db: Db, dataDir: string, dbFile: string): LockRecord
   const id = fileIdentity(dbFile);
   const held = id === null ? null : readClaim(db);
   if (!held || id === null) return null;
-  const me: ClaimSide = { pid: process.pid, host: hostname(), kind: held.kind, dbFile: id, lockFile: null, now: Date.now, pidAlive };
+  const me: ClaimSide = {
+    pid: process.pid,
+    host: hostname(),
+    kind: held.kind,
+    dbFile: id,
+    lockFile: null,
+    now: Date.now,
+    pidAlive,
+  };
   return holderLives(held, me) ? asRecord(held, dataDir) : null;
 }

@@ -86,6 +86,8 @@ export function holderWords(r: LockRecord): string {
 export function farmHeldSentence(dataDir: string, r: LockRecord | null): string {
   const who = r ? holderWords(r) : 'another Shotfarm engine (it is just starting)';
   const stop = r ? `stop it first (Ctrl+C in its terminal, quit the app, or \`kill ${r.pid}\`)` : 'stop it first';
-  return `The farm on ${dataDir} is already run by ${who}. Only one engine may run a data folder's farm: ${stop}, ` +
-    'or leave it running — other shotfarm commands (import, jobs, workers, farm …) reach it by themselves.';
+  return (
+    `The farm on ${dataDir} is already run by ${who}. Only one engine may run a data folder's farm: ${stop}, ` +
+    'or leave it running — other shotfarm commands (import, jobs, workers, farm …) reach it by themselves.'
+  );
 }

@@ -23,7 +23,9 @@ export interface PoolPass {
 }
 
 /** Why a queued job waits for a pool (jobs.why and every queued job's waitReason add it), and whether the pool could ever take it. */
-export type PoolWait = ((job: Pick<JobRow, 'id' | 'enqueued_at' | 'priority' | 'tags_json' | 'vram_gb'>) => string | null) & {
+export type PoolWait = ((
+  job: Pick<JobRow, 'id' | 'enqueued_at' | 'priority' | 'tags_json' | 'vram_gb'>,
+) => string | null) & {
   couldTake?: (job: Pick<JobRow, 'id' | 'enqueued_at' | 'priority' | 'tags_json' | 'vram_gb'>) => boolean;
 };
 

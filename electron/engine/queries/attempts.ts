@@ -1,5 +1,11 @@
 /** Read models built from the stores: a job's attempt history, the Failures view's groups, the per-GPU timeline. */
-import { hasStarted, type AttemptView, type ContactGap, type FailureGroup, type TimelineView } from '../../../shared/domain.js';
+import {
+  hasStarted,
+  type AttemptView,
+  type ContactGap,
+  type FailureGroup,
+  type TimelineView,
+} from '../../../shared/domain.js';
 import type { LivePhases } from '../pools/comfy-lan/live-attempts.js';
 import { attemptsOfJob, timelineRows, type AttemptRow, type TimelineRow } from '../store/attempt-store.js';
 import type { Db } from '../store/database.js';
@@ -9,9 +15,26 @@ import { failedJobs } from '../store/job-store.js';
 
 function toAttemptView(r: AttemptRow): AttemptView {
   return {
-    id: r.id, jobId: r.job_id, n: r.n, instanceId: r.instance_id, instanceName: r.instance_name, gpuName: r.gpu_name, state: r.state,
-    promptNumber: r.prompt_number, outcome: r.outcome, errorClass: r.error_class, reason: r.reason, nodeId: r.node_id, nodeType: r.node_type,
-    exceptionType: r.exception_type, exceptionMessage: r.exception_message, traceback: r.traceback, queuedAt: r.queued_at, dispatchedAt: r.dispatched_at, startedAt: r.started_at, finishedAt: r.finished_at,
+    id: r.id,
+    jobId: r.job_id,
+    n: r.n,
+    instanceId: r.instance_id,
+    instanceName: r.instance_name,
+    gpuName: r.gpu_name,
+    state: r.state,
+    promptNumber: r.prompt_number,
+    outcome: r.outcome,
+    errorClass: r.error_class,
+    reason: r.reason,
+    nodeId: r.node_id,
+    nodeType: r.node_type,
+    exceptionType: r.exception_type,
+    exceptionMessage: r.exception_message,
+    traceback: r.traceback,
+    queuedAt: r.queued_at,
+    dispatchedAt: r.dispatched_at,
+    startedAt: r.started_at,
+    finishedAt: r.finished_at,
   };
 }
 
@@ -24,7 +47,9 @@ export function jobAttempts(db: Db, jobId: string): AttemptView[] {
  * different number of attempts, is one group.
  */
 export function failureKey(reason: string, instanceNames: readonly string[]): string {
-  let k = reason.replace(/^gave up after \d+ attempts?: /, '').replace(/; (retry \d+ of \d+ after a short wait|no attempts left.*)$/, '');
+  let k = reason
+    .replace(/^gave up after \d+ attempts?: /, '')
+    .replace(/; (retry \d+ of \d+ after a short wait|no attempts left.*)$/, '');
   for (const name of instanceNames) k = k.split(` on ${name}`).join('').split(`${name} `).join('');
   return k.replace(/\s+/g, ' ').trim();
 }
@@ -53,7 +78,9 @@ export function failureGroups(db: Db, limitPerGroup = 500): FailureGroup[] {
 
 /** An attempt's stretches without an answer from its workstation: the closed ones, then the open one. */
 function contactGaps(closedJson: string | null, openSince: number | null): ContactGap[] {
-  const gaps: ContactGap[] = closedJson ? (JSON.parse(closedJson) as [number, number][]).map(([from, to]) => ({ from, to })) : [];
+  const gaps: ContactGap[] = closedJson
+    ? (JSON.parse(closedJson) as [number, number][]).map(([from, to]) => ({ from, to }))
+    : [];
   if (openSince !== null) gaps.push({ from: openSince, to: null });
   return gaps;
 }
@@ -69,7 +96,7 @@ const UNSTARTED_ENDS: ReadonlySet<string> = new Set(['requeued', 'cancelled']);
 function barStart(r: TimelineRow, live: LivePhases | null): number | null {
   if (r.finished_at === null) {
     const a = live?.ofAttempt(r.id);
-    if (a) return hasStarted(a.phase) ? a.startedAt ?? r.started_at ?? r.dispatched_at : null;
+    if (a) return hasStarted(a.phase) ? (a.startedAt ?? r.started_at ?? r.dispatched_at) : null;
     return r.started_at;
   }
   return r.started_at ?? (r.outcome !== null && UNSTARTED_ENDS.has(r.outcome) ? null : r.dispatched_at);
@@ -79,8 +106,14 @@ function barStart(r: TimelineRow, live: LivePhases | null): number | null {
 export function timeline(db: Db, from: number, to: number, live: LivePhases | null = null): TimelineView {
   const lanes = listInstanceRows(db).map((r) => ({ instanceId: r.id, name: r.name, gpuName: r.gpu_name }));
   const bars = timelineRows(db, from, to).map((r) => ({
-    attemptId: r.id, jobId: r.job_id, label: `${r.shot} ${r.stage} t${r.take}`, instanceId: r.instance_id,
-    start: r.dispatched_at, startedAt: barStart(r, live), end: r.finished_at, outcome: r.outcome,
+    attemptId: r.id,
+    jobId: r.job_id,
+    label: `${r.shot} ${r.stage} t${r.take}`,
+    instanceId: r.instance_id,
+    start: r.dispatched_at,
+    startedAt: barStart(r, live),
+    end: r.finished_at,
+    outcome: r.outcome,
     contactGaps: contactGaps(r.contact_gaps_json, r.contact_lost_at),
   }));
   return { from, to, lanes, bars };

@@ -27,23 +27,40 @@ function inputsOf(db: Db, job: JobRow, template: StoredTemplate): JobInputView[]
     plan = uploadPlan(db, job, template);
   } catch {
     // Its dependency has no image yet (it has not completed): the input is known, the file is not.
-    const own = Object.entries(JSON.parse(job.inputs_json) as Record<string, string>).map(([param, file]) => ({ param, file, what: `input "${param}"` }));
+    const own = Object.entries(JSON.parse(job.inputs_json) as Record<string, string>).map(([param, file]) => ({
+      param,
+      file,
+      what: `input "${param}"`,
+    }));
     const param = dependencyInputParam(template);
     return [
       ...own.map((u) => ({ ...u, sentAs: `${uploadSubfolder(job.id)}/${basename(u.file)}` })),
-      ...(param && !own.some((u) => u.param === param) ? [{ param, file: '', what: 'the output of the stage it waits for, once that completes', sentAs: '' }] : []),
+      ...(param && !own.some((u) => u.param === param)
+        ? [{ param, file: '', what: 'the output of the stage it waits for, once that completes', sentAs: '' }]
+        : []),
     ];
   }
   return plan.map((u) => ({ ...u, sentAs: `${uploadSubfolder(job.id)}/${basename(u.file)}` }));
 }
 
 /** Every template parameter with the value in the prompt and where it came from. */
-function resolvedParameters(template: StoredTemplate, shot: Record<string, ParamValue>, values: Record<string, ParamValue>, inputs: readonly JobInputView[]): ResolvedParameter[] {
+function resolvedParameters(
+  template: StoredTemplate,
+  shot: Record<string, ParamValue>,
+  values: Record<string, ParamValue>,
+  inputs: readonly JobInputView[],
+): ResolvedParameter[] {
   return Object.entries(template.parameters).map(([name, path]) => {
     const { nodeId, input } = splitPath(path);
     const fromTemplate = template.workflow[nodeId]?.inputs[input];
     const value = name in values ? (values[name] as ParamValue) : isParamValue(fromTemplate) ? fromTemplate : null;
-    const source = inputs.some((i) => i.param === name) ? 'input' : name === 'seed' && !(name in shot) && name in values ? 'seed' : name in shot ? 'shot' : 'template';
+    const source = inputs.some((i) => i.param === name)
+      ? 'input'
+      : name === 'seed' && !(name in shot) && name in values
+        ? 'seed'
+        : name in shot
+          ? 'shot'
+          : 'template';
     return { name, path, value, source };
   });
 }
@@ -56,7 +73,11 @@ export function jobDetail(db: Db, id: string): JobDetail {
   const job = jobRow(db, id);
   if (!job) throw new ShotfarmError('not_found', `Job ${id} does not exist.`);
   const template = templateById(db, job.template_id);
-  if (!template) throw new ShotfarmError('not_found', `Template ${job.template_name} (id ${job.template_id}) of job ${id} does not exist.`);
+  if (!template)
+    throw new ShotfarmError(
+      'not_found',
+      `Template ${job.template_name} (id ${job.template_id}) of job ${id} does not exist.`,
+    );
   const shot = JSON.parse(job.params_json) as Record<string, ParamValue>;
   const inputs = inputsOf(db, job, template);
   const uploaded = Object.fromEntries(inputs.filter((i) => i.sentAs).map((i) => [i.param, i.sentAs]));
@@ -70,10 +91,22 @@ export function jobDetail(db: Db, id: string): JobDetail {
   const dep = job.depends_on ? jobRow(db, job.depends_on) : null;
   return {
     jobId: job.id,
-    path: { project: job.project, episode: job.episode, sequence: sequenceOf(job.shot), shot: job.shot, stage: job.stage, take: job.take },
+    path: {
+      project: job.project,
+      episode: job.episode,
+      sequence: sequenceOf(job.shot),
+      shot: job.shot,
+      stage: job.stage,
+      take: job.take,
+    },
     template: {
-      id: template.id, name: template.name, version: template.version, latestVersion: latestTemplate(db, template.name)?.version ?? template.version,
-      stage: template.stage, hash: template.hash, timeoutS: job.timeout_s,
+      id: template.id,
+      name: template.name,
+      version: template.version,
+      latestVersion: latestTemplate(db, template.name)?.version ?? template.version,
+      stage: template.stage,
+      hash: template.hash,
+      timeoutS: job.timeout_s,
     },
     queuePosition: job.state === 'queued' ? queuedAhead(db, job.id) + 1 : null,
     seed: job.seed,
@@ -96,12 +129,24 @@ export function jobDetail(db: Db, id: string): JobDetail {
 function jobHistory(db: Db, jobId: string, limit: number): JobHistoryEntry[] {
   const states = jobEvents(db, jobId, limit).map((e) => ({
     key: [e.id, 0] as const,
-    entry: { kind: 'state', from: e.from_state, to: e.to_state, reason: e.reason, actor: e.actor, at: e.at } satisfies JobHistoryEntry,
+    entry: {
+      kind: 'state',
+      from: e.from_state,
+      to: e.to_state,
+      reason: e.reason,
+      actor: e.actor,
+      at: e.at,
+    } satisfies JobHistoryEntry,
   }));
   const orders = orderChanges(db, jobId, limit).map((c) => ({
     key: [c.after_event, c.id] as const,
     entry: {
-      kind: 'order', fromPriority: priorityFromValue(c.from_priority), toPriority: priorityFromValue(c.to_priority), why: c.why, actor: c.actor, at: c.at,
+      kind: 'order',
+      fromPriority: priorityFromValue(c.from_priority),
+      toPriority: priorityFromValue(c.to_priority),
+      why: c.why,
+      actor: c.actor,
+      at: c.at,
     } satisfies JobHistoryEntry,
   }));
   return [...states, ...orders]

@@ -29,10 +29,16 @@ export function withLive(db: Db, farm: LiveFarm | null, views: JobView[], now: n
     v.attempt = farm?.live.ofJob(v.id) ?? null;
     // The store's start is the claim; the view says when the prompt really started on its GPU, and
     // nothing while it waits there (next, behind the running one): no "started", no elapsed time.
-    if (v.attempt) v.startedAt = hasStarted(v.attempt.phase) ? v.attempt.startedAt ?? v.startedAt : null;
+    if (v.attempt) v.startedAt = hasStarted(v.attempt.phase) ? (v.attempt.startedAt ?? v.startedAt) : null;
     const key = runs.get(v.id);
-    v.contact = key && key.contact_lost_at !== null && key.requeue_at !== null
-      ? { instanceName: key.instance_name ?? 'its workstation', lostAt: key.contact_lost_at, requeueAt: key.requeue_at } : null;
+    v.contact =
+      key && key.contact_lost_at !== null && key.requeue_at !== null
+        ? {
+            instanceName: key.instance_name ?? 'its workstation',
+            lostAt: key.contact_lost_at,
+            requeueAt: key.requeue_at,
+          }
+        : null;
     v.estimate = key?.gpu_name ? estimates.of(key.template_id, key.gpu_name, now) : null;
     const nodes = key ? farm?.watch.nodes(key.attempt_id) : null;
     if (nodes && v.progress) v.progress = { ...v.progress, ...nodes };
@@ -49,7 +55,7 @@ export function attemptsWithLive(live: LivePhases | null | undefined, views: Att
     if (!a) continue;
     v.state = a.phase;
     v.promptNumber ??= a.promptNumber;
-    v.startedAt = hasStarted(a.phase) ? v.startedAt ?? a.startedAt : null;
+    v.startedAt = hasStarted(a.phase) ? (v.startedAt ?? a.startedAt) : null;
   }
   return views;
 }

@@ -13,7 +13,12 @@ export function jobPreview(job: JobRow, watch: AttemptWatchView | null, since: n
   const p = watch.preview(job.id);
   if (!p || p.attemptId !== job.current_attempt_id) return null;
   return {
-    jobId: job.id, attemptId: p.attemptId, seq: p.seq, at: p.at, mediaType: p.mediaType,
-    data: since === p.seq ? null : Buffer.from(p.bytes.buffer, p.bytes.byteOffset, p.bytes.byteLength).toString('base64'),
+    jobId: job.id,
+    attemptId: p.attemptId,
+    seq: p.seq,
+    at: p.at,
+    mediaType: p.mediaType,
+    data:
+      since === p.seq ? null : Buffer.from(p.bytes.buffer, p.bytes.byteOffset, p.bytes.byteLength).toString('base64'),
   };
 }

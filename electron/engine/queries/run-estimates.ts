@@ -34,7 +34,10 @@ interface Cached {
 export class RunEstimates {
   private readonly cache = new Map<string, Cached>();
 
-  constructor(private readonly db: Db, private readonly ttlMs = TTL_MS) {}
+  constructor(
+    private readonly db: Db,
+    private readonly ttlMs = TTL_MS,
+  ) {}
 
   /** A job completed: its run may move some median. */
   completed(): void {
@@ -44,7 +47,8 @@ export class RunEstimates {
   of(templateId: number, gpuName: string, now: number): RunEstimate | null {
     const key = `${templateId}\u001f${gpuName}`;
     const hit = this.cache.get(key);
-    const fresh = hit && now - hit.at < this.ttlMs && !(hit.stale && (hit.value === null || now - hit.at >= STALE_MIN_MS));
+    const fresh =
+      hit && now - hit.at < this.ttlMs && !(hit.stale && (hit.value === null || now - hit.at >= STALE_MIN_MS));
     if (hit && fresh) return hit.value;
     const times = completedRunTimes(this.db, templateId, gpuName, RUNS).filter((ms) => ms >= 0);
     const typical = median(times);

@@ -152,11 +152,14 @@ export class BlockedJobs {
     for (const r of rows) {
       const wait = explain(r);
       const reason = isBlockedWait(wait, facts, r) ? wait.summary : null;
-      if (r.blocked !== (reason === null ? 0 : 1) || (reason !== null && r.wait_reason !== reason)) changes.push({ id: r.id, reason });
+      if (r.blocked !== (reason === null ? 0 : 1) || (reason !== null && r.wait_reason !== reason))
+        changes.push({ id: r.id, reason });
     }
     if (changes.length === 0) return;
     const now = this.d.clock.now();
-    const written = inTransaction(this.d.db, () => changes.filter((c) => setBlocked(this.d.db, c.id, c.reason, now)).map((c) => c.id));
+    const written = inTransaction(this.d.db, () =>
+      changes.filter((c) => setBlocked(this.d.db, c.id, c.reason, now)).map((c) => c.id),
+    );
     if (written.length === 0) return;
     this.announcing = true;
     try {

@@ -26,7 +26,12 @@ export function* candidates(db: Db, freeSlots: number, scan: number): Generator<
  * choice rule then sends each to that GPU and no model is reloaded. The order between runs is
  * never changed.
  */
-export function* preferWarm(rows: Iterable<JobRow>, warm: ReadonlySet<string>, lookahead: number, checkpointOf: (job: JobRow) => string | null): Generator<JobRow> {
+export function* preferWarm(
+  rows: Iterable<JobRow>,
+  warm: ReadonlySet<string>,
+  lookahead: number,
+  checkpointOf: (job: JobRow) => string | null,
+): Generator<JobRow> {
   if (warm.size === 0) return yield* rows;
   let group: JobRow[] = [];
   const isWarm = (j: JobRow): boolean => {
@@ -41,7 +46,14 @@ export function* preferWarm(rows: Iterable<JobRow>, warm: ReadonlySet<string>, l
   for (const row of rows) {
     const head = group[0];
     // A bounded look-ahead: a 100k-job batch is one tie group, and reading it all would cost more than a reload.
-    if (head && (group.length >= lookahead || head.priority !== row.priority || head.rank !== row.rank || head.enqueued_at !== row.enqueued_at)) yield* flush();
+    if (
+      head &&
+      (group.length >= lookahead ||
+        head.priority !== row.priority ||
+        head.rank !== row.rank ||
+        head.enqueued_at !== row.enqueued_at)
+    )
+      yield* flush();
     group.push(row);
   }
   yield* flush();

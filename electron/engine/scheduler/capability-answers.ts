@@ -33,13 +33,18 @@ export class CapabilityAnswers {
   private readonly cache = new CapabilityCache();
   private memo: { ids: string[]; keys: ComboKeys; answers: Map<string, CapabilityAnswer> } | null = null;
 
-  answer(sources: readonly NodeListSource[], template: StoredTemplate, params: Record<string, ParamValue> | string): CapabilityAnswer {
+  answer(
+    sources: readonly NodeListSource[],
+    template: StoredTemplate,
+    params: Record<string, ParamValue> | string,
+  ): CapabilityAnswer {
     const known = sources.filter((s): s is { id: string; info: ObjectInfo } => s.info !== null);
     const ids = known.map((s) => s.id);
     const infos = known.map((s) => s.info);
     const m = this.memo;
     // Each workstation holds its own list object, so the same objects for the same ids mean the same lists.
-    if (!m?.keys.covers(infos) || m.ids.some((id, i) => id !== ids[i])) this.memo = { ids, keys: new ComboKeys(infos), answers: new Map() };
+    if (!m?.keys.covers(infos) || m.ids.some((id, i) => id !== ids[i]))
+      this.memo = { ids, keys: new ComboKeys(infos), answers: new Map() };
     const memo = this.memo as NonNullable<typeof this.memo>;
     const parsed = typeof params === 'string' ? parseParams(params) : params;
     const key = memo.keys.keyOf(template, parsed);
@@ -52,7 +57,11 @@ export class CapabilityAnswers {
     return answer;
   }
 
-  private compute(known: { id: string; info: ObjectInfo }[], template: StoredTemplate, params: Record<string, ParamValue>): CapabilityAnswer {
+  private compute(
+    known: { id: string; info: ObjectInfo }[],
+    template: StoredTemplate,
+    params: Record<string, ParamValue>,
+  ): CapabilityAnswer {
     const raw = new Map<string, WorkflowProblem[]>();
     const problems = new Map<string, string[]>();
     const capable = new Set<string>();
@@ -63,8 +72,12 @@ export class CapabilityAnswers {
       if (found.length === 0) capable.add(id);
     }
     return {
-      problems, capable,
-      reasonAmong: (ids) => unrunnableReason(ids.map((id) => raw.get(id)).filter((l): l is WorkflowProblem[] => l !== undefined && l.length > 0)),
+      problems,
+      capable,
+      reasonAmong: (ids) =>
+        unrunnableReason(
+          ids.map((id) => raw.get(id)).filter((l): l is WorkflowProblem[] => l !== undefined && l.length > 0),
+        ),
     };
   }
 }

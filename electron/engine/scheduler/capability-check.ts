@@ -13,7 +13,8 @@ import type { ParamValue } from '../../../shared/shot-list-schema.js';
 const skipInput = (classType: string, input: string): boolean => /LoadImage/i.test(classType) && input === 'image';
 
 export function describeProblem(p: WorkflowProblem): string {
-  if (p.kind === 'missing_node') return p.classType ? `node \`${p.classType}\` is not installed` : `node ${p.nodeId} has no class_type`;
+  if (p.kind === 'missing_node')
+    return p.classType ? `node \`${p.classType}\` is not installed` : `node ${p.nodeId} has no class_type`;
   return `model \`${p.value}\` (${p.classType}.${p.input}) is not available`;
 }
 
@@ -77,11 +78,17 @@ export class ComboKeys {
   keyOf(template: StoredTemplate, params: Record<string, ParamValue>): string {
     let names = this.comboParams.get(template.id);
     if (!names) {
-      names = Object.entries(template.parameters).filter(([, path]) => {
-        const { nodeId, input } = splitPath(path);
-        const classType = template.workflow[nodeId]?.class_type;
-        return !!classType && !skipInput(classType, input) && this.infos.some((info) => comboValues(info, classType, input) !== null);
-      }).map(([name]) => name);
+      names = Object.entries(template.parameters)
+        .filter(([, path]) => {
+          const { nodeId, input } = splitPath(path);
+          const classType = template.workflow[nodeId]?.class_type;
+          return (
+            !!classType &&
+            !skipInput(classType, input) &&
+            this.infos.some((info) => comboValues(info, classType, input) !== null)
+          );
+        })
+        .map(([name]) => name);
       this.comboParams.set(template.id, names);
     }
     let key = String(template.id);
@@ -96,7 +103,8 @@ export class ComboKeys {
 /** "node `VHS_VideoCombine` is not installed on any workstation", for the operator. */
 export function unrunnableReason(problemsByInstance: WorkflowProblem[][]): string {
   const common = new Map<string, number>();
-  for (const list of problemsByInstance) for (const p of new Set(list.map(describeProblem))) common.set(p, (common.get(p) ?? 0) + 1);
+  for (const list of problemsByInstance)
+    for (const p of new Set(list.map(describeProblem))) common.set(p, (common.get(p) ?? 0) + 1);
   const everywhere = [...common].filter(([, n]) => n === problemsByInstance.length).map(([p]) => p);
   const shown = everywhere.length ? everywhere : [...common.keys()];
   return `${shown.slice(0, 3).join('; ')} on any workstation`;

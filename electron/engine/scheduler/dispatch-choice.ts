@@ -47,7 +47,9 @@ export function freeInstances(snaps: ReadonlyMap<string, InstanceSnapshot>): Ins
 
 /** Full instances where one more prompt may wait on the server, or the waiting one be displaced. */
 export function behindInstances(snaps: ReadonlyMap<string, InstanceSnapshot>, prefetch: boolean): InstanceSnapshot[] {
-  return prefetch ? [...snaps.values()].filter((s) => s.running >= s.maxConcurrency && s.running > 0 && !s.waiting?.displacing) : [];
+  return prefetch
+    ? [...snaps.values()].filter((s) => s.running >= s.maxConcurrency && s.running > 0 && !s.waiting?.displacing)
+    : [];
 }
 
 /** A place a job could take: a free slot, an empty waiting place, a waiting place to displace, or one being freed for it. */
@@ -65,9 +67,16 @@ const KIND_ORDER: Record<Place['kind'], number> = { free: 0, behind: 1, freeing:
  * waiting places — those on a GPU holding its model first — by when they start; at the same start
  * in rankInstances' order.
  */
-export function placesFor(job: JobSnapshot, snaps: ReadonlyMap<string, InstanceSnapshot>, prefetch: boolean, now: number, allowed: (s: InstanceSnapshot) => boolean): Place[] {
+export function placesFor(
+  job: JobSnapshot,
+  snaps: ReadonlyMap<string, InstanceSnapshot>,
+  prefetch: boolean,
+  now: number,
+  allowed: (s: InstanceSnapshot) => boolean,
+): Place[] {
   const places: Place[] = [];
-  for (const s of freeInstances(snaps)) if (allowed(s) && fitsNow(job, s)) places.push({ inst: s, kind: 'free', startsAt: now });
+  for (const s of freeInstances(snaps))
+    if (allowed(s) && fitsNow(job, s)) places.push({ inst: s, kind: 'free', startsAt: now });
   if (prefetch) {
     for (const s of snaps.values()) {
       if (s.running < s.maxConcurrency || s.running === 0 || !allowed(s)) continue;
@@ -77,22 +86,40 @@ export function placesFor(job: JobSnapshot, snaps: ReadonlyMap<string, InstanceS
       else if (waitsForDisplaced(job, s)) places.push({ inst: s, kind: 'freeing', startsAt });
     }
   }
-  const rank = new Map(rankInstances(job, places.map((p) => p.inst)).map((s, i) => [s.id, i]));
+  const rank = new Map(
+    rankInstances(
+      job,
+      places.map((p) => p.inst),
+    ).map((s, i) => [s.id, i]),
+  );
   // Among waiting places, the GPU that holds the job's model first: a reload costs more than
   // the spread of the ends (the model is what is loaded when the place starts: the last one sent).
-  const reloads = (p: Place): number => (p.kind === 'free' || job.checkpoint === null || p.inst.lastCheckpoint === job.checkpoint ? 0 : 1);
-  return places.sort((a, b) => (a.kind === 'free' ? 0 : 1) - (b.kind === 'free' ? 0 : 1) || reloads(a) - reloads(b) || a.startsAt - b.startsAt ||
-    KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || (rank.get(a.inst.id) ?? 0) - (rank.get(b.inst.id) ?? 0));
+  const reloads = (p: Place): number =>
+    p.kind === 'free' || job.checkpoint === null || p.inst.lastCheckpoint === job.checkpoint ? 0 : 1;
+  return places.sort(
+    (a, b) =>
+      (a.kind === 'free' ? 0 : 1) - (b.kind === 'free' ? 0 : 1) ||
+      reloads(a) - reloads(b) ||
+      a.startsAt - b.startsAt ||
+      KIND_ORDER[a.kind] - KIND_ORDER[b.kind] ||
+      (rank.get(a.inst.id) ?? 0) - (rank.get(b.inst.id) ?? 0),
+  );
 }
 
-export function choose(snaps: ReadonlyMap<string, InstanceSnapshot>, queue: Iterable<JobRow>, d: ChoiceDeps): { assignments: Assignment[]; displacements: Displacement[] } {
+export function choose(
+  snaps: ReadonlyMap<string, InstanceSnapshot>,
+  queue: Iterable<JobRow>,
+  d: ChoiceDeps,
+): { assignments: Assignment[]; displacements: Displacement[] } {
   const free = () => freeInstances(snaps);
   const behind = () => behindInstances(snaps, d.prefetch);
   /** Instances a job ahead in the order waits for (it could not wait there itself): none behind it may take their waiting place. */
   const heldFor = new Set<string>();
   /** When the jobs placed so far start: in this pass, and those sent by an earlier one that have not started yet (now, at the latest). */
   const placedAhead: { priority: number; startsAt: number; instanceId: string }[] = [];
-  for (const s of snaps.values()) if (s.startingPriority !== null && s.startingPriority !== undefined) placedAhead.push({ priority: s.startingPriority, startsAt: d.now, instanceId: s.id });
+  for (const s of snaps.values())
+    if (s.startingPriority !== null && s.startingPriority !== undefined)
+      placedAhead.push({ priority: s.startingPriority, startsAt: d.now, instanceId: s.id });
   const assignments: Assignment[] = [];
   const displacements: Displacement[] = [];
   for (const job of queue) {
@@ -104,11 +131,18 @@ export function choose(snaps: ReadonlyMap<string, InstanceSnapshot>, queue: Iter
     const capable = d.capable(job);
     if (capable.size === 0) continue;
     const snap = d.snapshot(job);
-    const allowed = (s: InstanceSnapshot) => capable.has(s.id) && d.allows(s.id, snap) && !(heldFor.has(s.id) && s.running >= s.maxConcurrency);
+    const allowed = (s: InstanceSnapshot) =>
+      capable.has(s.id) && d.allows(s.id, snap) && !(heldFor.has(s.id) && s.running >= s.maxConcurrency);
     // A job of lower priority than one placed in this pass must not take a waiting place on
     // another GPU that starts before that one does (or too near to tell): it would start first.
-    const places = placesFor(snap, snaps, d.prefetch, d.now, allowed).filter((p) => p.kind === 'free' ||
-      !placedAhead.some((a) => a.priority > snap.priority && a.instanceId !== p.inst.id && startsTooSoon(p.startsAt, a.startsAt, d.now)));
+    const places = placesFor(snap, snaps, d.prefetch, d.now, allowed).filter(
+      (p) =>
+        p.kind === 'free' ||
+        !placedAhead.some(
+          (a) =>
+            a.priority > snap.priority && a.instanceId !== p.inst.id && startsTooSoon(p.startsAt, a.startsAt, d.now),
+        ),
+    );
     const place = places[0];
     if (place?.kind === 'free') {
       const chosen = place.inst;
@@ -141,7 +175,8 @@ export function choose(snaps: ReadonlyMap<string, InstanceSnapshot>, queue: Iter
     }
     // It waits (for a place being freed for it, or for a slot): a job behind it must not be queued
     // ahead of it on a workstation where it could run once one prompt there ends.
-    for (const s of behind()) if (capable.has(s.id) && d.allows(s.id, snap) && fitsWhenOneEnds(snap, s)) heldFor.add(s.id);
+    for (const s of behind())
+      if (capable.has(s.id) && d.allows(s.id, snap) && fitsWhenOneEnds(snap, s)) heldFor.add(s.id);
     if (place) heldFor.add(place.inst.id);
     if (!place) d.unplaced(job, snap);
   }

@@ -21,7 +21,12 @@ export interface FairShareNow {
   costMs(): number;
 }
 
-export function* fairCandidates(db: Db, rows: Iterable<JobRow>, fair: FairShareNow, headPerProject: number): Generator<JobRow> {
+export function* fairCandidates(
+  db: Db,
+  rows: Iterable<JobRow>,
+  fair: FairShareNow,
+  headPerProject: number,
+): Generator<JobRow> {
   if (!fair.on) return yield* rows;
   const given = new Set<string>();
   const seen = new Set<number>();
@@ -37,7 +42,10 @@ export function* fairCandidates(db: Db, rows: Iterable<JobRow>, fair: FairShareN
       yield row;
       continue;
     }
-    const queues = projects.map((project) => ({ project, jobs: queuedOfProject(db, row.priority, project, headPerProject) }));
+    const queues = projects.map((project) => ({
+      project,
+      jobs: queuedOfProject(db, row.priority, project, headPerProject),
+    }));
     // Ties in use go to the project whose head came first in the plain order.
     const first = (q: { jobs: readonly JobRow[] }): number => q.jobs[0]?.enqueued_at ?? Number.POSITIVE_INFINITY;
     queues.sort((a, b) => first(a) - first(b));

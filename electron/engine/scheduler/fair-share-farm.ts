@@ -37,7 +37,12 @@ export class FairShareFarm {
   order(rows: Iterable<JobRow>, headPerProject: number): Iterable<JobRow> {
     const { on, weights } = this.d.config.fairShare;
     const now = this.d.clock.now();
-    return fairCandidates(this.d.db, rows, { on, weights, usedMs: () => this.gpu.usage(now), costMs: () => this.gpu.typicalMs(now) }, headPerProject);
+    return fairCandidates(
+      this.d.db,
+      rows,
+      { on, weights, usedMs: () => this.gpu.usage(now), costMs: () => this.gpu.typicalMs(now) },
+      headPerProject,
+    );
   }
 
   /** The projects over their share among those that used the farm in the window ([] when fair share is off). */

@@ -31,8 +31,18 @@ export interface ProjectQueue<T> {
  * use, that project then charged `costMs`. Ties go to the project listed first (the caller lists
  * them in dispatch order of their heads), so equal use keeps the plain dispatch order.
  */
-export function fairOrder<T>(queues: readonly ProjectQueue<T>[], usedMs: ReadonlyMap<string, number>, weights: Readonly<Record<string, number>>, costMs: number): T[] {
-  const state = queues.map((q) => ({ q, next: 0, used: usedMs.get(q.project) ?? 0, weight: weightOf(weights, q.project) }));
+export function fairOrder<T>(
+  queues: readonly ProjectQueue<T>[],
+  usedMs: ReadonlyMap<string, number>,
+  weights: Readonly<Record<string, number>>,
+  costMs: number,
+): T[] {
+  const state = queues.map((q) => ({
+    q,
+    next: 0,
+    used: usedMs.get(q.project) ?? 0,
+    weight: weightOf(weights, q.project),
+  }));
   const out: T[] = [];
   for (;;) {
     let best: (typeof state)[number] | null = null;
@@ -51,7 +61,11 @@ export function fairOrder<T>(queues: readonly ProjectQueue<T>[], usedMs: Readonl
  * The projects over their share among those competing: whose share of the GPU time used exceeds
  * their share of the weight (with a 5 % margin, so a project exactly at its share is not named).
  */
-export function overShare(projects: readonly string[], usedMs: ReadonlyMap<string, number>, weights: Readonly<Record<string, number>>): string[] {
+export function overShare(
+  projects: readonly string[],
+  usedMs: ReadonlyMap<string, number>,
+  weights: Readonly<Record<string, number>>,
+): string[] {
   if (projects.length < 2) return [];
   const total = projects.reduce((n, p) => n + (usedMs.get(p) ?? 0), 0);
   if (total <= 0) return [];

@@ -62,11 +62,14 @@ export function farmProgress(p: ProgressInputs): FarmProgress {
   };
 
   const explain = p.farmState === 'running' ? p.explain() : null;
-  for (let after = 0; ;) {
+  for (let after = 0; ; ) {
     const rows = queuedByRowid(p.db, after);
     if (rows.length === 0) break;
     for (const job of rows) {
-      const v: Verdict = p.farmState !== 'running' || explain === null ? { lasting: 'operator', reason: notDispatching(p.farmState === 'running' ? 'paused' : p.farmState) } : verdictOf(explain(job));
+      const v: Verdict =
+        p.farmState !== 'running' || explain === null
+          ? { lasting: 'operator', reason: notDispatching(p.farmState === 'running' ? 'paused' : p.farmState) }
+          : verdictOf(explain(job));
       verdicts.set(job.id, v);
       count(v);
     }
@@ -110,14 +113,19 @@ function dependencyVerdict(db: Db, depId: string, ofPending: (id: string) => Ver
     case 'failed_final':
     case 'timeout_kill':
     case 'cancelled':
-      return { lasting: 'operator', reason: `waits for its ${dep.stage}, which ended ${dep.state} (make a new take of it)` };
+      return {
+        lasting: 'operator',
+        reason: `waits for its ${dep.stage}, which ended ${dep.state} (make a new take of it)`,
+      };
     case 'held':
       return { lasting: 'operator', reason: `waits for its ${dep.stage}, which is held` };
     case 'pending':
       return ofPending(depId);
     default: {
       const v = ofPending(depId);
-      return v.lasting === 'now' ? { lasting: 'now', reason: `waits for its ${dep.stage}` } : { ...v, reason: `waits for its ${dep.stage}, which ${v.reason}` };
+      return v.lasting === 'now'
+        ? { lasting: 'now', reason: `waits for its ${dep.stage}` }
+        : { ...v, reason: `waits for its ${dep.stage}, which ${v.reason}` };
     }
   }
 }

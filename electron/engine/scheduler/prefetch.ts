@@ -21,7 +21,8 @@ function afterRunning(inst: InstanceSnapshot): InstanceSnapshot {
 export function mayWaitBehind(job: JobSnapshot, inst: InstanceSnapshot): boolean {
   if (inst.running < inst.maxConcurrency || inst.running === 0) return false;
   if (inst.waiting) return false;
-  if (inst.runningPriority === null || inst.runningPriority === undefined || job.priority > inst.runningPriority) return false;
+  if (inst.runningPriority === null || inst.runningPriority === undefined || job.priority > inst.runningPriority)
+    return false;
   return fitsNow(job, afterRunning(inst));
 }
 

@@ -12,7 +12,16 @@
  * removed) or leaves the queue.
  */
 import type { JobRow } from '../store/job-rows.js';
-import { couldFit, fitsNow, rankInstances, reservationHolds, starvedBySize, type InstanceSnapshot, type JobSnapshot, type Reservation } from './policy.js';
+import {
+  couldFit,
+  fitsNow,
+  rankInstances,
+  reservationHolds,
+  starvedBySize,
+  type InstanceSnapshot,
+  type JobSnapshot,
+  type Reservation,
+} from './policy.js';
 
 export interface ReservationDeps {
   starvationMs: () => number;
@@ -54,7 +63,12 @@ export class Reservations {
     for (const [instanceId, r] of this.byInstance) {
       const job = this.d.job(r.jobId);
       const inst = snaps.get(instanceId);
-      if (job?.state !== 'queued' || !inst || !couldFit(this.d.snapshot(job), inst) || !this.d.capable(job).has(instanceId)) {
+      if (
+        job?.state !== 'queued' ||
+        !inst ||
+        !couldFit(this.d.snapshot(job), inst) ||
+        !this.d.capable(job).has(instanceId)
+      ) {
         this.byInstance.delete(instanceId);
       }
     }
@@ -90,9 +104,14 @@ export class Reservations {
     const capable = this.d.capable(job);
     const able = [...snaps.values()].filter((s) => capable.has(s.id));
     if (!starvedBySize(snap, able)) return;
-    const best = rankInstances(snap, able.filter((s) => couldFit(snap, s) && !this.byInstance.has(s.id)))[0];
+    const best = rankInstances(
+      snap,
+      able.filter((s) => couldFit(snap, s) && !this.byInstance.has(s.id)),
+    )[0];
     if (!best) return;
     this.byInstance.set(best.id, { jobId: job.id, priority: job.priority });
-    this.d.log(`reserving ${best.name} for job ${job.id} (waiting ${Math.round(waited / 1000)} s; too large for the slots that free up)`);
+    this.d.log(
+      `reserving ${best.name} for job ${job.id} (waiting ${Math.round(waited / 1000)} s; too large for the slots that free up)`,
+    );
   }
 }

@@ -10,7 +10,7 @@ import type { InstanceView, ProbeView } from '../../../shared/domain.js';
 import type { FarmState } from '../../../shared/farm-settings.js';
 import type { JobState } from '../../../shared/job-states.js';
 import { readFarmState } from '../settings/farm-state.js';
-import { endAttempt, liveAttempts, orphanAttempts, previousAttempt, } from '../store/attempt-store.js';
+import { endAttempt, liveAttempts, orphanAttempts, previousAttempt } from '../store/attempt-store.js';
 import { CommitBatch } from '../store/commit-batch.js';
 import type { JobRow } from '../store/job-rows.js';
 import { jobRow, nextRetryAt, oldestQueued } from '../store/job-store.js';
@@ -90,7 +90,9 @@ export class Scheduler implements FarmPort {
 
   constructor(private readonly d: SchedulerDeps) {
     this.storage = new StorageHold({
-      clock: d.clock, timers: d.timers, log: (m) => this.log(m),
+      clock: d.clock,
+      timers: d.timers,
+      log: (m) => this.log(m),
       retryMs: () => ({ baseMs: d.config.storageRetryMs, capMs: d.config.storageRetryCapMs }),
       changed: (view) => {
         // The farm's state is the same; what it waits for changed: hosts refetch farm.status.
@@ -107,9 +109,15 @@ export class Scheduler implements FarmPort {
     this.announce = new MergedAnnounce(d.announce);
     this.templates = d.templates;
     ({ lan: this.lan, all: this.pools } = farmPools({
-      ...d, batch: this.batch, template: (id) => this.templates.get(id), runpodKey: d.runpodKey ?? (() => null), log: (m) => this.log(m), storage: this.storage,
+      ...d,
+      batch: this.batch,
+      template: (id) => this.templates.get(id),
+      runpodKey: d.runpodKey ?? (() => null),
+      log: (m) => this.log(m),
+      storage: this.storage,
       dispatchingSince: () => this.dispatchingSince,
-      announce: (ids) => this.announce.add(ids), announceNow: d.announce,
+      announce: (ids) => this.announce.add(ids),
+      announceNow: d.announce,
       ended: () => {
         this.storage.guard('arming the retry timer', () => this.armRetryTimer());
         this.kick();
@@ -136,9 +144,16 @@ export class Scheduler implements FarmPort {
       log: (m) => this.log(m),
     });
     this.blocked = new BlockedJobs({
-      db: d.db, clock: d.clock, timers: d.timers, events: d.events, intervalMs: () => d.config.probeIntervalMs,
-      facts: () => this.waitFacts(), templates: this.templates, announce: (ids) => d.announce(ids),
-      kick: () => this.kick(), guard: (what, step) => this.storage.guard(what, step),
+      db: d.db,
+      clock: d.clock,
+      timers: d.timers,
+      events: d.events,
+      intervalMs: () => d.config.probeIntervalMs,
+      facts: () => this.waitFacts(),
+      templates: this.templates,
+      announce: (ids) => d.announce(ids),
+      kick: () => this.kick(),
+      guard: (what, step) => this.storage.guard(what, step),
     });
   }
 
@@ -212,7 +227,10 @@ export class Scheduler implements FarmPort {
     this.state = state;
     if (state === 'stopped') await this.stopRunners();
     // Paused: running prompts finish, but one waiting behind them (prefetch) was not started — it leaves.
-    if (state === 'paused') await this.lan.takeOffWaiting((name) => `taken off ${name}'s queue before it started: the farm was paused; back in the queue`);
+    if (state === 'paused')
+      await this.lan.takeOffWaiting(
+        (name) => `taken off ${name}'s queue before it started: the farm was paused; back in the queue`,
+      );
     if (state === 'running') this.kick();
   }
 
@@ -259,7 +277,10 @@ export class Scheduler implements FarmPort {
   /** What this farm knows now, to explain waits, find blocked jobs and check an import's nodes. */
   waitFacts(): FarmFacts {
     const instances = this.lan.facts((id) => this.reservations.on(id));
-    return { ...makeFarmFacts('farm', instances, this.nodeLists(), this.answers, this.state, this.poolWait()), overShare: this.fair.overShare() };
+    return {
+      ...makeFarmFacts('farm', instances, this.nodeLists(), this.answers, this.state, this.poolWait()),
+      overShare: this.fair.overShare(),
+    };
   }
 
   /** Why a queued job waits for the other pools (their words joined), and whether any of them could take it. */
@@ -267,9 +288,16 @@ export class Scheduler implements FarmPort {
     const waits = this.pools.map((p) => p.waitOfJobs());
     if (waits.length === 1) return waits[0] as PoolWait;
     type Job = Parameters<PoolWait>[0];
-    return Object.assign((job: Job) => waits.map((w) => w(job)).filter((x) => x !== null).join('; ') || null, {
-      couldTake: (job: Job) => waits.some((w) => w.couldTake?.(job) ?? false),
-    });
+    return Object.assign(
+      (job: Job) =>
+        waits
+          .map((w) => w(job))
+          .filter((x) => x !== null)
+          .join('; ') || null,
+      {
+        couldTake: (job: Job) => waits.some((w) => w.couldTake?.(job) ?? false),
+      },
+    );
   }
 
   /**
@@ -278,7 +306,12 @@ export class Scheduler implements FarmPort {
    */
   progress(): FarmProgress {
     const moving = this.counts().moving() + this.activeAttempts();
-    return farmProgress({ db: this.d.db, explain: () => explainer(this.waitFacts(), this.templates), moving, farmState: this.state });
+    return farmProgress({
+      db: this.d.db,
+      explain: () => explainer(this.waitFacts(), this.templates),
+      moving,
+      farmState: this.state,
+    });
   }
 
   /** Jobs by state, kept incrementally (farm-counters.ts). */
@@ -313,7 +346,8 @@ export class Scheduler implements FarmPort {
   private recover(): void {
     const { db, clock } = this.d;
     // Attempts whose job moved on while we were away (cancelled from the CLI…): just close them.
-    for (const a of orphanAttempts(db)) endAttempt(db, clock, a.id, { outcome: 'cancelled', reason: 'the job moved on while Shotfarm was closed' });
+    for (const a of orphanAttempts(db))
+      endAttempt(db, clock, a.id, { outcome: 'cancelled', reason: 'the job moved on while Shotfarm was closed' });
     for (const a of liveAttempts(db)) {
       const pool = this.pools.find((p) => p.owns(a.instance_id));
       if (pool) {
@@ -332,23 +366,32 @@ export class Scheduler implements FarmPort {
     if (at === null || (this.retryTimerAt !== null && this.retryTimerAt <= at)) return;
     this.d.timers.clearTimeout(this.retryTimer);
     this.retryTimerAt = at;
-    this.retryTimer = this.d.timers.setTimeout(() => {
-      this.retryTimerAt = null;
-      if (!this.running) return;
-      this.storage.guard('promoting retries', () => {
-        const moved = promoteDueRetries(this.d.db, this.d.clock);
-        if (moved.length) this.d.announce(moved);
-      });
-      this.storage.guard('arming the retry timer', () => this.armRetryTimer());
-      this.kick();
-    }, Math.max(0, at - this.d.clock.now()));
+    this.retryTimer = this.d.timers.setTimeout(
+      () => {
+        this.retryTimerAt = null;
+        if (!this.running) return;
+        this.storage.guard('promoting retries', () => {
+          const moved = promoteDueRetries(this.d.db, this.d.clock);
+          if (moved.length) this.d.announce(moved);
+        });
+        this.storage.guard('arming the retry timer', () => this.armRetryTimer());
+        this.kick();
+      },
+      Math.max(0, at - this.d.clock.now()),
+    );
   }
 
   private jobSnapshot(job: JobRow, template: StoredTemplate): JobSnapshot {
     const prev = job.attempts > 0 ? previousAttempt(this.d.db, job.id) : undefined;
     return {
-      id: job.id, priority: job.priority, rank: job.rank, stage: job.stage, vramGb: job.vram_gb, tags: JSON.parse(job.tags_json) as string[],
-      checkpoint: checkpointOfJob(template.workflow, template.parameters, job.params_json), previousInstanceId: prev?.instance_id ?? null,
+      id: job.id,
+      priority: job.priority,
+      rank: job.rank,
+      stage: job.stage,
+      vramGb: job.vram_gb,
+      tags: JSON.parse(job.tags_json) as string[],
+      checkpoint: checkpointOfJob(template.workflow, template.parameters, job.params_json),
+      previousInstanceId: prev?.instance_id ?? null,
       oomOn: prev?.error_class === 'oom' ? prev.instance_id : null,
     };
   }
@@ -368,7 +411,12 @@ export class Scheduler implements FarmPort {
     // Each pool in turn, through the one seam: what the LAN did not take may burst (pools/runpod/burst-policy.ts).
     const { db, config } = this.d;
     let free = 0;
-    for (const p of this.pools) free += p.pass({ claiming: this.claiming, freeBefore: free, candidates: (slots) => candidates(db, slots, config.candidateScan) });
+    for (const p of this.pools)
+      free += p.pass({
+        claiming: this.claiming,
+        freeBefore: free,
+        candidates: (slots) => candidates(db, slots, config.candidateScan),
+      });
   }
 
   /** The LAN pass's policy over its dispatchable instances: what to claim where, what to displace, how many slots it leaves free. */
@@ -388,9 +436,16 @@ export class Scheduler implements FarmPort {
     const places = [...freeInstances(snaps), ...behindInstances(snaps, config.prefetch).filter((s) => !s.waiting)];
     const slots = Math.max(1, places.length);
     const warm = new Set(places.map((f) => f.lastCheckpoint).filter((c): c is string => c !== null));
-    const queue = preferWarm(this.fair.order(pass.candidates(slots), Math.max(16, slots * 4)), warm, Math.max(16, slots * 4), (j) => this.checkpointOf(j));
+    const queue = preferWarm(
+      this.fair.order(pass.candidates(slots), Math.max(16, slots * 4)),
+      warm,
+      Math.max(16, slots * 4),
+      (j) => this.checkpointOf(j),
+    );
     const { assignments, displacements } = choose(snaps, queue, {
-      prefetch: config.prefetch, now, claiming: pass.claiming,
+      prefetch: config.prefetch,
+      now,
+      claiming: pass.claiming,
       capable: (job) => this.capabilityOf(job, lists).capable,
       snapshot: (job) => this.jobSnapshot(job, this.templates.get(job.template_id)),
       allows: (id, snap) => this.reservations.allows(id, snap),

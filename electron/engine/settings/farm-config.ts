@@ -52,5 +52,10 @@ export function schedulerConfig(outputRoot: string, over: Partial<SchedulerConfi
     const dflt = FARM_SETTINGS[key].default;
     if (dflt !== null) entryOf(key).live?.put(config, dflt);
   }
-  return { ...config, ...over, retry: { ...(over.retry ?? config.retry) }, fairShare: { ...(over.fairShare ?? config.fairShare) } };
+  return {
+    ...config,
+    ...over,
+    retry: { ...(over.retry ?? config.retry) },
+    fairShare: { ...(over.fairShare ?? config.fairShare) },
+  };
 }

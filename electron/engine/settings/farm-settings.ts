@@ -8,7 +8,13 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { ShotfarmError } from '../../../shared/errors.js';
 import {
-  FARM_SETTINGS, FARM_SETTING_KEYS, isFarmSettingKey, parseSettingValue, type FarmSettingKey, type FarmSettingView, type FolderSettingKey,
+  FARM_SETTINGS,
+  FARM_SETTING_KEYS,
+  isFarmSettingKey,
+  parseSettingValue,
+  type FarmSettingKey,
+  type FarmSettingView,
+  type FolderSettingKey,
 } from '../../../shared/farm-settings.js';
 import type { Clock } from '../clock.js';
 import { inTransaction, type Db } from '../store/database.js';
@@ -20,7 +26,11 @@ const PREFIX = 'farm.setting.';
 export type StoredSettings = Partial<Record<FarmSettingKey, number | string>>;
 
 /** The settings an operator set, each re-checked; `problems` names the rows that fail, with the fix. */
-export function readFarmSettings(db: Db): { values: StoredSettings; updatedAt: Partial<Record<FarmSettingKey, number>>; problems: string[] } {
+export function readFarmSettings(db: Db): {
+  values: StoredSettings;
+  updatedAt: Partial<Record<FarmSettingKey, number>>;
+  problems: string[];
+} {
   const values: StoredSettings = {};
   const updatedAt: Partial<Record<FarmSettingKey, number>> = {};
   const problems: string[] = [];
@@ -36,7 +46,9 @@ export function readFarmSettings(db: Db): { values: StoredSettings; updatedAt: P
     }
     const parsed = parseSettingValue(key, raw);
     if (!parsed.ok) {
-      problems.push(`the stored ${key} is invalid (${parsed.message}); the default applies until it is fixed: shotfarm settings reset ${key}`);
+      problems.push(
+        `the stored ${key} is invalid (${parsed.message}); the default applies until it is fixed: shotfarm settings reset ${key}`,
+      );
       continue;
     }
     values[key] = parsed.value;
@@ -47,19 +59,29 @@ export function readFarmSettings(db: Db): { values: StoredSettings; updatedAt: P
 
 /** A folder setting must be a folder that exists here and that this user may write into. */
 function checkFolder(key: FarmSettingKey, path: string): string {
-  if (!isAbsolute(path)) throw new ShotfarmError('bad_input', `${key} must be an absolute folder path on this machine; got "${path.slice(0, 200)}"`);
+  if (!isAbsolute(path))
+    throw new ShotfarmError(
+      'bad_input',
+      `${key} must be an absolute folder path on this machine; got "${path.slice(0, 200)}"`,
+    );
   const folder = resolve(path);
   let isDir: boolean;
   try {
     isDir = statSync(folder).isDirectory();
   } catch {
-    throw new ShotfarmError('bad_input', `${key}: ${folder} does not exist; create the folder first, or choose another`);
+    throw new ShotfarmError(
+      'bad_input',
+      `${key}: ${folder} does not exist; create the folder first, or choose another`,
+    );
   }
   if (!isDir) throw new ShotfarmError('bad_input', `${key}: ${folder} is not a folder`);
   try {
     accessSync(folder, constants.W_OK);
   } catch {
-    throw new ShotfarmError('bad_input', `${key}: ${folder} is not writable by this user; fix its permissions, or choose another folder`);
+    throw new ShotfarmError(
+      'bad_input',
+      `${key}: ${folder} is not writable by this user; fix its permissions, or choose another folder`,
+    );
   }
   return folder;
 }
@@ -72,7 +94,10 @@ function checkFolder(key: FarmSettingKey, path: string): string {
 export function setFarmSetting(db: Db, clock: Clock, key: FarmSettingKey, raw: unknown): string[] {
   const parsed = parseSettingValue(key, raw);
   if (!parsed.ok) throw new ShotfarmError('bad_input', parsed.message);
-  const value = typeof parsed.value === 'string' && FARM_SETTINGS[key].type === 'folder' ? checkFolder(key, parsed.value) : parsed.value;
+  const value =
+    typeof parsed.value === 'string' && FARM_SETTINGS[key].type === 'folder'
+      ? checkFolder(key, parsed.value)
+      : parsed.value;
   return inTransaction(db, () => {
     const now = clock.now();
     writeSetting(db, PREFIX + key, value, now);
@@ -106,14 +131,23 @@ export function farmSettingViews(db: Db, folders: FolderDefaults): FarmSettingVi
     const dflt = defaultOf(key, folders);
     const set = values[key];
     return {
-      key, type: def.type, unit: def.type === 'number' ? def.unit : null, value: set ?? dflt, default: dflt,
-      min: def.type === 'number' ? def.min : null, max: def.type === 'number' ? def.max : null, description: def.description,
-      isSet: set !== undefined, updatedAt: updatedAt[key] ?? null,
+      key,
+      type: def.type,
+      unit: def.type === 'number' ? def.unit : null,
+      value: set ?? dflt,
+      default: dflt,
+      min: def.type === 'number' ? def.min : null,
+      max: def.type === 'number' ? def.max : null,
+      description: def.description,
+      isSet: set !== undefined,
+      updatedAt: updatedAt[key] ?? null,
     };
   });
 }
 
 /** What the farm's rows say now, exactly: a running engine compares it at each tick to notice a change made elsewhere. */
 export function farmRowsFingerprint(db: Db): string {
-  return settingRowsUnder(db, 'farm.').map((r) => `${r.key}=${r.value_json}`).join('\n');
+  return settingRowsUnder(db, 'farm.')
+    .map((r) => `${r.key}=${r.value_json}`)
+    .join('\n');
 }

@@ -15,7 +15,8 @@ const KEY = 'farm.state';
 export function readFarmState(db: Db): FarmStateView {
   const r = readSetting(db, KEY, farmStateRecordSchema, {
     badJson: 'The recorded farm state is not valid JSON; set it again with shotfarm farm pause, stop or resume.',
-    invalid: (issues) => `The recorded farm state is invalid (${issues}); set it again with shotfarm farm pause, stop or resume.`,
+    invalid: (issues) =>
+      `The recorded farm state is invalid (${issues}); set it again with shotfarm farm pause, stop or resume.`,
   });
   return r ?? { state: 'running', by: null, at: null };
 }

@@ -89,7 +89,9 @@ export class LiveSettings implements SettingsPort {
 
   /** Something was changed in this process: apply it now. Resolves once applied (a stop: once its prompts are requeued). */
   reload(): Promise<void> {
-    this.chain = this.chain.then(() => this.apply()).catch((err: unknown) => this.d.log(`applying the farm settings failed: ${(err as Error).stack ?? String(err)}`));
+    this.chain = this.chain
+      .then(() => this.apply())
+      .catch((err: unknown) => this.d.log(`applying the farm settings failed: ${(err as Error).stack ?? String(err)}`));
     return this.chain;
   }
 

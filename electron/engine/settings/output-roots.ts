@@ -10,10 +10,12 @@ const ROOTS_KEY = 'farm.output_roots';
 const rootsSchema = z.array(z.string());
 
 export function usedRoots(db: Db): string[] {
-  return readSetting(db, ROOTS_KEY, rootsSchema, {
-    badJson: 'The list of output folders used is not valid JSON; set output_root again.',
-    invalid: (issues) => `The list of output folders used is invalid (${issues}); set output_root again.`,
-  }) ?? [];
+  return (
+    readSetting(db, ROOTS_KEY, rootsSchema, {
+      badJson: 'The list of output folders used is not valid JSON; set output_root again.',
+      invalid: (issues) => `The list of output folders used is invalid (${issues}); set output_root again.`,
+    }) ?? []
+  );
 }
 
 /** Adds `root` to the folders used (once). */

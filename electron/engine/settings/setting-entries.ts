@@ -43,15 +43,23 @@ export const SETTING_ENTRIES: { readonly [K in FarmSettingKey]: SettingEntry<K> 
   stall_timeout_s: { live: { of: (c) => c.stallTimeoutS, put: (c, v) => void (c.stallTimeoutS = v) } },
   grace_s: { live: { of: (c) => c.graceMs / 1000, put: (c, v) => void (c.graceMs = v * 1000) } },
   starvation_s: { live: { of: (c) => c.starvationMs / 1000, put: (c, v) => void (c.starvationMs = v * 1000) } },
-  probe_interval_s: { live: { of: (c) => c.probeIntervalMs / 1000, put: (c, v) => void (c.probeIntervalMs = v * 1000) } },
+  probe_interval_s: {
+    live: { of: (c) => c.probeIntervalMs / 1000, put: (c, v) => void (c.probeIntervalMs = v * 1000) },
+  },
   history_poll_s: { live: { of: (c) => c.historyPollMs / 1000, put: (c, v) => void (c.historyPollMs = v * 1000) } },
   quarantine_after: { live: { of: (c) => c.quarantineAfter, put: (c, v) => void (c.quarantineAfter = v) } },
   quarantine_s: { live: { of: (c) => c.quarantineMs / 1000, put: (c, v) => void (c.quarantineMs = v * 1000) } },
-  object_info_max_mb: { live: { of: (c) => c.objectInfoMaxBytes / MB, put: (c, v) => void (c.objectInfoMaxBytes = Math.round(v * MB)) } },
-  output_max_gb: { live: { of: (c) => c.outputMaxBytes / GB, put: (c, v) => void (c.outputMaxBytes = Math.round(v * GB)) } },
+  object_info_max_mb: {
+    live: { of: (c) => c.objectInfoMaxBytes / MB, put: (c, v) => void (c.objectInfoMaxBytes = Math.round(v * MB)) },
+  },
+  output_max_gb: {
+    live: { of: (c) => c.outputMaxBytes / GB, put: (c, v) => void (c.outputMaxBytes = Math.round(v * GB)) },
+  },
   prefetch: { live: { of: (c) => (c.prefetch ? 1 : 0), put: (c, v) => void (c.prefetch = v === 1) } },
   fair_share: { live: { of: (c) => (c.fairShare.on ? 1 : 0), put: (c, v) => void (c.fairShare.on = v === 1) } },
-  fair_share_window_s: { live: { of: (c) => c.fairShare.windowMs / 1000, put: (c, v) => void (c.fairShare.windowMs = v * 1000) } },
+  fair_share_window_s: {
+    live: { of: (c) => c.fairShare.windowMs / 1000, put: (c, v) => void (c.fairShare.windowMs = v * 1000) },
+  },
   project_weights: {
     live: {
       of: (c) => weightsText(c.fairShare.weights),
@@ -68,7 +76,9 @@ export const SETTING_ENTRIES: { readonly [K in FarmSettingKey]: SettingEntry<K> 
   upload_person_max_mb: {},
   upload_unused_keep_h: {},
   burst_after_s: { live: { of: (c) => c.burstAfterS, put: (c, v) => void (c.burstAfterS = v) } },
-  burst_budget_usd_per_day: { live: { of: (c) => c.burstBudgetUsdPerDay, put: (c, v) => void (c.burstBudgetUsdPerDay = v) } },
+  burst_budget_usd_per_day: {
+    live: { of: (c) => c.burstBudgetUsdPerDay, put: (c, v) => void (c.burstBudgetUsdPerDay = v) },
+  },
   output_root: {
     live: { of: (c) => c.outputRoot, put: (c, v) => void (c.outputRoot = v) },
     // Files written under an earlier root stay servable: every root set is remembered.

@@ -18,9 +18,31 @@ export interface S3Where {
   key: string;
 }
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH']);
-const CREDENTIAL_CODES = new Set(['InvalidAccessKeyId', 'SignatureDoesNotMatch', 'AccessDenied', 'ExpiredToken', 'InvalidToken', 'Forbidden']);
-const CHECKSUM_CODES = new Set(['BadDigest', 'InvalidDigest', 'XAmzContentSHA256Mismatch', 'XAmzContentChecksumMismatch', 'InvalidChecksum']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+const CREDENTIAL_CODES = new Set([
+  'InvalidAccessKeyId',
+  'SignatureDoesNotMatch',
+  'AccessDenied',
+  'ExpiredToken',
+  'InvalidToken',
+  'Forbidden',
+]);
+const CHECKSUM_CODES = new Set([
+  'BadDigest',
+  'InvalidDigest',
+  'XAmzContentSHA256Mismatch',
+  'XAmzContentChecksumMismatch',
+  'InvalidChecksum',
+]);
 
 export function scrub(text: string, secrets: readonly (string | undefined)[]): string {
   let out = text;
@@ -32,7 +54,13 @@ export function secretsOf(c: S3Credentials): string[] {
   return [c.accessKeyId, c.secretAccessKey, c.sessionToken].filter((s): s is string => s !== undefined);
 }
 
-export function s3Failure(what: string, where: S3Where, reason: S3FailureReason, text: string, extra: Record<string, unknown> = {}): ShotfarmError {
+export function s3Failure(
+  what: string,
+  where: S3Where,
+  reason: S3FailureReason,
+  text: string,
+  extra: Record<string, unknown> = {},
+): ShotfarmError {
   // The job is not lost: its files are on disk, and the attempt runner retries the upload.
   return new ShotfarmError('unavailable', `${what} ${where.target} failed: ${text}`, {
     retryable: true,
@@ -41,26 +69,62 @@ export function s3Failure(what: string, where: S3Where, reason: S3FailureReason,
 }
 
 export function describeS3Error(err: unknown, what: string, where: S3Where, secrets: readonly string[]): ShotfarmError {
-  const e = err as { name?: string; code?: string; message?: string; $metadata?: { httpStatusCode?: number }; cause?: { code?: string } };
+  const e = err as {
+    name?: string;
+    code?: string;
+    message?: string;
+    $metadata?: { httpStatusCode?: number };
+    cause?: { code?: string };
+  };
   const name = typeof e.name === 'string' ? e.name : 'Error';
   const netCode = e.code ?? e.cause?.code;
   const status = e.$metadata?.httpStatusCode;
   const extra = { s3Code: name, ...(status !== undefined ? { httpStatus: status } : {}) };
 
   if ((netCode && NETWORK_CODES.has(netCode)) || name === 'TimeoutError' || name === 'RequestTimeout') {
-    return s3Failure(what, where, 'network', `the S3 server ${where.server} could not be reached (${netCode ?? name}). Check the endpoint and the network.`, extra);
+    return s3Failure(
+      what,
+      where,
+      'network',
+      `the S3 server ${where.server} could not be reached (${netCode ?? name}). Check the endpoint and the network.`,
+      extra,
+    );
   }
   if (name === 'NoSuchBucket') {
-    return s3Failure(what, where, 'bucket', `the bucket "${where.bucket}" does not exist on ${where.server}. Create it, or fix the bucket in the s3 setting.`, extra);
+    return s3Failure(
+      what,
+      where,
+      'bucket',
+      `the bucket "${where.bucket}" does not exist on ${where.server}. Create it, or fix the bucket in the s3 setting.`,
+      extra,
+    );
   }
   if (CREDENTIAL_CODES.has(name) || status === 401 || status === 403) {
-    return s3Failure(what, where, 'credentials', `${where.server} refused the S3 credentials (${name}). Check the access key and secret in the s3 setting or in AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, and the bucket's permissions.`, extra);
+    return s3Failure(
+      what,
+      where,
+      'credentials',
+      `${where.server} refused the S3 credentials (${name}). Check the access key and secret in the s3 setting or in AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, and the bucket's permissions.`,
+      extra,
+    );
   }
   if (CHECKSUM_CODES.has(name)) {
-    return s3Failure(what, where, 'checksum', `the server computed a different SHA-256 than the file's (${name}): the file changed on disk, or was damaged on the way.`, extra);
+    return s3Failure(
+      what,
+      where,
+      'checksum',
+      `the server computed a different SHA-256 than the file's (${name}): the file changed on disk, or was damaged on the way.`,
+      extra,
+    );
   }
   if (status !== undefined && status >= 500) {
-    return s3Failure(what, where, 'server', `${where.server} had an internal error (HTTP ${status}, ${name}); try again later.`, extra);
+    return s3Failure(
+      what,
+      where,
+      'server',
+      `${where.server} had an internal error (HTTP ${status}, ${name}); try again later.`,
+      extra,
+    );
   }
   const detail = scrub(`${name}${e.message && e.message !== name ? `: ${e.message}` : ''}`, secrets).slice(0, 300);
   return s3Failure(what, where, 'other', detail, extra);

@@ -49,7 +49,8 @@ export function setS3Settings(db: Db, clock: Clock, value: unknown): S3Settings 
     return null;
   }
   const parsed = s3SettingsSchema.safeParse(value);
-  if (!parsed.success) throw new ShotfarmError('bad_input', `Invalid s3 setting: ${describeIssues(parsed.error).join('; ')}`);
+  if (!parsed.success)
+    throw new ShotfarmError('bad_input', `Invalid s3 setting: ${describeIssues(parsed.error).join('; ')}`);
   writeSetting(db, S3_SETTING, parsed.data, clock.now());
   return parsed.data;
 }

@@ -9,7 +9,13 @@
 import { createHash } from 'node:crypto';
 import { open, type FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import { ShotfarmError } from '../../../shared/errors.js';
 import { mediaTypeOf } from '../files/output-paths.js';
 import type { TakeKey } from '../../../shared/take-key.js';
@@ -49,7 +55,10 @@ export class S3Uploader {
     return settings ? new S3Uploader(resolveS3Config(settings, env), opts) : null;
   }
 
-  constructor(readonly config: S3Config, opts: S3UploaderOptions = {}) {
+  constructor(
+    readonly config: S3Config,
+    opts: S3UploaderOptions = {},
+  ) {
     const log = opts.log ?? (() => undefined);
     this.secrets = secretsOf(config.credentials);
     this.client = new S3Client({
@@ -59,9 +68,17 @@ export class S3Uploader {
       // A copy: the client annotates the object it is given, and the config stays ours.
       credentials: { ...config.credentials },
       maxAttempts: opts.maxAttempts ?? 3,
-      requestHandler: { connectionTimeout: opts.connectTimeoutMs ?? 5_000, requestTimeout: opts.socketTimeoutMs ?? 60_000 },
+      requestHandler: {
+        connectionTimeout: opts.connectTimeoutMs ?? 5_000,
+        requestTimeout: opts.socketTimeoutMs ?? 60_000,
+      },
       // Replaces the default (console) for the client's warnings; debug/info would carry request details.
-      logger: { debug: () => undefined, info: () => undefined, warn: (m: unknown) => log(`s3: ${String(m)}`), error: () => undefined },
+      logger: {
+        debug: () => undefined,
+        info: () => undefined,
+        warn: (m: unknown) => log(`s3: ${String(m)}`),
+        error: () => undefined,
+      },
     });
   }
 
@@ -84,7 +101,8 @@ export class S3Uploader {
    * Throws ShotfarmError('unavailable', retryable) when the upload or its confirmation fails.
    */
   async upload(filePath: string, key: string, sha256Hex: string): Promise<UploadResult> {
-    if (!/^[0-9a-fA-F]{64}$/.test(sha256Hex)) throw new ShotfarmError('bad_input', `"${sha256Hex}" is not a SHA-256 in hex.`);
+    if (!/^[0-9a-fA-F]{64}$/.test(sha256Hex))
+      throw new ShotfarmError('bad_input', `"${sha256Hex}" is not a SHA-256 in hex.`);
     const expected = sha256Hex.toLowerCase();
     const where = this.where(key);
     const what = `Uploading ${basename(filePath)} to`;
@@ -95,28 +113,45 @@ export class S3Uploader {
     try {
       fh = await open(filePath, 'r');
     } catch (err) {
-      throw new ShotfarmError('storage', `${what} ${where.target} failed: the local file ${filePath} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}).`);
+      throw new ShotfarmError(
+        'storage',
+        `${what} ${where.target} failed: the local file ${filePath} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}).`,
+      );
     }
     let putEtag: string | undefined;
     try {
       const size = (await fh.stat()).size;
       if (size > MAX_SINGLE_PUT) {
-        throw new ShotfarmError('storage', `${what} ${where.target} failed: the file is ${(size / 1024 ** 3).toFixed(1)} GB, over the 5 GB limit of a single upload.`);
+        throw new ShotfarmError(
+          'storage',
+          `${what} ${where.target} failed: the file is ${(size / 1024 ** 3).toFixed(1)} GB, over the 5 GB limit of a single upload.`,
+        );
       }
       let readError: NodeJS.ErrnoException | null = null;
       const body = fh.createReadStream({ autoClose: false });
       body.on('error', (err) => (readError = err));
       try {
-        const put = await this.client.send(new PutObjectCommand({
-          Bucket: this.config.bucket, Key: key, Body: body, ContentLength: size, ContentType: mediaTypeOf(filePath),
-          ChecksumAlgorithm: 'SHA256', ChecksumSHA256: Buffer.from(expected, 'hex').toString('base64'),
-          // Kept with the object for tools (and people) that check it later.
-          Metadata: { sha256: expected },
-        }));
+        const put = await this.client.send(
+          new PutObjectCommand({
+            Bucket: this.config.bucket,
+            Key: key,
+            Body: body,
+            ContentLength: size,
+            ContentType: mediaTypeOf(filePath),
+            ChecksumAlgorithm: 'SHA256',
+            ChecksumSHA256: Buffer.from(expected, 'hex').toString('base64'),
+            // Kept with the object for tools (and people) that check it later.
+            Metadata: { sha256: expected },
+          }),
+        );
         putEtag = put.ETag;
       } catch (err) {
         const local = readError as NodeJS.ErrnoException | null;
-        if (local) throw new ShotfarmError('storage', `${what} ${where.target} failed: reading ${filePath} failed (${local.code ?? local.message}).`);
+        if (local)
+          throw new ShotfarmError(
+            'storage',
+            `${what} ${where.target} failed: reading ${filePath} failed (${local.code ?? local.message}).`,
+          );
         throw describeS3Error(err, what, where, this.secrets);
       } finally {
         body.destroy();
@@ -128,11 +163,18 @@ export class S3Uploader {
     }
   }
 
-  private async confirm(key: string, size: number, expected: string, where: S3Where): Promise<{ etag: string | undefined; by: UploadResult['confirmedBy'] }> {
+  private async confirm(
+    key: string,
+    size: number,
+    expected: string,
+    where: S3Where,
+  ): Promise<{ etag: string | undefined; by: UploadResult['confirmedBy'] }> {
     const what = 'Confirming the upload of';
     let head;
     try {
-      head = await this.client.send(new HeadObjectCommand({ Bucket: this.config.bucket, Key: key, ChecksumMode: 'ENABLED' }));
+      head = await this.client.send(
+        new HeadObjectCommand({ Bucket: this.config.bucket, Key: key, ChecksumMode: 'ENABLED' }),
+      );
     } catch (err) {
       throw describeS3Error(err, what, where, this.secrets);
     }
@@ -140,9 +182,13 @@ export class S3Uploader {
       return this.mismatch(where, `the stored object has ${head.ContentLength} bytes, the file ${size}`);
     }
     // A multipart checksum ("…-3") is a checksum of part checksums, not of the file: not comparable.
-    const serverSum = head.ChecksumSHA256 && !head.ChecksumSHA256.includes('-') ? Buffer.from(head.ChecksumSHA256, 'base64').toString('hex') : null;
+    const serverSum =
+      head.ChecksumSHA256 && !head.ChecksumSHA256.includes('-')
+        ? Buffer.from(head.ChecksumSHA256, 'base64').toString('hex')
+        : null;
     if (serverSum !== null) {
-      if (serverSum !== expected) return this.mismatch(where, `the server reports SHA-256 ${serverSum}, the ledger ${expected}`);
+      if (serverSum !== expected)
+        return this.mismatch(where, `the server reports SHA-256 ${serverSum}, the ledger ${expected}`);
       return { etag: head.ETag, by: 'server-checksum' };
     }
 
@@ -155,7 +201,8 @@ export class S3Uploader {
     } catch (err) {
       throw describeS3Error(err, what, where, this.secrets);
     }
-    if (actual !== expected) return this.mismatch(where, `the stored object's SHA-256 is ${actual}, the ledger's ${expected}`);
+    if (actual !== expected)
+      return this.mismatch(where, `the stored object's SHA-256 is ${actual}, the ledger's ${expected}`);
     return { etag: head.ETag, by: 'download' };
   }
 
@@ -168,8 +215,13 @@ export class S3Uploader {
     } catch {
       // Reported below; a retried upload overwrites it anyway.
     }
-    throw s3Failure('Confirming the upload of', where, 'checksum',
-      `${why}. The stored object ${removed ? 'was removed' : 'could not be removed'}; upload the file again.`, { removed });
+    throw s3Failure(
+      'Confirming the upload of',
+      where,
+      'checksum',
+      `${why}. The stored object ${removed ? 'was removed' : 'could not be removed'}; upload the file again.`,
+      { removed },
+    );
   }
 
   /** Closes the client's sockets. */

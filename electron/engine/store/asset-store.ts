@@ -38,9 +38,25 @@ export interface LedgerExportRow extends LedgerRow {
 
 function toAssetView(r: LedgerRow): AssetView {
   return {
-    id: r.id, jobId: r.job_id, project: r.project, episode: r.episode, shot: r.shot, stage: r.stage, take: r.take, path: r.path,
-    fileName: basename(r.path), sha256: r.sha256, bytes: r.bytes, mediaType: r.media_type, width: r.width, height: r.height,
-    instanceName: r.instance_name, templateName: r.template_name, seed: r.seed, approved: r.approved === 1, createdAt: r.created_at,
+    id: r.id,
+    jobId: r.job_id,
+    project: r.project,
+    episode: r.episode,
+    shot: r.shot,
+    stage: r.stage,
+    take: r.take,
+    path: r.path,
+    fileName: basename(r.path),
+    sha256: r.sha256,
+    bytes: r.bytes,
+    mediaType: r.media_type,
+    width: r.width,
+    height: r.height,
+    instanceName: r.instance_name,
+    templateName: r.template_name,
+    seed: r.seed,
+    approved: r.approved === 1,
+    createdAt: r.created_at,
   };
 }
 
@@ -74,7 +90,13 @@ export function listAssets(db: Db, f: AssetFilter): AssetPage {
   const position = one<{ n: number | null }>(db, 'SELECT MAX(rowid) AS n FROM assets')?.n ?? 0;
   const count = (extra: string | null, p: Record<string, unknown>): number => {
     const conds = extra ? [...parts, extra] : parts;
-    return one<{ n: number }>(db, `SELECT COUNT(*) AS n FROM assets a JOIN jobs j ON j.id = a.job_id ${conds.length ? `WHERE ${conds.join(' AND ')}` : ''}`, p)?.n ?? 0;
+    return (
+      one<{ n: number }>(
+        db,
+        `SELECT COUNT(*) AS n FROM assets a JOIN jobs j ON j.id = a.job_id ${conds.length ? `WHERE ${conds.join(' AND ')}` : ''}`,
+        p,
+      )?.n ?? 0
+    );
   };
   const newer = f.upTo !== undefined ? count('a.rowid > @upTo', { ...params, upTo: f.upTo }) : 0;
   if (f.upTo !== undefined) {
@@ -83,25 +105,39 @@ export function listAssets(db: Db, f: AssetFilter): AssetPage {
   }
   const where = parts.length ? `WHERE ${parts.join(' AND ')}` : '';
   const total = count(null, params);
-  const rows = all<LedgerRow>(db, `SELECT ${LEDGER_COLUMNS} FROM assets a JOIN jobs j ON j.id = a.job_id ${where}
-    ORDER BY a.created_at DESC, a.id LIMIT @limit OFFSET @offset`, { ...params, limit: f.limit ?? 200, offset: f.offset ?? 0 });
+  const rows = all<LedgerRow>(
+    db,
+    `SELECT ${LEDGER_COLUMNS} FROM assets a JOIN jobs j ON j.id = a.job_id ${where}
+    ORDER BY a.created_at DESC, a.id LIMIT @limit OFFSET @offset`,
+    { ...params, limit: f.limit ?? 200, offset: f.offset ?? 0 },
+  );
   return { rows: rows.map(toAssetView), total, position, newer };
 }
 
 export function assetById(db: Db, id: string): AssetView | null {
-  const r = one<LedgerRow>(db, `SELECT ${LEDGER_COLUMNS} FROM assets a JOIN jobs j ON j.id = a.job_id WHERE a.id = ?`, id);
+  const r = one<LedgerRow>(
+    db,
+    `SELECT ${LEDGER_COLUMNS} FROM assets a JOIN jobs j ON j.id = a.job_id WHERE a.id = ?`,
+    id,
+  );
   return r ? toAssetView(r) : null;
 }
 
 /** A job's output files, in the order they were written (the job drawer's thumbnails). */
 export function assetsOfJob(db: Db, jobId: string): AssetView[] {
-  return all<LedgerRow>(db, `SELECT ${LEDGER_COLUMNS} FROM assets a JOIN jobs j ON j.id = a.job_id WHERE a.job_id = ? ORDER BY a.created_at, a.id`, jobId).map(toAssetView);
+  return all<LedgerRow>(
+    db,
+    `SELECT ${LEDGER_COLUMNS} FROM assets a JOIN jobs j ON j.id = a.job_id WHERE a.job_id = ? ORDER BY a.created_at, a.id`,
+    jobId,
+  ).map(toAssetView);
 }
 
 /** Approves (or un-approves) assets, recording who did it and when (the approver; cleared with the approval). */
 export function setApproved(db: Db, ids: readonly string[], approved: boolean, by: string, now: number): number {
   const s = stmt(db, 'UPDATE assets SET approved = ?, approved_by = ?, approved_at = ? WHERE id = ?');
-  return db.transaction(() => ids.reduce((n, id) => n + s.run(approved ? 1 : 0, approved ? by : null, approved ? now : null, id).changes, 0))();
+  return db.transaction(() =>
+    ids.reduce((n, id) => n + s.run(approved ? 1 : 0, approved ? by : null, approved ? now : null, id).changes, 0),
+  )();
 }
 
 /** One output file as collected, before it is a ledger row. */
@@ -133,18 +169,43 @@ const SQL_INSERT = `INSERT INTO assets (id, job_id, attempt_id, node_id, path, s
   ON CONFLICT (path) DO UPDATE SET sha256 = excluded.sha256, bytes = excluded.bytes, attempt_id = excluded.attempt_id, created_at = excluded.created_at`;
 
 /** A ledger row (inside the caller's transaction: the job's `completed` goes with it). */
-export function insertAsset(db: Db, jobId: string, attemptId: string, a: StoredAsset, ctx: AssetContext, now: number): void {
+export function insertAsset(
+  db: Db,
+  jobId: string,
+  attemptId: string,
+  a: StoredAsset,
+  ctx: AssetContext,
+  now: number,
+): void {
   run(db, SQL_INSERT, {
-    id: a.id, job_id: jobId, attempt_id: attemptId, node_id: a.nodeId, path: a.path, sha256: a.sha256, bytes: a.bytes,
-    media_type: a.mediaType, width: a.width, height: a.height, instance_id: ctx.instanceId, instance_name: ctx.instanceName,
-    template_name: ctx.templateName, template_hash: ctx.templateHash, params_json: ctx.paramsJson, seed: ctx.seed, now,
+    id: a.id,
+    job_id: jobId,
+    attempt_id: attemptId,
+    node_id: a.nodeId,
+    path: a.path,
+    sha256: a.sha256,
+    bytes: a.bytes,
+    media_type: a.mediaType,
+    width: a.width,
+    height: a.height,
+    instance_id: ctx.instanceId,
+    instance_name: ctx.instanceName,
+    template_name: ctx.templateName,
+    template_hash: ctx.templateHash,
+    params_json: ctx.paramsJson,
+    seed: ctx.seed,
+    now,
   });
 }
 
 /** The first image a job stored: what a dependent stage (a motion clip) is fed. */
 export function firstImageOf(db: Db, jobId: string): { path: string; stage: string; take: number } | undefined {
-  return one<{ path: string; stage: string; take: number }>(db, `SELECT a.path, j.stage, j.take FROM assets a JOIN jobs j ON j.id = a.job_id
-    WHERE a.job_id = ? AND a.media_type LIKE 'image/%' ORDER BY a.node_id, a.path LIMIT 1`, jobId);
+  return one<{ path: string; stage: string; take: number }>(
+    db,
+    `SELECT a.path, j.stage, j.take FROM assets a JOIN jobs j ON j.id = a.job_id
+    WHERE a.job_id = ? AND a.media_type LIKE 'image/%' ORDER BY a.node_id, a.path LIMIT 1`,
+    jobId,
+  );
 }
 
 export interface ApprovedRow {
@@ -160,14 +221,26 @@ export interface ApprovedRow {
 
 /** The approved assets of an episode, in the order a person reads a cut: shot, stage, take, file. */
 export function approvedAssets(db: Db, project: string, episode: string): ApprovedRow[] {
-  return all<ApprovedRow>(db, `SELECT a.id, a.job_id, a.path, a.sha256, a.bytes, j.shot, j.stage, j.take
+  return all<ApprovedRow>(
+    db,
+    `SELECT a.id, a.job_id, a.path, a.sha256, a.bytes, j.shot, j.stage, j.take
     FROM assets a JOIN jobs j ON j.id = a.job_id
     WHERE j.project = ? AND j.episode = ? AND a.approved = 1
-    ORDER BY j.shot, j.stage, j.take, a.path`, project, episode);
+    ORDER BY j.shot, j.stage, j.take, a.path`,
+    project,
+    episode,
+  );
 }
 
 export function episodeAssetCount(db: Db, project: string, episode: string): number {
-  return one<{ n: number }>(db, 'SELECT COUNT(*) AS n FROM assets a JOIN jobs j ON j.id = a.job_id WHERE j.project = ? AND j.episode = ?', project, episode)?.n ?? 0;
+  return (
+    one<{ n: number }>(
+      db,
+      'SELECT COUNT(*) AS n FROM assets a JOIN jobs j ON j.id = a.job_id WHERE j.project = ? AND j.episode = ?',
+      project,
+      episode,
+    )?.n ?? 0
+  );
 }
 
 /** The ledger export's query (streamed by exports/ from a read-only connection of its own). */

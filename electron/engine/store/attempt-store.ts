@@ -84,15 +84,35 @@ export function claimAttempt(db: Db, clock: Clock, c: ClaimInput): number {
     const n = one<{ n: number }>(db, SQL_NEXT_N, c.jobId)?.n ?? 1;
     const now = clock.now();
     run(db, SQL_INSERT, {
-      id: c.attemptId, job_id: c.jobId, n, instance_id: c.instanceId, instance_name: c.instanceName, gpu_name: c.gpuName,
-      queued_at: job.enqueued_at, now, lease_until: now + c.leaseMs, vram: c.vramAtDispatch,
+      id: c.attemptId,
+      job_id: c.jobId,
+      n,
+      instance_id: c.instanceId,
+      instance_name: c.instanceName,
+      gpu_name: c.gpuName,
+      queued_at: job.enqueued_at,
+      now,
+      lease_until: now + c.leaseMs,
+      vram: c.vramAtDispatch,
     });
     transitionJob(db, clock, {
-      jobId: c.jobId, to: 'running', reason: `attempt ${n} on ${c.instanceName}`, actor: 'scheduler', expectFrom: ['queued'],
+      jobId: c.jobId,
+      to: 'running',
+      reason: `attempt ${n} on ${c.instanceName}`,
+      actor: 'scheduler',
+      expectFrom: ['queued'],
       attemptId: c.attemptId,
       patch: {
-        attempts: job.attempts + 1, current_attempt_id: c.attemptId, instance_id: c.instanceId, started_at: now, finished_at: null,
-        progress_node: null, progress_node_type: null, progress_value: null, progress_max: null, progress_at: null,
+        attempts: job.attempts + 1,
+        current_attempt_id: c.attemptId,
+        instance_id: c.instanceId,
+        started_at: now,
+        finished_at: null,
+        progress_node: null,
+        progress_node_type: null,
+        progress_value: null,
+        progress_max: null,
+        progress_at: null,
       },
     });
     return n;
@@ -133,16 +153,33 @@ const SQL_GAPS_CLOSED = "json_insert(COALESCE(contact_gaps_json, '[]'), '$[#]', 
 /** Ends an attempt row once; a second end of the same attempt changes nothing. A stretch without an answer ends with it. */
 export function endAttempt(db: Db, clock: Clock, attemptId: string, e: AttemptEnd): boolean {
   return (
-    run(db, `UPDATE attempts SET state = 'ended', outcome = @outcome, error_class = @error_class, reason = @reason, node_id = @node_id,
+    run(
+      db,
+      `UPDATE attempts SET state = 'ended', outcome = @outcome, error_class = @error_class, reason = @reason, node_id = @node_id,
       node_type = @node_type, exception_type = @exception_type, exception_message = @exception_message, traceback = @traceback, finished_at = @at, lease_until = NULL,
       contact_gaps_json = CASE WHEN contact_lost_at IS NULL THEN contact_gaps_json ELSE ${SQL_GAPS_CLOSED} END,
       contact_lost_at = NULL, requeue_at = NULL,
       started_at = COALESCE(started_at, @started_at), prompt_number = COALESCE(prompt_number, @prompt_number),
       client_id = COALESCE(client_id, @client_id), billed_s = COALESCE(@billed_s, billed_s), cost_usd = COALESCE(@cost_usd, cost_usd)
-      WHERE id = @id AND state <> 'ended'`, {
-      id: attemptId, billed_s: e.billedS ?? null, cost_usd: e.costUsd ?? null, outcome: e.outcome, started_at: e.startedAt ?? null, prompt_number: e.promptNumber ?? null, client_id: e.clientId ?? null, error_class: e.errorClass ?? null, reason: e.reason ?? null, node_id: e.nodeId ?? null,
-      node_type: e.nodeType ?? null, exception_type: e.exceptionType ?? null, exception_message: e.exceptionMessage ?? null, traceback: e.traceback ?? null, at: clock.now(),
-    }).changes === 1
+      WHERE id = @id AND state <> 'ended'`,
+      {
+        id: attemptId,
+        billed_s: e.billedS ?? null,
+        cost_usd: e.costUsd ?? null,
+        outcome: e.outcome,
+        started_at: e.startedAt ?? null,
+        prompt_number: e.promptNumber ?? null,
+        client_id: e.clientId ?? null,
+        error_class: e.errorClass ?? null,
+        reason: e.reason ?? null,
+        node_id: e.nodeId ?? null,
+        node_type: e.nodeType ?? null,
+        exception_type: e.exceptionType ?? null,
+        exception_message: e.exceptionMessage ?? null,
+        traceback: e.traceback ?? null,
+        at: clock.now(),
+      },
+    ).changes === 1
   );
 }
 
@@ -159,16 +196,30 @@ export interface ContactMark {
  * the start of its stretch and takes the new requeue time (a recovered attempt's grace restarts).
  */
 export function markContactLost(db: Db, marks: readonly ContactMark[]): string[] {
-  return inTransaction(db, () => marks.flatMap((m) => all<{ job_id: string }>(db,
-    `UPDATE attempts SET contact_lost_at = COALESCE(contact_lost_at, @lostAt), requeue_at = @requeueAt
-      WHERE id = @attemptId AND state <> 'ended' RETURNING job_id`, m).map((r) => r.job_id)));
+  return inTransaction(db, () =>
+    marks.flatMap((m) =>
+      all<{ job_id: string }>(
+        db,
+        `UPDATE attempts SET contact_lost_at = COALESCE(contact_lost_at, @lostAt), requeue_at = @requeueAt
+      WHERE id = @attemptId AND state <> 'ended' RETURNING job_id`,
+        m,
+      ).map((r) => r.job_id),
+    ),
+  );
 }
 
 /** The workstation answered again at `at`: the open stretches of these attempts close. Returns the jobs whose view changed. */
 export function markContactBack(db: Db, attemptIds: readonly string[], at: number): string[] {
-  return inTransaction(db, () => attemptIds.flatMap((id) => all<{ job_id: string }>(db,
-    `UPDATE attempts SET contact_gaps_json = ${SQL_GAPS_CLOSED}, contact_lost_at = NULL, requeue_at = NULL
-      WHERE id = @id AND contact_lost_at IS NOT NULL RETURNING job_id`, { id, at }).map((r) => r.job_id)));
+  return inTransaction(db, () =>
+    attemptIds.flatMap((id) =>
+      all<{ job_id: string }>(
+        db,
+        `UPDATE attempts SET contact_gaps_json = ${SQL_GAPS_CLOSED}, contact_lost_at = NULL, requeue_at = NULL
+      WHERE id = @id AND contact_lost_at IS NOT NULL RETURNING job_id`,
+        { id, at },
+      ).map((r) => r.job_id),
+    ),
+  );
 }
 
 /** A job's open current attempt, as its live view needs it: the ETA's key, the node counts' key, lost contact. */
@@ -184,32 +235,48 @@ export interface OpenRunRow {
 
 /** Every job's open current attempt (a few per workstation at most: the attempts_live index), in one query. */
 export function openRuns(db: Db): OpenRunRow[] {
-  return all<OpenRunRow>(db, `SELECT a.job_id, a.id AS attempt_id, j.template_id, a.gpu_name, a.instance_name, a.contact_lost_at, a.requeue_at
-    FROM attempts a JOIN jobs j ON j.current_attempt_id = a.id WHERE a.state <> 'ended'`);
+  return all<OpenRunRow>(
+    db,
+    `SELECT a.job_id, a.id AS attempt_id, j.template_id, a.gpu_name, a.instance_name, a.contact_lost_at, a.requeue_at
+    FROM attempts a JOIN jobs j ON j.current_attempt_id = a.id WHERE a.state <> 'ended'`,
+  );
 }
 
 /**
  * Durable progress checkpoint, fenced on the attempt still being current. Not a state change.
  * The attempt's start time rides along in the same commit.
  */
-export function saveProgress(db: Db, jobId: string, attemptId: string, p: JobProgress, startedAt: number | null): boolean {
+export function saveProgress(
+  db: Db,
+  jobId: string,
+  attemptId: string,
+  p: JobProgress,
+  startedAt: number | null,
+): boolean {
   return inTransaction(db, () => {
     const saved = saveJobProgress(db, jobId, attemptId, p);
-    if (saved && startedAt !== null) run(db, 'UPDATE attempts SET started_at = COALESCE(started_at, ?) WHERE id = ?', startedAt, attemptId);
+    if (saved && startedAt !== null)
+      run(db, 'UPDATE attempts SET started_at = COALESCE(started_at, ?) WHERE id = ?', startedAt, attemptId);
     return saved;
   });
 }
 
 /** Attempts that were live when the engine last stopped: what recovery must reconcile. */
 export function liveAttempts(db: Db): (AttemptRow & { job_state: string })[] {
-  return all<AttemptRow & { job_state: string }>(db, `SELECT a.*, j.state AS job_state FROM attempts a JOIN jobs j ON j.current_attempt_id = a.id
-    WHERE a.state <> 'ended' AND j.state = 'running' ORDER BY a.dispatched_at`);
+  return all<AttemptRow & { job_state: string }>(
+    db,
+    `SELECT a.*, j.state AS job_state FROM attempts a JOIN jobs j ON j.current_attempt_id = a.id
+    WHERE a.state <> 'ended' AND j.state = 'running' ORDER BY a.dispatched_at`,
+  );
 }
 
 /** Attempts left open although their job moved on (e.g. cancelled while the engine was down). */
 export function orphanAttempts(db: Db): AttemptRow[] {
-  return all<AttemptRow>(db, `SELECT a.* FROM attempts a JOIN jobs j ON j.id = a.job_id
-    WHERE a.state <> 'ended' AND (j.current_attempt_id IS NULL OR j.current_attempt_id <> a.id)`);
+  return all<AttemptRow>(
+    db,
+    `SELECT a.* FROM attempts a JOIN jobs j ON j.id = a.job_id
+    WHERE a.state <> 'ended' AND (j.current_attempt_id IS NULL OR j.current_attempt_id <> a.id)`,
+  );
 }
 
 /** A job's attempts, oldest first (its history in the Failures view). */
@@ -218,14 +285,28 @@ export function attemptsOfJob(db: Db, jobId: string): AttemptRow[] {
 }
 
 /** Where the job's last attempt ran and how it failed: the choice rule prefers it again, or avoids it after an OOM. */
-export function previousAttempt(db: Db, jobId: string): { instance_id: string | null; error_class: string | null } | undefined {
-  return one<{ instance_id: string | null; error_class: string | null }>(db,
-    'SELECT instance_id, error_class FROM attempts WHERE job_id = ? ORDER BY n DESC LIMIT 1', jobId);
+export function previousAttempt(
+  db: Db,
+  jobId: string,
+): { instance_id: string | null; error_class: string | null } | undefined {
+  return one<{ instance_id: string | null; error_class: string | null }>(
+    db,
+    'SELECT instance_id, error_class FROM attempts WHERE job_id = ? ORDER BY n DESC LIMIT 1',
+    jobId,
+  );
 }
 
 /** Was an earlier attempt of this job sent to this instance? (Then its prompt id may be there.) */
 export function triedOnInstanceBefore(db: Db, jobId: string, instanceId: string, attemptId: string): boolean {
-  return one(db, 'SELECT 1 FROM attempts WHERE job_id = ? AND instance_id = ? AND id <> ? LIMIT 1', jobId, instanceId, attemptId) !== undefined;
+  return (
+    one(
+      db,
+      'SELECT 1 FROM attempts WHERE job_id = ? AND instance_id = ? AND id <> ? LIMIT 1',
+      jobId,
+      instanceId,
+      attemptId,
+    ) !== undefined
+  );
 }
 
 /**
@@ -233,12 +314,22 @@ export function triedOnInstanceBefore(db: Db, jobId: string, instanceId: string,
  * end (ms), newest first: a running job's ETA. Only the last `window` attempts are looked at, so
  * the cost stays bounded however long the farm has run (attempts_dispatched index).
  */
-export function completedRunTimes(db: Db, templateId: number, gpuName: string, limit: number, window = 20_000): number[] {
-  return all<{ ms: number }>(db, `SELECT a.finished_at - a.dispatched_at AS ms
+export function completedRunTimes(
+  db: Db,
+  templateId: number,
+  gpuName: string,
+  limit: number,
+  window = 20_000,
+): number[] {
+  return all<{ ms: number }>(
+    db,
+    `SELECT a.finished_at - a.dispatched_at AS ms
       FROM (SELECT job_id, gpu_name, outcome, dispatched_at, finished_at FROM attempts ORDER BY dispatched_at DESC LIMIT @window) a
       JOIN jobs j ON j.id = a.job_id
       WHERE a.outcome = 'completed' AND a.gpu_name = @gpu AND j.template_id = @template AND a.finished_at IS NOT NULL
-      LIMIT @limit`, { window, gpu: gpuName, template: templateId, limit }).map((r) => r.ms);
+      LIMIT @limit`,
+    { window, gpu: gpuName, template: templateId, limit },
+  ).map((r) => r.ms);
 }
 
 /** A Gantt bar is labelled with its take's shot, stage and take. */
@@ -256,11 +347,15 @@ export interface TimelineRow extends Pick<TakeKey, 'shot' | 'stage' | 'take'> {
 
 /** Attempts overlapping [from, to), at most 20,000, for the per-GPU Gantt. */
 export function timelineRows(db: Db, from: number, to: number): TimelineRow[] {
-  return all<TimelineRow>(db, `SELECT a.id, a.job_id, a.instance_id, a.dispatched_at, a.started_at, a.finished_at, a.outcome,
+  return all<TimelineRow>(
+    db,
+    `SELECT a.id, a.job_id, a.instance_id, a.dispatched_at, a.started_at, a.finished_at, a.outcome,
       a.contact_lost_at, a.contact_gaps_json, j.shot, j.stage, j.take
       FROM attempts a JOIN jobs j ON j.id = a.job_id
       WHERE a.dispatched_at < @to AND (a.finished_at IS NULL OR a.finished_at >= @from)
-      ORDER BY a.dispatched_at LIMIT 20000`, { from, to });
+      ORDER BY a.dispatched_at LIMIT 20000`,
+    { from, to },
+  );
 }
 
 /** One run-log row: an attempt with its job's names, template version, seed and priority. */
@@ -304,7 +399,12 @@ const SQL_ELIGIBLE_AT = `MAX(a.queued_at, COALESCE(${sqlLastQueuedAt('a.job_id',
 
 /** The run-log export's query (streamed by exports/ from a read-only connection of its own). */
 export function runlogQuery(filter: ExportFilter): { sql: string; params: Record<string, unknown> } {
-  const where = whereClause(filter, { time: 'a.dispatched_at', project: 'j.project', episode: 'j.episode', outcome: "COALESCE(a.outcome, 'running')" });
+  const where = whereClause(filter, {
+    time: 'a.dispatched_at',
+    project: 'j.project',
+    episode: 'j.episode',
+    outcome: "COALESCE(a.outcome, 'running')",
+  });
   return {
     params: where.params,
     sql: `SELECT a.job_id, j.project, j.episode, json_extract(s.metadata_json, '$.sequence') AS sequence, j.shot, j.stage,
@@ -318,27 +418,40 @@ export function runlogQuery(filter: ExportFilter): { sql: string; params: Record
 
 /** Attempts dispatched since `from` that have ended, with their job's project: fair share's GPU time at start. */
 export function endedRunsSince(db: Db, from: number): { project: string; at: number; ms: number }[] {
-  return all<{ project: string; at: number; ms: number }>(db, `SELECT j.project AS project, a.finished_at AS at,
+  return all<{ project: string; at: number; ms: number }>(
+    db,
+    `SELECT j.project AS project, a.finished_at AS at,
       a.finished_at - a.dispatched_at AS ms
     FROM attempts a JOIN jobs j ON j.id = a.job_id
-    WHERE a.dispatched_at >= ? AND a.finished_at IS NOT NULL`, from);
+    WHERE a.dispatched_at >= ? AND a.finished_at IS NOT NULL`,
+    from,
+  );
 }
 
 // ─── RunPod attempts (migration 0008) ────────────────────────────────────────────────────────────
 
 /** Stores the RunPod job id /run returned, at once (recovery and /cancel go by it); only while open. */
 export function setRunpodJobId(db: Db, attemptId: string, runpodJobId: string): boolean {
-  return run(db, "UPDATE attempts SET runpod_job_id = ? WHERE id = ? AND state <> 'ended'", runpodJobId, attemptId).changes === 1;
+  return (
+    run(db, "UPDATE attempts SET runpod_job_id = ? WHERE id = ? AND state <> 'ended'", runpodJobId, attemptId)
+      .changes === 1
+  );
 }
 
 export function runpodJobIdOf(db: Db, attemptId: string): string | null {
-  return one<{ runpod_job_id: string | null }>(db, 'SELECT runpod_job_id FROM attempts WHERE id = ?', attemptId)?.runpod_job_id ?? null;
+  return (
+    one<{ runpod_job_id: string | null }>(db, 'SELECT runpod_job_id FROM attempts WHERE id = ?', attemptId)
+      ?.runpod_job_id ?? null
+  );
 }
 
 /** Every RunPod job id this farm ever sent to an endpoint (the "nothing of ours left" check). */
 export function runpodJobIdsOn(db: Db, instanceId: string): string[] {
-  return all<{ runpod_job_id: string }>(db, 'SELECT runpod_job_id FROM attempts WHERE instance_id = ? AND runpod_job_id IS NOT NULL ORDER BY dispatched_at', instanceId)
-    .map((r) => r.runpod_job_id);
+  return all<{ runpod_job_id: string }>(
+    db,
+    'SELECT runpod_job_id FROM attempts WHERE instance_id = ? AND runpod_job_id IS NOT NULL ORDER BY dispatched_at',
+    instanceId,
+  ).map((r) => r.runpod_job_id);
 }
 
 export interface SpendRow {
@@ -350,11 +463,21 @@ export interface SpendRow {
 
 /** What cloud attempts that ended since `from` cost, per project/episode (today's spend when `from` is midnight). */
 export function spendSince(db: Db, from: number): SpendRow[] {
-  return all<SpendRow>(db, `SELECT j.project, j.episode, SUM(a.cost_usd) AS cost_usd, COUNT(*) AS attempts FROM attempts a JOIN jobs j ON j.id = a.job_id
-    WHERE a.cost_usd IS NOT NULL AND a.finished_at >= ? GROUP BY j.project, j.episode ORDER BY j.project, j.episode`, from);
+  return all<SpendRow>(
+    db,
+    `SELECT j.project, j.episode, SUM(a.cost_usd) AS cost_usd, COUNT(*) AS attempts FROM attempts a JOIN jobs j ON j.id = a.job_id
+    WHERE a.cost_usd IS NOT NULL AND a.finished_at >= ? GROUP BY j.project, j.episode ORDER BY j.project, j.episode`,
+    from,
+  );
 }
 
 /** The total of spendSince, cheap enough for every dispatch decision (a partial index on cost rows). */
 export function totalSpendSince(db: Db, from: number): number {
-  return one<{ c: number | null }>(db, 'SELECT SUM(cost_usd) AS c FROM attempts WHERE cost_usd IS NOT NULL AND finished_at >= ?', from)?.c ?? 0;
+  return (
+    one<{ c: number | null }>(
+      db,
+      'SELECT SUM(cost_usd) AS c FROM attempts WHERE cost_usd IS NOT NULL AND finished_at >= ?',
+      from,
+    )?.c ?? 0
+  );
 }

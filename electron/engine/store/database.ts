@@ -29,7 +29,10 @@ export function openDatabase(file: string, clock: Clock, opts: DatabaseOptions =
     try {
       makePrivateFolder(dirname(file));
     } catch (err) {
-      throw readOnly(file) ?? new ShotfarmError('storage', `Cannot create the data folder ${dirname(file)}: ${(err as Error).message}`);
+      throw (
+        readOnly(file) ??
+        new ShotfarmError('storage', `Cannot create the data folder ${dirname(file)}: ${(err as Error).message}`)
+      );
     }
     refuseEmptyFile(file);
   }
@@ -55,7 +58,10 @@ export function openDatabase(file: string, clock: Clock, opts: DatabaseOptions =
   } catch (err) {
     db.close();
     if (err instanceof ShotfarmError) throw err;
-    throw readOnly(file) ?? new ShotfarmError('storage', `The database ${file} could not be prepared: ${(err as Error).message}`);
+    throw (
+      readOnly(file) ??
+      new ShotfarmError('storage', `The database ${file} could not be prepared: ${(err as Error).message}`)
+    );
   }
   return db;
 }
@@ -106,7 +112,10 @@ function readOnly(file: string): ShotfarmError | null {
     );
   }
   const own = existsSync(file) ? why(file) : null;
-  if (own) return new ShotfarmError('storage', `The database ${file} is read-only (${own}): make it writable for this user.`, { details });
+  if (own)
+    return new ShotfarmError('storage', `The database ${file} is read-only (${own}): make it writable for this user.`, {
+      details,
+    });
   return null;
 }
 
@@ -122,7 +131,9 @@ function withAddon(file: string, nativeBinding: string): Db {
     // dlopen's failures (another runtime's ABI, not a shared library at all) vs. the database's own.
     if ((err as NodeJS.ErrnoException).code !== 'ERR_DLOPEN_FAILED') throw err;
     const reason = (err as Error).message.split('\n')[0];
-    throw new ShotfarmError('storage', `SQLite's native module ${nativeBinding} cannot be loaded: ${reason}`, { details });
+    throw new ShotfarmError('storage', `SQLite's native module ${nativeBinding} cannot be loaded: ${reason}`, {
+      details,
+    });
   }
 }
 
@@ -132,7 +143,12 @@ export function inTransaction<T>(db: Db, fn: () => T): T {
 }
 
 /** Why a store operation failed when the cause is the storage itself, not the statement. */
-export type DatabaseFaultKind = 'database_busy' | 'database_full' | 'database_io' | 'database_readonly' | 'database_unreachable';
+export type DatabaseFaultKind =
+  | 'database_busy'
+  | 'database_full'
+  | 'database_io'
+  | 'database_readonly'
+  | 'database_unreachable';
 
 /**
  * SQLite's storage faults, as the farm waits on them (scheduler/storage-hold.ts): another process
@@ -147,10 +163,15 @@ export function databaseFault(err: unknown): { kind: DatabaseFaultKind; words: s
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code !== 'string' || !code.startsWith('SQLITE_')) return null;
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
-    return { kind: 'database_busy', words: 'the database is locked by another process (it held the write lock for over 5 s)' };
+    return {
+      kind: 'database_busy',
+      words: 'the database is locked by another process (it held the write lock for over 5 s)',
+    };
   }
   if (code === 'SQLITE_FULL') return { kind: 'database_full', words: 'the database disk is full' };
-  if (code.startsWith('SQLITE_IOERR')) return { kind: 'database_io', words: `the database disk failed a read or a write (${code})` };
-  if (code.startsWith('SQLITE_READONLY')) return { kind: 'database_readonly', words: `the database cannot be written: read-only (${code})` };
+  if (code.startsWith('SQLITE_IOERR'))
+    return { kind: 'database_io', words: `the database disk failed a read or a write (${code})` };
+  if (code.startsWith('SQLITE_READONLY'))
+    return { kind: 'database_readonly', words: `the database cannot be written: read-only (${code})` };
   return null;
 }

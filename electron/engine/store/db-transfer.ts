@@ -23,14 +23,19 @@ export function jobCount(db: Db): number {
  * appeared meanwhile — and the temporary name removed.
  */
 export async function exportDatabase(db: Db, dest: string): Promise<number> {
-  if (existsSync(dest)) throw new ShotfarmError('conflict', `${dest} exists already; export-db never overwrites a file. Choose a new name.`);
+  if (existsSync(dest))
+    throw new ShotfarmError(
+      'conflict',
+      `${dest} exists already; export-db never overwrites a file. Choose a new name.`,
+    );
   const tmp = tempPathFor(dest);
   try {
     await db.backup(tmp);
     await placeDurably(tmp, dest, false);
     return statSync(dest).size;
   } catch (err) {
-    if (err instanceof ShotfarmError && err.code === 'conflict') throw new ShotfarmError('conflict', `${dest} exists already; export-db never overwrites a file.`);
+    if (err instanceof ShotfarmError && err.code === 'conflict')
+      throw new ShotfarmError('conflict', `${dest} exists already; export-db never overwrites a file.`);
     if (err instanceof ShotfarmError) throw err;
     throw describeFsError(err, `the database copy ${dest}`);
   } finally {
@@ -48,7 +53,8 @@ function openCandidate(file: string): Database.Database {
   } catch (err) {
     db?.close();
     const code = (err as { code?: string }).code;
-    if (code === 'SQLITE_NOTADB') throw new ShotfarmError('bad_input', `${file} is not a SQLite database, so not a Shotfarm database.`);
+    if (code === 'SQLITE_NOTADB')
+      throw new ShotfarmError('bad_input', `${file} is not a SQLite database, so not a Shotfarm database.`);
     throw new ShotfarmError('bad_input', `${file} cannot be opened as a Shotfarm database: ${(err as Error).message}`);
   }
 }
@@ -78,14 +84,19 @@ export async function prepareImport(source: string, targetFile: string, clock: C
   const copy = new Database(tmp);
   try {
     const hasMigrations = copy.pragma("table_info('schema_migrations')") as unknown[];
-    if (hasMigrations.length === 0) throw new ShotfarmError('bad_input', `${source} is a SQLite database but not a Shotfarm one (it has no schema_migrations table).`);
+    if (hasMigrations.length === 0)
+      throw new ShotfarmError(
+        'bad_input',
+        `${source} is a SQLite database but not a Shotfarm one (it has no schema_migrations table).`,
+      );
     // Refuses a newer Shotfarm's schema or an edited migration, in words; then brings an older one up to date.
     migrate(copy, clock);
     return { tmp, jobs: jobCount(copy) };
   } catch (err) {
     copy.close();
     rmSync(tmp, { force: true });
-    if (err instanceof ShotfarmError) throw new ShotfarmError(err.code === 'storage' ? 'bad_input' : err.code, `${source}: ${err.message}`);
+    if (err instanceof ShotfarmError)
+      throw new ShotfarmError(err.code === 'storage' ? 'bad_input' : err.code, `${source}: ${err.message}`);
     throw new ShotfarmError('bad_input', `${source} is not a Shotfarm database: ${(err as Error).message}`);
   } finally {
     if (copy.open) copy.close();

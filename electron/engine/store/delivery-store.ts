@@ -26,8 +26,16 @@ export interface DeliveryRow {
 
 export function toDeliveryView(r: DeliveryRow): HookDeliveryView {
   return {
-    id: r.id, hookId: r.hook_id, jobId: r.job_id, event: r.event, attempts: r.attempts, status: r.status, lastError: r.last_error,
-    nextAttemptAt: r.next_attempt_at, createdAt: r.created_at, updatedAt: r.updated_at,
+    id: r.id,
+    hookId: r.hook_id,
+    jobId: r.job_id,
+    event: r.event,
+    attempts: r.attempts,
+    status: r.status,
+    lastError: r.last_error,
+    nextAttemptAt: r.next_attempt_at,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
   };
 }
 
@@ -71,7 +79,9 @@ export function pendingDeliveries(db: Db): DeliveryRow[] {
 }
 
 export function recordTry(
-  db: Db, id: number, t: { status: DeliveryStatus; error: string | null; nextAttemptAt: number | null; now: number },
+  db: Db,
+  id: number,
+  t: { status: DeliveryStatus; error: string | null; nextAttemptAt: number | null; now: number },
 ): boolean {
   return run(db, RECORD_TRY, { id, ...t }).changes === 1;
 }
@@ -82,6 +92,8 @@ export function giveUp(db: Db, id: number, error: string, now: number): boolean 
 
 export function listDeliveries(db: Db, opts: { limit?: number; status?: DeliveryStatus } = {}): HookDeliveryView[] {
   const limit = Math.min(Math.max(opts.limit ?? 100, 1), 10_000);
-  const rows = opts.status ? all<DeliveryRow>(db, LIST_BY_STATUS, opts.status, limit) : all<DeliveryRow>(db, LIST_ALL, limit);
+  const rows = opts.status
+    ? all<DeliveryRow>(db, LIST_BY_STATUS, opts.status, limit)
+    : all<DeliveryRow>(db, LIST_ALL, limit);
   return rows.map(toDeliveryView);
 }

@@ -3,7 +3,14 @@
  * of its kind built once in `rowOf`): the API's edits, probes, the scheduler's health — and on `instance_node_lists`, what each one's /object_info offers (node-lists.ts makes it).
  */
 import {
-  normaliseApiBase, RUNPOD_API_BASE, RUNPOD_EXECUTION_TIMEOUT_S, type InstanceAdminState, type InstanceHealth, type InstanceKind, type InstanceView, type RunpodEndpoint,
+  normaliseApiBase,
+  RUNPOD_API_BASE,
+  RUNPOD_EXECUTION_TIMEOUT_S,
+  type InstanceAdminState,
+  type InstanceHealth,
+  type InstanceKind,
+  type InstanceView,
+  type RunpodEndpoint,
   type VramView,
 } from '../../../shared/domain.js';
 import type { Db } from './database.js';
@@ -64,12 +71,25 @@ interface StoredInstanceRow extends InstanceRowBase {
 
 /** The one place a stored row becomes its kind's row (every reader below goes through it). */
 function rowOf(r: StoredInstanceRow): InstanceRow {
-  const { runpod_endpoint_id: endpointId, api_base: apiBase, api_base_local: apiBaseLocal, price_per_hour_usd: price, execution_timeout_s: timeoutS, kind, ...base } = r;
+  const {
+    runpod_endpoint_id: endpointId,
+    api_base: apiBase,
+    api_base_local: apiBaseLocal,
+    price_per_hour_usd: price,
+    execution_timeout_s: timeoutS,
+    kind,
+    ...base
+  } = r;
   if (kind === 'comfyui') return { ...base, kind };
   return {
-    ...base, kind, apiBaseLocal: apiBaseLocal === 1,
+    ...base,
+    kind,
+    apiBaseLocal: apiBaseLocal === 1,
     runpod: {
-      endpointId: endpointId ?? '', apiBase: apiBase ?? RUNPOD_API_BASE, pricePerHourUsd: price ?? 0, executionTimeoutS: timeoutS ?? RUNPOD_EXECUTION_TIMEOUT_S,
+      endpointId: endpointId ?? '',
+      apiBase: apiBase ?? RUNPOD_API_BASE,
+      pricePerHourUsd: price ?? 0,
+      executionTimeoutS: timeoutS ?? RUNPOD_EXECUTION_TIMEOUT_S,
     },
   };
 }
@@ -141,12 +161,16 @@ export function listInstanceRows(db: Db): InstanceRow[] {
 
 /** The ComfyUI servers: what the LAN registry probes. */
 export function comfyInstanceRows(db: Db): ComfyInstanceRow[] {
-  return rowsOf(all<StoredInstanceRow>(db, SQL_ALL_OF_KIND, 'comfyui')).filter((r): r is ComfyInstanceRow => r.kind === 'comfyui');
+  return rowsOf(all<StoredInstanceRow>(db, SQL_ALL_OF_KIND, 'comfyui')).filter(
+    (r): r is ComfyInstanceRow => r.kind === 'comfyui',
+  );
 }
 
 /** The RunPod endpoints: what the RunPod pool follows. */
 export function runpodInstanceRows(db: Db): RunpodInstanceRow[] {
-  return rowsOf(all<StoredInstanceRow>(db, SQL_ALL_OF_KIND, 'runpod')).filter((r): r is RunpodInstanceRow => r.kind === 'runpod');
+  return rowsOf(all<StoredInstanceRow>(db, SQL_ALL_OF_KIND, 'runpod')).filter(
+    (r): r is RunpodInstanceRow => r.kind === 'runpod',
+  );
 }
 
 /** What the contract gives for a RunPod endpoint, unset fields left out (their defaults are applied here). */
@@ -171,40 +195,84 @@ export function runpodUrl(apiBase: string | undefined, endpointId: string): stri
 
 /** The columns insert and update write for an endpoint. */
 function runpodParams(id: string, f: RunpodFields, apiBase: string, now: number) {
-  const vram = f.vramGb === undefined ? null : JSON.stringify({ totalBytes: f.vramGb * 1024 ** 3, comfyBytes: 0, otherBytes: 0, freeBytes: f.vramGb * 1024 ** 3 });
+  const vram =
+    f.vramGb === undefined
+      ? null
+      : JSON.stringify({
+          totalBytes: f.vramGb * 1024 ** 3,
+          comfyBytes: 0,
+          otherBytes: 0,
+          freeBytes: f.vramGb * 1024 ** 3,
+        });
   return {
-    id, name: f.name, url: runpodUrl(apiBase, f.endpointId), tags: JSON.stringify(f.tags ?? []), max: f.maxConcurrency ?? 1, gpu: f.gpuName ?? null, vram,
-    endpoint: f.endpointId, base: normaliseApiBase(apiBase), price: f.pricePerHourUsd, timeout: f.executionTimeoutS ?? RUNPOD_EXECUTION_TIMEOUT_S, now,
+    id,
+    name: f.name,
+    url: runpodUrl(apiBase, f.endpointId),
+    tags: JSON.stringify(f.tags ?? []),
+    max: f.maxConcurrency ?? 1,
+    gpu: f.gpuName ?? null,
+    vram,
+    endpoint: f.endpointId,
+    base: normaliseApiBase(apiBase),
+    price: f.pricePerHourUsd,
+    timeout: f.executionTimeoutS ?? RUNPOD_EXECUTION_TIMEOUT_S,
+    now,
   };
 }
 
 export function insertRunpodInstance(db: Db, id: string, f: RunpodFields, now: number): void {
-  run(db, `INSERT INTO instances (id, name, url, tags_json, max_concurrency, vram_overrides_json, gpu_name, vram_json, kind, runpod_endpoint_id,
+  run(
+    db,
+    `INSERT INTO instances (id, name, url, tags_json, max_concurrency, vram_overrides_json, gpu_name, vram_json, kind, runpod_endpoint_id,
     api_base, api_base_local, price_per_hour_usd, execution_timeout_s, created_at, updated_at)
     VALUES (@id, @name, @url, @tags, @max, '{}', @gpu, @vram, 'runpod', @endpoint, @base, @local, @price, @timeout, @now, @now)`,
-  { ...runpodParams(id, f, f.apiBase ?? RUNPOD_API_BASE, now), local: f.apiBaseLocal ? 1 : 0 });
+    { ...runpodParams(id, f, f.apiBase ?? RUNPOD_API_BASE, now), local: f.apiBaseLocal ? 1 : 0 },
+  );
 }
 
 /**
  * An endpoint's edit (cloud.updateRunpod): the API base stays what it was (only `cloud.addRunpod`
  * names one); a field not given keeps its stored value. False when no RunPod row has that id.
  */
-export function updateRunpodInstance(db: Db, row: RunpodInstanceRow, f: Omit<RunpodFields, 'apiBase'>, now: number): boolean {
+export function updateRunpodInstance(
+  db: Db,
+  row: RunpodInstanceRow,
+  f: Omit<RunpodFields, 'apiBase'>,
+  now: number,
+): boolean {
   const kept = {
-    ...f, tags: f.tags ?? (JSON.parse(row.tags_json) as string[]), maxConcurrency: f.maxConcurrency ?? row.max_concurrency,
+    ...f,
+    tags: f.tags ?? (JSON.parse(row.tags_json) as string[]),
+    maxConcurrency: f.maxConcurrency ?? row.max_concurrency,
     executionTimeoutS: f.executionTimeoutS ?? row.runpod.executionTimeoutS,
   };
   const p = runpodParams(row.id, kept, row.runpod.apiBase, now);
-  return run(db, `UPDATE instances SET name = @name, url = @url, tags_json = @tags, max_concurrency = @max, gpu_name = COALESCE(@gpu, gpu_name),
+  return (
+    run(
+      db,
+      `UPDATE instances SET name = @name, url = @url, tags_json = @tags, max_concurrency = @max, gpu_name = COALESCE(@gpu, gpu_name),
     vram_json = COALESCE(@vram, vram_json), runpod_endpoint_id = @endpoint, price_per_hour_usd = @price, execution_timeout_s = @timeout,
-    updated_at = @now WHERE id = @id AND kind = 'runpod'`, p).changes === 1;
+    updated_at = @now WHERE id = @id AND kind = 'runpod'`,
+      p,
+    ).changes === 1
+  );
 }
 
 /** The cloud pool's view of an endpoint: health and the last error ("API key rejected"), no VRAM probe. */
-export function setEndpointHealth(db: Db, id: string, health: InstanceHealth, error: string | null, answered: boolean, now: number): void {
-  run(db, `UPDATE instances SET health = @health, last_error = @error, last_probe_at = @now,
+export function setEndpointHealth(
+  db: Db,
+  id: string,
+  health: InstanceHealth,
+  error: string | null,
+  answered: boolean,
+  now: number,
+): void {
+  run(
+    db,
+    `UPDATE instances SET health = @health, last_error = @error, last_probe_at = @now,
     last_answer_at = CASE WHEN @answered = 1 THEN @now ELSE last_answer_at END, updated_at = @now WHERE id = @id`,
-  { id, health, error, answered: answered ? 1 : 0, now });
+    { id, health, error, answered: answered ? 1 : 0, now },
+  );
 }
 
 export function instanceRow(db: Db, id: string): InstanceRow | null {
@@ -253,25 +321,59 @@ export function deleteInstance(db: Db, id: string): boolean {
 export function recordProbe(
   db: Db,
   id: string,
-  p: { ok: true; gpuName: string | null; vram: VramView | null; comfyVersion: string | null; queueRunning: number; queuePending: number } | { ok: false; error: string },
+  p:
+    | {
+        ok: true;
+        gpuName: string | null;
+        vram: VramView | null;
+        comfyVersion: string | null;
+        queueRunning: number;
+        queuePending: number;
+      }
+    | { ok: false; error: string },
   now: number,
 ): void {
   if (p.ok) {
-    run(db, `UPDATE instances SET health = CASE WHEN admin_state = 'active' THEN (CASE WHEN @queue > 0 THEN 'busy' ELSE 'idle' END) ELSE health END,
+    run(
+      db,
+      `UPDATE instances SET health = CASE WHEN admin_state = 'active' THEN (CASE WHEN @queue > 0 THEN 'busy' ELSE 'idle' END) ELSE health END,
       gpu_name = COALESCE(@gpu, gpu_name), vram_json = COALESCE(@vram, vram_json), comfy_version = COALESCE(@version, comfy_version),
-      queue_length = @queue, last_probe_at = @now, last_answer_at = @now, last_error = NULL, updated_at = @now WHERE id = @id`, {
-      id, gpu: p.gpuName, vram: p.vram ? JSON.stringify(p.vram) : null, version: p.comfyVersion, queue: p.queueRunning + p.queuePending, now,
-    });
+      queue_length = @queue, last_probe_at = @now, last_answer_at = @now, last_error = NULL, updated_at = @now WHERE id = @id`,
+      {
+        id,
+        gpu: p.gpuName,
+        vram: p.vram ? JSON.stringify(p.vram) : null,
+        version: p.comfyVersion,
+        queue: p.queueRunning + p.queuePending,
+        now,
+      },
+    );
   } else {
-    run(db, `UPDATE instances SET health = CASE WHEN admin_state = 'active' THEN 'unhealthy' ELSE health END, last_probe_at = @now,
-      last_error = @error, updated_at = @now WHERE id = @id`, { id, error: p.error, now });
+    run(
+      db,
+      `UPDATE instances SET health = CASE WHEN admin_state = 'active' THEN 'unhealthy' ELSE health END, last_probe_at = @now,
+      last_error = @error, updated_at = @now WHERE id = @id`,
+      { id, error: p.error, now },
+    );
   }
 }
 
 /** What the scheduler knows of an instance at run time, as the row keeps it. */
-export type RuntimeHealth = Pick<InstanceRow,
-  | 'id' | 'health' | 'gpu_name' | 'vram_json' | 'comfy_version' | 'queue_length' | 'last_probe_at' | 'last_answer_at' | 'last_error'
-  | 'consecutive_failures' | 'quarantined_until' | 'last_checkpoint'> & { now: number };
+export type RuntimeHealth = Pick<
+  InstanceRow,
+  | 'id'
+  | 'health'
+  | 'gpu_name'
+  | 'vram_json'
+  | 'comfy_version'
+  | 'queue_length'
+  | 'last_probe_at'
+  | 'last_answer_at'
+  | 'last_error'
+  | 'consecutive_failures'
+  | 'quarantined_until'
+  | 'last_checkpoint'
+> & { now: number };
 
 const SQL_PERSIST = `UPDATE instances SET health = @health, gpu_name = COALESCE(@gpu_name, gpu_name), vram_json = COALESCE(@vram_json, vram_json),
   comfy_version = COALESCE(@comfy_version, comfy_version), queue_length = @queue_length, last_probe_at = @last_probe_at,
@@ -296,9 +398,18 @@ export interface StoredNodeListRow {
 
 /** Writes an instance's node list unless the stored one has the same hash; true when written. */
 export function saveNodeList(db: Db, instanceId: string, sha256: string, nodesJson: string, now: number): boolean {
-  return run(db, `INSERT INTO instance_node_lists (instance_id, sha256, nodes_json, loaded_at) VALUES (?, ?, ?, ?)
+  return (
+    run(
+      db,
+      `INSERT INTO instance_node_lists (instance_id, sha256, nodes_json, loaded_at) VALUES (?, ?, ?, ?)
     ON CONFLICT (instance_id) DO UPDATE SET sha256 = excluded.sha256, nodes_json = excluded.nodes_json, loaded_at = excluded.loaded_at
-    WHERE instance_node_lists.sha256 <> excluded.sha256`, instanceId, sha256, nodesJson, now).changes === 1;
+    WHERE instance_node_lists.sha256 <> excluded.sha256`,
+      instanceId,
+      sha256,
+      nodesJson,
+      now,
+    ).changes === 1
+  );
 }
 
 /** Which instances have a stored node list, and its hash (cheap: no list is read). */

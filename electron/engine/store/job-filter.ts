@@ -30,7 +30,9 @@ export function orderBy(sort: string | undefined, descending: boolean | undefine
   if (!descending) return order;
   return order
     .split(',')
-    .map((c) => (/ DESC$/.test(c) ? c.replace(/ DESC$/, ' ASC') : /ASC$/.test(c) ? c.replace(/ASC$/, 'DESC') : `${c} DESC`))
+    .map((c) =>
+      / DESC$/.test(c) ? c.replace(/ DESC$/, ' ASC') : /ASC$/.test(c) ? c.replace(/ASC$/, 'DESC') : `${c} DESC`,
+    )
     .join(',');
 }
 
@@ -71,7 +73,11 @@ export function jobConditions(filter: JobFilter | undefined): { parts: string[];
     parts.push("substr(shot, 1, length(@sequence) + 1) = @sequence || '_'");
     params.sequence = filter.sequence;
   }
-  for (const [key, column] of [['projectPrefix', 'project'], ['episodePrefix', 'episode'], ['shotPrefix', 'shot']] as const) {
+  for (const [key, column] of [
+    ['projectPrefix', 'project'],
+    ['episodePrefix', 'episode'],
+    ['shotPrefix', 'shot'],
+  ] as const) {
     const prefix = filter[key];
     if (prefix) {
       parts.push(`${column} LIKE @${key} ESCAPE '\\'`);

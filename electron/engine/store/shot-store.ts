@@ -8,7 +8,8 @@ import { one, run } from './statements.js';
 
 const SQL_PROJECT = 'INSERT INTO projects (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING';
 const SQL_PROJECT_ID = 'SELECT id FROM projects WHERE name = ?';
-const SQL_EPISODE = 'INSERT INTO episodes (project_id, name, created_at) VALUES (?, ?, ?) ON CONFLICT (project_id, name) DO NOTHING';
+const SQL_EPISODE =
+  'INSERT INTO episodes (project_id, name, created_at) VALUES (?, ?, ?) ON CONFLICT (project_id, name) DO NOTHING';
 const SQL_EPISODE_ID = 'SELECT id FROM episodes WHERE project_id = ? AND name = ?';
 const SQL_SHOT = `INSERT INTO shots (episode_id, code, description, metadata_json, created_at) VALUES (?, ?, ?, ?, ?)
   ON CONFLICT (episode_id, code) DO NOTHING`;
@@ -38,11 +39,21 @@ export class ShotIds {
   /** The shot's id, creating its project, episode and shot rows when they do not exist yet. */
   of(s: ShotName): number {
     const { db, now } = this;
-    const projectId = this.cached(`p\u001f${s.project}`, () => run(db, SQL_PROJECT, s.project, now), () => one<{ id: number }>(db, SQL_PROJECT_ID, s.project));
-    const episodeId = this.cached(`e\u001f${projectId}\u001f${s.episode}`, () => run(db, SQL_EPISODE, projectId, s.episode, now),
-      () => one<{ id: number }>(db, SQL_EPISODE_ID, projectId, s.episode));
-    return this.cached(`s\u001f${episodeId}\u001f${s.shot}`, () => run(db, SQL_SHOT, episodeId, s.shot, s.description, JSON.stringify(s.metadata), now),
-      () => one<{ id: number }>(db, SQL_SHOT_ID, episodeId, s.shot));
+    const projectId = this.cached(
+      `p\u001f${s.project}`,
+      () => run(db, SQL_PROJECT, s.project, now),
+      () => one<{ id: number }>(db, SQL_PROJECT_ID, s.project),
+    );
+    const episodeId = this.cached(
+      `e\u001f${projectId}\u001f${s.episode}`,
+      () => run(db, SQL_EPISODE, projectId, s.episode, now),
+      () => one<{ id: number }>(db, SQL_EPISODE_ID, projectId, s.episode),
+    );
+    return this.cached(
+      `s\u001f${episodeId}\u001f${s.shot}`,
+      () => run(db, SQL_SHOT, episodeId, s.shot, s.description, JSON.stringify(s.metadata), now),
+      () => one<{ id: number }>(db, SQL_SHOT_ID, episodeId, s.shot),
+    );
   }
 
   private cached(key: string, insert: () => unknown, select: () => { id: number } | undefined): number {

@@ -106,7 +106,11 @@ export function versionFor(db: Db, def: TemplateDefinition): { version: number; 
 }
 
 /** Stores a definition as a new version unless the latest version has the same hash. */
-export function saveTemplate(db: Db, clock: Clock, def: TemplateDefinition): { template: StoredTemplate; created: boolean } {
+export function saveTemplate(
+  db: Db,
+  clock: Clock,
+  def: TemplateDefinition,
+): { template: StoredTemplate; created: boolean } {
   const latest = latestTemplate(db, def.name);
   if (latest && latest.hash === def.hash) return { template: latest, created: false };
   const info = run(db, SQL_INSERT, {

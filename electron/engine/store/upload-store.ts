@@ -11,7 +11,11 @@ export function knownUploads(db: Db, hashes: readonly string[]): Map<string, num
   const known = new Map<string, number>();
   for (let i = 0; i < hashes.length; i += 500) {
     const chunk = hashes.slice(i, i + 500);
-    const rows = all<{ sha256: string; size: number }>(db, `SELECT sha256, size FROM uploads WHERE sha256 IN (${chunk.map(() => '?').join(', ')})`, ...chunk);
+    const rows = all<{ sha256: string; size: number }>(
+      db,
+      `SELECT sha256, size FROM uploads WHERE sha256 IN (${chunk.map(() => '?').join(', ')})`,
+      ...chunk,
+    );
     for (const r of rows) known.set(r.sha256, r.size);
   }
   return known;
@@ -22,8 +26,16 @@ export function knownUploads(db: Db, hashes: readonly string[]): Map<string, num
  * person's name or `local`); a second upload of it only marks it used now (its first sender keeps it).
  */
 export function recordUpload(db: Db, sha256: string, size: number, now: number, owner: string): void {
-  run(db, `INSERT INTO uploads (sha256, size, first_seen, uploaded_by, last_used_at) VALUES (?, ?, ?, ?, ?)
-    ON CONFLICT (sha256) DO UPDATE SET last_used_at = excluded.last_used_at`, sha256, size, now, owner, now);
+  run(
+    db,
+    `INSERT INTO uploads (sha256, size, first_seen, uploaded_by, last_used_at) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (sha256) DO UPDATE SET last_used_at = excluded.last_used_at`,
+    sha256,
+    size,
+    now,
+    owner,
+    now,
+  );
 }
 
 /** What one person's stored uploads weigh in all (bytes): their quota (upload_person_max_mb) counts it. */
@@ -44,8 +56,13 @@ export function touchUploads(db: Db, hashes: readonly string[], now: number): vo
  * `<data>/uploads/<sha256>`, so its hash appears in inputs_json): the sweep's candidates, at most `limit`.
  */
 export function unusedUploads(db: Db, before: number, limit: number): string[] {
-  return all<{ sha256: string }>(db, `SELECT u.sha256 FROM uploads u WHERE COALESCE(u.last_used_at, u.first_seen) < ?
-    AND NOT EXISTS (SELECT 1 FROM jobs j WHERE instr(j.inputs_json, u.sha256) > 0) LIMIT ?`, before, limit).map((r) => r.sha256);
+  return all<{ sha256: string }>(
+    db,
+    `SELECT u.sha256 FROM uploads u WHERE COALESCE(u.last_used_at, u.first_seen) < ?
+    AND NOT EXISTS (SELECT 1 FROM jobs j WHERE instr(j.inputs_json, u.sha256) > 0) LIMIT ?`,
+    before,
+    limit,
+  ).map((r) => r.sha256);
 }
 
 /** Forgets an upload whose file was removed. */

@@ -23,8 +23,16 @@ export function toPersonView(r: UserRow): PersonView {
 
 /** False when the name is taken (names ignore case: "Mira" and "mira" are one person). */
 export function insertUser(db: Db, name: string, role: Role, tokenSha256: string, now: number): boolean {
-  return run(db, 'INSERT INTO users (name, role, token_sha256, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (name) DO NOTHING',
-    name, role, tokenSha256, now).changes === 1;
+  return (
+    run(
+      db,
+      'INSERT INTO users (name, role, token_sha256, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (name) DO NOTHING',
+      name,
+      role,
+      tokenSha256,
+      now,
+    ).changes === 1
+  );
 }
 
 export function listUsers(db: Db): UserRow[] {
@@ -55,5 +63,7 @@ export function revokeUser(db: Db, name: string, now: number): boolean {
 
 /** A new token hash: the old token stops matching, and a revoked person is active again. */
 export function setUserToken(db: Db, name: string, tokenSha256: string): boolean {
-  return run(db, 'UPDATE users SET token_sha256 = ?, revoked_at = NULL WHERE name = ?', tokenSha256, name).changes === 1;
+  return (
+    run(db, 'UPDATE users SET token_sha256 = ?, revoked_at = NULL WHERE name = ?', tokenSha256, name).changes === 1
+  );
 }

@@ -15,7 +15,11 @@ export function checkpointOf(workflow: Workflow): string | null {
 }
 
 /** The checkpoint a job loads: its template's, unless a shot parameter sets the loader's input. */
-export function checkpointOfJob(workflow: Workflow, parameters: Readonly<Record<string, string>>, paramsJson: string): string | null {
+export function checkpointOfJob(
+  workflow: Workflow,
+  parameters: Readonly<Record<string, string>>,
+  paramsJson: string,
+): string | null {
   let params: Record<string, unknown> = {};
   try {
     params = JSON.parse(paramsJson) as Record<string, unknown>;

@@ -41,7 +41,10 @@ export function parseTemplateFile(content: string, fileName = 'template'): Templ
   if (isUiFormat(raw)) throw new ShotfarmError('bad_input', `${fileName}: ${UI_FORMAT_MESSAGE}`);
   const parsed = templateFileSchema.safeParse(raw);
   if (!parsed.success) {
-    throw new ShotfarmError('bad_input', `${fileName} is not a valid Shotfarm template:\n  ${describeIssues(parsed.error).join('\n  ')}`);
+    throw new ShotfarmError(
+      'bad_input',
+      `${fileName} is not a valid Shotfarm template:\n  ${describeIssues(parsed.error).join('\n  ')}`,
+    );
   }
   const t = parsed.data;
   const workflow = asApiWorkflow(t.workflow, `${fileName} → workflow`);
@@ -50,7 +53,10 @@ export function parseTemplateFile(content: string, fileName = 'template'): Templ
     .filter(([, , problem]) => problem !== null)
     .map(([name, path, problem]) => `parameter "${name}" → ${path}: ${problem}`);
   if (problems.length) {
-    throw new ShotfarmError('bad_input', `${fileName} names parameters the workflow does not have:\n  ${problems.join('\n  ')}`);
+    throw new ShotfarmError(
+      'bad_input',
+      `${fileName} names parameters the workflow does not have:\n  ${problems.join('\n  ')}`,
+    );
   }
   return {
     name: t.name,

@@ -71,7 +71,10 @@ export function applyParameters(
   for (const [name, value] of Object.entries(values)) {
     const path = paths[name];
     if (!path) {
-      throw new ShotfarmError('bad_input', `Parameter "${name}" is not defined by the template (known: ${Object.keys(paths).join(', ') || 'none'}).`);
+      throw new ShotfarmError(
+        'bad_input',
+        `Parameter "${name}" is not defined by the template (known: ${Object.keys(paths).join(', ') || 'none'}).`,
+      );
     }
     const problem = checkPath(out, path);
     if (problem) throw new ShotfarmError('bad_input', `Parameter "${name}" → ${path}: ${problem}.`);

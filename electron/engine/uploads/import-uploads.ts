@@ -15,12 +15,18 @@ import { mb, uploadFile } from './receive-upload.js';
 const MB = 1024 * 1024;
 
 export function uploadLimits(settings: SettingsReader): { fileMaxBytes: number; importMaxBytes: number } {
-  return { fileMaxBytes: Math.round(settings.get('upload_file_max_mb') * MB), importMaxBytes: Math.round(settings.get('upload_import_max_mb') * MB) };
+  return {
+    fileMaxBytes: Math.round(settings.get('upload_file_max_mb') * MB),
+    importMaxBytes: Math.round(settings.get('upload_import_max_mb') * MB),
+  };
 }
 
 /** What one person may keep uploaded in all (bytes), and how long a file no job uses is kept (ms). */
 export function uploadKeeping(settings: SettingsReader): { personMaxBytes: number; unusedKeepMs: number } {
-  return { personMaxBytes: Math.round(settings.get('upload_person_max_mb') * MB), unusedKeepMs: settings.get('upload_unused_keep_h') * 3_600_000 };
+  return {
+    personMaxBytes: Math.round(settings.get('upload_person_max_mb') * MB),
+    unusedKeepMs: settings.get('upload_unused_keep_h') * 3_600_000,
+  };
 }
 
 /** How an input name is matched: forward slashes, no leading "./". */
@@ -30,23 +36,38 @@ export function inputKey(name: string): string {
 
 function checkImportTotal(total: number, importMaxBytes: number): void {
   if (total > importMaxBytes) {
-    throw new ShotfarmError('bad_input', `The files sent with this shot list come to ${mb(total)}, more than the farm's limit of ${mb(importMaxBytes)} per import (setting upload_import_max_mb); send fewer or smaller files. Nothing was stored.`);
+    throw new ShotfarmError(
+      'bad_input',
+      `The files sent with this shot list come to ${mb(total)}, more than the farm's limit of ${mb(importMaxBytes)} per import (setting upload_import_max_mb); send fewer or smaller files. Nothing was stored.`,
+    );
   }
 }
 
 /** uploads.check: refuses bad names and sizes over the limits (naming the file), else says which hashes to send. */
-export function checkUploads(db: Db, settings: SettingsReader, dbFile: string, files: readonly { name: string; sha256: string; size: number }[], now: number): UploadsCheck {
+export function checkUploads(
+  db: Db,
+  settings: SettingsReader,
+  dbFile: string,
+  files: readonly { name: string; sha256: string; size: number }[],
+  now: number,
+): UploadsCheck {
   const limits = uploadLimits(settings);
   const sizes = new Map<string, number>();
   for (const f of files) {
     const problem = uploadNameProblem(f.name);
     if (problem) throw new ShotfarmError('bad_input', `Upload refused: ${problem}.`);
     if (f.size > limits.fileMaxBytes) {
-      throw new ShotfarmError('bad_input', `Upload refused: ${f.name} is ${mb(f.size)}, larger than the farm's limit of ${mb(limits.fileMaxBytes)} per file (setting upload_file_max_mb). Nothing was stored.`);
+      throw new ShotfarmError(
+        'bad_input',
+        `Upload refused: ${f.name} is ${mb(f.size)}, larger than the farm's limit of ${mb(limits.fileMaxBytes)} per file (setting upload_file_max_mb). Nothing was stored.`,
+      );
     }
     sizes.set(f.sha256, f.size);
   }
-  checkImportTotal([...sizes.values()].reduce((a, b) => a + b, 0), limits.importMaxBytes);
+  checkImportTotal(
+    [...sizes.values()].reduce((a, b) => a + b, 0),
+    limits.importMaxBytes,
+  );
   const dataDir = dirname(dbFile);
   const known = knownUploads(db, [...sizes.keys()]);
   const missing = [...sizes.keys()].filter((h) => !known.has(h) || !existsSync(uploadFile(dataDir, h)));
@@ -60,7 +81,13 @@ export function checkUploads(db: Db, settings: SettingsReader, dbFile: string, f
  * arrived are left out, so the preview says that input is missing; the referenced files together
  * must stay within the per-import limit.
  */
-export function uploadedInputs(db: Db, settings: SettingsReader, dbFile: string, uploads: Readonly<Record<string, string>> | undefined, now: number): Map<string, string> | undefined {
+export function uploadedInputs(
+  db: Db,
+  settings: SettingsReader,
+  dbFile: string,
+  uploads: Readonly<Record<string, string>> | undefined,
+  now: number,
+): Map<string, string> | undefined {
   if (!uploads) return undefined;
   const dataDir = dirname(dbFile);
   const out = new Map<string, string>();
@@ -75,7 +102,10 @@ export function uploadedInputs(db: Db, settings: SettingsReader, dbFile: string,
     sizes.set(sha, size);
     out.set(inputKey(name), file);
   }
-  checkImportTotal([...sizes.values()].reduce((a, b) => a + b, 0), uploadLimits(settings).importMaxBytes);
+  checkImportTotal(
+    [...sizes.values()].reduce((a, b) => a + b, 0),
+    uploadLimits(settings).importMaxBytes,
+  );
   // Previewed: kept at least upload_unused_keep_h from now, longer than the preview itself (an hour).
   touchUploads(db, [...sizes.keys()], now);
   return out;

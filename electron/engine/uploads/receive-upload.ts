@@ -50,7 +50,10 @@ export interface ReceiveOptions {
 }
 
 function fullDisk(name: string): ShotfarmError {
-  return new ShotfarmError('storage', `Upload of ${name} refused: the farm's data disk is full; nothing was stored. Free space on the farm host (its data folder), then send it again.`);
+  return new ShotfarmError(
+    'storage',
+    `Upload of ${name} refused: the farm's data disk is full; nothing was stored. Free space on the farm host (its data folder), then send it again.`,
+  );
 }
 
 /** The disk holding the data folder is full (or the user's disk quota is): a storage word, never "send it again". */
@@ -62,19 +65,31 @@ function diskFull(err: unknown): boolean {
 /** Thrown for a file over the size limit (the server answers 413). */
 export class UploadTooLarge extends ShotfarmError {}
 
-
-export async function receiveUpload(body: AsyncIterable<Buffer | string>, o: ReceiveOptions): Promise<{ stored: boolean; size: number }> {
+export async function receiveUpload(
+  body: AsyncIterable<Buffer | string>,
+  o: ReceiveOptions,
+): Promise<{ stored: boolean; size: number }> {
   const nameProblem = uploadNameProblem(o.name);
   if (nameProblem) throw new ShotfarmError('bad_input', `Upload refused: ${nameProblem}.`);
-  if (!SHA256_PATTERN.test(o.sha256)) throw new ShotfarmError('bad_input', `Upload refused: "${o.sha256.slice(0, 80)}" is not a SHA-256 (64 lowercase hex digits).`);
+  if (!SHA256_PATTERN.test(o.sha256))
+    throw new ShotfarmError(
+      'bad_input',
+      `Upload refused: "${o.sha256.slice(0, 80)}" is not a SHA-256 (64 lowercase hex digits).`,
+    );
   const tooLarge = (size: number) =>
-    new UploadTooLarge('bad_input', `Upload refused: ${o.name} is ${mb(size)}, larger than the farm's limit of ${mb(o.maxBytes)} per file (setting upload_file_max_mb); nothing was stored.`);
+    new UploadTooLarge(
+      'bad_input',
+      `Upload refused: ${o.name} is ${mb(size)}, larger than the farm's limit of ${mb(o.maxBytes)} per file (setting upload_file_max_mb); nothing was stored.`,
+    );
   if (o.declaredSize !== null && o.declaredSize > o.maxBytes) throw tooLarge(o.declaredSize);
   const final = uploadFile(o.dataDir, o.sha256);
   if (hasUpload(o.db, o.sha256) && existsSync(final)) return { stored: false, size: o.declaredSize ?? 0 };
   const maxBytes = Math.min(o.maxBytes, o.admit());
   const overAnnounced = (size: number) =>
-    new UploadTooLarge('bad_input', `Upload refused: ${o.name} is ${size} bytes or more, more than the ${maxBytes} bytes announced for it (uploads.check); nothing was stored.`);
+    new UploadTooLarge(
+      'bad_input',
+      `Upload refused: ${o.name} is ${size} bytes or more, more than the ${maxBytes} bytes announced for it (uploads.check); nothing was stored.`,
+    );
   if (o.declaredSize !== null && o.declaredSize > maxBytes) throw overAnnounced(o.declaredSize);
 
   const temp = join(uploadsDir(o.dataDir), `.tmp-${randomId()}`);
@@ -99,11 +114,17 @@ export async function receiveUpload(body: AsyncIterable<Buffer | string>, o: Rec
       await fh.write(buf);
     }
     if (o.declaredSize !== null && size !== o.declaredSize) {
-      throw new ShotfarmError('bad_input', `Upload refused: ${o.name} arrived with ${size} of its ${o.declaredSize} bytes (truncated); nothing was stored, send it again.`);
+      throw new ShotfarmError(
+        'bad_input',
+        `Upload refused: ${o.name} arrived with ${size} of its ${o.declaredSize} bytes (truncated); nothing was stored, send it again.`,
+      );
     }
     const digest = hash.digest('hex');
     if (digest !== o.sha256) {
-      throw new ShotfarmError('bad_input', `Upload refused: the content of ${o.name} does not match its SHA-256 (got ${digest.slice(0, 12)}…, named ${o.sha256.slice(0, 12)}…): a truncated or altered upload; nothing was stored, send it again.`);
+      throw new ShotfarmError(
+        'bad_input',
+        `Upload refused: the content of ${o.name} does not match its SHA-256 (got ${digest.slice(0, 12)}…, named ${o.sha256.slice(0, 12)}…): a truncated or altered upload; nothing was stored, send it again.`,
+      );
     }
     await fh.sync();
     await fh.close();
@@ -117,7 +138,9 @@ export async function receiveUpload(body: AsyncIterable<Buffer | string>, o: Rec
     await rm(temp, { force: true });
     if (err instanceof ShotfarmError) throw err;
     if (diskFull(err)) throw fullDisk(o.name);
-    throw new ShotfarmError('bad_input', `Upload of ${o.name} was interrupted after ${size} bytes; nothing was stored, send it again.`);
+    throw new ShotfarmError(
+      'bad_input',
+      `Upload of ${o.name} was interrupted after ${size} bytes; nothing was stored, send it again.`,
+    );
   }
 }
-

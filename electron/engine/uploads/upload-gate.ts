@@ -41,7 +41,12 @@ export class UploadGate {
   }
 
   /** Reserves one import's missing files for `sender`; their older reservations go first while all of them would exceed `importMaxBytes`. */
-  reserve(sender: string, files: readonly { sha256: string; size: number }[], importMaxBytes: number, now: number): void {
+  reserve(
+    sender: string,
+    files: readonly { sha256: string; size: number }[],
+    importMaxBytes: number,
+    now: number,
+  ): void {
     const fresh = new Map(files.map((f) => [f.sha256, f.size]));
     const kept = this.live(sender, now).filter((r) => !fresh.has(r.sha256));
     const next = [...kept, ...[...fresh].map(([sha256, size]) => ({ sha256, size, at: now }))];
@@ -72,6 +77,9 @@ export class UploadGate {
 export function checkPersonQuota(db: Db, sender: string, incoming: number, personMaxBytes: number): void {
   const kept = personUploadBytes(db, sender);
   if (kept + incoming <= personMaxBytes) return;
-  const who = sender === 'local' ? 'this farm\'s operator' : sender;
-  throw new UploadTooLarge('bad_input', `Upload refused: the files uploaded by ${who} come to ${mb(kept)}; with ${mb(incoming)} more that is over the farm's limit of ${mb(personMaxBytes)} per person (setting upload_person_max_mb). Files no job uses are removed after upload_unused_keep_h; ask the farm's admin to raise the limit. Nothing was stored.`);
+  const who = sender === 'local' ? "this farm's operator" : sender;
+  throw new UploadTooLarge(
+    'bad_input',
+    `Upload refused: the files uploaded by ${who} come to ${mb(kept)}; with ${mb(incoming)} more that is over the farm's limit of ${mb(personMaxBytes)} per person (setting upload_person_max_mb). Files no job uses are removed after upload_unused_keep_h; ask the farm's admin to raise the limit. Nothing was stored.`,
+  );
 }

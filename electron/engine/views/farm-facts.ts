@@ -41,20 +41,36 @@ export interface KnownNodeList extends NodeListSource {
 }
 
 export function makeFarmFacts(
-  source: FarmFacts['source'], instances: readonly InstanceFacts[], lists: readonly KnownNodeList[], answers: CapabilityAnswers, farmState: FarmState,
+  source: FarmFacts['source'],
+  instances: readonly InstanceFacts[],
+  lists: readonly KnownNodeList[],
+  answers: CapabilityAnswers,
+  farmState: FarmState,
   burstWait: BurstWait = () => null,
 ): FarmFacts {
-  const capability = (template: StoredTemplate, params: Record<string, ParamValue> | string): CapabilityAnswer => answers.answer(lists, template, params);
+  const capability = (template: StoredTemplate, params: Record<string, ParamValue> | string): CapabilityAnswer =>
+    answers.answer(lists, template, params);
   const tokens = new Map(lists.map((l) => [l.id, l.token]));
   const fingerprint = instances
-    .map((i) => [i.id, i.tags.join(','), JSON.stringify(i.vramOverrides), i.totalVramBytes ?? '-', tokens.get(i.id) ?? '-'].join(' '))
+    .map((i) =>
+      [i.id, i.tags.join(','), JSON.stringify(i.vramOverrides), i.totalVramBytes ?? '-', tokens.get(i.id) ?? '-'].join(
+        ' ',
+      ),
+    )
     .join('\n');
   return {
-    source, instances, farmState, fingerprint, capability, burstWait,
+    source,
+    instances,
+    farmState,
+    fingerprint,
+    capability,
+    burstWait,
     // The import preview: against enabled workstations only, and only those whose list is known.
     capabilityProblems(template, params) {
       const answer = capability(template, params);
-      const enabled = instances.filter((i) => i.adminState !== 'disabled' && answer.problems.has(i.id)).map((i) => i.id);
+      const enabled = instances
+        .filter((i) => i.adminState !== 'disabled' && answer.problems.has(i.id))
+        .map((i) => i.id);
       if (enabled.length === 0) return null;
       return enabled.some((id) => answer.capable.has(id)) ? [] : [answer.reasonAmong(enabled)];
     },

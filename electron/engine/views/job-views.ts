@@ -41,5 +41,11 @@ export function currentFarmFacts(src: Pick<JobViewSources, 'db' | 'clock' | 'far
 }
 
 export function jobViewBuilder(src: JobViewSources): JobViews {
-  return (rows) => withLive(src.db, src.farm(), viewsWithWaits(rows, () => currentFarmFacts(src), src.templates), src.clock.now());
+  return (rows) =>
+    withLive(
+      src.db,
+      src.farm(),
+      viewsWithWaits(rows, () => currentFarmFacts(src), src.templates),
+      src.clock.now(),
+    );
 }

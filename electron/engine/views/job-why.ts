@@ -16,16 +16,27 @@ import { shareNote } from '../scheduler/fair-share.js';
 import { withBurstWait } from '../pools/runpod/burst-wait.js';
 
 export function jobWhy(db: Db, job: JobRow, facts: FarmFacts, explain: Explain): JobWhy {
-  const base = { jobId: job.id, state: job.state, blocked: false, instances: [], dependency: null, retryAt: null, source: facts.source };
+  const base = {
+    jobId: job.id,
+    state: job.state,
+    blocked: false,
+    instances: [],
+    dependency: null,
+    retryAt: null,
+    source: facts.source,
+  };
   switch (job.state) {
     case 'queued': {
       const wait = explain(job);
       const blocked = isBlockedWait(wait, facts, job);
       const instances = facts.instances.map((i): InstanceWaitView => {
         const w = wait.perInstance.find((p) => p.instanceId === i.id);
-        return w ? { instanceId: i.id, name: i.name, kind: w.kind, lasting: w.lasting, text: w.text } : { instanceId: i.id, name: i.name, kind: null, lasting: null, text: 'can take it now' };
+        return w
+          ? { instanceId: i.id, name: i.name, kind: w.kind, lasting: w.lasting, text: w.text }
+          : { instanceId: i.id, name: i.name, kind: null, lasting: null, text: 'can take it now' };
       });
-      if (facts.farmState !== 'running' && !blocked) return { ...base, summary: notDispatching(facts.farmState), lasting: 'operator', instances };
+      if (facts.farmState !== 'running' && !blocked)
+        return { ...base, summary: notDispatching(facts.farmState), lasting: 'operator', instances };
       const share = wait.dispatchable || blocked ? null : shareNote(job.project, facts.overShare);
       const summary = withBurstWait(share ? `${wait.summary}; ${share}` : wait.summary, facts.burstWait(job));
       return { ...base, summary, lasting: wait.dispatchable ? 'now' : wait.lasting, blocked, instances };
@@ -35,7 +46,12 @@ export function jobWhy(db: Db, job: JobRow, facts: FarmFacts, explain: Explain):
     case 'failed_retryable': {
       const at = job.not_before;
       const when = at === null ? 'is retried soon' : `retries at ${hhmmss(at)}`;
-      return { ...base, summary: `${when} (attempt ${job.attempts + 1} of ${job.max_attempts}) after: ${job.state_reason ?? 'a failure'}`, lasting: 'now', retryAt: at };
+      return {
+        ...base,
+        summary: `${when} (attempt ${job.attempts + 1} of ${job.max_attempts}) after: ${job.state_reason ?? 'a failure'}`,
+        lasting: 'now',
+        retryAt: at,
+      };
     }
     case 'held':
       return { ...base, summary: 'held by an operator: release it to queue it again', lasting: 'operator' };
@@ -56,7 +72,11 @@ function dependencyWait(db: Db, job: JobRow, explain: Explain): Pick<JobWhy, 'su
   if (dep.state === 'queued') {
     const w = explain(dep);
     const lasting: WaitLasting = w.dispatchable ? 'now' : w.lasting;
-    return { summary: `${what}, which is queued: ${w.dispatchable ? 'about to be dispatched' : w.summary}`, lasting, dependency };
+    return {
+      summary: `${what}, which is queued: ${w.dispatchable ? 'about to be dispatched' : w.summary}`,
+      lasting,
+      dependency,
+    };
   }
   const lasting: WaitLasting = NEEDS_OPERATOR_STATES.includes(dep.state) ? 'operator' : 'now';
   const hint = dep.state === 'held' ? ' (release it)' : lasting === 'operator' ? ' (make a new take of it)' : '';
@@ -77,7 +97,10 @@ export function viewsWithWaits(rows: readonly JobRow[], facts: () => FarmFacts, 
         explain = { facts: f, explain: explainer(f, templates) };
       }
       const { farmState } = explain.facts;
-      view.waitReason = farmState !== 'running' ? notDispatching(farmState) : withBurstWait(explain.explain(r).summary, explain.facts.burstWait(r));
+      view.waitReason =
+        farmState !== 'running'
+          ? notDispatching(farmState)
+          : withBurstWait(explain.explain(r).summary, explain.facts.burstWait(r));
     } else if (r.state === 'failed_retryable' && r.not_before !== null) {
       view.waitReason = `retries at ${hhmmss(r.not_before)}`;
     }

@@ -37,9 +37,13 @@ export function storedFarmFacts(db: Db, settings: SettingsReader, now: number): 
   const farm = readFarmState(db);
   // No farm runs here: the recorded resume is the best known start of dispatching (a farm started since counts from its start).
   const burstWait = burstWaitOf({
-    endpoints: runpodInstanceRows(db), burstAfterS: settings.get('burst_after_s'), budgetUsdPerDay: settings.get('burst_budget_usd_per_day'),
-    spentTodayUsd: () => totalSpendSince(db, utcDayStart(now)), now,
-    dispatchingSince: farm.state === 'running' ? (farm.at ?? 0) : null, queuedAt: (job) => lastQueuedAt(db, job.id) ?? job.enqueued_at,
+    endpoints: runpodInstanceRows(db),
+    burstAfterS: settings.get('burst_after_s'),
+    budgetUsdPerDay: settings.get('burst_budget_usd_per_day'),
+    spentTodayUsd: () => totalSpendSince(db, utcDayStart(now)),
+    now,
+    dispatchingSince: farm.state === 'running' ? (farm.at ?? 0) : null,
+    queuedAt: (job) => lastQueuedAt(db, job.id) ?? job.enqueued_at,
   });
   return makeFarmFacts('store', instances, known, answers, farm.state, burstWait);
 }

@@ -11,25 +11,41 @@ import type { JobSnapshot } from '../scheduler/policy.js';
 import { explainWait, type JobWait } from './wait-reasons.js';
 
 /** What a queued job's wait needs of its row. */
-export type WaitingJob = Pick<JobRow, 'id' | 'priority' | 'stage' | 'vram_gb' | 'tags_json' | 'template_id' | 'params_json'>;
+export type WaitingJob = Pick<
+  JobRow,
+  'id' | 'priority' | 'stage' | 'vram_gb' | 'tags_json' | 'template_id' | 'params_json'
+>;
 
 export type Explain = (job: WaitingJob) => JobWait;
 
 /** An explainer over these facts, remembering answers per job shape for as long as it is kept. */
 export function explainer(facts: FarmFacts, templates: TemplateCache): Explain {
-  const reserved = new Set(facts.instances.map((i) => i.reservedFor?.jobId).filter((id): id is string => id !== undefined));
+  const reserved = new Set(
+    facts.instances.map((i) => i.reservedFor?.jobId).filter((id): id is string => id !== undefined),
+  );
   const memo = new Map<CapabilityAnswer, Map<string, JobWait>>();
   return (job) => {
     const answer = facts.capability(templates.get(job.template_id), job.params_json);
     // A job an instance is reserved for sees that instance differently from every other job.
-    const key = reserved.has(job.id) ? null : `${job.tags_json}\u001f${job.vram_gb}\u001f${job.stage}\u001f${job.priority}`;
+    const key = reserved.has(job.id)
+      ? null
+      : `${job.tags_json}\u001f${job.vram_gb}\u001f${job.stage}\u001f${job.priority}`;
     const known = key === null ? undefined : memo.get(answer)?.get(key);
     if (known) return known;
     const snap: JobSnapshot = {
-      id: job.id, priority: job.priority, stage: job.stage, vramGb: job.vram_gb, tags: JSON.parse(job.tags_json) as string[],
-      checkpoint: null, previousInstanceId: null, oomOn: null,
+      id: job.id,
+      priority: job.priority,
+      stage: job.stage,
+      vramGb: job.vram_gb,
+      tags: JSON.parse(job.tags_json) as string[],
+      checkpoint: null,
+      previousInstanceId: null,
+      oomOn: null,
     };
-    const wait = explainWait(snap, facts.instances.map((i) => ({ ...i, capabilityProblems: answer.problems.get(i.id) ?? null })));
+    const wait = explainWait(
+      snap,
+      facts.instances.map((i) => ({ ...i, capabilityProblems: answer.problems.get(i.id) ?? null })),
+    );
     if (key !== null) {
       let perAnswer = memo.get(answer);
       if (!perAnswer) memo.set(answer, (perAnswer = new Map()));

@@ -7,7 +7,14 @@
  * itself: `shotfarm run --until-idle` stops waiting for it.
  */
 import type { InstanceAdminState, InstanceHealth, WaitKind, WaitLasting } from '../../../shared/domain.js';
-import { reservationHolds, usableVramGb, vramNeedGb, type InstanceSnapshot, type JobSnapshot, type Reservation } from '../scheduler/policy.js';
+import {
+  reservationHolds,
+  usableVramGb,
+  vramNeedGb,
+  type InstanceSnapshot,
+  type JobSnapshot,
+  type Reservation,
+} from '../scheduler/policy.js';
 
 export type { WaitKind, WaitLasting } from '../../../shared/domain.js';
 
@@ -41,8 +48,19 @@ export interface InstanceFacts extends Omit<InstanceSnapshot, 'totalVramBytes'> 
 }
 
 const LASTING: Record<WaitKind, WaitLasting> = {
-  disabled: 'operator', draining: 'operator', missing_tag: 'never', vram_total: 'never', capability: 'never',
-  unknown: 'now', unhealthy: 'now', offline: 'now', quarantined: 'now', node_list_unknown: 'now', vram_other: 'now', reserved: 'now', busy: 'now',
+  disabled: 'operator',
+  draining: 'operator',
+  missing_tag: 'never',
+  vram_total: 'never',
+  capability: 'never',
+  unknown: 'now',
+  unhealthy: 'now',
+  offline: 'now',
+  quarantined: 'now',
+  node_list_unknown: 'now',
+  vram_other: 'now',
+  reserved: 'now',
+  busy: 'now',
 };
 
 const gb = (bytes: number): string => `${Math.round((bytes / GB) * 10) / 10} GB`;
@@ -76,20 +94,40 @@ export function instanceWaitReason(job: JobSnapshot, inst: InstanceFacts): Insta
   }
   if (inst.health === 'offline' || inst.health === 'unhealthy') {
     const since = inst.lastAnswerAt !== null ? ` (last answer ${hhmmss(inst.lastAnswerAt)})` : '';
-    const why = inst.health === 'offline' ? 'is offline' : inst.lastError ? `is unhealthy: ${inst.lastError}` : 'does not answer';
+    const why =
+      inst.health === 'offline' ? 'is offline' : inst.lastError ? `is unhealthy: ${inst.lastError}` : 'does not answer';
     return wait(inst, inst.health, `${why}${since}`);
   }
-  if (inst.health === 'unknown' || inst.totalVramBytes === null) return wait(inst, 'unknown', 'has not answered a probe yet');
+  if (inst.health === 'unknown' || inst.totalVramBytes === null)
+    return wait(inst, 'unknown', 'has not answered a probe yet');
   if (!inst.nodeListLoaded) return wait(inst, 'node_list_unknown', 'has not sent its node list yet');
   const usable = usableVramGb({ ...inst, totalVramBytes: inst.totalVramBytes });
   if (usable < need) {
-    return wait(inst, 'vram_other', `other processes hold ${gb(inst.otherVramBytes)} of VRAM; ${Math.floor(usable * 10) / 10} GB usable, ${need} GB needed`);
+    return wait(
+      inst,
+      'vram_other',
+      `other processes hold ${gb(inst.otherVramBytes)} of VRAM; ${Math.floor(usable * 10) / 10} GB usable, ${need} GB needed`,
+    );
   }
   if (reservationHolds(inst.reservedFor, job)) {
-    return wait(inst, 'reserved', `is kept free for job ${inst.reservedFor?.jobId.slice(0, 8)}, which is too large for the slots that free up`);
+    return wait(
+      inst,
+      'reserved',
+      `is kept free for job ${inst.reservedFor?.jobId.slice(0, 8)}, which is too large for the slots that free up`,
+    );
   }
-  if (inst.running >= inst.maxConcurrency) return wait(inst, 'busy', `is busy (${inst.running} of ${inst.maxConcurrency} slot${inst.maxConcurrency > 1 ? 's' : ''} in use)`);
-  if (usable - inst.runningVramGb < need) return wait(inst, 'busy', `is busy: ${Math.floor((usable - inst.runningVramGb) * 10) / 10} GB free beside what runs there`);
+  if (inst.running >= inst.maxConcurrency)
+    return wait(
+      inst,
+      'busy',
+      `is busy (${inst.running} of ${inst.maxConcurrency} slot${inst.maxConcurrency > 1 ? 's' : ''} in use)`,
+    );
+  if (usable - inst.runningVramGb < need)
+    return wait(
+      inst,
+      'busy',
+      `is busy: ${Math.floor((usable - inst.runningVramGb) * 10) / 10} GB free beside what runs there`,
+    );
   return null;
 }
 
@@ -113,9 +151,14 @@ export function explainWait(job: JobSnapshot, instances: readonly InstanceFacts[
     if (w) perInstance.push(w);
     else dispatchable = true;
   }
-  if (instances.length === 0) return { perInstance, dispatchable, lasting: 'operator', summary: 'no workstation is registered' };
+  if (instances.length === 0)
+    return { perInstance, dispatchable, lasting: 'operator', summary: 'no workstation is registered' };
   if (dispatchable) return { perInstance, dispatchable, lasting: 'now', summary: 'a workstation can take it now' };
-  const lasting: WaitLasting = perInstance.some((w) => w.lasting === 'now') ? 'now' : perInstance.some((w) => w.lasting === 'operator') ? 'operator' : 'never';
+  const lasting: WaitLasting = perInstance.some((w) => w.lasting === 'now')
+    ? 'now'
+    : perInstance.some((w) => w.lasting === 'operator')
+      ? 'operator'
+      : 'never';
   return { perInstance, dispatchable, lasting, summary: summarise(job, perInstance, instances) };
 }
 
@@ -131,11 +174,15 @@ function summarise(job: JobSnapshot, waits: readonly InstanceWait[], instances: 
       const largest = Math.max(...instances.map((i) => i.totalVramBytes ?? 0));
       return `needs ${job.vramGb} GB of VRAM; the largest workstation has ${gb(largest)}`;
     }
-    if (kind === 'capability' && new Set(waits.map((w) => w.text)).size === 1) return `${waits[0]?.text} on any workstation`;
+    if (kind === 'capability' && new Set(waits.map((w) => w.text)).size === 1)
+      return `${waits[0]?.text} on any workstation`;
     if (kind === 'busy') return 'every workstation that can take it is busy';
   }
   // What it waits for first: the reasons that pass by themselves, then those an operator can lift.
   const rank: Record<WaitLasting, number> = { now: 0, operator: 1, never: 2 };
-  const shown = [...waits].sort((a, b) => rank[a.lasting] - rank[b.lasting]).slice(0, 3).map((w) => `${w.name} ${w.text}`);
+  const shown = [...waits]
+    .sort((a, b) => rank[a.lasting] - rank[b.lasting])
+    .slice(0, 3)
+    .map((w) => `${w.name} ${w.text}`);
   return `${shown.join('; ')}${waits.length > 3 ? `; and ${waits.length - 3} more` : ''}`;
 }

@@ -14,12 +14,28 @@ function Detail({ a }: { a: AttemptView }) {
     <tr className="attempt-detail" data-testid="attempt-detail" data-attempt-detail={a.n}>
       <td colSpan={7}>
         <div className="attempt-detail-body">
-        <div className="attempt-detail-head small">
-          <span><span className="muted">Node</span> {a.nodeType ?? '—'}{a.nodeId ? <span className="muted"> (node {a.nodeId})</span> : null}</span>
-          <span><span className="muted">Exception</span> <span className="mono">{a.exceptionType ?? '—'}</span></span>
-        </div>
-        {a.exceptionMessage && <pre className="error-text" data-testid="attempt-message">{a.exceptionMessage}</pre>}
-        {a.traceback && <><div className="muted small">Traceback</div><pre className="error-text traceback" data-testid="attempt-traceback">{a.traceback}</pre></>}
+          <div className="attempt-detail-head small">
+            <span>
+              <span className="muted">Node</span> {a.nodeType ?? '—'}
+              {a.nodeId ? <span className="muted"> (node {a.nodeId})</span> : null}
+            </span>
+            <span>
+              <span className="muted">Exception</span> <span className="mono">{a.exceptionType ?? '—'}</span>
+            </span>
+          </div>
+          {a.exceptionMessage && (
+            <pre className="error-text" data-testid="attempt-message">
+              {a.exceptionMessage}
+            </pre>
+          )}
+          {a.traceback && (
+            <>
+              <div className="muted small">Traceback</div>
+              <pre className="error-text traceback" data-testid="attempt-traceback">
+                {a.traceback}
+              </pre>
+            </>
+          )}
         </div>
       </td>
     </tr>
@@ -33,21 +49,45 @@ function Row({ a }: { a: AttemptView }) {
     <>
       <tr data-attempt={a.n} className={open ? 'open' : undefined}>
         <td className="num">#{a.n}</td>
-        <td><span className={`pill outcome-${a.outcome ?? 'running'}`}>{a.outcome ?? a.state}</span></td>
-        <td>{a.instanceName ?? '—'}<div className="muted small">{a.gpuName ?? ''}</div></td>
-        <td>{a.nodeType ? <>{a.nodeType} <span className="muted">(node {a.nodeId})</span></> : '—'}</td>
+        <td>
+          <span className={`pill outcome-${a.outcome ?? 'running'}`}>{a.outcome ?? a.state}</span>
+        </td>
+        <td>
+          {a.instanceName ?? '—'}
+          <div className="muted small">{a.gpuName ?? ''}</div>
+        </td>
+        <td>
+          {a.nodeType ? (
+            <>
+              {a.nodeType} <span className="muted">(node {a.nodeId})</span>
+            </>
+          ) : (
+            '—'
+          )}
+        </td>
         <td className="exception mono small">
           {a.exceptionType ?? '—'}
           {hasDetail && (
             <div>
-              <button type="button" className="btn btn-sm btn-ghost" onClick={() => setOpen(!open)} aria-expanded={open} data-action="attempt-detail">
+              <button
+                type="button"
+                className="btn btn-sm btn-ghost"
+                onClick={() => setOpen(!open)}
+                aria-expanded={open}
+                data-action="attempt-detail"
+              >
                 {open ? '▾' : '▸'} Traceback
               </button>
             </div>
           )}
         </td>
         <td className="reason">{a.reason ?? ''}</td>
-        <td className="small">{clock(a.dispatchedAt)}<div className="muted">{a.startedAt && a.finishedAt ? `ran ${duration(a.finishedAt - a.startedAt)}` : ''}</div></td>
+        <td className="small">
+          {clock(a.dispatchedAt)}
+          <div className="muted">
+            {a.startedAt && a.finishedAt ? `ran ${duration(a.finishedAt - a.startedAt)}` : ''}
+          </div>
+        </td>
       </tr>
       {open && <Detail a={a} />}
     </>
@@ -62,9 +102,21 @@ export function AttemptsTable({ jobId }: { jobId: string }) {
   return (
     <table className="grid-table attempts" data-testid="attempts">
       <thead>
-        <tr><th>Try</th><th>Outcome</th><th>Instance</th><th>Node</th><th>Exception</th><th>Reason</th><th>When</th></tr>
+        <tr>
+          <th>Try</th>
+          <th>Outcome</th>
+          <th>Instance</th>
+          <th>Node</th>
+          <th>Exception</th>
+          <th>Reason</th>
+          <th>When</th>
+        </tr>
       </thead>
-      <tbody>{q.data.map((a) => <Row key={a.id} a={a} />)}</tbody>
+      <tbody>
+        {q.data.map((a) => (
+          <Row key={a.id} a={a} />
+        ))}
+      </tbody>
     </table>
   );
 }

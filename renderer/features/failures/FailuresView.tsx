@@ -21,18 +21,41 @@ const isOpen = (j: FailedJobView) => j.supersededByTake === null;
  * "Retry all" / "New take all" on a group: for an artist, "Retry my 3" on their own failures only,
  * disabled with the reason when none is theirs — never refused whole at the end.
  */
-function AllButton({ action, label, jobs, session, allowed, actions }: {
-  action: 'retry' | 'newTake'; label: string; jobs: FailedJobView[]; session: SessionView | null; allowed: boolean; actions: FailureActions;
+function AllButton({
+  action,
+  label,
+  jobs,
+  session,
+  allowed,
+  actions,
+}: {
+  action: 'retry' | 'newTake';
+  label: string;
+  jobs: FailedJobView[];
+  session: SessionView | null;
+  allowed: boolean;
+  actions: FailureActions;
 }) {
   const own = ownSplit(session, action, jobs);
   const targets = own ? own.mine : jobs;
   const text = own && own.others > 0 ? `${label} my ${targets.length.toLocaleString()}` : `${label} all`;
-  const title = own && own.others > 0 && session
-    ? (targets.length === 0 ? notYoursHint(session, action) : `${own.others.toLocaleString()} of these ${jobs.length.toLocaleString()} were imported by others and are left alone.`)
-    : undefined;
+  const title =
+    own && own.others > 0 && session
+      ? targets.length === 0
+        ? notYoursHint(session, action)
+        : `${own.others.toLocaleString()} of these ${jobs.length.toLocaleString()} were imported by others and are left alone.`
+      : undefined;
   return (
-    <button type="button" className="btn btn-sm" disabled={targets.length === 0 || !allowed} title={title} data-action={`${action}-all`}
-      onClick={(e) => (e.stopPropagation(), actions.run(action, targets))}>{text}</button>
+    <button
+      type="button"
+      className="btn btn-sm"
+      disabled={targets.length === 0 || !allowed}
+      title={title}
+      data-action={`${action}-all`}
+      onClick={(e) => (e.stopPropagation(), actions.run(action, targets))}
+    >
+      {text}
+    </button>
   );
 }
 
@@ -45,24 +68,55 @@ function Group({ g, actions, showSuperseded }: { g: FailureGroup; actions: Failu
   const listed = showSuperseded ? g.count : toHandle;
   const openJobs = g.jobs.filter(isOpen);
   return (
-    <section className={`failure-group${open ? ' open' : ''}`} data-testid="failure-group" data-error-class={g.errorClass ?? ''}>
+    <section
+      className={`failure-group${open ? ' open' : ''}`}
+      data-testid="failure-group"
+      data-error-class={g.errorClass ?? ''}
+    >
       <header className="failure-head" onClick={() => setOpen(!open)}>
         <span className="chev">{open ? '▾' : '▸'}</span>
-        <span className={`failure-count${toHandle === 0 ? ' failure-count-done' : ''}`} data-testid="failure-count">{toHandle}</span>
+        <span className={`failure-count${toHandle === 0 ? ' failure-count-done' : ''}`} data-testid="failure-count">
+          {toHandle}
+        </span>
         <div className="failure-reason">
-          <div className="reason-text" data-testid="failure-reason">{g.reason}</div>
+          <div className="reason-text" data-testid="failure-reason">
+            {g.reason}
+          </div>
           <div className="failure-meta">
             {g.errorClass && <span className={`badge errclass errclass-${g.errorClass}`}>{g.errorClass}</span>}
-            {g.superseded > 0 && <span className="muted small">{counted(g.superseded, 'superseded take')}{showSuperseded ? '' : ' hidden'}</span>}
+            {g.superseded > 0 && (
+              <span className="muted small">
+                {counted(g.superseded, 'superseded take')}
+                {showSuperseded ? '' : ' hidden'}
+              </span>
+            )}
           </div>
         </div>
-        <AllButton action="retry" label="Retry" jobs={openJobs} session={session} allowed={mayAct('retry')} actions={actions} />
-        <AllButton action="newTake" label="New take" jobs={openJobs} session={session} allowed={mayAct('newTake')} actions={actions} />
+        <AllButton
+          action="retry"
+          label="Retry"
+          jobs={openJobs}
+          session={session}
+          allowed={mayAct('retry')}
+          actions={actions}
+        />
+        <AllButton
+          action="newTake"
+          label="New take"
+          jobs={openJobs}
+          session={session}
+          allowed={mayAct('newTake')}
+          actions={actions}
+        />
       </header>
       {open && (
         <div className="failure-jobs">
-          {jobs.map((j) => <FailedJobLine key={j.id} job={j} actions={actions} />)}
-          {listed > jobs.length && <div className="muted small pad">… {(listed - jobs.length).toLocaleString()} more with this reason.</div>}
+          {jobs.map((j) => (
+            <FailedJobLine key={j.id} job={j} actions={actions} />
+          ))}
+          {listed > jobs.length && (
+            <div className="muted small pad">… {(listed - jobs.length).toLocaleString()} more with this reason.</div>
+          )}
         </div>
       )}
     </section>
@@ -84,22 +138,42 @@ export function FailuresView() {
         <div>
           <h1>Failures</h1>
           <div className="muted" data-testid="failures-summary">
-            {q.data ? `${counted(toHandle, 'failed job')} to handle in ${counted(shown.length, 'group')}, by reason` : 'Loading…'}
+            {q.data
+              ? `${counted(toHandle, 'failed job')} to handle in ${counted(shown.length, 'group')}, by reason`
+              : 'Loading…'}
           </div>
         </div>
         {superseded > 0 && (
-          <button type="button" className="btn" onClick={() => setShowSuperseded(!showSuperseded)} aria-pressed={showSuperseded} data-testid="toggle-superseded"
-            title="Takes an operator replaced with a newer take: handled, kept for their history">
+          <button
+            type="button"
+            className="btn"
+            onClick={() => setShowSuperseded(!showSuperseded)}
+            aria-pressed={showSuperseded}
+            data-testid="toggle-superseded"
+            title="Takes an operator replaced with a newer take: handled, kept for their history"
+          >
             {showSuperseded ? 'Hide superseded takes' : `Show ${counted(superseded, 'superseded take')}`}
           </button>
         )}
       </div>
-      {q.error && <Empty title="Could not load failures" tone="error">{q.error}</Empty>}
-      {q.data && groups.length === 0 && <Empty title="No failures">Every job that ran either finished or is still going.</Empty>}
-      {q.data && groups.length > 0 && shown.length === 0 && (
-        <Empty title="No failures to handle">Every failed take has a newer take. {counted(superseded, 'superseded take')} kept for their history.</Empty>
+      {q.error && (
+        <Empty title="Could not load failures" tone="error">
+          {q.error}
+        </Empty>
       )}
-      <div className="failure-list">{shown.map((g) => <Group key={g.key} g={g} actions={actions} showSuperseded={showSuperseded} />)}</div>
+      {q.data && groups.length === 0 && (
+        <Empty title="No failures">Every job that ran either finished or is still going.</Empty>
+      )}
+      {q.data && groups.length > 0 && shown.length === 0 && (
+        <Empty title="No failures to handle">
+          Every failed take has a newer take. {counted(superseded, 'superseded take')} kept for their history.
+        </Empty>
+      )}
+      <div className="failure-list">
+        {shown.map((g) => (
+          <Group key={g.key} g={g} actions={actions} showSuperseded={showSuperseded} />
+        ))}
+      </div>
       {actions.confirmDialog}
     </section>
   );

@@ -20,7 +20,8 @@ export interface FailureActions {
 
 const WHAT: Record<FailureAction, (n: number) => string> = {
   retry: (n) => `${counted(n, 'job')} go back to the queue as the same take and are rendered again with the same seed.`,
-  newTake: (n) => `${counted(n, 'new take')} ${n === 1 ? 'is' : 'are'} queued, each with a new seed unless its seed is pinned; the failed takes stay in the history, superseded.`,
+  newTake: (n) =>
+    `${counted(n, 'new take')} ${n === 1 ? 'is' : 'are'} queued, each with a new seed unless its seed is pinned; the failed takes stay in the history, superseded.`,
 };
 
 export function useFailureActions(): FailureActions {
@@ -44,7 +45,11 @@ export function useFailureActions(): FailureActions {
   };
   const confirmDialog = asking && (
     <Confirm
-      title={asking.action === 'retry' ? `Retry ${counted(asking.ids.length, 'job')}?` : `Make ${counted(asking.ids.length, 'new take')}?`}
+      title={
+        asking.action === 'retry'
+          ? `Retry ${counted(asking.ids.length, 'job')}?`
+          : `Make ${counted(asking.ids.length, 'new take')}?`
+      }
       confirmLabel={asking.action === 'retry' ? `Retry ${asking.ids.length}` : `Make ${asking.ids.length} new takes`}
       onCancel={() => setAsking(null)}
       onConfirm={() => {

@@ -14,10 +14,24 @@ import { TemplateDialog } from './TemplateDialog.js';
 
 const HIDDEN_KEY = 'shotfarm.firstRunGuide.hidden';
 
-function Step({ n, done, title, children, action }: { n: number; done: boolean; title: string; children: string; action: ReactNode }) {
+function Step({
+  n,
+  done,
+  title,
+  children,
+  action,
+}: {
+  n: number;
+  done: boolean;
+  title: string;
+  children: string;
+  action: ReactNode;
+}) {
   return (
     <li className={`guide-step${done ? ' guide-step-done' : ''}`} data-step={n} data-done={done ? 'yes' : 'no'}>
-      <span className="guide-n" aria-hidden>{done ? '✓' : n}</span>
+      <span className="guide-n" aria-hidden>
+        {done ? '✓' : n}
+      </span>
       <div className="guide-text">
         <div className="guide-title">{title}</div>
         <div className="muted small">{children}</div>
@@ -51,24 +65,80 @@ export function FirstRunGuide() {
     <section className="guide" data-testid="first-run-guide" aria-label="Getting started">
       <div className="guide-head">
         <h2>Three steps to a first render</h2>
-        <button type="button" className="btn btn-ghost btn-sm" onClick={hide}>Hide</button>
+        <button type="button" className="btn btn-ghost btn-sm" onClick={hide}>
+          Hide
+        </button>
       </div>
       <ol className="guide-steps">
-        <Step n={1} done={templates.length > 0} title="Register a template"
-          action={<button type="button" className="btn btn-sm" onClick={() => setOpen('template')} disabled={why('templates') !== undefined} title={why('templates')} data-testid="guide-template">Register a template…</button>}>
-          {templates.length > 0 ? `${templates.length} registered: ${templates.map((t) => t.name).join(', ')}.` : 'A ComfyUI workflow exported in API format, with the inputs a shot may set.'}
+        <Step
+          n={1}
+          done={templates.length > 0}
+          title="Register a template"
+          action={
+            <button
+              type="button"
+              className="btn btn-sm"
+              onClick={() => setOpen('template')}
+              disabled={why('templates') !== undefined}
+              title={why('templates')}
+              data-testid="guide-template"
+            >
+              Register a template…
+            </button>
+          }
+        >
+          {templates.length > 0
+            ? `${templates.length} registered: ${templates.map((t) => t.name).join(', ')}.`
+            : 'A ComfyUI workflow exported in API format, with the inputs a shot may set.'}
         </Step>
-        <Step n={2} done={instances > 0} title="Add a workstation"
-          action={<button type="button" className="btn btn-sm" onClick={() => setOpen('workstation')} disabled={why('workstations') !== undefined} title={why('workstations')} data-testid="guide-workstation">Add a workstation…</button>}>
-          {instances > 0 ? `${instances} registered.` : 'The URL of a ComfyUI server on your network, e.g. http://gpu-01:8188 — test it before saving.'}
+        <Step
+          n={2}
+          done={instances > 0}
+          title="Add a workstation"
+          action={
+            <button
+              type="button"
+              className="btn btn-sm"
+              onClick={() => setOpen('workstation')}
+              disabled={why('workstations') !== undefined}
+              title={why('workstations')}
+              data-testid="guide-workstation"
+            >
+              Add a workstation…
+            </button>
+          }
+        >
+          {instances > 0
+            ? `${instances} registered.`
+            : 'The URL of a ComfyUI server on your network, e.g. http://gpu-01:8188 — test it before saving.'}
         </Step>
-        <Step n={3} done={false} title="Import a shot list"
-          action={<button type="button" className="btn btn-sm btn-primary" onClick={pick} disabled={why('import') !== undefined} title={why('import')} data-testid="guide-import">Import a shot list…</button>}>
-          JSON or CSV (Kitsu, ShotGrid): you see every row checked before anything is stored. You can also drop the file on the window.
+        <Step
+          n={3}
+          done={false}
+          title="Import a shot list"
+          action={
+            <button
+              type="button"
+              className="btn btn-sm btn-primary"
+              onClick={pick}
+              disabled={why('import') !== undefined}
+              title={why('import')}
+              data-testid="guide-import"
+            >
+              Import a shot list…
+            </button>
+          }
+        >
+          JSON or CSV (Kitsu, ShotGrid): you see every row checked before anything is stored. You can also drop the file
+          on the window.
         </Step>
       </ol>
       {open === 'template' && (
-        <TemplateDialog stages={stagesOf(templates)} onClose={() => setOpen(null)} onRegistered={() => (setOpen(null), load())} />
+        <TemplateDialog
+          stages={stagesOf(templates)}
+          onClose={() => setOpen(null)}
+          onRegistered={() => (setOpen(null), load())}
+        />
       )}
       {open === 'workstation' && <InstanceForm instance={null} onClose={() => setOpen(null)} />}
     </section>

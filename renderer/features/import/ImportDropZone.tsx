@@ -27,7 +27,10 @@ export function ImportDropZone({ children }: { children: ReactNode }) {
   const [file, setFileState] = useState<{ read: ReadResult; n: number } | null>(null);
   const opened = useRef(0);
   // A new file (even while a preview is open) gets a fresh dialog, not the old one's state.
-  const setFile = useCallback((read: ReadResult | null) => setFileState(read ? { read, n: ++opened.current } : null), []);
+  const setFile = useCallback(
+    (read: ReadResult | null) => setFileState(read ? { read, n: ++opened.current } : null),
+    [],
+  );
   const input = useRef<HTMLInputElement>(null);
   const depth = useRef(0);
 
@@ -37,19 +40,25 @@ export function ImportDropZone({ children }: { children: ReactNode }) {
 
   // One file: the list alone. Several, or a folder: the list and its images, which a farm across
   // the network (the browser, the desktop in studio mode) is sent before the preview (send-inputs.ts).
-  const take = useCallback(async (picked: PickedFile[]) => {
-    if (picked.length === 0) return;
-    const split = splitPicked(picked);
-    if (!split.ok) return notify('error', split.message);
-    const read = await readShotListFile(split.list.file);
-    if (!read.ok || split.inputs.length === 0 || !client.uploadInput) return setFile(read);
-    try {
-      notify('info', `Sending ${split.inputs.length} input file${split.inputs.length === 1 ? '' : 's'} with ${read.name}…`);
-      setFile({ ...read, uploads: await sendInputs(client, split.inputs) });
-    } catch (err) {
-      notify('error', errorMessage(err));
-    }
-  }, [client, notify, setFile]);
+  const take = useCallback(
+    async (picked: PickedFile[]) => {
+      if (picked.length === 0) return;
+      const split = splitPicked(picked);
+      if (!split.ok) return notify('error', split.message);
+      const read = await readShotListFile(split.list.file);
+      if (!read.ok || split.inputs.length === 0 || !client.uploadInput) return setFile(read);
+      try {
+        notify(
+          'info',
+          `Sending ${split.inputs.length} input file${split.inputs.length === 1 ? '' : 's'} with ${read.name}…`,
+        );
+        setFile({ ...read, uploads: await sendInputs(client, split.inputs) });
+      } catch (err) {
+        notify('error', errorMessage(err));
+      }
+    },
+    [client, notify, setFile],
+  );
 
   const pick = useCallback(() => {
     if (!shell) {
@@ -85,7 +94,8 @@ export function ImportDropZone({ children }: { children: ReactNode }) {
       e.preventDefault();
       depth.current = 0;
       setDragging(false);
-      if (e.dataTransfer) void droppedFiles(e.dataTransfer).then(take, (err: unknown) => notify('error', errorMessage(err)));
+      if (e.dataTransfer)
+        void droppedFiles(e.dataTransfer).then(take, (err: unknown) => notify('error', errorMessage(err)));
     };
     window.addEventListener('dragover', over);
     window.addEventListener('dragenter', enter);
@@ -118,7 +128,9 @@ export function ImportDropZone({ children }: { children: ReactNode }) {
         <div className="dropzone" data-testid="dropzone">
           <div className="dropzone-card">
             <div className="dropzone-title">Drop the shot list (with its images, or its folder) to preview it</div>
-            <div className="muted">JSON or CSV (Kitsu, ShotGrid, Shotfarm columns) — nothing is stored until you confirm.</div>
+            <div className="muted">
+              JSON or CSV (Kitsu, ShotGrid, Shotfarm columns) — nothing is stored until you confirm.
+            </div>
           </div>
         </div>
       )}

@@ -32,8 +32,18 @@ export function stagesOf(templates: readonly TemplateView[]): string[] {
   return [...new Set(templates.map((t) => t.stage))].sort();
 }
 
-export function MappingEditor({ mapping, onChange, templates, checking, onRegisterTemplate }: {
-  mapping: Mapping; onChange: (m: Mapping) => void; templates: readonly TemplateView[]; checking: boolean; onRegisterTemplate: () => void;
+export function MappingEditor({
+  mapping,
+  onChange,
+  templates,
+  checking,
+  onRegisterTemplate,
+}: {
+  mapping: Mapping;
+  onChange: (m: Mapping) => void;
+  templates: readonly TemplateView[];
+  checking: boolean;
+  onRegisterTemplate: () => void;
 }) {
   // Only the priorities the signed-in person may create (the server refuses rush rows to a role without it).
   const { may, why } = useMay();
@@ -41,7 +51,13 @@ export function MappingEditor({ mapping, onChange, templates, checking, onRegist
   const field = (key: 'project' | 'episode', label: string, hint: string) => (
     <label className="field">
       <span className="field-label">{label}</span>
-      <input className="input" value={mapping[key]} placeholder={hint} onChange={(e) => onChange({ ...mapping, [key]: e.target.value })} data-mapping={key} />
+      <input
+        className="input"
+        value={mapping[key]}
+        placeholder={hint}
+        onChange={(e) => onChange({ ...mapping, [key]: e.target.value })}
+        data-mapping={key}
+      />
     </label>
   );
   const fitting = templates.filter((t) => !mapping.stage || t.stage === mapping.stage);
@@ -54,33 +70,74 @@ export function MappingEditor({ mapping, onChange, templates, checking, onRegist
     <div className="mapping" data-testid="mapping">
       <div className="mapping-title">
         Defaults for columns the file does not have
-        <span className={`mapping-checking muted small${checking ? '' : ' mapping-checked'}`} data-testid="mapping-state">{checking ? 'checking…' : 'preview up to date'}</span>
+        <span
+          className={`mapping-checking muted small${checking ? '' : ' mapping-checked'}`}
+          data-testid="mapping-state"
+        >
+          {checking ? 'checking…' : 'preview up to date'}
+        </span>
       </div>
       <div className="mapping-grid">
         {field('project', 'Project', 'e.g. Moonfall')}
         {field('episode', 'Episode', 'e.g. ep101')}
         <label className="field">
           <span className="field-label">Stage</span>
-          <select className="input" value={mapping.stage} onChange={(e) => setStage(e.target.value)} data-mapping="stage">
+          <select
+            className="input"
+            value={mapping.stage}
+            onChange={(e) => setStage(e.target.value)}
+            data-mapping="stage"
+          >
             <option value="">(from file)</option>
-            {stagesOf(templates).map((s) => <option key={s} value={s}>{s}</option>)}
+            {stagesOf(templates).map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
           </select>
         </label>
         <label className="field">
           <span className="field-label">Template</span>
-          <select className="input" value={mapping.template} onChange={(e) => onChange({ ...mapping, template: e.target.value })} data-mapping="template">
+          <select
+            className="input"
+            value={mapping.template}
+            onChange={(e) => onChange({ ...mapping, template: e.target.value })}
+            data-mapping="template"
+          >
             <option value="">(from file)</option>
-            {fitting.map((t) => <option key={t.name} value={t.name}>{t.name} · {t.stage}</option>)}
+            {fitting.map((t) => (
+              <option key={t.name} value={t.name}>
+                {t.name} · {t.stage}
+              </option>
+            ))}
           </select>
         </label>
         <label className="field">
           <span className="field-label">Priority</span>
-          <select className="input" value={mapping.priority} onChange={(e) => onChange({ ...mapping, priority: e.target.value as Priority | '' })} data-mapping="priority">
+          <select
+            className="input"
+            value={mapping.priority}
+            onChange={(e) => onChange({ ...mapping, priority: e.target.value as Priority | '' })}
+            data-mapping="priority"
+          >
             <option value="">(from file / normal)</option>
-            {offered.map((p) => <option key={p} value={p}>{p}</option>)}
+            {offered.map((p) => (
+              <option key={p} value={p}>
+                {p}
+              </option>
+            ))}
           </select>
         </label>
-        <button type="button" className="btn btn-ghost mapping-register" onClick={onRegisterTemplate} disabled={why('templates') !== undefined} title={why('templates')} data-testid="register-template">+ Register a template…</button>
+        <button
+          type="button"
+          className="btn btn-ghost mapping-register"
+          onClick={onRegisterTemplate}
+          disabled={why('templates') !== undefined}
+          title={why('templates')}
+          data-testid="register-template"
+        >
+          + Register a template…
+        </button>
       </div>
     </div>
   );

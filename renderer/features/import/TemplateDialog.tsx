@@ -12,12 +12,18 @@ import { useTemplateDraft, type DraftFields, type Verdict } from './use-template
 import { WorkflowInputs } from './WorkflowInputs.js';
 
 function VerdictLine({ v }: { v: Verdict }) {
-  if (v.status === 'checking') return <span className="muted" data-testid="template-verdict" data-status="checking">Checking…</span>;
+  if (v.status === 'checking')
+    return (
+      <span className="muted" data-testid="template-verdict" data-status="checking">
+        Checking…
+      </span>
+    );
   if (v.status === 'ok') {
     const t = v.view;
     return (
       <span className="ok-text" data-testid="template-verdict" data-status="ok">
-        {t.id ? `Already registered as ${t.name} v${t.version}` : `Ready: ${t.name} v${t.version}`} · {t.stage} · {t.vramGb} GB · {t.timeoutS} s · {t.parameters.length} parameter{t.parameters.length === 1 ? '' : 's'}
+        {t.id ? `Already registered as ${t.name} v${t.version}` : `Ready: ${t.name} v${t.version}`} · {t.stage} ·{' '}
+        {t.vramGb} GB · {t.timeoutS} s · {t.parameters.length} parameter{t.parameters.length === 1 ? '' : 's'}
       </span>
     );
   }
@@ -28,14 +34,25 @@ function Fields({ f, set, stages }: { f: DraftFields; set: (f: DraftFields) => v
   const text = (key: keyof DraftFields, label: string, hint: string, extra: { type?: string; list?: string } = {}) => (
     <label className="field">
       <span className="field-label">{label}</span>
-      <input className="input" value={f[key]} placeholder={hint} onChange={(e) => set({ ...f, [key]: e.target.value })} data-template-field={key} {...extra} />
+      <input
+        className="input"
+        value={f[key]}
+        placeholder={hint}
+        onChange={(e) => set({ ...f, [key]: e.target.value })}
+        data-template-field={key}
+        {...extra}
+      />
     </label>
   );
   return (
     <div className="template-fields">
       {text('name', 'Name', 'e.g. keyframe-img2img')}
       {text('stage', 'Stage', 'keyframe', { list: 'template-stages' })}
-      <datalist id="template-stages">{stages.map((s) => <option key={s} value={s} />)}</datalist>
+      <datalist id="template-stages">
+        {stages.map((s) => (
+          <option key={s} value={s} />
+        ))}
+      </datalist>
       {text('vramGb', 'VRAM (GB)', 'stage default', { type: 'number' })}
       {text('timeoutS', 'Time limit (s)', 'stage default', { type: 'number' })}
       {text('tags', 'Tags', 'img2img, i2v_video')}
@@ -43,7 +60,15 @@ function Fields({ f, set, stages }: { f: DraftFields; set: (f: DraftFields) => v
   );
 }
 
-export function TemplateDialog({ stages, onClose, onRegistered }: { stages: readonly string[]; onClose: () => void; onRegistered: (t: TemplateView) => void }) {
+export function TemplateDialog({
+  stages,
+  onClose,
+  onRegistered,
+}: {
+  stages: readonly string[];
+  onClose: () => void;
+  onRegistered: (t: TemplateView) => void;
+}) {
   const notify = useApp((s) => s.notify);
   const [file, setFile] = useState<{ name: string; text: string } | null>(null);
   const [readError, setReadError] = useState<string | null>(null);
@@ -93,18 +118,40 @@ export function TemplateDialog({ stages, onClose, onRegistered }: { stages: read
         <>
           <VerdictLine v={v} />
           <span className="spacer" />
-          <button type="button" className="btn btn-ghost" onClick={onClose}>Cancel</button>
-          <button type="button" className="btn btn-primary" disabled={busy || v.status !== 'ok' || v.view.id !== 0} onClick={() => void register()} data-testid="template-register">
+          <button type="button" className="btn btn-ghost" onClick={onClose}>
+            Cancel
+          </button>
+          <button
+            type="button"
+            className="btn btn-primary"
+            disabled={busy || v.status !== 'ok' || v.view.id !== 0}
+            onClick={() => void register()}
+            data-testid="template-register"
+          >
             Register template
           </button>
         </>
       }
     >
-      <div className="template-dialog" data-testid="template-dialog" onDragEnter={stop} onDragOver={stop} onDrop={onDrop}>
+      <div
+        className="template-dialog"
+        data-testid="template-dialog"
+        onDragEnter={stop}
+        onDragOver={stop}
+        onDrop={onDrop}
+      >
         <label className={`wf-drop${file ? ' wf-drop-done' : ''}`}>
-          <input type="file" accept=".json,application/json" hidden onChange={(e) => (void take(e.target.files?.[0]), (e.target.value = ''))} data-testid="template-file" />
+          <input
+            type="file"
+            accept=".json,application/json"
+            hidden
+            onChange={(e) => (void take(e.target.files?.[0]), (e.target.value = ''))}
+            data-testid="template-file"
+          />
           {file ? (
-            <span><b>{file.name}</b> <span className="muted">— drop or pick another to replace it</span></span>
+            <span>
+              <b>{file.name}</b> <span className="muted">— drop or pick another to replace it</span>
+            </span>
           ) : (
             <span>
               <b>Drop a ComfyUI workflow here, or click to pick one.</b>
@@ -112,14 +159,23 @@ export function TemplateDialog({ stages, onClose, onRegistered }: { stages: read
             </span>
           )}
         </label>
-        {readError && <div className="alert alert-error" role="alert">{readError}</div>}
+        {readError && (
+          <div className="alert alert-error" role="alert">
+            {readError}
+          </div>
+        )}
         {file && draft.reading?.kind !== 'other' && <Fields f={draft.fields} set={draft.setFields} stages={stages} />}
-        {problem && <pre className="alert alert-error template-errors" role="alert" data-testid="template-errors">{problem}</pre>}
+        {problem && (
+          <pre className="alert alert-error template-errors" role="alert" data-testid="template-errors">
+            {problem}
+          </pre>
+        )}
         {draft.reading && draft.reading.kind !== 'other' && (
           <>
             <div className="muted small wf-hint">
-              Tick the inputs a shot may set and name them. A parameter named <span className="mono">seed</span> gets each take's seed;
-              {' '}<span className="mono">image</span> is where a shot list's input image (or a keyframe, for a motion stage) goes.
+              Tick the inputs a shot may set and name them. A parameter named <span className="mono">seed</span> gets
+              each take's seed; <span className="mono">image</span> is where a shot list's input image (or a keyframe,
+              for a motion stage) goes.
             </div>
             <WorkflowInputs inputs={draft.reading.inputs} chosen={draft.chosen} onChange={draft.setChosen} />
           </>

@@ -39,11 +39,17 @@ export function pickedFromInput(files: FileList | null): PickedFile[] {
 }
 
 /** Hashes the inputs, sends those the farm lacks, and answers name → hash for import.preview. */
-export async function sendInputs(client: ShotfarmClient, inputs: readonly { name: string; file: File }[]): Promise<Record<string, string>> {
+export async function sendInputs(
+  client: ShotfarmClient,
+  inputs: readonly { name: string; file: File }[],
+): Promise<Record<string, string>> {
   const upload = client.uploadInput?.bind(client);
-  if (!upload) throw new Error('This app reads input files from the shot list\'s folder; open the list with Import… instead.');
+  if (!upload)
+    throw new Error("This app reads input files from the shot list's folder; open the list with Import… instead.");
   const hashed = await Promise.all(inputs.map(async (i) => ({ ...i, sha256: await sha256OfBlob(i.file) })));
-  const { missing } = await client.call('uploads.check', { files: hashed.map((h) => ({ name: h.name, sha256: h.sha256, size: h.file.size })) });
+  const { missing } = await client.call('uploads.check', {
+    files: hashed.map((h) => ({ name: h.name, sha256: h.sha256, size: h.file.size })),
+  });
   const needed = new Set(missing);
   for (const h of hashed) {
     if (!needed.has(h.sha256)) continue;

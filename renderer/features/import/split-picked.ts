@@ -10,14 +10,21 @@ export interface PickedFile {
 
 const LIST_NAME = /\.(json|csv|tsv|txt)$/i;
 
-export type SplitFiles = { ok: true; list: PickedFile; inputs: { name: string; file: File }[] } | { ok: false; message: string };
+export type SplitFiles =
+  | { ok: true; list: PickedFile; inputs: { name: string; file: File }[] }
+  | { ok: false; message: string };
 
 /** The shot list (the shallowest list file) and the other files, named relative to the list's folder. */
 export function splitPicked(picked: readonly PickedFile[]): SplitFiles {
   // One file is the list, whatever its name: the preview then says what is wrong with it.
   if (picked.length === 1) return { ok: true, list: picked[0] as PickedFile, inputs: [] };
   const lists = picked.filter((p) => LIST_NAME.test(p.file.name));
-  if (lists.length === 0) return { ok: false, message: 'None of the dropped files is a shot list (JSON or CSV); drop the list together with its images, or its folder.' };
+  if (lists.length === 0)
+    return {
+      ok: false,
+      message:
+        'None of the dropped files is a shot list (JSON or CSV); drop the list together with its images, or its folder.',
+    };
   const depth = (p: PickedFile) => p.path.split('/').length;
   const list = [...lists].sort((a, b) => depth(a) - depth(b))[0] as PickedFile;
   const folder = list.path.includes('/') ? list.path.slice(0, list.path.lastIndexOf('/') + 1) : '';

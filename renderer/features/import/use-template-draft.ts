@@ -5,7 +5,13 @@
  */
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { TemplateView } from '../../../shared/domain.js';
-import { buildTemplateFile, readWorkflowText, suggestParameterName, type WorkflowInput, type WorkflowReading } from '../../../shared/template-builder.js';
+import {
+  buildTemplateFile,
+  readWorkflowText,
+  suggestParameterName,
+  type WorkflowInput,
+  type WorkflowReading,
+} from '../../../shared/template-builder.js';
 import { errorMessage } from '../../client/client.js';
 import { useApp } from '../../store/app-store.js';
 
@@ -17,10 +23,18 @@ export interface DraftFields {
   tags: string;
 }
 
-export type Verdict = { status: 'idle' } | { status: 'checking' } | { status: 'ok'; view: TemplateView } | { status: 'error'; message: string };
+export type Verdict =
+  | { status: 'idle' }
+  | { status: 'checking' }
+  | { status: 'ok'; view: TemplateView }
+  | { status: 'error'; message: string };
 
 const CHECK_AFTER_MS = 250;
-const stem = (fileName: string) => fileName.replace(/\.json$/i, '').replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'template';
+const stem = (fileName: string) =>
+  fileName
+    .replace(/\.json$/i, '')
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/^-+|-+$/g, '') || 'template';
 const numberOrUndefined = (s: string) => (s.trim() === '' || !Number.isFinite(Number(s)) ? undefined : Number(s));
 
 /** The inputs a new template usually exposes: each take's seed, the prompt, the input image. */
@@ -52,11 +66,19 @@ export function useTemplateDraft(file: { name: string; text: string } | null, st
       const t = reading.template;
       const params = (t.parameters && typeof t.parameters === 'object' ? t.parameters : {}) as Record<string, unknown>;
       setFields({
-        name: typeof t.name === 'string' ? t.name : stem(file.name), stage: typeof t.stage === 'string' ? t.stage : stages[0] ?? 'keyframe',
-        vramGb: typeof t.vram_gb === 'number' ? String(t.vram_gb) : '', timeoutS: typeof t.timeout_s === 'number' ? String(t.timeout_s) : '',
+        name: typeof t.name === 'string' ? t.name : stem(file.name),
+        stage: typeof t.stage === 'string' ? t.stage : (stages[0] ?? 'keyframe'),
+        vramGb: typeof t.vram_gb === 'number' ? String(t.vram_gb) : '',
+        timeoutS: typeof t.timeout_s === 'number' ? String(t.timeout_s) : '',
         tags: Array.isArray(t.tags) ? t.tags.join(', ') : '',
       });
-      setChosen(Object.fromEntries(Object.entries(params).filter(([, p]) => typeof p === 'string').map(([name, p]) => [p as string, name])));
+      setChosen(
+        Object.fromEntries(
+          Object.entries(params)
+            .filter(([, p]) => typeof p === 'string')
+            .map(([name, p]) => [p as string, name]),
+        ),
+      );
     } else {
       setFields({ name: stem(file.name), stage: stages[0] ?? 'keyframe', vramGb: '', timeoutS: '', tags: '' });
       setChosen(reading.kind === 'workflow' ? firstChoices(reading.inputs) : {});
@@ -67,7 +89,9 @@ export function useTemplateDraft(file: { name: string; text: string } | null, st
   // Two inputs under one name would silently become one parameter in the file: said here instead.
   const names = Object.values(chosen).map((n) => n.trim());
   const twice = [...new Set(names.filter((n, i) => names.indexOf(n) !== i))];
-  const clash = twice.length ? `Two inputs are named ${twice.map((n) => `"${n}"`).join(', ')}: give each parameter a name of its own.` : null;
+  const clash = twice.length
+    ? `Two inputs are named ${twice.map((n) => `"${n}"`).join(', ')}: give each parameter a name of its own.`
+    : null;
 
   const content = useMemo(() => {
     if (!file || !reading) return null;
@@ -76,8 +100,13 @@ export function useTemplateDraft(file: { name: string; text: string } | null, st
     const vramGb = numberOrUndefined(fields.vramGb);
     const timeoutS = numberOrUndefined(fields.timeoutS);
     return buildTemplateFile({
-      name: fields.name, stage: fields.stage, parameters, workflow: reading.workflow, tags: fields.tags.split(','),
-      ...(vramGb !== undefined ? { vramGb } : {}), ...(timeoutS !== undefined ? { timeoutS } : {}),
+      name: fields.name,
+      stage: fields.stage,
+      parameters,
+      workflow: reading.workflow,
+      tags: fields.tags.split(','),
+      ...(vramGb !== undefined ? { vramGb } : {}),
+      ...(timeoutS !== undefined ? { timeoutS } : {}),
     });
   }, [file, reading, fields, chosen]);
 

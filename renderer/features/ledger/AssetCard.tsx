@@ -9,8 +9,19 @@ function Thumb({ asset, onOpen }: { asset: AssetView; onOpen: () => void }) {
   const assetUrl = useApp((s) => s.client.assetUrl);
   const url = asset.mediaType.startsWith('image/') ? assetUrl(asset.id) : null;
   return (
-    <button type="button" className="thumb" onClick={onOpen} tabIndex={-1} title="Full size (Enter)" data-action="preview">
-      {url ? <img src={url} alt={asset.fileName} loading="lazy" /> : <span className="muted small">{asset.mediaType.split('/')[1] ?? 'file'}</span>}
+    <button
+      type="button"
+      className="thumb"
+      onClick={onOpen}
+      tabIndex={-1}
+      title="Full size (Enter)"
+      data-action="preview"
+    >
+      {url ? (
+        <img src={url} alt={asset.fileName} loading="lazy" />
+      ) : (
+        <span className="muted small">{asset.mediaType.split('/')[1] ?? 'file'}</span>
+      )}
     </button>
   );
 }
@@ -21,7 +32,14 @@ export function RevealButton({ a }: { a: AssetView }) {
   const notify = useApp((s) => s.notify);
   if (!shell) return null;
   return (
-    <button type="button" className="btn btn-ghost reveal" tabIndex={-1} onClick={() => shell.revealFile(a.path).catch((err: unknown) => notify('error', errorMessage(err)))} title={a.path} data-action="reveal">
+    <button
+      type="button"
+      className="btn btn-ghost reveal"
+      tabIndex={-1}
+      onClick={() => shell.revealFile(a.path).catch((err: unknown) => notify('error', errorMessage(err)))}
+      title={a.path}
+      data-action="reveal"
+    >
       Show in folder
     </button>
   );
@@ -44,26 +62,61 @@ export function AssetCard({ a, approved, selected, focused, onApprove, onOpen, o
     <article
       role="gridcell"
       className={`asset${approved ? ' asset-approved' : ''}${selected ? ' asset-selected' : ''}`}
-      data-asset={a.id} data-shot={a.shot} aria-selected={selected} tabIndex={focused ? 0 : -1} onFocus={onFocus}
-      onClick={(e) => (e.shiftKey || e.ctrlKey || e.metaKey) && onSelect({ shift: e.shiftKey, toggle: e.ctrlKey || e.metaKey })}
+      data-asset={a.id}
+      data-shot={a.shot}
+      aria-selected={selected}
+      tabIndex={focused ? 0 : -1}
+      onFocus={onFocus}
+      onClick={(e) =>
+        (e.shiftKey || e.ctrlKey || e.metaKey) && onSelect({ shift: e.shiftKey, toggle: e.ctrlKey || e.metaKey })
+      }
     >
       <label className="asset-pick" title="Select (X)" onClick={(e) => e.stopPropagation()}>
-        <input type="checkbox" tabIndex={-1} checked={selected} onChange={() => onSelect({ shift: false, toggle: true })} aria-label={`Select ${a.fileName}`} />
+        <input
+          type="checkbox"
+          tabIndex={-1}
+          checked={selected}
+          onChange={() => onSelect({ shift: false, toggle: true })}
+          aria-label={`Select ${a.fileName}`}
+        />
       </label>
       <Thumb asset={a} onOpen={onOpen} />
       <div className="asset-body">
-        <div className="asset-title truncate"><b>{a.shot}</b> · {a.stage} <span className="muted">take {a.take}</span></div>
-        <div className="muted small truncate" title={`${a.project} / ${a.episode}`}>{a.project} / {a.episode}</div>
-        <div className="muted small truncate" title={a.path}>{a.fileName}</div>
-        <div className="muted small truncate">{a.width && a.height ? `${a.width}×${a.height} · ` : ''}{bytes(a.bytes)} · {dateTime(a.createdAt)}</div>
-        <div className="muted small truncate" title={`${a.templateName} on ${a.instanceName ?? '—'}`}>{a.templateName} · {a.instanceName ?? '—'}</div>
+        <div className="asset-title truncate">
+          <b>{a.shot}</b> · {a.stage} <span className="muted">take {a.take}</span>
+        </div>
+        <div className="muted small truncate" title={`${a.project} / ${a.episode}`}>
+          {a.project} / {a.episode}
+        </div>
+        <div className="muted small truncate" title={a.path}>
+          {a.fileName}
+        </div>
+        <div className="muted small truncate">
+          {a.width && a.height ? `${a.width}×${a.height} · ` : ''}
+          {bytes(a.bytes)} · {dateTime(a.createdAt)}
+        </div>
+        <div className="muted small truncate" title={`${a.templateName} on ${a.instanceName ?? '—'}`}>
+          {a.templateName} · {a.instanceName ?? '—'}
+        </div>
         {/* The seed on a line of its own: a lead copies it whole to render the take again. */}
-        <div className="muted small truncate" title={`seed ${a.seed ?? '—'}`}>seed <span className="mono">{a.seed ?? '—'}</span></div>
-        <div className="mono tiny muted truncate" title={a.sha256}>sha256 {a.sha256.slice(0, 16)}…</div>
+        <div className="muted small truncate" title={`seed ${a.seed ?? '—'}`}>
+          seed <span className="mono">{a.seed ?? '—'}</span>
+        </div>
+        <div className="mono tiny muted truncate" title={a.sha256}>
+          sha256 {a.sha256.slice(0, 16)}…
+        </div>
         <RevealButton a={a} />
       </div>
-      <button type="button" className={`approve${approved ? ' approve-on' : ''}`} tabIndex={-1} onClick={(e) => (e.stopPropagation(), onApprove())} aria-pressed={approved} data-action="approve"
-        title={why('approvals') ?? 'Approve (Space)'} disabled={!may('approvals')}>
+      <button
+        type="button"
+        className={`approve${approved ? ' approve-on' : ''}`}
+        tabIndex={-1}
+        onClick={(e) => (e.stopPropagation(), onApprove())}
+        aria-pressed={approved}
+        data-action="approve"
+        title={why('approvals') ?? 'Approve (Space)'}
+        disabled={!may('approvals')}
+      >
         {approved ? '✓ Approved' : 'Approve'}
       </button>
     </article>

@@ -21,8 +21,16 @@ function columns(grid: HTMLElement | null): number {
   return Math.max(1, getComputedStyle(grid).gridTemplateColumns.split(' ').filter(Boolean).length);
 }
 
-export function AssetGrid({ rows, approval, selection, onOpen }: {
-  rows: readonly AssetView[]; approval: Approval; selection: GridSelection; onOpen: (index: number) => void;
+export function AssetGrid({
+  rows,
+  approval,
+  selection,
+  onOpen,
+}: {
+  rows: readonly AssetView[];
+  approval: Approval;
+  selection: GridSelection;
+  onOpen: (index: number) => void;
 }) {
   const grid = useRef<HTMLDivElement>(null);
   const [focus, setFocus] = useState(0);
@@ -81,8 +89,14 @@ export function AssetGrid({ rows, approval, selection, onOpen }: {
     <div className="assets" ref={grid} onKeyDown={onKey} role="grid" aria-label="Outputs" data-testid="asset-grid">
       {rows.map((a, i) => (
         <AssetCard
-          key={a.id} a={a} approved={approval.shown(a)} selected={selection.ids.has(a.id)} focused={i === at}
-          onFocus={() => setFocus(i)} onOpen={() => onOpen(i)} onApprove={() => approval.set([a], !approval.shown(a))}
+          key={a.id}
+          a={a}
+          approved={approval.shown(a)}
+          selected={selection.ids.has(a.id)}
+          focused={i === at}
+          onFocus={() => setFocus(i)}
+          onOpen={() => onOpen(i)}
+          onApprove={() => approval.set([a], !approval.shown(a))}
           onSelect={(mods) => select(i, mods)}
         />
       ))}

@@ -18,7 +18,8 @@ function toEpoch(local: string): number | undefined {
 }
 
 const WHAT: Record<ExportKind, string> = {
-  runlog: 'One row per attempt: where it belongs (project, episode, sequence, shot, stage, take, attempt), what happened, where and from what, and when (local time). wait_s counts from when the job last became eligible to run.',
+  runlog:
+    'One row per attempt: where it belongs (project, episode, sequence, shot, stage, take, attempt), what happened, where and from what, and when (local time). wait_s counts from when the job last became eligible to run.',
   ledger: 'One row per output file: path, SHA-256, size, template, seed, approval.',
 };
 
@@ -37,9 +38,11 @@ export function ExportPanel() {
   const label = kind === 'runlog' ? 'run log' : 'ledger';
 
   const filter = (): ExportFilterInput => ({
-    ...(project.trim() ? { project: project.trim() } : {}), ...(episode.trim() ? { episode: episode.trim() } : {}),
+    ...(project.trim() ? { project: project.trim() } : {}),
+    ...(episode.trim() ? { episode: episode.trim() } : {}),
     ...(kind === 'runlog' && outcome ? { outcome } : {}),
-    ...(toEpoch(from) !== undefined ? { from: toEpoch(from) } : {}), ...(toEpoch(to) !== undefined ? { to: toEpoch(to) } : {}),
+    ...(toEpoch(from) !== undefined ? { from: toEpoch(from) } : {}),
+    ...(toEpoch(to) !== undefined ? { to: toEpoch(to) } : {}),
   });
 
   const run = async () => {
@@ -71,38 +74,106 @@ export function ExportPanel() {
       <div className="panel-head">
         <h2>Export CSV</h2>
         <div className="seg" role="group">
-          <button type="button" className={`seg-btn${kind === 'runlog' ? ' seg-on' : ''}`} onClick={() => setKind('runlog')} data-export-kind="runlog">Run log</button>
-          <button type="button" className={`seg-btn${kind === 'ledger' ? ' seg-on' : ''}`} onClick={() => setKind('ledger')} data-export-kind="ledger">Ledger</button>
+          <button
+            type="button"
+            className={`seg-btn${kind === 'runlog' ? ' seg-on' : ''}`}
+            onClick={() => setKind('runlog')}
+            data-export-kind="runlog"
+          >
+            Run log
+          </button>
+          <button
+            type="button"
+            className={`seg-btn${kind === 'ledger' ? ' seg-on' : ''}`}
+            onClick={() => setKind('ledger')}
+            data-export-kind="ledger"
+          >
+            Ledger
+          </button>
         </div>
       </div>
       <p className="muted small">{WHAT[kind]}</p>
       <div className="export-grid">
-        <label className="field"><span className="field-label">Project</span><input className="input" value={project} onChange={(e) => setProject(e.target.value)} placeholder="all" data-export-filter="project" /></label>
-        <label className="field"><span className="field-label">Episode</span><input className="input" value={episode} onChange={(e) => setEpisode(e.target.value)} placeholder="all" data-export-filter="episode" /></label>
+        <label className="field">
+          <span className="field-label">Project</span>
+          <input
+            className="input"
+            value={project}
+            onChange={(e) => setProject(e.target.value)}
+            placeholder="all"
+            data-export-filter="project"
+          />
+        </label>
+        <label className="field">
+          <span className="field-label">Episode</span>
+          <input
+            className="input"
+            value={episode}
+            onChange={(e) => setEpisode(e.target.value)}
+            placeholder="all"
+            data-export-filter="episode"
+          />
+        </label>
         {kind === 'runlog' && (
           <label className="field field-wide">
             <span className="field-label">Outcome</span>
-            <select className="input" value={outcome} onChange={(e) => setOutcome(e.target.value)} data-testid="export-outcome">
-              {['', ...RUNLOG_OUTCOMES].map((o) => <option key={o} value={o}>{o || 'all'}</option>)}
+            <select
+              className="input"
+              value={outcome}
+              onChange={(e) => setOutcome(e.target.value)}
+              data-testid="export-outcome"
+            >
+              {['', ...RUNLOG_OUTCOMES].map((o) => (
+                <option key={o} value={o}>
+                  {o || 'all'}
+                </option>
+              ))}
             </select>
           </label>
         )}
-        <label className="field"><span className="field-label">From</span><input className="input" type="datetime-local" value={from} onChange={(e) => setFrom(e.target.value)} /></label>
-        <label className="field"><span className="field-label">To</span><input className="input" type="datetime-local" value={to} onChange={(e) => setTo(e.target.value)} /></label>
-        <button type="button" className="btn btn-primary export-go" onClick={() => void run()} disabled={busy} data-testid="export-run">
+        <label className="field">
+          <span className="field-label">From</span>
+          <input className="input" type="datetime-local" value={from} onChange={(e) => setFrom(e.target.value)} />
+        </label>
+        <label className="field">
+          <span className="field-label">To</span>
+          <input className="input" type="datetime-local" value={to} onChange={(e) => setTo(e.target.value)} />
+        </label>
+        <button
+          type="button"
+          className="btn btn-primary export-go"
+          onClick={() => void run()}
+          disabled={busy}
+          data-testid="export-run"
+        >
           {busy ? 'Writing…' : client.shell ? `Save ${label}…` : `Download ${label}`}
         </button>
       </div>
       <p className="muted tiny export-where">
-        {client.shell ? 'Saved where you choose, named shotfarm-<kind>-<date>_<time>.csv; an existing file is never replaced.' : 'Your browser saves it as shotfarm-<kind>-<date>_<time>.csv; nothing is written on the server.'}
+        {client.shell
+          ? 'Saved where you choose, named shotfarm-<kind>-<date>_<time>.csv; an existing file is never replaced.'
+          : 'Your browser saves it as shotfarm-<kind>-<date>_<time>.csv; nothing is written on the server.'}
       </p>
       {saved && (
         <div className="alert alert-ok" data-testid="export-result" data-rows={saved.rows} data-path={saved.path}>
-          Wrote <b>{saved.rows.toLocaleString()}</b> row{saved.rows === 1 ? '' : 's'} ({bytes(saved.bytes)}) to <span className="mono">{saved.path}</span>
-          {client.shell && <button type="button" className="btn btn-sm btn-ghost" onClick={() => client.shell?.revealFile(saved.path).catch((err: unknown) => setError(errorMessage(err)))}>Show in folder</button>}
+          Wrote <b>{saved.rows.toLocaleString()}</b> row{saved.rows === 1 ? '' : 's'} ({bytes(saved.bytes)}) to{' '}
+          <span className="mono">{saved.path}</span>
+          {client.shell && (
+            <button
+              type="button"
+              className="btn btn-sm btn-ghost"
+              onClick={() => client.shell?.revealFile(saved.path).catch((err: unknown) => setError(errorMessage(err)))}
+            >
+              Show in folder
+            </button>
+          )}
         </div>
       )}
-      {error && <div className="alert alert-error" role="alert">{error}</div>}
+      {error && (
+        <div className="alert alert-error" role="alert">
+          {error}
+        </div>
+      )}
     </section>
   );
 }

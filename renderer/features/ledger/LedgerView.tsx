@@ -22,7 +22,15 @@ export function LedgerView() {
   const [version, setVersion] = useState(0);
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [viewing, setViewing] = useState<number | null>(null);
-  const clean: LedgerFilter = useMemo(() => Object.fromEntries(Object.entries(filter).filter(([, v]) => v.trim() !== '').map(([k, v]) => [k, v.trim()])), [filter]);
+  const clean: LedgerFilter = useMemo(
+    () =>
+      Object.fromEntries(
+        Object.entries(filter)
+          .filter(([, v]) => v.trim() !== '')
+          .map(([k, v]) => [k, v.trim()]),
+      ),
+    [filter],
+  );
   const q = useLedgerPage(clean, limit, version);
   const rows = useMemo(() => q.data?.rows ?? [], [q.data]);
   const approval = useApproval(q.data?.rows, () => setVersion((v) => v + 1));
@@ -31,7 +39,13 @@ export function LedgerView() {
   const field = (key: keyof typeof filter, label: string) => (
     <label className="field field-inline">
       <span className="field-label">{label}</span>
-      <input className="input" value={filter[key]} placeholder="all" onChange={(e) => (setFilter({ ...filter, [key]: e.target.value }), setLimit(PAGE), setSelected(new Set()))} data-ledger-filter={key} />
+      <input
+        className="input"
+        value={filter[key]}
+        placeholder="all"
+        onChange={(e) => (setFilter({ ...filter, [key]: e.target.value }), setLimit(PAGE), setSelected(new Set()))}
+        data-ledger-filter={key}
+      />
     </label>
   );
   return (
@@ -39,7 +53,9 @@ export function LedgerView() {
       <div className="view-head">
         <div>
           <h1>Ledger</h1>
-          <div className="muted">{q.data ? `${counted(q.data.total, 'output file')}, hashed, with where and how they were made` : 'Loading…'}</div>
+          <div className="muted">
+            {q.data ? `${counted(q.data.total, 'output file')}, hashed, with where and how they were made` : 'Loading…'}
+          </div>
         </div>
       </div>
       <div className="filters">
@@ -55,32 +71,80 @@ export function LedgerView() {
             {picked.length > 0 ? (
               <>
                 <span className="selcount">{counted(picked.length, 'output')} selected</span>
-                <button type="button" className="btn btn-sm btn-primary" onClick={() => approval.set(picked, true)} disabled={!may('approvals')} title={why('approvals')} data-action="approve-selected">Approve</button>
-                <button type="button" className="btn btn-sm" onClick={() => approval.set(picked, false)} disabled={!may('approvals')} title={why('approvals')} data-action="unapprove-selected">Unapprove</button>
-                <button type="button" className="btn btn-sm btn-ghost" onClick={() => setSelected(new Set())}>Clear</button>
+                <button
+                  type="button"
+                  className="btn btn-sm btn-primary"
+                  onClick={() => approval.set(picked, true)}
+                  disabled={!may('approvals')}
+                  title={why('approvals')}
+                  data-action="approve-selected"
+                >
+                  Approve
+                </button>
+                <button
+                  type="button"
+                  className="btn btn-sm"
+                  onClick={() => approval.set(picked, false)}
+                  disabled={!may('approvals')}
+                  title={why('approvals')}
+                  data-action="unapprove-selected"
+                >
+                  Unapprove
+                </button>
+                <button type="button" className="btn btn-sm btn-ghost" onClick={() => setSelected(new Set())}>
+                  Clear
+                </button>
               </>
             ) : (
-              <span className="muted small truncate">Arrows move · Space approves · Enter full size · X or Ctrl+click selects · A / U approve / unapprove the selection</span>
+              <span className="muted small truncate">
+                Arrows move · Space approves · Enter full size · X or Ctrl+click selects · A / U approve / unapprove the
+                selection
+              </span>
             )}
             <span className="spacer" />
             {q.newer > 0 && (
-              <button type="button" className="new-outputs" onClick={() => (q.showNewer(), setSelected(new Set()))} data-testid="new-outputs" data-newer={q.newer}>
+              <button
+                type="button"
+                className="new-outputs"
+                onClick={() => (q.showNewer(), setSelected(new Set()))}
+                data-testid="new-outputs"
+                data-newer={q.newer}
+              >
                 {counted(q.newer, 'new output')} — show
               </button>
             )}
           </div>
-          {q.error && <Empty title="Could not load the ledger" tone="error">{q.error}</Empty>}
-          {q.data && rows.length === 0 && <Empty title="No outputs yet">Finished renders appear here with their hash, size and settings.</Empty>}
-          <AssetGrid rows={rows} approval={approval} selection={{ ids: selected, set: setSelected }} onOpen={setViewing} />
+          {q.error && (
+            <Empty title="Could not load the ledger" tone="error">
+              {q.error}
+            </Empty>
+          )}
+          {q.data && rows.length === 0 && (
+            <Empty title="No outputs yet">Finished renders appear here with their hash, size and settings.</Empty>
+          )}
+          <AssetGrid
+            rows={rows}
+            approval={approval}
+            selection={{ ids: selected, set: setSelected }}
+            onOpen={setViewing}
+          />
           {q.data && q.data.total > rows.length && (
-            <button type="button" className="btn btn-ghost more" onClick={() => setLimit(limit + PAGE)}>Show more ({(q.data.total - rows.length).toLocaleString()} left)</button>
+            <button type="button" className="btn btn-ghost more" onClick={() => setLimit(limit + PAGE)}>
+              Show more ({(q.data.total - rows.length).toLocaleString()} left)
+            </button>
           )}
         </div>
         {may('exports') && <ExportPanel />}
       </div>
       {viewing !== null && (
-        <Lightbox assets={rows} index={viewing} approved={approval.shown} onIndex={setViewing} onClose={() => setViewing(null)}
-          onApprove={(a) => approval.set([a], !approval.shown(a))} />
+        <Lightbox
+          assets={rows}
+          index={viewing}
+          approved={approval.shown}
+          onIndex={setViewing}
+          onClose={() => setViewing(null)}
+          onApprove={(a) => approval.set([a], !approval.shown(a))}
+        />
       )}
       {approval.confirmDialog}
     </section>

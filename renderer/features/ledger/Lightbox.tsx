@@ -10,8 +10,20 @@ import { useMay } from '../../store/use-may.js';
 import { useApp } from '../../store/app-store.js';
 import { RevealButton } from './AssetCard.js';
 
-export function Lightbox({ assets, index, approved, onIndex, onApprove, onClose }: {
-  assets: readonly AssetView[]; index: number; approved: (a: AssetView) => boolean; onIndex: (i: number) => void; onApprove: (a: AssetView) => void; onClose: () => void;
+export function Lightbox({
+  assets,
+  index,
+  approved,
+  onIndex,
+  onApprove,
+  onClose,
+}: {
+  assets: readonly AssetView[];
+  index: number;
+  approved: (a: AssetView) => boolean;
+  onIndex: (i: number) => void;
+  onApprove: (a: AssetView) => void;
+  onClose: () => void;
 }) {
   const assetUrl = useApp((s) => s.client.assetUrl);
   const shell = useApp((s) => s.client.shell);
@@ -39,20 +51,78 @@ export function Lightbox({ assets, index, approved, onIndex, onApprove, onClose 
   const video = a.mediaType.startsWith('video/') && !shell;
   const on = approved(a);
   return createPortal(
-    <div className="backdrop lightbox" data-testid="lightbox" data-asset={a.id} onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
-      <div className={`lightbox-stage${actual ? ' lightbox-actual' : ''}`} onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
-        {image && url && <img src={url} alt={a.fileName} onClick={() => setActual(!actual)} title={actual ? 'Fit the window' : 'Actual size'} />}
+    <div
+      className="backdrop lightbox"
+      data-testid="lightbox"
+      data-asset={a.id}
+      onMouseDown={(e) => e.target === e.currentTarget && onClose()}
+    >
+      <div
+        className={`lightbox-stage${actual ? ' lightbox-actual' : ''}`}
+        onMouseDown={(e) => e.target === e.currentTarget && onClose()}
+      >
+        {image && url && (
+          <img
+            src={url}
+            alt={a.fileName}
+            onClick={() => setActual(!actual)}
+            title={actual ? 'Fit the window' : 'Actual size'}
+          />
+        )}
         {video && url && <video src={url} controls autoPlay loop />}
-        {!image && !video && <div className="muted">No preview for {a.mediaType}. <RevealButton a={a} /></div>}
+        {!image && !video && (
+          <div className="muted">
+            No preview for {a.mediaType}. <RevealButton a={a} />
+          </div>
+        )}
       </div>
       <footer className="lightbox-bar">
-        <span className="truncate"><b>{a.project} / {a.episode} / {a.shot}</b> · {a.stage} · take {a.take} <span className="muted">— {a.fileName}{a.width && a.height ? ` · ${a.width}×${a.height}` : ''} · {bytes(a.bytes)}</span></span>
+        <span className="truncate">
+          <b>
+            {a.project} / {a.episode} / {a.shot}
+          </b>{' '}
+          · {a.stage} · take {a.take}{' '}
+          <span className="muted">
+            — {a.fileName}
+            {a.width && a.height ? ` · ${a.width}×${a.height}` : ''} · {bytes(a.bytes)}
+          </span>
+        </span>
         <span className="spacer" />
-        <span className="muted small">{index + 1} / {assets.length} · ← → · Space approves · Esc</span>
-        <button type="button" className="btn btn-sm" disabled={index === 0} onClick={() => onIndex(index - 1)} aria-label="Previous">‹</button>
-        <button type="button" className="btn btn-sm" disabled={index >= assets.length - 1} onClick={() => onIndex(index + 1)} aria-label="Next">›</button>
-        <button type="button" className={`btn btn-sm${on ? ' btn-approved' : ' btn-primary'}`} onClick={() => onApprove(a)} aria-pressed={on} disabled={!may('approvals')} title={why('approvals')} data-action="lightbox-approve">{on ? '✓ Approved' : 'Approve'}</button>
-        <button type="button" className="btn btn-sm btn-ghost" onClick={onClose} aria-label="Close">×</button>
+        <span className="muted small">
+          {index + 1} / {assets.length} · ← → · Space approves · Esc
+        </span>
+        <button
+          type="button"
+          className="btn btn-sm"
+          disabled={index === 0}
+          onClick={() => onIndex(index - 1)}
+          aria-label="Previous"
+        >
+          ‹
+        </button>
+        <button
+          type="button"
+          className="btn btn-sm"
+          disabled={index >= assets.length - 1}
+          onClick={() => onIndex(index + 1)}
+          aria-label="Next"
+        >
+          ›
+        </button>
+        <button
+          type="button"
+          className={`btn btn-sm${on ? ' btn-approved' : ' btn-primary'}`}
+          onClick={() => onApprove(a)}
+          aria-pressed={on}
+          disabled={!may('approvals')}
+          title={why('approvals')}
+          data-action="lightbox-approve"
+        >
+          {on ? '✓ Approved' : 'Approve'}
+        </button>
+        <button type="button" className="btn btn-sm btn-ghost" onClick={onClose} aria-label="Close">
+          ×
+        </button>
       </footer>
     </div>,
     document.body,

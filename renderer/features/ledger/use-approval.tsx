@@ -37,7 +37,8 @@ export function useApproval(rows: readonly AssetView[] | undefined, onDone: () =
     setPending((p) => ({ ...p, ...Object.fromEntries(ids.map((id) => [id, approved])) }));
     try {
       await client.call('assets.approve', { ids, approved });
-      if (ids.length > 1) notify('success', `${approved ? 'Approved' : 'Unapproved'} ${counted(ids.length, 'output')}.`);
+      if (ids.length > 1)
+        notify('success', `${approved ? 'Approved' : 'Unapproved'} ${counted(ids.length, 'output')}.`);
     } catch (err) {
       notify('error', errorMessage(err));
       setPending((p) => Object.fromEntries(Object.entries(p).filter(([id]) => !ids.includes(id))));

@@ -13,7 +13,9 @@ const KEY_HINT: Partial<Record<JobAction, string>> = { moveToTop: 'T', hold: 'H'
 
 export function ActionBar() {
   // The selection's distinct (state, importer) pairs: all the bar needs to enable its actions.
-  const kinds = useApp(useShallow((s) => [...new Set(selectedJobs(s).map((j) => `${j.state}\n${j.importedBy ?? ''}`))]));
+  const kinds = useApp(
+    useShallow((s) => [...new Set(selectedJobs(s).map((j) => `${j.state}\n${j.importedBy ?? ''}`))]),
+  );
   const count = useApp((s) => s.selected.size);
   const runAction = useApp((s) => s.runAction);
   const clear = useApp((s) => s.clearSelection);
@@ -42,16 +44,31 @@ export function ActionBar() {
         data-action="bump"
       >
         <option value="">Bump to…</option>
-        {PRIORITIES.filter((p) => mayAct('bump', p)).map((p) => <option key={p} value={p}>{p}</option>)}
+        {PRIORITIES.filter((p) => mayAct('bump', p)).map((p) => (
+          <option key={p} value={p}>
+            {p}
+          </option>
+        ))}
       </select>
       {JOB_ACTIONS.filter((a) => a !== 'bump' && a !== 'uncancel').map((a) => (
-        <button type="button" key={a} className={`btn btn-sm${a === 'cancel' ? ' btn-danger-ghost' : ''}`} disabled={!enabled(a)} onClick={() => void runAction(a)} data-action={a}
-          title={hint(a) ?? (KEY_HINT[a] ? `Shortcut: ${KEY_HINT[a]}` : undefined)}>
+        <button
+          type="button"
+          key={a}
+          className={`btn btn-sm${a === 'cancel' ? ' btn-danger-ghost' : ''}`}
+          disabled={!enabled(a)}
+          onClick={() => void runAction(a)}
+          data-action={a}
+          title={hint(a) ?? (KEY_HINT[a] ? `Shortcut: ${KEY_HINT[a]}` : undefined)}
+        >
           {ACTION_LABEL[a]}
           {KEY_HINT[a] && <kbd>{KEY_HINT[a]}</kbd>}
         </button>
       ))}
-      {count > 0 && <button type="button" className="btn btn-sm btn-ghost" onClick={clear}>Clear</button>}
+      {count > 0 && (
+        <button type="button" className="btn btn-sm btn-ghost" onClick={clear}>
+          Clear
+        </button>
+      )}
       <span className="spacer" />
       <UndoLast />
       <QueueOrder />

@@ -30,14 +30,26 @@ export function CopyLink() {
   };
   return (
     <div className="saved-views" ref={box}>
-      <button type="button" className="btn btn-sm" onClick={() => void copy()} data-testid="copy-link" title="Copy the address of this view (filters, order, open job) to send to someone">
+      <button
+        type="button"
+        className="btn btn-sm"
+        onClick={() => void copy()}
+        data-testid="copy-link"
+        title="Copy the address of this view (filters, order, open job) to send to someone"
+      >
         Copy link
       </button>
       {shown !== null && (
         <div className="popover copy-link-pop" role="dialog" aria-label="Link to this view">
           <div className="muted small pad">Copy this link (Ctrl+C):</div>
-          <input ref={input} className="input input-sm" readOnly value={shown} data-testid="copy-link-text"
-            onKeyDown={(e) => e.key === 'Escape' && setShown(null)} />
+          <input
+            ref={input}
+            className="input input-sm"
+            readOnly
+            value={shown}
+            data-testid="copy-link-text"
+            onKeyDown={(e) => e.key === 'Escape' && setShown(null)}
+          />
         </div>
       )}
     </div>

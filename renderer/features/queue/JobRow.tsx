@@ -19,7 +19,7 @@ export const JobRow = memo(function JobRow({ index, id, top, height, onClick }: 
   const job = useApp((s) => (id ? s.jobs[id] : undefined));
   const progress = useApp((s) => (id ? s.progress[id] : undefined));
   const selected = useApp((s) => (id ? s.selected.has(id) : false));
-  const instance = useApp((s) => (job?.instanceId ? s.instances[job.instanceId]?.name ?? null : null));
+  const instance = useApp((s) => (job?.instanceId ? (s.instances[job.instanceId]?.name ?? null) : null));
   const open = useRoute().jobId === id;
   const people = useApp((s) => withPeople(s.session));
   const me = useApp((s) => s.session?.name);
@@ -51,18 +51,34 @@ export const JobRow = memo(function JobRow({ index, id, top, height, onClick }: 
       </span>
       <span className="cell">{job.stage}</span>
       <span className="cell num">{job.take}</span>
-      <span className="cell"><span className={`prio prio-${job.priority}`}>{job.priority}</span></span>
-      <span className="cell"><StatePill state={job.state} next={isNextUp(job)} /></span>
+      <span className="cell">
+        <span className={`prio prio-${job.priority}`}>{job.priority}</span>
+      </span>
+      <span className="cell">
+        <StatePill state={job.state} next={isNextUp(job)} />
+      </span>
       <span className="cell truncate">{instance ?? <span className="muted">—</span>}</span>
       {people && (
-        <span className={`cell truncate${job.importedBy === me ? ' mine' : ''}`} title={job.importedBy ? `Imported by ${job.importedBy}` : undefined} data-cell="imported-by">
+        <span
+          className={`cell truncate${job.importedBy === me ? ' mine' : ''}`}
+          title={job.importedBy ? `Imported by ${job.importedBy}` : undefined}
+          data-cell="imported-by"
+        >
           {job.importedBy ?? <span className="muted">—</span>}
         </span>
       )}
-      <span className="cell cell-progress"><ProgressCell job={job} progress={progress} /></span>
-      <span className="cell num"><ElapsedCell job={job} /></span>
-      <span className="cell num"><EtaCell job={job} progress={progress} /></span>
-      <span className={`cell num${job.attempts > 1 ? ' warn' : ''}`}>{job.attempts}/{job.maxAttempts}</span>
+      <span className="cell cell-progress">
+        <ProgressCell job={job} progress={progress} />
+      </span>
+      <span className="cell num">
+        <ElapsedCell job={job} />
+      </span>
+      <span className="cell num">
+        <EtaCell job={job} progress={progress} />
+      </span>
+      <span className={`cell num${job.attempts > 1 ? ' warn' : ''}`}>
+        {job.attempts}/{job.maxAttempts}
+      </span>
     </div>
   );
 });

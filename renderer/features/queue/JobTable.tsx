@@ -43,7 +43,9 @@ function Header() {
             key={c.label}
             role="columnheader"
             className={`cell${c.className ? ` ${c.className}` : ''}${c.sort ? ' sortable' : ''}${active ? ' sorted' : ''}`}
-            onClick={() => c.sort && setQuery(active ? { descending: !descending } : { sort: c.sort, descending: false })}
+            onClick={() =>
+              c.sort && setQuery(active ? { descending: !descending } : { sort: c.sort, descending: false })
+            }
           >
             {c.label}
             {active && <span className="sort-arrow">{descending ? ' ↓' : ' ↑'}</span>}
@@ -60,17 +62,29 @@ function NoRows() {
   const filter = useApp((s) => s.query.filter);
   const setQuery = useApp((s) => s.setQuery);
   const all = byState ? Object.values(byState).reduce((a, b) => a + b, 0) : 0;
-  if (!byState || all === 0) return <Empty title="No jobs yet">Drop a shot list (JSON or CSV) anywhere on this window, or use Import…, to make jobs from it.</Empty>;
+  if (!byState || all === 0)
+    return (
+      <Empty title="No jobs yet">
+        Drop a shot list (JSON or CSV) anywhere on this window, or use Import…, to make jobs from it.
+      </Empty>
+    );
   const words = emptyQueueWords(filter, byState);
   return (
     <Empty title={words.title}>
       <p data-testid="empty-detail">{words.detail}</p>
       {words.hidden > 0 && (
-        <button type="button" className="btn btn-sm" onClick={() => setQuery({ filter: filter.states ? { states: filter.states } : {} })} data-testid="clear-filters">
+        <button
+          type="button"
+          className="btn btn-sm"
+          onClick={() => setQuery({ filter: filter.states ? { states: filter.states } : {} })}
+          data-testid="clear-filters"
+        >
           Clear search and filters
         </button>
       )}{' '}
-      <button type="button" className="btn btn-sm" onClick={() => setQuery({ filter: {} })} data-testid="show-all">Show all jobs</button>
+      <button type="button" className="btn btn-sm" onClick={() => setQuery({ filter: {} })} data-testid="show-all">
+        Show all jobs
+      </button>
     </Empty>
   );
 }
@@ -85,7 +99,12 @@ export function JobTable({ scrollRef }: { scrollRef: MutableRefObject<(index: nu
   const clickRow = useApp((s) => s.clickRow);
   const idAt = useApp((s) => s.idAt);
   const parent = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({ count: total, getScrollElement: () => parent.current, estimateSize: () => ROW_HEIGHT, overscan: 12 });
+  const virtualizer = useVirtualizer({
+    count: total,
+    getScrollElement: () => parent.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 12,
+  });
   const items = virtualizer.getVirtualItems();
   const first = items[0]?.index ?? 0;
   const last = items[items.length - 1]?.index ?? 40;
@@ -127,7 +146,8 @@ export function JobTable({ scrollRef }: { scrollRef: MutableRefObject<(index: nu
         </div>
       </div>
       <div className="table-foot muted small">
-        {total.toLocaleString()} job{total === 1 ? '' : 's'} · click opens, Shift-click a range, Ctrl-click adds · Enter open · ↑↓ move · / search · Ctrl+A all shown · T top · H hold · R release · Del cancel · Esc close
+        {total.toLocaleString()} job{total === 1 ? '' : 's'} · click opens, Shift-click a range, Ctrl-click adds · Enter
+        open · ↑↓ move · / search · Ctrl+A all shown · T top · H hold · R release · Del cancel · Esc close
       </div>
     </div>
   );

@@ -3,7 +3,13 @@
  * its steps — it never falls back at the decode or save node), the node, step n/m and node k/N;
  * elapsed and ETA tick with the shared clock. Otherwise why it waits.
  */
-import { isNextUp, lostContactWords, type JobProgress, type JobView, type LostContact } from '../../../shared/domain.js';
+import {
+  isNextUp,
+  lostContactWords,
+  type JobProgress,
+  type JobView,
+  type LostContact,
+} from '../../../shared/domain.js';
 import { etaOf, workflowFraction } from '../../lib/eta.js';
 import { duration, elapsedMs } from '../../lib/format.js';
 import { useNow } from '../../lib/use-now.js';
@@ -13,7 +19,9 @@ export function ProgressCell({ job, progress }: { job: JobView; progress: JobPro
   if (job.state === 'completed') {
     return (
       <div className="progress">
-        <div className="bar bar-done"><span style={{ width: '100%' }} /></div>
+        <div className="bar bar-done">
+          <span style={{ width: '100%' }} />
+        </div>
       </div>
     );
   }
@@ -32,14 +40,26 @@ export function ProgressCell({ job, progress }: { job: JobView; progress: JobPro
   const fraction = p ? workflowFraction(p) : null;
   return (
     <div className="progress" data-testid="progress">
-      <div className={`bar${fraction === null ? ' bar-indeterminate' : ''}`}><span style={{ width: `${(fraction ?? 0) * 100}%` }} /></div>
+      <div className={`bar${fraction === null ? ' bar-indeterminate' : ''}`}>
+        <span style={{ width: `${(fraction ?? 0) * 100}%` }} />
+      </div>
       <span className="progress-label">
         {p ? (
           <>
             <span className="truncate">{p.nodeType ?? p.node ?? 'node'}</span>
-            {p.max > 0 && <span className="steps" data-testid="steps">{p.value}/{p.max}</span>}
+            {p.max > 0 && (
+              <span className="steps" data-testid="steps">
+                {p.value}/{p.max}
+              </span>
+            )}
             {p.nodesTotal !== undefined && p.nodesDone !== undefined && (
-              <span className="nodes" data-testid="nodes" title={`node ${p.nodesDone} of the workflow's ${p.nodesTotal}`}>node {p.nodesDone}/{p.nodesTotal}</span>
+              <span
+                className="nodes"
+                data-testid="nodes"
+                title={`node ${p.nodesDone} of the workflow's ${p.nodesTotal}`}
+              >
+                node {p.nodesDone}/{p.nodesTotal}
+              </span>
             )}
           </>
         ) : (
@@ -56,14 +76,26 @@ function NextNote({ job }: { job: JobView }) {
   const n = useNextUp(job, now);
   const after = n?.ahead ? ` · after ${n.ahead.shot} ${n.ahead.stage}` : '';
   const words = `Next on ${n?.instanceName ?? 'its workstation'}${after}`;
-  return <span className="small truncate next-note" data-testid="next-on" title={`${words}: sent there, it starts when the prompt running there ends`}>{words}</span>;
+  return (
+    <span
+      className="small truncate next-note"
+      data-testid="next-on"
+      title={`${words}: sent there, it starts when the prompt running there ends`}
+    >
+      {words}
+    </span>
+  );
 }
 
 /** "lost contact with gpu-03 12 s ago; requeued in 48 s unless it answers", counted by the page's own clock. */
 function ContactNote({ contact }: { contact: LostContact }) {
   const now = useNow();
   const words = lostContactWords(contact, now);
-  return <span className="contact-lost small truncate" data-testid="contact" title={words}>{words}</span>;
+  return (
+    <span className="contact-lost small truncate" data-testid="contact" title={words}>
+      {words}
+    </span>
+  );
 }
 
 export function ElapsedCell({ job }: { job: JobView }) {
@@ -75,5 +107,13 @@ export function EtaCell({ job, progress }: { job: JobView; progress: JobProgress
   const now = useNow();
   const next = useNextUp(job, now);
   const eta = next?.eta ?? etaOf(job, progress ?? job.progress, now);
-  return <span className={`num${eta.text === 'overdue' ? ' warn' : eta.ms === null ? ' muted' : ''}`} title={eta.title} data-testid="eta">{eta.text}</span>;
+  return (
+    <span
+      className={`num${eta.text === 'overdue' ? ' warn' : eta.ms === null ? ' muted' : ''}`}
+      title={eta.title}
+      data-testid="eta"
+    >
+      {eta.text}
+    </span>
+  );
 }

@@ -14,8 +14,15 @@ export function QueuePresets() {
   return (
     <div className="seg presets" role="group" aria-label="Queue views">
       {QUEUE_PRESETS.map((p) => (
-        <button type="button" key={p.id} className={`seg-btn${current?.id === p.id ? ' seg-on' : ''}`} title={p.title} data-preset={p.id} aria-pressed={current?.id === p.id}
-          onClick={() => setFilter({ states: [...p.states], blocked: undefined })}>
+        <button
+          type="button"
+          key={p.id}
+          className={`seg-btn${current?.id === p.id ? ' seg-on' : ''}`}
+          title={p.title}
+          data-preset={p.id}
+          aria-pressed={current?.id === p.id}
+          onClick={() => setFilter({ states: [...p.states], blocked: undefined })}
+        >
           {p.label}
           {byState && <span className="seg-count">{presetCount(p, byState).toLocaleString()}</span>}
         </button>
@@ -35,13 +42,27 @@ export function FilterNotes() {
       {deeper && (
         <span className="note-chip" data-testid="group-filter">
           {[f.sequence, f.shot].filter(Boolean).join(' / ')}
-          <button type="button" className="icon-btn" aria-label="Clear the group" onClick={() => setFilter({ sequence: undefined, shot: undefined })}>×</button>
+          <button
+            type="button"
+            className="icon-btn"
+            aria-label="Clear the group"
+            onClick={() => setFilter({ sequence: undefined, shot: undefined })}
+          >
+            ×
+          </button>
         </span>
       )}
       {f.blocked && (
         <span className="note-chip warn" data-testid="blocked-filter">
           blocked only
-          <button type="button" className="icon-btn" aria-label="Show all queued" onClick={() => setFilter({ blocked: undefined })}>×</button>
+          <button
+            type="button"
+            className="icon-btn"
+            aria-label="Show all queued"
+            onClick={() => setFilter({ blocked: undefined })}
+          >
+            ×
+          </button>
         </span>
       )}
     </>

@@ -35,8 +35,16 @@ export function QueueView() {
   return (
     <section className="view view-queue">
       <div className="queue-head">
-        <button type="button" className={`btn btn-sm${groups ? ' btn-on' : ''}`} onClick={() => setGroups(!groups)} aria-pressed={groups} data-testid="groups-toggle"
-          title="Group by project → episode → sequence → shot">Groups</button>
+        <button
+          type="button"
+          className={`btn btn-sm${groups ? ' btn-on' : ''}`}
+          onClick={() => setGroups(!groups)}
+          aria-pressed={groups}
+          data-testid="groups-toggle"
+          title="Group by project → episode → sequence → shot"
+        >
+          Groups
+        </button>
         <QueuePresets />
         <FilterNotes />
         <span className="spacer" />

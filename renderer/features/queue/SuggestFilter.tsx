@@ -64,9 +64,16 @@ export function SuggestFilter({ label, by, exact, prefix, within, onType, onPick
     <label className="field field-inline suggest">
       <span className="field-label">{label}</span>
       <input
-        className={`input${exact ? ' input-exact' : ''}`} value={text} placeholder="all" data-testid={testId} role="combobox"
-        aria-expanded={open && values.length > 0} aria-autocomplete="list"
-        title={exact ? `exactly “${exact}” (type to match by the start of the name)` : 'matches names starting with this'}
+        className={`input${exact ? ' input-exact' : ''}`}
+        value={text}
+        placeholder="all"
+        data-testid={testId}
+        role="combobox"
+        aria-expanded={open && values.length > 0}
+        aria-autocomplete="list"
+        title={
+          exact ? `exactly “${exact}” (type to match by the start of the name)` : 'matches names starting with this'
+        }
         onChange={(e) => {
           typed.current = true;
           setText(e.target.value);
@@ -95,8 +102,13 @@ export function SuggestFilter({ label, by, exact, prefix, within, onType, onPick
       {open && values.length > 0 && (
         <ul className="suggestions" role="listbox" data-testid={`${testId}-suggestions`}>
           {values.map((v, i) => (
-            <li key={v.value} role="option" aria-selected={i === active} className={i === active ? 'active' : ''}
-              onMouseDown={(e) => (e.preventDefault(), pick(v.value))}>
+            <li
+              key={v.value}
+              role="option"
+              aria-selected={i === active}
+              className={i === active ? 'active' : ''}
+              onMouseDown={(e) => (e.preventDefault(), pick(v.value))}
+            >
               <span className="truncate">{v.value}</span>
               <span className="muted num">{v.count.toLocaleString()}</span>
             </li>

@@ -16,7 +16,13 @@ export function UndoLast() {
   }, [entry, possible, expire]);
   if (!entry || possible === 0) return null;
   return (
-    <button type="button" className="btn btn-sm btn-ghost undo-last truncate" onClick={() => void undo(entry.id)} title={`Undo: ${entry.text} (Ctrl+Z)`} data-testid="undo-last">
+    <button
+      type="button"
+      className="btn btn-sm btn-ghost undo-last truncate"
+      onClick={() => void undo(entry.id)}
+      title={`Undo: ${entry.text} (Ctrl+Z)`}
+      data-testid="undo-last"
+    >
       ↶ Undo <span className="muted">{entry.text.replace(/\.$/, '')}</span>
     </button>
   );

@@ -11,10 +11,16 @@ import { useAppStore } from '../../store/app-store.js';
 
 function typing(target: EventTarget | null): boolean {
   const el = target as HTMLElement | null;
-  return !!el && (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT' || el.isContentEditable);
+  return (
+    !!el && (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT' || el.isContentEditable)
+  );
 }
 
-export function useQueueKeys(searchRef: RefObject<HTMLInputElement | null>, drawerOpen: boolean, scrollTo: (index: number) => void): void {
+export function useQueueKeys(
+  searchRef: RefObject<HTMLInputElement | null>,
+  drawerOpen: boolean,
+  scrollTo: (index: number) => void,
+): void {
   const store = useAppStore();
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {

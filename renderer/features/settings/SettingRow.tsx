@@ -5,7 +5,12 @@
  * with the same parser the engine uses before it is sent, and the engine's answer is shown in the row.
  */
 import { useEffect, useState } from 'react';
-import { FARM_SETTINGS, describeBounds, parseSettingValue, type FarmSettingView } from '../../../shared/farm-settings.js';
+import {
+  FARM_SETTINGS,
+  describeBounds,
+  parseSettingValue,
+  type FarmSettingView,
+} from '../../../shared/farm-settings.js';
 import { errorMessage } from '../../client/client.js';
 import { dateTime } from '../../lib/format.js';
 import { plainError } from '../../lib/plain-error.js';
@@ -23,7 +28,15 @@ function textMax(key: FarmSettingView['key']): number | undefined {
   return def.type === 'text' ? def.maxLength : undefined;
 }
 
-export function SettingRow({ s, editable, onChanged }: { s: FarmSettingView; editable: boolean; onChanged: () => void }) {
+export function SettingRow({
+  s,
+  editable,
+  onChanged,
+}: {
+  s: FarmSettingView;
+  editable: boolean;
+  onChanged: () => void;
+}) {
   const client = useApp((st) => st.client);
   const notify = useApp((st) => st.notify);
   const [draft, setDraft] = useState(String(s.value));
@@ -41,10 +54,16 @@ export function SettingRow({ s, editable, onChanged }: { s: FarmSettingView; edi
     setBusy(true);
     setError(null);
     try {
-      const v = what === 'set' ? await client.call('settings.set', { key: s.key, value: draft.trim() }) : await client.call('settings.reset', { key: s.key });
+      const v =
+        what === 'set'
+          ? await client.call('settings.set', { key: s.key, value: draft.trim() })
+          : await client.call('settings.reset', { key: s.key });
       setDraft(String(v.value));
       onChanged();
-      notify('success', `${s.key} is ${shown(v.value)}${v.unit && v.type === 'number' ? ` ${v.unit}` : ''}${what === 'reset' ? ' (the default)' : ''}; the farm applies it at its next decision.`);
+      notify(
+        'success',
+        `${s.key} is ${shown(v.value)}${v.unit && v.type === 'number' ? ` ${v.unit}` : ''}${what === 'reset' ? ' (the default)' : ''}; the farm applies it at its next decision.`,
+      );
     } catch (err) {
       setError(plainError(errorMessage(err), FIELDS));
     } finally {
@@ -62,26 +81,61 @@ export function SettingRow({ s, editable, onChanged }: { s: FarmSettingView; edi
       <div className="setting-value">
         {editable && (s.type === 'number' || s.type === 'text') ? (
           <form className="setting-edit" onSubmit={(e) => (e.preventDefault(), void send('set'))}>
-            <input className={s.type === 'text' ? 'input setting-text' : 'input'} value={draft} onChange={(e) => (setDraft(e.target.value), setError(null))}
-              inputMode={s.type === 'number' ? 'decimal' : undefined} placeholder={s.type === 'text' ? 'none set' : undefined} maxLength={textMax(s.key)}
-              aria-label={s.key} data-setting-input={s.key} />
+            <input
+              className={s.type === 'text' ? 'input setting-text' : 'input'}
+              value={draft}
+              onChange={(e) => (setDraft(e.target.value), setError(null))}
+              inputMode={s.type === 'number' ? 'decimal' : undefined}
+              placeholder={s.type === 'text' ? 'none set' : undefined}
+              maxLength={textMax(s.key)}
+              aria-label={s.key}
+              data-setting-input={s.key}
+            />
             {unit && <span className="muted small">{unit}</span>}
-            <button className="btn btn-sm btn-primary" type="submit" disabled={!changed || busy} data-action="save">Save</button>
-            {s.isSet && <button className="btn btn-sm btn-ghost" type="button" disabled={busy} onClick={() => void send('reset')} data-action="reset">Reset</button>}
+            <button className="btn btn-sm btn-primary" type="submit" disabled={!changed || busy} data-action="save">
+              Save
+            </button>
+            {s.isSet && (
+              <button
+                className="btn btn-sm btn-ghost"
+                type="button"
+                disabled={busy}
+                onClick={() => void send('reset')}
+                data-action="reset"
+              >
+                Reset
+              </button>
+            )}
           </form>
         ) : (
           <div className="setting-readonly">
-            <b className="mono" data-testid="setting-value">{shown(s.value)}</b>{unit && <span className="muted small"> {unit}</span>}
-            {editable && s.type === 'folder' && <div className="muted small">A folder: <span className="mono">shotfarm settings set {s.key} PATH</span> on the farm host.</div>}
+            <b className="mono" data-testid="setting-value">
+              {shown(s.value)}
+            </b>
+            {unit && <span className="muted small"> {unit}</span>}
+            {editable && s.type === 'folder' && (
+              <div className="muted small">
+                A folder: <span className="mono">shotfarm settings set {s.key} PATH</span> on the farm host.
+              </div>
+            )}
           </div>
         )}
-        {error && <div className="err small" role="alert" data-testid="setting-error">{error}</div>}
+        {error && (
+          <div className="err small" role="alert" data-testid="setting-error">
+            {error}
+          </div>
+        )}
       </div>
       <div className="setting-meta small muted">
         {s.isSet ? (
           <>
-            <div><span className="badge badge-set">set{s.updatedAt ? ` ${dateTime(s.updatedAt)}` : ''}</span></div>
-            <div>default {shown(s.default)}{unit ? ` ${unit}` : ''} · {describeBounds(FARM_SETTINGS[s.key])}</div>
+            <div>
+              <span className="badge badge-set">set{s.updatedAt ? ` ${dateTime(s.updatedAt)}` : ''}</span>
+            </div>
+            <div>
+              default {shown(s.default)}
+              {unit ? ` ${unit}` : ''} · {describeBounds(FARM_SETTINGS[s.key])}
+            </div>
           </>
         ) : (
           <div>the default · {describeBounds(FARM_SETTINGS[s.key])}</div>

@@ -26,33 +26,49 @@ export function SettingsView() {
       <div className="view-head">
         <div>
           <h1>Settings</h1>
-          <div className="muted">How the farm retries, times out, probes and quarantines, shares its GPUs between projects, and where it writes outputs.</div>
+          <div className="muted">
+            How the farm retries, times out, probes and quarantines, shares its GPUs between projects, and where it
+            writes outputs.
+          </div>
         </div>
       </div>
       <div className={`alert ${editable ? 'alert-ok' : 'alert-warn'} settings-note`} data-testid="settings-note">
         {editable ? (
-          <>Changes apply at the farm's next decision, without a restart — also to a farm running in <span className="mono">shotfarm serve</span> or <span className="mono">run</span> on this data folder (within one probe interval).</>
+          <>
+            Changes apply at the farm's next decision, without a restart — also to a farm running in{' '}
+            <span className="mono">shotfarm serve</span> or <span className="mono">run</span> on this data folder
+            (within one probe interval).
+          </>
         ) : why('settings') ? (
           <span data-testid="settings-why">Read-only for you. {why('settings')}</span>
         ) : (
           <>
-            Read-only here: the settings are changed on the machine that runs the farm, with
-            {' '}<span className="mono">shotfarm settings set KEY VALUE</span> (and <span className="mono">shotfarm settings reset KEY</span>), or in the desktop app there.
-            The running farm picks a change up within one probe interval.
+            Read-only here: the settings are changed on the machine that runs the farm, with{' '}
+            <span className="mono">shotfarm settings set KEY VALUE</span> (and{' '}
+            <span className="mono">shotfarm settings reset KEY</span>), or in the desktop app there. The running farm
+            picks a change up within one probe interval.
           </>
         )}
       </div>
-      {q.error && <Empty title="Could not load the settings" tone="error">{q.error}</Empty>}
+      {q.error && (
+        <Empty title="Could not load the settings" tone="error">
+          {q.error}
+        </Empty>
+      )}
       <div className="settings" data-testid="settings">
-        {rows.map((s) => <SettingRow key={s.key} s={s} editable={editable} onChanged={q.reload} />)}
+        {rows.map((s) => (
+          <SettingRow key={s.key} s={s} editable={editable} onChanged={q.reload} />
+        ))}
       </div>
       <TemplatesPanel />
       {known && may('people') && <PeoplePanel />}
       <section className="panel hooks-note">
         <h2>Hooks</h2>
         <p className="muted small">
-          Programs and webhooks run when jobs complete or fail for good. They live only in this machine's settings and are managed on its command line:
-          {' '}<span className="mono">shotfarm hooks list</span>, <span className="mono">hooks add-command</span>, <span className="mono">hooks add-webhook</span>, <span className="mono">hooks deliveries</span>.
+          Programs and webhooks run when jobs complete or fail for good. They live only in this machine's settings and
+          are managed on its command line: <span className="mono">shotfarm hooks list</span>,{' '}
+          <span className="mono">hooks add-command</span>, <span className="mono">hooks add-webhook</span>,{' '}
+          <span className="mono">hooks deliveries</span>.
         </p>
       </section>
     </section>

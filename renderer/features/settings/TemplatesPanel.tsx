@@ -22,23 +22,49 @@ export function TemplatesPanel() {
     <section className="panel templates-panel" data-testid="templates-panel">
       <div className="panel-head">
         <h2>Templates</h2>
-        <button type="button" className="btn btn-sm" onClick={() => setRegistering(true)} disabled={why('templates') !== undefined} title={why('templates')} data-testid="settings-register-template">+ Register a template…</button>
+        <button
+          type="button"
+          className="btn btn-sm"
+          onClick={() => setRegistering(true)}
+          disabled={why('templates') !== undefined}
+          title={why('templates')}
+          data-testid="settings-register-template"
+        >
+          + Register a template…
+        </button>
       </div>
       {error && <div className="alert alert-error">{error}</div>}
-      {templates && templates.length === 0 && <div className="muted small">None yet: register a ComfyUI workflow exported in API format.</div>}
+      {templates && templates.length === 0 && (
+        <div className="muted small">None yet: register a ComfyUI workflow exported in API format.</div>
+      )}
       {templates && templates.length > 0 && (
         <table className="grid-table templates-table">
-          <thead><tr><th>Name</th><th>Version</th><th>Stage</th><th>VRAM</th><th>Tags</th><th>Time limit</th><th>Parameters</th><th>Registered</th></tr></thead>
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Version</th>
+              <th>Stage</th>
+              <th>VRAM</th>
+              <th>Tags</th>
+              <th>Time limit</th>
+              <th>Parameters</th>
+              <th>Registered</th>
+            </tr>
+          </thead>
           <tbody>
             {templates.map((t) => (
               <tr key={t.name} data-template={t.name}>
-                <td><b>{t.name}</b></td>
+                <td>
+                  <b>{t.name}</b>
+                </td>
                 <td className="num">v{t.version}</td>
                 <td>{t.stage}</td>
                 <td className="num">{t.vramGb} GB</td>
                 <td>{t.tags.join(', ') || <span className="muted">—</span>}</td>
                 <td className="num">{t.timeoutS} s</td>
-                <td className="small">{t.parameters.map((p) => p.name).join(', ') || <span className="muted">none</span>}</td>
+                <td className="small">
+                  {t.parameters.map((p) => p.name).join(', ') || <span className="muted">none</span>}
+                </td>
                 <td className="small muted">{dateTime(t.createdAt)}</td>
               </tr>
             ))}
@@ -46,7 +72,11 @@ export function TemplatesPanel() {
         </table>
       )}
       {registering && (
-        <TemplateDialog stages={stagesOf(templates ?? [])} onClose={() => setRegistering(false)} onRegistered={() => (setRegistering(false), load())} />
+        <TemplateDialog
+          stages={stagesOf(templates ?? [])}
+          onClose={() => setRegistering(false)}
+          onRegistered={() => (setRegistering(false), load())}
+        />
       )}
     </section>
   );

@@ -97,7 +97,9 @@ export function SignInPage({
         )}
         <div className="signin-actions">
           {(target.jobId || target.params) && (
-            <span className="muted small" data-testid="signin-then">Then opens the {target.jobId ? 'job' : 'queue view'} you were sent.</span>
+            <span className="muted small" data-testid="signin-then">
+              Then opens the {target.jobId ? 'job' : 'queue view'} you were sent.
+            </span>
           )}
           <span className="spacer" />
           <button

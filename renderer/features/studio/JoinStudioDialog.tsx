@@ -37,8 +37,16 @@ export function JoinStudioDialog() {
       footer={
         <>
           <span className="spacer" />
-          <button type="button" className="btn btn-ghost" onClick={() => setOpen(false)}>Cancel</button>
-          <button type="button" className="btn btn-primary" disabled={busy || url.trim() === '' || token.trim() === ''} onClick={() => void join()} data-testid="join-studio">
+          <button type="button" className="btn btn-ghost" onClick={() => setOpen(false)}>
+            Cancel
+          </button>
+          <button
+            type="button"
+            className="btn btn-primary"
+            disabled={busy || url.trim() === '' || token.trim() === ''}
+            onClick={() => void join()}
+            data-testid="join-studio"
+          >
             {busy ? 'Checking…' : 'Join and restart'}
           </button>
         </>
@@ -48,14 +56,34 @@ export function JoinStudioDialog() {
         {farmChoice.mode === 'studio' && <p className="muted">Now on the studio farm at {farmChoice.origin}.</p>}
         <label className="field">
           <span className="field-label">Farm address</span>
-          <input className="input" value={url} placeholder="http://farm-host:8080" onChange={(e) => setUrl(e.target.value)} data-testid="studio-url" />
+          <input
+            className="input"
+            value={url}
+            placeholder="http://farm-host:8080"
+            onChange={(e) => setUrl(e.target.value)}
+            data-testid="studio-url"
+          />
         </label>
         <label className="field">
           <span className="field-label">Personal token</span>
-          <input className="input" type="password" autoComplete="off" value={token} onChange={(e) => setToken(e.target.value)} data-testid="studio-token" />
+          <input
+            className="input"
+            type="password"
+            autoComplete="off"
+            value={token}
+            onChange={(e) => setToken(e.target.value)}
+            data-testid="studio-token"
+          />
         </label>
-        <p className="muted">The token is kept encrypted by this computer&apos;s keychain, never in a plain file. In studio mode this app runs no farm of its own.</p>
-        {error && <div className="alert alert-error" role="alert">{error}</div>}
+        <p className="muted">
+          The token is kept encrypted by this computer&apos;s keychain, never in a plain file. In studio mode this app
+          runs no farm of its own.
+        </p>
+        {error && (
+          <div className="alert alert-error" role="alert">
+            {error}
+          </div>
+        )}
       </div>
     </Modal>
   );

@@ -13,7 +13,13 @@ import { useApp } from '../../store/app-store.js';
 import { busyShare } from './lane-busy.js';
 import { tickLabel, ticks } from './time-axis.js';
 
-const PRESETS: [string, number][] = [['5 min', 5 * 60e3], ['15 min', 15 * 60e3], ['1 h', 3_600e3], ['6 h', 6 * 3_600e3], ['24 h', 24 * 3_600e3]];
+const PRESETS: [string, number][] = [
+  ['5 min', 5 * 60e3],
+  ['15 min', 15 * 60e3],
+  ['1 h', 3_600e3],
+  ['6 h', 6 * 3_600e3],
+  ['24 h', 24 * 3_600e3],
+];
 const MIN_SPAN = 20e3;
 const MAX_SPAN = 7 * 24 * 3_600e3;
 const OUTCOMES = ['completed', 'failed', 'retry', 'timeout', 'running', 'cancelled', 'lost', 'requeued'] as const;
@@ -24,14 +30,34 @@ interface Range {
   end: number | null;
 }
 
-function Lane({ name, gpu, bars, from, to, now }: { name: string; gpu: string | null; bars: TimelineBar[]; from: number; to: number; now: number }) {
+function Lane({
+  name,
+  gpu,
+  bars,
+  from,
+  to,
+  now,
+}: {
+  name: string;
+  gpu: string | null;
+  bars: TimelineBar[];
+  from: number;
+  to: number;
+  now: number;
+}) {
   const span = to - from;
   const busy = busyShare(bars, from, to, now);
   return (
     <div className="lane" data-lane={name}>
       <div className="lane-label">
         <div className="lane-name">{name}</div>
-        <div className="muted small" data-testid="lane-busy" title="Share of the shown time a prompt ran on this GPU (time a prompt only waited there, sent ahead, is not counted)">{gpu ?? 'GPU unknown'} · busy {Math.round(busy * 100)}%</div>
+        <div
+          className="muted small"
+          data-testid="lane-busy"
+          title="Share of the shown time a prompt ran on this GPU (time a prompt only waited there, sent ahead, is not counted)"
+        >
+          {gpu ?? 'GPU unknown'} · busy {Math.round(busy * 100)}%
+        </div>
       </div>
       <div className="lane-track">
         {bars.map((b) => {
@@ -42,23 +68,26 @@ function Lane({ name, gpu, bars, from, to, now }: { name: string; gpu: string | 
           const runFrom = b.startedAt ?? end;
           const waited = Math.max(0, Math.min(runFrom, end) - b.start);
           const pct = (ms: number) => (ms / span) * 100;
-          const waitWords = b.startedAt === null
-            ? `${b.end ? 'never started there' : 'next: waits there behind the running prompt'} (sent ${clock(b.start)}, ${duration(waited)})`
-            : `waited there ${duration(waited)} (sent ${clock(b.start)}), then ran`;
-          const band = waited > 0 || b.startedAt === null ? (
-            <div
-              key={`${b.attemptId}-wait`}
-              className={`tbar-wait${b.startedAt === null ? ` tbar tbar-unstarted outcome-${outcome}` : ''}`}
-              data-testid="tbar-wait"
-              {...(b.startedAt === null ? { 'data-outcome': outcome, 'data-started': 'no' } : {})}
-              style={{ left: `${pct(b.start - from)}%`, width: `${Math.max(pct(waited), 0.15)}%` }}
-              title={`${b.label}\n${b.startedAt === null ? outcome : 'sent ahead'} · ${waitWords}`}
-            />
-          ) : null;
+          const waitWords =
+            b.startedAt === null
+              ? `${b.end ? 'never started there' : 'next: waits there behind the running prompt'} (sent ${clock(b.start)}, ${duration(waited)})`
+              : `waited there ${duration(waited)} (sent ${clock(b.start)}), then ran`;
+          const band =
+            waited > 0 || b.startedAt === null ? (
+              <div
+                key={`${b.attemptId}-wait`}
+                className={`tbar-wait${b.startedAt === null ? ` tbar tbar-unstarted outcome-${outcome}` : ''}`}
+                data-testid="tbar-wait"
+                {...(b.startedAt === null ? { 'data-outcome': outcome, 'data-started': 'no' } : {})}
+                style={{ left: `${pct(b.start - from)}%`, width: `${Math.max(pct(waited), 0.15)}%` }}
+                title={`${b.label}\n${b.startedAt === null ? outcome : 'sent ahead'} · ${waitWords}`}
+              />
+            ) : null;
           const startedAt = b.startedAt;
           if (startedAt === null) return band;
           const runSpan = Math.max(1, end - startedAt);
-          return [band, (
+          return [
+            band,
             <div
               key={b.attemptId}
               className={`tbar outcome-${outcome}`}
@@ -76,13 +105,16 @@ function Lane({ name, gpu, bars, from, to, now }: { name: string; gpu: string | 
                     key={g.from}
                     className="tbar-gap"
                     data-testid="contact-gap"
-                    style={{ left: `${((g.from - startedAt) / runSpan) * 100}%`, width: `${Math.max(((gapEnd - g.from) / runSpan) * 100, 0.5)}%` }}
+                    style={{
+                      left: `${((g.from - startedAt) / runSpan) * 100}%`,
+                      width: `${Math.max(((gapEnd - g.from) / runSpan) * 100, 0.5)}%`,
+                    }}
                     title={`no answer from the workstation ${clock(g.from)} → ${g.to ? clock(g.to) : 'now'} (${duration(gapEnd - g.from)})`}
                   />
                 );
               })}
-            </div>
-          )];
+            </div>,
+          ];
         })}
       </div>
     </div>
@@ -94,10 +126,14 @@ export function TimelineView() {
   const [range, setRange] = useState<Range>({ span: 15 * 60e3, end: null });
   const now = useNow();
   const track = useRef<HTMLDivElement>(null);
-  const q = useLiveQuery<Timeline>(() => {
-    const to = range.end ?? Date.now() + 60e3;
-    return client.call('timeline.get', { from: Math.floor(to - range.span - 60e3), to: Math.ceil(to) });
-  }, [range.span, range.end], 1_000);
+  const q = useLiveQuery<Timeline>(
+    () => {
+      const to = range.end ?? Date.now() + 60e3;
+      return client.call('timeline.get', { from: Math.floor(to - range.span - 60e3), to: Math.ceil(to) });
+    },
+    [range.span, range.end],
+    1_000,
+  );
 
   const to = range.end ?? now;
   const from = to - range.span;
@@ -134,34 +170,71 @@ export function TimelineView() {
       <div className="view-head">
         <div>
           <h1>Timeline</h1>
-          <div className="muted">{clock(from)} → {range.end === null ? 'now' : clock(to)} · {q.data?.bars.length ?? 0} attempts · scroll to zoom</div>
+          <div className="muted">
+            {clock(from)} → {range.end === null ? 'now' : clock(to)} · {q.data?.bars.length ?? 0} attempts · scroll to
+            zoom
+          </div>
         </div>
         <div className="seg" role="group" aria-label="Time range">
-          <button type="button" className="seg-btn" onClick={fit} data-range="fit" title="Fit the attempts shown">Fit</button>
+          <button type="button" className="seg-btn" onClick={fit} data-range="fit" title="Fit the attempts shown">
+            Fit
+          </button>
           {PRESETS.map(([label, span]) => (
-            <button type="button" key={label} className={`seg-btn${range.end === null && range.span === span ? ' seg-on' : ''}`} onClick={() => setRange({ span, end: null })} data-range={label}>
+            <button
+              type="button"
+              key={label}
+              className={`seg-btn${range.end === null && range.span === span ? ' seg-on' : ''}`}
+              onClick={() => setRange({ span, end: null })}
+              data-range={label}
+            >
               {label}
             </button>
           ))}
         </div>
       </div>
       <div className="legend small">
-        {OUTCOMES.map((o) => <span key={o}><i className={`sw outcome-${o}`} />{o}</span>)}
-        <span title="Sent ahead to its workstation (prefetch), waiting there behind the running prompt: not busy time"><i className="sw sw-wait" />waiting there</span>
+        {OUTCOMES.map((o) => (
+          <span key={o}>
+            <i className={`sw outcome-${o}`} />
+            {o}
+          </span>
+        ))}
+        <span title="Sent ahead to its workstation (prefetch), waiting there behind the running prompt: not busy time">
+          <i className="sw sw-wait" />
+          waiting there
+        </span>
       </div>
-      {q.error && <Empty title="Could not load the timeline" tone="error">{q.error}</Empty>}
+      {q.error && (
+        <Empty title="Could not load the timeline" tone="error">
+          {q.error}
+        </Empty>
+      )}
       <div className="gantt" ref={track} onWheel={onWheel} data-testid="gantt">
         <div className="axis">
           <div className="lane-label" />
           <div className="axis-track">
             {ticks(from, to).map((t) => (
-              <span key={t} className="tick" style={{ left: `${((t - from) / range.span) * 100}%` }}>{tickLabel(t, range.span)}</span>
+              <span key={t} className="tick" style={{ left: `${((t - from) / range.span) * 100}%` }}>
+                {tickLabel(t, range.span)}
+              </span>
             ))}
             {range.end === null && <span className="now-line" style={{ left: '100%' }} />}
           </div>
         </div>
-        {lanes.map((l) => <Lane key={l.instanceId} name={l.name} gpu={l.gpuName} bars={byLane.get(l.instanceId) ?? []} from={from} to={to} now={now} />)}
-        {q.data && lanes.length === 0 && <Empty title="No workstations">Lanes appear once workstations are registered.</Empty>}
+        {lanes.map((l) => (
+          <Lane
+            key={l.instanceId}
+            name={l.name}
+            gpu={l.gpuName}
+            bars={byLane.get(l.instanceId) ?? []}
+            from={from}
+            to={to}
+            now={now}
+          />
+        ))}
+        {q.data && lanes.length === 0 && (
+          <Empty title="No workstations">Lanes appear once workstations are registered.</Empty>
+        )}
       </div>
     </section>
   );

@@ -14,12 +14,21 @@ export function runStretch(b: Pick<TimelineBar, 'startedAt' | 'end'>, now: numbe
 }
 
 /** Busy share 0–1 of [from, min(to, now)]. */
-export function busyShare(bars: readonly Pick<TimelineBar, 'startedAt' | 'end'>[], from: number, to: number, now: number): number {
+export function busyShare(
+  bars: readonly Pick<TimelineBar, 'startedAt' | 'end'>[],
+  from: number,
+  to: number,
+  now: number,
+): number {
   const until = Math.min(to, now);
   const span = until - from;
   if (span <= 0) return 0;
-  const stretches = bars.map((b) => runStretch(b, now)).filter((s): s is [number, number] => s !== null)
-    .map(([a, z]): [number, number] => [Math.max(a, from), Math.min(z, until)]).filter(([a, z]) => z > a).sort((x, y) => x[0] - y[0]);
+  const stretches = bars
+    .map((b) => runStretch(b, now))
+    .filter((s): s is [number, number] => s !== null)
+    .map(([a, z]): [number, number] => [Math.max(a, from), Math.min(z, until)])
+    .filter(([a, z]) => z > a)
+    .sort((x, y) => x[0] - y[0]);
   let busy = 0;
   let reach = from;
   for (const [a, z] of stretches) {

@@ -18,15 +18,38 @@ export function FarmButtons() {
   return (
     <>
       {state === 'running' ? (
-        <button type="button" className="btn" onClick={act('paused')} data-testid="farm-pause" title="Pause dispatch: no new prompts; running prompts finish">
-          ❚❚ <span className="long-label">Pause dispatch</span><span className="short-label bar-label">Pause</span>
+        <button
+          type="button"
+          className="btn"
+          onClick={act('paused')}
+          data-testid="farm-pause"
+          title="Pause dispatch: no new prompts; running prompts finish"
+        >
+          ❚❚ <span className="long-label">Pause dispatch</span>
+          <span className="short-label bar-label">Pause</span>
         </button>
       ) : (
-        <button type="button" className="btn btn-primary" onClick={act('running')} data-testid="farm-resume" title="Resume the farm: dispatch again">▶ <span className="bar-label">Resume</span><span className="long-label"> farm</span></button>
+        <button
+          type="button"
+          className="btn btn-primary"
+          onClick={act('running')}
+          data-testid="farm-resume"
+          title="Resume the farm: dispatch again"
+        >
+          ▶ <span className="bar-label">Resume</span>
+          <span className="long-label"> farm</span>
+        </button>
       )}
       {state !== 'stopped' && (
-        <button type="button" className="btn btn-danger-ghost" onClick={() => void askStop()} data-testid="farm-stop" title="Stop farm: no new prompts; running prompts are interrupted and requeued (asks first)">
-          ■ <span className="bar-label">Stop</span><span className="long-label"> farm…</span>
+        <button
+          type="button"
+          className="btn btn-danger-ghost"
+          onClick={() => void askStop()}
+          data-testid="farm-stop"
+          title="Stop farm: no new prompts; running prompts are interrupted and requeued (asks first)"
+        >
+          ■ <span className="bar-label">Stop</span>
+          <span className="long-label"> farm…</span>
         </button>
       )}
     </>
@@ -44,20 +67,34 @@ export function FarmBanner() {
       <div className="farm-banner farm-banner-paused" role="status" data-testid="farm-banner" data-farm-state="storage">
         <span>
           <b>Farm waiting for storage</b>
-          <span className="farm-banner-who"> — {hold.reason}; since {dateTime(hold.since)}, it tries again by itself</span>
+          <span className="farm-banner-who">
+            {' '}
+            — {hold.reason}; since {dateTime(hold.since)}, it tries again by itself
+          </span>
         </span>
       </div>
     );
   }
   if (!farm || farm.state === 'running') return null;
-  const who = [farm.by ? `by ${farm.by}` : '', farm.at !== null ? `at ${dateTime(farm.at)}` : ''].filter(Boolean).join(' ');
+  const who = [farm.by ? `by ${farm.by}` : '', farm.at !== null ? `at ${dateTime(farm.at)}` : '']
+    .filter(Boolean)
+    .join(' ');
   return (
-    <div className={`farm-banner farm-banner-${farm.state}`} role="status" data-testid="farm-banner" data-farm-state={farm.state}>
+    <div
+      className={`farm-banner farm-banner-${farm.state}`}
+      role="status"
+      data-testid="farm-banner"
+      data-farm-state={farm.state}
+    >
       <span>
         <b>Farm {FARM_STATE_WORDS[farm.state]}</b>
         {who && <span className="farm-banner-who"> — set {who}</span>}
       </span>
-      {may('farm') && <button type="button" className="btn btn-sm btn-primary" onClick={() => void setFarmState('running')}>Resume farm</button>}
+      {may('farm') && (
+        <button type="button" className="btn btn-sm btn-primary" onClick={() => void setFarmState('running')}>
+          Resume farm
+        </button>
+      )}
     </div>
   );
 }

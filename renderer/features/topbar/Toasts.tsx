@@ -20,9 +20,13 @@ function ToastItem({ t }: { t: Toast }) {
     <div className={`toast toast-${t.kind}`} role={t.kind === 'error' ? 'alert' : 'status'} data-testid="toast">
       <span>{t.text}</span>
       {t.undo && possible > 0 && (
-        <button type="button" className="btn btn-sm" onClick={() => void undo(t.id)} data-testid="undo">Undo</button>
+        <button type="button" className="btn btn-sm" onClick={() => void undo(t.id)} data-testid="undo">
+          Undo
+        </button>
       )}
-      <button type="button" className="icon-btn" onClick={() => dismiss(t.id)} aria-label="Dismiss">×</button>
+      <button type="button" className="icon-btn" onClick={() => dismiss(t.id)} aria-label="Dismiss">
+        ×
+      </button>
     </div>
   );
 }
@@ -31,7 +35,9 @@ export function Toasts() {
   const toasts = useApp((s) => s.toasts);
   return (
     <div className="toasts" aria-live="polite">
-      {toasts.map((t) => <ToastItem key={t.id} t={t} />)}
+      {toasts.map((t) => (
+        <ToastItem key={t.id} t={t} />
+      ))}
     </div>
   );
 }

@@ -20,13 +20,29 @@ function SignedIn() {
   // Below 1920 px only the initial shows (and Sign out its icon), a long name is cut with an ellipsis: whole on hover.
   return (
     <>
-      <span className="signed-in muted small" data-testid="signed-in" title={`Signed in as ${session.name} (${session.role}); your role decides which actions are shown`}>
-        <span className="avatar" aria-hidden>{session.name.slice(0, 1)}</span>
-        <span className="signed-in-name">{session.name} ({session.role})</span>
+      <span
+        className="signed-in muted small"
+        data-testid="signed-in"
+        title={`Signed in as ${session.name} (${session.role}); your role decides which actions are shown`}
+      >
+        <span className="avatar" aria-hidden>
+          {session.name.slice(0, 1)}
+        </span>
+        <span className="signed-in-name">
+          {session.name} ({session.role})
+        </span>
       </span>
       {signIn && (
-        <button type="button" className="btn btn-ghost btn-sm sign-out" onClick={() => void signIn.signOut()} data-testid="sign-out" title="Sign out: this browser forgets your sign-in" aria-label="Sign out">
-          <span aria-hidden>↪</span><span className="bar-label">Sign out</span>
+        <button
+          type="button"
+          className="btn btn-ghost btn-sm sign-out"
+          onClick={() => void signIn.signOut()}
+          data-testid="sign-out"
+          title="Sign out: this browser forgets your sign-in"
+          aria-label="Sign out"
+        >
+          <span aria-hidden>↪</span>
+          <span className="bar-label">Sign out</span>
         </button>
       )}
     </>
@@ -37,7 +53,17 @@ function Connection() {
   const c = useApp((s) => s.connection);
   const label = c === 'online' ? 'Live' : c === 'connecting' ? 'Connecting…' : 'Reconnecting…';
   return (
-    <span className={`conn conn-${c}`} data-connection={c} title={c === 'offline' ? 'Lost the server; retrying by itself' : c === 'online' ? 'Receiving live updates' : 'Connecting to the server'}>
+    <span
+      className={`conn conn-${c}`}
+      data-connection={c}
+      title={
+        c === 'offline'
+          ? 'Lost the server; retrying by itself'
+          : c === 'online'
+            ? 'Receiving live updates'
+            : 'Connecting to the server'
+      }
+    >
       <span className="conn-dot" />
       <span className="conn-label">{label}</span>
     </span>
@@ -54,13 +80,25 @@ export function TopBar({ view }: { view: AppView }) {
     <>
       <header className="topbar">
         <div className="brand" title={label ? `Shotfarm · ${label}` : 'Shotfarm'}>
-          <span className="logo" aria-hidden>◆</span>
+          <span className="logo" aria-hidden>
+            ◆
+          </span>
           <span className="brand-name">Shotfarm</span>
-          {label && <span className="badge badge-demo" data-testid="demo-badge" title={label}>{label}</span>}
+          {label && (
+            <span className="badge badge-demo" data-testid="demo-badge" title={label}>
+              {label}
+            </span>
+          )}
         </div>
         <nav className="tabs" aria-label="Views">
           {APP_VIEWS.map((v) => (
-            <a key={v} href={`#/${v}`} className={`tab${v === view ? ' tab-active' : ''}`} onClick={(e) => (e.preventDefault(), go(v))} data-tab={v}>
+            <a
+              key={v}
+              href={`#/${v}`}
+              className={`tab${v === view ? ' tab-active' : ''}`}
+              onClick={(e) => (e.preventDefault(), go(v))}
+              data-tab={v}
+            >
               {APP_VIEW_LABEL[v]}
               {v === 'failures' && failed > 0 && <span className="tab-count">{failed}</span>}
             </a>
@@ -68,7 +106,11 @@ export function TopBar({ view }: { view: AppView }) {
         </nav>
         <div className="topbar-right">
           <CountsSummary />
-          {may('import') && <button type="button" className="btn" onClick={pick} data-testid="import-button">Import…</button>}
+          {may('import') && (
+            <button type="button" className="btn" onClick={pick} data-testid="import-button">
+              Import…
+            </button>
+          )}
           {may('farm') && <FarmButtons />}
           <SignedIn />
           <Connection />

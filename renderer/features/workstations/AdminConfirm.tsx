@@ -13,18 +13,33 @@ function Running({ ids }: { ids: readonly string[] }) {
   return <b>{names.join(', ')}</b>;
 }
 
-export function AdminConfirm({ name, to, runningJobIds, onConfirm, onCancel }: {
-  name: string; to: 'draining' | 'disabled'; runningJobIds: readonly string[]; onConfirm: () => void; onCancel: () => void;
+export function AdminConfirm({
+  name,
+  to,
+  runningJobIds,
+  onConfirm,
+  onCancel,
+}: {
+  name: string;
+  to: 'draining' | 'disabled';
+  runningJobIds: readonly string[];
+  onConfirm: () => void;
+  onCancel: () => void;
 }) {
   const running = runningJobIds.length > 0;
   const drain = to === 'draining';
   return (
-    <Confirm title={`${drain ? 'Drain' : 'Disable'} ${name}?`} confirmLabel={drain ? `Drain ${name}` : `Disable ${name}`} onConfirm={onConfirm} onCancel={onCancel}>
+    <Confirm
+      title={`${drain ? 'Drain' : 'Disable'} ${name}?`}
+      confirmLabel={drain ? `Drain ${name}` : `Disable ${name}`}
+      onConfirm={onConfirm}
+      onCancel={onCancel}
+    >
       <p data-testid="admin-effect">
         {running ? (
           <>
-            {name} is rendering <Running ids={runningJobIds} />. That prompt is <b>not interrupted</b>: it finishes on ComfyUI and its output is collected.
-            {' '}Then {name} takes no new work.
+            {name} is rendering <Running ids={runningJobIds} />. That prompt is <b>not interrupted</b>: it finishes on
+            ComfyUI and its output is collected. Then {name} takes no new work.
           </>
         ) : (
           <>{name} is not rendering anything now; it takes no new work.</>

@@ -6,8 +6,8 @@ export function ConnectionResult({ r }: { r: ConnectionTestView }) {
   if (!r.probe.ok) {
     return (
       <div className="alert alert-error conn-test" role="alert" data-testid="connection-result" data-ok="no">
-        No ComfyUI answered at <span className="mono">{r.url}</span>: {r.probe.error}. Check the address and port, and that ComfyUI runs with
-        {' '}<span className="mono">--listen</span> so other machines can reach it.
+        No ComfyUI answered at <span className="mono">{r.url}</span>: {r.probe.error}. Check the address and port, and
+        that ComfyUI runs with <span className="mono">--listen</span> so other machines can reach it.
       </div>
     );
   }
@@ -16,13 +16,36 @@ export function ConnectionResult({ r }: { r: ConnectionTestView }) {
     <div className="alert alert-ok conn-test" role="status" data-testid="connection-result" data-ok="yes">
       <div className="conn-test-title">ComfyUI answered in {p.latencyMs} ms</div>
       <dl className="conn-test-facts">
-        <div><dt>GPU</dt><dd data-testid="found-gpu">{p.gpuName ?? 'not reported'}</dd></div>
-        <div><dt>VRAM</dt><dd data-testid="found-vram">{p.vram ? `${gb(p.vram.totalBytes)} (${gb(p.vram.freeBytes)} free)` : 'not reported'}</dd></div>
-        <div><dt>ComfyUI</dt><dd data-testid="found-version">{p.comfyVersion ?? 'version not reported'}</dd></div>
-        <div><dt>Node types</dt><dd data-testid="found-nodes">{r.nodeCount !== null ? r.nodeCount.toLocaleString() : '—'}</dd></div>
-        <div><dt>Queue</dt><dd>{p.queueRunning} running · {p.queuePending} waiting</dd></div>
+        <div>
+          <dt>GPU</dt>
+          <dd data-testid="found-gpu">{p.gpuName ?? 'not reported'}</dd>
+        </div>
+        <div>
+          <dt>VRAM</dt>
+          <dd data-testid="found-vram">
+            {p.vram ? `${gb(p.vram.totalBytes)} (${gb(p.vram.freeBytes)} free)` : 'not reported'}
+          </dd>
+        </div>
+        <div>
+          <dt>ComfyUI</dt>
+          <dd data-testid="found-version">{p.comfyVersion ?? 'version not reported'}</dd>
+        </div>
+        <div>
+          <dt>Node types</dt>
+          <dd data-testid="found-nodes">{r.nodeCount !== null ? r.nodeCount.toLocaleString() : '—'}</dd>
+        </div>
+        <div>
+          <dt>Queue</dt>
+          <dd>
+            {p.queueRunning} running · {p.queuePending} waiting
+          </dd>
+        </div>
       </dl>
-      {r.nodeError && <div className="warn small">The node list did not come ({r.nodeError}); the farm asks again once it is saved.</div>}
+      {r.nodeError && (
+        <div className="warn small">
+          The node list did not come ({r.nodeError}); the farm asks again once it is saved.
+        </div>
+      )}
     </div>
   );
 }

@@ -33,7 +33,15 @@ export function InstanceForm({ instance, onClose }: { instance: InstanceView | n
   return <ComfyForm instance={instance} onClose={onClose} onKind={instance ? null : setKind} />;
 }
 
-function ComfyForm({ instance, onClose, onKind }: { instance: InstanceView | null; onClose: () => void; onKind: ((k: WorkstationKind) => void) | null }) {
+function ComfyForm({
+  instance,
+  onClose,
+  onKind,
+}: {
+  instance: InstanceView | null;
+  onClose: () => void;
+  onKind: ((k: WorkstationKind) => void) | null;
+}) {
   const client = useApp((s) => s.client);
   const notify = useApp((s) => s.notify);
   const [name, setName] = useState(instance?.name ?? '');
@@ -69,11 +77,15 @@ function ComfyForm({ instance, onClose, onKind }: { instance: InstanceView | nul
     setBusy(true);
     setError(null);
     const fields = {
-      name: name.trim(), url: url.trim(), tags: parseTagList(tags),
+      name: name.trim(),
+      url: url.trim(),
+      tags: parseTagList(tags),
       maxConcurrency: Number(concurrency) || 1,
     };
     try {
-      const v = instance ? await client.call('instances.update', { id: instance.id, ...fields }) : await client.call('instances.add', fields);
+      const v = instance
+        ? await client.call('instances.update', { id: instance.id, ...fields })
+        : await client.call('instances.add', fields);
       notify('success', `${v.name} ${instance ? 'updated' : 'added'}; probing it now.`);
       onClose();
     } catch (err) {
@@ -88,34 +100,83 @@ function ComfyForm({ instance, onClose, onKind }: { instance: InstanceView | nul
       onClose={onClose}
       footer={
         <>
-          <button type="button" className="btn" onClick={() => void test()} disabled={testing || busy} data-testid="instance-test">
+          <button
+            type="button"
+            className="btn"
+            onClick={() => void test()}
+            disabled={testing || busy}
+            data-testid="instance-test"
+          >
             {testing ? 'Testing…' : 'Test connection'}
           </button>
           <span className="spacer" />
-          <button type="button" className="btn btn-ghost" onClick={onClose}>Cancel</button>
-          <button type="button" className="btn btn-primary" onClick={() => void save()} disabled={busy} data-testid="instance-save">{instance ? 'Save' : 'Add workstation'}</button>
+          <button type="button" className="btn btn-ghost" onClick={onClose}>
+            Cancel
+          </button>
+          <button
+            type="button"
+            className="btn btn-primary"
+            onClick={() => void save()}
+            disabled={busy}
+            data-testid="instance-save"
+          >
+            {instance ? 'Save' : 'Add workstation'}
+          </button>
         </>
       }
     >
       <form className="form" onSubmit={(e) => (e.preventDefault(), void save())} data-testid="instance-form">
         {onKind && <KindChoice kind="comfyui" onKind={onKind} />}
-        {error && <div className="alert alert-error" role="alert" data-testid="instance-error">{error}</div>}
+        {error && (
+          <div className="alert alert-error" role="alert" data-testid="instance-error">
+            {error}
+          </div>
+        )}
         <label className="field">
           <span className="field-label">ComfyUI URL</span>
-          <input className="input" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="http://gpu-01:8188" data-field="url" autoFocus />
+          <input
+            className="input"
+            value={url}
+            onChange={(e) => setUrl(e.target.value)}
+            placeholder="http://gpu-01:8188"
+            data-field="url"
+            autoFocus
+          />
         </label>
         {found && <ConnectionResult r={found} />}
         <label className="field">
           <span className="field-label">Name</span>
-          <input className="input" value={name} onChange={(e) => setName(e.target.value)} placeholder="gpu-01" data-field="name" />
+          <input
+            className="input"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            placeholder="gpu-01"
+            data-field="name"
+          />
         </label>
         <label className="field">
-          <span className="field-label">Tags <span className="muted">(capabilities, comma-separated)</span></span>
-          <input className="input" value={tags} onChange={(e) => setTags(e.target.value)} placeholder="img2img, i2v_video" data-field="tags" />
+          <span className="field-label">
+            Tags <span className="muted">(capabilities, comma-separated)</span>
+          </span>
+          <input
+            className="input"
+            value={tags}
+            onChange={(e) => setTags(e.target.value)}
+            placeholder="img2img, i2v_video"
+            data-field="tags"
+          />
         </label>
         <label className="field field-narrow">
           <span className="field-label">Prompts at once</span>
-          <input className="input" type="number" min={1} max={16} value={concurrency} onChange={(e) => setConcurrency(e.target.value)} data-field="concurrency" />
+          <input
+            className="input"
+            type="number"
+            min={1}
+            max={16}
+            value={concurrency}
+            onChange={(e) => setConcurrency(e.target.value)}
+            data-field="concurrency"
+          />
         </label>
         <button type="submit" hidden />
       </form>

@@ -14,8 +14,14 @@ export function KindChoice({ kind, onKind }: { kind: WorkstationKind; onKind: (k
       <div className="chips" role="radiogroup" aria-label="Kind of workstation">
         {KINDS.map((k) => (
           <button
-            key={k.kind} type="button" role="radio" aria-checked={kind === k.kind} data-kind={k.kind}
-            className={`chip${kind === k.kind ? ' chip-on' : ''}`} style={{ '--c': 'var(--accent)' } as React.CSSProperties} onClick={() => onKind(k.kind)}
+            key={k.kind}
+            type="button"
+            role="radio"
+            aria-checked={kind === k.kind}
+            data-kind={k.kind}
+            className={`chip${kind === k.kind ? ' chip-on' : ''}`}
+            style={{ '--c': 'var(--accent)' } as React.CSSProperties}
+            onClick={() => onKind(k.kind)}
           >
             {k.label}
           </button>

@@ -38,7 +38,10 @@ export function ListForm({ onKind, onClose }: { onKind: (k: WorkstationKind) => 
     try {
       const r = await client.call('instances.addMany', { workstations: parsed.entries });
       const silent = r.added - r.healthy;
-      notify(silent ? 'info' : 'success', `${r.added} workstation(s) added; ${r.healthy} answered${silent ? `, ${silent} did not yet (see their cards)` : ''}.`);
+      notify(
+        silent ? 'info' : 'success',
+        `${r.added} workstation(s) added; ${r.healthy} answered${silent ? `, ${silent} did not yet (see their cards)` : ''}.`,
+      );
       onClose();
     } catch (err) {
       const found = problemsOf(err);
@@ -56,8 +59,16 @@ export function ListForm({ onKind, onClose }: { onKind: (k: WorkstationKind) => 
         <>
           <span className="muted">{count} line(s)</span>
           <span className="spacer" />
-          <button type="button" className="btn btn-ghost" onClick={onClose}>Cancel</button>
-          <button type="button" className="btn btn-primary" onClick={() => void save()} disabled={busy || count === 0} data-testid="list-save">
+          <button type="button" className="btn btn-ghost" onClick={onClose}>
+            Cancel
+          </button>
+          <button
+            type="button"
+            className="btn btn-primary"
+            onClick={() => void save()}
+            disabled={busy || count === 0}
+            data-testid="list-save"
+          >
             {busy ? 'Adding and probing…' : 'Add workstations'}
           </button>
         </>
@@ -68,16 +79,42 @@ export function ListForm({ onKind, onClose }: { onKind: (k: WorkstationKind) => 
         {problems.length > 0 && (
           <div className="alert alert-error" role="alert" data-testid="list-error">
             Nothing was added: {problems.length} problem(s).
-            <ul className="problem-list">{problems.map((p) => <li key={p}>{p}</li>)}</ul>
+            <ul className="problem-list">
+              {problems.map((p) => (
+                <li key={p}>{p}</li>
+              ))}
+            </ul>
           </div>
         )}
         <label className="field">
-          <span className="field-label">Workstations <span className="field-hint">(one per line: [name] URL [tags]; a range like gpu-[01-40] adds a row; names come from hosts)</span></span>
-          <textarea className="input textarea" rows={9} value={text} onChange={(e) => setText(e.target.value)} placeholder={EXAMPLE} spellCheck={false} data-field="list" autoFocus />
+          <span className="field-label">
+            Workstations{' '}
+            <span className="field-hint">
+              (one per line: [name] URL [tags]; a range like gpu-[01-40] adds a row; names come from hosts)
+            </span>
+          </span>
+          <textarea
+            className="input textarea"
+            rows={9}
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+            placeholder={EXAMPLE}
+            spellCheck={false}
+            data-field="list"
+            autoFocus
+          />
         </label>
         <label className="field">
-          <span className="field-label">Tags for all <span className="muted">(capabilities, comma-separated)</span></span>
-          <input className="input" value={tags} onChange={(e) => setTags(e.target.value)} placeholder="img2img, i2v_video" data-field="tags" />
+          <span className="field-label">
+            Tags for all <span className="muted">(capabilities, comma-separated)</span>
+          </span>
+          <input
+            className="input"
+            value={tags}
+            onChange={(e) => setTags(e.target.value)}
+            placeholder="img2img, i2v_video"
+            data-field="tags"
+          />
         </label>
         <button type="submit" hidden />
       </form>

@@ -20,8 +20,14 @@ import { RunpodTestResult } from './RunpodTestResult.js';
 import { budgetWords } from './runpod-words.js';
 
 const FIELDS = {
-  endpointId: 'The endpoint id', name: 'The name', gpuName: 'The GPU', vramGb: 'The VRAM', pricePerHourUsd: 'The price per hour', maxConcurrency: 'Jobs at once',
-  executionTimeoutS: 'The execution timeout', tags: 'A tag',
+  endpointId: 'The endpoint id',
+  name: 'The name',
+  gpuName: 'The GPU',
+  vramGb: 'The VRAM',
+  pricePerHourUsd: 'The price per hour',
+  maxConcurrency: 'Jobs at once',
+  executionTimeoutS: 'The execution timeout',
+  tags: 'A tag',
 };
 
 const ENDPOINT_ID = /^[A-Za-z0-9_-]{1,100}$/;
@@ -31,16 +37,22 @@ const ENDPOINT_ID_WORDS = 'The endpoint id is letters, digits, - and _ (RunPod c
 function problemOf(name: string, endpointId: string, price: number, vram: string, timeout: string): string | null {
   if (!ENDPOINT_ID.test(endpointId)) return ENDPOINT_ID_WORDS;
   if (!name) return 'Give the endpoint a name, e.g. runpod-4090.';
-  if (!(price > 0)) return 'Give the price per hour in USD (RunPod console → the endpoint\'s GPU), so costs and the daily budget mean something.';
-  if (vram.trim() !== '' && !(Number(vram) > 0 && Number(vram) <= 1024)) return 'The VRAM is the GPU\'s memory in GB, e.g. 24 (jobs needing more are not sent), or empty when unknown.';
+  if (!(price > 0))
+    return "Give the price per hour in USD (RunPod console → the endpoint's GPU), so costs and the daily budget mean something.";
+  if (vram.trim() !== '' && !(Number(vram) > 0 && Number(vram) <= 1024))
+    return "The VRAM is the GPU's memory in GB, e.g. 24 (jobs needing more are not sent), or empty when unknown.";
   if (!(Number.isInteger(Number(timeout)) && Number(timeout) >= 5 && Number(timeout) <= 604_800)) {
-    return 'The execution timeout is whole seconds from 5 to 604800, the endpoint\'s own setting (RunPod\'s default is 600).';
+    return "The execution timeout is whole seconds from 5 to 604800, the endpoint's own setting (RunPod's default is 600).";
   }
   return null;
 }
 
 /** The endpoint being edited (its card), or null to add one; `onKind` only when adding (the kind can change then). */
-type Props = { endpoint: (InstanceView & { kind: 'runpod' }) | null; onKind: ((k: WorkstationKind) => void) | null; onClose: () => void };
+type Props = {
+  endpoint: (InstanceView & { kind: 'runpod' }) | null;
+  onKind: ((k: WorkstationKind) => void) | null;
+  onClose: () => void;
+};
 
 export function RunpodForm({ endpoint, onKind, onClose }: Props) {
   const client = useApp((s) => s.client);
@@ -51,7 +63,9 @@ export function RunpodForm({ endpoint, onKind, onClose }: Props) {
   const [concurrency, setConcurrency] = useState(String(endpoint?.maxConcurrency ?? 1));
   const [tags, setTags] = useState(endpoint?.tags.join(', ') ?? '');
   const [gpu, setGpu] = useState(endpoint?.gpuName ?? '');
-  const [vram, setVram] = useState(endpoint?.vram ? String(Math.round((endpoint.vram.totalBytes / 1024 ** 3) * 10) / 10) : '');
+  const [vram, setVram] = useState(
+    endpoint?.vram ? String(Math.round((endpoint.vram.totalBytes / 1024 ** 3) * 10) / 10) : '',
+  );
   const [timeout, setTimeoutS] = useState(String(endpoint?.endpoint.executionTimeoutS ?? RUNPOD_EXECUTION_TIMEOUT_S));
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -79,7 +93,12 @@ export function RunpodForm({ endpoint, onKind, onClose }: Props) {
     setTesting(true);
     setTested(null);
     try {
-      setTested(await client.call('cloud.testRunpod', { endpointId: endpointId.trim(), ...(endpoint ? { id: endpoint.id } : {}) }));
+      setTested(
+        await client.call('cloud.testRunpod', {
+          endpointId: endpointId.trim(),
+          ...(endpoint ? { id: endpoint.id } : {}),
+        }),
+      );
     } catch (err) {
       setTested({ ok: false, latencyMs: 0, error: errorMessage(err) });
     } finally {
@@ -95,8 +114,14 @@ export function RunpodForm({ endpoint, onKind, onClose }: Props) {
     setError(null);
     try {
       const fields = {
-        name: name.trim(), endpointId: endpointId.trim(), pricePerHourUsd, maxConcurrency: Number(concurrency) || 1, tags: parseTagList(tags),
-        executionTimeoutS: Number(timeout), ...(gpu.trim() ? { gpuName: gpu.trim() } : {}), ...(vram.trim() ? { vramGb: Number(vram) } : {}),
+        name: name.trim(),
+        endpointId: endpointId.trim(),
+        pricePerHourUsd,
+        maxConcurrency: Number(concurrency) || 1,
+        tags: parseTagList(tags),
+        executionTimeoutS: Number(timeout),
+        ...(gpu.trim() ? { gpuName: gpu.trim() } : {}),
+        ...(vram.trim() ? { vramGb: Number(vram) } : {}),
       };
       if (endpoint) {
         // An empty GPU or VRAM keeps its stored value; the API base is the farm host's alone.
@@ -104,7 +129,10 @@ export function RunpodForm({ endpoint, onKind, onClose }: Props) {
         notify('success', `${v.name} updated.`);
       } else {
         const v = await client.call('cloud.addRunpod', fields);
-        notify('success', `${v.name} added; it takes jobs only as cloud burst allows (burst_after_s, the daily budget).`);
+        notify(
+          'success',
+          `${v.name} added; it takes jobs only as cloud burst allows (burst_after_s, the daily budget).`,
+        );
       }
       onClose();
     } catch (err) {
@@ -119,55 +147,155 @@ export function RunpodForm({ endpoint, onKind, onClose }: Props) {
       onClose={onClose}
       footer={
         <>
-          <button type="button" className="btn" onClick={() => void test()} disabled={testing} data-testid="runpod-test" title="Ask the endpoint's /health once with the farm's key; nothing is saved">
+          <button
+            type="button"
+            className="btn"
+            onClick={() => void test()}
+            disabled={testing}
+            data-testid="runpod-test"
+            title="Ask the endpoint's /health once with the farm's key; nothing is saved"
+          >
             {testing ? 'Testing…' : 'Test connection'}
           </button>
           <span className="spacer" />
-          <button type="button" className="btn btn-ghost" onClick={onClose}>Cancel</button>
-          <button type="button" className="btn btn-primary" onClick={() => void save()} disabled={busy} data-testid="runpod-save">{endpoint ? 'Save' : 'Add endpoint'}</button>
+          <button type="button" className="btn btn-ghost" onClick={onClose}>
+            Cancel
+          </button>
+          <button
+            type="button"
+            className="btn btn-primary"
+            onClick={() => void save()}
+            disabled={busy}
+            data-testid="runpod-save"
+          >
+            {endpoint ? 'Save' : 'Add endpoint'}
+          </button>
         </>
       }
     >
       <form className="form" onSubmit={(e) => (e.preventDefault(), void save())} data-testid="runpod-form">
         {onKind && <KindChoice kind="runpod" onKind={onKind} />}
-        {error && <div className="alert alert-error" role="alert" data-testid="runpod-error">{error}</div>}
+        {error && (
+          <div className="alert alert-error" role="alert" data-testid="runpod-error">
+            {error}
+          </div>
+        )}
         {tested && <RunpodTestResult r={tested} />}
         <label className="field">
-          <span className="field-label">Endpoint id <span className="field-hint">(RunPod console → Serverless)</span></span>
-          <input className="input" value={endpointId} onChange={(e) => setEndpointId(e.target.value)} placeholder="abc123xyz" data-field="endpointId" autoFocus />
+          <span className="field-label">
+            Endpoint id <span className="field-hint">(RunPod console → Serverless)</span>
+          </span>
+          <input
+            className="input"
+            value={endpointId}
+            onChange={(e) => setEndpointId(e.target.value)}
+            placeholder="abc123xyz"
+            data-field="endpointId"
+            autoFocus
+          />
         </label>
         <label className="field">
           <span className="field-label">Name</span>
-          <input className="input" value={name} onChange={(e) => setName(e.target.value)} placeholder="runpod-4090" data-field="name" />
+          <input
+            className="input"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            placeholder="runpod-4090"
+            data-field="name"
+          />
         </label>
         <label className="field">
-          <span className="field-label">GPU <span className="field-hint">(as RunPod names it)</span></span>
-          <input className="input" value={gpu} onChange={(e) => setGpu(e.target.value)} placeholder="RTX 4090" data-field="gpuName" />
+          <span className="field-label">
+            GPU <span className="field-hint">(as RunPod names it)</span>
+          </span>
+          <input
+            className="input"
+            value={gpu}
+            onChange={(e) => setGpu(e.target.value)}
+            placeholder="RTX 4090"
+            data-field="gpuName"
+          />
         </label>
         <div className="field-row">
           <label className="field" title="The GPU's memory: jobs needing more are not sent to this endpoint">
             <span className="field-label">VRAM (GB)</span>
-            <input className="input" type="number" min={1} max={1024} step={1} value={vram} onChange={(e) => setVram(e.target.value)} placeholder="24" data-field="vramGb" />
+            <input
+              className="input"
+              type="number"
+              min={1}
+              max={1024}
+              step={1}
+              value={vram}
+              onChange={(e) => setVram(e.target.value)}
+              placeholder="24"
+              data-field="vramGb"
+            />
           </label>
-          <label className="field" title="What a GPU-hour of this endpoint costs: the run log's costs and the daily budget">
+          <label
+            className="field"
+            title="What a GPU-hour of this endpoint costs: the run log's costs and the daily budget"
+          >
             <span className="field-label">Price per hour (USD)</span>
-            <input className="input" type="number" min={0} step={0.01} value={price} onChange={(e) => setPrice(e.target.value)} placeholder="1.10" data-field="pricePerHourUsd" />
+            <input
+              className="input"
+              type="number"
+              min={0}
+              step={0.01}
+              value={price}
+              onChange={(e) => setPrice(e.target.value)}
+              placeholder="1.10"
+              data-field="pricePerHourUsd"
+            />
           </label>
           <label className="field" title="At most the endpoint's max workers">
             <span className="field-label">Jobs at once</span>
-            <input className="input" type="number" min={1} max={64} value={concurrency} onChange={(e) => setConcurrency(e.target.value)} data-field="maxConcurrency" />
+            <input
+              className="input"
+              type="number"
+              min={1}
+              max={64}
+              value={concurrency}
+              onChange={(e) => setConcurrency(e.target.value)}
+              data-field="maxConcurrency"
+            />
           </label>
-          <label className="field" title="The endpoint's own execution timeout (RunPod's default is 600 s): an attempt RunPod never started is retried after it">
+          <label
+            className="field"
+            title="The endpoint's own execution timeout (RunPod's default is 600 s): an attempt RunPod never started is retried after it"
+          >
             <span className="field-label">Execution timeout (s)</span>
-            <input className="input" type="number" min={5} max={604800} step={1} value={timeout} onChange={(e) => setTimeoutS(e.target.value)} data-field="executionTimeoutS" />
+            <input
+              className="input"
+              type="number"
+              min={5}
+              max={604800}
+              step={1}
+              value={timeout}
+              onChange={(e) => setTimeoutS(e.target.value)}
+              data-field="executionTimeoutS"
+            />
           </label>
         </div>
         <label className="field">
-          <span className="field-label">Tags <span className="muted">(capabilities, comma-separated)</span></span>
-          <input className="input" value={tags} onChange={(e) => setTags(e.target.value)} placeholder="img2img" data-field="tags" />
+          <span className="field-label">
+            Tags <span className="muted">(capabilities, comma-separated)</span>
+          </span>
+          <input
+            className="input"
+            value={tags}
+            onChange={(e) => setTags(e.target.value)}
+            placeholder="img2img"
+            data-field="tags"
+          />
         </label>
-        <p className="field-hint" data-testid="runpod-budget">{budgetWords(budget)}</p>
-        <p className="field-hint">The API key is set from the CLI (<code>shotfarm workers runpod-key</code>, stored encrypted) or RUNPOD_API_KEY, never in this page; another API base than RunPod's only on the farm host (<code>--api-base</code>).</p>
+        <p className="field-hint" data-testid="runpod-budget">
+          {budgetWords(budget)}
+        </p>
+        <p className="field-hint">
+          The API key is set from the CLI (<code>shotfarm workers runpod-key</code>, stored encrypted) or
+          RUNPOD_API_KEY, never in this page; another API base than RunPod's only on the farm host (
+          <code>--api-base</code>).
+        </p>
         <button type="submit" hidden />
       </form>
     </Modal>

@@ -18,15 +18,30 @@ export function WorkstationsView() {
       <div className="view-head">
         <div>
           <h1>Workstations</h1>
-          <div className="muted">{instances.length} registered · {healthy} healthy</div>
+          <div className="muted">
+            {instances.length} registered · {healthy} healthy
+          </div>
         </div>
-        {may('workstations') && <button type="button" className="btn btn-primary" onClick={() => setEditing('new')} data-testid="add-instance">+ Add workstation</button>}
+        {may('workstations') && (
+          <button
+            type="button"
+            className="btn btn-primary"
+            onClick={() => setEditing('new')}
+            data-testid="add-instance"
+          >
+            + Add workstation
+          </button>
+        )}
       </div>
       {instances.length === 0 ? (
-        <Empty title="No workstations yet">Add the URL of a ComfyUI server on your network, e.g. http://gpu-01:8188.</Empty>
+        <Empty title="No workstations yet">
+          Add the URL of a ComfyUI server on your network, e.g. http://gpu-01:8188.
+        </Empty>
       ) : (
         <div className="cards">
-          {instances.map((i) => <InstanceCard key={i.id} instance={i} onEdit={() => setEditing(i)} />)}
+          {instances.map((i) => (
+            <InstanceCard key={i.id} instance={i} onEdit={() => setEditing(i)} />
+          ))}
         </div>
       )}
       {editing && <InstanceForm instance={editing === 'new' ? null : editing} onClose={() => setEditing(null)} />}

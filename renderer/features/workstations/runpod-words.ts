@@ -18,7 +18,9 @@ export function endpointCounts(h: RunpodHealthView): string {
 
 /** What the daily budget means for cloud burst, in words: $0 is "never". */
 export function budgetWords(budgetUsdPerDay: number | null): string {
-  if (budgetUsdPerDay === null) return 'Cloud burst spends at most burst_budget_usd_per_day (Settings) per day; its default, $0, means never: no job goes to an endpoint until it is raised.';
-  if (budgetUsdPerDay <= 0) return 'The daily budget (burst_budget_usd_per_day, Settings) is $0, which means never: this endpoint takes no job until it is raised.';
+  if (budgetUsdPerDay === null)
+    return 'Cloud burst spends at most burst_budget_usd_per_day (Settings) per day; its default, $0, means never: no job goes to an endpoint until it is raised.';
+  if (budgetUsdPerDay <= 0)
+    return 'The daily budget (burst_budget_usd_per_day, Settings) is $0, which means never: this endpoint takes no job until it is raised.';
   return `The daily budget (burst_budget_usd_per_day, Settings) is $${budgetUsdPerDay.toFixed(2)}: once today's (UTC) cloud spend reaches it, no new cloud job starts. $0 would mean never.`;
 }

@@ -27,12 +27,16 @@ export interface BenchEngine {
   close(): Promise<void>;
 }
 
-export async function openBenchEngine(o: { dataDir?: string; templates?: string[]; instances?: BenchInstance[] } = {}): Promise<BenchEngine> {
+export async function openBenchEngine(
+  o: { dataDir?: string; templates?: string[]; instances?: BenchInstance[] } = {},
+): Promise<BenchEngine> {
   const tmp = o.dataDir ? null : makeTempDir('shotfarm-bench-');
   const dir = o.dataDir ?? (tmp as { path: string }).path;
   const logs: string[] = [];
   const engine = new Engine({
-    dataDir: dir, random: seededRandom(11), outputRoot: join(dir, 'out'),
+    dataDir: dir,
+    random: seededRandom(11),
+    outputRoot: join(dir, 'out'),
     log: (m) => {
       if (logs.length < 2000) logs.push(m);
     },
@@ -41,10 +45,17 @@ export async function openBenchEngine(o: { dataDir?: string; templates?: string[
     await engine.call('templates.add', { content: readFileSync(join(FIXTURE_TEMPLATES, f), 'utf8'), fileName: f });
   }
   for (const [n, i] of (o.instances ?? []).entries()) {
-    await engine.call('instances.add', { name: i.name ?? `gpu-${String(n).padStart(2, '0')}`, url: i.url, tags: i.tags ?? [], maxConcurrency: i.concurrency ?? 1 });
+    await engine.call('instances.add', {
+      name: i.name ?? `gpu-${String(n).padStart(2, '0')}`,
+      url: i.url,
+      tags: i.tags ?? [],
+      maxConcurrency: i.concurrency ?? 1,
+    });
   }
   return {
-    engine, dir, logs,
+    engine,
+    dir,
+    logs,
     async close() {
       await engine.close().catch(() => undefined);
       tmp?.cleanup();
@@ -53,12 +64,20 @@ export async function openBenchEngine(o: { dataDir?: string; templates?: string[
 }
 
 /** Starts the scheduler and waits until every registered instance is dispatchable (probed, node list known). */
-export async function startAndWaitReady(engine: Engine, config: Partial<SchedulerConfig> = {}, timeoutMs = 20_000): Promise<void> {
+export async function startAndWaitReady(
+  engine: Engine,
+  config: Partial<SchedulerConfig> = {},
+  timeoutMs = 20_000,
+): Promise<void> {
   const s = engine.startScheduler(config);
-  const ok = await until(() => {
-    const all = s.readiness();
-    return all.length > 0 && all.every((i) => i.dispatchable);
-  }, timeoutMs, 10);
+  const ok = await until(
+    () => {
+      const all = s.readiness();
+      return all.length > 0 && all.every((i) => i.dispatchable);
+    },
+    timeoutMs,
+    10,
+  );
   if (!ok) throw new Error('instances did not become dispatchable in time');
 }
 
@@ -70,20 +89,30 @@ export interface ShotSpec {
 }
 
 /** A JSON shot list of `n` shots; `spec(i)` sets each one (default: txt2img, normal, its own prompt). */
-export function shotListJson(n: number, o: { project?: string; episode?: string; prefix?: string; spec?: (i: number) => ShotSpec } = {}): string {
+export function shotListJson(
+  n: number,
+  o: { project?: string; episode?: string; prefix?: string; spec?: (i: number) => ShotSpec } = {},
+): string {
   const shots = [];
   for (let i = 0; i < n; i++) {
     const s = o.spec?.(i) ?? {};
     shots.push({
-      id: `${o.prefix ?? 'sh'}${String(i).padStart(6, '0')}`, stage: s.stage ?? 'keyframe', template: s.template ?? 'txt2img',
-      priority: s.priority ?? 'normal', parameters: s.parameters ?? { prompt: `shot ${i}` },
+      id: `${o.prefix ?? 'sh'}${String(i).padStart(6, '0')}`,
+      stage: s.stage ?? 'keyframe',
+      template: s.template ?? 'txt2img',
+      priority: s.priority ?? 'normal',
+      parameters: s.parameters ?? { prompt: `shot ${i}` },
     });
   }
   return JSON.stringify({ project: o.project ?? 'Bench', episode: o.episode ?? 'ep1', shots });
 }
 
 /** Preview + commit through the contract; returns the new job ids and the two durations (ms). */
-export async function importThroughContract(engine: Engine, content: string, fileName = 'list.json'): Promise<{ ids: string[]; previewMs: number; commitMs: number; errors: number }> {
+export async function importThroughContract(
+  engine: Engine,
+  content: string,
+  fileName = 'list.json',
+): Promise<{ ids: string[]; previewMs: number; commitMs: number; errors: number }> {
   const t0 = performance.now();
   const preview = await engine.call('import.preview', { fileName, content });
   const t1 = performance.now();
@@ -95,6 +124,10 @@ export async function importThroughContract(engine: Engine, content: string, fil
 /** Jobs by state, straight from the store. */
 export function stateCounts(engine: Engine): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const r of engine.db.prepare('SELECT state, COUNT(*) AS n FROM jobs GROUP BY state').all() as { state: string; n: number }[]) out[r.state] = r.n;
+  for (const r of engine.db.prepare('SELECT state, COUNT(*) AS n FROM jobs GROUP BY state').all() as {
+    state: string;
+    n: number;
+  }[])
+    out[r.state] = r.n;
   return out;
 }

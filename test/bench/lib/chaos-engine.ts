@@ -27,11 +27,17 @@ s.onDispatch = (jobId) => {
 process.send?.({ t: 'ready', at: absNow(), bootAt, loadedAt });
 process.on('message', (m) => {
   if ((m as { t?: string }).t === 'close') {
-    void engine.close().then(() => process.exit(0), () => process.exit(1));
+    void engine.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   }
 });
 process.on('SIGTERM', () => {
   log('SIGTERM: stopping gracefully');
-  void engine.close().then(() => process.exit(0), () => process.exit(1));
+  void engine.close().then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
 });
 process.on('disconnect', () => process.exit(0));

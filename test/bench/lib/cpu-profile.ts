@@ -6,10 +6,14 @@
 import { Session } from 'node:inspector';
 import { writeFileSync } from 'node:fs';
 
-export interface CpuProfiler { stop(): Promise<string | null> }
+export interface CpuProfiler {
+  stop(): Promise<string | null>;
+}
 
 function post<T>(s: Session, method: string, params?: object): Promise<T> {
-  return new Promise((resolve, reject) => s.post(method, params ?? {}, (err, res) => (err ? reject(err) : resolve(res as T))));
+  return new Promise((resolve, reject) =>
+    s.post(method, params ?? {}, (err, res) => (err ? reject(err) : resolve(res as T))),
+  );
 }
 
 /** Starts profiling when `file` is given; stop() writes it and returns its path (null when not profiling). */

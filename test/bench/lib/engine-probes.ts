@@ -25,7 +25,10 @@ export interface EngineProbe {
  * `keepTimes: false` (the soak) keeps no per-job timestamps: those maps grow with every job and
  * would be counted as the engine's memory growth.
  */
-export function probeEngine(engine: Engine, o: { timePasses?: boolean; memEveryMs?: number; keepTimes?: boolean } = {}): EngineProbe {
+export function probeEngine(
+  engine: Engine,
+  o: { timePasses?: boolean; memEveryMs?: number; keepTimes?: boolean } = {},
+): EngineProbe {
   const s = engine.scheduler;
   if (!s) throw new Error('start the scheduler first');
   const dispatchedAt = new Map<string, number>();
@@ -65,9 +68,17 @@ export function probeEngine(engine: Engine, o: { timePasses?: boolean; memEveryM
   sample();
   const timer = setInterval(sample, o.memEveryMs ?? 500);
   return {
-    dispatchedAt, completedAt, passMs, loop, rss, heap,
+    dispatchedAt,
+    completedAt,
+    passMs,
+    loop,
+    rss,
+    heap,
     // Without the per-job map, the store counts (the state door lets a job complete once).
-    completedCount: () => (keep ? completed : (engine.db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE state = 'completed'").get() as { n: number }).n),
+    completedCount: () =>
+      keep
+        ? completed
+        : (engine.db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE state = 'completed'").get() as { n: number }).n,
     stop() {
       clearInterval(timer);
       sample();

@@ -27,7 +27,10 @@ export async function queuedStore(rows: number, spec?: (i: number) => ShotSpec, 
   const chunk = 5_000;
   for (let from = 0; from < rows; from += chunk) {
     const n = Math.min(chunk, rows - from);
-    const r = await importThroughContract(be.engine, shotListJson(n, { prefix: `q${from}-`, ...(spec ? { spec: (i) => spec(from + i) } : {}) }));
+    const r = await importThroughContract(
+      be.engine,
+      shotListJson(n, { prefix: `q${from}-`, ...(spec ? { spec: (i) => spec(from + i) } : {}) }),
+    );
     if (r.ids.length !== n) throw new Error(`fixture import: ${r.ids.length} of ${n} rows stored (${r.errors} errors)`);
   }
   be.engine.db.pragma('wal_checkpoint(TRUNCATE)');
@@ -44,7 +47,11 @@ export function queuedStoreInChild(rows: number): string {
   if (have && existsSync(have)) return have;
   root ??= makeTempDir('shotfarm-bench-fixtures-');
   const file = join(root.path, `queued-${rows}.sqlite`);
-  execFileSync(process.execPath, ['--import', 'tsx', new URL('./fixture-child.ts', import.meta.url).pathname, String(rows), file], { stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(
+    process.execPath,
+    ['--import', 'tsx', new URL('./fixture-child.ts', import.meta.url).pathname, String(rows), file],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
   made.set(k, file);
   return file;
 }

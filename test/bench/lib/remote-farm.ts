@@ -28,7 +28,10 @@ function profileArgv(): string[] {
 }
 
 export async function startRemoteFarm(instances: SimInstanceOptions[]): Promise<RemoteFarm> {
-  const child: ChildProcess = fork(CHILD, [], { execArgv: [...TSX_EXEC_ARGV, ...profileArgv()], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child: ChildProcess = fork(CHILD, [], {
+    execArgv: [...TSX_EXEC_ARGV, ...profileArgv()],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   let rid = 1;
   const waiting = new Map<number, (body: unknown) => void>();
   child.on('message', (raw) => {
@@ -44,7 +47,9 @@ export async function startRemoteFarm(instances: SimInstanceOptions[]): Promise<
     });
   const urls = await Promise.race([
     ask<string[]>({ op: 'start', instances }, 0),
-    exited.then(() => { throw new Error('the simulator child exited before starting'); }),
+    exited.then(() => {
+      throw new Error('the simulator child exited before starting');
+    }),
   ]);
   return {
     urls,

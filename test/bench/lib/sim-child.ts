@@ -38,7 +38,10 @@ process.on('message', (raw) => {
       case 'cpu':
         return reply(m.rid, process.cpuUsage());
       case 'counts':
-        return reply(m.rid, sims.map((s) => s.allCounts()));
+        return reply(
+          m.rid,
+          sims.map((s) => s.allCounts()),
+        );
       case 'script':
         sims[m.index]?.setScript(m.words);
         return reply(m.rid, true);

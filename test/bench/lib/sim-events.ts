@@ -47,17 +47,30 @@ export function instrumentSim(sim: SimInstance, index: number, log: SimEventLog)
   core.postPrompt = (body: unknown) => {
     const t = absNow();
     const answer = post(body);
-    const id = typeof body === 'object' && body !== null ? String((body as Record<string, unknown>)['prompt_id'] ?? '') : '';
+    const id =
+      typeof body === 'object' && body !== null ? String((body as Record<string, unknown>)['prompt_id'] ?? '') : '';
     log.push({ k: 'P', i: index, t, id, s: answer.kind === '500' ? 0 : answer.status });
     return answer;
   };
   const send = core.hub.send.bind(core.hub);
   core.hub.send = (msg, clientId) => {
     const type = msg.type;
-    if (type === 'execution_start' || type === 'execution_success' || type === 'execution_error' || type === 'execution_interrupted') {
+    if (
+      type === 'execution_start' ||
+      type === 'execution_success' ||
+      type === 'execution_error' ||
+      type === 'execution_interrupted'
+    ) {
       const id = String(msg.data['prompt_id'] ?? '');
       if (type === 'execution_start') log.push({ k: 'S', i: index, t: absNow(), id });
-      else log.push({ k: 'E', i: index, t: absNow(), id, o: type === 'execution_success' ? 'success' : type === 'execution_error' ? 'error' : 'interrupted' });
+      else
+        log.push({
+          k: 'E',
+          i: index,
+          t: absNow(),
+          id,
+          o: type === 'execution_success' ? 'success' : type === 'execution_error' ? 'error' : 'interrupted',
+        });
     }
     send(msg, clientId);
   };
@@ -112,7 +125,12 @@ export function executions(events: readonly SimEvent[]): Execution[] {
  * For every `from` event on an instance, the time until the next `to` event on that same instance
  * (only when that one came before `horizon`); a `from` with no `to` after it counts nothing.
  */
-export function gapsBetween(events: readonly SimEvent[], from: SimEvent['k'], to: SimEvent['k'], horizon = Number.POSITIVE_INFINITY): number[] {
+export function gapsBetween(
+  events: readonly SimEvent[],
+  from: SimEvent['k'],
+  to: SimEvent['k'],
+  horizon = Number.POSITIVE_INFINITY,
+): number[] {
   const gaps: number[] = [];
   for (const list of byInstance(events).values()) {
     let fromAt: number | null = null;

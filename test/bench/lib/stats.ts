@@ -30,7 +30,14 @@ export function mean(values: readonly number[]): number {
   return values.length ? sum(values) / values.length : Number.NaN;
 }
 
-export function summary(values: readonly number[]): { n: number; p50: number; p90: number; p99: number; max: number; mean: number } {
+export function summary(values: readonly number[]): {
+  n: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  mean: number;
+} {
   return {
     n: values.length,
     p50: round(quantile(values, 0.5)),
@@ -64,7 +71,11 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /** Polls `predicate` every `everyMs` until it holds or `timeoutMs` passes; returns whether it held. */
-export async function until(predicate: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 20): Promise<boolean> {
+export async function until(
+  predicate: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  everyMs = 20,
+): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await predicate()) return true;

@@ -6,7 +6,10 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 
-export interface ThreadCpu { mainMs: number; otherMs: number }
+export interface ThreadCpu {
+  mainMs: number;
+  otherMs: number;
+}
 
 const TICK_MS = 10; // CLK_TCK is 100 on Linux builds Node supports
 
@@ -24,7 +27,11 @@ export function threadCpu(): ThreadCpu | null {
     let other = 0;
     for (const tid of readdirSync('/proc/self/task')) {
       let t: number;
-      try { t = ticksOf(tid); } catch { continue; } // a thread that ended between the two reads
+      try {
+        t = ticksOf(tid);
+      } catch {
+        continue;
+      } // a thread that ended between the two reads
       if (Number(tid) === process.pid) main += t;
       else other += t;
     }

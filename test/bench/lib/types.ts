@@ -47,11 +47,23 @@ export interface Benchmark {
 }
 
 export function le(figure: string, value: number, limit: number, unit: string, digits = 2): Figure {
-  return { figure, target: `≤ ${limit} ${unit}`.trim(), measured: `${fmt(value, digits)} ${unit}`.trim(), verdict: value <= limit ? 'PASS' : 'MISS', value };
+  return {
+    figure,
+    target: `≤ ${limit} ${unit}`.trim(),
+    measured: `${fmt(value, digits)} ${unit}`.trim(),
+    verdict: value <= limit ? 'PASS' : 'MISS',
+    value,
+  };
 }
 
 export function ge(figure: string, value: number, limit: number, unit: string, digits = 2): Figure {
-  return { figure, target: `≥ ${limit} ${unit}`.trim(), measured: `${fmt(value, digits)} ${unit}`.trim(), verdict: value >= limit ? 'PASS' : 'MISS', value };
+  return {
+    figure,
+    target: `≥ ${limit} ${unit}`.trim(),
+    measured: `${fmt(value, digits)} ${unit}`.trim(),
+    verdict: value >= limit ? 'PASS' : 'MISS',
+    value,
+  };
 }
 
 export function info(figure: string, measured: string, value?: number): Figure {

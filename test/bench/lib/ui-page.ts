@@ -280,6 +280,7 @@ export async function dragPass(page: Page, seconds: number): Promise<ScrollRun> 
   await page.mouse.up();
   const r = (await page.evaluate(STOP_FRAME_RECORDER)) as FrameRecord;
   const fromRow = Math.round(g.scrollTop / ROW_HEIGHT);
-  if (r.row - fromRow < 100) throw new Error(`dragging the scrollbar thumb moved the list ${r.row - fromRow} rows only`);
+  if (r.row - fromRow < 100)
+    throw new Error(`dragging the scrollbar thumb moved the list ${r.row - fromRow} rows only`);
   return { ...r, name: 'scrollbar drag', fromRow, inputs };
 }

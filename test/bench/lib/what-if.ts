@@ -21,11 +21,13 @@ export const OTHER_FIXES = ['sync-normal'];
 
 export function applySqlFixes(db: Db, names: string[]): void {
   if (names.includes('sync-normal')) db.pragma('synchronous = NORMAL');
-  const fixes = names.filter((n) => !OTHER_FIXES.includes(n)).map((n) => {
-    const f = SQL_FIXES[n];
-    if (!f) throw new Error(`unknown what-if fix ${n} (known: ${Object.keys(SQL_FIXES).join(', ')})`);
-    return f;
-  });
+  const fixes = names
+    .filter((n) => !OTHER_FIXES.includes(n))
+    .map((n) => {
+      const f = SQL_FIXES[n];
+      if (!f) throw new Error(`unknown what-if fix ${n} (known: ${Object.keys(SQL_FIXES).join(', ')})`);
+      return f;
+    });
   if (fixes.length === 0) return;
   const prepare = db.prepare.bind(db);
   (db as { prepare: (sql: string) => ReturnType<Db['prepare']> }).prepare = (sql: string) => {

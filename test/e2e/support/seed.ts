@@ -18,12 +18,33 @@ export async function seedEveryState(farm: Farm, project = 'Moonfall', episode =
   // A template needing a tag no workstation has: its job stays queued, marked blocked.
   await addTemplateVariant(engine, 'txt2img', { name: 'tagged-img2img', tags: ['img2img'] });
   const list = {
-    project, episode,
+    project,
+    episode,
     shots: [
-      ...['sq010_sh010', 'sq010_sh020', 'sq010_sh030', 'sq020_sh040', 'sq020_sh050', 'sq020_sh060', 'sq030_sh070', 'sq030_sh080', 'sq030_sh090'].map((id, i) => ({
-        id, stage: 'keyframe', template: 'txt2img', ...(i === 6 ? { priority: 'rush' } : {}), parameters: { prompt: `shot ${id}`, steps: 12 },
+      ...[
+        'sq010_sh010',
+        'sq010_sh020',
+        'sq010_sh030',
+        'sq020_sh040',
+        'sq020_sh050',
+        'sq020_sh060',
+        'sq030_sh070',
+        'sq030_sh080',
+        'sq030_sh090',
+      ].map((id, i) => ({
+        id,
+        stage: 'keyframe',
+        template: 'txt2img',
+        ...(i === 6 ? { priority: 'rush' } : {}),
+        parameters: { prompt: `shot ${id}`, steps: 12 },
       })),
-      { id: 'sq040_sh100', stages: [{ stage: 'keyframe', template: 'txt2img', parameters: { prompt: 'held keyframe' } }, { stage: 'motion', template: 'video18', depends_on: 'keyframe' }] },
+      {
+        id: 'sq040_sh100',
+        stages: [
+          { stage: 'keyframe', template: 'txt2img', parameters: { prompt: 'held keyframe' } },
+          { stage: 'motion', template: 'video18', depends_on: 'keyframe' },
+        ],
+      },
       { id: 'sq040_sh110', stage: 'keyframe', template: 'tagged-img2img' },
     ],
   };
@@ -31,14 +52,31 @@ export async function seedEveryState(farm: Farm, project = 'Moonfall', episode =
   await engine.call('import.commit', { previewId: preview.previewId });
   const bad = preview.rows.filter((r) => r.status !== 'new');
   if (bad.length) throw new Error(`seed rows refused: ${JSON.stringify(bad.map((r) => [r.shot, r.errors]))}`);
-  const id = (shot: string, stage = 'keyframe') => preview.rows.find((r) => r.shot === shot && r.stage === stage)?.jobId as string;
+  const id = (shot: string, stage = 'keyframe') =>
+    preview.rows.find((r) => r.shot === shot && r.stage === stage)?.jobId as string;
   const door = (jobId: string, ...steps: { to: JobState; reason: string; actor: string }[]) => {
-    for (const s of steps) transitionJob(engine.db, engine.clock, { jobId, ...s, ...(s.to === 'failed_retryable' ? { patch: { not_before: engine.clock.now() + 3_600_000, attempts: 1 } } : {}) });
+    for (const s of steps)
+      transitionJob(engine.db, engine.clock, {
+        jobId,
+        ...s,
+        ...(s.to === 'failed_retryable' ? { patch: { not_before: engine.clock.now() + 3_600_000, attempts: 1 } } : {}),
+      });
   };
   door(id('sq010_sh010'), by('running', 'seed'), by('completed', 'rendered'));
-  door(id('sq010_sh020'), by('failed_final', 'KSampler (node 3) failed: RuntimeError: mat1 and mat2 shapes cannot be multiplied'));
-  door(id('sq010_sh030'), by('running', 'seed'), by('timeout_kill', 'no progress for 300 s (stall timeout); no attempts left'));
-  door(id('sq020_sh040'), by('running', 'seed'), by('failed_retryable', 'sim-0 answered HTTP 500; retry 2 of 4 after a short wait'));
+  door(
+    id('sq010_sh020'),
+    by('failed_final', 'KSampler (node 3) failed: RuntimeError: mat1 and mat2 shapes cannot be multiplied'),
+  );
+  door(
+    id('sq010_sh030'),
+    by('running', 'seed'),
+    by('timeout_kill', 'no progress for 300 s (stall timeout); no attempts left'),
+  );
+  door(
+    id('sq020_sh040'),
+    by('running', 'seed'),
+    by('failed_retryable', 'sim-0 answered HTTP 500; retry 2 of 4 after a short wait'),
+  );
   await engine.call('jobs.hold', { ids: [id('sq020_sh050'), id('sq040_sh100')] });
   await engine.call('jobs.cancel', { ids: [id('sq020_sh060')] });
   farm.startScheduler();
@@ -46,8 +84,15 @@ export async function seedEveryState(farm: Farm, project = 'Moonfall', episode =
   await farm.waitForStates([rush], ['running']);
   await farm.waitFor('the tagged job to be marked blocked', async () => (await farm.job(id('sq040_sh110'))).blocked);
   return {
-    completed: [id('sq010_sh010')], failed_final: [id('sq010_sh020')], timeout_kill: [id('sq010_sh030')], failed_retryable: [id('sq020_sh040')],
-    held: [id('sq020_sh050'), id('sq040_sh100')], cancelled: [id('sq020_sh060')], running: [rush], queued: [id('sq030_sh080'), id('sq030_sh090'), id('sq040_sh110')],
-    pending: [id('sq040_sh100', 'motion')], blocked: [id('sq040_sh110')],
+    completed: [id('sq010_sh010')],
+    failed_final: [id('sq010_sh020')],
+    timeout_kill: [id('sq010_sh030')],
+    failed_retryable: [id('sq020_sh040')],
+    held: [id('sq020_sh050'), id('sq040_sh100')],
+    cancelled: [id('sq020_sh060')],
+    running: [rush],
+    queued: [id('sq030_sh080'), id('sq030_sh090'), id('sq040_sh110')],
+    pending: [id('sq040_sh100', 'motion')],
+    blocked: [id('sq040_sh110')],
   };
 }

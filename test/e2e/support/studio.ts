@@ -24,14 +24,22 @@ export interface Studio {
   close(): Promise<void>;
 }
 
-export async function openStudio(browser: Browser, staticDir: string, farmOptions: FarmOptions, view = 'queue'): Promise<Studio> {
+export async function openStudio(
+  browser: Browser,
+  staticDir: string,
+  farmOptions: FarmOptions,
+  view = 'queue',
+): Promise<Studio> {
   // One prompt per workstation unless a test asks for prefetch: the views' counts (running rows,
   // "N prompts rendering") are then the renders, which is what these tests look at.
   const farm = await startFarm({ ...farmOptions, config: { prefetch: false, ...farmOptions.config } });
   const server = await startServer({ engine: farm.engine, staticDir, demoLabel: 'Demo farm' });
   const { context, page, errors: pageErrors } = await openAppPage(browser, `${server.url}/#/${view}`);
   return {
-    farm, server, page, pageErrors,
+    farm,
+    server,
+    page,
+    pageErrors,
     async screenshot(name) {
       mkdirSync(SCREENSHOTS, { recursive: true });
       await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
@@ -45,7 +53,12 @@ export async function openStudio(browser: Browser, staticDir: string, farmOption
 }
 
 /** Drops a file on the window the way a desktop drag does: dragenter, dragover, drop with a DataTransfer. */
-export async function dropFile(page: Page, name: string, content: string | Buffer, type = 'application/octet-stream'): Promise<void> {
+export async function dropFile(
+  page: Page,
+  name: string,
+  content: string | Buffer,
+  type = 'application/octet-stream',
+): Promise<void> {
   const b64 = Buffer.from(content).toString('base64');
   // A string so this file needs no DOM types (the root tsconfig is Node-only); runs in the page.
   const args = JSON.stringify({ name, b64, type });
@@ -61,10 +74,21 @@ export async function dropFile(page: Page, name: string, content: string | Buffe
 }
 
 /** A Shotfarm JSON shot list on the fixture template the simulator runs (txt2img). */
-export function shotList(shots: { id: string; priority?: string; steps?: number }[], project = 'Moonfall', episode = 'ep101'): string {
+export function shotList(
+  shots: { id: string; priority?: string; steps?: number }[],
+  project = 'Moonfall',
+  episode = 'ep101',
+): string {
   return JSON.stringify({
-    project, episode,
-    shots: shots.map((s) => ({ id: s.id, stage: 'keyframe', template: 'txt2img', ...(s.priority ? { priority: s.priority } : {}), parameters: { prompt: `shot ${s.id}`, steps: s.steps ?? 8 } })),
+    project,
+    episode,
+    shots: shots.map((s) => ({
+      id: s.id,
+      stage: 'keyframe',
+      template: 'txt2img',
+      ...(s.priority ? { priority: s.priority } : {}),
+      parameters: { prompt: `shot ${s.id}`, steps: s.steps ?? 8 },
+    })),
   });
 }
 
@@ -86,10 +110,13 @@ export interface StudioSuite {
 export function studioSuite(): StudioSuite {
   let built: BuiltRenderer | undefined;
   let browser: Browser | undefined;
-  before(async () => {
-    built = await buildRenderer();
-    browser = await launchBrowser();
-  }, { timeout: 90_000 });
+  before(
+    async () => {
+      built = await buildRenderer();
+      browser = await launchBrowser();
+    },
+    { timeout: 90_000 },
+  );
   after(async () => {
     await browser?.close();
     built?.cleanup();

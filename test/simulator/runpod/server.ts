@@ -76,7 +76,11 @@ async function readBody(req: IncomingMessage): Promise<string> {
 export async function startRunpodSim(o: RunpodSimOptions = {}): Promise<RunpodSim> {
   const endpointId = o.endpointId ?? 'sim-endpoint';
   const apiKey = o.apiKey ?? 'rp_sim_key';
-  const comfy: SimInstance = await startSimInstance({ name: `${endpointId}-worker`, duration: { fixedMs: 30 }, ...o.comfy });
+  const comfy: SimInstance = await startSimInstance({
+    name: `${endpointId}-worker`,
+    duration: { fixedMs: 30 },
+    ...o.comfy,
+  });
   const jobs = new Map<string, SimJob>();
   const cancelledIds: string[] = [];
   let script = [...(o.script ?? [])];
@@ -87,7 +91,10 @@ export async function startRunpodSim(o: RunpodSimOptions = {}): Promise<RunpodSi
   const recent: number[] = [];
   const timers = new Set<NodeJS.Timeout>();
   const later = (fn: () => void, ms: number): void => {
-    const t = setTimeout(() => { timers.delete(t); fn(); }, ms);
+    const t = setTimeout(() => {
+      timers.delete(t);
+      fn();
+    }, ms);
     timers.add(t);
   };
 
@@ -106,11 +113,14 @@ export async function startRunpodSim(o: RunpodSimOptions = {}): Promise<RunpodSi
     const timeoutMs = o.executionTimeoutMs ?? 600_000;
     later(() => end(j, 'TIMED_OUT'), timeoutMs);
     if (j.word === 'timeout') return; // runs until the execution timeout ends it
-    if (j.word === 'lost') return later(() => end(j, 'FAILED', { error: 'worker exited unexpectedly (the worker was lost mid-job)' }), 30);
+    if (j.word === 'lost')
+      return later(() => end(j, 'FAILED', { error: 'worker exited unexpectedly (the worker was lost mid-job)' }), 30);
     if (j.word === 'invalid') comfy.setScript(['invalid']);
     void runWorkerJob(comfy, j.input, j.abort.signal).then(
       (a) => (a.ok ? end(j, 'COMPLETED', { output: a.output }) : end(j, 'FAILED', { error: a.error })),
-      (err: unknown) => { if (!j.abort.signal.aborted) end(j, 'FAILED', { error: `handler crashed: ${(err as Error).message}` }); },
+      (err: unknown) => {
+        if (!j.abort.signal.aborted) end(j, 'FAILED', { error: `handler crashed: ${(err as Error).message}` });
+      },
     );
   };
   /** Starts queued jobs on free workers, each after its cold start. */
@@ -130,8 +140,9 @@ export async function startRunpodSim(o: RunpodSimOptions = {}): Promise<RunpodSi
     const now = Date.now();
     const startedAt = j.startedAt !== null && j.startedAt > 0 ? j.startedAt : null;
     return {
-      id: j.id, status: j.status,
-      delayTime: (startedAt ?? (j.endedAt ?? now)) - j.submittedAt,
+      id: j.id,
+      status: j.status,
+      delayTime: (startedAt ?? j.endedAt ?? now) - j.submittedAt,
       ...(startedAt ? { executionTime: (j.endedAt ?? now) - startedAt, workerId: 'sim-worker-1' } : {}),
       ...(j.status === 'COMPLETED' ? { output: j.output } : {}),
       ...(j.status === 'FAILED' ? { error: j.error } : {}),
@@ -149,7 +160,12 @@ export async function startRunpodSim(o: RunpodSimOptions = {}): Promise<RunpodSi
       const f = failures.find((x) => x.n > 0 && (x.route === route || x.route === '*'));
       if (f) {
         f.n--;
-        return send(res, f.status, { error: `simulated ${f.status}` }, f.retryAfterS !== undefined ? { 'retry-after': String(f.retryAfterS) } : {});
+        return send(
+          res,
+          f.status,
+          { error: `simulated ${f.status}` },
+          f.retryAfterS !== undefined ? { 'retry-after': String(f.retryAfterS) } : {},
+        );
       }
       if (o.ratePerSecond) {
         const now = Date.now();
@@ -161,7 +177,13 @@ export async function startRunpodSim(o: RunpodSimOptions = {}): Promise<RunpodSi
       if (route === 'health') {
         const count = (s: SimJob['status']) => [...jobs.values()].filter((j) => j.status === s).length;
         return send(res, 200, {
-          jobs: { completed: count('COMPLETED'), failed: count('FAILED'), inProgress: count('IN_PROGRESS'), inQueue: count('IN_QUEUE'), retried: 0 },
+          jobs: {
+            completed: count('COMPLETED'),
+            failed: count('FAILED'),
+            inProgress: count('IN_PROGRESS'),
+            inQueue: count('IN_QUEUE'),
+            retried: 0,
+          },
           workers: { idle: Math.max(0, (o.workers ?? 1) - running()), running: running() },
         });
       }
@@ -177,7 +199,16 @@ export async function startRunpodSim(o: RunpodSimOptions = {}): Promise<RunpodSi
         }
         if (body.input === undefined) return send(res, 400, { error: "the request needs an 'input' object" });
         const word = (script.shift() ?? 'ok') as RunpodWord;
-        const job: SimJob = { id: `${randomUUID()}-u1`, status: 'IN_QUEUE', input: body.input, word, submittedAt: Date.now(), startedAt: null, endedAt: null, abort: new AbortController() };
+        const job: SimJob = {
+          id: `${randomUUID()}-u1`,
+          status: 'IN_QUEUE',
+          input: body.input,
+          word,
+          submittedAt: Date.now(),
+          startedAt: null,
+          endedAt: null,
+          abort: new AbortController(),
+        };
         jobs.set(job.id, job);
         runs++;
         pump();
@@ -188,15 +219,25 @@ export async function startRunpodSim(o: RunpodSimOptions = {}): Promise<RunpodSi
       }
       const job = id ? jobs.get(id) : undefined;
       if (!job) return send(res, 404, { error: `job ${id ?? ''} not found` });
-      if (route === 'status' || route === 'stream') return send(res, 200, route === 'stream' ? { ...view(job), stream: [] } : view(job));
+      if (route === 'status' || route === 'stream')
+        return send(res, 200, route === 'stream' ? { ...view(job), stream: [] } : view(job));
       if (route === 'cancel') {
         cancelledIds.push(job.id);
         end(job, 'CANCELLED');
         return send(res, 200, { id: job.id, status: job.status });
       }
       if (route === 'retry') {
-        if (job.status !== 'FAILED' && job.status !== 'TIMED_OUT') return send(res, 400, { error: 'only FAILED or TIMED_OUT jobs can be retried' });
-        Object.assign(job, { status: 'IN_QUEUE', startedAt: null, endedAt: null, output: undefined, error: undefined, abort: new AbortController(), word: 'ok' });
+        if (job.status !== 'FAILED' && job.status !== 'TIMED_OUT')
+          return send(res, 400, { error: 'only FAILED or TIMED_OUT jobs can be retried' });
+        Object.assign(job, {
+          status: 'IN_QUEUE',
+          startedAt: null,
+          endedAt: null,
+          output: undefined,
+          error: undefined,
+          abort: new AbortController(),
+          word: 'ok',
+        });
         pump();
         return send(res, 200, { id: job.id, status: 'IN_QUEUE' });
       }
@@ -213,7 +254,8 @@ export async function startRunpodSim(o: RunpodSimOptions = {}): Promise<RunpodSi
     cancelled: () => [...cancelledIds],
     jobs: () => [...jobs.values()].map((j) => ({ id: j.id, status: j.status })),
     setScript: (words) => void (script = [...words]),
-    failNext: (route, status, n, retryAfterS) => void failures.push({ route, status, n, ...(retryAfterS !== undefined ? { retryAfterS } : {}) }),
+    failNext: (route, status, n, retryAfterS) =>
+      void failures.push({ route, status, n, ...(retryAfterS !== undefined ? { retryAfterS } : {}) }),
     holdRunAnswers: (on) => {
       holdRuns = on;
       if (!on) for (const a of held.splice(0)) a();

@@ -16,7 +16,11 @@ import { WsClients, type WsFrame } from './ws-clients.js';
 
 export const RECORDINGS_DIR = new URL('../../fixtures/comfyui-recorded/', import.meta.url);
 
-interface Body { json?: unknown; text?: string; binary?: unknown }
+interface Body {
+  json?: unknown;
+  text?: string;
+  binary?: unknown;
+}
 export interface RecEvent {
   kind: string;
   client?: string;
@@ -28,7 +32,12 @@ export interface RecEvent {
   request?: { method: string; path: string; headers: Record<string, string>; body: Body | null };
   response?: { status: number; headers: Record<string, string>; body: Body | null };
 }
-export interface RecordedCase { case: string; client_ids: Record<string, string>; prompts: Record<string, unknown>; events: RecEvent[] }
+export interface RecordedCase {
+  case: string;
+  client_ids: Record<string, string>;
+  prompts: Record<string, unknown>;
+  events: RecEvent[];
+}
 
 export function loadCase(name: string): RecordedCase {
   return JSON.parse(readFileSync(new URL(`${name}.json`, RECORDINGS_DIR), 'utf8')) as RecordedCase;
@@ -51,16 +60,38 @@ export interface ReplayOptions {
   timeoutMs?: number;
 }
 
-export interface HttpAnswer { status: number; contentType: string; disposition: string | null; text: string; json: unknown }
+export interface HttpAnswer {
+  status: number;
+  contentType: string;
+  disposition: string | null;
+  text: string;
+  json: unknown;
+}
 
-export async function http(baseUrl: string, method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<HttpAnswer> {
-  const res = await request(baseUrl + path, { method: method as 'GET', headers, ...(body !== undefined ? { body } : {}) });
+export async function http(
+  baseUrl: string,
+  method: string,
+  path: string,
+  body?: string,
+  headers: Record<string, string> = {},
+): Promise<HttpAnswer> {
+  const res = await request(baseUrl + path, {
+    method: method as 'GET',
+    headers,
+    ...(body !== undefined ? { body } : {}),
+  });
   const buf = Buffer.from(await res.body.arrayBuffer());
   const contentType = String(res.headers['content-type'] ?? '');
-  let json: unknown ;
+  let json: unknown;
   if (contentType.startsWith('application/json')) json = JSON.parse(buf.toString('utf8'));
   const disp = res.headers['content-disposition'];
-  return { status: res.statusCode, contentType, disposition: typeof disp === 'string' ? disp : null, text: contentType.startsWith('image/') ? '' : buf.toString('utf8'), json };
+  return {
+    status: res.statusCode,
+    contentType,
+    disposition: typeof disp === 'string' ? disp : null,
+    text: contentType.startsWith('image/') ? '' : buf.toString('utf8'),
+    json,
+  };
 }
 
 /** Posts a prompt body and waits (bounded polling of /history) until it has finished; returns its id. */
@@ -84,7 +115,9 @@ export async function runToHistory(baseUrl: string, body: Record<string, unknown
  */
 function milestone(f: WsFrame): string | null {
   if (f.type === 'executing') return f.data['node'] === null ? 'executing:null' : null;
-  return ['execution_start', 'execution_success', 'execution_error', 'execution_interrupted'].includes(f.type) ? f.type : null;
+  return ['execution_start', 'execution_success', 'execution_error', 'execution_interrupted'].includes(f.type)
+    ? f.type
+    : null;
 }
 
 function milestoneCounts(frames: readonly WsFrame[]): Map<string, number> {
@@ -118,8 +151,11 @@ function collapse(types: string[], mode: WsMode): string[] {
 }
 
 function filenames(frames: WsFrame[]): string[] {
-  return frames.filter((f) => f.type === 'executed').flatMap((f) =>
-    ((f.data['output'] as { images?: Array<{ filename: string }> } | null)?.images ?? []).map((i) => i.filename));
+  return frames
+    .filter((f) => f.type === 'executed')
+    .flatMap((f) =>
+      ((f.data['output'] as { images?: Array<{ filename: string }> } | null)?.images ?? []).map((i) => i.filename),
+    );
 }
 
 function substitute(text: string, map: Map<string, string>): string {
@@ -135,7 +171,10 @@ export async function replayCase(baseUrl: string, rec: RecordedCase, opts: Repla
   const diffs: string[] = [];
   const recToSim = new Map<string, string>();
   const simToRec = new Map<string, string>();
-  const mapId = (recId: string, simId: string): void => { recToSim.set(recId, simId); simToRec.set(simId, recId); };
+  const mapId = (recId: string, simId: string): void => {
+    recToSim.set(recId, simId);
+    simToRec.set(simId, recId);
+  };
   const clients = new WsClients(baseUrl);
   const recWs = rec.events.filter((e) => e.kind === 'ws');
   const labels = [...new Set(recWs.map((e) => e.client!))];
@@ -145,12 +184,17 @@ export async function replayCase(baseUrl: string, rec: RecordedCase, opts: Repla
     if (opts.setup) await opts.setup(baseUrl);
 
     const syncTo = async (t: number, what: string): Promise<void> => {
-      const need = new Map(labels.map((l) => {
-        const before = recWs.filter((e) => e.client === l && e.t_ms! < t).map((e) => e.message!);
-        return [l, { total: before.length, milestones: milestoneCounts(before) }] as const;
-      }));
-      await clients.waitUntil(() => [...need].every(([l, n]) => reached(clients.of(l), n)), timeoutMs,
-        `frames before ${what} (${[...need].map(([l, n]) => `${l}:${clients.of(l).length}/${n.total}`).join(' ')})`);
+      const need = new Map(
+        labels.map((l) => {
+          const before = recWs.filter((e) => e.client === l && e.t_ms! < t).map((e) => e.message!);
+          return [l, { total: before.length, milestones: milestoneCounts(before) }] as const;
+        }),
+      );
+      await clients.waitUntil(
+        () => [...need].every(([l, n]) => reached(clients.of(l), n)),
+        timeoutMs,
+        `frames before ${what} (${[...need].map(([l, n]) => `${l}:${clients.of(l).length}/${n.total}`).join(' ')})`,
+      );
     };
 
     for (const ev of rec.events) {
@@ -169,8 +213,14 @@ export async function replayCase(baseUrl: string, rec: RecordedCase, opts: Repla
       }
     }
     for (const l of labels) {
-      const recorded = collapse(recWs.filter((e) => e.client === l).map((e) => e.message!.type), mode);
-      const got = collapse(clients.of(l).map((f) => f.type), mode);
+      const recorded = collapse(
+        recWs.filter((e) => e.client === l).map((e) => e.message!.type),
+        mode,
+      );
+      const got = collapse(
+        clients.of(l).map((f) => f.type),
+        mode,
+      );
       if (JSON.stringify(recorded) !== JSON.stringify(got)) {
         diffs.push(`ws ${l} (${mode}) types differ:\n  recorded: ${recorded.join(' ')}\n  simulator: ${got.join(' ')}`);
       }
@@ -183,7 +233,8 @@ export async function replayCase(baseUrl: string, rec: RecordedCase, opts: Repla
       if (opts.compareFilenames) {
         const r = filenames(recWs.filter((e) => e.client === l).map((e) => e.message!));
         const s = filenames(clients.of(l));
-        if (JSON.stringify(r) !== JSON.stringify(s)) diffs.push(`ws ${l} saved files differ: recorded ${r.join(',')} simulator ${s.join(',')}`);
+        if (JSON.stringify(r) !== JSON.stringify(s))
+          diffs.push(`ws ${l} saved files differ: recorded ${r.join(',')} simulator ${s.join(',')}`);
       }
     }
   } finally {
@@ -192,31 +243,59 @@ export async function replayCase(baseUrl: string, rec: RecordedCase, opts: Repla
   return diffs;
 }
 
-async function seed(baseUrl: string, rec: RecordedCase, opts: ReplayOptions, mapId: (r: string, s: string) => void): Promise<void> {
+async function seed(
+  baseUrl: string,
+  rec: RecordedCase,
+  opts: ReplayOptions,
+  mapId: (r: string, s: string) => void,
+): Promise<void> {
   if (!opts.seedHistoryFrom) return;
-  const own = new Set(rec.events.filter((e) => e.kind === 'http' && e.request!.path === '/prompt' && e.response!.status === 200)
-    .map((e) => (e.response!.body!.json as { prompt_id: string }).prompt_id));
+  const own = new Set(
+    rec.events
+      .filter((e) => e.kind === 'http' && e.request!.path === '/prompt' && e.response!.status === 200)
+      .map((e) => (e.response!.body!.json as { prompt_id: string }).prompt_id),
+  );
   const entries = new Map<string, [number, string, unknown, Record<string, unknown>]>();
   for (const e of rec.events) {
     if (e.kind !== 'http' || !opts.seedHistoryFrom.includes(e.label ?? '')) continue;
-    for (const [k, v] of Object.entries((e.response!.body?.json ?? {}) as Record<string, { prompt: [number, string, unknown, Record<string, unknown>] }>)) {
+    for (const [k, v] of Object.entries(
+      (e.response!.body?.json ?? {}) as Record<string, { prompt: [number, string, unknown, Record<string, unknown>] }>,
+    )) {
       if (!own.has(k)) entries.set(k, v.prompt);
     }
   }
   for (const [k, p] of [...entries].sort((a, b) => a[1][0] - b[1][0])) {
-    mapId(k, await runToHistory(baseUrl, { prompt: p[2], ...(p[3]['client_id'] !== undefined ? { client_id: p[3]['client_id'] } : {}) }));
+    mapId(
+      k,
+      await runToHistory(baseUrl, {
+        prompt: p[2],
+        ...(p[3]['client_id'] !== undefined ? { client_id: p[3]['client_id'] } : {}),
+      }),
+    );
   }
 }
 
-async function replayHttp(baseUrl: string, ev: RecEvent, opts: ReplayOptions, recToSim: Map<string, string>, simToRec: Map<string, string>,
-  mapId: (r: string, s: string) => void, diffs: string[], timeoutMs: number): Promise<void> {
+async function replayHttp(
+  baseUrl: string,
+  ev: RecEvent,
+  opts: ReplayOptions,
+  recToSim: Map<string, string>,
+  simToRec: Map<string, string>,
+  mapId: (r: string, s: string) => void,
+  diffs: string[],
+  timeoutMs: number,
+): Promise<void> {
   const req = ev.request!;
   const recRes = ev.response!;
   const path = substitute(req.path, recToSim);
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) headers[k] = v.replace('http://127.0.0.1:8188', baseUrl);
-  const body = req.body === null ? undefined
-    : req.body.json !== undefined ? JSON.stringify(renameIds(req.body.json, recToSim)) : req.body.text;
+  const body =
+    req.body === null
+      ? undefined
+      : req.body.json !== undefined
+        ? JSON.stringify(renameIds(req.body.json, recToSim))
+        : req.body.text;
   const name = `${req.method} ${req.path}${ev.label ? ` [${ev.label}]` : ''}`;
   const recShape = recRes.body?.json !== undefined ? shapeOf(recRes.body.json) : null;
   const masked = (s: Shape): Shape => (opts.masks ?? []).reduce((acc, m) => maskShape(acc, m.path, 'masked'), s);
@@ -226,8 +305,12 @@ async function replayHttp(baseUrl: string, ev: RecEvent, opts: ReplayOptions, re
   const polled = /\bpoll/.test(ev.label ?? '');
   const until = Date.now() + timeoutMs;
   let got = await http(baseUrl, req.method, path, body, headers);
-  while (polled && recShape && Date.now() < until
-    && JSON.stringify(masked(shapeOf(renameIds(got.json, simToRec)))) !== JSON.stringify(masked(recShape))) {
+  while (
+    polled &&
+    recShape &&
+    Date.now() < until &&
+    JSON.stringify(masked(shapeOf(renameIds(got.json, simToRec)))) !== JSON.stringify(masked(recShape))
+  ) {
     await delay(10);
     got = await http(baseUrl, req.method, path, body, headers);
   }
@@ -241,13 +324,17 @@ async function replayHttp(baseUrl: string, ev: RecEvent, opts: ReplayOptions, re
   if (recShape) {
     const a = JSON.stringify(masked(shapeOf(renameIds(got.json, simToRec))));
     const b = JSON.stringify(masked(recShape));
-    if (a !== b) diffs.push(`${name}: JSON shape differs\n  recorded:  ${b.slice(0, 1500)}\n  simulator: ${a.slice(0, 1500)}`);
+    if (a !== b)
+      diffs.push(`${name}: JSON shape differs\n  recorded:  ${b.slice(0, 1500)}\n  simulator: ${a.slice(0, 1500)}`);
   } else if (recRes.body?.text !== undefined && got.text !== recRes.body.text) {
-    diffs.push(`${name}: body ${JSON.stringify(got.text.slice(0, 200))}, recorded ${JSON.stringify(recRes.body.text.slice(0, 200))}`);
+    diffs.push(
+      `${name}: body ${JSON.stringify(got.text.slice(0, 200))}, recorded ${JSON.stringify(recRes.body.text.slice(0, 200))}`,
+    );
   }
   const disp = recRes.headers['Content-Disposition'];
   if (disp !== undefined && recRes.status === 200) {
     // Presence and form only: file names can differ when an earlier case numbered them.
-    if (!got.disposition || !/^filename="[^"]+"$/.test(got.disposition)) diffs.push(`${name}: Content-Disposition '${got.disposition}', recorded '${disp}'`);
+    if (!got.disposition || !/^filename="[^"]+"$/.test(got.disposition))
+      diffs.push(`${name}: Content-Disposition '${got.disposition}', recorded '${disp}'`);
   }
 }

@@ -27,7 +27,8 @@ export function maskShape(shape: Shape, path: string[], replacement: Shape): Sha
   if (path.length === 0) return replacement;
   const [head, ...rest] = path;
   if (typeof shape === 'string') return shape;
-  if ('arrayOf' in shape && head === '[]') return { arrayOf: (shape.arrayOf as Shape[]).map((s) => maskShape(s, rest, replacement)) };
+  if ('arrayOf' in shape && head === '[]')
+    return { arrayOf: (shape.arrayOf as Shape[]).map((s) => maskShape(s, rest, replacement)) };
   const obj = shape as { [key: string]: Shape };
   if (head === undefined || !(head in obj)) return shape;
   return { ...obj, [head]: maskShape(obj[head]!, rest, replacement) };

@@ -4,7 +4,10 @@
 import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
 
-export interface WsFrame { type: string; data: Record<string, unknown> }
+export interface WsFrame {
+  type: string;
+  data: Record<string, unknown>;
+}
 
 export class WsClients {
   readonly frames = new Map<string, WsFrame[]>();
@@ -17,7 +20,10 @@ export class WsClients {
 
   of(label: string): WsFrame[] {
     let list = this.frames.get(label);
-    if (!list) { list = []; this.frames.set(label, list); }
+    if (!list) {
+      list = [];
+      this.frames.set(label, list);
+    }
     return list;
   }
 
@@ -35,16 +41,29 @@ export class WsClients {
     this.sockets.set(label, ws);
     await new Promise<void>((resolve, reject) => {
       const t = setTimeout(() => reject(new Error(`ws ${label} did not open within ${timeoutMs} ms`)), timeoutMs);
-      ws.once('open', () => { clearTimeout(t); resolve(); });
-      ws.once('error', (e) => { clearTimeout(t); reject(e); });
-      ws.once('unexpected-response', (_req, res) => { clearTimeout(t); reject(new Error(`ws ${label} upgrade answered ${res.statusCode}`)); });
+      ws.once('open', () => {
+        clearTimeout(t);
+        resolve();
+      });
+      ws.once('error', (e) => {
+        clearTimeout(t);
+        reject(e);
+      });
+      ws.once('unexpected-response', (_req, res) => {
+        clearTimeout(t);
+        reject(new Error(`ws ${label} upgrade answered ${res.statusCode}`));
+      });
     });
     return ws;
   }
 
-  socket(label: string): WebSocket | undefined { return this.sockets.get(label); }
+  socket(label: string): WebSocket | undefined {
+    return this.sockets.get(label);
+  }
 
-  send(label: string, msg: unknown): void { this.sockets.get(label)?.send(JSON.stringify(msg)); }
+  send(label: string, msg: unknown): void {
+    this.sockets.get(label)?.send(JSON.stringify(msg));
+  }
 
   /** Closes the socket and waits until the close handshake finished. */
   async close(label: string, timeoutMs = 5000): Promise<void> {
@@ -88,7 +107,12 @@ export class WsClients {
 export async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let t: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([p, new Promise<never>((_, reject) => { t = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms); })]);
+    return await Promise.race([
+      p,
+      new Promise<never>((_, reject) => {
+        t = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
+      }),
+    ]);
   } finally {
     clearTimeout(t);
   }

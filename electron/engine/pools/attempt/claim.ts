@@ -26,7 +26,9 @@ export async function claimJob(d: ClaimDeps, job: JobRow, to: ClaimTarget): Prom
   const attemptId = randomId();
   try {
     // The lease: twice the job's own timeout, so a runner that vanished is noticed without cutting a slow render short.
-    await d.batch.add(() => claimAttempt(d.db, d.clock, { jobId: job.id, attemptId, ...to, leaseMs: job.timeout_s * 1000 * 2 }));
+    await d.batch.add(() =>
+      claimAttempt(d.db, d.clock, { jobId: job.id, attemptId, ...to, leaseMs: job.timeout_s * 1000 * 2 }),
+    );
     return attemptId;
   } catch (err) {
     if (storageFaultOf(err)) throw err;

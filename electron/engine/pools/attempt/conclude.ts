@@ -37,7 +37,8 @@ export async function recordVerdict(d: ConcludeDeps, a: Concluding, v: Verdict):
       await batch.add(() => requeueJob(db, clock, a.jobId, a.attemptId, v.reason, 'requeued', a.facts));
       return [a.jobId];
     case 'failed':
-      return (await batch.add(() => failJob(db, clock, random, a.jobId, a.attemptId, v.c, config.retry, a.facts))).changed;
+      return (await batch.add(() => failJob(db, clock, random, a.jobId, a.attemptId, v.c, config.retry, a.facts)))
+        .changed;
     case 'completed':
       return (await batch.add(() => completeJob(db, clock, a.jobId, a.attemptId, v.assets, v.ledger, a.facts))).changed;
   }
@@ -49,7 +50,9 @@ export async function recordVerdict(d: ConcludeDeps, a: Concluding, v: Verdict):
  * recorded (fenced off, or a failure other than storage's).
  */
 export async function conclude<T extends { verdict: Verdict }>(
-  d: ConcludeDeps, a: Concluding, decide: () => Promise<T>,
+  d: ConcludeDeps,
+  a: Concluding,
+  decide: () => Promise<T>,
 ): Promise<(T & { changed: readonly string[] }) | null> {
   let what = 'its end';
   try {
@@ -60,7 +63,10 @@ export async function conclude<T extends { verdict: Verdict }>(
     if (storageFaultOf(err)) throw err;
     if (isIllegalTransition(err)) {
       d.log(`ILLEGAL TRANSITION (a bug) ending attempt ${a.attemptId} of job ${a.jobId} as ${what}: ${err.message}`);
-      if (d.config.failOnIllegalTransition) queueMicrotask(() => { throw err; });
+      if (d.config.failOnIllegalTransition)
+        queueMicrotask(() => {
+          throw err;
+        });
     } else if (!isFencedReport(err)) {
       d.log(`attempt ${a.attemptId} of job ${a.jobId}: recording ${what} failed: ${(err as Error).message}`);
     }

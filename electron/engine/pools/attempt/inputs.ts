@@ -65,10 +65,19 @@ export function uploadSubfolder(jobId: string): string {
 }
 
 /** Uploads into the job's subfolder and returns parameter → server name. */
-export async function uploadInputs(client: ComfyClient, jobId: string, uploads: PlannedUpload[], signal?: AbortSignal): Promise<Record<string, string>> {
+export async function uploadInputs(
+  client: ComfyClient,
+  jobId: string,
+  uploads: PlannedUpload[],
+  signal?: AbortSignal,
+): Promise<Record<string, string>> {
   const values: Record<string, string> = {};
   for (const u of uploads) {
-    const r = await client.uploadImage(u.file, { subfolder: uploadSubfolder(jobId), overwrite: true }, signal ? { signal } : {});
+    const r = await client.uploadImage(
+      u.file,
+      { subfolder: uploadSubfolder(jobId), overwrite: true },
+      signal ? { signal } : {},
+    );
     values[u.param] = r.subfolder ? `${r.subfolder}/${r.name}` : r.name;
   }
   return values;

@@ -10,7 +10,13 @@ import { transitionJob } from '../../job-state.js';
 import { insertAsset, type AssetContext, type StoredAsset } from '../../store/asset-store.js';
 import { endAttempt, type AttemptFacts, type AttemptOutcome } from '../../store/attempt-store.js';
 import { inTransaction, type Db } from '../../store/database.js';
-import { attemptBudget, dueRetries, pendingDependents, setDependentsReason, setEnqueuedAt } from '../../store/job-store.js';
+import {
+  attemptBudget,
+  dueRetries,
+  pendingDependents,
+  setDependentsReason,
+  setEnqueuedAt,
+} from '../../store/job-store.js';
 import { fullJitterDelay } from '../../comfy/backoff.js';
 import type { RetryPolicy } from '../../settings/farm-config.js';
 import type { Classification } from './verdict.js';
@@ -27,19 +33,37 @@ export interface OutcomeResult {
 
 /** Collect's last step (SPEC §4.5): ledger rows and `completed` together; dependents become queued. */
 export function completeJob(
-  db: Db, clock: Clock, jobId: string, attemptId: string, assets: StoredAsset[], ctx: AssetContext, facts: AttemptFacts = {},
+  db: Db,
+  clock: Clock,
+  jobId: string,
+  attemptId: string,
+  assets: StoredAsset[],
+  ctx: AssetContext,
+  facts: AttemptFacts = {},
 ): OutcomeResult {
   return inTransaction(db, () => {
     const now = clock.now();
     transitionJob(db, clock, {
-      jobId, to: 'completed', reason: `${assets.length} output(s) stored`, actor: 'scheduler', expectFrom: ['running'],
-      expectAttemptId: attemptId, attemptId, patch: { finished_at: now, not_before: null, error_class: null },
+      jobId,
+      to: 'completed',
+      reason: `${assets.length} output(s) stored`,
+      actor: 'scheduler',
+      expectFrom: ['running'],
+      expectAttemptId: attemptId,
+      attemptId,
+      patch: { finished_at: now, not_before: null, error_class: null },
     });
     for (const a of assets) insertAsset(db, jobId, attemptId, a, ctx, now);
     endAttempt(db, clock, attemptId, { ...facts, outcome: 'completed' });
     const changed = [jobId];
     for (const dep of pendingDependents(db, jobId)) {
-      transitionJob(db, clock, { jobId: dep, to: 'queued', reason: 'its dependency completed', actor: 'scheduler', expectFrom: ['pending'] });
+      transitionJob(db, clock, {
+        jobId: dep,
+        to: 'queued',
+        reason: 'its dependency completed',
+        actor: 'scheduler',
+        expectFrom: ['pending'],
+      });
       setEnqueuedAt(db, dep, now);
       changed.push(dep);
     }
@@ -61,7 +85,13 @@ function budget(db: Db, jobId: string): { attempts: number; stage: string; take:
  * records the budget that decided.
  */
 export function failJob(
-  db: Db, clock: Clock, random: RandomSource, jobId: string, attemptId: string, c: Classification, policy: RetryPolicy,
+  db: Db,
+  clock: Clock,
+  random: RandomSource,
+  jobId: string,
+  attemptId: string,
+  c: Classification,
+  policy: RetryPolicy,
   facts: AttemptFacts = {},
 ): OutcomeResult & { retryAt: number | null } {
   return inTransaction(db, () => {
@@ -74,24 +104,52 @@ export function failJob(
     const fence = { expectFrom: ['running'] as const, expectAttemptId: attemptId, attemptId, actor: 'scheduler' };
     if (c.errorClass === 'permanent') {
       outcome = 'failed';
-      transitionJob(db, clock, { ...fence, jobId, to: 'failed_final', reason: c.reason, patch: { error_class: c.errorClass, finished_at: now, current_attempt_id: null } });
+      transitionJob(db, clock, {
+        ...fence,
+        jobId,
+        to: 'failed_final',
+        reason: c.reason,
+        patch: { error_class: c.errorClass, finished_at: now, current_attempt_id: null },
+      });
     } else if (left) {
       outcome = c.errorClass === 'timeout' ? 'timeout' : 'retry';
       retryAt = now + retryDelayMs(job.attempts, policy, random);
       transitionJob(db, clock, {
-        ...fence, jobId, to: 'failed_retryable', reason: `${c.reason}; retry ${job.attempts + 1} of ${max} after a short wait`,
+        ...fence,
+        jobId,
+        to: 'failed_retryable',
+        reason: `${c.reason}; retry ${job.attempts + 1} of ${max} after a short wait`,
         patch: { error_class: c.errorClass, not_before: retryAt, current_attempt_id: null, max_attempts: max },
       });
     } else if (c.errorClass === 'timeout') {
       outcome = 'timeout';
-      transitionJob(db, clock, { ...fence, jobId, to: 'timeout_kill', reason: `${c.reason}; no attempts left (${job.attempts} of ${max})`, patch: { error_class: c.errorClass, finished_at: now, current_attempt_id: null, max_attempts: max } });
+      transitionJob(db, clock, {
+        ...fence,
+        jobId,
+        to: 'timeout_kill',
+        reason: `${c.reason}; no attempts left (${job.attempts} of ${max})`,
+        patch: { error_class: c.errorClass, finished_at: now, current_attempt_id: null, max_attempts: max },
+      });
     } else {
       outcome = 'failed';
-      transitionJob(db, clock, { ...fence, jobId, to: 'failed_final', reason: `gave up after ${job.attempts} attempt${job.attempts === 1 ? '' : 's'}: ${c.reason}`, patch: { error_class: c.errorClass, finished_at: now, current_attempt_id: null, max_attempts: max } });
+      transitionJob(db, clock, {
+        ...fence,
+        jobId,
+        to: 'failed_final',
+        reason: `gave up after ${job.attempts} attempt${job.attempts === 1 ? '' : 's'}: ${c.reason}`,
+        patch: { error_class: c.errorClass, finished_at: now, current_attempt_id: null, max_attempts: max },
+      });
     }
     endAttempt(db, clock, attemptId, {
-      ...facts, outcome, errorClass: c.errorClass, reason: c.reason, nodeId: c.nodeId, nodeType: c.nodeType, exceptionType: c.exceptionType,
-      exceptionMessage: c.exceptionMessage ?? null, traceback: c.traceback ?? null,
+      ...facts,
+      outcome,
+      errorClass: c.errorClass,
+      reason: c.reason,
+      nodeId: c.nodeId,
+      nodeType: c.nodeType,
+      exceptionType: c.exceptionType,
+      exceptionMessage: c.exceptionMessage ?? null,
+      traceback: c.traceback ?? null,
     });
     if (retryAt === null) {
       // Dependents cannot run; say why they wait (a new take of this stage re-arms them).
@@ -103,15 +161,32 @@ export function failJob(
 
 /** Back to the queue without counting the attempt against the job (stop farm, recovery of a never-posted claim). */
 export function requeueJob(
-  db: Db, clock: Clock, jobId: string, attemptId: string, reason: string, outcome: AttemptOutcome = 'requeued', facts: AttemptFacts = {},
+  db: Db,
+  clock: Clock,
+  jobId: string,
+  attemptId: string,
+  reason: string,
+  outcome: AttemptOutcome = 'requeued',
+  facts: AttemptFacts = {},
 ): void {
   inTransaction(db, () => {
     const job = budget(db, jobId);
     transitionJob(db, clock, {
-      jobId, to: 'queued', reason, actor: 'scheduler', expectFrom: ['running'], expectAttemptId: attemptId, attemptId,
+      jobId,
+      to: 'queued',
+      reason,
+      actor: 'scheduler',
+      expectFrom: ['running'],
+      expectAttemptId: attemptId,
+      attemptId,
       // An attempt whose prompt never started (taken back by a pause, displaced, never sent) leaves no
       // start behind: the job's stored start was its claim, and the drawer would say it started.
-      patch: { current_attempt_id: null, attempts: Math.max(job.attempts - 1, 0), not_before: null, ...(facts.startedAt ? {} : { started_at: null }) },
+      patch: {
+        current_attempt_id: null,
+        attempts: Math.max(job.attempts - 1, 0),
+        not_before: null,
+        ...(facts.startedAt ? {} : { started_at: null }),
+      },
     });
     endAttempt(db, clock, attemptId, { ...facts, outcome, reason });
   });
@@ -124,7 +199,14 @@ export function promoteDueRetries(db: Db, clock: Clock): string[] {
   if (!due.length) return [];
   return inTransaction(db, () =>
     due.map((id) => {
-      transitionJob(db, clock, { jobId: id, to: 'queued', reason: 'retrying', actor: 'scheduler', expectFrom: ['failed_retryable'], patch: { not_before: null } });
+      transitionJob(db, clock, {
+        jobId: id,
+        to: 'queued',
+        reason: 'retrying',
+        actor: 'scheduler',
+        expectFrom: ['failed_retryable'],
+        patch: { not_before: null },
+      });
       return id;
     }),
   );

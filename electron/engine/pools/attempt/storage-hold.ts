@@ -24,7 +24,10 @@ export interface StorageFault {
 /** The storage fault `err` is, if it is one: SQLite's BUSY/FULL/IOERR/READONLY, or an output disk that must be freed. */
 export function storageFaultOf(err: unknown): StorageFault | null {
   if (err instanceof OutputStoreError && err.waits) {
-    return { kind: err.fsCode === 'ENOSPC' || err.fsCode === 'EDQUOT' ? 'output_disk_full' : 'output_not_writable', words: err.message };
+    return {
+      kind: err.fsCode === 'ENOSPC' || err.fsCode === 'EDQUOT' ? 'output_disk_full' : 'output_not_writable',
+      words: err.message,
+    };
   }
   return databaseFault(err);
 }

@@ -19,7 +19,12 @@ import type { StoredAsset } from '../../store/asset-store.js';
  * its final name, the folder fsynced. Returns its ledger facts; records nothing. The caller
  * discards the file when this throws.
  */
-export async function settleOutput(file: OutputFile, finalPath: string, fileName: string, nodeId: string | null): Promise<StoredAsset> {
+export async function settleOutput(
+  file: OutputFile,
+  finalPath: string,
+  fileName: string,
+  nodeId: string | null,
+): Promise<StoredAsset> {
   const dir = dirname(finalPath);
   const stored = await file.finish();
   try {
@@ -30,7 +35,16 @@ export async function settleOutput(file: OutputFile, finalPath: string, fileName
   await syncFolder(dir);
   const mediaType = mediaTypeOf(finalPath);
   const { width, height } = mediaType.startsWith('image/') ? sizeOf(stored.head) : { width: null, height: null };
-  return { id: randomId(), nodeId, path: finalPath, sha256: stored.sha256, bytes: stored.bytes, mediaType, width, height };
+  return {
+    id: randomId(),
+    nodeId,
+    path: finalPath,
+    sha256: stored.sha256,
+    bytes: stored.bytes,
+    mediaType,
+    width,
+    height,
+  };
 }
 
 /**
@@ -39,9 +53,17 @@ export async function settleOutput(file: OutputFile, finalPath: string, fileName
  * is settled (settleOutput). The temp file is discarded when anything throws, and the error goes on.
  */
 export async function storeOutput(
-  finalPath: string, fileName: string, nodeId: string | null, limits: { maxBytes: number; fs?: OutputFs }, fill: (file: OutputFile) => Promise<unknown>,
+  finalPath: string,
+  fileName: string,
+  nodeId: string | null,
+  limits: { maxBytes: number; fs?: OutputFs },
+  fill: (file: OutputFile) => Promise<unknown>,
 ): Promise<StoredAsset> {
-  const file = new OutputFile(tempPathFor(finalPath), { fileName, maxBytes: limits.maxBytes, ...(limits.fs ? { fs: limits.fs } : {}) });
+  const file = new OutputFile(tempPathFor(finalPath), {
+    fileName,
+    maxBytes: limits.maxBytes,
+    ...(limits.fs ? { fs: limits.fs } : {}),
+  });
   try {
     await fill(file);
     return await settleOutput(file, finalPath, fileName, nodeId);
@@ -58,7 +80,11 @@ export async function storeOutput(
 async function removeLeftovers(dir: string): Promise<void> {
   const mine = `${TEMP_PREFIX}${process.pid}-`;
   const names = await readdir(dir).catch(() => [] as string[]);
-  await Promise.all(names.filter((n) => n.startsWith(TEMP_PREFIX) && !n.startsWith(mine) && n.endsWith('.tmp')).map((n) => rm(join(dir, n), { force: true }).catch(() => undefined)));
+  await Promise.all(
+    names
+      .filter((n) => n.startsWith(TEMP_PREFIX) && !n.startsWith(mine) && n.endsWith('.tmp'))
+      .map((n) => rm(join(dir, n), { force: true }).catch(() => undefined)),
+  );
 }
 
 /** Width and height from the file's first bytes; null for formats image-size does not know (EXR variants…). */

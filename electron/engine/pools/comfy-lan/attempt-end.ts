@@ -40,7 +40,9 @@ const NOTHING = { result: 'job_failure', free: false, changed: [] as readonly st
 export async function concludeAttempt(a: AttemptScope, outcome: Outcome): Promise<void> {
   // A full or unwritable disk, a locked database is thrown: not this attempt's end — the runner holds
   // the farm and takes the attempt up again (its result is safe on the server meanwhile).
-  const end = (await conclude(a.deps, { jobId: a.job.id, attemptId: a.attemptId, facts: a.facts }, () => decide(a, outcome))) ?? NOTHING;
+  const end =
+    (await conclude(a.deps, { jobId: a.job.id, attemptId: a.attemptId, facts: a.facts }, () => decide(a, outcome))) ??
+    NOTHING;
   a.deps.registry.attemptEnded(a.instance.row.id, a.attemptId, end.result, end.checkpoint ?? null);
   if (end.free) void settle(() => a.client.free({ unloadModels: true }));
   if (end.changed.length) a.deps.announce(end.changed);
@@ -55,7 +57,11 @@ async function decide(a: AttemptScope, outcome: Outcome): Promise<Decision> {
       return { verdict: { kind: 'cancelled', reason: 'cancelled by an operator' }, result: 'job_failure', free: true };
     case 'stopped':
       await interruptAndRemove(a);
-      return { verdict: { kind: 'requeue', reason: 'farm stopped; back in the queue' }, result: 'job_failure', free: true };
+      return {
+        verdict: { kind: 'requeue', reason: 'farm stopped; back in the queue' },
+        result: 'job_failure',
+        free: true,
+      };
     case 'displaced':
     case 'requeue':
       return { verdict: { kind: 'requeue', reason: outcome.reason }, result: 'ok', free: false };
@@ -72,17 +78,30 @@ async function decide(a: AttemptScope, outcome: Outcome): Promise<Decision> {
         return fail(a, got.obs);
       }
       const ledger = {
-        instanceId: a.instance.row.id, instanceName: a.name, templateName: a.template.name, templateHash: a.template.hash,
-        paramsJson: a.job.params_json, seed: a.job.seed,
+        instanceId: a.instance.row.id,
+        instanceName: a.name,
+        templateName: a.template.name,
+        templateHash: a.template.hash,
+        paramsJson: a.job.params_json,
+        seed: a.job.seed,
       };
-      return { verdict: { kind: 'completed', assets: got.assets, ledger }, result: 'ok', free: false, checkpoint: a.workflow ? checkpointOf(a.workflow) : null };
+      return {
+        verdict: { kind: 'completed', assets: got.assets, ledger },
+        result: 'ok',
+        free: false,
+        checkpoint: a.workflow ? checkpointOf(a.workflow) : null,
+      };
     }
   }
 }
 
 function fail(a: AttemptScope, obs: AttemptObservation): Decision {
   const c = classify(obs, a.name);
-  return { verdict: { kind: 'failed', c }, result: c.unfit ? 'instance_unfit' : c.instanceLevel ? 'instance_failure' : 'job_failure', free: true };
+  return {
+    verdict: { kind: 'failed', c },
+    result: c.unfit ? 'instance_unfit' : c.instanceLevel ? 'instance_failure' : 'job_failure',
+    free: true,
+  };
 }
 
 /** What a finished run's history says went wrong; null when it succeeded (collect it). */
@@ -94,8 +113,12 @@ function observationOf(entry: HistoryEntry, interruptRequested: boolean): Attemp
     return { kind: 'interrupted', requested: interruptRequested, nodeId: str(d.node_id), nodeType: str(d.node_type) };
   }
   return {
-    kind: 'execution_error', nodeId: str(d.node_id), nodeType: str(d.node_type),
-    exceptionType: str(d.exception_type) ?? 'unknown', exceptionMessage: str(d.exception_message) ?? 'no message', traceback: tracebackText(d.traceback),
+    kind: 'execution_error',
+    nodeId: str(d.node_id),
+    nodeType: str(d.node_type),
+    exceptionType: str(d.exception_type) ?? 'unknown',
+    exceptionMessage: str(d.exception_message) ?? 'no message',
+    traceback: tracebackText(d.traceback),
   };
 }
 
@@ -110,9 +133,18 @@ async function collect(a: AttemptScope, entry: HistoryEntry): Promise<Collected>
   a.phase('collecting');
   let assets: StoredAsset[];
   try {
-    assets = await collectOutputs(a.client, entry, config.outputRoot, a.job, {
-      maxBytes: config.outputMaxBytes, deadlineMs: Math.max(config.downloadMinMs, a.job.timeout_s * 1000), ...(a.deps.outputFs ? { fs: a.deps.outputFs } : {}),
-    }, a.signal);
+    assets = await collectOutputs(
+      a.client,
+      entry,
+      config.outputRoot,
+      a.job,
+      {
+        maxBytes: config.outputMaxBytes,
+        deadlineMs: Math.max(config.downloadMinMs, a.job.timeout_s * 1000),
+        ...(a.deps.outputFs ? { fs: a.deps.outputFs } : {}),
+      },
+      a.signal,
+    );
   } catch (err) {
     // A full or unwritable output disk: the farm waits for it (the runner holds), the attempt is not failed.
     if (storageFaultOf(err)) throw err;
@@ -123,7 +155,8 @@ async function collect(a: AttemptScope, entry: HistoryEntry): Promise<Collected>
   }
   if (uploader) {
     try {
-      for (const asset of assets) await uploader.upload(asset.path, uploader.keyFor(a.job, basename(asset.path)), asset.sha256);
+      for (const asset of assets)
+        await uploader.upload(asset.path, uploader.keyFor(a.job, basename(asset.path)), asset.sha256);
     } catch (err) {
       // The files stay on disk; the attempt fails transiently and a retry collects and uploads again.
       return failed(`the copy to S3 was not confirmed: ${(err as Error).message}`, false);

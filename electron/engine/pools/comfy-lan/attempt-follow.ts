@@ -65,8 +65,10 @@ export class AttemptFollow {
         if (a.stopMode) break;
       }
       const t = this.now;
-      if (this.answering && this.runningSince !== null && t - this.runningSince > a.job.timeout_s * 1000) return this.timeout('absolute', a.job.timeout_s);
-      if (this.answering && t - this.lastActivity > config.stallTimeoutS * 1000) return this.timeout('stall', config.stallTimeoutS);
+      if (this.answering && this.runningSince !== null && t - this.runningSince > a.job.timeout_s * 1000)
+        return this.timeout('absolute', a.job.timeout_s);
+      if (this.answering && t - this.lastActivity > config.stallTimeoutS * 1000)
+        return this.timeout('stall', config.stallTimeoutS);
 
       const next = await this.nextEvent(pending, Math.max(0, Math.min(this.nextAsk - this.now, MAX_WAIT_MS)));
       if (next === 'timer') continue;
@@ -94,8 +96,13 @@ export class AttemptFollow {
       if (isSilence(state.failure)) contact.missed(instanceId);
       this.failingSince ??= this.now;
       const next = afterFailedAsk({
-        failure: state.failure, route: state.route, loss: contact.loss(a.attemptId), failingSince: this.failingSince,
-        now: this.now, graceMs: config.graceMs, pollMs: config.historyPollMs,
+        failure: state.failure,
+        route: state.route,
+        loss: contact.loss(a.attemptId),
+        failingSince: this.failingSince,
+        now: this.now,
+        graceMs: config.graceMs,
+        pollMs: config.historyPollMs,
       });
       if ('giveUp' in next) return { kind: 'failed', obs: next.giveUp };
       this.nextAsk = this.now + next.askInMs;
@@ -114,7 +121,8 @@ export class AttemptFollow {
     }
     if (s.kind === 'running') this.markRunning();
     // After the end: the entry is being written; ask again in milliseconds, not at the next poll.
-    this.nextAsk = this.now + (this.endSeen ? endRecheckDelay(this.rechecks++, config.historyPollMs) : config.historyPollMs);
+    this.nextAsk =
+      this.now + (this.endSeen ? endRecheckDelay(this.rechecks++, config.historyPollMs) : config.historyPollMs);
     return null;
   }
 
@@ -188,7 +196,8 @@ export class AttemptFollow {
     const cue = endCue(ev, { endSeen: this.endSeen, postedWith: a.postedWith });
     if (cue !== null && ev.type !== 'status') this.endSeen = true;
     if (cue === 'now') this.nextAsk = this.now;
-    else if (cue === 'soon') this.nextAsk = Math.min(this.nextAsk, this.now + endRecheckDelay(0, a.deps.config.historyPollMs));
+    else if (cue === 'soon')
+      this.nextAsk = Math.min(this.nextAsk, this.now + endRecheckDelay(0, a.deps.config.historyPollMs));
     if (!('inRun' in ev) || !ev.inRun) return;
     // Node k of N and the latest preview image, for the views (nothing the attempt decides on).
     a.deps.watch?.observe(a.job.id, a.attemptId, a.workflow, ev, this.now);
@@ -205,7 +214,10 @@ export class AttemptFollow {
   }
 
   /** Waits for the next follower event or `ms`, whichever is first; null when the stream ended. */
-  private nextEvent(pending: Promise<IteratorResult<FollowEvent>> | null, ms: number): Promise<FollowEvent | 'timer' | null> {
+  private nextEvent(
+    pending: Promise<IteratorResult<FollowEvent>> | null,
+    ms: number,
+  ): Promise<FollowEvent | 'timer' | null> {
     const timer = this.a.sleep(ms).then(() => 'timer' as const);
     if (!pending) return timer;
     return Promise.race([pending.then((r) => (r.done ? null : r.value)), timer]).then((v) => {
@@ -231,9 +243,11 @@ export class AttemptFollow {
       this.lastProgressSave = now;
       // With the other writes of this tick (one commit); a checkpoint lost to a failed commit costs only itself.
       const { db, batch, log } = a.deps;
-      batch.add(() => saveProgress(db, a.job.id, a.attemptId, p, a.facts.startedAt ?? null)).catch((err: unknown) => {
-        if (!isFencedReport(err)) log(`progress checkpoint of job ${a.job.id}: ${(err as Error).message}`);
-      });
+      batch
+        .add(() => saveProgress(db, a.job.id, a.attemptId, p, a.facts.startedAt ?? null))
+        .catch((err: unknown) => {
+          if (!isFencedReport(err)) log(`progress checkpoint of job ${a.job.id}: ${(err as Error).message}`);
+        });
     }
   }
 

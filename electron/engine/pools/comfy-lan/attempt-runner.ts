@@ -213,7 +213,8 @@ export class AttemptRunner implements AttemptScope {
     } catch (err) {
       const held = await this.heldForStorage(err);
       if (held === 'again') return 'storage';
-      if (held === 'no') this.deps.log(`attempt ${this.attemptId} of job ${this.job.id}: ${(err as Error).stack ?? String(err)}`);
+      if (held === 'no')
+        this.deps.log(`attempt ${this.attemptId} of job ${this.job.id}: ${(err as Error).stack ?? String(err)}`);
     }
     return 'done';
   }
@@ -237,11 +238,22 @@ export class AttemptRunner implements AttemptScope {
     if (this.stopMode) return stopOutcome(this.stopMode);
     if (this.prep.signal.aborted) {
       const seconds = Math.round(this.deps.config.preparationMs / 1000);
-      this.deps.log(`attempt ${this.attemptId} of job ${this.job.id} on ${this.name}: not posted within ${seconds} s, stuck in ${this.step}; given up`);
-      return { kind: 'failed', obs: { kind: 'transport', route: this.step, failure: { kind: 'timeout', afterMs: this.deps.config.preparationMs } } };
+      this.deps.log(
+        `attempt ${this.attemptId} of job ${this.job.id} on ${this.name}: not posted within ${seconds} s, stuck in ${this.step}; given up`,
+      );
+      return {
+        kind: 'failed',
+        obs: {
+          kind: 'transport',
+          route: this.step,
+          failure: { kind: 'timeout', afterMs: this.deps.config.preparationMs },
+        },
+      };
     }
-    if (err instanceof ComfyRequestError) return { kind: 'failed', obs: { kind: 'transport', route: err.route, failure: err.failure } };
-    if (err instanceof ShotfarmError && err.code === 'bad_input') return { kind: 'failed', obs: { kind: 'unrunnable', problems: [err.message] } };
+    if (err instanceof ComfyRequestError)
+      return { kind: 'failed', obs: { kind: 'transport', route: err.route, failure: err.failure } };
+    if (err instanceof ShotfarmError && err.code === 'bad_input')
+      return { kind: 'failed', obs: { kind: 'unrunnable', problems: [err.message] } };
     this.deps.log(`attempt ${this.attemptId}: unexpected ${(err as Error).stack ?? String(err)}`);
     return { kind: 'failed', obs: { kind: 'collect_failed', detail: (err as Error).message, diskFull: false } };
   }
@@ -277,9 +289,15 @@ export class AttemptRunner implements AttemptScope {
       if (successfulRunOfJob(previous, this.job.id)) return { kind: 'finished', entry: previous as HistoryEntry };
       this.step = 'catch-up GET /queue';
       const queue = await this.client.getQueue({ signal });
-      const live = [...queue.running, ...queue.pending].find((i) => i.promptId === this.job.id && i.extraData[JOB_KEY] === this.job.id);
+      const live = [...queue.running, ...queue.pending].find(
+        (i) => i.promptId === this.job.id && i.extraData[JOB_KEY] === this.job.id,
+      );
       if (live) {
-        this.exec = { promptId: this.job.id, attemptId: String(live.extraData[ATTEMPT_KEY] ?? this.attemptId), number: live.number };
+        this.exec = {
+          promptId: this.job.id,
+          attemptId: String(live.extraData[ATTEMPT_KEY] ?? this.attemptId),
+          number: live.number,
+        };
         this.phase('posted');
         return 'follow';
       }
@@ -303,11 +321,17 @@ export class AttemptRunner implements AttemptScope {
       // Not on the preparation signal: a POST cut off after the server queued it would leave an
       // unknown prompt behind. Its own deadline bounds it; the attempt's stop still aborts it.
       posted = await this.client.postPrompt(
-        { prompt: this.workflow, promptId: this.job.id, ...(clientId ? { clientId } : {}), extraData: { [ATTEMPT_KEY]: this.attemptId, [JOB_KEY]: this.job.id } },
+        {
+          prompt: this.workflow,
+          promptId: this.job.id,
+          ...(clientId ? { clientId } : {}),
+          extraData: { [ATTEMPT_KEY]: this.attemptId, [JOB_KEY]: this.job.id },
+        },
         { signal: this.signal },
       );
     } catch (err) {
-      if (!(err instanceof ComfyRequestError) || err.failure.kind === 'refused' || err.failure.kind === 'aborted') throw err;
+      if (!(err instanceof ComfyRequestError) || err.failure.kind === 'refused' || err.failure.kind === 'aborted')
+        throw err;
       // The POST may have been queued although its answer was lost: ask before deciding.
       const state = await settle(() => watchExecution(this.client, this.exec, this.signal));
       if (!state.ok || state.value.kind === 'absent') throw err;
@@ -316,7 +340,8 @@ export class AttemptRunner implements AttemptScope {
       this.phase('posted');
       return 'follow';
     }
-    if (!posted.ok) return { kind: 'failed', obs: { kind: 'rejected', error: posted.error, nodeErrors: posted.nodeErrors } };
+    if (!posted.ok)
+      return { kind: 'failed', obs: { kind: 'rejected', error: posted.error, nodeErrors: posted.nodeErrors } };
     if (posted.promptId !== this.job.id) return foreignPromptId(this.client, this.job.id, posted.promptId, signal);
     this.exec.number = posted.number;
     this.postedWith = clientId;
@@ -356,13 +381,21 @@ export class AttemptRunner implements AttemptScope {
         }
         // Not on the server: never sent (the engine died first) or forgotten by a restarted server.
         // Nothing was rendered for us either way, so it does not count against the job.
-        return { kind: 'requeue', reason: 'recovered: the prompt is not on its workstation (never sent, or the server restarted)' };
+        return {
+          kind: 'requeue',
+          reason: 'recovered: the prompt is not on its workstation (never sent, or the server restarted)',
+        };
       }
       if (isSilence(state.failure)) contact.missed(this.instance.row.id);
       failingSince ??= clock.now();
       const next = afterFailedAsk({
-        failure: state.failure, route: state.route, loss: contact.loss(this.attemptId), failingSince,
-        now: clock.now(), graceMs: config.graceMs, pollMs: Math.min(config.historyPollMs, 1000),
+        failure: state.failure,
+        route: state.route,
+        loss: contact.loss(this.attemptId),
+        failingSince,
+        now: clock.now(),
+        graceMs: config.graceMs,
+        pollMs: Math.min(config.historyPollMs, 1000),
       });
       if ('giveUp' in next) return { kind: 'failed', obs: next.giveUp };
       await this.sleep(next.askInMs);

@@ -11,7 +11,7 @@ import type { JobRow } from '../../store/job-rows.js';
 import type { StoredTemplate } from '../../store/template-store.js';
 import type { S3Uploader } from '../../storage/s3-uploader.js';
 import type { ApiWorkflow } from '../../templates/workflow.js';
-import type { ConcludeDeps, } from '../attempt/deps.js';
+import type { ConcludeDeps } from '../attempt/deps.js';
 import type { StopMode } from '../attempt/verdict.js';
 import type { ContactWatch } from './contact-watch.js';
 import type { AttemptObservation } from './failure.js';

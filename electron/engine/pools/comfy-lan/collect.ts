@@ -34,15 +34,26 @@ export interface CollectLimits {
 }
 
 export async function collectOutputs(
-  client: ComfyClient, entry: HistoryEntry, root: string, take: TakeKey, limits: CollectLimits, signal?: AbortSignal,
+  client: ComfyClient,
+  entry: HistoryEntry,
+  root: string,
+  take: TakeKey,
+  limits: CollectLimits,
+  signal?: AbortSignal,
 ): Promise<StoredAsset[]> {
   const dir = await prepareTakeDir(root, take);
   const assets: StoredAsset[] = [];
   for (const ref of collectableOutputs(entry)) {
     const finalPath = outputPath(dir, ref.filename, ref.subfolder);
-    assets.push(await storeOutput(finalPath, ref.filename, ref.nodeId, limits, (file) => client.downloadView({ filename: ref.filename, subfolder: ref.subfolder, type: ref.type }, file, {
-      timeoutMs: limits.silenceMs ?? 120_000, deadlineMs: limits.deadlineMs, ...(signal ? { signal } : {}),
-    })));
+    assets.push(
+      await storeOutput(finalPath, ref.filename, ref.nodeId, limits, (file) =>
+        client.downloadView({ filename: ref.filename, subfolder: ref.subfolder, type: ref.type }, file, {
+          timeoutMs: limits.silenceMs ?? 120_000,
+          deadlineMs: limits.deadlineMs,
+          ...(signal ? { signal } : {}),
+        }),
+      ),
+    );
   }
   return assets;
 }

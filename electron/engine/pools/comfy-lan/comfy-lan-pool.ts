@@ -78,10 +78,24 @@ export class ComfyLanPool implements WorkerPool {
 
   constructor(private readonly d: ComfyLanPoolDeps) {
     this.contact = new ContactWatch({
-      db: d.db, clock: d.clock, config: d.config, announce: d.announceNow, log: d.log,
+      db: d.db,
+      clock: d.clock,
+      config: d.config,
+      announce: d.announceNow,
+      log: d.log,
       storedLastAnswer: (id) => this.registry.get(id)?.row.last_answer_at ?? null,
     });
-    this.registry = new InstanceRegistry(d.db, d.clock, d.timers, d.events, d.config, () => d.kick(), this.contact, (what, err) => d.storage.failed(what, err), d.random);
+    this.registry = new InstanceRegistry(
+      d.db,
+      d.clock,
+      d.timers,
+      d.events,
+      d.config,
+      () => d.kick(),
+      this.contact,
+      (what, err) => d.storage.failed(what, err),
+      d.random,
+    );
   }
 
   start(): void {
@@ -168,7 +182,11 @@ export class ComfyLanPool implements WorkerPool {
 
   /** Per registered instance: may it take work now, and has it reported its node list (tests, benchmarks). */
   readiness(): { id: string; dispatchable: boolean; nodeListKnown: boolean }[] {
-    return this.registry.all().map((rt) => ({ id: rt.row.id, dispatchable: this.registry.dispatchable(rt), nodeListKnown: rt.objectInfo !== null }));
+    return this.registry.all().map((rt) => ({
+      id: rt.row.id,
+      dispatchable: this.registry.dispatchable(rt),
+      nodeListKnown: rt.objectInfo !== null,
+    }));
   }
 
   /** Each instance's node list as loaded in this run (null: not yet). */
@@ -200,9 +218,15 @@ export class ComfyLanPool implements WorkerPool {
    */
   pass(p: PoolPass): number {
     const snaps = new Map<string, InstanceSnapshot>();
-    for (const rt of this.registry.all()) if (this.registry.dispatchable(rt)) snaps.set(rt.row.id, this.registry.snapshot(rt));
+    for (const rt of this.registry.all())
+      if (this.registry.dispatchable(rt)) snaps.set(rt.row.id, this.registry.snapshot(rt));
     const plan = this.d.plan(snaps, p);
-    for (const x of plan.displacements) this.displace(x.instanceId, x.attemptId, `gave its place on ${x.instanceName} to a higher-priority job; back in the queue`);
+    for (const x of plan.displacements)
+      this.displace(
+        x.instanceId,
+        x.attemptId,
+        `gave its place on ${x.instanceName} to a higher-priority job; back in the queue`,
+      );
     if (plan.assignments.length > 0) this.claimAndStart(plan.assignments, p.claiming);
     return plan.free;
   }
@@ -212,7 +236,12 @@ export class ComfyLanPool implements WorkerPool {
    * the prompts) start only once it is stored.
    */
   private claimAndStart(assignments: LanPlan['assignments'], claiming: Set<string>): void {
-    const chosen = assignments.map((a) => ({ job: a.job, priority: a.snap.priority, rt: this.registry.get(a.instanceId) as InstanceRuntime, template: this.d.template(a.job.template_id) }));
+    const chosen = assignments.map((a) => ({
+      job: a.job,
+      priority: a.snap.priority,
+      rt: this.registry.get(a.instanceId) as InstanceRuntime,
+      template: this.d.template(a.job.template_id),
+    }));
     for (const a of chosen) {
       claiming.add(a.job.id);
       this.reserveSlot(a.job, a.rt, a.template, a.priority, a.job.id);
@@ -222,7 +251,11 @@ export class ComfyLanPool implements WorkerPool {
     void Promise.allSettled(chosen.map((a) => this.claim(a.job, a.rt))).then((results) => {
       const claimed = chosen.map((a, i) => {
         const r = results[i] as PromiseSettledResult<string | null>;
-        return { ...a, attemptId: r.status === 'fulfilled' ? r.value : null, error: r.status === 'rejected' ? (r.reason as unknown) : null };
+        return {
+          ...a,
+          attemptId: r.status === 'fulfilled' ? r.value : null,
+          error: r.status === 'rejected' ? (r.reason as unknown) : null,
+        };
       });
       for (const c of claimed) {
         claiming.delete(c.job.id);
@@ -246,8 +279,21 @@ export class ComfyLanPool implements WorkerPool {
   }
 
   /** Holds a slot (or the waiting place) for a claim not yet committed, under a placeholder id (the job id). */
-  private reserveSlot(job: JobRow, rt: InstanceRuntime, t: StoredTemplate, priority: number, placeholder: string): void {
-    this.registry.attemptStarted(rt.row.id, placeholder, job.id, job.vram_gb, checkpointOfJob(t.workflow, t.parameters, job.params_json), { priority, rank: job.rank });
+  private reserveSlot(
+    job: JobRow,
+    rt: InstanceRuntime,
+    t: StoredTemplate,
+    priority: number,
+    placeholder: string,
+  ): void {
+    this.registry.attemptStarted(
+      rt.row.id,
+      placeholder,
+      job.id,
+      job.vram_gb,
+      checkpointOfJob(t.workflow, t.parameters, job.params_json),
+      { priority, rank: job.rank },
+    );
   }
 
   /** Asks the prompt waiting on an instance to give its place to a higher-priority job. */
@@ -260,7 +306,9 @@ export class ComfyLanPool implements WorkerPool {
       if (!left) {
         this.registry.setDisplacing(instanceId, false);
         // Its server started it before the delete arrived (the prompt before it just ended): it runs.
-        this.d.log(`attempt ${attemptId} kept its place: it had started before it could give it to a higher-priority job`);
+        this.d.log(
+          `attempt ${attemptId} kept its place: it had started before it could give it to a higher-priority job`,
+        );
       }
       this.d.kick();
     });
@@ -270,24 +318,50 @@ export class ComfyLanPool implements WorkerPool {
   private claim(job: JobRow, rt: InstanceRuntime): Promise<string | null> {
     const ok = rt.lastOkProbe;
     return claimJob(this.d, job, {
-      instanceId: rt.row.id, instanceName: rt.row.name, gpuName: ok?.gpuName ?? rt.row.gpu_name, vramAtDispatch: ok?.vram ? ok.vram.totalBytes - ok.vram.otherBytes : null,
+      instanceId: rt.row.id,
+      instanceName: rt.row.name,
+      gpuName: ok?.gpuName ?? rt.row.gpu_name,
+      vramAtDispatch: ok?.vram ? ok.vram.totalBytes - ok.vram.otherBytes : null,
     });
   }
 
-  private startRunner(job: JobRow, attemptId: string, rt: InstanceRuntime, resume: AttemptRow | null, template?: StoredTemplate, priority = job.priority): void {
+  private startRunner(
+    job: JobRow,
+    attemptId: string,
+    rt: InstanceRuntime,
+    resume: AttemptRow | null,
+    template?: StoredTemplate,
+    priority = job.priority,
+  ): void {
     const t = template ?? this.d.template(job.template_id);
     this.d.started(job, attemptId);
-    this.registry.attemptStarted(rt.row.id, attemptId, job.id, job.vram_gb, checkpointOfJob(t.workflow, t.parameters, job.params_json), { priority, rank: job.rank });
+    this.registry.attemptStarted(
+      rt.row.id,
+      attemptId,
+      job.id,
+      job.vram_gb,
+      checkpointOfJob(t.workflow, t.parameters, job.params_json),
+      { priority, rank: job.rank },
+    );
     const runner = new AttemptRunner(
       {
-        ...this.d, registry: this.registry, contact: this.contact, live: this.live, watch: this.watch, uploader: this.uploader,
+        ...this.d,
+        registry: this.registry,
+        contact: this.contact,
+        live: this.live,
+        watch: this.watch,
+        uploader: this.uploader,
         done: (r) => {
           this.runners.delete(r.attemptId);
           this.d.finished(r.attemptId);
           this.d.ended();
         },
       },
-      job, attemptId, rt, t, resume,
+      job,
+      attemptId,
+      rt,
+      t,
+      resume,
     );
     this.runners.set(attemptId, runner);
   }

@@ -22,7 +22,11 @@ export function isSilence(f: ComfyFailure): boolean {
  * grace time after the later of that answer and the start — a recovered attempt gets its full
  * grace even when the workstation last answered long before the restart.
  */
-export function contactLoss(lastAnswerAt: number | null, followingSince: number, graceMs: number): { lostAt: number; requeueAt: number } {
+export function contactLoss(
+  lastAnswerAt: number | null,
+  followingSince: number,
+  graceMs: number,
+): { lostAt: number; requeueAt: number } {
   const lostAt = lastAnswerAt ?? followingSince;
   return { lostAt, requeueAt: Math.max(lostAt, followingSince) + graceMs };
 }
@@ -39,8 +43,13 @@ export function nextAskAfterSilence(now: number, requeueAt: number, pollMs: numb
  * with something unusable is not "lost": the attempt says what it answered.
  */
 export function afterFailedAsk(o: {
-  failure: ComfyFailure; route: string; loss: { lostAt: number; requeueAt: number } | null;
-  failingSince: number; now: number; graceMs: number; pollMs: number;
+  failure: ComfyFailure;
+  route: string;
+  loss: { lostAt: number; requeueAt: number } | null;
+  failingSince: number;
+  now: number;
+  graceMs: number;
+  pollMs: number;
 }): { giveUp: AttemptObservation } | { askInMs: number } {
   const due = o.loss?.requeueAt ?? o.failingSince + o.graceMs;
   if (o.now < due) return { askInMs: nextAskAfterSilence(o.now, due, o.pollMs) };

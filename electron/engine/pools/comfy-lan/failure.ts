@@ -13,7 +13,14 @@ export type AttemptObservation =
   | { kind: 'rejected'; error: PromptError; nodeErrors: NodeErrors }
   /** Pre-dispatch: no workstation has what the workflow needs, or an input file is missing. */
   | { kind: 'unrunnable'; problems: string[] }
-  | { kind: 'execution_error'; nodeId: string | null; nodeType: string | null; exceptionType: string; exceptionMessage: string; traceback?: string | null }
+  | {
+      kind: 'execution_error';
+      nodeId: string | null;
+      nodeType: string | null;
+      exceptionType: string;
+      exceptionMessage: string;
+      traceback?: string | null;
+    }
   /** `execution_interrupted`: `requested` when Shotfarm asked for it (cancel, timeout, stop farm). */
   | { kind: 'interrupted'; requested: boolean; nodeId: string | null; nodeType: string | null }
   /** An HTTP exchange failed: 5xx, refused, reset, timeout, malformed body. */
@@ -61,10 +68,16 @@ function where(nodeType: string | null, nodeId: string | null): string {
 }
 
 /** Summarises a 400's node errors: "LoraLoader (node 10): Value not in list: lora_name: …". */
-function describeRejection(error: PromptError, nodeErrors: NodeErrors): { text: string; nodeId: string | null; nodeType: string | null } {
+function describeRejection(
+  error: PromptError,
+  nodeErrors: NodeErrors,
+): { text: string; nodeId: string | null; nodeType: string | null } {
   const missing = missingNodeClassType(error);
   if (missing) {
-    const id = typeof error.extraInfo['node_id'] === 'string' ? (error.extraInfo['node_id'] as string) : /#(\S+)'/.exec(error.details)?.[1] ?? null;
+    const id =
+      typeof error.extraInfo['node_id'] === 'string'
+        ? (error.extraInfo['node_id'] as string)
+        : (/#(\S+)'/.exec(error.details)?.[1] ?? null);
     return { text: `node \`${missing}\` is not installed on the workstation`, nodeId: id, nodeType: missing };
   }
   const entries = Object.entries(nodeErrors ?? {});
@@ -72,7 +85,11 @@ function describeRejection(error: PromptError, nodeErrors: NodeErrors): { text: 
     const [id, ne] = entries[0] as [string, { class_type?: string; errors?: { message?: string; details?: string }[] }];
     const errs = (ne.errors ?? []).map((e) => [e.message, e.details].filter(Boolean).join(': ')).join('; ');
     const more = entries.length > 1 ? ` (and ${entries.length - 1} more node(s))` : '';
-    return { text: `ComfyUI rejected the workflow: ${where(ne.class_type ?? null, id)}: ${errs || error.message}${more}`, nodeId: id, nodeType: ne.class_type ?? null };
+    return {
+      text: `ComfyUI rejected the workflow: ${where(ne.class_type ?? null, id)}: ${errs || error.message}${more}`,
+      nodeId: id,
+      nodeType: ne.class_type ?? null,
+    };
   }
   const details = error.details ? ` (${firstLine(error.details)})` : '';
   return { text: `ComfyUI rejected the workflow: ${error.message}${details}`, nodeId: null, nodeType: null };
@@ -83,49 +100,101 @@ export function classify(o: AttemptObservation, instanceName: string): Classific
   switch (o.kind) {
     case 'rejected': {
       const r = describeRejection(o.error, o.nodeErrors);
-      return { ...base, errorClass: 'permanent', reason: r.text.replace('on the workstation', `on ${instanceName}`), nodeId: r.nodeId, nodeType: r.nodeType };
+      return {
+        ...base,
+        errorClass: 'permanent',
+        reason: r.text.replace('on the workstation', `on ${instanceName}`),
+        nodeId: r.nodeId,
+        nodeType: r.nodeType,
+      };
     }
     case 'unrunnable':
       return { ...base, errorClass: 'permanent', reason: o.problems.join('; ') };
     case 'execution_error': {
       const at = where(o.nodeType, o.nodeId);
       // What ComfyUI said, kept with the attempt for the drawer (bounded: error-detail.ts).
-      const node = { nodeId: o.nodeId, nodeType: o.nodeType, exceptionType: o.exceptionType, exceptionMessage: messageText(o.exceptionMessage), traceback: o.traceback ?? null };
+      const node = {
+        nodeId: o.nodeId,
+        nodeType: o.nodeType,
+        exceptionType: o.exceptionType,
+        exceptionMessage: messageText(o.exceptionMessage),
+        traceback: o.traceback ?? null,
+      };
       if (isOutOfMemory(o.exceptionType, o.exceptionMessage)) {
         return { ...base, ...node, errorClass: 'oom', reason: `out of GPU memory in ${at} on ${instanceName}` };
       }
-      return { ...base, ...node, errorClass: 'permanent', reason: `${at} failed: ${o.exceptionType}: ${firstLine(o.exceptionMessage)}` };
+      return {
+        ...base,
+        ...node,
+        errorClass: 'permanent',
+        reason: `${at} failed: ${o.exceptionType}: ${firstLine(o.exceptionMessage)}`,
+      };
     }
     case 'interrupted':
       return {
-        ...base, nodeId: o.nodeId, nodeType: o.nodeType, errorClass: 'transient',
-        reason: o.requested ? 'interrupted by Shotfarm' : `interrupted on ${instanceName} by someone else (Cancel pressed in the ComfyUI page?)`,
+        ...base,
+        nodeId: o.nodeId,
+        nodeType: o.nodeType,
+        errorClass: 'transient',
+        reason: o.requested
+          ? 'interrupted by Shotfarm'
+          : `interrupted on ${instanceName} by someone else (Cancel pressed in the ComfyUI page?)`,
       };
     case 'transport': {
       const f = o.failure;
-      const what = f.kind === 'http' ? `answered ${o.route} with HTTP ${f.status}`
-        : f.kind === 'malformed' ? `answered ${o.route} with something ComfyUI does not send (${f.detail})` : `did not answer ${o.route}: ${describeFailure(f)}`;
+      const what =
+        f.kind === 'http'
+          ? `answered ${o.route} with HTTP ${f.status}`
+          : f.kind === 'malformed'
+            ? `answered ${o.route} with something ComfyUI does not send (${f.detail})`
+            : `did not answer ${o.route}: ${describeFailure(f)}`;
       return { ...base, errorClass: 'transient', instanceLevel: true, reason: `${instanceName} ${what}` };
     }
     case 'timeout':
       return {
-        ...base, errorClass: 'timeout', instanceLevel: false,
-        reason: o.which === 'absolute' ? `did not finish within its ${o.seconds} s timeout` : `no progress for ${o.seconds} s (stall timeout)`,
+        ...base,
+        errorClass: 'timeout',
+        instanceLevel: false,
+        reason:
+          o.which === 'absolute'
+            ? `did not finish within its ${o.seconds} s timeout`
+            : `no progress for ${o.seconds} s (stall timeout)`,
       };
     case 'lost':
-      return { ...base, errorClass: 'transient', instanceLevel: true, reason: `lost contact with ${instanceName} for ${o.seconds} s` };
+      return {
+        ...base,
+        errorClass: 'transient',
+        instanceLevel: true,
+        reason: `lost contact with ${instanceName} for ${o.seconds} s`,
+      };
     case 'vanished':
-      return { ...base, errorClass: 'transient', instanceLevel: true, reason: `the prompt disappeared from ${instanceName} (the server restarted?)` };
+      return {
+        ...base,
+        errorClass: 'transient',
+        instanceLevel: true,
+        reason: `the prompt disappeared from ${instanceName} (the server restarted?)`,
+      };
     case 'foreign_prompt_id':
       return {
-        ...base, errorClass: 'transient', instanceLevel: true, unfit: true,
-        reason: `${instanceName} answered with prompt id ${o.got.slice(0, 40)} instead of the one Shotfarm sent (${o.sent}): ` +
+        ...base,
+        errorClass: 'transient',
+        instanceLevel: true,
+        unfit: true,
+        reason:
+          `${instanceName} answered with prompt id ${o.got.slice(0, 40)} instead of the one Shotfarm sent (${o.sent}): ` +
           `this ComfyUI ignores the client's prompt_id, so its runs cannot be followed or collected — update ComfyUI on ${instanceName}; ` +
           'it takes no new work meanwhile (quarantined), and the job is retried elsewhere',
       };
     case 'output_too_large':
       return { ...base, errorClass: 'permanent', reason: `${o.detail}; not stored` };
     case 'collect_failed':
-      return { ...base, errorClass: 'transient', instanceLevel: false, reason: o.diskFull ? `outputs could not be stored: ${o.detail}` : `outputs could not be downloaded: ${o.detail}` };
+      return {
+        ...base,
+        errorClass: 'transient',
+        instanceLevel: false,
+        reason: o.diskFull
+          ? `outputs could not be stored: ${o.detail}`
+          : `outputs could not be downloaded: ${o.detail}`,
+      };
   }
 }

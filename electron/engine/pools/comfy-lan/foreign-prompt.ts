@@ -11,7 +11,12 @@ import { settle } from '../../comfy/observation.js';
 import type { ComfyClient } from '../../comfy/client.js';
 import type { Outcome } from './attempt-scope.js';
 
-export async function foreignPromptId(client: ComfyClient, sent: string, got: string, signal?: AbortSignal): Promise<Outcome> {
+export async function foreignPromptId(
+  client: ComfyClient,
+  sent: string,
+  got: string,
+  signal?: AbortSignal,
+): Promise<Outcome> {
   // Pending: removed from the queue; running: interrupted by its id (a no-op on servers that
   // interrupt globally only while it is not the one running — then the delete has taken it).
   await settle(() => client.deleteFromQueue([got], signal ? { signal } : {}));

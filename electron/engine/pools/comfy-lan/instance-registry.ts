@@ -16,7 +16,14 @@ import type { ObjectInfo } from '../../comfy/schemas.js';
 import type { EventBus } from '../../event-bus.js';
 import { probeInstance, type ProbeResult } from '../../health/probe.js';
 import type { Db } from '../../store/database.js';
-import { comfyInstanceRows, instanceRow, isSilent, persistRuntime, toInstanceView, type ComfyInstanceRow } from '../../store/instance-store.js';
+import {
+  comfyInstanceRows,
+  instanceRow,
+  isSilent,
+  persistRuntime,
+  toInstanceView,
+  type ComfyInstanceRow,
+} from '../../store/instance-store.js';
 import type { SchedulerConfig } from '../../settings/farm-config.js';
 import { storeNodeList } from './node-lists.js';
 import type { InstanceSnapshot } from './instance-snapshot.js';
@@ -73,13 +80,31 @@ export interface InstanceRuntime {
 
 /** The frames an attempt reads (attempt-follow.ts, prompt-end.ts); the rest are dropped unparsed. */
 const FOLLOWED_TYPES: ReadonlySet<string> = new Set([
-  'status', 'execution_start', 'executing', 'progress', 'execution_success', 'execution_error', 'execution_interrupted',
+  'status',
+  'execution_start',
+  'executing',
+  'progress',
+  'execution_success',
+  'execution_error',
+  'execution_interrupted',
 ]);
 
 /** A rough speed order of common GPUs for the last tie-break; unknown cards rank by VRAM. */
 const GPU_SPEED: [RegExp, number][] = [
-  [/B200|H200/i, 10], [/H100/i, 9], [/5090/i, 8.5], [/A100/i, 8], [/4090/i, 7.5], [/L40/i, 7], [/6000 Ada/i, 7],
-  [/4080/i, 6], [/3090/i, 5], [/A6000/i, 5], [/4070/i, 4.5], [/A10\b/i, 4], [/3080/i, 4], [/T4\b/i, 2],
+  [/B200|H200/i, 10],
+  [/H100/i, 9],
+  [/5090/i, 8.5],
+  [/A100/i, 8],
+  [/4090/i, 7.5],
+  [/L40/i, 7],
+  [/6000 Ada/i, 7],
+  [/4080/i, 6],
+  [/3090/i, 5],
+  [/A6000/i, 5],
+  [/4070/i, 4.5],
+  [/A10\b/i, 4],
+  [/3080/i, 4],
+  [/T4\b/i, 2],
 ];
 
 function gpuSpeed(name: string | null, totalBytes: number | null): number {
@@ -135,8 +160,13 @@ export class InstanceRegistry {
     if (rt.socket && !rt.socket.isClosed) return;
     const label = rt.row.name.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 40);
     rt.socket = new StationSocket({
-      baseUrl: rt.row.url, newClientId: () => `sf-${label}-${randomBytes(6).toString('hex')}`,
-      now: () => this.clock.now(), timers: this.timers, sleep: sleepOn(this.timers), random: this.random, types: FOLLOWED_TYPES,
+      baseUrl: rt.row.url,
+      newClientId: () => `sf-${label}-${randomBytes(6).toString('hex')}`,
+      now: () => this.clock.now(),
+      timers: this.timers,
+      sleep: sleepOn(this.timers),
+      random: this.random,
+      types: FOLLOWED_TYPES,
     });
   }
 
@@ -155,10 +185,28 @@ export class InstanceRegistry {
 
   private add(row: ComfyInstanceRow): void {
     const rt: InstanceRuntime = {
-      row, client: new ComfyClient(row.url, { timeoutMs: this.config.requestTimeoutMs }), probe: null, lastOkProbe: null, lastAnswerAt: null, probedAt: null,
-      probeFailures: 0, health: 'unknown', objectInfo: null, objectInfoPending: false, running: new Map(), waiting: null, displacing: false, runLengths: new RunLengths(), socket: null,
-      lastCheckpoint: row.last_checkpoint, lastStartedAttempt: null, failuresInRow: row.consecutive_failures, quarantinedUntil: row.quarantined_until,
-      ourAtProbe: 0, timer: null, lastPersistAt: 0,
+      row,
+      client: new ComfyClient(row.url, { timeoutMs: this.config.requestTimeoutMs }),
+      probe: null,
+      lastOkProbe: null,
+      lastAnswerAt: null,
+      probedAt: null,
+      probeFailures: 0,
+      health: 'unknown',
+      objectInfo: null,
+      objectInfoPending: false,
+      running: new Map(),
+      waiting: null,
+      displacing: false,
+      runLengths: new RunLengths(),
+      socket: null,
+      lastCheckpoint: row.last_checkpoint,
+      lastStartedAttempt: null,
+      failuresInRow: row.consecutive_failures,
+      quarantinedUntil: row.quarantined_until,
+      ourAtProbe: 0,
+      timer: null,
+      lastPersistAt: 0,
     };
     this.map.set(row.id, rt);
     void this.probe(rt);
@@ -258,7 +306,9 @@ export class InstanceRegistry {
   private async loadObjectInfo(rt: InstanceRuntime): Promise<void> {
     if (rt.objectInfoPending) return;
     rt.objectInfoPending = true;
-    const r = await settle(() => rt.client.getObjectInfo({ timeoutMs: this.config.objectInfoTimeoutMs, maxBytes: this.config.objectInfoMaxBytes }));
+    const r = await settle(() =>
+      rt.client.getObjectInfo({ timeoutMs: this.config.objectInfoTimeoutMs, maxBytes: this.config.objectInfoMaxBytes }),
+    );
     rt.objectInfoPending = false;
     if (r.ok) {
       rt.objectInfo = r.value;
@@ -291,8 +341,12 @@ export class InstanceRegistry {
    */
   dispatchable(rt: InstanceRuntime): boolean {
     return (
-      rt.row.admin_state === 'active' && rt.lastOkProbe !== null && rt.probeFailures < this.config.unhealthyAfter &&
-      !this.isQuarantined(rt) && rt.objectInfo !== null && !this.contact.isSilent(rt.row.id)
+      rt.row.admin_state === 'active' &&
+      rt.lastOkProbe !== null &&
+      rt.probeFailures < this.config.unhealthyAfter &&
+      !this.isQuarantined(rt) &&
+      rt.objectInfo !== null &&
+      !this.contact.isSilent(rt.row.id)
     );
   }
 
@@ -317,8 +371,11 @@ export class InstanceRegistry {
   updateHealth(rt: InstanceRuntime, announce: boolean): void {
     const health = this.deriveHealth(rt);
     const now = this.clock.now();
-    const silenceChanged = rt.probe !== null && (!rt.probe.ok) !== isSilent(rt.row);
-    const changed = health !== rt.health || rt.quarantinedUntil !== rt.row.quarantined_until || rt.lastCheckpoint !== rt.row.last_checkpoint ||
+    const silenceChanged = rt.probe !== null && !rt.probe.ok !== isSilent(rt.row);
+    const changed =
+      health !== rt.health ||
+      rt.quarantinedUntil !== rt.row.quarantined_until ||
+      rt.lastCheckpoint !== rt.row.last_checkpoint ||
       silenceChanged;
     rt.health = health;
     const persist = changed || now - rt.lastPersistAt >= 10_000;
@@ -326,10 +383,19 @@ export class InstanceRegistry {
       rt.lastPersistAt = now;
       const ok = rt.lastOkProbe;
       const row = persistRuntime(this.db, {
-        id: rt.row.id, health, gpu_name: ok?.gpuName ?? null, vram_json: ok?.vram ? JSON.stringify(ok.vram) : null,
-        comfy_version: ok?.comfyVersion ?? null, queue_length: ok ? ok.queueRunning + ok.queuePending : null,
-        last_probe_at: rt.probe ? rt.probedAt : null, last_answer_at: rt.lastAnswerAt, last_error: rt.probe && !rt.probe.ok ? rt.probe.error : null,
-        consecutive_failures: rt.failuresInRow, quarantined_until: rt.quarantinedUntil, last_checkpoint: rt.lastCheckpoint, now,
+        id: rt.row.id,
+        health,
+        gpu_name: ok?.gpuName ?? null,
+        vram_json: ok?.vram ? JSON.stringify(ok.vram) : null,
+        comfy_version: ok?.comfyVersion ?? null,
+        queue_length: ok ? ok.queueRunning + ok.queuePending : null,
+        last_probe_at: rt.probe ? rt.probedAt : null,
+        last_answer_at: rt.lastAnswerAt,
+        last_error: rt.probe && !rt.probe.ok ? rt.probe.error : null,
+        consecutive_failures: rt.failuresInRow,
+        quarantined_until: rt.quarantinedUntil,
+        last_checkpoint: rt.lastCheckpoint,
+        now,
       });
       if (row?.kind === 'comfyui') rt.row = row;
     }
@@ -372,7 +438,14 @@ export class InstanceRegistry {
       vramOverrides: JSON.parse(rt.row.vram_overrides_json) as Record<string, number>,
       speed: gpuSpeed(ok?.gpuName ?? rt.row.gpu_name, ok?.vram?.totalBytes ?? null),
       runningPriority,
-      waiting: rt.waiting ? { attemptId: rt.waiting.attemptId, priority: rt.waiting.priority, rank: rt.waiting.rank, displacing: rt.displacing } : null,
+      waiting: rt.waiting
+        ? {
+            attemptId: rt.waiting.attemptId,
+            priority: rt.waiting.priority,
+            rank: rt.waiting.rank,
+            displacing: rt.displacing,
+          }
+        : null,
       freesAt: firstExpectedEnd(rt.running.values(), rt.runLengths.typical()),
       startingPriority,
     };
@@ -386,7 +459,8 @@ export class InstanceRegistry {
   facts(rt: InstanceRuntime, reservedFor: InstanceFacts['reservedFor']): InstanceFacts {
     const snap = this.snapshot(rt);
     let stored: number | null = null;
-    if (snap.totalVramBytes === null && rt.row.vram_json) stored = (JSON.parse(rt.row.vram_json) as { totalBytes: number }).totalBytes;
+    if (snap.totalVramBytes === null && rt.row.vram_json)
+      stored = (JSON.parse(rt.row.vram_json) as { totalBytes: number }).totalBytes;
     return {
       ...snap,
       totalVramBytes: snap.totalVramBytes ?? stored,
@@ -406,10 +480,24 @@ export class InstanceRegistry {
    * now, not when it completes: the next decision may come before that (the slot is freed while
    * outputs are collected), and model affinity must already see it.
    */
-  attemptStarted(instanceId: string, attemptId: string, jobId: string, vramGb: number, checkpoint: string | null = null, order = { priority: 0, rank: 0 }): void {
+  attemptStarted(
+    instanceId: string,
+    attemptId: string,
+    jobId: string,
+    vramGb: number,
+    checkpoint: string | null = null,
+    order = { priority: 0, rank: 0 },
+  ): void {
     const rt = this.map.get(instanceId);
     if (!rt) return;
-    const occupant = { jobId, vramGb, priority: order.priority, rank: order.rank, since: this.clock.now(), startedAt: null };
+    const occupant = {
+      jobId,
+      vramGb,
+      priority: order.priority,
+      rank: order.rank,
+      since: this.clock.now(),
+      startedAt: null,
+    };
     // Every slot taken: this one waits on the server behind them (prefetch, or a recovered pair).
     if (rt.running.size >= rt.row.max_concurrency && rt.waiting === null) rt.waiting = { attemptId, ...occupant };
     else rt.running.set(attemptId, occupant);
@@ -440,7 +528,14 @@ export class InstanceRegistry {
     if (!w || rt.running.size >= rt.row.max_concurrency) return;
     rt.waiting = null;
     rt.displacing = false;
-    rt.running.set(w.attemptId, { jobId: w.jobId, vramGb: w.vramGb, priority: w.priority, rank: w.rank, since: this.clock.now(), startedAt: null });
+    rt.running.set(w.attemptId, {
+      jobId: w.jobId,
+      vramGb: w.vramGb,
+      priority: w.priority,
+      rank: w.rank,
+      since: this.clock.now(),
+      startedAt: null,
+    });
   }
 
   /** The server started executing the attempt's prompt (`execution_start`): its expected end counts from now. */
@@ -473,7 +568,12 @@ export class InstanceRegistry {
    * instance in quarantine for a while — a render farm's blocklist; any success resets the count.
    * An unfit instance (one that cannot run our prompts at all) is quarantined at the first.
    */
-  attemptEnded(instanceId: string, attemptId: string, result: 'ok' | 'job_failure' | 'instance_failure' | 'instance_unfit', checkpoint: string | null): void {
+  attemptEnded(
+    instanceId: string,
+    attemptId: string,
+    result: 'ok' | 'job_failure' | 'instance_failure' | 'instance_unfit',
+    checkpoint: string | null,
+  ): void {
     const rt = this.map.get(instanceId);
     if (!rt) return;
     rt.running.delete(attemptId);

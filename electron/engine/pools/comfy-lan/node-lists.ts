@@ -37,7 +37,9 @@ export function compactNodeList(info: ObjectInfo): CompactNodeList {
 export function expandNodeList(compact: CompactNodeList): ObjectInfo {
   const info: ObjectInfo = {};
   for (const [classType, combos] of Object.entries(compact)) {
-    info[classType] = { input: { required: Object.fromEntries(Object.entries(combos).map(([name, values]) => [name, [values]])) } };
+    info[classType] = {
+      input: { required: Object.fromEntries(Object.entries(combos).map(([name, values]) => [name, [values]])) },
+    };
   }
   return info;
 }

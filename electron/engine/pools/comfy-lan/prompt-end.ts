@@ -35,11 +35,16 @@ export function endCue(ev: FollowEvent, s: CueState): EndCue {
   }
   if (!('inRun' in ev) || !ev.inRun) return null;
   if (ev.type === 'executing' && ev.data.node === null) return 'now';
-  if (ev.type === 'execution_success' || ev.type === 'execution_error' || ev.type === 'execution_interrupted') return 'soon';
+  if (ev.type === 'execution_success' || ev.type === 'execution_error' || ev.type === 'execution_interrupted')
+    return 'soon';
   return null;
 }
 
 /** The end message of this execution (it says the prompt ended; the history entry follows). */
 export function isEndMessage(ev: FollowEvent): boolean {
-  return 'inRun' in ev && ev.inRun && (ev.type === 'execution_success' || ev.type === 'execution_error' || ev.type === 'execution_interrupted');
+  return (
+    'inRun' in ev &&
+    ev.inRun &&
+    (ev.type === 'execution_success' || ev.type === 'execution_error' || ev.type === 'execution_interrupted')
+  );
 }

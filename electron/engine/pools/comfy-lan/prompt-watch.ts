@@ -65,7 +65,11 @@ export function terminalMessage(entry: HistoryEntry): { type: string; data: Reco
   const msgs = entry.status?.messages ?? [];
   for (let i = msgs.length - 1; i >= 0; i--) {
     const m = msgs[i] as unknown;
-    if (Array.isArray(m) && typeof m[0] === 'string' && ['execution_error', 'execution_interrupted', 'execution_success'].includes(m[0])) {
+    if (
+      Array.isArray(m) &&
+      typeof m[0] === 'string' &&
+      ['execution_error', 'execution_interrupted', 'execution_success'].includes(m[0])
+    ) {
       return { type: m[0], data: (m[1] ?? {}) as Record<string, unknown> };
     }
   }

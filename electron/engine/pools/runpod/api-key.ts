@@ -27,7 +27,11 @@ function fileKey(dataDir: string, create: boolean): Buffer | null {
   }
   chmodSync(path, 0o600);
   const key = readFileSync(path);
-  if (key.length !== 32) throw new ShotfarmError('storage', `${path} is not a Shotfarm key file (32 bytes); remove it and set the RunPod API key again`);
+  if (key.length !== 32)
+    throw new ShotfarmError(
+      'storage',
+      `${path} is not a Shotfarm key file (32 bytes); remove it and set the RunPod API key again`,
+    );
   return key;
 }
 
@@ -38,7 +42,12 @@ export function storeRunpodKey(db: Db, dataDir: string, apiKey: string | null, n
   const iv = randomBytes(12);
   const c = createCipheriv('aes-256-gcm', key, iv);
   const data = Buffer.concat([c.update(apiKey, 'utf8'), c.final()]);
-  writeSetting(db, SETTING, { iv: iv.toString('base64'), tag: c.getAuthTag().toString('base64'), data: data.toString('base64') }, now);
+  writeSetting(
+    db,
+    SETTING,
+    { iv: iv.toString('base64'), tag: c.getAuthTag().toString('base64'), data: data.toString('base64') },
+    now,
+  );
 }
 
 function storedKey(db: Db, dataDir: string): string | null {

@@ -19,7 +19,11 @@ export interface BurstInput {
 
 export type BurstDecision =
   | { take: true; because: 'waited' | 'rush' }
-  | { take: false; reason: string; /** When asking again may change the answer (s from now); null: only a change of budget or spend. */ askAgainInS: number | null };
+  | {
+      take: false;
+      reason: string /** When asking again may change the answer (s from now); null: only a change of budget or spend. */;
+      askAgainInS: number | null;
+    };
 
 /** "10 min", "90 s", "2 h" */
 export function durationWords(s: number): string {
@@ -31,11 +35,20 @@ export function durationWords(s: number): string {
 const usd = (v: number): string => `$${v.toFixed(2)}`;
 
 export function burstDecision(i: BurstInput): BurstDecision {
-  if (i.budgetUsdPerDay <= 0) return { take: false, reason: 'cloud burst is off (burst_budget_usd_per_day is 0)', askAgainInS: null };
+  if (i.budgetUsdPerDay <= 0)
+    return { take: false, reason: 'cloud burst is off (burst_budget_usd_per_day is 0)', askAgainInS: null };
   if (i.spentTodayUsd >= i.budgetUsdPerDay) {
-    return { take: false, reason: `today's cloud budget is spent (${usd(i.spentTodayUsd)} of ${usd(i.budgetUsdPerDay)})`, askAgainInS: null };
+    return {
+      take: false,
+      reason: `today's cloud budget is spent (${usd(i.spentTodayUsd)} of ${usd(i.budgetUsdPerDay)})`,
+      askAgainInS: null,
+    };
   }
   if (i.waitedS > i.burstAfterS) return { take: true, because: 'waited' };
   if (i.rush && !i.lanSlotFree) return { take: true, because: 'rush' };
-  return { take: false, reason: `cloud burst waits until the job has waited ${durationWords(i.burstAfterS)}`, askAgainInS: Math.max(0, i.burstAfterS - i.waitedS) };
+  return {
+    take: false,
+    reason: `cloud burst waits until the job has waited ${durationWords(i.burstAfterS)}`,
+    askAgainInS: Math.max(0, i.burstAfterS - i.waitedS),
+  };
 }

@@ -26,7 +26,10 @@ export function dispatchableWaitS(queuedAt: number, dispatchingSince: number | n
 }
 
 /** May this endpoint take this job at all (its tags, its VRAM)? The dispatch pass asks it too. */
-export function endpointFits(row: Pick<InstanceRow, 'tags_json' | 'vram_json'>, job: Pick<JobRow, 'tags_json' | 'vram_gb'>): boolean {
+export function endpointFits(
+  row: Pick<InstanceRow, 'tags_json' | 'vram_json'>,
+  job: Pick<JobRow, 'tags_json' | 'vram_gb'>,
+): boolean {
   const offered = JSON.parse(row.tags_json) as string[];
   if (!(JSON.parse(job.tags_json) as string[]).every((t) => offered.includes(t))) return false;
   const vram = row.vram_json ? (JSON.parse(row.vram_json) as { totalBytes: number }).totalBytes / 1024 ** 3 : null;
@@ -60,15 +63,22 @@ export function burstWaitOf(f: BurstWaitFacts): BurstWait {
   const usable = f.endpoints.filter((e) => e.admin_state === 'active' && e.health !== 'unhealthy');
   if (usable.length === 0) return Object.assign(() => null, { couldTake });
   let spent: number | null = null;
-  return Object.assign((job: BurstJob) => {
-    if (!usable.some((e) => endpointFits(e, job))) return null;
-    spent ??= f.spentTodayUsd();
-    const d = burstDecision({
-      waitedS: dispatchableWaitS(f.queuedAt(job), f.dispatchingSince, f.now), rush: job.priority >= PRIORITY_VALUE.rush, lanSlotFree: false,
-      burstAfterS: f.burstAfterS, spentTodayUsd: spent, budgetUsdPerDay: f.budgetUsdPerDay,
-    });
-    return d.take ? null : d.reason;
-  }, { couldTake });
+  return Object.assign(
+    (job: BurstJob) => {
+      if (!usable.some((e) => endpointFits(e, job))) return null;
+      spent ??= f.spentTodayUsd();
+      const d = burstDecision({
+        waitedS: dispatchableWaitS(f.queuedAt(job), f.dispatchingSince, f.now),
+        rush: job.priority >= PRIORITY_VALUE.rush,
+        lanSlotFree: false,
+        burstAfterS: f.burstAfterS,
+        spentTodayUsd: spent,
+        budgetUsdPerDay: f.budgetUsdPerDay,
+      });
+      return d.take ? null : d.reason;
+    },
+    { couldTake },
+  );
 }
 
 /** The LAN's reason with the cloud's beside it (when there is one). */

@@ -9,7 +9,15 @@ import { ShotfarmError } from '../../../../shared/errors.js';
 import { send, type RawResponse } from '../../comfy/http.js';
 import { ComfyRequestError, describeFailure } from '../../comfy/observation.js';
 import {
-  healthAnswerSchema, runAnswerSchema, RUN_BODY_LIMIT_BYTES, RUNPOD_ANSWER_LIMITS, statusAnswerSchema, type RunpodRoute, type HealthAnswer, type StatusAnswer, type WorkerInput,
+  healthAnswerSchema,
+  runAnswerSchema,
+  RUN_BODY_LIMIT_BYTES,
+  RUNPOD_ANSWER_LIMITS,
+  statusAnswerSchema,
+  type RunpodRoute,
+  type HealthAnswer,
+  type StatusAnswer,
+  type WorkerInput,
 } from './runpod-protocol.js';
 
 export class RunpodHttpError extends Error {
@@ -65,7 +73,10 @@ export class RunpodClient {
     const body = JSON.stringify({ input });
     const bytes = Buffer.byteLength(body);
     if (bytes > RUN_BODY_LIMIT_BYTES) {
-      throw new ShotfarmError('bad_input', `the /run request would be ${(bytes / 1024 / 1024).toFixed(1)} MB; RunPod caps /run bodies at ${RUN_BODY_LIMIT_BYTES / 1024 / 1024} MB — use smaller input images (they travel as base64) or a LAN workstation`);
+      throw new ShotfarmError(
+        'bad_input',
+        `the /run request would be ${(bytes / 1024 / 1024).toFixed(1)} MB; RunPod caps /run bodies at ${RUN_BODY_LIMIT_BYTES / 1024 / 1024} MB — use smaller input images (they travel as base64) or a LAN workstation`,
+      );
     }
     return this.request('POST /run', 'run', runAnswerSchema, signal, body);
   }
@@ -83,17 +94,38 @@ export class RunpodClient {
     return this.request('GET /health', 'health', healthAnswerSchema, signal);
   }
 
-  private async request<T>(route: RunpodRoute, path: string, schema: z.ZodType<T> | null, signal: AbortSignal | undefined, body?: string): Promise<T> {
+  private async request<T>(
+    route: RunpodRoute,
+    path: string,
+    schema: z.ZodType<T> | null,
+    signal: AbortSignal | undefined,
+    body?: string,
+  ): Promise<T> {
     const key = this.o.apiKey();
-    if (!key) throw new RunpodHttpError(route, 401, this.o.noKeyWords ?? 'no RunPod API key is configured (set RUNPOD_API_KEY, or shotfarm workers runpod-key)');
-    const transport = { baseUrl: `${this.o.apiBase}/${this.o.endpointId}`, timeoutMs: this.o.timeoutMs, dispatcher: undefined };
+    if (!key)
+      throw new RunpodHttpError(
+        route,
+        401,
+        this.o.noKeyWords ?? 'no RunPod API key is configured (set RUNPOD_API_KEY, or shotfarm workers runpod-key)',
+      );
+    const transport = {
+      baseUrl: `${this.o.apiBase}/${this.o.endpointId}`,
+      timeoutMs: this.o.timeoutMs,
+      dispatcher: undefined,
+    };
     let res: RawResponse;
     try {
       // The ComfyUI client's sender: one deadline over the whole exchange, the answer capped per route as it arrives.
-      res = await send(transport, {
-        method: body === undefined ? 'GET' : 'POST', path: `/${path}`, headers: { authorization: `Bearer ${key}`, accept: 'application/json' },
-        ...(body !== undefined ? { jsonText: body } : {}),
-      }, { maxBytes: RUNPOD_ANSWER_LIMITS[route], ...(signal ? { signal } : {}) });
+      res = await send(
+        transport,
+        {
+          method: body === undefined ? 'GET' : 'POST',
+          path: `/${path}`,
+          headers: { authorization: `Bearer ${key}`, accept: 'application/json' },
+          ...(body !== undefined ? { jsonText: body } : {}),
+        },
+        { maxBytes: RUNPOD_ANSWER_LIMITS[route], ...(signal ? { signal } : {}) },
+      );
     } catch (err) {
       if (!(err instanceof ComfyRequestError)) throw err;
       // A body over the cap came from a server that answered: like one that is not JSON, worth a retry later.
@@ -111,11 +143,16 @@ export class RunpodClient {
     try {
       json = JSON.parse(res.text);
     } catch {
-      throw new RunpodHttpError(route, 502, `${route} answered something that is not JSON (${Buffer.byteLength(res.text)} bytes)`);
+      throw new RunpodHttpError(
+        route,
+        502,
+        `${route} answered something that is not JSON (${Buffer.byteLength(res.text)} bytes)`,
+      );
     }
     const parsed = schema.safeParse(json);
     // The first issue's path and code, not its message: zod quotes received values in some messages.
-    if (!parsed.success) throw new RunpodHttpError(route, 502, `${route} answered an unexpected shape (${issueWhere(parsed.error)})`);
+    if (!parsed.success)
+      throw new RunpodHttpError(route, 502, `${route} answered an unexpected shape (${issueWhere(parsed.error)})`);
     return parsed.data;
   }
 }

@@ -12,7 +12,11 @@ export interface BilledTime {
   costUsd: number;
 }
 
-export function attemptCost(delayTimeMs: number | undefined, executionTimeMs: number | undefined, pricePerHourUsd: number): BilledTime {
+export function attemptCost(
+  delayTimeMs: number | undefined,
+  executionTimeMs: number | undefined,
+  pricePerHourUsd: number,
+): BilledTime {
   const ms = Math.max(0, delayTimeMs ?? 0) + Math.max(0, executionTimeMs ?? 0);
   const billedS = Math.ceil(ms / 1000);
   return { billedS, costUsd: Math.round(((billedS * pricePerHourUsd) / 3600) * 1e6) / 1e6 };

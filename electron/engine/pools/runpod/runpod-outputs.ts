@@ -18,11 +18,18 @@ const MAX_OUTPUT_BYTES = 2 * 1024 ** 3;
 
 async function bytesOf(img: WorkerImage, maxBytes: number, signal?: AbortSignal): Promise<Buffer> {
   if (img.type === 'base64') {
-    const data = img.data.includes(',') && img.data.startsWith('data:') ? img.data.slice(img.data.indexOf(',') + 1) : img.data;
+    const data =
+      img.data.includes(',') && img.data.startsWith('data:') ? img.data.slice(img.data.indexOf(',') + 1) : img.data;
     return Buffer.from(data, 'base64');
   }
-  const res = await fetch(img.data, { signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(120_000)]) : AbortSignal.timeout(120_000) });
-  if (!res.ok) throw new ShotfarmError('storage', `the output ${img.filename} could not be fetched from its S3 URL (HTTP ${res.status})`);
+  const res = await fetch(img.data, {
+    signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(120_000)]) : AbortSignal.timeout(120_000),
+  });
+  if (!res.ok)
+    throw new ShotfarmError(
+      'storage',
+      `the output ${img.filename} could not be fetched from its S3 URL (HTTP ${res.status})`,
+    );
   const declared = Number(res.headers.get('content-length') ?? '0');
   if (declared > maxBytes) {
     await res.body?.cancel().catch(() => undefined);
@@ -50,7 +57,11 @@ export interface WorkerImageLimits {
 }
 
 export async function storeWorkerImages(
-  images: readonly WorkerImage[], root: string, take: TakeKey, limits: WorkerImageLimits, signal?: AbortSignal,
+  images: readonly WorkerImage[],
+  root: string,
+  take: TakeKey,
+  limits: WorkerImageLimits,
+  signal?: AbortSignal,
 ): Promise<StoredAsset[]> {
   const dir = await prepareTakeDir(root, take);
   const maxBytes = Math.min(limits.maxBytes, MAX_OUTPUT_BYTES);
@@ -58,12 +69,14 @@ export async function storeWorkerImages(
   for (const img of images) {
     const finalPath = outputPath(dir, img.filename);
     // The same way as a LAN download (collect.ts): hashed and measured as written, bounded, a full disk an OutputStoreError.
-    assets.push(await storeOutput(finalPath, img.filename, null, { ...limits, maxBytes }, async (file) => {
-      const bytes = await bytesOf(img, maxBytes, signal);
-      if (bytes.length === 0) throw new ShotfarmError('storage', `the output ${img.filename} arrived empty`);
-      await file.begin(bytes.length);
-      await file.write(bytes);
-    }));
+    assets.push(
+      await storeOutput(finalPath, img.filename, null, { ...limits, maxBytes }, async (file) => {
+        const bytes = await bytesOf(img, maxBytes, signal);
+        if (bytes.length === 0) throw new ShotfarmError('storage', `the output ${img.filename} arrived empty`);
+        await file.begin(bytes.length);
+        await file.write(bytes);
+      }),
+    );
   }
   return assets;
 }

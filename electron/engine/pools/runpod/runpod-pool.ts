@@ -9,7 +9,12 @@
 import { isHealthy, type InstanceView, type RunpodHealthView } from '../../../../shared/domain.js';
 import { PRIORITY_VALUE } from '../../../../shared/priorities.js';
 import { totalSpendSince, type AttemptRow } from '../../store/attempt-store.js';
-import { runpodInstanceRows, setEndpointHealth, toInstanceView, type RunpodInstanceRow } from '../../store/instance-store.js';
+import {
+  runpodInstanceRows,
+  setEndpointHealth,
+  toInstanceView,
+  type RunpodInstanceRow,
+} from '../../store/instance-store.js';
 import type { JobRow } from '../../store/job-rows.js';
 import { jobRow } from '../../store/job-store.js';
 import { lastQueuedAt } from '../../job-state.js';
@@ -83,10 +88,19 @@ export class RunpodPool implements WorkerPool {
     // The key goes only to RunPod's API or a base chosen on the farm host (cloud/api-base.ts).
     const keyGoes = keyMayGoTo(row);
     const client = new RunpodClient({
-      apiBase: row.runpod.apiBase, endpointId: row.runpod.endpointId, apiKey: keyGoes ? this.d.apiKey : () => null,
-      timeoutMs: this.d.config.requestTimeoutMs, ...(keyGoes ? {} : { noKeyWords: KEY_WITHHELD }),
+      apiBase: row.runpod.apiBase,
+      endpointId: row.runpod.endpointId,
+      apiKey: keyGoes ? this.d.apiKey : () => null,
+      timeoutMs: this.d.config.requestTimeoutMs,
+      ...(keyGoes ? {} : { noKeyWords: KEY_WITHHELD }),
     });
-    this.endpoints.set(row.id, { row, client, running: prev?.running ?? new Map(), held: prev?.held ?? new Set(), lastHealth: prev?.lastHealth ?? null });
+    this.endpoints.set(row.id, {
+      row,
+      client,
+      running: prev?.running ?? new Map(),
+      held: prev?.held ?? new Set(),
+      lastHealth: prev?.lastHealth ?? null,
+    });
   }
 
   /** An instance was added, edited or removed: reload it if it is an endpoint. */
@@ -102,7 +116,10 @@ export class RunpodPool implements WorkerPool {
 
   private askHealth(e: Endpoint): void {
     if (e.row.admin_state === 'disabled') return;
-    const { client, row: { id } } = e;
+    const {
+      client,
+      row: { id },
+    } = e;
     // An answer about a client since replaced (the endpoint was edited meanwhile) says nothing of the endpoint now.
     const now = () => {
       const cur = this.endpoints.get(id);
@@ -118,7 +135,13 @@ export class RunpodPool implements WorkerPool {
       (err: unknown) => {
         const cur = now();
         const rejected = err instanceof RunpodHttpError && err.rejectedKey;
-        if (cur) this.setHealth(cur, 'unhealthy', rejected ? this.keyWords(cur) : (err as Error).message, !(err instanceof RunpodHttpError && err.status === 0));
+        if (cur)
+          this.setHealth(
+            cur,
+            'unhealthy',
+            rejected ? this.keyWords(cur) : (err as Error).message,
+            !(err instanceof RunpodHttpError && err.status === 0),
+          );
       },
     );
   }
@@ -127,7 +150,10 @@ export class RunpodPool implements WorkerPool {
     if (!this.running) return;
     for (const e of this.endpoints.values()) this.askHealth(e);
     this.d.timers.clearTimeout(this.healthTimer);
-    this.healthTimer = this.d.timers.setTimeout(() => this.checkHealth(), Math.max(1_000, this.d.config.probeIntervalMs * 5));
+    this.healthTimer = this.d.timers.setTimeout(
+      () => this.checkHealth(),
+      Math.max(1_000, this.d.config.probeIntervalMs * 5),
+    );
   }
 
   /** Health answers arrive on their own (a probe, a runner): a storage fault recording one holds the farm, as a LAN probe's does. */
@@ -140,7 +166,13 @@ export class RunpodPool implements WorkerPool {
     const was = e.row.health;
     const at = this.d.clock.now();
     setEndpointHealth(this.d.db, e.row.id, health, error, answered, at);
-    e.row = { ...e.row, health, last_error: error, last_probe_at: at, last_answer_at: answered ? at : e.row.last_answer_at };
+    e.row = {
+      ...e.row,
+      health,
+      last_error: error,
+      last_probe_at: at,
+      last_answer_at: answered ? at : e.row.last_answer_at,
+    };
     if (!answered) e.lastHealth = null;
     if (was !== health && health === 'unhealthy') this.d.log(`${e.row.name} is unhealthy: ${error ?? ''}`);
     // Every answer goes out: the card's last answer and RunPod's counts are live, not as of the last change of health.
@@ -161,7 +193,8 @@ export class RunpodPool implements WorkerPool {
 
   private heard = (id: string): void => {
     const e = this.endpoints.get(id);
-    if (e && e.row.health === 'unhealthy' && e.row.last_error !== this.keyWords(e)) this.setHealth(e, 'idle', null, true);
+    if (e && e.row.health === 'unhealthy' && e.row.last_error !== this.keyWords(e))
+      this.setHealth(e, 'idle', null, true);
   };
 
   spentToday(): number {
@@ -176,7 +209,12 @@ export class RunpodPool implements WorkerPool {
   pass({ claiming, freeBefore, candidates }: PoolPass): number {
     if (!this.running) return 0;
     const lanSlotFree = freeBefore > 0;
-    const open = [...this.endpoints.values()].filter((e) => e.row.admin_state === 'active' && e.row.health !== 'unhealthy' && e.running.size + e.held.size < e.row.max_concurrency);
+    const open = [...this.endpoints.values()].filter(
+      (e) =>
+        e.row.admin_state === 'active' &&
+        e.row.health !== 'unhealthy' &&
+        e.running.size + e.held.size < e.row.max_concurrency,
+    );
     if (open.length === 0) return 0;
     const { config, clock } = this.d;
     const now = clock.now();
@@ -188,8 +226,12 @@ export class RunpodPool implements WorkerPool {
       if (open.length === 0) break;
       if (claiming.has(job.id)) continue;
       const decision = burstDecision({
-        waitedS: dispatchableWaitS(this.queuedAt(job), since, now), rush: job.priority >= PRIORITY_VALUE.rush, lanSlotFree, burstAfterS: config.burstAfterS,
-        spentTodayUsd: spent, budgetUsdPerDay: config.burstBudgetUsdPerDay,
+        waitedS: dispatchableWaitS(this.queuedAt(job), since, now),
+        rush: job.priority >= PRIORITY_VALUE.rush,
+        lanSlotFree,
+        burstAfterS: config.burstAfterS,
+        spentTodayUsd: spent,
+        budgetUsdPerDay: config.burstBudgetUsdPerDay,
       });
       if (!decision.take) {
         wait ??= decision.reason;
@@ -218,10 +260,13 @@ export class RunpodPool implements WorkerPool {
     if (this.burstTimerAt !== null && this.burstTimerAt <= at) return;
     this.d.timers.clearTimeout(this.burstTimer);
     this.burstTimerAt = at;
-    this.burstTimer = this.d.timers.setTimeout(() => {
-      this.burstTimerAt = null;
-      this.kick();
-    }, Math.max(0, at - this.d.clock.now()));
+    this.burstTimer = this.d.timers.setTimeout(
+      () => {
+        this.burstTimerAt = null;
+        this.kick();
+      },
+      Math.max(0, at - this.d.clock.now()),
+    );
   }
 
   private claimAndRun(e: Endpoint, job: JobRow, claiming: Set<string>): void {
@@ -232,7 +277,12 @@ export class RunpodPool implements WorkerPool {
       claiming.delete(job.id);
       e.held.delete(placeholder);
     };
-    void claimJob(this.d, job, { instanceId: e.row.id, instanceName: e.row.name, gpuName: e.row.gpu_name, vramAtDispatch: null }).then(
+    void claimJob(this.d, job, {
+      instanceId: e.row.id,
+      instanceName: e.row.name,
+      gpuName: e.row.gpu_name,
+      vramAtDispatch: null,
+    }).then(
       (attemptId) => {
         settled();
         const row = attemptId === null ? undefined : jobRow(this.d.db, job.id);
@@ -258,15 +308,25 @@ export class RunpodPool implements WorkerPool {
   }
 
   private startRunner(e: Endpoint, job: JobRow, attemptId: string, resume: AttemptRow | null): void {
-    const runner = new RunpodRunner({
-      ...this.d, keyRejected: this.keyRejected, heard: this.heard,
-      done: (r) => {
-        e.running.delete(r.attemptId);
-        // Its cost is in the ledger now: every endpoint's card shows today's spend (farm-wide) and what runs there.
-        this.d.storage.guard('showing the endpoints', () => this.announceCards());
-        this.d.ended();
+    const runner = new RunpodRunner(
+      {
+        ...this.d,
+        keyRejected: this.keyRejected,
+        heard: this.heard,
+        done: (r) => {
+          e.running.delete(r.attemptId);
+          // Its cost is in the ledger now: every endpoint's card shows today's spend (farm-wide) and what runs there.
+          this.d.storage.guard('showing the endpoints', () => this.announceCards());
+          this.d.ended();
+        },
       },
-    }, job, attemptId, e.row, e.client, this.d.template(job.template_id), resume);
+      job,
+      attemptId,
+      e.row,
+      e.client,
+      this.d.template(job.template_id),
+      resume,
+    );
     e.running.set(attemptId, runner);
   }
 
@@ -300,14 +360,20 @@ export class RunpodPool implements WorkerPool {
   }
 
   private view(e: Endpoint): InstanceView {
-    const current = this.runners().filter((r) => r.endpoint.id === e.row.id).map((r) => r.job.id);
+    const current = this.runners()
+      .filter((r) => r.endpoint.id === e.row.id)
+      .map((r) => r.job.id);
     const card = toInstanceView(this.d.db, e.row, current);
     return {
       ...card,
       // An endpoint answering while our jobs run there is rendering, not idle.
       health: current.length > 0 && isHealthy(card.health) ? 'busy' : card.health,
       cloud: {
-        kind: 'runpod', ...e.row.runpod, spentTodayUsd: this.spentToday(), budgetUsdPerDay: this.d.config.burstBudgetUsdPerDay, burstWait: this.burstWait,
+        kind: 'runpod',
+        ...e.row.runpod,
+        spentTodayUsd: this.spentToday(),
+        budgetUsdPerDay: this.d.config.burstBudgetUsdPerDay,
+        burstWait: this.burstWait,
         endpointHealth: e.lastHealth,
       },
     };
@@ -317,8 +383,13 @@ export class RunpodPool implements WorkerPool {
   waitOfJobs(): PoolWait {
     const { config, clock } = this.d;
     return burstWaitOf({
-      endpoints: [...this.endpoints.values()].map((e) => e.row), burstAfterS: config.burstAfterS, budgetUsdPerDay: config.burstBudgetUsdPerDay,
-      spentTodayUsd: () => this.spentToday(), now: clock.now(), dispatchingSince: this.d.dispatchingSince(), queuedAt: this.queuedAt,
+      endpoints: [...this.endpoints.values()].map((e) => e.row),
+      burstAfterS: config.burstAfterS,
+      budgetUsdPerDay: config.burstBudgetUsdPerDay,
+      spentTodayUsd: () => this.spentToday(),
+      now: clock.now(),
+      dispatchingSince: this.d.dispatchingSince(),
+      queuedAt: this.queuedAt,
     });
   }
 

@@ -59,7 +59,15 @@ export type StatusAnswer = z.infer<typeof statusAnswerSchema>;
 
 /** GET /health: the endpoint's job and worker counts. */
 export const healthAnswerSchema = z.object({
-  jobs: z.object({ completed: z.number(), failed: z.number(), inProgress: z.number(), inQueue: z.number(), retried: z.number() }).partial(),
+  jobs: z
+    .object({
+      completed: z.number(),
+      failed: z.number(),
+      inProgress: z.number(),
+      inQueue: z.number(),
+      retried: z.number(),
+    })
+    .partial(),
   workers: z.object({ idle: z.number(), running: z.number() }).partial().passthrough(),
 });
 export type HealthAnswer = z.infer<typeof healthAnswerSchema>;
@@ -86,8 +94,16 @@ export function errorText(error: unknown): string {
  * a node or model that is not installed): the same request would fail again anywhere on that endpoint.
  */
 const PERMANENT = [
-  /Workflow validation failed/i, /Missing 'workflow' parameter/i, /Invalid JSON format in input/i, /Please provide input/i,
-  /'images' must be a list/i, /not in list/i, /missing_node_type/i, /Node '.*' not found/i, /does not exist/i, /Error decoding base64/i,
+  /Workflow validation failed/i,
+  /Missing 'workflow' parameter/i,
+  /Invalid JSON format in input/i,
+  /Please provide input/i,
+  /'images' must be a list/i,
+  /not in list/i,
+  /missing_node_type/i,
+  /Node '.*' not found/i,
+  /does not exist/i,
+  /Error decoding base64/i,
 ];
 
 export function isPermanentWorkerError(text: string): boolean {

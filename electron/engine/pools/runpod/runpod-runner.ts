@@ -27,7 +27,14 @@ import { storageFaultOf } from '../attempt/storage-hold.js';
 import { classified, type Classification, type StopMode, type Verdict } from '../attempt/verdict.js';
 import { RunpodHttpError, type RunpodClient } from './runpod-client.js';
 import { attemptCost, type BilledTime } from './runpod-cost.js';
-import { errorText, isPermanentWorkerError, workerOutputSchema, type StatusAnswer, type WorkerImage, type WorkerInput } from './runpod-protocol.js';
+import {
+  errorText,
+  isPermanentWorkerError,
+  workerOutputSchema,
+  type StatusAnswer,
+  type WorkerImage,
+  type WorkerInput,
+} from './runpod-protocol.js';
 import { storeWorkerImages } from './runpod-outputs.js';
 import { OutputTooLarge } from '../../files/output-file.js';
 import type { StoredAsset } from '../../store/asset-store.js';
@@ -46,7 +53,6 @@ type End =
   | { kind: 'requeue'; reason: string }
   | { kind: 'stopped' }
   | { kind: 'detached' };
-
 
 export class RunpodRunner {
   stopMode: StopMode | null = null;
@@ -79,9 +85,15 @@ export class RunpodRunner {
   }
 
   /** App closing (leave the RunPod job running), an operator's cancel, "stop farm". */
-  detach(): void { this.stop('detach'); }
-  cancel(): void { this.stop('cancel'); }
-  stopFarm(): void { this.stop('stopFarm'); }
+  detach(): void {
+    this.stop('detach');
+  }
+  cancel(): void {
+    this.stop('cancel');
+  }
+  stopFarm(): void {
+    this.stop('stopFarm');
+  }
 
   private stop(mode: StopMode): void {
     if (this.stopMode) return;
@@ -108,9 +120,14 @@ export class RunpodRunner {
     try {
       // Again only while the store fails: the farm holds, and the same end is recorded after its retry.
       for (;;) {
-        if (this.stopMode && end.kind !== 'completed') end = this.stopMode === 'detach' ? { kind: 'detached' } : { kind: 'stopped' };
+        if (this.stopMode && end.kind !== 'completed')
+          end = this.stopMode === 'detach' ? { kind: 'detached' } : { kind: 'stopped' };
         try {
-          const ended = await conclude(this.d, { jobId: this.job.id, attemptId: this.attemptId, facts: this.facts }, () => this.decide(end));
+          const ended = await conclude(
+            this.d,
+            { jobId: this.job.id, attemptId: this.attemptId, facts: this.facts },
+            () => this.decide(end),
+          );
           if (ended?.changed.length) this.d.announce(ended.changed);
           break;
         } catch (err) {
@@ -130,10 +147,16 @@ export class RunpodRunner {
 
   private unexpected(err: unknown): End {
     if (this.stopMode) return { kind: 'stopped' };
-    if (err instanceof ShotfarmError && err.code === 'bad_input') return { kind: 'failed', c: classified('permanent', err.message), cost: null };
-    if (err instanceof RunpodHttpError) return { kind: 'failed', c: classified('transient', `${this.endpoint.name}: ${err.message}`, true), cost: null };
+    if (err instanceof ShotfarmError && err.code === 'bad_input')
+      return { kind: 'failed', c: classified('permanent', err.message), cost: null };
+    if (err instanceof RunpodHttpError)
+      return { kind: 'failed', c: classified('transient', `${this.endpoint.name}: ${err.message}`, true), cost: null };
     this.d.log(`cloud attempt ${this.attemptId}: unexpected ${(err as Error).stack ?? String(err)}`);
-    return { kind: 'failed', c: classified('transient', `outputs could not be stored: ${(err as Error).message}`), cost: null };
+    return {
+      kind: 'failed',
+      c: classified('transient', `outputs could not be stored: ${(err as Error).message}`),
+      cost: null,
+    };
   }
 
   private async attempt(): Promise<End> {
@@ -155,7 +178,10 @@ export class RunpodRunner {
       images.push({ name, image: (await readFile(u.file)).toString('base64') });
       uploaded[u.param] = name;
     }
-    return { workflow: jobPrompt(this.job, this.template, uploaded) as Record<string, unknown>, ...(images.length ? { images } : {}) };
+    return {
+      workflow: jobPrompt(this.job, this.template, uploaded) as Record<string, unknown>,
+      ...(images.length ? { images } : {}),
+    };
   }
 
   /** /run, and the id stored at once; an End when it did not get that far. */
@@ -169,7 +195,10 @@ export class RunpodRunner {
     } catch (err) {
       if (err instanceof RunpodHttpError && err.rejectedKey) {
         this.d.keyRejected(this.endpoint.id);
-        return { kind: 'requeue', reason: `${this.endpoint.name}: API key rejected; nothing was sent; back in the queue` };
+        return {
+          kind: 'requeue',
+          reason: `${this.endpoint.name}: API key rejected; nothing was sent; back in the queue`,
+        };
       }
       throw err;
     }
@@ -192,10 +221,15 @@ export class RunpodRunner {
   private async waitOutUnknown(a: AttemptRow): Promise<End> {
     const timeoutS = this.endpoint.runpod.executionTimeoutS;
     const until = a.dispatched_at + timeoutS * 1000;
-    this.d.log(`cloud attempt ${this.attemptId} of job ${this.job.id} is unknown on RunPod (no id was stored); waiting out ${timeoutS} s before retrying`);
+    this.d.log(
+      `cloud attempt ${this.attemptId} of job ${this.job.id} is unknown on RunPod (no id was stored); waiting out ${timeoutS} s before retrying`,
+    );
     while (this.d.clock.now() < until && !this.stopMode) await this.sleep(Math.min(until - this.d.clock.now(), 60_000));
     if (this.stopMode) return this.stopMode === 'detach' ? { kind: 'detached' } : { kind: 'stopped' };
-    return { kind: 'requeue', reason: `unknown on RunPod: the engine stopped between /run and storing its id; waited out ${this.endpoint.name}'s ${timeoutS} s execution timeout; back in the queue` };
+    return {
+      kind: 'requeue',
+      reason: `unknown on RunPod: the engine stopped between /run and storing its id; waited out ${this.endpoint.name}'s ${timeoutS} s execution timeout; back in the queue`,
+    };
   }
 
   /** Polls /status until the job ends, is abandoned or the runner is stopped. */
@@ -215,14 +249,30 @@ export class RunpodRunner {
       } catch (err) {
         if (this.stopMode) continue;
         if (!(err instanceof RunpodHttpError)) throw err;
-        if (err.status === 404) return { kind: 'requeue', reason: `RunPod no longer knows job ${id} (expired or removed); back in the queue` };
+        if (err.status === 404)
+          return {
+            kind: 'requeue',
+            reason: `RunPod no longer knows job ${id} (expired or removed); back in the queue`,
+          };
         if (err.rejectedKey) this.d.keyRejected(this.endpoint.id);
         this.failingSince ??= clock.now();
         if (!err.rejectedKey && clock.now() - this.failingSince >= config.graceMs) {
           await this.sendCancel(`/status failed for ${Math.round((clock.now() - this.failingSince) / 1000)} s`);
-          return { kind: 'failed', c: classified('transient', `${this.endpoint.name}: ${err.message} (for ${Math.round(config.graceMs / 1000)} s; /cancel sent for RunPod job ${id})`, true), cost: null };
+          return {
+            kind: 'failed',
+            c: classified(
+              'transient',
+              `${this.endpoint.name}: ${err.message} (for ${Math.round(config.graceMs / 1000)} s; /cancel sent for RunPod job ${id})`,
+              true,
+            ),
+            cost: null,
+          };
         }
-        const backoff = fullJitterDelay(this.failures++, { baseMs: config.retry.baseMs, capMs: Math.max(config.retry.capMs, config.runpodPollMs) }, random);
+        const backoff = fullJitterDelay(
+          this.failures++,
+          { baseMs: config.retry.baseMs, capMs: Math.max(config.retry.capMs, config.runpodPollMs) },
+          random,
+        );
         await this.sleep(Math.max(backoff, err.retryAfterMs ?? 0));
         continue;
       }
@@ -234,26 +284,57 @@ export class RunpodRunner {
           this.cost = this.costOf(s);
           const text = errorText(s.error ?? (s.output as { error?: unknown } | undefined)?.error);
           const permanent = isPermanentWorkerError(text);
-          return { kind: 'failed', c: classified(permanent ? 'permanent' : 'transient', `${this.endpoint.name}: worker-comfyui failed: ${text.split('\n')[0]?.slice(0, 300) ?? ''}`, !permanent), cost: this.cost };
+          return {
+            kind: 'failed',
+            c: classified(
+              permanent ? 'permanent' : 'transient',
+              `${this.endpoint.name}: worker-comfyui failed: ${text.split('\n')[0]?.slice(0, 300) ?? ''}`,
+              !permanent,
+            ),
+            cost: this.cost,
+          };
         }
         case 'TIMED_OUT':
           this.cost = this.costOf(s);
-          return { kind: 'failed', c: classified('timeout', `${this.endpoint.name}: RunPod timed the job out (TIMED_OUT)`), cost: this.cost };
+          return {
+            kind: 'failed',
+            c: classified('timeout', `${this.endpoint.name}: RunPod timed the job out (TIMED_OUT)`),
+            cost: this.cost,
+          };
         case 'CANCELLED':
           this.cost = this.costOf(s);
-          return { kind: 'failed', c: classified('transient', `${this.endpoint.name}: job ${id} was cancelled on RunPod by someone else`), cost: this.cost };
+          return {
+            kind: 'failed',
+            c: classified('transient', `${this.endpoint.name}: job ${id} was cancelled on RunPod by someone else`),
+            cost: this.cost,
+          };
         case 'IN_PROGRESS':
           this.startedAt ??= clock.now();
           if (clock.now() - this.startedAt > this.job.timeout_s * 1000) {
             await this.sendCancel(`it ran past its ${this.job.timeout_s} s timeout`);
-            return { kind: 'failed', c: classified('timeout', `did not finish within its ${this.job.timeout_s} s timeout (/cancel sent for RunPod job ${id})`), cost: null };
+            return {
+              kind: 'failed',
+              c: classified(
+                'timeout',
+                `did not finish within its ${this.job.timeout_s} s timeout (/cancel sent for RunPod job ${id})`,
+              ),
+              cost: null,
+            };
           }
           break;
         case 'IN_QUEUE':
           // A cold start is not a stall: the job waits for a worker, bounded by the endpoint's execution timeout.
           if (clock.now() - since > queueBudgetMs) {
             await this.sendCancel(`it never started within ${queueBudgetMs / 1000} s`);
-            return { kind: 'failed', c: classified('transient', `${this.endpoint.name}: job ${id} never started within ${queueBudgetMs / 1000} s (/cancel sent)`, true), cost: null };
+            return {
+              kind: 'failed',
+              c: classified(
+                'transient',
+                `${this.endpoint.name}: job ${id} never started within ${queueBudgetMs / 1000} s (/cancel sent)`,
+                true,
+              ),
+              cost: null,
+            };
           }
           break;
       }
@@ -290,7 +371,10 @@ export class RunpodRunner {
     const { config, outputFs, storage } = this.d;
     for (;;) {
       try {
-        const assets = await storeWorkerImages(images, config.outputRoot, this.job, { maxBytes: config.outputMaxBytes, ...(outputFs ? { fs: outputFs } : {}) });
+        const assets = await storeWorkerImages(images, config.outputRoot, this.job, {
+          maxBytes: config.outputMaxBytes,
+          ...(outputFs ? { fs: outputFs } : {}),
+        });
         storage.ok();
         return assets;
       } catch (err) {
@@ -311,9 +395,16 @@ export class RunpodRunner {
       case 'detached':
         return { verdict: { kind: 'none' } };
       case 'stopped': {
-        const sent = await this.sendCancel(this.stopMode === 'cancel' ? 'the job was cancelled' : 'the farm was stopped');
-        const said = id ? (sent ? `; /cancel sent to RunPod for job ${id}` : `; /cancel to RunPod for job ${id} failed`) : '';
-        if (this.stopMode === 'cancel') return { verdict: { kind: 'cancelled', reason: `cancelled by an operator${said}` } };
+        const sent = await this.sendCancel(
+          this.stopMode === 'cancel' ? 'the job was cancelled' : 'the farm was stopped',
+        );
+        const said = id
+          ? sent
+            ? `; /cancel sent to RunPod for job ${id}`
+            : `; /cancel to RunPod for job ${id} failed`
+          : '';
+        if (this.stopMode === 'cancel')
+          return { verdict: { kind: 'cancelled', reason: `cancelled by an operator${said}` } };
         return { verdict: { kind: 'requeue', reason: `farm stopped${said}; back in the queue` } };
       }
       case 'requeue':
@@ -324,16 +415,30 @@ export class RunpodRunner {
         const out = workerOutputSchema.safeParse(end.status.output);
         const images = out.success ? (out.data.images ?? []) : [];
         if (!out.success || images.length === 0) {
-          return failed(classified('transient', `${this.endpoint.name}: COMPLETED without images (${out.success ? (out.data.error ?? out.data.errors?.join('; ') ?? 'empty output') : 'unexpected output shape'})`));
+          return failed(
+            classified(
+              'transient',
+              `${this.endpoint.name}: COMPLETED without images (${out.success ? (out.data.error ?? out.data.errors?.join('; ') ?? 'empty output') : 'unexpected output shape'})`,
+            ),
+          );
         }
         const stored = await this.storeOutputs(images);
-        if (stored === 'stopped') return this.decide(this.stopMode === 'detach' ? { kind: 'detached' } : { kind: 'stopped' });
+        if (stored === 'stopped')
+          return this.decide(this.stopMode === 'detach' ? { kind: 'detached' } : { kind: 'stopped' });
         if (stored instanceof Error) {
-          return failed(stored instanceof OutputTooLarge ? classified('permanent', stored.message) : classified('transient', `outputs could not be stored: ${stored.message}`));
+          return failed(
+            stored instanceof OutputTooLarge
+              ? classified('permanent', stored.message)
+              : classified('transient', `outputs could not be stored: ${stored.message}`),
+          );
         }
         const ledger = {
-          instanceId: this.endpoint.id, instanceName: this.endpoint.name, templateName: this.template.name, templateHash: this.template.hash,
-          paramsJson: this.job.params_json, seed: this.job.seed,
+          instanceId: this.endpoint.id,
+          instanceName: this.endpoint.name,
+          templateName: this.template.name,
+          templateHash: this.template.hash,
+          paramsJson: this.job.params_json,
+          seed: this.job.seed,
         };
         return { verdict: { kind: 'completed', assets: stored, ledger } };
       }

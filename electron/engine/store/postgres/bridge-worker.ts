@@ -27,7 +27,12 @@ let session = '';
 
 async function connection(): Promise<pg.Client> {
   if (client) return client;
-  const c = new pg.Client({ connectionString: data.url, connectionTimeoutMillis: data.connectTimeoutMs, keepAlive: true, application_name: 'shotfarm' });
+  const c = new pg.Client({
+    connectionString: data.url,
+    connectionTimeoutMillis: data.connectTimeoutMs,
+    keepAlive: true,
+    application_name: 'shotfarm',
+  });
   // An idle connection that dies (server stopped, network) reports here: forget it, the next request reconnects.
   const drop = (): void => {
     if (client === c) client = null;
@@ -50,7 +55,9 @@ async function connection(): Promise<pg.Client> {
 async function pinned(want: string | null): Promise<pg.Client> {
   if (want === null) return connection();
   if (client && session === want) return client;
-  throw Object.assign(new Error('the connection was lost during this transaction (it was rolled back)'), { lost: true });
+  throw Object.assign(new Error('the connection was lost during this transaction (it was rolled back)'), {
+    lost: true,
+  });
 }
 
 async function handle(req: BridgeRequest): Promise<BridgeAnswer> {
@@ -59,14 +66,21 @@ async function handle(req: BridgeRequest): Promise<BridgeAnswer> {
       const c = await pinned(req.session);
       // pg prepares a named statement once per connection and reuses it.
       // An empty name is PostgreSQL's unnamed statement (a cursor's DECLARE: prepared for one use).
-      const r = await c.query(req.name ? { name: req.name, text: req.text, values: req.values } : { text: req.text, values: req.values });
+      const r = await c.query(
+        req.name ? { name: req.name, text: req.text, values: req.values } : { text: req.text, values: req.values },
+      );
       return { ok: true, rows: r.rows as Record<string, unknown>[], rowCount: r.rowCount ?? 0, session };
     }
     case 'exec': {
       const c = await pinned(req.session);
       const r = await c.query(req.text);
       const last = Array.isArray(r) ? r[r.length - 1] : r;
-      return { ok: true, rows: (last?.rows ?? []) as Record<string, unknown>[], rowCount: last?.rowCount ?? 0, session };
+      return {
+        ok: true,
+        rows: (last?.rows ?? []) as Record<string, unknown>[],
+        rowCount: last?.rowCount ?? 0,
+        session,
+      };
     }
     case 'begin': {
       const c = await connection();
@@ -77,7 +91,9 @@ async function handle(req: BridgeRequest): Promise<BridgeAnswer> {
       if (!client || session !== req.session) {
         // The connection went away with the transaction: a rollback is done; a commit is not.
         if (req.text === 'ROLLBACK') return { ok: true, rows: [], rowCount: 0, session };
-        throw Object.assign(new Error('the connection was lost before the commit (the transaction was rolled back)'), { lost: true });
+        throw Object.assign(new Error('the connection was lost before the commit (the transaction was rolled back)'), {
+          lost: true,
+        });
       }
       await client.query(req.text);
       return { ok: true, rows: [], rowCount: 0, session };
@@ -97,7 +113,8 @@ async function handle(req: BridgeRequest): Promise<BridgeAnswer> {
 function failure(err: unknown): BridgeAnswer {
   const e = err as { message?: unknown; code?: unknown; detail?: unknown; hint?: unknown };
   const message = typeof e?.message === 'string' ? e.message : String(err);
-  const sqlstate = err instanceof pg.DatabaseError && typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) ? e.code : null;
+  const sqlstate =
+    err instanceof pg.DatabaseError && typeof e.code === 'string' && /^[0-9A-Z]{5}$/.test(e.code) ? e.code : null;
   const code = sqlstate ?? CONNECTION;
   // Anything but the server's own answer means this connection is unusable (reset, timeout, protocol).
   if (code === CONNECTION || code.startsWith('08') || code.startsWith('57P')) {
@@ -114,7 +131,11 @@ function answer(a: BridgeAnswer): void {
     data.port.postMessage(a);
   } catch (err) {
     // A value the thread boundary cannot carry: say so instead of leaving the engine waiting.
-    data.port.postMessage({ ok: false, message: `the answer could not be passed back: ${(err as Error).message}`, code: 'XX000' } satisfies BridgeAnswer);
+    data.port.postMessage({
+      ok: false,
+      message: `the answer could not be passed back: ${(err as Error).message}`,
+      code: 'XX000',
+    } satisfies BridgeAnswer);
   }
   Atomics.store(flag, 0, 1);
   Atomics.notify(flag, 0);

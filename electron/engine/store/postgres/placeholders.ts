@@ -79,7 +79,11 @@ function scan(sql: string): Translated {
       i++;
     }
   }
-  const params: Translated['params'] = count ? { kind: 'positional', count } : names.length ? { kind: 'named', names } : { kind: 'none' };
+  const params: Translated['params'] = count
+    ? { kind: 'positional', count }
+    : names.length
+      ? { kind: 'named', names }
+      : { kind: 'none' };
   return { text: out, params };
 }
 
@@ -97,12 +101,15 @@ export function bindValues(t: Translated, args: readonly unknown[], sql: string)
   if (p.kind === 'positional') {
     // better-sqlite3 also takes the positional values as one array.
     const values = args.length === 1 && Array.isArray(args[0]) ? (args[0] as unknown[]) : args;
-    if (values.length !== p.count) throw new Error(`The statement takes ${p.count} parameters but got ${values.length}: ${sql.slice(0, 120)}`);
+    if (values.length !== p.count)
+      throw new Error(`The statement takes ${p.count} parameters but got ${values.length}: ${sql.slice(0, 120)}`);
     return values.map(toPostgresValue);
   }
   const obj = args[0];
   if (args.length !== 1 || obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
-    throw new Error(`The statement takes named parameters (${p.names.join(', ')}) from one object: ${sql.slice(0, 120)}`);
+    throw new Error(
+      `The statement takes named parameters (${p.names.join(', ')}) from one object: ${sql.slice(0, 120)}`,
+    );
   }
   const rec = obj as Record<string, unknown>;
   return p.names.map((name) => {

@@ -42,7 +42,11 @@ export class PostgresDb implements SqlDb {
   constructor(url: string, opts: PostgresDbOptions = {}) {
     this.lockKey = opts.writeLockKey ?? DEFAULT_WRITE_LOCK;
     this.retries = opts.conflictRetries ?? 3;
-    this.bridge = new SyncBridge(url, { writeLockKey: this.lockKey, callTimeoutMs: opts.callTimeoutMs, connectTimeoutMs: opts.connectTimeoutMs });
+    this.bridge = new SyncBridge(url, {
+      writeLockKey: this.lockKey,
+      callTimeoutMs: opts.callTimeoutMs,
+      connectTimeoutMs: opts.connectTimeoutMs,
+    });
   }
 
   one<T>(sql: string, ...params: unknown[]): T | undefined {
@@ -69,9 +73,19 @@ export class PostgresDb implements SqlDb {
     let failed = false;
     try {
       const t = translate(sql);
-      this.bridge.call({ op: 'query', name: '', text: `DECLARE ${cursor} NO SCROLL CURSOR FOR ${t.text}`, values: bindValues(t, params, sql), session: this.session });
+      this.bridge.call({
+        op: 'query',
+        name: '',
+        text: `DECLARE ${cursor} NO SCROLL CURSOR FOR ${t.text}`,
+        values: bindValues(t, params, sql),
+        session: this.session,
+      });
       for (;;) {
-        const batch = this.bridge.call({ op: 'exec', text: `FETCH ${FETCH_ROWS} FROM ${cursor}`, session: this.session }).rows;
+        const batch = this.bridge.call({
+          op: 'exec',
+          text: `FETCH ${FETCH_ROWS} FROM ${cursor}`,
+          session: this.session,
+        }).rows;
         for (const row of batch) yield row as T;
         if (batch.length < FETCH_ROWS) break;
       }
@@ -120,7 +134,11 @@ export class PostgresDb implements SqlDb {
       return result;
     } catch (err) {
       try {
-        this.bridge.call({ op: 'exec', text: `ROLLBACK TO SAVEPOINT ${name}; RELEASE SAVEPOINT ${name}`, session: this.session });
+        this.bridge.call({
+          op: 'exec',
+          text: `ROLLBACK TO SAVEPOINT ${name}; RELEASE SAVEPOINT ${name}`,
+          session: this.session,
+        });
       } catch {
         // The connection is gone with the whole transaction: the first error is the one to tell.
       }
@@ -169,7 +187,13 @@ export class PostgresDb implements SqlDb {
       try {
         return call();
       } catch (err) {
-        if (this.session === null && run < this.retries && err instanceof PostgresStoreError && isConflictCode(err.code)) continue;
+        if (
+          this.session === null &&
+          run < this.retries &&
+          err instanceof PostgresStoreError &&
+          isConflictCode(err.code)
+        )
+          continue;
         throw err;
       }
     }

@@ -37,7 +37,12 @@ export function isConflictCode(code: string): boolean {
   return code === '40001' || code === '40P01';
 }
 
-export type PostgresFaultKind = 'database_unreachable' | 'database_busy' | 'database_full' | 'database_io' | 'database_readonly';
+export type PostgresFaultKind =
+  | 'database_unreachable'
+  | 'database_busy'
+  | 'database_full'
+  | 'database_io'
+  | 'database_readonly';
 
 /**
  * PostgreSQL's storage faults, the same holds as SQLite's (store/database.ts databaseFault): the farm
@@ -47,18 +52,32 @@ export type PostgresFaultKind = 'database_unreachable' | 'database_busy' | 'data
 export function postgresFault(err: PostgresStoreError): { kind: PostgresFaultKind; words: string } | null {
   const code = err.code;
   if (isConnectionCode(code)) {
-    const why = code === CONNECTION ? err.message : code === '57P03' ? `the server is starting up (${code})` : `the server shut down or dropped the connection (${code})`;
+    const why =
+      code === CONNECTION
+        ? err.message
+        : code === '57P03'
+          ? `the server is starting up (${code})`
+          : `the server shut down or dropped the connection (${code})`;
     return { kind: 'database_unreachable', words: `the database is unreachable: ${why}` };
   }
   if (isConflictCode(code)) {
-    return { kind: 'database_busy', words: `the database kept aborting the change as a conflict with another one (${code})` };
+    return {
+      kind: 'database_busy',
+      words: `the database kept aborting the change as a conflict with another one (${code})`,
+    };
   }
   if (code === '53100') return { kind: 'database_full', words: 'the database disk is full' };
   // Out of memory, too many connections, a configured limit: the server's resources, which free up.
-  if (code.startsWith('53')) return { kind: 'database_busy', words: `the database server is out of resources (${code}: ${err.message})` };
+  if (code.startsWith('53'))
+    return { kind: 'database_busy', words: `the database server is out of resources (${code}: ${err.message})` };
   // A standby, or default_transaction_read_only: writes are refused until the primary takes them.
-  if (code === '25006') return { kind: 'database_readonly', words: `the database cannot be written: read-only (${code}, a standby or a read-only server)` };
+  if (code === '25006')
+    return {
+      kind: 'database_readonly',
+      words: `the database cannot be written: read-only (${code}, a standby or a read-only server)`,
+    };
   // 58: system errors (the server's disk failed a read or a write).
-  if (code.startsWith('58')) return { kind: 'database_io', words: `the database disk failed a read or a write (${code})` };
+  if (code.startsWith('58'))
+    return { kind: 'database_io', words: `the database disk failed a read or a write (${code})` };
   return null;
 }

@@ -55,21 +55,66 @@ export function DrawerLive({ job }: { job: JobView }) {
   return (
     <div className="live" data-testid="drawer-live">
       <div className="live-bar">
-        <div className={`bar bar-wide${fraction === null && !next ? ' bar-indeterminate' : ''}`}><span style={{ width: `${(fraction ?? 0) * 100}%` }} /></div>
+        <div className={`bar bar-wide${fraction === null && !next ? ' bar-indeterminate' : ''}`}>
+          <span style={{ width: `${(fraction ?? 0) * 100}%` }} />
+        </div>
         <span className="num small">{fraction === null ? '' : `${Math.floor(fraction * 100)}%`}</span>
       </div>
       <dl className="facts facts-4">
-        <div><dt>Node</dt><dd data-testid="drawer-node">{p ? (p.nodesDone !== undefined && p.nodesTotal ? `${p.nodesDone} of ${p.nodesTotal}` : '—') : '—'}<span className="sub muted small truncate">{p?.nodeType ?? p?.node ?? (next ? 'not started' : 'starting…')}</span></dd></div>
-        <div><dt>Step</dt><dd data-testid="drawer-steps">{p && p.max > 0 ? `${p.value}/${p.max}` : '—'}</dd></div>
-        <div><dt>Elapsed</dt><dd>{duration(elapsedMs(job, now))}</dd></div>
-        <div><dt>ETA</dt><dd title={eta.title} data-testid="drawer-eta">{eta.text}<span className="sub muted tiny truncate">{job.estimate ? `usually ${duration(job.estimate.typicalMs)}` : ''}</span></dd></div>
+        <div>
+          <dt>Node</dt>
+          <dd data-testid="drawer-node">
+            {p ? (p.nodesDone !== undefined && p.nodesTotal ? `${p.nodesDone} of ${p.nodesTotal}` : '—') : '—'}
+            <span className="sub muted small truncate">
+              {p?.nodeType ?? p?.node ?? (next ? 'not started' : 'starting…')}
+            </span>
+          </dd>
+        </div>
+        <div>
+          <dt>Step</dt>
+          <dd data-testid="drawer-steps">{p && p.max > 0 ? `${p.value}/${p.max}` : '—'}</dd>
+        </div>
+        <div>
+          <dt>Elapsed</dt>
+          <dd>{duration(elapsedMs(job, now))}</dd>
+        </div>
+        <div>
+          <dt>ETA</dt>
+          <dd title={eta.title} data-testid="drawer-eta">
+            {eta.text}
+            <span className="sub muted tiny truncate">
+              {job.estimate ? `usually ${duration(job.estimate.typicalMs)}` : ''}
+            </span>
+          </dd>
+        </div>
       </dl>
       <p className="small">
-        On <b>{instance?.name ?? '—'}</b>{instance?.gpuName ? <span className="muted"> ({instance.gpuName})</span> : null}
-        {next ? <> · <span data-testid="drawer-next">next: waits behind {next.ahead ? `${next.ahead.shot} ${next.ahead.stage}` : 'the prompt running there'}</span></> : null}
-        {job.attempt && !next ? <> · {job.attempt.phase}{job.attempt.promptNumber !== null ? <span className="muted"> · ComfyUI #{job.attempt.promptNumber}</span> : null}</> : null}
+        On <b>{instance?.name ?? '—'}</b>
+        {instance?.gpuName ? <span className="muted"> ({instance.gpuName})</span> : null}
+        {next ? (
+          <>
+            {' '}
+            ·{' '}
+            <span data-testid="drawer-next">
+              next: waits behind {next.ahead ? `${next.ahead.shot} ${next.ahead.stage}` : 'the prompt running there'}
+            </span>
+          </>
+        ) : null}
+        {job.attempt && !next ? (
+          <>
+            {' '}
+            · {job.attempt.phase}
+            {job.attempt.promptNumber !== null ? (
+              <span className="muted"> · ComfyUI #{job.attempt.promptNumber}</span>
+            ) : null}
+          </>
+        ) : null}
       </p>
-      {job.contact && <div className="alert alert-warn" data-testid="drawer-contact">{lostContactWords(job.contact, now)}</div>}
+      {job.contact && (
+        <div className="alert alert-warn" data-testid="drawer-contact">
+          {lostContactWords(job.contact, now)}
+        </div>
+      )}
       <div className="preview">
         {preview ? (
           <img src={preview.src} alt="Latest preview from ComfyUI" data-testid="drawer-preview" />

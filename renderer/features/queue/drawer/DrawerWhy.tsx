@@ -4,7 +4,11 @@ import { clock } from '../../../lib/format.js';
 import { useLiveQuery } from '../../../store/use-live-query.js';
 import { useApp } from '../../../store/app-store.js';
 
-const LASTING: Record<WaitLasting, string> = { now: 'clears by itself', operator: 'needs someone to act', never: 'not on this farm' };
+const LASTING: Record<WaitLasting, string> = {
+  now: 'clears by itself',
+  operator: 'needs someone to act',
+  never: 'not on this farm',
+};
 
 export function DrawerWhy({ id }: { id: string }) {
   const client = useApp((s) => s.client);
@@ -24,14 +28,18 @@ export function DrawerWhy({ id }: { id: string }) {
           <tbody>
             {w.instances.map((i) => (
               <tr key={i.instanceId} data-instance={i.name}>
-                <td className="nowrap"><b>{i.name}</b></td>
+                <td className="nowrap">
+                  <b>{i.name}</b>
+                </td>
                 <td className={i.kind === null ? 'ok' : i.lasting === 'never' ? 'err' : ''}>{i.text}</td>
               </tr>
             ))}
           </tbody>
         </table>
       )}
-      {w.source === 'store' && <p className="muted tiny">From what the store holds: no farm runs in the server's process.</p>}
+      {w.source === 'store' && (
+        <p className="muted tiny">From what the store holds: no farm runs in the server's process.</p>
+      )}
     </div>
   );
 }
