@@ -423,6 +423,8 @@ export interface FarmSettingView {
   isSet: boolean;
   /** When it was last set (epoch ms); null when it is at its default. */
   updatedAt: number | null;
+  /** Who set it (a person's name, or `local` on the farm host); null at its default or for a row from before. */
+  updatedBy: string | null;
 }
 
 /**

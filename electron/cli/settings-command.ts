@@ -17,7 +17,7 @@ function valueWithUnit(v: FarmSettingView, value: number | string): string {
 
 function describe(v: FarmSettingView): string[] {
   return [
-    `${v.key} = ${valueWithUnit(v, v.value)}${v.isSet ? ` (set ${formatTime(v.updatedAt)} UTC; default ${v.default})` : ' (default)'}`,
+    `${v.key} = ${valueWithUnit(v, v.value)}${v.isSet ? ` (set ${formatTime(v.updatedAt)} UTC${v.updatedBy ? ` by ${v.updatedBy}` : ''}; default ${v.default})` : ' (default)'}`,
     `  ${v.description}.`,
     ...(v.min !== null ? [`  From ${v.min} to ${v.max}${v.unit ? ` ${v.unit}` : ''}.`] : []),
   ];

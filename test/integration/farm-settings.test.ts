@@ -70,7 +70,7 @@ test('settings set/get/list/reset: the CLI and the API agree on every value, def
   assert.equal(reset.code, EXIT.ok, reset.err);
   assert.match(reset.out, /retry_attempts = 4 attempts \(the default\)/);
   const after = await t.engine.call('settings.get', { key: 'retry_attempts' });
-  assert.deepEqual([after.value, after.isSet, after.updatedAt], [4, false, null]);
+  assert.deepEqual([after.value, after.isSet, after.updatedAt, after.updatedBy], [4, false, null, null]);
   assert.equal((await t.engine.call('settings.reset', { key: 'grace_s' })).value, 60);
 });
 
@@ -195,4 +195,19 @@ test('over the network the number settings can be changed and reset, the folder 
   const paused = await post('farm.pause', { by: 'Studio UI' });
   assert.equal(paused.status, 200);
   assert.equal((paused.body.result as { farmState: { state: string } }).farmState.state, 'paused');
+});
+
+test('a setting says who set it: the farm host is local, a person by their name; the CLI prints it', async (ctx) => {
+  const t = await engineFor(ctx);
+  const local = await t.engine.call('settings.set', { key: 'grace_s', value: 90 });
+  assert.equal(local.updatedBy, 'local');
+  const byAna = await t.engine.call(
+    'settings.set',
+    { key: 'grace_s', value: 120 },
+    { kind: 'person', name: 'ana', role: 'operator' },
+  );
+  assert.equal(byAna.updatedBy, 'ana');
+  const cliGet = await runCli(t.dir, 'settings', 'get', 'grace_s');
+  assert.match(cliGet.out, /grace_s = 120 s \(set .* UTC by ana; default 60\)/);
+  assert.equal((await t.engine.call('settings.reset', { key: 'grace_s' })).updatedBy, null);
 });

@@ -6,6 +6,7 @@
  * where its credentials come from, never what they are, and takes effect when the farm next starts.
  */
 import type { FarmSettingKey, FarmSettingView } from '../../../shared/farm-settings.js';
+import { actorName } from '../../../shared/people.js';
 import { farmSettingViews, resetFarmSetting, setFarmSetting } from '../settings/farm-settings.js';
 import { describeS3Settings, getS3Settings, setS3Settings } from '../storage/s3-settings.js';
 import type { DomainHandlers, EngineContext } from './context.js';
@@ -22,7 +23,8 @@ export function settingsHandlers(ctx: EngineContext): DomainHandlers<'storage'> 
   return {
     'settings.list': async () => farmSettingViews(ctx.db, ctx.settings.folderDefaults),
     'settings.get': async ({ key }) => view(key),
-    'settings.set': async ({ key, value }) => applied(setFarmSetting(ctx.db, ctx.clock, key, value), key),
+    'settings.set': async ({ key, value }, caller) =>
+      applied(setFarmSetting(ctx.db, ctx.clock, key, value, actorName(caller)), key),
     'settings.reset': async ({ key }) => applied(resetFarmSetting(ctx.db, ctx.clock, key), key),
     'storage.get': async () => {
       const s = getS3Settings(ctx.db);

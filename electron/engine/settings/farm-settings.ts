@@ -29,10 +29,12 @@ export type StoredSettings = Partial<Record<FarmSettingKey, number | string>>;
 export function readFarmSettings(db: Db): {
   values: StoredSettings;
   updatedAt: Partial<Record<FarmSettingKey, number>>;
+  updatedBy: Partial<Record<FarmSettingKey, string>>;
   problems: string[];
 } {
   const values: StoredSettings = {};
   const updatedAt: Partial<Record<FarmSettingKey, number>> = {};
+  const updatedBy: Partial<Record<FarmSettingKey, string>> = {};
   const problems: string[] = [];
   for (const row of settingRowsUnder(db, PREFIX)) {
     const key = row.key.slice(PREFIX.length);
@@ -53,8 +55,9 @@ export function readFarmSettings(db: Db): {
     }
     values[key] = parsed.value;
     updatedAt[key] = row.updated_at;
+    if (row.updated_by !== null) updatedBy[key] = row.updated_by;
   }
-  return { values, updatedAt, problems };
+  return { values, updatedAt, updatedBy, problems };
 }
 
 /** A folder setting must be a folder that exists here and that this user may write into. */
@@ -91,7 +94,8 @@ function checkFolder(key: FarmSettingKey, path: string): string {
  * the jobs whose row changed with it (a new retry_attempts is every unfinished job's budget), for
  * the caller to announce.
  */
-export function setFarmSetting(db: Db, clock: Clock, key: FarmSettingKey, raw: unknown): string[] {
+/** Sets a farm setting and records who set it (`by`: a person's name, or `local`). */
+export function setFarmSetting(db: Db, clock: Clock, key: FarmSettingKey, raw: unknown, by: string): string[] {
   const parsed = parseSettingValue(key, raw);
   if (!parsed.ok) throw new ShotfarmError('bad_input', parsed.message);
   const value =
@@ -100,7 +104,7 @@ export function setFarmSetting(db: Db, clock: Clock, key: FarmSettingKey, raw: u
       : parsed.value;
   return inTransaction(db, () => {
     const now = clock.now();
-    writeSetting(db, PREFIX + key, value, now);
+    writeSetting(db, PREFIX + key, value, now, by);
     return entryOf(key).changed?.(db, value, now) ?? [];
   });
 }
@@ -124,7 +128,7 @@ export function defaultOf(key: FarmSettingKey, folders: FolderDefaults): number 
 
 /** Every setting with its value now; a stored value that fails its check is a storage error naming the fix. */
 export function farmSettingViews(db: Db, folders: FolderDefaults): FarmSettingView[] {
-  const { values, updatedAt, problems } = readFarmSettings(db);
+  const { values, updatedAt, updatedBy, problems } = readFarmSettings(db);
   if (problems.length) throw new ShotfarmError('storage', `Farm settings: ${problems.join('; ')}.`);
   return FARM_SETTING_KEYS.map((key) => {
     const def = FARM_SETTINGS[key];
@@ -141,6 +145,7 @@ export function farmSettingViews(db: Db, folders: FolderDefaults): FarmSettingVi
       description: def.description,
       isSet: set !== undefined,
       updatedAt: updatedAt[key] ?? null,
+      updatedBy: updatedBy[key] ?? null,
     };
   });
 }

@@ -11,10 +11,11 @@ import type { Db } from './database.js';
 import { all, one, run } from './statements.js';
 
 const SQL_GET = 'SELECT value_json FROM settings WHERE key = ?';
-const SQL_PUT = `INSERT INTO settings (key, value_json, updated_at) VALUES (?, ?, ?)
-  ON CONFLICT (key) DO UPDATE SET value_json = excluded.value_json, updated_at = excluded.updated_at`;
+const SQL_PUT = `INSERT INTO settings (key, value_json, updated_at, updated_by) VALUES (?, ?, ?, ?)
+  ON CONFLICT (key) DO UPDATE SET value_json = excluded.value_json, updated_at = excluded.updated_at, updated_by = excluded.updated_by`;
 const SQL_DELETE = 'DELETE FROM settings WHERE key = ?';
-const SQL_UNDER = 'SELECT key, value_json, updated_at FROM settings WHERE substr(key, 1, ?) = ? ORDER BY key';
+const SQL_UNDER =
+  'SELECT key, value_json, updated_at, updated_by FROM settings WHERE substr(key, 1, ?) = ? ORDER BY key';
 
 /** What to tell the operator when a stored value does not read back (how to fix it is the caller's to say). */
 export interface SettingWords {
@@ -38,9 +39,9 @@ export function readSetting<T>(db: Db, key: string, schema: z.ZodType<T>, words:
   return parsed.data;
 }
 
-/** Stores an already validated value. */
-export function writeSetting(db: Db, key: string, value: unknown, now: number): void {
-  run(db, SQL_PUT, key, JSON.stringify(value), now);
+/** Stores an already validated value, and who set it (a person, `local`; null for the engine's own rows). */
+export function writeSetting(db: Db, key: string, value: unknown, now: number, by: string | null = null): void {
+  run(db, SQL_PUT, key, JSON.stringify(value), now, by);
 }
 
 export function deleteSetting(db: Db, key: string): void {
@@ -52,6 +53,7 @@ export interface SettingRow {
   key: string;
   value_json: string;
   updated_at: number;
+  updated_by: string | null;
 }
 
 /** Every row whose key starts with `prefix`, by key: a handful of rows, read whole. */

@@ -130,7 +130,10 @@ export function SettingRow({
         {s.isSet ? (
           <>
             <div>
-              <span className="badge badge-set">set{s.updatedAt ? ` ${dateTime(s.updatedAt)}` : ''}</span>
+              <span className="badge badge-set" data-testid="setting-set-by">
+                set{s.updatedAt ? ` ${dateTime(s.updatedAt)}` : ''}
+                {s.updatedBy ? ` by ${s.updatedBy}` : ''}
+              </span>
             </div>
             <div>
               default {shown(s.default)}

@@ -13,6 +13,7 @@ import { sql as m0008 } from './0008-runpod-endpoints.js';
 import { sql as m0009 } from './0009-runpod-base-upload-owners.js';
 import { sql as m0010 } from './0010-job-order-changes.js';
 import { sql as m0011 } from './0011-attempt-error-detail.js';
+import { sql as m0012 } from './0012-setting-changed-by.js';
 
 export interface Migration {
   id: number;
@@ -32,4 +33,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { id: 9, name: '0009-runpod-base-upload-owners', sql: m0009 },
   { id: 10, name: '0010-job-order-changes', sql: m0010 },
   { id: 11, name: '0011-attempt-error-detail', sql: m0011 },
+  { id: 12, name: '0012-setting-changed-by', sql: m0012 },
 ];
