@@ -7,7 +7,7 @@
 import type { ReactNode } from 'react';
 import { isNextUp, type JobDetail, type JobView } from '../../../../shared/domain.js';
 import { isWaiting } from '../../../../shared/job-states.js';
-import { describeOrderChange } from '../../../../shared/job-detail.js';
+import { describeOrderChange, sequenceOf } from '../../../../shared/job-detail.js';
 import { StatePill } from '../../../components/StatePill.js';
 import { AttemptsTable } from '../../failures/AttemptsTable.js';
 import { dateTime, STATE_LABEL } from '../../../lib/format.js';
@@ -115,7 +115,15 @@ export function JobDrawer({ id }: { id: string }) {
   const path =
     d?.path ??
     (job
-      ? { project: job.project, episode: job.episode, sequence: null, shot: job.shot, stage: job.stage, take: job.take }
+      ? // The same path the detail will bring (sequenceOf is the engine's own), so nothing shifts when it arrives.
+        {
+          project: job.project,
+          episode: job.episode,
+          sequence: sequenceOf(job.shot),
+          shot: job.shot,
+          stage: job.stage,
+          take: job.take,
+        }
       : null);
   return (
     <aside className="drawer" aria-label="Job detail" data-testid="job-drawer" data-job-id={id} data-state={job?.state}>
