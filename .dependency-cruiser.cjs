@@ -13,6 +13,8 @@
  *                     parts — only the pure dispatch policy it shares with them
  *     engine/store/postgres/bridge-worker.ts  the only module that imports `pg` (a worker started
  *                     only for a PostgreSQL store)
+ *     engine/store/, engine/lock/engine-lock.ts  the only modules that import `better-sqlite3` (the
+ *                     SQLite adapter, and the data folder's lock file, which is a SQLite file)
  *   electron/server, electron/cli → engine + shared (never the desktop shell)
  *   electron/main, electron/preload → engine + shared + each other (never the server or the CLI)
  *   renderer          → shared only
@@ -83,7 +85,7 @@ module.exports = {
       { path: '^electron/engine/views/' },
       {
         path: '^electron/engine/scheduler/',
-        pathNot: '^electron/engine/scheduler/(policy|fair-share|capability-answers|capability-check)\\.ts$',
+        pathNot: '^electron/engine/scheduler/(policy|fair-share|capability-answers|capability-check|vram-need)\\.ts$',
       },
     ),
     rule(
@@ -91,6 +93,12 @@ module.exports = {
       "The PostgreSQL driver is loaded only by the PostgreSQL store's worker thread (store/postgres/bridge-worker.ts), which starts only for a database URL: a farm on SQLite never loads it.",
       { path: '^(shared|electron|renderer)/', pathNot: '^electron/engine/store/postgres/bridge-worker\\.ts$' },
       { path: 'node_modules/(pg|pg-[a-z-]+)/' },
+    ),
+    rule(
+      'better-sqlite3-only-in-the-store',
+      "The SQLite driver is loaded only by the store's modules (electron/engine/store/) and the data folder's lock (lock/engine-lock.ts, itself a SQLite file): anything else reaching the database directly would run on SQLite only, not through the store port both stores answer.",
+      { path: '^(shared|electron|renderer)/', pathNot: '^electron/engine/(store/|lock/engine-lock\\.ts$)' },
+      { path: 'node_modules/better-sqlite3/' },
     ),
     rule(
       'no-circular',

@@ -3,6 +3,7 @@
  * implements it; in-process calls, the CLI, HTTP/WebSocket and Electron IPC are only transports.
  * Every transport validates the input with `API_INPUTS[method]` before the engine sees it.
  */
+import type { ForecastView } from './forecast.js';
 import { z } from 'zod';
 import { JOB_STATES } from './job-states.js';
 import { PRIORITIES } from './priorities.js';
@@ -20,6 +21,7 @@ import {
 } from './farm-settings.js';
 import { exportFilterSchema } from './exports.js';
 import { httpUrlSchema } from './url.js';
+import { pinInputSchema, type FarmEngines } from './engines.js';
 import { ASSET_ID_PATTERN, RUNPOD_API_BASE } from './domain.js';
 import type {
   CloudSpend,
@@ -35,6 +37,7 @@ import type {
   VerifyReport,
   FarmStatus,
   ImportPreview,
+  ImportPreviewRows,
   ImportResult,
   InstanceView,
   ProbeReport,
@@ -58,8 +61,15 @@ import {
 } from './people.js';
 import { importUploadsSchema, uploadsCheckInput, type UploadsCheck } from './uploads.js';
 import { MAX_BATCH, type WorkstationBatchResult } from './workstation-batch.js';
+import type { TemplateRunTimeView } from './template-run-time.js';
+import { VRAM_PINS, type TemplateVramView } from './vram-need.js';
 
 const jobIds = z.array(z.uuid()).min(1).max(100_000);
+/** A caller's token for an import's progress events: short, plain characters (it goes on the wire as given). */
+/** The most preview rows one answer carries when the caller pages (import.preview firstRows, import.previewRows). */
+export const PREVIEW_PAGE_MAX = 1_000;
+const importProgressId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, - and _ (at most 64)');
+
 const csvMapping = z
   .strictObject({
     project: portableNameSchema('project').optional(),
@@ -158,6 +168,8 @@ const runpodFields = {
 
 export const API_INPUTS = {
   'farm.status': z.strictObject({}),
+  /** The engines sharing a PostgreSQL farm: host, pid, version, since, workstations held, last renewal (empty on SQLite). */
+  'farm.engines': z.strictObject({}),
   /**
    * The farm's durable state (it survives restarts; a farm running in another process on the same
    * data folder acts on it within one probe interval). Stop: no new dispatch; running prompts
@@ -213,6 +225,8 @@ export const API_INPUTS = {
   'jobs.why': z.strictObject({ id: z.uuid() }),
   'failures.list': z.strictObject({ limitPerGroup: z.number().int().min(1).max(10_000).optional() }),
   'timeline.get': z.strictObject({ from: z.number().int(), to: z.number().int() }),
+  /** The forecast per project, episode and sequence (docs/forecast.md): the kept one, recomputed as the farm runs. */
+  'forecast.get': z.strictObject({}),
   'assets.list': z.strictObject({
     project: z.string().optional(),
     episode: z.string().optional(),
@@ -235,9 +249,30 @@ export const API_INPUTS = {
     mapping: csvMapping,
     /** Input files sent with the list (a browser or studio-mode import): input name as written → uploaded SHA-256 (shared/uploads.ts). */
     uploads: importUploadsSchema.optional(),
+    /** When the list's jobs should be done, unless a row says (shared/forecast.ts parseDue: "2026-12-05T09:00"). */
+    due: z.string().max(64).optional(),
+    /** A token of the caller's: the preview's `import.progress` events carry it (shared/events.ts). */
+    progressId: importProgressId.optional(),
+    /**
+     * Send only this many rows (errors first, then in file order) and the counts; the rest is
+     * fetched a page at a time with import.previewRows. Without it every row comes back.
+     */
+    firstRows: z.number().int().min(0).max(PREVIEW_PAGE_MAX).optional(),
   }),
-  'import.commit': z.strictObject({ previewId: z.string().min(1) }),
+  /** A page of a kept preview's rows, errors first, then in file order (as `firstRows` sends the first). */
+  'import.previewRows': z.strictObject({
+    previewId: z.string().min(1),
+    offset: z.number().int().min(0),
+    limit: z.number().int().min(1).max(PREVIEW_PAGE_MAX),
+  }),
+  'import.commit': z.strictObject({ previewId: z.string().min(1), progressId: importProgressId.optional() }),
   'templates.list': z.strictObject({}),
+  /** A template's declared and learned VRAM per GPU model (its latest version). */
+  'templates.vram': z.strictObject({ name: z.string().min(1).max(200) }),
+  /** What the farm learned of a template's run time per GPU model (its latest version): median, p90, cold starts. */
+  'templates.runTimes': z.strictObject({ name: z.string().min(1).max(200) }),
+  /** Pins a template's VRAM to its declared or learned number; `auto` learns again. */
+  'templates.pinVram': z.strictObject({ name: z.string().min(1).max(200), pin: z.enum(VRAM_PINS) }),
   /** Registers a template file (a new version when it changed); `dryRun` only checks it and says what would be stored. */
   'templates.add': z.strictObject({
     content: z.string().min(1),
@@ -257,6 +292,8 @@ export const API_INPUTS = {
   }),
   'instances.update': z.strictObject({ id: z.string().min(1), ...instanceFields }),
   'instances.remove': z.strictObject({ id: z.string().min(1) }),
+  /** Pins a workstation to one engine of a PostgreSQL farm (its id or host: site affinity), or unpins it (null). */
+  'instances.pin': pinInputSchema,
   'instances.setAdminState': z.strictObject({
     id: z.string().min(1),
     adminState: z.enum(['active', 'draining', 'disabled']),
@@ -341,6 +378,8 @@ export const API_INPUTS = {
   'db.export': z.strictObject({ path: z.string().min(1).max(4_096) }),
   /** Local only: replaces this data folder's database with a Shotfarm database file, migrated. */
   'db.import': z.strictObject({ path: z.string().min(1).max(4_096), replace: z.boolean().optional() }),
+  /** Local only: copies this SQLite farm into an empty PostgreSQL database (one transaction); `replace` replaces a farm already there. */
+  'db.migrate': z.strictObject({ to: z.string().min(1).max(4_096), replace: z.boolean().optional() }),
 } as const;
 
 export type ApiMethod = keyof typeof API_INPUTS;
@@ -349,6 +388,7 @@ export type ApiInput<M extends ApiMethod> = z.infer<(typeof API_INPUTS)[M]>;
 /** What each method resolves to. */
 export interface ApiOutputs {
   'farm.status': FarmStatus;
+  'farm.engines': FarmEngines;
   'farm.stop': FarmStatus;
   'farm.pause': FarmStatus;
   'farm.resume': FarmStatus;
@@ -372,18 +412,24 @@ export interface ApiOutputs {
   'jobs.why': JobWhy;
   'failures.list': FailureGroup[];
   'timeline.get': TimelineView;
+  'forecast.get': ForecastView;
   'assets.list': AssetPage;
   'assets.approve': { changed: number };
   'assets.file': AssetFileAnswer;
   'import.preview': ImportPreview;
+  'import.previewRows': ImportPreviewRows;
   'import.commit': ImportResult;
   'templates.list': TemplateView[];
   'templates.add': TemplateView;
+  'templates.vram': TemplateVramView;
+  'templates.pinVram': TemplateVramView;
+  'templates.runTimes': TemplateRunTimeView;
   'instances.list': InstanceView[];
   'instances.add': InstanceView;
   'instances.addMany': WorkstationBatchResult;
   'instances.update': InstanceView;
   'instances.remove': { removed: boolean };
+  'instances.pin': InstanceView;
   'instances.setAdminState': InstanceView;
   'instances.freeVram': InstanceView;
   'instances.test': ConnectionTestView;
@@ -417,6 +463,8 @@ export interface ApiOutputs {
   'users.token': IssuedToken;
   'db.export': { path: string; bytes: number };
   'db.import': { path: string; jobs: number; replaced: boolean };
+  /** Each table's rows in the source and in PostgreSQL after the copy (equal, or the move was rolled back). */
+  'db.migrate': { tables: { table: string; source: number; destination: number }[]; replaced: boolean; ms: number };
 }
 
 /**

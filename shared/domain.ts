@@ -17,7 +17,9 @@ import type { FarmStateView } from './farm-settings.js';
 import type { ContactGap, LiveAttempt, LostContact } from './live-attempt.js';
 import type { JobState } from './job-states.js';
 import type { Priority } from './priorities.js';
+import type { ServerLog } from './server-log.js';
 import type { TakeKey } from './take-key.js';
+import type { WorkstationDriver } from './engines.js';
 
 /** Live progress of a running attempt, as last checkpointed. */
 export interface JobProgress {
@@ -76,6 +78,10 @@ export interface JobView extends RenderTarget {
   updatedAt: number;
   /** Who imported it: a person's name, or `local` (the solo operator). Optional: older fixtures lack it. */
   importedBy?: string;
+  /** When the shot list wants it done (epoch ms), or null. Optional: older fixtures lack it. */
+  dueAt?: number | null;
+  /** A waiting job: when the forecast expects it to end (p50 and p90, epoch ms); null when it cannot say. */
+  forecastEnd?: { p50: number; p90: number } | null;
   /** Who last acted on it (hold, cancel, bump…), or null. */
   lastActionBy?: string | null;
 }
@@ -187,6 +193,8 @@ export type InstanceView = InstanceViewBase & ({ kind: 'comfyui' } | { kind: 'ru
 interface InstanceViewBase {
   /** On a RunPod endpoint while a farm runs (spend, why it waits); absent otherwise. */
   cloud?: CloudEndpointView;
+  /** On a PostgreSQL farm run by several engines: which engine drives it now, and its pin; absent on SQLite. */
+  engine?: WorkstationDriver;
   id: string;
   name: string;
   url: string;
@@ -343,13 +351,44 @@ export interface ImportPreview {
   mapping: Record<string, string>;
   /** File-wide remarks, e.g. what could not be checked yet because no workstation was probed. */
   notices: string[];
+  /**
+   * Every row in file order; or, when the caller asked for `firstRows`, that many, errors first and
+   * then in file order (the rest by import.previewRows).
+   */
   rows: ImportRowView[];
+  /** How many rows the file has (more than `rows` holds when the caller pages). */
+  totalRows: number;
   counts: { new: number; duplicate: number; error: number };
   /**
    * Why the caller's commit of this preview would be refused (the rush rule: rows that would be
    * rush, for a role without rush), said before they confirm; null when it would be stored.
    */
   refusal: string | null;
+}
+
+export type ImportCounts = ImportPreview['counts'];
+
+/** A page of a kept preview's rows (import.previewRows): errors first, then in file order. */
+export interface ImportPreviewRows {
+  rows: ImportRowView[];
+  offset: number;
+  total: number;
+}
+
+/**
+ * How far an import is (the `import.progress` event), for the caller that gave `progressId` with
+ * import.preview or import.commit: `checking` streams the rows checked so far with their counts;
+ * `writing` is the commit's one transaction (all rows or none, so it has no partial count);
+ * `done` ends every run, with `done` equal to `total`.
+ */
+export interface ImportProgress {
+  progressId: string;
+  phase: 'checking' | 'writing' | 'done';
+  /** Rows checked (checking), 0 (writing), or every row (done). */
+  done: number;
+  total: number;
+  /** Of the rows done so far (the preview's; at a commit's end: new = imported, duplicate = already stored). */
+  counts: ImportCounts;
 }
 
 export interface ImportResult {
@@ -386,6 +425,8 @@ export interface AttemptView {
   /** What ComfyUI said when the prompt failed: the exception's message and traceback (bounded), or null. */
   exceptionMessage: string | null;
   traceback: string | null;
+  /** A failed LAN attempt's lines from its ComfyUI's own log, or why there are none; null when not read (shared/server-log.ts). */
+  serverLog: ServerLog | null;
   queuedAt: number;
   dispatchedAt: number;
   startedAt: number | null;
@@ -431,11 +472,25 @@ export interface TimelineBar {
   contactGaps: ContactGap[];
 }
 
+/**
+ * A stretch the farm did not dispatch (paused or stopped), drawn across the Timeline's lanes so the
+ * idle gap it leaves is not read as GPUs idling. `to` is null while it lasts.
+ */
+export interface FarmPeriod {
+  state: 'paused' | 'stopped';
+  from: number;
+  to: number | null;
+  /** Who paused or stopped it, in the record's words (`ana`, `Studio UI`, `cli`). */
+  by: string;
+}
+
 export interface TimelineView {
   from: number;
   to: number;
   lanes: { instanceId: string; name: string; gpuName: string | null }[];
   bars: TimelineBar[];
+  /** The farm's paused and stopped stretches overlapping [from, to], in order. */
+  farmPeriods: FarmPeriod[];
 }
 
 /** What a release freeze wrote (SPEC §8). */

@@ -4,8 +4,9 @@
  * the headless server's WebSocket and the desktop's IPC relay, batched (at most ~10 deliveries a
  * second). Every list of topics elsewhere is derived from this one.
  */
-import type { HookDeliveryView, InstanceView, JobProgress, JobView } from './domain.js';
+import type { HookDeliveryView, ImportProgress, InstanceView, JobProgress, JobView } from './domain.js';
 import type { FarmStateView } from './farm-settings.js';
+import type { ForecastGroup, ForecastView } from './forecast.js';
 
 export interface EventMap {
   /** A job row changed (state, priority, order, attempt). */
@@ -14,12 +15,28 @@ export interface EventMap {
   'job.progress': { jobId: string; progress: JobProgress };
   /** Many jobs changed at once (an import, a bulk action): clients refetch what they show. */
   'jobs.bulkChanged': { count: number };
+  /**
+   * How far an import is, for the caller that gave its `progressId` (a token it chose: the event
+   * carries counts only, never a row, a name or who imports).
+   */
+  'import.progress': ImportProgress;
   'instance.changed': { instance: InstanceView };
   'instance.removed': { id: string };
   /** The farm's durable state changed (running, paused, stopped) and the farm here acts on it. */
   'farm.changed': { farm: FarmStateView };
   /** A hook delivery finished (delivered, or failed for good after its retries). */
   'hook.delivery': { delivery: HookDeliveryView };
+  /**
+   * Someone was added, given a role or a new token, or revoked (Settings → People, or `shotfarm
+   * users` through the running farm): admins' People panels refetch `users.list` (which only the
+   * people class may call), and every page asks `session.whoami` again. It says only when — never
+   * who, and never a token or its hash: every page on the LAN receives it.
+   */
+  'people.changed': { at: number };
+  /** The forecast was recomputed (docs/forecast.md): the Forecast panel shows it. */
+  'forecast.changed': { forecast: ForecastView };
+  /** A group's forecast passed its due time: sent once per turn late (not at every recompute, not after a restart). */
+  'forecast.late': { group: ForecastGroup };
 }
 
 export type EventTopic = keyof EventMap;
@@ -35,10 +52,14 @@ export const EVENT_TOPICS = {
   'job.changed': 'wire',
   'job.progress': 'wire',
   'jobs.bulkChanged': 'wire',
+  'import.progress': 'wire',
   'instance.changed': 'wire',
   'instance.removed': 'wire',
   'farm.changed': 'wire',
   'hook.delivery': 'engine',
+  'people.changed': 'wire',
+  'forecast.changed': 'wire',
+  'forecast.late': 'wire',
 } as const satisfies Record<EventTopic, 'wire' | 'engine'>;
 
 /** The topics clients receive. */

@@ -58,7 +58,8 @@ export function exportFilterToQuery(f: ExportFilterInput): URLSearchParams {
 export function exportFilterFromQuery(q: URLSearchParams): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of q) {
-    if (k === 'token') continue;
+    // The ticket that opened the download is the route's, not a filter (a `token` never gets this far).
+    if (k === 'ticket') continue;
     out[k] = k === 'from' || k === 'to' ? (/^-?\d+$/.test(v) ? Number(v) : v) : v;
   }
   return out;

@@ -174,6 +174,16 @@ const TABLE = {
     description:
       'Fair share: among queued jobs of the same priority (rush and moved-to-top jobs stay first), the next free GPU goes to the project furthest below its share of GPU time over fair_share_window_s',
   },
+  forecast_bump_late: {
+    type: 'number',
+    integer: true,
+    unit: '0 off, 1 on',
+    default: 0,
+    min: 0,
+    max: 1,
+    description:
+      'When the forecast finds a group (project, episode, sequence) late for its due time, raise its waiting jobs to the top of their priority class (normal stays normal), once per turn late',
+  },
   fair_share_window_s: {
     type: 'number',
     integer: false,
@@ -248,6 +258,35 @@ const TABLE = {
     max: 1_000_000,
     description:
       "Cloud burst: what RunPod endpoints may cost per day (UTC); once today's spend reaches it, no new cloud attempt starts. 0: never burst",
+  },
+  vram_learn_after: {
+    type: 'number',
+    integer: true,
+    unit: 'runs',
+    default: 5,
+    min: 1,
+    max: 1000,
+    description:
+      "Good runs of a template version on a GPU model (at one size) before admission uses their measured VRAM need (p95 + margin) instead of the template's declared vram_gb",
+  },
+  vram_learn_margin_pct: {
+    type: 'number',
+    integer: false,
+    unit: '%',
+    default: 10,
+    min: 0,
+    max: 200,
+    description: 'Added on top of the learned VRAM need (the p95 of the measured runs) and of an out-of-memory floor',
+  },
+  lease_s: {
+    type: 'number',
+    integer: false,
+    unit: 's',
+    default: 10,
+    min: 3,
+    max: 60,
+    description:
+      'Several engines on one PostgreSQL farm: each workstation is leased by one engine for this long and renewed every third of it; an engine that stops renewing (killed, frozen, cut off) loses its workstations to the others after at most this long',
   },
   output_root: {
     type: 'folder',

@@ -1,6 +1,6 @@
 /**
  * Hook configuration (SPEC §8 "Hooks"): run a program or POST a webhook when a job completes or
- * fails for good. Hooks live ONLY in the operator's settings (settings key `hooks`): a shot list
+ * fails for good, or when a forecast group turns late for its due time (issue 28). Hooks live ONLY in the operator's settings (settings key `hooks`): a shot list
  * is a file from outside, and letting it name a program to run would hand code execution to
  * whoever wrote the spreadsheet. Commands are a program plus an argument list, started without a
  * shell, so no job field or setting text is ever interpreted by a shell.
@@ -10,7 +10,7 @@
 import { z } from 'zod';
 import { httpUrlSchema, maskUrlSecrets } from './url.js';
 
-export const HOOK_EVENTS = ['completed', 'failed'] as const;
+export const HOOK_EVENTS = ['completed', 'failed', 'late'] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
 /** How a delivery stands: waiting for (another) try, delivered, or failed for good after its retries. */
@@ -29,8 +29,11 @@ const hookId = z
 
 const common = {
   id: hookId,
-  /** completed = the job completed; failed = it failed for good (failed_final or timeout_kill). */
-  on: z.array(z.enum(HOOK_EVENTS)).min(1, 'must name at least one event: completed, failed'),
+  /**
+   * completed = the job completed; failed = it failed for good (failed_final or timeout_kill);
+   * late = a project, episode or sequence's forecast passes its due time (once per due time).
+   */
+  on: z.array(z.enum(HOOK_EVENTS)).min(1, `must name at least one event: ${HOOK_EVENTS.join(', ')}`),
   /** How long one delivery may take before it is stopped and counted as failed. */
   timeoutMs: z
     .number()

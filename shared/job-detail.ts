@@ -81,11 +81,23 @@ export function sequenceOf(shot: string): string | null {
   return cut > 0 ? shot.slice(0, cut) : null;
 }
 
+/** A take's place in the studio's tree, the sequence read from its shot code: the drawer's path, the same on both sides. */
+export function takePathOf(t: TakeKey): TakeKey & { sequence: string | null } {
+  return {
+    project: t.project,
+    episode: t.episode,
+    sequence: sequenceOf(t.shot),
+    shot: t.shot,
+    stage: t.stage,
+    take: t.take,
+  };
+}
+
 /** `jobs.detail`: everything about one job that is not already in its view, its attempts or `jobs.why`. */
 export interface JobDetail {
   jobId: string;
   /** project / episode / sequence / shot / stage / take. */
-  path: TakeKey & { sequence: string | null };
+  path: ReturnType<typeof takePathOf>;
   template: {
     id: number;
     name: string;
@@ -115,12 +127,23 @@ export interface JobDetail {
   events: JobHistoryEntry[];
 }
 
-/** How long a running job's template version usually runs on its GPU model: the median of earlier completed runs. */
+/**
+ * How long a job's template version usually runs on its GPU model at its parameters' size (the
+ * run-time model): the median and p90 of earlier completed runs from their real start, cold starts
+ * (a model load) apart.
+ */
 export interface RunEstimate {
   typicalMs: number;
-  /** How many earlier runs the median is of. */
+  /** Nine runs in ten took at most this. */
+  p90Ms: number;
+  /** How many earlier (warm) runs the figures are of. */
   runs: number;
   gpuName: string;
+  /** The median run that had to load its checkpoint first; null when none was seen. */
+  coldMs: number | null;
+  coldRuns: number;
+  /** exact = this template, GPU model and size; gpu = this template and GPU model at any size; scaled = other GPU models' runs at this model's pace. */
+  basis: 'exact' | 'gpu' | 'scaled';
 }
 
 export const PREVIEW_MEDIA_TYPES = ['image/jpeg', 'image/png'] as const;

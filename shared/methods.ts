@@ -101,6 +101,7 @@ const apiBase: FieldRule = {
 
 const TABLE: MethodTable = {
   'farm.status': { class: 'read', reach: 'studio' },
+  'farm.engines': { class: 'read', reach: 'studio' },
   'farm.stop': { class: 'farm', reach: 'studio' },
   'farm.pause': { class: 'farm', reach: 'studio' },
   'farm.resume': { class: 'farm', reach: 'studio' },
@@ -138,23 +139,29 @@ const TABLE: MethodTable = {
 
   'failures.list': { class: 'read', reach: 'studio' },
   'timeline.get': { class: 'read', reach: 'studio' },
+  'forecast.get': { class: 'read', reach: 'studio' },
   'assets.list': { class: 'read', reach: 'studio' },
   // Both hosts serve asset files through it (GET /files/asset/:id); no view calls it as a method.
   'assets.file': { class: 'read', reach: 'api' },
   'assets.approve': { class: 'approvals', reach: 'studio' },
 
   'import.preview': { class: 'import', reach: 'studio' },
+  'import.previewRows': { class: 'import', reach: 'studio' },
   'import.commit': { class: 'import', reach: 'studio' },
   'uploads.check': { class: 'import', reach: 'studio' },
 
   'templates.list': { class: 'read', reach: 'studio' },
   'templates.add': { class: 'templates', reach: 'studio' },
+  'templates.vram': { class: 'read', reach: 'studio' },
+  'templates.pinVram': { class: 'templates', reach: 'studio' },
+  'templates.runTimes': { class: 'read', reach: 'studio' },
 
   'instances.list': { class: 'read', reach: 'api' },
   'instances.add': { class: 'workstations', reach: 'studio' },
   'instances.addMany': { class: 'workstations', reach: 'studio' },
   'instances.update': { class: 'workstations', reach: 'studio' },
   'instances.remove': { class: 'workstations', reach: 'studio' },
+  'instances.pin': { class: 'workstations', reach: 'api' },
   'instances.setAdminState': { class: 'workstations', reach: 'studio' },
   'instances.freeVram': { class: 'workstations', reach: 'studio' },
   'instances.test': { class: 'workstations', reach: 'studio' },
@@ -203,6 +210,7 @@ const TABLE: MethodTable = {
   // A database copy or replacement names files on this machine.
   'db.export': { class: 'people', reach: 'local' },
   'db.import': { class: 'people', reach: 'local' },
+  'db.migrate': { class: 'people', reach: 'local' },
 };
 
 /** An entry as the hosts read it, for a method known only at run time (its input validated already). */

@@ -24,6 +24,9 @@ const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u
 /** Half of a surrogate pair with no other half: no file system can store it. */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
+/** A character outside ASCII: the name's UTF-8 bytes may outnumber its characters. */
+const NON_ASCII = /[^\u0000-\u007f]/;
+
 function codePoint(ch: string): string {
   return `U+${(ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
 }
@@ -43,24 +46,26 @@ function quoted(name: string): string {
  */
 export function portableNameProblem(name: string, what = 'name'): string | null {
   if (name.length === 0) return `${what} must not be empty`;
-  const shown = quoted(name);
+  // Quoted only for a message: a good name (every row of a 100k-row list) builds nothing.
+  const shown = (): string => quoted(name);
   if (name === '.' || name === '..')
-    return `${what} ${shown} is not a name (it would mean the folder itself or its parent)`;
+    return `${what} ${shown()} is not a name (it would mean the folder itself or its parent)`;
   const invisible = INVISIBLE.exec(name);
   if (invisible)
-    return `${what} ${shown} contains the invisible or control character ${codePoint(invisible[0])}; retype it without`;
-  if (LONE_SURROGATE.test(name)) return `${what} ${shown} contains a broken character (half of a surrogate pair)`;
+    return `${what} ${shown()} contains the invisible or control character ${codePoint(invisible[0])}; retype it without`;
+  if (LONE_SURROGATE.test(name)) return `${what} ${shown()} contains a broken character (half of a surrogate pair)`;
   const punct = FORBIDDEN_PUNCTUATION.exec(name);
   if (punct)
-    return `${what} ${shown} contains "${punct[0]}", which a folder name cannot hold on every system (\\ / : * ? " < > |)`;
+    return `${what} ${shown()} contains "${punct[0]}", which a folder name cannot hold on every system (\\ / : * ? " < > |)`;
   if (name.length > MAX_NAME_CHARS)
     return `${what} is ${name.length} characters long; at most ${MAX_NAME_CHARS} are allowed`;
-  const bytes = new TextEncoder().encode(name).length;
+  // An ASCII name is as many bytes as characters: encoded only when it may have more.
+  const bytes = NON_ASCII.test(name) ? new TextEncoder().encode(name).length : name.length;
   if (bytes > MAX_NAME_BYTES)
-    return `${what} ${shown} is ${bytes} bytes in UTF-8; at most ${MAX_NAME_BYTES} are allowed`;
-  if (/^\s|\s$/.test(name)) return `${what} ${shown} starts or ends with a space`;
-  if (name.endsWith('.')) return `${what} ${shown} ends with a dot, which Windows drops from folder names`;
+    return `${what} ${shown()} is ${bytes} bytes in UTF-8; at most ${MAX_NAME_BYTES} are allowed`;
+  if (/^\s|\s$/.test(name)) return `${what} ${shown()} starts or ends with a space`;
+  if (name.endsWith('.')) return `${what} ${shown()} ends with a dot, which Windows drops from folder names`;
   if (RESERVED.test(name))
-    return `${what} ${shown} is a reserved device name on Windows (CON, PRN, AUX, NUL, COM1–COM9, LPT1–LPT9); rename it`;
+    return `${what} ${shown()} is a reserved device name on Windows (CON, PRN, AUX, NUL, COM1–COM9, LPT1–LPT9); rename it`;
   return null;
 }

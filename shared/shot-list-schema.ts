@@ -55,6 +55,8 @@ export const stageEntrySchema = z.strictObject({
   depends_on: portableNameSchema('depends_on').optional(),
   /** Pin the seed; otherwise each take draws its own. */
   seed: z.number().int().min(0).optional(),
+  /** When this stage should be done: "2026-12-05T09:00" (shared/forecast.ts parseDue). */
+  due: z.string().optional(),
 });
 
 export const shotEntrySchema = z.strictObject({
@@ -68,14 +70,23 @@ export const shotEntrySchema = z.strictObject({
   parameters: z.record(z.string(), paramValueSchema).optional(),
   inputs: z.record(z.string(), z.string().min(1)).optional(),
   seed: z.number().int().min(0).optional(),
+  /** When the shot should be done (its stages inherit it). */
+  due: z.string().optional(),
   /** …or several. */
   stages: z.array(stageEntrySchema).min(1).optional(),
 });
+
+/** One stage of a shot, as the schema returns it. */
+export type StageEntry = z.infer<typeof stageEntrySchema>;
+/** One shot of a shot list, as the schema returns it. */
+export type ShotEntry = z.infer<typeof shotEntrySchema>;
 
 export const shotListSchema = z.strictObject({
   project: portableNameSchema('project'),
   episode: portableNameSchema('episode'),
   priority: z.enum(PRIORITIES).optional(),
+  /** When the list's shots should be done, unless a shot or stage says otherwise. */
+  due: z.string().optional(),
   shots: z.array(shotEntrySchema),
 });
 export type ShotList = z.infer<typeof shotListSchema>;

@@ -61,4 +61,9 @@ export interface JobWhy {
    * the store holds (the last probes a farm wrote, the stored node lists; no reservations).
    */
   source: 'farm' | 'store';
+  /**
+   * Which VRAM number admission counts for this job, per GPU model of the registered workstations:
+   * "needs 7.4 GB learned from 23 runs on RTX 4090; declared 10" (docs/vram-learning.md).
+   */
+  vram?: string[];
 }

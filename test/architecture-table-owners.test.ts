@@ -25,6 +25,8 @@ const OWNERS: Readonly<Record<string, string>> = {
   shots: `${STORE}/shot-store.ts`,
   settings: `${STORE}/settings-store.ts`,
   hook_deliveries: `${STORE}/delivery-store.ts`,
+  // Migration 0020's rebuild of hook_deliveries (a CHECK changed), renamed to it in the same migration.
+  hook_deliveries_0020: `${STORE}/delivery-store.ts`,
   instance_node_lists: `${STORE}/instance-store.ts`,
   users: `${STORE}/user-store.ts`,
   uploads: `${STORE}/upload-store.ts`,
@@ -32,7 +34,17 @@ const OWNERS: Readonly<Record<string, string>> = {
   job_events: 'electron/engine/job-state.ts',
   // Bumps, moves to the top and their undos, written with the order change itself.
   job_order_changes: `${STORE}/job-store.ts`,
+  // Every pause, stop and resume, written with the farm state's settings row (settings/farm-state.ts).
+  farm_state_changes: `${STORE}/farm-state-history.ts`,
+  // The forecast's late marks, read and written with the jobs it forecasts (forecast/forecaster.ts).
+  forecast_late: `${STORE}/job-store.ts`,
+  // Several engines on one PostgreSQL farm: who they are and which workstation each drives (issue 27).
+  engines: `${STORE}/lease-store.ts`,
+  workstation_leases: `${STORE}/lease-store.ts`,
   schema_migrations: `${STORE}/migrate.ts`,
+  // Measured VRAM per attempt and the operator's pins: the learned need's memory (issue 28).
+  vram_samples: `${STORE}/vram-sample-store.ts`,
+  template_vram_pins: `${STORE}/vram-sample-store.ts`,
 };
 
 /** Statements allowed outside their table's module, exactly as they are written, with why. */
@@ -147,5 +159,64 @@ test('the table-owner check notices SQL outside its module, and a join that is n
     tableClauses('// read from jobs, update the instances', tables),
     [],
     'prose in lower case is not SQL',
+  );
+});
+
+/**
+ * Where an SQL statement may be written at all: the store's adapters (electron/engine/store/, both
+ * dialects), the state door (job-state.ts, which owns job_events, see OWNERS) and the data folder's
+ * lock (lock/engine-lock.ts: its own SQLite lock file, not the farm's store). A statement anywhere
+ * else — even one naming no table, a PRAGMA, a transaction, a schema change — runs beside the store
+ * port, where one of the two stores may not understand it.
+ */
+const SQL_PLACES: readonly string[] = [
+  `${STORE}/`,
+  'electron/engine/job-state.ts',
+  'electron/engine/lock/engine-lock.ts',
+];
+
+/** A string literal opening with an SQL statement's first words (capitals, as the store writes them). */
+const STATEMENT =
+  /['"`]\s*(SELECT|INSERT (?:OR \w+ )?INTO|UPDATE \w+ SET|DELETE FROM|(?:CREATE|ALTER|DROP) (?:TABLE|INDEX|UNIQUE INDEX|TRIGGER|FUNCTION|VIEW|SCHEMA)|CREATE OR REPLACE|PRAGMA|BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE SAVEPOINT|TRUNCATE|VACUUM|LISTEN|NOTIFY|WITH (?:RECURSIVE )?\w+ AS)\b/g;
+
+/** The SQL statements of `file` written outside the places that may hold them, with their line. */
+export function statementsOutsideStore(file: string, text: string): string[] {
+  if (SQL_PLACES.some((p) => (p.endsWith('/') ? file.startsWith(p) : file === p))) return [];
+  return text
+    .split('\n')
+    .flatMap((l, i) => [...l.matchAll(STATEMENT)].map((m) => `${file}:${i + 1} ${m[1]} (SQL belongs in ${STORE}/)`));
+}
+
+test('SQL statements are written only in the store adapters, the state door and the lock file', () => {
+  const offenders = ['electron', 'shared'].flatMap((d) =>
+    sources(join(REPO, d)).flatMap((full) => {
+      const file = relative(REPO, full);
+      return statementsOutsideStore(file, readFileSync(full, 'utf8'));
+    }),
+  );
+  assert.deepEqual(offenders, []);
+});
+
+test('a planted SQL statement outside the store adapters is caught, whether or not it names a table', () => {
+  const planted = [
+    "db.exec('PRAGMA foreign_keys = OFF');",
+    'db.run(`ALTER TABLE jobs ADD COLUMN note TEXT`);',
+    'db.one("SELECT 1 AS ok");',
+    "db.exec('BEGIN IMMEDIATE');",
+    "db.all('WITH recent AS (SELECT 1) SELECT * FROM recent');",
+  ].join('\n');
+  assert.deepEqual(statementsOutsideStore('electron/engine/scheduler/x.ts', planted), [
+    'electron/engine/scheduler/x.ts:1 PRAGMA (SQL belongs in electron/engine/store/)',
+    'electron/engine/scheduler/x.ts:2 ALTER TABLE (SQL belongs in electron/engine/store/)',
+    'electron/engine/scheduler/x.ts:3 SELECT (SQL belongs in electron/engine/store/)',
+    'electron/engine/scheduler/x.ts:4 BEGIN (SQL belongs in electron/engine/store/)',
+    'electron/engine/scheduler/x.ts:5 WITH recent AS (SQL belongs in electron/engine/store/)',
+  ]);
+  assert.deepEqual(statementsOutsideStore(`${STORE}/job-store.ts`, planted), [], 'in the store adapters');
+  assert.deepEqual(statementsOutsideStore(`${STORE}/postgres/postgres-db.ts`, planted), [], 'either dialect');
+  assert.deepEqual(
+    statementsOutsideStore('electron/server/x.ts', "label('Select a template'); const m = 'DELETE'; // SELECT later"),
+    [],
+    'prose, a lone method name and comments are not statements',
   );
 });

@@ -40,7 +40,7 @@ test('the import zones hold across the repo (shared, engine, hosts, renderer)', 
   );
 });
 
-test('the zone rules catch an engine importing electron, shared importing the engine, a renderer importing Node, the desktop borrowing from the server, a renderer helper importing the store, a pool importing the scheduler, a view importing the running scheduler, a module other than the bridge worker importing pg', () => {
+test('the zone rules catch an engine importing electron, shared importing the engine, a renderer importing Node, the desktop borrowing from the server, a renderer helper importing the store, a pool importing the scheduler, a view importing the running scheduler, a module other than the bridge worker importing pg, a module outside the store importing better-sqlite3', () => {
   const fixture = join(REPO, 'test/fixtures/zone-violations');
   const rules = new Set(cruise(fixture, ['shared', 'electron', 'renderer']).map((v) => v.rule.name));
   for (const rule of [
@@ -53,6 +53,7 @@ test('the zone rules catch an engine importing electron, shared importing the en
     'pools-below-scheduler',
     'views-not-scheduler-runtime',
     'pg-only-in-the-bridge-worker',
+    'better-sqlite3-only-in-the-store',
   ]) {
     assert.ok(rules.has(rule), `expected a ${rule} violation, got ${[...rules].join(', ')}`);
   }

@@ -4,6 +4,8 @@ import { terminalJson, terminalText } from './terminal-text.js';
 
 export interface GlobalOptions {
   data?: string;
+  /** A PostgreSQL store's URL (else SHOTFARM_DATABASE_URL, else the data folder's SQLite file). */
+  database?: string;
   json?: boolean;
 }
 

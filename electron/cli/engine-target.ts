@@ -36,7 +36,7 @@ async function reachableHolder(dataDir: string): Promise<ReachableHolder | 'sile
 
 export async function openTarget(
   dataDir: string,
-  o: { here?: boolean; warn?: (message: string) => void } = {},
+  o: { here?: boolean; databaseUrl?: string; warn?: (message: string) => void } = {},
 ): Promise<EngineTarget> {
   if (!o.here) {
     const holder = await reachableHolder(dataDir);
@@ -50,6 +50,6 @@ export async function openTarget(
     }
   }
   // The engine reads no environment of its own: this host passes it in (engine/engine-env.ts).
-  const engine = new Engine({ dataDir, env: process.env });
+  const engine = new Engine({ dataDir, databaseUrl: o.databaseUrl, env: process.env });
   return { api: engine, via: null, close: () => engine.close() };
 }

@@ -8,11 +8,13 @@
  * registered workstation offers (then it says what, and exits with EXIT.cannotRun). It takes the
  * data folder's farm: with another engine running it, it refuses (EXIT.farmHeld).
  */
+import { forecastLine, type ForecastView } from '../../shared/forecast.js';
 import { spendLines } from './cloud-command.js';
 import type { Command } from 'commander';
 import { JOB_STATES } from '../../shared/job-states.js';
 import { lostContactWords } from '../../shared/live-attempt.js';
 import { defaultDataDir } from '../engine/data-dir.js';
+import { databaseUrlOf } from './database-option.js';
 import { Engine } from '../engine/engine.js';
 import type { FarmProgress } from '../engine/scheduler/farm-progress.js';
 import type { Scheduler } from '../engine/scheduler/scheduler.js';
@@ -98,9 +100,13 @@ function watchUntilIdle(
 }
 
 /** Runs the farm of the data folder in this process until stopped; the exit code. */
-export async function runFarm(dataDir: string, io: Io, o: { untilIdle?: boolean; json?: boolean }): Promise<number> {
+export async function runFarm(
+  dataDir: string,
+  io: Io,
+  o: { untilIdle?: boolean; json?: boolean; databaseUrl?: string },
+): Promise<number> {
   // The engine reads no environment of its own: this host passes it in (engine/engine-env.ts).
-  const engine = new Engine({ dataDir, kind: 'run', env: process.env });
+  const engine = new Engine({ dataDir, databaseUrl: o.databaseUrl, kind: 'run', env: process.env });
   const { stopped, stop, dispose } = untilStopped(() => {
     io.out('Leaving the downloads in flight for the next start.');
     engine.scheduler?.hurry();
@@ -165,6 +171,19 @@ async function runUntilStopped(
   return stuck.length ? EXIT.cannotRun : EXIT.ok;
 }
 
+/** The episodes with work left or a due time, late ones first (at most 20 lines, then a count). */
+export function forecastLines(f: ForecastView, now: number): string[] {
+  const shown = f.groups
+    .filter((g) => g.kind === 'episode' && (g.total > g.done + g.other || g.dueAt !== null))
+    .sort((a, b) => Number(b.late) - Number(a.late) || (a.key < b.key ? -1 : 1));
+  if (shown.length === 0) return [];
+  const out = [`Forecast (${f.slots} GPU slot${f.slots === 1 ? '' : 's'}${f.note ? `; ${f.note}` : ''}):`];
+  for (const g of shown.slice(0, 20)) out.push(`  ${forecastLine(g, now)}`);
+  if (shown.length > 20)
+    out.push(`  … and ${shown.length - 20} more episodes (shotfarm status --json, or the Queue's Forecast panel)`);
+  return out;
+}
+
 export function registerStatus(program: Command, io: Io, run: Run): void {
   program
     .command('status')
@@ -184,6 +203,7 @@ export function registerStatus(program: Command, io: Io, run: Run): void {
         }
         if (s.instances.length === 0) io.out('No workstations registered.');
         for (const line of await spendLines(e)) io.out(line);
+        for (const line of forecastLines(await e.call('forecast.get', {}), Date.now())) io.out(line);
       }),
     );
 }
@@ -201,6 +221,7 @@ export function registerRun(program: Command, io: Io, setExit: (code: number) =>
         await runFarm(o.data ?? defaultDataDir(process.env), io, {
           untilIdle: Boolean(o.untilIdle),
           json: Boolean(o.json),
+          databaseUrl: databaseUrlOf(o.database),
         }),
       );
     });

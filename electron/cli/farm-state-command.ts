@@ -11,7 +11,8 @@ import type { FarmStatus, StorageHoldView } from '../../shared/domain.js';
 import { FARM_STATE_WORDS, type FarmStateView } from '../../shared/farm-settings.js';
 import { printJson, type Io, type Run } from './context.js';
 import { appliesWhen } from './settings-command.js';
-import { formatTime } from './table.js';
+import { formatTable, formatTime } from './table.js';
+import type { FarmEngines } from '../../shared/engines.js';
 
 /** Who the record names: this command line, and the user running it when the system says. */
 function cliActor(): string {
@@ -43,6 +44,26 @@ const ACTIONS = [
   { name: 'resume', method: 'farm.resume', what: 'dispatch again' },
 ] as const;
 
+/** `farm engines` as a person reads it: one row per engine, live ones first said as such. */
+export function enginesText(list: FarmEngines): string {
+  if (list.store === 'sqlite')
+    return 'This farm is a SQLite data folder: one engine runs it (several engines share a farm on PostgreSQL: docs/postgresql.md).';
+  if (list.engines.length === 0) return 'No engine has run this farm in the last day.';
+  const rows = list.engines.map((x) => [
+    x.live ? 'live' : x.stoppedAt !== null ? 'stopped' : 'gone',
+    x.host,
+    x.pid,
+    x.kind,
+    x.version,
+    formatTime(x.since),
+    x.workstations,
+    x.stoppedAt !== null ? formatTime(x.stoppedAt) : `${(x.renewedAgoMs / 1000).toFixed(1)} s ago`,
+    x.id,
+  ]);
+  return `${formatTable(['state', 'host', 'pid', 'kind', 'version', 'since', 'workstations', 'renewed', 'id'], rows)}
+Leases last ${list.leaseS} s (lease_s).`;
+}
+
 function printStatus(io: Io, s: FarmStatus): void {
   io.out(farmStateLine(s.farmState));
   if (s.storageHold) io.out(storageHoldLine(s.storageHold));
@@ -68,6 +89,16 @@ export function registerFarm(program: Command, io: Io, run: Run): void {
         }),
       );
   }
+  farm
+    .command('engines')
+    .description('the engines sharing a PostgreSQL farm: host, pid, version, since, workstations held, last renewal')
+    .action(() =>
+      run(async (e, g) => {
+        const list = await e.call('farm.engines', {});
+        if (g.json) return printJson(io, list);
+        io.out(enginesText(list));
+      }),
+    );
   farm
     .command('status')
     .description('the farm state, who set it and when')

@@ -20,6 +20,7 @@ export interface ImportOptions {
   template?: string;
   priority?: string;
   param?: string[];
+  due?: string;
 }
 
 /** A terminal shows this many rows of a preview; `--json` has them all. */
@@ -112,6 +113,7 @@ export async function runImport(engine: EngineApi, io: Io, file: string, o: Impo
       priority: o.priority as 'rush' | 'high' | 'normal' | 'low' | undefined,
       parameters: Object.keys(parameters).length ? parameters : undefined,
     },
+    ...(o.due !== undefined ? { due: o.due } : {}),
   });
   if (o.dryRun) {
     if (o.json) io.out(terminalJson(preview));
@@ -148,5 +150,6 @@ export function registerImport(program: Command, io: Io, run: Run): void {
       new Option('--priority <p>', 'CSV: priority when the file has no priority column').choices([...PRIORITIES]),
     )
     .option('--param <name=column...>', 'CSV: feed template parameter NAME from COLUMN (repeatable)')
+    .option('--due <time>', 'when these jobs should be done (2026-12-05T09:00), unless a row says')
     .action((file: string, o) => run((e, g) => runImport(e, io, file, { ...o, json: g.json })));
 }

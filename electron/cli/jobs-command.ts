@@ -2,6 +2,7 @@
  * `shotfarm jobs list`, `shotfarm jobs why JOB` and the operator's actions on jobs (`bump`, `hold`,
  * `release`, `cancel`, `retry`, `new-take`). Jobs are named by id or a unique prefix, resolved by the engine.
  */
+import { jobEtaWords as etaWords } from '../../shared/forecast.js';
 import { Option, type Command } from 'commander';
 import type { JobView, JobWhy } from '../../shared/domain.js';
 import { ShotfarmError } from '../../shared/errors.js';
@@ -63,6 +64,7 @@ function registerJobList(jobs: Command, io: Io, run: Run): void {
               'state',
               'attempts',
               'updated',
+              'eta',
               'waits for / reason',
             ],
             page.rows.map((j) => [
@@ -76,6 +78,7 @@ function registerJobList(jobs: Command, io: Io, run: Run): void {
               j.state,
               `${j.attempts}/${j.maxAttempts}`,
               formatTime(j.updatedAt),
+              etaWords(j, Date.now()),
               waitsFor(j),
             ]),
             72,
@@ -109,6 +112,7 @@ function printWhy(io: Io, w: JobWhy, label: string): void {
     const width = Math.max(0, ...w.instances.map((i) => i.name.length));
     for (const i of w.instances) io.out(`  ${i.name.padEnd(width)}  ${(i.kind ?? 'ok').padEnd(17)} ${i.text}`);
   }
+  for (const line of w.vram ?? []) io.out(`  VRAM: ${line}`);
   if (w.source === 'store')
     io.out(
       '  (from what the store holds: no farm runs in this process; health is as last probed, reservations unknown)',

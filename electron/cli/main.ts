@@ -7,6 +7,7 @@ import { Command, CommanderError } from 'commander';
 import { ShotfarmError, toErrorEnvelope } from '../../shared/errors.js';
 import { defaultDataDir } from '../engine/data-dir.js';
 import { processIo, terminalIo, type GlobalOptions, type Io, type Run } from './context.js';
+import { databaseUrlOf } from './database-option.js';
 import { openTarget } from './engine-target.js';
 import { EXIT, exitCodeFor, UsageError } from './exit-codes.js';
 import { registerDatabase } from './db-command.js';
@@ -53,6 +54,10 @@ export function buildProgram(io: Io, run: Run, setExit: (code: number) => void =
       '--data <dir>',
       'data folder holding shotfarm.sqlite (default: the per-user app data folder, or $SHOTFARM_DATA)',
     )
+    .option(
+      '--database <url>',
+      "a PostgreSQL database as the farm's store, postgres://user@host:5432/db (default: $SHOTFARM_DATABASE_URL, else the data folder's shotfarm.sqlite)",
+    )
     .option('--json', 'print machine-readable JSON')
     .showHelpAfterError()
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) })
@@ -69,6 +74,7 @@ export async function main(argv: string[], to: Io = processIo): Promise<number> 
     const g = program.opts<GlobalOptions>();
     const target = await openTarget(g.data ?? defaultDataDir(process.env), {
       here: o.here === true,
+      databaseUrl: databaseUrlOf(g.database),
       warn: (m) => io.err(`shotfarm: ${m}`),
     });
     try {

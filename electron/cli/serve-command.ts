@@ -11,6 +11,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ShotfarmError } from '../../shared/errors.js';
 import { defaultDataDir } from '../engine/data-dir.js';
+import { databaseUrlOf } from './database-option.js';
 import { Engine } from '../engine/engine.js';
 import { DEMO_LABEL, DEMO_SAMPLES_DIR, startDemoFarm, type DemoFarm } from '../server/demo-farm.js';
 import { isLoopbackHost } from '../server/access.js';
@@ -26,6 +27,7 @@ interface ServeOptions {
   token?: string;
   static?: string;
   data?: string;
+  database?: string;
   tlsCert?: string;
   tlsKey?: string;
   inputs?: string;
@@ -101,7 +103,7 @@ export async function runServe(io: Io, o: ServeOptions, stop?: Promise<void>): P
 
   const log = (m: string): void => io.err(`shotfarm: ${m}`);
   // Takes the data folder's farm first: with another engine running it, nothing is started (exit 10).
-  const engine = new Engine({ dataDir, log, kind: 'serve', env: process.env });
+  const engine = new Engine({ dataDir, databaseUrl: databaseUrlOf(o.database), log, kind: 'serve', env: process.env });
   const signals = stop
     ? null
     : untilStopped(() => {

@@ -107,6 +107,27 @@ export function registerWorkers(program: Command, io: Io, run: Run): void {
       }),
     );
   workers
+    .command('pin')
+    .description(
+      'several engines on PostgreSQL: drive a workstation only from one engine (its id or host, see farm engines)',
+    )
+    .argument('<name>')
+    .option('--engine <engine>', 'the engine id or host name to pin it to')
+    .option('--none', 'unpin it: any engine may drive it')
+    .action((ref: string, o: { engine?: string; none?: boolean }) =>
+      run(async (e, g) => {
+        if ((o.engine === undefined) === (o.none !== true))
+          throw new UsageError('Give either --engine ENGINE (an id or host from `shotfarm farm engines`) or --none.');
+        const v = await e.call('instances.pin', { id: ref, engine: o.none ? null : (o.engine as string) });
+        if (g.json) return printJson(io, v);
+        io.out(
+          v.engine?.pinned
+            ? `${v.name} is pinned to ${v.engine.pinned}: only that engine drives it (it moves at the next lease renewal).`
+            : `${v.name} is not pinned: any engine may drive it.`,
+        );
+      }),
+    );
+  workers
     .command('remove')
     .description('unregister a workstation')
     .argument('<name>')

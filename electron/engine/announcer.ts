@@ -5,6 +5,7 @@
  */
 import type { JobView } from '../../shared/domain.js';
 import type { EventBus } from './event-bus.js';
+import { type FarmTeller, TELL_NOBODY } from './notices/notice-outbox.js';
 import type { Db } from './store/database.js';
 import { jobRows } from './store/job-store.js';
 import type { JobViews } from './views/job-views.js';
@@ -30,6 +31,11 @@ export class JobAnnouncer {
     private readonly hooks: JobNotifier,
     /** Rows to views: the engine's one builder (views/job-views.ts), the same one `jobs.list` answers with. */
     private readonly toViews: JobViews,
+    /**
+     * The other engines on this database (notices/notice-outbox.ts): every change announced here —
+     * the handlers' and the farm's alike — is told to them, so their farms wake and their UIs show it.
+     */
+    private readonly others: Pick<FarmTeller, 'jobs'> = TELL_NOBODY,
   ) {}
 
   /** Loads the changed jobs' views, notifies their hooks, emits the events; returns the views (the API answers with them). */
@@ -37,8 +43,8 @@ export class JobAnnouncer {
     const views = this.toViews(jobRows(this.db, jobIds));
     // Completed and finally failed jobs reach their hooks here, and only here.
     for (const job of views) this.hooks.notify(job);
-    if (views.length > BULK_THRESHOLD) this.events.emit('jobs.bulkChanged', { count: views.length });
-    else for (const job of views) this.events.emit('job.changed', { job });
+    this.emit(views);
+    this.others.jobs(jobIds);
     return views;
   }
 
@@ -47,7 +53,22 @@ export class JobAnnouncer {
    * No hook listens for an unfinished job, so a large batch is announced without loading every row back.
    */
   announceUnfinished(jobIds: readonly string[]): void {
+    if (jobIds.length <= BULK_THRESHOLD) return void this.announce(jobIds);
+    this.events.emit('jobs.bulkChanged', { count: jobIds.length });
+    this.others.jobs(jobIds);
+  }
+
+  /**
+   * Jobs another engine changed (its notice named them): this engine's clients see them. Their
+   * hooks are not run here — the engine that made the change runs them — nor is anyone told again.
+   */
+  announceHeard(jobIds: readonly string[]): void {
     if (jobIds.length > BULK_THRESHOLD) this.events.emit('jobs.bulkChanged', { count: jobIds.length });
-    else this.announce(jobIds);
+    else this.emit(this.toViews(jobRows(this.db, jobIds)));
+  }
+
+  private emit(views: readonly JobView[]): void {
+    if (views.length > BULK_THRESHOLD) this.events.emit('jobs.bulkChanged', { count: views.length });
+    else for (const job of views) this.events.emit('job.changed', { job });
   }
 }

@@ -34,6 +34,9 @@ import type { EngineContext } from './handlers/context.js';
 import { exportHandlers } from './handlers/exports.js';
 import { farmHandlers } from './handlers/farm.js';
 import { hookHandlers } from './handlers/hooks.js';
+import { forecastHandlers } from './handlers/forecast.js';
+import { Forecaster } from './forecast/forecaster.js';
+import { isHealthy } from '../../shared/domain.js';
 import { importHandlers } from './handlers/import.js';
 import { instanceHandlers } from './handlers/instances.js';
 import { jobHandlers } from './handlers/jobs.js';
@@ -49,8 +52,15 @@ import { Scheduler } from './scheduler/scheduler.js';
 import { TemplateCache } from './templates/template-cache.js';
 import { jobViewBuilder } from './views/job-views.js';
 import { LiveSettings } from './settings/live-settings.js';
-import { DB_FILE_NAME, openDatabase, type Db } from './store/database.js';
+import { DB_FILE_NAME, databaseFault, type Db } from './store/database.js';
+import { openStore, storeLabel, storeTarget, type StoreTarget } from './store/store-target.js';
+import { DatabaseLock } from './lock/database-lock.js';
+import { LeaseManager } from './lock/lease-manager.js';
+import { leasedWorkstations } from './store/instance-store.js';
+import { MIGRATIONS } from './store/migrations/index.js';
 import type { ExportFilter } from './store/export-filter.js';
+import { instanceRow, listInstanceRows, toInstanceView } from './store/instance-store.js';
+import { readFarmState } from './settings/farm-state.js';
 import type { OutputFs } from './files/output-file.js';
 import { startControlListener, type ControlListener } from './lock/control-listener.js';
 import { EngineLock, LOCK_FILE_NAME } from './lock/engine-lock.js';
@@ -59,9 +69,21 @@ import { securePrivateFiles } from './files/private-files.js';
 import { currentFarmPlaces, type FarmPlaces } from './files/farm-places.js';
 import type { EngineKind, LockRecord } from './lock/lock-record.js';
 import { NO_ENV, type EngineEnv } from './engine-env.js';
+import { randomId } from './ids.js';
+import { FarmNotices } from './notices/farm-notices.js';
+import { TELL_NOBODY } from './notices/notice-outbox.js';
+
+/** What `farm engines` shows as an engine's version: the schema it runs (engines sharing a farm must agree on it). */
+const ENGINE_VERSION = `schema ${MIGRATIONS.length}`;
 
 export interface EngineOptions {
   dataDir: string;
+  /**
+   * A PostgreSQL database to use as the farm's store (`postgres://…`), which the host read from
+   * `--database` or SHOTFARM_DATABASE_URL; without it, the SQLite file in the data folder. The
+   * data folder still holds outputs, uploads and the engine's lock file either way.
+   */
+  databaseUrl?: string | null;
   clock?: Clock;
   random?: RandomSource;
   timers?: Timers;
@@ -90,10 +112,15 @@ export interface EngineOptions {
 
 export class Engine {
   readonly db: Db;
+  /** The SQLite file in the data folder (on PostgreSQL, where it would be: the data folder's name in messages). */
   readonly dbFile: string;
+  /** Which store this engine opened (the SQLite file, or the PostgreSQL database). */
+  readonly store: StoreTarget;
   readonly events: EventBus;
   /** Runs the operator's hooks when jobs complete or fail for good; never blocks the caller. */
   readonly hooks: HookRunner;
+  /** The forecast per project, episode and sequence (docs/forecast.md). */
+  readonly forecast: Forecaster;
   readonly clock: Clock;
   readonly random: RandomSource;
   readonly timers: Timers;
@@ -113,16 +140,32 @@ export class Engine {
   /** Stored templates by id, read once: the one cache the handlers, the views and the farm share. */
   readonly templates: TemplateCache;
   private readonly announcer: JobAnnouncer;
+  /** Jobs whose change could not be announced while the store could not be read (announceFromFarm). */
+  private readonly unannounced = new Set<string>();
   private readonly log: (message: string) => void;
   /** The data folder's farm, while this engine runs it (and the listener one-shot CLI commands call). */
   private farmLock: EngineLock | null = null;
-  /** The claim in the database beside that lock (lock/farm-claim.ts), and its refresh timer. */
+  /** On PostgreSQL, the farm's advisory lock in the database (lock/database-lock.ts). */
+  private databaseLock: DatabaseLock | null = null;
+  /** The claim in the database beside that lock (lock/farm-claim.ts; SQLite only), and its refresh timer. */
   private claim: FarmClaim | null = null;
+  /**
+   * On PostgreSQL, once this engine took the farm: its row among the farm's engines and the
+   * workstations it leases (lock/lease-manager.ts; renewed while the scheduler runs).
+   */
+  leases: LeaseManager | null = null;
+  /** The scheduler's live config while it runs (the lease manager reads lease_s from it). */
+  private liveConfig: SchedulerConfig | null = null;
   private claimTimer: unknown = null;
   private claimFailing = false;
   private control: Promise<ControlListener | null> = Promise.resolve(null);
   private readonly opts: EngineOptions;
   private closed = false;
+  /**
+   * On PostgreSQL, what this engine tells the other engines on its database and hears from them
+   * (notices/farm-notices.ts); null on SQLite (one engine per data folder).
+   */
+  readonly notices: FarmNotices | null;
 
   constructor(opts: EngineOptions) {
     this.opts = opts;
@@ -131,10 +174,11 @@ export class Engine {
     this.dataDir = opts.dataDir;
     this.env = opts.env ?? NO_ENV;
     this.dbFile = join(opts.dataDir, DB_FILE_NAME);
+    this.store = storeTarget(opts.dataDir, opts.databaseUrl);
     this.log = opts.log ?? ((m) => process.stderr.write(`shotfarm: ${m}\n`));
     // Files another local user could read are said and made private before anything is read from them.
     securePrivateFiles(opts.dataDir, this.log);
-    this.db = openDatabase(this.dbFile, this.clock, { nativeBinding: opts.nativeBinding });
+    this.db = openStore(this.store, this.clock, { nativeBinding: opts.nativeBinding });
     // Before the farm is taken: its control listener logs through these.
     this.timers = opts.timers ?? systemTimers;
     // One engine per data folder: the host takes the farm first thing (a database that cannot be opened says so first).
@@ -160,8 +204,32 @@ export class Engine {
       env: this.env,
       onSettled: (delivery) => this.events.emit('hook.delivery', { delivery }),
     });
+    const pg = this.db.postgres;
+    this.notices = pg
+      ? new FarmNotices({
+          from: randomId(),
+          db: this.db,
+          postgres: pg,
+          timers: this.timers,
+          log: this.log,
+          ears: {
+            kick: () => this.scheduler?.kick(),
+            jobs: (ids) => {
+              this.scheduler?.changedElsewhere(ids);
+              this.announcer.announceHeard(ids);
+            },
+            reread: () => this.events.emit('jobs.bulkChanged', { count: 0 }),
+            settings: () => void this.settings.reload(),
+            farm: () => this.heardFarmState(),
+            instances: (ids) => this.heardInstances(ids),
+            allInstances: () => this.heardInstances(listInstanceRows(this.db).map((r) => r.id)),
+          },
+        })
+      : null;
+    const others = this.notices?.outbox ?? TELL_NOBODY;
     this.settings = new LiveSettings({
       db: this.db,
+      others,
       timers: this.timers,
       events: this.events,
       log: this.log,
@@ -176,10 +244,31 @@ export class Engine {
       templates: this.templates,
       settings: this.settings,
     });
-    this.announcer = new JobAnnouncer(this.db, this.events, this.hooks, views);
+    this.announcer = new JobAnnouncer(this.db, this.events, this.hooks, views, others);
+    this.forecast = new Forecaster({
+      db: this.db,
+      clock: this.clock,
+      timers: this.timers,
+      events: this.events,
+      settings: this.settings,
+      templates: this.templates,
+      instances: () =>
+        this.scheduler?.instanceViews() ?? listInstanceRows(this.db).map((r) => toInstanceView(this.db, r)),
+      // With no farm in this process (a one-shot CLI), the forecast is of the farm as the store knows it.
+      dispatching: () =>
+        this.scheduler
+          ? this.scheduler.farmState === 'running'
+          : listInstanceRows(this.db).some((r) => isHealthy(toInstanceView(this.db, r).health)),
+      liveRun: (jobId) => this.scheduler?.live.ofJob(jobId) ?? null,
+      announce: (ids) => this.announceFromFarm(ids),
+      log: this.log,
+    });
+    // A group turning late is announced once by the engine that follows the farm: hooks hear it there.
+    this.events.on('forecast.late', ({ group }) => this.hooks.notifyLate(group));
     const ctx: EngineContext = {
       db: this.db,
       dbFile: this.dbFile,
+      store: this.store,
       clock: this.clock,
       random: this.random,
       events: this.events,
@@ -190,6 +279,8 @@ export class Engine {
       templates: this.templates,
       farm: () => this.scheduler,
       uploadGate: this.uploadGate,
+      forecast: this.forecast,
+      others,
     };
     this.handlers = {
       ...farmHandlers(ctx),
@@ -206,6 +297,7 @@ export class Engine {
       ...cloudHandlers(ctx),
       ...userHandlers(ctx, opts.tokenBytes),
       ...databaseHandlers(ctx),
+      ...forecastHandlers(ctx),
     };
   }
 
@@ -218,25 +310,75 @@ export class Engine {
     if (this.scheduler) return this.scheduler;
     // Recovery and dispatch run only in the lock holder: a second engine is refused here.
     if (!this.farmLock) this.takeFarm('embedded');
+    const config = this.settings.schedulerConfig(over);
+    this.liveConfig = config;
     this.scheduler = new Scheduler({
       db: this.db,
       clock: this.clock,
       random: this.random,
       timers: this.timers,
       events: this.events,
-      config: this.settings.schedulerConfig(over),
+      config,
       templates: this.templates,
-      announce: (ids) => void this.announcer.announce(ids),
+      leases: this.leases,
+      announce: (ids) => this.announceFromFarm(ids),
       log: this.log,
       ...(this.opts.outputFs ? { outputFs: this.opts.outputFs } : {}),
       env: this.env,
       runpodKey: () => runpodKey(this.db, this.dataDir, this.env),
     });
     this.scheduler.start();
+    this.leases?.start();
     this.settings.attach(this.scheduler);
+    // The farm wakes when another engine on its database imports, bumps, pauses… (PostgreSQL).
+    this.listenToOtherEngines();
     // Deliveries queued by earlier runs (or by CLI processes) are sent by the running farm.
     this.hooks.resumePending();
+    this.forecast.start();
     return this.scheduler;
+  }
+
+  /**
+   * On PostgreSQL, hears what the other engines on the database change (their notices): its farm
+   * wakes, its clients see their jobs' events. The scheduler starts it; a host that shows the farm
+   * without running it calls it itself. Nothing on SQLite.
+   */
+  listenToOtherEngines(): void {
+    if (!this.closed) this.notices?.inbox.start();
+  }
+
+  /** Another engine changed the farm state: applied here (the farm emits it), or said to this engine's clients. */
+  private heardFarmState(): void {
+    void this.settings.reload();
+    if (!this.scheduler) this.events.emit('farm.changed', { farm: readFarmState(this.db) });
+  }
+
+  /** Workstations another engine added, edited or removed: the farm here reloads them, the clients get their cards. */
+  private heardInstances(ids: readonly string[]): void {
+    const cards = new Map((this.scheduler?.instanceViews() ?? []).map((v) => [v.id, v]));
+    for (const id of ids) {
+      this.scheduler?.instanceChanged(id);
+      const row = instanceRow(this.db, id);
+      if (!row) this.events.emit('instance.removed', { id });
+      else this.events.emit('instance.changed', { instance: cards.get(id) ?? toInstanceView(this.db, row) });
+    }
+  }
+
+  /**
+   * The farm's announcements read the changed jobs back from the store. While it cannot be read
+   * (a PostgreSQL server gone), the farm holds (the storage hold says why) and the jobs are
+   * announced with the next announcement that reads the store, so no change is left unsaid.
+   */
+  private announceFromFarm(ids: readonly string[]): void {
+    const all = this.unannounced.size ? [...new Set([...this.unannounced, ...ids])] : ids;
+    try {
+      this.announcer.announce(all);
+      this.unannounced.clear();
+    } catch (err) {
+      if (!databaseFault(err)) throw err;
+      for (const id of ids) this.unannounced.add(id);
+      this.scheduler?.storage.failed('announcing job changes', err);
+    }
   }
 
   /**
@@ -244,9 +386,35 @@ export class Engine {
    * so a host can still say how it left things; `close` does the rest.
    */
   async stopScheduler(): Promise<void> {
+    this.forecast.stop();
+    this.notices?.inbox.stop();
     await this.settings.close();
+    // Renewing stops first: nothing is taken while the runners detach; then every lease is handed over at once.
+    this.leases?.pause();
     await this.scheduler?.close();
     this.scheduler = null;
+    this.liveConfig = null;
+    this.leases?.stop();
+  }
+
+  /**
+   * The lease manager of a PostgreSQL farm (lock/lease-manager.ts), wired to this engine's
+   * scheduler: on PostgreSQL several engines share the farm, and this one drives only the
+   * workstations it leases.
+   */
+  private leaseManager(kind: EngineKind): LeaseManager {
+    return new LeaseManager({
+      db: this.db,
+      timers: this.timers,
+      log: this.log,
+      leaseMs: () => this.liveConfig?.leaseMs ?? this.settings.get('lease_s') * 1000,
+      kind,
+      version: ENGINE_VERSION,
+      workstations: () => leasedWorkstations(this.db),
+      busy: (id) => this.scheduler?.attemptsOn(id) ?? 0,
+      gained: (id) => this.scheduler?.leaseGained(id),
+      lost: (id) => this.scheduler?.leaseLost(id),
+    });
   }
 
   /** Who runs this data folder's farm, when this engine does (its lock record). */
@@ -268,19 +436,30 @@ export class Engine {
     const lock = EngineLock.acquire(this.opts.dataDir, kind, this.clock, {
       ...(this.opts.nativeBinding ? { nativeBinding: this.opts.nativeBinding } : {}),
     });
-    // The lock file can be deleted or replaced under us; the claim in the database cannot.
+    // The lock file can be deleted or replaced under us; the claim in the database cannot. On
+    // PostgreSQL several engines share the farm (each drives the workstations it leases): they hold
+    // its advisory lock shared, which only a move into the database (db migrate) keeps out.
     try {
-      this.claim = FarmClaim.take(
-        this.db,
-        this.opts.dataDir,
-        claimSide(kind, this.dbFile, join(this.opts.dataDir, LOCK_FILE_NAME)),
-      );
+      this.databaseLock = DatabaseLock.take(this.db, storeLabel(this.store), this.opts.dataDir, true);
+      if (this.databaseLock) {
+        // Listed among the farm's engines from now on (a move into the database names it when refused).
+        this.leases = this.leaseManager(kind);
+        this.leases.register();
+      } else
+        this.claim = FarmClaim.take(
+          this.db,
+          this.opts.dataDir,
+          claimSide(kind, this.db, this.dbFile, join(this.opts.dataDir, LOCK_FILE_NAME)),
+        );
     } catch (err) {
+      this.databaseLock?.release();
+      this.databaseLock = null;
+      this.leases = null;
       lock.release();
       if (err instanceof ShotfarmError) throw err;
       throw new ShotfarmError(
         'storage',
-        `Cannot claim the farm in the database ${this.dbFile}: ${(err as Error).message}.`,
+        `Cannot claim the farm in the database ${storeLabel(this.store)}: ${(err as Error).message}.`,
       );
     }
     this.farmLock = lock;
@@ -307,10 +486,10 @@ export class Engine {
   private beatClaim(): void {
     this.claimTimer = this.timers.setTimeout(() => {
       this.claimTimer = null;
-      if (this.closed || !this.claim) return;
+      if (this.closed || (!this.claim && !this.databaseLock)) return;
       let held = true;
       try {
-        held = this.claim.refresh();
+        held = (this.databaseLock?.refresh() ?? true) && (this.claim?.refresh() ?? true);
         this.claimFailing = false;
       } catch (err) {
         // A full disk or a long write elsewhere: said once, tried again at each beat (the storage hold says the rest).
@@ -350,8 +529,13 @@ export class Engine {
       );
     }
     this.claim = null;
+    this.databaseLock?.release();
+    this.databaseLock = null;
+    // What this engine changed last is told before the store closes (a one-shot command's import too).
+    this.notices?.close();
     this.db.close();
     lock?.release();
+    await this.db.closed();
   }
 
   /** The farm's own folders (files/farm-places.ts): never an input, nor a host's inputs folder. */
@@ -393,6 +577,6 @@ export class Engine {
    */
   streamExport(kind: ExportKind, filter: ExportFilter, caller: Caller): CsvStream {
     authorize(this.db, caller, kind === 'runlog' ? 'export.runlog' : 'export.ledger', filter);
-    return streamExport(this.dbFile, kind, filter);
+    return streamExport(this.store, kind, filter);
   }
 }

@@ -242,6 +242,7 @@ export function newTakes(ctx: ActionContext, ids: readonly string[], pinSeed = f
           tags_json: r.tags_json,
           timeout_s: r.timeout_s,
           imported_by: r.imported_by,
+          due_at: r.due_at,
           now,
         },
         { reason: `new take ${take} of take ${r.take}`, actor: ctx.actor },

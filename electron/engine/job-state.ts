@@ -11,6 +11,7 @@ import { canTransition, type JobState } from '../../shared/job-states.js';
 import { SYSTEM_ACTORS } from '../../shared/people.js';
 import type { Clock } from './clock.js';
 import { inTransaction, type Db } from './store/database.js';
+import { inChunks, valueRows } from './store/bulk.js';
 import { all, one, run } from './store/statements.js';
 
 /** Columns a transition may set alongside the state. Keys are column names of `jobs`. */
@@ -160,7 +161,7 @@ export function transitionJob(db: Db, clock: Clock, req: TransitionRequest): Tra
     // changes() check below turns any future misuse into an error rather than a silent no-op.
     const info = run(
       db,
-      `UPDATE jobs SET ${sets.join(', ')} WHERE id = @id AND state = @from AND current_attempt_id IS @attempt`,
+      `UPDATE jobs SET ${sets.join(', ')} WHERE id = @id AND state = @from AND current_attempt_id IS NOT DISTINCT FROM @attempt`,
       params,
     );
     if (info.changes !== 1)
@@ -201,6 +202,30 @@ export function recordJobCreated(
   actor: string,
 ): void {
   run(db, INSERT_EVENT, jobId, null, null, state, reason, actor, clock.now());
+}
+
+/** A new job's first event, for recordJobsCreated. */
+export interface JobCreated {
+  jobId: string;
+  state: JobState;
+  reason: string;
+  actor: string;
+}
+
+const sqlInsertCreated = (rows: number): string =>
+  `INSERT INTO job_events (job_id, attempt_id, from_state, to_state, reason, actor, at) VALUES ${valueRows(7, rows)}`;
+
+/**
+ * recordJobCreated for many new jobs (an import), a few hundred event rows per statement, inside
+ * the caller's transaction (the one that writes the jobs). The rows keep the order given.
+ */
+export function recordJobsCreated(db: Db, clock: Clock, created: readonly JobCreated[]): void {
+  const at = clock.now();
+  inChunks(created, 7, sqlInsertCreated, (chunk, sql) => {
+    const values: unknown[] = [];
+    for (const c of chunk) values.push(c.jobId, null, null, c.state, c.reason, c.actor, at);
+    run(db, sql, values);
+  });
 }
 
 /** One row of a job's history, as the door wrote it. */
@@ -246,4 +271,18 @@ export function stateChangesSince(db: Db, afterId: number, limit: number): State
 /** The newest event row's id (0 when there is none). */
 export function lastStateChangeId(db: Db): number {
   return one<{ id: number | null }>(db, 'SELECT MAX(id) AS id FROM job_events')?.id ?? 0;
+}
+
+/**
+ * The jobs whose state changed in event rows (afterId, upToId], at most `limit`: the re-read that
+ * stands behind the notices between engines (notices/notice-inbox.ts).
+ */
+export function jobsChangedBetween(db: Db, afterId: number, upToId: number, limit: number): string[] {
+  return all<{ job_id: string }>(
+    db,
+    'SELECT DISTINCT job_id FROM job_events WHERE id > ? AND id <= ? LIMIT ?',
+    afterId,
+    upToId,
+    limit,
+  ).map((r) => r.job_id);
 }

@@ -3,6 +3,7 @@
  * (the page's socket is the page's) and shows the same notices as on "This computer" (a rush shot
  * rendered, a shot failed for good) — only for jobs imported in this app (StudioSession records
  * them; L-a's imported_by will let this be "the signed-in person's jobs"). Reconnects with backoff.
+ * The token goes in the socket's Authorization header (the `ws` package can send one; a page cannot).
  */
 import WebSocket from 'ws';
 import { z } from 'zod';
@@ -47,9 +48,10 @@ export function followStudioNotices(
   let socket: WebSocket | null = null;
   let timer: ReturnType<typeof setTimeout> | null = null;
   const connect = (): void => {
-    const url = new URL('/api/events', socketOrigin(farm.origin));
-    url.searchParams.set('token', farm.token);
-    const ws = new WebSocket(url);
+    // Node's socket can send a header, so the token goes there: never in the address (a proxy logs those).
+    const ws = new WebSocket(new URL('/api/events', socketOrigin(farm.origin)), {
+      headers: { authorization: `Bearer ${farm.token}` },
+    });
     socket = ws;
     ws.on('open', () => void (failures = 0));
     ws.on('message', (data) => {

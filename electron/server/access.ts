@@ -11,7 +11,7 @@
  */
 import { isIP } from 'node:net';
 import type { IncomingMessage } from 'node:http';
-import { presentedToken, sameSecret } from '../engine/hosting/http-util.js';
+import { sameSecret } from '../engine/hosting/http-util.js';
 
 /** The Origin a desktop studio-mode page sends (its page is a file of the app, an opaque origin). */
 export function isDesktopOrigin(origin: string): boolean {
@@ -66,8 +66,16 @@ function hostOf(value: string): string | null {
   }
 }
 
-/** Checks Host/Origin and, when required, the token. `needsToken` is false for the static app shell. */
-export function checkAccess(req: IncomingMessage, url: URL, policy: AccessPolicy, needsToken: boolean): AccessVerdict {
+/**
+ * Checks Host/Origin and, when required, the shared token: `given` is what the request presented
+ * (the header's, or the one its ticket stands for: people-access.ts requestToken); undefined for
+ * the static app shell and the sign-in route, which need none.
+ */
+export function checkAccess(
+  req: IncomingMessage,
+  policy: AccessPolicy,
+  given: string | null | undefined,
+): AccessVerdict {
   const host = req.headers.host ?? '';
   const origin = req.headers.origin;
   if (policy.loopbackOnly) {
@@ -84,13 +92,13 @@ export function checkAccess(req: IncomingMessage, url: URL, policy: AccessPolicy
       message: `Requests from ${origin} are not allowed; open Shotfarm from its own address.`,
     };
   }
-  if (policy.token !== null && needsToken) {
-    const given = presentedToken(req, url);
+  if (policy.token !== null && given !== undefined) {
     if (!given || !sameSecret(given, policy.token)) {
       return {
         ok: false,
         status: 401,
-        message: 'A valid access token is required (open the URL printed by `shotfarm serve`).',
+        message:
+          'A valid access token is required: open the URL printed by `shotfarm serve`, or send "Authorization: Bearer <token>".',
       };
     }
   }

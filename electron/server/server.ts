@@ -5,6 +5,7 @@
  *   POST /api/call/:method   the contract (api-route.ts)
  *   GET  /api/info           name, demo label, whether a token is needed, where exports go
  *   *    /api/session        a browser signs in and out (session-route.ts)
+ *   POST /api/ticket         a short-lived ticket for the socket or file links (ticket-route.ts)
  *   PUT  /api/uploads/:sha   an input file sent with a shot list (upload-route.ts)
  *   GET  /api/events         WebSocket of batched events (event-socket.ts)
  *   GET  /api/export/:kind   a CSV export as a download, streamed (export-route.ts)
@@ -14,8 +15,11 @@
  * Once people are defined (shotfarm users add), every request but the app shell needs a personal
  * token (people-access.ts) and calls run as that person, under the permission policy. A browser
  * signs in once and the server keeps its token in an HttpOnly cookie (session-cookie.ts), so no
- * URL the page requests carries it; a change made on the cookie needs the CSRF header. With `tls`
- * it serves https and wss (node:https), the same routes.
+ * URL the page requests carries it; a change made on the cookie needs the CSRF header. A client
+ * that holds a token (the desktop app in studio mode, a tab of a farm without people) sends it in
+ * the header, and on the events socket and file links — which cannot carry a header — a short-lived
+ * ticket instead (ticket-book.ts); a token in an address is refused everywhere (people-access.ts).
+ * With `tls` it serves https and wss (node:https), the same routes.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -28,7 +32,7 @@ import { ShotfarmError } from '../../shared/errors.js';
 import { permission } from '../../shared/permissions.js';
 import { checkAccess, corsHeaders, isLoopbackHost, type AccessPolicy } from './access.js';
 import { BadTokenBackoff, type BackoffOptions } from './bad-token-backoff.js';
-import { authenticate, requestToken } from './people-access.js';
+import { authenticate, NOTHING_PRESENTED, requestToken } from './people-access.js';
 import { CSRF_HEADER, sessionCookieName } from './session-cookie.js';
 import { handleSession, sendRefusal } from './session-route.js';
 import { socketSessions } from './socket-sessions.js';
@@ -40,6 +44,9 @@ import { serveExport } from './export-route.js';
 import { decodeSegment, envelope, sendError, sendJson } from '../engine/hosting/http-util.js';
 import { takeWithheld } from '../engine/hosting/server-paths.js';
 import { staticHandler } from './static-files.js';
+import { TicketBook } from './ticket-book.js';
+import { handleTicket } from './ticket-route.js';
+import { TICKET_PATH, type TicketUse } from '../../shared/tickets.js';
 
 export interface ServerOptions {
   engine: Engine;
@@ -77,6 +84,11 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** Which ticket a request may use: a files ticket opens file links and CSV downloads (GET), nothing else. */
+function fileTicketUse(path: string, getLike: boolean): TicketUse | null {
+  return getLike && (path.startsWith('/files/asset/') || path.startsWith('/api/export/')) ? 'files' : null;
+}
+
 export const DEFAULT_STATIC_DIR = new URL('../../dist/renderer/', import.meta.url).pathname;
 
 export async function startServer(o: ServerOptions): Promise<RunningServer> {
@@ -93,7 +105,8 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
   const hub = startEventHub(o.engine, o.eventIntervalMs ?? 100);
   const policy: AccessPolicy = { token, loopbackOnly };
   const backoff = new BadTokenBackoff(o.engine.clock, o.backoff);
-  const sockets = socketSessions(o.engine);
+  const tickets = new TicketBook(o.engine.clock);
+  const sockets = socketSessions(o.engine, tickets);
   // Named after the port, known once listening (no request arrives before).
   let cookieName = sessionCookieName(o.port ?? 0);
   // People may be added while serve runs: whether a token is needed is asked at each request.
@@ -128,14 +141,20 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
     if (cors && req.method === 'OPTIONS') return void res.writeHead(204).end();
     // Signing in is how a browser gets its token to the server: only Host/Origin are checked before.
     const isSession = path === '/api/session';
-    const verdict = checkAccess(req, url, effective, !isApp && !isSession);
+    const getLike = req.method === 'GET' || req.method === 'HEAD';
+    // The app shell takes no credential (its `/?token=` is the page's to read and take out of the address).
+    const presented =
+      isApp || isSession
+        ? NOTHING_PRESENTED
+        : requestToken(req, url, cookieName, tickets, fileTicketUse(path, getLike));
+    if (!presented.ok) return sendRefusal(res, presented);
+    const verdict = checkAccess(req, effective, isApp || isSession ? undefined : presented.token);
     if (!verdict.ok) return sendError(res, verdict.status, envelope('bad_input', verdict.message));
     res.setHeader('x-content-type-options', 'nosniff');
-    if (isApp && (req.method === 'GET' || req.method === 'HEAD') && serveStatic(path, res, req.method === 'HEAD'))
-      return;
+    if (isApp && getLike && serveStatic(path, res, req.method === 'HEAD')) return;
     if (isSession)
       return handleSession(req, res, url, { engine: o.engine, backoff, cookieName, ownTls: o.tls !== undefined });
-    const who = authenticate(req, url, o.engine, backoff, cookieName);
+    const who = authenticate(req, presented, o.engine, backoff);
     if (!who.ok) return sendRefusal(res, who);
     // The cookie goes with any request the browser makes to us; a change must also prove it came from our page.
     if (
@@ -183,7 +202,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       if (!may.allowed) return sendError(res, 403, envelope('forbidden', may.sentence, false));
       return handleUpload(req, res, decoded, url, o.engine, who.caller);
     }
-    const getLike = req.method === 'GET' || req.method === 'HEAD';
+    if (path === TICKET_PATH) return handleTicket(req, res, tickets, presented.token);
     if (path === '/api/info' && getLike) return sendJson(res, 200, info());
     const download = /^\/api\/export\/([^/]+)$/.exec(path);
     if (download && getLike)
@@ -217,13 +236,16 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
   server.on('upgrade', (req: IncomingMessage, socket, head: Buffer) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const people = o.engine.peopleDefined();
-    let verdict =
-      url.pathname === '/api/events'
+    const presented =
+      url.pathname === '/api/events' ? requestToken(req, url, cookieName, tickets, 'socket') : NOTHING_PRESENTED;
+    let verdict = !presented.ok
+      ? { ok: false as const, status: presented.status, message: presented.message }
+      : url.pathname === '/api/events'
         ? // The same policy as a request's: the desktop page's socket (Origin null) is let in on a personal token too.
-          checkAccess(req, url, policyNow(people), true)
+          checkAccess(req, policyNow(people), presented.token)
         : { ok: false as const, status: 404 as const, message: 'Not found' };
-    if (verdict.ok) {
-      const who = authenticate(req, url, o.engine, backoff, cookieName);
+    if (verdict.ok && presented.ok) {
+      const who = authenticate(req, presented, o.engine, backoff);
       if (!who.ok) verdict = { ok: false, status: who.status === 401 ? 401 : 403, message: who.message };
     }
     if (!verdict.ok) {
@@ -233,7 +255,7 @@ export async function startServer(o: ServerOptions): Promise<RunningServer> {
       );
       return;
     }
-    sockets.track(socket, requestToken(req, url, cookieName).token);
+    sockets.track(socket, presented.ok ? presented.token : null);
     hub.handleUpgrade(req, socket, head);
   });
 

@@ -15,7 +15,7 @@ import { z } from 'zod';
 import type { Engine } from '../engine/engine.js';
 import { BodyTooLarge, envelope, readBody, sendError, sendJson } from '../engine/hosting/http-util.js';
 import type { BadTokenBackoff } from './bad-token-backoff.js';
-import { authenticate, judgeToken, type Authenticated } from './people-access.js';
+import { authenticate, judgeToken, requestToken, type Authenticated, type Presented } from './people-access.js';
 import { CSRF_HEADER, overHttps, sessionCookie } from './session-cookie.js';
 
 export interface SessionRouteOptions {
@@ -28,8 +28,12 @@ export interface SessionRouteOptions {
 const signInBody = z.strictObject({ token: z.string().trim().min(1).max(512) });
 
 /** The refusal as an answer: its reason in `details`, so the page can say which one. */
-export function sendRefusal(res: ServerResponse, refused: Extract<Authenticated, { ok: false }>): void {
-  if (refused.retryAfterS !== undefined) res.setHeader('retry-after', String(refused.retryAfterS));
+export function sendRefusal(
+  res: ServerResponse,
+  refused: Extract<Authenticated, { ok: false }> | Extract<Presented, { ok: false }>,
+): void {
+  const retryAfterS = 'retryAfterS' in refused ? refused.retryAfterS : undefined;
+  if (retryAfterS !== undefined) res.setHeader('retry-after', String(retryAfterS));
   const env = envelope(
     refused.status === 401 ? 'unauthorized' : 'unavailable',
     refused.message,
@@ -39,7 +43,7 @@ export function sendRefusal(res: ServerResponse, refused: Extract<Authenticated,
     ...env,
     details: {
       reason: refused.reason,
-      ...(refused.retryAfterS === undefined ? {} : { retryAfterS: refused.retryAfterS }),
+      ...(retryAfterS === undefined ? {} : { retryAfterS }),
     },
   });
 }
@@ -56,7 +60,10 @@ export async function handleSession(
 ): Promise<void> {
   const people = o.engine.peopleDefined();
   if (req.method === 'GET' || req.method === 'HEAD') {
-    const who = authenticate(req, url, o.engine, o.backoff, o.cookieName);
+    // No ticket here: a ticket opens the socket and file links only.
+    const presented = requestToken(req, url, o.cookieName, null, null);
+    if (!presented.ok) return sendRefusal(res, presented);
+    const who = authenticate(req, presented, o.engine, o.backoff);
     if (!who.ok) return sendRefusal(res, who);
     return sendJson(res, 200, { people, person: person(who) });
   }

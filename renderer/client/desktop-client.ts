@@ -2,7 +2,8 @@
  * The desktop app's client: on "This computer", the IPC transport to its own engine; in studio
  * mode (the app joined a studio farm), the same HTTP/WebSocket transport a browser uses, straight
  * to that farm's origin (the window's CSP allows exactly it), with the token the preload handed over
- * — held in this closure only, never in storage or the URL bar. Both get the farm-choice capability
+ * — held in this closure only, never in storage, the URL bar or any URL: calls send it in a header,
+ * the events socket and file links carry short-lived tickets (tickets.ts). Both get the farm-choice capability
  * (the join form); studio mode also tells the shell which jobs were imported here, since desktop
  * notifications are for those only.
  */
@@ -37,6 +38,8 @@ export async function createDesktopClient(bridge: ShotfarmBridge): Promise<Shotf
   const { farm: studio, askJoin } = await bridge.studioFarm();
   if (!studio) return { ...createIpcClient(bridge), farmChoice: choice(bridge, null, askJoin) };
   const ws: WsClient = createWsClient({ baseUrl: studio.origin, token: studio.token, absoluteUrls: true });
+  // The first thumbnails are drawn with a ticket in their links (an unreachable farm does not hold the page: it shows its banner).
+  await ws.linksReady;
   return {
     ...ws,
     async call(method, input) {

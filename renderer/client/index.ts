@@ -24,7 +24,10 @@ async function createBrowserClient(): Promise<ShotfarmClient> {
     probe = await postSignIn(base, offered);
     if (probe.kind === 'no-people') {
       keepToken(offered);
-      return createWsClient({ baseUrl, token: offered });
+      // The token goes in headers; the socket and file links carry short-lived tickets (tickets.ts).
+      const shared = createWsClient({ baseUrl, token: offered });
+      await shared.linksReady;
+      return shared;
     }
     forgetToken();
   } else {

@@ -4,7 +4,8 @@
  * - `#signin=<token>`, the link `shotfarm users add` prints: a fragment is never sent to the server
  *   nor written in a proxy's log; the page signs in with it (sign-in.ts) and forgets it;
  * - `?token=<token>`, the address `serve` prints for its one shared token (no people): the page keeps
- *   it for this tab (sessionStorage) as before. An older personal link of that form signs in too.
+ *   it for this tab (sessionStorage) and sends it only in headers — its socket and file links carry
+ *   short-lived tickets (tickets.ts). An older personal link of that form signs in too.
  */
 const TOKEN_KEY = 'shotfarm.token';
 

@@ -18,9 +18,24 @@ const PAYLOADS = {
   'job.changed': z.object({ job: withId }),
   'job.progress': z.object({ jobId: z.string(), progress: object }),
   'jobs.bulkChanged': z.object({ count: z.number() }),
+  // Drawn as a bar as it is: every field checked.
+  'import.progress': z.object({
+    progressId: z.string(),
+    phase: z.enum(['checking', 'writing', 'done']),
+    done: z.number().int().min(0),
+    total: z.number().int().min(0),
+    counts: z.object({
+      new: z.number().int().min(0),
+      duplicate: z.number().int().min(0),
+      error: z.number().int().min(0),
+    }),
+  }),
   'instance.changed': z.object({ instance: withId }),
   'instance.removed': z.object({ id: z.string() }),
   'farm.changed': z.object({ farm: object }),
+  'people.changed': z.object({ at: z.number() }),
+  'forecast.changed': z.object({ forecast: z.object({ at: z.number(), groups: z.array(object) }).and(object) }),
+  'forecast.late': z.object({ group: z.object({ key: z.string() }).and(object) }),
 } satisfies Record<WireTopic, z.ZodType>;
 
 const eventSchema = z.union(

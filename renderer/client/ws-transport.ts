@@ -2,6 +2,9 @@
  * The headless server's transport: calls are `POST /api/call/:method`, events arrive over one
  * WebSocket (`/api/events`) in batches. The socket reconnects by itself with jittered backoff; every
  * successful (re)connect is announced as `online` so the store refetches what it may have missed.
+ * A client given a token sends it in the Authorization header only: the socket and file links,
+ * which cannot carry a header, carry short-lived tickets instead (tickets.ts); a browser signed in
+ * by cookie needs neither.
  */
 import type { ApiInput, ApiMethod, ApiOutputs } from '../../shared/api.js';
 import { uploadPath } from '../../shared/uploads.js';
@@ -10,6 +13,7 @@ import { exportFilterToQuery } from '../../shared/exports.js';
 import { ApiError, type ConnectionState, type ServerInfo, type ShotfarmClient } from './client.js';
 import { TopicListeners } from './listeners.js';
 import { refusalOf, type Refusal } from './refusal.js';
+import { fetchTicket, keepFileTickets, type FileTickets } from './tickets.js';
 import { callAnswer, infoSchema, serverMessage, transportError } from './wire.js';
 
 const BACKOFF_MIN_MS = 300;
@@ -28,6 +32,8 @@ export interface WsClient extends ShotfarmClient {
   /** Signed out: the events socket closes and waits for `resume` (a sign-in) instead of reconnecting. */
   suspend(): void;
   resume(): void;
+  /** Settles once file links can be built (a client with a token has its first files ticket, or was told no). */
+  readonly linksReady: Promise<void>;
 }
 
 /** The header the server asks of a change made with the sign-in cookie (server session-cookie.ts). */
@@ -66,6 +72,9 @@ export function createWsClient(opts: WsClientOptions): WsClient {
   let reconnect: ReturnType<typeof setTimeout> | null = null;
   let closed = false;
   let suspended = opts.suspended === true;
+  // Each connect() counts; a ticket that arrives after a newer connect, a suspend or a close is dropped.
+  let generation = 0;
+  const files: FileTickets | null = token ? keepFileTickets(base, token) : null;
 
   const setState = (s: ConnectionState) => {
     if (s === state) return;
@@ -101,10 +110,25 @@ export function createWsClient(opts: WsClientOptions): WsClient {
     }
   }
 
+  const retryLater = (): void => {
+    setState('offline');
+    reconnect = setTimeout(connect, backoffMs(failures++));
+  };
+
   function connect(): void {
+    const mine = ++generation;
     const url = new URL('/api/events', base);
     url.protocol = base.protocol === 'https:' ? 'wss:' : 'ws:';
-    if (token) url.searchParams.set('token', token);
+    if (!token) return open(url);
+    void fetchTicket(base, token, 'socket').then((ticket) => {
+      if (mine !== generation || closed || suspended) return;
+      if (ticket === null) return retryLater();
+      url.searchParams.set('ticket', ticket);
+      open(url);
+    });
+  }
+
+  function open(url: URL): void {
     const ws = new WebSocket(url);
     socket = ws;
     ws.onmessage = (ev) => {
@@ -133,8 +157,7 @@ export function createWsClient(opts: WsClientOptions): WsClient {
       socket = null;
       void closedBecauseRefused().then((wasRefused) => {
         if (closed || suspended || wasRefused) return;
-        setState('offline');
-        reconnect = setTimeout(connect, backoffMs(failures++));
+        retryLater();
       });
     };
   }
@@ -211,17 +234,21 @@ export function createWsClient(opts: WsClientOptions): WsClient {
     exportUrl(kind, filter) {
       const url = new URL(`/api/export/${kind}`, base);
       url.search = exportFilterToQuery(filter).toString();
-      if (token) url.searchParams.set('token', token);
+      const ticket = files?.current();
+      if (ticket) url.searchParams.set('ticket', ticket);
       return link(url);
     },
     assetUrl(id) {
       const url = new URL(`/files/asset/${encodeURIComponent(id)}`, base);
-      if (token) url.searchParams.set('token', token);
+      const ticket = files?.current();
+      if (ticket) url.searchParams.set('ticket', ticket);
       return link(url);
     },
+    linksReady: files ? files.ready : Promise.resolve(),
     suspend() {
       if (suspended) return;
       suspended = true;
+      generation++;
       if (reconnect) clearTimeout(reconnect);
       reconnect = null;
       const ws = socket;
@@ -237,6 +264,8 @@ export function createWsClient(opts: WsClientOptions): WsClient {
     },
     close() {
       closed = true;
+      generation++;
+      files?.close();
       if (reconnect) clearTimeout(reconnect);
       reconnect = null;
       if (ping) clearInterval(ping);

@@ -7,6 +7,7 @@
  */
 import type { JobProgress, JobView } from '../../shared/domain.js';
 import { duration } from './format.js';
+import { clockWords } from '../../shared/forecast.js';
 
 export interface Eta {
   /** What the cell shows. */
@@ -27,10 +28,11 @@ export function workflowFraction(p: Pick<JobProgress, 'value' | 'max' | 'nodesDo
 }
 
 export function etaOf(
-  job: Pick<JobView, 'state' | 'startedAt' | 'estimate'>,
+  job: Pick<JobView, 'state' | 'startedAt' | 'estimate' | 'forecastEnd'>,
   p: JobProgress | null | undefined,
   now: number,
 ): Eta {
+  if (job.state !== 'running' && job.forecastEnd) return forecastEta(job.forecastEnd, now);
   if (job.state !== 'running' || !job.startedAt) return NONE;
   const spent = Math.max(0, now - job.startedAt);
   const nodesLeft = p?.nodesTotal !== undefined && p.nodesDone !== undefined ? p.nodesTotal - p.nodesDone : null;
@@ -49,6 +51,16 @@ export function etaOf(
     text: `${more ? '>' : '~'}${duration(left)}`,
     ms: left,
     title: `from the sampler's pace${more ? `; ${nodesLeft} more node${nodesLeft === 1 ? '' : 's'} after it` : ''} (no earlier run of this template on this GPU model)`,
+  };
+}
+
+/** A waiting job's ETA: where the forecast placed it (docs/forecast.md), at the farm's current capacity. */
+function forecastEta(end: { p50: number; p90: number }, now: number): Eta {
+  const ms = Math.max(0, end.p50 - now);
+  return {
+    text: `≈ ${clockWords(end.p50, now)}`,
+    ms,
+    title: `the forecast expects it done ≈ ${clockWords(end.p50, now)} (nine in ten by ${clockWords(end.p90, now)}) at the farm's current capacity`,
   };
 }
 

@@ -33,10 +33,15 @@ export function presetOf(states: readonly JobState[] | undefined): QueuePreset |
   return QUEUE_PRESETS.find((p) => [...p.states].sort().join() === have) ?? null;
 }
 
+/** How many jobs these states hold (no states: every job), from the farm's counts by state. */
+function countIn(states: readonly JobState[] | undefined, byState: Readonly<Record<JobState, number>>): number {
+  const of = states?.length ? states : (Object.keys(byState) as JobState[]);
+  return of.reduce((n, s) => n + (byState[s] ?? 0), 0);
+}
+
 /** How many jobs a preset shows, from the farm's counts by state. */
 export function presetCount(p: QueuePreset, byState: Readonly<Record<JobState, number>>): number {
-  const states = p.states.length ? p.states : (Object.keys(byState) as JobState[]);
-  return states.reduce((n, s) => n + byState[s], 0);
+  return countIn(p.states, byState);
 }
 
 /** Whether a filter narrows the queue beyond its states (a search, a project, a priority…), so an empty list is the filter's doing. */
@@ -52,10 +57,10 @@ export function emptyQueueWords(
   filter: Readonly<{ states?: readonly JobState[] } & Record<string, unknown>>,
   byState: Readonly<Record<JobState, number>>,
 ): { title: string; detail: string; hidden: number } {
-  const all = Object.values(byState).reduce((a, b) => a + b, 0);
+  const all = countIn([], byState);
   const preset = presetOf(filter.states);
-  const states = filter.states?.length ? filter.states : (Object.keys(byState) as JobState[]);
-  const inStates = states.reduce((n, s) => n + (byState[s] ?? 0), 0);
+  // What the view's states hold: its preset's count when it is one.
+  const inStates = preset ? presetCount(preset, byState) : countIn(filter.states, byState);
   const jobs = (n: number) => `${n.toLocaleString()} job${n === 1 ? '' : 's'}`;
   if (narrowsBeyondStates(filter) && inStates > 0) {
     const where = preset && preset.id !== 'all' ? ` in ${preset.label}` : '';
@@ -72,4 +77,22 @@ export function emptyQueueWords(
       hidden: 0,
     };
   return { title: 'No jobs match', detail: `${jobs(all)} on this farm; none in this view.`, hidden: 0 };
+}
+
+/**
+ * Whether an empty list may be older than the farm's counts: events said the list changed and its
+ * new answer is not here yet (`pending`), and the counts say the view should have rows — or still
+ * say the farm is empty while the events prove it is not. Then the table says it is loading, not
+ * that nothing is there. A view emptied by a search stays empty without flicker while others change.
+ */
+export function emptyMayBeStale(
+  filter: Readonly<{ states?: readonly JobState[] } & Record<string, unknown>>,
+  byState: Readonly<Record<JobState, number>> | null,
+  pending: boolean,
+): boolean {
+  if (!pending) return false;
+  if (!byState || Object.values(byState).every((n) => n === 0)) return true;
+  if (narrowsBeyondStates(filter)) return false;
+  const states = filter.states?.length ? filter.states : (Object.keys(byState) as JobState[]);
+  return states.some((s) => (byState[s] ?? 0) > 0);
 }

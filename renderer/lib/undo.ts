@@ -7,13 +7,15 @@
  */
 import type { JobView } from '../../shared/domain.js';
 import { ACTION_STATES, UNCANCELLABLE_FROM, type JobAction } from '../../shared/job-states.js';
+import type { SessionView } from '../../shared/people.js';
 import type { Priority } from '../../shared/priorities.js';
+import { notYoursHint, ownSplit } from './own-jobs.js';
 
 export type UndoPlan =
   | { kind: 'release' | 'hold' | 'uncancel'; ids: string[] }
   | { kind: 'restoreOrder'; ids: string[]; order: { id: string; priority: Priority; rank: number }[] };
 
-/** The action whose states say where an undo still applies. */
+/** The action whose states say where an undo still applies, and whose class (the roles table) it is of. */
 const UNDO_AS: Record<UndoPlan['kind'], JobAction> = {
   release: 'release',
   hold: 'hold',
@@ -47,13 +49,24 @@ export function undoFor(action: JobAction, before: readonly JobView[], changed: 
   }
 }
 
-/** The plan's jobs the undo still applies to, by the states the page knows now. */
+/**
+ * The last answer per plan, with the jobs map it was worked out from: the toasts' and the action
+ * bar's selectors ask on every store change (a status, a toast, a tick), and the jobs map is a new
+ * object only when some job changed — so a plan of 100,000 ids is gone through once per change of jobs.
+ */
+const lastAnswer = new WeakMap<UndoPlan, { jobs: Readonly<Record<string, JobView>>; ids: string[] }>();
+
+/** The plan's jobs the undo still applies to, by the states the page knows now (remembered for the same plan and jobs map: read it, never change it). */
 export function undoableNow(plan: UndoPlan, jobs: Readonly<Record<string, JobView>>): string[] {
+  const last = lastAnswer.get(plan);
+  if (last?.jobs === jobs) return last.ids;
   const states = ACTION_STATES[UNDO_AS[plan.kind]];
-  return plan.ids.filter((id) => {
+  const ids = plan.ids.filter((id) => {
     const j = jobs[id];
     return j !== undefined && states.includes(j.state);
   });
+  lastAnswer.set(plan, { jobs, ids });
+  return ids;
 }
 
 /** The plan cut down to `ids` (what is still undoable). */
@@ -70,3 +83,49 @@ export const UNDO_WORDS: Record<UndoPlan['kind'], string> = {
   uncancel: 'back where they were',
   restoreOrder: 'back in their old order',
 };
+
+/** What an undo on offer may do now, for the person signed in on the page. */
+export type UndoVerdict =
+  | { kind: 'send'; plan: UndoPlan; othersLeft: number }
+  | { kind: 'gone' }
+  | { kind: 'refused'; why: string };
+
+/**
+ * Whether and on which jobs the page may send an undo (the server decides again: authorize.ts). An
+ * undo on offer belongs to the person who did the action (`by`: null when the page did not know who
+ * it was yet): nobody else signed in on the same page may use it. It is of the class of the action
+ * it undoes, under the same role rule: a role granted that class on its own jobs only (an artist)
+ * undoes only the jobs they imported, the others left alone and said — never a whole refusal at the end.
+ */
+export function undoToSend(
+  entry: { undo: UndoPlan; by: string | null },
+  session: SessionView | null,
+  jobs: Readonly<Record<string, JobView>>,
+): UndoVerdict {
+  if (entry.by !== null && session !== null && entry.by !== session.name)
+    return { kind: 'refused', why: `that was ${entry.by}'s action: only ${entry.by} may undo it.` };
+  const ids = undoableNow(entry.undo, jobs);
+  if (ids.length === 0) return { kind: 'gone' };
+  const action = UNDO_AS[entry.undo.kind];
+  const own = ownSplit(
+    session,
+    action,
+    ids.map((id) => jobs[id] as JobView),
+  );
+  if (own && session && own.mine.length === 0) return { kind: 'refused', why: notYoursHint(session, action) };
+  return {
+    kind: 'send',
+    plan: own
+      ? narrowed(
+          entry.undo,
+          own.mine.map((j) => j.id),
+        )
+      : narrowed(entry.undo, ids),
+    othersLeft: own?.others ?? 0,
+  };
+}
+
+/** The undos a person signed in on the page may still be offered: their own (and those made before the page knew who it was). */
+export function undosOf<E extends { by: string | null }>(entries: readonly E[], session: SessionView | null): E[] {
+  return entries.filter((e) => e.by === null || e.by === session?.name);
+}

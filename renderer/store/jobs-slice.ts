@@ -11,6 +11,7 @@ import type { ShotfarmClient } from '../client/client.js';
 import { throttle } from '../lib/throttle.js';
 import { withRows } from './job-map.js';
 import { applyEvents } from './reducers.js';
+import { forecastWords, groupName } from '../../shared/forecast.js';
 import type { AppState, GetState, JobsSlice } from './types.js';
 
 /** The store's own setter: may write any key, the job map's included. Only app-store.ts hands it out, to this slice. */
@@ -38,7 +39,14 @@ export function createJobsSlice(set: StoreSetter, get: GetState, client: Shotfar
       if (s.selected.size)
         get().pruneSelection(batch.flatMap((e) => (e.topic === 'job.changed' ? [e.payload.job.id] : [])));
       if (effects.countsStale) get().refreshStatus();
-      if (effects.listStale) reload();
+      if (effects.peopleChanged) get().peopleChanged();
+      if (effects.forecast) get().setForecast(effects.forecast);
+      for (const g of effects.late) get().notify('error', `${groupName(g)} is late: ${forecastWords(g, Date.now())}`);
+      if (effects.listStale) {
+        // Marked now, not when the throttled reload runs: the counts may arrive before the rows.
+        get().markListStale();
+        reload();
+      }
     },
   };
 }

@@ -20,16 +20,31 @@ export function createLiveSlice(set: SetState, get: GetState, client: ShotfarmCl
     );
   }, 700);
 
-  /** The confirmed stop: refused when something the question did not name runs now — then asked again. */
-  const stopAsAsked = async (seen: string[] | null): Promise<void> => {
+  /**
+   * Records a farm state, the one way the page does it. A confirmed stop sends the running jobs its
+   * question named (`seen`): refused when something else runs by then — and then asked again.
+   */
+  const recordFarmState = async (state: FarmState, seen: string[] | null = null): Promise<void> => {
+    const by = 'Studio UI';
     try {
-      const status = await client.call('farm.stop', { by: 'Studio UI', ...(seen ? { expectRunning: seen } : {}) });
+      const status =
+        state === 'stopped' && seen
+          ? await client.call('farm.stop', { by, expectRunning: seen })
+          : await client.call(FARM_METHOD[state], { by });
       set({ status });
-      get().notify('info', `Farm ${FARM_STATE_WORDS.stopped}.`);
+      get().notify('info', `Farm ${FARM_STATE_WORDS[state]}.`);
     } catch (err) {
       get().notify('error', errorMessage(err));
-      if (err instanceof ApiError && err.envelope.code === 'conflict') void get().askStopFarm();
+      if (seen && err instanceof ApiError && err.envelope.code === 'conflict') void get().askStopFarm();
     }
+  };
+
+  // Who we are decides only what is shown; on failure everything stays shown and the server still refuses.
+  const askSession = (): void => {
+    client.call('session.whoami', {}).then(
+      (session) => get().setSession(session),
+      () => undefined,
+    );
   };
 
   return {
@@ -39,7 +54,20 @@ export function createLiveSlice(set: SetState, get: GetState, client: ShotfarmCl
     info: null,
     session: null,
     status: null,
+    forecast: null,
+    setForecast(forecast) {
+      set({ forecast });
+    },
     liveTick: 0,
+    peopleTick: 0,
+    peopleChanged() {
+      set((s) => ({ peopleTick: s.peopleTick + 1 }));
+      askSession();
+    },
+    setSession(session) {
+      set({ session });
+      get().keepUndosOf(session);
+    },
     async refetchAll() {
       try {
         const [info, status] = await Promise.all([client.info(), client.call('farm.status', {})]);
@@ -47,9 +75,10 @@ export function createLiveSlice(set: SetState, get: GetState, client: ShotfarmCl
         for (const i of status.instances) instances[i.id] = i;
         set((s) => ({ info, status, instances, liveTick: s.liveTick + 1 }));
         get().reloadVisible();
-        // Who we are decides only what is shown; on failure everything stays shown and the server still refuses.
-        client.call('session.whoami', {}).then(
-          (session) => set({ session }),
+        askSession();
+        // The forecast is for the Queue's panel; a page without it (an older engine) just shows none.
+        client.call('forecast.get', {}).then(
+          (forecast) => set({ forecast }),
           () => undefined,
         );
       } catch (err) {
@@ -57,6 +86,17 @@ export function createLiveSlice(set: SetState, get: GetState, client: ShotfarmCl
       }
     },
     refreshStatus,
+    refreshDrivers() {
+      // The farm status carries every card with the engine driving it (and the counts, fresh too).
+      client.call('farm.status', {}).then(
+        (status) => {
+          const instances: Record<string, InstanceView> = {};
+          for (const i of status.instances) instances[i.id] = i;
+          set({ status, instances });
+        },
+        () => undefined,
+      );
+    },
     async askStopFarm() {
       // What is rendering now, named in the question, and every running id, which the stop sends
       // back: the engine refuses it if anything else runs by then. Running jobs are bounded by the
@@ -70,16 +110,11 @@ export function createLiveSlice(set: SetState, get: GetState, client: ShotfarmCl
         // The question still says how many run, from the farm's counts; the stop then stops what runs.
       }
       const name = (id: string | null) => (id ? (get().instances[id]?.name ?? null) : null);
-      get().ask({ ...stopFarmConfirmation(page.rows, page.total, name), onConfirm: () => void stopAsAsked(seen) });
+      get().ask({
+        ...stopFarmConfirmation(page.rows, page.total, name),
+        onConfirm: () => void recordFarmState('stopped', seen),
+      });
     },
-    async setFarmState(state) {
-      try {
-        const status = await client.call(FARM_METHOD[state], { by: 'Studio UI' });
-        set({ status });
-        get().notify('info', `Farm ${FARM_STATE_WORDS[state]}.`);
-      } catch (err) {
-        get().notify('error', errorMessage(err));
-      }
-    },
+    setFarmState: (state) => recordFarmState(state),
   };
 }

@@ -24,7 +24,7 @@ export function createQueueSlice(set: SetState, get: GetState, client: ShotfarmC
   const inflight = new Set<string>();
 
   async function fetchPage(page: number, replace: boolean): Promise<void> {
-    const { generation, query } = get();
+    const { generation, query, listStaleSeq } = get();
     const key = `${generation}:${page}`;
     if (inflight.has(key)) return;
     inflight.add(key);
@@ -43,7 +43,11 @@ export function createQueueSlice(set: SetState, get: GetState, client: ShotfarmC
       const moved = res.rows.some((r) => known[r.id] !== undefined && known[r.id]?.state !== r.state);
       // Rows first, so a page on screen never names a job the map does not hold.
       get().upsertJobs(res.rows);
-      set((s) => ({ total: res.total, pages: { ...s.pages, [page]: res.rows.map((r) => r.id) } }));
+      set((s) => ({
+        total: res.total,
+        pages: { ...s.pages, [page]: res.rows.map((r) => r.id) },
+        listFreshSeq: Math.max(s.listFreshSeq, listStaleSeq),
+      }));
       if (moved) get().refreshStatus();
     } catch (err) {
       if (get().generation === generation && !replace)
@@ -68,6 +72,11 @@ export function createQueueSlice(set: SetState, get: GetState, client: ShotfarmC
     pages: {},
     generation: 0,
     visible: [0, 40],
+    listStaleSeq: 0,
+    listFreshSeq: 0,
+    markListStale() {
+      set((s) => ({ listStaleSeq: s.listStaleSeq + 1 }));
+    },
     setQuery(patch) {
       set((s) => ({ query: { ...s.query, ...patch }, generation: s.generation + 1, pages: {}, anchor: null }));
       // What the new filter hides leaves the selection; what it still shows stays selected.

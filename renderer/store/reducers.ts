@@ -5,6 +5,7 @@
  */
 import { isNextUp, type InstanceView, type JobView } from '../../shared/domain.js';
 import type { WireEvent } from '../../shared/events.js';
+import type { ForecastGroup, ForecastView } from '../../shared/forecast.js';
 import { progressAfter, type JobMaps } from './job-map.js';
 
 /** An event as the transports deliver it (only the wire topics reach the page). */
@@ -21,6 +22,12 @@ export interface BatchEffects {
   countsStale: boolean;
   /** Any job event at all (views built from queries refetch, throttled). */
   jobsTouched: boolean;
+  /** People were added, given roles or tokens, or revoked: the People panel refetches, the session is asked again. */
+  peopleChanged: boolean;
+  /** The latest forecast of the batch (forecast.changed), or null when it brought none. */
+  forecast: ForecastView | null;
+  /** Groups that turned late in this batch (forecast.late): each said once. */
+  late: ForecastGroup[];
 }
 
 /** A change that can move a row in the list or out of the current filter. */
@@ -38,7 +45,14 @@ export function applyEvents(s: Entities, events: readonly LiveEvent[]): { next: 
   let jobs = s.jobs;
   let progress = s.progress;
   let instances = s.instances;
-  const effects: BatchEffects = { listStale: false, countsStale: false, jobsTouched: false };
+  const effects: BatchEffects = {
+    listStale: false,
+    countsStale: false,
+    jobsTouched: false,
+    peopleChanged: false,
+    forecast: null,
+    late: [],
+  };
   const own = { jobs: false, progress: false, instances: false };
   // Copy each map at most once per batch.
   const jobsW = () => (own.jobs ? jobs : ((own.jobs = true), (jobs = { ...jobs })));
@@ -76,14 +90,34 @@ export function applyEvents(s: Entities, events: readonly LiveEvent[]): { next: 
         effects.countsStale = true;
         effects.jobsTouched = true;
         break;
-      case 'instance.changed':
-        instancesW()[e.payload.instance.id] = e.payload.instance;
+      case 'instance.changed': {
+        // A workstation's own events do not say which engine drives it (a PostgreSQL farm's lease):
+        // the card keeps what it was last told (farm.status, instances.list) until told again.
+        const card = e.payload.instance;
+        const driver = instances[card.id]?.engine;
+        instancesW()[card.id] = card.engine === undefined && driver ? { ...card, engine: driver } : card;
         break;
+      }
       case 'instance.removed':
         if (instances[e.payload.id]) delete instancesW()[e.payload.id];
         break;
       case 'farm.changed':
         effects.countsStale = true;
+        // The rows' wait words ("the farm is paused", "waits for its storage") are built from the
+        // farm's state when a row is read: the rows shown are read again (nothing is stored).
+        effects.listStale = true;
+        break;
+      case 'people.changed':
+        effects.peopleChanged = true;
+        break;
+      case 'forecast.changed':
+        effects.forecast = e.payload.forecast;
+        break;
+      case 'forecast.late':
+        effects.late.push(e.payload.group);
+        break;
+      case 'import.progress':
+        // The Import dialog listens for its own import's progress itself; the store keeps none.
         break;
     }
   }

@@ -12,7 +12,7 @@ import { errorMessage, type ShotfarmClient } from '../client/client.js';
 import { confirmationFor } from '../lib/bulk-policy.js';
 import { matchesFilter } from '../lib/filter-match.js';
 import { notYoursHint, othersLeftAlone, ownSplit } from '../lib/own-jobs.js';
-import { narrowed, undoableNow, undoFor, UNDO_WORDS, type UndoPlan } from '../lib/undo.js';
+import { undoFor, undoToSend, UNDO_WORDS, type UndoPlan } from '../lib/undo.js';
 import { cleanFilter } from './queue-slice.js';
 import type { AppState, GetState, SelectionSlice, SetState } from './types.js';
 
@@ -226,14 +226,19 @@ export function createSelectionSlice(set: SetState, get: GetState, client: Shotf
     async undo(id) {
       const entry = get().undoable.find((u) => u.id === id);
       if (!entry) return;
-      const ids = undoableNow(entry.undo, get().jobs);
-      if (ids.length === 0) return get().expireUndo(id);
-      const plan = narrowed(entry.undo, ids);
+      const verdict = undoToSend(entry, get().session, get().jobs);
+      if (verdict.kind === 'gone') return get().expireUndo(id);
+      if (verdict.kind === 'refused') {
+        get().expireUndo(id);
+        return get().notify('error', `Could not undo: ${verdict.why}`);
+      }
+      const { plan, othersLeft } = verdict;
       try {
         const changed = await sendUndo(plan);
         get().expireUndo(id);
         get().dismiss(id);
-        get().notify('success', `Undone: ${plural(changed.length)} ${UNDO_WORDS[plan.kind]}.`);
+        const left = othersLeft > 0 ? ` ${othersLeft.toLocaleString()} imported by others left alone.` : '';
+        get().notify('success', `Undone: ${plural(changed.length)} ${UNDO_WORDS[plan.kind]}.${left}`);
         get().upsertJobs(changed);
         get().reloadVisible();
         get().refreshStatus();

@@ -3,6 +3,7 @@ import type { JobFilter, JOB_SORT_KEYS } from '../../shared/api.js';
 import type { FarmStatus, InstanceView, JobView } from '../../shared/domain.js';
 import type { FarmState } from '../../shared/farm-settings.js';
 import type { SessionView } from '../../shared/people.js';
+import type { ForecastView } from '../../shared/forecast.js';
 import type { JobAction } from '../../shared/job-states.js';
 import type { Priority } from '../../shared/priorities.js';
 import type { ConnectionState, ServerInfo, ShotfarmClient } from '../client/client.js';
@@ -31,11 +32,22 @@ export interface LiveSlice {
   /** Who this page acts as and what their role may do (session.whoami); null until known. */
   session: SessionView | null;
   status: FarmStatus | null;
+  /** The forecast per project, episode and sequence (forecast.get, then forecast.changed); null until known. */
+  forecast: ForecastView | null;
+  setForecast(forecast: ForecastView): void;
   /** Bumped on every batch that touched jobs: query-built views (failures, timeline, ledger) refetch on it. */
   liveTick: number;
+  /** Bumped when people changed (people.changed): the People panel refetches on it. */
+  peopleTick: number;
+  /** People changed: the People panel refetches, and this page asks who it is again (a role changed counts at once). */
+  peopleChanged(): void;
+  /** Who the page acts as now (whoami's answer; null when signed out): another person's undos leave the page. */
+  setSession(session: SessionView | null): void;
   /** Loads everything the screens show (at start and after every reconnect). */
   refetchAll(): Promise<void>;
   refreshStatus(): void;
+  /** A PostgreSQL farm's workstations changed engines: the cards are read again, each naming its engine. */
+  refreshDrivers(): void;
   /** Records the farm's state (running, paused, stopped); the status and banner follow. */
   setFarmState(state: FarmState): Promise<void>;
   /** Stop farm: asks first, saying what is rendering; then records the stop. */
@@ -56,6 +68,14 @@ export interface QueueSlice {
   /** Bumped when the query changes, so answers to an older query are dropped. */
   generation: number;
   visible: [number, number];
+  /**
+   * Events said the list may have changed (`listStaleSeq` counts them); `listFreshSeq` is the newest
+   * of those marks a page answer was asked after. While stale > fresh the rows on screen may be
+   * older than the farm's counts: the table says it is loading rather than that the view is empty.
+   */
+  listStaleSeq: number;
+  listFreshSeq: number;
+  markListStale(): void;
   /** Changes the query; the selection keeps only the jobs the new filter still shows. */
   setQuery(patch: Partial<QueueQuery>): void;
   setFilter(patch: Partial<JobFilter>): void;
@@ -97,6 +117,8 @@ export interface UndoEntry {
   id: number;
   text: string;
   undo: UndoPlan;
+  /** Who did the action (the session's name; null when the page did not know yet): only they are offered its undo. */
+  by: string | null;
 }
 
 /** A question asked before a risky action (bulk-policy.ts), with what to do on yes. */
@@ -111,6 +133,8 @@ export interface UiSlice {
   notify(kind: Toast['kind'], text: string, undo?: UndoPlan): void;
   /** Its undo is no longer possible: it leaves the action bar, and its toast goes the way of any other. */
   expireUndo(id: number): void;
+  /** Another person signed in (or nobody is): every undo not theirs leaves the action bar and its toast. */
+  keepUndosOf(session: SessionView | null): void;
   dismiss(id: number): void;
   confirm: ConfirmRequest | null;
   ask(c: ConfirmRequest): void;

@@ -3,6 +3,7 @@
  * longer, and its undo stays on offer on the action bar (and Ctrl+Z) while it is possible, so no
  * toast has to sit over the queue for it — and the one confirmation dialog a risky action opens.
  */
+import { undosOf } from '../lib/undo.js';
 import type { GetState, SetState, UiSlice } from './types.js';
 
 let nextId = 1;
@@ -36,7 +37,9 @@ export function createUiSlice(set: SetState, get: GetState): UiSlice {
       for (const old of get().toasts.slice(0, -3)) stopTimer(old.id);
       set((s) => ({
         toasts: [...s.toasts.slice(-3), { id, kind, text, ...(undo ? { undo } : {}) }],
-        undoable: undo ? [...s.undoable, { id, text, undo }].slice(-UNDO_KEPT) : s.undoable,
+        undoable: undo
+          ? [...s.undoable, { id, text, undo, by: s.session?.name ?? null }].slice(-UNDO_KEPT)
+          : s.undoable,
       }));
       startTimer(id, undo ? 'undo' : kind);
     },
@@ -47,6 +50,10 @@ export function createUiSlice(set: SetState, get: GetState): UiSlice {
         toasts: s.toasts.map((x) => (x.id === id ? { id: x.id, kind: x.kind, text: x.text } : x)),
       }));
       if (t?.undo) startTimer(id, t.kind);
+    },
+    keepUndosOf(session) {
+      const kept = undosOf(get().undoable, session);
+      for (const u of get().undoable) if (!kept.includes(u)) get().expireUndo(u.id);
     },
     dismiss(id) {
       stopTimer(id);

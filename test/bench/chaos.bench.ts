@@ -25,6 +25,7 @@ import { seededRandom } from '../../electron/engine/clock.js';
 import { DB_FILE_NAME } from '../../electron/engine/store/database.js';
 import { startSimInstance, type SimInstance } from '../simulator/index.js';
 import { importThroughContract, openBenchEngine, shotListJson } from './lib/bench-engine.js';
+import { runChaosEngines } from './chaos-engines.bench.js';
 import { TSX_EXEC_ARGV } from './lib/remote-farm.js';
 import { executions, instrumentSim, SimEventLog } from './lib/sim-events.js';
 import { absNow, round, sleep, summary } from './lib/stats.js';
@@ -211,6 +212,8 @@ export const chaosBench: Benchmark = {
     'engine SIGKILLed or stopped gracefully at random moments over a faulty farm: lost, executed twice, recovery, integrity',
   onlyByName: true,
   async run(args) {
+    // `--engines N`: several engines on one PostgreSQL farm (chaos-engines.bench.ts).
+    if (args.flags['engines'] !== undefined) return runChaosEngines(args);
     const { log } = args;
     const { kills, seed, stops } = numberFlags(args, { kills: 200, seed: 1, stops: 0.25 });
     const rnd = seededRandom(seed);

@@ -24,6 +24,7 @@ import { startRemoteFarm } from './lib/remote-farm.js';
 import { byInstance, reactionGaps } from './lib/sim-events.js';
 import { mb, quantile, round, sleep, summary } from './lib/stats.js';
 import { info, le, numberFlags, type Benchmark, type Figure } from './lib/types.js';
+import { baselineLine, judged, loadLine, measureBaselines, watchLoad, type LoadReport } from './lib/baselines.js';
 import { applySqlFixes } from './lib/what-if.js';
 import { startCpuProfile } from './lib/cpu-profile.js';
 
@@ -61,11 +62,10 @@ async function timeChoice(
   } finally {
     target.claim = real;
   }
-  const q = engine.db.prepare(SQL_CANDIDATES);
   const queryMs: number[] = [];
   for (let i = 0; i < passMs.length; i++) {
     const t0 = performance.now();
-    q.all(64, 0); // the first page a pass with 16 free GPUs reads
+    engine.db.all(SQL_CANDIDATES, 64, 0); // the first page a pass with 16 free GPUs reads
     queryMs.push(performance.now() - t0);
   }
   return { passMs, assigned, queryMs };
@@ -85,6 +85,8 @@ interface BusyRun {
   completed: number;
   executions: number;
   logs: string[];
+  /** The machine over the measured window (lib/baselines.ts). */
+  load: LoadReport;
 }
 
 /** One engine on a copy of the queued store, 16 simulated GPUs of `promptMs` prompts, dispatching for `runS` seconds. */
@@ -134,6 +136,7 @@ async function busyRun(
     const measureFrom = performance.timeOrigin + performance.now();
     probe.loop.reset();
     const cpu0 = { engine: process.cpuUsage(), sim: await farm.cpu(), at: performance.now() };
+    const watch = watchLoad();
     const profiler = await startCpuProfile(o.timeChoice ? flags.profile : undefined);
     await sleep(runS * 1000);
     const profiled = await profiler.stop();
@@ -141,6 +144,9 @@ async function busyRun(
     const wall = (performance.now() - cpu0.at) * 1000;
     const eCpu = process.cpuUsage(cpu0.engine);
     const sCpu = await farm.cpu();
+    const load = watch.stop(
+      (eCpu.user + eCpu.system + sCpu.user + sCpu.system - cpu0.sim.user - cpu0.sim.system) / 1000,
+    );
     const cpuShare = {
       engine: round(((eCpu.user + eCpu.system) / wall) * 100, 0),
       sim: round(((sCpu.user + sCpu.system - cpu0.sim.user - cpu0.sim.system) / wall) * 100, 0),
@@ -184,6 +190,7 @@ async function busyRun(
       completed: probe.completedCount(),
       executions,
       logs: be.logs.slice(-10),
+      load,
     };
   } finally {
     await be.close();
@@ -208,6 +215,9 @@ export const dispatchBench: Benchmark = {
       'saturate-ms': saturateMs,
     } = numberFlags(args, { queued: [100_000, 20_000], seconds: [20, 8], 'prompt-ms': 100, 'saturate-ms': 20 });
     const gpus = 16;
+    log('baselines in this run');
+    const base = await measureBaselines();
+    log(baselineLine(base));
     log(`making a store with ${queued} queued jobs (through the contract, in chunks)`);
     const store = queuedStoreInChild(queued);
     const r = await busyRun(store, { promptMs, runS, gpus, timeChoice: true, flags, log });
@@ -216,16 +226,27 @@ export const dispatchBench: Benchmark = {
     const choice = r.choice as NonNullable<BusyRun['choice']>;
     const cp = summary(choice.passMs);
     const cq = summary(choice.queryMs);
+    const gap = { label: 'simulator pre-queued gap', ms: base.simGapMs };
     const figures: Figure[] = [
-      le(`reaction p50 (exec end → next POST), ${promptMs} ms prompts`, r.gaps.p50, 5, 'ms'),
-      le('reaction p99', r.gaps.p99, 25, 'ms'),
+      info('baselines (same run)', baselineLine(base)),
+      info('machine during the busy run', loadLine(r.load)),
+      judged(`reaction p50 (exec end → next POST), ${promptMs} ms prompts`, r.gaps.p50, 5, 'ms', gap, r.load),
+      judged('reaction p99', r.gaps.p99, 25, 'ms', gap, r.load),
       info('  phases p50: exec end→next claim / claim→POST; exec end→completed (collect)', phaseLine(r, 0.5)),
       info('  phases p99', phaseLine(r, 0.99)),
       info(
         `  GPU busy share / CPU: engine, simulators`,
         `${r.busyShare} % / ${r.cpuShare.engine} %, ${r.cpuShare.sim} % of one core`,
       ),
-      le(`choose next job, ${queued / 1000}k queued: dispatchPass p99 (claim stubbed)`, cp.p99, 1, 'ms', 3),
+      judged(
+        `choose next job, ${queued / 1000}k queued: dispatchPass p99 (claim stubbed)`,
+        cp.p99,
+        1,
+        'ms',
+        { label: 'CPU unit', ms: base.cpuUnitMs },
+        r.load,
+        3,
+      ),
       info(
         '  dispatchPass p50 / candidate query (first page, 64 rows) p50 / p99',
         `${cp.p50} / ${cq.p50} / ${cq.p99} ms (${choice.assigned[0]} jobs placed per pass)`,
@@ -234,7 +255,14 @@ export const dispatchBench: Benchmark = {
         '  real passes in the busy run (claims included) p50 / p99',
         `${r.realPasses.p50} / ${r.realPasses.p99} ms (n=${r.realPasses.n})`,
       ),
-      le('event-loop delay p99 during the busy run', r.loopP99, 20, 'ms'),
+      judged(
+        'event-loop delay p99 during the busy run',
+        r.loopP99,
+        20,
+        'ms',
+        { label: 'idle loop p99', ms: base.loopIdleP99Ms },
+        r.load,
+      ),
       le(`engine RSS (max, busy, ${queued / 1000}k queued)`, mb(r.rssMax), 300, 'MB', 0),
     ];
     if (sat) {
@@ -269,6 +297,7 @@ export const dispatchBench: Benchmark = {
         gpus,
         queued,
         runS,
+        baselines: base,
         choicePass: cp,
         candidateQuery: cq,
         judged: detailsOf(r),

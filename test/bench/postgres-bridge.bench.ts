@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { systemClock } from '../../electron/engine/clock.js';
 import { openDatabase } from '../../electron/engine/store/database.js';
 import { openPostgresDb } from '../../electron/engine/store/postgres/postgres-db.js';
-import { type SqlDb, sqliteSqlDb } from '../../electron/engine/store/sql-db.js';
+import type { SqlDb } from '../../electron/engine/store/sql-db.js';
 import { startPostgresCluster } from '../helpers/postgres-cluster.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { info, numberFlags, type Benchmark } from './lib/types.js';
@@ -119,7 +119,7 @@ export const postgresBridgeBench: Benchmark = {
     const dir = makeTempDir('shotfarm-bench-pg-');
     const cluster = await startPostgresCluster({ durable: true });
     try {
-      const sqlite = sqliteSqlDb(openDatabase(join(dir.path, 'bench.sqlite'), systemClock));
+      const sqlite = openDatabase(join(dir.path, 'bench.sqlite'), systemClock);
       const lite = measure(sqlite, n);
       sqlite.close();
       args.log('SQLite measured');

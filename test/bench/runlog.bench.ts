@@ -19,20 +19,22 @@ export const runlogBench: Benchmark = {
     const be = await openBenchEngine({ dataDir: dir.path });
     try {
       const db = be.engine.db;
-      const ids = (db.prepare('SELECT id FROM jobs').all() as { id: string }[]).map((r) => r.id);
+      const ids = (db.all('SELECT id FROM jobs') as { id: string }[]).map((r) => r.id);
       const base = Date.UTC(2026, 10, 1);
       // The row shape of test/helpers/attempt-fixtures.ts insertAttempt, with ids unique at 100k
       // (the helper's `att-<8 hex of job id>-<n>` collides past a few tens of thousands of jobs).
-      const insert = db.prepare(
-        `INSERT INTO attempts (id, job_id, n, instance_id, instance_name, gpu_name, state, outcome, error_class, reason, node_id, node_type,
+      const insert = (...params: unknown[]) =>
+        db.run(
+          `INSERT INTO attempts (id, job_id, n, instance_id, instance_name, gpu_name, state, outcome, error_class, reason, node_id, node_type,
           queued_at, dispatched_at, started_at, finished_at, vram_at_dispatch)
          VALUES (?, ?, 1, NULL, ?, 'NVIDIA GeForce RTX 4090', 'ended', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      );
+          ...params,
+        );
       db.transaction(() => {
         ids.forEach((jobId, i) => {
           const t = base + i * 1000;
           const oom = i % 10 === 0;
-          insert.run(
+          insert(
             `att-${jobId}-1`,
             jobId,
             `gpu-${String(i % 16).padStart(2, '0')}`,
@@ -48,7 +50,7 @@ export const runlogBench: Benchmark = {
             24 * 1024 ** 3,
           );
         });
-      })();
+      });
       log(`${ids.length} attempt rows inserted`);
       gcNow();
       const heap0 = process.memoryUsage().heapUsed;

@@ -12,10 +12,11 @@ import {
 import { probeEngine } from './lib/engine-probes.js';
 import { startRemoteFarm } from './lib/remote-farm.js';
 import { round, until } from './lib/stats.js';
-import { ge, info, le, numberFlags, type Benchmark } from './lib/types.js';
+import { info, numberFlags, type Benchmark } from './lib/types.js';
 import { threadCpu, threadCpuSince } from './lib/thread-cpu.js';
 import { applySqlFixes } from './lib/what-if.js';
 import { startCpuProfile } from './lib/cpu-profile.js';
+import { baselineLine, judged, loadLine, measureBaselines, watchLoad } from './lib/baselines.js';
 
 export const throughputBench: Benchmark = {
   name: 'throughput',
@@ -24,6 +25,9 @@ export const throughputBench: Benchmark = {
     const { flags, log } = args;
     const { jobs } = numberFlags(args, { jobs: [3000, 500] });
     const gpus = 16;
+    log('baselines in this run');
+    const base = await measureBaselines();
+    log(baselineLine(base));
     const farm = await startRemoteFarm(
       Array.from({ length: gpus }, (_, i) => ({ name: `z${i}`, duration: { fixedMs: 0 } })),
     );
@@ -39,10 +43,14 @@ export const throughputBench: Benchmark = {
       // The engine runs in this process (the simulators in a child): its CPU around the run, per job.
       const profiler = await startCpuProfile(flags.profile);
       const cpu0 = process.cpuUsage();
+      const sim0 = await farm.cpu();
+      const watch = watchLoad();
       const threads0 = threadCpu();
       const done = await until(() => probe.completedCount() >= jobs, 120_000, 10);
       const cpu = process.cpuUsage(cpu0);
       const threads = threadCpuSince(threads0);
+      const sim1 = await farm.cpu();
+      const load = watch.stop((cpu.user + cpu.system + sim1.user + sim1.system - sim0.user - sim0.system) / 1000);
       const profiled = await profiler.stop();
       if (profiled) log(`CPU profile of the run: ${profiled}`);
       const s = (performance.now() - t0) / 1000;
@@ -59,11 +67,36 @@ export const throughputBench: Benchmark = {
       const loopP99 = probe.loop.percentile(99) / 1e6;
       return {
         figures: [
-          ge('job lifecycles per second (zero-work prompts), accepted', rate, 300, '/s', 0),
-          ge('  job lifecycles per second, the goal', rate, 500, '/s', 0),
+          info('baselines (same run)', baselineLine(base)),
+          info('machine during the run', loadLine(load)),
+          judged(
+            'job lifecycles per second (zero-work prompts), accepted',
+            rate,
+            300,
+            '/s',
+            { label: 'SQLite commit', ms: base.sqliteCommitMs },
+            load,
+            0,
+            'ge',
+          ),
+          judged('  job lifecycles per second, the goal', rate, 500, '/s', null, load, 0, 'ge'),
           mainPerJobMs !== null
-            ? le('engine CPU per job, main thread (as a V8 profile of the engine measures it)', mainPerJobMs, 3, 'ms')
-            : le('engine CPU per job, all threads (no per-thread figures on this platform)', cpuPerJobMs, 3, 'ms'),
+            ? judged(
+                'engine CPU per job, main thread (as a V8 profile of the engine measures it)',
+                mainPerJobMs,
+                3,
+                'ms',
+                { label: 'CPU unit', ms: base.cpuUnitMs },
+                load,
+              )
+            : judged(
+                'engine CPU per job, all threads (no per-thread figures on this platform)',
+                cpuPerJobMs,
+                3,
+                'ms',
+                { label: 'CPU unit', ms: base.cpuUnitMs },
+                load,
+              ),
           info(
             '  engine CPU per job, all threads (process.cpuUsage: + GC, compiler, fs pool)',
             `${round(cpuPerJobMs, 2)} ms`,
@@ -86,6 +119,8 @@ export const throughputBench: Benchmark = {
           ),
         ],
         details: {
+          baselines: base,
+          load,
           jobs,
           completed,
           seconds: round(s),

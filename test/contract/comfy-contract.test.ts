@@ -1,7 +1,7 @@
 /**
  * The ComfyUI client contract suite: what Shotfarm relies on from a ComfyUI server, checked with
  * model-free core nodes only (EmptyImage, ImageInvert, ImageBlur, ImageScale, ImageToMask,
- * SaveImage). By default it runs against the simulator; with COMFYUI_URL it runs against a real
+ * MaskToImage, SaveImage). By default it runs against the simulator; with COMFYUI_URL it runs against a real
  * server: `COMFYUI_URL=http://127.0.0.1:8188 npm run test:contract`.
  */
 import { test, before, after } from 'node:test';
@@ -162,6 +162,29 @@ test('re-posting a prompt id after clearing its history runs again under a new n
   assert.notEqual(second.number, first.number);
   const entry = await until('the second run', () => client.getHistory(id));
   assert.equal(entry.number, second.number);
+});
+
+test("a node that raises leaves its error and traceback in the server's log (/internal/logs/raw), stamped in naive local time — or the server does not offer its log", async () => {
+  const g = graph('contract_log');
+  g['4'] = { class_type: 'ImageToMask', inputs: { image: ['1', 0], channel: 'alpha' } };
+  g['5'] = { class_type: 'MaskToImage', inputs: { mask: ['4', 0] } };
+  g['6'] = { class_type: 'SaveImage', inputs: { images: ['5', 0], filename_prefix: 'contract_log' } };
+  const promptId = randomUUID();
+  const posted = await client.postPrompt({ prompt: g, promptId });
+  assert.ok(posted.ok, 'queued');
+  const entry = await until('the failed entry', () => client.getHistory(promptId));
+  assert.equal(entry.status?.statusStr, 'error');
+  const answer = await client.getRawLogs();
+  if (!answer.ok) {
+    // comfyui-protocol.md §15: /internal/ is private; an older server or a proxy answers 404.
+    assert.equal(answer.status, 404);
+    return;
+  }
+  assert.ok(answer.entries.length > 0 && answer.entries.length <= 300, 'the ring of the last 300 writes');
+  for (const e of answer.entries) assert.match(e.t, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?$/, 'naive isoformat()');
+  const all = answer.entries.map((e) => e.m).join('');
+  assert.match(all, /!!! Exception during processing !!!/);
+  assert.match(all, /Traceback \(most recent call last\):\n/);
 });
 
 test('an uploaded image gets a server name and can be read back from the input folder', async () => {

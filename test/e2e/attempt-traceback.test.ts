@@ -55,6 +55,26 @@ test("a failed attempt's row expands to ComfyUI's node, exception, message and t
       await page.evaluate(`[document.documentElement, ...document.querySelectorAll('[data-testid="job-drawer"], [data-testid="job-drawer"] *')]
       .filter((el) => el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== 'visible').map((el) => el.className || el.tagName)`);
     assert.deepEqual(sideways, [], `nothing scrolls sideways at ${w}`);
+    // The reason has room: no word of it split over two lines ("RuntimeErr / or"), the line as wide as most of the table.
+    const reason = (await page.evaluate(`(() => {
+      const cell = document.querySelector('[data-testid="job-drawer"] [data-testid="attempts"] td.reason');
+      const table = cell.closest('table');
+      const broken = [];
+      const walk = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+      for (let node = walk.nextNode(); node; node = walk.nextNode()) {
+        for (const m of node.textContent.matchAll(/\\S+/g)) {
+          const r = document.createRange();
+          r.setStart(node, m.index);
+          r.setEnd(node, m.index + m[0].length);
+          const lines = new Set([...r.getClientRects()].map((b) => Math.round(b.top)));
+          if (lines.size > 1) broken.push(m[0]);
+        }
+      }
+      return { broken, share: cell.getBoundingClientRect().width / table.getBoundingClientRect().width, text: cell.textContent };
+    })()`)) as { broken: string[]; share: number; text: string };
+    assert.match(reason.text, /RuntimeError/);
+    assert.deepEqual(reason.broken, [], `no word of the reason is split at ${w}`);
+    assert.ok(reason.share > 0.6, `the reason is as wide as most of the table at ${w} (${reason.share.toFixed(2)})`);
     await studio.screenshot(`drawer-attempt-traceback-${w}`);
   }
   await toggle.click();

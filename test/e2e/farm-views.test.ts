@@ -70,9 +70,9 @@ test('draining a workstation from its card (confirmed in words): it finishes its
   await page.locator('[data-instance="sim-0"][data-admin="draining"]').waitFor();
   const ids = await farm.importJobs(['sh010', 'sh020', 'sh030'].map((id) => ({ id })));
   await farm.waitForStates(ids, ['completed'], 30_000);
-  const used = farm.engine.db
-    .prepare('SELECT DISTINCT i.name FROM attempts a JOIN instances i ON i.id = a.instance_id')
-    .all() as { name: string }[];
+  const used = farm.engine.db.all(
+    'SELECT DISTINCT i.name FROM attempts a JOIN instances i ON i.id = a.instance_id',
+  ) as { name: string }[];
   assert.deepEqual(
     used.map((u) => u.name),
     ['sim-1'],

@@ -61,9 +61,7 @@ test('a shot list picked with its images is previewed (the one not picked named 
   const [job] = (await farm.engine.call('jobs.list', {})).rows;
   assert.ok(job);
   await farm.waitForStates([job.id], ['completed'], 60_000);
-  const stored = farm.engine.db.prepare('SELECT inputs_json FROM jobs WHERE id = ?').get(job.id) as {
-    inputs_json: string;
-  };
+  const stored = farm.engine.db.one('SELECT inputs_json FROM jobs WHERE id = ?', job.id) as { inputs_json: string };
   assert.deepEqual(JSON.parse(stored.inputs_json), { image: join(farm.dir, 'uploads', hash) });
   // What the workstation holds as the job's input is the picked file, byte for byte.
   const view = await fetch(

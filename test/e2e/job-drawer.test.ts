@@ -52,11 +52,16 @@ test('the drawer shows the shot path, resolved parameters and every attempt, and
   );
   assert.match((await drawer.locator('[data-testid="template-version"]').textContent()) ?? '', /txt2img v1/);
 
-  const attempts = drawer.locator('[data-testid="attempts"] tbody tr');
+  const attempts = drawer.locator('[data-testid="attempts"] tbody tr[data-attempt]');
   await page.waitForFunction(
-    `document.querySelectorAll('[data-testid="job-drawer"] [data-testid="attempts"] tbody tr').length === 2`,
+    `document.querySelectorAll('[data-testid="job-drawer"] [data-testid="attempts"] tbody tr[data-attempt]').length === 2`,
   );
-  assert.match((await attempts.nth(0).textContent()) ?? '', /#1.*retry.*sim-0.*500/);
+  assert.match((await attempts.nth(0).textContent()) ?? '', /#1.*retry.*sim-0/);
+  // In the drawer an attempt's reason has its own line under it.
+  assert.match(
+    (await drawer.locator('[data-testid="attempts"] tr[data-attempt-reason="1"]').textContent()) ?? '',
+    /500/,
+  );
   assert.match((await attempts.nth(1).textContent()) ?? '', /#2.*completed.*sim-0/);
 
   await drawer.locator('[data-testid="workflow-toggle"]').click();

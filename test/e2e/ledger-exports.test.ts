@@ -19,7 +19,7 @@ test('a run-log export in the browser arrives as a download with one row per att
     'ep101',
   );
   await farm.waitForStates(ids, ['completed'], 30_000);
-  const attempts = farm.engine.db.prepare('SELECT COUNT(*) AS n FROM attempts').get() as { n: number };
+  const attempts = farm.engine.db.one('SELECT COUNT(*) AS n FROM attempts') as { n: number };
   assert.equal(attempts.n, 4);
 
   const [download] = await Promise.all([
@@ -94,10 +94,9 @@ test('an approval click while outputs stream in approves the card that was click
   await farm.waitFor(
     'the approval stored',
     () =>
-      (farm.engine.db.prepare('SELECT approved FROM assets WHERE id = ?').get(targetId) as { approved: number })
-        .approved === 1,
+      (farm.engine.db.one('SELECT approved FROM assets WHERE id = ?', targetId) as { approved: number }).approved === 1,
   );
-  const approved = farm.engine.db.prepare('SELECT id FROM assets WHERE approved = 1').all() as { id: string }[];
+  const approved = farm.engine.db.all('SELECT id FROM assets WHERE approved = 1') as { id: string }[];
   assert.deepEqual(
     approved.map((a) => a.id),
     [targetId],
@@ -147,16 +146,12 @@ test('an approval click while outputs stream in approves the card that was click
   await page.locator('[data-action="approve-selected"]').click();
   await page.locator('[data-testid="confirm"]').waitFor();
   assert.match((await page.locator('.modal-head h2').textContent()) ?? '', /^Approve 12 outputs\?$/);
-  assert.equal(
-    (farm.engine.db.prepare('SELECT COUNT(*) AS n FROM assets WHERE approved = 1').get() as { n: number }).n,
-    2,
-  );
+  assert.equal((farm.engine.db.one('SELECT COUNT(*) AS n FROM assets WHERE approved = 1') as { n: number }).n, 2);
   await page.locator('[data-testid="confirm-ok"]').click();
   await page.waitForFunction(`document.querySelectorAll('.asset.asset-approved').length === 14`);
   await farm.waitFor(
     'all approved',
-    () =>
-      (farm.engine.db.prepare('SELECT COUNT(*) AS n FROM assets WHERE approved = 1').get() as { n: number }).n === 14,
+    () => (farm.engine.db.one('SELECT COUNT(*) AS n FROM assets WHERE approved = 1') as { n: number }).n === 14,
   );
   assert.deepEqual(studio.pageErrors, []);
 });

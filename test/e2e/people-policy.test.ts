@@ -10,46 +10,16 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import type { Page } from 'playwright-core';
-import { startServer, type RunningServer } from '../../electron/server/server.js';
 import type { Role } from '../../shared/people.js';
-import { openAppPage, type AppPage } from '../helpers/browser.js';
-import { startFarm, type Farm } from '../helpers/farm.js';
-import { addPerson, callAs } from '../helpers/people.js';
-import { dropFile, SCREENSHOTS, shotList, studioSuite } from './support/studio.js';
+import type { Farm } from '../helpers/farm.js';
+import { callAs } from '../helpers/people.js';
+import { peopleFarm } from './support/people.js';
+import { dropFile, shootAtStudioSizes, shotList, studioSuite } from './support/studio.js';
 
 const suite = studioSuite();
-
-interface PeopleFarm {
-  farm: Farm;
-  server: RunningServer;
-  open(name: string, role: Role, view: string): Promise<AppPage & { token: string }>;
-}
-
-async function peopleFarm(ctx: { after: (fn: () => Promise<void> | void) => void }): Promise<PeopleFarm> {
-  const farm = await startFarm({
-    instances: [{ duration: { fixedMs: 300 } }],
-    start: false,
-    config: { prefetch: false },
-  });
-  ctx.after(() => farm.close());
-  const server = await startServer({ engine: farm.engine, staticDir: suite.built.dir });
-  ctx.after(() => server.close());
-  return {
-    farm,
-    server,
-    async open(name, role, view) {
-      const token = await addPerson(farm.engine, name, role);
-      const app = await openAppPage(suite.browser, `${server.url}/?token=${token}#/${view}`);
-      ctx.after(() => app.context.close());
-      await app.page.locator('[data-testid="signed-in"]', { hasText: `${name} (${role})` }).waitFor();
-      return { ...app, token };
-    },
-  };
-}
 
 /** Jobs imported as a person, through the contract (as their import would). */
 async function importAs(farm: Farm, name: string, role: Role, shots: string[], episode: string): Promise<string[]> {
@@ -64,27 +34,16 @@ async function importAs(farm: Farm, name: string, role: Role, shots: string[], e
   return (await farm.engine.call('import.commit', { previewId: p.previewId }, { kind: 'person', name, role })).jobIds;
 }
 
+/** Screenshots at both studio sizes (no sideways scroll at either), the page then back at 1440×900. */
 async function shoot(page: Page, name: string): Promise<void> {
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  for (const [w, h] of [
-    [1280, 720],
-    [1440, 900],
-  ] as const) {
-    await page.setViewportSize({ width: w, height: h });
-    // No sideways scroll at either size.
-    const overflow = (await page.evaluate(
-      'document.documentElement.scrollWidth - document.documentElement.clientWidth',
-    )) as number;
-    assert.ok(overflow <= 0, `${name} at ${w}×${h}: ${overflow} px sideways`);
-    await page.screenshot({ path: join(SCREENSHOTS, `${name}-${w}x${h}.png`) });
-  }
+  await shootAtStudioSizes(page, name);
   await page.setViewportSize({ width: 1440, height: 900 });
 }
 
 test("an artist's bulk cancel of a mixed selection offers and cancels only her own jobs; Mine and Imported by tell them apart", {
   timeout: 120_000,
 }, async (ctx) => {
-  const f = await peopleFarm(ctx);
+  const f = await peopleFarm(ctx, suite);
   const mine = await importAs(f.farm, 'mira', 'artist', ['sh010', 'sh020', 'sh030'], 'ep-mira');
   const theirs = await importAs(f.farm, 'otto', 'operator', ['sh410', 'sh420', 'sh430', 'sh440'], 'ep-otto');
   const operator = await f.open('otto', 'operator', 'queue');
@@ -136,7 +95,7 @@ test("an artist's bulk cancel of a mixed selection offers and cancels only her o
 test('an operator downloads the run log and the ledger and changes a number setting in the browser; an artist sees the settings read-only', {
   timeout: 120_000,
 }, async (ctx) => {
-  const f = await peopleFarm(ctx);
+  const f = await peopleFarm(ctx, suite);
   await importAs(f.farm, 'otto', 'operator', ['sh010', 'sh020'], 'ep-otto');
   f.farm.startScheduler();
   const operator = await f.open('otto', 'operator', 'ledger');
@@ -187,7 +146,7 @@ test('an operator downloads the run log and the ledger and changes a number sett
 test('an artist is offered no farm controls, no workstation or people management, Register template disabled saying why, and no Import of rush rows', {
   timeout: 90_000,
 }, async (ctx) => {
-  const f = await peopleFarm(ctx);
+  const f = await peopleFarm(ctx, suite);
   const operator = await f.open('otto', 'operator', 'settings');
   const artist = await f.open('mira', 'artist', 'settings');
   const { page } = artist;
@@ -230,7 +189,7 @@ test('an artist is offered no farm controls, no workstation or people management
 test('an admin adds a person in Settings (the token shown once signs them in), then revokes them; the admin cannot revoke themselves', {
   timeout: 90_000,
 }, async (ctx) => {
-  const f = await peopleFarm(ctx);
+  const f = await peopleFarm(ctx, suite);
   const artist = await f.open('mira', 'artist', 'queue');
   const admin = await f.open('ada', 'admin', 'settings');
   const { page } = admin;

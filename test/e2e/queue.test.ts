@@ -71,9 +71,7 @@ test('a job moved to the top with T starts next on the busy workstation', { time
     undefined,
     { timeout: 30_000 },
   );
-  const order = farm.engine.db.prepare('SELECT job_id FROM attempts ORDER BY dispatched_at, rowid').all() as {
-    job_id: string;
-  }[];
+  const order = farm.engine.db.all('SELECT job_id FROM attempts ORDER BY dispatched_at, rowid') as { job_id: string }[];
   assert.equal(order[1]?.job_id, lastId, 'the moved job was the second one dispatched');
   assert.deepEqual(studio.pageErrors, []);
 });

@@ -298,3 +298,71 @@ test("a farm without people keeps today's shared token: the printed ?token= addr
   assert.equal(await page.locator('[data-testid="signin-page"]').count(), 0);
   assert.deepEqual(errors, []);
 });
+
+test('a farm without people: no URL the shared-token tab requests carries the token — the socket and thumbnails by ticket, calls by header — and thumbnails, a download and a reload still work', {
+  timeout: 120_000,
+}, async (ctx) => {
+  const farm = await startFarm({ instances: [{ duration: { fixedMs: 100 } }], config: { prefetch: false } });
+  ctx.after(() => farm.close());
+  const shared = 'shared-token-of-this-farm';
+  const server = await startServer({ engine: farm.engine, staticDir: suite.built.dir, token: shared });
+  ctx.after(() => server.close());
+  const ids = await farm.importJobs([{ id: 'sh010' }, { id: 'sh020' }], 'Moonfall', 'ep101');
+  await farm.waitForStates(ids, ['completed'], 30_000);
+
+  const context = await suite.browser.newContext({
+    viewport: { width: 1280, height: 720 },
+    deviceScaleFactor: 1,
+    bypassCSP: true,
+    acceptDownloads: true,
+  });
+  ctx.after(() => context.close());
+  const page = await context.newPage();
+  page.setDefaultTimeout(20_000);
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  const urls: string[] = [];
+  // The printed address is the one the operator was handed; every other request is the page's own.
+  const printed = `${server.url}/?token=${shared}`;
+  context.on('request', (r) => r.url() !== printed && urls.push(r.url()));
+  page.on('websocket', (ws) => urls.push(ws.url()));
+  await page.goto(`${printed}#/ledger`);
+  await page.locator('[data-connection="online"]').waitFor();
+  assert.ok(!page.url().includes(shared), 'the token left the address bar');
+  await page.waitForFunction(
+    `[...document.querySelectorAll('.asset img')].filter((i) => i.complete && i.naturalWidth > 0).length >= 2`,
+  );
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.locator('[data-testid="export-run"]').click(),
+  ]);
+  assert.match(download.suggestedFilename(), /^shotfarm-runlog-/);
+  urls.push(download.url());
+  await download.path();
+  // A reload: the tab kept the token (not in any URL) and asks for fresh tickets.
+  await page.reload();
+  await page.locator('[data-connection="online"]').waitFor();
+  await page.waitForFunction(
+    `[...document.querySelectorAll('.asset img')].filter((i) => i.complete && i.naturalWidth > 0).length >= 2`,
+  );
+
+  assert.ok(
+    urls.filter((u) => /\/api\/events\?ticket=/.test(u)).length >= 2,
+    `the events socket opened by ticket, again after the reload: ${urls.filter((u) => u.includes('events')).join(', ')}`,
+  );
+  assert.ok(
+    urls.some((u) => /\/files\/asset\/[^?]+\?ticket=/.test(u)),
+    'thumbnails by ticket',
+  );
+  assert.ok(
+    urls.some((u) => /\/api\/export\/runlog\?.*ticket=/.test(u)),
+    'the download by ticket',
+  );
+  assert.ok(
+    urls.some((u) => u.includes('/api/call/')),
+    'calls were made',
+  );
+  const leaking = urls.filter((u) => u.includes(shared) || /[?&#](token|signin)=/.test(u));
+  assert.deepEqual(leaking, [], 'no URL carries the token');
+  assert.deepEqual(errors, []);
+});

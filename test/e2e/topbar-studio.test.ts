@@ -7,7 +7,6 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Page } from 'playwright-core';
 import { startServer } from '../../electron/server/server.js';
 import { openAppPage } from '../helpers/browser.js';
 import { startFarm } from '../helpers/farm.js';
@@ -16,7 +15,8 @@ import { addTemplateVariant } from '../helpers/template-variants.js';
 import { SCREENSHOTS, studioSuite } from './support/studio.js';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Db } from '../../electron/engine/store/database.js';
+import { copyJob as copies } from '../helpers/job-copies.js';
+import { topBarProblems } from '../tour/geometry.js';
 
 const suite = studioSuite();
 const SIZES = [
@@ -24,69 +24,6 @@ const SIZES = [
   { width: 1440, height: 900 },
 ];
 const LONG_NAME = 'maximiliana.fitzgerald-okonkwo';
-
-/** `n` copies of job `id` in `state` (new ids, takes after `takeFrom`), in one statement: studio-sized counts in a second. */
-function copies(db: Db, id: string, n: number, state: string, takeFrom: number): void {
-  const cols = (db.prepare('PRAGMA table_info(jobs)').all() as { name: string }[]).map((c) => c.name);
-  const pick = cols.map((c) =>
-    c === 'id'
-      ? "j.id || '-' || @state || k.n"
-      : c === 'take'
-        ? 'j.take + @takeFrom + k.n'
-        : c === 'state'
-          ? '@state'
-          : `j.${c}`,
-  );
-  db.prepare(`WITH RECURSIVE k(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM k WHERE n < @n)
-    INSERT INTO jobs (${cols.join(', ')}) SELECT ${pick.join(', ')} FROM jobs j, k WHERE j.id = @id`).run({
-    id,
-    n,
-    state,
-    takeFrom,
-  });
-}
-
-/** Overlaps, cuts and strays in the top bar, and counts with neither a word nor a hover label. */
-async function topBarProblems(page: Page): Promise<string[]> {
-  return (await page.evaluate(`(() => {
-    const out = [];
-    const w = window.innerWidth;
-    const name = (el) => el.getAttribute('data-testid') || el.getAttribute('data-tab') || el.getAttribute('data-summary-state') || el.className;
-    if (document.documentElement.scrollWidth > w) out.push('page scrolls sideways: ' + document.documentElement.scrollWidth + ' > ' + w);
-    const bar = document.querySelector('.topbar');
-    if (bar.scrollWidth > bar.clientWidth) out.push('top bar overflows: ' + bar.scrollWidth + ' > ' + bar.clientWidth);
-    const barBox = bar.getBoundingClientRect();
-    const items = [...document.querySelectorAll('.topbar .brand, .topbar .tab, .topbar-right > *')].filter((el) => el.getBoundingClientRect().width > 0);
-    const boxes = items.map((el) => [name(el), el.getBoundingClientRect()]);
-    for (const [n, r] of boxes) {
-      if (r.left < 0 || r.right > w + 0.5) out.push(n + ' outside the window: ' + Math.round(r.left) + '–' + Math.round(r.right));
-      if (r.top < barBox.top - 0.5 || r.bottom > barBox.bottom + 0.5) out.push(n + ' sticks out of the bar vertically');
-    }
-    for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
-      const [a, ra] = boxes[i], [b, rb] = boxes[j];
-      const x = Math.min(ra.right, rb.right) - Math.max(ra.left, rb.left), y = Math.min(ra.bottom, rb.bottom) - Math.max(ra.top, rb.top);
-      if (x > 0.5 && y > 0.5) out.push(a + ' overlaps ' + b + ' by ' + Math.round(x) + ' px');
-    }
-    for (const el of document.querySelectorAll('.topbar *')) {
-      if (el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflow === 'hidden' && !el.classList.contains('signed-in-name')) out.push(name(el) + ' cuts its content: ' + el.scrollWidth + ' > ' + el.clientWidth);
-    }
-    const btn = document.querySelector('[data-testid="counts-summary"]').getBoundingClientRect();
-    for (const s of document.querySelectorAll('.summary-btn .sum')) {
-      const r = s.getBoundingClientRect();
-      if (r.width === 0) continue;
-      if (r.left < btn.left - 0.5 || r.right > btn.right + 0.5) out.push('the ' + name(s) + ' count is cut by the summary');
-      const word = s.querySelector('.sum-word');
-      const worded = word && word.getBoundingClientRect().width > 0;
-      if (!worded && !s.getAttribute('title')) out.push('the ' + name(s) + ' count is a bare dot and number');
-    }
-    for (const b of document.querySelectorAll('.banner, .farm-banner')) {
-      const r = b.getBoundingClientRect();
-      if (r.top < barBox.bottom - 0.5 && r.bottom > barBox.top) out.push('a banner overlaps the top bar');
-      if (r.right > w + 0.5) out.push('a banner is wider than the window');
-    }
-    return out;
-  })()`)) as string[];
-}
 
 test('the top bar holds 123,456 queued, a long name and every banner at 1280×720 and 1440×900: no overlap, nothing cut, counts in words', {
   timeout: 150_000,

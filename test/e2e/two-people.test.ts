@@ -8,10 +8,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startServer } from '../../electron/server/server.js';
-import { openAppPage } from '../helpers/browser.js';
-import { startFarm } from '../helpers/farm.js';
 import { addPerson, callAs } from '../helpers/people.js';
+import { peopleFarm } from './support/people.js';
 import { dropFile, row, shotList, studioSuite } from './support/studio.js';
 
 const suite = studioSuite();
@@ -19,24 +17,10 @@ const suite = studioSuite();
 test('an artist and an operator: import, rush, a refused cancel with its sentence, and a run log naming both', {
   timeout: 120_000,
 }, async (ctx) => {
-  // One prompt at a time (no prefetch, as the Studio e2e farms): the order of the renders is the dispatch order.
-  const farm = await startFarm({
-    instances: [{ duration: { fixedMs: 300 } }],
-    start: false,
-    config: { prefetch: false },
-  });
-  ctx.after(() => farm.close());
-  const server = await startServer({ engine: farm.engine, staticDir: suite.built.dir });
-  ctx.after(() => server.close());
-  const artistToken = await addPerson(farm.engine, 'mira', 'artist');
-  const operatorToken = await addPerson(farm.engine, 'otto', 'operator');
-  const artist = await openAppPage(suite.browser, `${server.url}/?token=${artistToken}#/queue`);
-  ctx.after(() => artist.context.close());
-  const operator = await openAppPage(suite.browser, `${server.url}/?token=${operatorToken}#/queue`);
-  ctx.after(() => operator.context.close());
-
-  await artist.page.locator('[data-testid="signed-in"]', { hasText: 'mira (artist)' }).waitFor();
-  await operator.page.locator('[data-testid="signed-in"]', { hasText: 'otto (operator)' }).waitFor();
+  // One prompt at a time: the order of the renders is the dispatch order.
+  const { farm, server, open } = await peopleFarm(ctx, suite);
+  const artist = await open('mira', 'artist', 'queue');
+  const operator = await open('otto', 'operator', 'queue');
   assert.equal(
     await artist.page.locator('[data-testid="farm-pause"]').count(),
     0,
@@ -84,7 +68,7 @@ test('an artist and an operator: import, rush, a refused cancel with its sentenc
     await cancel.getAttribute('title'),
     'Imported by someone else: artists may cancel only the jobs they imported.',
   );
-  const refused = await callAs(server.url, artistToken, 'jobs.cancel', { ids: [theirs!.id] });
+  const refused = await callAs(server.url, artist.token, 'jobs.cancel', { ids: [theirs!.id] });
   assert.equal(
     refused.body.error?.message,
     'artists cannot cancel jobs imported by others (that job was imported by someone else).',

@@ -23,11 +23,10 @@ export interface FakeAttempt {
 
 export function insertAttempt(db: Db, a: FakeAttempt): string {
   const id = `att-${a.jobId}-${a.n}`;
-  db.prepare(
+  db.run(
     `INSERT INTO attempts (id, job_id, n, instance_id, instance_name, gpu_name, state, outcome, error_class, reason, node_id, node_type,
       queued_at, dispatched_at, started_at, finished_at, vram_at_dispatch)
      VALUES (?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
     id,
     a.jobId,
     a.n,
@@ -49,9 +48,15 @@ export function insertAttempt(db: Db, a: FakeAttempt): string {
 }
 
 export function insertAsset(db: Db, jobId: string, attemptId: string, path: string, createdAt: number): void {
-  db.prepare(
+  db.run(
     `INSERT INTO assets (id, job_id, attempt_id, node_id, path, sha256, bytes, media_type, width, height, instance_name,
       template_name, template_hash, params_json, seed, created_at)
      VALUES (?, ?, ?, '9', ?, ?, 1234, 'image/png', 64, 64, 'gpu-01', 'keyframe-img2img', 'abc', '{"prompt":"x"}', 42, ?)`,
-  ).run(`asset-${attemptId}-${path.length}`, jobId, attemptId, path, 'f'.repeat(64), createdAt);
+    `asset-${attemptId}-${path.length}`,
+    jobId,
+    attemptId,
+    path,
+    'f'.repeat(64),
+    createdAt,
+  );
 }

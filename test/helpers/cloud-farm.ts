@@ -2,6 +2,7 @@
 import type { TestContext } from 'node:test';
 import { startRunpodSim, type RunpodSim, type RunpodSimOptions } from '../simulator/runpod/server.js';
 import { farmFor, type Farm, type FarmOptions } from './farm.js';
+import type { StoreKind } from './test-store.js';
 
 export const SIM_KEY = 'rp_test_SECRET_9f3a1c7e';
 
@@ -22,12 +23,17 @@ export async function cloudFarmFor(
     pricePerHourUsd?: number;
     executionTimeoutS?: number;
     key?: string;
+    /** The farm's store (test-store.ts; default `sqlite`, or SHOTFARM_TEST_STORE's kind). */
+    store?: StoreKind;
+    /** The endpoint's jobs at once (default 1) and tags (default none). */
+    endpoint?: { maxConcurrency?: number; tags?: string[] };
   } = {},
 ): Promise<CloudFarm> {
   const sim = await startRunpodSim({ apiKey: SIM_KEY, ...o.sim });
   ctx.after(() => sim.close());
   const farm = await farmFor(ctx, {
     instances: [],
+    ...(o.store ? { store: o.store } : {}),
     ...o.farm,
     start: false,
     config: { runpodPollMs: 40, ...o.farm?.config },
@@ -43,6 +49,7 @@ export async function cloudFarmFor(
     vramGb: 24,
     pricePerHourUsd: o.pricePerHourUsd ?? 3.6,
     executionTimeoutS: o.executionTimeoutS ?? 60,
+    ...o.endpoint,
   });
   if (o.start !== false) farm.startScheduler();
   return { farm, sim, endpointName: 'cloud-sim' };

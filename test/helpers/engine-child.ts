@@ -3,16 +3,18 @@
  * for a line on stdin before it opens the data folder — so the next engine can boot while the
  * current one runs, and only one engine at a time ever has the folder open. Then it starts the
  * scheduler with short timings, prints "started", prints "job" at every job change, and runs until
- * killed (SIGKILL in the tests) or sent SIGTERM.
+ * killed (SIGKILL in the tests) or sent SIGTERM. A third argument is the farm's PostgreSQL URL
+ * (the engine's `databaseUrl`); without it the store is the data folder's SQLite file.
  */
 import { Engine } from '../../electron/engine/engine.js';
+import { untilStopped } from '../../electron/cli/stop-signals.js';
 import { FAST } from './fast-timings.js';
 
-const [dataDir, outputRoot] = process.argv.slice(2) as [string, string];
+const [dataDir, outputRoot, databaseUrl] = process.argv.slice(2) as [string, string, string | undefined];
 process.stdout.write('ready\n');
 process.stdin.once('data', () => {
   process.stdin.pause();
-  const engine = new Engine({ dataDir, outputRoot, log: (m) => process.stderr.write(`${m}\n`) });
+  const engine = new Engine({ dataDir, outputRoot, databaseUrl, log: (m) => process.stderr.write(`${m}\n`) });
   let lastChange = Date.now();
   const states = new Map<string, string>();
   engine.events.on('job.changed', ({ job }) => {
@@ -55,7 +57,9 @@ process.stdin.once('data', () => {
     stopGraceMs: 2_000,
   });
   process.stdout.write('started\n');
-  process.on('SIGTERM', () => {
-    void engine.close().then(() => process.exit(0));
-  });
+  // As `run` does: the engine's own timers never keep a process alive, so without this the child
+  // left by itself (exit 0, not a word) whenever nothing was in flight — a recovering engine waiting
+  // on a timer — and the test waited for a farm no engine ran. SIGTERM stops it gracefully.
+  const stop = untilStopped(() => undefined);
+  void stop.stopped.then(() => engine.close()).then(() => process.exit(0));
 });

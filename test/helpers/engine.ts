@@ -1,4 +1,7 @@
-/** Builds a real engine on a temp SQLite file, with a manual clock and seeded randomness. */
+/**
+ * Builds a real engine on a temp data folder — its store the SQLite file there, or a fresh
+ * PostgreSQL database (`store`: test-store.ts) — with a manual clock and seeded randomness.
+ */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { TestContext } from 'node:test';
@@ -6,6 +9,7 @@ import { ManualClock, seededRandom } from '../../electron/engine/clock.js';
 import { Engine } from '../../electron/engine/engine.js';
 import type { EngineKind } from '../../electron/engine/lock/lock-record.js';
 import { makeTempDir } from './temp-dir.js';
+import { defaultStoreKind, openTestStore, type StoreKind, type TestStore } from './test-store.js';
 
 export const REPO = new URL('../../', import.meta.url).pathname;
 export const RESOURCES = new URL('../../resources/', import.meta.url).pathname;
@@ -14,15 +18,26 @@ export interface TestEngine {
   engine: Engine;
   clock: ManualClock;
   dir: string;
+  /** The store the engine uses (its `databaseUrl` is undefined on SQLite). */
+  store: TestStore;
   close: () => Promise<void>;
 }
 
 /** `kind`: the engine takes the data folder's farm as that host does (and opens its control listener). */
-export async function makeEngine(opts: { templates?: boolean; kind?: EngineKind } = {}): Promise<TestEngine> {
+export interface MakeEngineOptions {
+  templates?: boolean;
+  kind?: EngineKind;
+  /** The engine's store (default `sqlite`, or SHOTFARM_TEST_STORE's kind). */
+  store?: StoreKind;
+}
+
+export async function makeEngine(opts: MakeEngineOptions = {}): Promise<TestEngine> {
   const tmp = makeTempDir();
   const clock = new ManualClock();
+  const store = await openTestStore(opts.store ?? defaultStoreKind());
   const engine = new Engine({
     dataDir: tmp.path,
+    databaseUrl: store.databaseUrl,
     clock,
     random: seededRandom(42),
     ...(opts.kind ? { kind: opts.kind } : {}),
@@ -36,6 +51,7 @@ export async function makeEngine(opts: { templates?: boolean; kind?: EngineKind 
     engine,
     clock,
     dir: tmp.path,
+    store,
     close: async () => {
       await engine.close();
       tmp.cleanup();
@@ -44,7 +60,10 @@ export async function makeEngine(opts: { templates?: boolean; kind?: EngineKind 
 }
 
 /** An engine for one test, closed (and its folder removed) when the test ends. */
-export async function engineFor(ctx: TestContext, opts: { templates?: boolean } = {}): Promise<TestEngine> {
+export async function engineFor(
+  ctx: TestContext,
+  opts: { templates?: boolean; store?: StoreKind } = {},
+): Promise<TestEngine> {
   const t = await makeEngine(opts);
   ctx.after(t.close);
   return t;
@@ -71,13 +90,13 @@ export function tableCounts(engine: Engine): Record<string, number> {
     'assets',
     'instances',
   ]) {
-    out[t] = (engine.db.prepare(`SELECT COUNT(*) AS n FROM ${t}`).get() as { n: number }).n;
+    out[t] = (engine.db.one(`SELECT COUNT(*) AS n FROM ${t}`) as { n: number }).n;
   }
   return out;
 }
 
 /** A digest of every row of the jobs table: equal before and after means byte-for-byte unchanged. */
 export function jobsDigest(engine: Engine): string {
-  const rows = engine.db.prepare('SELECT * FROM jobs ORDER BY id').all();
+  const rows = engine.db.all('SELECT * FROM jobs ORDER BY id');
   return createHash('sha256').update(JSON.stringify(rows)).digest('hex');
 }

@@ -15,6 +15,7 @@ import { startSimInstance, type SimInstance, type SimInstanceOptions } from '../
 import type { SimInstanceImpl } from '../simulator/instance.js';
 import { FAST } from './fast-timings.js';
 import { makeTempDir } from './temp-dir.js';
+import { defaultStoreKind, openTestStore, type StoreKind, type TestStore } from './test-store.js';
 import { waitUntil } from './wait.js';
 
 export { FAST };
@@ -23,6 +24,8 @@ export const FIXTURE_TEMPLATES = new URL('../fixtures/templates/', import.meta.u
 
 export interface Farm {
   engine: Engine;
+  /** The store the engine uses (its `databaseUrl` is undefined on SQLite). */
+  store: TestStore;
   sims: SimInstance[];
   dir: string;
   /** Registers instances by name (sim-0, sim-1…) with the given tags. */
@@ -58,6 +61,8 @@ export interface FarmOptions {
   timers?: Timers;
   /** The output files' calls (default the real disk), e.g. a disk that fills up. */
   outputFs?: OutputFs;
+  /** The farm's store (default `sqlite`, the data folder's file): test-store.ts. */
+  store?: StoreKind;
 }
 
 export async function startFarm(o: FarmOptions): Promise<Farm> {
@@ -66,9 +71,11 @@ export async function startFarm(o: FarmOptions): Promise<Farm> {
     o.instances.map((i, n) => startSimInstance({ name: `sim-${n}`, duration: { fixedMs: 20 }, ...i })),
   );
   const logs: string[] = [];
+  const store = await openTestStore(o.store ?? defaultStoreKind());
   const make = () =>
     new Engine({
       dataDir: tmp.path,
+      databaseUrl: store.databaseUrl,
       clock: systemClock,
       random: seededRandom(7),
       timers: o.timers,
@@ -96,6 +103,7 @@ export async function startFarm(o: FarmOptions): Promise<Farm> {
       return engine;
     },
     sims,
+    store,
     dir: tmp.path,
     async close() {
       await engine.close().catch(() => undefined);

@@ -46,7 +46,7 @@ test('a job needing a tag nobody has is counted blocked soon after its import, a
       events.some((e) => e.id === job.id && e.blocked && e.waitReason === job.waitReason),
       'its event carried the mark',
     );
-    const stored = farm.engine.db.prepare('SELECT blocked, wait_reason FROM jobs WHERE id = ?').get(job.id);
+    const stored = farm.engine.db.one('SELECT blocked, wait_reason FROM jobs WHERE id = ?', job.id);
     assert.deepEqual(stored, { blocked: 1, wait_reason: 'needs tag img2img, which no workstation has' });
 
     const status = await runCli(farm.dir, 'status');
@@ -113,15 +113,13 @@ test('an import of several hundred jobs by another process is marked blocked chu
       20_000,
     );
     // Another process clears marks deep in the queue (past the first turns): only the sweep finds them.
-    const cleared = farm.engine.db
-      .prepare(
-        'UPDATE jobs SET blocked = 0, wait_reason = NULL WHERE rowid IN (SELECT rowid FROM jobs ORDER BY rowid DESC LIMIT 5)',
-      )
-      .run().changes;
+    const cleared = farm.engine.db.run(
+      'UPDATE jobs SET blocked = 0, wait_reason = NULL WHERE rowid IN (SELECT rowid FROM jobs ORDER BY rowid DESC LIMIT 5)',
+    ).changes;
     assert.equal(cleared, 5);
     await farm.waitFor(
       'the sweep to mark them again',
-      () => (farm.engine.db.prepare('SELECT COUNT(*) AS n FROM jobs WHERE blocked = 1').get() as { n: number }).n === n,
+      () => (farm.engine.db.one('SELECT COUNT(*) AS n FROM jobs WHERE blocked = 1') as { n: number }).n === n,
       20_000,
     );
   } finally {

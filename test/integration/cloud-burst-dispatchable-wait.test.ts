@@ -1,16 +1,26 @@
 /**
- * burst_after_s counts only time a job could have been dispatched (issue 25): a pause longer than
- * burst_after_s, or a hold longer than it, does not send the job to the paid endpoint the moment
- * the farm resumes or the job is released — it waits burst_after_s of dispatchable time first.
- * Real SQLite, the RunPod simulator over loopback, no LAN workstation (only the endpoint could take it).
+ * burst_after_s counts only time a job could have been dispatched (issue 25): a pause, a job's hold,
+ * the farm's storage hold or a blocked period longer than burst_after_s does not send the job to the
+ * paid endpoint the moment it ends — it waits burst_after_s of dispatchable time first.
+ * Real SQLite, the RunPod simulator over loopback; no LAN workstation could take the jobs.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { attemptsOfJob } from '../../electron/engine/store/attempt-store.js';
 import { cloudFarmFor } from '../helpers/cloud-farm.js';
+import type { Farm } from '../helpers/farm.js';
+import { fillingDisk } from '../helpers/filling-disk.js';
+import { addTemplateVariant } from '../helpers/template-variants.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 const BURST_AFTER_S = 2;
+
+/** Waits for the job to go to the endpoint, and checks it went no sooner than burst_after_s after `since`. */
+async function assertDispatchedAfter(farm: Farm, id: string, since: number, what: string): Promise<void> {
+  await farm.waitFor('the job went to the endpoint', () => attemptsOfJob(farm.engine.db, id).length === 1, 15_000);
+  const at = attemptsOfJob(farm.engine.db, id)[0]?.dispatched_at ?? 0;
+  assert.ok(at - since >= BURST_AFTER_S * 1000, `dispatched ${at - since} ms after ${what}`);
+}
 
 test('after a pause longer than burst_after_s, resume sends no job to the endpoint before burst_after_s of dispatchable time', {
   timeout: 30_000,
@@ -28,16 +38,7 @@ test('after a pause longer than burst_after_s, resume sends no job to the endpoi
     (await farm.engine.call('jobs.why', { id: id as string })).summary,
     /cloud burst waits until the job has waited 2 s/,
   );
-  await farm.waitFor(
-    'the job went to the endpoint',
-    () => attemptsOfJob(farm.engine.db, id as string).length === 1,
-    15_000,
-  );
-  const [attempt] = attemptsOfJob(farm.engine.db, id as string);
-  assert.ok(
-    (attempt?.dispatched_at ?? 0) - resumedAt >= BURST_AFTER_S * 1000,
-    `dispatched ${(attempt?.dispatched_at ?? 0) - resumedAt} ms after the resume`,
-  );
+  await assertDispatchedAfter(farm, id as string, resumedAt, 'the resume');
 });
 
 test('a job held longer than burst_after_s waits burst_after_s again once released', { timeout: 30_000 }, async (t) => {
@@ -50,14 +51,59 @@ test('a job held longer than burst_after_s waits burst_after_s again once releas
   await farm.engine.call('jobs.release', { ids: [id as string] });
   await sleep(BURST_AFTER_S * 500);
   assert.equal(sim.runCalls(), 0, 'half of burst_after_s after the release, nothing was sent to the endpoint');
+  await assertDispatchedAfter(farm, id as string, releasedAt, 'the release');
+});
+
+test('a storage hold longer than burst_after_s sends no normal job to the endpoint during it, nor before burst_after_s after it ends', {
+  timeout: 40_000,
+}, async (t) => {
+  const disk = fillingDisk(100);
+  const { farm, sim } = await cloudFarmFor(t, {
+    burstAfterS: BURST_AFTER_S,
+    endpoint: { maxConcurrency: 2 },
+    farm: { outputFs: disk, config: { runpodPollMs: 40, storageRetryMs: 100, storageRetryCapMs: 300 } },
+  });
+  // A rush job goes to the endpoint at once; storing its images finds the output disk full: the farm holds.
+  const [rush] = await farm.importJobs([{ id: 'sh001', priority: 'rush' }]);
   await farm.waitFor(
-    'the job went to the endpoint',
-    () => attemptsOfJob(farm.engine.db, id as string).length === 1,
-    15_000,
+    'the farm to hold on the full output disk',
+    async () => (await farm.engine.call('farm.status', {})).storageHold?.kind === 'output_disk_full',
   );
-  const [attempt] = attemptsOfJob(farm.engine.db, id as string);
-  assert.ok(
-    (attempt?.dispatched_at ?? 0) - releasedAt >= BURST_AFTER_S * 1000,
-    `dispatched ${(attempt?.dispatched_at ?? 0) - releasedAt} ms after the release`,
-  );
+  const [id] = await farm.importJobs([{ id: 'sh030' }]);
+  // The hold lasts past burst_after_s; it is lifted for a moment at every retry, and dispatch passes run then.
+  await sleep((BURST_AFTER_S + 1.5) * 1000);
+  assert.ok(disk.refused() >= 3, 'the farm tried its disk again several times');
+  assert.equal(sim.runCalls(), 1, 'only the rush job went out during the hold');
+  const freedAt = Date.now();
+  disk.free();
+  await farm.waitForStates([rush as string], ['completed'], 15_000);
+  await sleep(BURST_AFTER_S * 400);
+  assert.equal(sim.runCalls(), 1, 'just after the hold, the normal job still waits for the endpoint');
+  await assertDispatchedAfter(farm, id as string, freedAt, 'the disk was freed');
+});
+
+test('a job blocked longer than burst_after_s waits burst_after_s once an endpoint can take it', {
+  timeout: 40_000,
+}, async (t) => {
+  // A LAN workstation without the tag, and the endpoint without it at first: no one could take the job.
+  const { farm, sim } = await cloudFarmFor(t, { burstAfterS: BURST_AFTER_S, farm: { instances: [{}] }, start: false });
+  await addTemplateVariant(farm.engine, 'txt2img', { name: 'tagged', tags: ['cloud-xl'] });
+  const [id] = await farm.importJobs([{ id: 'sh040', template: 'tagged' }]);
+  farm.startScheduler();
+  await farm.waitFor('the job to be marked blocked', async () => (await farm.job(id as string)).blocked);
+  await sleep((BURST_AFTER_S + 1.5) * 1000);
+  const endpoint = (await farm.engine.call('instances.list', {})).find((i) => i.kind === 'runpod');
+  assert.ok(endpoint?.cloud, 'the endpoint is listed');
+  const unblockedAt = Date.now();
+  await farm.engine.call('cloud.updateRunpod', {
+    id: endpoint.id,
+    name: endpoint.name,
+    endpointId: endpoint.cloud.endpointId,
+    pricePerHourUsd: 3.6,
+    tags: ['cloud-xl'],
+  });
+  await farm.waitFor('the job to be unblocked', async () => !(await farm.job(id as string)).blocked);
+  await sleep(BURST_AFTER_S * 400);
+  assert.equal(sim.runCalls(), 0, 'just after the endpoint could take it, the job still waits');
+  await assertDispatchedAfter(farm, id as string, unblockedAt, 'an endpoint could take it');
 });

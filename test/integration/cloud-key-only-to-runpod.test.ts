@@ -106,7 +106,7 @@ test('the key goes to a base chosen on the farm host, never to one that was not 
     pricePerHourUsd: 1,
   });
   // What a database from before the rule holds for a base set over the network.
-  engine.db.prepare('UPDATE instances SET api_base_local = 0 WHERE id = ?').run(other.id);
+  engine.db.run('UPDATE instances SET api_base_local = 0 WHERE id = ?', other.id);
   farm.startScheduler();
 
   await farm.waitFor('the host-set endpoint asked for /health', () => local.heard.length > 0);
@@ -156,14 +156,12 @@ test("changing an endpoint's base forgets the key for it, whoever writes the row
     pricePerHourUsd: 1,
   });
   const local = (): number =>
-    (engine.db.prepare('SELECT api_base_local AS l FROM instances WHERE id = ?').get(v.id) as { l: number }).l;
+    (engine.db.one('SELECT api_base_local AS l FROM instances WHERE id = ?', v.id) as { l: number }).l;
   assert.equal(local(), 1, 'set on the host');
-  engine.db.prepare('UPDATE instances SET price_per_hour_usd = 2 WHERE id = ?').run(v.id);
+  engine.db.run('UPDATE instances SET price_per_hour_usd = 2 WHERE id = ?', v.id);
   assert.equal(local(), 1, 'another column changed: the mark stays');
-  engine.db.prepare("UPDATE instances SET api_base = 'http://10.9.9.9/v2' WHERE id = ?").run(v.id);
+  engine.db.run("UPDATE instances SET api_base = 'http://10.9.9.9/v2' WHERE id = ?", v.id);
   assert.equal(local(), 0, 'a new base: the key is not sent there');
-  engine.db
-    .prepare("UPDATE instances SET api_base = 'http://127.0.0.1:9/v2', api_base_local = 1 WHERE id = ?")
-    .run(v.id);
+  engine.db.run("UPDATE instances SET api_base = 'http://127.0.0.1:9/v2', api_base_local = 1 WHERE id = ?", v.id);
   assert.equal(local(), 1, 'a base set on the host in the same write keeps its mark');
 });

@@ -53,7 +53,7 @@ test('one stale report in a batch rolls back only itself; the other writes of th
   });
   const { result } = await importText(t.engine, 'shot_list.json', sample);
   const [a, b, c] = result.jobIds.filter(
-    (id) => (db.prepare('SELECT state FROM jobs WHERE id = ?').get(id) as { state: string }).state === 'queued',
+    (id) => (db.one('SELECT state FROM jobs WHERE id = ?', id) as { state: string }).state === 'queued',
   ) as [string, string, string];
   for (const [job, att] of [
     [a, 'att-a'],
@@ -62,7 +62,7 @@ test('one stale report in a batch rolls back only itself; the other writes of th
   ] as const)
     claim(db, t.clock, job, att, inst.id);
   const eventsOf = (id: string) =>
-    (db.prepare('SELECT COUNT(*) AS n FROM job_events WHERE job_id = ?').get(id) as { n: number }).n;
+    (db.one('SELECT COUNT(*) AS n FROM job_events WHERE job_id = ?', id) as { n: number }).n;
   const before = { a: eventsOf(a), b: eventsOf(b), c: eventsOf(c) };
 
   const batch = new CommitBatch(db);
@@ -86,7 +86,7 @@ test('one stale report in a batch rolls back only itself; the other writes of th
   assert.deepEqual(batch.stats, { commits: 1, writes: 3 });
 
   const state = (id: string) =>
-    db.prepare('SELECT state, current_attempt_id FROM jobs WHERE id = ?').get(id) as {
+    db.one('SELECT state, current_attempt_id FROM jobs WHERE id = ?', id) as {
       state: string;
       current_attempt_id: string | null;
     };
@@ -98,7 +98,7 @@ test('one stale report in a batch rolls back only itself; the other writes of th
     { a: before.a + 1, b: before.b, c: before.c + 1 },
     'the stale report wrote no event row',
   );
-  const openB = db.prepare("SELECT state FROM attempts WHERE id = 'att-b'").get() as { state: string };
+  const openB = db.one("SELECT state FROM attempts WHERE id = 'att-b'") as { state: string };
   assert.equal(openB.state, 'claimed');
 });
 
@@ -106,8 +106,7 @@ test('the state door names its refusals: a wrong state is a fenced report, an il
   const t = await engineFor(ctx);
   const { result } = await importText(t.engine, 'shot_list.json', sample);
   const queued = result.jobIds.find(
-    (id) =>
-      (t.engine.db.prepare('SELECT state FROM jobs WHERE id = ?').get(id) as { state: string }).state === 'queued',
+    (id) => (t.engine.db.one('SELECT state FROM jobs WHERE id = ?', id) as { state: string }).state === 'queued',
   ) as string;
   const refusal = (fn: () => unknown): unknown => {
     try {
@@ -143,7 +142,7 @@ test('a stored batch says so (the storage hold ends its fault streak there); a b
     (fn) => fn(),
     () => committed++,
   );
-  await batch.add(() => db.prepare('SELECT 1').get());
+  await batch.add(() => db.one('SELECT 1'));
   assert.equal(committed, 1);
   // A storage fault under a write ends the whole batch: nothing stored, nothing said.
   const full = Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });

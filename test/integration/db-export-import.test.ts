@@ -12,19 +12,8 @@ import { join } from 'node:path';
 import { Engine } from '../../electron/engine/engine.js';
 import { runCli } from '../helpers/cli.js';
 import { importText, jobsDigest, makeEngine, tableCounts } from '../helpers/engine.js';
+import { shotList } from '../helpers/farm-with-history.js';
 import { tempDirFor } from '../helpers/temp-dir.js';
-
-const shotList = (episode: string, n: number): string =>
-  JSON.stringify({
-    project: 'Moonfall',
-    episode,
-    shots: Array.from({ length: n }, (_, i) => ({
-      id: `sh${i + 1}0`,
-      stage: 'keyframe',
-      template: 'keyframe-img2img',
-      parameters: { prompt: `p${i}` },
-    })),
-  });
 
 test('export-db copies a live database; import-db into a fresh folder brings it all, migrated', async (ctx) => {
   const solo = await makeEngine();

@@ -101,7 +101,7 @@ test('a running engine whose claim a live engine took stops dispatching at its n
     lockFile: '0:0',
     beat: Date.now(),
   };
-  engine.db.prepare("UPDATE settings SET value_json = ? WHERE key = 'engine.claim'").run(JSON.stringify(claim));
+  engine.db.run("UPDATE settings SET value_json = ? WHERE key = 'engine.claim'", JSON.stringify(claim));
   await waitUntil(() => engine.scheduler === null, {
     what: 'the engine to stop dispatching',
     timeoutMs: 30_000,

@@ -7,13 +7,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
+import { type SqlDb, sqliteSqlDb } from '../../electron/engine/store/sql-db.js';
 import { ShotfarmError } from '../../shared/errors.js';
 import { FarmClaim, STALE_MS, type ClaimSide } from '../../electron/engine/lock/farm-claim.js';
 import { migrate } from '../../electron/engine/store/migrate.js';
 import { ManualClock } from '../../electron/engine/clock.js';
 
-function store(): Database.Database {
-  const db = new Database(':memory:');
+function store(): SqlDb {
+  const db = sqliteSqlDb(new Database(':memory:'));
   migrate(db, new ManualClock());
   return db;
 }
@@ -71,7 +72,7 @@ test('a holder whose claim a live engine took stops (refresh is false, and stays
   const at = { t: 1_000_000 };
   const db = store();
   const first = FarmClaim.take(db, '/d', side({ at }));
-  db.prepare("DELETE FROM settings WHERE key = 'engine.claim'").run(); // a restored store, an edited row
+  db.run("DELETE FROM settings WHERE key = 'engine.claim'"); // a restored store, an edited row
   assert.equal(first.refresh(), true);
   at.t += STALE_MS + 1; // suspended past STALE_MS: another engine takes the farm
   FarmClaim.take(db, '/d', side({ at, pid: 2, lockFile: '1:21' }));

@@ -17,7 +17,7 @@ import { tempDirFor } from '../helpers/temp-dir.js';
 
 /** The settings rows, byte for byte: equal before and after means nothing was stored. */
 function settingsRows(t: TestEngine): string {
-  return JSON.stringify(t.engine.db.prepare('SELECT * FROM settings ORDER BY key').all());
+  return JSON.stringify(t.engine.db.all('SELECT * FROM settings ORDER BY key'));
 }
 
 test('settings set/get/list/reset: the CLI and the API agree on every value, default and unit', async (ctx) => {
@@ -138,9 +138,7 @@ test('a bad setting value is refused with the setting, its bounds and what was g
 
 test('a stored value edited by hand into nonsense is named with its fix, and reset clears it', async (ctx) => {
   const t = await engineFor(ctx, { templates: false });
-  t.engine.db
-    .prepare("INSERT INTO settings (key, value_json, updated_at) VALUES ('farm.setting.grace_s', '\"soon\"', 1)")
-    .run();
+  t.engine.db.run("INSERT INTO settings (key, value_json, updated_at) VALUES ('farm.setting.grace_s', '\"soon\"', 1)");
   await assert.rejects(
     t.engine.call('settings.list', {}),
     /the stored grace_s is invalid .*shotfarm settings reset grace_s/,

@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Timers } from '../../electron/engine/clock.js';
-import { HookRunner, type HookPayload } from '../../electron/engine/hooks/hook-runner.js';
+import { HookRunner, type JobHookPayload, type LateHookPayload } from '../../electron/engine/hooks/hook-runner.js';
 import { addHook, getHooks, setHooks } from '../../electron/engine/hooks/hook-settings.js';
 import { listDeliveries } from '../../electron/engine/store/delivery-store.js';
 import type { JobView } from '../../shared/domain.js';
@@ -121,7 +121,7 @@ test('a command hook receives the job JSON on stdin, with no shell in between', 
     await s.runner.whenIdle();
 
     const got = JSON.parse(readFileSync(out, 'utf8'));
-    const payload = JSON.parse(got.input) as HookPayload;
+    const payload = JSON.parse(got.input) as JobHookPayload;
     assert.deepEqual(payload.job, s.job);
     assert.deepEqual([payload.event, payload.delivery_id, payload.hook_id], ['completed', ids[0], 'record']);
     assert.deepEqual([got.event, got.job], ['completed', s.job.id]);
@@ -165,7 +165,7 @@ test('a webhook POSTs the job JSON to its URL', async () => {
       [received[0]!.method, received[0]!.type, received[0]!.event],
       ['POST', 'application/json', 'failed'],
     );
-    const payload = JSON.parse(received[0]!.body) as HookPayload;
+    const payload = JSON.parse(received[0]!.body) as JobHookPayload;
     assert.deepEqual(
       [payload.event, payload.job.id, payload.job.stateReason],
       ['failed', s.job.id, 'out of GPU memory'],
@@ -305,9 +305,7 @@ test('notify never throws to the caller: a missing program, a refused connection
     assert.match(byHook.gone!.lastError!, /was not found/);
     assert.equal(byHook.closed!.lastError, 'http://127.0.0.1:1 refused the connection (nothing listening there?).');
 
-    s.t.engine.db
-      .prepare('UPDATE settings SET value_json = \'[{"id":"x","kind":"shell"}]\' WHERE key = \'hooks\'')
-      .run();
+    s.t.engine.db.run('UPDATE settings SET value_json = \'[{"id":"x","kind":"shell"}]\' WHERE key = \'hooks\'');
     assert.throws(
       () => getHooks(s.t.engine.db),
       (err: unknown) => err instanceof ShotfarmError && /hooks setting is invalid/.test(err.message),
@@ -428,6 +426,57 @@ test('a hook removed while its retry waits is not run again', async () => {
     const [d] = listDeliveries(s.t.engine.db);
     assert.equal(d!.status, 'failed');
     assert.match(d!.lastError!, /"noisy" was removed from the settings/);
+  } finally {
+    await stop(server);
+    await teardown(s);
+  }
+});
+
+test('a hook on late gets the late group once per due time, and again when the due time changes', async () => {
+  const s = await setup();
+  const received: { event: string; body: string }[] = [];
+  const { server, url } = await listen((req, body, res) => {
+    received.push({ event: String(req.headers['x-shotfarm-event']), body });
+    res.writeHead(204).end();
+  });
+  try {
+    addHook(s.t.engine.db, s.t.clock, { id: 'late-chat', on: ['late'], kind: 'webhook', url: `${url}/late` });
+    addHook(s.t.engine.db, s.t.clock, { id: 'done-chat', on: ['completed'], kind: 'webhook', url: `${url}/done` });
+    const now = s.t.clock.now();
+    const group = {
+      kind: 'episode' as const,
+      key: 'Moonfall/ep101',
+      project: 'Moonfall',
+      episode: 'ep101',
+      sequence: null,
+      total: 340,
+      done: 100,
+      running: 4,
+      queued: 236,
+      other: 0,
+      p50At: now + 3_600_000,
+      p90At: now + 5_400_000,
+      dueAt: now + 1_800_000,
+      late: true,
+      remedy: '2 more GPUs or a bump would make it',
+      unplaced: 0,
+    };
+    assert.equal(s.runner.notifyLate(group).length, 1, 'only the hook on late');
+    assert.deepEqual(s.runner.notifyLate(group), [], 'late again for the same due time: not news');
+    assert.equal(s.runner.notifyLate({ ...group, dueAt: now + 2_400_000 }).length, 1, 'a new due time, missed too');
+    await s.runner.whenIdle();
+    assert.equal(received.length, 2);
+    const payload = JSON.parse(received[0]!.body) as LateHookPayload;
+    assert.deepEqual([received[0]!.event, payload.event, payload.hook_id], ['late', 'late', 'late-chat']);
+    assert.deepEqual(payload.group, group);
+    const rows = listDeliveries(s.t.engine.db);
+    assert.deepEqual(
+      rows.map((d) => [d.event, d.jobId, d.status]),
+      [
+        ['late', 'Moonfall/ep101', 'delivered'],
+        ['late', 'Moonfall/ep101', 'delivered'],
+      ],
+    );
   } finally {
     await stop(server);
     await teardown(s);

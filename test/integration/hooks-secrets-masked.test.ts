@@ -9,6 +9,7 @@ import { maskUrlSecrets } from '../../shared/url.js';
 import { runCli } from '../helpers/cli.js';
 import { engineFor } from '../helpers/engine.js';
 import { standIn } from '../helpers/stand-in-servers.js';
+import { jobViewFixture } from '../helpers/job-view.js';
 
 test('maskUrlSecrets keeps where a URL goes and hides what may be a secret', () => {
   const cases: [string, string][] = [
@@ -59,37 +60,8 @@ test('no hooks answer shows a webhook secret; the stored hook keeps it and deliv
       err instanceof Error && /Hook "other": its URL is masked \(\*\*\*\); send the full webhook URL/.test(err.message),
   );
 
-  const job = {
-    id: '00000000-0000-4000-8000-000000000001',
-    project: 'P',
-    episode: 'E',
-    shot: 's',
-    stage: 'k',
-    take: 1,
-    template: 't',
-    priority: 'normal',
-    rank: 0,
-    state: 'completed',
-    stateReason: null,
-    errorClass: null,
-    attempts: 1,
-    maxAttempts: 3,
-    instanceId: null,
-    dependsOn: null,
-    seed: 1,
-    vramGb: 8,
-    tags: [],
-    blocked: false,
-    waitReason: null,
-    progress: null,
-    attempt: null,
-    contact: null,
-    enqueuedAt: 1,
-    startedAt: 2,
-    finishedAt: 3,
-    updatedAt: 3,
-  } as const;
-  assert.equal(t.engine.hooks.notify({ ...job, tags: [] }).length, 1);
+  const job = jobViewFixture();
+  assert.equal(t.engine.hooks.notify(job).length, 1);
   await t.engine.hooks.whenIdle();
   assert.deepEqual(
     receiver.seen.map((r) => r.path),

@@ -11,6 +11,7 @@ import { listDeliveries } from '../../electron/engine/store/delivery-store.js';
 import { systemTimers } from '../../electron/engine/clock.js';
 import { ShotfarmError } from '../../shared/errors.js';
 import { engineFor, importText, RESOURCES } from '../helpers/engine.js';
+import { jobViewFixture } from '../helpers/job-view.js';
 
 const sample = JSON.parse(readFileSync(`${RESOURCES}samples/shot_list.json`, 'utf8'));
 const evilHook = [
@@ -31,7 +32,7 @@ test('a shot list carrying hooks is refused whole, and no hook is configured by 
       /hooks/.test(err.message),
   );
   assert.deepEqual(getHooks(t.engine.db), []);
-  assert.equal((t.engine.db.prepare('SELECT COUNT(*) AS n FROM jobs').get() as { n: number }).n, 0);
+  assert.equal((t.engine.db.one('SELECT COUNT(*) AS n FROM jobs') as { n: number }).n, 0);
 });
 
 test('a shot carrying hooks is a row error; the rows that import configure no hook', async (ctx) => {
@@ -130,6 +131,11 @@ test('hooks add-command, add-webhook, list, remove and deliveries from the comma
   assert.match(dup.err, /already named "chat"/);
   const badEvent = await cli(t.dir, 'hooks', 'add-webhook', 'x', 'https://h.example/', '--on', 'started');
   assert.equal(badEvent.code, EXIT.badInput);
+  assert.match(badEvent.err, /--on takes completed, failed, late/);
+  const onLate = await cli(t.dir, 'hooks', 'add-webhook', 'lead', 'https://h.example/late', '--on', 'late,failed');
+  assert.equal(onLate.code, EXIT.ok, onLate.err);
+  assert.match((await cli(t.dir, 'hooks', 'list')).out, /lead\s+webhook\s+late,failed\s/);
+  assert.equal((await cli(t.dir, 'hooks', 'remove', 'lead')).code, EXIT.ok);
   const badUrl = await cli(t.dir, 'hooks', 'add-webhook', 'x', 'ftp://h.example/', '--on', 'failed');
   assert.equal(badUrl.code, EXIT.badInput);
   assert.match(badUrl.err, /url: must be an http:\/\/ or https:\/\/ URL/);
@@ -162,37 +168,8 @@ test('hooks add-command, add-webhook, list, remove and deliveries from the comma
     random: () => 0,
     log: () => undefined,
   });
-  const job = {
-    id: '00000000-0000-4000-8000-000000000001',
-    project: 'P',
-    episode: 'E',
-    shot: 's',
-    stage: 'k',
-    take: 1,
-    template: 't',
-    priority: 'normal',
-    rank: 0,
-    state: 'completed',
-    stateReason: null,
-    errorClass: null,
-    attempts: 1,
-    maxAttempts: 3,
-    instanceId: null,
-    dependsOn: null,
-    seed: 1,
-    vramGb: 8,
-    tags: [],
-    blocked: false,
-    waitReason: null,
-    progress: null,
-    attempt: null,
-    contact: null,
-    enqueuedAt: 1,
-    startedAt: 2,
-    finishedAt: 3,
-    updatedAt: 3,
-  } as const;
-  assert.equal(runner.notify({ ...job, tags: [] }).length, 1);
+  const job = jobViewFixture();
+  assert.equal(runner.notify(job).length, 1);
   await runner.whenIdle();
   await runner.close();
   const deliveries = await cli(t.dir, 'hooks', 'deliveries', '--status', 'failed');

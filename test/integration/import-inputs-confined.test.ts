@@ -81,7 +81,7 @@ test('inputs outside the shot list folder are refused with words that say why; a
   assert.deepEqual({ counts: tableCounts(t.engine), jobs: jobsDigest(t.engine) }, before, 'a preview writes nothing');
   const result = await t.engine.call('import.commit', { previewId: preview.previewId });
   assert.equal(result.imported, 2);
-  const stored = t.engine.db.prepare('SELECT inputs_json FROM jobs ORDER BY shot').all() as { inputs_json: string }[];
+  const stored = t.engine.db.all('SELECT inputs_json FROM jobs ORDER BY shot') as { inputs_json: string }[];
   assert.deepEqual(
     stored.map((r) => JSON.parse(r.inputs_json).image),
     [join(folder, 'plates', 'sh010.png'), join(folder, 'plates', 'sh010.png')],

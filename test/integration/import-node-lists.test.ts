@@ -49,7 +49,7 @@ test("the CLI's import checks nodes and models against the node lists a farm sto
   const farm = await startFarm({ instances: [{}] });
   try {
     await farm.waitFor('the node list', () => farm.engine.scheduler!.readiness().every((i) => i.nodeListKnown));
-    const stored = farm.engine.db.prepare('SELECT instance_id FROM instance_node_lists').all();
+    const stored = farm.engine.db.all('SELECT instance_id FROM instance_node_lists');
     assert.equal(stored.length, 1, 'the list was stored when loaded');
     const r = await runCli(farm.dir, 'import', shots(farm.dir), '--dry-run');
     assert.equal(r.code, EXIT.badInput, r.out);

@@ -15,19 +15,7 @@ import { METHOD_CLASSES, ROLES, type Caller, type MethodClass, type Role } from 
 import { mayUse, permission } from '../../shared/permissions.js';
 import { startServer } from '../../electron/server/server.js';
 import { makeEngine, RESOURCES } from '../helpers/engine.js';
-import { addPerson, callAs } from '../helpers/people.js';
-
-const shotList = (episode: string): string =>
-  JSON.stringify({
-    project: 'Moonfall',
-    episode,
-    shots: [1, 2, 3].map((n) => ({
-      id: `sh${n}0`,
-      stage: 'keyframe',
-      template: 'keyframe-img2img',
-      parameters: { prompt: `shot ${n}` },
-    })),
-  });
+import { addPerson, callAs, threeShotList as shotList } from '../helpers/people.js';
 
 /** One call per class, on the caller's own jobs where the class acts on jobs. */
 function representative(cls: MethodClass, own: string[]): { method: ApiMethod; input: unknown } {

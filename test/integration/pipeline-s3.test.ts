@@ -69,7 +69,7 @@ test('with S3 on, a job completes once its output is confirmed in the bucket wit
     farm.startScheduler();
     const [id] = await farm.importJobs([{ id: 'sh010' }]);
     await farm.waitForStates([id!], ['completed']);
-    const asset = farm.engine.db.prepare('SELECT path, sha256 FROM assets WHERE job_id = ?').get(id) as {
+    const asset = farm.engine.db.one('SELECT path, sha256 FROM assets WHERE job_id = ?', id) as {
       path: string;
       sha256: string;
     };
@@ -107,7 +107,7 @@ test('a failed upload leaves the job not completed, with the reason, and no ledg
     const [v] = await farm.waitForStates([id!], ['failed_final'], 30_000);
     assert.match(v?.stateReason ?? '', /the copy to S3 was not confirmed/);
     assert.doesNotMatch(v?.stateReason ?? '', /S3RVER/, 'credentials never appear in messages');
-    assert.equal((farm.engine.db.prepare('SELECT COUNT(*) AS n FROM assets').get() as { n: number }).n, 0);
+    assert.equal((farm.engine.db.one('SELECT COUNT(*) AS n FROM assets') as { n: number }).n, 0);
     assert.equal(
       farm.sims[0]!.counts(id!).executed,
       1,

@@ -54,11 +54,9 @@ test('keyframe → motion: the plate is uploaded, the keyframe output feeds the 
   const kfLoad = (kfEntry!.prompt as Record<string, { inputs: Record<string, unknown> }>)['10'];
   assert.equal(kfLoad?.inputs.image, `shotfarm/${kf}/plate.png`);
   for (const id of [kf, motion]) assert.equal(executedCount(farm, id), 1);
-  const ledger = farm.engine.db
-    .prepare(
-      'SELECT j.stage, a.seed, a.template_name, a.template_hash, a.width FROM assets a JOIN jobs j ON j.id = a.job_id ORDER BY j.stage',
-    )
-    .all() as {
+  const ledger = farm.engine.db.all(
+    'SELECT j.stage, a.seed, a.template_name, a.template_hash, a.width FROM assets a JOIN jobs j ON j.id = a.job_id ORDER BY j.stage',
+  ) as {
     stage: string;
     seed: number;
     template_name: string;

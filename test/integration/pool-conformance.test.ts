@@ -243,13 +243,13 @@ for (const pool of POOLS) {
     const ids = await u.farm.importJobs(Array.from({ length: 20 }, (_, i) => ({ id: `sh${i}` })));
     const db = u.farm.engine.db;
     // SQLite answers SQLITE_FULL once the file would grow past max_page_count: a full disk, on demand, before the first claim.
-    db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
+    db.sqlite?.pragma(`max_page_count = ${db.sqlite?.pragma('page_count', { simple: true }) as number}`);
     u.farm.startScheduler();
     await u.farm.waitFor(
       'the farm to hold on the full database',
       async () => (await u.farm.engine.call('farm.status', {})).storageHold?.kind === 'database_full',
     );
-    db.pragma('max_page_count = 1073741823');
+    db.sqlite?.pragma('max_page_count = 1073741823');
     const done = await u.farm.waitForStates(ids, ENDED, 60_000);
     assert.deepEqual(
       done.filter((j) => j.state !== 'completed').map((j) => [j.shot, j.state, j.stateReason]),

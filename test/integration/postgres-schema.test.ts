@@ -2,15 +2,18 @@
  * The migration chain in PostgreSQL's dialect (store/postgres/schema-dialect.ts) applies to a real
  * server and makes the schema SQLite's chain makes: the same tables, columns, nullability and
  * indexes; ids numbered by the database; names unique regardless of case; the RunPod base trigger.
+ * The store's migration runner (store/migrate.ts) applies it, with SQLite's refusals.
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { systemClock } from '../../electron/engine/clock.js';
 import { openDatabase } from '../../electron/engine/store/database.js';
+import { migrate } from '../../electron/engine/store/migrate.js';
 import { MIGRATIONS } from '../../electron/engine/store/migrations/index.js';
 import { openPostgresDb, type PostgresDb } from '../../electron/engine/store/postgres/postgres-db.js';
-import { postgresMigrationSql } from '../../electron/engine/store/postgres/schema-dialect.js';
+import { ROWID_TABLES } from '../../electron/engine/store/postgres/schema-dialect.js';
+import { ShotfarmError } from '../../shared/errors.js';
 import { type PostgresCluster, startPostgresCluster } from '../helpers/postgres-cluster.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
@@ -20,7 +23,7 @@ const dir = makeTempDir('shotfarm-schema-');
 before(async () => {
   cluster = await startPostgresCluster();
   pg = openPostgresDb(cluster.createDatabase('schema'));
-  for (const m of MIGRATIONS) pg.transaction(() => pg.exec(postgresMigrationSql(m)));
+  migrate(pg, systemClock);
 });
 after(() => {
   pg?.close();
@@ -32,29 +35,27 @@ test("the chain makes SQLite's tables, columns, nullability and indexes on Postg
   const lite = openDatabase(join(dir.path, 'schema.sqlite'), systemClock);
   try {
     const liteTables = (
-      lite
-        .prepare(
-          "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'schema_migrations' ORDER BY name",
-        )
-        .all() as { name: string }[]
+      lite.all(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'schema_migrations' ORDER BY name",
+      ) as { name: string }[]
     ).map((r) => r.name);
     const columns = (table: string) =>
       (
-        lite.prepare(`SELECT name, "notnull" AS nn, pk FROM pragma_table_info(?) ORDER BY name`).all(table) as {
+        lite.all(`SELECT name, "notnull" AS nn, pk FROM pragma_table_info(?) ORDER BY name`, table) as {
           name: string;
           nn: number;
           pk: number;
         }[]
       ).map((c) => `${c.name}${c.nn || c.pk ? ' NOT NULL' : ''}`);
     const liteIndexes = (
-      lite
-        .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name")
-        .all() as { name: string }[]
+      lite.all("SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name") as {
+        name: string;
+      }[]
     ).map((r) => r.name);
 
     const pgTables = pg
       .all<{ name: string }>(
-        "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name",
+        "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_name <> 'schema_migrations' ORDER BY table_name",
       )
       .map((r) => r.name);
     assert.deepEqual(pgTables, liteTables);
@@ -66,7 +67,9 @@ test("the chain makes SQLite's tables, columns, nullability and indexes on Postg
           table,
         )
         .map((c) => `${c.name}${c.nullable === 'NO' ? ' NOT NULL' : ''}`);
-      assert.deepEqual(pgColumns, columns(table), table);
+      // SQLite's implicit rowid is a real column on PostgreSQL where the store reads it.
+      const liteColumns = [...columns(table), ...(ROWID_TABLES.includes(table) ? ['rowid NOT NULL'] : [])].sort();
+      assert.deepEqual(pgColumns, liteColumns, table);
     }
     const pgIndexes = pg
       .all<{ name: string }>(
@@ -124,4 +127,53 @@ test('ids are numbered by the database, people are unique regardless of case, an
     1,
     'another change keeps it',
   );
+});
+
+test('hook deliveries take the late event on both stores (0020), keep numbering ids, and still refuse an unknown event', {
+  timeout: 60_000,
+}, () => {
+  const lite = openDatabase(join(dir.path, 'hooks.sqlite'), systemClock);
+  try {
+    for (const db of [lite, pg]) {
+      const add = (event: string, key: string) =>
+        db.one<{ id: number }>(
+          `INSERT INTO hook_deliveries (hook_id, job_id, event, dedupe_key, payload_json, created_at, updated_at)
+            VALUES ('h', 'P/ep101', ?, ?, '{}', 0, 0) RETURNING id`,
+          event,
+          key,
+        );
+      const a = add('completed', 'k1');
+      const b = add('late', 'due:1');
+      assert.ok(a && b && Number(b.id) > Number(a.id), 'a late delivery is numbered after the others');
+      assert.throws(() => add('exploded', 'k2'), 'the CHECK still names the events');
+    }
+  } finally {
+    lite.close();
+  }
+});
+
+test('the runner records each migration once on PostgreSQL, and refuses an edited one or a newer schema in words', {
+  timeout: 60_000,
+}, () => {
+  assert.deepEqual(
+    pg.all<{ id: number }>('SELECT id FROM schema_migrations ORDER BY id').map((r) => r.id),
+    MIGRATIONS.map((m) => m.id),
+  );
+  assert.equal(migrate(pg, systemClock), 0, 'a second open applies nothing');
+  const edited = MIGRATIONS.map((m, i) => (i === 0 ? { ...m, sql: `${m.sql}\n-- tweak` } : m));
+  assert.throws(
+    () => migrate(pg, systemClock, edited),
+    (err: unknown) =>
+      err instanceof ShotfarmError && err.code === 'storage' && /0001-initial was edited/.test(err.message),
+  );
+  const future = openPostgresDb(cluster.createDatabase('schema_future'));
+  try {
+    migrate(future, systemClock, [
+      ...MIGRATIONS,
+      { id: 999, name: '0999-future', sql: 'CREATE TABLE future (x INTEGER)' },
+    ]);
+    assert.throws(() => migrate(future, systemClock), /newer Shotfarm/);
+  } finally {
+    future.close();
+  }
 });

@@ -32,11 +32,9 @@ test('resources/samples/shot_list.json renders on simulated workstations with th
     const motion = jobs.find((j) => j.stage === 'motion')!;
     const keyframe = jobs.find((j) => j.shot === motion.shot && j.stage === 'keyframe')!;
     assert.equal(motion.dependsOn, keyframe.id);
-    const assets = farm.engine.db
-      .prepare(
-        'SELECT j.stage, a.media_type, a.width, a.height, a.template_name FROM assets a JOIN jobs j ON j.id = a.job_id ORDER BY j.stage, a.path',
-      )
-      .all() as { stage: string; media_type: string; width: number; height: number; template_name: string }[];
+    const assets = farm.engine.db.all(
+      'SELECT j.stage, a.media_type, a.width, a.height, a.template_name FROM assets a JOIN jobs j ON j.id = a.job_id ORDER BY j.stage, a.path',
+    ) as { stage: string; media_type: string; width: number; height: number; template_name: string }[];
     // Three keyframes from the plates (VAEEncode keeps the plate size), one SVD clip at the template's 1024×576.
     assert.deepEqual(
       assets.map((a) => [a.stage, a.template_name, a.media_type]),

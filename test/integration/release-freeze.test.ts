@@ -40,10 +40,14 @@ function render(t: TestEngine, jobId: string, n: number, rel: string, content: s
     outcome: 'completed',
   });
   insertAsset(t.engine.db, jobId, att, path, T0 + 5);
-  t.engine.db
-    .prepare('UPDATE assets SET sha256 = ?, bytes = ?, approved = ? WHERE path = ?')
-    .run(sha256, Buffer.byteLength(content), approved ? 1 : 0, path);
-  const { id } = t.engine.db.prepare('SELECT id FROM assets WHERE path = ?').get(path) as { id: string };
+  t.engine.db.run(
+    'UPDATE assets SET sha256 = ?, bytes = ?, approved = ? WHERE path = ?',
+    sha256,
+    Buffer.byteLength(content),
+    approved ? 1 : 0,
+    path,
+  );
+  const { id } = t.engine.db.one('SELECT id FROM assets WHERE path = ?', path) as { id: string };
   return { path, sha256, assetId: id };
 }
 
@@ -51,9 +55,7 @@ function render(t: TestEngine, jobId: string, n: number, rel: string, content: s
 async function episode(t: TestEngine): Promise<{ approved: Rendered[]; draft: Rendered }> {
   const { result } = await importText(t.engine, 'shot_list.json', sample);
   const job = (shot: string, stage: string): string => {
-    const r = t.engine.db.prepare('SELECT id FROM jobs WHERE shot = ? AND stage = ?').get(shot, stage) as {
-      id: string;
-    };
+    const r = t.engine.db.one('SELECT id FROM jobs WHERE shot = ? AND stage = ?', shot, stage) as { id: string };
     return r.id;
   };
   assert.equal(result.imported, 4);
@@ -216,7 +218,7 @@ test('freeze refuses when an approved file is missing or changed since the ledge
 test('freeze with nothing approved says so clearly and writes nothing', async (ctx) => {
   const t = await engineFor(ctx);
   await episode(t);
-  t.engine.db.prepare('UPDATE assets SET approved = 0').run();
+  t.engine.db.run('UPDATE assets SET approved = 0');
   const outDir = join(t.dir, 'releases', 'rel');
   await assert.rejects(
     freezeRelease(t.engine.db, t.clock, { project: 'Moonfall', episode: 'ep101', outDir }),

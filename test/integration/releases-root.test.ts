@@ -40,9 +40,10 @@ async function approvedEpisode(t: TestEngine): Promise<void> {
     outcome: 'completed',
   });
   insertAsset(t.engine.db, jobId, att, path, 2);
-  t.engine.db
-    .prepare('UPDATE assets SET sha256 = ?, bytes = 6, approved = 1')
-    .run(createHash('sha256').update('pixels').digest('hex'));
+  t.engine.db.run(
+    'UPDATE assets SET sha256 = ?, bytes = 6, approved = 1',
+    createHash('sha256').update('pixels').digest('hex'),
+  );
 }
 
 test('freeze writes only inside the releases root: relative names land there, anything outside is refused and nothing written', async (ctx) => {

@@ -288,7 +288,8 @@ test('credentials never appear in errors, logs or the shown settings', async () 
       assert.ok(!leaks(JSON.stringify(describeS3Settings(getS3Settings(db)!))));
       assert.equal(describeS3Settings(getS3Settings(db)!).credentials, 'settings');
       // A setting edited by hand into something invalid: the error names the rule, not the values.
-      db.prepare("UPDATE settings SET value_json = ? WHERE key = 's3'").run(
+      db.run(
+        "UPDATE settings SET value_json = ? WHERE key = 's3'",
         JSON.stringify({ bucket: 'Not_A_Bucket', ...secret }),
       );
       assert.throws(

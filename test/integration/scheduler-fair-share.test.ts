@@ -8,6 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { farmFor, type Farm } from '../helpers/farm.js';
+import { forEachStore, type StoreKind } from '../helpers/test-store.js';
 
 interface Run {
   project: string;
@@ -17,10 +18,9 @@ interface Run {
 
 /** GPU time per project over the attempts dispatched while both projects still had jobs queued. */
 function contendedShares(farm: Farm): Map<string, number> {
-  const runs = farm.engine.db
-    .prepare(`SELECT j.project, a.dispatched_at, a.finished_at FROM attempts a JOIN jobs j ON j.id = a.job_id
-    WHERE j.priority < 300 AND a.finished_at IS NOT NULL ORDER BY a.dispatched_at`)
-    .all() as Run[];
+  const runs =
+    farm.engine.db.all(`SELECT j.project, a.dispatched_at, a.finished_at FROM attempts a JOIN jobs j ON j.id = a.job_id
+    WHERE j.priority < 300 AND a.finished_at IS NOT NULL ORDER BY a.dispatched_at`) as Run[];
   const lastOf = (p: string) => Math.max(...runs.filter((r) => r.project === p).map((r) => r.dispatched_at));
   // The first project to have its last job dispatched stops competing then.
   const until = Math.min(lastOf('Moonfall'), lastOf('Ashen'));
@@ -32,10 +32,11 @@ function contendedShares(farm: Farm): Map<string, number> {
 
 async function runTwoProjects(
   ctx: Parameters<typeof farmFor>[0],
+  store: StoreKind,
   weights: string,
   config: { prefetch?: boolean } = {},
 ): Promise<{ farm: Farm; rushId: string }> {
-  const farm = await farmFor(ctx, { instances: [{}, {}, {}, {}], start: false, config });
+  const farm = await farmFor(ctx, { store, instances: [{}, {}, {}, {}], start: false, config });
   await farm.engine.call('settings.set', { key: 'project_weights', value: weights });
   const shots = (prefix: string) =>
     Array.from({ length: 100 }, (_, i) => ({ id: `${prefix}${String(i).padStart(3, '0')}` }));
@@ -43,15 +44,16 @@ async function runTwoProjects(
   const ids = [...(await farm.importJobs(shots('m'), 'Moonfall')), ...(await farm.importJobs(shots('a'), 'Ashen'))];
   farm.startScheduler();
   const completed = () =>
-    (farm.engine.db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE state = 'completed'").get() as { n: number }).n;
+    (farm.engine.db.one("SELECT COUNT(*) AS n FROM jobs WHERE state = 'completed'") as { n: number }).n;
   await farm.waitFor('20 jobs to complete', () => completed() >= 20, 60_000);
   const [rushId] = await farm.importJobs([{ id: 'r001', priority: 'rush' }], 'Ashen', 'R');
   // The share is measured while both wait: once one project has all its jobs done, the rest need not run.
   const done = (project: string) =>
     (
-      farm.engine.db
-        .prepare("SELECT COUNT(*) AS n FROM jobs WHERE project = ? AND episode = 'E' AND state = 'completed'")
-        .get(project) as { n: number }
+      farm.engine.db.one(
+        "SELECT COUNT(*) AS n FROM jobs WHERE project = ? AND episode = 'E' AND state = 'completed'",
+        project,
+      ) as { n: number }
     ).n;
   await farm.waitForStates([rushId as string], ['completed'], 120_000);
   await farm.waitFor(
@@ -66,10 +68,11 @@ async function runTwoProjects(
 /** The rush job is the first job dispatched after it was queued. */
 function assertRushFirst(farm: Farm, rushId: string): void {
   const db = farm.engine.db;
-  const created = db.prepare('SELECT MIN(id) AS id FROM job_events WHERE job_id = ?').get(rushId) as { id: number };
-  const next = db
-    .prepare("SELECT job_id FROM job_events WHERE to_state = 'running' AND id > ? ORDER BY id LIMIT 1")
-    .get(created.id) as { job_id: string };
+  const created = db.one('SELECT MIN(id) AS id FROM job_events WHERE job_id = ?', rushId) as { id: number };
+  const next = db.one(
+    "SELECT job_id FROM job_events WHERE to_state = 'running' AND id > ? ORDER BY id LIMIT 1",
+    created.id,
+  ) as { job_id: string };
   assert.equal(next.job_id, rushId, 'the rush job took the first GPU that freed');
 }
 
@@ -87,15 +90,17 @@ function assertShare(ctx: { diagnostic(m: string): void }, farm: Farm, moonfallS
 
 // With prefetch on (the default): each workstation also holds the next prompt waiting behind the
 // running one; the shares hold the same, and a rush job imported mid-run still completes.
-for (const [weights, moonfallShare] of [
-  ['', 0.5],
-  ['Moonfall=3, Ashen=1', 0.75],
-] as const) {
-  test(`fair share ${weights || '1:1'}: Moonfall's share of GPU time while both wait is ${moonfallShare} within 10 %`, async (ctx) => {
-    const { farm } = await runTwoProjects(ctx, weights);
-    assertShare(ctx, farm, moonfallShare);
-  });
-}
+forEachStore((store) => {
+  for (const [weights, moonfallShare] of [
+    ['', 0.5],
+    ['Moonfall=3, Ashen=1', 0.75],
+  ] as const) {
+    test(`fair share ${weights || '1:1'}: Moonfall's share of GPU time while both wait is ${moonfallShare} within 10 % on ${store}`, async (ctx) => {
+      const { farm } = await runTwoProjects(ctx, store, weights);
+      assertShare(ctx, farm, moonfallShare);
+    });
+  }
+});
 
 // prefetch: false — one prompt per workstation. "The rush job is the first job to start running
 // after it was queued" is what this test can observe only then: with prefetch, jobs already chosen
@@ -103,8 +108,10 @@ for (const [weights, moonfallShare] of [
 // priority, it displaces the waiting prompt instead), so normal jobs legitimately go running
 // after the rush was queued, fair share on or off. Rush above fair share is the order's doing
 // (fair-candidates.ts passes rush through first), which this run shows.
-test('fair share 1:1 with one prompt per workstation: the share holds and a rush job imported mid-run takes the first GPU that frees', async (ctx) => {
-  const { farm, rushId } = await runTwoProjects(ctx, '', { prefetch: false });
-  assertShare(ctx, farm, 0.5);
-  assertRushFirst(farm, rushId);
+forEachStore((store) => {
+  test(`fair share 1:1 with one prompt per workstation: the share holds and a rush job imported mid-run takes the first GPU that frees on ${store}`, async (ctx) => {
+    const { farm, rushId } = await runTwoProjects(ctx, store, '', { prefetch: false });
+    assertShare(ctx, farm, 0.5);
+    assertRushFirst(farm, rushId);
+  });
 });

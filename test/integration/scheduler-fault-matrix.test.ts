@@ -100,7 +100,7 @@ for (const row of rows) {
       if (row.fault === 'partition') {
         // The server kept running while unreachable: the prompt finished there, but nothing was collected from it.
         farm.sims[0]!.partition(false);
-        assert.equal((farm.engine.db.prepare('SELECT COUNT(*) AS n FROM assets').get() as { n: number }).n, 0);
+        assert.equal((farm.engine.db.one('SELECT COUNT(*) AS n FROM assets') as { n: number }).n, 0);
       } else {
         assert.equal(executedCount(farm, id!), row.executed);
       }

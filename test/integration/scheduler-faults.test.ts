@@ -5,9 +5,10 @@ import { request } from 'undici';
 import { executedCount, farmFor, receivedCount, startFarm, watchServerQueue } from '../helpers/farm.js';
 
 function attemptsOf(farm: Awaited<ReturnType<typeof startFarm>>, jobId: string) {
-  return farm.engine.db
-    .prepare('SELECT n, outcome, error_class, reason, instance_name FROM attempts WHERE job_id = ? ORDER BY n')
-    .all(jobId) as {
+  return farm.engine.db.all(
+    'SELECT n, outcome, error_class, reason, instance_name FROM attempts WHERE job_id = ? ORDER BY n',
+    jobId,
+  ) as {
     n: number;
     outcome: string | null;
     error_class: string | null;
@@ -50,9 +51,9 @@ test('a rush job imported behind a batch starts next (incident 4)', async (ctx) 
   const [rush] = await farm.importJobs([{ id: 'fix', priority: 'rush' }]);
   await farm.waitForStates([...batch, rush!], ['completed'], 30_000);
   const order = (
-    farm.engine.db
-      .prepare('SELECT j.shot FROM attempts a JOIN jobs j ON j.id = a.job_id ORDER BY a.dispatched_at')
-      .all() as { shot: string }[]
+    farm.engine.db.all('SELECT j.shot FROM attempts a JOIN jobs j ON j.id = a.job_id ORDER BY a.dispatched_at') as {
+      shot: string;
+    }[]
   ).map((r) => r.shot);
   assert.equal(order[1], 'fix', `dispatch order was ${order.join(', ')}`);
 });
@@ -68,9 +69,9 @@ test('move to top makes the last queued job the next one to start', async (ctx) 
   const last = queued.at(-1)!;
   await farm.engine.call('jobs.moveToTop', { ids: [last.id] });
   await farm.waitForStates(ids, ['completed'], 30_000);
-  const order = (
-    farm.engine.db.prepare('SELECT job_id FROM attempts ORDER BY dispatched_at').all() as { job_id: string }[]
-  ).map((r) => r.job_id);
+  const order = (farm.engine.db.all('SELECT job_id FROM attempts ORDER BY dispatched_at') as { job_id: string }[]).map(
+    (r) => r.job_id,
+  );
   assert.equal(order[1], last.id);
 });
 
@@ -180,9 +181,10 @@ test('each GPU keeps its model across an import: an attempt collected after the 
     const ids = await farm.importJobs(shots);
     await farm.waitForStates(ids, ['completed']);
     const ckptOf = new Map(ids.map((id, i) => [id, shots[i]!.parameters.ckpt === A ? 'A' : 'B']));
-    const rows = farm.engine.db
-      .prepare('SELECT job_id, instance_id FROM attempts ORDER BY dispatched_at, rowid')
-      .all() as { job_id: string; instance_id: string }[];
+    const rows = farm.engine.db.all('SELECT job_id, instance_id FROM attempts ORDER BY dispatched_at, rowid') as {
+      job_id: string;
+      instance_id: string;
+    }[];
     const perGpu = new Map<string, string>();
     for (const r of rows) perGpu.set(r.instance_id, (perGpu.get(r.instance_id) ?? '') + ckptOf.get(r.job_id));
     // Near-ideal: each GPU stays on one model and switches only when the jobs of its model near
@@ -211,7 +213,7 @@ test('among jobs tied in the queue, the one whose checkpoint the free GPU holds 
   ]);
   await farm.waitForStates([a!, b!], ['completed']);
   const order = (
-    farm.engine.db.prepare('SELECT job_id FROM attempts ORDER BY dispatched_at, rowid').all() as { job_id: string }[]
+    farm.engine.db.all('SELECT job_id FROM attempts ORDER BY dispatched_at, rowid') as { job_id: string }[]
   ).map((r) => r.job_id);
   assert.deepEqual(order, [warm, a, b]);
 });

@@ -25,7 +25,7 @@ test('the job view and its attempts show the live phase and prompt number while 
     await farm.waitFor('posted', async () => (await phaseOf(farm, id!)) === 'posted');
     const posted = await farm.job(id!);
     assert.equal(typeof posted.attempt?.promptNumber, 'number');
-    const stored = farm.engine.db.prepare('SELECT state FROM attempts WHERE id = ?').get(posted.attempt?.id) as {
+    const stored = farm.engine.db.one('SELECT state FROM attempts WHERE id = ?', posted.attempt?.id) as {
       state: string;
     };
     assert.equal(stored.state, 'claimed', 'no commit per step');

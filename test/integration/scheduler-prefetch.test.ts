@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { executedCount, farmFor, receivedCount, type Farm } from '../helpers/farm.js';
 
 const attemptsOf = (farm: Farm, jobId: string) =>
-  farm.engine.db.prepare('SELECT outcome, reason, started_at FROM attempts WHERE job_id = ? ORDER BY n').all(jobId) as {
+  farm.engine.db.all('SELECT outcome, reason, started_at FROM attempts WHERE job_id = ? ORDER BY n', jobId) as {
     outcome: string | null;
     reason: string | null;
     started_at: number | null;

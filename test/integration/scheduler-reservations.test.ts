@@ -10,9 +10,9 @@ import { addTemplateVariant } from '../helpers/template-variants.js';
 
 const dispatchOrder = (farm: Farm, since = 0): string[] =>
   (
-    farm.engine.db
-      .prepare('SELECT job_id FROM attempts WHERE dispatched_at >= ? ORDER BY dispatched_at, rowid')
-      .all(since) as { job_id: string }[]
+    farm.engine.db.all('SELECT job_id FROM attempts WHERE dispatched_at >= ? ORDER BY dispatched_at, rowid', since) as {
+      job_id: string;
+    }[]
   ).map((r) => r.job_id);
 
 test('a rush job on a saturated farm starts in the first slot that frees, even when every queued job waited past the starvation time', async () => {
@@ -29,9 +29,9 @@ test('a rush job on a saturated farm starts in the first slot that frees, even w
     await farm.importJobs(Array.from({ length: 40 }, (_, i) => ({ id: `low${i}`, priority: 'low' as const })));
     // Both GPUs busy since the last decision pass for longer than the check's period: the import's
     // pass then runs the check on a saturated farm, every queued low job past the starvation time.
-    const lastDispatch = farm.engine.db.prepare('SELECT COUNT(*) AS n, MAX(dispatched_at) AS at FROM attempts');
+    const lastDispatch = () => farm.engine.db.one('SELECT COUNT(*) AS n, MAX(dispatched_at) AS at FROM attempts');
     await farm.waitFor('both GPUs busy for 300 ms', () => {
-      const { n, at } = lastDispatch.get() as { n: number; at: number | null };
+      const { n, at } = lastDispatch() as { n: number; at: number | null };
       return n === 2 && at !== null && at <= Date.now() - 300;
     });
     const [rush] = await farm.importJobs([{ id: 'client-fix', priority: 'rush' }]);

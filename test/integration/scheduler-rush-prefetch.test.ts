@@ -35,11 +35,9 @@ interface AttemptTimes {
 }
 
 const attempts = (farm: Farm) =>
-  farm.engine.db
-    .prepare(
-      'SELECT a.id, a.job_id, j.priority, a.dispatched_at, a.started_at, a.finished_at FROM attempts a JOIN jobs j ON j.id = a.job_id',
-    )
-    .all() as AttemptTimes[];
+  farm.engine.db.all(
+    'SELECT a.id, a.job_id, j.priority, a.dispatched_at, a.started_at, a.finished_at FROM attempts a JOIN jobs j ON j.id = a.job_id',
+  ) as AttemptTimes[];
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -54,7 +54,7 @@ test("a storage error over serve names no path of the farm host; serve's log has
   const logged: string[] = [];
   const server = await startServer({ engine: t.engine, port: 0, log: (m) => logged.push(m) });
   ctx.after(() => server.close());
-  t.engine.db.pragma('foreign_keys = OFF');
+  t.engine.db.sqlite?.pragma('foreign_keys = OFF');
   t.engine.db.exec('DROP TABLE jobs');
   const res = await fetch(`${server.url}/api/call/import.preview`, {
     method: 'POST',

@@ -78,7 +78,10 @@ test('serve speaks https and wss with the given certificate; the API and the eve
     assert.equal(answer.status, 200, answer.body);
     assert.equal((JSON.parse(answer.body) as { result: { name: string } }).result.name, 'otto');
     const hello = await new Promise<string>((resolve, reject) => {
-      const ws = new WebSocket(`${server.url.replace('https', 'wss')}/api/events?token=${token}`, { ca });
+      const ws = new WebSocket(`${server.url.replace('https', 'wss')}/api/events`, {
+        ca,
+        headers: { authorization: `Bearer ${token}` },
+      });
       ws.on('message', (data) => {
         ws.close();
         resolve(String(data));

@@ -4,6 +4,7 @@ import { request } from 'node:http';
 import WebSocket from 'ws';
 import { startServer, type RunningServer } from '../../electron/server/server.js';
 import { makeEngine } from '../helpers/engine.js';
+import { ticketFor } from '../helpers/people.js';
 
 function get(url: string, path: string, headers: Record<string, string> = {}): Promise<number> {
   const u = new URL(url);
@@ -67,8 +68,10 @@ test('off loopback a token is generated and required for API calls, info, files 
     });
     assert.equal(authed.status, 200);
     assert.equal(await openSocket(local, ''), 401);
-    assert.equal(await openSocket(local, '?token=nope'), 401);
-    assert.equal(await openSocket(local, `?token=${s.token}`), 'open');
+    assert.equal(await openSocket(local, '?ticket=nope'), 401);
+    assert.equal(await openSocket(local, `?token=${s.token}`), 401, 'the token itself in the address');
+    assert.equal(await openSocket(local, '', { authorization: `Bearer ${s.token}` }), 'open', 'the token in a header');
+    assert.equal(await openSocket(local, `?ticket=${await ticketFor(local, s.token, 'socket')}`), 'open');
     // The app shell itself carries no data: it loads so the page can present the token.
     assert.notEqual(await get(local, '/', { host }), 401);
   });
@@ -83,10 +86,11 @@ test('a foreign Origin is refused for calls and for the events socket, even with
     };
     const res = await fetch(`${local}/api/call/farm.status`, { method: 'POST', headers, body: '{}' });
     assert.equal(res.status, 403);
-    assert.equal(await openSocket(local, `?token=${s.token}`, { origin: 'http://evil.example' }), 403);
+    const ticket = async () => `?ticket=${await ticketFor(local, s.token, 'socket')}`;
+    assert.equal(await openSocket(local, await ticket(), { origin: 'http://evil.example' }), 403);
     const own = `http://${new URL(local).host}`;
     assert.equal(
-      await openSocket(local, `?token=${s.token}`, { origin: own }),
+      await openSocket(local, await ticket(), { origin: own }),
       'open',
       'the server’s own origin is accepted',
     );
@@ -107,6 +111,7 @@ test('on loopback no token is needed, but a rebinding Host or a foreign Origin i
 test('a token given on loopback is enforced too', async () => {
   await withServer({ token: 'a-long-enough-token-for-this-test' }, async (s) => {
     assert.equal(await get(s.url, '/api/info'), 401);
-    assert.equal(await get(s.url, '/api/info?token=a-long-enough-token-for-this-test'), 200);
+    assert.equal(await get(s.url, '/api/info', { authorization: 'Bearer a-long-enough-token-for-this-test' }), 200);
+    assert.equal(await get(s.url, '/api/info?token=a-long-enough-token-for-this-test'), 401, 'not in the address');
   });
 });

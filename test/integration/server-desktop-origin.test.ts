@@ -9,7 +9,7 @@ import { request } from 'node:http';
 import { startServer } from '../../electron/server/server.js';
 import WebSocket from 'ws';
 import { makeEngine } from '../helpers/engine.js';
-import { addPerson } from '../helpers/people.js';
+import { addPerson, ticketFor } from '../helpers/people.js';
 
 function raw(
   url: string,
@@ -84,7 +84,7 @@ test('without a token (loopback), a page with Origin null is refused and gets no
   assert.equal(r.headers['access-control-allow-origin'], undefined);
 });
 
-/** Opens the event socket as the desktop page does (token in the query, Origin null); the status it got. */
+/** Opens the event socket as the desktop page does (a ticket in the query, Origin null); the status it got. */
 function openEvents(url: string, query: string, origin: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(`${url.replace('http', 'ws')}/api/events${query}`, { headers: { origin } });
@@ -100,7 +100,7 @@ function openEvents(url: string, query: string, origin: string): Promise<number>
   });
 }
 
-test("with people defined, the desktop page's event socket opens on a personal token (Origin null) and not without one", async (ctx) => {
+test("with people defined, the desktop page's event socket opens on a ticket for a personal token (Origin null) and not without one", async (ctx) => {
   const t = await makeEngine({ templates: false });
   const server = await startServer({ engine: t.engine });
   ctx.after(async () => {
@@ -108,21 +108,19 @@ test("with people defined, the desktop page's event socket opens on a personal t
     await t.close();
   });
   const token = await addPerson(t.engine, 'ana', 'artist');
+  const ticket = async () => `?ticket=${await ticketFor(server.url, token, 'socket')}`;
+  assert.equal(await openEvents(server.url, await ticket(), 'null'), 101, 'Origin null + a ticket for a valid token');
+  assert.equal(await openEvents(server.url, await ticket(), 'file://'), 101, 'Origin file:// + a ticket');
+  assert.equal(await openEvents(server.url, '', 'null'), 401, 'no token');
+  assert.equal(await openEvents(server.url, '?ticket=wrong-ticket-000', 'null'), 401, 'a wrong ticket');
   assert.equal(
     await openEvents(server.url, `?token=${encodeURIComponent(token)}`, 'null'),
-    101,
-    'Origin null + a valid personal token',
+    401,
+    'the token itself in the address',
   );
   assert.equal(
-    await openEvents(server.url, `?token=${encodeURIComponent(token)}`, 'file://'),
-    101,
-    'Origin file:// + a valid personal token',
-  );
-  assert.equal(await openEvents(server.url, '', 'null'), 401, 'no token');
-  assert.equal(await openEvents(server.url, '?token=wrong-token-000', 'null'), 401, 'a wrong token');
-  assert.equal(
-    await openEvents(server.url, `?token=${encodeURIComponent(token)}`, 'http://evil.example'),
+    await openEvents(server.url, await ticket(), 'http://evil.example'),
     403,
-    'another site, even with the token',
+    'another site, even with a ticket',
   );
 });

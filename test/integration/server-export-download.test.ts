@@ -8,6 +8,7 @@ import { RUNLOG_HEADER } from '../../electron/engine/exports/runlog.js';
 import { exportFileName } from '../../shared/exports.js';
 import { insertAttempt } from '../helpers/attempt-fixtures.js';
 import { engineFor, importText, RESOURCES } from '../helpers/engine.js';
+import { ticketFor } from '../helpers/people.js';
 import { addPerson } from '../helpers/people.js';
 
 const T0 = Date.UTC(2026, 11, 1, 9, 0, 0);
@@ -58,7 +59,11 @@ test('GET /api/export/runlog streams the run log as a download: one row per atte
   ctx.after(() => s.close());
 
   assert.equal((await fetch(`${s.url}/api/export/runlog`)).status, 401, 'the same token as every /api route');
-  const res = await fetch(`${s.url}/api/export/runlog?token=sekrit`);
+  const inAddress = await fetch(`${s.url}/api/export/runlog?token=sekrit`);
+  assert.equal(inAddress.status, 401, 'the token itself in the address is refused');
+  assert.match(((await inAddress.json()) as { error: { message: string } }).error.message, /header.*ticket/);
+  const files = await ticketFor(s.url, 'sekrit', 'files');
+  const res = await fetch(`${s.url}/api/export/runlog?ticket=${files}`);
   assert.equal(res.status, 200);
   assert.match(res.headers.get('content-type') ?? '', /^text\/csv; charset=utf-8/);
   assert.equal(
@@ -83,7 +88,7 @@ test('GET /api/export/runlog streams the run log as a download: one row per atte
     headers: { authorization: 'Bearer sekrit' },
   });
   assert.equal((parse(await filtered.text(), { bom: true, columns: true }) as unknown[]).length, 1);
-  const ledger = await fetch(`${s.url}/api/export/ledger?token=sekrit&project=Moonfall`);
+  const ledger = await fetch(`${s.url}/api/export/ledger?ticket=${files}&project=Moonfall`);
   assert.equal(ledger.status, 200);
   assert.match(
     ledger.headers.get('content-disposition') ?? '',
@@ -91,10 +96,10 @@ test('GET /api/export/runlog streams the run log as a download: one row per atte
   );
   await ledger.text();
 
-  const bad = await fetch(`${s.url}/api/export/runlog?token=sekrit&from=yesterday`);
+  const bad = await fetch(`${s.url}/api/export/runlog?ticket=${files}&from=yesterday`);
   assert.equal(bad.status, 400);
   assert.match(((await bad.json()) as { error: { message: string } }).error.message, /from/);
-  assert.equal((await fetch(`${s.url}/api/export/secrets?token=sekrit`)).status, 404);
+  assert.equal((await fetch(`${s.url}/api/export/secrets?ticket=${files}`)).status, 404);
   assert.equal(
     existsSync(join(t.dir, 'exports')) ? readdirSync(join(t.dir, 'exports')).length : 0,
     0,

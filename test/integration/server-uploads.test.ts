@@ -61,7 +61,7 @@ function stored(t: TestEngine): { files: string[]; rows: number } {
   const dir = join(t.dir, 'uploads');
   return {
     files: existsSync(dir) ? readdirSync(dir) : [],
-    rows: (t.engine.db.prepare('SELECT COUNT(*) AS n FROM uploads').get() as { n: number }).n,
+    rows: (t.engine.db.one('SELECT COUNT(*) AS n FROM uploads') as { n: number }).n,
   };
 }
 
@@ -118,7 +118,7 @@ test('an upload is stored once under its SHA-256, the farm says which hashes it 
       previewId: (preview.body.result as unknown as { previewId: string }).previewId,
     });
     assert.equal(commit.status, 200);
-    const job = t.engine.db.prepare('SELECT inputs_json FROM jobs').get() as { inputs_json: string };
+    const job = t.engine.db.one('SELECT inputs_json FROM jobs') as { inputs_json: string };
     assert.deepEqual(JSON.parse(job.inputs_json), { image: join(t.dir, 'uploads', h) });
   });
 });

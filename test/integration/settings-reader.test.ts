@@ -7,9 +7,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { Engine } from '../../electron/engine/engine.js';
 import { schedulerConfig } from '../../electron/engine/settings/farm-config.js';
 import { entryOf } from '../../electron/engine/settings/setting-entries.js';
+import { setFarmSetting } from '../../electron/engine/settings/farm-settings.js';
+import { inTransaction } from '../../electron/engine/store/database.js';
 import { FARM_SETTINGS, FARM_SETTING_KEYS } from '../../shared/farm-settings.js';
 import { engineFor, importText } from '../helpers/engine.js';
 
@@ -25,9 +28,10 @@ test("ctx.settings.get: the operator's value, else the table's default; an unset
   await t.engine.call('settings.set', { key: 'releases_root', value: t.dir });
   assert.equal(s.get('upload_file_max_mb'), 3);
   assert.equal(s.get('releases_root'), t.dir);
-  t.engine.db
-    .prepare("UPDATE settings SET value_json = '\"lots\"' WHERE key = 'farm.setting.upload_file_max_mb'")
-    .run();
+  // Edited by hand: another connection (the sqlite3 shell), as a person would.
+  const hand = new Database(join(t.dir, 'shotfarm.sqlite'));
+  hand.prepare("UPDATE settings SET value_json = '\"lots\"' WHERE key = 'farm.setting.upload_file_max_mb'").run();
+  hand.close();
   assert.equal(
     s.get('upload_file_max_mb'),
     FARM_SETTINGS.upload_file_max_mb.default,
@@ -92,4 +96,20 @@ test("each live setting entry writes its field and reads it back in the setting'
       `${key}: what is put is what is read`,
     );
   }
+});
+
+test('ctx.settings.get reads what is stored after every write: one rolled back is not answered, one committed is at once', async (ctx) => {
+  const t = await engineFor(ctx, { templates: false });
+  const s = t.engine.settings;
+  assert.equal(s.get('grace_s'), FARM_SETTINGS.grace_s.default);
+  assert.throws(() =>
+    inTransaction(t.engine.db, () => {
+      setFarmSetting(t.engine.db, t.engine.clock, 'grace_s', 77, 'test');
+      assert.equal(s.get('grace_s'), 77, 'inside the transaction: its own write');
+      throw new Error('roll back');
+    }),
+  );
+  assert.equal(s.get('grace_s'), FARM_SETTINGS.grace_s.default, 'the rolled-back value is not remembered');
+  setFarmSetting(t.engine.db, t.engine.clock, 'grace_s', 78, 'test');
+  assert.equal(s.get('grace_s'), 78);
 });

@@ -64,7 +64,7 @@ test(`${CASES} fuzzed shot lists: no crash, clear refusals naming the file, the 
   }
 
   // Whatever got in is a job the farm can run: names fit a folder, takes are whole, no cycles.
-  const jobs = t.engine.db.prepare('SELECT id, project, episode, shot, stage, take, depends_on FROM jobs').all() as {
+  const jobs = t.engine.db.all('SELECT id, project, episode, shot, stage, take, depends_on FROM jobs') as {
     id: string;
     project: string;
     episode: string;

@@ -8,6 +8,7 @@ import { SimInstanceImpl } from '../simulator/instance.js';
 import { http, runToHistory, type HttpAnswer } from '../simulator/testing/replay.js';
 import { WsClients, withTimeout } from '../simulator/testing/ws-clients.js';
 import { waitUntil } from '../helpers/wait.js';
+import { SDXL_CKPT, sdGraph as sdGraphOf } from '../helpers/sd-graph.js';
 
 const graph = (color = 7, prefix = 'beh'): Record<string, unknown> => ({
   '1': { class_type: 'EmptyImage', inputs: { width: 32, height: 32, batch_size: 1, color } },
@@ -15,29 +16,9 @@ const graph = (color = 7, prefix = 'beh'): Record<string, unknown> => ({
   '3': { class_type: 'SaveImage', inputs: { images: ['2', 0], filename_prefix: prefix } },
 });
 
-const sdGraph = (ckpt = 'sd_xl_base_1.0.safetensors', steps = 5): Record<string, unknown> => ({
-  '4': { class_type: 'CheckpointLoaderSimple', inputs: { ckpt_name: ckpt } },
-  '5': { class_type: 'EmptyLatentImage', inputs: { width: 96, height: 80, batch_size: 1 } },
-  '6': { class_type: 'CLIPTextEncode', inputs: { text: 'a castle', clip: ['4', 1] } },
-  '7': { class_type: 'CLIPTextEncode', inputs: { text: 'blurry', clip: ['4', 1] } },
-  '3': {
-    class_type: 'KSampler',
-    inputs: {
-      seed: 42,
-      steps,
-      cfg: 7,
-      sampler_name: 'euler',
-      scheduler: 'normal',
-      denoise: 1,
-      model: ['4', 0],
-      positive: ['6', 0],
-      negative: ['7', 0],
-      latent_image: ['5', 0],
-    },
-  },
-  '8': { class_type: 'VAEDecode', inputs: { samples: ['3', 0], vae: ['4', 2] } },
-  '9': { class_type: 'SaveImage', inputs: { images: ['8', 0], filename_prefix: 'sd' } },
-});
+/** A small SD graph (96×80) for the words about checkpoints, steps and the cache. */
+const sdGraph = (ckpt = SDXL_CKPT, steps = 5): Record<string, unknown> =>
+  sdGraphOf({ ckpt, steps, width: 96, height: 80, seed: 42, prompt: 'a castle', negative: 'blurry', prefix: 'sd' });
 
 interface Ctx {
   sim: SimInstance;

@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { systemClock } from '../../electron/engine/clock.js';
 import { openDatabase } from '../../electron/engine/store/database.js';
 import { openPostgresDb } from '../../electron/engine/store/postgres/postgres-db.js';
-import { type SqlDb, sqliteSqlDb } from '../../electron/engine/store/sql-db.js';
+import type { SqlDb } from '../../electron/engine/store/sql-db.js';
 import { type PostgresCluster, startPostgresCluster } from '../helpers/postgres-cluster.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
@@ -26,7 +26,7 @@ let databases = 0;
 const dir = makeTempDir('shotfarm-seam-');
 
 const ADAPTERS: { name: string; open: () => SqlDb }[] = [
-  { name: 'SQLite', open: () => sqliteSqlDb(openDatabase(join(dir.path, `seam-${++databases}.sqlite`), systemClock)) },
+  { name: 'SQLite', open: () => openDatabase(join(dir.path, `seam-${++databases}.sqlite`), systemClock) },
   { name: 'PostgreSQL', open: () => openPostgresDb(cluster.createDatabase(`seam_${++databases}`)) },
 ];
 
@@ -122,6 +122,24 @@ for (const adapter of ADAPTERS) {
           [{ id: 'a', n: 1 }],
           'nothing of the failed transaction stays',
         );
+      });
+    });
+
+    test('a read transaction returns its reads, tells it is open, and inside a transaction is part of it', () => {
+      withTable(adapter.open, (db) => {
+        db.run('INSERT INTO seam_shots (id, n) VALUES (?, ?)', 'a', 1);
+        assert.equal(db.inTransaction, false);
+        const seen = db.readTransaction(() => ({
+          open: db.inTransaction,
+          n: db.one<{ c: number }>('SELECT COUNT(*) AS c FROM seam_shots')?.c,
+        }));
+        assert.deepEqual(seen, { open: true, n: 1 });
+        const inner = db.transaction(() => {
+          db.run('INSERT INTO seam_shots (id, n) VALUES (?, ?)', 'b', 2);
+          return db.readTransaction(() => db.one<{ c: number }>('SELECT COUNT(*) AS c FROM seam_shots')?.c);
+        });
+        assert.equal(inner, 2, "it sees the enclosing transaction's write");
+        assert.equal(db.inTransaction, false);
       });
     });
 

@@ -21,7 +21,7 @@ test('a full database holds the farm with its reason and resumes by itself once 
   const ids = await farm.importJobs(Array.from({ length: 20 }, (_, i) => ({ id: `sh${i}` })));
   const db = farm.engine.db;
   // SQLite answers SQLITE_FULL once the file would grow past max_page_count: a full disk, on demand.
-  db.pragma(`max_page_count = ${db.pragma('page_count', { simple: true }) as number}`);
+  db.sqlite?.pragma(`max_page_count = ${db.sqlite?.pragma('page_count', { simple: true }) as number}`);
   farm.startScheduler();
   await farm.waitFor(
     'the farm to hold on the full database',
@@ -30,7 +30,7 @@ test('a full database holds the farm with its reason and resumes by itself once 
   const held = await farm.engine.call('farm.status', {});
   assert.match(held.storageHold?.reason ?? '', /^the database disk is full \(/);
   assert.equal(held.dispatching, false);
-  db.pragma('max_page_count = 1073741823');
+  db.sqlite?.pragma('max_page_count = 1073741823');
   const done = await farm.waitForStates(ids, ['completed', 'failed_final', 'failed_retryable'], 60_000);
   assert.deepEqual(
     done.filter((j) => j.state !== 'completed').map((j) => [j.shot, j.state, j.stateReason]),

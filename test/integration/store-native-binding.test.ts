@@ -31,8 +31,8 @@ test('openDatabase opens the store with the better-sqlite3 addon it is given', (
   const tmp = makeTempDir('shotfarm-addon-');
   t.after(tmp.cleanup);
   const db = openDatabase(join(tmp.path, 'x.sqlite'), new ManualClock(), { nativeBinding: NODE_BUILD });
-  assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
-  assert.ok(db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'jobs'").get(), 'migrated');
+  assert.equal(db.sqlite?.pragma('journal_mode', { simple: true }), 'wal');
+  assert.ok(db.one("SELECT 1 FROM sqlite_master WHERE name = 'jobs'"), 'migrated');
   db.close();
 });
 

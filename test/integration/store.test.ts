@@ -1,6 +1,13 @@
+/**
+ * SQLite's own store: the file's pragmas (WAL, synchronous=FULL, busy timeout), the migration chain
+ * on better-sqlite3 and SQLite's query plans. SQLite-only by nature — PostgreSQL's schema, migration
+ * chain and faults are postgres-schema, db-migrate-postgres and postgres-faults; the contract both
+ * stores keep runs over both in the forEachStore files (docs/testing.md).
+ */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
+import { sqliteSqlDb } from '../../electron/engine/store/sql-db.js';
 import { join } from 'node:path';
 import { ManualClock } from '../../electron/engine/clock.js';
 import { openDatabase } from '../../electron/engine/store/database.js';
@@ -14,10 +21,10 @@ test('the store opens in WAL mode with synchronous=FULL, foreign keys and a busy
   const tmp = makeTempDir();
   try {
     const db = openDatabase(join(tmp.path, 'x.sqlite'), new ManualClock());
-    assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
-    assert.equal(db.pragma('synchronous', { simple: true }), 2);
-    assert.equal(db.pragma('foreign_keys', { simple: true }), 1);
-    assert.equal(db.pragma('busy_timeout', { simple: true }), 5000);
+    assert.equal(db.sqlite?.pragma('journal_mode', { simple: true }), 'wal');
+    assert.equal(db.sqlite?.pragma('synchronous', { simple: true }), 2);
+    assert.equal(db.sqlite?.pragma('foreign_keys', { simple: true }), 1);
+    assert.equal(db.sqlite?.pragma('busy_timeout', { simple: true }), 5000);
     db.close();
   } finally {
     tmp.cleanup();
@@ -25,13 +32,10 @@ test('the store opens in WAL mode with synchronous=FULL, foreign keys and a busy
 });
 
 test('the migration chain replays on an empty database and records each hash', () => {
-  const db = new Database(':memory:');
+  const db = sqliteSqlDb(new Database(':memory:'));
   const applied = migrate(db, new ManualClock());
   assert.equal(applied, MIGRATIONS.length);
-  const rows = db.prepare('SELECT id, sha256 FROM schema_migrations ORDER BY id').all() as {
-    id: number;
-    sha256: string;
-  }[];
+  const rows = db.all('SELECT id, sha256 FROM schema_migrations ORDER BY id') as { id: number; sha256: string }[];
   assert.deepEqual(
     rows.map((r) => r.id),
     MIGRATIONS.map((m) => m.id),
@@ -50,12 +54,12 @@ test('the migration chain replays on an empty database and records each hash', (
     'assets',
     'settings',
   ]) {
-    assert.ok(db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table), table);
+    assert.ok(db.one("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", table), table);
   }
 });
 
 test('a database whose applied migration was edited is refused', () => {
-  const db = new Database(':memory:');
+  const db = sqliteSqlDb(new Database(':memory:'));
   migrate(db, new ManualClock());
   const edited = MIGRATIONS.map((m, i) => (i === 0 ? { ...m, sql: `${m.sql}\n-- tweak` } : m));
   assert.throws(
@@ -70,39 +74,37 @@ test('a database whose applied migration was edited is refused', () => {
 });
 
 test('a database written by a newer Shotfarm is refused', () => {
-  const db = new Database(':memory:');
+  const db = sqliteSqlDb(new Database(':memory:'));
   migrate(db, new ManualClock(), [...MIGRATIONS, { id: 999, name: '0999-future', sql: 'CREATE TABLE future (x)' }]);
   assert.throws(() => migrate(db, new ManualClock()), /newer Shotfarm/);
 });
 
 test('a failing migration leaves no half-applied schema', () => {
-  const db = new Database(':memory:');
+  const db = sqliteSqlDb(new Database(':memory:'));
   migrate(db, new ManualClock());
   const broken = [
     ...MIGRATIONS,
     { id: MIGRATIONS.length + 1, name: '9999-broken', sql: 'CREATE TABLE half (x); THIS IS NOT SQL;' },
   ];
   assert.throws(() => migrate(db, new ManualClock(), broken));
-  assert.equal(db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'half'").get(), undefined);
-  assert.equal((db.prepare('SELECT COUNT(*) AS n FROM schema_migrations').get() as { n: number }).n, MIGRATIONS.length);
+  assert.equal(db.one("SELECT 1 FROM sqlite_master WHERE name = 'half'"), undefined);
+  assert.equal((db.one('SELECT COUNT(*) AS n FROM schema_migrations') as { n: number }).n, MIGRATIONS.length);
 });
 
 test('the next-runnable-job query is answered from the jobs_runnable index, without sorting the queue', () => {
-  const db = new Database(':memory:');
+  const db = sqliteSqlDb(new Database(':memory:'));
   migrate(db, new ManualClock());
-  const plan = db.prepare(`EXPLAIN QUERY PLAN ${SQL_CANDIDATES}`).all(50, 0) as { detail: string }[];
+  const plan = db.all(`EXPLAIN QUERY PLAN ${SQL_CANDIDATES}`, 50, 0) as { detail: string }[];
   const text = plan.map((p) => p.detail).join(' | ');
   assert.match(text, /USING INDEX jobs_runnable/);
   assert.doesNotMatch(text, /TEMP B-TREE/, 'ordering must come from the index, not a sort');
 });
 
 test('the queue list in dispatch order does not sort the whole queue either', () => {
-  const db = new Database(':memory:');
+  const db = sqliteSqlDb(new Database(':memory:'));
   migrate(db, new ManualClock());
-  const plan = db
-    .prepare(
-      "EXPLAIN QUERY PLAN SELECT * FROM jobs WHERE state = 'queued' ORDER BY priority DESC, rank ASC, enqueued_at ASC, rowid ASC LIMIT 100",
-    )
-    .all() as { detail: string }[];
+  const plan = db.all(
+    "EXPLAIN QUERY PLAN SELECT * FROM jobs WHERE state = 'queued' ORDER BY priority DESC, rank ASC, enqueued_at ASC, rowid ASC LIMIT 100",
+  ) as { detail: string }[];
   assert.doesNotMatch(plan.map((p) => p.detail).join(' | '), /TEMP B-TREE/);
 });

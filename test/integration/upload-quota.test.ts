@@ -42,7 +42,7 @@ function announce(url: string, token: string | null, files: Buffer[]) {
 }
 
 function storedBytes(t: TestEngine): number {
-  return (t.engine.db.prepare('SELECT COALESCE(SUM(size), 0) AS n FROM uploads').get() as { n: number }).n;
+  return (t.engine.db.one('SELECT COALESCE(SUM(size), 0) AS n FROM uploads') as { n: number }).n;
 }
 
 async function serverFor(ctx: {
@@ -180,9 +180,7 @@ test('uploads no job uses are swept after upload_unused_keep_h; a file a job use
     [sha(used), sha(fresh), '.tmp-being-written'].sort(),
     'the unused file and the stale temporary went; the used, the fresh and the one being written stay',
   );
-  const rows = (t.engine.db.prepare('SELECT sha256 FROM uploads').all() as { sha256: string }[])
-    .map((r) => r.sha256)
-    .sort();
+  const rows = (t.engine.db.all('SELECT sha256 FROM uploads') as { sha256: string }[]).map((r) => r.sha256).sort();
   assert.deepEqual(rows, [sha(used), sha(fresh)].sort());
   const again = await announce(s.url, null, [unused]);
   assert.deepEqual(

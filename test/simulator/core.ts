@@ -2,6 +2,7 @@
 // interrupt flag, the single worker, and the simulator's own record (counts). A crash throws all of
 // it away except the counts, which are the test's record of what happened.
 
+import { SimServerLog } from './server-log.js';
 import { randomUUID } from 'node:crypto';
 import type { ImageDirs } from './images.js';
 import { listInputFiles } from './images.js';
@@ -53,6 +54,8 @@ export class SimCore {
   readonly counts = new Map<string, Counts>();
   readonly script: Script;
   readonly vram: VramModel;
+  /** What the server printed (ComfyUI's log ring, `/internal/logs/raw`); starts empty again after a restart. */
+  log: SimServerLog;
   queue = new PromptQueue();
   run: RunState = { clientId: null, lastNodeId: null, promptId: null };
   private counter = 0;
@@ -80,7 +83,8 @@ export class SimCore {
     readonly dirs: ImageDirs,
   ) {
     this.script = new Script(opts.script);
-    this.vram = new VramModel(opts.vramTotalGb, opts.vramOtherGb);
+    this.vram = new VramModel(opts.vramTotalGb, opts.vramOtherGb, opts.vramNeeds);
+    this.log = new SimServerLog(opts.logUtcOffsetMin);
     this.random = prng(opts.duration.seed);
     this.historyRandom = prng(opts.duration.seed ^ HISTORY_STREAM);
   }
@@ -201,6 +205,7 @@ export class SimCore {
     const item: QueueItem = [number, promptId, graph as Graph, extra, result.outputs];
     this.behaviours.set(item, behaviour);
     this.count(promptId).received++;
+    this.log.info('got prompt'); // server.py post_prompt
     this.queue.put(item);
     this.broadcastStatus();
     this.kick();
@@ -297,6 +302,7 @@ export class SimCore {
       vram: this.vram,
       cache: uncached ? new Map() : this.cache,
       run: this.run,
+      log: this.log,
       sleep: async (ms, interruptible) => {
         if (gen !== this.gen) throw new Aborted();
         await this.sleep(ms, interruptible);
@@ -436,6 +442,7 @@ export class SimCore {
     this.vram.unload(true);
     this.run = { clientId: null, lastNodeId: null, promptId: null };
     this.hub.reset();
+    this.log = new SimServerLog(this.opts.logUtcOffsetMin);
     this.interruptFlag = false;
     this.pendingFree = { unload: false, free: false };
     this.gen++;

@@ -8,6 +8,7 @@ import type { SimValue } from './graph.js';
 import type { PromptQueue } from './prompt-queue.js';
 import type { WsHub } from './ws-hub.js';
 import type { VramModel } from './vram.js';
+import type { SimServerLog } from './server-log.js';
 
 export interface CacheEntry {
   value: SimValue;
@@ -31,6 +32,8 @@ export interface ExecHost {
   vram: VramModel;
   cache: Map<string, CacheEntry>;
   run: RunState;
+  /** The server's stdout/stderr as `/internal/logs/raw` serves it. */
+  log: SimServerLog;
   /** Resolves after `ms` (early if `interruptible` and the interrupt flag is set); rejects with Aborted on crash. */
   sleep(ms: number, interruptible: boolean): Promise<void>;
   interrupted(): boolean;

@@ -23,7 +23,10 @@ export async function executeItem(host: ExecHost, item: QueueItem, behaviour: Be
   host.run.lastNodeId = null;
   run.addMessage('execution_start', { prompt_id: run.promptId, timestamp: now() }, false);
   run.addMessage('execution_cached', { nodes: cachedNodes(run), prompt_id: run.promptId, timestamp: now() }, false);
+  const began = now();
   const outcome = await execute(run);
+  // main.py prompt_worker, after every prompt, whatever its outcome.
+  host.log.info(`Prompt executed in ${((now() - began) / 1000).toFixed(2)} seconds`);
   pruneCache(run);
   // The worker thread runs task_done a moment after execution_success was queued: meanwhile GET
   // /history misses the entry and GET /queue still lists the prompt running. 0 keeps it in this turn.

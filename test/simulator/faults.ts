@@ -58,6 +58,11 @@ export function reportStop(run: PromptRun, e: unknown, now: () => number): 'erro
   }
   if (e instanceof Failed) {
     const node = run.graph[e.nodeId]!;
+    // execution.py `execute`: two logging.error calls, the second the whole formatted traceback in one write.
+    run.host.log.info(`!!! Exception during processing !!! ${e.text.split('\n')[0]}`);
+    run.host.log.info(
+      `Traceback (most recent call last):\n${TRACEBACK.join('')}${e.exceptionType}: ${e.text.trimEnd()}`,
+    );
     run.addMessage(
       'execution_error',
       {

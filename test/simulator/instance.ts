@@ -25,9 +25,20 @@ export interface SimInstance {
   crash(): Promise<void>;
   restart(): Promise<void>;
   partition(on: boolean): void;
+  /**
+   * The next `n` POST /prompt requests are held, read but not queued, until `releasePrompts`: a
+   * POST still on its way to the server (a slow network, or a sender frozen just before it sent).
+   */
+  holdPrompts(n: number): void;
+  /** How many POST /prompt requests are held now. */
+  heldPrompts(): number;
+  /** Queues the held POST /prompt requests, in arrival order, and answers them. */
+  releasePrompts(): void;
   setVramOther(gb: number): void;
   /** How many POST /free requests arrived. */
   freeRequests(): number;
+  /** How many times a prompt loaded a checkpoint other than the one loaded (model reloads). */
+  modelLoads(): number;
   close(): Promise<void>;
 }
 
@@ -40,6 +51,8 @@ export class SimInstanceImpl implements SimInstance, RouteHost {
   private readonly sockets = new Set<Socket>();
   private parked: Array<() => void> = [];
   private partitioned = false;
+  private holdNext = 0;
+  private held: Array<() => void> = [];
   private closed = false;
   private ownedDirs: string[] = [];
   /** Bumped by crash: close handlers of sockets from before it must not touch the new registry. */
@@ -189,6 +202,10 @@ export class SimInstanceImpl implements SimInstance, RouteHost {
     return this.core.freeRequests;
   }
 
+  modelLoads(): number {
+    return this.core.vram.modelLoads;
+  }
+
   info(): Record<string, unknown> {
     return {
       name: this.name,
@@ -214,8 +231,31 @@ export class SimInstanceImpl implements SimInstance, RouteHost {
     for (const run of parked) run();
   }
 
+  holdPrompts(n: number): void {
+    this.holdNext = n;
+  }
+
+  heldPrompts(): number {
+    return this.held.length;
+  }
+
+  releasePrompts(): void {
+    const held = this.held;
+    this.held = [];
+    for (const go of held) go();
+  }
+
+  promptGate(): Promise<void> {
+    if (this.holdNext <= 0) return Promise.resolve();
+    this.holdNext--;
+    return new Promise((resolve) => this.held.push(resolve));
+  }
+
   async crash(): Promise<void> {
     this.core.down = true;
+    // A held POST dies with the server (its connection is reset below): never queued.
+    this.held = [];
+    this.holdNext = 0;
     this.epoch++;
     this.core.wipe();
     this.parked = [];

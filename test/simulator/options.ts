@@ -1,6 +1,7 @@
 // Public option types of the simulator and the defaults they resolve to.
 
 import { DEFAULT_NODE_CLASSES } from './node-catalog.js';
+import type { VramNeed } from './vram.js';
 
 export interface DurationOptions {
   /** Execution time of one prompt, spread over the nodes that actually run (default 30 ms). */
@@ -24,6 +25,11 @@ export interface SimInstanceOptions {
   vramTotalGb?: number;
   /** VRAM held by other processes on the GPU (shows as "not usable"; too much makes samplers OOM). */
   vramOtherGb?: number;
+  /**
+   * Each checkpoint's true VRAM need (weights + activations at 1024², scaled by the latent's
+   * width × height × batch), whatever a template declares; a checkpoint not named: 6.5 + 2 GB.
+   */
+  vramNeeds?: Record<string, VramNeed>;
   /** '0.3' = ComfyUI 0.3.64 as recorded; 'new' = current mainline rules (UUID prompt_id, missing_node_type, create_time). */
   protocol?: '0.3' | 'new';
   nodeClasses?: string[];
@@ -49,6 +55,13 @@ export interface SimInstanceOptions {
    * workstation's ComfyUI input folder holds images a LoadImage can name without an upload.
    */
   inputFiles?: Record<string, string>;
+  /**
+   * Serve ComfyUI's log (`/internal/logs`, `/internal/logs/raw`; comfyui-protocol.md §15). Default
+   * true; false answers 404 there, as an older ComfyUI or a proxy that does not forward `/internal/`.
+   */
+  serverLog?: boolean;
+  /** The server's zone for its log stamps, minutes east of UTC (default the host's, as Python's `datetime.now()`). */
+  logUtcOffsetMin?: number;
 }
 
 export interface ResolvedOptions {
@@ -58,6 +71,7 @@ export interface ResolvedOptions {
   gpuName: string;
   vramTotalGb: number;
   vramOtherGb: number;
+  vramNeeds: Record<string, VramNeed>;
   protocol: '0.3' | 'new';
   nodeClasses: string[];
   models: Record<string, string[]>;
@@ -66,6 +80,8 @@ export interface ResolvedOptions {
   script: string[];
   outputDir: string | undefined;
   inputFiles: Record<string, string>;
+  serverLog: boolean;
+  logUtcOffsetMin: number;
 }
 
 export const DEFAULT_MODELS: Record<string, string[]> = {
@@ -113,6 +129,7 @@ export function resolveOptions(o: SimInstanceOptions = {}): ResolvedOptions {
     gpuName: o.gpuName ?? 'NVIDIA GeForce RTX 4090',
     vramTotalGb: o.vramTotalGb ?? 24,
     vramOtherGb: o.vramOtherGb ?? 0,
+    vramNeeds: o.vramNeeds ?? {},
     protocol: o.protocol ?? '0.3',
     nodeClasses: o.nodeClasses ?? DEFAULT_NODE_CLASSES,
     models: o.models ?? DEFAULT_MODELS,
@@ -127,5 +144,7 @@ export function resolveOptions(o: SimInstanceOptions = {}): ResolvedOptions {
     script: o.script ?? [],
     outputDir: o.outputDir,
     inputFiles: o.inputFiles ?? {},
+    serverLog: o.serverLog ?? true,
+    logUtcOffsetMin: o.logUtcOffsetMin ?? -new Date().getTimezoneOffset(),
   };
 }

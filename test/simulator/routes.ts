@@ -14,6 +14,8 @@ export interface RouteHost {
   crash(): Promise<void>;
   restart(): Promise<void>;
   partition(on: boolean): void;
+  /** Resolves when a received POST /prompt may be queued (at once, unless the test holds it: a POST still on its way). */
+  promptGate(): Promise<void>;
   info(): Record<string, unknown>;
   allCounts(): Record<string, unknown>;
 }
@@ -40,7 +42,9 @@ const routes: Record<string, Partial<Record<string, Handler>>> = {
   '/prompt': {
     GET: (h, _q, res) => sendJson(res, 200, h.core.queueInfo()),
     POST: async (h, req, res) => {
-      const answer = h.core.postPrompt(await jsonBody(req));
+      const body = await jsonBody(req);
+      await h.promptGate();
+      const answer = h.core.postPrompt(body);
       if (answer.kind === '500') return send500(res);
       if (answer.after === 'restart') h.afterResponse(res, () => void h.restart());
       sendJson(res, answer.status, answer.body);
@@ -141,6 +145,26 @@ const routes: Record<string, Partial<Record<string, Handler>>> = {
     },
   },
   '/features': { GET: (_h, _q, res) => sendJson(res, 200, FEATURES) },
+  // comfyui-protocol.md §15: a sub-app at /internal (no /api copy), absent on older servers.
+  '/internal/logs': {
+    GET: (h, _q, res) => {
+      if (!h.core.opts.serverLog) return sendText(res, 404, '404: Not Found');
+      sendJson(
+        res,
+        200,
+        h.core.log
+          .raw()
+          .map((e) => `${e.t} - ${e.m}`)
+          .join(''),
+      );
+    },
+  },
+  '/internal/logs/raw': {
+    GET: (h, _q, res) => {
+      if (!h.core.opts.serverLog) return sendText(res, 404, '404: Not Found');
+      sendJson(res, 200, { entries: h.core.log.raw(), size: { cols: 120, rows: 30 } });
+    },
+  },
   '/view': {
     GET: (h, _q, res, url) => {
       const r = viewFile(h.core.dirs, url.searchParams);
@@ -193,6 +217,17 @@ const routes: Record<string, Partial<Record<string, Handler>>> = {
       sendJson(res, 200, { remaining: h.core.script.remaining() });
     },
   },
+  /** Writes to the server's log as the process would, `ageMs` ago (negative: ahead), e.g. lines outside a window. */
+  '/__sim/log': {
+    POST: async (h, req, res) => {
+      const body = await jsonBody(req);
+      const m = isObj(body) && typeof body['m'] === 'string' ? body['m'] : null;
+      const ageMs = isObj(body) && typeof body['ageMs'] === 'number' ? body['ageMs'] : 0;
+      if (m === null) return sendJson(res, 400, { error: 'expected {"m": "text", "ageMs"?: number}' });
+      h.core.log.write(m, Date.now() - ageMs);
+      sendJson(res, 200, { entries: h.core.log.raw().length });
+    },
+  },
   '/__sim/fault': {
     POST: async (h, req, res) => {
       const body = await jsonBody(req);
@@ -227,6 +262,8 @@ const routes: Record<string, Partial<Record<string, Handler>>> = {
 
 /** Splits `/api/x` → `/x` and finds the route (exact, else `/prefix/:param`). */
 export function matchRoute(pathname: string): { key: string; param: string } | null {
+  // The /internal sub-app has no /api copy (comfyui-protocol.md §15).
+  if (pathname.startsWith('/api/internal/')) return null;
   const path = pathname.startsWith('/api/') ? pathname.slice(4) : pathname;
   if (routes[path]) return { key: path, param: '' };
   const slash = path.lastIndexOf('/');

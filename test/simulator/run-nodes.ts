@@ -122,14 +122,26 @@ async function sample(run: PromptRun, id: string, nodeTime: number): Promise<voi
     ms += host.modelLoadMs();
     host.vram.load(ckpt);
   }
-  if (host.vram.wouldOom()) throw outOfMemory(run, id);
+  const pixels = latentPixels(run, node.inputs?.['latent_image']);
   const steps = Math.max(1, Math.floor(Number(node.inputs?.['steps'] ?? 20)) || 20);
-  host.vram.startSampling();
+  if (host.vram.wouldOom(pixels)) {
+    // As on a GPU: the weights are in, the first step's activations do not fit.
+    await host.sleep(ms / steps, true);
+    throw outOfMemory(run, id);
+  }
+  host.vram.startSampling(pixels);
   try {
     for (let step = 1; step <= steps; step++) await tick(run, id, step, steps, ms / steps);
   } finally {
     host.vram.stopSampling();
   }
+}
+
+/** width × height × batch of the latent a sampler denoises (0 when not known): its activations scale with it. */
+function latentPixels(run: PromptRun, input: unknown): number {
+  if (!isLink(input)) return 0;
+  const latent = run.valueOf(String(input[0]))?.latent;
+  return latent ? latent.width * latent.height * latent.batch : 0;
 }
 
 async function tick(run: PromptRun, id: string, step: number, steps: number, ms: number): Promise<void> {

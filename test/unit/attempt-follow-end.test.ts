@@ -85,6 +85,8 @@ function setUp() {
       config: schedulerConfig('/unused', { historyPollMs: POLL_MS }),
       events: { emit: noop },
       contact: { heard: noop, missed: noop, loss: () => null, watch: () => noop },
+      // The engine never stalled in these scripted runs (loop-stall.ts).
+      listeningSince: () => 0,
     },
     job: { id: PROMPT, timeout_s: 600 },
     attemptId: ATTEMPT,

@@ -31,7 +31,7 @@ function factsWith(endpoints: ReturnType<typeof endpoint>[]): FarmFacts {
     spentTodayUsd: () => 0,
     now: 1_000,
     dispatchingSince: 0,
-    queuedAt: (j) => j.enqueued_at,
+    jobSince: (j) => j.enqueued_at,
   });
   return { instances: [{}], burstWait } as unknown as FarmFacts;
 }

@@ -10,26 +10,14 @@ import { choose, placesFor } from '../../electron/engine/scheduler/dispatch-choi
 import type { InstanceSnapshot, JobSnapshot } from '../../electron/engine/scheduler/policy.js';
 import type { JobRow } from '../../electron/engine/store/job-rows.js';
 
-const GB = 1024 ** 3;
+import { GB, idleGpu } from '../helpers/gpu-snapshot.js';
 const NOW = 10_000;
 const RUSH = 300;
 const LOW = 0;
 
 /** A 24 GB one-slot GPU, idle. */
 const gpu = (id: string, o: Partial<InstanceSnapshot> = {}): InstanceSnapshot => ({
-  id,
-  name: id,
-  tags: [],
-  maxConcurrency: 1,
-  running: 0,
-  runningVramGb: 0,
-  largestRunningVramGb: 0,
-  totalVramBytes: 24 * GB,
-  otherVramBytes: 0,
-  serverQueue: 0,
-  lastCheckpoint: null,
-  vramOverrides: {},
-  speed: 1,
+  ...idleGpu(id),
   runningPriority: null,
   waiting: null,
   freesAt: null,

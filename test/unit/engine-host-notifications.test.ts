@@ -2,40 +2,25 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { JobView } from '../../shared/domain.js';
 import { JobNotifier } from '../../electron/main/notifications.js';
+import { jobViewFixture } from '../helpers/job-view.js';
 
 function job(over: Partial<JobView>): { job: JobView } {
   return {
-    job: {
+    job: jobViewFixture({
       id: 'j1',
       project: 'Moonfall',
       episode: 'ep101',
       shot: 'sh010',
       stage: 'keyframe',
-      take: 1,
       template: 'keyframe-img2img',
-      priority: 'normal',
-      rank: 0,
       state: 'queued',
-      stateReason: null,
-      errorClass: null,
-      attempts: 1,
-      maxAttempts: 3,
-      instanceId: null,
-      dependsOn: null,
-      seed: 1,
       vramGb: 10,
-      tags: [],
-      blocked: false,
-      waitReason: null,
-      progress: null,
-      attempt: null,
-      contact: null,
       enqueuedAt: 0,
       startedAt: null,
       finishedAt: null,
       updatedAt: 0,
       ...over,
-    },
+    }),
   };
 }
 

@@ -36,7 +36,7 @@ test('an export filter survives the trip through URL query parameters (the downl
     outcome: 'failed',
   };
   const q = exportFilterToQuery(f);
-  q.set('token', 'secret');
+  q.set('ticket', 'a-files-ticket');
   assert.deepEqual(exportFilterFromQuery(new URLSearchParams(q.toString())), f);
   assert.deepEqual(exportFilterFromQuery(new URLSearchParams('from=yesterday')), { from: 'yesterday' });
 });

@@ -16,7 +16,7 @@ test('each JSON row points at the line of its own "id", even when the id appears
     '  { "id": 7, "stage": "keyframe", "template": "t" }',
     '] }',
   ].join('\n');
-  const rows = readJsonShotList(content, 'l.json').rows;
+  const rows = readJsonShotList(content, 'l.json', Date.UTC(2026, 11, 1)).rows;
   assert.deepEqual(
     rows.map((r) => r.line),
     [3, 6, 7, 8, null],

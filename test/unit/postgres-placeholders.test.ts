@@ -47,3 +47,15 @@ test('bigints go as their digits; a wrong count, a missing name or mixed styles 
   assert.throws(() => bindValues(translate('SELECT 1'), [1], 'SELECT 1'), /takes no parameters/);
   assert.throws(() => translate('SELECT ?, @a'), /mixes \? and named parameters/);
 });
+
+test("LIKE becomes ILIKE (SQLite's LIKE ignores ASCII case), only as the keyword and outside literals", () => {
+  assert.equal(
+    translate("SELECT id FROM jobs WHERE shot LIKE @q ESCAPE '\\' AND likes NOT LIKE 'LIKE %' AND unlike = @u").text,
+    "SELECT id FROM jobs WHERE shot ILIKE $1 ESCAPE '\\' AND likes NOT ILIKE 'LIKE %' AND unlike = $2",
+  );
+});
+
+test('a parameter object with nothing to bind is taken, as better-sqlite3 takes it (a filter with no condition)', () => {
+  assert.deepEqual(bindValues(translate('SELECT COUNT(*) AS n FROM assets'), [{}], ''), []);
+  assert.throws(() => bindValues(translate('SELECT COUNT(*) AS n FROM assets'), ['x'], ''), /takes no parameters/);
+});

@@ -48,7 +48,15 @@ test('the live attempts count those not started, and keep the start the server r
 });
 
 test("a next prompt's ETA is the running one's time left plus its own usual run, never its own run alone", () => {
-  const estimate = { typicalMs: 60_000, runs: 4, gpuName: 'RTX 4090' };
+  const estimate = {
+    typicalMs: 60_000,
+    p90Ms: 70_000,
+    runs: 4,
+    gpuName: 'RTX 4090',
+    coldMs: null,
+    coldRuns: 0,
+    basis: 'exact' as const,
+  };
   const T0 = 1_000_000;
   const running = { state: 'running', startedAt: T0, estimate } as Pick<JobView, 'state' | 'startedAt' | 'estimate'>;
   const ahead = etaOf(running, null, T0 + 20_000);

@@ -169,7 +169,7 @@ test('the words for lost contact count from its last answer and down to the requ
 test("a failed ask gives the attempt up at the mark's requeue time (or a grace time of failed asks), as lost — or as what a malformed answer said", () => {
   const t0 = 1_000_000;
   const silent = { kind: 'refused' } as const;
-  const base = { route: 'GET /queue', failingSince: t0, graceMs: 60_000, pollMs: 2_000 };
+  const base = { route: 'GET /queue', failingSince: t0, graceMs: 60_000, pollMs: 2_000, listeningSince: 0 };
   assert.deepEqual(
     afterFailedAsk({ ...base, failure: silent, loss: { lostAt: t0 - 5_000, requeueAt: t0 + 55_000 }, now: t0 }),
     { askInMs: 2_000 },
@@ -203,5 +203,16 @@ test("a failed ask gives the attempt up at the mark's requeue time (or a grace t
   >[0]['failure'];
   assert.deepEqual(afterFailedAsk({ ...base, failure: malformed, loss: null, now: t0 + 60_000 }), {
     giveUp: { kind: 'transport', route: 'GET /queue', failure: malformed },
+  });
+});
+
+test('asks that failed while the engine itself was stalled do not count: a grace time of failed asks runs from its return', () => {
+  const t0 = 1_000_000;
+  const silent = { kind: 'refused' } as const;
+  // Failing since t0, the engine frozen until t0 + 50 s: not given up at t0 + 60 s, but a grace after its return.
+  const base = { route: 'GET /queue', failingSince: t0, graceMs: 60_000, pollMs: 2_000, listeningSince: t0 + 50_000 };
+  assert.deepEqual(afterFailedAsk({ ...base, failure: silent, loss: null, now: t0 + 60_000 }), { askInMs: 2_000 });
+  assert.deepEqual(afterFailedAsk({ ...base, failure: silent, loss: null, now: t0 + 110_000 }), {
+    giveUp: { kind: 'lost', seconds: 110 },
   });
 });

@@ -14,7 +14,15 @@ const p = (value: number, max: number, nodesDone?: number, nodesTotal?: number):
   nodesDone,
   nodesTotal,
 });
-const usual = { typicalMs: 60_000, runs: 12, gpuName: 'RTX 4090' };
+const usual = {
+  typicalMs: 60_000,
+  p90Ms: 75_000,
+  runs: 12,
+  gpuName: 'RTX 4090',
+  coldMs: null,
+  coldRuns: 0,
+  basis: 'exact' as const,
+};
 
 test('the ETA: the usual time left when there were earlier runs, else the sampler pace; never ~0 s while work remains', () => {
   const cases: [string, ReturnType<typeof running>, JobProgress | null, number, string][] = [

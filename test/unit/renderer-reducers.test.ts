@@ -15,7 +15,14 @@ test('a batch of job changes updates jobs by id and says the list and counts are
     { topic: 'job.changed', payload: { job: job('a', { state: 'running', instanceId: 'i1' }) } },
   ]);
   assert.equal(next.jobs.a?.state, 'running');
-  assert.deepEqual(effects, { listStale: true, countsStale: true, jobsTouched: true });
+  assert.deepEqual(effects, {
+    listStale: true,
+    countsStale: true,
+    jobsTouched: true,
+    peopleChanged: false,
+    forecast: null,
+    late: [],
+  });
 });
 
 test('progress-only batches touch neither the list nor the counts', () => {
@@ -23,7 +30,14 @@ test('progress-only batches touch neither the list nor the counts', () => {
   const { next, effects } = applyEvents(s, [{ topic: 'job.progress', payload: { jobId: 'a', progress: progress(5) } }]);
   assert.equal(next.progress.a?.value, 5);
   assert.equal(next.jobs, s.jobs, 'the job map is not copied');
-  assert.deepEqual(effects, { listStale: false, countsStale: false, jobsTouched: false });
+  assert.deepEqual(effects, {
+    listStale: false,
+    countsStale: false,
+    jobsTouched: false,
+    peopleChanged: false,
+    forecast: null,
+    late: [],
+  });
 });
 
 test('a late progress frame does not bring back the bar of a finished job', () => {
@@ -52,7 +66,14 @@ test('a queued job becoming blocked refreshes the counts (the blocked count), no
       payload: { job: job('a', { blocked: true, waitReason: 'needs tag img2img, which no workstation has' }) },
     },
   ]);
-  assert.deepEqual(effects, { listStale: false, countsStale: true, jobsTouched: true });
+  assert.deepEqual(effects, {
+    listStale: false,
+    countsStale: true,
+    jobsTouched: true,
+    peopleChanged: false,
+    forecast: null,
+    late: [],
+  });
 });
 
 test('instance events add, replace and remove by id; bulk changes mark everything stale', () => {
@@ -75,4 +96,17 @@ test('fetched rows replace jobs and keep progress in step with their state', () 
   ]);
   assert.equal(merged.progress.done, undefined);
   assert.equal(merged.progress.run?.value, 7);
+});
+
+test('people changing touches no job and says so: the People panel refetches, the session is asked again', () => {
+  const { next, effects } = applyEvents(empty(), [{ topic: 'people.changed', payload: { at: 1 } }]);
+  assert.deepEqual(effects, {
+    listStale: false,
+    countsStale: false,
+    jobsTouched: false,
+    peopleChanged: true,
+    forecast: null,
+    late: [],
+  });
+  assert.deepEqual(next, empty());
 });

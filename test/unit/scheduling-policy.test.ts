@@ -12,22 +12,8 @@ import {
 } from '../../electron/engine/scheduler/policy.js';
 import { retryDelayMs } from '../../electron/engine/pools/attempt/outcomes.js';
 
-const GB = 1024 ** 3;
-const inst = (o: Partial<InstanceSnapshot> & { id: string }): InstanceSnapshot => ({
-  name: o.id,
-  tags: [],
-  maxConcurrency: 1,
-  running: 0,
-  runningVramGb: 0,
-  largestRunningVramGb: 0,
-  totalVramBytes: 24 * GB,
-  otherVramBytes: 0,
-  serverQueue: 0,
-  lastCheckpoint: null,
-  vramOverrides: {},
-  speed: 1,
-  ...o,
-});
+import { GB, idleGpu } from '../helpers/gpu-snapshot.js';
+const inst = (o: Partial<InstanceSnapshot> & { id: string }): InstanceSnapshot => ({ ...idleGpu(o.id), ...o });
 const job = (o: Partial<JobSnapshot> = {}): JobSnapshot => ({
   id: 'j',
   priority: 100,

@@ -9,21 +9,11 @@ import {
   type WaitLasting,
 } from '../../electron/engine/views/wait-reasons.js';
 
-const GB = 1024 ** 3;
+import { GB, idleGpu } from '../helpers/gpu-snapshot.js';
 const inst = (o: Partial<InstanceFacts> = {}): InstanceFacts => ({
-  id: 'i1',
+  ...idleGpu('i1'),
   name: 'gpu-01',
   tags: ['img2img'],
-  maxConcurrency: 1,
-  running: 0,
-  runningVramGb: 0,
-  largestRunningVramGb: 0,
-  totalVramBytes: 24 * GB,
-  otherVramBytes: 0,
-  serverQueue: 0,
-  lastCheckpoint: null,
-  vramOverrides: {},
-  speed: 1,
   adminState: 'active',
   health: 'idle',
   capabilityProblems: [],
@@ -179,6 +169,15 @@ test('a reservation never holds back a job of higher priority, nor the job it is
 
 test('a lasting reason comes before a passing one: an offline server that lacks the tag says the tag', () => {
   assert.equal(instanceWaitReason(job(), inst({ health: 'offline', tags: [] }))?.kind, 'missing_tag');
+});
+
+test('the farm answer names a busy workstation before one that does not answer: a queued row does not read as waiting on the offline one', () => {
+  const w = explainWait(job({ tags: [] }), [
+    inst({ id: 'i0', name: 'compositing-annex-12', health: 'offline', lastAnswerAt: null }),
+    inst({ id: 'i1', name: 'gpu-01', running: 1 }),
+    inst({ id: 'i2', name: 'gpu-02', adminState: 'disabled' }),
+  ]);
+  assert.equal(w.summary, 'gpu-01 is busy (1 of 1 slot in use); compositing-annex-12 is offline; gpu-02 is disabled');
 });
 
 test('the farm answer: a tag nobody has is one sentence; any workstation that may free up keeps the job waiting', () => {

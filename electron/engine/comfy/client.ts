@@ -34,6 +34,7 @@ import {
   FeaturesSchema,
   ObjectInfoSchema,
   PromptQueueInfoSchema,
+  RawLogsSchema,
   SystemStatsSchema,
   UploadImageSchema,
   type Features,
@@ -79,6 +80,11 @@ export interface UploadOptions {
   type?: string;
   overwrite?: boolean;
 }
+
+/** What `GET /internal/logs/raw` answered: the entries `{t, m}` (oldest first) and the `Date` header, or its status. */
+export type RawLogsAnswer =
+  | { ok: true; entries: { t: string; m: string }[]; date: string | null }
+  | { ok: false; status: number };
 
 export class ComfyClient {
   private readonly t: Transport;
@@ -201,6 +207,26 @@ export class ComfyClient {
     const res = await send(this.t, { method: 'GET', path: '/features' }, opts);
     if (res.status === 404) return null;
     return validate(FeaturesSchema, expectJson(res, 'GET /features'), 'GET /features');
+  }
+
+  /**
+   * The server's own log (`/internal/logs/raw`, protocol §15: not a stable API) with the answer's
+   * `Date` header; a non-2xx is an answer too (`ok: false`): 404 is an older ComfyUI or a proxy that
+   * does not forward `/internal/`.
+   */
+  async getRawLogs(opts?: CallOptions): Promise<RawLogsAnswer> {
+    const route = 'GET /internal/logs/raw';
+    const res = await send(this.t, { method: 'GET', path: '/internal/logs/raw' }, opts);
+    if (res.status < 200 || res.status > 299) return { ok: false, status: res.status };
+    const body = validate(RawLogsSchema, expectJson(res, route), route);
+    const entries = body.entries.filter(
+      (e): e is { t: string; m: string } =>
+        typeof e === 'object' &&
+        e !== null &&
+        typeof (e as { t?: unknown }).t === 'string' &&
+        typeof (e as { m?: unknown }).m === 'string',
+    );
+    return { ok: true, entries, date: res.date };
   }
 
   /**

@@ -33,6 +33,7 @@ export function answerLimit(method: string, path: string): number {
   if (path === '/history') return method === 'POST' ? 64 * KB : 64 * MB;
   if (path.startsWith('/history/')) return 32 * MB;
   if (path === '/object_info') return 64 * MB;
+  if (path === '/internal/logs/raw') return 4 * MB; // 300 entries; one may be a whole traceback
   if (path.startsWith('/object_info/')) return 8 * MB;
   return 64 * KB; // /interrupt, /free: empty answers
 }
@@ -101,6 +102,8 @@ export interface RawResponse {
   text: string;
   /** Retry-After, when the server sent one (RunPod's 429). */
   retryAfter: string | null;
+  /** The answer's `Date` header (the server's UTC clock, 1 s resolution), when it sent one. */
+  date: string | null;
 }
 
 /** A deadline covering the whole exchange, merged with the caller's signal. */
@@ -181,7 +184,13 @@ export async function send(t: Transport, args: SendArgs, opts: CallOptions = {})
     });
     const text = await readCapped(res, opts.maxBytes ?? answerLimit(args.method, args.path), route);
     const retryAfter = res.headers['retry-after'];
-    return { status: res.statusCode, text, retryAfter: typeof retryAfter === 'string' ? retryAfter : null };
+    const date = res.headers['date'];
+    return {
+      status: res.statusCode,
+      text,
+      retryAfter: typeof retryAfter === 'string' ? retryAfter : null,
+      date: typeof date === 'string' ? date : null,
+    };
   } catch (err) {
     throw deadline.fail(err, route);
   } finally {

@@ -114,6 +114,14 @@ export const FeaturesSchema = z.looseObject({
   max_upload_size: z.number().optional(),
 });
 
+/**
+ * `GET /internal/logs/raw` (protocol §15): the server's last 300 stdout/stderr writes, oldest first.
+ * An entry that is not `{t: string, m: string}` is dropped by the reader, not the whole answer.
+ */
+export const RawLogsSchema = z.looseObject({
+  entries: z.array(json),
+});
+
 export const UploadImageSchema = z.looseObject({
   name: z.string(),
   subfolder: z.string(),
@@ -224,4 +232,5 @@ export type DeviceStats = z.output<typeof DeviceSchema>;
 export type NodeInfo = z.output<typeof NodeInfoSchema>;
 export type ObjectInfo = z.output<typeof ObjectInfoSchema>;
 export type Features = z.output<typeof FeaturesSchema>;
+export type RawLogs = z.output<typeof RawLogsSchema>;
 export type UploadedImage = { name: string; subfolder: string; type: string };

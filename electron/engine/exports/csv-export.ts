@@ -5,13 +5,13 @@
  * an HTTP download (csvStream). Cells are made safe for spreadsheets. (csv-stringify's per-record
  * stream cost more than the query for 100k rows.)
  */
-import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import type { ExportResult } from '../../../shared/domain.js';
 import { fileExistsError, writeStreamAtomically } from '../files/atomic-write.js';
 import type { ExportFilter } from '../store/export-filter.js';
 import { each } from '../store/statements.js';
+import { openReader, type StoreTarget } from '../store/store-target.js';
 
 /** A text cell starting like a formula is prefixed so a spreadsheet shows it instead of running it. */
 export function spreadsheetSafe(value: unknown): string | number {
@@ -51,12 +51,12 @@ export interface CsvStream {
 }
 
 /**
- * Opens `dbFile` read-only and streams `table`'s rows matching `filter`. The connection closes when
- * the stream ends or is destroyed (a download cancelled half-way).
+ * Opens a reading connection of its own to the store and streams `table`'s rows matching `filter`.
+ * The connection closes when the stream ends or is destroyed (a download cancelled half-way).
  */
-export function csvStream<Row>(dbFile: string, table: CsvTable<Row>, filter: ExportFilter): CsvStream {
+export function csvStream<Row>(store: StoreTarget, table: CsvTable<Row>, filter: ExportFilter): CsvStream {
   const { sql, params } = table.query(filter);
-  const db = new Database(dbFile, { readonly: true, fileMustExist: true });
+  const db = openReader(store);
   let count = 0;
   function* chunks(): Generator<string> {
     try {
@@ -77,22 +77,22 @@ export function csvStream<Row>(dbFile: string, table: CsvTable<Row>, filter: Exp
   }
   const stream = Readable.from(chunks());
   // A stream destroyed before it was read at all never starts the generator, so its finally never runs.
-  stream.once('close', () => db.open && db.close());
+  stream.once('close', () => db.close());
   return { stream, rows: () => count };
 }
 
 /**
- * Writes `table`'s rows matching `filter` to `path`, from a read-only connection to `dbFile`. An
+ * Writes `table`'s rows matching `filter` to `path`, from a reading connection of its own. An
  * existing file is never replaced: the export fails with a conflict and the file stays as it was.
  */
 export async function exportTable<Row>(
-  dbFile: string,
+  store: StoreTarget,
   path: string,
   table: CsvTable<Row>,
   filter: ExportFilter,
 ): Promise<ExportResult> {
   if (existsSync(path)) throw fileExistsError(path);
-  const csv = csvStream(dbFile, table, filter);
+  const csv = csvStream(store, table, filter);
   const bytes = await writeStreamAtomically(path, csv.stream, `the export ${path}`, { replace: false });
   return { path, rows: csv.rows(), bytes };
 }

@@ -5,23 +5,24 @@
 import type { ExportResult } from '../../../shared/domain.js';
 import type { ExportKind } from '../../../shared/exports.js';
 import type { ExportFilter } from '../store/export-filter.js';
+import type { StoreTarget } from '../store/store-target.js';
 import { csvStream, exportTable, type CsvStream } from './csv-export.js';
 import { LEDGER_CSV } from './ledger.js';
 import { RUNLOG_CSV } from './runlog.js';
 
 /** Rows of `kind` matching `filter` as a CSV stream from a read-only connection of its own. */
-export function streamExport(dbFile: string, kind: ExportKind, filter: ExportFilter): CsvStream {
-  return kind === 'runlog' ? csvStream(dbFile, RUNLOG_CSV, filter) : csvStream(dbFile, LEDGER_CSV, filter);
+export function streamExport(store: StoreTarget, kind: ExportKind, filter: ExportFilter): CsvStream {
+  return kind === 'runlog' ? csvStream(store, RUNLOG_CSV, filter) : csvStream(store, LEDGER_CSV, filter);
 }
 
 /** The same rows written to `path`, which must not exist yet (an export never replaces a file). */
 export function writeExport(
-  dbFile: string,
+  store: StoreTarget,
   kind: ExportKind,
   path: string,
   filter: ExportFilter,
 ): Promise<ExportResult> {
   return kind === 'runlog'
-    ? exportTable(dbFile, path, RUNLOG_CSV, filter)
-    : exportTable(dbFile, path, LEDGER_CSV, filter);
+    ? exportTable(store, path, RUNLOG_CSV, filter)
+    : exportTable(store, path, LEDGER_CSV, filter);
 }

@@ -23,7 +23,7 @@ import {
   toInstanceView,
   updateRunpodInstance,
 } from '../store/instance-store.js';
-import type { DomainHandlers, EngineContext } from './context.js';
+import { type DomainHandlers, type EngineContext, instanceChanged } from './context.js';
 
 /** "Test connection" waits this long for /health (a cold endpoint still answers /health at once). */
 const TEST_TIMEOUT_MS = 10_000;
@@ -41,7 +41,7 @@ export function cloudHandlers(ctx: EngineContext): DomainHandlers<'cloud'> {
   };
   /** The farm reloads the endpoint first, so the card sent out is what it now works with. */
   const announce = (id: string): InstanceView => {
-    ctx.farm()?.instanceChanged(id);
+    instanceChanged(ctx, id);
     const row = instanceRow(ctx.db, id);
     if (!row) throw new ShotfarmError('not_found', `Workstation ${id} vanished.`);
     const v: InstanceView =

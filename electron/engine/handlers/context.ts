@@ -3,6 +3,7 @@
  * runs in this process — the scheduler's ports. Handler modules declare their part of `ApiHandlers`
  * over this context; the engine composes them (engine.ts) and stays the one entry (`call`).
  */
+import type { VramKnowledge } from '../templates/vram-knowledge.js';
 import type { ApiHandlers, ApiMethod } from '../../../shared/api.js';
 import type { InstanceView, JobView, ProbeView, StorageHoldView } from '../../../shared/domain.js';
 import type { JobState } from '../../../shared/job-states.js';
@@ -15,11 +16,14 @@ import type { AttemptWatchView } from '../pools/comfy-lan/attempt-watch.js';
 import type { FarmFacts } from '../views/farm-facts.js';
 import type { FolderDefaults } from '../settings/farm-settings.js';
 import type { SettingsReader } from '../settings/setting-reader.js';
+import type { StoreTarget } from '../store/store-target.js';
 import type { Db } from '../store/database.js';
 import type { EngineEnv } from '../engine-env.js';
 import type { JobViews } from '../views/job-views.js';
 import type { TemplateCache } from '../templates/template-cache.js';
 import type { UploadGate } from '../uploads/upload-gate.js';
+import type { Forecaster } from '../forecast/forecaster.js';
+import type { FarmTeller } from '../notices/notice-outbox.js';
 
 /** The handlers of the contract's methods named `<domain>.…`. */
 export type DomainHandlers<D extends string> = Pick<ApiHandlers, Extract<ApiMethod, `${D}.${string}`>>;
@@ -51,6 +55,8 @@ export interface FarmPort {
   jobsByState(): Record<JobState, number>;
   /** The workstations' cards as the farm holds them. */
   instanceViews(): InstanceView[];
+  /** The learned VRAM needs this farm decides with (a pin made here applies at its next decision). */
+  readonly vram?: VramKnowledge;
 }
 
 /**
@@ -64,13 +70,19 @@ export interface SettingsPort extends SettingsReader {
   readonly folderDefaults: FolderDefaults;
   /** Every folder outputs may have been written to, the current one first; a ledger file outside them is never served. */
   outputRoots(): string[];
-  /** A setting or the farm state was recorded in this process: the farm here (if any) applies it now. */
-  reload(): Promise<void>;
+  /**
+   * A setting or the farm state was recorded in this process: the farm here (if any) applies it
+   * now, and the other engines on the database are told.
+   */
+  reload(changed: 'settings' | 'farm'): Promise<void>;
 }
 
 export interface EngineContext {
   db: Db;
+  /** The data folder's SQLite file (its folder is the data folder, whichever store the farm uses). */
   dbFile: string;
+  /** The store the engine opened: exports read it on a connection of their own. */
+  store: StoreTarget;
   clock: Clock;
   random: RandomSource;
   events: EventBus;
@@ -87,6 +99,13 @@ export interface EngineContext {
   uploadGate: UploadGate;
   /** The environment the host passed in (RUNPOD_API_KEY, …): the engine never reads process.env. */
   env: EngineEnv;
+  /** The forecast per project, episode and sequence, kept and recomputed as the farm runs. */
+  forecast: Forecaster;
+  /**
+   * The other engines on this PostgreSQL database (nobody on SQLite): told of what they would not
+   * otherwise hear at once. Jobs are told through the announcer, settings through `settings.reload`.
+   */
+  others: Pick<FarmTeller, 'instance' | 'templates'>;
 }
 
 /** Announces changed jobs and lets the dispatcher reconsider; answers with their views. */
@@ -94,4 +113,10 @@ export function changed(ctx: EngineContext, jobIds: readonly string[]): JobView[
   const views = ctx.announcer.announce(jobIds);
   ctx.farm()?.kick();
   return views;
+}
+
+/** A workstation was added, edited or removed here: the farm here reloads it, and the other engines are told. */
+export function instanceChanged(ctx: EngineContext, id: string): void {
+  ctx.farm()?.instanceChanged(id);
+  ctx.others.instance(id);
 }

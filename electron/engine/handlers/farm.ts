@@ -7,33 +7,79 @@
  */
 import type { ApiHandlers } from '../../../shared/api.js';
 import { ShotfarmError } from '../../../shared/errors.js';
-import { isHealthy, type FarmStatus } from '../../../shared/domain.js';
+import { isHealthy, type FarmStatus, type InstanceView, type StorageHoldView } from '../../../shared/domain.js';
+import { farmEngines, withDrivers } from '../views/farm-engines.js';
 import type { FarmState } from '../../../shared/farm-settings.js';
 import type { Caller } from '../../../shared/people.js';
 import { timeline } from '../queries/attempts.js';
+import { farmPeriods } from '../queries/farm-periods.js';
 import { readFarmState, writeFarmState } from '../settings/farm-state.js';
+import { databaseFault } from '../store/database.js';
 import { listInstanceRows, toInstanceView } from '../store/instance-store.js';
 import { blockedCount, countByState, jobRow, listJobIds, openFailureCount } from '../store/job-store.js';
 import type { DomainHandlers, EngineContext } from './context.js';
 
+/** What the status reads from the store itself (the rest a running farm keeps in memory). */
+interface StoredFacts {
+  blocked: number;
+  openFailures: number;
+  farmState: FarmStatus['farmState'];
+}
+
 export function farmHandlers(ctx: EngineContext): DomainHandlers<'farm'> & Pick<ApiHandlers, 'timeline.get'> {
+  let lastStored: StoredFacts | null = null;
+  /**
+   * A running farm still answers while its database cannot be read (a PostgreSQL server stopped):
+   * with what it last read and the hold that says why, rather than an error in place of the status.
+   */
+  const stored = (): { facts: StoredFacts; fault: StorageHoldView | null } => {
+    try {
+      const facts: StoredFacts = {
+        blocked: blockedCount(ctx.db),
+        openFailures: openFailureCount(ctx.db),
+        farmState: readFarmState(ctx.db),
+      };
+      lastStored = facts;
+      return { facts, fault: null };
+    } catch (err) {
+      const fault = databaseFault(err);
+      if (!ctx.farm() || !lastStored || !fault) throw err;
+      const now = ctx.clock.now();
+      return {
+        facts: lastStored,
+        fault: { kind: fault.kind, reason: `${fault.words} (reading the farm status)`, since: now, retryAt: now },
+      };
+    }
+  };
+  /** The cards with the engine that drives each (several engines on PostgreSQL); as they are while the store cannot be read. */
+  const drivenBy = (cards: InstanceView[]): InstanceView[] => {
+    try {
+      return withDrivers(ctx.db, cards);
+    } catch (err) {
+      if (!ctx.farm() || !databaseFault(err)) throw err;
+      return cards;
+    }
+  };
   const status = (): FarmStatus => {
     const farm = ctx.farm();
     // A running farm answers from what it keeps (counters moved by the event rows, its cards); a
     // process with no farm (the CLI's `status`) counts once.
-    const instances = farm ? farm.instanceViews() : listInstanceRows(ctx.db).map((r) => toInstanceView(ctx.db, r));
+    const cards = farm ? farm.instanceViews() : listInstanceRows(ctx.db).map((r) => toInstanceView(ctx.db, r));
+    const instances = drivenBy(cards);
     const probed = instances.filter((i) => i.lastProbeAt !== null);
+    const { facts, fault } = stored();
+    const hold = farm?.storageHold() ?? fault;
     return {
       jobsByState: farm ? farm.jobsByState() : countByState(ctx.db),
       jobsNext: farm?.live.notStarted() ?? 0,
-      blocked: blockedCount(ctx.db),
-      openFailures: openFailureCount(ctx.db),
+      blocked: facts.blocked,
+      openFailures: facts.openFailures,
       instances,
       healthyInstances: probed.length ? probed.filter((i) => isHealthy(i.health)).length : null,
-      dispatching: farm !== null && farm.farmState === 'running' && farm.storageHold() === null,
-      farmState: readFarmState(ctx.db),
+      dispatching: farm !== null && farm.farmState === 'running' && hold === null,
+      farmState: facts.farmState,
       activeAttempts: farm?.activeAttempts() ?? 0,
-      storageHold: farm?.storageHold() ?? null,
+      storageHold: hold,
     };
   };
   const control =
@@ -41,19 +87,23 @@ export function farmHandlers(ctx: EngineContext): DomainHandlers<'farm'> & Pick<
     async ({ by }: { by?: string | undefined }, caller: Caller): Promise<FarmStatus> => {
       // A person is named by their token, never by what they typed; the solo operator may say who they are.
       writeFarmState(ctx.db, ctx.clock, state, caller.kind === 'person' ? caller.name : (by ?? 'an operator'));
-      await ctx.settings.reload();
+      await ctx.settings.reload('farm');
       return status();
     };
   const stop = control('stopped');
   return {
     'farm.status': async () => status(),
+    'farm.engines': async () => farmEngines(ctx.db, ctx.settings.get('lease_s')),
     'farm.stop': async (input, caller) => {
       if (input.expectRunning) refuseUnnamedRuns(ctx, input.expectRunning);
       return stop(input, caller);
     },
     'farm.pause': control('paused'),
     'farm.resume': control('running'),
-    'timeline.get': async ({ from, to }) => timeline(ctx.db, from, to, ctx.farm()?.live ?? null),
+    'timeline.get': async ({ from, to }) => ({
+      ...timeline(ctx.db, from, to, ctx.farm()?.live ?? null),
+      farmPeriods: farmPeriods(ctx.db, from, to, readFarmState(ctx.db)),
+    }),
   };
 }
 

@@ -2,7 +2,7 @@
  * The import domain: a preview first (every row checked, nothing written), kept for the operator to
  * confirm, then the commit of its valid rows in one transaction.
  */
-import type { ImportPreview } from '../../../shared/domain.js';
+import type { ImportPreview, ImportRowView } from '../../../shared/domain.js';
 import { ShotfarmError } from '../../../shared/errors.js';
 import { actorName } from '../../../shared/people.js';
 import { authorizeCreatedRush, createdRushRefusal } from '../auth/authorize.js';
@@ -14,14 +14,19 @@ import { inputFolder } from '../intake/input-paths.js';
 import { currentFarmPlaces } from '../files/farm-places.js';
 import { uploadedInputs } from '../uploads/import-uploads.js';
 import { checkRows, type CheckedRow } from '../intake/preview.js';
+import { BIG_WRITE_ROWS, refreshPlannerStats } from '../store/job-store.js';
 import { storageFailure } from '../store/storage-failure.js';
+import { storeLabel } from '../store/store-target.js';
 import { currentFarmFacts } from '../views/job-views.js';
 import { checkShotListText } from '../intake/text-check.js';
+import { parseDue } from '../../../shared/forecast.js';
 import type { DomainHandlers, EngineContext } from './context.js';
 
 interface StoredPreview {
   preview: ImportPreview;
   rows: CheckedRow[];
+  /** The rows as pages show them, errors first and then in file order (made at the first page). */
+  ordered: ImportRowView[] | null;
   createdAt: number;
   /** Who made it (actorName): it counts to their share of the kept previews. */
   by: string;
@@ -39,6 +44,17 @@ const MAX_PREVIEWS = 200;
 
 function isCsv(fileName: string, content: string): boolean {
   return /\.(csv|tsv|txt)$/i.test(fileName) || (!/\.json$/i.test(fileName) && !content.trimStart().startsWith('{'));
+}
+
+const EXPIRED = 'This import preview has expired or was already imported; drop the file again.';
+
+/** A kept preview's rows as pages show them: the rows with errors first, each group in file order. */
+function orderedRows(p: StoredPreview): ImportRowView[] {
+  if (!p.ordered) {
+    const errors = p.preview.rows.filter((r) => r.status === 'error');
+    p.ordered = errors.length ? [...errors, ...p.preview.rows.filter((r) => r.status !== 'error')] : p.preview.rows;
+  }
+  return p.ordered;
 }
 
 /** Whether committing these checked rows would store a rush job (duplicates and errors are not stored). */
@@ -63,12 +79,22 @@ export function importHandlers(ctx: EngineContext): DomainHandlers<'import'> {
     }
   };
   return {
-    'import.preview': async ({ fileName, content, baseDir, mapping, uploads }, caller) => {
+    'import.preview': async ({ fileName, content, baseDir, mapping, uploads, due, progressId, firstRows }, caller) => {
       checkShotListText(fileName, content);
+      const now = ctx.clock.now();
+      // The import's own due time (the option) is checked first: a bad one refuses the whole import.
+      let dueAll: number | null = null;
+      if (due !== undefined) {
+        const d = parseDue(due, now);
+        if (!d.ok) throw new ShotfarmError('bad_input', `The import's ${d.message}.`);
+        dueAll = d.value;
+      }
       const read = isCsv(fileName, content)
-        ? readCsvShotList(content, fileName, mapping ?? {})
-        : readJsonShotList(content, fileName);
+        ? readCsvShotList(content, fileName, mapping ?? {}, now)
+        : readJsonShotList(content, fileName, now);
       if (read.rows.length === 0) throw new ShotfarmError('bad_input', `${fileName} has no shots to import.`);
+      // The option is the default: a row's own due time (a JSON field, a CSV column) wins.
+      if (dueAll !== null) for (const r of read.rows) r.due ??= dueAll;
       // Node classes and models: against the running farm's lists, else the lists its last run stored.
       // Inputs only from the shot list's own folder (never the caller's working folder), never the database.
       // Files sent with the list (uploads) are found by their input name first: a stored file, never a client's path.
@@ -79,18 +105,26 @@ export function importHandlers(ctx: EngineContext): DomainHandlers<'import'> {
         farm,
         ...(sent ? { uploads: sent } : {}),
       };
+      const total = read.rows.length;
       let checked;
       try {
-        checked = checkRows(ctx.db, read.rows, {
+        checked = await checkRows(ctx.db, read.rows, {
           fileName,
           folder,
           capability: currentFarmFacts(ctx),
+          // Between steps the farm's own work runs (a 100k-row check is seconds of the engine's
+          // thread), and the caller hears how far the check is.
+          onStep: async (done, counts) => {
+            if (progressId) ctx.events.emit('import.progress', { progressId, phase: 'checking', done, total, counts });
+            await new Promise<void>((resolve) => setImmediate(resolve));
+          },
         });
       } catch (err) {
-        throw storageFailure(err, ctx.dbFile, `checking ${fileName}`) ?? err;
+        throw storageFailure(err, storeLabel(ctx.store), `checking ${fileName}`) ?? err;
       }
       const { rows, notices } = checked;
-      const count = (status: 'new' | 'duplicate' | 'error') => rows.filter((r) => r.view.status === status).length;
+      const counts = { new: 0, duplicate: 0, error: 0 };
+      for (const r of rows) counts[r.view.status]++;
       const preview: ImportPreview = {
         previewId: randomId(),
         fileName,
@@ -98,34 +132,61 @@ export function importHandlers(ctx: EngineContext): DomainHandlers<'import'> {
         mapping: read.mapping,
         notices,
         rows: rows.map((r) => r.view),
-        counts: { new: count('new'), duplicate: count('duplicate'), error: count('error') },
+        totalRows: rows.length,
+        counts,
         // Said at the preview, so the Import dialog does not offer what the commit would refuse.
         refusal: createdRushRefusal(caller, () => createsRush(rows)),
       };
       const by = actorName(caller);
       prune(by);
-      previews.set(preview.previewId, { preview, rows, createdAt: ctx.clock.now(), by });
-      return preview;
+      const kept: StoredPreview = { preview, rows, ordered: null, createdAt: ctx.clock.now(), by };
+      previews.set(preview.previewId, kept);
+      if (progressId)
+        ctx.events.emit('import.progress', { progressId, phase: 'done', done: total, total, counts: preview.counts });
+      // A caller that pages gets the counts and the first page, not every row (a 100k-row answer
+      // was about 25 MB for a dialog that shows a screenful).
+      return firstRows === undefined ? preview : { ...preview, rows: orderedRows(kept).slice(0, firstRows) };
     },
-    'import.commit': async ({ previewId }, caller) => {
+    'import.previewRows': async ({ previewId, offset, limit }) => {
       const stored = previews.get(previewId);
-      if (!stored)
-        throw new ShotfarmError(
-          'not_found',
-          'This import preview has expired or was already imported; drop the file again.',
-        );
+      if (!stored) throw new ShotfarmError('not_found', EXPIRED);
+      const ordered = orderedRows(stored);
+      return { rows: ordered.slice(offset, offset + limit), offset, total: ordered.length };
+    },
+    'import.commit': async ({ previewId, progressId }, caller) => {
+      const stored = previews.get(previewId);
+      if (!stored) throw new ShotfarmError('not_found', EXPIRED);
       // The rush rule over what the rows would store (a JSON field, a CSV column, a template default):
       // a role that may not ask for rush may not import it either. Refused whole, nothing stored.
       authorizeCreatedRush(caller, () => createsRush(stored.rows));
+      const total = stored.rows.length;
+      // One transaction, all rows or none: the commit has no partial count to tell, only that it writes.
+      if (progressId)
+        ctx.events.emit('import.progress', {
+          progressId,
+          phase: 'writing',
+          done: 0,
+          total,
+          counts: { new: 0, duplicate: 0, error: 0 },
+        });
       let result;
       try {
         // The jobs say who imported them (an artist may then act on their own jobs).
         result = commitRows(ctx.db, ctx.clock, ctx.random, ctx.settings, stored.rows, actorName(caller));
       } catch (err) {
         // The transaction rolled back: nothing of this file is stored. Say which file could not take it.
-        throw storageFailure(err, ctx.dbFile, `importing ${stored.preview.fileName}`) ?? err;
+        throw storageFailure(err, storeLabel(ctx.store), `importing ${stored.preview.fileName}`) ?? err;
       }
       previews.delete(previewId);
+      if (result.imported >= BIG_WRITE_ROWS) refreshPlannerStats(ctx.db);
+      if (progressId)
+        ctx.events.emit('import.progress', {
+          progressId,
+          phase: 'done',
+          done: total,
+          total,
+          counts: { new: result.imported, duplicate: result.duplicates, error: result.rejected },
+        });
       if (result.imported > 0) {
         ctx.announcer.announceUnfinished(result.jobIds);
         ctx.farm()?.kick();

@@ -48,9 +48,11 @@ import {
   toInstanceView,
   updateInstance,
 } from '../store/instance-store.js';
-import type { DomainHandlers, EngineContext } from './context.js';
+import { type DomainHandlers, type EngineContext, instanceChanged } from './context.js';
 import { freeVram } from './free-vram.js';
 import { addWorkstations } from './instance-batch.js';
+import { pinWorkstation } from '../store/lease-store.js';
+import { withDrivers } from '../views/farm-engines.js';
 
 export function instanceHandlers(ctx: EngineContext): DomainHandlers<'instances'> {
   const view = (id: string): InstanceView => {
@@ -74,7 +76,7 @@ export function instanceHandlers(ctx: EngineContext): DomainHandlers<'instances'
   };
   /** The farm reloads the instance first, so the card sent out is what it now works with. */
   const announce = (id: string): InstanceView => {
-    ctx.farm()?.instanceChanged(id);
+    instanceChanged(ctx, id);
     const v = view(id);
     ctx.events.emit('instance.changed', { instance: v });
     return v;
@@ -83,7 +85,23 @@ export function instanceHandlers(ctx: EngineContext): DomainHandlers<'instances'
     'instances.list': async () => {
       // A RunPod endpoint's card carries the running farm's cloud facts (spend, why it waits).
       const cloud = new Map((ctx.farm()?.instanceViews() ?? []).filter((v) => v.cloud).map((v) => [v.id, v]));
-      return listInstanceRows(ctx.db).map((r) => cloud.get(r.id) ?? toInstanceView(ctx.db, r));
+      return withDrivers(
+        ctx.db,
+        listInstanceRows(ctx.db).map((r) => cloud.get(r.id) ?? toInstanceView(ctx.db, r)),
+      );
+    },
+    'instances.pin': async ({ id, engine }) => {
+      if (!ctx.db.postgres)
+        throw new ShotfarmError(
+          'bad_input',
+          'Pinning a workstation to an engine is for a farm several engines share on PostgreSQL (docs/postgresql.md); this farm is one SQLite data folder, run by one engine.',
+        );
+      const instance = resolve(id);
+      pinWorkstation(ctx.db, instance, engine);
+      // The engines move it at their next lease renewal (a third of lease_s).
+      const [card] = withDrivers(ctx.db, [view(instance)]);
+      ctx.events.emit('instance.changed', { instance: card as InstanceView });
+      return card as InstanceView;
     },
     'instances.add': async (f) => {
       unique(f, null);
@@ -121,7 +139,7 @@ export function instanceHandlers(ctx: EngineContext): DomainHandlers<'instances'
         );
       }
       const removed = deleteInstance(ctx.db, id);
-      ctx.farm()?.instanceChanged(id);
+      instanceChanged(ctx, id);
       ctx.events.emit('instance.removed', { id });
       return { removed };
     },

@@ -2,6 +2,7 @@
  * The jobs domain: lists and lookups (with why each job waits), the operator's actions, attempt
  * history, failure groups.
  */
+import { vramWords } from '../views/vram-words.js';
 import type { ApiHandlers } from '../../../shared/api.js';
 import type { JobView } from '../../../shared/domain.js';
 import { actorName, type Caller } from '../../../shared/people.js';
@@ -67,7 +68,11 @@ export function jobHandlers(ctx: EngineContext): DomainHandlers<'jobs'> & Pick<A
     'jobs.get': async ({ id }) => views([existing(id)])[0] as JobView,
     'jobs.why': async ({ id }) => {
       const facts = currentFarmFacts(ctx);
-      return jobWhy(ctx.db, existing(id), facts, explainer(facts, ctx.templates));
+      const row = existing(id);
+      return {
+        ...jobWhy(ctx.db, row, facts, explainer(facts, ctx.templates)),
+        vram: vramWords(row, facts, ctx.templates),
+      };
     },
     'jobs.ids': async ({ filter }) => listJobIds(ctx.db, filter),
     'jobs.resolveIds': async ({ refs }) => ({ ids: refs.map((ref) => resolveRef(ctx, ref)) }),

@@ -17,7 +17,7 @@ export function settingsHandlers(ctx: EngineContext): DomainHandlers<'storage'> 
   /** Jobs whose budget changed with the setting are announced; then the farm here applies it. */
   const applied = async (changedJobs: string[], key: FarmSettingKey): Promise<FarmSettingView> => {
     if (changedJobs.length) ctx.announcer.announceUnfinished(changedJobs);
-    await ctx.settings.reload();
+    await ctx.settings.reload('settings');
     return view(key);
   };
   return {

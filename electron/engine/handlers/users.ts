@@ -30,6 +30,11 @@ export function userHandlers(
     return toPersonView(r);
   };
   // A signed-in admin cannot lock themselves out from a page (the farm host's CLI can still do it).
+  // Every page hears that people changed (the People panels refetch, sessions are asked again); never who, nor a token.
+  const changed = <T>(answer: T): T => {
+    ctx.events.emit('people.changed', { at: ctx.clock.now() });
+    return answer;
+  };
   const notSelf = (caller: Caller, name: string, what: string): void => {
     if (caller.kind === 'person' && caller.name === name) {
       throw new ShotfarmError(
@@ -55,23 +60,23 @@ export function userHandlers(
           `${name} exists already; \`shotfarm users token ${name}\` gives them a new token.`,
         );
       }
-      return { person: person(name), token };
+      return changed({ person: person(name), token });
     },
     'users.setRole': async ({ name, role }, caller) => {
       if (role !== 'admin') notSelf(caller, person(name).name, 'change the role of');
       if (!setUserRole(ctx.db, person(name).name, role))
         throw new ShotfarmError('not_found', `No person named ${name}.`);
-      return person(name);
+      return changed(person(name));
     },
     'users.revoke': async ({ name }, caller) => {
       notSelf(caller, person(name).name, 'revoke');
       revokeUser(ctx.db, person(name).name, ctx.clock.now());
-      return person(name);
+      return changed(person(name));
     },
     'users.token': async ({ name }): Promise<IssuedToken> => {
       const token = newToken(tokenBytes);
       setUserToken(ctx.db, person(name).name, tokenHash(token));
-      return { person: person(name), token };
+      return changed({ person: person(name), token });
     },
   };
 }

@@ -1,5 +1,5 @@
 /**
- * Delivers hooks when jobs finish (SPEC §8). `notify` only records what to deliver and returns:
+ * Delivers hooks when jobs finish (SPEC §8), and when a forecast group turns late (issue 28). `notify` only records what to deliver and returns:
  * the scheduler calls it on its own path, and a slow webhook or a hung program must never hold
  * up a state change. Deliveries then run in the background, each bounded by its timeout, retried
  * with exponential backoff and full jitter, and every try and the final outcome is written to
@@ -7,6 +7,7 @@
  * delivery id it is sent.
  */
 import type { JobView } from '../../../shared/domain.js';
+import type { ForecastGroup } from '../../../shared/forecast.js';
 import type { Clock, RandomSource, Timers } from '../clock.js';
 import { fullJitterDelay, type BackoffPolicy } from '../comfy/backoff.js';
 import type { Db } from '../store/database.js';
@@ -50,12 +51,20 @@ export interface HookRunnerDeps {
 /** From 2 s up to 5 min: long enough for a chat service's rate limit, short enough to be useful. */
 export const DEFAULT_HOOK_BACKOFF: BackoffPolicy = { baseMs: 2_000, capMs: 5 * 60_000 };
 
-/** What the hook receives (stdin or POST body). */
-export interface HookPayload {
-  event: HookEvent;
+/** What the hook receives (stdin or POST body): the job for completed / failed, the forecast group for late. */
+export type HookPayload = JobHookPayload | LateHookPayload;
+export interface JobHookPayload {
+  event: 'completed' | 'failed';
   delivery_id: number;
   hook_id: string;
   job: JobView;
+}
+export interface LateHookPayload {
+  event: 'late';
+  delivery_id: number;
+  hook_id: string;
+  /** The group as the forecast.late event carries it: its range, due time and what would make it. */
+  group: ForecastGroup;
 }
 
 export class HookRunner {
@@ -75,27 +84,39 @@ export class HookRunner {
    * hooks setting or a full disk is logged, and the caller's state change stands.
    */
   notify(job: JobView): number[] {
-    if (this.closing.signal.aborted) return [];
     const event = hookEventFor(job.state);
     if (!event) return [];
+    // Names this terminal transition: publishing the same finished job again queues nothing,
+    // while a job retried and failed again is a new transition (more attempts, a new finish time).
+    const dedupeKey = `${job.attempts}:${job.finishedAt ?? job.updatedAt}`;
+    return this.queue(event, job.id, dedupeKey, JSON.stringify(job), `job ${job.id} (${job.shot}/${job.stage})`);
+  }
+
+  /**
+   * Queues a delivery to every hook listening for `late` when a forecast group turns late: once per
+   * group and due time (the delivery's dedupe key), so a group late again for the same due time is
+   * not news, while a new due time that it misses too is. Never throws.
+   */
+  notifyLate(group: ForecastGroup): number[] {
+    return this.queue('late', group.key, `due:${group.dueAt ?? '-'}`, JSON.stringify(group), `group ${group.key}`);
+  }
+
+  private queue(event: HookEvent, subject: string, dedupeKey: string, payloadJson: string, what: string): number[] {
+    if (this.closing.signal.aborted) return [];
     try {
       const hooks = getHooks(this.deps.db).filter((h) => h.on.includes(event));
       if (hooks.length === 0) return [];
-      // Names this terminal transition: publishing the same finished job again queues nothing,
-      // while a job retried and failed again is a new transition (more attempts, a new finish time).
-      const dedupeKey = `${job.attempts}:${job.finishedAt ?? job.updatedAt}`;
-      const payloadJson = JSON.stringify(job);
       const now = this.deps.clock.now();
       const ids: number[] = [];
       for (const h of hooks) {
-        const id = insertDelivery(this.deps.db, { hookId: h.id, jobId: job.id, event, dedupeKey, payloadJson, now });
+        const id = insertDelivery(this.deps.db, { hookId: h.id, jobId: subject, event, dedupeKey, payloadJson, now });
         if (id === null) continue;
         ids.push(id);
         this.schedule(id, 0);
       }
       return ids;
     } catch (err) {
-      this.deps.log(`hooks: nothing was sent for job ${job.id} (${job.shot}/${job.stage}): ${(err as Error).message}`);
+      this.deps.log(`hooks: nothing was sent for ${what}: ${(err as Error).message}`);
       return [];
     }
   }
@@ -112,7 +133,10 @@ export class HookRunner {
   /** Resolves once nothing is waiting or running (tests; a clean shutdown). */
   whenIdle(): Promise<void> {
     if (this.isIdle()) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
+    // The runner's timers are unref'd (a hook must not keep a CLI alive), so whoever waits here
+    // holds the process up until the deliveries are done; otherwise it could end under the wait.
+    const hold = setInterval(() => undefined, 60_000);
+    return new Promise<void>((resolve) => this.idleWaiters.push(resolve)).finally(() => clearInterval(hold));
   }
 
   /** Stops retry timers and in-flight tries; unfinished deliveries stay pending for `resumePending`. */
@@ -198,12 +222,10 @@ export class HookRunner {
     // The deadline bounds real I/O (a program, a socket), so it is wall-clock time, not the
     // injected clock; the runner's own retry waits go through the injected timers.
     const deadline = AbortSignal.timeout(timeoutMs);
-    const payload: HookPayload = {
-      event: row.event,
-      delivery_id: row.id,
-      hook_id: hook.id,
-      job: JSON.parse(row.payload_json) as JobView,
-    };
+    const payload: HookPayload =
+      row.event === 'late'
+        ? { event: 'late', delivery_id: row.id, hook_id: hook.id, group: JSON.parse(row.payload_json) as ForecastGroup }
+        : { event: row.event, delivery_id: row.id, hook_id: hook.id, job: JSON.parse(row.payload_json) as JobView };
     const ctx: SendContext = {
       body: JSON.stringify(payload),
       event: row.event,

@@ -34,19 +34,17 @@ export function setHooks(db: Db, clock: Clock, hooks: unknown): HookConfig[] {
 export function addHook(db: Db, clock: Clock, hook: unknown): HookConfig {
   const parsed = hookSchema.safeParse(hook);
   if (!parsed.success) throw new ShotfarmError('bad_input', `Invalid hook: ${describeIssues(parsed.error).join('; ')}`);
-  return db
-    .transaction(() => {
-      const hooks = getHooks(db);
-      if (hooks.some((h) => h.id === parsed.data.id)) {
-        throw new ShotfarmError(
-          'conflict',
-          `A hook is already named "${parsed.data.id}"; remove it first or choose another name.`,
-        );
-      }
-      setHooks(db, clock, [...hooks, parsed.data]);
-      return parsed.data;
-    })
-    .immediate();
+  return db.transaction(() => {
+    const hooks = getHooks(db);
+    if (hooks.some((h) => h.id === parsed.data.id)) {
+      throw new ShotfarmError(
+        'conflict',
+        `A hook is already named "${parsed.data.id}"; remove it first or choose another name.`,
+      );
+    }
+    setHooks(db, clock, [...hooks, parsed.data]);
+    return parsed.data;
+  });
 }
 
 export function removeHook(db: Db, clock: Clock, id: string): void {
@@ -58,5 +56,5 @@ export function removeHook(db: Db, clock: Clock, id: string): void {
       clock,
       hooks.filter((h) => h.id !== id),
     );
-  }).immediate();
+  });
 }

@@ -31,8 +31,17 @@ export function coalesceKey(e: WireEvent): string {
       return `instance:${e.payload.id}`;
     case 'jobs.bulkChanged':
       return 'bulk';
+    case 'import.progress':
+      // The latest count of each import: the bar shows where it is, not every step.
+      return `import:${e.payload.progressId}`;
     case 'farm.changed':
       return 'farm';
+    case 'people.changed':
+      return 'people';
+    case 'forecast.changed':
+      return 'forecast';
+    case 'forecast.late':
+      return `late:${e.payload.group.key}`;
   }
 }
 

@@ -90,11 +90,14 @@ export function decodeSegment(raw: string): string | null {
   }
 }
 
-/** The token a request presents: `Authorization: Bearer …`, or (where `url` is given: a page's address) `?token=`. */
-export function presentedToken(req: IncomingMessage, url?: URL): string | null {
+/**
+ * The token a request presents in `Authorization: Bearer …`. Never from the address: a token in a
+ * URL is kept in histories, proxy logs and copied links (`serve` refuses it: people-access.ts).
+ */
+export function presentedToken(req: IncomingMessage): string | null {
   const auth = req.headers.authorization;
   if (typeof auth === 'string' && auth.startsWith('Bearer ')) return auth.slice(7).trim() || null;
-  return url?.searchParams.get('token') ?? null;
+  return null;
 }
 
 /** Compares a presented secret with the expected one in constant time. */

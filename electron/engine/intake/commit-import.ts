@@ -6,9 +6,8 @@
 import type { ImportResult } from '../../../shared/domain.js';
 import { PRIORITY_VALUE } from '../../../shared/priorities.js';
 import type { Clock, RandomSource } from '../clock.js';
-import { jobId } from '../ids.js';
 import { inTransaction, type Db } from '../store/database.js';
-import { insertJob, newestTake } from '../store/job-store.js';
+import { insertJobs, type NewJob, newestTake } from '../store/job-store.js';
 import { ShotIds } from '../store/shot-store.js';
 import type { SettingsReader } from '../settings/setting-reader.js';
 import type { CheckedRow } from './preview.js';
@@ -30,7 +29,14 @@ export function commitRows(
 ): ImportResult {
   const valid = rows.filter((r) => r.view.status !== 'error' && r.view.jobId && r.template);
   const rejected = rows.length - valid.length;
-  const validIds = new Set(valid.map((r) => r.view.jobId));
+  // A valid row's job id by its take key: a dependency on the same take in this file is looked up
+  // here rather than hashed again (jobId is a SHA-1 per call; the preview hashed every row once).
+  const validByTake = new Map<string, string>();
+  for (const r of valid)
+    validByTake.set(
+      stageKey(r.source.project, r.source.episode, r.source.shot, r.source.stage, String(r.source.take)),
+      r.view.jobId!,
+    );
   const newestInBatch = new Map<string, { id: string; take: number }>();
   for (const r of valid) {
     const key = stageKey(r.source.project, r.source.episode, r.source.shot, r.source.stage);
@@ -42,8 +48,9 @@ export function commitRows(
     // The attempt budget in force now (a later change of the setting updates unfinished jobs).
     const maxAttempts = settings.get('retry_attempts');
     const shots = new ShotIds(db, now);
-    const jobIds: string[] = [];
-    let duplicates = 0;
+    shots.ensureAll(valid.map((r) => r.source));
+    const storedNewest = new Map<string, { id: string; take: number } | null>();
+    const jobs: NewJob[] = [];
     for (const r of valid) {
       const s = r.source;
       const t = r.template!;
@@ -53,16 +60,18 @@ export function commitRows(
       let dependsLabel = '';
       if (s.dependsOn) {
         // Same take of the stage in this file first, else the newest stored take.
-        const sibling = jobId({ ...s, stage: s.dependsOn });
-        const newest = newestInBatch.get(stageKey(s.project, s.episode, s.shot, s.dependsOn));
-        if (validIds.has(sibling)) {
+        const sibling = validByTake.get(stageKey(s.project, s.episode, s.shot, s.dependsOn, String(s.take)));
+        const key = stageKey(s.project, s.episode, s.shot, s.dependsOn);
+        const newest = newestInBatch.get(key);
+        if (sibling !== undefined) {
           dependsOn = sibling;
           dependsLabel = `${s.dependsOn} take ${s.take}`;
         } else if (newest) {
           dependsOn = newest.id;
           dependsLabel = `${s.dependsOn} take ${newest.take}`;
         } else {
-          const stored = newestTake(db, s.project, s.episode, s.shot, s.dependsOn);
+          if (!storedNewest.has(key)) storedNewest.set(key, newestTake(db, s.project, s.episode, s.shot, s.dependsOn));
+          const stored = storedNewest.get(key);
           if (!stored) throw new Error(`row ${s.row}: stage ${s.dependsOn} vanished between preview and import`);
           dependsOn = stored.id;
           dependsLabel = `${s.dependsOn} take ${stored.take}`;
@@ -74,43 +83,37 @@ export function commitRows(
       const state = dependsOn ? 'pending' : 'queued';
       const reason = dependsOn ? `waiting for ${dependsLabel} to complete` : 'imported';
       const id = r.view.jobId!;
-      const created = insertJob(
-        db,
-        clock,
-        {
-          id,
-          shot_id: shotId,
-          project: s.project,
-          episode: s.episode,
-          shot: s.shot,
-          stage: s.stage,
-          take: s.take,
-          template_id: t.id,
-          template_name: t.name,
-          params_json: JSON.stringify(r.parameters),
-          inputs_json: JSON.stringify(r.inputs),
-          seed,
-          seed_pinned: explicitSeed !== null ? 1 : 0,
-          priority: PRIORITY_VALUE[s.priority],
-          rank: 0,
-          state,
-          state_reason: dependsOn ? reason : null,
-          max_attempts: maxAttempts,
-          depends_on: dependsOn,
-          vram_gb: t.vramGb,
-          tags_json: JSON.stringify(t.tags),
-          timeout_s: t.timeoutS,
-          imported_by: actor,
-          now,
-        },
-        { reason, actor },
-      );
-      if (created) {
-        jobIds.push(id);
-      } else {
-        duplicates++;
-      }
+      jobs.push({
+        id,
+        shot_id: shotId,
+        project: s.project,
+        episode: s.episode,
+        shot: s.shot,
+        stage: s.stage,
+        take: s.take,
+        template_id: t.id,
+        template_name: t.name,
+        params_json: JSON.stringify(r.parameters),
+        inputs_json: JSON.stringify(r.inputs),
+        seed,
+        seed_pinned: explicitSeed !== null ? 1 : 0,
+        priority: PRIORITY_VALUE[s.priority],
+        rank: 0,
+        state,
+        state_reason: dependsOn ? reason : null,
+        max_attempts: maxAttempts,
+        depends_on: dependsOn,
+        vram_gb: t.vramGb,
+        tags_json: JSON.stringify(t.tags),
+        timeout_s: t.timeoutS,
+        imported_by: actor,
+        due_at: s.due,
+        now,
+      });
     }
-    return { imported: jobIds.length, duplicates, rejected, jobIds };
+    // Many rows per statement, each new job with its creation event; an id already stored writes nothing.
+    const written = insertJobs(db, clock, jobs, (j) => ({ reason: j.state_reason ?? 'imported', actor }));
+    const jobIds = jobs.filter((j) => written.has(j.id)).map((j) => j.id);
+    return { imported: jobIds.length, duplicates: jobs.length - jobIds.length, rejected, jobIds };
   });
 }

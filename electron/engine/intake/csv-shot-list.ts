@@ -10,6 +10,7 @@ import { isPriority, type Priority } from '../../../shared/priorities.js';
 import { portableNameProblem } from '../../../shared/portable-name.js';
 import type { ParamValue } from '../../../shared/shot-list-schema.js';
 import { parameterValue, parseSeed, parseTake } from './cell-values.js';
+import { parseDue } from '../../../shared/forecast.js';
 import { columnRole, sniffDelimiter, type CanonicalField, type ColumnRole } from './header-aliases.js';
 import type { ReadResult, ShotRow } from './shot-row.js';
 
@@ -31,7 +32,13 @@ interface ParsedRecord {
 /** A template is looked up by name, never used as a folder: it only must not be mistaken for a path. */
 const TEMPLATE_FORBIDDEN = /[\\/\u0000-\u001f\u007f-\u009f]/;
 
-export function readCsvShotList(content: string, fileName: string, mapping: CsvMapping = {}): ReadResult {
+export function readCsvShotList(
+  content: string,
+  fileName: string,
+  mapping: CsvMapping,
+  /** For the due time's sanity check (shared/forecast.ts parseDue). */
+  now: number,
+): ReadResult {
   const text = content.replace(/^\uFEFF/, '');
   if (text.trim() === '') throw new ShotfarmError('bad_input', `${fileName} is empty.`);
   let records: ParsedRecord[];
@@ -158,6 +165,12 @@ export function readCsvShotList(content: string, fileName: string, mapping: CsvM
       if (sd.ok) seed = sd.value;
       else errors.push(sd.message);
     }
+    let due: number | null = null;
+    if (cell('due')) {
+      const d = parseDue(cell('due'), now);
+      if (d.ok) due = d.value;
+      else errors.push(d.message);
+    }
     const dependsOn = cell('depends_on') || null;
     const depProblem = dependsOn ? portableNameProblem(dependsOn, 'depends_on') : null;
     if (depProblem) errors.push(depProblem);
@@ -176,6 +189,7 @@ export function readCsvShotList(content: string, fileName: string, mapping: CsvM
       inputs,
       dependsOn,
       seed,
+      due,
       metadata,
       errors,
     };

@@ -22,6 +22,7 @@ export const CANONICAL_FIELDS = [
   'tracker_id',
   'depends_on',
   'seed',
+  'due',
 ] as const;
 export type CanonicalField = (typeof CANONICAL_FIELDS)[number];
 
@@ -47,6 +48,7 @@ export const HEADER_ALIASES: Readonly<Record<CanonicalField, readonly string[]>>
   tracker_id: ['id'],
   depends_on: ['depends on', 'after'],
   seed: ['seed'],
+  due: ['due', 'due date', 'deadline'],
 };
 
 export function normaliseHeader(h: string): string {

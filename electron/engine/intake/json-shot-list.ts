@@ -4,11 +4,21 @@
  * row error while the rest can still be imported.
  */
 import { ShotfarmError } from '../../../shared/errors.js';
-import { describeIssues, shotEntrySchema, shotListSchema } from '../../../shared/shot-list-schema.js';
+import {
+  describeIssues,
+  shotEntrySchema,
+  shotListSchema,
+  type ShotEntry,
+  type StageEntry,
+} from '../../../shared/shot-list-schema.js';
 import { z } from 'zod';
-import { PRIORITIES } from '../../../shared/priorities.js';
+import { PRIORITIES, type Priority } from '../../../shared/priorities.js';
 import { parseJsonText } from '../templates/template-file.js';
+import { parseDue } from '../../../shared/forecast.js';
 import type { ReadResult, ShotRow } from './shot-row.js';
+import { plainShotEntry } from './shot-entry-fast.js';
+
+const PRIORITY_SET: ReadonlySet<string> = new Set(PRIORITIES);
 
 const topLevel = shotListSchema.extend({ shots: z.array(z.unknown()) });
 
@@ -60,7 +70,7 @@ function countNewlines(s: string, from: number, to: number): number {
   return n;
 }
 
-export function readJsonShotList(content: string, fileName: string): ReadResult {
+export function readJsonShotList(content: string, fileName: string, now: number): ReadResult {
   const raw = parseJsonText(content, fileName);
   const top = topLevel.safeParse(raw);
   if (!top.success) {
@@ -71,72 +81,131 @@ export function readJsonShotList(content: string, fileName: string): ReadResult 
   }
   const { project, episode } = top.data;
   const listPriority = top.data.priority ?? 'normal';
+  let listDue: number | null = null;
+  if (top.data.due !== undefined) {
+    const d = parseDue(top.data.due, now);
+    if (!d.ok) throw new ShotfarmError('bad_input', `${fileName}: ${d.message}.`);
+    listDue = d.value;
+  }
   const rows: ShotRow[] = [];
   const locator = new ShotLocator(content);
-  top.data.shots.forEach((rawShot, index) => {
+  const shots = top.data.shots;
+  for (let index = 0; index < shots.length; index++) {
+    const rawShot = shots[index];
     const id = (rawShot as { id?: unknown } | null)?.id;
     const line = locator.lineOf(id);
-    const parsed = shotEntrySchema.safeParse(rawShot);
-    const base = {
-      line,
-      project,
-      episode,
-      shot: typeof id === 'string' ? id : `#${index + 1}`,
-      description: null as string | null,
-      metadata: {},
-    };
-    if (!parsed.success) {
-      rows.push({
-        ...base,
-        row: rows.length + 1,
-        stage: '',
-        template: '',
-        take: 1,
-        priority: listPriority,
-        parameters: {},
-        inputs: {},
-        dependsOn: null,
-        seed: null,
-        errors: describeIssues(parsed.error).map((m) => `shots[${index}].${m}`),
-      });
-      return;
-    }
-    const shot = parsed.data;
-    // The id as validated (trimmed), not as written: " sh010" and "sh010" are one shot and one folder.
-    base.shot = shot.id;
-    base.description = shot.description ?? null;
-    const stages = shot.stages ?? [
-      {
-        stage: shot.stage ?? '',
-        template: shot.template ?? '',
-        take: shot.take,
-        priority: shot.priority,
-        parameters: shot.parameters,
-        inputs: shot.inputs,
-        depends_on: undefined,
-        seed: shot.seed,
-      },
-    ];
-    for (const st of stages) {
-      const errors: string[] = [];
-      if (!shot.stages && (!shot.stage || !shot.template)) {
-        errors.push(`shots[${index}]: give "stage" and "template", or a "stages" list`);
+    // The common shape is checked by hand; anything else (a bad shot included) by the schema, so
+    // a row error reads exactly as the schema words it.
+    let shot = plainShotEntry(rawShot);
+    if (shot === null) {
+      const parsed = shotEntrySchema.safeParse(rawShot);
+      if (!parsed.success) {
+        rows.push({
+          line,
+          project,
+          episode,
+          shot: typeof id === 'string' ? id : `#${index + 1}`,
+          description: null,
+          metadata: {},
+          row: rows.length + 1,
+          stage: '',
+          template: '',
+          take: 1,
+          priority: listPriority,
+          parameters: {},
+          inputs: {},
+          dependsOn: null,
+          seed: null,
+          due: listDue,
+          errors: describeIssues(parsed.error).map((m) => `shots[${index}].${m}`),
+        });
+        continue;
       }
-      const priority = st.priority ?? shot.priority ?? listPriority;
-      rows.push({
-        ...base,
-        row: rows.length + 1,
-        stage: st.stage,
-        template: st.template,
-        take: st.take ?? 1,
-        priority: (PRIORITIES as readonly string[]).includes(priority) ? priority : 'normal',
-        parameters: st.parameters ?? {},
-        inputs: st.inputs ?? {},
-        dependsOn: st.depends_on ?? null,
-        seed: st.seed ?? null,
-        errors,
-      });
+      shot = parsed.data;
     }
-  });
+    const description = shot.description ?? null;
+    if (shot.stages) {
+      for (const st of shot.stages)
+        rows.push(
+          stageRow(shot, st, {
+            index,
+            line,
+            project,
+            episode,
+            description,
+            listPriority,
+            listDue,
+            now,
+            row: rows.length + 1,
+          }),
+        );
+    } else {
+      rows.push(
+        stageRow(
+          shot,
+          {
+            stage: shot.stage ?? '',
+            template: shot.template ?? '',
+            take: shot.take,
+            priority: shot.priority,
+            parameters: shot.parameters,
+            inputs: shot.inputs,
+            depends_on: undefined,
+            seed: shot.seed,
+            due: undefined,
+          },
+          { index, line, project, episode, description, listPriority, listDue, now, row: rows.length + 1 },
+        ),
+      );
+    }
+  }
   return { format: 'json', rows, mapping: {} };
+}
+
+interface StageContext {
+  index: number;
+  line: number | null;
+  project: string;
+  episode: string;
+  description: string | null;
+  listPriority: string;
+  listDue: number | null;
+  now: number;
+  row: number;
+}
+
+/** One stage of a valid shot as a row (a shot written inline is its one stage). */
+function stageRow(shot: ShotEntry, st: StageEntry, c: StageContext): ShotRow {
+  const errors: string[] = [];
+  if (!shot.stages && (!shot.stage || !shot.template)) {
+    errors.push(`shots[${c.index}]: give "stage" and "template", or a "stages" list`);
+  }
+  const priority = st.priority ?? shot.priority ?? c.listPriority;
+  let due = c.listDue;
+  const dueText = st.due ?? shot.due;
+  if (dueText !== undefined) {
+    const d = parseDue(dueText, c.now);
+    if (d.ok) due = d.value;
+    else errors.push(`shots[${c.index}]: ${d.message}`);
+  }
+  return {
+    line: c.line,
+    project: c.project,
+    episode: c.episode,
+    // The id as validated (trimmed), not as written: " sh010" and "sh010" are one shot and one folder.
+    shot: shot.id,
+    description: c.description,
+    metadata: {},
+    row: c.row,
+    stage: st.stage,
+    template: st.template,
+    take: st.take ?? 1,
+    priority: PRIORITY_SET.has(priority) ? (priority as Priority) : 'normal',
+    parameters: st.parameters ?? {},
+    inputs: st.inputs ?? {},
+    dependsOn: st.depends_on ?? null,
+    seed: st.seed ?? null,
+    due,
+    errors,
+  };
 }

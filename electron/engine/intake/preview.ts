@@ -8,7 +8,7 @@ import type { ParamValue } from '../../../shared/shot-list-schema.js';
 import { jobId } from '../ids.js';
 import type { Db } from '../store/database.js';
 import { listInstanceRows } from '../store/instance-store.js';
-import { jobExists, stageExists } from '../store/job-store.js';
+import { existingJobIds, stageExists } from '../store/job-store.js';
 import { latestTemplate, type StoredTemplate } from '../store/template-store.js';
 import { dependencyCycles } from './dependency-cycles.js';
 import { checkInputPath, type InputCheck, type InputFolder } from './input-paths.js';
@@ -33,13 +33,16 @@ export interface CapabilityPort {
   capabilityProblems(template: StoredTemplate, parameters: Record<string, ParamValue>): string[] | null;
 }
 
-/** Fills template parameters the tracker columns can feed, when the row does not set them. */
-function trackerDefaults(row: ShotRow, t: StoredTemplate): Record<string, ParamValue> {
+/**
+ * The row's parameters over what the tracker columns can feed (when the row does not set them):
+ * one copy per row (a 100k-row preview makes it for every row).
+ */
+function withTrackerDefaults(row: ShotRow, t: StoredTemplate): Record<string, ParamValue> {
   const out: Record<string, ParamValue> = {};
   if ('prompt' in t.parameters && row.description) out.prompt = row.description;
   const frames = row.metadata.frames;
   if ('frames' in t.parameters && frames && /^\d+$/.test(frames)) out.frames = Number(frames);
-  return out;
+  return { ...out, ...row.parameters };
 }
 
 export interface CheckResult {
@@ -54,14 +57,22 @@ export interface CheckOptions {
   /** Where its input files may be (input-paths.ts). */
   folder: InputFolder;
   capability?: CapabilityPort | null;
+  /**
+   * Called after each step of CHECK_STEP rows with the rows checked so far and their counts (a
+   * later row's dependency on a row with errors can still turn a new row into an error at the end).
+   */
+  onStep?: (done: number, counts: { new: number; duplicate: number; error: number }) => Promise<void> | void;
 }
+
+/** Rows checked between two progress reports. */
+export const CHECK_STEP = 5_000;
 
 /** "shots.csv, row 3 (line 4)": where a row error is, for a person with the file open. */
 function rowPlace(fileName: string, row: ShotRow): string {
   return `${fileName}, row ${row.row}${row.line !== null ? ` (line ${row.line})` : ''}`;
 }
 
-export function checkRows(db: Db, rows: ShotRow[], o: CheckOptions): CheckResult {
+export async function checkRows(db: Db, rows: ShotRow[], o: CheckOptions): Promise<CheckResult> {
   const capability = o.capability ?? null;
   const notices = new Set<string>();
   const inputChecks = new Map<string, InputCheck>();
@@ -86,14 +97,34 @@ export function checkRows(db: Db, rows: ShotRow[], o: CheckOptions): CheckResult
   const registered = listInstanceRows(db);
   const farmTags = new Set(registered.flatMap((i) => JSON.parse(i.tags_json) as string[]));
 
+  const storedStages = new Map<string, boolean>();
+  /** Whether the store has this stage of the shot (asked once per stage, however many rows name it). */
+  const stageStored = (project: string, episode: string, shot: string, stage: string): boolean => {
+    const key = `${project}\u001f${episode}\u001f${shot}\u001f${stage}`;
+    let has = storedStages.get(key);
+    if (has === undefined) storedStages.set(key, (has = stageExists(db, project, episode, shot, stage)));
+    return has;
+  };
+  /** A template's tags no workstation has (asked once per template, not per row). */
+  const untaggedByTemplate = new Map<StoredTemplate, string[]>();
+  const untaggedOf = (t: StoredTemplate): string[] => {
+    let u = untaggedByTemplate.get(t);
+    if (!u) untaggedByTemplate.set(t, (u = t.tags.filter((tag) => !farmTags.has(tag))));
+    return u;
+  };
   const seenInFile = new Map<string, number>();
-  const stagesInFile = new Set(rows.map((r) => `${r.project}\u001f${r.episode}\u001f${r.shot}\u001f${r.stage}`));
+  // The dependency checks' indexes, built only when some row waits for a stage (a list of one-stage
+  // shots, the common 100k case, skips two passes over its rows).
+  const anyDepends = rows.some((r) => r.dependsOn);
+  const stagesInFile = anyDepends
+    ? new Set(rows.map((r) => `${r.project}\u001f${r.episode}\u001f${r.shot}\u001f${r.stage}`))
+    : new Set<string>();
 
-  const checked = rows.map((row, index) => {
+  const checkOne = (row: ShotRow, index: number): CheckedRow => {
     const errors = [...row.errors];
     const warnings: string[] = [];
     const template = row.template ? getTemplate(row.template) : null;
-    let parameters: Record<string, ParamValue> = { ...row.parameters };
+    let parameters: Record<string, ParamValue> = template ? {} : { ...row.parameters };
     const inputs: Record<string, string> = {};
 
     if (row.template && !template)
@@ -102,7 +133,7 @@ export function checkRows(db: Db, rows: ShotRow[], o: CheckOptions): CheckResult
       if (row.stage && template.stage !== row.stage) {
         warnings.push(`template "${template.name}" is made for stage "${template.stage}", this row is "${row.stage}"`);
       }
-      parameters = { ...trackerDefaults(row, template), ...parameters };
+      parameters = withTrackerDefaults(row, template);
       for (const name of Object.keys(parameters)) {
         if (!(name in template.parameters)) {
           errors.push(
@@ -123,7 +154,7 @@ export function checkRows(db: Db, rows: ShotRow[], o: CheckOptions): CheckResult
       else if (template.vramGb > largestGb + 1e-9) {
         errors.push(`needs ${template.vramGb} GB of VRAM; the largest workstation has ${largestGb.toFixed(0)} GB`);
       }
-      const untagged = template.tags.filter((t) => !farmTags.has(t));
+      const untagged = untaggedOf(template);
       // A warning, not an error: the job imports and waits as blocked until a workstation has the tag.
       if (registered.length > 0 && untagged.length) {
         warnings.push(
@@ -138,7 +169,7 @@ export function checkRows(db: Db, rows: ShotRow[], o: CheckOptions): CheckResult
     }
     if (row.dependsOn) {
       const key = `${row.project}\u001f${row.episode}\u001f${row.shot}\u001f${row.dependsOn}`;
-      const inDb = stageExists(db, row.project, row.episode, row.shot, row.dependsOn);
+      const inDb = stageStored(row.project, row.episode, row.shot, row.dependsOn);
       if (row.dependsOn === row.stage) errors.push('a stage cannot depend on itself');
       else if (!stagesInFile.has(key) && !inDb)
         errors.push(`depends on stage "${row.dependsOn}", which this shot does not have`);
@@ -156,11 +187,8 @@ export function checkRows(db: Db, rows: ShotRow[], o: CheckOptions): CheckResult
         errors.push(`same shot, stage and take as row ${firstRow}`);
       } else {
         seenInFile.set(id, row.row);
-        status = jobExists(db, id) ? 'duplicate' : 'new';
-        if (status === 'duplicate')
-          warnings.push(
-            'already imported (same project, episode, shot, stage and take); use "new take" to render it again',
-          );
+        // New unless stored already: asked of the store for all rows at once, below.
+        status = 'new';
       }
     }
     return {
@@ -184,12 +212,35 @@ export function checkRows(db: Db, rows: ShotRow[], o: CheckOptions): CheckResult
       parameters,
       inputs,
     };
-  });
+  };
+
+  // A step at a time: which of a step's ids are stored is one lookup per 500 rows, not one per
+  // row, and between steps the caller hears how far the check is (and may let other work run).
+  const checked: CheckedRow[] = [];
+  const counts = { new: 0, duplicate: 0, error: 0 };
+  for (let from = 0; from < rows.length; from += CHECK_STEP) {
+    const step = rows.slice(from, from + CHECK_STEP).map((row, i) => checkOne(row, from + i));
+    const stored = existingJobIds(
+      db,
+      step.flatMap((c) => (c.view.status === 'new' && c.view.jobId ? [c.view.jobId] : [])),
+    );
+    for (const c of step) {
+      if (c.view.status === 'new' && c.view.jobId && stored.has(c.view.jobId)) {
+        c.view.status = 'duplicate';
+        c.view.warnings.push(
+          'already imported (same project, episode, shot, stage and take); use "new take" to render it again',
+        );
+      }
+      counts[c.view.status]++;
+      checked.push(c);
+    }
+    await o.onStep?.(checked.length, { ...counts });
+  }
 
   // Second pass: a row that waits for a stage which only this file provides, in a row that has
   // errors, would wait forever — report it now instead of storing it.
   const byKey = new Map(
-    checked.map((c) => [
+    (anyDepends ? checked : []).map((c) => [
       `${c.source.project}\u001f${c.source.episode}\u001f${c.source.shot}\u001f${c.source.stage}\u001f${c.source.take}`,
       c,
     ]),
@@ -198,7 +249,7 @@ export function checkRows(db: Db, rows: ShotRow[], o: CheckOptions): CheckResult
     const s = c.source;
     if (!s.dependsOn || c.view.status === 'error') continue;
     const dep = byKey.get(`${s.project}\u001f${s.episode}\u001f${s.shot}\u001f${s.dependsOn}\u001f${s.take}`);
-    const inDb = stageExists(db, s.project, s.episode, s.shot, s.dependsOn);
+    const inDb = stageStored(s.project, s.episode, s.shot, s.dependsOn);
     if (dep && dep.view.status === 'error' && !inDb) {
       c.view.errors.push(`depends on row ${dep.view.row} (${s.dependsOn}), which has errors`);
       c.view.status = 'error';

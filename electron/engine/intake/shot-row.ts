@@ -19,6 +19,8 @@ export interface ShotRow extends TakeKey {
   inputs: Record<string, string>;
   dependsOn: string | null;
   seed: number | null;
+  /** When the shot list wants it done (epoch ms; shared/forecast.ts parseDue), or null. */
+  due: number | null;
   /** Tracker columns kept for the record (frames, cut in/out, status…). */
   metadata: Record<string, string>;
   errors: string[];

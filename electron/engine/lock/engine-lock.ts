@@ -12,6 +12,11 @@
  * Never open `engine.lock` with plain fs calls in a process that may hold it: closing any file
  * descriptor of a file drops every POSIX lock this process has on it. SQLite's own connections
  * know this and keep such descriptors open.
+ *
+ * SQLite-only by nature, and outside the store's seam (store/sql-db.ts) on purpose: this is an OS
+ * lock on a local file, not the farm's data, and it stays the same whichever store the farm uses.
+ * On PostgreSQL, several hosts share one database, so the farm's claim (farm-claim.ts, a row in
+ * the store) is what keeps a second engine out; this lock still keeps one per data folder.
  */
 import Database from 'better-sqlite3';
 import type BetterSqlite3 from 'better-sqlite3';

@@ -27,6 +27,7 @@ import { z } from 'zod';
 import { ShotfarmError } from '../../../shared/errors.js';
 import type { Db } from '../store/database.js';
 import { deleteSetting, readSetting, writeSetting } from '../store/settings-store.js';
+import { postgresIdentity } from '../store/store-target.js';
 import { ENGINE_KINDS, farmHeldSentence, type EngineKind, type LockRecord } from './lock-record.js';
 
 const CLAIM_KEY = 'engine.claim';
@@ -41,7 +42,7 @@ const claimSchema = z.strictObject({
   kind: z.enum(ENGINE_KINDS),
   since: z.number().int(),
   token: z.string().min(16).max(100),
-  /** dev:ino of the database file claimed. */
+  /** dev:ino of the database file claimed; on PostgreSQL `pg:<database>#<oid>` (storeIdentity). */
   dbFile: z.string().max(100),
   /** dev:ino of the `engine.lock` file whose OS lock the holder took. */
   lockFile: z.string().max(100).nullable(),
@@ -86,6 +87,14 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
+/**
+ * The store's identity in a claim: the SQLite file's dev:ino (a copied or restored file is another
+ * store), or the PostgreSQL database's name and oid (a restored database is another one too).
+ */
+export function storeIdentity(db: Db, dbFile: string): string | null {
+  return db.postgres ? postgresIdentity(db) : fileIdentity(dbFile);
+}
+
 /** Whether the claim's holder still runs this store (see the rules above). */
 export function holderLives(c: Claim, me: ClaimSide): boolean {
   if (c.dbFile !== me.dbFile) return false;
@@ -126,7 +135,7 @@ export class FarmClaim {
         throw new ShotfarmError('conflict', farmHeldSentence(dataDir, record), { details: { engineLock: record } });
       }
       claim.write();
-    }).immediate();
+    });
     return claim;
   }
 
@@ -150,36 +159,32 @@ export class FarmClaim {
    */
   refresh(): boolean {
     if (this.lost) return false;
-    this.db
-      .transaction(() => {
-        const held = readClaim(this.db);
-        if (held && held.token !== this.token && holderLives(held, this.me)) this.lost = true;
-        else this.write();
-      })
-      .immediate();
+    this.db.transaction(() => {
+      const held = readClaim(this.db);
+      if (held && held.token !== this.token && holderLives(held, this.me)) this.lost = true;
+      else this.write();
+    });
     return !this.lost;
   }
 
   /** Gives the claim up (only ours: a successor's claim is never removed). */
   release(): void {
-    this.db
-      .transaction(() => {
-        const held = readClaim(this.db);
-        if (held && held.token === this.token) deleteSetting(this.db, CLAIM_KEY);
-      })
-      .immediate();
+    this.db.transaction(() => {
+      const held = readClaim(this.db);
+      if (held && held.token === this.token) deleteSetting(this.db, CLAIM_KEY);
+    });
   }
 }
 
-/** This process's side of a claim on `dbFile`, holding the OS lock on `lockFile`. */
-export function claimSide(kind: EngineKind, dbFile: string, lockFile: string): ClaimSide {
-  const db = fileIdentity(dbFile);
-  if (db === null) throw new ShotfarmError('storage', `The database ${dbFile} cannot be found to claim the farm.`);
+/** This process's side of a claim on the store (`dbFile`'s, or the PostgreSQL database's), holding the OS lock on `lockFile`. */
+export function claimSide(kind: EngineKind, store: Db, dbFile: string, lockFile: string): ClaimSide {
+  const id = storeIdentity(store, dbFile);
+  if (id === null) throw new ShotfarmError('storage', `The database ${dbFile} cannot be found to claim the farm.`);
   return {
     pid: process.pid,
     host: hostname(),
     kind,
-    dbFile: db,
+    dbFile: id,
     lockFile: fileIdentity(lockFile),
     now: Date.now,
     pidAlive,
@@ -192,7 +197,7 @@ export function claimSide(kind: EngineKind, dbFile: string, lockFile: string): C
  * lock file no longer shows.
  */
 export function claimHolder(db: Db, dataDir: string, dbFile: string): LockRecord | null {
-  const id = fileIdentity(dbFile);
+  const id = storeIdentity(db, dbFile);
   const held = id === null ? null : readClaim(db);
   if (!held || id === null) return null;
   const me: ClaimSide = {
@@ -205,4 +210,10 @@ export function claimHolder(db: Db, dataDir: string, dbFile: string): LockRecord
     pidAlive,
   };
   return holderLives(held, me) ? asRecord(held, dataDir) : null;
+}
+
+/** Who the claim names, alive or not (a refused PostgreSQL farm lock's sentence names the holder). */
+export function claimRecord(db: Db, dataDir: string): LockRecord | null {
+  const held = readClaim(db);
+  return held ? asRecord(held, dataDir) : null;
 }

@@ -9,7 +9,7 @@
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
 
-export const ENGINE_KINDS = ['desktop', 'serve', 'run', 'embedded'] as const;
+export const ENGINE_KINDS = ['desktop', 'serve', 'run', 'embedded', 'migrate'] as const;
 /** Which program runs the farm: the desktop app's engine, `shotfarm serve`, `shotfarm run`, or another program embedding the engine. */
 export type EngineKind = (typeof ENGINE_KINDS)[number];
 
@@ -60,6 +60,8 @@ const KIND_WORDS: Readonly<Record<EngineKind, string>> = {
   serve: '`shotfarm serve`',
   run: '`shotfarm run`',
   embedded: 'a program embedding the Shotfarm engine',
+  // Not an engine: `db migrate` holds the farm while it copies it, so none starts meanwhile.
+  migrate: '`shotfarm db migrate`',
 };
 
 export function kindWords(kind: EngineKind): string {
@@ -89,5 +91,18 @@ export function farmHeldSentence(dataDir: string, r: LockRecord | null): string 
   return (
     `The farm on ${dataDir} is already run by ${who}. Only one engine may run a data folder's farm: ${stop}, ` +
     'or leave it running — other shotfarm commands (import, jobs, workers, farm …) reach it by themselves.'
+  );
+}
+
+/**
+ * The sentence a second engine on the same PostgreSQL database refuses with (its farm lock is held
+ * by another session): who holds it when the farm's claim says, and what to do.
+ */
+export function databaseHeldSentence(database: string, r: LockRecord | null): string {
+  const who = r ? holderWords(r) : 'another Shotfarm engine';
+  const stop = r ? `stop it first (Ctrl+C in its terminal, or \`kill ${r.pid}\` on ${r.host})` : 'stop it first';
+  return (
+    `The farm in the database ${database} is already run by ${who}. Only one engine may run a farm's database: ${stop}, ` +
+    'or leave it running and reach it through its server (shotfarm serve).'
   );
 }

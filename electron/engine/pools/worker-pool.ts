@@ -23,11 +23,15 @@ export interface PoolPass {
 }
 
 /** Why a queued job waits for a pool (jobs.why and every queued job's waitReason add it), and whether the pool could ever take it. */
-export type PoolWait = ((
-  job: Pick<JobRow, 'id' | 'enqueued_at' | 'priority' | 'tags_json' | 'vram_gb'>,
-) => string | null) & {
-  couldTake?: (job: Pick<JobRow, 'id' | 'enqueued_at' | 'priority' | 'tags_json' | 'vram_gb'>) => boolean;
+export type PoolWait = ((job: WaitingJob) => string | null) & {
+  couldTake?: (job: WaitingJob) => boolean;
 };
+
+/** What a pool's wait needs of a queued job's row (its blocked mark too: a blocked job waits for nothing yet). */
+export type WaitingJob = Pick<
+  JobRow,
+  'id' | 'enqueued_at' | 'priority' | 'tags_json' | 'vram_gb' | 'blocked' | 'unblocked_at'
+>;
 
 export interface WorkerPool {
   readonly kind: InstanceKind;
@@ -45,6 +49,14 @@ export interface WorkerPool {
   owns(instanceId: string | null): boolean;
   /** Start: an attempt left open on one of this pool's instances is taken up again (followed, collected or requeued). */
   recover(attempt: AttemptRow): void;
+  /** Attempts this engine follows on one of its instances now (a lease hand-over takes idle ones first). */
+  attemptsOn(instanceId: string): number;
+  /**
+   * Several engines on one PostgreSQL farm: this engine no longer holds the instance's lease. Its
+   * runners there stop following at once and send nothing more; their attempts stay open for the
+   * engine that takes it.
+   */
+  leaseLost(instanceId: string): void;
   /** Its instances' cards, with what runs there. */
   views(): InstanceView[];
   /** Attempts open in this pool now. */

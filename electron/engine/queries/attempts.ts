@@ -6,12 +6,13 @@ import {
   type FailureGroup,
   type TimelineView,
 } from '../../../shared/domain.js';
+import { parseServerLog } from '../../../shared/server-log.js';
 import type { LivePhases } from '../pools/comfy-lan/live-attempts.js';
 import { attemptsOfJob, timelineRows, type AttemptRow, type TimelineRow } from '../store/attempt-store.js';
 import type { Db } from '../store/database.js';
 import { listInstanceRows } from '../store/instance-store.js';
 import { toJobView } from '../store/job-rows.js';
-import { failedJobs } from '../store/job-store.js';
+import { failedJobsByReason, type OrderedFailedJobRow } from '../store/job-store.js';
 
 function toAttemptView(r: AttemptRow): AttemptView {
   return {
@@ -31,6 +32,7 @@ function toAttemptView(r: AttemptRow): AttemptView {
     exceptionType: r.exception_type,
     exceptionMessage: r.exception_message,
     traceback: r.traceback,
+    serverLog: parseServerLog(r.server_log_json),
     queuedAt: r.queued_at,
     dispatchedAt: r.dispatched_at,
     startedAt: r.started_at,
@@ -60,20 +62,38 @@ export function failureKey(reason: string, instanceNames: readonly string[]): st
  */
 export function failureGroups(db: Db, limitPerGroup = 500): FailureGroup[] {
   const names = listInstanceRows(db).map((r) => r.name);
-  const groups = new Map<string, FailureGroup>();
-  for (const r of failedJobs(db)) {
-    const reason = r.state_reason ?? 'no reason recorded';
-    const key = `${r.error_class ?? ''}\u001f${failureKey(reason, names)}`;
+  const groups = new Map<string, FailureGroup & { rows: OrderedFailedJobRow[] }>();
+  // SQL counts each stored reason and picks its first rows; reasons that differ only by a
+  // workstation's name or an attempt count are one group here, their rows merged in the same order.
+  for (const s of failedJobsByReason(db, limitPerGroup)) {
+    const reason = failureKey(s.reason, names);
+    const key = `${s.errorClass ?? ''}\u001f${reason}`;
     let g = groups.get(key);
     if (!g) {
-      g = { key, reason: failureKey(reason, names), errorClass: r.error_class, count: 0, superseded: 0, jobs: [] };
+      g = { key, reason, errorClass: s.errorClass, count: 0, superseded: 0, jobs: [], rows: [] };
       groups.set(key, g);
     }
-    g.count++;
-    if (r.newer_take !== null) g.superseded++;
-    if (g.jobs.length < limitPerGroup) g.jobs.push({ ...toJobView(r), supersededByTake: r.newer_take });
+    g.count += s.count;
+    g.superseded += s.superseded;
+    g.rows.push(...s.rows);
   }
-  return [...groups.values()].sort((a, b) => b.count - b.superseded - (a.count - a.superseded) || b.count - a.count);
+  // Equal counts keep the order of each group's first failure (as when the groups were met row by row).
+  return [...groups.values()]
+    .map(({ rows, ...g }) => ({ g, rows: rows.sort(failedOrder).slice(0, limitPerGroup) }))
+    .sort(
+      (a, b) =>
+        b.g.count - b.g.superseded - (a.g.count - a.g.superseded) ||
+        b.g.count - a.g.count ||
+        failedOrder(a.rows[0] as OrderedFailedJobRow, b.rows[0] as OrderedFailedJobRow),
+    )
+    .map(({ g, rows }) => ({ ...g, jobs: rows.map((r) => ({ ...toJobView(r), supersededByTake: r.newer_take })) }));
+}
+
+/** The Failures view's order within a group (as failedJobsByReason picks): latest takes, most recent change, insertion order. */
+function failedOrder(a: OrderedFailedJobRow, b: OrderedFailedJobRow): number {
+  return (
+    Number(a.newer_take !== null) - Number(b.newer_take !== null) || b.updated_at - a.updated_at || a.row_n - b.row_n
+  );
 }
 
 /** An attempt's stretches without an answer from its workstation: the closed ones, then the open one. */
@@ -103,7 +123,12 @@ function barStart(r: TimelineRow, live: LivePhases | null): number | null {
 }
 
 /** Attempts overlapping [from, to), per instance lane, for the per-GPU Gantt (`live`: the open attempts' phases, when a farm runs here). */
-export function timeline(db: Db, from: number, to: number, live: LivePhases | null = null): TimelineView {
+export function timeline(
+  db: Db,
+  from: number,
+  to: number,
+  live: LivePhases | null = null,
+): Omit<TimelineView, 'farmPeriods'> {
   const lanes = listInstanceRows(db).map((r) => ({ instanceId: r.id, name: r.name, gpuName: r.gpu_name }));
   const bars = timelineRows(db, from, to).map((r) => ({
     attemptId: r.id,

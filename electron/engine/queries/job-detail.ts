@@ -7,7 +7,7 @@
 import { basename } from 'node:path';
 import type { JobDetail, JobInputView, ResolvedParameter, WorkflowJson } from '../../../shared/domain.js';
 import { ShotfarmError } from '../../../shared/errors.js';
-import { sequenceOf, type JobHistoryEntry } from '../../../shared/job-detail.js';
+import { takePathOf, type JobHistoryEntry } from '../../../shared/job-detail.js';
 import { priorityFromValue } from '../../../shared/priorities.js';
 import type { ParamValue } from '../../../shared/shot-list-schema.js';
 import { jobEvents } from '../job-state.js';
@@ -91,14 +91,7 @@ export function jobDetail(db: Db, id: string): JobDetail {
   const dep = job.depends_on ? jobRow(db, job.depends_on) : null;
   return {
     jobId: job.id,
-    path: {
-      project: job.project,
-      episode: job.episode,
-      sequence: sequenceOf(job.shot),
-      shot: job.shot,
-      stage: job.stage,
-      take: job.take,
-    },
+    path: takePathOf(job),
     template: {
       id: template.id,
       name: template.name,

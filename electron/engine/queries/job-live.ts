@@ -5,11 +5,13 @@
  * an API answer or an event carries passes through here.
  */
 import { hasStarted, type AttemptView, type JobView } from '../../../shared/domain.js';
+import { BACKLOG_STATES } from '../../../shared/job-states.js';
 import type { AttemptWatchView } from '../pools/comfy-lan/attempt-watch.js';
 import type { LivePhases } from '../pools/comfy-lan/live-attempts.js';
 import { openRuns } from '../store/attempt-store.js';
 import type { Db } from '../store/database.js';
 import { runEstimates } from './run-estimates.js';
+import { forecastEndOf } from '../forecast/forecast-ends.js';
 
 /** What the farm running in this process holds in memory about its open attempts. */
 export interface LiveFarm {
@@ -21,6 +23,8 @@ export function withLive(db: Db, farm: LiveFarm | null, views: JobView[], now: n
   const estimates = runEstimates(db);
   // Every announced change passes through here: a completion is the moment a median may move.
   if (views.some((v) => v.state === 'completed')) estimates.completed();
+  // A waiting job's ETA: where the last forecast placed it (a lookup, never a forecast per view).
+  for (const v of views) if (BACKLOG_STATES.includes(v.state)) v.forecastEnd = forecastEndOf(db, v.id);
   const running = views.filter((v) => v.state === 'running');
   if (running.length === 0) return views;
   // One query for all of them (this runs for every announced change): their open attempts.
@@ -39,7 +43,7 @@ export function withLive(db: Db, farm: LiveFarm | null, views: JobView[], now: n
             requeueAt: key.requeue_at,
           }
         : null;
-    v.estimate = key?.gpu_name ? estimates.of(key.template_id, key.gpu_name, now) : null;
+    v.estimate = key?.gpu_name ? estimates.of(key.template_id, key.gpu_name, key.params_json, now) : null;
     const nodes = key ? farm?.watch.nodes(key.attempt_id) : null;
     if (nodes && v.progress) v.progress = { ...v.progress, ...nodes };
   }

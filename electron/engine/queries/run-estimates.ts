@@ -1,20 +1,22 @@
 /**
- * How long a running job will probably take: the median of the latest completed runs of the same
- * template version on the same GPU model (dispatch to end). The views carry it for running jobs
- * only. The answer is cached per template version and GPU model, since the views are built for
- * every change of every running job: a completed job marks the answers stale, and a stale answer
- * is looked up again at most once a second (at once while there was none), so a busy farm pays
- * for a lookup per second per template and GPU model, not per completion.
+ * How long a job will probably take: the run-time model (forecast/run-model.ts) — the median and p90
+ * of the latest completed runs of the same template version on the same GPU model and parameter
+ * bucket, from the prompt's real start, cold starts apart. The views carry it for running jobs;
+ * the forecast (forecast/forecaster.ts) reads the same model for the queue. The model is built
+ * once and shared, since the views are built for every change of every running job: a completed
+ * job marks it stale, and a stale model is rebuilt at most once every few seconds (at once while
+ * there was none), so a busy farm pays for one query of the recent attempts per few seconds, not
+ * per completion.
  */
 import type { RunEstimate } from '../../../shared/domain.js';
-import { completedRunTimes } from '../store/attempt-store.js';
+import { RunModel } from '../forecast/run-model.js';
+import { bucketOf } from '../forecast/run-buckets.js';
+import { runSamples } from '../forecast/run-samples.js';
 import type { Db } from '../store/database.js';
 
-/** The median of the last RUNS completed runs. */
-const RUNS = 25;
-/** The longest an answer is kept without a completion, and the least time between lookups after one. */
+/** The longest the model is kept without a completion, and the least time between rebuilds after one. */
 const TTL_MS = 60_000;
-const STALE_MIN_MS = 1_000;
+const STALE_MIN_MS = 5_000;
 
 /** The middle value (the mean of the two middle ones for an even count); null for none. */
 export function median(values: readonly number[]): number | null {
@@ -24,39 +26,50 @@ export function median(values: readonly number[]): number | null {
   return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 }
 
-interface Cached {
-  at: number;
-  value: RunEstimate | null;
-  /** A job completed since: the median may have moved. */
-  stale: boolean;
-}
-
 export class RunEstimates {
-  private readonly cache = new Map<string, Cached>();
+  private built: { at: number; model: RunModel } | null = null;
+  /** A job completed since the build: the figures may have moved. */
+  private stale = false;
 
   constructor(
     private readonly db: Db,
     private readonly ttlMs = TTL_MS,
   ) {}
 
-  /** A job completed: its run may move some median. */
+  /** A job completed: its run may move some figure. */
   completed(): void {
-    for (const c of this.cache.values()) c.stale = true;
+    this.stale = true;
   }
 
-  of(templateId: number, gpuName: string, now: number): RunEstimate | null {
-    const key = `${templateId}\u001f${gpuName}`;
-    const hit = this.cache.get(key);
+  /** The model as of now (rebuilt when old, or stale and not rebuilt in the last few seconds). */
+  model(now: number): RunModel {
+    const b = this.built;
     const fresh =
-      hit && now - hit.at < this.ttlMs && !(hit.stale && (hit.value === null || now - hit.at >= STALE_MIN_MS));
-    if (hit && fresh) return hit.value;
-    const times = completedRunTimes(this.db, templateId, gpuName, RUNS).filter((ms) => ms >= 0);
-    const typical = median(times);
-    const value = typical === null ? null : { typicalMs: Math.round(typical), runs: times.length, gpuName };
-    // Bounded: a farm has a handful of templates and GPU models; drop everything should it grow odd.
-    if (this.cache.size > 500) this.cache.clear();
-    this.cache.set(key, { at: now, value, stale: false });
-    return value;
+      b && now - b.at < this.ttlMs && !(this.stale && (b.model.samples === 0 || now - b.at >= STALE_MIN_MS));
+    if (b && fresh) return b.model;
+    return this.rebuild(now);
+  }
+
+  /** Builds the model now (the forecast, itself computed at a bounded rate, wants the latest runs). */
+  rebuild(now: number): RunModel {
+    const model = new RunModel(runSamples(this.db));
+    this.built = { at: now, model };
+    this.stale = false;
+    return model;
+  }
+
+  of(templateId: number, gpuName: string, paramsJson: string, now: number): RunEstimate | null {
+    const f = this.model(now).figure(templateId, gpuName, bucketOf(paramsJson));
+    if (!f) return null;
+    return {
+      typicalMs: f.p50Ms,
+      p90Ms: f.p90Ms,
+      runs: f.runs,
+      gpuName,
+      coldMs: f.coldMs,
+      coldRuns: f.coldRuns,
+      basis: f.source,
+    };
   }
 }
 

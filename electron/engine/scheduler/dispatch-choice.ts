@@ -11,7 +11,14 @@
  */
 import type { JobRow } from '../store/job-rows.js';
 import { displaces, mayWaitBehind, placeStartsAt, startsTooSoon, waitsForDisplaced } from './prefetch.js';
-import { fitsNow, fitsWhenOneEnds, rankInstances, type InstanceSnapshot, type JobSnapshot } from './policy.js';
+import {
+  fitsNow,
+  fitsWhenOneEnds,
+  rankInstances,
+  vramNeedGb,
+  type InstanceSnapshot,
+  type JobSnapshot,
+} from './policy.js';
 
 export interface ChoiceDeps {
   prefetch: boolean;
@@ -147,8 +154,9 @@ export function choose(
     if (place?.kind === 'free') {
       const chosen = place.inst;
       chosen.running++;
-      chosen.runningVramGb += snap.vramGb;
-      chosen.largestRunningVramGb = Math.max(chosen.largestRunningVramGb, snap.vramGb);
+      const need = vramNeedGb(snap, chosen);
+      chosen.runningVramGb += need;
+      chosen.largestRunningVramGb = Math.max(chosen.largestRunningVramGb, need);
       chosen.runningPriority = Math.min(chosen.runningPriority ?? snap.priority, snap.priority);
       chosen.serverQueue++;
       assignments.push({ job, instanceId: chosen.id, snap });

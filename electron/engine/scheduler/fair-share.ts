@@ -36,6 +36,8 @@ export function fairOrder<T>(
   usedMs: ReadonlyMap<string, number>,
   weights: Readonly<Record<string, number>>,
   costMs: number,
+  /** How many jobs one entry stands for (the forecast's aggregated buckets, forecast/simulate.ts): charged that many times. */
+  jobsIn: (entry: T) => number = () => 1,
 ): T[] {
   const state = queues.map((q) => ({
     q,
@@ -53,7 +55,7 @@ export function fairOrder<T>(
     if (best === null) return out;
     out.push(best.q.jobs[best.next] as T);
     best.next++;
-    best.used += costMs;
+    best.used += costMs * jobsIn(best.q.jobs[best.next - 1] as T);
   }
 }
 

@@ -20,7 +20,7 @@ export interface FarmPoolDeps extends ConcludeDeps, LanPolicy {
   /** A runner ended: re-arm the retry timer and decide again. */
   ended: () => void;
   kick: () => void;
-  /** When the farm last began dispatching (start or resume), null while paused or stopped: burst waits count from it. */
+  /** When the farm last became able to dispatch (start, resume, a storage hold's end), null while paused, stopped or held: burst waits count from it. */
   dispatchingSince: () => number | null;
 }
 

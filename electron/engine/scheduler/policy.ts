@@ -4,6 +4,7 @@
  */
 
 import type { InstanceSnapshot } from '../pools/comfy-lan/instance-snapshot.js';
+import { needGbOn, type JobVram } from './vram-need.js';
 
 const GB = 1024 ** 3;
 
@@ -22,10 +23,13 @@ export interface JobSnapshot {
   previousInstanceId: string | null;
   /** The last attempt ran out of GPU memory there: prefer more usable VRAM, avoid that one. */
   oomOn: string | null;
+  /** Learned per GPU model (scheduler/vram-need.ts); absent: `vramGb` everywhere. */
+  vram?: JobVram;
 }
 
+/** What admission counts for the job there (scheduler/vram-need.ts needGbOn: override, learned, declared). */
 export function vramNeedGb(job: JobSnapshot, inst: InstanceSnapshot): number {
-  return inst.vramOverrides[job.stage] ?? job.vramGb;
+  return needGbOn(job, inst);
 }
 
 /** Usable by ComfyUI: total minus what other processes hold. */

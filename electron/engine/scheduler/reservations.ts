@@ -33,6 +33,8 @@ export interface ReservationDeps {
   /** The longest-waiting queued jobs past the starvation time (a few, oldest first). */
   oldestWaiting: (now: number) => JobRow[];
   log: (message: string) => void;
+  /** A reservation was made or ended (several engines: written for the others' `jobs why`). */
+  changed?: (instanceId: string, r: Reservation | null) => void;
 }
 
 export class Reservations {
@@ -52,7 +54,7 @@ export class Reservations {
 
   /** The job started (anywhere): whatever was kept for it is free again. */
   started(jobId: string): void {
-    for (const [id, r] of this.byInstance) if (r.jobId === jobId) this.byInstance.delete(id);
+    for (const [id, r] of this.byInstance) if (r.jobId === jobId) this.end(id);
   }
 
   /**
@@ -69,9 +71,14 @@ export class Reservations {
         !couldFit(this.d.snapshot(job), inst) ||
         !this.d.capable(job).has(instanceId)
       ) {
-        this.byInstance.delete(instanceId);
+        this.end(instanceId);
       }
     }
+  }
+
+  private end(instanceId: string): void {
+    this.byInstance.delete(instanceId);
+    this.d.changed?.(instanceId, null);
   }
 
   /** The age scan (scan) runs at most every quarter of the starvation time, between 0.25 and 5 s. */
@@ -109,7 +116,9 @@ export class Reservations {
       able.filter((s) => couldFit(snap, s) && !this.byInstance.has(s.id)),
     )[0];
     if (!best) return;
-    this.byInstance.set(best.id, { jobId: job.id, priority: job.priority });
+    const r = { jobId: job.id, priority: job.priority };
+    this.byInstance.set(best.id, r);
+    this.d.changed?.(best.id, r);
     this.d.log(
       `reserving ${best.name} for job ${job.id} (waiting ${Math.round(waited / 1000)} s; too large for the slots that free up)`,
     );

@@ -13,7 +13,7 @@ import { readFarmState } from '../settings/farm-state.js';
 import { endAttempt, liveAttempts, orphanAttempts, previousAttempt } from '../store/attempt-store.js';
 import { CommitBatch } from '../store/commit-batch.js';
 import type { JobRow } from '../store/job-rows.js';
-import { jobRow, nextRetryAt, oldestQueued } from '../store/job-store.js';
+import { jobRow, jobRows, nextRetryAt, oldestQueued } from '../store/job-store.js';
 import type { StoredTemplate } from '../store/template-store.js';
 import type { FarmDeps } from '../pools/attempt/deps.js';
 import { BlockedJobs } from './blocked-jobs.js';
@@ -30,8 +30,11 @@ import { checkpointOfJob } from '../templates/checkpoint.js';
 import { behindInstances, choose, freeInstances } from './dispatch-choice.js';
 import { MergedAnnounce } from './merged-announce.js';
 import { Reservations } from './reservations.js';
+import type { Reservation } from './policy.js';
+import { writeReservation } from '../store/lease-store.js';
 import { StorageHold } from '../pools/attempt/storage-hold.js';
 import { explainer } from '../views/wait-explainer.js';
+import { withOtherEngines } from '../views/other-engines-facts.js';
 import type { TemplateCache } from '../templates/template-cache.js';
 import { FairShareFarm } from './fair-share-farm.js';
 import type { PoolPass, PoolWait, WorkerPool } from '../pools/worker-pool.js';
@@ -39,7 +42,10 @@ import type { ComfyLanPool, LanPlan } from '../pools/comfy-lan/comfy-lan-pool.js
 import type { LivePhases } from '../pools/comfy-lan/live-attempts.js';
 import type { AttemptWatchView } from '../pools/comfy-lan/attempt-watch.js';
 import { farmPools } from './farm-pools.js';
+import { LoopStall } from '../loop-stall.js';
+import type { FarmLeases } from '../pools/attempt/lease-fence.js';
 import type { EngineEnv } from '../engine-env.js';
+import { VramKnowledge } from '../templates/vram-knowledge.js';
 
 export interface SchedulerDeps extends FarmDeps {
   log?: (message: string) => void;
@@ -49,6 +55,13 @@ export interface SchedulerDeps extends FarmDeps {
   env?: EngineEnv;
   /** The engine's one template cache (templates/template-cache.ts). */
   templates: TemplateCache;
+  /**
+   * Several engines on one PostgreSQL farm: the workstation leases this engine holds
+   * (lock/lease-manager.ts). Each pool (LAN, RunPod) dispatches only to those; an attempt left open is
+   * recovered when its workstation's lease is taken (leaseGained), not at start. Null or absent: no
+   * leases (SQLite): every workstation is this engine's and recovery runs at start.
+   */
+  leases?: FarmLeases | null;
 }
 
 export class Scheduler implements FarmPort {
@@ -77,18 +90,26 @@ export class Scheduler implements FarmPort {
   private running = false;
   /** The operator's farm state (durable: read at start, changed through applyFarmState). */
   private state: FarmState = 'running';
-  /** When the farm last began dispatching (this start, or a resume); null while paused or stopped. Burst waits count from it. */
+  /**
+   * When the farm last became able to dispatch (this start, a resume, the end of a storage hold);
+   * null while paused, stopped or holding on its storage. Burst waits count from it (burst-wait.ts).
+   */
   private dispatchingSince: number | null = null;
   private retryTimer: unknown = null;
   private retryTimerAt: number | null = null;
   /** The farm's wait for its storage (a locked or full database, a full output disk): no dispatch while it holds. */
   readonly storage: StorageHold;
+  /** Learned VRAM needs (issue 28): read by every decision, written by every measured attempt. */
+  readonly vram: VramKnowledge;
   /** For benchmarks: when each dispatch decision found work (ms, performance clock). */
   onDispatch: ((jobId: string, instanceId: string) => void) | null = null;
   /** The kinds of workstation (LAN ComfyUI, RunPod endpoints), each behind the WorkerPool seam, dispatched in this order. */
   readonly pools: readonly WorkerPool[];
+  /** When this engine last came back from a stall of its own: lost contact is judged from there (loop-stall.ts). */
+  private readonly stall: LoopStall;
 
   constructor(private readonly d: SchedulerDeps) {
+    this.stall = new LoopStall({ clock: d.clock, log: (m) => this.log(m) });
     this.storage = new StorageHold({
       clock: d.clock,
       timers: d.timers,
@@ -101,6 +122,7 @@ export class Scheduler implements FarmPort {
         } catch (err) {
           this.log(`publishing the storage hold failed: ${(err as Error).message}`); // never a hold of its own: that would loop
         }
+        this.dispatchingChanged();
         if (view === null) this.kick();
       },
     });
@@ -108,6 +130,7 @@ export class Scheduler implements FarmPort {
     this.batch = new CommitBatch(d.db, undefined, () => this.storage.ok());
     this.announce = new MergedAnnounce(d.announce);
     this.templates = d.templates;
+    this.vram = new VramKnowledge(d.db, d.clock, () => d.config.vramLearn);
     ({ lan: this.lan, all: this.pools } = farmPools({
       ...d,
       batch: this.batch,
@@ -116,6 +139,7 @@ export class Scheduler implements FarmPort {
       log: (m) => this.log(m),
       storage: this.storage,
       dispatchingSince: () => this.dispatchingSince,
+      listeningSince: () => this.stall.listeningSince(),
       announce: (ids) => this.announce.add(ids),
       announceNow: d.announce,
       ended: () => {
@@ -124,6 +148,7 @@ export class Scheduler implements FarmPort {
       },
       kick: () => this.kick(),
       plan: (snaps, pass) => this.lanPlan(snaps, pass),
+      vram: this.vram,
       started: (job, attemptId) => {
         this.reservations.started(job.id);
         this.fair.started(attemptId, job.project);
@@ -142,6 +167,8 @@ export class Scheduler implements FarmPort {
       capable: (job) => this.capabilityOf(job, this.nodeLists()).capable,
       oldestWaiting: (now) => oldestQueued(d.db, now - d.config.starvationMs),
       log: (m) => this.log(m),
+      // Several engines: what this one keeps free is written on the lease row, for the others' `jobs why`.
+      ...(d.leases ? { changed: (id, r) => this.reservationChanged(id, r) } : {}),
     });
     this.blocked = new BlockedJobs({
       db: d.db,
@@ -169,12 +196,15 @@ export class Scheduler implements FarmPort {
   start(): void {
     if (this.running) return;
     this.running = true;
+    this.stall.start();
     this.state = readFarmState(this.d.db).state;
-    this.dispatchingSince = this.state === 'running' ? this.d.clock.now() : null;
+    this.dispatchingChanged();
     this.lists.refresh();
     this.fair.seed();
     for (const p of this.pools) p.start();
-    this.recover();
+    // With leases every pool's attempts (LAN workstations, RunPod endpoints) are recovered
+    // workstation by workstation as their leases are taken; here only those on none.
+    this.recover(this.d.leases ? (id) => !this.pools.some((p) => p.owns(id)) : undefined);
     if (this.state === 'stopped') void this.stopRunners();
     this.armRetryTimer();
     this.blocked.start();
@@ -188,6 +218,7 @@ export class Scheduler implements FarmPort {
    */
   async close(): Promise<void> {
     this.running = false;
+    this.stall.stop();
     this.batch.flush();
     this.blocked.stop();
     this.d.timers.clearTimeout(this.retryTimer);
@@ -222,9 +253,8 @@ export class Scheduler implements FarmPort {
    * running: dispatch again.
    */
   async applyFarmState(state: FarmState): Promise<void> {
-    if (state !== 'running') this.dispatchingSince = null;
-    else if (this.state !== 'running') this.dispatchingSince = this.d.clock.now();
     this.state = state;
+    this.dispatchingChanged();
     if (state === 'stopped') await this.stopRunners();
     // Paused: running prompts finish, but one waiting behind them (prefetch) was not started — it leaves.
     if (state === 'paused')
@@ -232,6 +262,15 @@ export class Scheduler implements FarmPort {
         (name) => `taken off ${name}'s queue before it started: the farm was paused; back in the queue`,
       );
     if (state === 'running') this.kick();
+  }
+
+  /**
+   * The farm's dispatching clock, the one rule for every reason it cannot dispatch: running and not
+   * holding on its storage starts it (kept while that lasts), anything else clears it.
+   */
+  private dispatchingChanged(): void {
+    if (this.state !== 'running' || this.storage.held) this.dispatchingSince = null;
+    else this.dispatchingSince ??= this.d.clock.now();
   }
 
   get farmState(): FarmState {
@@ -248,6 +287,19 @@ export class Scheduler implements FarmPort {
   }
 
   /**
+   * Jobs another engine on the database changed (its notice named them). A cancel made there finds
+   * no runner of its own for a prompt this engine follows: the prompts of those now cancelled are
+   * interrupted here, as `cancelled` does for a cancel made through this engine.
+   */
+  changedElsewhere(jobIds: readonly string[]): void {
+    if (!this.running || jobIds.length === 0) return;
+    const gone = jobRows(this.d.db, jobIds)
+      .filter((r) => r.state === 'cancelled')
+      .map((r) => r.id);
+    if (gone.length) this.cancelled(gone);
+  }
+
+  /**
    * An instance was added, edited, drained, disabled or removed through the API: reload its row.
    * (The engine calls this directly — the registry's own `instance.changed` events must not loop back.)
    */
@@ -255,6 +307,8 @@ export class Scheduler implements FarmPort {
     for (const p of this.pools) p.refresh(id);
     this.lists.refresh();
     this.blocked.soon();
+    // An edit may let it take work now (a tag, more jobs at once) with its health unchanged: nothing else would wake the dispatcher.
+    this.kick();
   }
 
   instanceProbed(id: string, probe: ProbeView): void {
@@ -276,10 +330,14 @@ export class Scheduler implements FarmPort {
 
   /** What this farm knows now, to explain waits, find blocked jobs and check an import's nodes. */
   waitFacts(): FarmFacts {
-    const instances = this.lan.facts((id) => this.reservations.on(id));
+    const own = this.lan.facts((id) => this.reservations.on(id));
+    // Several engines: the workstations another engine drives are known from the store, not from here.
+    const instances = this.d.leases ? withOtherEngines(this.d.db, this.d.leases, own) : own;
     return {
       ...makeFarmFacts('farm', instances, this.nodeLists(), this.answers, this.state, this.poolWait()),
       overShare: this.fair.overShare(),
+      storageHold: this.storage.view,
+      vram: (t, params) => this.vram.jobVram(t, params),
     };
   }
 
@@ -343,12 +401,46 @@ export class Scheduler implements FarmPort {
     });
   }
 
-  private recover(): void {
+  /**
+   * This engine took a workstation's lease (several engines on one PostgreSQL farm): every attempt
+   * left open there — by a stopped, killed or frozen engine — is reconciled exactly as a restart
+   * does (catch-up by prompt id, /history, collect or requeue: never a second POST).
+   */
+  leaseGained(instanceId: string): void {
+    if (!this.running) return;
+    if (!this.pools.some((p) => p.owns(instanceId))) for (const p of this.pools) p.refresh(instanceId);
+    this.storage.guard('recovering a workstation taken over', () => this.recover((id) => id === instanceId));
+    this.kick();
+  }
+
+  private reservationChanged(instanceId: string, r: Reservation | null): void {
+    const epoch = this.d.leases?.epochOf(instanceId) ?? null;
+    if (epoch === null) return;
+    this.storage.guard('recording a reservation', () => writeReservation(this.d.db, instanceId, epoch, r));
+  }
+
+  /** Attempts this engine follows on a workstation (a lease hand-over takes idle ones first). */
+  attemptsOn(instanceId: string): number {
+    return this.pools.reduce((n, p) => n + p.attemptsOn(instanceId), 0);
+  }
+
+  /** This engine lost a workstation's lease: its attempts there are left open for the engine that took it. */
+  leaseLost(instanceId: string): void {
+    for (const p of this.pools) p.leaseLost(instanceId);
+  }
+
+  /**
+   * Reconciles the attempts left open on the workstations `mine` accepts (every one without leases;
+   * with leases, at start those no lease covers, and each leased one when it is taken).
+   */
+  private recover(mine: (instanceId: string | null) => boolean = () => true): void {
     const { db, clock } = this.d;
     // Attempts whose job moved on while we were away (cancelled from the CLI…): just close them.
     for (const a of orphanAttempts(db))
-      endAttempt(db, clock, a.id, { outcome: 'cancelled', reason: 'the job moved on while Shotfarm was closed' });
+      if (mine(a.instance_id))
+        endAttempt(db, clock, a.id, { outcome: 'cancelled', reason: 'the job moved on while Shotfarm was closed' });
     for (const a of liveAttempts(db)) {
+      if (!mine(a.instance_id)) continue;
       const pool = this.pools.find((p) => p.owns(a.instance_id));
       if (pool) {
         pool.recover(a);
@@ -393,6 +485,7 @@ export class Scheduler implements FarmPort {
       checkpoint: checkpointOfJob(template.workflow, template.parameters, job.params_json),
       previousInstanceId: prev?.instance_id ?? null,
       oomOn: prev?.error_class === 'oom' ? prev.instance_id : null,
+      vram: this.vram.jobVram(template, job.params_json),
     };
   }
 

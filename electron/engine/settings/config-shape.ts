@@ -65,8 +65,17 @@ export interface SchedulerConfig {
   burstBudgetUsdPerDay: number;
   /** Cloud burst: how often an attempt asks RunPod's /status (jitter added), in ms. */
   runpodPollMs: number;
+  /**
+   * Several engines on one PostgreSQL farm (lease_s): how long a workstation's lease lasts; renewed
+   * every third of it (lock/lease-manager.ts).
+   */
+  leaseMs: number;
   /** Tests: an illegal transition (a bug) is also thrown out of the runner, so the test fails. */
   failOnIllegalTransition: boolean;
+  /** Learned VRAM (scheduler/vram-need.ts): runs before the learned need is used, and the margin on it (%). */
+  vramLearn: { learnAfter: number; marginPct: number };
+  /** How often a workstation's /system_stats is read while a prompt of ours runs there (ms; 0: never). */
+  vramSampleMs: number;
   /** Fair share between projects (scheduler/fair-share.ts): on/off, its window, the weights (project → weight; absent = 1). */
   fairShare: { on: boolean; windowMs: number; weights: Record<string, number> };
 }

@@ -44,8 +44,12 @@ export function schedulerConfig(outputRoot: string, over: Partial<SchedulerConfi
     burstAfterS: 0,
     burstBudgetUsdPerDay: 0,
     runpodPollMs: 2_000,
+    leaseMs: 0,
     failOnIllegalTransition: false,
     fairShare: { on: false, windowMs: 0, weights: {} },
+    vramLearn: { learnAfter: 0, marginPct: 0 },
+    // About 3 Hz: a peak lasts seconds on a real GPU; cheap for the server (one small JSON answer).
+    vramSampleMs: 333,
   };
   // Each live setting's default, from the shared table (a folder's null: the engine's own, given above).
   for (const key of FARM_SETTING_KEYS) {
@@ -57,5 +61,6 @@ export function schedulerConfig(outputRoot: string, over: Partial<SchedulerConfi
     ...over,
     retry: { ...(over.retry ?? config.retry) },
     fairShare: { ...(over.fairShare ?? config.fairShare) },
+    vramLearn: { ...(over.vramLearn ?? config.vramLearn) },
   };
 }

@@ -9,6 +9,7 @@
 import { FARM_SETTING_KEYS, type FarmSettingKey, type FarmState } from '../../../shared/farm-settings.js';
 import type { Timers } from '../clock.js';
 import type { EventBus } from '../event-bus.js';
+import type { FarmTeller } from '../notices/notice-outbox.js';
 import type { SettingsPort } from '../handlers/context.js';
 import { schedulerConfig, type SchedulerConfig } from './farm-config.js';
 import type { Db } from '../store/database.js';
@@ -34,6 +35,8 @@ export interface LiveSettingsDeps {
   defaultOutputRoot: string;
   /** The engine's own releases folder (`<data>/releases`): releases_root's default. */
   defaultReleasesRoot: string;
+  /** The other engines on this database: told when a setting or the farm state was changed here. */
+  others?: Pick<FarmTeller, 'settings' | 'farm'>;
 }
 
 export class LiveSettings implements SettingsPort {
@@ -87,8 +90,14 @@ export class LiveSettings implements SettingsPort {
     this.arm();
   }
 
-  /** Something was changed in this process: apply it now. Resolves once applied (a stop: once its prompts are requeued). */
-  reload(): Promise<void> {
+  /**
+   * Something was changed: apply it now. Resolves once applied (a stop: once its prompts are
+   * requeued). `changed` says what this process changed, which the other engines are told; without
+   * it, another process changed something (its notice was heard, or the rows were seen to move).
+   */
+  reload(changed?: 'settings' | 'farm'): Promise<void> {
+    if (changed === 'settings') this.d.others?.settings();
+    if (changed === 'farm') this.d.others?.farm();
     this.chain = this.chain
       .then(() => this.apply())
       .catch((err: unknown) => this.d.log(`applying the farm settings failed: ${(err as Error).stack ?? String(err)}`));

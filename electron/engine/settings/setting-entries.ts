@@ -43,6 +43,7 @@ export const SETTING_ENTRIES: { readonly [K in FarmSettingKey]: SettingEntry<K> 
   stall_timeout_s: { live: { of: (c) => c.stallTimeoutS, put: (c, v) => void (c.stallTimeoutS = v) } },
   grace_s: { live: { of: (c) => c.graceMs / 1000, put: (c, v) => void (c.graceMs = v * 1000) } },
   starvation_s: { live: { of: (c) => c.starvationMs / 1000, put: (c, v) => void (c.starvationMs = v * 1000) } },
+  lease_s: { live: { of: (c) => c.leaseMs / 1000, put: (c, v) => void (c.leaseMs = v * 1000) } },
   probe_interval_s: {
     live: { of: (c) => c.probeIntervalMs / 1000, put: (c, v) => void (c.probeIntervalMs = v * 1000) },
   },
@@ -71,11 +72,17 @@ export const SETTING_ENTRIES: { readonly [K in FarmSettingKey]: SettingEntry<K> 
     },
   },
   // The upload limits are checked by whichever process takes the upload (serve, the app, a CLI import): read at each use.
+  // Read by the forecaster at each late turn (forecast/forecaster.ts): nothing in the farm to update.
+  forecast_bump_late: {},
   upload_file_max_mb: {},
   upload_import_max_mb: {},
   upload_person_max_mb: {},
   upload_unused_keep_h: {},
   burst_after_s: { live: { of: (c) => c.burstAfterS, put: (c, v) => void (c.burstAfterS = v) } },
+  vram_learn_after: { live: { of: (c) => c.vramLearn.learnAfter, put: (c, v) => void (c.vramLearn.learnAfter = v) } },
+  vram_learn_margin_pct: {
+    live: { of: (c) => c.vramLearn.marginPct, put: (c, v) => void (c.vramLearn.marginPct = v) },
+  },
   burst_budget_usd_per_day: {
     live: { of: (c) => c.burstBudgetUsdPerDay, put: (c, v) => void (c.burstBudgetUsdPerDay = v) },
   },

@@ -10,7 +10,7 @@ import type { Db } from './database.js';
 import { whereClause, type ExportFilter } from './export-filter.js';
 import { likePattern } from './job-filter.js';
 import type { JobNameColumns } from './job-rows.js';
-import { all, one, run, stmt } from './statements.js';
+import { all, one, run } from './statements.js';
 
 /** A ledger row with its job's names (what the Ledger view and the export show). */
 export interface LedgerRow extends JobNameColumns {
@@ -134,10 +134,13 @@ export function assetsOfJob(db: Db, jobId: string): AssetView[] {
 
 /** Approves (or un-approves) assets, recording who did it and when (the approver; cleared with the approval). */
 export function setApproved(db: Db, ids: readonly string[], approved: boolean, by: string, now: number): number {
-  const s = stmt(db, 'UPDATE assets SET approved = ?, approved_by = ?, approved_at = ? WHERE id = ?');
+  const sql = 'UPDATE assets SET approved = ?, approved_by = ?, approved_at = ? WHERE id = ?';
   return db.transaction(() =>
-    ids.reduce((n, id) => n + s.run(approved ? 1 : 0, approved ? by : null, approved ? now : null, id).changes, 0),
-  )();
+    ids.reduce(
+      (n, id) => n + run(db, sql, approved ? 1 : 0, approved ? by : null, approved ? now : null, id).changes,
+      0,
+    ),
+  );
 }
 
 /** One output file as collected, before it is a ledger row. */

@@ -41,6 +41,8 @@ export interface AttemptRow {
   /** An execution error's message and traceback, bounded (migration 0011). */
   exception_message: string | null;
   traceback: string | null;
+  /** The server's log lines of a failed attempt's window, or why there are none (JSON, migration 0013). */
+  server_log_json: string | null;
   client_id: string | null;
   prompt_number: number | null;
   queued_at: number;
@@ -147,8 +149,19 @@ export interface AttemptEnd extends AttemptFacts {
   traceback?: string | null;
 }
 
-/** The open stretch without an answer, appended to the closed ones as `[contact_lost_at, @at]`. */
-const SQL_GAPS_CLOSED = "json_insert(COALESCE(contact_gaps_json, '[]'), '$[#]', json_array(contact_lost_at, @at))";
+/**
+ * The open stretch without an answer, appended to the closed ones as `[contact_lost_at, @at]`.
+ * Text operations both stores take (the JSON functions differ): the list is only ever written
+ * here, compact, so it ends with `]` and is `[]` when empty. `@gap_end` is the end time as text
+ * (PostgreSQL gives a parameter one type: the same `@at` is a BIGINT elsewhere in the statement).
+ */
+const SQL_GAPS_CLOSED = `CASE WHEN COALESCE(contact_gaps_json, '[]') = '[]' THEN '['
+  ELSE substr(contact_gaps_json, 1, length(contact_gaps_json) - 1) || ',' END
+  || '[' || contact_lost_at || ',' || @gap_end || ']]'`;
+
+function atAndGapEnd(at: number): { at: number; gap_end: string } {
+  return { at, gap_end: String(at) };
+}
 
 /** Ends an attempt row once; a second end of the same attempt changes nothing. A stretch without an answer ends with it. */
 export function endAttempt(db: Db, clock: Clock, attemptId: string, e: AttemptEnd): boolean {
@@ -177,7 +190,46 @@ export function endAttempt(db: Db, clock: Clock, attemptId: string, e: AttemptEn
         exception_type: e.exceptionType ?? null,
         exception_message: e.exceptionMessage ?? null,
         traceback: e.traceback ?? null,
-        at: clock.now(),
+        ...atAndGapEnd(clock.now()),
+      },
+    ).changes === 1
+  );
+}
+
+/** Whether an attempt is still open (not ended: no engine has recorded its outcome or requeued it). */
+export function attemptOpen(db: Db, attemptId: string): boolean {
+  return one(db, `SELECT 1 AS ok FROM attempts WHERE id = ? AND state <> 'ended'`, attemptId) !== undefined;
+}
+
+/** An ended attempt's times, as the window of its server log (pools/comfy-lan/server-log.ts) reads them. */
+export function attemptTimes(db: Db, attemptId: string): AttemptTimes | null {
+  return (
+    one<AttemptTimes>(
+      db,
+      `SELECT dispatched_at, started_at, finished_at FROM attempts WHERE id = ? AND state = 'ended'`,
+      attemptId,
+    ) ?? null
+  );
+}
+
+export interface AttemptTimes {
+  dispatched_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+}
+
+/**
+ * Adds the server's log to an ended attempt, once: written after its outcome (an addition, never
+ * part of it), so a second write or a write to an attempt that is not ended changes nothing.
+ */
+export function keepServerLog(db: Db, attemptId: string, json: string): boolean {
+  return (
+    run(
+      db,
+      `UPDATE attempts SET server_log_json = @json WHERE id = @id AND state = 'ended' AND server_log_json IS NULL`,
+      {
+        id: attemptId,
+        json,
       },
     ).changes === 1
   );
@@ -216,7 +268,7 @@ export function markContactBack(db: Db, attemptIds: readonly string[], at: numbe
         db,
         `UPDATE attempts SET contact_gaps_json = ${SQL_GAPS_CLOSED}, contact_lost_at = NULL, requeue_at = NULL
       WHERE id = @id AND contact_lost_at IS NOT NULL RETURNING job_id`,
-        { id, at },
+        { id, gap_end: String(at) },
       ).map((r) => r.job_id),
     ),
   );
@@ -227,17 +279,20 @@ export interface OpenRunRow {
   job_id: string;
   attempt_id: string;
   template_id: number;
+  params_json: string;
   gpu_name: string | null;
   instance_name: string | null;
   contact_lost_at: number | null;
   requeue_at: number | null;
+  /** When the prompt really started on its GPU (null while it waits there, or is being sent). */
+  started_at: number | null;
 }
 
 /** Every job's open current attempt (a few per workstation at most: the attempts_live index), in one query. */
 export function openRuns(db: Db): OpenRunRow[] {
   return all<OpenRunRow>(
     db,
-    `SELECT a.job_id, a.id AS attempt_id, j.template_id, a.gpu_name, a.instance_name, a.contact_lost_at, a.requeue_at
+    `SELECT a.job_id, a.id AS attempt_id, j.template_id, j.params_json, a.gpu_name, a.instance_name, a.contact_lost_at, a.requeue_at, a.started_at
     FROM attempts a JOIN jobs j ON j.current_attempt_id = a.id WHERE a.state <> 'ended'`,
   );
 }
@@ -309,27 +364,32 @@ export function triedOnInstanceBefore(db: Db, jobId: string, instanceId: string,
   );
 }
 
+/** One recent ended attempt, as the run-time model reads it (forecast/run-samples.ts). */
+export interface RecentRunRow {
+  instance_id: string | null;
+  gpu_name: string | null;
+  template_id: number;
+  params_json: string;
+  outcome: string | null;
+  dispatched_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+}
+
 /**
- * How long the latest completed attempts of a template version took on a GPU model, dispatch to
- * end (ms), newest first: a running job's ETA. Only the last `window` attempts are looked at, so
- * the cost stays bounded however long the farm has run (attempts_dispatched index).
+ * The latest ended attempts (at most `limit`, newest first by dispatch: the attempts_dispatched
+ * index), with their job's template version and parameters: the run-time model's samples, and
+ * what each workstation ran before (a checkpoint change is a cold start).
  */
-export function completedRunTimes(
-  db: Db,
-  templateId: number,
-  gpuName: string,
-  limit: number,
-  window = 20_000,
-): number[] {
-  return all<{ ms: number }>(
+export function recentRuns(db: Db, limit: number): RecentRunRow[] {
+  return all<RecentRunRow>(
     db,
-    `SELECT a.finished_at - a.dispatched_at AS ms
-      FROM (SELECT job_id, gpu_name, outcome, dispatched_at, finished_at FROM attempts ORDER BY dispatched_at DESC LIMIT @window) a
-      JOIN jobs j ON j.id = a.job_id
-      WHERE a.outcome = 'completed' AND a.gpu_name = @gpu AND j.template_id = @template AND a.finished_at IS NOT NULL
-      LIMIT @limit`,
-    { window, gpu: gpuName, template: templateId, limit },
-  ).map((r) => r.ms);
+    `SELECT a.instance_id, a.gpu_name, j.template_id, j.params_json, a.outcome, a.dispatched_at, a.started_at, a.finished_at
+      FROM (SELECT job_id, instance_id, gpu_name, outcome, dispatched_at, started_at, finished_at
+            FROM attempts WHERE state = 'ended' ORDER BY dispatched_at DESC LIMIT @limit) a
+      JOIN jobs j ON j.id = a.job_id`,
+    { limit },
+  );
 }
 
 /** A Gantt bar is labelled with its take's shot, stage and take. */

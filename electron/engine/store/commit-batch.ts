@@ -53,20 +53,18 @@ export class CommitBatch {
     this.items = [];
     let settled: Settled[];
     try {
-      settled = this.db
-        .transaction(() =>
-          items.map((it): Settled => {
-            try {
-              return { ok: true, value: this.db.transaction(it.fn)() };
-            } catch (err) {
-              // A full disk, a locked or failing database: SQLite may have rolled the whole
-              // transaction back already, so the batch ends here, every write with this error.
-              if (databaseFault(err)) throw err;
-              return { ok: false, err };
-            }
-          }),
-        )
-        .immediate();
+      settled = this.db.transaction(() =>
+        items.map((it): Settled => {
+          try {
+            return { ok: true, value: this.db.transaction(it.fn) };
+          } catch (err) {
+            // A full disk, a locked or failing database: SQLite may have rolled the whole
+            // transaction back already, so the batch ends here, every write with this error.
+            if (databaseFault(err)) throw err;
+            return { ok: false, err };
+          }
+        }),
+      );
     } catch (err) {
       // The commit itself failed, or the storage did under one write (disk full, the database
       // locked or closed): nothing of this batch is stored.

@@ -11,8 +11,10 @@ import type { Clock } from '../clock.js';
 import { makePrivateFile, makePrivateFolder } from '../files/private-files.js';
 import { migrate } from './migrate.js';
 import { PostgresStoreError, postgresFault } from './postgres/postgres-error.js';
+import { type SqlDb, sqliteSqlDb } from './sql-db.js';
 
-export type Db = BetterSqlite3.Database;
+/** The engine's store connection: the seam (sql-db.ts), SQLite's adapter by default. */
+export type Db = SqlDb;
 
 export const DB_FILE_NAME = 'shotfarm.sqlite';
 
@@ -36,24 +38,25 @@ export function openDatabase(file: string, clock: Clock, opts: DatabaseOptions =
     }
     refuseEmptyFile(file);
   }
-  let db: Db;
+  let conn: BetterSqlite3.Database;
   try {
-    db = opts.nativeBinding ? withAddon(file, opts.nativeBinding) : new Database(file);
+    conn = opts.nativeBinding ? withAddon(file, opts.nativeBinding) : new Database(file);
   } catch (err) {
     if (err instanceof ShotfarmError) throw err;
     throw readOnly(file) ?? new ShotfarmError('storage', `Cannot open the database ${file}: ${(err as Error).message}`);
   }
+  const db = sqliteSqlDb(conn);
   try {
     // For the farm's user only, before SQLite makes its -wal/-shm (they take the database's mode).
     if (file !== ':memory:') makePrivateFile(file);
-    db.pragma('journal_mode = WAL');
+    conn.pragma('journal_mode = WAL');
     if (file !== ':memory:') for (const f of [`${file}-wal`, `${file}-shm`]) makePrivateFile(f);
-    db.pragma('synchronous = FULL');
-    db.pragma('foreign_keys = ON');
-    db.pragma('busy_timeout = 5000');
+    conn.pragma('synchronous = FULL');
+    conn.pragma('foreign_keys = ON');
+    conn.pragma('busy_timeout = 5000');
     // 32 MiB of page cache (default 2 MiB): job ids are random UUIDs, so a 100k-row import and the
     // queue queries touch index pages all over the file. An upper bound, not an allocation.
-    db.pragma('cache_size = -32768');
+    conn.pragma('cache_size = -32768');
     migrate(db, clock);
   } catch (err) {
     db.close();
@@ -120,7 +123,7 @@ function readOnly(file: string): ShotfarmError | null {
 }
 
 /** Opens with the given addon; an addon that is missing or will not load says so, naming the file. */
-function withAddon(file: string, nativeBinding: string): Db {
+function withAddon(file: string, nativeBinding: string): BetterSqlite3.Database {
   const details = { nativeBinding };
   if (!existsSync(nativeBinding)) {
     throw new ShotfarmError('storage', `SQLite's native module ${nativeBinding} does not exist.`, { details });
@@ -139,7 +142,7 @@ function withAddon(file: string, nativeBinding: string): Db {
 
 /** Runs fn in a BEGIN IMMEDIATE transaction: takes the write lock up front, so read-then-write is safe. */
 export function inTransaction<T>(db: Db, fn: () => T): T {
-  return db.transaction(fn).immediate();
+  return db.transaction(fn);
 }
 
 /** Why a store operation failed when the cause is the storage itself, not the statement. */

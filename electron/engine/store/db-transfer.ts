@@ -10,8 +10,10 @@ import { ShotfarmError } from '../../../shared/errors.js';
 import type { Clock } from '../clock.js';
 import { describeFsError, placeDurably, tempPathFor } from '../files/atomic-write.js';
 import type { Db } from './database.js';
+import { copyFarm } from './farm-copy.js';
 import { countByState } from './job-store.js';
 import { migrate } from './migrate.js';
+import { sqliteSqlDb } from './sql-db.js';
 
 export function jobCount(db: Db): number {
   return Object.values(countByState(db)).reduce((a, b) => a + b, 0);
@@ -22,7 +24,7 @@ export function jobCount(db: Db): number {
  * it, fsync, then a hard link to the final name — which fails rather than replace a file that
  * appeared meanwhile — and the temporary name removed.
  */
-export async function exportDatabase(db: Db, dest: string): Promise<number> {
+export async function exportDatabase(db: Db, dest: string, clock: Clock): Promise<number> {
   if (existsSync(dest))
     throw new ShotfarmError(
       'conflict',
@@ -30,7 +32,9 @@ export async function exportDatabase(db: Db, dest: string): Promise<number> {
     );
   const tmp = tempPathFor(dest);
   try {
-    await db.backup(tmp);
+    // SQLite's online backup; a PostgreSQL farm is read through the seam into a new SQLite file.
+    if (db.sqlite) await db.sqlite.backup(tmp);
+    else copyIntoSqliteFile(db, tmp, clock);
     await placeDurably(tmp, dest, false);
     return statSync(dest).size;
   } catch (err) {
@@ -40,6 +44,22 @@ export async function exportDatabase(db: Db, dest: string): Promise<number> {
     throw describeFsError(err, `the database copy ${dest}`);
   } finally {
     rmSync(tmp, { force: true });
+  }
+}
+
+/**
+ * A farm on another store (PostgreSQL) as a SQLite file: this version's schema, then every table
+ * copied from one snapshot of the source (farm-copy.ts) in one transaction, counts compared.
+ */
+function copyIntoSqliteFile(src: Db, file: string, clock: Clock): void {
+  const conn = new Database(file);
+  const dst = sqliteSqlDb(conn);
+  try {
+    conn.pragma('foreign_keys = ON');
+    migrate(dst, clock);
+    src.readTransaction(() => dst.transaction(() => copyFarm(src, dst)));
+  } finally {
+    dst.close();
   }
 }
 
@@ -81,9 +101,10 @@ export async function prepareImport(source: string, targetFile: string, clock: C
   } finally {
     src.close();
   }
-  const copy = new Database(tmp);
+  // The imported file is a SQLite store by nature: its copy is opened as one, behind the seam.
+  const copy = sqliteSqlDb(new Database(tmp));
   try {
-    const hasMigrations = copy.pragma("table_info('schema_migrations')") as unknown[];
+    const hasMigrations = copy.all("SELECT name FROM pragma_table_info('schema_migrations')");
     if (hasMigrations.length === 0)
       throw new ShotfarmError(
         'bad_input',
@@ -99,7 +120,7 @@ export async function prepareImport(source: string, targetFile: string, clock: C
       throw new ShotfarmError(err.code === 'storage' ? 'bad_input' : err.code, `${source}: ${err.message}`);
     throw new ShotfarmError('bad_input', `${source} is not a Shotfarm database: ${(err as Error).message}`);
   } finally {
-    if (copy.open) copy.close();
+    copy.close();
   }
 }
 

@@ -40,8 +40,8 @@ export function toDeliveryView(r: DeliveryRow): HookDeliveryView {
 }
 
 /** Queue a delivery; ignored when this hook was already queued for this transition (returns null). */
-const INSERT = `INSERT OR IGNORE INTO hook_deliveries (hook_id, job_id, event, dedupe_key, payload_json, created_at, updated_at)
-  VALUES (@hookId, @jobId, @event, @dedupeKey, @payloadJson, @now, @now)`;
+const INSERT = `INSERT INTO hook_deliveries (hook_id, job_id, event, dedupe_key, payload_json, created_at, updated_at)
+  VALUES (@hookId, @jobId, @event, @dedupeKey, @payloadJson, @now, @now) ON CONFLICT DO NOTHING RETURNING id`;
 /** One delivery by id. */
 const BY_ID = 'SELECT * FROM hook_deliveries WHERE id = ?';
 /** Deliveries a crash or a close left unfinished, oldest first. */
@@ -66,8 +66,8 @@ export interface NewDelivery {
 }
 
 export function insertDelivery(db: Db, d: NewDelivery): number | null {
-  const r = run(db, INSERT, d);
-  return r.changes === 1 ? Number(r.lastInsertRowid) : null;
+  // RETURNING (both stores take it): no row when the dedupe key was there already.
+  return one<{ id: number }>(db, INSERT, d)?.id ?? null;
 }
 
 export function deliveryRow(db: Db, id: number): DeliveryRow | undefined {

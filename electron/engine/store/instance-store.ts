@@ -167,6 +167,15 @@ export function comfyInstanceRows(db: Db): ComfyInstanceRow[] {
 }
 
 /** The RunPod endpoints: what the RunPod pool follows. */
+/** Every LAN ComfyUI workstation's id (what several engines lease among themselves). */
+/** The workstations leased among the engines of a PostgreSQL farm (LAN ComfyUI and RunPod endpoints), by name. */
+export function leasedWorkstations(db: Db): { id: string; kind: string }[] {
+  return all<{ id: string; kind: string }>(
+    db,
+    "SELECT id, kind FROM instances WHERE kind IN ('comfyui', 'runpod') ORDER BY name",
+  );
+}
+
 export function runpodInstanceRows(db: Db): RunpodInstanceRow[] {
   return rowsOf(all<StoredInstanceRow>(db, SQL_ALL_OF_KIND, 'runpod')).filter(
     (r): r is RunpodInstanceRow => r.kind === 'runpod',

@@ -30,6 +30,8 @@ export interface JobRow extends TakeKey {
   blocked: number;
   /** Why it is blocked (null when not). */
   wait_reason: string | null;
+  /** When the blocked mark was last lifted (null: never blocked): a burst wait counts from it. */
+  unblocked_at: number | null;
   not_before: number | null;
   enqueued_at: number;
   started_at: number | null;
@@ -43,6 +45,8 @@ export interface JobRow extends TakeKey {
   updated_at: number;
   /** Who imported it (a person, or `local` for the solo operator); a new take keeps its job's. */
   imported_by: string;
+  /** When the shot list wants it done (epoch ms); null when it named no time. A new take keeps its job's. */
+  due_at: number | null;
   /** Who last acted on it (hold, cancel, bump…); null until someone did. */
   last_action_by: string | null;
 }
@@ -102,6 +106,7 @@ export function toJobView(r: JobRow): JobView {
     finishedAt: r.finished_at,
     updatedAt: r.updated_at,
     importedBy: r.imported_by,
+    dueAt: r.due_at ?? null,
     lastActionBy: r.last_action_by,
   };
 }

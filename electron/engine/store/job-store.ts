@@ -5,10 +5,11 @@
  */
 import type { JobFilter } from '../../../shared/api.js';
 import type { FacetField, FacetValue, JobProgress } from '../../../shared/domain.js';
-import { JOB_STATES, TERMINAL_STATES, type JobState } from '../../../shared/job-states.js';
+import { BACKLOG_STATES, JOB_STATES, TERMINAL_STATES, type JobState } from '../../../shared/job-states.js';
 import type { OrderChangeWhy } from '../../../shared/job-detail.js';
 import type { Clock } from '../clock.js';
-import { recordJobCreated } from '../job-state.js';
+import { recordJobCreated, recordJobsCreated } from '../job-state.js';
+import { inChunks, inPadded, paramList, valueRows } from './bulk.js';
 import type { Db } from './database.js';
 import { DISPATCH_ORDER, jobConditions, orderBy, prefixPattern, SEQUENCE_SQL, whereJobs } from './job-filter.js';
 import type { JobRow } from './job-rows.js';
@@ -32,10 +33,6 @@ export function jobRows(db: Db, ids: readonly string[]): JobRow[] {
 
 export function jobState(db: Db, id: string): JobState | null {
   return one<{ state: JobState }>(db, 'SELECT state FROM jobs WHERE id = ?', id)?.state ?? null;
-}
-
-export function jobExists(db: Db, id: string): boolean {
-  return one(db, 'SELECT 1 FROM jobs WHERE id = ?', id) !== undefined;
 }
 
 // ─── Lists (the queue view, select-all, the CLI) ─────────────────────────────────────────────────
@@ -105,8 +102,8 @@ export function jobFacets(
   const where = parts.length ? `WHERE ${parts.join(' AND ')}` : '';
   const rows = all<FacetValue>(
     db,
-    `SELECT ${column} AS value, COUNT(*) AS count, SUM(state = 'running') AS running,
-    SUM(state IN ('failed_final', 'timeout_kill')) AS failed FROM jobs ${where} GROUP BY 1 ORDER BY 1 LIMIT @facetLimit`,
+    `SELECT ${column} AS value, COUNT(*) AS count, SUM(CASE WHEN state = 'running' THEN 1 ELSE 0 END) AS running,
+    SUM(CASE WHEN state IN ('failed_final', 'timeout_kill') THEN 1 ELSE 0 END) AS failed FROM jobs ${where} GROUP BY 1 ORDER BY 1 LIMIT @facetLimit`,
     { ...params, facetLimit: limit + 1 },
   );
   return { values: rows.slice(0, limit), more: rows.length > limit };
@@ -155,13 +152,70 @@ const SQL_NEWER_TAKE = `(SELECT MAX(n.take) FROM jobs n WHERE n.project = j.proj
 /** A failed job, and the newest take made after it (null while it is the latest take). */
 export type FailedJobRow = JobRow & { newer_take: number | null };
 
-/** Jobs that failed (for good, by timeout, or waiting to retry): the latest takes first, then by most recent change. */
-export function failedJobs(db: Db): FailedJobRow[] {
-  return all<FailedJobRow>(
+/** A failed job with its insertion order (rowid, a real column on PostgreSQL): ties of updated_at go by it. */
+export type OrderedFailedJobRow = FailedJobRow & { row_n: number };
+
+/** The reason a failed job is grouped under before the instance names are taken out (failureKey). */
+export const NO_REASON = 'no reason recorded';
+
+/**
+ * One stored (error class, reason) of failed jobs: how many, how many of them superseded, and its
+ * first `limit` jobs in the Failures view's order (latest takes first, then most recent change).
+ */
+export interface FailedReasonRows {
+  errorClass: string | null;
+  reason: string;
+  count: number;
+  superseded: number;
+  rows: OrderedFailedJobRow[];
+}
+
+type FailedWindowRow = OrderedFailedJobRow & {
+  reason_key: string;
+  pick: number;
+  group_count: number;
+  group_superseded: number;
+};
+
+/**
+ * Jobs that failed (for good, by timeout, or waiting to retry) by stored error class and reason,
+ * counted in SQL and at most `limit` rows of each: a studio's 12k failures of one cause cost one
+ * grouped query, not 12k rows read into the engine. Ties of updated_at go by insertion order (an
+ * integer sorts faster than a 36-character id), so the pick is stable.
+ */
+export function failedJobsByReason(db: Db, limit: number): FailedReasonRows[] {
+  const rows = all<FailedWindowRow>(
     db,
-    `SELECT j.*, ${SQL_NEWER_TAKE} AS newer_take FROM jobs j
-    WHERE j.state IN ('failed_final', 'timeout_kill', 'failed_retryable') ORDER BY newer_take IS NOT NULL, j.updated_at DESC`,
+    // The window runs over narrow rows (id, class, reason, change time, newer take); only the picked
+    // rows are read whole.
+    `SELECT j.*, w.row_n, w.newer_take, w.reason_key, w.pick, w.group_count, w.group_superseded FROM (
+      SELECT f.id, f.row_n, f.error_class, f.reason_key, f.newer_take,
+        ROW_NUMBER() OVER (PARTITION BY f.error_class, f.reason_key
+          ORDER BY f.newer_take IS NOT NULL, f.updated_at DESC, f.row_n) AS pick,
+        COUNT(*) OVER (PARTITION BY f.error_class, f.reason_key) AS group_count,
+        SUM(CASE WHEN f.newer_take IS NULL THEN 0 ELSE 1 END) OVER (PARTITION BY f.error_class, f.reason_key) AS group_superseded
+      FROM (SELECT j.id, j.rowid AS row_n, j.error_class, j.updated_at, COALESCE(j.state_reason, '${NO_REASON}') AS reason_key,
+          ${SQL_NEWER_TAKE} AS newer_take
+        FROM jobs j WHERE j.state IN ('failed_final', 'timeout_kill', 'failed_retryable')) f
+    ) w JOIN jobs j ON j.id = w.id WHERE w.pick <= @limit ORDER BY w.error_class, w.reason_key, w.pick`,
+    { limit },
   );
+  const out: FailedReasonRows[] = [];
+  let cur: FailedReasonRows | undefined;
+  for (const r of rows) {
+    if (!cur || cur.errorClass !== r.error_class || cur.reason !== r.reason_key) {
+      cur = {
+        errorClass: r.error_class,
+        reason: r.reason_key,
+        count: r.group_count,
+        superseded: r.group_superseded,
+        rows: [],
+      };
+      out.push(cur);
+    }
+    cur.rows.push(r);
+  }
+  return out;
 }
 
 /** Jobs failed for good (or killed by their time limit) that nobody has handled yet: no retry, no newer take, not cancelled. */
@@ -260,7 +314,7 @@ export function importedByOthers(db: Db, ids: readonly string[], name: string): 
     const chunk = unique.slice(i, i + 500);
     const r = one<{ of: number; others: number | null }>(
       db,
-      `SELECT COUNT(*) AS of, SUM(imported_by <> ?) AS others FROM jobs WHERE id IN (${chunk.map(() => '?').join(', ')})`,
+      `SELECT COUNT(*) AS of, SUM(CASE WHEN imported_by <> ? THEN 1 ELSE 0 END) AS others FROM jobs WHERE id IN (${chunk.map(() => '?').join(', ')})`,
       name,
       ...chunk,
     );
@@ -298,6 +352,7 @@ export type NewJob = Pick<
   | 'tags_json'
   | 'timeout_s'
   | 'imported_by'
+  | 'due_at'
 > & {
   /** enqueued_at, created_at and updated_at. */
   now: number;
@@ -305,10 +360,10 @@ export type NewJob = Pick<
 
 const SQL_INSERT = `INSERT INTO jobs (id, shot_id, project, episode, shot, stage, take, template_id, template_name, params_json,
   inputs_json, seed, seed_pinned, priority, rank, state, state_reason, max_attempts, depends_on, vram_gb, tags_json, timeout_s,
-  imported_by, enqueued_at, created_at, updated_at)
+  imported_by, due_at, enqueued_at, created_at, updated_at)
   VALUES (@id, @shot_id, @project, @episode, @shot, @stage, @take, @template_id, @template_name, @params_json,
   @inputs_json, @seed, @seed_pinned, @priority, @rank, @state, @state_reason, @max_attempts, @depends_on, @vram_gb, @tags_json, @timeout_s,
-  @imported_by, @now, @now, @now)
+  @imported_by, @due_at, @now, @now, @now)
   ON CONFLICT (id) DO NOTHING`;
 
 /**
@@ -320,6 +375,100 @@ export function insertJob(db: Db, clock: Clock, job: NewJob, created: { reason: 
   if (run(db, SQL_INSERT, job).changes !== 1) return false;
   recordJobCreated(db, clock, job.id, job.state, created.reason, created.actor);
   return true;
+}
+
+/** The columns of a job as it is first written, in the order of the bulk insert's values. */
+const NEW_JOB_COLUMNS = [
+  'id',
+  'shot_id',
+  'project',
+  'episode',
+  'shot',
+  'stage',
+  'take',
+  'template_id',
+  'template_name',
+  'params_json',
+  'inputs_json',
+  'seed',
+  'seed_pinned',
+  'priority',
+  'rank',
+  'state',
+  'state_reason',
+  'max_attempts',
+  'depends_on',
+  'vram_gb',
+  'tags_json',
+  'timeout_s',
+  'imported_by',
+  'due_at',
+] as const satisfies readonly (keyof NewJob)[];
+
+const sqlInsertJobs = (rows: number): string =>
+  `INSERT INTO jobs (${NEW_JOB_COLUMNS.join(', ')}, enqueued_at, created_at, updated_at)
+  VALUES ${valueRows(NEW_JOB_COLUMNS.length + 3, rows)}
+  ON CONFLICT (id) DO NOTHING RETURNING id`;
+
+/**
+ * insertJob for many jobs (an import): a few hundred rows per statement, and each new job's first
+ * event row with it (recordJobsCreated), inside the caller's transaction. Returns the ids written;
+ * a job whose id exists already is skipped and writes nothing, as with insertJob.
+ */
+export function insertJobs(
+  db: Db,
+  clock: Clock,
+  jobs: readonly NewJob[],
+  created: (job: NewJob) => { reason: string; actor: string },
+): Set<string> {
+  const written = new Set<string>();
+  inChunks(jobs, NEW_JOB_COLUMNS.length + 3, sqlInsertJobs, (chunk, sql) => {
+    const values: unknown[] = [];
+    for (const job of chunk) {
+      for (const c of NEW_JOB_COLUMNS) values.push(job[c]);
+      values.push(job.now, job.now, job.now);
+    }
+    for (const r of all<{ id: string }>(db, sql, values)) written.add(r.id);
+  });
+  recordJobsCreated(
+    db,
+    clock,
+    jobs.filter((j) => written.has(j.id)).map((j) => ({ jobId: j.id, state: j.state, ...created(j) })),
+  );
+  return written;
+}
+
+/** From this many new jobs on, PostgreSQL's planner is told the tables grew (refreshPlannerStats). */
+export const BIG_WRITE_ROWS = 10_000;
+
+/**
+ * After a big import, on PostgreSQL: the planner's row counts for the tables an import fills are
+ * refreshed at once (ANALYZE samples them; a fraction of a second for 100k rows). Until autovacuum
+ * gets to it, the planner would take a table that grew from a few rows to 100k for the small one it
+ * last measured, and plan the dispatcher's and the next preview's queries for that. SQLite's
+ * planner keeps no such figures (the store never runs ANALYZE there): nothing to do.
+ */
+export function refreshPlannerStats(db: Db): void {
+  if (db.dialect !== 'postgres') return;
+  try {
+    db.exec('ANALYZE jobs, job_events, shots');
+  } catch {
+    // The import is committed already: figures that cannot be refreshed now are autovacuum's to
+    // refresh, never a failed import (a lost connection shows at the next statement, as a hold).
+  }
+}
+
+/** How many ids one existence lookup asks for (the last chunk is padded to it: one statement text). */
+const IDS_PER_LOOKUP = 500;
+const SQL_EXISTING_IDS = `SELECT id FROM jobs WHERE id IN (${paramList(IDS_PER_LOOKUP)})`;
+
+/** Which of these job ids are stored (jobExists for a whole import: one statement per 500 ids). */
+export function existingJobIds(db: Db, ids: readonly string[]): Set<string> {
+  const found = new Set<string>();
+  inPadded(ids, IDS_PER_LOOKUP, (chunk) => {
+    for (const r of all<{ id: string }>(db, SQL_EXISTING_IDS, chunk)) found.add(r.id);
+  });
+  return found;
 }
 
 /** The newest take of a stage of a shot: what a new take follows, and what a dependent stage waits for. */
@@ -407,14 +556,16 @@ export function queuedPage(db: Db, limit: number, offset: number): JobRow[] {
 
 /**
  * The projects with queued jobs at one priority at the default rank, for fair share: a skip scan of
- * the jobs_fair index (one probe per project, however many jobs each has queued).
+ * the jobs_fair index (one probe per project, however many jobs each has queued). The recursion
+ * ends by itself after the last project; the outer LIMIT bounds it (both stores read the CTE as
+ * the outer query asks: PostgreSQL takes no LIMIT inside the recursive part).
  */
 const SQL_QUEUED_PROJECTS = `WITH RECURSIVE p(name) AS (
     SELECT MIN(project) FROM jobs WHERE state = 'queued' AND priority = @priority AND rank = 0
     UNION ALL
     SELECT (SELECT MIN(project) FROM jobs WHERE state = 'queued' AND priority = @priority AND rank = 0 AND project > p.name)
-      FROM p WHERE p.name IS NOT NULL LIMIT 1000)
-  SELECT name FROM p WHERE name IS NOT NULL`;
+      FROM p WHERE p.name IS NOT NULL)
+  SELECT name FROM p WHERE name IS NOT NULL LIMIT 1000`;
 
 export function queuedProjects(db: Db, priority: number): string[] {
   return all<{ name: string }>(db, SQL_QUEUED_PROJECTS, { priority }).map((r) => r.name);
@@ -442,12 +593,13 @@ export function oldestQueued(db: Db, enqueuedBefore: number): JobRow[] {
 }
 
 /**
- * Queued jobs in rowid order after a rowid. The `+` keeps SQLite off the state indexes: through
- * them it would read every queued job's entry and sort them by rowid (milliseconds at 100k queued,
- * asked once per look for new imports); walking the table from the rowid stops at the limit.
+ * Queued jobs in rowid order after a rowid. `state || ''` keeps SQLite off the state indexes (an
+ * expression, as SQLite's unary `+` is, which PostgreSQL does not take on text): through them it
+ * would read every queued job's entry and sort them by rowid (milliseconds at 100k queued, asked
+ * once per look for new imports); walking the table from the rowid stops at the limit.
  */
 const SQL_QUEUED_AFTER_ROWID =
-  "SELECT rowid AS row_n, * FROM jobs WHERE rowid > ? AND +state = 'queued' ORDER BY rowid LIMIT ?";
+  "SELECT rowid AS row_n, * FROM jobs WHERE rowid > ? AND state || '' = 'queued' ORDER BY rowid LIMIT ?";
 
 /**
  * Queued jobs by rowid, `limit` after `afterRowid`: a scan of the whole queue that never holds it
@@ -469,8 +621,9 @@ export function setBlocked(db: Db, id: string, reason: string | null, now: numbe
   return (
     run(
       db,
-      `UPDATE jobs SET blocked = @blocked, wait_reason = @reason, updated_at = @now
-    WHERE id = @id AND state = 'queued' AND (blocked <> @blocked OR wait_reason IS NOT @reason)`,
+      `UPDATE jobs SET blocked = @blocked, wait_reason = @reason, updated_at = @now,
+      unblocked_at = CASE WHEN @blocked = 0 AND blocked = 1 THEN @now ELSE unblocked_at END
+    WHERE id = @id AND state = 'queued' AND (blocked <> @blocked OR wait_reason IS DISTINCT FROM @reason)`,
       { id, blocked: reason === null ? 0 : 1, reason, now },
     ).changes === 1
   );
@@ -483,6 +636,20 @@ export function runningVramGb(db: Db, instanceId: string): number[] {
     "SELECT vram_gb FROM jobs WHERE instance_id = ? AND state = 'running'",
     instanceId,
   ).map((r) => r.vram_gb);
+}
+
+/** The VRAM of each running job, by the workstation it runs on (one query for the whole farm). */
+export function runningVramByInstance(db: Db): Map<string, number[]> {
+  const by = new Map<string, number[]>();
+  for (const r of all<{ instance_id: string; vram_gb: number }>(
+    db,
+    "SELECT instance_id, vram_gb FROM jobs WHERE state = 'running' AND instance_id IS NOT NULL",
+  )) {
+    const list = by.get(r.instance_id);
+    if (list) list.push(r.vram_gb);
+    else by.set(r.instance_id, [r.vram_gb]);
+  }
+  return by;
 }
 
 /** Jobs that move by themselves: running or waiting out a retry's backoff. */
@@ -550,4 +717,179 @@ export function saveJobProgress(db: Db, jobId: string, attemptId: string, p: Job
       attemptId,
     ).changes === 1
   );
+}
+
+// ─── The forecast's reads (forecast/forecaster.ts) ───────────────────────────────────────────────
+
+/** An unfinished job as the forecast plays it forward (a running one's real start: attempt-store.ts openRuns). */
+export interface ForecastJobRow {
+  id: string;
+  project: string;
+  episode: string;
+  shot: string;
+  state: JobState;
+  priority: number;
+  rank: number;
+  enqueued_at: number;
+  template_id: number;
+  params_json: string;
+  vram_gb: number;
+  tags_json: string;
+  depends_on: string | null;
+  due_at: number | null;
+  instance_id: string | null;
+}
+
+/** Every job the farm still has to get through (BACKLOG_STATES: running included), by the jobs_runnable index's state prefix. */
+export function forecastJobRows(db: Db): ForecastJobRow[] {
+  return all<ForecastJobRow>(
+    db,
+    `SELECT id, project, episode, shot, state, priority, rank, enqueued_at, template_id, params_json, vram_gb, tags_json,
+      depends_on, due_at, instance_id
+      FROM jobs WHERE state IN (${BACKLOG_STATES.map((s) => `'${s}'`).join(', ')})`,
+  );
+}
+
+const WAITING_LIST = BACKLOG_STATES.filter((s) => s !== 'running');
+const WAITING_SQL = WAITING_LIST.map((s) => `'${s}'`).join(', ');
+const FORECAST_COLUMNS = `id, project, episode, shot, state, priority, rank, enqueued_at, template_id, params_json, vram_gb,
+  tags_json, depends_on, due_at, instance_id`;
+
+/** The running jobs, as the forecast plays them (their slots' free times). */
+export function forecastRunningRows(db: Db): ForecastJobRow[] {
+  return all<ForecastJobRow>(db, `SELECT ${FORECAST_COLUMNS} FROM jobs WHERE state = 'running'`);
+}
+
+/**
+ * The first `limit` waiting jobs of one project in its dispatch order (priority, rank, enqueue time):
+ * the forecast's head. One walk of the jobs_runnable index per waiting state, each stopping at
+ * `limit` (a single query over the three states sorts every waiting job of the project instead).
+ */
+export function forecastHeadRows(db: Db, project: string, limit: number): ForecastJobRow[] {
+  const rows: ForecastJobRow[] = [];
+  for (const state of WAITING_LIST)
+    for (const r of all<ForecastJobRow>(
+      db,
+      `SELECT ${FORECAST_COLUMNS} FROM jobs WHERE state = ? AND project = ?
+        ORDER BY priority DESC, rank, enqueued_at LIMIT ?`,
+      state,
+      project,
+      limit,
+    ))
+      rows.push(r);
+  rows.sort(
+    (a, b) =>
+      b.priority - a.priority ||
+      a.rank - b.rank ||
+      a.enqueued_at - b.enqueued_at ||
+      (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  );
+  return rows.slice(0, limit);
+}
+
+/** Waiting jobs counted by what the forecast plays them by: group, priority, template, VRAM, tags, and whether they wait on another job. */
+export interface ForecastBucketRow {
+  project: string;
+  episode: string;
+  sequence: string;
+  priority: number;
+  template_id: number;
+  vram_gb: number;
+  tags_json: string;
+  /** 1: pending on another job (played after the rest). */
+  waits: number;
+  n: number;
+  first_enqueued: number;
+  last_enqueued: number;
+}
+
+/** Every waiting job, aggregated: one row per bucket, never one per job (the forecast of a deep backlog, forecaster.ts). */
+export function forecastBuckets(db: Db): ForecastBucketRow[] {
+  return all<ForecastBucketRow>(
+    db,
+    `SELECT project, episode, ${SEQUENCE_SQL} AS sequence, priority, template_id, vram_gb, tags_json,
+      CASE WHEN state = 'pending' AND depends_on IS NOT NULL THEN 1 ELSE 0 END AS waits,
+      COUNT(*) AS n, MIN(enqueued_at) AS first_enqueued, MAX(enqueued_at) AS last_enqueued
+      FROM jobs WHERE state IN (${WAITING_SQL}) GROUP BY 1, 2, 3, 4, 5, 6, 7, 8`,
+  ).map((r) => ({
+    ...r,
+    n: Number(r.n),
+    waits: Number(r.waits),
+    first_enqueued: Number(r.first_enqueued),
+    last_enqueued: Number(r.last_enqueued),
+  }));
+}
+
+/** One group's waiting jobs (a late group's bump, forecaster.ts): ids and their order. */
+export function groupWaitingJobs(
+  db: Db,
+  project: string,
+  episode: string,
+  sequence: string | null,
+): { id: string; priority: number; rank: number }[] {
+  return all<{ id: string; priority: number; rank: number }>(
+    db,
+    `SELECT id, priority, rank FROM jobs WHERE project = ? AND episode = ? AND state IN ('queued', 'pending', 'failed_retryable')
+      ${sequence === null ? '' : `AND ${SEQUENCE_SQL} = ?`}`,
+    ...(sequence === null ? [project, episode] : [project, episode, sequence]),
+  );
+}
+
+/** One episode's jobs counted per sequence and state, with their latest finish and earliest due time. */
+export interface GroupCountRow {
+  sequence: string;
+  state: JobState;
+  n: number;
+  last_finished: number | null;
+  first_due: number | null;
+}
+
+/** Counts of one episode (by the (project, episode, …) unique index), per sequence and state. */
+export function episodeCounts(db: Db, project: string, episode: string): GroupCountRow[] {
+  return all<GroupCountRow>(
+    db,
+    `SELECT ${SEQUENCE_SQL} AS sequence, state, COUNT(*) AS n, MAX(finished_at) AS last_finished, MIN(due_at) AS first_due
+      FROM jobs WHERE project = ? AND episode = ? GROUP BY 1, 2`,
+    project,
+    episode,
+  );
+}
+
+/** The forecast's late marks (forecast_late): which groups were last found late, since when. */
+export function lateGroups(db: Db): Map<string, number> {
+  return new Map(
+    all<{ group_key: string; late_at: number }>(db, 'SELECT group_key, late_at FROM forecast_late').map((r) => [
+      r.group_key,
+      r.late_at,
+    ]),
+  );
+}
+
+/** Marks a group late; false when it was already (then no event goes out again). */
+export function markGroupLate(db: Db, key: string, at: number): boolean {
+  return (
+    run(db, 'INSERT INTO forecast_late (group_key, late_at) VALUES (?, ?) ON CONFLICT (group_key) DO NOTHING', key, at)
+      .changes === 1
+  );
+}
+
+/** A group is on time again (or gone): its next turn late is news again. */
+export function clearGroupLate(db: Db, key: string): void {
+  run(db, 'DELETE FROM forecast_late WHERE group_key = ?', key);
+}
+
+/** The newest order change's id (0 when there is none). */
+export function lastOrderChangeId(db: Db): number {
+  return one<{ id: number | null }>(db, 'SELECT MAX(id) AS id FROM job_order_changes')?.id ?? 0;
+}
+
+/** The jobs bumped or moved in order-change rows (afterId, upToId], at most `limit` (notices/notice-inbox.ts). */
+export function jobsReorderedBetween(db: Db, afterId: number, upToId: number, limit: number): string[] {
+  return all<{ job_id: string }>(
+    db,
+    'SELECT DISTINCT job_id FROM job_order_changes WHERE id > ? AND id <= ? LIMIT ?',
+    afterId,
+    upToId,
+    limit,
+  ).map((r) => r.job_id);
 }

@@ -39,12 +39,33 @@ export function readSetting<T>(db: Db, key: string, schema: z.ZodType<T>, words:
   return parsed.data;
 }
 
+/**
+ * Writes to `settings` through this connection so far: with SQLite's data_version (other
+ * connections' commits) it tells a reader whether what it read before is still what is stored
+ * (settingsVersion). Counted at the write, inside its transaction: a rollback only costs a re-read.
+ */
+const writes = new WeakMap<Db, number>();
+const wrote = (db: Db): void => void writes.set(db, (writes.get(db) ?? 0) + 1);
+
+/**
+ * What the stored settings are "at": equal answers mean no write since, by this connection or any
+ * other; null inside a transaction (its own writes may yet roll back: read the rows), and on
+ * PostgreSQL, which has no data_version: another engine's write there is seen only by reading.
+ */
+export function settingsVersion(db: Db): string | null {
+  if (db.inTransaction || db.dialect !== 'sqlite') return null;
+  const data = one<{ data_version: number }>(db, 'PRAGMA data_version')?.data_version ?? 0;
+  return `${data}:${writes.get(db) ?? 0}`;
+}
+
 /** Stores an already validated value, and who set it (a person, `local`; null for the engine's own rows). */
 export function writeSetting(db: Db, key: string, value: unknown, now: number, by: string | null = null): void {
+  wrote(db);
   run(db, SQL_PUT, key, JSON.stringify(value), now, by);
 }
 
 export function deleteSetting(db: Db, key: string): void {
+  wrote(db);
   run(db, SQL_DELETE, key);
 }
 

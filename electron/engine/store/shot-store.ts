@@ -4,7 +4,8 @@
  * that one transaction, so a 100k-row file asks the store once per name, not once per row.
  */
 import type { Db } from './database.js';
-import { one, run } from './statements.js';
+import { inChunks, inPadded, paramList, valueRows } from './bulk.js';
+import { all, one, run } from './statements.js';
 
 const SQL_PROJECT = 'INSERT INTO projects (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING';
 const SQL_PROJECT_ID = 'SELECT id FROM projects WHERE name = ?';
@@ -19,6 +20,12 @@ export function sqlJoinShotOf(jobAlias: string, alias: string): string {
 }
 
 const SQL_SHOT_ID = 'SELECT id FROM shots WHERE episode_id = ? AND code = ?';
+const sqlInsertShots = (rows: number): string =>
+  `INSERT INTO shots (episode_id, code, description, metadata_json, created_at) VALUES ${valueRows(5, rows)}
+  ON CONFLICT (episode_id, code) DO NOTHING RETURNING id, code`;
+/** How many shot codes one id lookup asks for (the last chunk padded to it: one statement text). */
+const CODES_PER_LOOKUP = 500;
+const SQL_SHOT_IDS = `SELECT id, code FROM shots WHERE episode_id = ? AND code IN (${paramList(CODES_PER_LOOKUP)})`;
 
 export interface ShotName {
   project: string;
@@ -39,20 +46,63 @@ export class ShotIds {
   /** The shot's id, creating its project, episode and shot rows when they do not exist yet. */
   of(s: ShotName): number {
     const { db, now } = this;
+    const episodeId = this.episodeOf(s);
+    return this.cached(
+      `s\u001f${episodeId}\u001f${s.shot}`,
+      () => run(db, SQL_SHOT, episodeId, s.shot, s.description, JSON.stringify(s.metadata), now),
+      () => one<{ id: number }>(db, SQL_SHOT_ID, episodeId, s.shot),
+    );
+  }
+
+  /**
+   * Creates (or finds) every shot these rows name at once: a few hundred shots per statement, and
+   * their ids read back a chunk at a time, so `of` then answers from memory. A 100k-shot import
+   * asks the store a few hundred times instead of twice per shot. The first row naming a new shot
+   * gives its description and metadata, as `of` would.
+   */
+  ensureAll(names: readonly ShotName[]): void {
+    const { db, now } = this;
+    const byEpisode = new Map<number, Map<string, ShotName>>();
+    for (const s of names) {
+      // Projects and episodes are few: one at a time, as `of` does.
+      const episodeId = this.episodeOf(s);
+      if (this.ids.has(`s\u001f${episodeId}\u001f${s.shot}`)) continue;
+      let shots = byEpisode.get(episodeId);
+      if (!shots) byEpisode.set(episodeId, (shots = new Map()));
+      if (!shots.has(s.shot)) shots.set(s.shot, s);
+    }
+    for (const [episodeId, shots] of byEpisode) {
+      const list = [...shots.values()];
+      const key = (code: string): string => `s\u001f${episodeId}\u001f${code}`;
+      // A new shot's id comes back from its insert; only shots stored before are looked up.
+      inChunks(list, 5, sqlInsertShots, (chunk, sql) => {
+        const values: unknown[] = [];
+        for (const s of chunk) values.push(episodeId, s.shot, s.description, JSON.stringify(s.metadata), now);
+        for (const r of all<{ id: number; code: string }>(db, sql, values)) this.ids.set(key(r.code), r.id);
+      });
+      inPadded(
+        list.filter((s) => !this.ids.has(key(s.shot))).map((s) => s.shot),
+        CODES_PER_LOOKUP,
+        (codes) => {
+          for (const r of all<{ id: number; code: string }>(db, SQL_SHOT_IDS, episodeId, ...codes))
+            this.ids.set(key(r.code), r.id);
+        },
+      );
+    }
+  }
+
+  /** The shot's episode id, creating its project and episode rows when they do not exist yet. */
+  private episodeOf(s: ShotName): number {
+    const { db, now } = this;
     const projectId = this.cached(
       `p\u001f${s.project}`,
       () => run(db, SQL_PROJECT, s.project, now),
       () => one<{ id: number }>(db, SQL_PROJECT_ID, s.project),
     );
-    const episodeId = this.cached(
+    return this.cached(
       `e\u001f${projectId}\u001f${s.episode}`,
       () => run(db, SQL_EPISODE, projectId, s.episode, now),
       () => one<{ id: number }>(db, SQL_EPISODE_ID, projectId, s.episode),
-    );
-    return this.cached(
-      `s\u001f${episodeId}\u001f${s.shot}`,
-      () => run(db, SQL_SHOT, episodeId, s.shot, s.description, JSON.stringify(s.metadata), now),
-      () => one<{ id: number }>(db, SQL_SHOT_ID, episodeId, s.shot),
     );
   }
 

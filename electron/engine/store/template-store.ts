@@ -7,7 +7,7 @@ import type { Clock } from '../clock.js';
 import type { TemplateDefinition } from '../templates/template-file.js';
 import type { ApiWorkflow } from '../templates/workflow.js';
 import type { Db } from './database.js';
-import { all, one, run } from './statements.js';
+import { all, one } from './statements.js';
 
 export interface TemplateRow {
   id: number;
@@ -51,7 +51,7 @@ const SQL_LATEST_ALL = `SELECT t.* FROM templates t
   ORDER BY t.name`;
 const SQL_BY_ID = `SELECT * FROM templates WHERE id = ?`;
 const SQL_INSERT = `INSERT INTO templates (name, version, stage, description, workflow_json, params_json, hash, vram_gb, tags_json, timeout_s, created_at)
-  VALUES (@name, @version, @stage, @description, @workflow_json, @params_json, @hash, @vram_gb, @tags_json, @timeout_s, @created_at)`;
+  VALUES (@name, @version, @stage, @description, @workflow_json, @params_json, @hash, @vram_gb, @tags_json, @timeout_s, @created_at) RETURNING id`;
 
 export function toStoredTemplate(r: TemplateRow): StoredTemplate {
   return {
@@ -113,7 +113,7 @@ export function saveTemplate(
 ): { template: StoredTemplate; created: boolean } {
   const latest = latestTemplate(db, def.name);
   if (latest && latest.hash === def.hash) return { template: latest, created: false };
-  const info = run(db, SQL_INSERT, {
+  const info = one<{ id: number }>(db, SQL_INSERT, {
     name: def.name,
     version: (latest?.version ?? 0) + 1,
     stage: def.stage,
@@ -126,5 +126,5 @@ export function saveTemplate(
     timeout_s: def.timeoutS,
     created_at: clock.now(),
   });
-  return { template: templateById(db, Number(info.lastInsertRowid)) as StoredTemplate, created: true };
+  return { template: templateById(db, (info as { id: number }).id) as StoredTemplate, created: true };
 }

@@ -8,10 +8,10 @@ import { NEEDS_OPERATOR_STATES } from '../../../shared/job-states.js';
 import type { Db } from '../store/database.js';
 import { toJobView, type JobRow } from '../store/job-rows.js';
 import { jobRow } from '../store/job-store.js';
-import { notDispatching, type FarmFacts } from './farm-facts.js';
+import { farmHold, type FarmFacts } from './farm-facts.js';
 import { explainer, isBlockedWait, type Explain } from './wait-explainer.js';
 import type { TemplateCache } from '../templates/template-cache.js';
-import { hhmmss } from './wait-reasons.js';
+import { drivenWords, hhmmss } from './wait-reasons.js';
 import { shareNote } from '../scheduler/fair-share.js';
 import { withBurstWait } from '../pools/runpod/burst-wait.js';
 
@@ -33,10 +33,17 @@ export function jobWhy(db: Db, job: JobRow, facts: FarmFacts, explain: Explain):
         const w = wait.perInstance.find((p) => p.instanceId === i.id);
         return w
           ? { instanceId: i.id, name: i.name, kind: w.kind, lasting: w.lasting, text: w.text }
-          : { instanceId: i.id, name: i.name, kind: null, lasting: null, text: 'can take it now' };
+          : {
+              instanceId: i.id,
+              name: i.name,
+              kind: null,
+              lasting: null,
+              // Another engine drives it: that engine takes the job there.
+              text: i.drivenBy ? `can take it now (${drivenWords(i.drivenBy)})` : 'can take it now',
+            };
       });
-      if (facts.farmState !== 'running' && !blocked)
-        return { ...base, summary: notDispatching(facts.farmState), lasting: 'operator', instances };
+      const hold = farmHold(facts);
+      if (hold && !blocked) return { ...base, summary: hold.words, lasting: hold.lasting, instances };
       const share = wait.dispatchable || blocked ? null : shareNote(job.project, facts.overShare);
       const summary = withBurstWait(share ? `${wait.summary}; ${share}` : wait.summary, facts.burstWait(job));
       return { ...base, summary, lasting: wait.dispatchable ? 'now' : wait.lasting, blocked, instances };
@@ -96,11 +103,8 @@ export function viewsWithWaits(rows: readonly JobRow[], facts: () => FarmFacts, 
         const f = facts();
         explain = { facts: f, explain: explainer(f, templates) };
       }
-      const { farmState } = explain.facts;
       view.waitReason =
-        farmState !== 'running'
-          ? notDispatching(farmState)
-          : withBurstWait(explain.explain(r).summary, explain.facts.burstWait(r));
+        farmHold(explain.facts)?.words ?? withBurstWait(explain.explain(r).summary, explain.facts.burstWait(r));
     } else if (r.state === 'failed_retryable' && r.not_before !== null) {
       view.waitReason = `retries at ${hhmmss(r.not_before)}`;
     }

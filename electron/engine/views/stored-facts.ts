@@ -5,10 +5,9 @@
  * workstation's health may be as old as its last probe.
  */
 import { readFarmState } from '../settings/farm-state.js';
-import { lastQueuedAt } from '../job-state.js';
 import type { Db } from '../store/database.js';
 import type { VramView } from '../../../shared/domain.js';
-import { burstWaitOf } from '../pools/runpod/burst-wait.js';
+import { burstWaitOf, jobDispatchableSince } from '../pools/runpod/burst-wait.js';
 import { utcDayStart } from '../pools/runpod/runpod-cost.js';
 import type { SettingsReader } from '../settings/setting-reader.js';
 import { totalSpendSince } from '../store/attempt-store.js';
@@ -16,6 +15,7 @@ import { comfyInstanceRows, runpodInstanceRows, type InstanceRow } from '../stor
 import { runningVramGb } from '../store/job-store.js';
 import { CapabilityAnswers } from '../scheduler/capability-answers.js';
 import { makeFarmFacts, type FarmFacts } from './farm-facts.js';
+import { VramKnowledge } from '../templates/vram-knowledge.js';
 import { StoredNodeLists } from '../pools/comfy-lan/node-lists.js';
 import type { InstanceFacts } from './wait-reasons.js';
 
@@ -35,7 +35,8 @@ export function storedFarmFacts(db: Db, settings: SettingsReader, now: number): 
   const instances = rows.map((r) => factsOfRow(db, r, lists.get(r.id) !== null, now));
   const known = rows.map((r) => ({ id: r.id, info: lists.get(r.id), token: lists.hash(r.id) ?? '-' }));
   const farm = readFarmState(db);
-  // No farm runs here: the recorded resume is the best known start of dispatching (a farm started since counts from its start).
+  // No farm runs here: the recorded resume is the best known start of dispatching (a farm started since
+  // counts from its start; a storage hold is the running farm's own, not stored).
   const burstWait = burstWaitOf({
     endpoints: runpodInstanceRows(db),
     burstAfterS: settings.get('burst_after_s'),
@@ -43,9 +44,16 @@ export function storedFarmFacts(db: Db, settings: SettingsReader, now: number): 
     spentTodayUsd: () => totalSpendSince(db, utcDayStart(now)),
     now,
     dispatchingSince: farm.state === 'running' ? (farm.at ?? 0) : null,
-    queuedAt: (job) => lastQueuedAt(db, job.id) ?? job.enqueued_at,
+    jobSince: (job) => jobDispatchableSince(db, job),
   });
-  return makeFarmFacts('store', instances, known, answers, farm.state, burstWait);
+  const learned = new VramKnowledge(db, { now: () => now }, () => ({
+    learnAfter: settings.get('vram_learn_after'),
+    marginPct: settings.get('vram_learn_margin_pct'),
+  }));
+  return {
+    ...makeFarmFacts('store', instances, known, answers, farm.state, burstWait),
+    vram: (t, params) => learned.jobVram(t, params),
+  };
 }
 
 function factsOfRow(db: Db, r: InstanceRow, hasNodeList: boolean, now: number): InstanceFacts {
@@ -62,6 +70,7 @@ function factsOfRow(db: Db, r: InstanceRow, hasNodeList: boolean, now: number): 
     runningVramGb: running.reduce((a, b) => a + b, 0),
     largestRunningVramGb: Math.max(0, ...running),
     totalVramBytes: vram?.totalBytes ?? null,
+    gpuName: r.gpu_name,
     otherVramBytes: vram?.otherBytes ?? 0,
     serverQueue: r.queue_length ?? 0,
     lastCheckpoint: r.last_checkpoint,

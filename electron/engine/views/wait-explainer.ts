@@ -25,11 +25,13 @@ export function explainer(facts: FarmFacts, templates: TemplateCache): Explain {
   );
   const memo = new Map<CapabilityAnswer, Map<string, JobWait>>();
   return (job) => {
-    const answer = facts.capability(templates.get(job.template_id), job.params_json);
+    const template = templates.get(job.template_id);
+    const answer = facts.capability(template, job.params_json);
+    const vram = facts.vram?.(template, job.params_json);
     // A job an instance is reserved for sees that instance differently from every other job.
     const key = reserved.has(job.id)
       ? null
-      : `${job.tags_json}\u001f${job.vram_gb}\u001f${job.stage}\u001f${job.priority}`;
+      : `${job.tags_json}\u001f${job.vram_gb}\u001f${job.stage}\u001f${job.priority}\u001f${vram ? JSON.stringify(vram) : ''}`;
     const known = key === null ? undefined : memo.get(answer)?.get(key);
     if (known) return known;
     const snap: JobSnapshot = {
@@ -41,6 +43,7 @@ export function explainer(facts: FarmFacts, templates: TemplateCache): Explain {
       checkpoint: null,
       previousInstanceId: null,
       oomOn: null,
+      ...(vram ? { vram } : {}),
     };
     const wait = explainWait(
       snap,

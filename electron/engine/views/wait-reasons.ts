@@ -45,6 +45,11 @@ export interface InstanceFacts extends Omit<InstanceSnapshot, 'totalVramBytes'> 
   lastAnswerAt: number | null;
   /** What its last failed probe said ("/system_stats reports no GPU …"), for "unhealthy: why". */
   lastError?: string | null;
+  /**
+   * Several engines on one PostgreSQL farm: the other engine driving it ("studio-02 · 91ab03c2"),
+   * whose prompts fill its slots; null or absent when this engine drives it (or none does now).
+   */
+  drivenBy?: string | null;
 }
 
 const LASTING: Record<WaitKind, WaitLasting> = {
@@ -63,6 +68,9 @@ const LASTING: Record<WaitKind, WaitLasting> = {
   busy: 'now',
 };
 
+/** Reasons that end by themselves when a render finishes: the workstation is up, its slot is taken. */
+const FREES_UP: ReadonlySet<WaitKind> = new Set(['busy', 'reserved']);
+
 const gb = (bytes: number): string => `${Math.round((bytes / GB) * 10) / 10} GB`;
 
 /** A time of day for the operator ("14:03:12", local time), as the engine words it. */
@@ -71,7 +79,14 @@ export function hhmmss(ms: number): string {
 }
 
 function wait(inst: InstanceFacts, kind: WaitKind, text: string): InstanceWait {
-  return { instanceId: inst.id, name: inst.name, kind, lasting: LASTING[kind], text };
+  // A slot taken by another engine's prompts: which engine, so nobody looks for them in this one.
+  const by = inst.drivenBy && FREES_UP.has(kind) ? ` (${drivenWords(inst.drivenBy)})` : '';
+  return { instanceId: inst.id, name: inst.name, kind, lasting: LASTING[kind], text: `${text}${by}` };
+}
+
+/** "driven by engine studio-02 · 91ab03c2": the other engine a workstation is driven by. */
+export function drivenWords(engine: string): string {
+  return `driven by engine ${engine}`;
 }
 
 /**
@@ -179,9 +194,13 @@ function summarise(job: JobSnapshot, waits: readonly InstanceWait[], instances: 
     if (kind === 'busy') return 'every workstation that can take it is busy';
   }
   // What it waits for first: the reasons that pass by themselves, then those an operator can lift.
-  const rank: Record<WaitLasting, number> = { now: 0, operator: 1, never: 2 };
+  // Among the passing ones a busy (or kept-free) workstation comes first — a slot there frees up
+  // on its own — before one that does not answer: on a studio queue every row's cell shows only
+  // the start of this sentence, and "gpu-12 is offline" there read as if the job waited on gpu-12.
+  const rank: Record<WaitLasting, number> = { now: 0, operator: 2, never: 3 };
+  const order = (w: InstanceWait) => rank[w.lasting] + (w.lasting === 'now' && !FREES_UP.has(w.kind) ? 1 : 0);
   const shown = [...waits]
-    .sort((a, b) => rank[a.lasting] - rank[b.lasting])
+    .sort((a, b) => order(a) - order(b))
     .slice(0, 3)
     .map((w) => `${w.name} ${w.text}`);
   return `${shown.join('; ')}${waits.length > 3 ? `; and ${waits.length - 3} more` : ''}`;

@@ -1,18 +1,21 @@
 /**
  * A job's attempt history: where it ran, what failed (node, exception, reason), and when; a failed
- * attempt expands to what ComfyUI said (its message and traceback).
+ * attempt expands to what ComfyUI said (its message and traceback) and its server's log lines of that time.
+ * In the job drawer (`narrow`, 560 px at most) the reason — the longest words — has a line of its own
+ * under its attempt, the full width of the table, instead of a column squeezed to a word or two.
  */
 import { useState } from 'react';
 import type { AttemptView } from '../../../shared/domain.js';
 import { clock, duration } from '../../lib/format.js';
 import { useLiveQuery } from '../../store/use-live-query.js';
 import { useApp } from '../../store/app-store.js';
+import { ServerLogBlock } from './ServerLogBlock.js';
 
 /** What ComfyUI said when the prompt failed: node, exception and its message, the traceback (scrolls). */
-function Detail({ a }: { a: AttemptView }) {
+function Detail({ a, columns }: { a: AttemptView; columns: number }) {
   return (
     <tr className="attempt-detail" data-testid="attempt-detail" data-attempt-detail={a.n}>
-      <td colSpan={7}>
+      <td colSpan={columns}>
         <div className="attempt-detail-body">
           <div className="attempt-detail-head small">
             <span>
@@ -36,15 +39,16 @@ function Detail({ a }: { a: AttemptView }) {
               </pre>
             </>
           )}
+          <ServerLogBlock value={a.serverLog} />
         </div>
       </td>
     </tr>
   );
 }
 
-function Row({ a }: { a: AttemptView }) {
+function Row({ a, narrow }: { a: AttemptView; narrow: boolean }) {
   const [open, setOpen] = useState(false);
-  const hasDetail = a.exceptionMessage !== null || a.traceback !== null;
+  const hasDetail = a.exceptionMessage !== null || a.traceback !== null || a.serverLog !== null;
   return (
     <>
       <tr data-attempt={a.n} className={open ? 'open' : undefined}>
@@ -81,7 +85,7 @@ function Row({ a }: { a: AttemptView }) {
             </div>
           )}
         </td>
-        <td className="reason">{a.reason ?? ''}</td>
+        {!narrow && <td className="reason">{a.reason ?? ''}</td>}
         <td className="small">
           {clock(a.dispatchedAt)}
           <div className="muted">
@@ -89,18 +93,26 @@ function Row({ a }: { a: AttemptView }) {
           </div>
         </td>
       </tr>
-      {open && <Detail a={a} />}
+      {narrow && a.reason && (
+        <tr className="attempt-reason" data-attempt-reason={a.n}>
+          <td />
+          <td colSpan={5} className="reason">
+            {a.reason}
+          </td>
+        </tr>
+      )}
+      {open && <Detail a={a} columns={narrow ? 6 : 7} />}
     </>
   );
 }
 
-export function AttemptsTable({ jobId }: { jobId: string }) {
+export function AttemptsTable({ jobId, narrow = false }: { jobId: string; narrow?: boolean }) {
   const client = useApp((s) => s.client);
   const q = useLiveQuery(() => client.call('jobs.attempts', { id: jobId }), [jobId], 2_000);
   if (q.error) return <div className="alert alert-error">{q.error}</div>;
   if (!q.data) return <div className="muted pad">Loading attempts…</div>;
   return (
-    <table className="grid-table attempts" data-testid="attempts">
+    <table className={`grid-table attempts${narrow ? ' attempts-narrow' : ''}`} data-testid="attempts">
       <thead>
         <tr>
           <th>Try</th>
@@ -108,13 +120,13 @@ export function AttemptsTable({ jobId }: { jobId: string }) {
           <th>Instance</th>
           <th>Node</th>
           <th>Exception</th>
-          <th>Reason</th>
+          {!narrow && <th>Reason</th>}
           <th>When</th>
         </tr>
       </thead>
       <tbody>
         {q.data.map((a) => (
-          <Row key={a.id} a={a} />
+          <Row key={a.id} a={a} narrow={narrow} />
         ))}
       </tbody>
     </table>

@@ -28,11 +28,12 @@ export function FailedJobLine({ job, actions }: { job: FailedJobView; actions: F
     >
       <div className="failure-job-line" onClick={() => setOpen(!open)}>
         <span className="chev">{open ? '▾' : '▸'}</span>
+        {/* Where it belongs gives way first: the shot is what tells one failed line from the next. */}
         <span className="failure-path" title={`${job.project} / ${job.episode} / ${job.shot}`}>
-          <span className="muted">
+          <span className="muted failure-where">
             {job.project} / {job.episode} /
           </span>{' '}
-          <b>{job.shot}</b>
+          <b className="failure-shot">{job.shot}</b>
         </span>
         <span>{job.stage}</span>
         <span className="muted">take {job.take}</span>

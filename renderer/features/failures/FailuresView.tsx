@@ -19,7 +19,7 @@ const isOpen = (j: FailedJobView) => j.supersededByTake === null;
 
 /**
  * "Retry all" / "New take all" on a group: for an artist, "Retry my 3" on their own failures only,
- * disabled with the reason when none is theirs — never refused whole at the end.
+ * and "Retry all" disabled with the reason when none is theirs — never refused whole at the end.
  */
 function AllButton({
   action,
@@ -38,7 +38,9 @@ function AllButton({
 }) {
   const own = ownSplit(session, action, jobs);
   const targets = own ? own.mine : jobs;
-  const text = own && own.others > 0 ? `${label} my ${targets.length.toLocaleString()}` : `${label} all`;
+  // None of hers: the plain label, disabled with the reason on hover ("Retry my 0" read as a count of nothing).
+  const text =
+    own && own.others > 0 && targets.length > 0 ? `${label} my ${targets.length.toLocaleString()}` : `${label} all`;
   const title =
     own && own.others > 0 && session
       ? targets.length === 0

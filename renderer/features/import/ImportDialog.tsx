@@ -4,7 +4,7 @@
  * itself, and Import stays off until the preview shown is the one for the defaults shown.
  * Confirm stores the valid rows in one transaction; a refused file shows why and stores nothing.
  */
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ImportPreview, TemplateView } from '../../../shared/domain.js';
 import { errorMessage } from '../../client/client.js';
 import { Modal } from '../../components/Modal.js';
@@ -13,88 +13,12 @@ import { cleanMapping, EMPTY_MAPPING, MappingEditor, stagesOf, type Mapping } fr
 import type { ReadResult } from './read-file.js';
 import { TemplateDialog } from './TemplateDialog.js';
 import { counted } from '../../lib/bulk-confirm.js';
+import { ImportProgressBar, newProgressId, useImportProgress, useShownAfter } from './ImportProgress.js';
+import { PAGE_ROWS, PreviewRows } from './PreviewRows.js';
 
-const SHOWN_ROWS = 1_000;
 const isCsvName = (name: string) => /\.(csv|tsv|txt)$/i.test(name);
 /** Typing a project name re-checks once the typing pauses, not at every key. */
 const RECHECK_AFTER_MS = 250;
-
-function RowsTable({ preview }: { preview: ImportPreview }) {
-  const rows = useMemo(
-    () =>
-      [...preview.rows].sort(
-        (a, b) => (a.status === 'error' ? 0 : 1) - (b.status === 'error' ? 0 : 1) || a.row - b.row,
-      ),
-    [preview],
-  );
-  return (
-    <div className="preview-rows">
-      <table className="grid-table" data-testid="preview-rows">
-        <thead>
-          <tr>
-            <th>Row</th>
-            <th>Shot</th>
-            <th>Stage</th>
-            <th>Take</th>
-            <th>Template</th>
-            <th>Priority</th>
-            <th>Status</th>
-            <th>Problems</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.slice(0, SHOWN_ROWS).map((r) => (
-            <tr
-              key={`${r.row}-${r.stage}`}
-              className={`status-${r.status}`}
-              data-row-status={r.status}
-              data-shot={r.shot}
-            >
-              <td className="num muted">
-                {r.row}
-                {r.line !== null && <span className="small"> · L{r.line}</span>}
-              </td>
-              <td>
-                <b>{r.shot || '—'}</b>{' '}
-                <span className="muted small">
-                  {r.project}/{r.episode}
-                </span>
-              </td>
-              <td>{r.stage}</td>
-              <td className="num">{r.take}</td>
-              <td>{r.template}</td>
-              <td>
-                <span className={`prio prio-${r.priority}`}>{r.priority}</span>
-              </td>
-              <td>
-                <span className={`pill import-${r.status}`}>
-                  {r.status === 'new' ? 'New' : r.status === 'duplicate' ? 'Already queued' : 'Error'}
-                </span>
-              </td>
-              <td className="problems">
-                {r.errors.map((e, i) => (
-                  <div key={`e${i}`} className="err">
-                    {e}
-                  </div>
-                ))}
-                {r.warnings.map((w, i) => (
-                  <div key={`w${i}`} className="warn">
-                    {w}
-                  </div>
-                ))}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {rows.length > SHOWN_ROWS && (
-        <div className="muted small pad">
-          … and {(rows.length - SHOWN_ROWS).toLocaleString()} more rows (errors are listed first).
-        </div>
-      )}
-    </div>
-  );
-}
 
 export function ImportDialog({ file, onClose }: { file: ReadResult; onClose: () => void }) {
   const client = useApp((s) => s.client);
@@ -111,14 +35,22 @@ export function ImportDialog({ file, onClose }: { file: ReadResult; onClose: () 
   const csv = file.ok && isCsvName(file.name);
   const key = JSON.stringify(csv ? cleanMapping(mapping) : null);
   const seq = useRef(0);
+  /** The token of the check or commit running now: its `import.progress` events carry it. */
+  const [progressId, setProgressId] = useState<string | null>(null);
+  const progress = useImportProgress(client, progressId);
 
   const check = useCallback(
     async (m: Mapping, forKey: string) => {
       if (!file.ok) return;
       const mine = ++seq.current;
+      const token = newProgressId();
+      setProgressId(token);
       setChecking(true);
       try {
         const p = await client.call('import.preview', {
+          progressId: token,
+          // The counts and the first page: further pages are fetched as the operator turns them.
+          firstRows: PAGE_ROWS,
           fileName: file.name,
           content: file.content,
           mapping: csv ? cleanMapping(m) : undefined,
@@ -164,8 +96,10 @@ export function ImportDialog({ file, onClose }: { file: ReadResult; onClose: () 
   const confirm = async () => {
     if (!preview) return;
     setCommitting(true);
+    const token = newProgressId();
+    setProgressId(token);
     try {
-      const r = await client.call('import.commit', { previewId: preview.previewId });
+      const r = await client.call('import.commit', { previewId: preview.previewId, progressId: token });
       notify(
         'success',
         `Imported ${counted(r.imported, 'job')} from ${preview.fileName}${r.duplicates ? `, ${r.duplicates.toLocaleString()} already queued` : ''}${r.rejected ? `, ${r.rejected.toLocaleString()} rejected` : ''}.`,
@@ -178,6 +112,8 @@ export function ImportDialog({ file, onClose }: { file: ReadResult; onClose: () 
   };
 
   const current = checkedKey === key && !checking;
+  // A check or commit that runs past SHOW_AFTER_MS shows how far it is.
+  const longRun = useShownAfter(checking || committing);
   const c = preview?.counts;
   return (
     <Modal
@@ -192,7 +128,8 @@ export function ImportDialog({ file, onClose }: { file: ReadResult; onClose: () 
         <>
           {c && (
             <span className="muted">
-              {c.new} to import · {c.duplicate} already queued · {c.error} with errors (left out)
+              {c.new.toLocaleString()} to import · {c.duplicate.toLocaleString()} already queued ·{' '}
+              {c.error.toLocaleString()} with errors (left out)
             </span>
           )}
           <span className="spacer" />
@@ -207,7 +144,7 @@ export function ImportDialog({ file, onClose }: { file: ReadResult; onClose: () 
             onClick={() => void confirm()}
             data-testid="import-confirm"
           >
-            {c && c.new > 0 ? `Import ${c.new} job${c.new === 1 ? '' : 's'}` : 'Nothing to import'}
+            {c && c.new > 0 ? `Import ${counted(c.new, 'job')}` : 'Nothing to import'}
           </button>
         </>
       }
@@ -218,7 +155,14 @@ export function ImportDialog({ file, onClose }: { file: ReadResult; onClose: () 
             {error}
           </div>
         )}
-        {checking && !preview && !error && <div className="muted pad">Checking every row…</div>}
+        {longRun && (checking || committing) && (
+          <ImportProgressBar
+            step={committing ? 'writing' : 'checking'}
+            progress={progress}
+            rows={committing ? (c?.new ?? null) : null}
+          />
+        )}
+        {checking && !preview && !error && !longRun && <div className="muted pad">Checking every row…</div>}
         {csv && (
           <MappingEditor
             mapping={mapping}
@@ -231,9 +175,11 @@ export function ImportDialog({ file, onClose }: { file: ReadResult; onClose: () 
         {preview && (
           <>
             <div className="preview-summary">
-              <span className="pill import-new">{c?.new} new</span>
-              <span className="pill import-duplicate">{c?.duplicate} already queued</span>
-              <span className={`pill import-error${c?.error ? '' : ' pill-dim'}`}>{c?.error} errors</span>
+              <span className="pill import-new">{c?.new.toLocaleString()} new</span>
+              <span className="pill import-duplicate">{c?.duplicate.toLocaleString()} already queued</span>
+              <span className={`pill import-error${c?.error ? '' : ' pill-dim'}`}>
+                {c?.error.toLocaleString()} errors
+              </span>
               <span className="muted small">{preview.format.toUpperCase()}</span>
               {Object.keys(preview.mapping).length > 0 && (
                 <span className="muted small mapping-used">
@@ -258,7 +204,7 @@ export function ImportDialog({ file, onClose }: { file: ReadResult; onClose: () 
                 ))}
               </ul>
             )}
-            <RowsTable preview={preview} />
+            <PreviewRows key={preview.previewId} preview={preview} />
           </>
         )}
       </div>

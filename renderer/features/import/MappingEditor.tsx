@@ -135,6 +135,7 @@ export function MappingEditor({
           disabled={why('templates') !== undefined}
           title={why('templates')}
           data-testid="register-template"
+          data-needs="templates"
         >
           + Register a template…
         </button>

@@ -4,10 +4,10 @@ import { errorMessage } from '../../client/client.js';
 import { bytes, dateTime } from '../../lib/format.js';
 import { useMay } from '../../store/use-may.js';
 import { useApp } from '../../store/app-store.js';
+import { useAssetUrl } from '../../store/use-asset-url.js';
 
 function Thumb({ asset, onOpen }: { asset: AssetView; onOpen: () => void }) {
-  const assetUrl = useApp((s) => s.client.assetUrl);
-  const url = asset.mediaType.startsWith('image/') ? assetUrl(asset.id) : null;
+  const { url, onError } = useAssetUrl(asset.mediaType.startsWith('image/') ? asset.id : null);
   return (
     <button
       type="button"
@@ -18,7 +18,7 @@ function Thumb({ asset, onOpen }: { asset: AssetView; onOpen: () => void }) {
       data-action="preview"
     >
       {url ? (
-        <img src={url} alt={asset.fileName} loading="lazy" />
+        <img src={url} alt={asset.fileName} loading="lazy" onError={onError} />
       ) : (
         <span className="muted small">{asset.mediaType.split('/')[1] ?? 'file'}</span>
       )}
@@ -114,6 +114,7 @@ export function AssetCard({ a, approved, selected, focused, onApprove, onOpen, o
         onClick={(e) => (e.stopPropagation(), onApprove())}
         aria-pressed={approved}
         data-action="approve"
+        data-needs="approvals"
         title={why('approvals') ?? 'Approve (Space)'}
         disabled={!may('approvals')}
       >

@@ -8,6 +8,7 @@ import type { ExportResult } from '../../../shared/domain.js';
 import { RUNLOG_OUTCOMES, type ExportFilterInput, type ExportKind } from '../../../shared/exports.js';
 import { errorMessage } from '../../client/client.js';
 import { startDownload } from '../../client/download.js';
+import { Field, FormError, TextField } from '../../components/FormParts.js';
 import { bytes } from '../../lib/format.js';
 import { useApp } from '../../store/app-store.js';
 
@@ -22,6 +23,11 @@ const WHAT: Record<ExportKind, string> = {
     'One row per attempt: where it belongs (project, episode, sequence, shot, stage, take, attempt), what happened, where and from what, and when (local time). wait_s counts from when the job last became eligible to run.',
   ledger: 'One row per output file: path, SHA-256, size, template, seed, approval.',
 };
+
+const KINDS: readonly (readonly [ExportKind, string])[] = [
+  ['runlog', 'Run log'],
+  ['ledger', 'Ledger'],
+];
 
 export function ExportPanel() {
   const client = useApp((s) => s.client);
@@ -70,53 +76,41 @@ export function ExportPanel() {
   };
 
   return (
-    <section className="panel export" data-testid="export-panel">
+    <section className="panel export" data-testid="export-panel" data-needs="exports">
       <div className="panel-head">
         <h2>Export CSV</h2>
         <div className="seg" role="group">
-          <button
-            type="button"
-            className={`seg-btn${kind === 'runlog' ? ' seg-on' : ''}`}
-            onClick={() => setKind('runlog')}
-            data-export-kind="runlog"
-          >
-            Run log
-          </button>
-          <button
-            type="button"
-            className={`seg-btn${kind === 'ledger' ? ' seg-on' : ''}`}
-            onClick={() => setKind('ledger')}
-            data-export-kind="ledger"
-          >
-            Ledger
-          </button>
+          {KINDS.map(([k, name]) => (
+            <button
+              key={k}
+              type="button"
+              className={`seg-btn${kind === k ? ' seg-on' : ''}`}
+              onClick={() => setKind(k)}
+              data-export-kind={k}
+            >
+              {name}
+            </button>
+          ))}
         </div>
       </div>
       <p className="muted small">{WHAT[kind]}</p>
       <div className="export-grid">
-        <label className="field">
-          <span className="field-label">Project</span>
-          <input
-            className="input"
-            value={project}
-            onChange={(e) => setProject(e.target.value)}
-            placeholder="all"
-            data-export-filter="project"
-          />
-        </label>
-        <label className="field">
-          <span className="field-label">Episode</span>
-          <input
-            className="input"
-            value={episode}
-            onChange={(e) => setEpisode(e.target.value)}
-            placeholder="all"
-            data-export-filter="episode"
-          />
-        </label>
+        <TextField
+          label="Project"
+          value={project}
+          onChange={setProject}
+          placeholder="all"
+          data={{ 'data-export-filter': 'project' }}
+        />
+        <TextField
+          label="Episode"
+          value={episode}
+          onChange={setEpisode}
+          placeholder="all"
+          data={{ 'data-export-filter': 'episode' }}
+        />
         {kind === 'runlog' && (
-          <label className="field field-wide">
-            <span className="field-label">Outcome</span>
+          <Field label="Outcome" size="wide">
             <select
               className="input"
               value={outcome}
@@ -129,16 +123,14 @@ export function ExportPanel() {
                 </option>
               ))}
             </select>
-          </label>
+          </Field>
         )}
-        <label className="field">
-          <span className="field-label">From</span>
+        <Field label="From">
           <input className="input" type="datetime-local" value={from} onChange={(e) => setFrom(e.target.value)} />
-        </label>
-        <label className="field">
-          <span className="field-label">To</span>
+        </Field>
+        <Field label="To">
           <input className="input" type="datetime-local" value={to} onChange={(e) => setTo(e.target.value)} />
-        </label>
+        </Field>
         <button
           type="button"
           className="btn btn-primary export-go"
@@ -169,11 +161,7 @@ export function ExportPanel() {
           )}
         </div>
       )}
-      {error && (
-        <div className="alert alert-error" role="alert">
-          {error}
-        </div>
-      )}
+      <FormError error={error} />
     </section>
   );
 }

@@ -78,6 +78,7 @@ export function LedgerView() {
                   disabled={!may('approvals')}
                   title={why('approvals')}
                   data-action="approve-selected"
+                  data-needs="approvals"
                 >
                   Approve
                 </button>
@@ -88,6 +89,7 @@ export function LedgerView() {
                   disabled={!may('approvals')}
                   title={why('approvals')}
                   data-action="unapprove-selected"
+                  data-needs="approvals"
                 >
                   Unapprove
                 </button>

@@ -8,6 +8,7 @@ import type { AssetView } from '../../../shared/domain.js';
 import { bytes } from '../../lib/format.js';
 import { useMay } from '../../store/use-may.js';
 import { useApp } from '../../store/app-store.js';
+import { useAssetUrl } from '../../store/use-asset-url.js';
 import { RevealButton } from './AssetCard.js';
 
 export function Lightbox({
@@ -25,7 +26,7 @@ export function Lightbox({
   onApprove: (a: AssetView) => void;
   onClose: () => void;
 }) {
-  const assetUrl = useApp((s) => s.client.assetUrl);
+  const { url, onError } = useAssetUrl(assets[index]?.id ?? null);
   const shell = useApp((s) => s.client.shell);
   const [actual, setActual] = useState(false);
   const { may, why } = useMay();
@@ -45,7 +46,6 @@ export function Lightbox({
     return () => window.removeEventListener('keydown', onKey, true);
   }, [assets.length, index, a, onApprove, onClose, onIndex]);
   if (!a) return null;
-  const url = assetUrl(a.id);
   const image = a.mediaType.startsWith('image/');
   // The desktop's CSP serves only images from its asset scheme; a clip plays in the browser.
   const video = a.mediaType.startsWith('video/') && !shell;
@@ -67,9 +67,10 @@ export function Lightbox({
             alt={a.fileName}
             onClick={() => setActual(!actual)}
             title={actual ? 'Fit the window' : 'Actual size'}
+            onError={onError}
           />
         )}
-        {video && url && <video src={url} controls autoPlay loop />}
+        {video && url && <video src={url} controls autoPlay loop onError={onError} />}
         {!image && !video && (
           <div className="muted">
             No preview for {a.mediaType}. <RevealButton a={a} />
@@ -117,6 +118,7 @@ export function Lightbox({
           disabled={!may('approvals')}
           title={why('approvals')}
           data-action="lightbox-approve"
+          data-needs="approvals"
         >
           {on ? '✓ Approved' : 'Approve'}
         </button>

@@ -1,6 +1,7 @@
 /** One queue row, subscribed to its own job, progress and selection only (a change re-renders one row). */
 import { memo, type MouseEvent } from 'react';
 import { isNextUp } from '../../../shared/domain.js';
+import { MiddleCut } from '../../components/MiddleCut.js';
 import { StatePill } from '../../components/StatePill.js';
 import { useRoute } from '../../lib/route.js';
 import { useApp } from '../../store/app-store.js';
@@ -46,7 +47,7 @@ export const JobRow = memo(function JobRow({ index, id, top, height, onClick }: 
       onClick={(e) => onClick(index, e)}
     >
       <span className="cell cell-shot" title={`${job.project} / ${job.episode} / ${job.shot}`}>
-        <b>{job.shot}</b>
+        <MiddleCut text={job.shot} bold />
         <span className="muted small"> {job.episode}</span>
       </span>
       <span className="cell">{job.stage}</span>

@@ -9,7 +9,7 @@ import { withPeople } from '../../lib/permissions.js';
 import type { SortKey } from '../../store/types.js';
 import { useApp } from '../../store/app-store.js';
 import { Empty } from '../../components/Empty.js';
-import { emptyQueueWords } from '../../lib/queue-views.js';
+import { emptyMayBeStale, emptyQueueWords } from '../../lib/queue-views.js';
 import { JobRow } from './JobRow.js';
 
 const ROW_HEIGHT = 38;
@@ -56,12 +56,23 @@ function Header() {
   );
 }
 
+/** While the rows are on their way: never an empty state the answer may contradict. */
+function Loading() {
+  return (
+    <div data-testid="queue-loading">
+      <Empty title="Loading jobs…" />
+    </div>
+  );
+}
+
 /** What an empty list says: an empty farm says how to import; a filter that hides everything offers the way out. */
 function NoRows() {
   const byState = useApp((s) => s.status?.jobsByState ?? null);
   const filter = useApp((s) => s.query.filter);
   const setQuery = useApp((s) => s.setQuery);
+  const pending = useApp((s) => s.listStaleSeq > s.listFreshSeq);
   const all = byState ? Object.values(byState).reduce((a, b) => a + b, 0) : 0;
+  if (emptyMayBeStale(filter, byState, pending)) return <Loading />;
   if (!byState || all === 0)
     return (
       <Empty title="No jobs yet">
@@ -138,7 +149,7 @@ export function JobTable({ scrollRef }: { scrollRef: MutableRefObject<(index: nu
     <div className={`table${people ? ' table-people' : ''}`} role="grid" aria-rowcount={total}>
       <Header />
       <div className="table-body" ref={parent} data-testid="queue-body">
-        {total === 0 && loadedAny && <NoRows />}
+        {total === 0 && (loadedAny ? <NoRows /> : <Loading />)}
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {items.map((v) => (
             <JobRow key={v.key} index={v.index} id={idAt(v.index)} top={v.start} height={v.size} onClick={onClick} />

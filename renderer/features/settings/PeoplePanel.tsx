@@ -46,6 +46,8 @@ export function PeoplePanel() {
   const client = useApp((s) => s.client);
   const notify = useApp((s) => s.notify);
   const me = useApp((s) => s.session?.name ?? null);
+  // Bumped by people.changed: another admin's page or `shotfarm users` changed someone.
+  const peopleTick = useApp((s) => s.peopleTick);
   const [people, setPeople] = useState<PersonView[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [name, setName] = useState('');
@@ -60,7 +62,8 @@ export function PeoplePanel() {
       (err: unknown) => setError(errorMessage(err)),
     );
   }, [client]);
-  useEffect(load, [load]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: peopleTick is the reason to load again, not an input of load
+  useEffect(load, [load, peopleTick]);
 
   const act = async (what: () => Promise<unknown>, done: string) => {
     setBusy(true);
@@ -97,7 +100,7 @@ export function PeoplePanel() {
   };
 
   return (
-    <section className="panel people-panel" data-testid="people-panel">
+    <section className="panel people-panel" data-testid="people-panel" data-needs="people">
       <div className="panel-head">
         <h2>People</h2>
         <span className="muted small">

@@ -90,6 +90,7 @@ export function SettingRow({
               maxLength={textMax(s.key)}
               aria-label={s.key}
               data-setting-input={s.key}
+              data-needs="settings"
             />
             {unit && <span className="muted small">{unit}</span>}
             <button className="btn btn-sm btn-primary" type="submit" disabled={!changed || busy} data-action="save">

@@ -7,6 +7,8 @@ import { useApp } from '../../store/app-store.js';
 import { useMay } from '../../store/use-may.js';
 import { stagesOf } from '../import/MappingEditor.js';
 import { TemplateDialog } from '../import/TemplateDialog.js';
+import { TemplateRunTime } from './TemplateRunTime.js';
+import { TemplateVram } from './TemplateVram.js';
 
 export function TemplatesPanel() {
   const client = useApp((s) => s.client);
@@ -29,6 +31,7 @@ export function TemplatesPanel() {
           disabled={why('templates') !== undefined}
           title={why('templates')}
           data-testid="settings-register-template"
+          data-needs="templates"
         >
           + Register a template…
         </button>
@@ -45,6 +48,7 @@ export function TemplatesPanel() {
               <th>Version</th>
               <th>Stage</th>
               <th>VRAM</th>
+              <th>Run time</th>
               <th>Tags</th>
               <th>Time limit</th>
               <th>Parameters</th>
@@ -59,7 +63,13 @@ export function TemplatesPanel() {
                 </td>
                 <td className="num">v{t.version}</td>
                 <td>{t.stage}</td>
-                <td className="num">{t.vramGb} GB</td>
+                <td>
+                  <TemplateVram name={t.name} declaredGb={t.vramGb} />
+                </td>
+                <td>
+                  {/* A new version learns afresh: its row's figures are asked for again. */}
+                  <TemplateRunTime key={t.version} name={t.name} />
+                </td>
                 <td>{t.tags.join(', ') || <span className="muted">—</span>}</td>
                 <td className="num">{t.timeoutS} s</td>
                 <td className="small">

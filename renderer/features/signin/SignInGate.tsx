@@ -15,7 +15,7 @@ export function SignInGate({ children }: { children: ReactNode }) {
   useEffect(
     () =>
       gate?.onChange((s) => {
-        if (!s.signedIn) store.setState({ session: null });
+        if (!s.signedIn) store.getState().setSession(null);
         setState(s);
       }),
     [gate, store],

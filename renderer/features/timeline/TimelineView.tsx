@@ -1,15 +1,20 @@
 /**
  * Per-GPU Gantt: one lane per workstation, one bar per attempt coloured by outcome, idle time left
  * empty so gaps show. Range presets (15 min … 24 h), or zoom with the wheel around the pointer;
- * the window follows "now" until the operator zooms into the past.
+ * the window follows "now" until the operator zooms into the past. A bar opens its job's drawer
+ * (click, or Enter on the focused bar: the queue's `#/queue/job/<id>`); the farm's paused and stopped
+ * stretches are drawn across the lanes (FarmBands.tsx).
  */
-import { useMemo, useRef, useState, type WheelEvent } from 'react';
+import { useMemo, useRef, useState, type KeyboardEvent, type WheelEvent } from 'react';
 import type { TimelineBar, TimelineView as Timeline } from '../../../shared/domain.js';
 import { Empty } from '../../components/Empty.js';
+import { MiddleCut } from '../../components/MiddleCut.js';
 import { clock, duration } from '../../lib/format.js';
+import { openJob } from '../../lib/route.js';
 import { useLiveQuery } from '../../store/use-live-query.js';
 import { useNow } from '../../lib/use-now.js';
 import { useApp } from '../../store/app-store.js';
+import { FarmBandOverlay, FarmBandStrip } from './FarmBands.js';
 import { busyShare } from './lane-busy.js';
 import { tickLabel, ticks } from './time-axis.js';
 
@@ -23,6 +28,35 @@ const PRESETS: [string, number][] = [
 const MIN_SPAN = 20e3;
 const MAX_SPAN = 7 * 24 * 3_600e3;
 const OUTCOMES = ['completed', 'failed', 'retry', 'timeout', 'running', 'cancelled', 'lost', 'requeued'] as const;
+
+/**
+ * A bar is a link to its job's drawer, opened by a click or by Enter (or Space) on it. The waiting
+ * band under a bar that started opens the same job but is no second tab stop (`tabbable` false).
+ */
+function opensJob(jobId: string, label: string, tabbable = true) {
+  return {
+    role: 'link',
+    tabIndex: tabbable ? 0 : -1,
+    'data-job-id': jobId,
+    'aria-label': `${label}: open the job`,
+    onClick: () => openJob(jobId),
+    onKeyDown: (e: KeyboardEvent) => {
+      if (e.key !== 'Enter' && e.key !== ' ') return;
+      e.preventDefault();
+      openJob(jobId);
+    },
+  };
+}
+
+/**
+ * A label centred on its tick would be cut by the track's edge near either end: there it stands
+ * beside its tick instead, inside the track (within 4 % of an edge is closer than half a label).
+ */
+function tickEdge(atPct: number): string {
+  if (atPct > 96) return ' tick-end';
+  if (atPct < 4) return ' tick-start';
+  return '';
+}
 
 interface Range {
   span: number;
@@ -50,7 +84,9 @@ function Lane({
   return (
     <div className="lane" data-lane={name}>
       <div className="lane-label">
-        <div className="lane-name">{name}</div>
+        <div className="lane-name" title={name}>
+          <MiddleCut text={name} at="-_. " />
+        </div>
         <div
           className="muted small"
           data-testid="lane-busy"
@@ -80,7 +116,8 @@ function Lane({
                 data-testid="tbar-wait"
                 {...(b.startedAt === null ? { 'data-outcome': outcome, 'data-started': 'no' } : {})}
                 style={{ left: `${pct(b.start - from)}%`, width: `${Math.max(pct(waited), 0.15)}%` }}
-                title={`${b.label}\n${b.startedAt === null ? outcome : 'sent ahead'} · ${waitWords}`}
+                title={`${b.label}\n${b.startedAt === null ? outcome : 'sent ahead'} · ${waitWords}\nClick to open the job`}
+                {...opensJob(b.jobId, b.label, b.startedAt === null)}
               />
             ) : null;
           const startedAt = b.startedAt;
@@ -92,9 +129,10 @@ function Lane({
               key={b.attemptId}
               className={`tbar outcome-${outcome}`}
               style={{ left: `${pct(startedAt - from)}%`, width: `${Math.max(pct(end - startedAt), 0.15)}%` }}
-              title={`${b.label}\n${outcome} · ${waited >= 1_000 ? `waited there ${duration(waited)}, ` : ''}ran ${clock(startedAt)} → ${b.end ? clock(b.end) : 'now'} (${duration(end - startedAt)})`}
+              title={`${b.label}\n${outcome} · ${waited >= 1_000 ? `waited there ${duration(waited)}, ` : ''}ran ${clock(startedAt)} → ${b.end ? clock(b.end) : 'now'} (${duration(end - startedAt)})\nClick to open the job`}
               data-outcome={outcome}
               data-started="yes"
+              {...opensJob(b.jobId, b.label)}
             >
               <span className="tbar-label">{b.label}</span>
               {b.contactGaps.map((g) => {
@@ -165,6 +203,7 @@ export function TimelineView() {
   };
 
   const lanes = q.data?.lanes ?? [];
+  const periods = q.data?.farmPeriods ?? [];
   return (
     <section className="view view-timeline">
       <div className="view-head">
@@ -203,6 +242,15 @@ export function TimelineView() {
           <i className="sw sw-wait" />
           waiting there
         </span>
+        <span title="The farm was paused: no new prompts were sent, so the lanes are idle because of the pause, not the GPUs">
+          <i className="sw farm-band-paused" />
+          farm paused
+        </span>
+        <span title="The farm was stopped: running prompts were interrupted and no new ones sent">
+          <i className="sw farm-band-stopped" />
+          farm stopped
+        </span>
+        <span className="muted">click a bar to open its job</span>
       </div>
       {q.error && (
         <Empty title="Could not load the timeline" tone="error">
@@ -213,25 +261,32 @@ export function TimelineView() {
         <div className="axis">
           <div className="lane-label" />
           <div className="axis-track">
-            {ticks(from, to).map((t) => (
-              <span key={t} className="tick" style={{ left: `${((t - from) / range.span) * 100}%` }}>
-                {tickLabel(t, range.span)}
-              </span>
-            ))}
+            {ticks(from, to).map((t) => {
+              const at = ((t - from) / range.span) * 100;
+              return (
+                <span key={t} className={`tick${tickEdge(at)}`} style={{ left: `${at}%` }}>
+                  {tickLabel(t, range.span)}
+                </span>
+              );
+            })}
             {range.end === null && <span className="now-line" style={{ left: '100%' }} />}
           </div>
         </div>
-        {lanes.map((l) => (
-          <Lane
-            key={l.instanceId}
-            name={l.name}
-            gpu={l.gpuName}
-            bars={byLane.get(l.instanceId) ?? []}
-            from={from}
-            to={to}
-            now={now}
-          />
-        ))}
+        {lanes.length > 0 && <FarmBandStrip periods={periods} from={from} to={to} now={now} />}
+        <div className="lanes">
+          <FarmBandOverlay periods={periods} from={from} to={to} now={now} />
+          {lanes.map((l) => (
+            <Lane
+              key={l.instanceId}
+              name={l.name}
+              gpu={l.gpuName}
+              bars={byLane.get(l.instanceId) ?? []}
+              from={from}
+              to={to}
+              now={now}
+            />
+          ))}
+        </div>
         {q.data && lanes.length === 0 && (
           <Empty title="No workstations">Lanes appear once workstations are registered.</Empty>
         )}

@@ -23,6 +23,7 @@ export function FarmButtons() {
           className="btn"
           onClick={act('paused')}
           data-testid="farm-pause"
+          data-needs="farm"
           title="Pause dispatch: no new prompts; running prompts finish"
         >
           ❚❚ <span className="long-label">Pause dispatch</span>
@@ -34,6 +35,7 @@ export function FarmButtons() {
           className="btn btn-primary"
           onClick={act('running')}
           data-testid="farm-resume"
+          data-needs="farm"
           title="Resume the farm: dispatch again"
         >
           ▶ <span className="bar-label">Resume</span>
@@ -46,6 +48,7 @@ export function FarmButtons() {
           className="btn btn-danger-ghost"
           onClick={() => void askStop()}
           data-testid="farm-stop"
+          data-needs="farm"
           title="Stop farm: no new prompts; running prompts are interrupted and requeued (asks first)"
         >
           ■ <span className="bar-label">Stop</span>
@@ -91,7 +94,12 @@ export function FarmBanner() {
         {who && <span className="farm-banner-who"> — set {who}</span>}
       </span>
       {may('farm') && (
-        <button type="button" className="btn btn-sm btn-primary" onClick={() => void setFarmState('running')}>
+        <button
+          type="button"
+          className="btn btn-sm btn-primary"
+          onClick={() => void setFarmState('running')}
+          data-needs="farm"
+        >
           Resume farm
         </button>
       )}

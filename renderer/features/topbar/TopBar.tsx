@@ -107,7 +107,7 @@ export function TopBar({ view }: { view: AppView }) {
         <div className="topbar-right">
           <CountsSummary />
           {may('import') && (
-            <button type="button" className="btn" onClick={pick} data-testid="import-button">
+            <button type="button" className="btn" onClick={pick} data-testid="import-button" data-needs="import">
               Import…
             </button>
           )}

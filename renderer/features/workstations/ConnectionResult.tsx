@@ -1,19 +1,20 @@
 /** What "Test connection" found: the GPU, its VRAM, ComfyUI's version and node count — or why nothing answered. */
 import type { ConnectionTestView } from '../../../shared/domain.js';
+import { TestResult } from '../../components/FormParts.js';
 import { gb } from '../../lib/format.js';
 
 export function ConnectionResult({ r }: { r: ConnectionTestView }) {
   if (!r.probe.ok) {
     return (
-      <div className="alert alert-error conn-test" role="alert" data-testid="connection-result" data-ok="no">
+      <TestResult ok={false} testId="connection-result">
         No ComfyUI answered at <span className="mono">{r.url}</span>: {r.probe.error}. Check the address and port, and
         that ComfyUI runs with <span className="mono">--listen</span> so other machines can reach it.
-      </div>
+      </TestResult>
     );
   }
   const p = r.probe;
   return (
-    <div className="alert alert-ok conn-test" role="status" data-testid="connection-result" data-ok="yes">
+    <TestResult ok testId="connection-result">
       <div className="conn-test-title">ComfyUI answered in {p.latencyMs} ms</div>
       <dl className="conn-test-facts">
         <div>
@@ -46,6 +47,6 @@ export function ConnectionResult({ r }: { r: ConnectionTestView }) {
           The node list did not come ({r.nodeError}); the farm asks again once it is saved.
         </div>
       )}
-    </div>
+    </TestResult>
   );
 }

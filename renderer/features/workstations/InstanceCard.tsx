@@ -11,6 +11,7 @@ import { useNow } from '../../lib/use-now.js';
 import { useMay } from '../../store/use-may.js';
 import { useApp } from '../../store/app-store.js';
 import { AdminConfirm } from './AdminConfirm.js';
+import { shortId } from './EnginesPanel.js';
 import { VramBar } from './VramBar.js';
 import { queueWords, workerWords } from './runpod-words.js';
 
@@ -127,6 +128,20 @@ export function InstanceCard({ instance: i, onEdit }: { instance: InstanceView; 
         <span className="gpu-name">{i.gpuName ?? 'GPU unknown'}</span>
         {i.comfyVersion && <span className="muted small">ComfyUI {i.comfyVersion}</span>}
       </div>
+      {i.engine && (
+        // Several engines share this farm: the one holding this workstation's lease drives it.
+        <div
+          className="muted small cut-head"
+          data-testid="driven-by"
+          data-engine={i.engine.engineId ?? ''}
+          title={i.engine.engineId ?? undefined}
+        >
+          {i.engine.host && i.engine.engineId
+            ? `Driven by ${i.engine.host} · ${shortId(i.engine.engineId)}`
+            : 'No engine drives it now (waiting for one to take it)'}
+          {i.engine.pinned ? ` · pinned to ${i.engine.pinned}` : ''}
+        </div>
+      )}
       {i.kind === 'runpod' ? (
         // An endpoint has workers and RunPod's queue (from /health), not a VRAM split or a ComfyUI queue.
         <dl className="facts facts-2">
@@ -176,19 +191,20 @@ export function InstanceCard({ instance: i, onEdit }: { instance: InstanceView; 
         <span className="muted small" data-testid="current-summary">
           {loadWords(rendering.length, nextIds.length)}
         </span>
-        <ul className="current-list" data-testid="current-job">
-          {rendering.map((id) => (
-            <li key={id} data-current="rendering">
-              <CurrentJob id={id} />
-            </li>
-          ))}
-          {nextIds.map((id) => (
-            <li key={id} data-current="next">
-              <span className="pill state-next">Next</span> <CurrentJob id={id} />
-            </li>
-          ))}
-          {current.length === 0 && <li className="muted">nothing</li>}
-        </ul>
+        {current.length > 0 && (
+          <ul className="current-list" data-testid="current-job">
+            {rendering.map((id) => (
+              <li key={id} data-current="rendering">
+                <CurrentJob id={id} />
+              </li>
+            ))}
+            {nextIds.map((id) => (
+              <li key={id} data-current="next">
+                <span className="pill state-next">Next</span> <CurrentJob id={id} />
+              </li>
+            ))}
+          </ul>
+        )}
       </div>
       {i.cloud && (
         <div className="cloud" data-testid="cloud-spend">
@@ -225,7 +241,7 @@ export function InstanceCard({ instance: i, onEdit }: { instance: InstanceView; 
         </div>
       )}
       {may('workstations') && (
-        <footer className="card-actions">
+        <footer className="card-actions" data-needs="workstations">
           <button type="button" className="btn btn-sm" onClick={onEdit}>
             Edit
           </button>

@@ -6,7 +6,9 @@ import { useState } from 'react';
 import type { ConnectionTestView, InstanceView } from '../../../shared/domain.js';
 import { httpUrlSchema } from '../../../shared/url.js';
 import { errorMessage } from '../../client/client.js';
+import { FormError, FormFooter, NumberField, TagsField, TextField } from '../../components/FormParts.js';
 import { Modal } from '../../components/Modal.js';
+import { useFormSave } from '../../components/use-form-save.js';
 import { plainError } from '../../lib/plain-error.js';
 import { useApp } from '../../store/app-store.js';
 import { ConnectionResult } from './ConnectionResult.js';
@@ -48,8 +50,7 @@ function ComfyForm({
   const [url, setUrlState] = useState(instance?.url ?? 'http://');
   const [tags, setTags] = useState(instance?.tags.join(', ') ?? '');
   const [concurrency, setConcurrency] = useState(String(instance?.maxConcurrency ?? 1));
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { error, setError, busy, save: send } = useFormSave(FIELDS, onClose);
   const [testing, setTesting] = useState(false);
   const [found, setFound] = useState<ConnectionTestView | null>(null);
   // What was found is about the URL it was found at.
@@ -74,24 +75,18 @@ function ComfyForm({
   const save = async () => {
     const problem = urlProblem(url.trim()) ?? (name.trim() ? null : 'Give the workstation a name, e.g. gpu-01.');
     if (problem) return setError(problem);
-    setBusy(true);
-    setError(null);
     const fields = {
       name: name.trim(),
       url: url.trim(),
       tags: parseTagList(tags),
       maxConcurrency: Number(concurrency) || 1,
     };
-    try {
+    await send(async () => {
       const v = instance
         ? await client.call('instances.update', { id: instance.id, ...fields })
         : await client.call('instances.add', fields);
       notify('success', `${v.name} ${instance ? 'updated' : 'added'}; probing it now.`);
-      onClose();
-    } catch (err) {
-      setError(plainError(errorMessage(err), FIELDS));
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -99,85 +94,40 @@ function ComfyForm({
       title={instance ? `Edit ${instance.name}` : 'Add a workstation'}
       onClose={onClose}
       footer={
-        <>
-          <button
-            type="button"
-            className="btn"
-            onClick={() => void test()}
-            disabled={testing || busy}
-            data-testid="instance-test"
-          >
-            {testing ? 'Testing…' : 'Test connection'}
-          </button>
-          <span className="spacer" />
-          <button type="button" className="btn btn-ghost" onClick={onClose}>
-            Cancel
-          </button>
-          <button
-            type="button"
-            className="btn btn-primary"
-            onClick={() => void save()}
-            disabled={busy}
-            data-testid="instance-save"
-          >
-            {instance ? 'Save' : 'Add workstation'}
-          </button>
-        </>
+        <FormFooter
+          test={{ testing, disabled: testing || busy, onTest: () => void test(), testId: 'instance-test' }}
+          onCancel={onClose}
+          onSave={() => void save()}
+          disabled={busy}
+          testId="instance-save"
+        >
+          {instance ? 'Save' : 'Add workstation'}
+        </FormFooter>
       }
     >
       <form className="form" onSubmit={(e) => (e.preventDefault(), void save())} data-testid="instance-form">
         {onKind && <KindChoice kind="comfyui" onKind={onKind} />}
-        {error && (
-          <div className="alert alert-error" role="alert" data-testid="instance-error">
-            {error}
-          </div>
-        )}
-        <label className="field">
-          <span className="field-label">ComfyUI URL</span>
-          <input
-            className="input"
-            value={url}
-            onChange={(e) => setUrl(e.target.value)}
-            placeholder="http://gpu-01:8188"
-            data-field="url"
-            autoFocus
-          />
-        </label>
+        <FormError error={error} testId="instance-error" />
+        <TextField
+          label="ComfyUI URL"
+          value={url}
+          onChange={setUrl}
+          placeholder="http://gpu-01:8188"
+          data={{ 'data-field': 'url' }}
+          autoFocus
+        />
         {found && <ConnectionResult r={found} />}
-        <label className="field">
-          <span className="field-label">Name</span>
-          <input
-            className="input"
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-            placeholder="gpu-01"
-            data-field="name"
-          />
-        </label>
-        <label className="field">
-          <span className="field-label">
-            Tags <span className="muted">(capabilities, comma-separated)</span>
-          </span>
-          <input
-            className="input"
-            value={tags}
-            onChange={(e) => setTags(e.target.value)}
-            placeholder="img2img, i2v_video"
-            data-field="tags"
-          />
-        </label>
-        <label className="field field-narrow">
-          <span className="field-label">Prompts at once</span>
-          <input
-            className="input"
-            type="number"
-            min={1}
-            max={16}
-            value={concurrency}
-            onChange={(e) => setConcurrency(e.target.value)}
-            data-field="concurrency"
-          />
-        </label>
+        <TextField label="Name" value={name} onChange={setName} placeholder="gpu-01" data={{ 'data-field': 'name' }} />
+        <TagsField value={tags} onChange={setTags} placeholder="img2img, i2v_video" />
+        <NumberField
+          label="Prompts at once"
+          size="narrow"
+          value={concurrency}
+          onChange={setConcurrency}
+          min={1}
+          max={16}
+          field="concurrency"
+        />
         <button type="submit" hidden />
       </form>
     </Modal>

@@ -7,6 +7,7 @@
 import { useState } from 'react';
 import { parseWorkstationList, problemLines, type BatchProblem } from '../../../shared/workstation-batch.js';
 import { ApiError, errorMessage } from '../../client/client.js';
+import { FormFooter, TagsField } from '../../components/FormParts.js';
 import { Modal } from '../../components/Modal.js';
 import { plainError } from '../../lib/plain-error.js';
 import { parseTagList } from '../../lib/tag-list.js';
@@ -56,22 +57,15 @@ export function ListForm({ onKind, onClose }: { onKind: (k: WorkstationKind) => 
       title="Add workstations"
       onClose={onClose}
       footer={
-        <>
-          <span className="muted">{count} line(s)</span>
-          <span className="spacer" />
-          <button type="button" className="btn btn-ghost" onClick={onClose}>
-            Cancel
-          </button>
-          <button
-            type="button"
-            className="btn btn-primary"
-            onClick={() => void save()}
-            disabled={busy || count === 0}
-            data-testid="list-save"
-          >
-            {busy ? 'Adding and probing…' : 'Add workstations'}
-          </button>
-        </>
+        <FormFooter
+          note={`${count} line(s)`}
+          onCancel={onClose}
+          onSave={() => void save()}
+          disabled={busy || count === 0}
+          testId="list-save"
+        >
+          {busy ? 'Adding and probing…' : 'Add workstations'}
+        </FormFooter>
       }
     >
       <form className="form" onSubmit={(e) => (e.preventDefault(), void save())} data-testid="list-form">
@@ -104,18 +98,7 @@ export function ListForm({ onKind, onClose }: { onKind: (k: WorkstationKind) => 
             autoFocus
           />
         </label>
-        <label className="field">
-          <span className="field-label">
-            Tags for all <span className="muted">(capabilities, comma-separated)</span>
-          </span>
-          <input
-            className="input"
-            value={tags}
-            onChange={(e) => setTags(e.target.value)}
-            placeholder="img2img, i2v_video"
-            data-field="tags"
-          />
-        </label>
+        <TagsField value={tags} onChange={setTags} placeholder="img2img, i2v_video" lead="Tags for all" />
         <button type="submit" hidden />
       </form>
     </Modal>

@@ -10,8 +10,9 @@
 import { useEffect, useState } from 'react';
 import { RUNPOD_EXECUTION_TIMEOUT_S, type RunpodTestView } from '../../../shared/domain.js';
 import { errorMessage } from '../../client/client.js';
+import { FormError, FormFooter, NumberField, TagsField, TextField } from '../../components/FormParts.js';
 import { Modal } from '../../components/Modal.js';
-import { plainError } from '../../lib/plain-error.js';
+import { useFormSave } from '../../components/use-form-save.js';
 import { useApp } from '../../store/app-store.js';
 import type { InstanceView } from '../../../shared/domain.js';
 import { KindChoice, type WorkstationKind } from './KindChoice.js';
@@ -67,8 +68,7 @@ export function RunpodForm({ endpoint, onKind, onClose }: Props) {
     endpoint?.vram ? String(Math.round((endpoint.vram.totalBytes / 1024 ** 3) * 10) / 10) : '',
   );
   const [timeout, setTimeoutS] = useState(String(endpoint?.endpoint.executionTimeoutS ?? RUNPOD_EXECUTION_TIMEOUT_S));
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { error, setError, busy, save: send } = useFormSave(FIELDS, onClose);
   const [testing, setTesting] = useState(false);
   const [tested, setTested] = useState<RunpodTestView | null>(null);
   const [budget, setBudget] = useState<number | null>(null);
@@ -110,9 +110,7 @@ export function RunpodForm({ endpoint, onKind, onClose }: Props) {
     const pricePerHourUsd = Number(price);
     const problem = problemOf(name.trim(), endpointId.trim(), pricePerHourUsd, vram, timeout);
     if (problem) return setError(problem);
-    setBusy(true);
-    setError(null);
-    try {
+    await send(async () => {
       const fields = {
         name: name.trim(),
         endpointId: endpointId.trim(),
@@ -134,11 +132,7 @@ export function RunpodForm({ endpoint, onKind, onClose }: Props) {
           `${v.name} added; it takes jobs only as cloud burst allows (burst_after_s, the daily budget).`,
         );
       }
-      onClose();
-    } catch (err) {
-      setError(plainError(errorMessage(err), FIELDS));
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -146,148 +140,100 @@ export function RunpodForm({ endpoint, onKind, onClose }: Props) {
       title={endpoint ? `Edit ${endpoint.name}` : 'Add a workstation'}
       onClose={onClose}
       footer={
-        <>
-          <button
-            type="button"
-            className="btn"
-            onClick={() => void test()}
-            disabled={testing}
-            data-testid="runpod-test"
-            title="Ask the endpoint's /health once with the farm's key; nothing is saved"
-          >
-            {testing ? 'Testing…' : 'Test connection'}
-          </button>
-          <span className="spacer" />
-          <button type="button" className="btn btn-ghost" onClick={onClose}>
-            Cancel
-          </button>
-          <button
-            type="button"
-            className="btn btn-primary"
-            onClick={() => void save()}
-            disabled={busy}
-            data-testid="runpod-save"
-          >
-            {endpoint ? 'Save' : 'Add endpoint'}
-          </button>
-        </>
+        <FormFooter
+          test={{
+            testing,
+            disabled: testing,
+            onTest: () => void test(),
+            testId: 'runpod-test',
+            title: "Ask the endpoint's /health once with the farm's key; nothing is saved",
+          }}
+          onCancel={onClose}
+          onSave={() => void save()}
+          disabled={busy}
+          testId="runpod-save"
+        >
+          {endpoint ? 'Save' : 'Add endpoint'}
+        </FormFooter>
       }
     >
       <form className="form" onSubmit={(e) => (e.preventDefault(), void save())} data-testid="runpod-form">
         {onKind && <KindChoice kind="runpod" onKind={onKind} />}
-        {error && (
-          <div className="alert alert-error" role="alert" data-testid="runpod-error">
-            {error}
-          </div>
-        )}
+        <FormError error={error} testId="runpod-error" />
         {tested && <RunpodTestResult r={tested} />}
-        <label className="field">
-          <span className="field-label">
-            Endpoint id <span className="field-hint">(RunPod console → Serverless)</span>
-          </span>
-          <input
-            className="input"
-            value={endpointId}
-            onChange={(e) => setEndpointId(e.target.value)}
-            placeholder="abc123xyz"
-            data-field="endpointId"
-            autoFocus
-          />
-        </label>
-        <label className="field">
-          <span className="field-label">Name</span>
-          <input
-            className="input"
-            value={name}
-            onChange={(e) => setName(e.target.value)}
-            placeholder="runpod-4090"
-            data-field="name"
-          />
-        </label>
-        <label className="field">
-          <span className="field-label">
-            GPU <span className="field-hint">(as RunPod names it)</span>
-          </span>
-          <input
-            className="input"
-            value={gpu}
-            onChange={(e) => setGpu(e.target.value)}
-            placeholder="RTX 4090"
-            data-field="gpuName"
-          />
-        </label>
+        <TextField
+          label={
+            <>
+              Endpoint id <span className="field-hint">(RunPod console → Serverless)</span>
+            </>
+          }
+          value={endpointId}
+          onChange={setEndpointId}
+          placeholder="abc123xyz"
+          data={{ 'data-field': 'endpointId' }}
+          autoFocus
+        />
+        <TextField
+          label="Name"
+          value={name}
+          onChange={setName}
+          placeholder="runpod-4090"
+          data={{ 'data-field': 'name' }}
+        />
+        <TextField
+          label={
+            <>
+              GPU <span className="field-hint">(as RunPod names it)</span>
+            </>
+          }
+          value={gpu}
+          onChange={setGpu}
+          placeholder="RTX 4090"
+          data={{ 'data-field': 'gpuName' }}
+        />
         <div className="field-row">
-          <label className="field" title="The GPU's memory: jobs needing more are not sent to this endpoint">
-            <span className="field-label">VRAM (GB)</span>
-            <input
-              className="input"
-              type="number"
-              min={1}
-              max={1024}
-              step={1}
-              value={vram}
-              onChange={(e) => setVram(e.target.value)}
-              placeholder="24"
-              data-field="vramGb"
-            />
-          </label>
-          <label
-            className="field"
-            title="What a GPU-hour of this endpoint costs: the run log's costs and the daily budget"
-          >
-            <span className="field-label">Price per hour (USD)</span>
-            <input
-              className="input"
-              type="number"
-              min={0}
-              step={0.01}
-              value={price}
-              onChange={(e) => setPrice(e.target.value)}
-              placeholder="1.10"
-              data-field="pricePerHourUsd"
-            />
-          </label>
-          <label className="field" title="At most the endpoint's max workers">
-            <span className="field-label">Jobs at once</span>
-            <input
-              className="input"
-              type="number"
-              min={1}
-              max={64}
-              value={concurrency}
-              onChange={(e) => setConcurrency(e.target.value)}
-              data-field="maxConcurrency"
-            />
-          </label>
-          <label
-            className="field"
-            title="The endpoint's own execution timeout (RunPod's default is 600 s): an attempt RunPod never started is retried after it"
-          >
-            <span className="field-label">Execution timeout (s)</span>
-            <input
-              className="input"
-              type="number"
-              min={5}
-              max={604800}
-              step={1}
-              value={timeout}
-              onChange={(e) => setTimeoutS(e.target.value)}
-              data-field="executionTimeoutS"
-            />
-          </label>
-        </div>
-        <label className="field">
-          <span className="field-label">
-            Tags <span className="muted">(capabilities, comma-separated)</span>
-          </span>
-          <input
-            className="input"
-            value={tags}
-            onChange={(e) => setTags(e.target.value)}
-            placeholder="img2img"
-            data-field="tags"
+          <NumberField
+            label="VRAM (GB)"
+            title="The GPU's memory: jobs needing more are not sent to this endpoint"
+            value={vram}
+            onChange={setVram}
+            min={1}
+            max={1024}
+            step={1}
+            placeholder="24"
+            field="vramGb"
           />
-        </label>
+          <NumberField
+            label="Price per hour (USD)"
+            title="What a GPU-hour of this endpoint costs: the run log's costs and the daily budget"
+            value={price}
+            onChange={setPrice}
+            min={0}
+            step={0.01}
+            placeholder="1.10"
+            field="pricePerHourUsd"
+          />
+          <NumberField
+            label="Jobs at once"
+            title="At most the endpoint's max workers"
+            value={concurrency}
+            onChange={setConcurrency}
+            min={1}
+            max={64}
+            field="maxConcurrency"
+          />
+          <NumberField
+            label="Execution timeout (s)"
+            title="The endpoint's own execution timeout (RunPod's default is 600 s): an attempt RunPod never started is retried after it"
+            value={timeout}
+            onChange={setTimeoutS}
+            min={5}
+            max={604800}
+            step={1}
+            field="executionTimeoutS"
+          />
+        </div>
+        <TagsField value={tags} onChange={setTags} placeholder="img2img" />
         <p className="field-hint" data-testid="runpod-budget">
           {budgetWords(budget)}
         </p>

@@ -4,6 +4,7 @@ import { isHealthy, type InstanceView } from '../../../shared/domain.js';
 import { Empty } from '../../components/Empty.js';
 import { useMay } from '../../store/use-may.js';
 import { useApp } from '../../store/app-store.js';
+import { EnginesPanel } from './EnginesPanel.js';
 import { InstanceCard } from './InstanceCard.js';
 import { InstanceForm } from './InstanceForm.js';
 
@@ -28,11 +29,13 @@ export function WorkstationsView() {
             className="btn btn-primary"
             onClick={() => setEditing('new')}
             data-testid="add-instance"
+            data-needs="workstations"
           >
             + Add workstation
           </button>
         )}
       </div>
+      <EnginesPanel />
       {instances.length === 0 ? (
         <Empty title="No workstations yet">
           Add the URL of a ComfyUI server on your network, e.g. http://gpu-01:8188.

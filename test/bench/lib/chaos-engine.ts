@@ -14,14 +14,24 @@ import { absNow } from './stats.js';
 const loadedAt = absNow();
 const dataDir = process.argv[2] as string;
 const bootAt = Number(process.argv[3] ?? absNow());
+/** Several engines on one PostgreSQL farm (`chaos --engines N`): the database and the lease. */
+const databaseUrl = process.argv[4] || undefined;
+const leaseMs = process.argv[5] ? Number(process.argv[5]) : undefined;
 const logFile = join(dataDir, 'engine.log');
 const log = (m: string): void => appendFileSync(logFile, `${new Date().toISOString()} [${process.pid}] ${m}\n`);
 
-const engine = new Engine({ dataDir, outputRoot: join(dataDir, 'out'), log });
-const s = engine.startScheduler({ ...FAST, probeIntervalMs: 250, stopGraceMs: 3_000 });
+const engine = new Engine({ dataDir, databaseUrl, outputRoot: join(dataDir, 'out'), log });
+const s = engine.startScheduler({
+  ...FAST,
+  probeIntervalMs: 250,
+  stopGraceMs: 3_000,
+  ...(leaseMs !== undefined ? { leaseMs } : {}),
+});
 let dispatches = 0;
-s.onDispatch = (jobId) => {
+s.onDispatch = (jobId, instanceId) => {
   dispatches++;
+  // On a shared farm the parent times adoption: every dispatch, with its workstation.
+  if (databaseUrl) process.send?.({ t: 'd', at: absNow(), jobId, instanceId });
   if (dispatches === 1) process.send?.({ t: 'dispatch', at: absNow(), jobId });
 };
 process.send?.({ t: 'ready', at: absNow(), bootAt, loadedAt });

@@ -5,6 +5,7 @@
  */
 import { Session } from 'node:inspector';
 import { writeFileSync } from 'node:fs';
+import type { CpuProfile } from './profile-breakdown.js';
 
 export interface CpuProfiler {
   stop(): Promise<string | null>;
@@ -16,19 +17,29 @@ function post<T>(s: Session, method: string, params?: object): Promise<T> {
   );
 }
 
-/** Starts profiling when `file` is given; stop() writes it and returns its path (null when not profiling). */
-export async function startCpuProfile(file: string | undefined): Promise<CpuProfiler> {
-  if (!file) return { stop: async () => null };
+/** Profiles this process from now until stop(), sampling every `intervalUs`; stop() returns the profile. */
+export async function profileWindow(intervalUs = 500): Promise<{ stop(): Promise<CpuProfile> }> {
   const s = new Session();
   s.connect();
   await post(s, 'Profiler.enable');
-  await post(s, 'Profiler.setSamplingInterval', { interval: 500 });
+  await post(s, 'Profiler.setSamplingInterval', { interval: intervalUs });
   await post(s, 'Profiler.start');
   return {
     async stop() {
-      const { profile } = await post<{ profile: unknown }>(s, 'Profiler.stop');
+      const { profile } = await post<{ profile: CpuProfile }>(s, 'Profiler.stop');
       s.disconnect();
-      writeFileSync(file, JSON.stringify(profile));
+      return profile;
+    },
+  };
+}
+
+/** Starts profiling when `file` is given; stop() writes it and returns its path (null when not profiling). */
+export async function startCpuProfile(file: string | undefined): Promise<CpuProfiler> {
+  if (!file) return { stop: async () => null };
+  const w = await profileWindow();
+  return {
+    async stop() {
+      writeFileSync(file, JSON.stringify(await w.stop()));
       return file;
     },
   };

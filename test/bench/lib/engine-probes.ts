@@ -76,9 +76,7 @@ export function probeEngine(
     heap,
     // Without the per-job map, the store counts (the state door lets a job complete once).
     completedCount: () =>
-      keep
-        ? completed
-        : (engine.db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE state = 'completed'").get() as { n: number }).n,
+      keep ? completed : (engine.db.one("SELECT COUNT(*) AS n FROM jobs WHERE state = 'completed'") as { n: number }).n,
     stop() {
       clearInterval(timer);
       sample();

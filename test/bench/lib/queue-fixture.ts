@@ -33,7 +33,7 @@ export async function queuedStore(rows: number, spec?: (i: number) => ShotSpec, 
     );
     if (r.ids.length !== n) throw new Error(`fixture import: ${r.ids.length} of ${n} rows stored (${r.errors} errors)`);
   }
-  be.engine.db.pragma('wal_checkpoint(TRUNCATE)');
+  be.engine.db.sqlite?.pragma('wal_checkpoint(TRUNCATE)');
   await be.engine.close();
   const file = join(dir, DB_FILE_NAME);
   made.set(k, file);

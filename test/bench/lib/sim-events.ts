@@ -13,10 +13,11 @@ import { absNow } from './stats.js';
 /**
  * P = POST arrived (s: HTTP status, 0 = 500 page), S = execution start, E = execution end (o: outcome),
  * H = history entry written (a moment after E: `historyDelayMs`), W = a request (`path`) answered
- * between E and H (it saw the prompt still running), L = checkpoint load.
+ * between E and H (it saw the prompt still running), L = checkpoint load, D = a waiting prompt
+ * deleted from the queue (POST /queue {delete}: displaced, or withdrawn; it never starts).
  */
 export interface SimEvent {
-  k: 'P' | 'S' | 'E' | 'H' | 'W' | 'L';
+  k: 'P' | 'S' | 'E' | 'H' | 'W' | 'L' | 'D';
   /** Instance index. */
   i: number;
   t: number;
@@ -73,6 +74,17 @@ export function instrumentSim(sim: SimInstance, index: number, log: SimEventLog)
         });
     }
     send(msg, clientId);
+  };
+  const del = core.deletePending.bind(core);
+  core.deletePending = (ids: string[]) => {
+    const waiting = () => core.queue.pending.map((item) => item[1]);
+    const before = waiting();
+    del(ids);
+    const after = waiting();
+    for (const id of new Set(ids)) {
+      const gone = before.filter((x) => x === id).length - after.filter((x) => x === id).length;
+      for (let n = 0; n < gone; n++) log.push({ k: 'D', i: index, t: absNow(), id });
+    }
   };
   core.onHistoryWritten = (id) => log.push({ k: 'H', i: index, t: absNow(), id });
   core.onRequestInWindow = (id, path) => log.push({ k: 'W', i: index, t: absNow(), id, path });

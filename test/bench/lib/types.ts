@@ -5,8 +5,12 @@ export interface Figure {
   target: string;
   /** Human-readable measurement, e.g. "3.2 ms". */
   measured: string;
-  /** PASS / MISS, or INFO for figures without a target, or N/A when not measured. */
-  verdict: 'PASS' | 'MISS' | 'INFO' | 'N/A';
+  /**
+   * PASS / MISS, or INFO for figures without a target, or N/A when not measured, or UNDER LOAD for
+   * a timing figure measured while other work loaded the machine (lib/baselines.ts: not judged on
+   * its absolute value; its ratio to a same-run baseline is printed instead).
+   */
+  verdict: 'PASS' | 'MISS' | 'INFO' | 'N/A' | 'UNDER LOAD';
   /** Raw number behind `measured` (for medians across runs). */
   value?: number;
 }

@@ -20,7 +20,7 @@ export const SQL_FIXES: Record<string, { from: string; to: string; why: string }
 export const OTHER_FIXES = ['sync-normal'];
 
 export function applySqlFixes(db: Db, names: string[]): void {
-  if (names.includes('sync-normal')) db.pragma('synchronous = NORMAL');
+  if (names.includes('sync-normal')) db.sqlite?.pragma('synchronous = NORMAL');
   const fixes = names
     .filter((n) => !OTHER_FIXES.includes(n))
     .map((n) => {
@@ -29,10 +29,15 @@ export function applySqlFixes(db: Db, names: string[]): void {
       return f;
     });
   if (fixes.length === 0) return;
-  const prepare = db.prepare.bind(db);
-  (db as { prepare: (sql: string) => ReturnType<Db['prepare']> }).prepare = (sql: string) => {
+  const fixed = (sql: string): string => {
     let s = sql;
     for (const f of fixes) s = s.split(f.from).join(f.to);
-    return prepare(s);
+    return s;
   };
+  // Every statement goes through the adapter's four calls: each is given the rewritten SQL.
+  const target = db as { -readonly [K in 'one' | 'all' | 'each' | 'run']: Db[K] };
+  for (const k of ['one', 'all', 'each', 'run'] as const) {
+    const call = db[k].bind(db) as (sql: string, ...params: unknown[]) => never;
+    target[k] = ((sql: string, ...params: unknown[]) => call(fixed(sql), ...params)) as never;
+  }
 }

@@ -3,6 +3,7 @@
  * engine with simulator workstations (test/helpers/farm.ts) and the headless server on port 0, and
  * drives Debian's Chromium through playwright-core. Waits are on conditions with deadlines.
  */
+import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, type TestContext } from 'node:test';
@@ -52,6 +53,18 @@ export async function openStudio(
   };
 }
 
+/** A farm that dispatches nothing (no workstation, not started) behind a real serve, both closed when the test ends: the people tests' set-up. */
+export async function idleFarmServer(
+  ctx: TestContext,
+  staticDir: string,
+): Promise<{ farm: Farm; server: RunningServer }> {
+  const farm = await startFarm({ instances: [], start: false });
+  ctx.after(() => farm.close());
+  const server = await startServer({ engine: farm.engine, staticDir });
+  ctx.after(() => server.close());
+  return { farm, server };
+}
+
 /** Drops a file on the window the way a desktop drag does: dragenter, dragover, drop with a DataTransfer. */
 export async function dropFile(
   page: Page,
@@ -94,6 +107,53 @@ export function shotList(
 
 export function row(page: Page, shot: string) {
   return page.locator(`.row[data-shot="${shot}"]`);
+}
+
+/** The two window sizes the studio-scale tests look at: the smallest studio screen, then a common one. */
+export const STUDIO_SIZES = [
+  { width: 1280, height: 720 },
+  { width: 1440, height: 900 },
+] as const;
+
+/**
+ * Screenshots of the page at both studio sizes (`<name>-<w>x<h>.png`), each after checking that the
+ * page does not scroll sideways at that size; `ready` runs after each resize (e.g. to scroll a
+ * panel into view). The page is left at the last size.
+ */
+export async function shootAtStudioSizes(page: Page, name: string, ready?: () => Promise<void>): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  for (const size of STUDIO_SIZES) {
+    const { width: w, height: h } = size;
+    await page.setViewportSize(size);
+    const overflow = (await page.evaluate(
+      'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+    )) as number;
+    assert.ok(overflow <= 0, `${name} at ${w}×${h}: ${overflow} px sideways`);
+    await ready?.();
+    await page.screenshot({ path: join(SCREENSHOTS, `${name}-${w}x${h}.png`) });
+  }
+}
+
+/** The Queue reloaded at `size`, once its first row is painted (a first paint at that width). */
+export async function queueAt(page: Page, size: { width: number; height: number }): Promise<void> {
+  await page.setViewportSize(size);
+  await page.reload();
+  await page.locator('.row[data-job-id]').first().waitFor();
+}
+
+/**
+ * The Queue reloaded at `size` with its side panel `panel` (a test id) open: its `toggle` is
+ * clicked when that width starts the panel closed.
+ */
+export async function queueWithPanel(
+  page: Page,
+  size: { width: number; height: number },
+  panel: string,
+  toggle: string,
+): Promise<void> {
+  await queueAt(page, size);
+  if (!(await page.locator(`[data-testid="${panel}"]`).isVisible()))
+    await page.locator(`[data-testid="${toggle}"]`).click();
 }
 
 /**

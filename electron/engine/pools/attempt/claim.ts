@@ -9,6 +9,8 @@ import { claimAttempt } from '../../store/attempt-store.js';
 import type { JobRow } from '../../store/job-rows.js';
 import type { BatchDeps, FarmDeps } from './deps.js';
 import { storageFaultOf } from './storage-hold.js';
+import { isFencedReport } from '../../job-state.js';
+import { isLeaseLost } from './lease-fence.js';
 
 /** Where the attempt goes, as its row records it. */
 export interface ClaimTarget {
@@ -32,6 +34,9 @@ export async function claimJob(d: ClaimDeps, job: JobRow, to: ClaimTarget): Prom
     return attemptId;
   } catch (err) {
     if (storageFaultOf(err)) throw err;
+    // Another engine of the farm claimed it first (the state door refused: it is not queued any more), or
+    // this engine's lease on the workstation moved on: nothing was stored, and nothing is wrong.
+    if (isFencedReport(err) || isLeaseLost(err)) return null;
     d.log(`claim of ${job.id} on ${to.instanceName} failed: ${(err as Error).message}`);
     return null;
   }

@@ -6,12 +6,14 @@
  * - a storage fault (a locked or full database, a full output disk) is not the attempt's end: it
  *   is thrown, and the runner holds the farm and takes the attempt up again after the retry;
  * - a report the door fences off (a stale attempt, a job that moved on) records nothing, silently;
+ * - a report whose workstation lease moved on to another engine (lease-fence.ts) records nothing, said once;
  * - an illegal transition is a bug: logged loudly, and thrown in tests (failOnIllegalTransition);
  * - anything else is logged; nothing of the attempt was stored.
  */
 import { isFencedReport, isIllegalTransition } from '../../job-state.js';
 import { endAttempt, type AttemptFacts } from '../../store/attempt-store.js';
 import type { ConcludeDeps } from './deps.js';
+import { isLeaseLost } from './lease-fence.js';
 import { completeJob, failJob, requeueJob } from './outcomes.js';
 import { storageFaultOf } from './storage-hold.js';
 import type { Verdict } from './verdict.js';
@@ -67,6 +69,9 @@ export async function conclude<T extends { verdict: Verdict }>(
         queueMicrotask(() => {
           throw err;
         });
+    } else if (isLeaseLost(err)) {
+      // Another engine took the workstation: it recovers this attempt from the server; said once.
+      d.log(`attempt ${a.attemptId} of job ${a.jobId}: ${what} not recorded: ${err.message}; left to that engine`);
     } else if (!isFencedReport(err)) {
       d.log(`attempt ${a.attemptId} of job ${a.jobId}: recording ${what} failed: ${(err as Error).message}`);
     }

@@ -16,6 +16,9 @@ import type { Clock, Timers } from '../../clock.js';
 import { OutputStoreError } from '../../files/output-file.js';
 import { databaseFault } from '../../store/database.js';
 
+/** The longest wait between tries while the database server cannot be reached. */
+export const UNREACHABLE_RETRY_CAP_MS = 3_000;
+
 export interface StorageFault {
   kind: StorageHoldKind;
   words: string;
@@ -67,7 +70,10 @@ export class StorageHold {
     if (this.closed) return;
     const now = this.d.clock.now();
     const { baseMs, capMs } = this.d.retryMs();
-    const delay = Math.min(capMs, baseMs * 2 ** Math.min(this.streak, 20));
+    // An unreachable database server is asked again every few seconds however long it was gone:
+    // its return must restart the farm within seconds, and a refused connection costs nothing.
+    const cap = fault.kind === 'database_unreachable' ? Math.min(capMs, UNREACHABLE_RETRY_CAP_MS) : capMs;
+    const delay = Math.min(cap, baseMs * 2 ** Math.min(this.streak, 20));
     this.streak++;
     const reason = `${fault.words} (${what})`;
     const said = this.current?.reason;

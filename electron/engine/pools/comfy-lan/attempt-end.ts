@@ -21,6 +21,7 @@ import { classify, type AttemptObservation } from './failure.js';
 import { interruptAndRemove } from './interrupt-prompt.js';
 import { checkpointOf } from '../../templates/checkpoint.js';
 import { terminalMessage } from './prompt-watch.js';
+import { readServerLog } from './server-log.js';
 import { tracebackText } from './error-detail.js';
 import { storageFaultOf } from '../attempt/storage-hold.js';
 
@@ -32,10 +33,18 @@ interface Decision {
   free: boolean;
   /** The model this attempt left loaded (a completed one only). */
   checkpoint?: string | null;
+  /** A node raised on the server: once the outcome is stored, keep the server's log of it (server-log.ts). */
+  readLog?: boolean;
 }
 
 /** A report refused by the fence, or a failure to record: nothing of this attempt was stored. */
-const NOTHING = { result: 'job_failure', free: false, changed: [] as readonly string[], checkpoint: null } as const;
+const NOTHING = {
+  result: 'job_failure',
+  free: false,
+  changed: [] as readonly string[],
+  checkpoint: null,
+  readLog: false,
+} as const;
 
 export async function concludeAttempt(a: AttemptScope, outcome: Outcome): Promise<void> {
   // A full or unwritable disk, a locked database is thrown: not this attempt's end — the runner holds
@@ -46,6 +55,8 @@ export async function concludeAttempt(a: AttemptScope, outcome: Outcome): Promis
   a.deps.registry.attemptEnded(a.instance.row.id, a.attemptId, end.result, end.checkpoint ?? null);
   if (end.free) void settle(() => a.client.free({ unloadModels: true }));
   if (end.changed.length) a.deps.announce(end.changed);
+  // After the outcome is stored and announced, never before nor instead: an addition to the row.
+  if (end.readLog && end.changed.length) void readServerLog(a);
 }
 
 async function decide(a: AttemptScope, outcome: Outcome): Promise<Decision> {
@@ -101,6 +112,7 @@ function fail(a: AttemptScope, obs: AttemptObservation): Decision {
     verdict: { kind: 'failed', c },
     result: c.unfit ? 'instance_unfit' : c.instanceLevel ? 'instance_failure' : 'job_failure',
     free: true,
+    readLog: obs.kind === 'execution_error',
   };
 }
 

@@ -15,6 +15,7 @@ import { afterFailedAsk, isSilence } from './contact.js';
 import { interruptAndRemove } from './interrupt-prompt.js';
 import { endCue, endRecheckDelay } from './prompt-end.js';
 import { watchEnd, watchExecution } from './prompt-watch.js';
+import { isLeaseLost } from '../attempt/lease-fence.js';
 
 /** The longest the loop waits without looking at the clock (timeouts are judged between waits). */
 const MAX_WAIT_MS = 1_000;
@@ -67,7 +68,8 @@ export class AttemptFollow {
       const t = this.now;
       if (this.answering && this.runningSince !== null && t - this.runningSince > a.job.timeout_s * 1000)
         return this.timeout('absolute', a.job.timeout_s);
-      if (this.answering && t - this.lastActivity > config.stallTimeoutS * 1000)
+      // Time this engine itself was stalled (../../loop-stall.ts) is no sign of a stuck prompt.
+      if (this.answering && t - Math.max(this.lastActivity, a.deps.listeningSince()) > config.stallTimeoutS * 1000)
         return this.timeout('stall', config.stallTimeoutS);
 
       const next = await this.nextEvent(pending, Math.max(0, Math.min(this.nextAsk - this.now, MAX_WAIT_MS)));
@@ -103,6 +105,7 @@ export class AttemptFollow {
         now: this.now,
         graceMs: config.graceMs,
         pollMs: config.historyPollMs,
+        listeningSince: a.deps.listeningSince(),
       });
       if ('giveUp' in next) return { kind: 'failed', obs: next.giveUp };
       this.nextAsk = this.now + next.askInMs;
@@ -246,7 +249,8 @@ export class AttemptFollow {
       batch
         .add(() => saveProgress(db, a.job.id, a.attemptId, p, a.facts.startedAt ?? null))
         .catch((err: unknown) => {
-          if (!isFencedReport(err)) log(`progress checkpoint of job ${a.job.id}: ${(err as Error).message}`);
+          if (!isFencedReport(err) && !isLeaseLost(err))
+            log(`progress checkpoint of job ${a.job.id}: ${(err as Error).message}`);
         });
     }
   }

@@ -39,6 +39,8 @@ import { plannedUploads, uploadInputs } from '../attempt/inputs.js';
 import type { InstanceRuntime } from './instance-registry.js';
 import { ATTEMPT_KEY, JOB_KEY, successfulRunOfJob, watchExecution, type Execution } from './prompt-watch.js';
 import { storageFaultOf } from '../attempt/storage-hold.js';
+import { isLeaseLost } from '../attempt/lease-fence.js';
+import { checkLeaseAfterPost, latePostGraceMs, withdrawLatePost } from './late-post.js';
 
 export type { RunnerDeps } from './attempt-scope.js';
 
@@ -62,6 +64,8 @@ export class AttemptRunner implements AttemptScope {
   private startedAt: number | null = null;
   /** Downloading the outputs (a graceful stop lets that finish, bounded). */
   collecting = false;
+  /** Recovery found the prompt on no server and requeued it (with leases, a late POST of it is looked for once more). */
+  private requeuedAbsent = false;
 
   constructor(
     readonly deps: RunnerDeps,
@@ -102,6 +106,15 @@ export class AttemptRunner implements AttemptScope {
   detach(): void {
     if (!this.collecting) return this.stop('detach');
     this.stopMode ??= 'detach';
+  }
+
+  /**
+   * This engine lost the workstation's lease (it expired, or was handed over): stop following at
+   * once and send nothing more; the attempt stays open, and the engine that holds the lease now
+   * recovers it from the server (catch-up by prompt id, /history) as a restart would.
+   */
+  leaseLost(): void {
+    this.stop('detach');
   }
 
   /** The graceful stop's wait is over: cut the download short; the attempt stays open for the next start. */
@@ -168,6 +181,7 @@ export class AttemptRunner implements AttemptScope {
     this.startedAt ??= this.deps.clock.now();
     this.deps.registry.promptStarted(this.instance.row.id, this.attemptId);
     this.phase('running');
+    this.deps.vram?.started(this);
   }
 
   phase(p: AttemptPhase): void {
@@ -189,6 +203,7 @@ export class AttemptRunner implements AttemptScope {
       this.collecting = false;
       this.sub?.close();
       this.deps.live.end(this.attemptId);
+      this.deps.vram?.ended(this, null);
       this.deps.watch?.end(this.attemptId);
       this.deps.contact.unfollow(this.attemptId);
       this.deps.done(this);
@@ -201,15 +216,28 @@ export class AttemptRunner implements AttemptScope {
     try {
       outcome = this.resume || again ? await this.recover() : await this.fresh();
     } catch (err) {
-      const held = await this.heldForStorage(err);
-      if (held === 'again') return 'storage';
-      outcome = held === 'stopped' ? { kind: 'detached' } : this.unexpected(err);
+      if (isLeaseLost(err)) {
+        // Another engine took the workstation: nothing more is sent or recorded here (said once).
+        this.deps.log(
+          `attempt ${this.attemptId} of job ${this.job.id} on ${this.name}: ${err.message}; left to that engine`,
+        );
+        this.stopMode ??= 'detach';
+        outcome = { kind: 'detached' };
+      } else {
+        const held = await this.heldForStorage(err);
+        if (held === 'again') return 'storage';
+        outcome = held === 'stopped' ? { kind: 'detached' } : this.unexpected(err);
+      }
     }
     // A stop decides the end whatever the server said meanwhile: its outcome is the stop's.
     if (this.stopMode) outcome = stopOutcome(this.stopMode);
     this.displacement?.answer(false);
+    this.deps.vram?.ended(this, outcome);
     try {
       await concludeAttempt(this, outcome);
+      // Several engines: once the requeue is committed, a late POST by the engine that lost this
+      // workstation, landed since the last look, is taken off (late-post.ts).
+      if (this.requeuedAbsent && outcome.kind === 'requeue' && this.deps.lease) await withdrawLatePost(this);
     } catch (err) {
       const held = await this.heldForStorage(err);
       if (held === 'again') return 'storage';
@@ -315,6 +343,12 @@ export class AttemptRunner implements AttemptScope {
     this.step = 'waiting for the workstation socket';
     const clientId = await this.deps.registry.socketOf(this.instance).openClientId(this.deps.config.socketWaitMs);
     if (this.prep.signal.aborted) throw new ComfyRequestError({ kind: 'aborted' }, this.step);
+    // Several engines on one farm: the lease must still be this engine's, checked by a fenced write
+    // just before the POST (a LeaseLost here sends nothing).
+    if (this.deps.lease) {
+      this.step = 'checking the workstation lease';
+      await this.deps.batch.add(() => undefined);
+    }
     let posted;
     this.step = 'POST /prompt';
     try {
@@ -337,6 +371,7 @@ export class AttemptRunner implements AttemptScope {
       if (!state.ok || state.value.kind === 'absent') throw err;
       this.postedWith = clientId;
       if (state.value.kind !== 'finished') this.exec.number = state.value.item.number;
+      await checkLeaseAfterPost(this);
       this.phase('posted');
       return 'follow';
     }
@@ -345,6 +380,9 @@ export class AttemptRunner implements AttemptScope {
     if (posted.promptId !== this.job.id) return foreignPromptId(this.client, this.job.id, posted.promptId, signal);
     this.exec.number = posted.number;
     this.postedWith = clientId;
+    // Several engines: the lease checked again now the prompt is on the server — a sender frozen
+    // between the check above and the POST takes its prompt off if the attempt was given up meanwhile.
+    await checkLeaseAfterPost(this);
     this.phase('posted');
     return 'follow';
   }
@@ -367,6 +405,8 @@ export class AttemptRunner implements AttemptScope {
     const { clock, config, contact } = this.deps;
     /** The first failed ask: a server that only fails (and is never marked silent) is given up a grace time later. */
     let failingSince: number | null = null;
+    /** With leases, an absent prompt is looked for once more after latePostGraceMs before it is requeued. */
+    let lookedAgain = !this.deps.lease;
     for (;;) {
       const state = await settle(() => watchExecution(this.client, this.exec, this.signal));
       if (this.stopMode) return stopOutcome(this.stopMode);
@@ -379,8 +419,20 @@ export class AttemptRunner implements AttemptScope {
           this.phase('posted');
           return this.follow();
         }
+        // Several engines: the engine that lost this workstation may have its POST still on its way
+        // (frozen just before it, or slow): look again after a grace before requeueing (late-post.ts).
+        if (!lookedAgain) {
+          lookedAgain = true;
+          const graceMs = latePostGraceMs(config.leaseMs);
+          this.deps.log(
+            `attempt ${this.attemptId} of job ${this.job.id} on ${this.name}: its prompt is not on the workstation; looking again in ${graceMs} ms before requeueing`,
+          );
+          await this.sleep(graceMs);
+          continue;
+        }
         // Not on the server: never sent (the engine died first) or forgotten by a restarted server.
         // Nothing was rendered for us either way, so it does not count against the job.
+        this.requeuedAbsent = true;
         return {
           kind: 'requeue',
           reason: 'recovered: the prompt is not on its workstation (never sent, or the server restarted)',
@@ -396,6 +448,7 @@ export class AttemptRunner implements AttemptScope {
         now: clock.now(),
         graceMs: config.graceMs,
         pollMs: Math.min(config.historyPollMs, 1000),
+        listeningSince: this.deps.listeningSince(),
       });
       if ('giveUp' in next) return { kind: 'failed', obs: next.giveUp };
       await this.sleep(next.askInMs);

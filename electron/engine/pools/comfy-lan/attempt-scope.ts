@@ -13,12 +13,14 @@ import type { S3Uploader } from '../../storage/s3-uploader.js';
 import type { ApiWorkflow } from '../../templates/workflow.js';
 import type { ConcludeDeps } from '../attempt/deps.js';
 import type { StopMode } from '../attempt/verdict.js';
+import type { LeaseStamp } from '../attempt/lease-fence.js';
 import type { ContactWatch } from './contact-watch.js';
 import type { AttemptObservation } from './failure.js';
 import type { InstanceRegistry, InstanceRuntime } from './instance-registry.js';
 import type { LiveAttempts } from './live-attempts.js';
 import type { AttemptWatch } from './attempt-watch.js';
 import type { Execution } from './prompt-watch.js';
+import type { VramSampler } from './vram-sampler.js';
 
 export interface RunnerDeps extends ConcludeDeps {
   registry: InstanceRegistry;
@@ -30,6 +32,13 @@ export interface RunnerDeps extends ConcludeDeps {
   watch?: AttemptWatch;
   /** Optional S3-compatible copy of every output; the job completes only once it is confirmed. */
   uploader: S3Uploader | null;
+  /** Measures each attempt's VRAM while its prompt runs (absent: not measured). */
+  vram?: VramSampler;
+  /**
+   * The workstation lease this attempt was started under (several engines on one PostgreSQL farm):
+   * `batch` is then fenced on it (pools/attempt/lease-fence.ts). Null or absent: no leases (SQLite).
+   */
+  lease?: LeaseStamp | null;
   /** When the runner is finished (whatever happened). */
   done: (runner: { readonly attemptId: string }) => void;
 }

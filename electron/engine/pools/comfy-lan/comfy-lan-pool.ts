@@ -19,6 +19,7 @@ import { checkpointOfJob } from '../../templates/checkpoint.js';
 import type { InstanceFacts } from '../../views/wait-reasons.js';
 import type { ObjectInfo } from '../../comfy/schemas.js';
 import { claimJob } from '../attempt/claim.js';
+import { fencedBatch, type FarmLeases, type LeaseStamp } from '../attempt/lease-fence.js';
 import type { ConcludeDeps } from '../attempt/deps.js';
 import type { PoolPass, PoolWait, WorkerPool } from '../worker-pool.js';
 import { AttemptRunner } from './attempt-runner.js';
@@ -27,6 +28,8 @@ import { ContactWatch } from './contact-watch.js';
 import { InstanceRegistry, type InstanceRuntime } from './instance-registry.js';
 import type { InstanceSnapshot } from './instance-snapshot.js';
 import { LiveAttempts } from './live-attempts.js';
+import { VramSampler } from './vram-sampler.js';
+import type { VramKnowledge } from '../../templates/vram-knowledge.js';
 
 /** What the dispatch policy decided for this pool's instances in one pass (the scheduler's dispatch-choice.ts). */
 export interface LanPlan {
@@ -47,6 +50,8 @@ export interface LanPolicy {
   finished: (attemptId: string) => void;
   /** A claim started its runner (benchmarks time dispatch with it). */
   dispatched: (jobId: string, instanceId: string) => void;
+  /** Learned VRAM needs: what admission counts, and where each measured attempt is recorded. */
+  vram: VramKnowledge;
 }
 
 export interface ComfyLanPoolDeps extends ConcludeDeps, LanPolicy {
@@ -60,6 +65,12 @@ export interface ComfyLanPoolDeps extends ConcludeDeps, LanPolicy {
   ended: () => void;
   /** Something changed (an instance healthy again, a slot freed): the scheduler decides again. */
   kick: () => void;
+  /**
+   * Several engines on one PostgreSQL farm: the workstation leases this engine holds — it dispatches
+   * only to those, and every attempt's writes are fenced on its lease (../attempt/lease-fence.ts).
+   * Null or absent: no leases (SQLite, one engine): every workstation is this engine's.
+   */
+  leases?: FarmLeases | null;
 }
 
 export class ComfyLanPool implements WorkerPool {
@@ -71,18 +82,22 @@ export class ComfyLanPool implements WorkerPool {
   private readonly registry: InstanceRegistry;
   private readonly contact: ContactWatch;
   private readonly runners = new Map<string, AttemptRunner>();
+  private readonly vramSampler: VramSampler;
   /** Built from the `s3` setting at start; null when outputs stay local only. */
   private uploader: S3Uploader | null = null;
   private running = false;
   private hurryNow: (() => void) | null = null;
 
   constructor(private readonly d: ComfyLanPoolDeps) {
+    this.vramSampler = new VramSampler({ ...d, record: (s) => d.vram.record(s) });
     this.contact = new ContactWatch({
       db: d.db,
       clock: d.clock,
       config: d.config,
+      batch: d.batch,
       announce: d.announceNow,
       log: d.log,
+      listeningSince: d.listeningSince,
       storedLastAnswer: (id) => this.registry.get(id)?.row.last_answer_at ?? null,
     });
     this.registry = new InstanceRegistry(
@@ -95,6 +110,7 @@ export class ComfyLanPool implements WorkerPool {
       this.contact,
       (what, err) => d.storage.failed(what, err),
       d.random,
+      d.batch,
     );
   }
 
@@ -163,12 +179,54 @@ export class ComfyLanPool implements WorkerPool {
     return this.runners.size;
   }
 
-  /** Recovery at start: an attempt left open on one of these servers is followed, collected or requeued by its runner. */
+  /**
+   * Recovery at start — or, with several engines, when this engine takes a workstation's lease: an
+   * attempt left open on one of these servers is followed, collected or requeued by its runner. An
+   * attempt whose runner here is still winding down (a lease lost and taken back) is taken up once
+   * that runner has finished, so it never has two.
+   */
   recover(a: AttemptRow): void {
     const rt = a.instance_id ? this.registry.get(a.instance_id) : undefined;
     const job = jobRow(this.d.db, a.job_id);
     if (!rt || !job) return; // never: owns() found it, and liveAttempts found it through its job
-    this.startRunner(job, a.id, rt, a);
+    const old = this.runners.get(a.id);
+    if (old) {
+      void old.finished.then(() => {
+        if (this.running && !this.runners.has(a.id) && this.leaseOf(rt.row.id) !== undefined) this.recover(a);
+      });
+      return;
+    }
+    const lease = this.leaseOf(rt.row.id);
+    if (lease === undefined) return; // another engine's workstation now
+    this.startRunner(job, a.id, rt, a, undefined, job.priority, lease);
+  }
+
+  /**
+   * This engine no longer holds the workstation's lease (expired, handed over): its runners stop
+   * following at once, leaving their attempts open for the engine that takes it; nothing more is sent there.
+   */
+  leaseLost(instanceId: string): void {
+    const there = [...this.runners.values()].filter((r) => r.instance.row.id === instanceId);
+    for (const r of there) r.leaseLost();
+    if (there.length)
+      this.d.log(
+        `${there[0]?.name}: this engine no longer holds its lease; ${there.length} attempt(s) there left to the engine that takes it`,
+      );
+  }
+
+  /** Attempts followed on one instance now. */
+  attemptsOn(instanceId: string): number {
+    let n = 0;
+    for (const r of this.runners.values()) if (r.instance.row.id === instanceId) n++;
+    return n;
+  }
+
+  /** The lease stamp an attempt on this instance starts under: null without leases, undefined when not this engine's. */
+  private leaseOf(instanceId: string): LeaseStamp | null | undefined {
+    const leases = this.d.leases;
+    if (!leases) return null;
+    const epoch = leases.epochOf(instanceId);
+    return epoch === null ? undefined : { instanceId, epoch };
   }
 
   views(): InstanceView[] {
@@ -219,7 +277,8 @@ export class ComfyLanPool implements WorkerPool {
   pass(p: PoolPass): number {
     const snaps = new Map<string, InstanceSnapshot>();
     for (const rt of this.registry.all())
-      if (this.registry.dispatchable(rt)) snaps.set(rt.row.id, this.registry.snapshot(rt));
+      if (this.registry.dispatchable(rt) && this.leaseOf(rt.row.id) !== undefined)
+        snaps.set(rt.row.id, this.registry.snapshot(rt));
     const plan = this.d.plan(snaps, p);
     for (const x of plan.displacements)
       this.displace(
@@ -241,6 +300,8 @@ export class ComfyLanPool implements WorkerPool {
       priority: a.snap.priority,
       rt: this.registry.get(a.instanceId) as InstanceRuntime,
       template: this.d.template(a.job.template_id),
+      // The claim and every later write of the attempt are fenced on the lease it was decided under.
+      lease: this.leaseOf(a.instanceId) ?? null,
     }));
     for (const a of chosen) {
       claiming.add(a.job.id);
@@ -248,7 +309,7 @@ export class ComfyLanPool implements WorkerPool {
     }
     // Settled one by one: a claim that committed gets its runner even when another failed (a job
     // claimed with no runner would wait for the next start).
-    void Promise.allSettled(chosen.map((a) => this.claim(a.job, a.rt))).then((results) => {
+    void Promise.allSettled(chosen.map((a) => this.claim(a.job, a.rt, a.lease))).then((results) => {
       const claimed = chosen.map((a, i) => {
         const r = results[i] as PromiseSettledResult<string | null>;
         return {
@@ -272,7 +333,7 @@ export class ComfyLanPool implements WorkerPool {
         const row = jobRow(this.d.db, c.job.id);
         if (!row || !this.running) continue;
         this.d.dispatched(c.job.id, c.rt.row.id);
-        this.startRunner(row, c.attemptId as string, c.rt, null, c.template, c.priority);
+        this.startRunner(row, c.attemptId as string, c.rt, null, c.template, c.priority, c.lease);
       }
       if (started.length < claimed.length) this.d.kick();
     });
@@ -290,7 +351,7 @@ export class ComfyLanPool implements WorkerPool {
       rt.row.id,
       placeholder,
       job.id,
-      job.vram_gb,
+      this.d.vram.needOn(t, job, this.registry.snapshot(rt)),
       checkpointOfJob(t.workflow, t.parameters, job.params_json),
       { priority, rank: job.rank },
     );
@@ -315,9 +376,9 @@ export class ComfyLanPool implements WorkerPool {
   }
 
   /** Claims one job for one instance (in this tick's commit batch, through the one claim path); null when it went stale. */
-  private claim(job: JobRow, rt: InstanceRuntime): Promise<string | null> {
+  private claim(job: JobRow, rt: InstanceRuntime, lease: LeaseStamp | null): Promise<string | null> {
     const ok = rt.lastOkProbe;
-    return claimJob(this.d, job, {
+    return claimJob({ ...this.d, batch: fencedBatch(this.d.batch, this.d.leases ?? null, lease) }, job, {
       instanceId: rt.row.id,
       instanceName: rt.row.name,
       gpuName: ok?.gpuName ?? rt.row.gpu_name,
@@ -332,6 +393,7 @@ export class ComfyLanPool implements WorkerPool {
     resume: AttemptRow | null,
     template?: StoredTemplate,
     priority = job.priority,
+    lease: LeaseStamp | null = null,
   ): void {
     const t = template ?? this.d.template(job.template_id);
     this.d.started(job, attemptId);
@@ -339,18 +401,21 @@ export class ComfyLanPool implements WorkerPool {
       rt.row.id,
       attemptId,
       job.id,
-      job.vram_gb,
+      this.d.vram.needOn(t, job, this.registry.snapshot(rt)),
       checkpointOfJob(t.workflow, t.parameters, job.params_json),
       { priority, rank: job.rank },
     );
     const runner = new AttemptRunner(
       {
         ...this.d,
+        batch: fencedBatch(this.d.batch, this.d.leases ?? null, lease),
+        lease,
         registry: this.registry,
         contact: this.contact,
         live: this.live,
         watch: this.watch,
         uploader: this.uploader,
+        vram: this.vramSampler,
         done: (r) => {
           this.runners.delete(r.attemptId);
           this.d.finished(r.attemptId);

@@ -6,12 +6,14 @@
  * commit, and their jobs are announced; the first answer after that clears the marks the same way.
  * The runner gives its attempt up at the marked time (contact.ts decides both).
  *
- * An incident costs a commit when it starts and one when it ends; the attempts' ends close any
- * stretch still open in their own end commit.
+ * An incident costs a write when it starts and one when it ends, each in the tick's commit batch
+ * (a farm-wide silence — every probe timing out at once — is one fsync, not one per workstation);
+ * the attempts' ends close any stretch still open in their own end commit.
  */
 import type { Announce } from '../../announcer.js';
 import type { Clock } from '../../clock.js';
 import { markContactBack, markContactLost, type ContactMark } from '../../store/attempt-store.js';
+import type { CommitBatch } from '../../store/commit-batch.js';
 import type { Db } from '../../store/database.js';
 import type { SchedulerConfig } from '../../settings/farm-config.js';
 import { contactLoss } from './contact.js';
@@ -21,10 +23,14 @@ export interface ContactDeps {
   db: Db;
   clock: Clock;
   config: SchedulerConfig;
+  /** The tick's writes, committed together; the marks' jobs are announced once it committed. */
+  batch: Pick<CommitBatch, 'add'>;
   announce: Announce;
   /** The workstation's last answer as stored (from an earlier run), before this run heard it. */
   storedLastAnswer: (instanceId: string) => number | null;
   log: (message: string) => void;
+  /** The end of the engine's own last stall (loop-stall.ts): no workstation is given up less than a grace time after it. */
+  listeningSince: () => number;
 }
 
 interface Followed {
@@ -121,7 +127,7 @@ export class ContactWatch implements ContactPort {
   loss(attemptId: string): Loss | null {
     const m = this.marks.get(attemptId);
     if (!m) return null;
-    const { requeueAt } = contactLoss(m.lostAt, m.since, this.d.config.graceMs);
+    const { requeueAt } = contactLoss(m.lostAt, this.listening(m.since), this.d.config.graceMs);
     if (requeueAt !== m.requeueAt) {
       m.requeueAt = requeueAt;
       this.write(() => markContactLost(this.d.db, [{ attemptId, lostAt: m.lostAt, requeueAt }]));
@@ -134,6 +140,11 @@ export class ContactWatch implements ContactPort {
     return this.lastAnswer.get(instanceId) ?? this.d.storedLastAnswer(instanceId);
   }
 
+  /** Since when this engine has listened to an attempt: from its following, or the end of the engine's own later stall. */
+  private listening(since: number): number {
+    return Math.max(since, this.d.listeningSince());
+  }
+
   private on(instanceId: string): string[] {
     return [...this.followed].filter(([, f]) => f.instanceId === instanceId).map(([id]) => id);
   }
@@ -144,7 +155,7 @@ export class ContactWatch implements ContactPort {
     const last = this.lastAnswerOf(instanceId);
     const rows: ContactMark[] = fresh.map((attemptId) => {
       const { since } = this.followed.get(attemptId) as Followed;
-      const loss = contactLoss(last, since, this.d.config.graceMs);
+      const loss = contactLoss(last, this.listening(since), this.d.config.graceMs);
       this.marks.set(attemptId, { ...loss, since });
       return { attemptId, ...loss };
     });
@@ -153,12 +164,12 @@ export class ContactWatch implements ContactPort {
   }
 
   private write(commit: () => string[]): void {
-    try {
-      const jobs = commit();
-      if (jobs.length) this.d.announce(jobs);
-    } catch (err) {
+    this.d.batch.add(commit).then(
+      (jobs) => {
+        if (jobs.length) this.d.announce(jobs);
+      },
       // The marks are what views show; the runner decides from memory either way.
-      this.d.log(`recording lost contact failed: ${(err as Error).message}`);
-    }
+      (err: unknown) => this.d.log(`recording lost contact failed: ${(err as Error).message}`),
+    );
   }
 }

@@ -50,8 +50,10 @@ export function afterFailedAsk(o: {
   now: number;
   graceMs: number;
   pollMs: number;
+  /** The end of the engine's own last stall (loop-stall.ts): asks that failed while it was not listening do not count. */
+  listeningSince: number;
 }): { giveUp: AttemptObservation } | { askInMs: number } {
-  const due = o.loss?.requeueAt ?? o.failingSince + o.graceMs;
+  const due = o.loss?.requeueAt ?? Math.max(o.failingSince, o.listeningSince) + o.graceMs;
   if (o.now < due) return { askInMs: nextAskAfterSilence(o.now, due, o.pollMs) };
   if (o.failure.kind === 'malformed') return { giveUp: { kind: 'transport', route: o.route, failure: o.failure } };
   return { giveUp: { kind: 'lost', seconds: Math.round((o.now - (o.loss?.lostAt ?? o.failingSince)) / 1000) } };

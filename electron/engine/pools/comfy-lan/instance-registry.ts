@@ -15,6 +15,7 @@ import { describeFailure, settle } from '../../comfy/observation.js';
 import type { ObjectInfo } from '../../comfy/schemas.js';
 import type { EventBus } from '../../event-bus.js';
 import { probeInstance, type ProbeResult } from '../../health/probe.js';
+import type { CommitBatch } from '../../store/commit-batch.js';
 import type { Db } from '../../store/database.js';
 import {
   comfyInstanceRows,
@@ -34,7 +35,16 @@ import { firstExpectedEnd, RunLengths, type RunClock } from './run-lengths.js';
 export interface ContactPort {
   probed(instanceId: string, answered: boolean): void;
   isSilent(instanceId: string): boolean;
+  /** When the workstation last answered anything in this run (a probe, a poll, a WebSocket frame), or null. */
+  lastAnswerOf(instanceId: string): number | null;
 }
+
+/**
+ * A busy workstation whose socket spoke within the last probe interval is alive: its probe waits,
+ * at most this many intervals in a row, so its VRAM and others' prompts are still read every few.
+ * At 200 GPUs the probes (two requests each, every interval) were the engine's largest cost.
+ */
+export const BUSY_PROBE_SKIPS = 4;
 
 /** An attempt holding a slot (or the waiting place) on an instance. */
 export interface Occupant extends RunClock {
@@ -76,6 +86,8 @@ export interface InstanceRuntime {
   ourAtProbe: number;
   timer: unknown;
   lastPersistAt: number;
+  /** Probe rounds in a row left out because the workstation was busy and heard from (BUSY_PROBE_SKIPS). */
+  probesSkipped: number;
 }
 
 /** The frames an attempt reads (attempt-follow.ts, prompt-end.ts); the rest are dropped unparsed. */
@@ -125,11 +137,16 @@ export class InstanceRegistry {
     /** Called when something changed that may allow a dispatch (an instance became healthy…). */
     private readonly onChange: () => void,
     /** Contact as the attempts see it too: told every probe's answer or silence, asked whether it is silent now. */
-    private readonly contact: ContactPort = { probed: () => {}, isSilent: () => false },
+    private readonly contact: ContactPort = { probed: () => {}, isSilent: () => false, lastAnswerOf: () => null },
     /** A probe's bookkeeping failed (the store could not take its write): said here, and the probing goes on. */
     private readonly onError: (what: string, err: unknown) => void = () => {},
     /** Reconnect jitter of the workstations' sockets. */
     private readonly random: () => number = Math.random,
+    /**
+     * The tick's commit batch: health and node-list writes go there, so a burst (200 workstations
+     * answering their first probe, a wave of prompts starting) is one fsync, not one per workstation.
+     */
+    private readonly batch: Pick<CommitBatch, 'add'> = { add: async (fn) => fn() },
   ) {}
 
   start(): void {
@@ -207,6 +224,7 @@ export class InstanceRegistry {
       ourAtProbe: 0,
       timer: null,
       lastPersistAt: 0,
+      probesSkipped: 0,
     };
     this.map.set(row.id, rt);
     void this.probe(rt);
@@ -268,17 +286,32 @@ export class InstanceRegistry {
    * what the probe found (a locked or full database) is the farm's to hold on, and the next probe
    * is armed whatever happened.
    */
-  async probe(rt: InstanceRuntime): Promise<void> {
+  async probe(rt: InstanceRuntime, fromTimer = false): Promise<void> {
     if (this.stopped || this.map.get(rt.row.id) !== rt) return;
     this.timers.clearTimeout(rt.timer);
     try {
-      await this.probeOnce(rt);
+      // Only the timer's round may wait; a probe asked for (after a failure, a change) goes out.
+      if (fromTimer && this.probeMayWait(rt)) rt.probesSkipped++;
+      else {
+        rt.probesSkipped = 0;
+        await this.probeOnce(rt);
+      }
     } catch (err) {
       this.onError(`probing ${rt.row.name}`, err);
     }
     if (this.stopped || this.map.get(rt.row.id) !== rt) return;
     this.timers.clearTimeout(rt.timer);
-    rt.timer = this.timers.setTimeout(() => void this.probe(rt), this.config.probeIntervalMs);
+    // ±10 % so workstations added together (a farm's start) do not all probe in the same tick forever after.
+    const interval = this.config.probeIntervalMs * (0.9 + 0.2 * this.random());
+    rt.timer = this.timers.setTimeout(() => void this.probe(rt, true), interval);
+  }
+
+  /** Busy with our prompts, answered a probe before, and its socket spoke within the interval: nothing a probe would add now. */
+  private probeMayWait(rt: InstanceRuntime): boolean {
+    if (rt.running.size === 0 || rt.lastOkProbe === null || rt.probesSkipped >= BUSY_PROBE_SKIPS) return false;
+    if (this.contact.isSilent(rt.row.id)) return false;
+    const heard = this.contact.lastAnswerOf(rt.row.id);
+    return heard !== null && this.clock.now() - heard < this.config.probeIntervalMs;
   }
 
   private async probeOnce(rt: InstanceRuntime): Promise<void> {
@@ -324,11 +357,12 @@ export class InstanceRegistry {
    * sees it too. Losing that write costs only that check, never the farm: it is logged, not thrown.
    */
   private persistNodeList(rt: InstanceRuntime, info: ObjectInfo): void {
-    try {
-      storeNodeList(this.db, rt.row.id, info, this.clock.now());
-    } catch (err) {
-      rt.row = { ...rt.row, last_error: `storing the node list: ${(err as Error).message}` };
-    }
+    const now = this.clock.now();
+    this.batch
+      .add(() => storeNodeList(this.db, rt.row.id, info, now))
+      .catch((err: unknown) => {
+        rt.row = { ...rt.row, last_error: `storing the node list: ${(err as Error).message}` };
+      });
   }
 
   isQuarantined(rt: InstanceRuntime): boolean {
@@ -382,7 +416,7 @@ export class InstanceRegistry {
     if (persist) {
       rt.lastPersistAt = now;
       const ok = rt.lastOkProbe;
-      const row = persistRuntime(this.db, {
+      const facts = {
         id: rt.row.id,
         health,
         gpu_name: ok?.gpuName ?? null,
@@ -396,10 +430,21 @@ export class InstanceRegistry {
         quarantined_until: rt.quarantinedUntil,
         last_checkpoint: rt.lastCheckpoint,
         now,
-      });
-      if (row?.kind === 'comfyui') rt.row = row;
+      };
+      // The card is announced once its row is stored (the row read back in the same batch).
+      this.batch
+        .add(() => persistRuntime(this.db, facts))
+        .then(
+          (row) => {
+            if (this.map.get(facts.id) !== rt) return;
+            if (row?.kind === 'comfyui') rt.row = row;
+            this.events.emit('instance.changed', { instance: this.view(rt) });
+          },
+          (err: unknown) => this.onError(`recording the health of ${rt.row.name}`, err),
+        );
+      return;
     }
-    if (persist || announce) this.events.emit('instance.changed', { instance: this.view(rt) });
+    if (announce) this.events.emit('instance.changed', { instance: this.view(rt) });
   }
 
   /** The card, with what runs there from memory (not a query per card: cards go out at every dispatch). */
@@ -430,6 +475,7 @@ export class InstanceRegistry {
       runningVramGb,
       largestRunningVramGb,
       totalVramBytes: ok?.vram?.totalBytes ?? null,
+      gpuName: ok?.gpuName ?? rt.row.gpu_name,
       otherVramBytes: ok?.vram?.otherBytes ?? 0,
       // Other clients' prompts only: ours are counted in `running`, and the probe's count of ours is
       // the one from when it answered (ours change faster than probes come).

@@ -14,6 +14,8 @@ export interface InstanceSnapshot {
   /** The largest need among them (GB; 0 when none runs): what the best slot that frees gives back. */
   largestRunningVramGb: number;
   totalVramBytes: number | null;
+  /** The GPU model ("NVIDIA GeForce RTX 4090"; null: not known yet), for the learned VRAM needs. */
+  gpuName?: string | null;
   /** Held by other processes on the GPU: not usable by ComfyUI. */
   otherVramBytes: number;
   /** Prompts in the server's own queue (running + pending), other clients' included. */

@@ -6,23 +6,38 @@
  * tags or VRAM that do not fit: the LAN's reason says it all) or when the policy would send it.
  */
 import { PRIORITY_VALUE } from '../../../../shared/priorities.js';
+import { lastQueuedAt } from '../../job-state.js';
+import type { Db } from '../../store/database.js';
 import type { JobRow } from '../../store/job-rows.js';
+import type { WaitingJob } from '../worker-pool.js';
 import type { InstanceRow } from '../../store/instance-store.js';
 import { burstDecision } from './burst-policy.js';
 
 /** What the cloud's wait needs of a job's row. */
-export type BurstJob = Pick<JobRow, 'id' | 'enqueued_at' | 'priority' | 'tags_json' | 'vram_gb'>;
+export type BurstJob = WaitingJob;
 
 /**
- * The seconds of a queued job's wait that count toward burst_after_s: only time it could have been
- * dispatched. It counts from the later of the job last entering the queue (`queuedAt`: created,
- * released from hold, its dependency done, out of a retry's backoff, requeued by a stop) and the farm
- * last beginning to dispatch (`dispatchingSince`: a resume, the engine's start); 0 while the farm is
- * paused or stopped. A pause therefore never sends jobs to the paid endpoint the moment it ends.
+ * The one rule of a burst wait (issue 25): it counts only time the job could have been dispatched.
+ * It counts from the later of when the job last became dispatchable (`jobSince`, jobDispatchableSince)
+ * and when the farm last became able to dispatch (`farmSince`: the engine's start, a resume, the end
+ * of a storage hold); 0 while either is null (the job blocked; the farm paused, stopped or holding on
+ * its storage). A pause, a hold or a blocked hour therefore never sends jobs to the paid endpoint the
+ * moment it ends.
  */
-export function dispatchableWaitS(queuedAt: number, dispatchingSince: number | null, now: number): number {
-  if (dispatchingSince === null) return 0;
-  return Math.max(0, (now - Math.max(queuedAt, dispatchingSince)) / 1000);
+export function dispatchableWaitS(jobSince: number | null, farmSince: number | null, now: number): number {
+  if (jobSince === null || farmSince === null) return 0;
+  return Math.max(0, (now - Math.max(jobSince, farmSince)) / 1000);
+}
+
+/**
+ * When this queued job last became dispatchable: the later of it last entering the queue (created,
+ * released from hold, its dependency done, out of a retry's backoff, requeued by a stop — its event
+ * rows, enqueued_at when it has none) and its blocked mark last being lifted (a workstation or an
+ * endpoint that can take it appeared). Null while it is marked blocked.
+ */
+export function jobDispatchableSince(db: Db, job: BurstJob): number | null {
+  if (job.blocked === 1) return null;
+  return Math.max(lastQueuedAt(db, job.id) ?? job.enqueued_at, job.unblocked_at ?? 0);
 }
 
 /** May this endpoint take this job at all (its tags, its VRAM)? The dispatch pass asks it too. */
@@ -44,10 +59,10 @@ export interface BurstWaitFacts {
   /** Today's (UTC) cloud spend; read only when some job could go to an endpoint. */
   spentTodayUsd: () => number;
   now: number;
-  /** When the farm last began dispatching (null: paused or stopped). */
+  /** When the farm last became able to dispatch (null: paused, stopped or holding on its storage). */
   dispatchingSince: number | null;
-  /** When a job last entered the queue (its event rows; enqueued_at when it has none). */
-  queuedAt: (job: BurstJob) => number;
+  /** When a job last became dispatchable (jobDispatchableSince; null while blocked). */
+  jobSince: (job: BurstJob) => number | null;
 }
 
 /**
@@ -68,7 +83,7 @@ export function burstWaitOf(f: BurstWaitFacts): BurstWait {
       if (!usable.some((e) => endpointFits(e, job))) return null;
       spent ??= f.spentTodayUsd();
       const d = burstDecision({
-        waitedS: dispatchableWaitS(f.queuedAt(job), f.dispatchingSince, f.now),
+        waitedS: dispatchableWaitS(f.jobSince(job), f.dispatchingSince, f.now),
         rush: job.priority >= PRIORITY_VALUE.rush,
         lanSlotFree: false,
         burstAfterS: f.burstAfterS,

@@ -5,6 +5,12 @@
  * not take go to an endpoint when the burst policy allows it (burst-policy.ts), claimed through the
  * one claim path (../attempt/claim.ts) — and the attempts running there (runpod-runner.ts):
  * recovered at start, cancelled, stopped or detached with the farm.
+ *
+ * Several engines on one PostgreSQL farm (issue 27): an endpoint is leased like a LAN workstation
+ * (lock/lease-manager.ts). Only the engine holding its lease dispatches to it and follows its
+ * attempts; every write they make is fenced on the lease's epoch (../attempt/lease-fence.ts); an
+ * engine that takes the lease over recovers the attempts left open there by their RunPod job ids
+ * (/status, never a second /run). The day's spend is read from the store: farm-wide.
  */
 import { isHealthy, type InstanceView, type RunpodHealthView } from '../../../../shared/domain.js';
 import { PRIORITY_VALUE } from '../../../../shared/priorities.js';
@@ -17,14 +23,14 @@ import {
 } from '../../store/instance-store.js';
 import type { JobRow } from '../../store/job-rows.js';
 import { jobRow } from '../../store/job-store.js';
-import { lastQueuedAt } from '../../job-state.js';
 import type { StoredTemplate } from '../../store/template-store.js';
 import { claimJob } from '../attempt/claim.js';
 import type { ConcludeDeps } from '../attempt/deps.js';
+import { fencedBatch, isLeaseLost, type FarmLeases, type LeaseStamp } from '../attempt/lease-fence.js';
 import type { PoolPass, PoolWait, WorkerPool } from '../worker-pool.js';
 import { KEY_WITHHELD, keyMayGoTo } from './api-base.js';
 import { burstDecision } from './burst-policy.js';
-import { burstWaitOf, dispatchableWaitS, endpointFits, type BurstJob } from './burst-wait.js';
+import { burstWaitOf, dispatchableWaitS, endpointFits, jobDispatchableSince, type BurstJob } from './burst-wait.js';
 import { RunpodClient, RunpodHttpError } from './runpod-client.js';
 import { healthView } from './runpod-health.js';
 import { utcDayStart } from './runpod-cost.js';
@@ -39,8 +45,14 @@ export interface RunpodPoolDeps extends ConcludeDeps {
   ended: () => void;
   /** Something changed (an endpoint healthy again, a burst wait over): the scheduler decides again. */
   kick: () => void;
-  /** When the farm last began dispatching (start or resume), null while paused or stopped: burst waits count from it. */
+  /** When the farm last became able to dispatch (start, resume, a storage hold's end), null while paused, stopped or held: burst waits count from it. */
   dispatchingSince: () => number | null;
+  /**
+   * Several engines on one PostgreSQL farm: the leases this engine holds — it dispatches only to
+   * the endpoints it leases and fences its attempts' writes on them. Null or absent: no leases
+   * (SQLite, one engine): every endpoint is this engine's.
+   */
+  leases?: FarmLeases | null;
 }
 
 interface Endpoint {
@@ -213,7 +225,8 @@ export class RunpodPool implements WorkerPool {
       (e) =>
         e.row.admin_state === 'active' &&
         e.row.health !== 'unhealthy' &&
-        e.running.size + e.held.size < e.row.max_concurrency,
+        e.running.size + e.held.size < e.row.max_concurrency &&
+        this.leaseOf(e.row.id) !== undefined,
     );
     if (open.length === 0) return 0;
     const { config, clock } = this.d;
@@ -226,7 +239,7 @@ export class RunpodPool implements WorkerPool {
       if (open.length === 0) break;
       if (claiming.has(job.id)) continue;
       const decision = burstDecision({
-        waitedS: dispatchableWaitS(this.queuedAt(job), since, now),
+        waitedS: dispatchableWaitS(this.jobSince(job), since, now),
         rush: job.priority >= PRIORITY_VALUE.rush,
         lanSlotFree,
         burstAfterS: config.burstAfterS,
@@ -252,8 +265,8 @@ export class RunpodPool implements WorkerPool {
     return open.reduce((n, e) => n + e.row.max_concurrency - e.running.size - e.held.size, 0);
   }
 
-  /** When a job last entered the queue: the start of its burst wait (with the farm's last resume). */
-  private queuedAt = (job: BurstJob): number => lastQueuedAt(this.d.db, job.id) ?? job.enqueued_at;
+  /** When a job last became dispatchable: the start of its burst wait (with the farm's). */
+  private jobSince = (job: BurstJob): number | null => jobDispatchableSince(this.d.db, job);
 
   /** A job crosses burst_after_s with nothing else changing: decide again then. */
   private armBurstTimer(at: number): void {
@@ -269,7 +282,20 @@ export class RunpodPool implements WorkerPool {
     );
   }
 
+  /** The lease stamp an attempt on this endpoint starts under: null without leases, undefined when not this engine's. */
+  private leaseOf(instanceId: string): LeaseStamp | null | undefined {
+    const leases = this.d.leases;
+    if (!leases) return null;
+    const epoch = leases.epochOf(instanceId);
+    return epoch === null ? undefined : { instanceId, epoch };
+  }
+
   private claimAndRun(e: Endpoint, job: JobRow, claiming: Set<string>): void {
+    const lease = this.leaseOf(e.row.id);
+    if (lease === undefined) {
+      claiming.delete(job.id); // not this engine's endpoint now: the job stays free for the others
+      return;
+    }
     // The slot is held at once (a placeholder), so the next pass cannot give it away twice.
     const placeholder = job.id;
     e.held.add(placeholder);
@@ -277,7 +303,7 @@ export class RunpodPool implements WorkerPool {
       claiming.delete(job.id);
       e.held.delete(placeholder);
     };
-    void claimJob(this.d, job, {
+    void claimJob({ ...this.d, batch: fencedBatch(this.d.batch, this.d.leases ?? null, lease) }, job, {
       instanceId: e.row.id,
       instanceName: e.row.name,
       gpuName: e.row.gpu_name,
@@ -288,29 +314,65 @@ export class RunpodPool implements WorkerPool {
         const row = attemptId === null ? undefined : jobRow(this.d.db, job.id);
         if (attemptId === null || !row || !this.running) return this.kick();
         this.d.announce([job.id]);
-        this.startRunner(e, row, attemptId, null);
+        this.startRunner(e, row, attemptId, null, lease);
         this.announceCards();
       },
       (err: unknown) => {
         settled();
+        // Another engine took the endpoint before the claim committed: nothing was stored or sent.
+        if (isLeaseLost(err)) return this.kick();
         // The store itself failing (locked, full): the farm holds and dispatches again after its retry, as for the LAN.
         this.d.storage.failed('dispatching', err);
       },
     );
   }
 
-  /** Recovery at start: an open attempt on an endpoint is reconciled by its RunPod id (or waited out without one). */
+  /**
+   * Recovery (at start, or when this engine takes the endpoint's lease over): an open attempt on an
+   * endpoint is reconciled by its RunPod id (or waited out without one) — never sent /run again.
+   */
   recover(a: AttemptRow): void {
     const e = a.instance_id ? this.endpoints.get(a.instance_id) : undefined;
     const job = jobRow(this.d.db, a.job_id);
     if (!e || !job) return;
-    this.startRunner(e, job, a.id, a);
+    // Followed here already (a lease lost and taken back before its runner ended), or not this engine's.
+    if (e.running.has(a.id)) return;
+    const lease = this.leaseOf(e.row.id);
+    if (lease === undefined) return;
+    this.startRunner(e, job, a.id, a, lease);
   }
 
-  private startRunner(e: Endpoint, job: JobRow, attemptId: string, resume: AttemptRow | null): void {
+  /** Attempts followed on one endpoint now. */
+  attemptsOn(instanceId: string): number {
+    return this.endpoints.get(instanceId)?.running.size ?? 0;
+  }
+
+  /**
+   * This engine no longer holds the endpoint's lease (expired, handed over): its runners there stop
+   * following at once — no /cancel, no write — and their attempts stay open for the engine that
+   * takes it, which follows them by their RunPod ids.
+   */
+  leaseLost(instanceId: string): void {
+    const e = this.endpoints.get(instanceId);
+    if (!e || e.running.size === 0) return;
+    for (const r of e.running.values()) r.detach();
+    this.d.log(
+      `${e.row.name}: this engine no longer holds its lease; ${e.running.size} attempt(s) there left to the engine that takes it`,
+    );
+  }
+
+  private startRunner(
+    e: Endpoint,
+    job: JobRow,
+    attemptId: string,
+    resume: AttemptRow | null,
+    lease: LeaseStamp | null,
+  ): void {
     const runner = new RunpodRunner(
       {
         ...this.d,
+        batch: fencedBatch(this.d.batch, this.d.leases ?? null, lease),
+        lease,
         keyRejected: this.keyRejected,
         heard: this.heard,
         done: (r) => {
@@ -389,7 +451,7 @@ export class RunpodPool implements WorkerPool {
       spentTodayUsd: () => this.spentToday(),
       now: clock.now(),
       dispatchingSince: this.d.dispatchingSince(),
-      queuedAt: this.queuedAt,
+      jobSince: this.jobSince,
     });
   }
 

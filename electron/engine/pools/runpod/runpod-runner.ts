@@ -10,6 +10,14 @@
  * The runner reports its end as a verdict; ../attempt/conclude.ts records it under the engine's
  * one rule (a storage fault holds the farm and the end is recorded after the retry; fenced
  * reports record nothing; an illegal transition is thrown in tests), as for a LAN attempt.
+ *
+ * Several engines on one PostgreSQL farm: the attempt runs under the endpoint's lease (`lease`),
+ * and its writes are fenced on it (the batch it is given). Before /run and before a /cancel it
+ * makes a fenced write, so an engine woken from a freeze past its lease sends neither: the engine
+ * that holds the endpoint now follows the attempt by its stored RunPod id. If the lease moved on
+ * between /run and storing the id, the id is known to this engine alone and its job must not run
+ * unfollowed: it is cancelled on RunPod at once (the attempt stays open; the engine that took the
+ * endpoint waits it out, as a restart does for an attempt without an id).
  */
 import { ShotfarmError } from '../../../../shared/errors.js';
 import { readFile } from 'node:fs/promises';
@@ -23,6 +31,7 @@ import { jobPrompt } from '../../templates/job-prompt.js';
 import { conclude } from '../attempt/conclude.js';
 import type { ConcludeDeps } from '../attempt/deps.js';
 import { plannedUploads } from '../attempt/inputs.js';
+import { isLeaseLost, type LeaseStamp } from '../attempt/lease-fence.js';
 import { storageFaultOf } from '../attempt/storage-hold.js';
 import { classified, type Classification, type StopMode, type Verdict } from '../attempt/verdict.js';
 import { RunpodHttpError, type RunpodClient } from './runpod-client.js';
@@ -44,6 +53,8 @@ export interface CloudRunnerDeps extends ConcludeDeps {
   keyRejected: (instanceId: string) => void;
   heard: (instanceId: string) => void;
   done: (runner: RunpodRunner) => void;
+  /** The endpoint's lease this attempt runs under (several engines on PostgreSQL); null: no leases (SQLite). */
+  lease: LeaseStamp | null;
 }
 
 /** How an attempt on RunPod ended, before it is recorded. */
@@ -146,6 +157,11 @@ export class RunpodRunner {
   }
 
   private unexpected(err: unknown): End {
+    // Another engine holds the endpoint now: nothing more is sent or written here; it follows the attempt.
+    if (isLeaseLost(err)) {
+      this.stopMode ??= 'detach';
+      return { kind: 'detached' };
+    }
     if (this.stopMode) return { kind: 'stopped' };
     if (err instanceof ShotfarmError && err.code === 'bad_input')
       return { kind: 'failed', c: classified('permanent', err.message), cost: null };
@@ -188,6 +204,8 @@ export class RunpodRunner {
   private async submit(): Promise<End | null> {
     const input = await this.input();
     if (this.stopMode) return { kind: 'stopped' };
+    // The endpoint must still be this engine's (a LeaseLost here sends nothing).
+    await this.fenceCheck();
     let answer: { id: string };
     try {
       // Not on the stop signal: a /run cut off after RunPod queued it would leave a job we have no id for.
@@ -203,7 +221,16 @@ export class RunpodRunner {
       throw err;
     }
     this.runpodId = answer.id;
-    const stored = await this.d.batch.add(() => setRunpodJobId(this.d.db, this.attemptId, answer.id));
+    let stored: boolean;
+    try {
+      stored = await this.d.batch.add(() => setRunpodJobId(this.d.db, this.attemptId, answer.id));
+    } catch (err) {
+      if (!isLeaseLost(err)) throw err;
+      // Nobody else can name this RunPod job: it is cancelled rather than left to run unfollowed.
+      this.stopMode ??= 'detach';
+      await this.sendCancel(`${err.message}; its id could not be stored`, false);
+      return { kind: 'detached' };
+    }
     this.d.heard(this.endpoint.id);
     if (!stored) {
       // The attempt ended meanwhile (cancelled from another process): the RunPod job is ours and must not run on.
@@ -256,7 +283,8 @@ export class RunpodRunner {
           };
         if (err.rejectedKey) this.d.keyRejected(this.endpoint.id);
         this.failingSince ??= clock.now();
-        if (!err.rejectedKey && clock.now() - this.failingSince >= config.graceMs) {
+        // Failures while this engine itself was stalled (../../loop-stall.ts) are not RunPod's.
+        if (!err.rejectedKey && clock.now() - Math.max(this.failingSince, this.d.listeningSince()) >= config.graceMs) {
           await this.sendCancel(`/status failed for ${Math.round((clock.now() - this.failingSince) / 1000)} s`);
           return {
             kind: 'failed',
@@ -346,10 +374,27 @@ export class RunpodRunner {
     return attemptCost(s.delayTime, s.executionTime, this.endpoint.runpod.pricePerHourUsd);
   }
 
-  /** /cancel for our id (never another), at most once per attempt, logged either way. */
-  private async sendCancel(why: string): Promise<boolean> {
+  /** A fenced write of nothing: throws LeaseLost once the endpoint's lease moved on (no leases: nothing to check). */
+  private async fenceCheck(): Promise<void> {
+    if (this.d.lease) await this.d.batch.add(() => undefined);
+  }
+
+  /**
+   * /cancel for our id (never another), at most once per attempt, logged either way — and, under a
+   * lease, only while the endpoint is still this engine's (`fenced`): another engine may follow it now.
+   */
+  private async sendCancel(why: string, fenced = true): Promise<boolean> {
     const id = this.runpodId;
     if (!id || this.cancelSent) return this.cancelSent;
+    if (fenced) {
+      try {
+        await this.fenceCheck();
+      } catch (err) {
+        if (!isLeaseLost(err)) throw err;
+        this.d.log(`no /cancel to ${this.endpoint.name} for RunPod job ${id} (${why}): ${err.message}`);
+        return false;
+      }
+    }
     this.cancelSent = true;
     try {
       await this.client.cancel(id);

@@ -14,6 +14,14 @@ import { sql as m0009 } from './0009-runpod-base-upload-owners.js';
 import { sql as m0010 } from './0010-job-order-changes.js';
 import { sql as m0011 } from './0011-attempt-error-detail.js';
 import { sql as m0012 } from './0012-setting-changed-by.js';
+import { sql as m0013 } from './0013-attempt-server-log.js';
+import { sql as m0014 } from './0014-farm-state-changes.js';
+import { sql as m0015 } from './0015-job-unblocked-at.js';
+import { sql as m0016 } from './0016-engine-leases.js';
+import { sql as m0018 } from './0018-vram-samples.js';
+import { sql as m0019 } from './0019-forecast-due.js';
+import { sql as m0020 } from './0020-hook-late.js';
+import { sql as m0021 } from './0021-lease-reservations.js';
 
 export interface Migration {
   id: number;
@@ -34,4 +42,12 @@ export const MIGRATIONS: readonly Migration[] = [
   { id: 10, name: '0010-job-order-changes', sql: m0010 },
   { id: 11, name: '0011-attempt-error-detail', sql: m0011 },
   { id: 12, name: '0012-setting-changed-by', sql: m0012 },
+  { id: 13, name: '0013-attempt-server-log', sql: m0013 },
+  { id: 14, name: '0014-farm-state-changes', sql: m0014 },
+  { id: 15, name: '0015-job-unblocked-at', sql: m0015 },
+  { id: 16, name: '0016-engine-leases', sql: m0016 },
+  { id: 18, name: '0018-vram-samples', sql: m0018 },
+  { id: 19, name: '0019-forecast-due', sql: m0019 },
+  { id: 20, name: '0020-hook-late', sql: m0020 },
+  { id: 21, name: '0021-lease-reservations', sql: m0021 },
 ];

@@ -7,10 +7,11 @@
  */
 import { type MessagePort, workerData } from 'node:worker_threads';
 import pg from 'pg';
-import type { BridgeAnswer, BridgeRequest, BridgeWorkerData } from './bridge-protocol.js';
+import type { BridgeAnswer, BridgeRequest, BridgeWorkerData, NoticeMessage } from './bridge-protocol.js';
+import { NoticeLink } from './notice-link.js';
 import { CONNECTION } from './postgres-error.js';
 
-const data = workerData as BridgeWorkerData & { port: MessagePort };
+const data = workerData as BridgeWorkerData & { port: MessagePort; notices: MessagePort };
 const flag = new Int32Array(data.flag);
 
 // SQLite hands integers over as numbers; so does this store: COUNT(*) and BIGINT (int8) columns,
@@ -22,17 +23,24 @@ pg.types.setTypeParser(20, (v) => {
 pg.types.setTypeParser(1700, (v) => Number(v));
 
 let client: pg.Client | null = null;
+/** The farm lock's own connection, while it holds the lock (farmLock below). */
+let lockClient: pg.Client | null = null;
 let sessions = 0;
 let session = '';
 
-async function connection(): Promise<pg.Client> {
-  if (client) return client;
-  const c = new pg.Client({
+/** `application_name` says which connection it is (the DBA's pg_stat_activity; the tests find the notice one by it). */
+function newClient(name = 'shotfarm'): pg.Client {
+  return new pg.Client({
     connectionString: data.url,
     connectionTimeoutMillis: data.connectTimeoutMs,
     keepAlive: true,
-    application_name: 'shotfarm',
+    application_name: name,
   });
+}
+
+async function connection(): Promise<pg.Client> {
+  if (client) return client;
+  const c = newClient();
   // An idle connection that dies (server stopped, network) reports here: forget it, the next request reconnects.
   const drop = (): void => {
     if (client === c) client = null;
@@ -49,6 +57,59 @@ async function connection(): Promise<pg.Client> {
   sessions++;
   session = `${data.generation}.${sessions}`;
   return c;
+}
+
+/** The LISTEN/NOTIFY connection (notice-link.ts): engines on one database hear each other through it. */
+const notices = new NoticeLink({
+  open: () => newClient('shotfarm-notices'),
+  post: (m: NoticeMessage) => data.notices.postMessage(m),
+});
+if (data.listen !== null) void notices.listen(data.listen);
+
+/**
+ * The farm's lock (pg_try_advisory_lock, session-level): held as long as its connection lives. A
+ * held lock is checked by a round trip on that connection (a server restart ends the session and
+ * so the lock); a lost one is taken again on a fresh connection — or refused, if another engine
+ * took it meanwhile.
+ */
+async function farmLock(key: number, shared: boolean): Promise<boolean> {
+  if (lockClient) {
+    try {
+      await lockClient.query('SELECT 1');
+      return true;
+    } catch {
+      dropLock();
+    }
+  }
+  const c = newClient();
+  c.on('error', () => {
+    if (lockClient === c) lockClient = null;
+  });
+  c.on('end', () => {
+    if (lockClient === c) lockClient = null;
+  });
+  try {
+    await c.connect();
+    const r = await c.query<{ held: boolean }>(
+      shared ? 'SELECT pg_try_advisory_lock_shared($1) AS held' : 'SELECT pg_try_advisory_lock($1) AS held',
+      [key],
+    );
+    if (r.rows[0]?.held === true) {
+      lockClient = c;
+      return true;
+    }
+  } catch (err) {
+    c.end().catch(() => undefined);
+    throw err;
+  }
+  await c.end().catch(() => undefined);
+  return false;
+}
+
+function dropLock(): void {
+  const c = lockClient;
+  lockClient = null;
+  c?.end().catch(() => undefined);
 }
 
 /** Runs on the transaction's own connection, or fails as a lost connection when that one is gone. */
@@ -100,7 +161,19 @@ async function handle(req: BridgeRequest): Promise<BridgeAnswer> {
     }
     case 'ping':
       return { ok: true, rows: [], rowCount: 0, session };
+    case 'farmLock':
+      return { ok: true, rows: [{ held: await farmLock(req.key, req.shared === true) }], rowCount: 1, session };
+    case 'farmUnlock':
+      dropLock();
+      return { ok: true, rows: [], rowCount: 0, session };
+    case 'listen':
+      return { ok: true, rows: [{ listening: await notices.listen(req.channel) }], rowCount: 1, session };
+    case 'notify':
+      // Never reached: a notify is handled as it arrives (below), without an answer.
+      return { ok: true, rows: [], rowCount: 0, session };
     case 'close': {
+      await notices.close();
+      dropLock();
       const c = client;
       client = null;
       await c?.end().catch(() => undefined);
@@ -142,5 +215,6 @@ function answer(a: BridgeAnswer): void {
 }
 
 data.port.on('message', (req: BridgeRequest) => {
+  if (req.op === 'notify') return notices.notify(req.channel, req.payload);
   handle(req).then(answer, (err: unknown) => answer(failure(err)));
 });

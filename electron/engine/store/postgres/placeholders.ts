@@ -3,7 +3,8 @@
  * (`:name`, `$name`) ones bound from one object. PostgreSQL numbers its parameters (`$1`, `$2`…),
  * so each statement is translated once (cached by its text, as the statements are constants) and
  * its values are put in that order at each call. String literals, quoted names, comments and
- * PostgreSQL's `::type` casts are left alone.
+ * PostgreSQL's `::type` casts are left alone. `LIKE` becomes `ILIKE`: SQLite's LIKE ignores ASCII
+ * case (the queue's search, the id prefixes), PostgreSQL's does not.
  */
 
 export interface Translated {
@@ -74,6 +75,10 @@ function scan(sql: string): Translated {
       }
       out += `$${k}`;
       i += 1 + name.length;
+    } else if ((c === 'L' || c === 'l') && isLike(sql, i)) {
+      // SQLite's LIKE ignores ASCII case; PostgreSQL's does not: ILIKE is the same search there.
+      out += 'ILIKE';
+      i += 4;
     } else {
       out += c;
       i++;
@@ -87,6 +92,15 @@ function scan(sql: string): Translated {
   return { text: out, params };
 }
 
+/** The keyword LIKE at `i` (not part of a longer word). */
+function isLike(sql: string, i: number): boolean {
+  if (sql.slice(i, i + 4).toUpperCase() !== 'LIKE') return false;
+  const before = sql[i - 1];
+  const after = sql[i + 4];
+  const word = /[\w$]/;
+  return (before === undefined || !word.test(before)) && (after === undefined || !word.test(after));
+}
+
 function mixed(sql: string): Error {
   return new Error(`A statement mixes ? and named parameters, which neither store accepts: ${sql.slice(0, 120)}`);
 }
@@ -95,6 +109,8 @@ function mixed(sql: string): Error {
 export function bindValues(t: Translated, args: readonly unknown[], sql: string): unknown[] {
   const p = t.params;
   if (p.kind === 'none') {
+    // A filter's parameter object with nothing to bind (no filter given): better-sqlite3 takes it too.
+    if (args.length === 1 && isNamedBag(args[0])) return [];
     if (args.length) throw new Error(`The statement takes no parameters but got ${args.length}: ${sql.slice(0, 120)}`);
     return [];
   }
@@ -116,6 +132,10 @@ export function bindValues(t: Translated, args: readonly unknown[], sql: string)
     if (!(name in rec)) throw new Error(`Missing named parameter @${name}: ${sql.slice(0, 120)}`);
     return toPostgresValue(rec[name]);
   });
+}
+
+function isNamedBag(v: unknown): boolean {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) && !Buffer.isBuffer(v);
 }
 
 /** better-sqlite3 binds bigints as integers; pg sends every value as text, so a bigint goes as its digits. */

@@ -12,7 +12,7 @@
 import { bindValues, translate } from './placeholders.js';
 import { isConflictCode, PostgresStoreError } from './postgres-error.js';
 import { SyncBridge } from './sync-bridge.js';
-import type { SqlDb, SqlRunResult } from '../sql-db.js';
+import type { PostgresOnly, SqlDb, SqlRunResult } from '../sql-db.js';
 
 export interface PostgresDbOptions {
   callTimeoutMs?: number;
@@ -21,15 +21,25 @@ export interface PostgresDbOptions {
   writeLockKey?: number;
   /** Runs of a transaction rolled back by a conflict before it is a fault (default 3). */
   conflictRetries?: number;
+  /** The farm's one-engine lock (a session-level advisory lock; default fixed, like the write lock). */
+  farmLockKey?: number;
 }
+
+/** The channel engines on one database tell each other their changes on (NOTIFY is per database). */
+export const FARM_CHANNEL = 'shotfarm_farm';
 
 /** "SHOTFARM" in a bigint's low bits: the farm's write lock, like SQLite's one writer. */
 const DEFAULT_WRITE_LOCK = 0x5f4f_7f41;
+/** The farm's one-engine lock: another key of the same kind (advisory locks are per database). */
+const DEFAULT_FARM_LOCK = 0x5f4f_7f46;
 const FETCH_ROWS = 500;
 const MAX_PREPARED = 1000;
 
 export class PostgresDb implements SqlDb {
   readonly dialect = 'postgres';
+  /** No SQLite file: backups are the server's (pg_dump, PITR), and there are no pragmas. */
+  readonly sqlite = null;
+  readonly postgres: PostgresOnly;
   private readonly bridge: SyncBridge;
   /** The open transaction's connection (null: none open, statements autocommit). */
   private session: string | null = null;
@@ -42,11 +52,23 @@ export class PostgresDb implements SqlDb {
   constructor(url: string, opts: PostgresDbOptions = {}) {
     this.lockKey = opts.writeLockKey ?? DEFAULT_WRITE_LOCK;
     this.retries = opts.conflictRetries ?? 3;
+    const farmKey = opts.farmLockKey ?? DEFAULT_FARM_LOCK;
+    this.postgres = {
+      tryFarmLock: (shared = false) =>
+        this.bridge.call({ op: 'farmLock', key: farmKey, shared }).rows[0]?.held === true,
+      releaseFarmLock: () => void this.bridge.call({ op: 'farmUnlock' }),
+      listen: (onNotice) => this.bridge.listen(FARM_CHANNEL, onNotice),
+      notify: (payload) => this.bridge.notify(FARM_CHANNEL, payload),
+    };
     this.bridge = new SyncBridge(url, {
       writeLockKey: this.lockKey,
       callTimeoutMs: opts.callTimeoutMs,
       connectTimeoutMs: opts.connectTimeoutMs,
     });
+  }
+
+  get inTransaction(): boolean {
+    return this.depth > 0;
   }
 
   one<T>(sql: string, ...params: unknown[]): T | undefined {
@@ -101,22 +123,36 @@ export class PostgresDb implements SqlDb {
 
   transaction<T>(fn: () => T): T {
     if (this.depth > 0) return this.savepoint(fn);
-    for (let run = 0; ; run++) {
-      this.begin(`BEGIN; SELECT pg_advisory_xact_lock(${this.lockKey})`);
-      try {
-        const result = fn();
-        this.end('COMMIT');
-        return result;
-      } catch (err) {
-        if (this.session !== null) this.end('ROLLBACK');
-        if (run < this.retries && err instanceof PostgresStoreError && isConflictCode(err.code)) continue;
-        throw err;
-      }
+    return this.retryingConflicts(() =>
+      this.ownTransaction(`BEGIN; SELECT pg_advisory_xact_lock(${this.lockKey})`, fn),
+    );
+  }
+
+  /** A read-only snapshot without the farm's write lock; inside a transaction, simply part of it. */
+  readTransaction<T>(fn: () => T): T {
+    if (this.depth > 0) return fn();
+    return this.ownTransaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', fn);
+  }
+
+  /** `fn` in a transaction begun with `begin`: committed when it returns, rolled back when it throws. */
+  private ownTransaction<T>(begin: string, fn: () => T): T {
+    this.begin(begin);
+    try {
+      const result = fn();
+      this.end('COMMIT');
+      return result;
+    } catch (err) {
+      if (this.session !== null) this.end('ROLLBACK');
+      throw err;
     }
   }
 
   close(): void {
     this.bridge.close();
+  }
+
+  closed(): Promise<void> {
+    return this.bridge.exited();
   }
 
   /** One round trip to the worker thread and back, without the database (what the bridge itself costs). */
@@ -181,19 +217,21 @@ export class PostgresDb implements SqlDb {
     return this.autocommitRetry(() => this.bridge.call(req));
   }
 
-  /** A statement outside a transaction that the server rolled back as a conflict is run again. */
+  /** A statement outside a transaction that the server rolled back as a conflict is run again (inside one, the transaction is). */
   private autocommitRetry<R>(call: () => R): R {
-    for (let run = 0; ; run++) {
+    return this.session === null ? this.retryingConflicts(call) : call();
+  }
+
+  /**
+   * `run` again (up to `retries` times) when the server rolled it back as a serialization failure or
+   * deadlock: a whole transaction, or one statement outside any.
+   */
+  private retryingConflicts<R>(run: () => R): R {
+    for (let tries = 0; ; tries++) {
       try {
-        return call();
+        return run();
       } catch (err) {
-        if (
-          this.session === null &&
-          run < this.retries &&
-          err instanceof PostgresStoreError &&
-          isConflictCode(err.code)
-        )
-          continue;
+        if (tries < this.retries && err instanceof PostgresStoreError && isConflictCode(err.code)) continue;
         throw err;
       }
     }

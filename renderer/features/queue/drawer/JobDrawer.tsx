@@ -7,7 +7,7 @@
 import type { ReactNode } from 'react';
 import { isNextUp, type JobDetail, type JobView } from '../../../../shared/domain.js';
 import { isWaiting } from '../../../../shared/job-states.js';
-import { describeOrderChange, sequenceOf } from '../../../../shared/job-detail.js';
+import { describeOrderChange, takePathOf } from '../../../../shared/job-detail.js';
 import { StatePill } from '../../../components/StatePill.js';
 import { AttemptsTable } from '../../failures/AttemptsTable.js';
 import { dateTime, STATE_LABEL } from '../../../lib/format.js';
@@ -50,11 +50,14 @@ function Facts({ job, d }: { job: JobView; d: JobDetail | null }) {
         <dt>Place in queue</dt>
         <dd data-testid="queue-position">
           {d?.queuePosition ? `#${d.queuePosition.toLocaleString()}` : '—'}
-          <span
-            className="sub muted tiny"
-            title="Jobs of one priority go in rank order, lowest first; Move to top gives a rank below the lowest."
-            data-testid="queue-rank"
-          >{`rank ${job.rank.toLocaleString()} within ${job.priority}`}</span>
+          {/* Only while it has a place: a rendering or finished job read "— rank 0 within normal". */}
+          {d?.queuePosition ? (
+            <span
+              className="sub muted tiny"
+              title="Jobs of one priority go in rank order, lowest first; Move to top gives a rank below the lowest."
+              data-testid="queue-rank"
+            >{`rank ${job.rank.toLocaleString()} within ${job.priority}`}</span>
+          ) : null}
         </dd>
       </div>
       <div>
@@ -112,19 +115,8 @@ export function JobDrawer({ id }: { id: string }) {
   const detail = useLiveQuery(() => client.call('jobs.detail', { id }), [id], 2_000);
   const d = detail.data?.jobId === id ? detail.data : null;
   const waiting = job && isWaiting(job.state);
-  const path =
-    d?.path ??
-    (job
-      ? // The same path the detail will bring (sequenceOf is the engine's own), so nothing shifts when it arrives.
-        {
-          project: job.project,
-          episode: job.episode,
-          sequence: sequenceOf(job.shot),
-          shot: job.shot,
-          stage: job.stage,
-          take: job.take,
-        }
-      : null);
+  // The same path the detail will bring (takePathOf is the engine's own), so nothing shifts when it arrives.
+  const path = d?.path ?? (job ? takePathOf(job) : null);
   return (
     <aside className="drawer" aria-label="Job detail" data-testid="job-drawer" data-job-id={id} data-state={job?.state}>
       <header className="drawer-head">
@@ -195,7 +187,7 @@ export function JobDrawer({ id }: { id: string }) {
           </>
         )}
         <Section title="Attempts" testId="drawer-attempts">
-          <AttemptsTable jobId={id} />
+          <AttemptsTable jobId={id} narrow />
         </Section>
         {d && (
           <Section title="Outputs">

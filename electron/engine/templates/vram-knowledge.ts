@@ -1,0 +1,69 @@
+/**
+ * What the farm has learned of its templates' VRAM, kept in memory for the dispatcher: each
+ * template version's measured runs and its pin, read from the store once and again a few seconds
+ * later (another process — the CLI pinning, a second farm — may have written meanwhile), and at
+ * once after this process recorded a run. Deciding from them is scheduler/vram-need.ts, pure.
+ */
+import type { Clock } from '../clock.js';
+import type { Db } from '../store/database.js';
+import type { StoredTemplate } from '../store/template-store.js';
+import {
+  addVramSample,
+  setVramPin,
+  vramPinOf,
+  vramSamplesOf,
+  type LearnedRow,
+  type VramSample,
+} from '../store/vram-sample-store.js';
+import type { VramPin } from '../../../shared/vram-need.js';
+import { jobVram, needGbOn, type JobVram, type LearnRules } from '../scheduler/vram-need.js';
+import { jobPixels } from './job-size.js';
+
+/** How long a template's rows are trusted before they are read again (ms). */
+const FRESH_MS = 5_000;
+
+export class VramKnowledge {
+  private readonly byTemplate = new Map<number, { rows: LearnedRow[]; pin: VramPin; at: number }>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly rules: () => LearnRules,
+  ) {}
+
+  private known(t: StoredTemplate): { rows: LearnedRow[]; pin: VramPin } {
+    const now = this.clock.now();
+    let k = this.byTemplate.get(t.id);
+    if (!k || now - k.at > FRESH_MS) {
+      k = { rows: vramSamplesOf(this.db, t.id), pin: vramPinOf(this.db, t.name), at: now };
+      this.byTemplate.set(t.id, k);
+    }
+    return k;
+  }
+
+  /** The job's VRAM per GPU model: declared, learned, raised by out-of-memory runs; the pin applied. */
+  jobVram(t: StoredTemplate, paramsJson: string): JobVram {
+    const { rows, pin } = this.known(t);
+    return jobVram(t.vramGb, jobPixels(t.workflow, t.parameters, paramsJson), rows, this.rules(), pin);
+  }
+
+  /** What the job holds of an instance's VRAM while it runs there (the registry's occupancy). */
+  needOn(
+    t: StoredTemplate,
+    job: { stage: string; vram_gb: number; params_json: string },
+    inst: Parameters<typeof needGbOn>[1],
+  ): number {
+    return needGbOn({ stage: job.stage, vramGb: job.vram_gb, vram: this.jobVram(t, job.params_json) }, inst);
+  }
+
+  /** A measured run (pools/comfy-lan/vram-sampler.ts): stored, and counted from the next decision on. */
+  record(sample: VramSample): void {
+    addVramSample(this.db, sample);
+    this.byTemplate.delete(sample.templateId);
+  }
+
+  pin(name: string, pin: VramPin, actor: string): void {
+    setVramPin(this.db, name, pin, actor, this.clock.now());
+    this.byTemplate.clear();
+  }
+}

@@ -1,0 +1,269 @@
+/**
+ * Studio scale: one engine drives N GPUs (`--gpus 16,64,200`), each a simulated workstation
+ * served by one of several simulator processes (`--sim-procs`, default one per 50 GPUs, at least
+ * two), so one simulator event loop is not the bottleneck measured. The queue holds `--waves`
+ * (3) prompts per GPU, imported before the scheduler starts: the start-up burst (probes, node
+ * lists, sockets, the first claims) is part of the run, as on a `shotfarm run` over a full queue.
+ *
+ * Load per GPU: prompts of 3–3.6 s (÷ `--scale`, default 1: real seconds) of which 90 % is a
+ * 20-step KSampler sending progress every step, as ComfyUI does.
+ *
+ * Figures per size: makespan ÷ lower bound (first POST → last end over max(work ÷ GPUs, longest
+ * prompt), as the makespan bench), time from the scheduler's start to every GPU busy (the last
+ * workstation's first execution_start), event-loop p99 and RSS of the engine's process, and where
+ * the engine's main-thread CPU went per GPU-second (a V8 profile of the run grouped by engine
+ * module: lib/profile-breakdown.ts). The CPU of the engine and of the simulators over the run
+ * shows whether the machine's cores were saturated; when they were, the breakdown is the engine's
+ * own share and the makespan says what this machine could give it, and the figure says so.
+ *
+ * Timing figures stand beside baselines measured in the same run (lib/baselines.ts).
+ *
+ *   npm run bench -- scale [--gpus 16,64,200] [--waves 3] [--scale 1] [--sim-procs N] [--profile-dir DIR]
+ */
+import { writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import type { SimInstanceOptions } from '../simulator/index.js';
+import { RECORDED_HISTORY_DELAY_MS } from '../simulator/options.js';
+import { baselineLine, judged, loadLine, measureBaselines, watchLoad, type Baselines } from './lib/baselines.js';
+import { importThroughContract, openBenchEngine, shotListJson, stateCounts } from './lib/bench-engine.js';
+import { profileWindow } from './lib/cpu-profile.js';
+import { breakdownOf, PARTS, type Breakdown } from './lib/profile-breakdown.js';
+import { startSplitFarm } from './lib/split-farm.js';
+import { executions } from './lib/sim-events.js';
+import { absNow, mb, round, until } from './lib/stats.js';
+import { info, le, type Benchmark, type Figure } from './lib/types.js';
+
+const STEPS = 20;
+const TARGET_RATIO = 1.05;
+const TARGET_LOOP_P99_MS = 20;
+const TARGET_RSS_MB = 500;
+const TARGET_ALL_BUSY_MS = 2_000;
+
+interface SizeRun {
+  gpus: number;
+  shots: number;
+  completed: number;
+  finished: boolean;
+  makespanMs: number;
+  boundMs: number;
+  /** Scheduler start → last end. */
+  fromStartMs: number;
+  /** Scheduler start → every workstation's first execution_start (Infinity when one never started). */
+  allBusyMs: number;
+  /** Workstations that ran at least one prompt (fewer than `gpus`: the others' prefetch took the queue first). */
+  gpusUsed: number;
+  loopP99Ms: number;
+  loopMaxMs: number;
+  rssMaxMb: number;
+  wallMs: number;
+  /** CPU over the run, ms: the engine's process (all threads) and every simulator process. */
+  engineCpuMs: number;
+  simCpuMs: number;
+  breakdown: Breakdown | null;
+  load: ReturnType<ReturnType<typeof watchLoad>['stop']>;
+}
+
+function instances(gpus: number, f: number): SimInstanceOptions[] {
+  return Array.from({ length: gpus }, (_, i) => ({
+    name: `ws${String(i).padStart(3, '0')}`,
+    // 3–3.6 s of which 2.7 s is the sampler's (its share split into one progress tick per step).
+    duration: { fixedMs: 300 * f, perClassMs: { KSampler: 2700 * f }, randomMs: [0, 600 * f], seed: 300 + i },
+    historyDelayMs: RECORDED_HISTORY_DELAY_MS,
+  }));
+}
+
+async function sizeRun(
+  gpus: number,
+  o: { waves: number; f: number; procs: number; profile: boolean; profileDir?: string; log: (m: string) => void },
+): Promise<SizeRun> {
+  const { log } = o;
+  const farm = await startSplitFarm(instances(gpus, o.f), o.procs);
+  const be = await openBenchEngine({
+    templates: ['txt2img.json'],
+    instances: farm.urls.map((url, i) => ({ url, name: `ws${String(i).padStart(3, '0')}` })),
+  });
+  try {
+    const shots = gpus * o.waves;
+    const r = await importThroughContract(
+      be.engine,
+      shotListJson(shots, { spec: (i) => ({ parameters: { prompt: `shot ${i}`, steps: STEPS } }) }),
+    );
+    if (r.ids.length !== shots) throw new Error(`imported ${r.ids.length} of ${shots}`);
+    await farm.events(true);
+    log(`${gpus} GPUs (${farm.procs} simulator processes): ${shots} prompts queued; starting the scheduler`);
+
+    const loop = monitorEventLoopDelay({ resolution: 5 });
+    let rssMax = process.memoryUsage().rss;
+    const rssTimer = setInterval(() => (rssMax = Math.max(rssMax, process.memoryUsage().rss)), 200);
+    const load = watchLoad();
+    const sim0 = await farm.cpu();
+    const cpu0 = process.cpuUsage();
+    const profiler = o.profile ? await profileWindow(1000) : null;
+    const t0 = performance.now();
+    const startedAt = absNow();
+    loop.enable();
+    be.engine.startScheduler({});
+    const done = (): number =>
+      (be.engine.db.one("SELECT COUNT(*) AS n FROM jobs WHERE state = 'completed'") as { n: number }).n;
+    const finished = await until(() => done() >= shots, 120_000 + 10 * o.waves * 3_600 * o.f, 100);
+    loop.disable();
+    const wallMs = performance.now() - t0;
+    const profile = profiler ? await profiler.stop() : null;
+    const cpu = process.cpuUsage(cpu0);
+    const sim1 = await farm.cpu();
+    clearInterval(rssTimer);
+    const engineCpuMs = (cpu.user + cpu.system) / 1000;
+    const simCpuMs = (sim1.user + sim1.system - sim0.user - sim0.system) / 1000;
+    const loadReport = load.stop(engineCpuMs + simCpuMs);
+    if (profile && o.profileDir) {
+      const file = join(o.profileDir, `scale-${gpus}.cpuprofile`);
+      writeFileSync(file, JSON.stringify(profile));
+      log(`CPU profile of the ${gpus}-GPU run: ${file}`);
+    }
+    if (!finished) {
+      log(`${gpus} GPUs: did not finish: ${JSON.stringify(stateCounts(be.engine))}; the engine's last log lines:`);
+      for (const line of be.logs.slice(-8)) log(`  ${line.slice(0, 300)}`);
+    }
+
+    const events = await farm.events(true);
+    const ex = executions(events).filter((e) => e.outcome === 'success');
+    const firstStart = new Map<number, number>();
+    for (const e of ex) firstStart.set(e.i, Math.min(firstStart.get(e.i) ?? Number.POSITIVE_INFINITY, e.start));
+    const allBusyAt = firstStart.size === gpus ? Math.max(...firstStart.values()) : Number.POSITIVE_INFINITY;
+    const firstPost = Math.min(...events.filter((e) => e.k === 'P').map((e) => e.t));
+    const lastEnd = Math.max(...ex.map((e) => e.end));
+    let work = 0;
+    let longest = 0;
+    for (const e of ex) {
+      work += e.end - e.start;
+      longest = Math.max(longest, e.end - e.start);
+    }
+    return {
+      gpus,
+      shots,
+      completed: done(),
+      finished,
+      makespanMs: lastEnd - firstPost,
+      boundMs: Math.max(work / gpus, longest),
+      fromStartMs: lastEnd - startedAt,
+      allBusyMs: allBusyAt - startedAt,
+      gpusUsed: firstStart.size,
+      loopP99Ms: loop.percentile(99) / 1e6,
+      loopMaxMs: loop.max / 1e6,
+      rssMaxMb: mb(rssMax),
+      wallMs,
+      engineCpuMs,
+      simCpuMs,
+      breakdown: profile ? breakdownOf(profile) : null,
+      load: loadReport,
+    };
+  } finally {
+    await be.close();
+    await farm.close();
+  }
+}
+
+/** "claims 0.41, commits 0.30, …" in ms of engine CPU per GPU-second, largest first. */
+function breakdownLine(r: SizeRun): string {
+  const b = r.breakdown;
+  if (!b) return 'not profiled (--no-profile)';
+  const gpuSeconds = (r.gpus * r.makespanMs) / 1000;
+  return PARTS.map((p) => [p, b.ms[p]] as const)
+    .filter(([, ms]) => ms > 0)
+    .sort((a, c) => c[1] - a[1])
+    .map(([p, ms]) => `${p} ${round(ms / gpuSeconds, 3)} (${round((ms / b.busyMs) * 100, 0)} %)`)
+    .join(', ');
+}
+
+function sizeFigures(r: SizeRun, base: Baselines): Figure[] {
+  const cores = cpus().length;
+  const wallS = r.wallMs / 1000;
+  const engineCores = r.engineCpuMs / r.wallMs;
+  const simCores = r.simCpuMs / r.wallMs;
+  const others = r.load.othersCores ?? 0;
+  // The machine's cores were the limit when engine + simulators + others used ≥ 90 % of them.
+  const saturated = engineCores + simCores + others >= 0.9 * cores;
+  const ratio = r.makespanMs / r.boundMs;
+  const tag = `${r.gpus} GPUs`;
+  const ratioFigure = le(`${tag}: makespan ÷ lower bound`, ratio, TARGET_RATIO, '', 3);
+  if (r.load.underLoad || saturated)
+    Object.assign(ratioFigure, {
+      verdict: 'UNDER LOAD' as const,
+      measured: `${ratioFigure.measured} (${saturated ? `the ${cores} cores saturated, ${others > engineCores + simCores ? 'mostly by other processes' : 'by engine + simulators'}` : r.load.why})`,
+    });
+  const gpuSeconds = (r.gpus * r.makespanMs) / 1000;
+  const figures: Figure[] = [
+    ratioFigure,
+    info(
+      `  ${tag}: makespan / bound / from the scheduler's start`,
+      `${round(r.makespanMs / 1000, 2)} s / ${round(r.boundMs / 1000, 2)} s / ${round(r.fromStartMs / 1000, 2)} s (${r.completed} of ${r.shots} completed; ${r.gpusUsed} of ${r.gpus} GPUs ran a prompt)`,
+    ),
+    judged(
+      `${tag}: scheduler start → every GPU busy`,
+      r.allBusyMs,
+      TARGET_ALL_BUSY_MS,
+      'ms',
+      { label: 'SQLite commit', ms: base.sqliteCommitMs },
+      r.load,
+      0,
+    ),
+    judged(
+      `${tag}: engine event-loop delay p99`,
+      r.loopP99Ms,
+      TARGET_LOOP_P99_MS,
+      'ms',
+      { label: 'idle loop p99', ms: base.loopIdleP99Ms },
+      r.load,
+    ),
+    le(`${tag}: engine RSS (max)`, r.rssMaxMb, TARGET_RSS_MB, 'MB', 0),
+    info(
+      `  ${tag}: CPU over the run, cores: engine / simulators / other processes`,
+      `${round(engineCores, 2)} / ${round(simCores, 2)} / ${round(others, 2)} of ${cores}${saturated ? ' — SATURATED: the makespan is what this machine left the engine; the breakdown is the engine’s own share' : ''}`,
+    ),
+    info(
+      `  ${tag}: engine CPU per GPU-second / per job`,
+      `${round(r.engineCpuMs / gpuSeconds, 2)} ms / ${round(r.engineCpuMs / Math.max(1, r.completed), 2)} ms (all threads; ${round(wallS, 1)} s wall)`,
+    ),
+    info(
+      `  ${tag}: engine main-thread time by part, ms per GPU-second (share; V8 samples: JS and blocking calls such as fsync)`,
+      breakdownLine(r),
+    ),
+  ];
+  return figures;
+}
+
+export const scaleBench: Benchmark = {
+  name: 'scale',
+  description: 'one engine, 16–200 simulated GPUs in several simulator processes: makespan, start-up, CPU breakdown',
+  onlyByName: true,
+  async run(args) {
+    const { flags, log, quick } = args;
+    const sizes = (flags.gpus ?? (quick ? '16,64' : '16,64,200')).split(',').map(Number);
+    if (sizes.some((n) => !Number.isInteger(n) || n < 1))
+      throw new Error(`--gpus takes counts like 16,64,200; got ${flags.gpus}`);
+    const waves = Number(flags.waves ?? 3);
+    const scale = Number(flags.scale ?? (quick ? 2 : 1));
+    const profile = flags['no-profile'] === undefined;
+    log('baselines in this run');
+    const base = await measureBaselines();
+    log(baselineLine(base));
+    const figures: Figure[] = [
+      info(
+        'load',
+        `${waves} prompts per GPU of ${round(3 / scale, 2)}–${round(3.6 / scale, 2)} s (÷${scale}), ${STEPS} sampler steps with progress each`,
+      ),
+      info('baselines (same run)', baselineLine(base)),
+    ];
+    const details: Record<string, unknown> = { waves, scale, baselines: base };
+    for (const gpus of sizes) {
+      const procs = Number(flags['sim-procs'] ?? Math.max(2, Math.ceil(gpus / 50)));
+      const r = await sizeRun(gpus, { waves, f: 1 / scale, procs, profile, profileDir: flags['profile-dir'], log });
+      log(`${gpus} GPUs: ${loadLine(r.load)}`);
+      figures.push(...sizeFigures(r, base), info(`  ${gpus} GPUs: machine`, loadLine(r.load)));
+      details[`gpus${gpus}`] = { ...r, procs, breakdown: r.breakdown };
+    }
+    return { figures, details };
+  },
+};

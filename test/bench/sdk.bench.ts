@@ -1,0 +1,154 @@
+/**
+ * The engine beside an SDK-style pool on the same farm and workload, as a user comparing the two
+ * would run them: 16 simulated GPUs (one simulator process each side, a fresh farm per side),
+ * `--jobs` prompts of 300–360 ms (3–3.6 s ÷ `--scale` 10) with a 20-step sampler sending progress.
+ * End to end per job, in this process: the engine imports the shot list, claims, posts, follows,
+ * downloads, hashes and commits; the SDK-style pool (lib/sdk-style-pool.ts: one WebSocket per
+ * server, posts on `executing` null, fetches /history and /view, writes the file) does the least a
+ * client does. Printed side by side: CPU per job (process.cpuUsage: every thread), its ratio
+ * (target ≤ 2×: durable writes are worth something, not more), and the makespan of each.
+ *
+ * No pool SDK is installed in this repository (@saintno/comfyui-sdk's ComfyPool is the one the
+ * issue compared): the SDK side is written here in that SDK's shape, with no store and no retries.
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { seededRandom } from '../../electron/engine/clock.js';
+import { makeTempDir } from '../helpers/temp-dir.js';
+import type { SimInstanceOptions } from '../simulator/index.js';
+import { RECORDED_HISTORY_DELAY_MS } from '../simulator/options.js';
+import { loadLine, watchLoad } from './lib/baselines.js';
+import {
+  FIXTURE_TEMPLATES,
+  importThroughContract,
+  openBenchEngine,
+  shotListJson,
+  startAndWaitReady,
+} from './lib/bench-engine.js';
+import { startRemoteFarm } from './lib/remote-farm.js';
+import { runSdkStylePool, type SdkPrompt } from './lib/sdk-style-pool.js';
+import { executions, type SimEvent } from './lib/sim-events.js';
+import { round, until } from './lib/stats.js';
+import { info, le, numberFlags, type Benchmark } from './lib/types.js';
+
+const STEPS = 20;
+
+function farmOf(gpus: number, f: number): SimInstanceOptions[] {
+  return Array.from({ length: gpus }, (_, i) => ({
+    name: `ws${i}`,
+    duration: { fixedMs: 30 * f, perClassMs: { KSampler: 270 * f }, randomMs: [0, 60 * f], seed: 500 + i },
+    historyDelayMs: RECORDED_HISTORY_DELAY_MS,
+  }));
+}
+
+function makespanOf(events: SimEvent[]): number {
+  const ex = executions(events).filter((e) => e.outcome === 'success');
+  const first = Math.min(...events.filter((e) => e.k === 'P').map((e) => e.t));
+  return Math.max(...ex.map((e) => e.end)) - first;
+}
+
+interface Side {
+  cpuMs: number;
+  completed: number;
+  makespanMs: number;
+  simCpuMs: number;
+}
+
+async function engineSide(gpus: number, jobs: number, f: number): Promise<Side> {
+  const farm = await startRemoteFarm(farmOf(gpus, f));
+  const be = await openBenchEngine({ templates: ['txt2img.json'], instances: farm.urls.map((url) => ({ url })) });
+  try {
+    await startAndWaitReady(be.engine);
+    await farm.events(true);
+    const sim0 = await farm.cpu();
+    const cpu0 = process.cpuUsage();
+    await importThroughContract(
+      be.engine,
+      shotListJson(jobs, { spec: (i) => ({ parameters: { prompt: `shot ${i}`, steps: STEPS } }) }),
+    );
+    const done = (): number =>
+      (be.engine.db.one("SELECT COUNT(*) AS n FROM jobs WHERE state = 'completed'") as { n: number }).n;
+    await until(() => done() >= jobs, 300_000, 20);
+    const cpu = process.cpuUsage(cpu0);
+    const sim1 = await farm.cpu();
+    return {
+      cpuMs: (cpu.user + cpu.system) / 1000,
+      completed: done(),
+      makespanMs: makespanOf(await farm.events(true)),
+      simCpuMs: (sim1.user + sim1.system - sim0.user - sim0.system) / 1000,
+    };
+  } finally {
+    await be.close();
+    await farm.close();
+  }
+}
+
+async function sdkSide(gpus: number, jobs: number, f: number): Promise<Side> {
+  const farm = await startRemoteFarm(farmOf(gpus, f));
+  const out = makeTempDir('shotfarm-sdk-');
+  try {
+    await farm.events(true);
+    const sim0 = await farm.cpu();
+    const cpu0 = process.cpuUsage();
+    // The same prompts the engine sends: the template's workflow with the shot's text, steps and a seed.
+    const tpl = JSON.parse(readFileSync(join(FIXTURE_TEMPLATES, 'txt2img.json'), 'utf8')) as {
+      workflow: Record<string, { inputs: Record<string, unknown> }>;
+    };
+    const rnd = seededRandom(5);
+    const prompts: SdkPrompt[] = Array.from({ length: jobs }, (_, i) => {
+      const wf = structuredClone(tpl.workflow);
+      (wf['6'] as { inputs: Record<string, unknown> }).inputs.text = `shot ${i}`;
+      const sampler = wf['3'] as { inputs: Record<string, unknown> };
+      sampler.inputs.steps = STEPS;
+      sampler.inputs.seed = Math.floor(rnd() * 2 ** 32);
+      return { promptId: randomUUID(), prompt: wf };
+    });
+    const r = await runSdkStylePool(farm.urls, prompts, out.path, 300_000);
+    const cpu = process.cpuUsage(cpu0);
+    const sim1 = await farm.cpu();
+    return {
+      cpuMs: (cpu.user + cpu.system) / 1000,
+      completed: r.completed,
+      makespanMs: makespanOf(await farm.events(true)),
+      simCpuMs: (sim1.user + sim1.system - sim0.user - sim0.system) / 1000,
+    };
+  } finally {
+    await farm.close();
+    out.cleanup();
+  }
+}
+
+export const sdkBench: Benchmark = {
+  name: 'sdk',
+  description: 'end-to-end CPU per job: the engine beside an SDK-style pool on the same farm and workload',
+  async run(args) {
+    const { log } = args;
+    const { jobs, gpus, scale } = numberFlags(args, { jobs: [320, 96], gpus: 16, scale: 10 });
+    const f = 10 / scale;
+    const load = watchLoad();
+    log(`engine: ${jobs} jobs on ${gpus} GPUs`);
+    const e = await engineSide(gpus, jobs, f);
+    log(`SDK-style pool: the same ${jobs} jobs on a fresh farm`);
+    const s = await sdkSide(gpus, jobs, f);
+    const l = load.stop(e.cpuMs + s.cpuMs + e.simCpuMs + s.simCpuMs);
+    const ePer = e.cpuMs / Math.max(1, e.completed);
+    const sPer = s.cpuMs / Math.max(1, s.completed);
+    return {
+      figures: [
+        info(
+          'load',
+          `${jobs} prompts of ${round(300 * f)}–${round(360 * f)} ms (3–3.6 s ÷${scale}), ${STEPS} sampler steps with progress, ${gpus} GPUs`,
+        ),
+        le('end-to-end CPU per job, engine ÷ SDK-style pool (same run)', ePer / sPer, 2, '×'),
+        info('  CPU per job: engine / SDK-style pool (all threads)', `${round(ePer, 2)} ms / ${round(sPer, 2)} ms`),
+        info(
+          '  makespan: engine / SDK-style pool',
+          `${round(e.makespanMs / 1000, 2)} s / ${round(s.makespanMs / 1000, 2)} s (${e.completed} / ${s.completed} completed)`,
+        ),
+        info('  machine', loadLine(l)),
+      ],
+      details: { jobs, gpus, scale, engine: e, sdk: s, load: l },
+    };
+  },
+};

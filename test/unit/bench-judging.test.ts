@@ -1,0 +1,68 @@
+/**
+ * How the benchmarks judge and explain their figures (test/bench/lib): a timing figure on a loaded
+ * machine is UNDER LOAD, not PASS or MISS, and is printed beside its same-run baseline; a CPU
+ * profile is charged to the innermost engine module on each sample's stack.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { judged, type LoadReport } from '../bench/lib/baselines.js';
+import { breakdownOf, partOfUrl, type CpuProfile } from '../bench/lib/profile-breakdown.js';
+
+const quiet: LoadReport = {
+  cores: 2,
+  loadAvgBefore: 0.5,
+  othersCores: 0.1,
+  stealPct: 0,
+  underLoad: false,
+  why: 'quiet',
+};
+const loaded: LoadReport = { ...quiet, loadAvgBefore: 9, underLoad: true, why: 'load average 9 ≥ 2 cores' };
+
+test('a timing figure measured under load is marked UNDER LOAD, not judged on its absolute value', () => {
+  const base = { label: 'SQLite commit', ms: 2 };
+  assert.equal(judged('reaction', 30, 25, 'ms', base, loaded).verdict, 'UNDER LOAD');
+  assert.equal(judged('reaction', 30, 25, 'ms', base, quiet).verdict, 'MISS');
+  assert.equal(judged('reaction', 20, 25, 'ms', base, quiet).verdict, 'PASS');
+  assert.equal(judged('rate', 400, 300, '/s', base, quiet, 0, 'ge').verdict, 'PASS');
+});
+
+test('a timing figure is printed beside its baseline with the ratio', () => {
+  const f = judged('reaction', 30, 25, 'ms', { label: 'SQLite commit', ms: 2 }, loaded);
+  assert.match(f.measured, /^30\.00 ms = ×15\.0 SQLite commit \(2\.000 ms\)$/);
+});
+
+test('engine files map to the parts of the breakdown; libraries only where no engine frame is above', () => {
+  assert.equal(partOfUrl('file:///r/electron/engine/pools/comfy-lan/instance-registry.ts'), 'probes');
+  assert.equal(partOfUrl('file:///r/electron/engine/comfy/station-socket.ts'), 'socket frames');
+  assert.equal(partOfUrl('file:///r/electron/engine/scheduler/dispatch-choice.ts'), 'claims');
+  assert.equal(partOfUrl('file:///r/electron/engine/store/commit-batch.ts'), 'commits');
+  assert.equal(partOfUrl('file:///r/electron/engine/comfy/view-download.ts'), 'outputs');
+  assert.equal(partOfUrl('file:///r/node_modules/ws/lib/receiver.js'), 'socket frames');
+  assert.equal(partOfUrl('node:net'), null);
+});
+
+test('a sample is charged to the innermost engine module on its stack, idle apart', () => {
+  const frame = (id: number, url: string, children: number[] = [], functionName = 'f') => ({
+    id,
+    callFrame: { functionName, url },
+    children,
+  });
+  const profile: CpuProfile = {
+    nodes: [
+      frame(1, '', [2, 5, 6], '(root)'),
+      frame(2, 'file:///r/electron/engine/scheduler/scheduler.ts', [3]),
+      frame(3, 'file:///r/electron/engine/store/commit-batch.ts', [4]),
+      frame(4, '', [], 'run'), // better-sqlite3's native call: no URL of its own
+      frame(5, '', [], '(idle)'),
+      frame(6, 'file:///r/node_modules/ws/lib/receiver.js'),
+    ],
+    samples: [4, 4, 5, 6],
+    timeDeltas: [1000, 1000, 5000, 2000],
+  };
+  const b = breakdownOf(profile);
+  assert.equal(b.ms.commits, 2);
+  assert.equal(b.ms.claims, 0);
+  assert.equal(b.ms['socket frames'], 2);
+  assert.equal(b.idleMs, 5);
+  assert.equal(b.busyMs, 4);
+});

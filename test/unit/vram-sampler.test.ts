@@ -1,0 +1,107 @@
+/**
+ * The VRAM sampler's rhythm (pools/comfy-lan/vram-sampler.ts), on injected timers and a workstation
+ * stand-in (its /system_stats answers only): no read while no prompt of ours runs there, reads at
+ * the set rate while one does, none once it ended; the row records the peak above the idle baseline.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ComfyClient } from '../../electron/engine/comfy/client.js';
+import type { HistoryEntry } from '../../electron/engine/comfy/responses.js';
+import { VramSampler, type SampledAttempt } from '../../electron/engine/pools/comfy-lan/vram-sampler.js';
+import type { StoredTemplate } from '../../electron/engine/store/template-store.js';
+import type { VramSample } from '../../electron/engine/store/vram-sample-store.js';
+import { FakeTime } from '../helpers/fake-time.js';
+
+const GB = 1024 ** 3;
+const flush = () => new Promise((r) => setImmediate(r));
+
+function station(active: { gb: number }) {
+  let reads = 0;
+  const client = {
+    getSystemStats: async () => {
+      reads++;
+      return {
+        system: {},
+        devices: [
+          {
+            name: 'cuda:0 NVIDIA GeForce RTX 4090 : cudaMallocAsync',
+            type: 'cuda',
+            index: 0,
+            vram_total: 24 * GB,
+            vram_free: (24 - 0.4 - active.gb) * GB,
+            torch_vram_total: active.gb * GB,
+            torch_vram_free: 0,
+          },
+        ],
+      };
+    },
+  } as unknown as ComfyClient;
+  return { client, reads: () => reads };
+}
+
+const template = {
+  id: 7,
+  name: 't',
+  version: 1,
+  workflow: { '5': { class_type: 'EmptyLatentImage', inputs: { width: 1024, height: 1024, batch_size: 1 } } },
+  parameters: {},
+  vramGb: 10,
+} as unknown as StoredTemplate;
+
+test('reads only while our prompt runs, at the set rate, and records the peak it added over the idle baseline', async () => {
+  const time = new FakeTime();
+  const active = { gb: 0 };
+  const ws = station(active);
+  const rows: VramSample[] = [];
+  const sampler = new VramSampler({
+    clock: time,
+    timers: time,
+    config: { vramSampleMs: 333 },
+    record: (s) => rows.push(s),
+    log: () => undefined,
+  });
+  const attempt: SampledAttempt = {
+    attemptId: 'a1',
+    job: { params_json: '{}' },
+    template,
+    client: ws.client,
+    instance: {
+      row: { id: 'i1', gpu_name: 'NVIDIA GeForce RTX 4090' },
+      lastOkProbe: {
+        gpuName: 'NVIDIA GeForce RTX 4090',
+        vram: { totalBytes: 24 * GB, comfyBytes: 0, otherBytes: 0.4 * GB },
+      },
+      ourAtProbe: 0,
+    },
+  };
+  time.advance(10_000);
+  await flush();
+  assert.equal(ws.reads(), 0, 'an idle workstation is never read');
+
+  sampler.started(attempt);
+  for (const gb of [4.5, 6.5, 6.5, 4.5]) {
+    active.gb = gb;
+    time.advance(333);
+    await flush();
+  }
+  assert.equal(ws.reads(), 4, 'one read per 333 ms while it runs');
+  sampler.ended(attempt, {
+    kind: 'finished',
+    entry: { status: { statusStr: 'success', messages: [] } } as unknown as HistoryEntry,
+  });
+  assert.deepEqual(time.waiting(), [], 'no read is left armed once nothing of ours runs there');
+  time.advance(10_000);
+  await flush();
+  assert.equal(ws.reads(), 4);
+
+  assert.equal(rows.length, 1);
+  const r = rows[0]!;
+  assert.equal(r.gpu, 'NVIDIA GeForce RTX 4090');
+  assert.equal(r.templateId, 7);
+  assert.equal(r.pixels, 1024 * 1024);
+  assert.equal(r.outcome, 'ok');
+  assert.equal(r.baselineGb, 0);
+  assert.ok(Math.abs(r.addedGb - 6.5) < 1e-9 && Math.abs(r.needGb - 6.5) < 1e-9);
+  assert.ok(Math.abs(r.otherGb - 0.4) < 1e-6, `the other processes' share apart: ${r.otherGb}`);
+  assert.equal(r.reads, 4);
+});
