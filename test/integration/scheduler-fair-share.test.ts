@@ -65,15 +65,32 @@ async function runTwoProjects(
   return { farm, rushId: rushId as string };
 }
 
-/** The rush job is the first job dispatched after it was queued. */
+/**
+ * The rush job took the first GPU that freed after it was queued. A claim is decided in a pass and
+ * written in the tick's commit batch just after it, so a normal job chosen for a GPU that freed
+ * *before* the rush was imported may be written after the rush's creation event: that GPU was never
+ * the rush's to take. Events are ordered by id (the order of their commits), so "freed before" is the
+ * end of the previous attempt on that GPU having a lower event id than the rush's creation.
+ */
 function assertRushFirst(farm: Farm, rushId: string): void {
   const db = farm.engine.db;
   const created = db.one('SELECT MIN(id) AS id FROM job_events WHERE job_id = ?', rushId) as { id: number };
-  const next = db.one(
-    "SELECT job_id FROM job_events WHERE to_state = 'running' AND id > ? ORDER BY id LIMIT 1",
+  const claims = db.all(
+    `SELECT e.id, e.job_id, a.instance_id FROM job_events e JOIN attempts a ON a.id = e.attempt_id
+     WHERE e.to_state = 'running' AND e.id > ? ORDER BY e.id`,
     created.id,
-  ) as { job_id: string };
-  assert.equal(next.job_id, rushId, 'the rush job took the first GPU that freed');
+  ) as { id: number; job_id: string; instance_id: string }[];
+  const freedAt = (instanceId: string, beforeEvent: number): number => {
+    const row = db.one(
+      `SELECT MAX(e.id) AS id FROM job_events e JOIN attempts a ON a.id = e.attempt_id
+       WHERE a.instance_id = ? AND e.from_state = 'running' AND e.id < ?`,
+      instanceId,
+      beforeEvent,
+    ) as { id: number | null };
+    return row.id ?? 0;
+  };
+  const first = claims.find((c) => c.job_id === rushId || freedAt(c.instance_id, c.id) > created.id);
+  assert.equal(first?.job_id, rushId, 'the rush job took the first GPU that freed after it was queued');
 }
 
 function assertShare(ctx: { diagnostic(m: string): void }, farm: Farm, moonfallShare: number): void {
