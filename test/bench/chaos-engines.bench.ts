@@ -14,10 +14,11 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { seededRandom } from '../../electron/engine/clock.js';
-import { startPostgresCluster } from '../helpers/postgres-cluster.js';
+import { type PostgresCluster, startPostgresCluster } from '../helpers/postgres-cluster.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { startSimInstance, type SimInstance } from '../simulator/index.js';
-import { watchLoad, judged, loadLine } from './lib/baselines.js';
+import { judged, type LoadReport, loadLine, watchLoad } from './lib/baselines.js';
+import { postgresCpuMs, processCpu } from './lib/proc-cpu.js';
 import { importThroughContract, openBenchEngine, shotListJson } from './lib/bench-engine.js';
 import { TSX_EXEC_ARGV } from './lib/remote-farm.js';
 import { byInstance, executions, instrumentSim, SimEventLog, type SimEvent } from './lib/sim-events.js';
@@ -38,9 +39,12 @@ interface Child {
 /** Every dispatch any engine reported: absolute time, workstation id. */
 type Dispatch = { at: number; instanceId: string; jobId: string; pid: number };
 
+/** `--cpu-prof DIR`: every engine child writes V8 CPU profiles there (a profile per thread, at a clean close). */
+let cpuProfDir: string | null = null;
+
 function spawnChild(dir: string, url: string, leaseMs: number, dispatches: Dispatch[]): Child {
   const proc = fork(ENGINE, [dir, String(absNow()), url, String(leaseMs)], {
-    execArgv: TSX_EXEC_ARGV,
+    execArgv: cpuProfDir ? [...TSX_EXEC_ARGV, '--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : TSX_EXEC_ARGV,
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   proc.on('message', (m) => {
@@ -276,8 +280,32 @@ async function chaosRun(args: BenchArgs, url: string, o: Record<string, number>)
   }
 }
 
-/** Lifecycles/s of `engines` engines draining `jobs` short renders on 8 GPUs, no faults. */
-async function rate(url: string, engines: number, jobs: number, renderMs: number): Promise<number> {
+/** What one fault-free run measured: the rate, and where the CPU went per lifecycle. */
+interface RateRun {
+  rate: number;
+  /** Per engine process: CPU ms per lifecycle, its main thread and the rest (the bridge worker, GC…). */
+  engines: { mainMs: number; otherMs: number }[];
+  /** The PostgreSQL server (every backend) and this process (the simulators), CPU ms per lifecycle. */
+  postgresMs: number | null;
+  benchMs: number;
+  /** With the farm paused (nothing to run): each engine's CPU ms per second, and the server's. */
+  idleMsPerS: number[];
+  idlePostgresMsPerS: number | null;
+  wallS: number;
+}
+
+/**
+ * Lifecycles/s of `engines` engines draining `jobs` renders on 8 GPUs, no faults. The farm is seeded
+ * paused and resumed once every engine is up, so the engines' start-up (Node, modules, the first
+ * probes) is neither timed nor counted in their CPU; timed from the resume to the drain.
+ */
+async function rate(
+  cluster: PostgresCluster,
+  url: string,
+  engines: number,
+  jobs: number,
+  renderMs: number,
+): Promise<RateRun> {
   const events = new SimEventLog();
   events.enabled = false;
   const sims = await startSims(GPUS, renderMs, Math.round(renderMs / 2), 7, events);
@@ -286,96 +314,185 @@ async function rate(url: string, engines: number, jobs: number, renderMs: number
   const dispatches: Dispatch[] = [];
   const db = new pg.Client({ connectionString: url });
   await db.connect();
+  const be = await openBenchEngine({ databaseUrl: url, instances: sims.map((s) => ({ url: s.url })) });
   try {
-    await seedFarm(url, sims, jobs);
+    const r = await importThroughContract(be.engine, shotListJson(jobs));
+    if (r.ids.length !== jobs) throw new Error(`imported ${r.ids.length} of ${jobs}`);
+    await be.engine.call('farm.pause', {});
+    let ready = 0;
     for (let e = 0; e < engines; e++) {
       const d = makeTempDir(`shotfarm-rate-e${e}-`);
       dirs.push(d);
-      children.push(spawnChild(d.path, url, 5_000, dispatches));
+      const c = spawnChild(d.path, url, 5_000, dispatches);
+      c.proc.on('message', (m) => {
+        if ((m as { t: string }).t === 'ready') ready++;
+      });
+      children.push(c);
     }
+    const until = Date.now() + 60_000;
+    while (ready < engines && Date.now() < until) await sleep(50);
+    // The first probes and leases settle (a paused farm still probes its workstations).
+    await sleep(1000);
+    // What an engine costs with nothing to run (probes, lease renewals, re-reads), per second.
+    const idle0 = children.map((c) => processCpu(c.proc.pid ?? 0));
+    const idlePg0 = postgresCpuMs(cluster.dataDir);
+    const idleT0 = absNow();
+    await sleep(2000);
+    const idleS = (absNow() - idleT0) / 1000;
+    const idlePg = postgresCpuMs(cluster.dataDir);
+    const cpu0 = children.map((c) => processCpu(c.proc.pid ?? 0));
+    const pg0 = postgresCpuMs(cluster.dataDir);
+    const own0 = process.cpuUsage();
+    const t0 = absNow();
+    await be.engine.call('farm.resume', {});
     await drain(db, 300_000);
-    // From the first dispatch (Node start-up of the children is not the farm's rate) to the drain.
-    const first = Math.min(...dispatches.map((d) => d.at));
-    return jobs / ((absNow() - first) / 1000);
+
+    const wallS = (absNow() - t0) / 1000;
+    const cpu1 = children.map((c) => processCpu(c.proc.pid ?? 0));
+    const pg1 = postgresCpuMs(cluster.dataDir);
+    const own = process.cpuUsage(own0);
+    const per = (ms: number) => round(ms / jobs, 2);
+    return {
+      rate: jobs / wallS,
+      engines: cpu1.map((c1, i) => {
+        const c0 = cpu0[i];
+        return c0 && c1
+          ? { mainMs: per(c1.mainMs - c0.mainMs), otherMs: per(c1.otherMs - c0.otherMs) }
+          : { mainMs: NaN, otherMs: NaN };
+      }),
+      postgresMs: pg0 !== null && pg1 !== null ? per(pg1 - pg0) : null,
+      idleMsPerS: cpu0.map((c, i) => {
+        const a = idle0[i];
+        return a && c ? round((c.mainMs + c.otherMs - a.mainMs - a.otherMs) / idleS, 0) : NaN;
+      }),
+      idlePostgresMsPerS: idlePg0 !== null && idlePg !== null ? round((idlePg - idlePg0) / idleS, 0) : null,
+      wallS: round(wallS, 2),
+      benchMs: per((own.user + own.system) / 1000),
+    };
   } finally {
     for (const c of children) await closeChild(c).catch(() => undefined);
+    await be.close();
     await db.end().catch(() => undefined);
     await Promise.all(sims.map((s) => s.close().catch(() => undefined)));
     for (const d of dirs) d.cleanup();
   }
 }
 
+/** The fault-free comparison at one render time: each engine count's run, and its figures. */
+async function rates(args: BenchArgs, cluster: PostgresCluster, engines: number, jobs: number, renderMs: number) {
+  const runs: RateRun[] = [];
+  for (let n = 1; n <= engines; n++) {
+    args.log(`lifecycles/s with ${n} engine(s), renders ${renderMs}–${Math.round(renderMs * 1.5)} ms, no faults`);
+    runs.push(await rate(cluster, cluster.createDatabase(`rate${renderMs}x${n}`), n, jobs, renderMs));
+  }
+  return runs;
+}
+
+function rateFigures(runs: RateRun[], renderMs: number, lr: LoadReport, judge: boolean): Figure[] {
+  const r = runs.map((x) => x.rate);
+  const slowest = r.length > 1 ? Math.min(...r.slice(1)) : (r[0] ?? 0);
+  const label = `renders ${renderMs}–${Math.round(renderMs * 1.5)} ms`;
+  const ratio = slowest / (r[0] as number);
+  return [
+    info(
+      `lifecycles/s with ${r.map((_, i) => i + 1).join(' / ')} engines (no faults; ${label})`,
+      r.map((x) => round(x, 1)).join(' / '),
+      r[r.length - 1],
+    ),
+    judge
+      ? judged(`  with more engines ÷ with one (lowest; ${label})`, ratio, 0.9, '×', null, lr, 2, 'ge')
+      : info(`  with more engines ÷ with one (lowest; ${label})`, `${round(ratio, 2)} ×`),
+    info(
+      '  CPU ms per lifecycle: each engine (main thread + other threads) · PostgreSQL · simulators',
+      runs
+        .map(
+          (x, i) =>
+            `${i + 1}: ${x.engines.map((e) => `${e.mainMs}+${e.otherMs}`).join(', ')} · ${x.postgresMs ?? 'n/a'} · ${x.benchMs}`,
+        )
+        .join(' | '),
+    ),
+    info(
+      '  idle (farm paused) CPU ms/s: each engine · PostgreSQL',
+      runs.map((x, i) => `${i + 1}: ${x.idleMsPerS.join(', ')} · ${x.idlePostgresMsPerS ?? 'n/a'}`).join(' | '),
+    ),
+  ];
+}
+
 export async function runChaosEngines(args: BenchArgs): Promise<BenchResult> {
   const o = numberFlags(args, {
     engines: 3,
+    /** `--chaos 0` runs only the fault-free comparison. */
+    chaos: 1,
     jobs: [400, 80],
     kills: [30, 6],
     freezes: [5, 2],
     lease: 4,
     seed: 1,
     'rate-jobs': [800, 200],
-    /** Render time of the comparison (+ up to half again): 20 ms is CPU-bound, 500 ms GPU-bound. */
+    /** Render time of the comparison (+ up to half again): 20 ms is CPU-bound on a small machine. */
     'rate-ms': 20,
+    /** The GPU-bound comparison (`--gpu-jobs 0` skips it): the renders, not the engines, set the pace. */
+    'gpu-ms': 500,
+    'gpu-jobs': [240, 120],
   });
+  cpuProfDir = args.flags['cpu-prof'] ?? null;
   const load = watchLoad();
   const cluster = await startPostgresCluster({ durable: true });
   try {
-    const r = await chaosRun(args, cluster.createDatabase('chaos'), o);
-    const rates: number[] = [];
+    const r = o.chaos ? await chaosRun(args, cluster.createDatabase('chaos'), o) : null;
     // `--rate-jobs 0` skips the fault-free comparison.
-    for (let n = 1; n <= (o.engines as number) && (o['rate-jobs'] as number) > 0; n++) {
-      args.log(`lifecycles/s with ${n} engine(s), no faults`);
-      rates.push(await rate(cluster.createDatabase(`rate${n}`), n, o['rate-jobs'] as number, o['rate-ms'] as number));
-    }
+    const cpuRuns =
+      (o['rate-jobs'] as number) > 0
+        ? await rates(args, cluster, o.engines as number, o['rate-jobs'] as number, o['rate-ms'] as number)
+        : [];
+    const gpuRuns =
+      (o['gpu-jobs'] as number) > 0
+        ? await rates(args, cluster, o.engines as number, o['gpu-jobs'] as number, o['gpu-ms'] as number)
+        : [];
     const lr = load.stop(0);
-    const maxH = Math.max(0, ...r.held);
-    const slowest = rates.length > 1 ? Math.min(...rates.slice(1)) : (rates[0] ?? 0);
     const figures: Figure[] = [
-      le('lost jobs', r.lost.length, 0, '', 0),
-      le('prompts executed twice across the farm (simulator counts)', r.twiceIds.length, 0, '', 0),
-      le('most of our prompts one server held at once', maxH, HELD_LIMIT, '', 0),
-      info('  per server', r.held.join(' / ')),
-      le('outputs whose file hash is wrong or missing', r.badHash + r.missingFile, 0, '', 0),
-      info('  outputs checked', `${r.assets} (${r.badHash} wrong, ${r.missingFile} missing)`),
-      le('attempts left open', r.openAttempts, 0, '', 0),
-      le('jobs with more than one completed attempt', r.doubleCompleted, 0, '', 0),
-      judged(
-        "adoption of a killed engine's workstation p99 (kill → new dispatch)",
-        r.adopt.p99,
-        (o.lease as number) + 5,
-        's',
-        null,
-        lr,
-      ),
-      info(
-        '  adoption p50 / max; adoptions timed / not re-dispatched',
-        `${r.adopt.p50} / ${r.adopt.max} s; ${r.adopt.n} / ${r.unadopted} (of ${r.adoptions})`,
-      ),
-      info('  kills · freezes · renders', `${r.kills} · ${r.freezes} · ~${r.renderMs} ms`),
-      info('  final states', JSON.stringify(r.states)),
-      ...(rates.length > 0
-        ? [
-            info(
-              'lifecycles/s with 1 / 2 / 3 engines (no faults)',
-              rates.map((x) => round(x, 1)).join(' / '),
-              rates[rates.length - 1],
-            ),
-            judged(
-              'lifecycles/s with more engines ÷ with one (lowest)',
-              slowest / (rates[0] as number),
-              0.9,
-              '×',
-              null,
-              lr,
-              2,
-              'ge',
-            ),
-          ]
+      ...(r ? chaosFigures(r, o, lr) : [info('chaos', 'skipped (--chaos 0)')]),
+      ...(cpuRuns.length > 0
+        ? rateFigures(cpuRuns, o['rate-ms'] as number, lr, false)
         : [info('lifecycles/s with 1 / 2 / 3 engines (no faults)', 'skipped (--rate-jobs 0)')]),
+      // The farm must not get slower by adding engines where the GPUs set the pace; with renders of a
+      // few ms on a 2-core machine each engine process's own CPU is in the way (the CPU line says how much).
+      ...(gpuRuns.length > 0 ? rateFigures(gpuRuns, o['gpu-ms'] as number, lr, true) : []),
       info('load', loadLine(lr)),
     ];
-    return { figures, details: { ...o, ...r, rates, lost: r.lost.slice(0, 50) } };
+    return {
+      figures,
+      details: { ...o, ...(r ? { ...r, lost: r.lost.slice(0, 50) } : {}), cpuRuns, gpuRuns },
+    };
   } finally {
     cluster.close();
   }
+}
+
+function chaosFigures(r: Awaited<ReturnType<typeof chaosRun>>, o: Record<string, number>, lr: LoadReport): Figure[] {
+  const maxH = Math.max(0, ...r.held);
+  return [
+    le('lost jobs', r.lost.length, 0, '', 0),
+    le('prompts executed twice across the farm (simulator counts)', r.twiceIds.length, 0, '', 0),
+    le('most of our prompts one server held at once', maxH, HELD_LIMIT, '', 0),
+    info('  per server', r.held.join(' / ')),
+    le('outputs whose file hash is wrong or missing', r.badHash + r.missingFile, 0, '', 0),
+    info('  outputs checked', `${r.assets} (${r.badHash} wrong, ${r.missingFile} missing)`),
+    le('attempts left open', r.openAttempts, 0, '', 0),
+    le('jobs with more than one completed attempt', r.doubleCompleted, 0, '', 0),
+    judged(
+      "adoption of a killed engine's workstation p99 (kill → new dispatch)",
+      r.adopt.p99,
+      (o.lease as number) + 5,
+      's',
+      null,
+      lr,
+    ),
+    info(
+      '  adoption p50 / max; adoptions timed / not re-dispatched',
+      `${r.adopt.p50} / ${r.adopt.max} s; ${r.adopt.n} / ${r.unadopted} (of ${r.adoptions})`,
+    ),
+    info('  kills · freezes · renders', `${r.kills} · ${r.freezes} · ~${r.renderMs} ms`),
+    info('  final states', JSON.stringify(r.states)),
+  ];
 }
