@@ -216,7 +216,8 @@ export class Engine {
             kick: () => this.scheduler?.kick(),
             jobs: (ids) => {
               this.scheduler?.changedElsewhere(ids);
-              this.announcer.announceHeard(ids);
+              // Announced, the forecaster hears them on the bus; else it is told they changed.
+              if (!this.announcer.announceHeard(ids)) this.forecast.changed();
             },
             reread: () => this.events.emit('jobs.bulkChanged', { count: 0 }),
             settings: () => void this.settings.reload(),

@@ -34,9 +34,20 @@ export function startEventHub(engine: Engine, intervalMs = 100): EventSocketHub 
       else ws.send(text);
     }
   }, intervalMs);
-  const unsubscribe = relayWireEvents(engine.events, (e) => batcher.push(e));
+  // Relayed only while a client is connected: with none, the engine's bus has no audience and skips
+  // work done only to be shown (the views of jobs other engines changed: announcer.ts). A client
+  // refetches what it shows on `hello`, so nothing it missed before connecting is owed to it.
+  let unsubscribe: (() => void) | null = null;
+  let connected = 0;
 
   wss.on('connection', (ws: WebSocket) => {
+    connected++;
+    unsubscribe ??= relayWireEvents(engine.events, (e) => batcher.push(e));
+    ws.once('close', () => {
+      if (--connected > 0) return;
+      unsubscribe?.();
+      unsubscribe = null;
+    });
     // An oversized or invalid frame, a reset: ws closes or drops this socket itself; nothing else to do.
     ws.on('error', () => undefined);
     ws.send(JSON.stringify({ type: 'hello' }));
@@ -61,7 +72,8 @@ export function startEventHub(engine: Engine, intervalMs = 100): EventSocketHub 
       wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
     },
     close() {
-      unsubscribe();
+      unsubscribe?.();
+      unsubscribe = null;
       batcher.close();
       for (const ws of wss.clients) ws.terminate();
       return new Promise((resolve) => wss.close(() => resolve()));

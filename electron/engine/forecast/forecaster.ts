@@ -92,6 +92,8 @@ export function classTop(priority: number): number {
   return base + 99;
 }
 
+const INTERNAL = { internal: true };
+
 export class Forecaster {
   private view: ForecastView | null = null;
   private dirty = true;
@@ -116,9 +118,10 @@ export class Forecaster {
       this.dirty = true;
     };
     this.off.push(
-      this.deps.events.on('job.changed', mark),
-      this.deps.events.on('jobs.bulkChanged', mark),
-      this.deps.events.on('instance.changed', mark),
+      // A follower, not an audience: the engine marks it for another engine's changes itself (`changed`).
+      this.deps.events.on('job.changed', mark, INTERNAL),
+      this.deps.events.on('jobs.bulkChanged', mark, INTERNAL),
+      this.deps.events.on('instance.changed', mark, INTERNAL),
     );
     const tick = (): void => {
       this.timer = this.deps.timers.setTimeout(tick, Math.min(this.minGapMs, 5_000));

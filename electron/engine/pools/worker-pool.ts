@@ -43,6 +43,8 @@ export interface WorkerPool {
   stopAll(): Promise<void>;
   /** These jobs were cancelled by an operator (already recorded): take their attempts off the servers. */
   cancelled(jobIds: readonly string[]): void;
+  /** Is an attempt of this job followed here now (a cancel made elsewhere concerns this pool)? */
+  follows(jobId: string): boolean;
   /** An instance was added, edited or removed: reload it if it is this pool's. */
   refresh(instanceId: string): void;
   /** Is this instance one of this pool's? */

@@ -26,6 +26,11 @@ import type { TemplateCache } from '../templates/template-cache.js';
  * for the dispatcher (a whole pass over 100k queued jobs runs as 800 such turns).
  */
 const CHUNK = 125;
+/**
+ * A follower, not an audience (event-bus.ts): jobs another engine changed reach this one's bus only
+ * while a client listens — the engine that changed them rechecks them, and the mark is in the store.
+ */
+const INTERNAL = { internal: true };
 /** The background sweep's chunks per probe interval: 500 jobs, a 100k queue in ~7 minutes at 2 s. */
 const SWEEP_CHUNKS = 4;
 
@@ -70,16 +75,24 @@ export class BlockedJobs {
     this.newestSeen = newestJobRowid(this.d.db);
     this.passFrom = 0;
     this.offs = [
-      this.d.events.on('job.changed', ({ job }) => {
-        if (this.announcing || job.state !== 'queued') return;
-        this.recheck.add(job.id);
-        this.soon();
-      }),
-      this.d.events.on('jobs.bulkChanged', () => {
-        if (this.announcing) return;
-        this.passFrom = 0;
-        this.soon();
-      }),
+      this.d.events.on(
+        'job.changed',
+        ({ job }) => {
+          if (this.announcing || job.state !== 'queued') return;
+          this.recheck.add(job.id);
+          this.soon();
+        },
+        INTERNAL,
+      ),
+      this.d.events.on(
+        'jobs.bulkChanged',
+        () => {
+          if (this.announcing) return;
+          this.passFrom = 0;
+          this.soon();
+        },
+        INTERNAL,
+      ),
     ];
     this.tick();
   }

@@ -289,11 +289,14 @@ export class Scheduler implements FarmPort {
   /**
    * Jobs another engine on the database changed (its notice named them). A cancel made there finds
    * no runner of its own for a prompt this engine follows: the prompts of those now cancelled are
-   * interrupted here, as `cancelled` does for a cancel made through this engine.
+   * interrupted here, as `cancelled` does for a cancel made through this engine. Only the jobs this
+   * engine follows are read back: on a busy farm most named jobs run on another engine's workstations.
    */
   changedElsewhere(jobIds: readonly string[]): void {
     if (!this.running || jobIds.length === 0) return;
-    const gone = jobRows(this.d.db, jobIds)
+    const here = jobIds.filter((id) => this.pools.some((p) => p.follows(id)));
+    if (here.length === 0) return;
+    const gone = jobRows(this.d.db, here)
       .filter((r) => r.state === 'cancelled')
       .map((r) => r.id);
     if (gone.length) this.cancelled(gone);

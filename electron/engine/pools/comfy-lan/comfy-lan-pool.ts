@@ -162,6 +162,11 @@ export class ComfyLanPool implements WorkerPool {
     for (const r of this.runners.values()) if (jobIds.includes(r.job.id)) r.cancel();
   }
 
+  follows(jobId: string): boolean {
+    for (const r of this.runners.values()) if (r.job.id === jobId) return true;
+    return false;
+  }
+
   refresh(instanceId: string): void {
     this.registry.refresh(instanceId);
   }

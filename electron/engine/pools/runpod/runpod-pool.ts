@@ -406,6 +406,10 @@ export class RunpodPool implements WorkerPool {
     for (const r of this.runners()) if (jobIds.includes(r.job.id)) r.cancel();
   }
 
+  follows(jobId: string): boolean {
+    return this.runners().some((r) => r.job.id === jobId);
+  }
+
   async stopAll(): Promise<void> {
     const all = this.runners();
     for (const r of all) r.stopFarm();
