@@ -302,6 +302,11 @@ export class Engine {
     };
   }
 
+  /** Views built of jobs other engines changed (announcer.ts: none while no client listens). */
+  get heardJobViews(): number {
+    return this.announcer.heardViews;
+  }
+
   /**
    * Starts probing the workstations, reconciles attempts left open, and begins dispatching (unless
    * the farm was left paused or stopped). `over` replaces defaults (tests, benchmarks); the

@@ -104,6 +104,33 @@ test("engine B's job changes reach engine A's event bus (A's UI sees jobs it doe
   assert.equal(a.notices?.outbox.sent ?? 0, 0, 'A, which changed nothing, told nothing');
 });
 
+test('an engine nobody listens to builds no views of the jobs other engines change; once a client listens it shows them', {
+  timeout: 90_000,
+}, async (ctx) => {
+  const farm = await idleFarm(ctx);
+  const a = secondEngine(ctx, farm);
+  a.listenToOtherEngines();
+  const told = farm.engine.notices?.outbox;
+  const heard = a.notices?.inbox;
+  assert.ok(told && heard);
+  const ids = await farm.importJobs([{ id: 'unseen-1' }, { id: 'unseen-2' }]);
+  await farm.waitForStates(ids, ['completed'], 10_000);
+  // Every notice B sent up to the completions has reached A (B's notices are all A hears).
+  const sent = told.sent;
+  await waitUntil(() => heard.counts.heard >= sent, { what: "A to hear B's notices", timeoutMs: 5_000 });
+  assert.equal(a.heardJobViews, 0, `A heard ${heard.counts.heard} notices with no one listening and read no job back`);
+
+  // A client subscribes (a UI, the event socket): B's next job is shown there, read back as before.
+  const seen: string[] = [];
+  a.events.on('job.changed', ({ job }) => seen.push(`${job.id} ${job.state}`));
+  const [id] = await farm.importJobs([{ id: 'seen-1' }]);
+  assert.ok(id);
+  await farm.waitForStates([id], ['completed'], 10_000);
+  await waitUntil(() => seen.includes(`${id} completed`), { what: 'A to show the job completed', timeoutMs: 5_000 });
+  assert.ok(a.heardJobViews > 0);
+  assert.ok(!seen.some((s) => s.startsWith('unseen')), 'the jobs heard before are not replayed');
+});
+
 test('a cancel made through engine A interrupts the prompt engine B follows, at once (not when it ends)', {
   timeout: 90_000,
 }, async (ctx) => {

@@ -138,3 +138,20 @@ test('the batcher keeps only the latest change per job and merges bulk counts', 
   assert.equal((flushed[0]![1]!.payload as { job: JobView }).job.state, 'running');
   assert.equal((flushed[0]![2]!.payload as { count: number }).count, 500);
 });
+
+test('with no client connected the headless server is no audience for the engine: it relays only while one is', async () => {
+  const t = await makeEngine({ templates: false });
+  const s = await startServer({ engine: t.engine });
+  try {
+    // Work done only to be shown (views of jobs other engines changed) is skipped without an audience (announcer.ts).
+    assert.equal(t.engine.events.audience('job.changed'), false, 'serving, nobody connected');
+    const ws = new WebSocket(`${s.url.replace('http', 'ws')}/api/events`);
+    await new Promise((resolve) => ws.once('message', resolve));
+    assert.equal(t.engine.events.audience('job.changed'), true, 'a client connected');
+    ws.close();
+    await waitUntil(() => !t.engine.events.audience('job.changed'), { what: 'the relay to stop with the last client' });
+  } finally {
+    await s.close();
+    await t.close();
+  }
+});
