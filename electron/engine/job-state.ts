@@ -83,6 +83,14 @@ export class JobStateError extends ShotfarmError {
   }
 }
 
+/** The door's refusal of a job not in an expected state (a fenced report: another engine or request moved it first). */
+export function wrongState(jobId: string, state: JobState, expectFrom: readonly JobState[]): JobStateError {
+  return new JobStateError('wrong_state', `Job ${jobId} is ${state}, not ${expectFrom.join(' or ')}.`, {
+    jobId,
+    state,
+  });
+}
+
 /** A late or duplicate report the fence turned away: the caller just stops (nothing changed). */
 export function isFencedReport(err: unknown): boolean {
   return err instanceof JobStateError && err.kind !== 'illegal_transition';
@@ -115,12 +123,7 @@ export function transitionJob(db: Db, clock: Clock, req: TransitionRequest): Tra
   const apply = (): TransitionResult => {
     const cur = one<CurrentRow>(db, 'SELECT state, current_attempt_id FROM jobs WHERE id = ?', req.jobId);
     if (!cur) throw new ShotfarmError('not_found', `Job ${req.jobId} does not exist.`);
-    if (req.expectFrom && !req.expectFrom.includes(cur.state)) {
-      throw new JobStateError('wrong_state', `Job ${req.jobId} is ${cur.state}, not ${req.expectFrom.join(' or ')}.`, {
-        jobId: req.jobId,
-        state: cur.state,
-      });
-    }
+    if (req.expectFrom && !req.expectFrom.includes(cur.state)) throw wrongState(req.jobId, cur.state, req.expectFrom);
     if (req.expectAttemptId !== undefined && cur.current_attempt_id !== req.expectAttemptId) {
       throw new JobStateError(
         'stale_attempt',

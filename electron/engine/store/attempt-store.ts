@@ -7,7 +7,7 @@
 import type { JobProgress } from '../../../shared/domain.js';
 import type { TakeKey } from '../../../shared/take-key.js';
 import type { Clock } from '../clock.js';
-import { sqlLastQueuedAt, transitionJob } from '../job-state.js';
+import { sqlLastQueuedAt, transitionJob, wrongState } from '../job-state.js';
 import { inTransaction, type Db } from './database.js';
 import { whereClause, type ExportFilter } from './export-filter.js';
 import type { JobNameColumns } from './job-rows.js';
@@ -83,6 +83,9 @@ export function claimAttempt(db: Db, clock: Clock, c: ClaimInput): number {
   return inTransaction(db, () => {
     const job = claimFacts(db, c.jobId);
     if (!job) throw new Error(`job ${c.jobId} vanished before its claim`);
+    // Claimed first by another engine of the farm (they all read the same queue head): refused
+    // before anything is written — the door below refuses it too, after an attempt row to roll back.
+    if (job.state !== 'queued') throw wrongState(c.jobId, job.state, ['queued']);
     const n = one<{ n: number }>(db, SQL_NEXT_N, c.jobId)?.n ?? 1;
     const now = clock.now();
     run(db, SQL_INSERT, {

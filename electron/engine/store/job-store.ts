@@ -659,9 +659,13 @@ export function movingCount(db: Db): number {
   );
 }
 
-/** What a claim needs of its job: the attempts charged so far and when it was queued. */
-export function claimFacts(db: Db, id: string): { attempts: number; enqueued_at: number } | undefined {
-  return one<{ attempts: number; enqueued_at: number }>(db, 'SELECT attempts, enqueued_at FROM jobs WHERE id = ?', id);
+/** What a claim needs of its job: its state, the attempts charged so far and when it was queued. */
+export function claimFacts(db: Db, id: string): { state: JobState; attempts: number; enqueued_at: number } | undefined {
+  return one<{ state: JobState; attempts: number; enqueued_at: number }>(
+    db,
+    'SELECT state, attempts, enqueued_at FROM jobs WHERE id = ?',
+    id,
+  );
 }
 
 /** What deciding after a failed attempt needs: the attempts made, and the words for dependents. */
