@@ -42,8 +42,8 @@ type Dispatch = { at: number; instanceId: string; jobId: string; pid: number };
 /** `--cpu-prof DIR`: every engine child writes V8 CPU profiles there (a profile per thread, at a clean close). */
 let cpuProfDir: string | null = null;
 
-function spawnChild(dir: string, url: string, leaseMs: number, dispatches: Dispatch[]): Child {
-  const proc = fork(ENGINE, [dir, String(absNow()), url, String(leaseMs)], {
+function spawnChild(dir: string, url: string, leaseMs: number, dispatches: Dispatch[], probeMs = 250): Child {
+  const proc = fork(ENGINE, [dir, String(absNow()), url, String(leaseMs), String(probeMs)], {
     execArgv: cpuProfDir ? [...TSX_EXEC_ARGV, '--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] : TSX_EXEC_ARGV,
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
@@ -305,6 +305,7 @@ async function rate(
   engines: number,
   jobs: number,
   renderMs: number,
+  probeMs: number,
 ): Promise<RateRun> {
   const events = new SimEventLog();
   events.enabled = false;
@@ -323,7 +324,7 @@ async function rate(
     for (let e = 0; e < engines; e++) {
       const d = makeTempDir(`shotfarm-rate-e${e}-`);
       dirs.push(d);
-      const c = spawnChild(d.path, url, 5_000, dispatches);
+      const c = spawnChild(d.path, url, 5_000, dispatches, probeMs);
       c.proc.on('message', (m) => {
         if ((m as { t: string }).t === 'ready') ready++;
       });
@@ -379,11 +380,18 @@ async function rate(
 }
 
 /** The fault-free comparison at one render time: each engine count's run, and its figures. */
-async function rates(args: BenchArgs, cluster: PostgresCluster, engines: number, jobs: number, renderMs: number) {
+async function rates(
+  args: BenchArgs,
+  cluster: PostgresCluster,
+  engines: number,
+  jobs: number,
+  renderMs: number,
+  probeMs: number,
+) {
   const runs: RateRun[] = [];
   for (let n = 1; n <= engines; n++) {
     args.log(`lifecycles/s with ${n} engine(s), renders ${renderMs}–${Math.round(renderMs * 1.5)} ms, no faults`);
-    runs.push(await rate(cluster, cluster.createDatabase(`rate${renderMs}x${n}`), n, jobs, renderMs));
+    runs.push(await rate(cluster, cluster.createDatabase(`rate${renderMs}x${n}`), n, jobs, renderMs, probeMs));
   }
   return runs;
 }
@@ -434,6 +442,12 @@ export async function runChaosEngines(args: BenchArgs): Promise<BenchResult> {
     /** The GPU-bound comparison (`--gpu-jobs 0` skips it): the renders, not the engines, set the pace. */
     'gpu-ms': 500,
     'gpu-jobs': [240, 120],
+    /**
+     * The comparison's probe interval: the farm's default 2 s. Every engine probes every workstation
+     * and sweeps the queue for blocked jobs once per interval, so the chaos part's 250 ms would charge
+     * each added engine eight times the idle cost a real farm pays (the idle line shows it).
+     */
+    'probe-ms': 2000,
   });
   cpuProfDir = args.flags['cpu-prof'] ?? null;
   const load = watchLoad();
@@ -443,11 +457,25 @@ export async function runChaosEngines(args: BenchArgs): Promise<BenchResult> {
     // `--rate-jobs 0` skips the fault-free comparison.
     const cpuRuns =
       (o['rate-jobs'] as number) > 0
-        ? await rates(args, cluster, o.engines as number, o['rate-jobs'] as number, o['rate-ms'] as number)
+        ? await rates(
+            args,
+            cluster,
+            o.engines as number,
+            o['rate-jobs'] as number,
+            o['rate-ms'] as number,
+            o['probe-ms'] as number,
+          )
         : [];
     const gpuRuns =
       (o['gpu-jobs'] as number) > 0
-        ? await rates(args, cluster, o.engines as number, o['gpu-jobs'] as number, o['gpu-ms'] as number)
+        ? await rates(
+            args,
+            cluster,
+            o.engines as number,
+            o['gpu-jobs'] as number,
+            o['gpu-ms'] as number,
+            o['probe-ms'] as number,
+          )
         : [];
     const lr = load.stop(0);
     const figures: Figure[] = [

@@ -17,13 +17,15 @@ const bootAt = Number(process.argv[3] ?? absNow());
 /** Several engines on one PostgreSQL farm (`chaos --engines N`): the database and the lease. */
 const databaseUrl = process.argv[4] || undefined;
 const leaseMs = process.argv[5] ? Number(process.argv[5]) : undefined;
+/** The probe interval: 250 ms for the chaos (health seen at once), the farm's default 2 s for the rate comparison. */
+const probeIntervalMs = process.argv[6] ? Number(process.argv[6]) : 250;
 const logFile = join(dataDir, 'engine.log');
 const log = (m: string): void => appendFileSync(logFile, `${new Date().toISOString()} [${process.pid}] ${m}\n`);
 
 const engine = new Engine({ dataDir, databaseUrl, outputRoot: join(dataDir, 'out'), log });
 const s = engine.startScheduler({
   ...FAST,
-  probeIntervalMs: 250,
+  probeIntervalMs,
   stopGraceMs: 3_000,
   ...(leaseMs !== undefined ? { leaseMs } : {}),
 });
