@@ -7,7 +7,11 @@
  * the farm is checked: lost jobs, prompts executed twice (the simulators' own record), the most of
  * our prompts one server held at once (limit: running + one prefetched), every output's hash, no
  * attempt left open; the adoption time of a killed engine's workstations (kill → a new dispatch on
- * each, p50/p99, target lease_s + 5 s); and lifecycles/s with 1, 2, 3 engines without faults.
+ * each, p50/p99, target lease_s + 5 s); and lifecycles/s with 1, 2, 3 engines without faults, twice:
+ * with 20–30 ms renders (CPU-bound on a small machine: the engines, PostgreSQL and the simulators
+ * share its cores) and with 500–750 ms renders (GPU-bound: the target, not slower with more engines),
+ * each with where the CPU went per lifecycle (each engine, the server, the simulators) and what an
+ * idle engine costs per second. `--chaos 0` runs only the comparisons.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { createHash } from 'node:crypto';
