@@ -9,14 +9,26 @@ import { recentRuns, type RecentRunRow } from '../store/attempt-store.js';
 import { templateById, type StoredTemplate } from '../store/template-store.js';
 import { checkpointOfJob } from '../templates/checkpoint.js';
 import { bucketOf } from './run-buckets.js';
-import type { RunSample } from './run-model.js';
+import type { RunSample, WastedRun } from './run-model.js';
 
 /** The window the model is built from: enough for every template × GPU in use, bounded in cost. */
 export const SAMPLE_WINDOW = 5_000;
 /** A next prompt dispatched this soon after a run ended was waiting for the slot (the dispatcher's own pace). */
 const WAITING_SLACK_MS = 1_000;
 
+/** The completed runs the run-time model is built from. */
 export function runSamples(db: Db, limit = SAMPLE_WINDOW): RunSample[] {
+  return readRuns(db, limit).samples;
+}
+
+/** Attempts that ended without the job's result and were run again: a retry (an error, a timeout) or a lost workstation. */
+const WASTED: Record<string, WastedRun['why'] | undefined> = { retry: 'retry', timeout: 'retry', lost: 'lost' };
+
+/**
+ * The completed runs, and the attempts of the same window that were run again (their time is what
+ * the farm's retries cost: the forecast's range widens by them).
+ */
+export function readRuns(db: Db, limit = SAMPLE_WINDOW): { samples: RunSample[]; wasted: WastedRun[] } {
   // In the order the runs reached their GPU: under prefetch two prompts go out in the same
   // millisecond, and a rush pulled ahead starts before one dispatched earlier — dispatch order would
   // call the wrong one cold. A run that never started keeps its dispatch time.
@@ -51,6 +63,7 @@ export function runSamples(db: Db, limit = SAMPLE_WINDOW): RunSample[] {
   }
   const lastOn = new Map<string, string | null>();
   const out: RunSample[] = [];
+  const wasted: WastedRun[] = [];
   for (const r of rows) {
     const ckpt = checkpoint(r);
     const where = r.instance_id ?? '';
@@ -59,8 +72,16 @@ export function runSamples(db: Db, limit = SAMPLE_WINDOW): RunSample[] {
     const cold = lastOn.has(where) ? lastOn.get(where) !== ckpt : whole;
     // Any attempt that reached the GPU loaded its checkpoint, failed or not.
     if (r.started_at !== null || r.outcome === 'completed') lastOn.set(where, ckpt);
+    const why = r.outcome === null ? undefined : WASTED[r.outcome];
+    if (why && r.finished_at !== null) {
+      wasted.push({ templateId: r.template_id, ms: Math.max(0, r.finished_at - r.dispatched_at), why });
+      continue;
+    }
     if (r.outcome !== 'completed' || r.finished_at === null || !r.gpu_name) continue;
     out.push({
+      instanceId: where,
+      // From sent to its real start: RunPod's queue and cold start on an endpoint (the forecast's burst), ~0 on the LAN.
+      delayMs: r.started_at === null ? 0 : Math.max(0, r.started_at - r.dispatched_at),
       templateId: r.template_id,
       gpuName: r.gpu_name,
       bucket: bucketOf(r.params_json),
@@ -68,5 +89,5 @@ export function runSamples(db: Db, limit = SAMPLE_WINDOW): RunSample[] {
       cold,
     });
   }
-  return out;
+  return { samples: out, wasted };
 }
