@@ -6,6 +6,7 @@ import type { SimBurst, SimEndpoint } from '../../electron/engine/forecast/burst
 import { cloudCapacity, UNMEASURED_DELAY_MS } from '../../electron/engine/forecast/cloud-capacity.js';
 import { burstWords } from '../../shared/forecast.js';
 import type { InstanceView } from '../../shared/domain.js';
+import { paceSd, RunModel } from '../../electron/engine/forecast/run-model.js';
 
 const NOW = Date.UTC(2026, 11, 4, 20, 0, 0);
 const station = (id: string, gpuName = 'lan'): SimStation => ({
@@ -232,4 +233,101 @@ test('an unhealthy endpoint mid-episode: the same episode forecast without it en
   assert.equal(without.cloud, null);
   assert.equal(lastEnd(without.ends), NOW + 300_000);
   assert.ok(lastEnd(withCloud.ends) < lastEnd(without.ends));
+});
+
+// ─── The range (p50–p90) ────────────────────────────────────────────────────────────────────────
+
+test("the pace's uncertainty is shared by a key's runs: it widens a long queue's p90 linearly, not by the square root", () => {
+  const run = (paceSdMs: number) =>
+    simulate({
+      now: NOW,
+      stations: [station('a')],
+      jobs: jobs(100).map((j) => ({ ...j, checkpoint: null })),
+      figure: () => ({ meanMs: 10_000, sdMs: 2_200, coldMs: null, paceSdMs }),
+      fallbackMs: 60_000,
+    }).get('j99');
+  const alone = run(0);
+  const shared = run(300);
+  assert.equal(shared?.p50, alone?.p50, 'the median does not move');
+  // σ of the sum: √(100 × 2.2² + (100 × 0.3)²) s = √(484 + 900) = 37.2 s → p90 − p50 ≈ 47.7 s (28.2 s without).
+  const width = (shared?.p90 ?? 0) - (shared?.p50 ?? 0);
+  assert.ok(Math.abs(width - 1.2816 * Math.sqrt(100 * 2_200 ** 2 + (100 * 300) ** 2)) < 50, `p90 − p50 = ${width}`);
+});
+
+test("retries at the template's observed failure rate lengthen the median and widen the range", () => {
+  const m = new RunModel(
+    Array.from({ length: 8 }, () => ({ templateId: 1, gpuName: 'lan', bucket: 'b', ms: 10_000, cold: false })),
+    [
+      { templateId: 1, ms: 4_000, why: 'retry' },
+      { templateId: 1, ms: 6_000, why: 'retry' },
+    ],
+  );
+  const r = m.retryOf(1);
+  assert.equal(r.rate, 0.2, '2 of 10 attempts were run again');
+  assert.equal(r.meanMs, 0.25 * 5_000, 'a quarter of a retry per job, each 5 s');
+  assert.equal(m.retryOf(2).meanMs, 0, 'a template that never failed loses nothing');
+  const base = { now: NOW, stations: [station('a')], jobs: jobs(10), fallbackMs: 60_000 };
+  const plain = simulate({ ...base, figure: () => ({ meanMs: 10_000, sdMs: 500, coldMs: null }) }).get('j9');
+  const retried = simulate({
+    ...base,
+    figure: () => ({ meanMs: 10_000, sdMs: 500, coldMs: null, retryMs: r.meanMs, retrySdMs: r.sdMs }),
+  }).get('j9');
+  assert.equal((retried?.p50 ?? 0) - (plain?.p50 ?? 0), 10 * 1_250);
+  assert.ok((retried?.p90 ?? 0) - (retried?.p50 ?? 0) > (plain?.p90 ?? 0) - (plain?.p50 ?? 0) + 1_000);
+});
+
+test('workstations going away at the observed rate widen the p90 of a long forecast, not its median', () => {
+  const m = new RunModel(
+    Array.from({ length: 99 }, () => ({
+      templateId: 1,
+      gpuName: 'lan',
+      bucket: 'b',
+      ms: 3_600_000 / 100,
+      cold: false,
+    })),
+    [{ templateId: 1, ms: 3_600_000 / 100, why: 'lost' }],
+  );
+  assert.ok(Math.abs(m.lossPerGpuHour() - 1) < 1e-9, 'one lost in an hour of GPU time');
+  const base = {
+    now: NOW,
+    stations: [station('a'), station('b'), station('c')],
+    jobs: jobs(300),
+    figure: () => ({ meanMs: 60_000, sdMs: 0, coldMs: null }),
+    fallbackMs: 60_000,
+  };
+  const steady = simulate(base).get('j299');
+  const lossy = simulate({ ...base, lossPerGpuHour: m.lossPerGpuHour() / 10 }).get('j299');
+  assert.equal(lossy?.p50, steady?.p50);
+  assert.equal(steady?.p90, steady?.p50, 'no spread, no loss: no range');
+  assert.ok(
+    (lossy?.p90 ?? 0) > (lossy?.p50 ?? 0) + 10 * 60_000,
+    `p90 − p50 = ${((lossy?.p90 ?? 0) - (lossy?.p50 ?? 0)) / 1000} s`,
+  );
+});
+
+test("a pace that drifts over time (successive batches' means spread beyond chance) is a wider uncertainty than steady runs", () => {
+  // Same mean and spread: alternating runs (steady) vs a slow half then a fast half (the host got busy).
+  const steady = Array.from({ length: 40 }, (_, i) => (i % 2 ? 1_200 : 800));
+  const drifting = Array.from({ length: 40 }, (_, i) => (i < 20 ? 1_200 : 800));
+  const mean = 1_000;
+  const sd = 200;
+  const se = (sd / Math.sqrt(40)) * (1 + 1 / 39);
+  assert.ok(Math.abs(paceSd(steady, mean, sd) - se) < 1, 'steady: the standard error alone');
+  assert.ok(paceSd(drifting, mean, sd) > 150, `drifting: ${paceSd(drifting, mean, sd)}`);
+  assert.ok(
+    paceSd([1_000, 1_100, 900], 1_000, 81.6) > 81.6 / Math.sqrt(3),
+    'few runs: wider than the plain standard error',
+  );
+  const m = new RunModel(drifting.map((ms) => ({ templateId: 1, gpuName: 'lan', bucket: 'b', ms, cold: false })));
+  assert.equal(m.figure(1, 'lan', 'b')?.paceSdMs, Math.round(paceSd(drifting, mean, sd)));
+});
+
+test("RunPod's delay before a run is learned per endpoint (median of its runs)", () => {
+  const m = new RunModel([
+    { templateId: 1, gpuName: 'RTX 4090', bucket: 'b', ms: 9_000, cold: false, instanceId: 'rp', delayMs: 4_000 },
+    { templateId: 1, gpuName: 'RTX 4090', bucket: 'b', ms: 9_000, cold: false, instanceId: 'rp', delayMs: 30_000 },
+    { templateId: 1, gpuName: 'RTX 4090', bucket: 'b', ms: 9_000, cold: false, instanceId: 'rp', delayMs: 6_000 },
+  ]);
+  assert.equal(m.delayOf('rp'), 6_000);
+  assert.equal(m.delayOf('other'), null);
 });

@@ -21,7 +21,7 @@ export function modelLines(db: Db, templateId: number, gpuNames: readonly string
     const f = model.figure(templateId, gpu, '*');
     return `${gpu}: ${mine.filter((s) => !s.cold).length} warm + ${mine.filter((s) => s.cold).length} cold samples → ${
       f
-        ? `mean ${f.meanMs} ms (sd ${f.sdMs}, ${f.source}${f.coldMs !== null ? `, cold ${f.coldMs}` : ''})`
+        ? `mean ${f.meanMs} ms (sd ${f.sdMs}, pace ±${f.paceSdMs}, ${f.source}${f.coldMs !== null ? `, cold ${f.coldMs}` : ''})`
         : 'no figure'
     }`;
   });
