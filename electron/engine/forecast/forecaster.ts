@@ -168,7 +168,7 @@ export class Forecaster {
     const running = forecastRunningRows(db);
     // A running job's real start is its open attempt's (null while it waits on its GPU).
     const starts = new Map(openRuns(db).map((r) => [r.job_id, r.started_at]));
-    const { stations, ends: runningEnds, cloudFree } = this.runningState(running, starts, now);
+    const { stations, ends: runningEnds, cloudFree } = this.runningState(running, starts, now, model);
     const slots = stations.reduce((n, s) => n + s.freeAt.length, 0);
     const note = !this.deps.dispatching()
       ? 'the farm is not dispatching (paused, stopped, or not running): no forecast'
@@ -423,6 +423,7 @@ export class Forecaster {
     rows: readonly ForecastJobRow[],
     stored: ReadonlyMap<string, number | null>,
     now: number,
+    model: RunModel,
   ): { stations: SimStation[]; ends: Map<string, SimEnd>; cloudFree: Map<string, number[]> } {
     const instances = this.deps.instances();
     // Built once per computation: the views are not cheap, and every running job asks for its GPU.
@@ -469,6 +470,7 @@ export class Forecaster {
     for (const i of instances) {
       if (i.kind !== 'comfyui' || i.adminState !== 'active' || !isHealthy(i.health) || !i.gpuName || !i.vram) continue;
       const taken = [...(free.get(i.id) ?? [])].sort((a, b) => a.at - b.at);
+      const gap = model.gapOf(i.id);
       const freeAt: number[] = [];
       const freeVar: number[] = [];
       for (let k = 0; k < i.maxConcurrency; k++) {
@@ -485,6 +487,7 @@ export class Forecaster {
         freeVar,
         // The checkpoint it holds (the last one sent there): the next job of another one pays a load.
         lastCheckpoint: loaded.get(i.id) ?? null,
+        ...(gap ? { gapMs: gap.meanMs, gapSdMs: gap.sdMs } : {}),
       });
     }
     // A RunPod endpoint's workers are free when its running attempts are expected to end.

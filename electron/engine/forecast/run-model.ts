@@ -33,6 +33,12 @@ export interface WastedRun {
   why: 'retry' | 'lost';
 }
 
+/** After a completed run, how long its GPU stood idle while work was waiting (0 when the next prompt was waiting there). */
+export interface DispatchGap {
+  instanceId: string;
+  ms: number;
+}
+
 /** What a template's retries add to each of its jobs, at the farm's observed rate. */
 export interface RetryFigure {
   /** Share of its attempts that were run again. */
@@ -161,8 +167,15 @@ export class RunModel {
   private busyMs = 0;
   readonly samples: number;
 
-  constructor(samples: readonly RunSample[], wasted: readonly WastedRun[] = []) {
+  private readonly gaps = new Map<string, number[]>();
+
+  constructor(samples: readonly RunSample[], wasted: readonly WastedRun[] = [], gaps: readonly DispatchGap[] = []) {
     this.samples = samples.length;
+    for (const g of gaps) {
+      const on = this.gaps.get(g.instanceId);
+      if (on) on.push(g.ms);
+      else this.gaps.set(g.instanceId, [g.ms]);
+    }
     for (const w of wasted) {
       this.tally(w.templateId).wasted.push(w.ms);
       this.busyMs += w.ms;
@@ -244,6 +257,17 @@ export class RunModel {
   /** How often a workstation went away under a running prompt: lost attempts per hour of GPU time in the window. */
   lossPerGpuHour(): number {
     return this.busyMs > 0 ? this.lost / (this.busyMs / 3_600_000) : 0;
+  }
+
+  /**
+   * The mean and sd of a workstation's dispatch gap after a run (its GPU idle while work waited);
+   * with none measured there, the farm's over all workstations; null when none anywhere.
+   */
+  gapOf(instanceId: string): { meanMs: number; sdMs: number } | null {
+    const xs = this.gaps.get(instanceId) ?? [...this.gaps.values()].flat();
+    if (xs.length === 0) return null;
+    const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+    return { meanMs: mean, sdMs: Math.sqrt(xs.reduce((a, b) => a + (b - mean) ** 2, 0) / xs.length) };
   }
 
   /** The median wait between sending a prompt to this instance and its real start (RunPod's queue and cold start); null when unmeasured. */

@@ -40,6 +40,9 @@ export interface SimStation {
   freeAt: number[];
   /** Spread (variance, ms²) of each slot's free time. */
   freeVar?: number[];
+  /** Its dispatch gap after each run (GPU idle while work waited), as measured: mean and sd. Absent: 0. */
+  gapMs?: number;
+  gapSdMs?: number;
   lastCheckpoint: string | null;
 }
 
@@ -164,12 +167,13 @@ interface Run {
   coldMs: number | null;
 }
 
-function runOf(job: SimJob, gpuName: string, input: SimInput): Run {
+/** A job's run on a GPU model (a LAN workstation's own dispatch gap after it, when given). */
+function runOf(job: SimJob, gpuName: string, input: SimInput, st?: SimStation): Run {
   const f = input.figure(job.templateId, gpuName, job.bucket);
   const sd = f?.sdMs ?? input.fallbackMs / 2;
   return {
-    mean: Math.max(1, (f?.meanMs ?? input.fallbackMs) + (f?.retryMs ?? 0)),
-    sigma: Math.hypot(sd, f?.retrySdMs ?? 0),
+    mean: Math.max(1, (f?.meanMs ?? input.fallbackMs) + (f?.retryMs ?? 0) + (st?.gapMs ?? 0)),
+    sigma: Math.hypot(sd, f?.retrySdMs ?? 0, st?.gapSdMs ?? 0),
     pace: f?.paceSdMs ?? 0,
     coldMs: f?.coldMs ?? null,
   };
@@ -265,7 +269,7 @@ function placeBucket(job: SimJob, play: Play, readyAt: number, readyVar: number)
   const lanes: Lane[] = [];
   for (const st of play.stations) {
     if (!fits(job, st.s)) continue;
-    const r = runOf(job, st.s.gpuName, input);
+    const r = runOf(job, st.s.gpuName, input, st.s);
     const cold =
       job.checkpoint !== null && st.last !== job.checkpoint && r.coldMs != null ? Math.max(0, r.coldMs - r.mean) : 0;
     // The model load is paid once per workstation: on the slot that frees first.
@@ -472,7 +476,7 @@ export function play(input: SimInput): { ends: Map<string, SimEnd>; cloud: Cloud
       }
       if (best === null) continue;
       const { st, slot, start } = best;
-      const r = runOf(job, st.s.gpuName, input);
+      const r = runOf(job, st.s.gpuName, input, st.s);
       const cold =
         job.checkpoint !== null && st.last !== job.checkpoint && r.coldMs != null ? Math.max(0, r.coldMs - r.mean) : 0;
       const end = start + r.mean + cold;

@@ -53,7 +53,7 @@ export class RunEstimates {
   /** Builds the model now (the forecast, itself computed at a bounded rate, wants the latest runs). */
   rebuild(now: number): RunModel {
     const runs = readRuns(this.db);
-    const model = new RunModel(runs.samples, runs.wasted);
+    const model = new RunModel(runs.samples, runs.wasted, runs.gaps);
     this.built = { at: now, model };
     this.stale = false;
     return model;
