@@ -74,7 +74,7 @@ async function oneRun(
         ?.t as number;
       for (const line of modelLines(e.db, templateId, ['FAST GPU', 'SLOW GPU']))
         log(`at ${share * 100} % done, the model: ${line}`);
-      if (share === 0.5 && !rushed) {
+      if (share === 0.5 && !rushed && rush > 0) {
         rushed = true;
         await importThroughContract(
           e,

@@ -331,3 +331,22 @@ test("RunPod's delay before a run is learned per endpoint (median of its runs)",
   assert.equal(m.delayOf('rp'), 6_000);
   assert.equal(m.delayOf('other'), null);
 });
+
+test("a workstation's dispatch gap (its GPU idle after a run while work was queued) is added to each run there", () => {
+  const m = new RunModel(
+    [],
+    [],
+    [
+      { instanceId: 'a', ms: 0 },
+      { instanceId: 'a', ms: 200 },
+      { instanceId: 'b', ms: 1_000 },
+    ],
+  );
+  assert.deepEqual(m.gapOf('a'), { meanMs: 100, sdMs: 100 });
+  assert.equal(m.gapOf('new')?.meanMs, 400, 'a workstation with none measured: the farm-wide gap');
+  const base = { now: NOW, jobs: jobs(10), figure, fallbackMs: 60_000 };
+  const tight = simulate({ ...base, stations: [station('a')] }).get('j9');
+  const gappy = simulate({ ...base, stations: [{ ...station('a'), gapMs: 100, gapSdMs: 100 }] }).get('j9');
+  assert.equal((gappy?.p50 ?? 0) - (tight?.p50 ?? 0), 10 * 100);
+  assert.ok((gappy?.p90 ?? 0) - (gappy?.p50 ?? 0) > 0, 'and its spread widens the range');
+});
