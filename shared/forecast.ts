@@ -67,8 +67,8 @@ export interface ForecastView {
 const dollars = (v: number): string => `$${v >= 10 ? Math.round(v).toLocaleString('en-US') : v.toFixed(2)}`;
 
 /**
- * The forecast's words about the cloud: "incl. up to 4 RunPod workers, $12 of $50 left today (≈ 30
- * jobs there, ≈ $9; the budget runs out ≈ 07:40)" or "RunPod not counted: today's cloud budget is
+ * The forecast's words about the cloud: "incl. up to 4 RunPod workers, $12 of $50 left today — ≈ 30
+ * jobs there (≈ $9), the budget runs out ≈ 07:40" or "RunPod not counted: today's cloud budget is
  * spent ($50.00 of $50.00)".
  */
 export function burstWords(b: ForecastBurst, now: number): string {
@@ -76,9 +76,9 @@ export function burstWords(b: ForecastBurst, now: number): string {
   let w = `incl. up to ${b.workers} RunPod worker${b.workers === 1 ? '' : 's'}, ${dollars(b.leftTodayUsd)} of ${dollars(b.budgetUsdPerDay)} left today`;
   const parts: string[] = [];
   if (b.jobs > 0)
-    parts.push(`≈ ${b.jobs.toLocaleString('en-US')} job${b.jobs === 1 ? '' : 's'} there, ≈ ${dollars(b.costUsd)}`);
+    parts.push(`≈ ${b.jobs.toLocaleString('en-US')} job${b.jobs === 1 ? '' : 's'} there (≈ ${dollars(b.costUsd)})`);
   if (b.budgetOutAt !== null) parts.push(`the budget runs out ≈ ${clockWords(b.budgetOutAt, now)}`);
-  if (parts.length) w += ` (${parts.join('; ')})`;
+  if (parts.length) w += ` — ${parts.join(', ')}`;
   return w;
 }
 

@@ -177,7 +177,7 @@ export function forecastLines(f: ForecastView, now: number): string[] {
     .filter((g) => g.kind === 'episode' && (g.total > g.done + g.other || g.dueAt !== null))
     .sort((a, b) => Number(b.late) - Number(a.late) || (a.key < b.key ? -1 : 1));
   if (shown.length === 0) return [];
-  const cloud = f.burst ? `, ${burstWords(f.burst, now)}` : '';
+  const cloud = f.burst ? `; ${burstWords(f.burst, now)}` : '';
   const out = [`Forecast (${f.slots} GPU slot${f.slots === 1 ? '' : 's'}${cloud}${f.note ? `; ${f.note}` : ''}):`];
   for (const g of shown.slice(0, 20)) out.push(`  ${forecastLine(g, now)}`);
   if (shown.length > 20)

@@ -28,7 +28,7 @@ test('the forecast counts the RunPod workers while burst is allowed, and says wh
   assert.ok((counted.burst?.jobs ?? 0) > 0, 'jobs past 30 s of waiting are counted on the endpoint');
   assert.match(
     burstWords(counted.burst as NonNullable<typeof counted.burst>, Date.now()),
-    /^incl\. up to 2 RunPod workers, \$50 of \$50 left today \(≈ \d+ jobs? there/,
+    /^incl\. up to 2 RunPod workers, \$50 of \$50 left today — ≈ \d+ jobs? there/,
   );
   const withCloud = counted.groups.find((g) => g.kind === 'episode')?.p50At as number;
 

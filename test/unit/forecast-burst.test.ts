@@ -184,7 +184,7 @@ test('burst counted: the endpoints and their workers, the budget left today, in 
   const used = { ...(c.view as NonNullable<typeof c.view>), jobs: 30, costUsd: 9.4, budgetOutAt: NOW + 3_600_000 };
   assert.match(
     burstWords(used, NOW),
-    /^incl\. up to 4 RunPod workers, \$12 of \$50 left today \(≈ 30 jobs there, ≈ \$9\.40; the budget runs out ≈ \S+\)$/,
+    /^incl\. up to 4 RunPod workers, \$12 of \$50 left today — ≈ 30 jobs there \(≈ \$9\.40\), the budget runs out ≈ \S+$/,
   );
 });
 
