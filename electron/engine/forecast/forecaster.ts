@@ -196,7 +196,8 @@ export class Forecaster {
     };
     const played = note === null ? play(input) : null;
     const ends = played?.ends ?? new Map<string, SimEnd>();
-    let burst: ForecastBurst | null = cloud.view;
+    // Without a forecast (paused, no workstation) the cloud was not counted either: nothing to say of it.
+    let burst: ForecastBurst | null = note === null ? cloud.view : null;
     if (burst?.counted && played?.cloud)
       burst = {
         ...burst,
