@@ -2,7 +2,8 @@
  * Run time by GPU model for one template version: per GPU model a strip of its runs' lengths (from
  * the prompt's real start), the warm runs in the upper lane with their median (solid) and p90
  * (dashed) — the figures of the run-time model, of every run in its window — and the cold starts
- * (runs that loaded their checkpoint) apart in the lower lane. The text under it says the same in words.
+ * (runs that loaded their checkpoint) apart in the lower lane with their median. Points are the newest
+ * runs; the marks are of every run in the model's window. The text under it says the same in words.
  */
 import { useId, useRef } from 'react';
 import type { TemplateHistoryView, TemplateRunPoint } from '../../../../shared/template-history.js';
@@ -123,6 +124,20 @@ export function RunTimePlot({ history: h, colours }: { history: TemplateHistoryV
         })}
         {mark('median', g.p50Ms)}
         {mark('p90', g.p90Ms)}
+        {g.coldMs !== null && g.coldRuns > 0 && (
+          <line
+            data-testid="run-marker"
+            data-kind="cold"
+            data-ms={g.coldMs}
+            className="plot-marker plot-marker-cold"
+            x1={x(g.coldMs)}
+            x2={x(g.coldMs)}
+            y1={top + WARM + 3}
+            y2={top + STRIP - 5}
+          >
+            <title>{`${shortGpu(g.gpu)}: cold start median ${runLength(g.coldMs)} of ${count(g.coldRuns)} run${g.coldRuns === 1 ? '' : 's'}`}</title>
+          </line>
+        )}
       </g>
     );
   };
@@ -174,7 +189,10 @@ export function RunTimePlot({ history: h, colours }: { history: TemplateHistoryV
           <span className="plot-swatch-mark plot-marker-median" /> median
         </span>
         <span>
-          <span className="plot-swatch-mark plot-marker-p90" /> p90
+          <span className="plot-swatch-mark plot-marker-p90" /> p90 (warm runs)
+        </span>
+        <span>
+          <span className="plot-swatch-mark plot-marker-cold" /> cold start median
         </span>
       </div>
       <p className="plot-summary small muted" data-testid="runtime-summary">
