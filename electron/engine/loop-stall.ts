@@ -70,3 +70,12 @@ export class LoopStall {
     );
   }
 }
+
+/**
+ * When a silence began as this engine heard it: at `since` (the last answer, the first failed ask,
+ * the last frame), or at the end of the engine's own later stall, whichever is later. Every grace
+ * time and stall timeout of both pools counts from here, so none runs out while the engine was not listening.
+ */
+export function heardSilentSince(since: number, listeningSince: number): number {
+  return Math.max(since, listeningSince);
+}

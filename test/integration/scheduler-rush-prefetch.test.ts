@@ -62,8 +62,12 @@ async function oneRun(run: number): Promise<void> {
     );
     // A different point of the 600 ms cycle in each run.
     await sleep((run * 137) % PROMPT_MS);
-    const importedAt = Date.now();
     const [rush] = await farm.importJobs([{ id: `rush${run}`, priority: 'rush' }]);
+    // When the rush job entered the store (its import's commit), not when the call began: a prompt
+    // that started while the import was still being read and checked started before there was a rush.
+    const importedAt = (
+      farm.engine.db.one('SELECT MIN(at) AS at FROM job_events WHERE job_id = ?', rush) as { at: number }
+    ).at;
     await farm.waitForStates([rush!], ['completed'], 20_000);
     const rushStart = attempts(farm).find((a) => a.job_id === rush && a.started_at !== null)?.started_at as number;
     // Every attempt dispatched before the rush started has ended: their start times are stored.

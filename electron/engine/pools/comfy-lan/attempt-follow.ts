@@ -16,6 +16,7 @@ import { interruptAndRemove } from './interrupt-prompt.js';
 import { endCue, endRecheckDelay } from './prompt-end.js';
 import { watchEnd, watchExecution } from './prompt-watch.js';
 import { isLeaseLost } from '../attempt/lease-fence.js';
+import { heardSilentSince } from '../../loop-stall.js';
 
 /** The longest the loop waits without looking at the clock (timeouts are judged between waits). */
 const MAX_WAIT_MS = 1_000;
@@ -69,7 +70,10 @@ export class AttemptFollow {
       if (this.answering && this.runningSince !== null && t - this.runningSince > a.job.timeout_s * 1000)
         return this.timeout('absolute', a.job.timeout_s);
       // Time this engine itself was stalled (../../loop-stall.ts) is no sign of a stuck prompt.
-      if (this.answering && t - Math.max(this.lastActivity, a.deps.listeningSince()) > config.stallTimeoutS * 1000)
+      if (
+        this.answering &&
+        t - heardSilentSince(this.lastActivity, a.deps.listeningSince()) > config.stallTimeoutS * 1000
+      )
         return this.timeout('stall', config.stallTimeoutS);
 
       const next = await this.nextEvent(pending, Math.max(0, Math.min(this.nextAsk - this.now, MAX_WAIT_MS)));

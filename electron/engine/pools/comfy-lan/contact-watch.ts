@@ -18,6 +18,7 @@ import type { Db } from '../../store/database.js';
 import type { SchedulerConfig } from '../../settings/farm-config.js';
 import { contactLoss } from './contact.js';
 import type { ContactPort } from './instance-registry.js';
+import { heardSilentSince } from '../../loop-stall.js';
 
 export interface ContactDeps {
   db: Db;
@@ -142,7 +143,7 @@ export class ContactWatch implements ContactPort {
 
   /** Since when this engine has listened to an attempt: from its following, or the end of the engine's own later stall. */
   private listening(since: number): number {
-    return Math.max(since, this.d.listeningSince());
+    return heardSilentSince(since, this.d.listeningSince());
   }
 
   private on(instanceId: string): string[] {

@@ -4,6 +4,7 @@
  */
 import type { ComfyFailure } from '../../comfy/observation.js';
 import type { AttemptObservation } from './failure.js';
+import { heardSilentSince } from '../../loop-stall.js';
 
 /**
  * A failed request that counts against contact: every failure but our own abort and an answer that
@@ -53,7 +54,7 @@ export function afterFailedAsk(o: {
   /** The end of the engine's own last stall (loop-stall.ts): asks that failed while it was not listening do not count. */
   listeningSince: number;
 }): { giveUp: AttemptObservation } | { askInMs: number } {
-  const due = o.loss?.requeueAt ?? Math.max(o.failingSince, o.listeningSince) + o.graceMs;
+  const due = o.loss?.requeueAt ?? heardSilentSince(o.failingSince, o.listeningSince) + o.graceMs;
   if (o.now < due) return { askInMs: nextAskAfterSilence(o.now, due, o.pollMs) };
   if (o.failure.kind === 'malformed') return { giveUp: { kind: 'transport', route: o.route, failure: o.failure } };
   return { giveUp: { kind: 'lost', seconds: Math.round((o.now - (o.loss?.lostAt ?? o.failingSince)) / 1000) } };

@@ -47,6 +47,7 @@ import {
 import { storeWorkerImages } from './runpod-outputs.js';
 import { OutputTooLarge } from '../../files/output-file.js';
 import type { StoredAsset } from '../../store/asset-store.js';
+import { heardSilentSince } from '../../loop-stall.js';
 
 export interface CloudRunnerDeps extends ConcludeDeps {
   /** The endpoint rejected the API key: it goes unhealthy ("API key rejected"); jobs are not failed for it. */
@@ -284,7 +285,10 @@ export class RunpodRunner {
         if (err.rejectedKey) this.d.keyRejected(this.endpoint.id);
         this.failingSince ??= clock.now();
         // Failures while this engine itself was stalled (../../loop-stall.ts) are not RunPod's.
-        if (!err.rejectedKey && clock.now() - Math.max(this.failingSince, this.d.listeningSince()) >= config.graceMs) {
+        if (
+          !err.rejectedKey &&
+          clock.now() - heardSilentSince(this.failingSince, this.d.listeningSince()) >= config.graceMs
+        ) {
           await this.sendCancel(`/status failed for ${Math.round((clock.now() - this.failingSince) / 1000)} s`);
           return {
             kind: 'failed',
