@@ -16,8 +16,10 @@ export function niceTicks(max: number, count: number): number[] {
   const raw = top / Math.max(1, count);
   const mag = 10 ** Math.floor(Math.log10(raw));
   const step = ([1, 2, 5, 10].map((m) => m * mag).find((s) => s >= raw) ?? 10 * mag) as number;
+  // Each tick is k × step written at the step's own precision: 3 × 0.2 is 0.6, not 0.6000000000000001.
+  const decimals = Math.max(0, -Math.floor(Math.log10(step)));
   const ticks: number[] = [];
-  for (let v = 0; v < top + step - 1e-9; v += step) ticks.push(Math.round(v / step) * step);
+  for (let k = 0; k * step < top + step - 1e-9; k++) ticks.push(Number((k * step).toFixed(decimals)));
   return ticks;
 }
 
