@@ -3,7 +3,7 @@
  * `templates.history` — VRAM per run over time (a point per measured run, out-of-memory runs marked
  * apart, the declared number and what admission uses as lines) and run time by GPU model (warm runs
  * with their median and p90, cold starts apart) — for the newest 500 of 123,456 measured runs and
- * 1,238 completed ones, said so; a template never run says "no measured runs yet". An artist may
+ * 1,242 completed ones, said so; a template never run says "no measured runs yet". An artist may
  * look. Long template names and 6-digit counts at 1280×720 and 1440×900, no sideways scroll.
  */
 import { test } from 'node:test';
@@ -21,6 +21,8 @@ const suite = studioSuite();
 const LONG = 'moonfall-ep101-keyframe-sdxl-img2img-with-layout-plate-and-detail-lora-v2';
 const UNRUN = 'moonfall-ep102-motion-svd-never-rendered';
 const MEASURED = 123_456;
+/** A GPU model with a long name, cut in the plots' labels (the full name in their titles). */
+const ADA = 'NVIDIA RTX 6000 Ada Generation';
 
 const template = (name: string) =>
   JSON.stringify({
@@ -59,12 +61,13 @@ test('a template row opens VRAM per run over time and run time by GPU model, dra
   await farm.engine.call('templates.add', { content: template(UNRUN), fileName: 'unrun.json' });
   // 123,456 measured runs as the sampler stores them, one every 1.4 s up to now: three in four on
   // the 4090 (6.3–6.55 GB), the rest on the 3060, where every 200th ran out of memory with an
-  // artist's desktop on it ("needed more than 11.1 GB").
+  // artist's desktop on it ("needed more than 11.1 GB"); the newest 20 on a GPU with a long name.
   const now = Date.now();
-  const outcomeOf = (i: number) => (i % 4 === 3 && i % 200 === 199 ? 'oom' : 'ok');
+  const gpuOf = (i: number) => (i >= MEASURED - 20 ? ADA : i % 4 === 3 ? RTX3060 : RTX4090);
+  const outcomeOf = (i: number) => (gpuOf(i) === RTX3060 && i % 200 === 199 ? 'oom' : 'ok');
   db.transaction(() => {
     for (let i = 0; i < MEASURED; i++) {
-      const gpu = i % 4 === 3 ? RTX3060 : RTX4090;
+      const gpu = gpuOf(i);
       const oom = outcomeOf(i) === 'oom';
       addVramSample(db, {
         attemptId: `a${i}`,
@@ -85,10 +88,12 @@ test('a template row opens VRAM per run over time and run time by GPU model, dra
   });
   const newest = Array.from({ length: 500 }, (_, k) => MEASURED - 500 + k);
   const oomsShown = newest.filter((i) => outcomeOf(i) === 'oom').length;
+  const shownOn = (gpu: string) => newest.filter((i) => gpuOf(i) === gpu && outcomeOf(i) === 'ok').length;
   assert.ok(oomsShown >= 2, 'some out-of-memory runs are among the newest 500');
   // Completed runs: on the 4090 a cold run (the model load) and 1,234 warm ones of 80–99 s; then on
-  // the 3060 a cold 300 s run and two warm ones, fewer than the model needs for a median.
-  const shots = Array.from({ length: 1_238 }, (_, i) => ({ id: `sh${String(i).padStart(5, '0')}`, template: LONG }));
+  // the 3060 a cold 300 s run and two warm ones, fewer than the model needs for a median; last, on
+  // the RTX 6000 Ada a cold 120 s run and three warm ones of 40–44 s.
+  const shots = Array.from({ length: 1_242 }, (_, i) => ({ id: `sh${String(i).padStart(5, '0')}`, template: LONG }));
   const ids = await farm.importJobs(shots, 'moonfall', 'ep101');
   const clock = new ManualClock(now - 48 * 3_600_000);
   db.transaction(() => {
@@ -97,6 +102,8 @@ test('a template row opens VRAM per run over time and run time by GPU model, dra
     for (let i = 0; i < 1_234; i++) writeRun(db, clock, ids[n++]!, 'render-01', RTX4090, 0, 80_000 + (i % 20) * 1_000);
     writeRun(db, clock, ids[n++]!, 'render-02', RTX3060, 0, 300_000);
     for (let i = 0; i < 2; i++) writeRun(db, clock, ids[n++]!, 'render-02', RTX3060, 0, 150_000);
+    writeRun(db, clock, ids[n++]!, 'render-03', ADA, 0, 120_000);
+    for (let i = 0; i < 3; i++) writeRun(db, clock, ids[n++]!, 'render-03', ADA, 0, 40_000 + i * 2_000);
   });
   const learned = await farm.engine.call('templates.vram', { name: LONG });
   const runTimes = await farm.engine.call('templates.runTimes', { name: LONG });
@@ -126,7 +133,7 @@ test('a template row opens VRAM per run over time and run time by GPU model, dra
   assert.deepEqual(new Set(oomGbs), new Set(['11.1']));
   assert.equal(
     await vram.locator(`[data-testid="vram-point"][data-gpu="${RTX3060}"][data-outcome="ok"]`).count(),
-    125 - oomsShown,
+    shownOn(RTX3060),
   );
   assert.match(
     (await ooms.first().locator('title').textContent()) ?? '',
@@ -152,7 +159,8 @@ test('a template row opens VRAM per run over time and run time by GPU model, dra
   for (const b of await Promise.all((await ooms.all()).map(boxOf)))
     assert.ok(midY(b) < yDeclared, 'an OOM at 11.1 GB above the declared line');
   const runs4090 = await vram.locator(`[data-testid="vram-point"][data-gpu="${RTX4090}"]`).all();
-  assert.equal(runs4090.length, 375);
+  assert.equal(runs4090.length, shownOn(RTX4090));
+  assert.equal(await vram.locator(`[data-testid="vram-point"][data-gpu="${ADA}"]`).count(), 20);
   for (const b of await Promise.all(runs4090.slice(0, 40).map(boxOf))) {
     assert.ok(inside(b, svg), 'a point inside the plot');
     assert.ok(midY(b) > y4090, 'a 4090 run below what admission uses there');
@@ -168,13 +176,14 @@ test('a template row opens VRAM per run over time and run time by GPU model, dra
   const rt = plots.locator('[data-testid="runtime-plot"]');
   assert.match(
     await plots.locator('[data-testid="runtime-count"]').innerText(),
-    /v1 · newest 500 of 1,238 completed runs among the farm's latest 5,000 attempts/,
+    /v1 · newest 500 of 1,242 completed runs among the farm's latest 5,000 attempts/,
   );
   assert.equal(await rt.locator('[data-testid="run-point"]').count(), 500);
-  // The newest 500 are the 3060's three and the 4090's last 497 warm runs.
+  // The newest 500 are the Ada's four, the 3060's three and the 4090's last 493 warm runs.
   const strip4090 = rt.locator(`[data-testid="run-strip"][data-gpu="${RTX4090}"]`);
   const strip3060 = rt.locator(`[data-testid="run-strip"][data-gpu="${RTX3060}"]`);
-  assert.equal(await strip4090.locator('[data-testid="run-point"][data-cold="false"]').count(), 497);
+  assert.equal(await strip4090.locator('[data-testid="run-point"][data-cold="false"]').count(), 493);
+  assert.equal(await rt.locator(`[data-testid="run-strip"][data-gpu="${ADA}"] [data-testid="run-point"]`).count(), 4);
   assert.equal(await strip3060.locator('[data-testid="run-point"][data-cold="true"]').count(), 1);
   assert.equal(await strip3060.locator('[data-testid="run-point"][data-cold="false"]').count(), 2);
   const g4090 = runTimes.gpus.find((g) => g.gpu === RTX4090)!;

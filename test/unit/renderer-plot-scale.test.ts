@@ -35,7 +35,7 @@ test('wall-clock ticks sit on local boundaries within the range, at most as many
     [at(14), at(15), at(16), at(17)],
   );
   for (const t of hours) assert.match(t.words, /^1[4-7]:00$/);
-  const overnight = timeTicks(at(20), at(4, 0, 5), 4);
+  const overnight = timeTicks(at(20), at(4, 0, 5), 3);
   assert.deepEqual(
     overnight.map((t) => t.at),
     [at(21), at(0, 0, 5), at(3, 0, 5)],

@@ -15,7 +15,7 @@ import { count, durationTick, durationTicks, gpuLabel, jitter, linear } from './
 
 const STRIP = 48;
 const WARM = 26;
-const M = { top: 8, right: 16, bottom: 38, left: 138 };
+const M = { top: 8, right: 16, bottom: 38, left: 140 };
 
 export function runTimeSummary(h: TemplateHistoryView): string {
   const rt = h.runTimes;
@@ -82,7 +82,7 @@ export function RunTimePlot({ history: h, colours }: { history: TemplateHistoryV
           height={STRIP - WARM - 8}
         />
         <text className="plot-gpu" x={x0 - 8} y={top + 14} textAnchor="end" fill={colour}>
-          {gpuLabel(shortGpu(g.gpu), 18)}
+          {gpuLabel(shortGpu(g.gpu), 15)}
         </text>
         <text className="plot-tick" x={x0 - 8} y={top + 27} textAnchor="end">
           {count(g.runs)} warm

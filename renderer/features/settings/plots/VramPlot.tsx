@@ -13,7 +13,7 @@ import { shortGpu } from '../TemplateVram.js';
 import { count, gpuLabel, linear, niceTicks, timeTicks } from './plot-scale.js';
 
 const H = 250;
-const M = { top: 12, right: 118, bottom: 40, left: 46 };
+const M = { top: 12, right: 134, bottom: 40, left: 46 };
 
 interface Line {
   key: string;

@@ -69,10 +69,13 @@ export function durationTick(ms: number): string {
 
 const TIME_STEPS = [
   MINUTE,
+  2 * MINUTE,
   5 * MINUTE,
+  10 * MINUTE,
   15 * MINUTE,
   30 * MINUTE,
   HOUR,
+  2 * HOUR,
   3 * HOUR,
   6 * HOUR,
   12 * HOUR,
@@ -137,7 +140,7 @@ export function jitter(i: number): number {
 
 /** "RTX 4090"; a long name cut to `max` characters with an ellipsis (the full one goes in a title). */
 export function gpuLabel(short: string, max: number): string {
-  return short.length <= max ? short : `${short.slice(0, max - 1)}…`;
+  return short.length <= max ? short : `${short.slice(0, max - 1).trimEnd()}…`;
 }
 
 export const count = (n: number): string => n.toLocaleString('en-US');
