@@ -11,12 +11,17 @@ import { checkpointOfJob } from '../templates/checkpoint.js';
 import { bucketOf } from './run-buckets.js';
 import type { RunSample } from './run-model.js';
 
+/** A sample with when its prompt reached the GPU (the Templates view plots them against time). */
+export interface TimedRunSample extends RunSample {
+  at: number;
+}
+
 /** The window the model is built from: enough for every template × GPU in use, bounded in cost. */
 export const SAMPLE_WINDOW = 5_000;
 /** A next prompt dispatched this soon after a run ended was waiting for the slot (the dispatcher's own pace). */
 const WAITING_SLACK_MS = 1_000;
 
-export function runSamples(db: Db, limit = SAMPLE_WINDOW): RunSample[] {
+export function runSamples(db: Db, limit = SAMPLE_WINDOW): TimedRunSample[] {
   // In the order the runs reached their GPU: under prefetch two prompts go out in the same
   // millisecond, and a rush pulled ahead starts before one dispatched earlier — dispatch order would
   // call the wrong one cold. A run that never started keeps its dispatch time.
@@ -50,7 +55,7 @@ export function runSamples(db: Db, limit = SAMPLE_WINDOW): RunSample[] {
     }
   }
   const lastOn = new Map<string, string | null>();
-  const out: RunSample[] = [];
+  const out: TimedRunSample[] = [];
   for (const r of rows) {
     const ckpt = checkpoint(r);
     const where = r.instance_id ?? '';
@@ -66,6 +71,7 @@ export function runSamples(db: Db, limit = SAMPLE_WINDOW): RunSample[] {
       bucket: bucketOf(r.params_json),
       ms: (nextStart.get(r) ?? r.finished_at) - (r.started_at ?? r.dispatched_at),
       cold,
+      at: reached(r),
     });
   }
   return out;
