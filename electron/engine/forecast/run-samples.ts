@@ -11,6 +11,11 @@ import { checkpointOfJob } from '../templates/checkpoint.js';
 import { bucketOf } from './run-buckets.js';
 import type { DispatchGap, RunSample, WastedRun } from './run-model.js';
 
+/** A sample with when its prompt reached the GPU (the Templates view plots them against time). */
+export interface TimedRunSample extends RunSample {
+  at: number;
+}
+
 /** The window the model is built from: enough for every template × GPU in use, bounded in cost. */
 export const SAMPLE_WINDOW = 5_000;
 /** A next prompt dispatched this soon after a run ended was waiting for the slot (the dispatcher's own pace). */
@@ -18,8 +23,8 @@ const WAITING_SLACK_MS = 1_000;
 /** A dispatch gap longer than its run and than this is not counted (the GPU likely waited for a stage, not the dispatcher). */
 const GAP_FLOOR_MS = 5_000;
 
-/** The completed runs the run-time model is built from. */
-export function runSamples(db: Db, limit = SAMPLE_WINDOW): RunSample[] {
+/** The completed runs the run-time model is built from, each with when it reached its GPU. */
+export function runSamples(db: Db, limit = SAMPLE_WINDOW): TimedRunSample[] {
   return readRuns(db, limit).samples;
 }
 
@@ -35,7 +40,7 @@ const WASTED: Record<string, WastedRun['why'] | undefined> = { retry: 'retry', t
 export function readRuns(
   db: Db,
   limit = SAMPLE_WINDOW,
-): { samples: RunSample[]; wasted: WastedRun[]; gaps: DispatchGap[] } {
+): { samples: TimedRunSample[]; wasted: WastedRun[]; gaps: DispatchGap[] } {
   // In the order the runs reached their GPU: under prefetch two prompts go out in the same
   // millisecond, and a rush pulled ahead starts before one dispatched earlier — dispatch order would
   // call the wrong one cold. A run that never started keeps its dispatch time.
@@ -85,7 +90,7 @@ export function readRuns(
     }
   }
   const lastOn = new Map<string, string | null>();
-  const out: RunSample[] = [];
+  const out: TimedRunSample[] = [];
   const wasted: WastedRun[] = [];
   for (const r of rows) {
     const ckpt = checkpoint(r);
@@ -110,6 +115,7 @@ export function readRuns(
       bucket: bucketOf(r.params_json),
       ms: (nextStart.get(r) ?? r.finished_at) - (r.started_at ?? r.dispatched_at),
       cold,
+      at: reached(r),
     });
   }
   return { samples: out, wasted, gaps };
