@@ -62,6 +62,7 @@ import {
 import { importUploadsSchema, uploadsCheckInput, type UploadsCheck } from './uploads.js';
 import { MAX_BATCH, type WorkstationBatchResult } from './workstation-batch.js';
 import type { TemplateRunTimeView } from './template-run-time.js';
+import type { TemplateHistoryView } from './template-history.js';
 import { VRAM_PINS, type TemplateVramView } from './vram-need.js';
 
 const jobIds = z.array(z.uuid()).min(1).max(100_000);
@@ -271,6 +272,8 @@ export const API_INPUTS = {
   'templates.vram': z.strictObject({ name: z.string().min(1).max(200) }),
   /** What the farm learned of a template's run time per GPU model (its latest version): median, p90, cold starts. */
   'templates.runTimes': z.strictObject({ name: z.string().min(1).max(200) }),
+  /** A template's measured runs for the Templates view's plots (its latest version): the newest 500 of each kind, with their totals. */
+  'templates.history': z.strictObject({ name: z.string().min(1).max(200) }),
   /** Pins a template's VRAM to its declared or learned number; `auto` learns again. */
   'templates.pinVram': z.strictObject({ name: z.string().min(1).max(200), pin: z.enum(VRAM_PINS) }),
   /** Registers a template file (a new version when it changed); `dryRun` only checks it and says what would be stored. */
@@ -424,6 +427,7 @@ export interface ApiOutputs {
   'templates.vram': TemplateVramView;
   'templates.pinVram': TemplateVramView;
   'templates.runTimes': TemplateRunTimeView;
+  'templates.history': TemplateHistoryView;
   'instances.list': InstanceView[];
   'instances.add': InstanceView;
   'instances.addMany': WorkstationBatchResult;

@@ -35,6 +35,23 @@ export interface ForecastGroup {
   unplaced: number;
 }
 
+/** RunPod burst as the forecast counted it (docs/forecast.md#runpod-burst). */
+export interface ForecastBurst {
+  /** The endpoints were counted as extra capacity (burst allowed, budget left today, an endpoint healthy). */
+  counted: boolean;
+  /** Why not, in the burst policy's words ("cloud burst is off (…)", "today's cloud budget is spent (…)", "rp-a is unhealthy"); null when counted. */
+  reason: string | null;
+  /** Workers of the endpoints counted. */
+  workers: number;
+  budgetUsdPerDay: number;
+  /** What is left of today's (UTC) budget. */
+  leftTodayUsd: number;
+  /** What the forecast sent there: how many jobs, what they cost, when the day's budget runs out (null: it does not). */
+  jobs: number;
+  costUsd: number;
+  budgetOutAt: number | null;
+}
+
 export interface ForecastView {
   /** When it was computed (the forecast is recomputed as the farm runs, not per look). */
   at: number;
@@ -43,6 +60,26 @@ export interface ForecastView {
   /** Why there is no forecast ("no healthy workstation", "the farm is paused"), or null. */
   note: string | null;
   groups: ForecastGroup[];
+  /** RunPod burst, counted or why not; absent or null when no endpoint is registered. */
+  burst?: ForecastBurst | null;
+}
+
+const dollars = (v: number): string => `$${v >= 10 ? Math.round(v).toLocaleString('en-US') : v.toFixed(2)}`;
+
+/**
+ * The forecast's words about the cloud: "incl. up to 4 RunPod workers, $12 of $50 left today — ≈ 30
+ * jobs there (≈ $9), the budget runs out ≈ 07:40" or "RunPod not counted: today's cloud budget is
+ * spent ($50.00 of $50.00)".
+ */
+export function burstWords(b: ForecastBurst, now: number): string {
+  if (!b.counted) return `RunPod not counted: ${b.reason ?? 'burst is not allowed'}`;
+  let w = `incl. up to ${b.workers} RunPod worker${b.workers === 1 ? '' : 's'}, ${dollars(b.leftTodayUsd)} of ${dollars(b.budgetUsdPerDay)} left today`;
+  const parts: string[] = [];
+  if (b.jobs > 0)
+    parts.push(`≈ ${b.jobs.toLocaleString('en-US')} job${b.jobs === 1 ? '' : 's'} there (≈ ${dollars(b.costUsd)})`);
+  if (b.budgetOutAt !== null) parts.push(`the budget runs out ≈ ${clockWords(b.budgetOutAt, now)}`);
+  if (parts.length) w += ` — ${parts.join(', ')}`;
+  return w;
 }
 
 /** The furthest ahead a due time may be (a typo like 20266 is refused, not stored). */

@@ -155,6 +155,7 @@ const TABLE: MethodTable = {
   'templates.vram': { class: 'read', reach: 'studio' },
   'templates.pinVram': { class: 'templates', reach: 'studio' },
   'templates.runTimes': { class: 'read', reach: 'studio' },
+  'templates.history': { class: 'read', reach: 'studio' },
 
   'instances.list': { class: 'read', reach: 'api' },
   'instances.add': { class: 'workstations', reach: 'studio' },

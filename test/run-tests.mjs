@@ -34,6 +34,9 @@ const tapFile = join(tapDir, 'report.tap');
 const args = [
   '--import',
   'tsx',
+  // Each file's process ends by process.exit() once idle: see the file for the teardown spin it avoids.
+  '--import',
+  './test/helpers/exit-when-idle.mjs',
   '--test',
   '--test-concurrency=2',
   '--test-timeout=300000',

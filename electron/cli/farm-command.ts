@@ -8,7 +8,7 @@
  * registered workstation offers (then it says what, and exits with EXIT.cannotRun). It takes the
  * data folder's farm: with another engine running it, it refuses (EXIT.farmHeld).
  */
-import { forecastLine, type ForecastView } from '../../shared/forecast.js';
+import { burstWords, forecastLine, type ForecastView } from '../../shared/forecast.js';
 import { spendLines } from './cloud-command.js';
 import type { Command } from 'commander';
 import { JOB_STATES } from '../../shared/job-states.js';
@@ -177,7 +177,8 @@ export function forecastLines(f: ForecastView, now: number): string[] {
     .filter((g) => g.kind === 'episode' && (g.total > g.done + g.other || g.dueAt !== null))
     .sort((a, b) => Number(b.late) - Number(a.late) || (a.key < b.key ? -1 : 1));
   if (shown.length === 0) return [];
-  const out = [`Forecast (${f.slots} GPU slot${f.slots === 1 ? '' : 's'}${f.note ? `; ${f.note}` : ''}):`];
+  const cloud = f.burst ? `; ${burstWords(f.burst, now)}` : '';
+  const out = [`Forecast (${f.slots} GPU slot${f.slots === 1 ? '' : 's'}${cloud}${f.note ? `; ${f.note}` : ''}):`];
   for (const g of shown.slice(0, 20)) out.push(`  ${forecastLine(g, now)}`);
   if (shown.length > 20)
     out.push(`  … and ${shown.length - 20} more episodes (shotfarm status --json, or the Queue's Forecast panel)`);

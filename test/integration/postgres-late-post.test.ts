@@ -54,7 +54,7 @@ test('an adopter does not requeue an absent prompt before the grace period, and 
   timeout: 60_000,
 }, async (ctx) => {
   // The sender freezes with its POST on the way; another engine adopts the workstation.
-  const { farm, sender, sim, id, adopter } = await postOnItsWayAdopted(ctx, 1_000, 'late');
+  const { farm, sim, id, adopter } = await postOnItsWayAdopted(ctx, 1_000, 'late');
   await waitFor(adopter, farm, 'the adopter to wait before requeueing', () =>
     farm.logs.some((l) => l.startsWith('[engine 1]') && /not on the workstation; looking again in \d+ ms/.test(l)),
   );
@@ -89,7 +89,7 @@ test('an engine that loses its lease between the fenced write and the POST takes
   timeout: 60_000,
 }, async (ctx) => {
   // The sender freezes past the adopter's grace: the adopter requeues the attempt and runs the job itself.
-  const { farm, sender, sim, id, adopter } = await postOnItsWayAdopted(ctx, 3_000, 'stale');
+  const { farm, sim, id, adopter } = await postOnItsWayAdopted(ctx, 3_000, 'stale');
   await waitFor(
     adopter,
     farm,

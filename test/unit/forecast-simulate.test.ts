@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { dispatchOrder, simulate, type SimJob, type SimStation } from '../../electron/engine/forecast/simulate.js';
+import { simJob } from '../helpers/sim-job.js';
+import { dispatchOrder, simulate, type SimStation } from '../../electron/engine/forecast/simulate.js';
 import { buildGroups } from '../../electron/engine/forecast/forecast-groups.js';
 import { classTop } from '../../electron/engine/forecast/forecaster.js';
 import { forecastLine, parseDue } from '../../shared/forecast.js';
@@ -14,20 +15,7 @@ const station = (id: string, gpuName: string, slots = 1, vram = 24): SimStation 
   freeAt: Array.from({ length: slots }, () => NOW),
   lastCheckpoint: null,
 });
-const job = (id: string, over: Partial<SimJob> = {}): SimJob => ({
-  id,
-  project: 'p',
-  priority: 100,
-  rank: 0,
-  enqueuedAt: 0,
-  templateId: 1,
-  bucket: 'b',
-  vramGb: 8,
-  tags: [],
-  checkpoint: 'sdxl',
-  dependsOn: null,
-  ...over,
-});
+const job = simJob;
 const figures = {
   fast: { meanMs: 10_000, sdMs: 0, coldMs: 30_000 },
   slow: { meanMs: 30_000, sdMs: 0, coldMs: 50_000 },

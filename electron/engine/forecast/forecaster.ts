@@ -12,7 +12,7 @@
  */
 import { isHealthy, type InstanceView } from '../../../shared/domain.js';
 import { hasStarted, type LiveAttempt } from '../../../shared/live-attempt.js';
-import type { ForecastGroup, ForecastView } from '../../../shared/forecast.js';
+import type { ForecastBurst, ForecastGroup, ForecastView } from '../../../shared/forecast.js';
 import { PRIORITY_VALUE } from '../../../shared/priorities.js';
 import type { Clock, Timers } from '../clock.js';
 import type { EventBus } from '../event-bus.js';
@@ -32,7 +32,8 @@ import {
   type ForecastJobRow,
 } from '../store/job-store.js';
 import type { TemplateCache } from '../templates/template-cache.js';
-import { openRuns } from '../store/attempt-store.js';
+import { openRuns, totalSpendSince } from '../store/attempt-store.js';
+import { utcDayStart } from '../pools/runpod/runpod-cost.js';
 import { listInstanceRows } from '../store/instance-store.js';
 import { checkpointOfJob } from '../templates/checkpoint.js';
 import { runEstimates } from '../queries/run-estimates.js';
@@ -40,8 +41,10 @@ import { bucketOf } from './run-buckets.js';
 import { buildGroups, type EpisodeCount, type UnfinishedJob } from './forecast-groups.js';
 import { sequenceOf } from '../../../shared/job-detail.js';
 import { setForecastEnds } from './forecast-ends.js';
-import { simulate, type SimEnd, type SimJob, type SimStation } from './simulate.js';
+import { play, type SimEnd, type SimFigure, type SimInput, type SimJob, type SimStation } from './simulate.js';
 import { remedyFor } from './remedy.js';
+import { cloudCapacity } from './cloud-capacity.js';
+import type { RunModel } from './run-model.js';
 
 const GB = 1024 ** 3;
 
@@ -168,7 +171,7 @@ export class Forecaster {
     const running = forecastRunningRows(db);
     // A running job's real start is its open attempt's (null while it waits on its GPU).
     const starts = new Map(openRuns(db).map((r) => [r.job_id, r.started_at]));
-    const { stations, ends: runningEnds } = this.runningState(running, starts, now);
+    const { stations, ends: runningEnds, cloudFree } = this.runningState(running, starts, now, model);
     const slots = stations.reduce((n, s) => n + s.freeAt.length, 0);
     const note = !this.deps.dispatching()
       ? 'the farm is not dispatching (paused, stopped, or not running): no forecast'
@@ -176,14 +179,35 @@ export class Forecaster {
         ? 'no healthy workstation: no forecast'
         : null;
     const units = this.waitingUnits(exact);
-    const input = {
+    const cloud = cloudCapacity({
+      endpoints: this.deps.instances(),
+      free: cloudFree,
+      now,
+      burstAfterS: this.deps.settings.get('burst_after_s'),
+      budgetUsdPerDay: this.deps.settings.get('burst_budget_usd_per_day'),
+      spentTodayUsd: () => totalSpendSince(db, utcDayStart(now)),
+      delayOf: (id) => model.delayOf(id),
+    });
+    const input: SimInput = {
       now,
       stations,
       jobs: units.map((u) => u.sim),
-      figure: (t: number, gpu: string, bucket: string) => model.figure(t, gpu, bucket),
+      figure: figureWithRetries(model),
       fallbackMs: 60_000,
+      lossPerGpuHour: model.lossPerGpuHour(),
+      ...(cloud.sim ? { burst: cloud.sim } : {}),
     };
-    const ends = note === null ? simulate(input) : new Map<string, SimEnd>();
+    const played = note === null ? play(input) : null;
+    const ends = played?.ends ?? new Map<string, SimEnd>();
+    // Without a forecast (paused, no workstation) the cloud was not counted either: nothing to say of it.
+    let burst: ForecastBurst | null = note === null ? cloud.view : null;
+    if (burst?.counted && played?.cloud)
+      burst = {
+        ...burst,
+        jobs: played.cloud.jobs,
+        costUsd: Math.round(played.cloud.costUsd * 100) / 100,
+        budgetOutAt: played.cloud.budgetOutAt,
+      };
     // Running jobs end when their slot is first free (stations() put them there).
     if (note === null) for (const [id, e] of runningEnds) ends.set(id, e);
     setForecastEnds(db, ends);
@@ -210,7 +234,7 @@ export class Forecaster {
       if (!g.late || g.kind === 'project' || note !== null) continue;
       g.remedy = remedyFor(g, input, units, slots, whatIfs++ < 3);
     }
-    this.view = { at: now, slots, note, groups };
+    this.view = { at: now, slots, note, groups, burst };
     this.deps.events.emit('forecast.changed', { forecast: this.view });
     // Only the engine that follows the farm announces (a one-shot `status` must not use up the news).
     // Nor without a forecast: a paused farm is not news for every group with a due time.
@@ -403,7 +427,8 @@ export class Forecaster {
     rows: readonly ForecastJobRow[],
     stored: ReadonlyMap<string, number | null>,
     now: number,
-  ): { stations: SimStation[]; ends: Map<string, SimEnd> } {
+    model: RunModel,
+  ): { stations: SimStation[]; ends: Map<string, SimEnd>; cloudFree: Map<string, number[]> } {
     const instances = this.deps.instances();
     // Built once per computation: the views are not cheap, and every running job asks for its GPU.
     const gpuOf = new Map(instances.map((i) => [i.id, i.gpuName]));
@@ -449,6 +474,7 @@ export class Forecaster {
     for (const i of instances) {
       if (i.kind !== 'comfyui' || i.adminState !== 'active' || !isHealthy(i.health) || !i.gpuName || !i.vram) continue;
       const taken = [...(free.get(i.id) ?? [])].sort((a, b) => a.at - b.at);
+      const gap = model.gapOf(i.id);
       const freeAt: number[] = [];
       const freeVar: number[] = [];
       for (let k = 0; k < i.maxConcurrency; k++) {
@@ -465,8 +491,21 @@ export class Forecaster {
         freeVar,
         // The checkpoint it holds (the last one sent there): the next job of another one pays a load.
         lastCheckpoint: loaded.get(i.id) ?? null,
+        ...(gap ? { gapMs: gap.meanMs, gapSdMs: gap.sdMs } : {}),
       });
     }
-    return { stations, ends };
+    // A RunPod endpoint's workers are free when its running attempts are expected to end.
+    const cloudFree = new Map([...free].map(([id, slots]) => [id, slots.map((x) => x.at)]));
+    return { stations, ends, cloudFree };
   }
+}
+
+/** The run-time model's figure with what the template's retries add at the farm's observed rate. */
+function figureWithRetries(model: RunModel): SimInput['figure'] {
+  return (t, gpu, bucket): SimFigure | null => {
+    const f = model.figure(t, gpu, bucket);
+    if (!f) return null;
+    const r = model.retryOf(t);
+    return r.meanMs > 0 ? { ...f, retryMs: r.meanMs, retrySdMs: r.sdMs } : f;
+  };
 }

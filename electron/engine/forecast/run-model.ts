@@ -19,6 +19,33 @@ export interface RunSample {
   ms: number;
   /** The first prompt of its checkpoint on its workstation: it loaded the model. */
   cold: boolean;
+  /** Where it ran (a workstation or a RunPod endpoint), and how long it waited there before its real start. */
+  instanceId?: string;
+  delayMs?: number;
+}
+
+/** An attempt that ended without the job's result and was run again: its time is lost to a retry. */
+export interface WastedRun {
+  templateId: number;
+  /** Sent to its end. */
+  ms: number;
+  /** An error or a timeout ('retry'), or its workstation went away ('lost'). */
+  why: 'retry' | 'lost';
+}
+
+/** After a completed run, how long its GPU stood idle while work was waiting (0 when the next prompt was waiting there). */
+export interface DispatchGap {
+  instanceId: string;
+  ms: number;
+}
+
+/** What a template's retries add to each of its jobs, at the farm's observed rate. */
+export interface RetryFigure {
+  /** Share of its attempts that were run again. */
+  rate: number;
+  /** Expected time lost per job (retries × their mean time), and its standard deviation. */
+  meanMs: number;
+  sdMs: number;
 }
 
 /** What the model says about one key. */
@@ -31,6 +58,13 @@ export interface RunFigure {
    */
   meanMs: number;
   sdMs: number;
+  /**
+   * How far the mean itself may be off (ms, one standard deviation): its standard error (wider with
+   * few runs), the drift of the pace over time (the spread of the means of successive batches beyond
+   * what chance gives) and, for a borrowed figure, the spread of the GPU models' pace ratio. Unlike
+   * a run's own spread it does not average out over a queue: every run of the key shares it.
+   */
+  paceSdMs: number;
   /** Warm runs the figure is of (0 when borrowed from cold runs alone). */
   runs: number;
   /** The median cold run, when cold runs of this key (or its borrowed key) were seen. */
@@ -76,11 +110,14 @@ function figureOf(p: Pile, source: RunFigure['source'], scale = 1): RunFigure | 
   const coldMid = quantile(cold, 0.5);
   const mean = base.reduce((a, b) => a + b, 0) / base.length;
   const sd = Math.sqrt(base.reduce((a, b) => a + (b - mean) ** 2, 0) / base.length);
+  // In time order (the samples come as they reached their GPU): p.warm, not the sorted copy.
+  const pace = paceSd(warm.length > 0 ? p.warm : p.cold, mean, sd);
   return {
     p50Ms: Math.round(p50 * scale),
     p90Ms: Math.round(p90 * scale),
     meanMs: Math.round(mean * scale),
     sdMs: Math.round(sd * scale),
+    paceSdMs: Math.round(pace * scale),
     runs: warm.length,
     coldMs: coldMid === null ? null : Math.round(coldMid * scale),
     coldRuns: cold.length,
@@ -88,19 +125,71 @@ function figureOf(p: Pile, source: RunFigure['source'], scale = 1): RunFigure | 
   };
 }
 
+/**
+ * How far a mean of n runs may be off: its standard error, widened for few runs (about Student's t
+ * at the 90th percentile: ×1.5 at 3 runs, ×1.1 at 10), and the drift of the pace — successive
+ * batches' means spread more than chance gives when the farm's pace moves (a busy host, thermal
+ * throttling, other work on the GPU). `inOrder`: the runs in time order.
+ */
+export function paceSd(inOrder: readonly number[], mean: number, sd: number): number {
+  const n = inOrder.length;
+  if (n === 0) return 0;
+  const se = n > 1 ? (sd / Math.sqrt(n)) * (1 + 1 / (n - 1)) : sd;
+  const size = Math.max(3, Math.floor(n / 4));
+  const batches = Math.floor(n / size);
+  if (batches < 3) return se;
+  const means: number[] = [];
+  for (let b = 0; b < batches; b++) {
+    let sum = 0;
+    for (let i = b * size; i < (b + 1) * size; i++) sum += inOrder[i] as number;
+    means.push(sum / size);
+  }
+  const between = means.reduce((a, m) => a + (m - mean) ** 2, 0) / (batches - 1);
+  const drift = Math.max(0, between - (sd * sd) / size);
+  return Math.sqrt(se * se + drift);
+}
+
+/** The relative spread of a pace ratio known from one pair of cold runs (no other template ran on both models). */
+const COLD_RATIO_SPREAD = 0.25;
+
 export class RunModel {
   private readonly exact = new Map<string, Pile>();
   private readonly onGpu = new Map<string, Pile>();
   /** Per template, its pile on each GPU model. */
   private readonly byTemplate = new Map<number, Map<string, Pile>>();
   private readonly speed = new Map<string, number>();
+  /** Relative standard deviation of each GPU model's speed ratio over the templates (its pace ratio's uncertainty). */
+  private readonly speedSpread = new Map<string, number>();
   private readonly memo = new Map<string, RunFigure | null>();
+  private readonly delays = new Map<string, number[]>();
+  private readonly retries = new Map<number, { done: number; wasted: number[] }>();
+  private lost = 0;
+  private busyMs = 0;
   readonly samples: number;
 
-  constructor(samples: readonly RunSample[]) {
+  private readonly gaps = new Map<string, number[]>();
+
+  constructor(samples: readonly RunSample[], wasted: readonly WastedRun[] = [], gaps: readonly DispatchGap[] = []) {
     this.samples = samples.length;
+    for (const g of gaps) {
+      const on = this.gaps.get(g.instanceId);
+      if (on) on.push(g.ms);
+      else this.gaps.set(g.instanceId, [g.ms]);
+    }
+    for (const w of wasted) {
+      this.tally(w.templateId).wasted.push(w.ms);
+      this.busyMs += w.ms;
+      if (w.why === 'lost') this.lost++;
+    }
     for (const s of samples) {
       if (!Number.isFinite(s.ms) || s.ms < 0) continue;
+      this.tally(s.templateId).done++;
+      this.busyMs += s.ms;
+      if (s.instanceId !== undefined && s.delayMs !== undefined) {
+        const d = this.delays.get(s.instanceId);
+        if (d) d.push(s.delayMs);
+        else this.delays.set(s.instanceId, [s.delayMs]);
+      }
       for (const pile of [
         pileOf(this.exact, k(s.templateId, s.gpuName, s.bucket)),
         pileOf(this.onGpu, k(s.templateId, s.gpuName)),
@@ -130,14 +219,66 @@ export class RunModel {
       const mean = [...byGpu.values()].reduce((a, b) => a + b, 0) / byGpu.size;
       for (const [gpu, mid] of byGpu) ratios.set(gpu, [...(ratios.get(gpu) ?? []), mid / mean]); // a few GPU models
     }
-    for (const [gpu, r] of ratios)
-      this.speed.set(
-        gpu,
+    for (const [gpu, r] of ratios) {
+      const mid =
         quantile(
           [...r].sort((a, b) => a - b),
           0.5,
-        ) ?? 1,
-      );
+        ) ?? 1;
+      this.speed.set(gpu, mid);
+      if (r.length >= 2 && mid > 0) {
+        const m = r.reduce((a, b) => a + b, 0) / r.length;
+        this.speedSpread.set(gpu, Math.sqrt(r.reduce((a, b) => a + (b - m) ** 2, 0) / (r.length - 1)) / mid);
+      }
+    }
+  }
+
+  private tally(templateId: number): { done: number; wasted: number[] } {
+    let t = this.retries.get(templateId);
+    if (!t) this.retries.set(templateId, (t = { done: 0, wasted: [] }));
+    return t;
+  }
+
+  /**
+   * What the template's retries add to each job at the farm's observed rate: a job runs again with
+   * probability `rate` each time, so 1/(1 − rate) − 1 wasted attempts on average, each as long as
+   * its wasted attempts were. Zero when it never failed here.
+   */
+  retryOf(templateId: number): RetryFigure {
+    const t = this.retries.get(templateId);
+    if (!t || t.wasted.length === 0) return { rate: 0, meanMs: 0, sdMs: 0 };
+    const rate = Math.min(0.9, t.wasted.length / (t.wasted.length + t.done));
+    const each = t.wasted.reduce((a, b) => a + b, 0) / t.wasted.length;
+    const tries = rate / (1 - rate);
+    // The count of retries before a success is geometric: variance rate / (1 − rate)².
+    return { rate, meanMs: tries * each, sdMs: (Math.sqrt(rate) / (1 - rate)) * each };
+  }
+
+  /** How often a workstation went away under a running prompt: lost attempts per hour of GPU time in the window. */
+  lossPerGpuHour(): number {
+    return this.busyMs > 0 ? this.lost / (this.busyMs / 3_600_000) : 0;
+  }
+
+  /**
+   * The mean and sd of a workstation's dispatch gap after a run (its GPU idle while work waited);
+   * with none measured there, the farm's over all workstations; null when none anywhere.
+   */
+  gapOf(instanceId: string): { meanMs: number; sdMs: number } | null {
+    const xs = this.gaps.get(instanceId) ?? [...this.gaps.values()].flat();
+    if (xs.length === 0) return null;
+    const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
+    return { meanMs: mean, sdMs: Math.sqrt(xs.reduce((a, b) => a + (b - mean) ** 2, 0) / xs.length) };
+  }
+
+  /** The median wait between sending a prompt to this instance and its real start (RunPod's queue and cold start); null when unmeasured. */
+  delayOf(instanceId: string): number | null {
+    const d = this.delays.get(instanceId);
+    return d
+      ? quantile(
+          [...d].sort((a, b) => a - b),
+          0.5,
+        )
+      : null;
   }
 
   /** The figure for a job of this template version, bucket and GPU model; null when nothing to go by. */
@@ -163,6 +304,13 @@ export class RunModel {
     // model load at most too long), where another model's runs may be several times off.
     if (scale === null && gpu) return figureOf(gpu, 'gpu');
     const f = figureOf(ref.pile, 'scaled', scale ?? 1);
+    if (f) {
+      // The pace ratio is itself uncertain: by the spread of the two models' speeds over templates, else a cold-run pair's.
+      const a = this.speedSpread.get(gpuName);
+      const b = this.speedSpread.get(ref.gpu);
+      const rel = a !== undefined && b !== undefined ? Math.hypot(a, b) : COLD_RATIO_SPREAD;
+      f.paceSdMs = Math.round(Math.hypot(f.paceSdMs, f.meanMs * rel));
+    }
     if (f && gpu && gpu.cold.length > 0) {
       // The model load as this model paid it, not scaled from another's.
       f.coldMs = Math.round(

@@ -9,8 +9,23 @@
  * a bucket's jobs take, one by one, the earliest start among the slots that fit — the same as
  * playing them singly — found at once by bisection on the time its last job starts (placeBucket),
  * so the cost is O(units × slots), whatever the jobs count.
+ *
+ * RunPod endpoints, when burst is allowed, are slots too, taken by the burst policy's rule
+ * (burst-capacity.ts). The range: a job's p90 adds up three kinds of spread — each run's own (and
+ * its retries'), independent, so it narrows relatively over a queue; the figure's pace uncertainty
+ * (run-model.ts paceSd), shared by every run of a key, so it adds up linearly along a slot; and the
+ * chance that a workstation goes away before the job ends, at the farm's observed rate.
  */
 import { fairOrder } from '../scheduler/fair-share.js';
+import {
+  burstEligibleAt,
+  CloudBudget,
+  cloudRun,
+  endpointFitsJob,
+  type CloudUse,
+  type SimBurst,
+  type SimEndpoint,
+} from './burst-capacity.js';
 import { PRIORITY_VALUE } from '../../../shared/priorities.js';
 
 /** z of the 90th percentile of a normal distribution. */
@@ -25,6 +40,9 @@ export interface SimStation {
   freeAt: number[];
   /** Spread (variance, ms²) of each slot's free time. */
   freeVar?: number[];
+  /** Its dispatch gap after each run (GPU idle while work waited), as measured: mean and sd. Absent: 0. */
+  gapMs?: number;
+  gapSdMs?: number;
   lastCheckpoint: string | null;
 }
 
@@ -53,6 +71,11 @@ export interface SimFigure {
   sdMs: number;
   /** The median cold run; null when unknown. */
   coldMs: number | null;
+  /** How far the mean may be off (one sd), shared by every run of the key: it adds up linearly. Absent: 0. */
+  paceSdMs?: number;
+  /** Expected time a job loses to retries at the template's observed failure rate, and its sd. Absent: 0. */
+  retryMs?: number;
+  retrySdMs?: number;
 }
 
 export interface SimInput {
@@ -62,6 +85,10 @@ export interface SimInput {
   figure(templateId: number, gpuName: string, bucket: string): SimFigure | null;
   /** What a job with no figure on any GPU is taken to run (the farm's median run, or a minute). */
   fallbackMs: number;
+  /** RunPod endpoints the scheduler may burst to (burst allowed, healthy, budget left today); absent: the LAN alone. */
+  burst?: SimBurst;
+  /** How often a workstation goes away under a running prompt (per GPU-hour, as observed): widens the p90. */
+  lossPerGpuHour?: number;
 }
 
 export interface SimEnd {
@@ -125,7 +152,58 @@ interface SimSlots {
   s: SimStation;
   free: number[];
   vari: number[];
+  /** The pace uncertainty along each slot (ms, one sd): shared by its runs, so it adds linearly. */
+  corr: number[];
   last: string | null;
+  /** A RunPod endpoint's workers (no model load to track; each run pays RunPod's delay and costs money). */
+  cloud?: SimEndpoint;
+}
+
+/** One job's run on a GPU model: its mean (with retries), independent sd, and shared pace sd. */
+interface Run {
+  mean: number;
+  sigma: number;
+  pace: number;
+  coldMs: number | null;
+}
+
+/** A job's run on a GPU model (a LAN workstation's own dispatch gap after it, when given). */
+function runOf(job: SimJob, gpuName: string, input: SimInput, st?: SimStation): Run {
+  const f = input.figure(job.templateId, gpuName, job.bucket);
+  const sd = f?.sdMs ?? input.fallbackMs / 2;
+  return {
+    mean: Math.max(1, (f?.meanMs ?? input.fallbackMs) + (f?.retryMs ?? 0) + (st?.gapMs ?? 0)),
+    sigma: Math.hypot(sd, f?.retrySdMs ?? 0, st?.gapSdMs ?? 0),
+    pace: f?.paceSdMs ?? 0,
+    coldMs: f?.coldMs ?? null,
+  };
+}
+
+/** The play's state: the LAN slots, the cloud's workers, the budget, and the p90's parts. */
+interface Play {
+  input: SimInput;
+  stations: SimSlots[];
+  cloud: SimSlots[];
+  budget: CloudBudget | null;
+}
+
+/**
+ * The p90 of an end: the independent spread `v`, the shared pace `corr`, and a workstation going
+ * away before it. With k workstations, one lost at a uniform time over the h left pushes the rest
+ * back by what it had left over the k − 1 others: (h − τ)/(k − 1); at the observed rate λ per
+ * GPU-hour some one is lost with chance p = 1 − e^(−λkh), adding p·E[d²] − (p·E[d])² to the variance.
+ */
+function p90Of(play: Play, end: number, v: number, corr: number): number {
+  const lambda = play.input.lossPerGpuHour ?? 0;
+  let loss = 0;
+  const k = play.stations.length;
+  if (lambda > 0 && k > 0) {
+    const h = Math.max(0, end - play.input.now);
+    const p = 1 - Math.exp((-lambda * k * h) / 3_600_000);
+    const d = h / Math.max(1, k - 1);
+    loss = Math.max(0, (p * d * d) / 3 - (p * d * p * d) / 4);
+  }
+  return end + Z90 * Math.sqrt(v + corr * corr + loss);
 }
 
 /** One slot a bucket can use: free from `free`, its first job paying `cold` more, each run `mean`. */
@@ -136,51 +214,25 @@ interface Lane {
   cold: number;
   mean: number;
   sigma: number;
+  pace: number;
+  /** At most this many of the bucket (a cloud worker under the day's budget). */
+  limit: number;
+  /** What each run costs (cloud lanes). */
+  costUsd: number;
 }
 
 /** Jobs of a bucket started on a lane by time t (the first at `free`, then every `mean` after the cold one). */
 function startsBy(l: Lane, t: number): number {
   if (t < l.free) return 0;
-  return 1 + Math.max(0, Math.floor((t - l.free - l.cold) / l.mean));
+  return Math.min(l.limit, 1 + Math.max(0, Math.floor((t - l.free - l.cold) / l.mean)));
 }
 
-/**
- * A bucket of n like jobs, each to the slot where it starts first (as singles are placed): the n
- * earliest starts over the lanes. Bisection finds the time by which n have started; each lane then
- * runs its share. The bucket's end is its last job's; null when no slot fits.
- */
-function placeBucket(
-  job: SimJob,
-  stations: readonly SimSlots[],
-  readyAt: number,
-  readyVar: number,
-  input: SimInput,
-): SimEnd | null {
-  const n = jobsIn(job);
-  const lanes: Lane[] = [];
-  for (const st of stations) {
-    if (!fits(job, st.s)) continue;
-    const f = input.figure(job.templateId, st.s.gpuName, job.bucket);
-    const mean = Math.max(1, f?.meanMs ?? input.fallbackMs);
-    const cold =
-      job.checkpoint !== null && st.last !== job.checkpoint && f?.coldMs != null ? Math.max(0, f.coldMs - mean) : 0;
-    // The model load is paid once per workstation: on the slot that frees first.
-    let first = 0;
-    for (let k = 1; k < st.free.length; k++) if ((st.free[k] as number) < (st.free[first] as number)) first = k;
-    for (let k = 0; k < st.free.length; k++)
-      lanes.push({
-        st,
-        k,
-        free: Math.max(st.free[k] as number, readyAt),
-        cold: k === first ? cold : 0,
-        mean,
-        sigma: f?.sdMs ?? input.fallbackMs / 2,
-      });
-  }
-  if (lanes.length === 0) return null;
+/** Each lane's share of n jobs: the n earliest starts, found by bisection on the time the last one starts; null when they cannot all start. */
+function shareOut(lanes: readonly Lane[], n: number): number[] | null {
   const count = (t: number): number => lanes.reduce((a, l) => a + startsBy(l, t), 0);
   let lo = Math.min(...lanes.map((l) => l.free));
   let hi = Math.max(...lanes.map((l) => l.free + l.cold)) + n * Math.max(...lanes.map((l) => l.mean));
+  if (count(hi) < n) return null;
   while (hi - lo > 0.5) {
     const mid = (lo + hi) / 2;
     if (count(mid) >= n) hi = mid;
@@ -202,6 +254,92 @@ function placeBucket(
     share[worst] = (share[worst] as number) - 1;
     extra--;
   }
+  return share;
+}
+
+/**
+ * A bucket of n like jobs, each to the slot where it starts first (as singles are placed): the n
+ * earliest starts over the lanes — the LAN's, and the cloud's workers from when the burst policy
+ * allows, as many as the day's budget pays for. The bucket's end is its last job's; null when no
+ * slot fits.
+ */
+function placeBucket(job: SimJob, play: Play, readyAt: number, readyVar: number): SimEnd | null {
+  const { input } = play;
+  const n = jobsIn(job);
+  const lanes: Lane[] = [];
+  for (const st of play.stations) {
+    if (!fits(job, st.s)) continue;
+    const r = runOf(job, st.s.gpuName, input, st.s);
+    const cold =
+      job.checkpoint !== null && st.last !== job.checkpoint && r.coldMs != null ? Math.max(0, r.coldMs - r.mean) : 0;
+    // The model load is paid once per workstation: on the slot that frees first.
+    let first = 0;
+    for (let k = 1; k < st.free.length; k++) if ((st.free[k] as number) < (st.free[first] as number)) first = k;
+    for (let k = 0; k < st.free.length; k++)
+      lanes.push({
+        st,
+        k,
+        free: Math.max(st.free[k] as number, readyAt),
+        cold: k === first ? cold : 0,
+        mean: r.mean,
+        sigma: r.sigma,
+        pace: r.pace,
+        limit: Number.POSITIVE_INFINITY,
+        costUsd: 0,
+      });
+  }
+  const lan = lanes.length;
+  const budget = play.budget;
+  if (budget && play.input.burst) {
+    const lanStart = lan > 0 ? Math.min(...lanes.map((l) => l.free)) : Number.POSITIVE_INFINITY;
+    const from = burstEligibleAt(job, readyAt, lanStart, play.input.burst.afterMs);
+    for (const st of play.cloud) {
+      const ep = st.cloud as SimEndpoint;
+      if (!endpointFitsJob(ep, job)) continue;
+      const r = runOf(job, ep.gpuName ?? '', input);
+      const run = cloudRun(ep, r.mean);
+      for (let k = 0; k < st.free.length; k++) {
+        const free = budget.openFrom(Math.max(st.free[k] as number, from));
+        if (free === null) continue;
+        lanes.push({
+          st,
+          k,
+          free,
+          cold: 0,
+          mean: run.holdMs,
+          sigma: r.sigma,
+          pace: r.pace,
+          limit: Number.POSITIVE_INFINITY,
+          costUsd: run.costUsd,
+        });
+      }
+    }
+  }
+  if (lanes.length === 0) return null;
+  let share = shareOut(lanes, n);
+  if (share && lanes.length > lan) {
+    // The cloud takes only what the day's budget pays for (the engine sends while the spend is under it: the last may pass it).
+    const cloudLanes = lanes.slice(lan);
+    const cost = cloudLanes.reduce((a, l, i) => a + (share?.[lan + i] as number) * l.costUsd, 0);
+    const left = budget?.leftOn(Math.min(...cloudLanes.map((l) => l.free))) ?? 0;
+    if (cost > left) {
+      const each = Math.max(...cloudLanes.map((l) => l.costUsd));
+      let cap = each > 0 ? Math.ceil(left / each) : Number.POSITIVE_INFINITY;
+      for (const [i, l] of cloudLanes.entries()) {
+        const want = share[lan + i] as number;
+        l.limit = Math.min(want, cap);
+        cap -= l.limit;
+      }
+      share = shareOut(lanes, n);
+      // The day's budget runs out with the last run it pays for.
+      const out = Math.max(...cloudLanes.map((l) => (l.limit > 0 ? l.free + (l.limit - 1) * l.mean : l.free)));
+      budget?.runsOut(out);
+    }
+  }
+  if (!share) {
+    // Capped cloud lanes and no LAN slot fits: the rest wait for tomorrow's budget, beyond this play.
+    return null;
+  }
   let p50 = Number.NEGATIVE_INFINITY;
   let p90 = Number.NEGATIVE_INFINITY;
   let where: string | null = null;
@@ -210,27 +348,88 @@ function placeBucket(
     if (m === 0) continue;
     const end = l.free + l.cold + m * l.mean;
     const v = Math.max(l.st.vari[l.k] as number, readyVar) + m * l.sigma * l.sigma;
+    const corr = (l.st.corr[l.k] as number) + m * l.pace;
     l.st.free[l.k] = end;
     l.st.vari[l.k] = v;
-    if (job.checkpoint !== null) l.st.last = job.checkpoint;
+    l.st.corr[l.k] = corr;
+    if (l.costUsd > 0) budget?.spend(l.free, m, m * l.costUsd);
+    if (job.checkpoint !== null && !l.st.cloud) l.st.last = job.checkpoint;
     if (end > p50) {
       p50 = end;
       where = l.st.s.id;
     }
-    p90 = Math.max(p90, end + Z90 * Math.sqrt(v));
+    p90 = Math.max(p90, p90Of(play, end, v, corr));
   }
   return { p50, p90, stationId: where };
 }
 
+/**
+ * A single job to a cloud worker when the burst policy would send it there before the LAN starts it:
+ * it has waited burst_after_s (or is rush with no LAN slot free), a worker of an endpoint that fits
+ * is free, and the day's budget is not spent. Null: the LAN takes it (or nothing does).
+ */
+function placeOnCloud(job: SimJob, play: Play, readyAt: number, readyVar: number, lanStart: number): SimEnd | null {
+  const burst = play.input.burst;
+  if (!burst || !play.budget) return null;
+  const from = burstEligibleAt(job, readyAt, lanStart, burst.afterMs);
+  let best: { st: SimSlots; k: number; start: number } | null = null;
+  for (const st of play.cloud) {
+    if (!endpointFitsJob(st.cloud as SimEndpoint, job)) continue;
+    for (let k = 0; k < st.free.length; k++) {
+      const start = Math.max(st.free[k] as number, from);
+      if (best === null || start < best.start) best = { st, k, start };
+    }
+  }
+  // LAN workstations are preferred: the LAN pass runs first. With today's budget spent, the next day's.
+  const open = best === null || best.start >= lanStart ? null : play.budget.openFrom(best.start);
+  if (best === null || open === null || open >= lanStart) return null;
+  best.start = open;
+  const { st, k, start } = best;
+  const ep = st.cloud as SimEndpoint;
+  const r = runOf(job, ep.gpuName ?? '', play.input);
+  const run = cloudRun(ep, r.mean);
+  play.budget.spend(start, 1, run.costUsd);
+  const end = start + run.holdMs;
+  const v = Math.max(st.vari[k] as number, readyVar) + r.sigma * r.sigma;
+  const corr = (st.corr[k] as number) + r.pace;
+  st.free[k] = end;
+  st.vari[k] = v;
+  st.corr[k] = corr;
+  return { p50: end, p90: p90Of(play, end, v, corr), stationId: ep.id };
+}
+
 /** Each job's expected end; a job no station can take is left out (it waits for hardware). */
 export function simulate(input: SimInput): Map<string, SimEnd> {
+  return play(input).ends;
+}
+
+/** The play, with what it sent to the cloud (the forecast's words: "incl. up to 4 RunPod workers"). */
+export function play(input: SimInput): { ends: Map<string, SimEnd>; cloud: CloudUse | null } {
   const { now } = input;
   const stations: SimSlots[] = input.stations.map((s) => ({
     s,
     free: s.freeAt.map((t) => Math.max(now, t)),
     vari: s.freeAt.map((_, i) => s.freeVar?.[i] ?? 0),
+    corr: s.freeAt.map(() => 0),
     last: s.lastCheckpoint,
   }));
+  const cloud: SimSlots[] = (input.burst?.endpoints ?? []).map((ep) => ({
+    s: {
+      id: ep.id,
+      gpuName: ep.gpuName ?? '',
+      usableVramGb: ep.vramGb ?? Infinity,
+      tags: ep.tags,
+      freeAt: ep.freeAt,
+      lastCheckpoint: null,
+    },
+    free: ep.freeAt.map((t) => Math.max(now, t)),
+    vari: ep.freeAt.map(() => 0),
+    corr: ep.freeAt.map(() => 0),
+    last: null,
+    cloud: ep,
+  }));
+  const budget = input.burst && cloud.length > 0 ? new CloudBudget(input.burst, now) : null;
+  const state: Play = { input, stations, cloud, budget };
   const ends = new Map<string, SimEnd>();
   const jobs = dispatchOrder(input.jobs, input.fallbackMs);
   const waiting = new Set(jobs.map((x) => x.id));
@@ -258,7 +457,7 @@ export function simulate(input: SimInput): Map<string, SimEnd> {
         }
       }
       if (jobsIn(job) > 1) {
-        const end = placeBucket(job, stations, readyAt, readyVar, input);
+        const end = placeBucket(job, state, readyAt, readyVar);
         if (end) ends.set(job.id, end);
         continue;
       }
@@ -270,21 +469,26 @@ export function simulate(input: SimInput): Map<string, SimEnd> {
           if (best === null || start < best.start) best = { st, slot: k, start };
         }
       }
+      const onCloud = placeOnCloud(job, state, readyAt, readyVar, best?.start ?? Number.POSITIVE_INFINITY);
+      if (onCloud) {
+        ends.set(job.id, onCloud);
+        continue;
+      }
       if (best === null) continue;
       const { st, slot, start } = best;
-      const f = input.figure(job.templateId, st.s.gpuName, job.bucket);
-      const mean = f?.meanMs ?? input.fallbackMs;
-      const sigma = f?.sdMs ?? input.fallbackMs / 2;
+      const r = runOf(job, st.s.gpuName, input, st.s);
       const cold =
-        job.checkpoint !== null && st.last !== job.checkpoint && f?.coldMs != null ? Math.max(0, f.coldMs - mean) : 0;
-      const end = start + mean + cold;
-      const v = Math.max(st.vari[slot] as number, readyVar) + sigma * sigma;
+        job.checkpoint !== null && st.last !== job.checkpoint && r.coldMs != null ? Math.max(0, r.coldMs - r.mean) : 0;
+      const end = start + r.mean + cold;
+      const v = Math.max(st.vari[slot] as number, readyVar) + r.sigma * r.sigma;
+      const corr = (st.corr[slot] as number) + r.pace;
       st.free[slot] = end;
       st.vari[slot] = v;
+      st.corr[slot] = corr;
       if (job.checkpoint !== null) st.last = job.checkpoint;
-      ends.set(job.id, { p50: end, p90: end + Z90 * Math.sqrt(v), stationId: st.s.id });
+      ends.set(job.id, { p50: end, p90: p90Of(state, end, v, corr), stationId: st.s.id });
     }
     pending = deferred;
   }
-  return ends;
+  return { ends, cloud: budget?.use ?? null };
 }

@@ -1,7 +1,7 @@
 /**
  * The templates domain: register a template file (a new version when it changed), list the latest
  * versions, show and pin what the farm learned of a template's VRAM, show what it learned of its
- * run time. A dry run checks a file with
+ * run time, and the runs behind both for the view's plots. A dry run checks a file with
  * the same parser and answers what would be stored (id 0 when it is not stored yet) — the Studio's
  * template dialog shows the parser's words as you edit.
  */
@@ -18,6 +18,7 @@ import {
 } from '../store/template-store.js';
 import { setVramPin, vramPinOf, vramSamplesOf } from '../store/vram-sample-store.js';
 import { parseTemplateFile } from '../templates/template-file.js';
+import { templateHistoryView } from '../views/template-history.js';
 import { templateRunTimeView } from '../views/template-run-time.js';
 import { templateVramView } from '../views/template-vram.js';
 import type { DomainHandlers, EngineContext } from './context.js';
@@ -49,6 +50,8 @@ export function templateHandlers(ctx: EngineContext): DomainHandlers<'templates'
     },
     'templates.vram': async ({ name }) => vramOf(name),
     'templates.runTimes': async ({ name }) => templateRunTimeView(ctx.db, templateNamed(name), ctx.clock.now()),
+    'templates.history': async ({ name }) =>
+      templateHistoryView(ctx.db, templateNamed(name), vramOf(name), ctx.clock.now()),
     'templates.pinVram': async ({ name, pin }, caller) => {
       vramOf(name);
       const farm = ctx.farm()?.vram;

@@ -11,7 +11,7 @@
 import type { RunEstimate } from '../../../shared/domain.js';
 import { RunModel } from '../forecast/run-model.js';
 import { bucketOf } from '../forecast/run-buckets.js';
-import { runSamples } from '../forecast/run-samples.js';
+import { readRuns } from '../forecast/run-samples.js';
 import type { Db } from '../store/database.js';
 
 /** The longest the model is kept without a completion, and the least time between rebuilds after one. */
@@ -52,7 +52,8 @@ export class RunEstimates {
 
   /** Builds the model now (the forecast, itself computed at a bounded rate, wants the latest runs). */
   rebuild(now: number): RunModel {
-    const model = new RunModel(runSamples(this.db));
+    const runs = readRuns(this.db);
+    const model = new RunModel(runs.samples, runs.wasted, runs.gaps);
     this.built = { at: now, model };
     this.stale = false;
     return model;

@@ -374,6 +374,8 @@ export interface RecentRunRow {
   template_id: number;
   params_json: string;
   outcome: string | null;
+  /** When its job was queued for this attempt (work was waiting from then on). */
+  queued_at: number | null;
   dispatched_at: number;
   started_at: number | null;
   finished_at: number | null;
@@ -387,8 +389,8 @@ export interface RecentRunRow {
 export function recentRuns(db: Db, limit: number): RecentRunRow[] {
   return all<RecentRunRow>(
     db,
-    `SELECT a.instance_id, a.gpu_name, j.template_id, j.params_json, a.outcome, a.dispatched_at, a.started_at, a.finished_at
-      FROM (SELECT job_id, instance_id, gpu_name, outcome, dispatched_at, started_at, finished_at
+    `SELECT a.instance_id, a.gpu_name, j.template_id, j.params_json, a.outcome, a.queued_at, a.dispatched_at, a.started_at, a.finished_at
+      FROM (SELECT job_id, instance_id, gpu_name, outcome, queued_at, dispatched_at, started_at, finished_at
             FROM attempts WHERE state = 'ended' ORDER BY dispatched_at DESC LIMIT @limit) a
       JOIN jobs j ON j.id = a.job_id`,
     { limit },

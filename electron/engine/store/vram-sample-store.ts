@@ -3,6 +3,7 @@
  * out of memory, needed more than), and the operator's pin per template name. Rows are the learned
  * VRAM's whole memory: scheduler/vram-need.ts turns them into the number admission uses.
  */
+import type { TemplateVramPoint } from '../../../shared/template-history.js';
 import { VRAM_PINS, type VramPin } from '../../../shared/vram-need.js';
 import type { Db } from './database.js';
 import { all, one, run } from './statements.js';
@@ -38,6 +39,15 @@ interface Row {
   need_gb: number;
 }
 
+interface PointRow {
+  at: number;
+  gpu: string;
+  outcome: string;
+  need_gb: number;
+  added_gb: number;
+  warm: number;
+}
+
 /** What learning reads of a sample. */
 export type LearnedRow = Pick<VramSample, 'gpu' | 'pixels' | 'outcome' | 'needGb'>;
 
@@ -46,6 +56,11 @@ const SQL_ADD = `INSERT INTO vram_samples (attempt_id, template_id, gpu, pixels,
 /** A template version's newest samples (bounded: the need of the last few hundred runs is the need). */
 const SQL_OF_TEMPLATE = `SELECT template_id, gpu, pixels, outcome, need_gb FROM vram_samples
   WHERE template_id = ? ORDER BY id DESC LIMIT 500`;
+/** A template version's newest measured runs, for the Templates view's plot (newest first; bounded by the caller). */
+const SQL_POINTS_OF_TEMPLATE = `SELECT at, gpu, outcome, need_gb, added_gb, warm FROM vram_samples
+  WHERE template_id = ? ORDER BY id DESC LIMIT ?`;
+/** How many runs of a template version were measured (the plot says "newest 500 of N"; the index covers it). */
+const SQL_COUNT_OF_TEMPLATE = 'SELECT COUNT(*) AS n FROM vram_samples WHERE template_id = ?';
 const SQL_PIN_OF = 'SELECT pin FROM template_vram_pins WHERE name = ?';
 const SQL_PIN_SET = `INSERT INTO template_vram_pins (name, pin, actor, at) VALUES (?, ?, ?, ?)
   ON CONFLICT (name) DO UPDATE SET pin = excluded.pin, actor = excluded.actor, at = excluded.at`;
@@ -62,6 +77,26 @@ export function vramSamplesOf(db: Db, templateId: number): LearnedRow[] {
     outcome: r.outcome === 'oom' ? 'oom' : 'ok',
     needGb: r.need_gb,
   }));
+}
+
+/** The newest `limit` measured runs of a template version, oldest first (as a plot draws them), and how many there are in all. */
+export function vramPointsOf(
+  db: Db,
+  templateId: number,
+  limit: number,
+): { total: number; points: TemplateVramPoint[] } {
+  const rows = all<PointRow>(db, SQL_POINTS_OF_TEMPLATE, templateId, limit);
+  const points = rows.reverse().map(
+    (r): TemplateVramPoint => ({
+      at: Number(r.at),
+      gpu: r.gpu,
+      outcome: r.outcome === 'oom' ? 'oom' : 'ok',
+      needGb: r.need_gb,
+      addedGb: r.added_gb,
+      warm: Boolean(r.warm),
+    }),
+  );
+  return { total: Number(one<{ n: number }>(db, SQL_COUNT_OF_TEMPLATE, templateId)?.n ?? 0), points };
 }
 
 export function vramPinOf(db: Db, name: string): VramPin {

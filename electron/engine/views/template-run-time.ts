@@ -5,16 +5,16 @@
  * of (forecast/run-samples.ts). Below the model's own threshold of warm runs it shows no figure.
  */
 import type { TemplateGpuRunTime, TemplateRunTimeView } from '../../../shared/template-run-time.js';
-import { MIN_RUNS, quantile, type RunSample } from '../forecast/run-model.js';
-import { runSamples, SAMPLE_WINDOW } from '../forecast/run-samples.js';
+import { MIN_RUNS, quantile } from '../forecast/run-model.js';
+import { runSamples, SAMPLE_WINDOW, type TimedRunSample } from '../forecast/run-samples.js';
 import type { Db } from '../store/database.js';
 import type { StoredTemplate } from '../store/template-store.js';
 
 /** The Templates panel asks once per template: one read of the recent attempts serves them all. */
 const REUSE_MS = 5_000;
-const recent = new WeakMap<Db, { at: number; samples: RunSample[] }>();
+const recent = new WeakMap<Db, { at: number; samples: TimedRunSample[] }>();
 
-function samplesNow(db: Db, now: number): RunSample[] {
+function samplesNow(db: Db, now: number): TimedRunSample[] {
   const kept = recent.get(db);
   if (kept && now - kept.at >= 0 && now - kept.at < REUSE_MS) return kept.samples;
   const samples = runSamples(db);
@@ -25,10 +25,14 @@ function samplesNow(db: Db, now: number): RunSample[] {
 const ascending = (xs: number[]): number[] => xs.sort((a, b) => a - b);
 const ms = (x: number | null): number | null => (x === null ? null : Math.round(x));
 
+/** The template version's completed runs in the model's window (in the order they reached their GPU). */
+export function runsOfTemplate(db: Db, t: StoredTemplate, now: number): TimedRunSample[] {
+  return samplesNow(db, now).filter((s) => s.templateId === t.id && Number.isFinite(s.ms) && s.ms >= 0);
+}
+
 export function templateRunTimeView(db: Db, t: StoredTemplate, now: number): TemplateRunTimeView {
   const byGpu = new Map<string, { warm: number[]; cold: number[] }>();
-  for (const s of samplesNow(db, now)) {
-    if (s.templateId !== t.id || !Number.isFinite(s.ms) || s.ms < 0) continue;
+  for (const s of runsOfTemplate(db, t, now)) {
     const pile = byGpu.get(s.gpuName) ?? { warm: [], cold: [] };
     (s.cold ? pile.cold : pile.warm).push(s.ms);
     byGpu.set(s.gpuName, pile);

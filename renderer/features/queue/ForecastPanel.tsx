@@ -4,7 +4,7 @@
  * flagged. The engine computes the forecast as the farm runs and sends it (forecast.changed); this
  * only draws the latest. Clicking an episode shows its jobs in the table.
  */
-import { clockWords, forecastWords, type ForecastGroup } from '../../../shared/forecast.js';
+import { burstWords, clockWords, forecastWords, type ForecastGroup } from '../../../shared/forecast.js';
 import { useApp } from '../../store/app-store.js';
 
 const n = (x: number): string => x.toLocaleString('en-US');
@@ -78,6 +78,7 @@ export function ForecastPanel({ onClose }: { onClose: () => void }) {
           {forecast
             ? `${forecast.slots} GPU slot${forecast.slots === 1 ? '' : 's'} · as of ${clockWords(forecast.at, now)}${late ? ` · ${late} late` : ''}`
             : 'not computed yet'}
+          {forecast?.burst ? ` · ${burstWords(forecast.burst, now)}` : ''}
           {forecast?.note ? ` · ${forecast.note}` : ''}
         </span>
         <span className="spacer" />

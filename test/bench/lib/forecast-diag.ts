@@ -6,7 +6,7 @@
  * bench so a miss can be traced to its cause (few samples, a borrowed figure, a pace that moved).
  */
 import { RunModel } from '../../../electron/engine/forecast/run-model.js';
-import { runSamples } from '../../../electron/engine/forecast/run-samples.js';
+import { readRuns } from '../../../electron/engine/forecast/run-samples.js';
 import type { Db } from '../../../electron/engine/store/database.js';
 import { all } from '../../../electron/engine/store/statements.js';
 
@@ -14,17 +14,23 @@ const avg = (xs: readonly number[]): number => (xs.length ? xs.reduce((a, b) => 
 
 /** The run-time model's figure for the template on each GPU model, as one line each. */
 export function modelLines(db: Db, templateId: number, gpuNames: readonly string[]): string[] {
-  const samples = runSamples(db);
-  const model = new RunModel(samples);
-  return gpuNames.map((gpu) => {
-    const mine = samples.filter((s) => s.templateId === templateId && s.gpuName === gpu);
-    const f = model.figure(templateId, gpu, '*');
-    return `${gpu}: ${mine.filter((s) => !s.cold).length} warm + ${mine.filter((s) => s.cold).length} cold samples → ${
-      f
-        ? `mean ${f.meanMs} ms (sd ${f.sdMs}, ${f.source}${f.coldMs !== null ? `, cold ${f.coldMs}` : ''})`
-        : 'no figure'
-    }`;
-  });
+  const runs = readRuns(db);
+  const samples = runs.samples;
+  const model = new RunModel(samples, runs.wasted, runs.gaps);
+  const gap = model.gapOf('');
+  const gapLine = `dispatch gap after a run (farm-wide): ${gap ? `mean ${gap.meanMs.toFixed(0)} ms, sd ${gap.sdMs.toFixed(0)}` : 'none measured'} over ${runs.gaps.length} runs`;
+  return [
+    ...gpuNames.map((gpu) => {
+      const mine = samples.filter((s) => s.templateId === templateId && s.gpuName === gpu);
+      const f = model.figure(templateId, gpu, '*');
+      return `${gpu}: ${mine.filter((s) => !s.cold).length} warm + ${mine.filter((s) => s.cold).length} cold samples → ${
+        f
+          ? `mean ${f.meanMs} ms (sd ${f.sdMs}, pace ±${f.paceSdMs}, ${f.source}${f.coldMs !== null ? `, cold ${f.coldMs}` : ''})`
+          : 'no figure'
+      }`;
+    }),
+    gapLine,
+  ];
 }
 
 interface AttemptRow {
