@@ -5,17 +5,19 @@
  * (runs that loaded their checkpoint) apart in the lower lane with their median. Points are the newest
  * runs; the marks are of every run in the model's window. The text under it says the same in words.
  */
-import { useId, useRef } from 'react';
 import type { TemplateHistoryView, TemplateRunPoint } from '../../../../shared/template-history.js';
 import { runLength, type TemplateGpuRunTime } from '../../../../shared/template-run-time.js';
 import { dateTime } from '../../../lib/format.js';
-import { useWidth } from '../../../lib/use-width.js';
+import { PlotFigure } from './PlotFigure.js';
 import { shortGpu } from '../TemplateVram.js';
 import { count, durationTick, durationTicks, gpuLabel, jitter, linear } from './plot-scale.js';
 
 const STRIP = 48;
 const WARM = 26;
 const M = { top: 8, right: 16, bottom: 38, left: 140 };
+
+/** A strip per GPU model between the margins. */
+const heightOf = (h: TemplateHistoryView) => M.top + h.runTimes.gpus.length * STRIP + M.bottom;
 
 export function runTimeSummary(h: TemplateHistoryView): string {
   const rt = h.runTimes;
@@ -34,11 +36,56 @@ export function runTimeSummary(h: TemplateHistoryView): string {
 }
 
 export function RunTimePlot({ history: h, colours }: { history: TemplateHistoryView; colours: Map<string, string> }) {
-  const box = useRef<HTMLDivElement>(null);
-  const width = Math.max(useWidth(box, 560), 320);
-  const ids = useId();
+  return (
+    <PlotFigure
+      kind="runtime"
+      caption="Run time by GPU model"
+      title={`Run time by GPU model, ${h.name} v${h.version}`}
+      summary={runTimeSummary(h)}
+      height={heightOf(h)}
+      legend={
+        <>
+          <span>
+            <svg width="12" height="12" aria-hidden="true">
+              <circle cx="6" cy="6" r="2.5" fill="var(--text-2)" />
+            </svg>{' '}
+            a warm run
+          </span>
+          <span>
+            <svg width="12" height="12" aria-hidden="true">
+              <path className="plot-cold" d="M6 2L10 6L6 10L2 6Z" stroke="var(--text-2)" />
+            </svg>{' '}
+            cold start (loaded its model), lower lane
+          </span>
+          <span>
+            <span className="plot-swatch-mark plot-marker-median" /> median
+          </span>
+          <span>
+            <span className="plot-swatch-mark plot-marker-p90" /> p90 (warm runs)
+          </span>
+          <span>
+            <span className="plot-swatch-mark plot-marker-cold" /> cold start median
+          </span>
+        </>
+      }
+    >
+      {(width) => <RunTimeMarks history={h} colours={colours} width={width} />}
+    </PlotFigure>
+  );
+}
+
+/** The marks of the plot at the measured width. */
+function RunTimeMarks({
+  history: h,
+  colours,
+  width,
+}: {
+  history: TemplateHistoryView;
+  colours: Map<string, string>;
+  width: number;
+}) {
   const gpus = h.runTimes.gpus;
-  const height = M.top + gpus.length * STRIP + M.bottom;
+  const height = heightOf(h);
   const x0 = M.left;
   const x1 = width - M.right;
   const y0 = height - M.bottom;
@@ -51,7 +98,6 @@ export function RunTimePlot({ history: h, colours }: { history: TemplateHistoryV
   const x = linear(0, ticks[ticks.length - 1] as number, x0, x1);
   const byGpu = new Map<string, TemplateRunPoint[]>();
   for (const p of h.runPoints) byGpu.set(p.gpu, [...(byGpu.get(p.gpu) ?? []), p]);
-  const summary = runTimeSummary(h);
   const strip = (g: TemplateGpuRunTime, row: number) => {
     const top = M.top + row * STRIP;
     const colour = colours.get(g.gpu) ?? 'var(--text)';
@@ -142,62 +188,20 @@ export function RunTimePlot({ history: h, colours }: { history: TemplateHistoryV
     );
   };
   return (
-    <figure className="plot" data-testid="runtime-plot">
-      <figcaption className="plot-title" id={`${ids}-t`}>
-        Run time by GPU model
-      </figcaption>
-      <div ref={box} className="plot-box">
-        <svg
-          width={width}
-          height={height}
-          viewBox={`0 0 ${width} ${height}`}
-          role="img"
-          aria-labelledby={`${ids}-t ${ids}-d`}
-          data-testid="runtime-svg"
-        >
-          <title>{`Run time by GPU model, ${h.name} v${h.version}`}</title>
-          <desc id={`${ids}-d`}>{summary}</desc>
-          {ticks.map((t) => (
-            <g key={t}>
-              <line className="plot-grid" x1={x(t)} x2={x(t)} y1={M.top} y2={y0} />
-              <text className="plot-tick" x={x(t)} y={y0 + 15} textAnchor="middle">
-                {durationTick(t)}
-              </text>
-            </g>
-          ))}
-          <line className="plot-axis" x1={x0} x2={x1} y1={y0} y2={y0} />
-          <text className="plot-axis-label" x={(x0 + x1) / 2} y={height - 6} textAnchor="middle">
-            run time, from the prompt's real start on the GPU
+    <>
+      {ticks.map((t) => (
+        <g key={t}>
+          <line className="plot-grid" x1={x(t)} x2={x(t)} y1={M.top} y2={y0} />
+          <text className="plot-tick" x={x(t)} y={y0 + 15} textAnchor="middle">
+            {durationTick(t)}
           </text>
-          {gpus.map(strip)}
-        </svg>
-      </div>
-      <div className="plot-legend small">
-        <span>
-          <svg width="12" height="12" aria-hidden="true">
-            <circle cx="6" cy="6" r="2.5" fill="var(--text-2)" />
-          </svg>{' '}
-          a warm run
-        </span>
-        <span>
-          <svg width="12" height="12" aria-hidden="true">
-            <path className="plot-cold" d="M6 2L10 6L6 10L2 6Z" stroke="var(--text-2)" />
-          </svg>{' '}
-          cold start (loaded its model), lower lane
-        </span>
-        <span>
-          <span className="plot-swatch-mark plot-marker-median" /> median
-        </span>
-        <span>
-          <span className="plot-swatch-mark plot-marker-p90" /> p90 (warm runs)
-        </span>
-        <span>
-          <span className="plot-swatch-mark plot-marker-cold" /> cold start median
-        </span>
-      </div>
-      <p className="plot-summary small muted" data-testid="runtime-summary">
-        {summary}
-      </p>
-    </figure>
+        </g>
+      ))}
+      <line className="plot-axis" x1={x0} x2={x1} y1={y0} y2={y0} />
+      <text className="plot-axis-label" x={(x0 + x1) / 2} y={height - 6} textAnchor="middle">
+        run time, from the prompt's real start on the GPU
+      </text>
+      {gpus.map(strip)}
+    </>
   );
 }

@@ -5,10 +5,9 @@
  * admission uses (learned p95 + margin, or raised by OOMs) as horizontal lines labelled at the
  * right. The text under it says the same in words (docs/vram-learning.md#plots).
  */
-import { useId, useRef } from 'react';
 import type { TemplateHistoryView } from '../../../../shared/template-history.js';
 import { dateTime } from '../../../lib/format.js';
-import { useWidth } from '../../../lib/use-width.js';
+import { PlotFigure } from './PlotFigure.js';
 import { shortGpu } from '../TemplateVram.js';
 import { count, gpuLabel, linear, niceTicks, timeTicks } from './plot-scale.js';
 
@@ -86,9 +85,51 @@ export function vramSummary(h: TemplateHistoryView): string {
 const name = (h: TemplateHistoryView) => `${h.name} v${h.version}`;
 
 export function VramPlot({ history: h, colours }: { history: TemplateHistoryView; colours: Map<string, string> }) {
-  const box = useRef<HTMLDivElement>(null);
-  const width = Math.max(useWidth(box, 560), 320);
-  const ids = useId();
+  return (
+    <PlotFigure
+      kind="vram"
+      caption="VRAM per run over time"
+      title={`VRAM per run over time, ${name(h)}`}
+      summary={vramSummary(h)}
+      height={H}
+      legend={
+        <>
+          <span>
+            <svg width="12" height="12" aria-hidden="true">
+              <circle cx="6" cy="6" r="3" fill="var(--text-2)" />
+            </svg>{' '}
+            a measured run
+          </span>
+          <span>
+            <svg width="12" height="12" aria-hidden="true">
+              <path className="plot-oom" d="M6 1L11 10L1 10Z" fill="var(--text-2)" />
+            </svg>{' '}
+            out of memory: needed more than this
+          </span>
+          <span>
+            <span className="plot-swatch-line plot-line-declared" /> declared
+          </span>
+          <span>
+            <span className="plot-swatch-line plot-line-uses" /> admission uses (learned p95 + {h.vram.marginPct} %)
+          </span>
+        </>
+      }
+    >
+      {(width) => <VramMarks history={h} colours={colours} width={width} />}
+    </PlotFigure>
+  );
+}
+
+/** The marks of the plot at the measured width. */
+function VramMarks({
+  history: h,
+  colours,
+  width,
+}: {
+  history: TemplateHistoryView;
+  colours: Map<string, string>;
+  width: number;
+}) {
   const pts = h.vramPoints;
   const lines = linesOf(h, colours);
   const x0 = M.left;
@@ -108,124 +149,80 @@ export function VramPlot({ history: h, colours }: { history: TemplateHistoryView
     y1 + 4,
     y0,
   );
-  const summary = vramSummary(h);
   return (
-    <figure className="plot" data-testid="vram-plot">
-      <figcaption className="plot-title" id={`${ids}-t`}>
-        VRAM per run over time
-      </figcaption>
-      <div ref={box} className="plot-box">
-        <svg
-          width={width}
-          height={H}
-          viewBox={`0 0 ${width} ${H}`}
-          role="img"
-          aria-labelledby={`${ids}-t ${ids}-d`}
-          data-testid="vram-svg"
-        >
-          <title>{`VRAM per run over time, ${name(h)}`}</title>
-          <desc id={`${ids}-d`}>{summary}</desc>
-          {gbTicks.map((g) => (
-            <g key={g}>
-              <line className="plot-grid" x1={x0} x2={x1} y1={y(g)} y2={y(g)} />
-              <text className="plot-tick" x={x0 - 6} y={y(g) + 4} textAnchor="end">
-                {g}
-              </text>
-            </g>
-          ))}
-          {timeTicks(from - pad, to + pad, Math.max(2, Math.floor((x1 - x0) / 95))).map((t) => (
-            <text key={t.at} className="plot-tick" x={x(t.at)} y={y0 + 15} textAnchor="middle">
-              {t.words}
-            </text>
-          ))}
-          <line className="plot-axis" x1={x0} x2={x1} y1={y0} y2={y0} />
-          <text className="plot-axis-label" x={(x0 + x1) / 2} y={H - 6} textAnchor="middle">
-            attempt ended (local time)
+    <>
+      {gbTicks.map((g) => (
+        <g key={g}>
+          <line className="plot-grid" x1={x0} x2={x1} y1={y(g)} y2={y(g)} />
+          <text className="plot-tick" x={x0 - 6} y={y(g) + 4} textAnchor="end">
+            {g}
           </text>
-          <text
-            className="plot-axis-label"
-            transform={`translate(12 ${(y0 + y1) / 2}) rotate(-90)`}
-            textAnchor="middle"
+        </g>
+      ))}
+      {timeTicks(from - pad, to + pad, Math.max(2, Math.floor((x1 - x0) / 95))).map((t) => (
+        <text key={t.at} className="plot-tick" x={x(t.at)} y={y0 + 15} textAnchor="middle">
+          {t.words}
+        </text>
+      ))}
+      <line className="plot-axis" x1={x0} x2={x1} y1={y0} y2={y0} />
+      <text className="plot-axis-label" x={(x0 + x1) / 2} y={H - 6} textAnchor="middle">
+        attempt ended (local time)
+      </text>
+      <text className="plot-axis-label" transform={`translate(12 ${(y0 + y1) / 2}) rotate(-90)`} textAnchor="middle">
+        VRAM need (GB)
+      </text>
+      {pts.map((p, i) => {
+        const cx = x(p.at);
+        const cy = y(p.needGb);
+        const colour = colours.get(p.gpu) ?? 'var(--text)';
+        const tip =
+          p.outcome === 'oom'
+            ? `${shortGpu(p.gpu)}, ${dateTime(p.at)}: out of memory — needed more than ${p.needGb} GB`
+            : `${shortGpu(p.gpu)}, ${dateTime(p.at)}: needed ${p.needGb} GB (added ${p.addedGb} GB over idle${p.warm ? ', model already loaded' : ''})`;
+        const common = {
+          'data-testid': 'vram-point',
+          'data-gpu': p.gpu,
+          'data-outcome': p.outcome,
+          'data-gb': p.needGb,
+        };
+        return p.outcome === 'oom' ? (
+          <path
+            key={i}
+            {...common}
+            className="plot-oom"
+            d={`M${cx} ${cy - 6}L${cx + 5.5} ${cy + 4}L${cx - 5.5} ${cy + 4}Z`}
+            fill={colour}
           >
-            VRAM need (GB)
+            <title>{tip}</title>
+          </path>
+        ) : (
+          <circle key={i} {...common} className="plot-point" cx={cx} cy={cy} r={3} fill={colour}>
+            <title>{tip}</title>
+          </circle>
+        );
+      })}
+      {lines.map((l, i) => (
+        <g
+          key={l.key}
+          data-testid="vram-line"
+          data-kind={l.kind}
+          data-gpu={l.kind === 'uses' ? l.key : undefined}
+          data-gb={l.gb}
+        >
+          <title>{l.title}</title>
+          <line
+            className={`plot-line plot-line-${l.kind}`}
+            x1={x0}
+            x2={x1}
+            y1={y(l.gb)}
+            y2={y(l.gb)}
+            stroke={l.colour}
+          />
+          <text className="plot-line-label" x={x1 + 6} y={(labelYs[i] as number) + 4} fill={l.colour}>
+            {l.words}
           </text>
-          {pts.map((p, i) => {
-            const cx = x(p.at);
-            const cy = y(p.needGb);
-            const colour = colours.get(p.gpu) ?? 'var(--text)';
-            const tip =
-              p.outcome === 'oom'
-                ? `${shortGpu(p.gpu)}, ${dateTime(p.at)}: out of memory — needed more than ${p.needGb} GB`
-                : `${shortGpu(p.gpu)}, ${dateTime(p.at)}: needed ${p.needGb} GB (added ${p.addedGb} GB over idle${p.warm ? ', model already loaded' : ''})`;
-            const common = {
-              'data-testid': 'vram-point',
-              'data-gpu': p.gpu,
-              'data-outcome': p.outcome,
-              'data-gb': p.needGb,
-            };
-            return p.outcome === 'oom' ? (
-              <path
-                key={i}
-                {...common}
-                className="plot-oom"
-                d={`M${cx} ${cy - 6}L${cx + 5.5} ${cy + 4}L${cx - 5.5} ${cy + 4}Z`}
-                fill={colour}
-              >
-                <title>{tip}</title>
-              </path>
-            ) : (
-              <circle key={i} {...common} className="plot-point" cx={cx} cy={cy} r={3} fill={colour}>
-                <title>{tip}</title>
-              </circle>
-            );
-          })}
-          {lines.map((l, i) => (
-            <g
-              key={l.key}
-              data-testid="vram-line"
-              data-kind={l.kind}
-              data-gpu={l.kind === 'uses' ? l.key : undefined}
-              data-gb={l.gb}
-            >
-              <title>{l.title}</title>
-              <line
-                className={`plot-line plot-line-${l.kind}`}
-                x1={x0}
-                x2={x1}
-                y1={y(l.gb)}
-                y2={y(l.gb)}
-                stroke={l.colour}
-              />
-              <text className="plot-line-label" x={x1 + 6} y={(labelYs[i] as number) + 4} fill={l.colour}>
-                {l.words}
-              </text>
-            </g>
-          ))}
-        </svg>
-      </div>
-      <div className="plot-legend small">
-        <span>
-          <svg width="12" height="12" aria-hidden="true">
-            <circle cx="6" cy="6" r="3" fill="var(--text-2)" />
-          </svg>{' '}
-          a measured run
-        </span>
-        <span>
-          <svg width="12" height="12" aria-hidden="true">
-            <path className="plot-oom" d="M6 1L11 10L1 10Z" fill="var(--text-2)" />
-          </svg>{' '}
-          out of memory: needed more than this
-        </span>
-        <span>
-          <span className="plot-swatch-line plot-line-declared" /> declared
-        </span>
-        <span>
-          <span className="plot-swatch-line plot-line-uses" /> admission uses (learned p95 + {h.vram.marginPct} %)
-        </span>
-      </div>
-      <p className="plot-summary small muted" data-testid="vram-summary">
-        {summary}
-      </p>
-    </figure>
+        </g>
+      ))}
+    </>
   );
 }
