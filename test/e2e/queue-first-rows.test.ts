@@ -26,12 +26,15 @@ test('after an import the queue shows loading, never an empty state, until its f
     await new Promise((r) => setTimeout(r, 1_500));
     await route.continue().catch(() => undefined);
   });
-  // Records every empty-state text the queue or the tree shows from now until its first row.
+  // Records every empty-state text the queue or the tree shows once the page knows of the new jobs
+  // (the counts say 3) until its first row. Before that, "No jobs yet" is still the truth: a
+  // mutation of anything else between here and the import must not record it.
   await page.evaluate(`(() => {
     window.__emptySeen = [];
     const re = ${EMPTY_WORDS.toString()};
     const look = () => {
       if (document.querySelector('.row[data-job-id]')) return;
+      if (!/3/.test(document.querySelector('[data-testid="counts-summary"]')?.textContent ?? '')) return;
       for (const el of document.querySelectorAll('[data-testid="queue-body"] .empty, [data-testid="group-tree"] .tree-note')) {
         const t = el.textContent || '';
         if (re.test(t) && !window.__emptySeen.includes(t)) window.__emptySeen.push(t);
