@@ -10,7 +10,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, test } from 'node:test';
-import { main } from '../../electron/cli/main.js';
 import { EXIT } from '../../electron/cli/exit-codes.js';
 import { Engine } from '../../electron/engine/engine.js';
 import { fencedBatch, isLeaseLost } from '../../electron/engine/pools/attempt/lease-fence.js';
@@ -18,18 +17,14 @@ import { CommitBatch } from '../../electron/engine/store/commit-batch.js';
 import { saveProgress } from '../../electron/engine/store/attempt-store.js';
 import { FAST } from '../helpers/farm.js';
 import { executed, held, LEASE_MS, leasesOf, received, sharedFarm, waitFor } from '../helpers/engines-farm.js';
+import { runCliArgs } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { addTemplateVariant } from '../helpers/template-variants.js';
 import { testPostgres } from '../helpers/test-store.js';
 
 after(async () => (await testPostgres()).close());
 
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = runCliArgs;
 
 test('three engines on one PostgreSQL farm split six workstations two each, and every job renders once', {
   timeout: 90_000,

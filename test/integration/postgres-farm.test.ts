@@ -11,21 +11,16 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { main } from '../../electron/cli/main.js';
 import { Engine } from '../../electron/engine/engine.js';
 import type { FarmStatus } from '../../shared/domain.js';
 import { executedCount, farmFor } from '../helpers/farm.js';
+import { runCliArgs } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 import { testPostgres } from '../helpers/test-store.js';
 
 after(async () => (await testPostgres()).close());
 
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(args, { out: (l) => out.push(l), err: (l) => err.push(l) });
-  return { code, out: out.join('\n'), err: err.join('\n') };
-}
+const cli = runCliArgs;
 
 test('a farm on PostgreSQL renders a shot list: outputs hashed on disk, ledger rows, exports and status from the database', {
   timeout: 120_000,
