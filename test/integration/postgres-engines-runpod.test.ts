@@ -14,7 +14,7 @@ import { after, test, type TestContext } from 'node:test';
 import type { Engine } from '../../electron/engine/engine.js';
 import type { SchedulerConfig } from '../../electron/engine/settings/farm-config.js';
 import { startRunpodSim, type RunpodSim, type RunpodSimOptions } from '../simulator/runpod/server.js';
-import { SIM_KEY } from '../helpers/cloud-farm.js';
+import { addSimEndpoint, SIM_KEY } from '../helpers/cloud-farm.js';
 import { FIXTURE_TEMPLATES, waitOnEngine } from '../helpers/farm.js';
 import {
   CONFIG as FARM_CONFIG,
@@ -70,15 +70,7 @@ async function cloudEngines(
   await first.call('settings.set', { key: 'burst_after_s', value: 0 });
   const endpoints: string[] = [];
   for (const [n, sim] of started.entries()) {
-    const card = await first.call('cloud.addRunpod', {
-      name: `cloud-${n}`,
-      endpointId: sim.endpointId,
-      apiBase: sim.apiBase,
-      gpuName: 'RTX 4090',
-      vramGb: 24,
-      pricePerHourUsd: o.pricePerHourUsd ?? 3.6,
-      executionTimeoutS: o.executionTimeoutS ?? 60,
-    });
+    const card = await addSimEndpoint(first, `cloud-${n}`, sim, o);
     endpoints.push(card.id);
   }
   first.startScheduler(config);
