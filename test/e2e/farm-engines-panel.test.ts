@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FAST } from '../helpers/fast-timings.js';
 import { secondEngine } from '../helpers/two-engines.js';
-import { studioSuite } from './support/studio.js';
+import { shootAtStudioSizes, studioSuite } from './support/studio.js';
 
 const suite = studioSuite();
 const LEASE_MS = 3_000;
@@ -37,17 +37,7 @@ test('the Workstations view lists the engines sharing a PostgreSQL farm and each
     undefined,
     { timeout: 30_000 },
   );
-  for (const [w, h] of [
-    [1280, 720],
-    [1440, 900],
-  ] as const) {
-    await page.setViewportSize({ width: w, height: h });
-    const overflow = (await page.evaluate(
-      'document.documentElement.scrollWidth - document.documentElement.clientWidth',
-    )) as number;
-    assert.ok(overflow <= 0, `${w}×${h}: ${overflow} px sideways`);
-    await studio.screenshot(`farm-engines-${w}`);
-  }
+  await shootAtStudioSizes(page, 'farm-engines');
 
   // One engine stops gracefully: it is listed as stopped, and its workstations' cards name the other.
   await other.close();

@@ -10,7 +10,7 @@ import { FAST } from '../helpers/fast-timings.js';
 import { SIM_KEY } from '../helpers/cloud-farm.js';
 import { secondEngine } from '../helpers/two-engines.js';
 import { startRunpodSim } from '../simulator/runpod/server.js';
-import { studioSuite } from './support/studio.js';
+import { shootAtStudioSizes, studioSuite } from './support/studio.js';
 
 const suite = studioSuite();
 const LEASE_MS = 3_000;
@@ -52,17 +52,6 @@ test('each RunPod endpoint’s card names the one engine driving it, the two end
   );
   const card = page.locator('article[data-instance="runpod-west-4090-burst"]');
   assert.match(await card.locator('[data-testid="driven-by"]').innerText(), /^Driven by \S+ · [0-9a-f]{8}/);
-  for (const [w, h] of [
-    [1280, 720],
-    [1440, 900],
-  ] as const) {
-    await page.setViewportSize({ width: w, height: h });
-    const overflow = (await page.evaluate(
-      'document.documentElement.scrollWidth - document.documentElement.clientWidth',
-    )) as number;
-    assert.ok(overflow <= 0, `${w}×${h}: ${overflow} px sideways`);
-    await card.scrollIntoViewIfNeeded();
-    await studio.screenshot(`runpod-card-driver-${w}`);
-  }
+  await shootAtStudioSizes(page, 'runpod-card-driver', () => card.scrollIntoViewIfNeeded());
   assert.deepEqual(studio.pageErrors, []);
 });
