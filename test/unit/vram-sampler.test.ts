@@ -57,7 +57,7 @@ test('reads only while our prompt runs, at the set rate, and records the peak it
     clock: time,
     timers: time,
     config: { vramSampleMs: 333 },
-    record: (s) => rows.push(s),
+    record: (s) => void rows.push(s),
     log: () => undefined,
   });
   const attempt: SampledAttempt = {

@@ -130,7 +130,12 @@ export class Scheduler implements FarmPort {
     this.batch = new CommitBatch(d.db, undefined, () => this.storage.ok());
     this.announce = new MergedAnnounce(d.announce);
     this.templates = d.templates;
-    this.vram = new VramKnowledge(d.db, d.clock, () => d.config.vramLearn);
+    this.vram = new VramKnowledge(
+      d.db,
+      d.clock,
+      () => d.config.vramLearn,
+      (fn) => this.batch.add(fn),
+    );
     ({ lan: this.lan, all: this.pools } = farmPools({
       ...d,
       batch: this.batch,

@@ -53,9 +53,11 @@ export type LearnedRow = Pick<VramSample, 'gpu' | 'pixels' | 'outcome' | 'needGb
 
 const SQL_ADD = `INSERT INTO vram_samples (attempt_id, template_id, gpu, pixels, outcome, need_gb, added_gb, peak_gb, baseline_gb, other_gb, warm, reads, at)
   VALUES (@attemptId, @templateId, @gpu, @pixels, @outcome, @needGb, @addedGb, @peakGb, @baselineGb, @otherGb, @warm, @reads, @at)`;
-/** A template version's newest samples (bounded: the need of the last few hundred runs is the need). */
+/** How many of a template version's newest samples learning reads: the need of the last few hundred runs is the need. */
+export const LEARNED_ROWS = 500;
+/** A template version's newest samples, newest first (bounded: LEARNED_ROWS). */
 const SQL_OF_TEMPLATE = `SELECT template_id, gpu, pixels, outcome, need_gb FROM vram_samples
-  WHERE template_id = ? ORDER BY id DESC LIMIT 500`;
+  WHERE template_id = ? ORDER BY id DESC LIMIT ${LEARNED_ROWS}`;
 /** A template version's newest measured runs, for the Templates view's plot (newest first; bounded by the caller). */
 const SQL_POINTS_OF_TEMPLATE = `SELECT at, gpu, outcome, need_gb, added_gb, warm FROM vram_samples
   WHERE template_id = ? ORDER BY id DESC LIMIT ?`;

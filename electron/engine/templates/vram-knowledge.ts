@@ -1,14 +1,18 @@
 /**
  * What the farm has learned of its templates' VRAM, kept in memory for the dispatcher: each
  * template version's measured runs and its pin, read from the store once and again a few seconds
- * later (another process — the CLI pinning, a second farm — may have written meanwhile), and at
- * once after this process recorded a run. Deciding from them is scheduler/vram-need.ts, pure.
+ * later (another process — the CLI pinning, a second farm — may have written meanwhile). A run this
+ * process measures is written through `write` (the scheduler's commit batch: with the attempt's own
+ * end, not a commit and an fsync of its own per attempt) and, once stored, put at the head of the
+ * rows in memory — as a read would return them, without reading up to 500 rows again after every
+ * attempt. Deciding from them is scheduler/vram-need.ts, pure.
  */
 import type { Clock } from '../clock.js';
 import type { Db } from '../store/database.js';
 import type { StoredTemplate } from '../store/template-store.js';
 import {
   addVramSample,
+  LEARNED_ROWS,
   setVramPin,
   vramPinOf,
   vramSamplesOf,
@@ -29,6 +33,8 @@ export class VramKnowledge {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly rules: () => LearnRules,
+    /** Runs a write in a transaction (the commit batch's `add`); by default at once, on its own. */
+    private readonly write: <T>(fn: () => T) => Promise<T> = async (fn) => fn(),
   ) {}
 
   private known(t: StoredTemplate): { rows: LearnedRow[]; pin: VramPin } {
@@ -56,10 +62,15 @@ export class VramKnowledge {
     return needGbOn({ stage: job.stage, vramGb: job.vram_gb, vram: this.jobVram(t, job.params_json) }, inst);
   }
 
-  /** A measured run (pools/comfy-lan/vram-sampler.ts): stored, and counted from the next decision on. */
-  record(sample: VramSample): void {
-    addVramSample(this.db, sample);
-    this.byTemplate.delete(sample.templateId);
+  /** A measured run (pools/comfy-lan/vram-sampler.ts): stored, and counted from the next decision after that. */
+  async record(sample: VramSample): Promise<void> {
+    await this.write(() => addVramSample(this.db, sample));
+    const k = this.byTemplate.get(sample.templateId);
+    // Newest first, as vramSamplesOf reads them; the FRESH_MS re-read still brings other processes' rows.
+    if (k) {
+      const { gpu, pixels, outcome, needGb } = sample;
+      k.rows = [{ gpu, pixels, outcome, needGb }, ...k.rows].slice(0, LEARNED_ROWS);
+    }
   }
 
   pin(name: string, pin: VramPin, actor: string): void {

@@ -85,7 +85,8 @@ export interface VramSamplerDeps {
   clock: Clock;
   timers: Timers;
   config: { readonly vramSampleMs: number };
-  record: (s: VramSample) => void;
+  /** Stores a measured run; may be asynchronous (the commit batch): a failure is logged, never the attempt's. */
+  record: (s: VramSample) => Promise<void> | void;
   log: (m: string) => void;
 }
 
@@ -228,8 +229,11 @@ export class VramSampler {
     const filled = m.reads > 0 && m.peakGb >= CONFIRMED_SHARE * usable;
     const needGb = oom && filled ? Math.max(measured, usable - RESERVE_GB) : measured;
     if (needGb <= 0) return;
+    // A measurement is worth less than the attempt's own record: never let it fail the attempt.
+    const notRecorded = (err: unknown): void =>
+      this.d.log(`VRAM of attempt ${m.attemptId} not recorded: ${(err as Error).message}`);
     try {
-      this.d.record({
+      const stored = this.d.record({
         attemptId: m.attemptId,
         templateId: m.templateId,
         gpu: s.gpu,
@@ -244,9 +248,9 @@ export class VramSampler {
         reads: m.reads,
         at: this.d.clock.now(),
       });
+      if (stored) stored.catch(notRecorded);
     } catch (err) {
-      // A measurement is worth less than the attempt's own record: never let it fail the attempt.
-      this.d.log(`VRAM of attempt ${m.attemptId} not recorded: ${(err as Error).message}`);
+      notRecorded(err);
     }
     // After an OOM ComfyUI unloads its models: the next baseline is read again.
     if (oom) s.lastCheckpoint = undefined;
