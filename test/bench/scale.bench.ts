@@ -8,11 +8,29 @@
  * Load per GPU: prompts of 3–3.6 s (÷ `--scale`, default 1: real seconds) of which 90 % is a
  * 20-step KSampler sending progress every step, as ComfyUI does.
  *
- * Figures per size: makespan ÷ lower bound (first POST → last end over max(work ÷ GPUs, longest
- * prompt), as the makespan bench), time from the scheduler's start to every GPU busy (the last
- * workstation's first execution_start), event-loop p99 and RSS of the engine's process, and where
- * the engine's main-thread CPU went per GPU-second (a V8 profile of the run grouped by engine
- * module: lib/profile-breakdown.ts). The CPU of the engine and of the simulators over the run
+ * Figures per size: makespan (first POST → last end) ÷ two lower bounds of the same run, time from
+ * the scheduler's start to every GPU busy (the last workstation's first execution_start),
+ * event-loop p99 and RSS of the engine's process — the loop's delay also split into the start-up
+ * burst (until every GPU is busy) and the steady state after it, with the long tasks of the V8
+ * profile by the engine entry that ran them — and where the engine's main-thread CPU went per
+ * GPU-second (the profile grouped by engine module: lib/profile-breakdown.ts).
+ *
+ * The two bounds. "work ÷ GPUs" is max(summed run time ÷ GPUs, longest prompt), as the makespan
+ * bench. But a prompt's run time here belongs to the GPU, not to the job: each simulated
+ * workstation draws its nodes' times from its own seeded generator (core.ts `nodeMs`, one draw per
+ * node that runs; the history delay has its own stream), every prompt is the same template with
+ * another text, so the same nodes run in the k-th prompt of every workstation (all of them in the
+ * first, the uncached ones after) and a workstation's k-th prompt takes the same time whatever job
+ * it is. A scheduler cannot move run time between GPUs: with `waves` prompts per GPU and
+ * (waves + 1) × 3 s > waves × 3.6 s (true for waves ≤ 4), giving one GPU an extra prompt costs
+ * more than any GPU's own `waves`, so even a scheduler that knew every time in advance finishes no
+ * earlier than the slowest GPU's own `waves` prompts back to back: the "zero-gap" bound, max over
+ * GPUs of the sum of its first `waves` executions as the simulators timed them (a GPU that ran
+ * fewer counts what it ran, so the bound never credits a scheduler for an uneven deal). Over 200
+ * GPUs that max is ≈ 1.07 × the mean, so against work ÷ GPUs even a perfect scheduler reads ~1.07
+ * and the 1.05 target would be out of reach by construction. The target is judged on the zero-gap
+ * bound; the ratio to work ÷ GPUs is printed beside it. For waves ≥ 5 the zero-gap bound no longer
+ * holds (an uneven deal could win) and the target is judged on work ÷ GPUs. The CPU of the engine and of the simulators over the run
  * shows whether the machine's cores were saturated; when they were, the breakdown is the engine's
  * own share and the makespan says what this machine could give it, and the figure says so.
  *
@@ -29,10 +47,11 @@ import { RECORDED_HISTORY_DELAY_MS } from '../simulator/options.js';
 import { baselineLine, judged, loadLine, measureBaselines, watchLoad, type Baselines } from './lib/baselines.js';
 import { importThroughContract, openBenchEngine, shotListJson, stateCounts } from './lib/bench-engine.js';
 import { profileWindow } from './lib/cpu-profile.js';
-import { breakdownOf, PARTS, type Breakdown } from './lib/profile-breakdown.js';
+import { blockedWindows, lagPhase, lagPhaseLine, recordLoopLag, worstTurns, type LagPhase } from './lib/loop-lag.js';
+import { breakdownOf, PARTS, whatRanIn, type Breakdown } from './lib/profile-breakdown.js';
 import { startSplitFarm } from './lib/split-farm.js';
-import { executions } from './lib/sim-events.js';
-import { absNow, mb, round, until } from './lib/stats.js';
+import { executions, type Execution } from './lib/sim-events.js';
+import { absNow, mb, round, sum, until } from './lib/stats.js';
 import { info, le, type Benchmark, type Figure } from './lib/types.js';
 
 const STEPS = 20;
@@ -48,6 +67,16 @@ interface SizeRun {
   finished: boolean;
   makespanMs: number;
   boundMs: number;
+  /** Max over GPUs of the sum of its first `waves` executions (see the file's comment). */
+  zeroGapMs: number;
+  /** Whether the zero-gap bound is a bound on every scheduler here: (waves + 1) × shortest > waves × longest prompt. */
+  zeroGapHolds: boolean;
+  /** Loop delay in the start-up burst (scheduler start → every GPU busy) and after it. */
+  lagStartup: LagPhase;
+  lagSteady: LagPhase;
+  lagWorst: string;
+  /** What ran while the loop was blocked ≥ 50 ms (the late turns' windows in the profile), by engine entry. */
+  blockedBy: ReturnType<typeof whatRanIn> | null;
   /** Scheduler start → last end. */
   fromStartMs: number;
   /** Scheduler start → every workstation's first execution_start (Infinity when one never started). */
@@ -104,11 +133,13 @@ async function sizeRun(
     const t0 = performance.now();
     const startedAt = absNow();
     loop.enable();
+    const lag = recordLoopLag();
     be.engine.startScheduler({});
     const done = (): number =>
       (be.engine.db.one("SELECT COUNT(*) AS n FROM jobs WHERE state = 'completed'") as { n: number }).n;
     const finished = await until(() => done() >= shots, 120_000 + 10 * o.waves * 3_600 * o.f, 100);
     loop.disable();
+    const lagSamples = lag.stop();
     const wallMs = performance.now() - t0;
     const profile = profiler ? await profiler.stop() : null;
     const cpu = process.cpuUsage(cpu0);
@@ -136,10 +167,19 @@ async function sizeRun(
     const lastEnd = Math.max(...ex.map((e) => e.end));
     let work = 0;
     let longest = 0;
+    let shortest = Number.POSITIVE_INFINITY;
+    const perGpu = new Map<number, Execution[]>();
     for (const e of ex) {
       work += e.end - e.start;
       longest = Math.max(longest, e.end - e.start);
+      shortest = Math.min(shortest, e.end - e.start);
+      perGpu.set(e.i, [...(perGpu.get(e.i) ?? []), e]);
     }
+    // Each GPU's first `waves` runs back to back (executions() lists them in start order).
+    let zeroGap = 0;
+    for (const runs of perGpu.values())
+      zeroGap = Math.max(zeroGap, sum(runs.slice(0, o.waves).map((e) => e.end - e.start)));
+    const allBusyOrEnd = Number.isFinite(allBusyAt) ? allBusyAt : lastEnd;
     return {
       gpus,
       shots,
@@ -147,6 +187,12 @@ async function sizeRun(
       finished,
       makespanMs: lastEnd - firstPost,
       boundMs: Math.max(work / gpus, longest),
+      zeroGapMs: Math.max(zeroGap, longest),
+      zeroGapHolds: (o.waves + 1) * shortest > o.waves * longest,
+      lagStartup: lagPhase(lagSamples, startedAt, allBusyOrEnd),
+      lagSteady: lagPhase(lagSamples, allBusyOrEnd, Number.POSITIVE_INFINITY),
+      lagWorst: worstTurns(lagSamples, startedAt),
+      blockedBy: profile ? whatRanIn(profile, blockedWindows(lagSamples)) : null,
       fromStartMs: lastEnd - startedAt,
       allBusyMs: allBusyAt - startedAt,
       gpusUsed: firstStart.size,
@@ -177,6 +223,14 @@ function breakdownLine(r: SizeRun): string {
     .join(', ');
 }
 
+/** "1,900 ms: scheduler/blocked-jobs.ts step 640 ms, (garbage collector) 300 ms, …" (the largest eight). */
+function blockedByLine(r: SizeRun): string {
+  const b = r.blockedBy;
+  if (!b) return 'not profiled (--no-profile)';
+  const parts = b.by.slice(0, 8).map(([entry, ms]) => `${entry} ${round(ms, 0)} ms`);
+  return `${round(b.ms, 0)} ms sampled: ${parts.join(', ')}`;
+}
+
 function sizeFigures(r: SizeRun, base: Baselines): Figure[] {
   const cores = cpus().length;
   const wallS = r.wallMs / 1000;
@@ -186,8 +240,17 @@ function sizeFigures(r: SizeRun, base: Baselines): Figure[] {
   // The machine's cores were the limit when engine + simulators + others used ≥ 90 % of them.
   const saturated = engineCores + simCores + others >= 0.9 * cores;
   const ratio = r.makespanMs / r.boundMs;
+  const zeroGapRatio = r.makespanMs / r.zeroGapMs;
   const tag = `${r.gpus} GPUs`;
-  const ratioFigure = le(`${tag}: makespan ÷ lower bound`, ratio, TARGET_RATIO, '', 3);
+  const ratioFigure = r.zeroGapHolds
+    ? le(
+        `${tag}: makespan ÷ zero-gap bound (slowest GPU's own prompts back to back)`,
+        zeroGapRatio,
+        TARGET_RATIO,
+        '',
+        3,
+      )
+    : le(`${tag}: makespan ÷ lower bound (work ÷ GPUs)`, ratio, TARGET_RATIO, '', 3);
   if (r.load.underLoad || saturated)
     Object.assign(ratioFigure, {
       verdict: 'UNDER LOAD' as const,
@@ -197,8 +260,12 @@ function sizeFigures(r: SizeRun, base: Baselines): Figure[] {
   const figures: Figure[] = [
     ratioFigure,
     info(
-      `  ${tag}: makespan / bound / from the scheduler's start`,
-      `${round(r.makespanMs / 1000, 2)} s / ${round(r.boundMs / 1000, 2)} s / ${round(r.fromStartMs / 1000, 2)} s (${r.completed} of ${r.shots} completed; ${r.gpusUsed} of ${r.gpus} GPUs ran a prompt)`,
+      `  ${tag}: makespan ÷ zero-gap bound / ÷ work ÷ GPUs`,
+      `${round(zeroGapRatio, 3)} / ${round(ratio, 3)}${r.zeroGapHolds ? '' : ' (the zero-gap bound does not hold here: judged on work ÷ GPUs)'}`,
+    ),
+    info(
+      `  ${tag}: makespan / zero-gap bound / work ÷ GPUs / from the scheduler's start`,
+      `${round(r.makespanMs / 1000, 2)} s / ${round(r.zeroGapMs / 1000, 2)} s / ${round(r.boundMs / 1000, 2)} s / ${round(r.fromStartMs / 1000, 2)} s (${r.completed} of ${r.shots} completed; ${r.gpusUsed} of ${r.gpus} GPUs ran a prompt)`,
     ),
     judged(
       `${tag}: scheduler start → every GPU busy`,
@@ -217,6 +284,10 @@ function sizeFigures(r: SizeRun, base: Baselines): Figure[] {
       { label: 'idle loop p99', ms: base.loopIdleP99Ms },
       r.load,
     ),
+    info(`  ${tag}: loop delay in the start-up burst (start → every GPU busy)`, lagPhaseLine(r.lagStartup)),
+    info(`  ${tag}: loop delay after every GPU is busy`, lagPhaseLine(r.lagSteady)),
+    info(`  ${tag}: the latest loop turns (from the scheduler's start)`, r.lagWorst),
+    info(`  ${tag}: what ran while the loop was blocked ≥ 50 ms (profile), by engine entry`, blockedByLine(r)),
     le(`${tag}: engine RSS (max)`, r.rssMaxMb, TARGET_RSS_MB, 'MB', 0),
     info(
       `  ${tag}: CPU over the run, cores: engine / simulators / other processes`,
@@ -259,7 +330,14 @@ export const scaleBench: Benchmark = {
     const details: Record<string, unknown> = { waves, scale, baselines: base };
     for (const gpus of sizes) {
       const procs = Number(flags['sim-procs'] ?? Math.max(2, Math.ceil(gpus / 50)));
-      const r = await sizeRun(gpus, { waves, f: 1 / scale, procs, profile, profileDir: flags['profile-dir'], log });
+      const r = await sizeRun(gpus, {
+        waves,
+        f: 1 / scale,
+        procs,
+        profile,
+        profileDir: flags['profile-dir'],
+        log,
+      });
       log(`${gpus} GPUs: ${loadLine(r.load)}`);
       figures.push(...sizeFigures(r, base), info(`  ${gpus} GPUs: machine`, loadLine(r.load)));
       details[`gpus${gpus}`] = { ...r, procs, breakdown: r.breakdown };

@@ -64,6 +64,8 @@ interface ProfileNode {
   children?: number[];
 }
 export interface CpuProfile {
+  /** Monotonic µs (process.hrtime's clock) of the first sample's base. */
+  startTime?: number;
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
@@ -114,4 +116,64 @@ export function breakdownOf(profile: CpuProfile): Breakdown {
   }
   const busyMs = PARTS.reduce((s, p) => s + ms[p], 0);
   return { ms, busyMs, idleMs: idle };
+}
+
+/**
+ * What ran while the event loop was blocked: the profile's samples inside the given windows
+ * (monotonic µs, the clock V8 stamps its samples with and process.hrtime reads: lib/loop-lag.ts
+ * gives the windows of the late turns), charged to the outermost engine function on each stack —
+ * the entry the loop called (a timer, a socket's handler, a resolved promise, a setImmediate) —
+ * or, with no engine frame, to GC, Node's own machinery or the library on the stack. On a starved
+ * machine a window also holds time the process was not scheduled, charged to whatever was on the
+ * stack then.
+ */
+export function whatRanIn(
+  profile: CpuProfile,
+  windows: readonly [number, number][],
+): { ms: number; by: [string, number][] } {
+  const parent = new Map<number, number>();
+  const byId = new Map<number, ProfileNode>();
+  for (const n of profile.nodes) {
+    byId.set(n.id, n);
+    for (const c of n.children ?? []) parent.set(c, n.id);
+  }
+  const entries = new Map<number, string>();
+  const entryOf = (id: number): string => {
+    const known = entries.get(id);
+    if (known) return known;
+    const fn = (byId.get(id) as ProfileNode).callFrame.functionName;
+    let outer: ProfileNode | null = null;
+    let lib: string | null = null;
+    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+      const n = byId.get(cur) as ProfileNode;
+      if (n.callFrame.url.includes('/electron/engine/')) outer = n;
+      else lib ??= /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(n.callFrame.url)?.[1] ?? null;
+    }
+    const entry =
+      fn === '(idle)' || fn === '(garbage collector)' || fn === '(program)'
+        ? fn
+        : outer
+          ? `${outer.callFrame.url.replace(/^.*\/electron\/engine\//, '')} ${outer.callFrame.functionName || '(anonymous)'}`
+          : `(${lib ?? 'node'})`;
+    entries.set(id, entry);
+    return entry;
+  };
+  const sorted = [...windows].sort((a, b) => a[0] - b[0]);
+  const by = new Map<string, number>();
+  let total = 0;
+  let t = profile.startTime ?? 0;
+  let w = 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    t += profile.timeDeltas[i] ?? 0;
+    while (w < sorted.length && (sorted[w] as [number, number])[1] < t) w++;
+    if (w >= sorted.length) break;
+    if (t < (sorted[w] as [number, number])[0]) continue;
+    // A sample stands for the time until the next one.
+    const ms = (profile.timeDeltas[i + 1] ?? 0) / 1000;
+    const e = entryOf(profile.samples[i] as number);
+    if (e === '(idle)') continue;
+    by.set(e, (by.get(e) ?? 0) + ms);
+    total += ms;
+  }
+  return { ms: total, by: [...by].sort((a, b) => b[1] - a[1]) };
 }
