@@ -8,7 +8,7 @@ import { hasStarted, type AttemptView, type JobView } from '../../../shared/doma
 import { BACKLOG_STATES } from '../../../shared/job-states.js';
 import type { AttemptWatchView } from '../pools/comfy-lan/attempt-watch.js';
 import type { LivePhases } from '../pools/comfy-lan/live-attempts.js';
-import { openRuns } from '../store/attempt-store.js';
+import { openRunsOf } from '../store/attempt-store.js';
 import type { Db } from '../store/database.js';
 import { runEstimates } from './run-estimates.js';
 import { forecastEndOf } from '../forecast/forecast-ends.js';
@@ -27,8 +27,13 @@ export function withLive(db: Db, farm: LiveFarm | null, views: JobView[], now: n
   for (const v of views) if (BACKLOG_STATES.includes(v.state)) v.forecastEnd = forecastEndOf(db, v.id);
   const running = views.filter((v) => v.state === 'running');
   if (running.length === 0) return views;
-  // One query for all of them (this runs for every announced change): their open attempts.
-  const runs = new Map(openRuns(db).map((r) => [r.job_id, r]));
+  // Their open attempts, and only theirs (this runs for every announced change): a few statements for all of them.
+  const runs = new Map(
+    openRunsOf(
+      db,
+      running.map((v) => v.id),
+    ).map((r) => [r.job_id, r]),
+  );
   for (const v of running) {
     v.attempt = farm?.live.ofJob(v.id) ?? null;
     // The store's start is the claim; the view says when the prompt really started on its GPU, and

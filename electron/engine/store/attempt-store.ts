@@ -13,6 +13,7 @@ import { whereClause, type ExportFilter } from './export-filter.js';
 import type { JobNameColumns } from './job-rows.js';
 import { claimFacts, saveJobProgress } from './job-store.js';
 import { sqlJoinShotOf } from './shot-store.js';
+import { inChunks, paramList } from './bulk.js';
 import { all, one, run } from './statements.js';
 import { sqlJoinTemplateOf } from './template-store.js';
 
@@ -291,13 +292,33 @@ export interface OpenRunRow {
   started_at: number | null;
 }
 
+const OPEN_RUN_COLUMNS =
+  'a.job_id, a.id AS attempt_id, j.template_id, j.params_json, a.gpu_name, a.instance_name, a.contact_lost_at, a.requeue_at, a.started_at';
+
 /** Every job's open current attempt (a few per workstation at most: the attempts_live index), in one query. */
 export function openRuns(db: Db): OpenRunRow[] {
   return all<OpenRunRow>(
     db,
-    `SELECT a.job_id, a.id AS attempt_id, j.template_id, j.params_json, a.gpu_name, a.instance_name, a.contact_lost_at, a.requeue_at, a.started_at
-    FROM attempts a JOIN jobs j ON j.current_attempt_id = a.id WHERE a.state <> 'ended'`,
+    `SELECT ${OPEN_RUN_COLUMNS} FROM attempts a JOIN jobs j ON j.current_attempt_id = a.id WHERE a.state <> 'ended'`,
   );
+}
+
+/**
+ * The open current attempts of these jobs only (by the jobs' primary key, a fixed few statement
+ * texts: bulk.ts): a view of one running job reads its own row, not every open attempt of the farm
+ * — at 200 GPUs with prefetch that was 400 rows, params included, for each announcement.
+ */
+export function openRunsOf(db: Db, jobIds: readonly string[]): OpenRunRow[] {
+  const rows: OpenRunRow[] = [];
+  inChunks(
+    jobIds,
+    1,
+    (n) =>
+      `SELECT ${OPEN_RUN_COLUMNS} FROM attempts a JOIN jobs j ON j.current_attempt_id = a.id
+      WHERE j.id IN (${paramList(n)}) AND a.state <> 'ended'`,
+    (chunk, sql) => rows.push(...all<OpenRunRow>(db, sql, ...chunk)),
+  );
+  return rows;
 }
 
 /**
