@@ -47,7 +47,15 @@ import { RECORDED_HISTORY_DELAY_MS } from '../simulator/options.js';
 import { baselineLine, judged, loadLine, measureBaselines, watchLoad, type Baselines } from './lib/baselines.js';
 import { importThroughContract, openBenchEngine, shotListJson, stateCounts } from './lib/bench-engine.js';
 import { profileWindow } from './lib/cpu-profile.js';
-import { blockedWindows, lagPhase, lagPhaseLine, recordLoopLag, worstTurns, type LagPhase } from './lib/loop-lag.js';
+import {
+  blockedWindows,
+  lagPhase,
+  lagPhaseLine,
+  recordLoopLag,
+  worstTurns,
+  type LagPhase,
+  type LagSample,
+} from './lib/loop-lag.js';
 import { breakdownOf, PARTS, whatRanIn, type Breakdown } from './lib/profile-breakdown.js';
 import { startSplitFarm } from './lib/split-farm.js';
 import { executions, type Execution } from './lib/sim-events.js';
@@ -77,6 +85,8 @@ interface SizeRun {
   lagStartup: LagPhase;
   lagSteady: LagPhase;
   lagWorst: string;
+  /** Every turn late by ≥ 50 ms (kept in the results file, to look at beside the profile). */
+  lateTurns: LagSample[];
   /** What ran while the loop was blocked ≥ 50 ms (the late turns' windows in the profile), by engine entry. */
   blockedBy: ReturnType<typeof whatRanIn> | null;
   /** Scheduler start → last end. */
@@ -198,6 +208,7 @@ async function sizeRun(
       lagStartup: lagPhase(lagSamples, startedAt, allBusyOrEnd),
       lagSteady: lagPhase(lagSamples, allBusyOrEnd, Number.POSITIVE_INFINITY),
       lagWorst: worstTurns(lagSamples, startedAt),
+      lateTurns: lagSamples.filter((l) => l.lagMs >= 50),
       blockedBy: profile ? whatRanIn(profile, blockedWindows(lagSamples)) : null,
       fromStartMs: lastEnd - startedAt,
       allBusyMs: allBusyAt - startedAt,
