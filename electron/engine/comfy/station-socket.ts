@@ -63,6 +63,9 @@ export function wsUrl(baseUrl: string, clientId: string): string {
   return url.toString();
 }
 
+/** A frame's type when it comes first, as ComfyUI writes it (a plain name: no escapes to read). */
+const FRAME_TYPE = /^\s*\{\s*"type"\s*:\s*"([A-Za-z0-9_]+)"/;
+
 /** One prompt's view of the socket: its frames, the broadcasts, the connection's ups and downs. */
 export class Subscription implements AsyncIterable<FollowEvent> {
   /** This prompt's execution_start was seen on the current connection, its end not yet. */
@@ -303,6 +306,11 @@ export class StationSocket {
    * prompt it follows (or a broadcast). Null when nobody does.
    */
   private parseWanted(text: string): ReturnType<typeof parseWsFrame> | null {
+    // Most frames of a run are of types nobody here reads (ComfyUI's progress_state: every node's
+    // state, at every sampler step). ComfyUI writes `{"type": …, "data": …}`, type first: such a
+    // frame is dropped on its type alone, its data never parsed. Any other layout is parsed whole.
+    const sniffed = this.o.types === null ? undefined : FRAME_TYPE.exec(text)?.[1];
+    if (sniffed !== undefined && !this.o.types?.has(sniffed)) return null;
     let raw: unknown;
     try {
       raw = JSON.parse(text);
