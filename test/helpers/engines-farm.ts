@@ -109,7 +109,12 @@ export async function sharedFarm(
 }
 
 /** Imports `count` txt2img keyframes of project P through `engine` (ids `prefix000`…): their job ids. */
-export async function importKeyframes(engine: Engine, count: number, prefix: string): Promise<string[]> {
+export async function importKeyframes(
+  engine: Engine,
+  count: number,
+  prefix: string,
+  priority: 'rush' | 'high' | 'normal' | 'low' = 'normal',
+): Promise<string[]> {
   const list = {
     project: 'P',
     episode: 'E',
@@ -117,7 +122,7 @@ export async function importKeyframes(engine: Engine, count: number, prefix: str
       id: `${prefix}${String(i).padStart(3, '0')}`,
       stage: 'keyframe',
       template: 'txt2img',
-      priority: 'normal',
+      priority,
       parameters: {},
     })),
   };

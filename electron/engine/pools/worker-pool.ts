@@ -20,6 +20,11 @@ export interface PoolPass {
   freeBefore: number;
   /** The queue in dispatch order, at most `slots` jobs' worth of candidates. */
   candidates(slots: number): Iterable<JobRow>;
+  /**
+   * Several engines on one farm: whether a LAN workstation another engine drives can take this job
+   * now (read from the store at the first ask of a pass). Absent: this engine drives every workstation.
+   */
+  lanFreeElsewhere?: (job: JobRow) => boolean;
 }
 
 /** Why a queued job waits for a pool (jobs.why and every queued job's waitReason add it), and whether the pool could ever take it. */

@@ -35,6 +35,7 @@ import { writeReservation } from '../store/lease-store.js';
 import { StorageHold } from '../pools/attempt/storage-hold.js';
 import { explainer } from '../views/wait-explainer.js';
 import { withOtherEngines } from '../views/other-engines-facts.js';
+import { lanFreeElsewhere } from './lan-elsewhere.js';
 import type { TemplateCache } from '../templates/template-cache.js';
 import { FairShareFarm } from './fair-share-farm.js';
 import type { PoolPass, PoolWait, WorkerPool } from '../pools/worker-pool.js';
@@ -505,13 +506,26 @@ export class Scheduler implements FarmPort {
   dispatchPass(): void {
     if (this.state !== 'running' || !this.running || this.storage.held) return;
     // Each pool in turn, through the one seam: what the LAN did not take may burst (pools/runpod/burst-policy.ts).
-    const { db, config } = this.d;
+    const { db, config, leases } = this.d;
+    // Several engines: another engine's free workstation holds a rush job back from the cloud too (lan-elsewhere.ts).
+    const elsewhere = leases
+      ? {
+          lanFreeElsewhere: lanFreeElsewhere({
+            db,
+            leases,
+            facts: () => this.lan.facts((id) => this.reservations.on(id)),
+            capable: (job) => this.capabilityOf(job, this.nodeLists()).capable,
+            snapshot: (job) => this.jobSnapshot(job, this.templates.get(job.template_id)),
+          }),
+        }
+      : {};
     let free = 0;
     for (const p of this.pools)
       free += p.pass({
         claiming: this.claiming,
         freeBefore: free,
         candidates: (slots) => candidates(db, slots, config.candidateScan),
+        ...elsewhere,
       });
   }
 

@@ -218,9 +218,11 @@ export class RunpodPool implements WorkerPool {
    * slot, tags and VRAM that fit, while the burst policy says yes. The claim is committed before the
    * runner sends /run.
    */
-  pass({ claiming, freeBefore, candidates }: PoolPass): number {
+  pass({ claiming, freeBefore, candidates, lanFreeElsewhere }: PoolPass): number {
     if (!this.running) return 0;
-    const lanSlotFree = freeBefore > 0;
+    // A rush job goes to the cloud at once only while no LAN slot is free on the whole farm: one of
+    // another engine's workstations that can take it now counts too (asked only for rush jobs).
+    const lanSlotFree = (job: JobRow): boolean => freeBefore > 0 || (lanFreeElsewhere?.(job) ?? false);
     const open = [...this.endpoints.values()].filter(
       (e) =>
         e.row.admin_state === 'active' &&
@@ -238,10 +240,11 @@ export class RunpodPool implements WorkerPool {
     for (const job of candidates(8)) {
       if (open.length === 0) break;
       if (claiming.has(job.id)) continue;
+      const rush = job.priority >= PRIORITY_VALUE.rush;
       const decision = burstDecision({
         waitedS: dispatchableWaitS(this.jobSince(job), since, now),
-        rush: job.priority >= PRIORITY_VALUE.rush,
-        lanSlotFree,
+        rush,
+        lanSlotFree: rush && lanSlotFree(job),
         burstAfterS: config.burstAfterS,
         spentTodayUsd: spent,
         budgetUsdPerDay: config.burstBudgetUsdPerDay,
