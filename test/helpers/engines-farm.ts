@@ -34,13 +34,13 @@ export interface SharedFarm {
 
 /**
  * Engines on the farm at `url`, each with a data folder of its own (`env`: the host's environment
- * each gets), logs prefixed `[engine N]`; closed with `closeMore` (the simulators) and their
- * folders removed when the test ends.
+ * each gets, or engine N's), logs prefixed `[engine N]`; closed with `closeMore` (the simulators)
+ * and their folders removed when the test ends.
  */
 export function farmEngines(
   ctx: TestContext,
   url: string,
-  env: EngineEnv,
+  env: EngineEnv | ((n: number) => EngineEnv),
   closeMore: () => Promise<unknown>,
 ): { engines: Engine[]; logs: string[]; make: () => Engine } {
   const logs: string[] = [];
@@ -56,7 +56,7 @@ export function farmEngines(
       clock: systemClock,
       random: seededRandom(n + 1),
       outputRoot: join(tmp.path, 'out'),
-      env,
+      env: typeof env === 'function' ? env(n) : env,
       log: (m) => logs.push(`[engine ${n}] ${m}`),
     });
     engines.push(e);

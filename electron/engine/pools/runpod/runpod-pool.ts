@@ -32,6 +32,7 @@ import { KEY_WITHHELD, keyMayGoTo } from './api-base.js';
 import { burstDecision } from './burst-policy.js';
 import { burstWaitOf, dispatchableWaitS, endpointFits, jobDispatchableSince, type BurstJob } from './burst-wait.js';
 import { RunpodClient, RunpodHttpError } from './runpod-client.js';
+import { asksHealthHere, withStoredHealth } from './health-holder.js';
 import { healthView } from './runpod-health.js';
 import { utcDayStart } from './runpod-cost.js';
 import { RunpodRunner } from './runpod-runner.js';
@@ -122,7 +123,7 @@ export class RunpodPool implements WorkerPool {
       this.add(row);
       // An edited endpoint (another id, a mistyped one corrected) is asked now, not at the next round.
       const e = this.endpoints.get(id);
-      if (e && this.running) this.askHealth(e);
+      if (e && this.running && asksHealthHere(this.d.db, this.d.leases ?? null)(id)) this.askHealth(e);
     } else if (this.endpoints.get(id)?.running.size === 0) this.endpoints.delete(id);
   }
 
@@ -160,12 +161,34 @@ export class RunpodPool implements WorkerPool {
 
   private checkHealth(): void {
     if (!this.running) return;
-    for (const e of this.endpoints.values()) this.askHealth(e);
+    // Several engines: the lease holder asks, the others read what it wrote (health-holder.ts).
+    this.d.storage.guard('reading the endpoints’ health', () => {
+      const asks = asksHealthHere(this.d.db, this.d.leases ?? null);
+      const elsewhere: Endpoint[] = [];
+      for (const e of this.endpoints.values())
+        if (asks(e.row.id)) this.askHealth(e);
+        else elsewhere.push(e);
+      if (elsewhere.length > 0) this.readHealth(elsewhere);
+    });
     this.d.timers.clearTimeout(this.healthTimer);
     this.healthTimer = this.d.timers.setTimeout(
       () => this.checkHealth(),
       Math.max(1_000, this.d.config.probeIntervalMs * 5),
     );
+  }
+
+  /** Endpoints another engine holds: their health as that engine last wrote it (RunPod's own counts are the holder's to show). */
+  private readHealth(endpoints: readonly Endpoint[]): void {
+    const stored = new Map(runpodInstanceRows(this.d.db).map((r) => [r.id, r]));
+    for (const e of endpoints) {
+      const row = stored.get(e.row.id);
+      if (!row) continue;
+      const next = withStoredHealth(e.row, row);
+      e.row = next.row;
+      if (!next.changed && e.lastHealth === null) continue;
+      e.lastHealth = null;
+      this.d.events.emit('instance.changed', { instance: this.view(e) });
+    }
   }
 
   /** Health answers arrive on their own (a probe, a runner): a storage fault recording one holds the farm, as a LAN probe's does. */
