@@ -338,3 +338,20 @@ test('only the engine holding an endpoint asks it for /health; the other reads i
   const [, b0] = askedBy();
   await waitFor(b, farm, 'B to ask the endpoint no engine holds', () => askedBy()[1] > b0, 10_000);
 });
+
+test('an engine that adopts an endpoint asks it for /health at once, not at its next health round', {
+  timeout: 90_000,
+}, async (ctx) => {
+  // Health rounds 100 s apart (five probe intervals): within the test only a take asks.
+  const farm = await cloudEngines(ctx, [{}], { config: { probeIntervalMs: 20_000 } });
+  const [a] = farm.engines as [Engine];
+  const sim = farm.sims[0] as RunpodSim;
+  await waitFor(a, farm, 'A to lease the endpoint', () => held(a).length === 1);
+  const b = farm.engine();
+  await waitFor(b, farm, 'B to be on record, holding nothing', () => leasesOf(b).holding().length === 0);
+  assert.equal(sim.healthCalls(engineKey(1)), 0, 'B read the health A wrote');
+  // A freezes: its lease expires and B adopts the endpoint — no notice, no change to the endpoint's row.
+  leasesOf(a).pause();
+  await waitFor(b, farm, 'B to adopt the endpoint', () => held(b).length === 1, LEASE_MS * 3);
+  await waitFor(b, farm, 'B to ask the endpoint it drives now', () => sim.healthCalls(engineKey(1)) >= 1, 10_000);
+});

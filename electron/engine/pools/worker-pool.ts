@@ -64,6 +64,8 @@ export interface WorkerPool {
    * engine that takes it.
    */
   leaseLost(instanceId: string): void;
+  /** Several engines: this engine took the instance's lease (its open attempts are recovered apart, through `recover`). */
+  leaseGained?(instanceId: string): void;
   /** Its instances' cards, with what runs there. */
   views(): InstanceView[];
   /** Attempts open in this pool now. */

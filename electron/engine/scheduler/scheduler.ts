@@ -413,6 +413,7 @@ export class Scheduler implements FarmPort {
   leaseGained(instanceId: string): void {
     if (!this.running) return;
     if (!this.pools.some((p) => p.owns(instanceId))) for (const p of this.pools) p.refresh(instanceId);
+    for (const p of this.pools) p.leaseGained?.(instanceId);
     this.storage.guard('recovering a workstation taken over', () => this.recover((id) => id === instanceId));
     this.kick();
   }

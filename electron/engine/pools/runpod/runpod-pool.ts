@@ -373,6 +373,12 @@ export class RunpodPool implements WorkerPool {
     return this.endpoints.get(instanceId)?.running.size ?? 0;
   }
 
+  /** This engine drives the endpoint now: it asks /health at once — the health it read from the store was another engine's. */
+  leaseGained(instanceId: string): void {
+    const e = this.endpoints.get(instanceId);
+    if (e && this.running) this.askHealth(e);
+  }
+
   /**
    * This engine no longer holds the endpoint's lease (expired, handed over): its runners there stop
    * following at once — no /cancel, no write — and their attempts stay open for the engine that
