@@ -9,7 +9,7 @@ import { BACKLOG_STATES, JOB_STATES, TERMINAL_STATES, type JobState } from '../.
 import type { OrderChangeWhy } from '../../../shared/job-detail.js';
 import type { Clock } from '../clock.js';
 import { recordJobCreated, recordJobsCreated } from '../job-state.js';
-import { inChunks, inPadded, paramList, valueRows } from './bulk.js';
+import { inChunks, inColumnChunks, inPadded, paramList, unnestRows, valueRows } from './bulk.js';
 import type { Db } from './database.js';
 import { DISPATCH_ORDER, jobConditions, orderBy, prefixPattern, SEQUENCE_SQL, whereJobs } from './job-filter.js';
 import type { JobRow } from './job-rows.js';
@@ -410,10 +410,51 @@ const sqlInsertJobs = (rows: number): string =>
   VALUES ${valueRows(NEW_JOB_COLUMNS.length + 3, rows)}
   ON CONFLICT (id) DO NOTHING RETURNING id`;
 
+/** Each bulk-inserted column's PostgreSQL type (the migrations' INTEGER is BIGINT there, REAL DOUBLE PRECISION). */
+const NEW_JOB_PG_TYPES: Record<(typeof NEW_JOB_COLUMNS)[number], string> = {
+  id: 'text',
+  shot_id: 'bigint',
+  project: 'text',
+  episode: 'text',
+  shot: 'text',
+  stage: 'text',
+  take: 'bigint',
+  template_id: 'bigint',
+  template_name: 'text',
+  params_json: 'text',
+  inputs_json: 'text',
+  seed: 'bigint',
+  seed_pinned: 'bigint',
+  priority: 'bigint',
+  rank: 'bigint',
+  state: 'text',
+  state_reason: 'text',
+  max_attempts: 'bigint',
+  depends_on: 'text',
+  vram_gb: 'double precision',
+  tags_json: 'text',
+  timeout_s: 'bigint',
+  imported_by: 'text',
+  due_at: 'bigint',
+};
+
+/** The bulk insert on PostgreSQL: the same rows and conflict rule, one array per column (bulk.ts unnestRows). */
+const SQL_INSERT_JOBS_ARRAYS = `INSERT INTO jobs (${NEW_JOB_COLUMNS.join(', ')}, enqueued_at, created_at, updated_at)
+  ${unnestRows([...NEW_JOB_COLUMNS.map((c) => NEW_JOB_PG_TYPES[c]), 'bigint', 'bigint', 'bigint'])}
+  ON CONFLICT (id) DO NOTHING RETURNING id`;
+
+/** A job's values in the bulk insert's column order. */
+function newJobValues(job: NewJob): unknown[] {
+  const values: unknown[] = NEW_JOB_COLUMNS.map((c) => job[c]);
+  values.push(job.now, job.now, job.now);
+  return values;
+}
+
 /**
- * insertJob for many jobs (an import): a few hundred rows per statement, and each new job's first
- * event row with it (recordJobsCreated), inside the caller's transaction. Returns the ids written;
- * a job whose id exists already is skipped and writes nothing, as with insertJob.
+ * insertJob for many jobs (an import): a few hundred rows per statement (on PostgreSQL a few
+ * thousand, as arrays), and each new job's first event row with it (recordJobsCreated), inside the
+ * caller's transaction. Returns the ids written; a job whose id exists already is skipped and
+ * writes nothing, as with insertJob.
  */
 export function insertJobs(
   db: Db,
@@ -422,14 +463,21 @@ export function insertJobs(
   created: (job: NewJob) => { reason: string; actor: string },
 ): Set<string> {
   const written = new Set<string>();
-  inChunks(jobs, NEW_JOB_COLUMNS.length + 3, sqlInsertJobs, (chunk, sql) => {
-    const values: unknown[] = [];
-    for (const job of chunk) {
-      for (const c of NEW_JOB_COLUMNS) values.push(job[c]);
-      values.push(job.now, job.now, job.now);
-    }
-    for (const r of all<{ id: string }>(db, sql, values)) written.add(r.id);
-  });
+  const width = NEW_JOB_COLUMNS.length + 3;
+  if (db.dialect === 'postgres') {
+    inColumnChunks(jobs, width, newJobValues, (columns) => {
+      for (const r of all<{ id: string }>(db, SQL_INSERT_JOBS_ARRAYS, columns)) written.add(r.id);
+    });
+  } else {
+    inChunks(jobs, width, sqlInsertJobs, (chunk, sql) => {
+      const values: unknown[] = [];
+      for (const job of chunk) {
+        for (const c of NEW_JOB_COLUMNS) values.push(job[c]);
+        values.push(job.now, job.now, job.now);
+      }
+      for (const r of all<{ id: string }>(db, sql, values)) written.add(r.id);
+    });
+  }
   recordJobsCreated(
     db,
     clock,
