@@ -62,7 +62,7 @@ function rows(t: TestEngine, table: string): Record<string, unknown>[] {
 async function importList(t: TestEngine, content: string) {
   const preview = await t.engine.call('import.preview', { fileName: 'alike.json', content });
   assert.equal(preview.counts.error, 0, JSON.stringify(preview.rows.find((r) => r.status === 'error')));
-  return t.engine.call('import.commit', { previewId: preview.previewId });
+  return { counts: preview.counts, ...(await t.engine.call('import.commit', { previewId: preview.previewId })) };
 }
 
 after(closeTestPostgres);
@@ -78,6 +78,11 @@ test('an import writes the same jobs, creation events and shots on PostgreSQL (a
     // The second list overlaps the first's last 100 shots: those rows are duplicates, written nowhere.
     t.clock.advance(60_000);
     const second = await importList(t, shotList(SHOTS - 100, SHOTS + 50));
+    assert.deepEqual(
+      second.counts,
+      { new: 100, duplicate: 200, error: 0 },
+      `${t.store.kind}: the preview finds the stored rows`,
+    );
     assert.deepEqual([second.imported, second.duplicates], [100, 200]);
   }
   for (const table of ['jobs', 'job_events', 'shots']) {

@@ -510,9 +510,19 @@ export function refreshPlannerStats(db: Db): void {
 const IDS_PER_LOOKUP = 500;
 const SQL_EXISTING_IDS = `SELECT id FROM jobs WHERE id IN (${paramList(IDS_PER_LOOKUP)})`;
 
-/** Which of these job ids are stored (jobExists for a whole import: one statement per 500 ids). */
+/** The same lookup on PostgreSQL: the ids as one array parameter, however many. */
+const SQL_EXISTING_IDS_ARRAY = 'SELECT id FROM jobs WHERE id = ANY(?::text[])';
+
+/**
+ * Which of these job ids are stored (jobExists for a whole import: one statement per 500 ids, on
+ * PostgreSQL one per call — a round trip through the bridge each).
+ */
 export function existingJobIds(db: Db, ids: readonly string[]): Set<string> {
   const found = new Set<string>();
+  if (db.dialect === 'postgres') {
+    if (ids.length) for (const r of all<{ id: string }>(db, SQL_EXISTING_IDS_ARRAY, [ids])) found.add(r.id);
+    return found;
+  }
   inPadded(ids, IDS_PER_LOOKUP, (chunk) => {
     for (const r of all<{ id: string }>(db, SQL_EXISTING_IDS, chunk)) found.add(r.id);
   });
