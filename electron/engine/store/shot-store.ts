@@ -117,11 +117,20 @@ export class ShotIds {
     );
   }
 
+  /**
+   * The id of a named row, remembered; asked first and created only when missing, so a name the
+   * store has (every import after a project's first) costs one statement, not an insert that does
+   * nothing and then the same question (a round trip each on PostgreSQL). Inside the import's
+   * transaction, which holds the store's write lock, nothing can add the row in between.
+   */
   private cached(key: string, insert: () => unknown, select: () => { id: number } | undefined): number {
     let id = this.ids.get(key);
     if (id === undefined) {
-      insert();
-      const row = select();
+      let row = select();
+      if (!row) {
+        insert();
+        row = select();
+      }
       if (!row) throw new Error(`the row for ${key.replace(/\u001f/g, '/')} was not written`);
       id = row.id;
       this.ids.set(key, id);
