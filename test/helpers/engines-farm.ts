@@ -15,6 +15,7 @@ import type { SchedulerConfig } from '../../electron/engine/settings/farm-config
 import { startSimInstance, type SimInstance, type SimInstanceOptions } from '../simulator/index.js';
 import { FAST, FIXTURE_TEMPLATES, waitOnEngine } from './farm.js';
 import { makeTempDir } from './temp-dir.js';
+import { addTemplateVariant } from './template-variants.js';
 import { openTestStore } from './test-store.js';
 
 /** A short lease, so adoption is seen within a test: 3 s (the setting's least), renewed every second. */
@@ -33,13 +34,13 @@ export interface SharedFarm {
 
 /**
  * Engines on the farm at `url`, each with a data folder of its own (`env`: the host's environment
- * each gets), logs prefixed `[engine N]`; closed with `closeMore` (the simulators) and their
- * folders removed when the test ends.
+ * each gets, or engine N's), logs prefixed `[engine N]`; closed with `closeMore` (the simulators)
+ * and their folders removed when the test ends.
  */
 export function farmEngines(
   ctx: TestContext,
   url: string,
-  env: EngineEnv,
+  env: EngineEnv | ((n: number) => EngineEnv),
   closeMore: () => Promise<unknown>,
 ): { engines: Engine[]; logs: string[]; make: () => Engine } {
   const logs: string[] = [];
@@ -55,7 +56,7 @@ export function farmEngines(
       clock: systemClock,
       random: seededRandom(n + 1),
       outputRoot: join(tmp.path, 'out'),
-      env,
+      env: typeof env === 'function' ? env(n) : env,
       log: (m) => logs.push(`[engine ${n}] ${m}`),
     });
     engines.push(e);
@@ -108,21 +109,55 @@ export async function sharedFarm(
   };
 }
 
+type Priority = 'rush' | 'high' | 'normal' | 'low';
+
 /** Imports `count` txt2img keyframes of project P through `engine` (ids `prefix000`…): their job ids. */
-export async function importKeyframes(engine: Engine, count: number, prefix: string): Promise<string[]> {
+export function importKeyframes(engine: Engine, count: number, prefix: string, priority: Priority = 'normal') {
+  const ids = Array.from({ length: count }, (_, i) => `${prefix}${String(i).padStart(3, '0')}`);
+  return importShots(engine, ids, 'txt2img', priority);
+}
+
+/** Imports keyframes of project P with these shot ids and template through `engine`: their job ids. */
+export async function importShots(
+  engine: Engine,
+  ids: readonly string[],
+  template: string,
+  priority: Priority = 'normal',
+): Promise<string[]> {
   const list = {
     project: 'P',
     episode: 'E',
-    shots: Array.from({ length: count }, (_, i) => ({
-      id: `${prefix}${String(i).padStart(3, '0')}`,
-      stage: 'keyframe',
-      template: 'txt2img',
-      priority: 'normal',
-      parameters: {},
-    })),
+    shots: ids.map((id) => ({ id, stage: 'keyframe', template, priority, parameters: {} })),
   };
   const preview = await engine.call('import.preview', { fileName: 'list.json', content: JSON.stringify(list) });
   return (await engine.call('import.commit', { previewId: preview.previewId })).jobIds;
+}
+
+/**
+ * Two engines, A and B, one 24 GB GPU with two slots each, whose prompts take `durationMs`, and the
+ * txt2img variants small8 (8 GB) and big20 (20 GB): two small jobs fill a GPU, and a big one fits
+ * only an emptied GPU — starved by its size while small ones refill every slot that frees (SPEC §3).
+ * Starvation after 200 ms; no prefetch. Returned with both GPUs full: four small jobs running.
+ */
+export async function sizeFarm(
+  ctx: TestContext,
+  durationMs: number,
+): Promise<{ farm: SharedFarm; a: Engine; b: Engine }> {
+  const gpu = { vramTotalGb: 24, concurrency: 2, duration: { fixedMs: durationMs } };
+  const farm = await sharedFarm(ctx, [gpu, gpu], { starvationMs: 200, prefetch: false });
+  const [a] = farm.engines as [Engine];
+  const b = farm.engine();
+  await waitFor(a, farm, 'one workstation each', () => held(a).length === 1 && held(b).length === 1);
+  await addTemplateVariant(a, 'txt2img', { name: 'small8', vram_gb: 8 });
+  await addTemplateVariant(a, 'txt2img', { name: 'big20', vram_gb: 20 });
+  await importShots(a, ['s1', 's2', 's3', 's4'], 'small8');
+  await waitFor(
+    a,
+    farm,
+    'four small jobs running, two on each GPU',
+    () => a.db.one<{ n: number }>("SELECT COUNT(*) AS n FROM jobs WHERE state = 'running'")?.n === 4,
+  );
+  return { farm, a, b };
 }
 
 export function leasesOf(e: Engine): LeaseManager {

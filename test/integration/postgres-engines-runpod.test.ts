@@ -5,7 +5,9 @@
  * only the engine holding an endpoint sends it work; a graceful stop hands an endpoint with a job
  * running on RunPod over, and the engine taking it follows that job by its RunPod id (no second
  * /run); an engine frozen past its lease is adopted the same way and its own end is refused; the
- * day's spend that gates the burst is the farm's, whichever engine's endpoint spent it.
+ * day's spend that gates the burst is the farm's, whichever engine's endpoint spent it; only the
+ * engine holding an endpoint asks it for /health (each engine has a RunPod key of its own here, so
+ * the simulator tells whose requests it answers), unless no engine holds it.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -29,6 +31,9 @@ import { openTestStore, testPostgres } from '../helpers/test-store.js';
 after(async () => (await testPostgres()).close());
 
 const CONFIG: Partial<SchedulerConfig> = { ...FARM_CONFIG, runpodPollMs: 40 };
+
+/** Engine N's RunPod key (the simulators accept each). */
+const engineKey = (n: number): string => (n === 0 ? SIM_KEY : `${SIM_KEY}-engine${n}`);
 
 interface CloudEngines {
   sims: RunpodSim[];
@@ -55,11 +60,17 @@ async function cloudEngines(
   const store = await openTestStore('postgres');
   const url = store.databaseUrl as string;
   const started = await Promise.all(
-    sims.map((s, n) => startRunpodSim({ apiKey: SIM_KEY, endpointId: `ep-${n}`, ...s })),
+    sims.map((s, n) =>
+      startRunpodSim({ apiKey: SIM_KEY, moreKeys: [1, 2].map(engineKey), endpointId: `ep-${n}`, ...s }),
+    ),
   );
-  // Each engine has its own data folder (its own key file): the key comes from the environment.
-  const { engines, logs, make } = farmEngines(ctx, url, { RUNPOD_API_KEY: SIM_KEY }, () =>
-    Promise.all(started.map((s) => s.close())),
+  // Each engine has its own data folder (its own key file): the key comes from the environment,
+  // one per engine, so the simulators tell whose requests they answer.
+  const { engines, logs, make } = farmEngines(
+    ctx,
+    url,
+    (n) => ({ RUNPOD_API_KEY: engineKey(n) }),
+    () => Promise.all(started.map((s) => s.close())),
   );
   const first = make();
   await first.call('templates.add', {
@@ -296,4 +307,51 @@ test('an engine whose endpoint lease moved on while /run was answered cancels th
   assert.equal(sim.runCalls(), 2, 'the one retry, after the wait');
   const first = sim.jobs().find((j) => j.id === sim.cancelled()[0]);
   assert.equal(first?.status, 'CANCELLED', 'the unnamed job did not run on');
+});
+
+test('only the engine holding an endpoint asks it for /health; the other reads its health from the store, and with no holder both ask', {
+  timeout: 90_000,
+}, async (ctx) => {
+  const farm = await cloudEngines(ctx, [{}]);
+  const [a] = farm.engines as [Engine];
+  const sim = farm.sims[0] as RunpodSim;
+  const [endpoint] = farm.endpoints as [string];
+  await waitFor(a, farm, 'A to lease the endpoint', () => held(a).length === 1);
+  const b = farm.engine();
+  await waitFor(b, farm, 'B to be on record, holding nothing', () => leasesOf(b).holding().length === 0);
+  const askedBy = () => [sim.healthCalls(engineKey(0)), sim.healthCalls(engineKey(1))] as const;
+
+  // Health rounds every second (FAST): over three of them, A asks and B does not.
+  const [a0] = askedBy();
+  await waitFor(a, farm, 'three more health rounds of A', () => askedBy()[0] >= a0 + 3, 10_000);
+  assert.equal(askedBy()[1], 0, 'B, which does not hold the endpoint, never asked it');
+  // B's card says what A heard: the endpoint failing its /health, read from the row A writes.
+  sim.failNext('health', 503, 1_000);
+  await waitFor(b, farm, 'B’s card to show the endpoint unhealthy', () =>
+    (b.scheduler?.instanceViews() ?? []).some((v) => v.id === endpoint && v.health === 'unhealthy'),
+  );
+  assert.equal(askedBy()[1], 0, 'B learned it from the store, not by asking');
+
+  // Pinned to an engine that is not running, nobody holds the endpoint: both engines ask it.
+  await a.call('instances.pin', { id: endpoint, engine: 'no-such-engine' });
+  await waitFor(a, farm, 'A to hand the endpoint over', () => held(a).length === 0);
+  const [, b0] = askedBy();
+  await waitFor(b, farm, 'B to ask the endpoint no engine holds', () => askedBy()[1] > b0, 10_000);
+});
+
+test('an engine that adopts an endpoint asks it for /health at once, not at its next health round', {
+  timeout: 90_000,
+}, async (ctx) => {
+  // Health rounds 100 s apart (five probe intervals): within the test only a take asks.
+  const farm = await cloudEngines(ctx, [{}], { config: { probeIntervalMs: 20_000 } });
+  const [a] = farm.engines as [Engine];
+  const sim = farm.sims[0] as RunpodSim;
+  await waitFor(a, farm, 'A to lease the endpoint', () => held(a).length === 1);
+  const b = farm.engine();
+  await waitFor(b, farm, 'B to be on record, holding nothing', () => leasesOf(b).holding().length === 0);
+  assert.equal(sim.healthCalls(engineKey(1)), 0, 'B read the health A wrote');
+  // A freezes: its lease expires and B adopts the endpoint — no notice, no change to the endpoint's row.
+  leasesOf(a).pause();
+  await waitFor(b, farm, 'B to adopt the endpoint', () => held(b).length === 1, LEASE_MS * 3);
+  await waitFor(b, farm, 'B to ask the endpoint it drives now', () => sim.healthCalls(engineKey(1)) >= 1, 10_000);
 });

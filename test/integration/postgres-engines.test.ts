@@ -16,10 +16,19 @@ import { fencedBatch, isLeaseLost } from '../../electron/engine/pools/attempt/le
 import { CommitBatch } from '../../electron/engine/store/commit-batch.js';
 import { saveProgress } from '../../electron/engine/store/attempt-store.js';
 import { FAST } from '../helpers/farm.js';
-import { executed, held, LEASE_MS, leasesOf, received, sharedFarm, waitFor } from '../helpers/engines-farm.js';
+import {
+  executed,
+  held,
+  importShots,
+  LEASE_MS,
+  leasesOf,
+  received,
+  sharedFarm,
+  sizeFarm,
+  waitFor,
+} from '../helpers/engines-farm.js';
 import { runCliArgs } from '../helpers/cli.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
-import { addTemplateVariant } from '../helpers/template-variants.js';
 import { testPostgres } from '../helpers/test-store.js';
 
 after(async () => (await testPostgres()).close());
@@ -309,41 +318,21 @@ test('jobs why asked of one engine says a workstation another engine keeps free 
   timeout: 90_000,
 }, async (ctx) => {
   // Two 24 GB GPUs with two slots each, one per engine, both full of 8 GB jobs for long; a 20 GB job
-  // starves (each slot that frees refills with 8 GB), so each engine keeps its GPU free for it.
-  const gpu = { vramTotalGb: 24, concurrency: 2, duration: { fixedMs: 30_000 } };
-  const farm = await sharedFarm(ctx, [gpu, gpu], { starvationMs: 200, prefetch: false });
-  const [a] = farm.engines as [Engine];
-  const b = farm.engine();
-  await waitFor(a, farm, 'one workstation each', () => held(a).length === 1 && held(b).length === 1);
-  await addTemplateVariant(a, 'txt2img', { name: 'small8', vram_gb: 8 });
-  await addTemplateVariant(a, 'txt2img', { name: 'big20', vram_gb: 20 });
-  const shots = (ids: string[], template: string, priority = 'normal') => ({
-    project: 'P',
-    episode: 'E',
-    shots: ids.map((id) => ({ id, stage: 'keyframe', template, priority, parameters: {} })),
-  });
-  const importList = async (list: object): Promise<string[]> => {
-    const preview = await a.call('import.preview', { fileName: 'list.json', content: JSON.stringify(list) });
-    return (await a.call('import.commit', { previewId: preview.previewId })).jobIds;
-  };
-  await importList(shots(['s1', 's2', 's3', 's4'], 'small8'));
-  await waitFor(
-    a,
-    farm,
-    'four small jobs running, two on each GPU',
-    () => a.db.one<{ n: number }>("SELECT COUNT(*) AS n FROM jobs WHERE state = 'running'")?.n === 4,
-  );
-  const [big] = (await importList(shots(['big'], 'big20'))) as [string];
-  const [small] = (await importList(shots(['small'], 'small8'))) as [string];
+  // starves (each slot that frees refills with 8 GB), so one engine keeps its GPU free for it.
+  const { farm, a, b } = await sizeFarm(ctx, 30_000); // both GPUs full of small jobs
+  const importList = (ids: string[], template: string, priority: 'rush' | 'normal' = 'normal') =>
+    importShots(a, ids, template, priority);
+  const [big] = (await importList(['big'], 'big20')) as [string];
+  const [small] = (await importList(['small'], 'small8')) as [string];
   await waitFor(
     a,
     farm,
     'the big job to wait past the starvation time',
     async () => (await a.call('jobs.get', { id: big })).enqueuedAt <= Date.now() - 300,
   );
-  // A rush import makes every engine decide again: one or both find the big job starving and keep
-  // their GPU free for it (which of them first is a race between the engines' passes).
-  await importList(shots(['rush'], 'small8', 'rush'));
+  // A rush import makes every engine decide again: one finds the big job starving and keeps
+  // its GPU free for it (which of them is a race between the engines' passes; the other then does not).
+  await importList(['rush'], 'small8', 'rush');
   const reservedOn = async (): Promise<string | null> =>
     a.db.one<{ instance_id: string }>(
       'SELECT instance_id FROM workstation_leases WHERE reserved_job = ? AND reserved_by = engine_id ORDER BY instance_id LIMIT 1',

@@ -37,6 +37,43 @@ test('the simulation hands each job, in dispatch order, to the slot that frees f
   assert.equal(ends.get('j4')?.stationId, 'a');
 });
 
+test('with prefetch a job goes to the place that opens first, as the dispatcher sends it: the last one waits behind the slow GPU', () => {
+  const input = {
+    now: NOW,
+    stations: [station('a', 'fast'), station('b', 'slow')],
+    jobs: [job('j1'), job('j2'), job('j3'), job('j4')],
+    figure: (_t: number, gpu: string) => ({ ...figures[gpu as 'fast' | 'slow'], coldMs: null }),
+    fallbackMs: 60_000,
+  };
+  // The farm: j1 and j2 start at once on a and b, j3 waits behind j1 on a; j4 finds only b's place
+  // open (a's is taken by j3 until it starts at 10 s) and waits there behind j2 — ending at 60 s,
+  // not at 30 s on a, where the slot that frees first would have put it.
+  const sent = simulate({ ...input, prefetch: true });
+  assert.equal(sent.get('j3')?.p50, NOW + 20_000);
+  assert.equal(sent.get('j4')?.stationId, 'b');
+  assert.equal(sent.get('j4')?.p50, NOW + 60_000);
+  const greedy = simulate(input);
+  assert.equal(greedy.get('j4')?.stationId, 'a');
+  assert.equal(greedy.get('j4')?.p50, NOW + 30_000);
+});
+
+test('with prefetch a workstation whose waiting prompt has not started takes no job before that place opens', () => {
+  const ends = simulate({
+    now: NOW,
+    // a runs one prompt (ends at 10 s) with another waiting behind it (ends at 20 s): its place opens at 10 s.
+    stations: [{ ...station('a', 'fast'), freeAt: [NOW + 20_000], placeOpensAt: NOW + 10_000 }, station('b', 'slow')],
+    jobs: [job('j1'), job('j2'), job('j3')],
+    figure: (_t, gpu) => ({ ...figures[gpu as 'fast' | 'slow'], coldMs: null }),
+    fallbackMs: 60_000,
+    prefetch: true,
+  });
+  assert.equal(ends.get('j1')?.stationId, 'b', 'b is idle: its slot is open now');
+  assert.equal(ends.get('j2')?.stationId, 'b', "then b's place behind j1, open now, though a would start it sooner");
+  assert.equal(ends.get('j2')?.p50, NOW + 60_000);
+  assert.equal(ends.get('j3')?.stationId, 'a', 'then a, whose place opens at 10 s');
+  assert.equal(ends.get('j3')?.p50, NOW + 30_000);
+});
+
 test('a job no station can take (VRAM, tags) is left out; one waiting for another starts after it', () => {
   const ends = simulate({
     now: NOW,

@@ -195,6 +195,7 @@ export class Forecaster {
       figure: figureWithRetries(model),
       fallbackMs: 60_000,
       lossPerGpuHour: model.lossPerGpuHour(),
+      prefetch: this.deps.settings.get('prefetch') === 1,
       ...(cloud.sim ? { burst: cloud.sim } : {}),
     };
     const played = note === null ? play(input) : null;
@@ -444,6 +445,8 @@ export class Forecaster {
       else byInstance.set(r.instance_id, [r]);
     }
     const free = new Map<string, { at: number; vari: number }[]>();
+    // Where a prompt waits behind the running ones, the next place opens when it starts.
+    const placeOpens = new Map<string, number>();
     for (const [id, on] of byInstance) {
       const slotCount = Math.max(1, instances.find((i) => i.id === id)?.maxConcurrency ?? 1);
       const started = on.map((r) => ({ r, at: this.startOf(r.id, stored) }));
@@ -461,6 +464,7 @@ export class Forecaster {
           const s = slots.splice(k, 1)[0] as { at: number; vari: number };
           from = Math.max(now, s.at);
           vari = s.vari;
+          placeOpens.set(id, Math.max(placeOpens.get(id) ?? now, from));
         }
         const e = this.runningEnd(r, at, now, gpuOf, from);
         const v = vari + ((e.p90 - e.p50) / 1.2816) ** 2;
@@ -491,6 +495,7 @@ export class Forecaster {
         freeVar,
         // The checkpoint it holds (the last one sent there): the next job of another one pays a load.
         lastCheckpoint: loaded.get(i.id) ?? null,
+        ...(placeOpens.has(i.id) ? { placeOpensAt: placeOpens.get(i.id) as number } : {}),
         ...(gap ? { gapMs: gap.meanMs, gapSdMs: gap.sdMs } : {}),
       });
     }

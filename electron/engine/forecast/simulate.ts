@@ -44,6 +44,12 @@ export interface SimStation {
   gapMs?: number;
   gapSdMs?: number;
   lastCheckpoint: string | null;
+  /**
+   * With prefetch: when the place behind what runs there opens — the prompt waiting there starts
+   * (absent: now). The dispatcher fills a place the moment it opens, so the next job goes here if
+   * this opens first, even where another GPU would start it sooner.
+   */
+  placeOpensAt?: number;
 }
 
 export interface SimJob {
@@ -89,6 +95,8 @@ export interface SimInput {
   burst?: SimBurst;
   /** How often a workstation goes away under a running prompt (per GPU-hour, as observed): widens the p90. */
   lossPerGpuHour?: number;
+  /** The farm's prefetch setting: jobs are sent to the first place that opens (placeOpensAt), not to the slot that frees first. */
+  prefetch?: boolean;
 }
 
 export interface SimEnd {
@@ -155,6 +163,8 @@ interface SimSlots {
   /** The pace uncertainty along each slot (ms, one sd): shared by its runs, so it adds linearly. */
   corr: number[];
   last: string | null;
+  /** When the next job may be sent there (prefetch): the start of the last one sent. */
+  open: number;
   /** A RunPod endpoint's workers (no model load to track; each run pays RunPod's delay and costs money). */
   cloud?: SimEndpoint;
 }
@@ -354,6 +364,7 @@ function placeBucket(job: SimJob, play: Play, readyAt: number, readyVar: number)
     l.st.corr[l.k] = corr;
     if (l.costUsd > 0) budget?.spend(l.free, m, m * l.costUsd);
     if (job.checkpoint !== null && !l.st.cloud) l.st.last = job.checkpoint;
+    l.st.open = Math.max(l.st.open, l.free + l.cold + (m - 1) * l.mean);
     if (end > p50) {
       p50 = end;
       where = l.st.s.id;
@@ -412,6 +423,7 @@ export function play(input: SimInput): { ends: Map<string, SimEnd>; cloud: Cloud
     vari: s.freeAt.map((_, i) => s.freeVar?.[i] ?? 0),
     corr: s.freeAt.map(() => 0),
     last: s.lastCheckpoint,
+    open: Math.max(now, s.placeOpensAt ?? now),
   }));
   const cloud: SimSlots[] = (input.burst?.endpoints ?? []).map((ep) => ({
     s: {
@@ -426,6 +438,7 @@ export function play(input: SimInput): { ends: Map<string, SimEnd>; cloud: Cloud
     vari: ep.freeAt.map(() => 0),
     corr: ep.freeAt.map(() => 0),
     last: null,
+    open: now,
     cloud: ep,
   }));
   const budget = input.burst && cloud.length > 0 ? new CloudBudget(input.burst, now) : null;
@@ -461,12 +474,18 @@ export function play(input: SimInput): { ends: Map<string, SimEnd>; cloud: Cloud
         if (end) ends.set(job.id, end);
         continue;
       }
-      let best: { st: (typeof stations)[number]; slot: number; start: number } | null = null;
+      // Without prefetch a job is sent when a slot frees: the slot that frees first takes it. With
+      // it, a job is sent the moment a place opens (scheduler/dispatch-choice.ts): to the place that
+      // opens first, then the earliest start — at an episode's end the last jobs wait behind a slow
+      // GPU's running prompt while a fast one goes idle, as they do on the farm.
+      let best: { st: (typeof stations)[number]; slot: number; start: number; sent: number } | null = null;
       for (const st of stations) {
         if (!fits(job, st.s)) continue;
+        const sent = input.prefetch ? Math.max(st.open, readyAt) : readyAt;
         for (let k = 0; k < st.free.length; k++) {
-          const start = Math.max(st.free[k] as number, readyAt);
-          if (best === null || start < best.start) best = { st, slot: k, start };
+          const start = Math.max(st.free[k] as number, sent);
+          if (best === null || sent < best.sent || (sent === best.sent && start < best.start))
+            best = { st, slot: k, start, sent };
         }
       }
       const onCloud = placeOnCloud(job, state, readyAt, readyVar, best?.start ?? Number.POSITIVE_INFINITY);
@@ -485,6 +504,7 @@ export function play(input: SimInput): { ends: Map<string, SimEnd>; cloud: Cloud
       st.free[slot] = end;
       st.vari[slot] = v;
       st.corr[slot] = corr;
+      st.open = start;
       if (job.checkpoint !== null) st.last = job.checkpoint;
       ends.set(job.id, { p50: end, p90: p90Of(state, end, v, corr), stationId: st.s.id });
     }

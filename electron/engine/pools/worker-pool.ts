@@ -20,6 +20,11 @@ export interface PoolPass {
   freeBefore: number;
   /** The queue in dispatch order, at most `slots` jobs' worth of candidates. */
   candidates(slots: number): Iterable<JobRow>;
+  /**
+   * Several engines on one farm: whether a LAN workstation another engine drives can take this job
+   * now (read from the store at the first ask of a pass). Absent: this engine drives every workstation.
+   */
+  lanFreeElsewhere?: (job: JobRow) => boolean;
 }
 
 /** Why a queued job waits for a pool (jobs.why and every queued job's waitReason add it), and whether the pool could ever take it. */
@@ -59,6 +64,8 @@ export interface WorkerPool {
    * engine that takes it.
    */
   leaseLost(instanceId: string): void;
+  /** Several engines: this engine took the instance's lease (its open attempts are recovered apart, through `recover`). */
+  leaseGained?(instanceId: string): void;
   /** Its instances' cards, with what runs there. */
   views(): InstanceView[];
   /** Attempts open in this pool now. */

@@ -33,8 +33,12 @@ export interface ReservationDeps {
   /** The longest-waiting queued jobs past the starvation time (a few, oldest first). */
   oldestWaiting: (now: number) => JobRow[];
   log: (message: string) => void;
-  /** A reservation was made or ended (several engines: written for the others' `jobs why`). */
-  changed?: (instanceId: string, r: Reservation | null) => void;
+  /**
+   * Several engines: a reservation is recorded on the lease row before it holds (the others' `jobs
+   * why` read it), and its end clears it. A new one is refused (false) when another engine already
+   * keeps a workstation free for that job: the farm holds back one GPU per starved job, not one per engine.
+   */
+  record?: (instanceId: string, r: Reservation | null) => boolean;
 }
 
 export class Reservations {
@@ -78,7 +82,7 @@ export class Reservations {
 
   private end(instanceId: string): void {
     this.byInstance.delete(instanceId);
-    this.d.changed?.(instanceId, null);
+    this.d.record?.(instanceId, null);
   }
 
   /** The age scan (scan) runs at most every quarter of the starvation time, between 0.25 and 5 s. */
@@ -117,8 +121,9 @@ export class Reservations {
     )[0];
     if (!best) return;
     const r = { jobId: job.id, priority: job.priority };
+    // Kept free elsewhere on the farm already: that engine's GPU drains for it; asked again at the next scan.
+    if (this.d.record && !this.d.record(best.id, r)) return;
     this.byInstance.set(best.id, r);
-    this.d.changed?.(best.id, r);
     this.d.log(
       `reserving ${best.name} for job ${job.id} (waiting ${Math.round(waited / 1000)} s; too large for the slots that free up)`,
     );

@@ -31,10 +31,11 @@ import { behindInstances, choose, freeInstances } from './dispatch-choice.js';
 import { MergedAnnounce } from './merged-announce.js';
 import { Reservations } from './reservations.js';
 import type { Reservation } from './policy.js';
-import { writeReservation } from '../store/lease-store.js';
+import { keepReservation, writeReservation } from '../store/lease-store.js';
 import { StorageHold } from '../pools/attempt/storage-hold.js';
 import { explainer } from '../views/wait-explainer.js';
 import { withOtherEngines } from '../views/other-engines-facts.js';
+import { lanFreeElsewhere } from './lan-elsewhere.js';
 import type { TemplateCache } from '../templates/template-cache.js';
 import { FairShareFarm } from './fair-share-farm.js';
 import type { PoolPass, PoolWait, WorkerPool } from '../pools/worker-pool.js';
@@ -167,8 +168,8 @@ export class Scheduler implements FarmPort {
       capable: (job) => this.capabilityOf(job, this.nodeLists()).capable,
       oldestWaiting: (now) => oldestQueued(d.db, now - d.config.starvationMs),
       log: (m) => this.log(m),
-      // Several engines: what this one keeps free is written on the lease row, for the others' `jobs why`.
-      ...(d.leases ? { changed: (id, r) => this.reservationChanged(id, r) } : {}),
+      // Several engines: what this one keeps free is written on the lease row (the others read it), one per job farm-wide.
+      ...(d.leases ? { record: (id, r) => this.recordReservation(id, r) } : {}),
     });
     this.blocked = new BlockedJobs({
       db: d.db,
@@ -412,14 +413,22 @@ export class Scheduler implements FarmPort {
   leaseGained(instanceId: string): void {
     if (!this.running) return;
     if (!this.pools.some((p) => p.owns(instanceId))) for (const p of this.pools) p.refresh(instanceId);
+    for (const p of this.pools) p.leaseGained?.(instanceId);
     this.storage.guard('recovering a workstation taken over', () => this.recover((id) => id === instanceId));
     this.kick();
   }
 
-  private reservationChanged(instanceId: string, r: Reservation | null): void {
-    const epoch = this.d.leases?.epochOf(instanceId) ?? null;
-    if (epoch === null) return;
-    this.storage.guard('recording a reservation', () => writeReservation(this.d.db, instanceId, epoch, r));
+  /** A reservation made (false: another engine keeps a GPU free for that job already, or not this engine's workstation now) or ended. */
+  private recordReservation(instanceId: string, r: Reservation | null): boolean {
+    const leases = this.d.leases;
+    const epoch = leases?.epochOf(instanceId) ?? null;
+    if (!leases || epoch === null) return false;
+    let kept = false;
+    this.storage.guard('recording a reservation', () => {
+      if (r === null) writeReservation(this.d.db, instanceId, epoch, null);
+      else kept = keepReservation(this.d.db, { instanceId, epoch, engineId: leases.identity.id }, r);
+    });
+    return kept;
   }
 
   /** Attempts this engine follows on a workstation (a lease hand-over takes idle ones first). */
@@ -505,13 +514,26 @@ export class Scheduler implements FarmPort {
   dispatchPass(): void {
     if (this.state !== 'running' || !this.running || this.storage.held) return;
     // Each pool in turn, through the one seam: what the LAN did not take may burst (pools/runpod/burst-policy.ts).
-    const { db, config } = this.d;
+    const { db, config, leases } = this.d;
+    // Several engines: another engine's free workstation holds a rush job back from the cloud too (lan-elsewhere.ts).
+    const elsewhere = leases
+      ? {
+          lanFreeElsewhere: lanFreeElsewhere({
+            db,
+            leases,
+            facts: () => this.lan.facts((id) => this.reservations.on(id)),
+            capable: (job) => this.capabilityOf(job, this.nodeLists()).capable,
+            snapshot: (job) => this.jobSnapshot(job, this.templates.get(job.template_id)),
+          }),
+        }
+      : {};
     let free = 0;
     for (const p of this.pools)
       free += p.pass({
         claiming: this.claiming,
         freeBefore: free,
         candidates: (slots) => candidates(db, slots, config.candidateScan),
+        ...elsewhere,
       });
   }
 

@@ -224,6 +224,31 @@ export function workstationDrivers(db: Db): {
 }
 
 /**
+ * Records a new reservation of this engine (as writeReservation) unless another engine already
+ * keeps a workstation free for the same job — a live lease's reservation, made by the engine that
+ * holds it: then nothing is written and false says so, so the farm holds back at most one GPU per
+ * starved job. One transaction, which on PostgreSQL holds the farm's write lock: two engines
+ * deciding at the same moment cannot both pass the check.
+ */
+export function keepReservation(
+  db: Db,
+  t: { instanceId: string; epoch: number; engineId: string },
+  r: { jobId: string; priority: number },
+): boolean {
+  return db.transaction(() => {
+    const elsewhere = one(
+      db,
+      `SELECT 1 AS kept FROM workstation_leases WHERE reserved_job = @job AND reserved_by = engine_id
+        AND engine_id <> @engine AND expires_at >= ${NOW_MS} LIMIT 1`,
+      { job: r.jobId, engine: t.engineId },
+    );
+    if (elsewhere) return false;
+    writeReservation(db, t.instanceId, t.epoch, r);
+    return true;
+  });
+}
+
+/**
  * The reservation this engine keeps on a workstation it leases under `epoch` (null: none), for the
  * other engines' `jobs why` (migration 0021). Stamped with the lease's engine, so a reservation
  * left by an engine that lost the lease is not read as the new driver's.

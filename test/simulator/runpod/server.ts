@@ -20,6 +20,8 @@ export interface RunpodSimOptions {
   port?: number;
   endpointId?: string;
   apiKey?: string;
+  /** Other keys it accepts too (several engines, each with a key of its own: whose requests these are). */
+  moreKeys?: string[];
   /** Each job waits this long IN_QUEUE before a worker starts it (a cold start), ms. */
   coldStartMs?: number;
   /** Jobs run at once (workers). */
@@ -50,6 +52,8 @@ export interface RunpodSim {
   readonly endpointId: string;
   /** POST /run calls that created a job. */
   runCalls(): number;
+  /** GET /health requests made with this key (accepted ones, answered or failed on demand). */
+  healthCalls(key: string): number;
   /** The ids /cancel was called for. */
   cancelled(): string[];
   /** Every request's Authorization header value seen (for the "key never leaks" test's negative control). */
@@ -76,6 +80,8 @@ async function readBody(req: IncomingMessage): Promise<string> {
 export async function startRunpodSim(o: RunpodSimOptions = {}): Promise<RunpodSim> {
   const endpointId = o.endpointId ?? 'sim-endpoint';
   const apiKey = o.apiKey ?? 'rp_sim_key';
+  const keys = new Set([apiKey, ...(o.moreKeys ?? [])]);
+  const healthBy = new Map<string, number>();
   const comfy: SimInstance = await startSimInstance({
     name: `${endpointId}-worker`,
     duration: { fixedMs: 30 },
@@ -155,8 +161,10 @@ export async function startRunpodSim(o: RunpodSimOptions = {}): Promise<RunpodSi
       const m = /^\/v2\/([^/]+)\/(run|runsync|status|stream|cancel|retry|health)(?:\/([^/]+))?$/.exec(url.pathname);
       if (!m || m[1] !== endpointId) return send(res, 404, { error: 'not found' });
       const auth = req.headers.authorization ?? '';
-      if (auth !== `Bearer ${apiKey}` && auth !== apiKey) return send(res, 401, { error: 'Unauthorized' });
+      const key = auth.startsWith('Bearer ') ? auth.slice('Bearer '.length) : auth;
+      if (!keys.has(key)) return send(res, 401, { error: 'Unauthorized' });
       const route = m[2] as string;
+      if (route === 'health') healthBy.set(key, (healthBy.get(key) ?? 0) + 1);
       const f = failures.find((x) => x.n > 0 && (x.route === route || x.route === '*'));
       if (f) {
         f.n--;
@@ -251,6 +259,7 @@ export async function startRunpodSim(o: RunpodSimOptions = {}): Promise<RunpodSi
     apiBase: `http://127.0.0.1:${port}/v2`,
     endpointId,
     runCalls: () => runs,
+    healthCalls: (key) => healthBy.get(key) ?? 0,
     cancelled: () => [...cancelledIds],
     jobs: () => [...jobs.values()].map((j) => ({ id: j.id, status: j.status })),
     setScript: (words) => void (script = [...words]),

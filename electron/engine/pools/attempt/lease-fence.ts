@@ -15,6 +15,8 @@ export type Batch = Pick<CommitBatch, 'add'>;
 
 /** The leases this engine holds, as the farm sees them (null on SQLite: one engine, every workstation its own). */
 export interface FarmLeases {
+  /** This engine, as the lease rows name it (its id). */
+  readonly identity: { readonly id: string };
   /** The epoch this engine holds the workstation's lease under; null when it is not this engine's now. */
   epochOf(instanceId: string): number | null;
   /** Inside a write's transaction: throws LeaseLost unless this engine still holds the lease under `epoch`. */

@@ -10,7 +10,10 @@ export interface BurstInput {
   /** How long the job has waited in the queue (s). */
   waitedS: number;
   rush: boolean;
-  /** A LAN slot is free now (then a rush job goes to the LAN, or waits for what it needs there). */
+  /**
+   * A LAN slot is free now (then a rush job goes to the LAN, or waits for what it needs there) — on
+   * the whole farm: with several engines, one of another engine's workstations that can take the job counts too.
+   */
   lanSlotFree: boolean;
   burstAfterS: number;
   spentTodayUsd: number;

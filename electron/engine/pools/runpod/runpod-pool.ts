@@ -32,6 +32,7 @@ import { KEY_WITHHELD, keyMayGoTo } from './api-base.js';
 import { burstDecision } from './burst-policy.js';
 import { burstWaitOf, dispatchableWaitS, endpointFits, jobDispatchableSince, type BurstJob } from './burst-wait.js';
 import { RunpodClient, RunpodHttpError } from './runpod-client.js';
+import { asksHealthHere, withStoredHealth } from './health-holder.js';
 import { healthView } from './runpod-health.js';
 import { utcDayStart } from './runpod-cost.js';
 import { RunpodRunner } from './runpod-runner.js';
@@ -122,7 +123,7 @@ export class RunpodPool implements WorkerPool {
       this.add(row);
       // An edited endpoint (another id, a mistyped one corrected) is asked now, not at the next round.
       const e = this.endpoints.get(id);
-      if (e && this.running) this.askHealth(e);
+      if (e && this.running && asksHealthHere(this.d.db, this.d.leases ?? null)(id)) this.askHealth(e);
     } else if (this.endpoints.get(id)?.running.size === 0) this.endpoints.delete(id);
   }
 
@@ -160,12 +161,34 @@ export class RunpodPool implements WorkerPool {
 
   private checkHealth(): void {
     if (!this.running) return;
-    for (const e of this.endpoints.values()) this.askHealth(e);
+    // Several engines: the lease holder asks, the others read what it wrote (health-holder.ts).
+    this.d.storage.guard('reading the endpoints’ health', () => {
+      const asks = asksHealthHere(this.d.db, this.d.leases ?? null);
+      const elsewhere: Endpoint[] = [];
+      for (const e of this.endpoints.values())
+        if (asks(e.row.id)) this.askHealth(e);
+        else elsewhere.push(e);
+      if (elsewhere.length > 0) this.readHealth(elsewhere);
+    });
     this.d.timers.clearTimeout(this.healthTimer);
     this.healthTimer = this.d.timers.setTimeout(
       () => this.checkHealth(),
       Math.max(1_000, this.d.config.probeIntervalMs * 5),
     );
+  }
+
+  /** Endpoints another engine holds: their health as that engine last wrote it (RunPod's own counts are the holder's to show). */
+  private readHealth(endpoints: readonly Endpoint[]): void {
+    const stored = new Map(runpodInstanceRows(this.d.db).map((r) => [r.id, r]));
+    for (const e of endpoints) {
+      const row = stored.get(e.row.id);
+      if (!row) continue;
+      const next = withStoredHealth(e.row, row);
+      e.row = next.row;
+      if (!next.changed && e.lastHealth === null) continue;
+      e.lastHealth = null;
+      this.d.events.emit('instance.changed', { instance: this.view(e) });
+    }
   }
 
   /** Health answers arrive on their own (a probe, a runner): a storage fault recording one holds the farm, as a LAN probe's does. */
@@ -218,9 +241,11 @@ export class RunpodPool implements WorkerPool {
    * slot, tags and VRAM that fit, while the burst policy says yes. The claim is committed before the
    * runner sends /run.
    */
-  pass({ claiming, freeBefore, candidates }: PoolPass): number {
+  pass({ claiming, freeBefore, candidates, lanFreeElsewhere }: PoolPass): number {
     if (!this.running) return 0;
-    const lanSlotFree = freeBefore > 0;
+    // A rush job goes to the cloud at once only while no LAN slot is free on the whole farm: one of
+    // another engine's workstations that can take it now counts too (asked only for rush jobs).
+    const lanSlotFree = (job: JobRow): boolean => freeBefore > 0 || (lanFreeElsewhere?.(job) ?? false);
     const open = [...this.endpoints.values()].filter(
       (e) =>
         e.row.admin_state === 'active' &&
@@ -238,10 +263,11 @@ export class RunpodPool implements WorkerPool {
     for (const job of candidates(8)) {
       if (open.length === 0) break;
       if (claiming.has(job.id)) continue;
+      const rush = job.priority >= PRIORITY_VALUE.rush;
       const decision = burstDecision({
         waitedS: dispatchableWaitS(this.jobSince(job), since, now),
-        rush: job.priority >= PRIORITY_VALUE.rush,
-        lanSlotFree,
+        rush,
+        lanSlotFree: rush && lanSlotFree(job),
         burstAfterS: config.burstAfterS,
         spentTodayUsd: spent,
         budgetUsdPerDay: config.burstBudgetUsdPerDay,
@@ -345,6 +371,12 @@ export class RunpodPool implements WorkerPool {
   /** Attempts followed on one endpoint now. */
   attemptsOn(instanceId: string): number {
     return this.endpoints.get(instanceId)?.running.size ?? 0;
+  }
+
+  /** This engine drives the endpoint now: it asks /health at once — the health it read from the store was another engine's. */
+  leaseGained(instanceId: string): void {
+    const e = this.endpoints.get(instanceId);
+    if (e && this.running) this.askHealth(e);
   }
 
   /**
