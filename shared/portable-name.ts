@@ -24,6 +24,9 @@ const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u
 /** Half of a surrogate pair with no other half: no file system can store it. */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
+/** Letters, digits, `_` and `-` only: no invisible, broken or forbidden character, no dot, no space. */
+const PLAIN = /^[A-Za-z0-9_-]+$/;
+
 /** A character outside ASCII: the name's UTF-8 bytes may outnumber its characters. */
 const NON_ASCII = /[^\u0000-\u007f]/;
 
@@ -45,6 +48,9 @@ function quoted(name: string): string {
  * is fine. `what` names the field ("shot", "episode") for the message.
  */
 export function portableNameProblem(name: string, what = 'name'): string | null {
+  // The common tracker code (letters, digits, `_`, `-`): of the rules below only the length and
+  // Windows' device names can fail it — two tests instead of ten for every name of a 100k-row list.
+  if (PLAIN.test(name) && name.length <= MAX_NAME_CHARS && !RESERVED.test(name)) return null;
   if (name.length === 0) return `${what} must not be empty`;
   // Quoted only for a message: a good name (every row of a 100k-row list) builds nothing.
   const shown = (): string => quoted(name);

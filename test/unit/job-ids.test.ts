@@ -12,6 +12,12 @@ test('job ids are the same RFC 4122 v5 ids the uuid package computes, for ASCII 
     'Bench\u001fep1\u001fsh000001\u001fkeyframe\u001f1',
     'Épisode\u001f镜头 12\u001fkadras',
     'x'.repeat(300),
+    // Names written into the id's scratch buffer and names too long for it (hashed from a copy).
+    '😀'.repeat(100),
+    'é'.repeat(341),
+    'é'.repeat(342),
+    'x'.repeat(2000),
+    `${'镜'.repeat(500)}\u001fend`,
   ]) {
     assert.equal(uuidV5(name), v5(name, JOB_ID_NAMESPACE));
   }

@@ -50,6 +50,8 @@ export function commitRows(
     const shots = new ShotIds(db, now);
     shots.ensureAll(valid.map((r) => r.source));
     const storedNewest = new Map<string, { id: string; take: number } | null>();
+    // A template's tags as stored, written once per template rather than once per row.
+    const tagsJson = new Map<NonNullable<CheckedRow['template']>, string>();
     const jobs: NewJob[] = [];
     for (const r of valid) {
       const s = r.source;
@@ -83,6 +85,8 @@ export function commitRows(
       const state = dependsOn ? 'pending' : 'queued';
       const reason = dependsOn ? `waiting for ${dependsLabel} to complete` : 'imported';
       const id = r.view.jobId!;
+      let tags = tagsJson.get(t);
+      if (tags === undefined) tagsJson.set(t, (tags = JSON.stringify(t.tags)));
       jobs.push({
         id,
         shot_id: shotId,
@@ -104,7 +108,7 @@ export function commitRows(
         max_attempts: maxAttempts,
         depends_on: dependsOn,
         vram_gb: t.vramGb,
-        tags_json: JSON.stringify(t.tags),
+        tags_json: tags,
         timeout_s: t.timeoutS,
         imported_by: actor,
         due_at: s.due,

@@ -8,7 +8,7 @@ import type { ParamValue } from '../../../shared/shot-list-schema.js';
 import { jobId } from '../ids.js';
 import type { Db } from '../store/database.js';
 import { listInstanceRows } from '../store/instance-store.js';
-import { existingJobIds, stageExists } from '../store/job-store.js';
+import { existingJobIds, shotsWithStage, stageExists } from '../store/job-store.js';
 import { latestTemplate, type StoredTemplate } from '../store/template-store.js';
 import { dependencyCycles } from './dependency-cycles.js';
 import { checkInputPath, type InputCheck, type InputFolder } from './input-paths.js';
@@ -113,6 +113,23 @@ export async function checkRows(db: Db, rows: ShotRow[], o: CheckOptions): Promi
     return u;
   };
   const seenInFile = new Map<string, number>();
+  // Every stage some row waits for, asked of the store at once (per project, episode and stage, a
+  // few hundred shots a statement) rather than once per shot as the rows come.
+  const waitedFor = new Map<string, { project: string; episode: string; stage: string; shots: Set<string> }>();
+  for (const r of rows) {
+    if (!r.dependsOn) continue;
+    const group = `${r.project}\u001f${r.episode}\u001f${r.dependsOn}`;
+    let g = waitedFor.get(group);
+    if (!g)
+      waitedFor.set(group, (g = { project: r.project, episode: r.episode, stage: r.dependsOn, shots: new Set() }));
+    g.shots.add(r.shot);
+  }
+  for (const g of waitedFor.values()) {
+    const shots = [...g.shots];
+    const stored = shotsWithStage(db, g.project, g.episode, g.stage, shots);
+    for (const shot of shots)
+      storedStages.set(`${g.project}\u001f${g.episode}\u001f${shot}\u001f${g.stage}`, stored.has(shot));
+  }
   // The dependency checks' indexes, built only when some row waits for a stage (a list of one-stage
   // shots, the common 100k case, skips two passes over its rows).
   const anyDepends = rows.some((r) => r.dependsOn);

@@ -59,3 +59,43 @@ export function inPadded<T>(keys: readonly T[], size: number, read: (chunk: read
     read(chunk);
   }
 }
+
+/**
+ * PostgreSQL's way to many rows: one array parameter per column, read back as rows by
+ * `unnest(?::text[], ?::bigint[], …)` in an `INSERT … SELECT`. A chunk is one statement whatever
+ * its length (one text, prepared once), its parameters are the columns (not one per value, which
+ * the server binds and plans one by one), and the server reads the rows in array order, so ids
+ * drawn by the insert follow the order given as with VALUES lists. Measured on 20k jobs: the
+ * server's executor alone took about 40 % less than the same rows as 256-row VALUES statements
+ * (docs/performance.md#import-at-scale).
+ */
+export function unnestRows(types: readonly string[]): string {
+  return `SELECT * FROM unnest(${types.map((t) => `?::${t}[]`).join(', ')})`;
+}
+
+/** Rows per array statement: a 100k-row import is 20 round trips, each message a few MB at most. */
+const ARRAY_ROWS = 5000;
+
+/**
+ * Calls `write(columns, chunk)` for consecutive chunks of `items`, `columns[c]` holding column c of
+ * every row of the chunk (`row` gives a row's values in column order): the parameters of an
+ * `unnestRows` statement. Pass `columns` as ONE argument (`all(db, sql, columns)`), so a one-column
+ * statement's array is not taken for the positional values themselves.
+ */
+export function inColumnChunks<T>(
+  items: readonly T[],
+  width: number,
+  row: (item: T) => readonly unknown[],
+  write: (columns: unknown[][], chunk: readonly T[]) => void,
+): void {
+  for (let at = 0; at < items.length; at += ARRAY_ROWS) {
+    const chunk = items.slice(at, at + ARRAY_ROWS);
+    const columns: unknown[][] = Array.from({ length: width }, () => new Array(chunk.length));
+    for (let i = 0; i < chunk.length; i++) {
+      const values = row(chunk[i] as T);
+      if (values.length !== width) throw new Error(`a row of ${values.length} values for ${width} columns`);
+      for (let c = 0; c < width; c++) (columns[c] as unknown[])[i] = values[c];
+    }
+    write(columns, chunk);
+  }
+}

@@ -9,7 +9,7 @@ import { BACKLOG_STATES, JOB_STATES, TERMINAL_STATES, type JobState } from '../.
 import type { OrderChangeWhy } from '../../../shared/job-detail.js';
 import type { Clock } from '../clock.js';
 import { recordJobCreated, recordJobsCreated } from '../job-state.js';
-import { inChunks, inPadded, paramList, valueRows } from './bulk.js';
+import { inChunks, inColumnChunks, inPadded, paramList, unnestRows, valueRows } from './bulk.js';
 import type { Db } from './database.js';
 import { DISPATCH_ORDER, jobConditions, orderBy, prefixPattern, SEQUENCE_SQL, whereJobs } from './job-filter.js';
 import type { JobRow } from './job-rows.js';
@@ -410,10 +410,51 @@ const sqlInsertJobs = (rows: number): string =>
   VALUES ${valueRows(NEW_JOB_COLUMNS.length + 3, rows)}
   ON CONFLICT (id) DO NOTHING RETURNING id`;
 
+/** Each bulk-inserted column's PostgreSQL type (the migrations' INTEGER is BIGINT there, REAL DOUBLE PRECISION). */
+const NEW_JOB_PG_TYPES: Record<(typeof NEW_JOB_COLUMNS)[number], string> = {
+  id: 'text',
+  shot_id: 'bigint',
+  project: 'text',
+  episode: 'text',
+  shot: 'text',
+  stage: 'text',
+  take: 'bigint',
+  template_id: 'bigint',
+  template_name: 'text',
+  params_json: 'text',
+  inputs_json: 'text',
+  seed: 'bigint',
+  seed_pinned: 'bigint',
+  priority: 'bigint',
+  rank: 'bigint',
+  state: 'text',
+  state_reason: 'text',
+  max_attempts: 'bigint',
+  depends_on: 'text',
+  vram_gb: 'double precision',
+  tags_json: 'text',
+  timeout_s: 'bigint',
+  imported_by: 'text',
+  due_at: 'bigint',
+};
+
+/** The bulk insert on PostgreSQL: the same rows and conflict rule, one array per column (bulk.ts unnestRows). */
+const SQL_INSERT_JOBS_ARRAYS = `INSERT INTO jobs (${NEW_JOB_COLUMNS.join(', ')}, enqueued_at, created_at, updated_at)
+  ${unnestRows([...NEW_JOB_COLUMNS.map((c) => NEW_JOB_PG_TYPES[c]), 'bigint', 'bigint', 'bigint'])}
+  ON CONFLICT (id) DO NOTHING RETURNING id`;
+
+/** A job's values in the bulk insert's column order. */
+function newJobValues(job: NewJob): unknown[] {
+  const values: unknown[] = NEW_JOB_COLUMNS.map((c) => job[c]);
+  values.push(job.now, job.now, job.now);
+  return values;
+}
+
 /**
- * insertJob for many jobs (an import): a few hundred rows per statement, and each new job's first
- * event row with it (recordJobsCreated), inside the caller's transaction. Returns the ids written;
- * a job whose id exists already is skipped and writes nothing, as with insertJob.
+ * insertJob for many jobs (an import): a few hundred rows per statement (on PostgreSQL a few
+ * thousand, as arrays), and each new job's first event row with it (recordJobsCreated), inside the
+ * caller's transaction. Returns the ids written; a job whose id exists already is skipped and
+ * writes nothing, as with insertJob.
  */
 export function insertJobs(
   db: Db,
@@ -422,14 +463,21 @@ export function insertJobs(
   created: (job: NewJob) => { reason: string; actor: string },
 ): Set<string> {
   const written = new Set<string>();
-  inChunks(jobs, NEW_JOB_COLUMNS.length + 3, sqlInsertJobs, (chunk, sql) => {
-    const values: unknown[] = [];
-    for (const job of chunk) {
-      for (const c of NEW_JOB_COLUMNS) values.push(job[c]);
-      values.push(job.now, job.now, job.now);
-    }
-    for (const r of all<{ id: string }>(db, sql, values)) written.add(r.id);
-  });
+  const width = NEW_JOB_COLUMNS.length + 3;
+  if (db.dialect === 'postgres') {
+    inColumnChunks(jobs, width, newJobValues, (columns) => {
+      for (const r of all<{ id: string }>(db, SQL_INSERT_JOBS_ARRAYS, columns)) written.add(r.id);
+    });
+  } else {
+    inChunks(jobs, width, sqlInsertJobs, (chunk, sql) => {
+      const values: unknown[] = [];
+      for (const job of chunk) {
+        for (const c of NEW_JOB_COLUMNS) values.push(job[c]);
+        values.push(job.now, job.now, job.now);
+      }
+      for (const r of all<{ id: string }>(db, sql, values)) written.add(r.id);
+    });
+  }
   recordJobsCreated(
     db,
     clock,
@@ -462,11 +510,54 @@ export function refreshPlannerStats(db: Db): void {
 const IDS_PER_LOOKUP = 500;
 const SQL_EXISTING_IDS = `SELECT id FROM jobs WHERE id IN (${paramList(IDS_PER_LOOKUP)})`;
 
-/** Which of these job ids are stored (jobExists for a whole import: one statement per 500 ids). */
+/** The same lookup on PostgreSQL: the ids as one array parameter, however many. */
+const SQL_EXISTING_IDS_ARRAY = 'SELECT id FROM jobs WHERE id = ANY(?::text[])';
+
+/**
+ * Which of these job ids are stored (jobExists for a whole import: one statement per 500 ids, on
+ * PostgreSQL one per call — a round trip through the bridge each).
+ */
 export function existingJobIds(db: Db, ids: readonly string[]): Set<string> {
   const found = new Set<string>();
+  if (db.dialect === 'postgres') {
+    if (ids.length) for (const r of all<{ id: string }>(db, SQL_EXISTING_IDS_ARRAY, [ids])) found.add(r.id);
+    return found;
+  }
   inPadded(ids, IDS_PER_LOOKUP, (chunk) => {
     for (const r of all<{ id: string }>(db, SQL_EXISTING_IDS, chunk)) found.add(r.id);
+  });
+  return found;
+}
+
+/** How many shots one stored-stage lookup asks about (the last chunk padded to it: one statement text). */
+const SHOTS_PER_STAGE_LOOKUP = 500;
+const SQL_SHOTS_WITH_STAGE = `SELECT DISTINCT shot FROM jobs WHERE project = ? AND episode = ? AND stage = ?
+  AND shot IN (${paramList(SHOTS_PER_STAGE_LOOKUP)})`;
+const SQL_SHOTS_WITH_STAGE_ARRAY = `SELECT DISTINCT shot FROM jobs WHERE project = ? AND episode = ? AND stage = ?
+  AND shot = ANY(?::text[])`;
+
+/**
+ * Which of these shots of one episode have `stage` stored (stageExists for a whole import's
+ * dependencies: one statement per 500 shots, on PostgreSQL one for all — a 100k-row list of
+ * two-stage shots asked 50,000 times, one round trip each there).
+ */
+export function shotsWithStage(
+  db: Db,
+  project: string,
+  episode: string,
+  stage: string,
+  shots: readonly string[],
+): Set<string> {
+  const found = new Set<string>();
+  if (shots.length === 0) return found;
+  if (db.dialect === 'postgres') {
+    for (const r of all<{ shot: string }>(db, SQL_SHOTS_WITH_STAGE_ARRAY, [project, episode, stage, shots]))
+      found.add(r.shot);
+    return found;
+  }
+  inPadded(shots, SHOTS_PER_STAGE_LOOKUP, (chunk) => {
+    for (const r of all<{ shot: string }>(db, SQL_SHOTS_WITH_STAGE, [project, episode, stage, ...chunk]))
+      found.add(r.shot);
   });
   return found;
 }

@@ -4,7 +4,7 @@
  * that one transaction, so a 100k-row file asks the store once per name, not once per row.
  */
 import type { Db } from './database.js';
-import { inChunks, inPadded, paramList, valueRows } from './bulk.js';
+import { inChunks, inColumnChunks, inPadded, paramList, unnestRows, valueRows } from './bulk.js';
 import { all, one, run } from './statements.js';
 
 const SQL_PROJECT = 'INSERT INTO projects (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING';
@@ -22,6 +22,10 @@ export function sqlJoinShotOf(jobAlias: string, alias: string): string {
 const SQL_SHOT_ID = 'SELECT id FROM shots WHERE episode_id = ? AND code = ?';
 const sqlInsertShots = (rows: number): string =>
   `INSERT INTO shots (episode_id, code, description, metadata_json, created_at) VALUES ${valueRows(5, rows)}
+  ON CONFLICT (episode_id, code) DO NOTHING RETURNING id, code`;
+/** The same insert on PostgreSQL, one array per column (bulk.ts unnestRows). */
+const SQL_INSERT_SHOTS_ARRAYS = `INSERT INTO shots (episode_id, code, description, metadata_json, created_at)
+  ${unnestRows(['bigint', 'text', 'text', 'text', 'bigint'])}
   ON CONFLICT (episode_id, code) DO NOTHING RETURNING id, code`;
 /** How many shot codes one id lookup asks for (the last chunk padded to it: one statement text). */
 const CODES_PER_LOOKUP = 500;
@@ -75,11 +79,18 @@ export class ShotIds {
       const list = [...shots.values()];
       const key = (code: string): string => `s\u001f${episodeId}\u001f${code}`;
       // A new shot's id comes back from its insert; only shots stored before are looked up.
-      inChunks(list, 5, sqlInsertShots, (chunk, sql) => {
-        const values: unknown[] = [];
-        for (const s of chunk) values.push(episodeId, s.shot, s.description, JSON.stringify(s.metadata), now);
-        for (const r of all<{ id: number; code: string }>(db, sql, values)) this.ids.set(key(r.code), r.id);
-      });
+      const row = (s: ShotName): unknown[] => [episodeId, s.shot, s.description, JSON.stringify(s.metadata), now];
+      const remember = (rows: { id: number; code: string }[]): void => {
+        for (const r of rows) this.ids.set(key(r.code), r.id);
+      };
+      if (db.dialect === 'postgres')
+        inColumnChunks(list, 5, row, (columns) => remember(all(db, SQL_INSERT_SHOTS_ARRAYS, columns)));
+      else
+        inChunks(list, 5, sqlInsertShots, (chunk, sql) => {
+          const values: unknown[] = [];
+          for (const s of chunk) values.push(...row(s));
+          remember(all(db, sql, values));
+        });
       inPadded(
         list.filter((s) => !this.ids.has(key(s.shot))).map((s) => s.shot),
         CODES_PER_LOOKUP,
@@ -106,11 +117,20 @@ export class ShotIds {
     );
   }
 
+  /**
+   * The id of a named row, remembered; asked first and created only when missing, so a name the
+   * store has (every import after a project's first) costs one statement, not an insert that does
+   * nothing and then the same question (a round trip each on PostgreSQL). Inside the import's
+   * transaction, which holds the store's write lock, nothing can add the row in between.
+   */
   private cached(key: string, insert: () => unknown, select: () => { id: number } | undefined): number {
     let id = this.ids.get(key);
     if (id === undefined) {
-      insert();
-      const row = select();
+      let row = select();
+      if (!row) {
+        insert();
+        row = select();
+      }
       if (!row) throw new Error(`the row for ${key.replace(/\u001f/g, '/')} was not written`);
       id = row.id;
       this.ids.set(key, id);
