@@ -103,6 +103,8 @@ interface SizeRun {
   engineCpuMs: number;
   simCpuMs: number;
   breakdown: Breakdown | null;
+  /** Requests the engine made per ComfyUI route over the run (counted by the simulators). */
+  requests: Record<string, number>;
   load: ReturnType<ReturnType<typeof watchLoad>['stop']>;
 }
 
@@ -138,6 +140,7 @@ async function sizeRun(
     );
     if (r.ids.length !== shots) throw new Error(`imported ${r.ids.length} of ${shots}`);
     await farm.events(true);
+    const requests0 = await farm.requests();
     log(`${gpus} GPUs (${farm.procs} simulator processes): ${shots} prompts queued; starting the scheduler`);
 
     const loop = monitorEventLoopDelay({ resolution: 5 });
@@ -175,6 +178,10 @@ async function sizeRun(
       for (const line of be.logs.slice(-8)) log(`  ${line.slice(0, 300)}`);
     }
 
+    const requests1 = await farm.requests();
+    const requests = Object.fromEntries(
+      Object.entries(requests1).map(([route, n]) => [route, n - (requests0[route] ?? 0)] as const),
+    );
     const events = await farm.events(true);
     const ex = executions(events).filter((e) => e.outcome === 'success');
     const firstStart = new Map<number, number>();
@@ -220,6 +227,7 @@ async function sizeRun(
       engineCpuMs,
       simCpuMs,
       breakdown: profile ? breakdownOf(profile) : null,
+      requests,
       load: loadReport,
     };
   } finally {
@@ -238,6 +246,16 @@ function breakdownLine(r: SizeRun): string {
     .sort((a, c) => c[1] - a[1])
     .map(([p, ms]) => `${p} ${round(ms / gpuSeconds, 3)} (${round((ms / b.busyMs) * 100, 0)} %)`)
     .join(', ');
+}
+
+/** "8,012 in all (571/s): GET /system_stats 4,429, GET /queue 1,628, …", largest first. */
+function requestsLine(r: SizeRun): string {
+  const rows = Object.entries(r.requests)
+    .filter(([, n]) => n > 0)
+    .sort((a, c) => c[1] - a[1]);
+  const all = sum(rows.map(([, n]) => n));
+  const perS = (n: number): number => round(n / (r.wallMs / 1000), 0);
+  return `${all} in all (${perS(all)}/s): ${rows.map(([route, n]) => `${route} ${n} (${perS(n)}/s)`).join(', ')}`;
 }
 
 /** "1,900 ms: scheduler/blocked-jobs.ts step 640 ms, (garbage collector) 300 ms, …" (the largest eight). */
@@ -314,6 +332,7 @@ function sizeFigures(r: SizeRun, base: Baselines): Figure[] {
       `  ${tag}: engine CPU per GPU-second / per job`,
       `${round(r.engineCpuMs / gpuSeconds, 2)} ms / ${round(r.engineCpuMs / Math.max(1, r.completed), 2)} ms (all threads; ${round(wallS, 1)} s wall)`,
     ),
+    info(`  ${tag}: requests to the workstations, by route (per second of the run)`, requestsLine(r)),
     info(
       `  ${tag}: engine main-thread time by part, ms per GPU-second (share; V8 samples: JS and blocking calls such as fsync)`,
       breakdownLine(r),

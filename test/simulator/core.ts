@@ -52,6 +52,8 @@ const HISTORY_STREAM = 0x9e3779b9;
 export class SimCore {
   readonly hub = new WsHub();
   readonly counts = new Map<string, Counts>();
+  /** Requests answered per route (`GET /system_stats`), control routes apart; kept across a crash like the counts. */
+  readonly requests = new Map<string, number>();
   readonly script: Script;
   readonly vram: VramModel;
   /** What the server printed (ComfyUI's log ring, `/internal/logs/raw`); starts empty again after a restart. */

@@ -21,6 +21,8 @@ export interface SimInstance {
   readonly name: string;
   counts(promptId: string): Counts;
   allCounts(): Record<string, Counts>;
+  /** Requests answered per ComfyUI route (`GET /system_stats`, `GET /queue`, …), since the start. */
+  requestCounts(): Record<string, number>;
   setScript(words: string[]): void;
   crash(): Promise<void>;
   restart(): Promise<void>;
@@ -188,6 +190,10 @@ export class SimInstanceImpl implements SimInstance, RouteHost {
 
   allCounts(): Record<string, Counts> {
     return Object.fromEntries([...this.core.counts].map(([k, v]) => [k, { ...v }]));
+  }
+
+  requestCounts(): Record<string, number> {
+    return Object.fromEntries(this.core.requests);
   }
 
   setScript(words: string[]): void {

@@ -18,6 +18,7 @@ export interface RouteHost {
   promptGate(): Promise<void>;
   info(): Record<string, unknown>;
   allCounts(): Record<string, unknown>;
+  requestCounts(): Record<string, number>;
 }
 
 type Handler = (
@@ -203,6 +204,8 @@ const routes: Record<string, Partial<Record<string, Handler>>> = {
   },
   // ---- simulator control (not ComfyUI) ----
   '/__sim/counts': { GET: (h, _q, res) => sendJson(res, 200, h.allCounts()) },
+  /** Requests per ComfyUI route so far (`{"GET /queue": 12, …}`): what a client costs the server. */
+  '/__sim/requests': { GET: (h, _q, res) => sendJson(res, 200, h.requestCounts()) },
   '/__sim/info': { GET: (h, _q, res) => sendJson(res, 200, h.info()) },
   '/__sim/script': {
     POST: async (h, req, res) => {
@@ -281,6 +284,10 @@ export async function handleRequest(h: RouteHost, req: IncomingMessage, res: Ser
   if (!m) return sendText(res, 404, '404: Not Found');
   const handler = routes[m.key]![req.method ?? 'GET'];
   if (!handler) return sendText(res, 405, '405: Method Not Allowed');
+  if (!isControlPath(url.pathname)) {
+    const route = `${req.method ?? 'GET'} ${m.key}`;
+    h.core.requests.set(route, (h.core.requests.get(route) ?? 0) + 1);
+  }
   h.core.settleDue(url.pathname); // the worker thread's history write, if its time has come (core.runAfter)
   try {
     await handler(h, req, res, url, m.param);

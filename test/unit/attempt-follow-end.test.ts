@@ -8,118 +8,14 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ManualClock, type Timers } from '../../electron/engine/clock.js';
-import { EventQueue } from '../../electron/engine/comfy/event-queue.js';
-import type { HistoryEntry, QueueItem, QueueSnapshot } from '../../electron/engine/comfy/responses.js';
-import type { FollowEvent } from '../../electron/engine/comfy/ws-events.js';
 import { AttemptFollow } from '../../electron/engine/pools/comfy-lan/attempt-follow.js';
-import type { AttemptScope, Outcome } from '../../electron/engine/pools/comfy-lan/attempt-scope.js';
-import { schedulerConfig } from '../../electron/engine/settings/farm-config.js';
+import type { FollowEvent } from '../../electron/engine/comfy/ws-events.js';
+import type { Outcome } from '../../electron/engine/pools/comfy-lan/attempt-scope.js';
+import { ATTEMPT, followHarness, PROMPT } from '../helpers/follow-harness.js';
 
-const PROMPT = '8d0f2f7e-5c1a-5b53-9a51-0e0f4f0b2a11';
-const ATTEMPT = 'a-17';
 const POLL_MS = 5_000;
 
-/** Timers that fire only when the test says so, on a manual clock. */
-class HandTimers implements Timers {
-  private pending: { at: number; fn: () => void; id: number }[] = [];
-  private next = 0;
-  constructor(private readonly clock: ManualClock) {}
-  setTimeout(fn: () => void, ms: number): unknown {
-    const id = ++this.next;
-    this.pending.push({ at: this.clock.now() + ms, fn, id });
-    return id;
-  }
-  clearTimeout(handle: unknown): void {
-    this.pending = this.pending.filter((t) => t.id !== handle);
-  }
-  /** Moves the clock to the earliest timer and fires it. */
-  fireNext(): void {
-    this.pending.sort((a, b) => a.at - b.at);
-    const t = this.pending.shift();
-    if (!t) throw new Error('no timer pending: the loop is waiting for something else');
-    if (t.at > this.clock.now()) this.clock.set(t.at);
-    t.fn();
-  }
-}
-
-/** A server whose history entry appears only when the test writes it. */
-class FakeServer {
-  historyWritten = false;
-  asks: { at: number; route: string }[] = [];
-  constructor(private readonly clock: ManualClock) {}
-  private readonly item: QueueItem = {
-    number: 7,
-    promptId: PROMPT,
-    prompt: {},
-    extraData: { shotfarm_attempt: ATTEMPT },
-    outputsToExecute: ['9'],
-  };
-  async getQueue(): Promise<QueueSnapshot> {
-    this.asks.push({ at: this.clock.now(), route: 'GET /queue' });
-    return { running: this.historyWritten ? [] : [this.item], pending: [] };
-  }
-  async getHistory(): Promise<HistoryEntry | null> {
-    this.asks.push({ at: this.clock.now(), route: 'GET /history' });
-    if (!this.historyWritten) return null;
-    return { ...this.item, outputs: {}, status: { statusStr: 'success', completed: true, messages: [] }, meta: null };
-  }
-}
-
-function setUp() {
-  const clock = new ManualClock();
-  const timers = new HandTimers(clock);
-  const server = new FakeServer(clock);
-  const socket = new EventQueue<FollowEvent>();
-  let wakeUp: (() => void) | null = null;
-  const noop = () => undefined;
-  const released: { instanceId: string; attemptId: string; at: number }[] = [];
-  const scope = {
-    deps: {
-      registry: {
-        releaseSlot: (instanceId: string, attemptId: string) =>
-          released.push({ instanceId, attemptId, at: clock.now() }),
-      },
-      clock,
-      timers,
-      config: schedulerConfig('/unused', { historyPollMs: POLL_MS }),
-      events: { emit: noop },
-      contact: { heard: noop, missed: noop, loss: () => null, watch: () => noop },
-      // The engine never stalled in these scripted runs (loop-stall.ts).
-      listeningSince: () => 0,
-    },
-    job: { id: PROMPT, timeout_s: 600 },
-    attemptId: ATTEMPT,
-    instance: { row: { id: 'i1', name: 'gpu-03' } },
-    client: server,
-    name: 'gpu-03',
-    exec: { promptId: PROMPT, attemptId: ATTEMPT, number: 7 },
-    workflow: null,
-    signal: new AbortController().signal,
-    stopMode: null,
-    facts: {},
-    postedWith: 'client-1',
-    interruptRequested: false,
-    sleep: (ms: number) =>
-      new Promise<void>((resolve) => {
-        const t = timers.setTimeout(() => {
-          wakeUp = null;
-          resolve();
-        }, ms);
-        wakeUp = () => {
-          timers.clearTimeout(t);
-          wakeUp = null;
-          resolve();
-        };
-      }),
-    wake: () => wakeUp?.(),
-    started: noop,
-    phase: noop,
-  } as unknown as AttemptScope;
-  const frame = (type: string, data: Record<string, unknown>): FollowEvent =>
-    ({ type, data, connection: 1, clientId: 'client-1', inRun: true }) as unknown as FollowEvent;
-  return { clock, timers, server, socket, scope, frame, released };
-}
+const setUp = () => followHarness({ pollMs: POLL_MS });
 
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 

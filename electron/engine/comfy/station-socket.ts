@@ -102,6 +102,7 @@ export class StationSocket {
   private socket: WebSocket | null = null;
   private connection = 0;
   private currentClientId: string | null = null;
+  private lastFrameAt: number | null = null;
   private readonly openWaiters = new Set<() => void>();
   private readonly readyPromise: Promise<void>;
   private settleReady!: (err?: ComfyRequestError) => void;
@@ -145,6 +146,14 @@ export class StationSocket {
   /** The clientId of the open socket — post prompts with this one. Null while not connected. */
   get clientId(): string | null {
     return this.currentClientId;
+  }
+
+  /**
+   * When the open socket last delivered a frame (any frame, read or dropped unparsed), on the
+   * injected clock; null while not connected or before its first frame.
+   */
+  get spokeAt(): number | null {
+    return this.lastFrameAt;
   }
 
   get isClosed(): boolean {
@@ -226,6 +235,7 @@ export class StationSocket {
         const reason = await opened.closed;
         this.socket = null;
         this.currentClientId = null;
+        this.lastFrameAt = null;
         for (const sub of this.all()) sub.inRun = false;
         if (this.isClosed) return;
         this.toAll({ type: 'disconnected', reason, connection: this.connection });
@@ -337,6 +347,7 @@ export class StationSocket {
     }
 
     ws.on('message', (data, isBinary) => {
+      this.lastFrameAt = this.o.now();
       if (isBinary) {
         // ws's default binaryType is 'nodebuffer'; fragmented frames arrive as Buffer[].
         const bytes = Array.isArray(data)

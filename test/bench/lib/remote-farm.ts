@@ -14,6 +14,8 @@ export interface RemoteFarm {
   pid: number;
   events(clear?: boolean): Promise<SimEvent[]>;
   counts(): Promise<Record<string, Counts>[]>;
+  /** Requests per ComfyUI route, per instance (`GET /queue` → n). */
+  requests(): Promise<Record<string, number>[]>;
   /** The child's process.cpuUsage() (µs). */
   cpu(): Promise<NodeJS.CpuUsage>;
   setScript(index: number, words: string[]): Promise<void>;
@@ -56,6 +58,7 @@ export async function startRemoteFarm(instances: SimInstanceOptions[]): Promise<
     pid: child.pid as number,
     events: (clear = false) => ask<SimEvent[]>({ op: 'events', clear }),
     counts: () => ask<Record<string, Counts>[]>({ op: 'counts' }),
+    requests: () => ask<Record<string, number>[]>({ op: 'requests' }),
     cpu: () => ask<NodeJS.CpuUsage>({ op: 'cpu' }),
     setScript: async (index, words) => void (await ask({ op: 'script', index, words })),
     fault: async (index, fault) => void (await ask({ op: 'fault', index, fault })),

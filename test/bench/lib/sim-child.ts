@@ -1,6 +1,6 @@
 /**
  * A simulator farm in its own process (the engine gets the other core to itself, as it would with
- * real workstations). Driven by IPC from the bench: `start` → urls, `events`, `counts`, `script`,
+ * real workstations). Driven by IPC from the bench: `start` → urls, `events`, `counts`, `requests`, `script`,
  * `fault`, `close`. Loopback only. Exits when the parent goes away.
  */
 import { startSimInstance, type SimInstance, type SimInstanceOptions } from '../../simulator/index.js';
@@ -10,6 +10,7 @@ type Msg =
   | { op: 'start'; instances: SimInstanceOptions[] }
   | { op: 'events'; clear: boolean; rid: number }
   | { op: 'counts'; rid: number }
+  | { op: 'requests'; rid: number }
   | { op: 'script'; index: number; words: string[]; rid: number }
   | { op: 'fault'; index: number; fault: 'restart' | 'crash'; rid: number }
   | { op: 'cpu'; rid: number }
@@ -41,6 +42,11 @@ process.on('message', (raw) => {
         return reply(
           m.rid,
           sims.map((s) => s.allCounts()),
+        );
+      case 'requests':
+        return reply(
+          m.rid,
+          sims.map((s) => s.requestCounts()),
         );
       case 'script':
         sims[m.index]?.setScript(m.words);

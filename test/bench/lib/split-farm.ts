@@ -14,6 +14,8 @@ export interface SplitFarm {
   events(clear?: boolean): Promise<SimEvent[]>;
   /** CPU (µs) summed over every simulator process. */
   cpu(): Promise<NodeJS.CpuUsage>;
+  /** Requests per ComfyUI route summed over every instance (`GET /system_stats` → n). */
+  requests(): Promise<Record<string, number>>;
   close(): Promise<void>;
 }
 
@@ -36,6 +38,12 @@ export async function startSplitFarm(instances: SimInstanceOptions[], procs: num
     async cpu() {
       const all = await Promise.all(farms.map((f) => f.cpu()));
       return all.reduce((a, c) => ({ user: a.user + c.user, system: a.system + c.system }), { user: 0, system: 0 });
+    },
+    async requests() {
+      const sum: Record<string, number> = {};
+      for (const perProc of await Promise.all(farms.map((f) => f.requests())))
+        for (const inst of perProc) for (const [route, n] of Object.entries(inst)) sum[route] = (sum[route] ?? 0) + n;
+      return sum;
     },
     async close() {
       await Promise.all(farms.map((f) => f.close()));

@@ -5,6 +5,13 @@
  * write, but on the frames after it, re-asking within milliseconds while the entry is not there yet.
  * Silence is the contact watch's business: from the first failed request the attempt is marked,
  * and it is given up at the marked time unless the server answers before.
+ *
+ * The routine poll (every `historyPollMs`) is the safety net for frames the socket missed. While
+ * the workstation's socket — the one this prompt was posted with — spoke within the poll interval,
+ * the net is not needed: the poll waits, at most BUSY_PROBE_SKIPS rounds in a row (the probes'
+ * rule), so a prompt that ended without a frame is still seen within (BUSY_PROBE_SKIPS + 1) polls.
+ * A look asked for by an event (an end, a reconnect), after a failed ask, or with a quiet,
+ * reconnecting or other socket always goes out.
  */
 import { settle } from '../../comfy/observation.js';
 import type { FollowEvent } from '../../comfy/ws-events.js';
@@ -17,6 +24,7 @@ import { endCue, endRecheckDelay } from './prompt-end.js';
 import { watchEnd, watchExecution } from './prompt-watch.js';
 import { isLeaseLost } from '../attempt/lease-fence.js';
 import { heardSilentSince } from '../../loop-stall.js';
+import { BUSY_PROBE_SKIPS } from './instance-registry.js';
 
 /** The longest the loop waits without looking at the clock (timeouts are judged between waits). */
 const MAX_WAIT_MS = 1_000;
@@ -34,6 +42,10 @@ export class AttemptFollow {
   private failingSince: number | null = null;
   private nextAsk: number;
   private lastProgressSave = 0;
+  /** The next ask is the routine poll (the safety net), not one an event or a failure asked for. */
+  private routine: boolean;
+  /** Routine polls in a row left out because the socket spoke (at most BUSY_PROBE_SKIPS). */
+  private pollsSkipped = 0;
 
   constructor(
     private readonly a: AttemptScope,
@@ -43,7 +55,8 @@ export class AttemptFollow {
     this.lastActivity = this.nextAsk = a.deps.clock.now();
     // Just posted and answered: the server has it queued, and its frames reach our socket — the
     // first look waits for them (or the poll). An adopted or recovered prompt is looked at now.
-    if (a.postedWith !== null && follower !== null) this.nextAsk += a.deps.config.historyPollMs;
+    this.routine = a.postedWith !== null && follower !== null;
+    if (this.routine) this.nextAsk += a.deps.config.historyPollMs;
   }
 
   private get now(): number {
@@ -61,7 +74,10 @@ export class AttemptFollow {
         if (outcome) return outcome;
         if (a.stopMode) break;
       }
-      if (this.now >= this.nextAsk) {
+      if (this.now >= this.nextAsk && this.pollMayWait(pending !== null)) {
+        this.pollsSkipped++;
+        this.nextAsk = this.now + config.historyPollMs;
+      } else if (this.now >= this.nextAsk) {
         const outcome = await this.ask();
         if (outcome) return outcome;
         if (a.stopMode) break;
@@ -88,10 +104,27 @@ export class AttemptFollow {
     return { kind: 'detached' };
   }
 
+  /**
+   * The routine poll may wait: the socket this prompt was posted with is open and spoke within the
+   * poll interval, the workstation is not silent, and fewer than BUSY_PROBE_SKIPS polls in a row
+   * waited. `listening`: the attempt still reads the socket's events.
+   */
+  private pollMayWait(listening: boolean): boolean {
+    const { a } = this;
+    if (!this.routine || this.endSeen || !listening || this.pollsSkipped >= BUSY_PROBE_SKIPS) return false;
+    const socket = a.instance.socket;
+    if (!socket || a.postedWith === null || socket.clientId !== a.postedWith) return false;
+    if (a.deps.contact.isSilent(a.instance.row.id)) return false;
+    const spoke = socket.spokeAt;
+    return spoke !== null && this.now - spoke < a.deps.config.historyPollMs;
+  }
+
   /** One look at the server: an outcome when the execution ended or is lost, else when to look next. */
   private async ask(): Promise<Outcome | null> {
     const { a } = this;
     const { config, contact } = a.deps;
+    this.pollsSkipped = 0;
+    this.routine = false;
     const instanceId = a.instance.row.id;
     const bound = this.boundByRequeue();
     const state = await settle(() => (this.endSeen ? watchEnd : watchExecution)(a.client, a.exec, bound.signal));
@@ -128,6 +161,7 @@ export class AttemptFollow {
     }
     if (s.kind === 'running') this.markRunning();
     // After the end: the entry is being written; ask again in milliseconds, not at the next poll.
+    this.routine = !this.endSeen;
     this.nextAsk =
       this.now + (this.endSeen ? endRecheckDelay(this.rechecks++, config.historyPollMs) : config.historyPollMs);
     return null;
@@ -152,6 +186,7 @@ export class AttemptFollow {
       }
     }
     d.answer(false);
+    this.routine = false;
     this.nextAsk = this.now;
     return null;
   }
@@ -187,12 +222,14 @@ export class AttemptFollow {
     const { a } = this;
     const instanceId = a.instance.row.id;
     if (ev.type === 'disconnected' || ev.type === 'lost') {
+      this.routine = false;
       this.nextAsk = this.now; // events from now on may be lost: ask the server
       return;
     }
     // A frame, or a new socket's handshake: the server answered.
     a.deps.contact.heard(instanceId);
     if (ev.type === 'reconnected') {
+      this.routine = false;
       this.nextAsk = this.now; // nothing is replayed
       return;
     }
@@ -202,6 +239,7 @@ export class AttemptFollow {
     if (ev.type === 'execution_success' && ev.inRun) a.deps.registry.releaseSlot(instanceId, a.attemptId);
     const cue = endCue(ev, { endSeen: this.endSeen, postedWith: a.postedWith });
     if (cue !== null && ev.type !== 'status') this.endSeen = true;
+    if (cue !== null) this.routine = false;
     if (cue === 'now') this.nextAsk = this.now;
     else if (cue === 'soon')
       this.nextAsk = Math.min(this.nextAsk, this.now + endRecheckDelay(0, a.deps.config.historyPollMs));
