@@ -22,12 +22,14 @@ import {
 import type { VramPin } from '../../../shared/vram-need.js';
 import { jobVram, needGbOn, type JobVram, type LearnRules } from '../scheduler/vram-need.js';
 import { jobPixels } from './job-size.js';
+import { VramSamplingPlan } from './vram-sampling.js';
 
 /** How long a template's rows are trusted before they are read again (ms). */
 const FRESH_MS = 5_000;
 
 export class VramKnowledge {
   private readonly byTemplate = new Map<number, { rows: LearnedRow[]; pin: VramPin; at: number }>();
+  private readonly plan = new VramSamplingPlan();
 
   constructor(
     private readonly db: Db,
@@ -71,6 +73,14 @@ export class VramKnowledge {
       const { gpu, pixels, outcome, needGb } = sample;
       k.rows = [{ gpu, pixels, outcome, needGb }, ...k.rows].slice(0, LEARNED_ROWS);
     }
+  }
+
+  /**
+   * Whether a run starting now has its VRAM read (templates/vram-sampling.ts); one not read comes
+   * with its bucket's p95 need — what an out-of-memory end of it is taken to have used.
+   */
+  sampleRun(t: StoredTemplate, gpu: string | null, pixels: number): { sample: boolean; knownGb: number | null } {
+    return this.plan.choose(this.known(t).rows, t.id, gpu, pixels, this.rules().learnAfter);
   }
 
   pin(name: string, pin: VramPin, actor: string): void {

@@ -89,7 +89,11 @@ export class ComfyLanPool implements WorkerPool {
   private hurryNow: (() => void) | null = null;
 
   constructor(private readonly d: ComfyLanPoolDeps) {
-    this.vramSampler = new VramSampler({ ...d, record: (s) => d.vram.record(s) });
+    this.vramSampler = new VramSampler({
+      ...d,
+      record: (s) => d.vram.record(s),
+      plan: (t, gpu, pixels) => d.vram.sampleRun(t, gpu, pixels),
+    });
     this.contact = new ContactWatch({
       db: d.db,
       clock: d.clock,

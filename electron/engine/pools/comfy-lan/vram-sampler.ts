@@ -14,6 +14,11 @@
  * peak above the lower of the baseline and the lowest read while it ran (ComfyUI unloads a model to
  * make room). Other models left resident count as ours: the learned need errs high, never low.
  * A good run read fewer than three times is not counted (no row); an OOM always is.
+ *
+ * Not every run is read (`plan`, templates/vram-sampling.ts): once a bucket's learned need is
+ * trusted with room to spare, one run in four. A run not read still keeps the station's baseline and
+ * loaded model up to date (both come from probes and starts, not reads) and, out of memory, is
+ * recorded as a read one would be, its bucket's p95 need standing in for the peak it was not seen at.
  */
 import type { Clock, Timers } from '../../clock.js';
 import type { ComfyClient } from '../../comfy/client.js';
@@ -88,6 +93,8 @@ export interface VramSamplerDeps {
   /** Stores a measured run; may be asynchronous (the commit batch): a failure is logged, never the attempt's. */
   record: (s: VramSample) => Promise<void> | void;
   log: (m: string) => void;
+  /** Whether to read this run (absent: every run); not read, its bucket's p95 need (GB). */
+  plan?: (t: StoredTemplate, gpu: string | null, pixels: number) => { sample: boolean; knownGb: number | null };
 }
 
 interface Measure {
@@ -100,6 +107,9 @@ interface Measure {
   lowGb: number;
   otherGb: number;
   reads: number;
+  /** Its VRAM is read while it runs; when not, `knownGb` is its bucket's p95 need. */
+  sampled: boolean;
+  knownGb: number | null;
 }
 
 /** One workstation: its reads, the baseline, the attempts of ours running there. */
@@ -163,29 +173,38 @@ export class VramSampler {
     if (probe?.gpuName && probe.vram) s.gpu = probe.gpuName;
     const t = a.template;
     const checkpoint = checkpointOfJob(t.workflow, t.parameters, a.job.params_json);
+    const pixels = jobPixels(t.workflow, t.parameters, a.job.params_json);
+    const plan = this.d.plan?.(t, s.gpu, pixels) ?? { sample: true, knownGb: null };
     s.running.set(a.attemptId, {
       attemptId: a.attemptId,
       templateId: t.id,
-      pixels: jobPixels(t.workflow, t.parameters, a.job.params_json),
+      pixels,
       warm: s.lastCheckpoint === undefined || s.lastCheckpoint === checkpoint,
       baselineGb: s.baselineGb,
       peakGb: 0,
       lowGb: Number.POSITIVE_INFINITY,
       otherGb: 0,
       reads: 0,
+      sampled: plan.sample,
+      knownGb: plan.knownGb,
     });
     s.lastCheckpoint = checkpoint;
     this.arm(s);
   }
 
+  /** ComfyUI runs one prompt at a time: a read belongs to the one of ours that started last. */
+  private current(s: Station): Measure | undefined {
+    return [...s.running.values()].at(-1);
+  }
+
   private arm(s: Station): void {
-    if (s.timer !== null || s.running.size === 0) return;
+    if (s.timer !== null || !this.current(s)?.sampled) return;
     s.timer = this.d.timers.setTimeout(() => void this.tick(s), this.d.config.vramSampleMs);
   }
 
   private async tick(s: Station): Promise<void> {
     s.timer = null;
-    if (s.running.size === 0 || s.reading) return this.arm(s);
+    if (!this.current(s)?.sampled || s.reading) return this.arm(s);
     s.reading = true;
     let v: VramBreakdown | null = null;
     try {
@@ -193,9 +212,8 @@ export class VramSampler {
     } finally {
       s.reading = false;
     }
-    // ComfyUI runs one prompt at a time: a read belongs to the one of ours that started last.
-    const m = [...s.running.values()].at(-1);
-    if (v && m) {
+    const m = this.current(s);
+    if (v && m?.sampled) {
       const active = v.comfyActiveBytes / GB;
       m.peakGb = Math.max(m.peakGb, active);
       m.lowGb = Math.min(m.lowGb, active);
@@ -215,18 +233,21 @@ export class VramSampler {
       this.d.timers.clearTimeout(s.timer);
       s.timer = null;
     }
+    this.arm(s); // the one left running is read, if it is sampled and no read is armed
     const end = endOf(outcome);
     const oom = end === 'oom';
     const ok = end === 'ok';
     if (!s.gpu || (!oom && !(ok && m.reads >= MIN_READS))) return;
     const baseline = m.baselineGb ?? (m.reads > 0 ? m.lowGb : 0);
     const floor = m.warm ? 0 : Math.min(baseline, m.lowGb);
-    const measured = m.reads > 0 ? Math.max(0, m.peakGb - floor) : 0;
+    // A run not read: its bucket's p95 need stands in for what the reads would have seen.
+    const measured = m.reads > 0 ? Math.max(0, m.peakGb - floor) : (m.knownGb ?? 0);
+    const seenPeak = m.reads > 0 ? m.peakGb : (m.knownGb ?? 0);
     // An OOM says "needed more than all ComfyUI could use there" only when the reads saw our prompt
     // fill at least half of it: an OOM at a small peak is transient (another process spiked) and
     // must not bar the template from a GPU it fits; it says only "more than it was seen to use".
     const usable = s.usableGb ?? 0;
-    const filled = m.reads > 0 && m.peakGb >= CONFIRMED_SHARE * usable;
+    const filled = seenPeak > 0 && seenPeak >= CONFIRMED_SHARE * usable;
     const needGb = oom && filled ? Math.max(measured, usable - RESERVE_GB) : measured;
     if (needGb <= 0) return;
     // A measurement is worth less than the attempt's own record: never let it fail the attempt.

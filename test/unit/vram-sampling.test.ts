@@ -1,0 +1,146 @@
+/**
+ * Which runs have their VRAM read (templates/vram-sampling.ts with the sampler): every run of a
+ * bucket until it has 4 × `vram_learn_after` good runs, then one in four — counted on the
+ * workstation stand-in's /system_stats answers — while a bucket not learned yet is read at every
+ * run, and a run not read that ends out of memory is still recorded.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ComfyClient } from '../../electron/engine/comfy/client.js';
+import type { HistoryEntry } from '../../electron/engine/comfy/responses.js';
+import { VramSampler, type EndedAs, type SampledAttempt } from '../../electron/engine/pools/comfy-lan/vram-sampler.js';
+import type { StoredTemplate } from '../../electron/engine/store/template-store.js';
+import type { LearnedRow, VramSample } from '../../electron/engine/store/vram-sample-store.js';
+import { jobPixels } from '../../electron/engine/templates/job-size.js';
+import { SAMPLE_ONE_IN, TRUSTED_AFTER, VramSamplingPlan } from '../../electron/engine/templates/vram-sampling.js';
+import { FakeTime } from '../helpers/fake-time.js';
+
+const GB = 1024 ** 3;
+const GPU = 'NVIDIA GeForce RTX 4090';
+const LEARN_AFTER = 5;
+const READS_PER_RUN = 6;
+const flush = () => new Promise((r) => setImmediate(r));
+
+const template = {
+  id: 7,
+  name: 't',
+  version: 1,
+  workflow: { '5': { class_type: 'EmptyLatentImage', inputs: { width: 1024, height: 1024, batch_size: 1 } } },
+  parameters: { width: '5.width' },
+  vramGb: 10,
+} as unknown as StoredTemplate;
+
+const ok: EndedAs = {
+  kind: 'finished',
+  entry: { status: { statusStr: 'success', messages: [] } } as unknown as HistoryEntry,
+};
+const oom: EndedAs = {
+  kind: 'failed',
+  obs: {
+    kind: 'execution_error',
+    nodeId: '3',
+    nodeType: 'KSampler',
+    exceptionType: 'torch.OutOfMemoryError',
+    exceptionMessage: 'CUDA out of memory. Tried to allocate 2.00 GiB',
+  } as unknown as NonNullable<EndedAs['obs']>,
+};
+
+/** A farm of one workstation: the sampler planned as the engine plans it, over rows kept in memory. */
+function farm(rows: LearnedRow[]) {
+  const time = new FakeTime();
+  let reads = 0;
+  const client = {
+    getSystemStats: async () => {
+      reads++;
+      return {
+        system: {},
+        devices: [
+          {
+            name: `cuda:0 ${GPU} : cudaMallocAsync`,
+            type: 'cuda',
+            index: 0,
+            vram_total: 24 * GB,
+            vram_free: 11 * GB,
+            torch_vram_total: 12.5 * GB,
+            torch_vram_free: 0,
+          },
+        ],
+      };
+    },
+  } as unknown as ComfyClient;
+  const recorded: VramSample[] = [];
+  const plan = new VramSamplingPlan();
+  const sampler = new VramSampler({
+    clock: time,
+    timers: time,
+    config: { vramSampleMs: 333 },
+    record: (s) => {
+      recorded.push(s);
+      rows.unshift({ gpu: s.gpu, pixels: s.pixels, outcome: s.outcome, needGb: s.needGb });
+    },
+    log: () => undefined,
+    plan: (t, gpu, pixels) => plan.choose(rows, t.id, gpu, pixels, LEARN_AFTER),
+  });
+  let n = 0;
+  /** One run of a job of `width` × 1024, READS_PER_RUN read intervals long. */
+  const run = async (width: number, end: EndedAs = ok): Promise<void> => {
+    const attempt: SampledAttempt = {
+      attemptId: `a${++n}`,
+      job: { params_json: JSON.stringify({ width }) },
+      template,
+      client,
+      instance: {
+        row: { id: 'i1', gpu_name: GPU },
+        lastOkProbe: { gpuName: GPU, vram: { totalBytes: 24 * GB, comfyBytes: 0, otherBytes: 0.4 * GB } },
+        ourAtProbe: 0,
+      },
+    };
+    sampler.started(attempt);
+    for (let i = 0; i < READS_PER_RUN; i++) {
+      time.advance(333);
+      await flush();
+    }
+    sampler.ended(attempt, end);
+  };
+  return { run, reads: () => reads, recorded };
+}
+
+function learnedRows(pixels: number, count: number): LearnedRow[] {
+  return Array.from({ length: count }, () => ({ gpu: GPU, pixels, outcome: 'ok' as const, needGb: 12.5 }));
+}
+
+const pixelsAt = (width: number): number =>
+  jobPixels(template.workflow, template.parameters, JSON.stringify({ width }));
+
+test('a bucket learned with room to spare (4 × vram_learn_after good runs) is read at one run in four, not every run', async () => {
+  const f = farm(learnedRows(pixelsAt(1024), TRUSTED_AFTER * LEARN_AFTER));
+  const runs = 3 * SAMPLE_ONE_IN;
+  for (let i = 0; i < runs; i++) await f.run(1024);
+  assert.equal(f.recorded.length, runs / SAMPLE_ONE_IN, 'one measured run in four');
+  assert.equal(f.reads(), (runs / SAMPLE_ONE_IN) * READS_PER_RUN, '/system_stats read only during the sampled runs');
+});
+
+test('a bucket not learned that far is read at every run, until it is', async () => {
+  const target = TRUSTED_AFTER * LEARN_AFTER;
+  // The 1024 bucket is learned; a 1536-wide job's bucket has only 5 runs (enough to be used, not to be trusted).
+  const rows = [...learnedRows(pixelsAt(1024), target), ...learnedRows(pixelsAt(1536), LEARN_AFTER)];
+  const f = farm(rows);
+  const untilTrusted = target - LEARN_AFTER;
+  for (let i = 0; i < untilTrusted; i++) await f.run(1536);
+  assert.equal(f.recorded.length, untilTrusted, 'every run measured');
+  assert.equal(f.reads(), untilTrusted * READS_PER_RUN);
+  for (let i = 0; i < SAMPLE_ONE_IN; i++) await f.run(1536);
+  assert.equal(f.recorded.length, untilTrusted + 1, 'then one in four');
+});
+
+test('a run that is not read and ends out of memory is still recorded, as a read one would be', async () => {
+  const f = farm(learnedRows(pixelsAt(1024), TRUSTED_AFTER * LEARN_AFTER));
+  await f.run(1024, oom); // the first run of a trusted bucket is not read
+  assert.equal(f.reads(), 0);
+  assert.equal(f.recorded.length, 1);
+  const r = f.recorded[0]!;
+  assert.equal(r.outcome, 'oom');
+  assert.equal(r.reads, 0);
+  // Its bucket's p95 (12.5 GB) filled over half of what ComfyUI could use (23.6 GB): needed more than all of it less the reserve.
+  assert.ok(Math.abs(r.needGb - (24 - 0.4 - 0.5)) < 1e-6, `needGb ${r.needGb}`);
+});
