@@ -105,6 +105,8 @@ interface SizeRun {
   breakdown: Breakdown | null;
   /** Requests the engine made per ComfyUI route over the run (counted by the simulators). */
   requests: Record<string, number>;
+  /** Runs whose VRAM was measured (rows in vram_samples): the VRAM reads' share of /system_stats. */
+  vramMeasured: number;
   load: ReturnType<ReturnType<typeof watchLoad>['stop']>;
 }
 
@@ -228,6 +230,7 @@ async function sizeRun(
       simCpuMs,
       breakdown: profile ? breakdownOf(profile) : null,
       requests,
+      vramMeasured: (be.engine.db.one('SELECT COUNT(*) AS n FROM vram_samples') as { n: number }).n,
       load: loadReport,
     };
   } finally {
@@ -255,7 +258,8 @@ function requestsLine(r: SizeRun): string {
     .sort((a, c) => c[1] - a[1]);
   const all = sum(rows.map(([, n]) => n));
   const perS = (n: number): number => round(n / (r.wallMs / 1000), 0);
-  return `${all} in all (${perS(all)}/s): ${rows.map(([route, n]) => `${route} ${n} (${perS(n)}/s)`).join(', ')}`;
+  const routes = rows.map(([route, n]) => `${route} ${n} (${perS(n)}/s)`).join(', ');
+  return `${all} in all (${perS(all)}/s): ${routes}; ${r.vramMeasured} of ${r.completed} runs VRAM-measured`;
 }
 
 /** "1,900 ms: scheduler/blocked-jobs.ts step 640 ms, (garbage collector) 300 ms, …" (the largest eight). */
