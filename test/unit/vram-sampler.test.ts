@@ -5,39 +5,14 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ComfyClient } from '../../electron/engine/comfy/client.js';
 import type { HistoryEntry } from '../../electron/engine/comfy/responses.js';
 import { VramSampler, type SampledAttempt } from '../../electron/engine/pools/comfy-lan/vram-sampler.js';
 import type { StoredTemplate } from '../../electron/engine/store/template-store.js';
 import type { VramSample } from '../../electron/engine/store/vram-sample-store.js';
 import { FakeTime } from '../helpers/fake-time.js';
+import { GB, rtx4090Station as station } from '../helpers/gpu-snapshot.js';
 
-const GB = 1024 ** 3;
 const flush = () => new Promise((r) => setImmediate(r));
-
-function station(active: { gb: number }) {
-  let reads = 0;
-  const client = {
-    getSystemStats: async () => {
-      reads++;
-      return {
-        system: {},
-        devices: [
-          {
-            name: 'cuda:0 NVIDIA GeForce RTX 4090 : cudaMallocAsync',
-            type: 'cuda',
-            index: 0,
-            vram_total: 24 * GB,
-            vram_free: (24 - 0.4 - active.gb) * GB,
-            torch_vram_total: active.gb * GB,
-            torch_vram_free: 0,
-          },
-        ],
-      };
-    },
-  } as unknown as ComfyClient;
-  return { client, reads: () => reads };
-}
 
 const template = {
   id: 7,

@@ -6,7 +6,6 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ComfyClient } from '../../electron/engine/comfy/client.js';
 import type { HistoryEntry } from '../../electron/engine/comfy/responses.js';
 import { VramSampler, type EndedAs, type SampledAttempt } from '../../electron/engine/pools/comfy-lan/vram-sampler.js';
 import type { StoredTemplate } from '../../electron/engine/store/template-store.js';
@@ -14,8 +13,8 @@ import type { LearnedRow, VramSample } from '../../electron/engine/store/vram-sa
 import { jobPixels } from '../../electron/engine/templates/job-size.js';
 import { SAMPLE_ONE_IN, TRUSTED_AFTER, VramSamplingPlan } from '../../electron/engine/templates/vram-sampling.js';
 import { FakeTime } from '../helpers/fake-time.js';
+import { GB, rtx4090Station } from '../helpers/gpu-snapshot.js';
 
-const GB = 1024 ** 3;
 const GPU = 'NVIDIA GeForce RTX 4090';
 const LEARN_AFTER = 5;
 const READS_PER_RUN = 6;
@@ -48,26 +47,7 @@ const oom: EndedAs = {
 /** A farm of one workstation: the sampler planned as the engine plans it, over rows kept in memory. */
 function farm(rows: LearnedRow[]) {
   const time = new FakeTime();
-  let reads = 0;
-  const client = {
-    getSystemStats: async () => {
-      reads++;
-      return {
-        system: {},
-        devices: [
-          {
-            name: `cuda:0 ${GPU} : cudaMallocAsync`,
-            type: 'cuda',
-            index: 0,
-            vram_total: 24 * GB,
-            vram_free: 11 * GB,
-            torch_vram_total: 12.5 * GB,
-            torch_vram_free: 0,
-          },
-        ],
-      };
-    },
-  } as unknown as ComfyClient;
+  const { client, reads } = rtx4090Station({ gb: 12.5 });
   const recorded: VramSample[] = [];
   const plan = new VramSamplingPlan();
   const sampler = new VramSampler({
@@ -102,7 +82,7 @@ function farm(rows: LearnedRow[]) {
     }
     sampler.ended(attempt, end);
   };
-  return { run, reads: () => reads, recorded };
+  return { run, reads, recorded };
 }
 
 function learnedRows(pixels: number, count: number): LearnedRow[] {
