@@ -46,6 +46,9 @@ export interface ContactPort {
  */
 export const BUSY_PROBE_SKIPS = 4;
 
+/** First probes sent per turn of the event loop at a farm's start (probeInGroups). */
+export const FIRST_PROBE_GROUP = 16;
+
 /** An attempt holding a slot (or the waiting place) on an instance. */
 export interface Occupant extends RunClock {
   jobId: string;
@@ -88,6 +91,8 @@ export interface InstanceRuntime {
   lastPersistAt: number;
   /** Probe rounds in a row left out because the workstation was busy and heard from (BUSY_PROBE_SKIPS). */
   probesSkipped: number;
+  /** Its first probe of this run has gone out (a farm's start sends them in groups: probeInGroups). */
+  probeSent: boolean;
 }
 
 /** The frames an attempt reads (attempt-follow.ts, prompt-end.ts); the rest are dropped unparsed. */
@@ -152,7 +157,23 @@ export class InstanceRegistry {
   start(): void {
     this.stopped = false;
     // RunPod endpoints are the cloud pool's (cloud/runpod-pool.ts): no ComfyUI server to probe.
-    for (const row of comfyInstanceRows(this.db)) this.add(row);
+    const added = comfyInstanceRows(this.db).map((row) => this.add(row, false));
+    this.probeInGroups(added);
+  }
+
+  /**
+   * The first probes of a farm's start, FIRST_PROBE_GROUP per turn of the event loop: each opens
+   * a connection, and its answer a socket and a node list. At 200 workstations all in one turn
+   * they held the loop for hundreds of ms and their answers came back in one wave; in groups the
+   * answers that arrive between groups are handled as they come. Every workstation is still probed
+   * at start (the last group goes out a dozen turns later, milliseconds on an idle loop).
+   */
+  private probeInGroups(rts: readonly InstanceRuntime[]): void {
+    if (this.stopped || rts.length === 0) return;
+    // One probed already (an attempt recovered there asked for it) is not probed twice.
+    for (const rt of rts.slice(0, FIRST_PROBE_GROUP)) if (!rt.probeSent) void this.probe(rt);
+    const rest = rts.slice(FIRST_PROBE_GROUP);
+    if (rest.length) setImmediate(() => this.probeInGroups(rest));
   }
 
   stop(): void {
@@ -200,7 +221,7 @@ export class InstanceRegistry {
     return [...this.map.values()];
   }
 
-  private add(row: ComfyInstanceRow): void {
+  private add(row: ComfyInstanceRow, probeNow = true): InstanceRuntime {
     const rt: InstanceRuntime = {
       row,
       client: new ComfyClient(row.url, { timeoutMs: this.config.requestTimeoutMs }),
@@ -225,9 +246,11 @@ export class InstanceRegistry {
       timer: null,
       lastPersistAt: 0,
       probesSkipped: 0,
+      probeSent: false,
     };
     this.map.set(row.id, rt);
-    void this.probe(rt);
+    if (probeNow) void this.probe(rt);
+    return rt;
   }
 
   /**
@@ -239,7 +262,10 @@ export class InstanceRegistry {
     const row = instanceRow(this.db, id);
     const rt = this.map.get(id);
     if (row?.kind !== 'comfyui') return this.remove(id);
-    if (!rt) return this.add(row);
+    if (!rt) {
+      this.add(row);
+      return;
+    }
     const urlChanged = rt.row.url !== row.url;
     rt.row = row;
     if (urlChanged) {
@@ -289,6 +315,7 @@ export class InstanceRegistry {
   async probe(rt: InstanceRuntime, fromTimer = false): Promise<void> {
     if (this.stopped || this.map.get(rt.row.id) !== rt) return;
     this.timers.clearTimeout(rt.timer);
+    rt.probeSent = true;
     try {
       // Only the timer's round may wait; a probe asked for (after a failure, a change) goes out.
       if (fromTimer && this.probeMayWait(rt)) rt.probesSkipped++;
