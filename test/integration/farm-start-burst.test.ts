@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FIRST_PROBE_GROUP } from '../../electron/engine/pools/comfy-lan/instance-registry.js';
 import { farmFor, type ShotSpec } from '../helpers/farm.js';
+import { addTemplateVariant } from '../helpers/template-variants.js';
 
 const turn = () => new Promise<void>((done) => setImmediate(done));
 
@@ -48,4 +49,16 @@ test('the blocked-jobs keeper begins its full pass once for a burst of workstati
   // Each came up with two changes of the facts (its VRAM total, its node list): 48 chances to restart.
   const { passes, steps } = scheduler.blockedKeeper;
   assert.ok(passes <= 2, `${passes} full passes begun (${steps} steps) while ${n} workstations came up`);
+});
+
+test("a workstation's tags edited while the farm runs are what the next decision sees (the row's parsed fields are not kept past an edit)", async (ctx) => {
+  const farm = await farmFor(ctx, { instances: [{}] });
+  await addTemplateVariant(farm.engine, 'txt2img', { name: 'tagged', tags: ['img2img'] });
+  const [id] = (await farm.importJobs([{ id: 'needs-tag', template: 'tagged' }])) as [string];
+  await farm.waitFor('the job marked blocked', async () => (await farm.job(id)).blocked);
+  const sim = farm.sims[0];
+  assert.ok(sim);
+  await farm.engine.call('instances.update', { id: 'sim-0', name: 'sim-0', url: sim.url, tags: ['img2img'] });
+  const [done] = await farm.waitForStates([id], ['completed']);
+  assert.equal(done?.blocked, false);
 });

@@ -129,8 +129,21 @@ function gpuSpeed(name: string | null, totalBytes: number | null): number {
   return totalBytes ? totalBytes / 1024 ** 3 / 10 : 0;
 }
 
+/** What a snapshot reads of the stored row's JSON columns, parsed once per row object (rowFields). */
+interface RowFields {
+  tags: string[];
+  vramOverrides: Record<string, number>;
+  storedVramBytes: number | null;
+}
+
 export class InstanceRegistry {
   private readonly map = new Map<string, InstanceRuntime>();
+  /**
+   * Keyed by the row object, which is replaced (never changed in place) whenever the row is
+   * reloaded or edited: every dispatch pass and every blocked-jobs step snapshots every
+   * workstation, and re-parsing three JSON columns each time was most of a step's facts at 200.
+   */
+  private readonly fields = new WeakMap<ComfyInstanceRow, RowFields>();
   private stopped = true;
 
   constructor(
@@ -481,8 +494,22 @@ export class InstanceRegistry {
     return toInstanceView(this.db, rt.row, jobs);
   }
 
+  private rowFields(row: ComfyInstanceRow): RowFields {
+    let f = this.fields.get(row);
+    if (!f) {
+      f = {
+        tags: JSON.parse(row.tags_json) as string[],
+        vramOverrides: JSON.parse(row.vram_overrides_json) as Record<string, number>,
+        storedVramBytes: row.vram_json ? (JSON.parse(row.vram_json) as { totalBytes: number }).totalBytes : null,
+      };
+      this.fields.set(row, f);
+    }
+    return f;
+  }
+
   snapshot(rt: InstanceRuntime): InstanceSnapshot {
     const ok = rt.lastOkProbe;
+    const fields = this.rowFields(rt.row);
     let runningVramGb = 0;
     let largestRunningVramGb = 0;
     let runningPriority: number | null = null;
@@ -496,7 +523,7 @@ export class InstanceRegistry {
     return {
       id: rt.row.id,
       name: rt.row.name,
-      tags: JSON.parse(rt.row.tags_json) as string[],
+      tags: fields.tags,
       maxConcurrency: rt.row.max_concurrency,
       running: rt.running.size,
       runningVramGb,
@@ -508,7 +535,7 @@ export class InstanceRegistry {
       // the one from when it answered (ours change faster than probes come).
       serverQueue: ok ? Math.max(0, ok.queueRunning + ok.queuePending - rt.ourAtProbe) : 0,
       lastCheckpoint: rt.lastCheckpoint,
-      vramOverrides: JSON.parse(rt.row.vram_overrides_json) as Record<string, number>,
+      vramOverrides: fields.vramOverrides,
       speed: gpuSpeed(ok?.gpuName ?? rt.row.gpu_name, ok?.vram?.totalBytes ?? null),
       runningPriority,
       waiting: rt.waiting
@@ -531,12 +558,9 @@ export class InstanceRegistry {
    */
   facts(rt: InstanceRuntime, reservedFor: InstanceFacts['reservedFor']): InstanceFacts {
     const snap = this.snapshot(rt);
-    let stored: number | null = null;
-    if (snap.totalVramBytes === null && rt.row.vram_json)
-      stored = (JSON.parse(rt.row.vram_json) as { totalBytes: number }).totalBytes;
     return {
       ...snap,
-      totalVramBytes: snap.totalVramBytes ?? stored,
+      totalVramBytes: snap.totalVramBytes ?? this.rowFields(rt.row).storedVramBytes,
       adminState: rt.row.admin_state,
       health: rt.health,
       capabilityProblems: null,
