@@ -13,7 +13,7 @@ import { addTemplateVariant } from '../helpers/template-variants.js';
 const turn = () => new Promise<void>((done) => setImmediate(done));
 
 test("a farm's first probes go out in groups of FIRST_PROBE_GROUP per turn, and every workstation is probed and comes up", async (ctx) => {
-  const n = FIRST_PROBE_GROUP * 2 + 5;
+  const n = FIRST_PROBE_GROUP + 6;
   const farm = await farmFor(ctx, { instances: Array.from({ length: n }, () => ({})), start: false });
   farm.startScheduler();
   const scheduler = farm.engine.scheduler;
