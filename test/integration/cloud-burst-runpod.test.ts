@@ -109,7 +109,10 @@ forEachStore((store) => {
   });
 
   test(`failure classes: 429 with Retry-After and 5xx are transient, TIMED_OUT is a timeout, a validation failure is permanent on ${store}`, async (t) => {
-    const { farm, sim } = await cloudFarmFor(t, { store, sim: { executionTimeoutMs: 300, workers: 3 } });
+    // The execution timeout is the endpoint's, for every job: long enough that a normal render on a
+    // loaded machine ends before it (at 300 ms the 'rate' job timed out at load 10), short enough
+    // that the scripted 'timeout' job below is ended by it quickly.
+    const { farm, sim } = await cloudFarmFor(t, { store, sim: { executionTimeoutMs: 2_000, workers: 3 } });
     // 429 with Retry-After on /status: asked again after it, the job still completes in its first attempt.
     sim.failNext('status', 429, 2, 0.05);
     const [ok] = await farm.importJobs([{ id: 'rate' }]);
