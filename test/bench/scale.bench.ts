@@ -89,6 +89,10 @@ interface SizeRun {
   lateTurns: LagSample[];
   /** What ran while the loop was blocked ≥ 50 ms (the late turns' windows in the profile), by engine entry. */
   blockedBy: ReturnType<typeof whatRanIn> | null;
+  /** The blocked-jobs keeper's full passes begun and steps taken over the run (each step builds the farm's facts). */
+  keeper: { passes: number; steps: number };
+  /** The main thread's busy time from the scheduler's start to every GPU busy (the profile's samples, idle left out), by engine entry. */
+  startupBy: ReturnType<typeof whatRanIn> | null;
   /** Scheduler start → last end. */
   fromStartMs: number;
   /** Scheduler start → every workstation's first execution_start (Infinity when one never started). */
@@ -161,6 +165,7 @@ async function sizeRun(
       (be.engine.db.one("SELECT COUNT(*) AS n FROM jobs WHERE state = 'completed'") as { n: number }).n;
     const finished = await until(() => done() >= shots, 120_000 + 10 * o.waves * 3_600 * o.f, 100);
     loop.disable();
+    const keeper = { ...(be.engine.scheduler?.blockedKeeper ?? { passes: 0, steps: 0 }) };
     const lagSamples = lag.stop();
     const wallMs = performance.now() - t0;
     const profile = profiler ? await profiler.stop() : null;
@@ -219,6 +224,8 @@ async function sizeRun(
       lagWorst: worstTurns(lagSamples, startedAt),
       lateTurns: lagSamples.filter((l) => l.lagMs >= 50),
       blockedBy: profile ? whatRanIn(profile, blockedWindows(lagSamples)) : null,
+      keeper,
+      startupBy: profile ? whatRanIn(profile, [monoWindow(lagSamples, startedAt, allBusyOrEnd)]) : null,
       fromStartMs: lastEnd - startedAt,
       allBusyMs: allBusyAt - startedAt,
       gpusUsed: firstStart.size,
@@ -263,8 +270,14 @@ function requestsLine(r: SizeRun): string {
 }
 
 /** "1,900 ms: scheduler/blocked-jobs.ts step 640 ms, (garbage collector) 300 ms, …" (the largest eight). */
-function blockedByLine(r: SizeRun): string {
-  const b = r.blockedBy;
+/** [from, to] (absolute ms) on the monotonic clock (µs) of the profile, by the lag samples' pairs of both. */
+function monoWindow(samples: readonly LagSample[], from: number, to: number): [number, number] {
+  const s = samples[0];
+  if (!s) return [0, 0];
+  return [s.mono + (from - s.t) * 1000, s.mono + (to - s.t) * 1000];
+}
+
+function blockedByLine(r: SizeRun, b = r.blockedBy): string {
   if (!b) return 'not profiled (--no-profile)';
   const parts = b.by.slice(0, 8).map(([entry, ms]) => `${entry} ${round(ms, 0)} ms`);
   return `${round(b.ms, 0)} ms sampled: ${parts.join(', ')}`;
@@ -327,6 +340,11 @@ function sizeFigures(r: SizeRun, base: Baselines): Figure[] {
     info(`  ${tag}: loop delay after every GPU is busy`, lagPhaseLine(r.lagSteady)),
     info(`  ${tag}: the latest loop turns (from the scheduler's start)`, r.lagWorst),
     info(`  ${tag}: what ran while the loop was blocked ≥ 50 ms (profile), by engine entry`, blockedByLine(r)),
+    info(
+      `  ${tag}: main-thread busy time in the start-up burst (profile, idle left out), by engine entry`,
+      blockedByLine(r, r.startupBy),
+    ),
+    info(`  ${tag}: blocked-jobs keeper over the run`, `${r.keeper.passes} full passes, ${r.keeper.steps} steps`),
     le(`${tag}: engine RSS (max)`, r.rssMaxMb, TARGET_RSS_MB, 'MB', 0),
     info(
       `  ${tag}: CPU over the run, cores: engine / simulators / other processes`,

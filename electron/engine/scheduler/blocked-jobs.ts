@@ -4,7 +4,10 @@
  * stops saying so when a workstation that can take it appears. Written only when the answer changes
  * — never once per dispatch pass — and looked at:
  *  - for every queued job, whenever what could block one changes (FarmFacts.fingerprint: a
- *    workstation added, edited or removed, a node list loaded, a VRAM total learnt), a chunk per turn;
+ *    workstation added, edited or removed, a node list loaded, a VRAM total learnt), a chunk per turn
+ *    — a full pass begun at most once per interval: at a farm's start 200 workstations come up one
+ *    after the other, and restarting at each (the facts alone are ~8 ms at 200) held the loop for
+ *    the whole burst; a change within the interval restarts it once, at the interval's end;
  *  - for new jobs (imports here or by another process: the store is looked at once per interval);
  *  - for jobs announced back in the queue (released, retried, requeued, their dependency done);
  *  - and, a few chunks per interval, round the whole queue, for what another process changed.
@@ -58,6 +61,11 @@ export class BlockedJobs {
   /** Sweep chunks still to take in this interval. */
   private sweepDue = 0;
   private newestSeen = 0;
+  /** When the latest full pass began (clock ms), and the timer of the one a change within the interval asks for. */
+  private passBegunAt: number | null = null;
+  private passTimer: unknown = null;
+  /** Full passes begun and steps taken in this run (tests, benchmarks). */
+  readonly stats = { passes: 0, steps: 0 };
   private readonly recheck = new Set<string>();
   private timer: unknown = null;
   private soonQueued = false;
@@ -73,7 +81,7 @@ export class BlockedJobs {
     this.running = true;
     // Everything once at start (the farm may have changed while Shotfarm was closed), then new rows only.
     this.newestSeen = newestJobRowid(this.d.db);
-    this.passFrom = 0;
+    this.beginPass();
     this.offs = [
       this.d.events.on(
         'job.changed',
@@ -88,7 +96,7 @@ export class BlockedJobs {
         'jobs.bulkChanged',
         () => {
           if (this.announcing) return;
-          this.passFrom = 0;
+          this.beginPass();
           this.soon();
         },
         INTERNAL,
@@ -100,6 +108,8 @@ export class BlockedJobs {
   stop(): void {
     this.running = false;
     this.d.timers.clearTimeout(this.timer);
+    this.d.timers.clearTimeout(this.passTimer);
+    this.passTimer = null;
     for (const off of this.offs) off();
     this.offs = [];
   }
@@ -114,6 +124,30 @@ export class BlockedJobs {
     });
   }
 
+  private beginPass(): void {
+    this.passFrom = 0;
+    this.passBegunAt = this.d.clock.now();
+    this.stats.passes++;
+  }
+
+  /**
+   * The facts changed: a full pass now, unless one began within the interval — then the pass
+   * going on carries on with the new facts and one more begins at the interval's end (however
+   * many changes come meanwhile), so no job is left judged on facts older than one interval.
+   */
+  private factsChanged(): void {
+    const since = this.passBegunAt === null ? Number.POSITIVE_INFINITY : this.d.clock.now() - this.passBegunAt;
+    const interval = this.d.intervalMs();
+    if (since >= interval) return this.beginPass();
+    if (this.passTimer !== null) return;
+    this.passTimer = this.d.timers.setTimeout(() => {
+      this.passTimer = null;
+      if (!this.running) return;
+      this.beginPass();
+      this.soon();
+    }, interval - since);
+  }
+
   private tick(): void {
     this.sweepDue = SWEEP_CHUNKS;
     this.d.guard('looking for blocked jobs', () => this.step());
@@ -122,11 +156,13 @@ export class BlockedJobs {
 
   private step(): void {
     if (!this.running) return;
+    this.stats.steps++;
     const { db } = this.d;
     const facts = this.d.facts();
     if (facts.fingerprint !== this.fingerprint) {
+      // The first facts of the run: the pass begun at start is the one they need.
+      if (this.fingerprint !== null) this.factsChanged();
       this.fingerprint = facts.fingerprint;
-      this.passFrom = 0;
     }
     const rows = new Map<string, JobRow>();
     const fresh = queuedByRowid(db, this.newestSeen, CHUNK);

@@ -324,9 +324,14 @@ export class Scheduler implements FarmPort {
     this.lan.heard(id, probe);
   }
 
-  /** Per registered instance: may it take work now, and has it reported its node list (tests, benchmarks). */
-  readiness(): { id: string; dispatchable: boolean; nodeListKnown: boolean }[] {
+  /** Per registered instance: has its first probe gone out, may it take work now, has it reported its node list (tests, benchmarks). */
+  readiness(): { id: string; probed: boolean; dispatchable: boolean; nodeListKnown: boolean }[] {
     return this.lan.readiness();
+  }
+
+  /** The blocked-jobs keeper's full passes begun and steps taken in this run (tests, benchmarks). */
+  get blockedKeeper(): { readonly passes: number; readonly steps: number } {
+    return this.blocked.stats;
   }
 
   private nodeLists(): KnownNodeList[] {

@@ -247,10 +247,11 @@ export class ComfyLanPool implements WorkerPool {
     return () => null;
   }
 
-  /** Per registered instance: may it take work now, and has it reported its node list (tests, benchmarks). */
-  readiness(): { id: string; dispatchable: boolean; nodeListKnown: boolean }[] {
+  /** Per registered instance: has its first probe gone out, may it take work now, has it reported its node list (tests, benchmarks). */
+  readiness(): { id: string; probed: boolean; dispatchable: boolean; nodeListKnown: boolean }[] {
     return this.registry.all().map((rt) => ({
       id: rt.row.id,
+      probed: rt.probeSent,
       dispatchable: this.registry.dispatchable(rt),
       nodeListKnown: rt.objectInfo !== null,
     }));

@@ -46,6 +46,9 @@ export interface ContactPort {
  */
 export const BUSY_PROBE_SKIPS = 4;
 
+/** First probes sent per turn of the event loop at a farm's start (probeInGroups): four turns at 200 workstations. */
+export const FIRST_PROBE_GROUP = 50;
+
 /** An attempt holding a slot (or the waiting place) on an instance. */
 export interface Occupant extends RunClock {
   jobId: string;
@@ -88,6 +91,8 @@ export interface InstanceRuntime {
   lastPersistAt: number;
   /** Probe rounds in a row left out because the workstation was busy and heard from (BUSY_PROBE_SKIPS). */
   probesSkipped: number;
+  /** Its first probe of this run has gone out (a farm's start sends them in groups: probeInGroups). */
+  probeSent: boolean;
 }
 
 /** The frames an attempt reads (attempt-follow.ts, prompt-end.ts); the rest are dropped unparsed. */
@@ -124,8 +129,21 @@ function gpuSpeed(name: string | null, totalBytes: number | null): number {
   return totalBytes ? totalBytes / 1024 ** 3 / 10 : 0;
 }
 
+/** What a snapshot reads of the stored row's JSON columns, parsed once per row object (rowFields). */
+interface RowFields {
+  tags: string[];
+  vramOverrides: Record<string, number>;
+  storedVramBytes: number | null;
+}
+
 export class InstanceRegistry {
   private readonly map = new Map<string, InstanceRuntime>();
+  /**
+   * Keyed by the row object, which is replaced (never changed in place) whenever the row is
+   * reloaded or edited: every dispatch pass and every blocked-jobs step snapshots every
+   * workstation, and re-parsing three JSON columns each time was most of a step's facts at 200.
+   */
+  private readonly fields = new WeakMap<ComfyInstanceRow, RowFields>();
   private stopped = true;
 
   constructor(
@@ -152,7 +170,25 @@ export class InstanceRegistry {
   start(): void {
     this.stopped = false;
     // RunPod endpoints are the cloud pool's (cloud/runpod-pool.ts): no ComfyUI server to probe.
-    for (const row of comfyInstanceRows(this.db)) this.add(row);
+    const added = comfyInstanceRows(this.db).map((row) => this.add(row, false));
+    this.probeInGroups(added);
+  }
+
+  /**
+   * The first probes of a farm's start, FIRST_PROBE_GROUP per turn of the event loop: each opens
+   * a connection, and its answer a socket and a node list. At 200 workstations all in one turn
+   * they held the loop for hundreds of ms and their answers came back in one wave; in groups the
+   * answers that arrive between groups are handled as they come. Every workstation is still probed
+   * at start (at 200, the last group three turns later). Groups of 16 were tried: under load the
+   * answers to the first groups (sockets, node lists, the first dispatches) ran before the later
+   * groups went out, and every GPU was busy 1.6–3.7 s later than with all at once (two pairs, load 8–12).
+   */
+  private probeInGroups(rts: readonly InstanceRuntime[]): void {
+    if (this.stopped || rts.length === 0) return;
+    // One probed already (an attempt recovered there asked for it) is not probed twice.
+    for (const rt of rts.slice(0, FIRST_PROBE_GROUP)) if (!rt.probeSent) void this.probe(rt);
+    const rest = rts.slice(FIRST_PROBE_GROUP);
+    if (rest.length) setImmediate(() => this.probeInGroups(rest));
   }
 
   stop(): void {
@@ -200,7 +236,7 @@ export class InstanceRegistry {
     return [...this.map.values()];
   }
 
-  private add(row: ComfyInstanceRow): void {
+  private add(row: ComfyInstanceRow, probeNow = true): InstanceRuntime {
     const rt: InstanceRuntime = {
       row,
       client: new ComfyClient(row.url, { timeoutMs: this.config.requestTimeoutMs }),
@@ -225,9 +261,11 @@ export class InstanceRegistry {
       timer: null,
       lastPersistAt: 0,
       probesSkipped: 0,
+      probeSent: false,
     };
     this.map.set(row.id, rt);
-    void this.probe(rt);
+    if (probeNow) void this.probe(rt);
+    return rt;
   }
 
   /**
@@ -239,7 +277,10 @@ export class InstanceRegistry {
     const row = instanceRow(this.db, id);
     const rt = this.map.get(id);
     if (row?.kind !== 'comfyui') return this.remove(id);
-    if (!rt) return this.add(row);
+    if (!rt) {
+      this.add(row);
+      return;
+    }
     const urlChanged = rt.row.url !== row.url;
     rt.row = row;
     if (urlChanged) {
@@ -289,6 +330,7 @@ export class InstanceRegistry {
   async probe(rt: InstanceRuntime, fromTimer = false): Promise<void> {
     if (this.stopped || this.map.get(rt.row.id) !== rt) return;
     this.timers.clearTimeout(rt.timer);
+    rt.probeSent = true;
     try {
       // Only the timer's round may wait; a probe asked for (after a failure, a change) goes out.
       if (fromTimer && this.probeMayWait(rt)) rt.probesSkipped++;
@@ -454,8 +496,22 @@ export class InstanceRegistry {
     return toInstanceView(this.db, rt.row, jobs);
   }
 
+  private rowFields(row: ComfyInstanceRow): RowFields {
+    let f = this.fields.get(row);
+    if (!f) {
+      f = {
+        tags: JSON.parse(row.tags_json) as string[],
+        vramOverrides: JSON.parse(row.vram_overrides_json) as Record<string, number>,
+        storedVramBytes: row.vram_json ? (JSON.parse(row.vram_json) as { totalBytes: number }).totalBytes : null,
+      };
+      this.fields.set(row, f);
+    }
+    return f;
+  }
+
   snapshot(rt: InstanceRuntime): InstanceSnapshot {
     const ok = rt.lastOkProbe;
+    const fields = this.rowFields(rt.row);
     let runningVramGb = 0;
     let largestRunningVramGb = 0;
     let runningPriority: number | null = null;
@@ -469,7 +525,7 @@ export class InstanceRegistry {
     return {
       id: rt.row.id,
       name: rt.row.name,
-      tags: JSON.parse(rt.row.tags_json) as string[],
+      tags: fields.tags,
       maxConcurrency: rt.row.max_concurrency,
       running: rt.running.size,
       runningVramGb,
@@ -481,7 +537,7 @@ export class InstanceRegistry {
       // the one from when it answered (ours change faster than probes come).
       serverQueue: ok ? Math.max(0, ok.queueRunning + ok.queuePending - rt.ourAtProbe) : 0,
       lastCheckpoint: rt.lastCheckpoint,
-      vramOverrides: JSON.parse(rt.row.vram_overrides_json) as Record<string, number>,
+      vramOverrides: fields.vramOverrides,
       speed: gpuSpeed(ok?.gpuName ?? rt.row.gpu_name, ok?.vram?.totalBytes ?? null),
       runningPriority,
       waiting: rt.waiting
@@ -504,12 +560,9 @@ export class InstanceRegistry {
    */
   facts(rt: InstanceRuntime, reservedFor: InstanceFacts['reservedFor']): InstanceFacts {
     const snap = this.snapshot(rt);
-    let stored: number | null = null;
-    if (snap.totalVramBytes === null && rt.row.vram_json)
-      stored = (JSON.parse(rt.row.vram_json) as { totalBytes: number }).totalBytes;
     return {
       ...snap,
-      totalVramBytes: snap.totalVramBytes ?? stored,
+      totalVramBytes: snap.totalVramBytes ?? this.rowFields(rt.row).storedVramBytes,
       adminState: rt.row.admin_state,
       health: rt.health,
       capabilityProblems: null,
