@@ -7,21 +7,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { HistoryEntry } from '../../electron/engine/comfy/responses.js';
 import { VramSampler, type SampledAttempt } from '../../electron/engine/pools/comfy-lan/vram-sampler.js';
-import type { StoredTemplate } from '../../electron/engine/store/template-store.js';
 import type { VramSample } from '../../electron/engine/store/vram-sample-store.js';
 import { FakeTime } from '../helpers/fake-time.js';
+import { latentTemplate } from '../helpers/stub-template.js';
 import { GB, rtx4090Station as station } from '../helpers/gpu-snapshot.js';
 
 const flush = () => new Promise((r) => setImmediate(r));
 
-const template = {
-  id: 7,
-  name: 't',
-  version: 1,
-  workflow: { '5': { class_type: 'EmptyLatentImage', inputs: { width: 1024, height: 1024, batch_size: 1 } } },
-  parameters: {},
-  vramGb: 10,
-} as unknown as StoredTemplate;
+const template = latentTemplate();
 
 test('reads only while our prompt runs, at the set rate, and records the peak it added over the idle baseline', async () => {
   const time = new FakeTime();

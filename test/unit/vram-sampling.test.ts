@@ -8,11 +8,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { HistoryEntry } from '../../electron/engine/comfy/responses.js';
 import { VramSampler, type EndedAs, type SampledAttempt } from '../../electron/engine/pools/comfy-lan/vram-sampler.js';
-import type { StoredTemplate } from '../../electron/engine/store/template-store.js';
 import type { LearnedRow, VramSample } from '../../electron/engine/store/vram-sample-store.js';
 import { jobPixels } from '../../electron/engine/templates/job-size.js';
 import { SAMPLE_ONE_IN, TRUSTED_AFTER, VramSamplingPlan } from '../../electron/engine/templates/vram-sampling.js';
 import { FakeTime } from '../helpers/fake-time.js';
+import { latentTemplate } from '../helpers/stub-template.js';
 import { GB, rtx4090Station } from '../helpers/gpu-snapshot.js';
 
 const GPU = 'NVIDIA GeForce RTX 4090';
@@ -20,14 +20,7 @@ const LEARN_AFTER = 5;
 const READS_PER_RUN = 6;
 const flush = () => new Promise((r) => setImmediate(r));
 
-const template = {
-  id: 7,
-  name: 't',
-  version: 1,
-  workflow: { '5': { class_type: 'EmptyLatentImage', inputs: { width: 1024, height: 1024, batch_size: 1 } } },
-  parameters: { width: '5.width' },
-  vramGb: 10,
-} as unknown as StoredTemplate;
+const template = latentTemplate({ width: '5.width' });
 
 const ok: EndedAs = {
   kind: 'finished',
