@@ -11,7 +11,7 @@ import { canTransition, type JobState } from '../../shared/job-states.js';
 import { SYSTEM_ACTORS } from '../../shared/people.js';
 import type { Clock } from './clock.js';
 import { inTransaction, type Db } from './store/database.js';
-import { inChunks, inColumnChunks, unnestRows, valueRows } from './store/bulk.js';
+import { insertRows, unnestRows, valueRows } from './store/bulk.js';
 import { all, one, run } from './store/statements.js';
 
 /** Columns a transition may set alongside the state. Keys are column names of `jobs`. */
@@ -217,9 +217,9 @@ export interface JobCreated {
 
 const sqlInsertCreated = (rows: number): string =>
   `INSERT INTO job_events (job_id, attempt_id, from_state, to_state, reason, actor, at) VALUES ${valueRows(7, rows)}`;
-/** The same rows on PostgreSQL, one array per column (bulk.ts unnestRows); attempt and from are NULL. */
-const SQL_INSERT_CREATED_ARRAYS = `INSERT INTO job_events (job_id, to_state, reason, actor, at)
-  ${unnestRows(['text', 'text', 'text', 'text', 'bigint'])}`;
+/** The same rows on PostgreSQL, one array per column (bulk.ts unnestRows). */
+const SQL_INSERT_CREATED_ARRAYS = `INSERT INTO job_events (job_id, attempt_id, from_state, to_state, reason, actor, at)
+  ${unnestRows(['text', 'text', 'text', 'text', 'text', 'text', 'bigint'])}`;
 
 /**
  * recordJobCreated for many new jobs (an import), a few hundred event rows per statement (on
@@ -228,19 +228,11 @@ const SQL_INSERT_CREATED_ARRAYS = `INSERT INTO job_events (job_id, to_state, rea
  */
 export function recordJobsCreated(db: Db, clock: Clock, created: readonly JobCreated[]): void {
   const at = clock.now();
-  if (db.dialect === 'postgres') {
-    inColumnChunks(
-      created,
-      5,
-      (c) => [c.jobId, c.state, c.reason, c.actor, at],
-      (columns) => run(db, SQL_INSERT_CREATED_ARRAYS, columns),
-    );
-    return;
-  }
-  inChunks(created, 7, sqlInsertCreated, (chunk, sql) => {
-    const values: unknown[] = [];
-    for (const c of chunk) values.push(c.jobId, null, null, c.state, c.reason, c.actor, at);
-    run(db, sql, values);
+  // A new job's first event: no attempt, no state before it.
+  insertRows(db, created, {
+    row: (c) => [c.jobId, null, null, c.state, c.reason, c.actor, at],
+    values: sqlInsertCreated,
+    arrays: SQL_INSERT_CREATED_ARRAYS,
   });
 }
 

@@ -5,6 +5,8 @@
  * connection, never one text per import — and every chunk stays far inside PostgreSQL's 65,535
  * parameters per statement and SQLite's 32,766.
  */
+import type { Db } from './database.js';
+import { all, run } from './statements.js';
 
 /** Chunk sizes, largest first: a list of n rows is ⌊n/256⌋ statements of 256, then of 16, then single rows. */
 const SIZES = [256, 16, 1] as const;
@@ -98,4 +100,38 @@ export function inColumnChunks<T>(
     }
     write(columns, chunk);
   }
+}
+
+/** One bulk insert written for both stores: its VALUES text by chunk size (SQLite), its `unnestRows` text (PostgreSQL). */
+export interface BulkInsert<T> {
+  /** A row's values in column order. */
+  row: (item: T) => readonly unknown[];
+  values: (rows: number) => string;
+  arrays: string;
+  /** The statements end in RETURNING: their rows are collected (else they are run). */
+  returning?: boolean;
+}
+
+/**
+ * Inserts `items` through `insert`, as each store writes many rows best — VALUES lists of a few
+ * fixed sizes on SQLite, one array per column on PostgreSQL — and returns what the statements
+ * return (their RETURNING rows, in statement order; none without RETURNING).
+ */
+export function insertRows<T, R = never>(db: Db, items: readonly T[], insert: BulkInsert<T>): R[] {
+  const out: R[] = [];
+  const width = items.length > 0 ? insert.row(items[0] as T).length : 0;
+  if (width === 0) return out;
+  // Parameters go as ONE argument (the list), so a one-column array is not taken for the list itself.
+  const write = (sql: string, params: unknown[]): void => {
+    if (insert.returning) out.push(...all<R>(db, sql, params));
+    else run(db, sql, params);
+  };
+  if (db.dialect === 'postgres') inColumnChunks(items, width, insert.row, (columns) => write(insert.arrays, columns));
+  else
+    inChunks(items, width, insert.values, (chunk, sql) => {
+      const values: unknown[] = [];
+      for (const item of chunk) values.push(...insert.row(item));
+      write(sql, values);
+    });
+  return out;
 }

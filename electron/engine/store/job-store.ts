@@ -9,7 +9,7 @@ import { BACKLOG_STATES, JOB_STATES, TERMINAL_STATES, type JobState } from '../.
 import type { OrderChangeWhy } from '../../../shared/job-detail.js';
 import type { Clock } from '../clock.js';
 import { recordJobCreated, recordJobsCreated } from '../job-state.js';
-import { inChunks, inColumnChunks, inPadded, paramList, unnestRows, valueRows } from './bulk.js';
+import { inPadded, insertRows, paramList, unnestRows, valueRows } from './bulk.js';
 import type { Db } from './database.js';
 import { DISPATCH_ORDER, jobConditions, orderBy, prefixPattern, SEQUENCE_SQL, whereJobs } from './job-filter.js';
 import type { JobRow } from './job-rows.js';
@@ -462,22 +462,14 @@ export function insertJobs(
   jobs: readonly NewJob[],
   created: (job: NewJob) => { reason: string; actor: string },
 ): Set<string> {
-  const written = new Set<string>();
-  const width = NEW_JOB_COLUMNS.length + 3;
-  if (db.dialect === 'postgres') {
-    inColumnChunks(jobs, width, newJobValues, (columns) => {
-      for (const r of all<{ id: string }>(db, SQL_INSERT_JOBS_ARRAYS, columns)) written.add(r.id);
-    });
-  } else {
-    inChunks(jobs, width, sqlInsertJobs, (chunk, sql) => {
-      const values: unknown[] = [];
-      for (const job of chunk) {
-        for (const c of NEW_JOB_COLUMNS) values.push(job[c]);
-        values.push(job.now, job.now, job.now);
-      }
-      for (const r of all<{ id: string }>(db, sql, values)) written.add(r.id);
-    });
-  }
+  const written = new Set(
+    insertRows<NewJob, { id: string }>(db, jobs, {
+      row: newJobValues,
+      values: sqlInsertJobs,
+      arrays: SQL_INSERT_JOBS_ARRAYS,
+      returning: true,
+    }).map((r) => r.id),
+  );
   recordJobsCreated(
     db,
     clock,

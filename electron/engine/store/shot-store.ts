@@ -4,7 +4,7 @@
  * that one transaction, so a 100k-row file asks the store once per name, not once per row.
  */
 import type { Db } from './database.js';
-import { inChunks, inColumnChunks, inPadded, paramList, unnestRows, valueRows } from './bulk.js';
+import { inPadded, insertRows, paramList, unnestRows, valueRows } from './bulk.js';
 import { all, one, run } from './statements.js';
 
 const SQL_PROJECT = 'INSERT INTO projects (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING';
@@ -79,18 +79,13 @@ export class ShotIds {
       const list = [...shots.values()];
       const key = (code: string): string => `s\u001f${episodeId}\u001f${code}`;
       // A new shot's id comes back from its insert; only shots stored before are looked up.
-      const row = (s: ShotName): unknown[] => [episodeId, s.shot, s.description, JSON.stringify(s.metadata), now];
-      const remember = (rows: { id: number; code: string }[]): void => {
-        for (const r of rows) this.ids.set(key(r.code), r.id);
-      };
-      if (db.dialect === 'postgres')
-        inColumnChunks(list, 5, row, (columns) => remember(all(db, SQL_INSERT_SHOTS_ARRAYS, columns)));
-      else
-        inChunks(list, 5, sqlInsertShots, (chunk, sql) => {
-          const values: unknown[] = [];
-          for (const s of chunk) values.push(...row(s));
-          remember(all(db, sql, values));
-        });
+      const inserted = insertRows<ShotName, { id: number; code: string }>(db, list, {
+        row: (s) => [episodeId, s.shot, s.description, JSON.stringify(s.metadata), now],
+        values: sqlInsertShots,
+        arrays: SQL_INSERT_SHOTS_ARRAYS,
+        returning: true,
+      });
+      for (const r of inserted) this.ids.set(key(r.code), r.id);
       inPadded(
         list.filter((s) => !this.ids.has(key(s.shot))).map((s) => s.shot),
         CODES_PER_LOOKUP,
