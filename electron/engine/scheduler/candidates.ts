@@ -22,25 +22,41 @@ export function* candidates(db: Db, freeSlots: number, scan: number): Generator<
 
 /**
  * Within a run of jobs that tie on priority, rank and enqueue time — an imported batch — the
- * order among them is free, so jobs whose checkpoint a free GPU already holds go first: the
- * choice rule then sends each to that GPU and no model is reloaded. The order between runs is
- * never changed.
+ * order among them is free, so for each open place that holds a checkpoint (free slots first, then
+ * waiting places) the first job of that checkpoint goes ahead: the choice rule then sends each to
+ * a GPU that holds its model and none is reloaded. Matched place by place, not against the set of
+ * warm models: with one GPU holding A and one B free together, "every A and B job is warm" would
+ * leave three B jobs first and send one of them to the A GPU. The order between runs is never
+ * changed.
  */
 export function* preferWarm(
   rows: Iterable<JobRow>,
-  warm: ReadonlySet<string>,
+  warm: readonly string[],
   lookahead: number,
   checkpointOf: (job: JobRow) => string | null,
 ): Generator<JobRow> {
-  if (warm.size === 0) return yield* rows;
+  if (warm.length === 0) return yield* rows;
   let group: JobRow[] = [];
-  const isWarm = (j: JobRow): boolean => {
-    const c = checkpointOf(j);
-    return c !== null && warm.has(c);
-  };
   function* flush(): Generator<JobRow> {
-    yield* group.filter(isWarm);
-    yield* group.filter((j) => !isWarm(j));
+    const byCheckpoint = new Map<string, JobRow[]>();
+    for (const j of group) {
+      const c = checkpointOf(j);
+      if (c === null) continue;
+      const list = byCheckpoint.get(c);
+      if (list) list.push(j);
+      else byCheckpoint.set(c, [j]);
+    }
+    const taken = new Set<JobRow>();
+    const ahead: JobRow[] = [];
+    for (const c of warm) {
+      const match = byCheckpoint.get(c)?.shift();
+      if (match) {
+        taken.add(match);
+        ahead.push(match);
+      }
+    }
+    yield* ahead;
+    yield* group.filter((j) => !taken.has(j));
     group = [];
   }
   for (const row of rows) {

@@ -563,7 +563,8 @@ export class Scheduler implements FarmPort {
     // Places to fill: free slots and empty waiting places (a displacement needs only the queue's head).
     const places = [...freeInstances(snaps), ...behindInstances(snaps, config.prefetch).filter((s) => !s.waiting)];
     const slots = Math.max(1, places.length);
-    const warm = new Set(places.map((f) => f.lastCheckpoint).filter((c): c is string => c !== null));
+    // Free slots first: a job matched to its model there starts now; then the waiting places.
+    const warm = places.map((f) => f.lastCheckpoint).filter((c): c is string => c !== null);
     const queue = preferWarm(
       this.fair.order(pass.candidates(slots), Math.max(16, slots * 4)),
       warm,
