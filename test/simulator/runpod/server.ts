@@ -56,8 +56,8 @@ export interface RunpodSim {
   healthCalls(key: string): number;
   /** The ids /cancel was called for. */
   cancelled(): string[];
-  /** Every request's Authorization header value seen (for the "key never leaks" test's negative control). */
-  jobs(): { id: string; status: string }[];
+  /** The jobs /run created: their status, and when their /run arrived (Date.now()). */
+  jobs(): { id: string; status: string; submittedAt: number }[];
   setScript(words: string[]): void;
   /** The next `n` requests to `route` ('run', 'status', 'cancel', 'health' or '*') answer `status`, with Retry-After when given. */
   failNext(route: string, status: number, n: number, retryAfterS?: number): void;
@@ -261,7 +261,7 @@ export async function startRunpodSim(o: RunpodSimOptions = {}): Promise<RunpodSi
     runCalls: () => runs,
     healthCalls: (key) => healthBy.get(key) ?? 0,
     cancelled: () => [...cancelledIds],
-    jobs: () => [...jobs.values()].map((j) => ({ id: j.id, status: j.status })),
+    jobs: () => [...jobs.values()].map((j) => ({ id: j.id, status: j.status, submittedAt: j.submittedAt })),
     setScript: (words) => void (script = [...words]),
     failNext: (route, status, n, retryAfterS) =>
       void failures.push({ route, status, n, ...(retryAfterS !== undefined ? { retryAfterS } : {}) }),
