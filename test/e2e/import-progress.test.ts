@@ -40,7 +40,9 @@ test('a 100,000-row import shows a progress bar with its counts while it checks,
   const { page } = studio;
   const releasePreview = await holdAnswer(page, 'import.preview');
   await dropFile(page, FILE, bigList(), 'application/json');
-  await page.locator('[data-testid="import-dialog"]').waitFor({ state: 'attached' });
+  // Reading and checking 9.5 MB in the page takes seconds, tens of them on a loaded machine: the
+  // same bound as every other step here, not the page's 20 s default.
+  await page.locator('[data-testid="import-dialog"]').waitFor({ state: 'attached', timeout: 120_000 });
 
   // The bar appears once the check has run past 2 s; it ends at every row, with the counts.
   const bar = page.locator('[data-testid="import-progress"]');

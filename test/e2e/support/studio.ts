@@ -77,7 +77,11 @@ export async function dropFile(
   const args = JSON.stringify({ name, b64, type });
   await page.evaluate(`(() => {
     const { name, b64, type } = ${args};
-    const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+    // A plain loop: Uint8Array.from(string, fn) walks the string's iterator, one string per
+    // character — 3.6 s for a 9.5 MB shot list on a loaded machine, against 0.2 s for this.
+    const bin = atob(b64);
+    const bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
     const dt = new DataTransfer();
     dt.items.add(new File([bytes], name, { type }));
     for (const kind of ['dragenter', 'dragover', 'drop']) {
