@@ -9,6 +9,7 @@ import { after, test } from 'node:test';
 import pg from 'pg';
 import type { Engine } from '../../electron/engine/engine.js';
 import { farmFor } from '../helpers/farm.js';
+import type { SimInstanceOptions } from '../simulator/index.js';
 import { testPostgres } from '../helpers/test-store.js';
 import { importThrough, secondEngine } from '../helpers/two-engines.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -18,15 +19,24 @@ after(async () => (await testPostgres()).close());
 /** B's periodic passes (probes, the settings check, blocked jobs) a minute apart: only a wake-up is fast. */
 const SLOW_POLL = { probeIntervalMs: 60_000 };
 
-async function idleFarm(ctx: Parameters<typeof farmFor>[0], script?: string[]) {
-  const farm = await farmFor(ctx, {
-    instances: [script ? { script } : { duration: { fixedMs: 50 } }],
-    store: 'postgres',
-    config: SLOW_POLL,
-  });
-  await farm.waitFor('the simulators to be dispatchable', () =>
-    (farm.engine.scheduler?.readiness() ?? []).every((r) => r.dispatchable && r.nodeListKnown),
+/**
+ * Engine B running the farm on one simulator, every simulator dispatchable, then B's periodic passes
+ * a minute apart. Probed at the helpers' fast pace until ready: a first probe lost to a loaded
+ * machine (B's own event loop was seen stalled 2.2 s, so its 1 s deadline ran out) is tried again
+ * 200 ms later, where at a minute's interval it left the simulator out for the rest of the test.
+ */
+async function idleFarm(ctx: Parameters<typeof farmFor>[0], sim: SimInstanceOptions = { duration: { fixedMs: 50 } }) {
+  const farm = await farmFor(ctx, { instances: [sim], store: 'postgres' });
+  const ready = () => farm.engine.scheduler?.readiness() ?? [];
+  await farm.waitFor(
+    'the simulators to be dispatchable',
+    () => ready().every((r) => r.dispatchable && r.nodeListKnown),
+    60_000,
   );
+  const slowFrom = Date.now();
+  await farm.engine.call('settings.set', { key: 'probe_interval_s', value: SLOW_POLL.probeIntervalMs / 1000 });
+  // The passes armed at the fast pace run once more and re-arm a minute apart: done once every simulator was probed since.
+  await farm.waitFor('a probe at the slow pace', () => ready().every((r) => (r.probedAt ?? 0) > slowFrom), 10_000);
   return farm;
 }
 
@@ -56,25 +66,32 @@ test('an import committed through engine A wakes engine B at once: the job is cl
     await farm.waitForStates([id], ['completed'], 10_000);
   }
   console.log(`commit (engine A) → claim (engine B): ${delays.map((d) => `${d.toFixed(1)} ms`).join(', ')}`);
-  for (const d of delays)
-    assert.ok(d < 1_000, `claimed ${d.toFixed(0)} ms after the commit (B's own pass is 60 s away)`);
+  // The median of five: a claim late because B's event loop stalled (a loaded machine's; 2.2 s was
+  // seen) says nothing about the wake-up. Without the wake-up no claim comes before B's next pass, a
+  // minute away, and the wait for each claim above (5 s) fails.
+  const median = [...delays].sort((x, y) => x - y)[2] as number;
+  assert.ok(
+    median < 1_000,
+    `the median claim came ${median.toFixed(0)} ms after the commit (B's own pass is 60 s away)`,
+  );
   assert.ok((farm.engine.notices?.inbox.counts.heard ?? 0) >= 5, 'B heard A');
 });
 
 test('a farm pause and a settings change made through engine A reach engine B at once', {
   timeout: 90_000,
 }, async (ctx) => {
-  const farm = await idleFarm(ctx, ['hang', 'hang']);
+  const farm = await idleFarm(ctx, { script: ['hang', 'hang'] });
   const a = secondEngine(ctx, farm);
   const b = farm.engine;
   const pausedSeen: string[] = [];
   b.events.on('farm.changed', ({ farm: f }) => pausedSeen.push(f.state));
 
+  // Each within 10 s, where B's own check of the farm's rows is 60 s away.
   await a.call('farm.pause', { by: 'engine A' });
-  await waitUntil(() => b.scheduler?.farmState === 'paused', { what: "B's farm to pause", timeoutMs: 2_000 });
+  await waitUntil(() => b.scheduler?.farmState === 'paused', { what: "B's farm to pause", timeoutMs: 10_000 });
   assert.ok(pausedSeen.includes('paused'), "B's clients were told (farm.changed)");
   await a.call('farm.resume', {});
-  await waitUntil(() => b.scheduler?.farmState === 'running', { what: "B's farm to resume", timeoutMs: 2_000 });
+  await waitUntil(() => b.scheduler?.farmState === 'running', { what: "B's farm to resume", timeoutMs: 10_000 });
 
   // A stall timeout set through A applies to the attempt B is running (B checks its settings rows only every 60 s).
   const [id] = await importThrough(a, ['stall']);
@@ -113,11 +130,14 @@ test('an engine nobody listens to builds no views of the jobs other engines chan
   const told = farm.engine.notices?.outbox;
   const heard = a.notices?.inbox;
   assert.ok(told && heard);
+  // B's notices from before A was there (its probe interval set in idleFarm) were told to no one.
+  const sentBefore = told.sent;
   const ids = await farm.importJobs([{ id: 'unseen-1' }, { id: 'unseen-2' }]);
   await farm.waitForStates(ids, ['completed'], 10_000);
-  // Every notice B sent up to the completions has reached A (B's notices are all A hears).
-  const sent = told.sent;
-  await waitUntil(() => heard.counts.heard >= sent, { what: "A to hear B's notices", timeoutMs: 5_000 });
+  // Every notice B sent since, up to the completions, has reached A (B's notices are all A hears).
+  const sent = told.sent - sentBefore;
+  assert.ok(sent > 0, 'B told of the jobs');
+  await waitUntil(() => heard.counts.heard >= sent, { what: "A to hear B's notices", timeoutMs: 10_000 });
   assert.equal(a.heardJobViews, 0, `A heard ${heard.counts.heard} notices with no one listening and read no job back`);
 
   // A client subscribes (a UI, the event socket): B's next job is shown there, read back as before.
@@ -134,11 +154,7 @@ test('an engine nobody listens to builds no views of the jobs other engines chan
 test('a cancel made through engine A interrupts the prompt engine B follows, at once (not when it ends)', {
   timeout: 90_000,
 }, async (ctx) => {
-  const farm = await farmFor(ctx, {
-    instances: [{ duration: { fixedMs: 30_000 } }],
-    store: 'postgres',
-    config: SLOW_POLL,
-  });
+  const farm = await idleFarm(ctx, { duration: { fixedMs: 30_000 } });
   const a = secondEngine(ctx, farm);
   const [id] = await farm.importJobs([{ id: 'cut-by-a' }]);
   assert.ok(id);
@@ -222,14 +238,21 @@ test('a change no notice told (written by another program, or its sender died be
   assert.equal(inbox.counts.caught, caught + 1, 'the re-read caught exactly the unheard hold');
 });
 
-test('a burst of 2,000 job changes through engine A makes few NOTIFYs (at most one per 10 ms window), and engine B hears every job', {
+/**
+ * The burst's size: five times a notice's cap of named jobs (100), so the changes made at once must
+ * be said as one "re-read". 2,000 took 32 s on a quiet machine and over 190 s at load 10–15 (each
+ * bump is ~10 ms of round trips on PostgreSQL), which ran the file past its 300 s limit.
+ */
+const BURST = 500;
+
+test('a burst of 500 job changes through engine A makes few NOTIFYs (at most one per 10 ms window), and engine B hears every job', {
   timeout: 180_000,
 }, async (ctx) => {
   const farm = await farmFor(ctx, { instances: [], store: 'postgres', config: SLOW_POLL });
   const ids = await farm.importJobs(
-    Array.from({ length: 2_000 }, (_, i) => ({ id: `b${String(i).padStart(4, '0')}` })),
+    Array.from({ length: BURST }, (_, i) => ({ id: `b${String(i).padStart(4, '0')}` })),
   );
-  assert.equal(ids.length, 2_000);
+  assert.equal(ids.length, BURST);
   const a = secondEngine(ctx, farm);
   const b = farm.engine;
   const outbox = a.notices?.outbox;
@@ -240,7 +263,7 @@ test('a burst of 2,000 job changes through engine A makes few NOTIFYs (at most o
   b.events.on('job.changed', ({ job }) => seen.add(job.id));
   b.events.on('jobs.bulkChanged', () => refetches++);
 
-  // 2,000 changes one request at a time, each on its own turn of the event loop (as requests arrive).
+  // The changes one request at a time, each on its own turn of the event loop (as requests arrive).
   const sentBefore = outbox.sent;
   const t0 = performance.now();
   for (const id of ids) {
@@ -252,7 +275,7 @@ test('a burst of 2,000 job changes through engine A makes few NOTIFYs (at most o
   const oneByOne = outbox.sent - sentBefore;
   await waitUntil(() => inbox.counts.heard >= oneByOne, { what: 'B to hear every notice', timeoutMs: 10_000 });
 
-  // 2,000 changes at once (a bulk action as separate requests in one batch): one notice says "re-read".
+  // The changes at once (a bulk action as separate requests in one batch): one notice says "re-read".
   const sentMid = outbox.sent;
   const refetchesMid = refetches;
   await Promise.all(ids.map((id) => a.call('jobs.bump', { ids: [id], priority: 'low' })));
@@ -260,14 +283,14 @@ test('a burst of 2,000 job changes through engine A makes few NOTIFYs (at most o
   const together = outbox.sent - sentMid;
 
   console.log(
-    `2,000 bumps one by one in ${(elapsed / 1000).toFixed(1)} s: ${oneByOne} NOTIFYs (B heard ${inbox.counts.heard}, saw ${seen.size} jobs, ${refetches} refetches); 2,000 at once: ${together} NOTIFY`,
+    `${BURST} bumps one by one in ${(elapsed / 1000).toFixed(1)} s: ${oneByOne} NOTIFYs (B heard ${inbox.counts.heard}, saw ${seen.size} jobs, ${refetches} refetches); ${BURST} at once: ${together} NOTIFY`,
   );
   assert.ok(
     oneByOne <= Math.ceil(elapsed / 10) + 2,
     `${oneByOne} NOTIFYs in ${elapsed.toFixed(0)} ms: at most one per 10 ms`,
   );
   assert.ok(seen.size === ids.length || refetches > 0, 'B named every job, or refetched');
-  assert.ok(together <= 2, `${together} NOTIFYs for 2,000 changes in one turn`);
+  assert.ok(together <= 2, `${together} NOTIFYs for ${BURST} changes in one turn`);
 });
 
 test("a one-shot engine's change is told before it closes: B hears it as a notice", {

@@ -39,7 +39,7 @@ import { lanFreeElsewhere } from './lan-elsewhere.js';
 import type { TemplateCache } from '../templates/template-cache.js';
 import { FairShareFarm } from './fair-share-farm.js';
 import type { PoolPass, PoolWait, WorkerPool } from '../pools/worker-pool.js';
-import type { ComfyLanPool, LanPlan } from '../pools/comfy-lan/comfy-lan-pool.js';
+import type { ComfyLanPool, LanPlan, Readiness } from '../pools/comfy-lan/comfy-lan-pool.js';
 import type { LivePhases } from '../pools/comfy-lan/live-attempts.js';
 import type { AttemptWatchView } from '../pools/comfy-lan/attempt-watch.js';
 import { farmPools } from './farm-pools.js';
@@ -325,7 +325,7 @@ export class Scheduler implements FarmPort {
   }
 
   /** Per registered instance: has its first probe gone out, may it take work now, has it reported its node list (tests, benchmarks). */
-  readiness(): { id: string; probed: boolean; dispatchable: boolean; nodeListKnown: boolean }[] {
+  readiness(): Readiness[] {
     return this.lan.readiness();
   }
 

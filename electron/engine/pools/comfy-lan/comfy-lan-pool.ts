@@ -73,6 +73,16 @@ export interface ComfyLanPoolDeps extends ConcludeDeps, LanPolicy {
   leases?: FarmLeases | null;
 }
 
+/** One instance's readiness (ComfyLanPool.readiness). */
+export interface Readiness {
+  id: string;
+  probed: boolean;
+  /** When its last probe ended, answered or not (the engine's clock; null: none yet). */
+  probedAt: number | null;
+  dispatchable: boolean;
+  nodeListKnown: boolean;
+}
+
 export class ComfyLanPool implements WorkerPool {
   readonly kind = 'comfyui' as const;
   /** Open attempts' phases, merged into the views. */
@@ -247,11 +257,12 @@ export class ComfyLanPool implements WorkerPool {
     return () => null;
   }
 
-  /** Per registered instance: has its first probe gone out, may it take work now, has it reported its node list (tests, benchmarks). */
-  readiness(): { id: string; probed: boolean; dispatchable: boolean; nodeListKnown: boolean }[] {
+  /** Per registered instance: has its first probe gone out (and when the last one ended), may it take work now, has it reported its node list (tests, benchmarks). */
+  readiness(): Readiness[] {
     return this.registry.all().map((rt) => ({
       id: rt.row.id,
       probed: rt.probeSent,
+      probedAt: rt.probedAt,
       dispatchable: this.registry.dispatchable(rt),
       nodeListKnown: rt.objectInfo !== null,
     }));
