@@ -67,11 +67,20 @@ async function burstFarm(ctx: TestContext, lanMs: number): Promise<BurstFarm> {
   await waitFor(farm, 'A to drive both GPUs and B the endpoint', () => {
     return held(a).join() === [...lan].sort().join() && held(b).join() === endpoint;
   });
-  await waitFor(
-    farm,
-    'both GPUs ready for work on A',
-    () => (a.scheduler?.readiness() ?? []).filter((r) => lan.includes(r.id) && r.dispatchable).length === 2,
-  );
+  // B judges A's GPUs by its own probes and node lists (scheduler/lan-elsewhere.ts): ready in B's
+  // eyes too, or a first probe of B's lost to a loaded machine reads as "no LAN slot free" and the
+  // rush job bursts (seen at load 10).
+  for (const [name, e] of [
+    ['A', a],
+    ['B', b],
+  ] as const)
+    await waitFor(
+      farm,
+      `both GPUs ready for work as ${name} sees them`,
+      () =>
+        (e.scheduler?.readiness() ?? []).filter((r) => lan.includes(r.id) && r.dispatchable && r.nodeListKnown)
+          .length === 2,
+    );
   return farm;
 }
 

@@ -106,12 +106,26 @@ export interface RawResponse {
   date: string | null;
 }
 
-/** A deadline covering the whole exchange, merged with the caller's signal. */
+/**
+ * How late the deadline's own timer may fire before the lateness counts as this process not
+ * running (ms): far above a timer's ordinary delay on a busy loop.
+ */
+export const STALLED_MS = 50;
+
+/**
+ * A deadline covering the whole exchange, merged with the caller's signal. It counts only time this
+ * process was running: when its timer fires late (the event loop stalled — a long GC, a long
+ * synchronous step, a frozen process), the exchange gets that lateness back before it is judged,
+ * so an answer that arrived during the stall is read first (timers run before the loop reads its
+ * sockets). Without it a stall of the engine failed every request in flight at once, as if each
+ * server had not answered: a probe (the workstation left out until its next probe), a RunPod /run
+ * that had queued its job (sent again).
+ */
 export class Deadline {
   readonly signal: AbortSignal;
   readonly timeoutMs: number;
   private readonly controller = new AbortController();
-  private readonly timer: NodeJS.Timeout;
+  private timer: NodeJS.Timeout;
   private readonly onCallerAbort: () => void;
   timedOut = false;
 
@@ -121,13 +135,23 @@ export class Deadline {
   ) {
     this.timeoutMs = timeoutMs;
     this.signal = this.controller.signal;
-    this.timer = setTimeout(() => {
-      this.timedOut = true;
-      this.controller.abort(new DOMException('deadline', 'TimeoutError'));
-    }, timeoutMs);
+    this.timer = this.arm(timeoutMs);
     this.onCallerAbort = () => this.controller.abort(caller?.reason);
     if (caller?.aborted) this.onCallerAbort();
     else caller?.addEventListener('abort', this.onCallerAbort, { once: true });
+  }
+
+  private arm(ms: number): NodeJS.Timeout {
+    const due = performance.now() + ms;
+    return setTimeout(() => {
+      const late = performance.now() - due;
+      if (late > STALLED_MS) {
+        this.timer = this.arm(late);
+        return;
+      }
+      this.timedOut = true;
+      this.controller.abort(new DOMException('deadline', 'TimeoutError'));
+    }, ms);
   }
 
   /** The observation for an error thrown while this deadline was active. */
