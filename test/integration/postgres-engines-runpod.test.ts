@@ -309,34 +309,69 @@ test('an engine whose endpoint lease moved on while /run was answered cancels th
   assert.equal(first?.status, 'CANCELLED', 'the unnamed job did not run on');
 });
 
+/** One engine of the farm, with the key its requests carry. */
+interface Role {
+  engine: Engine;
+  key: string;
+}
+
+/**
+ * A second engine started beside the first, which leases the farm's one endpoint: which of the two
+ * drives it, once one does and the other holds nothing. Usually the first; but every engine here
+ * shares this process, and starting one blocks it for seconds on a loaded machine (8.4 s was seen):
+ * the first's lease may lapse meanwhile and the new one take the endpoint, as it should.
+ */
+async function holderAndOther(farm: CloudEngines): Promise<{ holder: Role; other: Role }> {
+  const [a] = farm.engines as [Engine];
+  await waitFor(a, farm, 'A to lease the endpoint', () => held(a).length === 1);
+  const b = farm.engine();
+  const roles = [
+    { engine: a, key: engineKey(0) },
+    { engine: b, key: engineKey(1) },
+  ];
+  await waitFor(
+    b,
+    farm,
+    'one engine to hold the endpoint and the other nothing',
+    () =>
+      roles
+        .map((r) => held(r.engine).length)
+        .sort()
+        .join() === '0,1',
+  );
+  const [holder, other] = held(a).length === 1 ? roles : [...roles].reverse();
+  return { holder: holder as Role, other: other as Role };
+}
+
 test('only the engine holding an endpoint asks it for /health; the other reads its health from the store, and with no holder both ask', {
   timeout: 90_000,
 }, async (ctx) => {
   const farm = await cloudEngines(ctx, [{}]);
-  const [a] = farm.engines as [Engine];
   const sim = farm.sims[0] as RunpodSim;
   const [endpoint] = farm.endpoints as [string];
-  await waitFor(a, farm, 'A to lease the endpoint', () => held(a).length === 1);
-  const b = farm.engine();
-  await waitFor(b, farm, 'B to be on record, holding nothing', () => leasesOf(b).holding().length === 0);
-  const askedBy = () => [sim.healthCalls(engineKey(0)), sim.healthCalls(engineKey(1))] as const;
+  const { holder, other } = await holderAndOther(farm);
+  const asked = (r: Role) => sim.healthCalls(r.key);
 
-  // Health rounds every second (FAST): over three of them, A asks and B does not.
-  const [a0] = askedBy();
-  await waitFor(a, farm, 'three more health rounds of A', () => askedBy()[0] >= a0 + 3, 10_000);
-  assert.equal(askedBy()[1], 0, 'B, which does not hold the endpoint, never asked it');
-  // B's card says what A heard: the endpoint failing its /health, read from the row A writes.
+  // Health rounds every second (FAST): over three of them, the holder asks and the other does not
+  // (counted from the holder's first round, after any request the other had in flight as holder).
+  const h0 = asked(holder);
+  await waitFor(holder.engine, farm, 'a health round of the holder', () => asked(holder) > h0, 10_000);
+  const [h1, o1] = [asked(holder), asked(other)];
+  await waitFor(holder.engine, farm, 'three more health rounds of the holder', () => asked(holder) >= h1 + 3, 10_000);
+  assert.equal(asked(other), o1, 'the engine that does not hold the endpoint never asked it');
+  // The engine started second, when it never held the endpoint, never asked it at all (not even at its start).
+  if (other.key === engineKey(1)) assert.equal(o1, 0, 'the second engine never asked the endpoint it never held');
+  // The other's card says what the holder heard: the endpoint failing its /health, read from the row the holder writes.
   sim.failNext('health', 503, 1_000);
-  await waitFor(b, farm, 'B’s card to show the endpoint unhealthy', () =>
-    (b.scheduler?.instanceViews() ?? []).some((v) => v.id === endpoint && v.health === 'unhealthy'),
+  await waitFor(other.engine, farm, 'the other’s card to show the endpoint unhealthy', () =>
+    (other.engine.scheduler?.instanceViews() ?? []).some((v) => v.id === endpoint && v.health === 'unhealthy'),
   );
-  assert.equal(askedBy()[1], 0, 'B learned it from the store, not by asking');
+  assert.equal(asked(other), o1, 'the other learned it from the store, not by asking');
 
   // Pinned to an engine that is not running, nobody holds the endpoint: both engines ask it.
-  await a.call('instances.pin', { id: endpoint, engine: 'no-such-engine' });
-  await waitFor(a, farm, 'A to hand the endpoint over', () => held(a).length === 0);
-  const [, b0] = askedBy();
-  await waitFor(b, farm, 'B to ask the endpoint no engine holds', () => askedBy()[1] > b0, 10_000);
+  await holder.engine.call('instances.pin', { id: endpoint, engine: 'no-such-engine' });
+  await waitFor(holder.engine, farm, 'the holder to hand the endpoint over', () => held(holder.engine).length === 0);
+  await waitFor(other.engine, farm, 'the other to ask the endpoint no engine holds', () => asked(other) > o1, 10_000);
 });
 
 test('an engine that adopts an endpoint asks it for /health at once, not at its next health round', {
@@ -344,14 +379,23 @@ test('an engine that adopts an endpoint asks it for /health at once, not at its 
 }, async (ctx) => {
   // Health rounds 100 s apart (five probe intervals): within the test only a take asks.
   const farm = await cloudEngines(ctx, [{}], { config: { probeIntervalMs: 20_000 } });
-  const [a] = farm.engines as [Engine];
   const sim = farm.sims[0] as RunpodSim;
-  await waitFor(a, farm, 'A to lease the endpoint', () => held(a).length === 1);
-  const b = farm.engine();
-  await waitFor(b, farm, 'B to be on record, holding nothing', () => leasesOf(b).holding().length === 0);
-  assert.equal(sim.healthCalls(engineKey(1)), 0, 'B read the health A wrote');
-  // A freezes: its lease expires and B adopts the endpoint — no notice, no change to the endpoint's row.
-  leasesOf(a).pause();
-  await waitFor(b, farm, 'B to adopt the endpoint', () => held(b).length === 1, LEASE_MS * 3);
-  await waitFor(b, farm, 'B to ask the endpoint it drives now', () => sim.healthCalls(engineKey(1)) >= 1, 10_000);
+  const { holder, other } = await holderAndOther(farm);
+  const o0 = sim.healthCalls(other.key);
+  // The holder freezes: its lease expires and the other adopts the endpoint — no notice, no change to the endpoint's row.
+  leasesOf(holder.engine).pause();
+  await waitFor(
+    other.engine,
+    farm,
+    'the other to adopt the endpoint',
+    () => held(other.engine).length === 1,
+    LEASE_MS * 3,
+  );
+  await waitFor(
+    other.engine,
+    farm,
+    'the other to ask the endpoint it drives now',
+    () => sim.healthCalls(other.key) > o0,
+    10_000,
+  );
 });

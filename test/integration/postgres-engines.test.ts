@@ -35,6 +35,14 @@ after(async () => (await testPostgres()).close());
 
 const cli = runCliArgs;
 
+/** The time engine `n`'s loop watch (loop-stall.ts) said it was stalled, in these log lines (ms). */
+function stalledSince(lines: readonly string[], n: number): number {
+  const said = lines.flatMap((l) =>
+    l.startsWith(`[engine ${n}] `) ? (/itself stopped for ([\d.]+) s/.exec(l)?.[1] ?? []) : [],
+  );
+  return said.reduce((ms, s) => ms + Number(s) * 1000, 0);
+}
+
 test('three engines on one PostgreSQL farm split six workstations two each, and every job renders once', {
   timeout: 90_000,
 }, async (ctx) => {
@@ -139,11 +147,20 @@ test('an engine that stops renewing is adopted within lease_s; its running promp
 
   // B freezes: it stops renewing (its runners go on, as a process woken from SIGSTOP would).
   const frozenAt = Date.now();
+  const logsBefore = farm.logs.length;
   leasesOf(b).pause();
   await waitFor(a, farm, 'engine A to adopt B’s workstation', () => held(a).includes(onB), LEASE_MS * 3);
   const adoptMs = Date.now() - frozenAt;
-  ctx.diagnostic(`adopted ${adoptMs} ms after the last renewal stopped (lease ${LEASE_MS} ms)`);
-  assert.ok(adoptMs <= LEASE_MS + LEASE_MS / 3 + 1_000, `adopted within lease_s and one renewal (${adoptMs} ms)`);
+  // Every engine here shares this process: time it was stalled (a loaded machine's; each engine's
+  // loop watch says so) delays A's take-over as much as B's freeze, and is not A's to answer for.
+  const stalledMs = stalledSince(farm.logs.slice(logsBefore), 0);
+  ctx.diagnostic(
+    `adopted ${adoptMs} ms after the last renewal stopped (lease ${LEASE_MS} ms; stalled ${stalledMs} ms)`,
+  );
+  assert.ok(
+    adoptMs - stalledMs <= LEASE_MS + LEASE_MS / 3 + 1_000,
+    `adopted within lease_s and one renewal (${adoptMs} ms, of which the process was stalled ${stalledMs} ms)`,
+  );
 
   await waitFor(
     a,
