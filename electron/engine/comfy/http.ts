@@ -115,9 +115,9 @@ export const STALLED_MS = 50;
 /**
  * A deadline covering the whole exchange, merged with the caller's signal. It counts only time this
  * process was running: when its timer fires late (the event loop stalled — a long GC, a long
- * synchronous step, a frozen process), the exchange gets that lateness back before it is judged,
- * so an answer that arrived during the stall is read first (timers run before the loop reads its
- * sockets). Without it a stall of the engine failed every request in flight at once, as if each
+ * synchronous step, a frozen process), the exchange gets that lateness back (up to one more
+ * deadline) before it is judged, so an answer that arrived during the stall is read first (timers
+ * run before the loop reads its sockets). Without it a stall of the engine failed every request in flight at once, as if each
  * server had not answered: a probe (the workstation left out until its next probe), a RunPod /run
  * that had queued its job (sent again).
  */
@@ -145,8 +145,10 @@ export class Deadline {
     const due = performance.now() + ms;
     return setTimeout(() => {
       const late = performance.now() - due;
+      // The stall back, up to one whole deadline: after a long freeze what was answered is read at
+      // once, and a server that is really gone is not waited for as long as the freeze lasted.
       if (late > STALLED_MS) {
-        this.timer = this.arm(late);
+        this.timer = this.arm(Math.min(late, this.timeoutMs));
         return;
       }
       this.timedOut = true;
