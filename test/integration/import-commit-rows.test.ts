@@ -82,4 +82,35 @@ forEachStore((store) => {
     ).map((e) => e.job_id);
     assert.deepEqual(events, [...result.jobIds].sort());
   });
+
+  test(`rows another import stored between a preview and its commit count as duplicates, with no second event, on ${store}`, {
+    timeout: 120_000,
+  }, async (ctx) => {
+    const t = await engineFor(ctx, { store });
+    const codes = Array.from({ length: 40 }, (_, i) => `sh${String(i).padStart(2, '0')}`);
+    const preview = await t.engine.call('import.preview', { fileName: 'late.json', content: jsonList('ep1', codes) });
+    assert.equal(preview.counts.new, 40);
+    // Meanwhile every third shot is imported by another list.
+    const early = await commit(
+      t,
+      'early.json',
+      jsonList(
+        'ep1',
+        codes.filter((_, i) => i % 3 === 0),
+      ),
+    );
+    assert.equal(early.imported, 14);
+    const late = await t.engine.call('import.commit', { previewId: preview.previewId });
+    assert.deepEqual([late.imported, late.duplicates], [26, 14]);
+    assert.equal(new Set([...late.jobIds, ...early.jobIds]).size, 40, 'the ids written are those not stored before');
+    const events = t.engine.db.all('SELECT job_id, COUNT(*) AS n FROM job_events GROUP BY job_id') as {
+      job_id: string;
+      n: number;
+    }[];
+    assert.equal(events.length, 40);
+    assert.ok(
+      events.every((e) => Number(e.n) === 1),
+      'one creation event per job',
+    );
+  });
 });
