@@ -329,6 +329,11 @@ export class Scheduler implements FarmPort {
     return this.lan.readiness();
   }
 
+  /** Node lists read in this run and how many of them were parsed (tests, benchmarks). */
+  get nodeListReads(): { readonly read: number; readonly parsed: number } {
+    return this.lan.nodeListReads;
+  }
+
   /** The blocked-jobs keeper's full passes begun and steps taken in this run (tests, benchmarks). */
   get blockedKeeper(): { readonly passes: number; readonly steps: number } {
     return this.blocked.stats;
