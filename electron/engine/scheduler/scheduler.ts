@@ -102,6 +102,8 @@ export class Scheduler implements FarmPort {
   readonly storage: StorageHold;
   /** Learned VRAM needs (issue 28): read by every decision, written by every measured attempt. */
   readonly vram: VramKnowledge;
+  /** Dispatch passes run in this run (tests, benchmarks). */
+  passes = 0;
   /** For benchmarks: when each dispatch decision found work (ms, performance clock). */
   onDispatch: ((jobId: string, instanceId: string) => void) | null = null;
   /** The kinds of workstation (LAN ComfyUI, RunPod endpoints), each behind the WorkerPool seam, dispatched in this order. */
@@ -528,6 +530,7 @@ export class Scheduler implements FarmPort {
    */
   dispatchPass(): void {
     if (this.state !== 'running' || !this.running || this.storage.held) return;
+    this.passes++;
     // Each pool in turn, through the one seam: what the LAN did not take may burst (pools/runpod/burst-policy.ts).
     const { db, config, leases } = this.d;
     // Several engines: another engine's free workstation holds a rush job back from the cloud too (lan-elsewhere.ts).
