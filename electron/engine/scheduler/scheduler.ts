@@ -27,7 +27,7 @@ import type { FarmPort } from '../handlers/context.js';
 import { promoteDueRetries, requeueJob } from '../pools/attempt/outcomes.js';
 import type { InstanceSnapshot, JobSnapshot } from './policy.js';
 import { checkpointOfJob } from '../templates/checkpoint.js';
-import { behindInstances, choose, freeInstances } from './dispatch-choice.js';
+import { behindInstances, choose, freeInstances, PLACES_PER_PASS } from './dispatch-choice.js';
 import { MergedAnnounce } from './merged-announce.js';
 import { Reservations } from './reservations.js';
 import type { Reservation } from './policy.js';
@@ -570,7 +570,8 @@ export class Scheduler implements FarmPort {
     if (open().length === 0) return none;
     // Places to fill: free slots and empty waiting places (a displacement needs only the queue's head).
     const places = [...freeInstances(snaps), ...behindInstances(snaps, config.prefetch).filter((s) => !s.waiting)];
-    const slots = Math.max(1, places.length);
+    // Bounded per pass (PLACES_PER_PASS): the candidates read are a few per place this pass can fill.
+    const slots = Math.max(1, Math.min(places.length, PLACES_PER_PASS));
     // Free slots first: a job matched to its model there starts now; then the waiting places.
     const warm = places.map((f) => f.lastCheckpoint).filter((c): c is string => c !== null);
     const queue = preferWarm(
@@ -579,7 +580,7 @@ export class Scheduler implements FarmPort {
       Math.max(16, slots * 4),
       (j) => this.checkpointOf(j),
     );
-    const { assignments, displacements } = choose(snaps, queue, {
+    const { assignments, displacements, capped } = choose(snaps, queue, {
       prefetch: config.prefetch,
       now,
       claiming: pass.claiming,
@@ -587,7 +588,10 @@ export class Scheduler implements FarmPort {
       snapshot: (job) => this.jobSnapshot(job, this.templates.get(job.template_id)),
       allows: (id, snap) => this.reservations.allows(id, snap),
       unplaced: (job, snap) => this.reservations.consider(job, snap, snaps, now),
+      maxAssignments: PLACES_PER_PASS,
     });
+    // More places than one pass fills: the next pass, in the next turn, goes on (other work runs between).
+    if (capped) this.kick();
     return { assignments, displacements, free: Math.max(0, freeInstances(snaps).length - assignments.length) };
   }
 }
