@@ -9,7 +9,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { isFencedReport, isIllegalTransition, JobStateError, transitionJob } from '../../electron/engine/job-state.js';
 import { claimAttempt } from '../../electron/engine/store/attempt-store.js';
-import { COMMIT_TURN_MS, CommitBatch, MAX_WRITES_PER_COMMIT } from '../../electron/engine/store/commit-batch.js';
+import {
+  COMMIT_TURN_MS,
+  COMMIT_TURN_SHARE,
+  CommitBatch,
+  MAX_WRITES_PER_COMMIT,
+} from '../../electron/engine/store/commit-batch.js';
 import { completeJob, requeueJob } from '../../electron/engine/pools/attempt/outcomes.js';
 import { engineFor, importText, RESOURCES } from '../helpers/engine.js';
 
@@ -216,4 +221,24 @@ test('chunks that commit quickly go on in the same turn: a burst within the turn
   await Promise.all(writes);
   assert.equal(due.length, 0, 'nothing left for another turn');
   assert.deepEqual(batch.stats, { commits: 3, writes: n });
+});
+
+test('however slow each chunk, a turn stores at least COMMIT_TURN_SHARE of the backlog it found', async (ctx) => {
+  const t = await engineFor(ctx);
+  const db = t.engine.db;
+  const due: (() => void)[] = [];
+  let ms = 0;
+  const batch = new CommitBatch(
+    db,
+    (fn) => void due.push(fn),
+    undefined,
+    () => (ms += COMMIT_TURN_MS * 10),
+  );
+  const n = MAX_WRITES_PER_COMMIT * 8;
+  const writes = Array.from({ length: n }, () => batch.add(() => db.one('SELECT 1')));
+  (due.shift() as () => void)();
+  assert.equal(batch.stats.writes, Math.ceil(n * COMMIT_TURN_SHARE), 'a quarter of the backlog, in chunks');
+  while (due.length) (due.shift() as () => void)();
+  await Promise.all(writes);
+  assert.equal(batch.stats.writes, n);
 });

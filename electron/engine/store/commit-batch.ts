@@ -27,8 +27,14 @@ type Settled = { ok: true; value: unknown } | { ok: false; err: unknown };
  * next turn (one more fsync per chunk), so other work runs between.
  */
 export const MAX_WRITES_PER_COMMIT = 32;
-/** A deferred commit starts no further chunk in a turn once its chunks have taken this long (ms). */
+/** A deferred commit starts no further chunk in a turn once its chunks have taken this long (ms)… */
 export const COMMIT_TURN_MS = 8;
+/**
+ * …unless it has not yet stored this share of what was waiting at the turn's start: on a loaded
+ * machine one chunk can take the whole budget, and a backlog of claims behind a burst of
+ * bookkeeping writes (~1,000 at a 200-GPU start) must still drain in a few turns, not thirty.
+ */
+export const COMMIT_TURN_SHARE = 1 / 4;
 
 export class CommitBatch {
   private items: Item[] = [];
@@ -71,8 +77,13 @@ export class CommitBatch {
     this.scheduled = false;
     this.largestWaiting = Math.max(this.largestWaiting, this.items.length);
     const begun = this.elapsed();
-    do this.commit(this.items.splice(0, MAX_WRITES_PER_COMMIT));
-    while (this.items.length > 0 && this.elapsed() - begun < COMMIT_TURN_MS);
+    const quota = Math.ceil(this.items.length * COMMIT_TURN_SHARE);
+    let stored = 0;
+    do {
+      const chunk = this.items.splice(0, MAX_WRITES_PER_COMMIT);
+      this.commit(chunk);
+      stored += chunk.length;
+    } while (this.items.length > 0 && (stored < quota || this.elapsed() - begun < COMMIT_TURN_MS));
     if (this.items.length > 0) this.schedule();
   }
 
