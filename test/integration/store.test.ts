@@ -108,3 +108,18 @@ test('the queue list in dispatch order does not sort the whole queue either', ()
   ) as { detail: string }[];
   assert.doesNotMatch(plan.map((p) => p.detail).join(' | '), /TEMP B-TREE/);
 });
+
+test('each job written pays only for the indexes some query reads: jobs has no index on (shot_id, stage, take)', () => {
+  const db = sqliteSqlDb(new Database(':memory:'));
+  migrate(db, new ManualClock());
+  const names = (
+    db.all(
+      "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'jobs' AND name NOT LIKE 'sqlite_%'",
+    ) as {
+      name: string;
+    }[]
+  ).map((r) => r.name);
+  // Besides the id and the (project, episode, shot, stage, take) keys: the dispatcher's candidates,
+  // a job's dependents, the fair-share scan, the blocked count, the longest-waiting queued jobs.
+  assert.deepEqual(names.sort(), ['jobs_blocked', 'jobs_depends_on', 'jobs_fair', 'jobs_queued_age', 'jobs_runnable']);
+});

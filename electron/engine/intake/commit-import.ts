@@ -19,6 +19,30 @@ export function drawSeed(random: RandomSource): number {
   return Math.floor(random() * 2 ** 48);
 }
 
+/** What a row's dependency is looked up in, built only when some row of the file waits for a stage. */
+interface DependencyIndex {
+  /**
+   * A valid row's job id by its take key: a dependency on the same take in this file is looked up
+   * here rather than hashed again (jobId is a SHA-1 per call; the preview hashed every row once).
+   */
+  byTake: Map<string, string>;
+  /** The newest take of each stage in this file. */
+  newest: Map<string, { id: string; take: number }>;
+}
+
+function dependencyIndex(valid: readonly CheckedRow[]): DependencyIndex {
+  const byTake = new Map<string, string>();
+  const newest = new Map<string, { id: string; take: number }>();
+  for (const r of valid) {
+    const s = r.source;
+    byTake.set(stageKey(s.project, s.episode, s.shot, s.stage, String(s.take)), r.view.jobId!);
+    const key = stageKey(s.project, s.episode, s.shot, s.stage);
+    const cur = newest.get(key);
+    if (!cur || cur.take < s.take) newest.set(key, { id: r.view.jobId!, take: s.take });
+  }
+  return { byTake, newest };
+}
+
 export function commitRows(
   db: Db,
   clock: Clock,
@@ -29,42 +53,28 @@ export function commitRows(
 ): ImportResult {
   const valid = rows.filter((r) => r.view.status !== 'error' && r.view.jobId && r.template);
   const rejected = rows.length - valid.length;
-  // A valid row's job id by its take key: a dependency on the same take in this file is looked up
-  // here rather than hashed again (jobId is a SHA-1 per call; the preview hashed every row once).
-  const validByTake = new Map<string, string>();
-  for (const r of valid)
-    validByTake.set(
-      stageKey(r.source.project, r.source.episode, r.source.shot, r.source.stage, String(r.source.take)),
-      r.view.jobId!,
-    );
-  const newestInBatch = new Map<string, { id: string; take: number }>();
-  for (const r of valid) {
-    const key = stageKey(r.source.project, r.source.episode, r.source.shot, r.source.stage);
-    const cur = newestInBatch.get(key);
-    if (!cur || cur.take < r.source.take) newestInBatch.set(key, { id: r.view.jobId!, take: r.source.take });
-  }
+  const deps = valid.some((r) => r.source.dependsOn) ? dependencyIndex(valid) : null;
   return inTransaction(db, () => {
     const now = clock.now();
     // The attempt budget in force now (a later change of the setting updates unfinished jobs).
     const maxAttempts = settings.get('retry_attempts');
-    const shots = new ShotIds(db, now);
-    shots.ensureAll(valid.map((r) => r.source));
+    const shotIds = new ShotIds(db, now).idsOf(valid.map((r) => r.source));
     const storedNewest = new Map<string, { id: string; take: number } | null>();
     // A template's tags as stored, written once per template rather than once per row.
     const tagsJson = new Map<NonNullable<CheckedRow['template']>, string>();
     const jobs: NewJob[] = [];
-    for (const r of valid) {
+    for (let i = 0; i < valid.length; i++) {
+      const r = valid[i] as CheckedRow;
       const s = r.source;
       const t = r.template!;
-      const shotId = shots.of(s);
 
       let dependsOn: string | null = null;
       let dependsLabel = '';
-      if (s.dependsOn) {
+      if (s.dependsOn && deps) {
         // Same take of the stage in this file first, else the newest stored take.
-        const sibling = validByTake.get(stageKey(s.project, s.episode, s.shot, s.dependsOn, String(s.take)));
+        const sibling = deps.byTake.get(stageKey(s.project, s.episode, s.shot, s.dependsOn, String(s.take)));
         const key = stageKey(s.project, s.episode, s.shot, s.dependsOn);
-        const newest = newestInBatch.get(key);
+        const newest = deps.newest.get(key);
         if (sibling !== undefined) {
           dependsOn = sibling;
           dependsLabel = `${s.dependsOn} take ${s.take}`;
@@ -89,7 +99,7 @@ export function commitRows(
       if (tags === undefined) tagsJson.set(t, (tags = JSON.stringify(t.tags)));
       jobs.push({
         id,
-        shot_id: shotId,
+        shot_id: shotIds[i] as number,
         project: s.project,
         episode: s.episode,
         shot: s.shot,

@@ -112,20 +112,16 @@ export interface BulkInsert<T> {
   returning?: boolean;
 }
 
-/**
- * Inserts `items` through `insert`, as each store writes many rows best — VALUES lists of a few
- * fixed sizes on SQLite, one array per column on PostgreSQL — and returns what the statements
- * return (their RETURNING rows, in statement order; none without RETURNING).
- */
-export function insertRows<T, R = never>(db: Db, items: readonly T[], insert: BulkInsert<T>): R[] {
-  const out: R[] = [];
+/** Calls `write(sql, params)` for each statement that writes `items` through `insert`, as each store writes many rows best. */
+function eachStatement<T>(
+  db: Db,
+  items: readonly T[],
+  insert: BulkInsert<T>,
+  write: (sql: string, params: unknown[]) => void,
+): void {
   const width = items.length > 0 ? insert.row(items[0] as T).length : 0;
-  if (width === 0) return out;
+  if (width === 0) return;
   // Parameters go as ONE argument (the list), so a one-column array is not taken for the list itself.
-  const write = (sql: string, params: unknown[]): void => {
-    if (insert.returning) out.push(...all<R>(db, sql, params));
-    else run(db, sql, params);
-  };
   if (db.dialect === 'postgres') inColumnChunks(items, width, insert.row, (columns) => write(insert.arrays, columns));
   else
     inChunks(items, width, insert.values, (chunk, sql) => {
@@ -133,5 +129,30 @@ export function insertRows<T, R = never>(db: Db, items: readonly T[], insert: Bu
       for (const item of chunk) values.push(...insert.row(item));
       write(sql, values);
     });
+}
+
+/**
+ * Inserts `items` through `insert`, as each store writes many rows best — VALUES lists of a few
+ * fixed sizes on SQLite, one array per column on PostgreSQL — and returns what the statements
+ * return (their RETURNING rows, in statement order; none without RETURNING).
+ */
+export function insertRows<T, R = never>(db: Db, items: readonly T[], insert: BulkInsert<T>): R[] {
+  const out: R[] = [];
+  eachStatement(db, items, insert, (sql, params) => {
+    if (insert.returning) out.push(...all<R>(db, sql, params));
+    else run(db, sql, params);
+  });
   return out;
+}
+
+/**
+ * insertRows for statements without RETURNING: how many rows they wrote (a row an
+ * `ON CONFLICT … DO NOTHING` skipped counts none).
+ */
+export function insertRowsCounted<T>(db: Db, items: readonly T[], insert: BulkInsert<T>): number {
+  let written = 0;
+  eachStatement(db, items, insert, (sql, params) => {
+    written += run(db, sql, params).changes;
+  });
+  return written;
 }

@@ -12,14 +12,11 @@ const SQL_PROJECT_ID = 'SELECT id FROM projects WHERE name = ?';
 const SQL_EPISODE =
   'INSERT INTO episodes (project_id, name, created_at) VALUES (?, ?, ?) ON CONFLICT (project_id, name) DO NOTHING';
 const SQL_EPISODE_ID = 'SELECT id FROM episodes WHERE project_id = ? AND name = ?';
-const SQL_SHOT = `INSERT INTO shots (episode_id, code, description, metadata_json, created_at) VALUES (?, ?, ?, ?, ?)
-  ON CONFLICT (episode_id, code) DO NOTHING`;
 /** A job row's shot joined as `alias` (its metadata: the shot list's sequence), for another table's query. */
 export function sqlJoinShotOf(jobAlias: string, alias: string): string {
   return `JOIN shots ${alias} ON ${alias}.id = ${jobAlias}.shot_id`;
 }
 
-const SQL_SHOT_ID = 'SELECT id FROM shots WHERE episode_id = ? AND code = ?';
 const sqlInsertShots = (rows: number): string =>
   `INSERT INTO shots (episode_id, code, description, metadata_json, created_at) VALUES ${valueRows(5, rows)}
   ON CONFLICT (episode_id, code) DO NOTHING RETURNING id, code`;
@@ -47,37 +44,34 @@ export class ShotIds {
     private readonly now: number,
   ) {}
 
-  /** The shot's id, creating its project, episode and shot rows when they do not exist yet. */
-  of(s: ShotName): number {
-    const { db, now } = this;
-    const episodeId = this.episodeOf(s);
-    return this.cached(
-      `s\u001f${episodeId}\u001f${s.shot}`,
-      () => run(db, SQL_SHOT, episodeId, s.shot, s.description, JSON.stringify(s.metadata), now),
-      () => one<{ id: number }>(db, SQL_SHOT_ID, episodeId, s.shot),
-    );
-  }
-
   /**
-   * Creates (or finds) every shot these rows name at once: a few hundred shots per statement, and
-   * their ids read back a chunk at a time, so `of` then answers from memory. A 100k-shot import
-   * asks the store a few hundred times instead of twice per shot. The first row naming a new shot
-   * gives its description and metadata, as `of` would.
+   * The shot id of each of these rows, in their order, creating the projects, episodes and shots
+   * they name that do not exist yet: a few hundred shots per statement, and only the shots stored
+   * before looked up (a chunk at a time). A 100k-shot import asks the store a few hundred times
+   * instead of twice per shot, and builds no key string per row (shots are found by episode, then
+   * code). The first row naming a new shot gives its description and metadata.
    */
-  ensureAll(names: readonly ShotName[]): void {
+  idsOf(names: readonly ShotName[]): number[] {
     const { db, now } = this;
+    const episodeOfRow = new Array<number>(names.length);
     const byEpisode = new Map<number, Map<string, ShotName>>();
-    for (const s of names) {
-      // Projects and episodes are few: one at a time, as `of` does.
-      const episodeId = this.episodeOf(s);
-      if (this.ids.has(`s\u001f${episodeId}\u001f${s.shot}`)) continue;
+    // A file's rows mostly share one project and episode: the last row's episode id serves the next.
+    let last: ShotName | undefined;
+    let episodeId = 0;
+    for (let i = 0; i < names.length; i++) {
+      const s = names[i] as ShotName;
+      if (last === undefined || s.project !== last.project || s.episode !== last.episode) episodeId = this.episodeOf(s);
+      last = s;
+      episodeOfRow[i] = episodeId;
       let shots = byEpisode.get(episodeId);
       if (!shots) byEpisode.set(episodeId, (shots = new Map()));
       if (!shots.has(s.shot)) shots.set(s.shot, s);
     }
+    const idsByEpisode = new Map<number, Map<string, number>>();
     for (const [episodeId, shots] of byEpisode) {
+      const ids = new Map<string, number>();
+      idsByEpisode.set(episodeId, ids);
       const list = [...shots.values()];
-      const key = (code: string): string => `s\u001f${episodeId}\u001f${code}`;
       // A new shot's id comes back from its insert; only shots stored before are looked up.
       const inserted = insertRows<ShotName, { id: number; code: string }>(db, list, {
         row: (s) => [episodeId, s.shot, s.description, JSON.stringify(s.metadata), now],
@@ -85,16 +79,21 @@ export class ShotIds {
         arrays: SQL_INSERT_SHOTS_ARRAYS,
         returning: true,
       });
-      for (const r of inserted) this.ids.set(key(r.code), r.id);
+      for (const r of inserted) ids.set(r.code, r.id);
       inPadded(
-        list.filter((s) => !this.ids.has(key(s.shot))).map((s) => s.shot),
+        list.filter((s) => !ids.has(s.shot)).map((s) => s.shot),
         CODES_PER_LOOKUP,
         (codes) => {
           for (const r of all<{ id: number; code: string }>(db, SQL_SHOT_IDS, episodeId, ...codes))
-            this.ids.set(key(r.code), r.id);
+            ids.set(r.code, r.id);
         },
       );
     }
+    return names.map((s, i) => {
+      const id = idsByEpisode.get(episodeOfRow[i] as number)?.get(s.shot);
+      if (id === undefined) throw new Error(`the shot ${s.project}/${s.episode}/${s.shot} was not written`);
+      return id;
+    });
   }
 
   /** The shot's episode id, creating its project and episode rows when they do not exist yet. */

@@ -22,6 +22,7 @@ import { sql as m0018 } from './0018-vram-samples.js';
 import { sql as m0019 } from './0019-forecast-due.js';
 import { sql as m0020 } from './0020-hook-late.js';
 import { sql as m0021 } from './0021-lease-reservations.js';
+import { sql as m0022 } from './0022-drop-jobs-shot-stage.js';
 
 export interface Migration {
   id: number;
@@ -50,4 +51,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { id: 19, name: '0019-forecast-due', sql: m0019 },
   { id: 20, name: '0020-hook-late', sql: m0020 },
   { id: 21, name: '0021-lease-reservations', sql: m0021 },
+  { id: 22, name: '0022-drop-jobs-shot-stage', sql: m0022 },
 ];
