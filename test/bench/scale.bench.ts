@@ -91,6 +91,8 @@ interface SizeRun {
   blockedBy: ReturnType<typeof whatRanIn> | null;
   /** The blocked-jobs keeper's full passes begun and steps taken over the run (each step builds the farm's facts). */
   keeper: { passes: number; steps: number };
+  /** Dispatch passes, commit batches (and the most writes one found waiting), node lists read and parsed, over the run. */
+  counts: string;
   /** The main thread's busy time from the scheduler's start to every GPU busy (the profile's samples, idle left out), by engine entry. */
   startupBy: ReturnType<typeof whatRanIn> | null;
   /** Scheduler start → last end. */
@@ -166,6 +168,10 @@ async function sizeRun(
     const finished = await until(() => done() >= shots, 120_000 + 10 * o.waves * 3_600 * o.f, 100);
     loop.disable();
     const keeper = { ...(be.engine.scheduler?.blockedKeeper ?? { passes: 0, steps: 0 }) };
+    const sch = be.engine.scheduler;
+    const counts = sch
+      ? `${sch.passes} dispatch passes; ${sch.batch.stats.commits} commits of ${sch.batch.stats.writes} writes (at most ${sch.batch.largestWaiting} waiting at once); node lists ${sch.nodeListReads.read} read, ${sch.nodeListReads.parsed} parsed`
+      : '';
     const lagSamples = lag.stop();
     const wallMs = performance.now() - t0;
     const profile = profiler ? await profiler.stop() : null;
@@ -225,6 +231,7 @@ async function sizeRun(
       lateTurns: lagSamples.filter((l) => l.lagMs >= 50),
       blockedBy: profile ? whatRanIn(profile, blockedWindows(lagSamples)) : null,
       keeper,
+      counts,
       startupBy: profile ? whatRanIn(profile, [monoWindow(lagSamples, startedAt, allBusyOrEnd)]) : null,
       fromStartMs: lastEnd - startedAt,
       allBusyMs: allBusyAt - startedAt,
@@ -345,6 +352,7 @@ function sizeFigures(r: SizeRun, base: Baselines): Figure[] {
       blockedByLine(r, r.startupBy),
     ),
     info(`  ${tag}: blocked-jobs keeper over the run`, `${r.keeper.passes} full passes, ${r.keeper.steps} steps`),
+    info(`  ${tag}: engine counts over the run`, r.counts),
     le(`${tag}: engine RSS (max)`, r.rssMaxMb, TARGET_RSS_MB, 'MB', 0),
     info(
       `  ${tag}: CPU over the run, cores: engine / simulators / other processes`,

@@ -9,7 +9,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { isFencedReport, isIllegalTransition, JobStateError, transitionJob } from '../../electron/engine/job-state.js';
 import { claimAttempt } from '../../electron/engine/store/attempt-store.js';
-import { CommitBatch } from '../../electron/engine/store/commit-batch.js';
+import {
+  COMMIT_TURN_MS,
+  COMMIT_TURN_SHARE,
+  CommitBatch,
+  MAX_WRITES_PER_COMMIT,
+} from '../../electron/engine/store/commit-batch.js';
 import { completeJob, requeueJob } from '../../electron/engine/pools/attempt/outcomes.js';
 import { engineFor, importText, RESOURCES } from '../helpers/engine.js';
 
@@ -153,4 +158,87 @@ test('a stored batch says so (the storage hold ends its fault streak there); a b
     /disk is full/,
   );
   assert.equal(committed, 1);
+});
+
+test('a burst of writes larger than MAX_WRITES_PER_COMMIT commits in order over several turns, each write settled only once its own chunk is stored', async (ctx) => {
+  const t = await engineFor(ctx);
+  const db = t.engine.db;
+  db.exec('CREATE TEMP TABLE burst (n INTEGER NOT NULL)');
+  const due: (() => void)[] = [];
+  // Each chunk's commit takes the turn's whole budget: one chunk per turn.
+  let ms = 0;
+  const batch = new CommitBatch(
+    db,
+    (fn) => void due.push(fn),
+    undefined,
+    () => (ms += COMMIT_TURN_MS),
+  );
+  const n = MAX_WRITES_PER_COMMIT * 2 + 5;
+  const settled: number[] = [];
+  const writes = Array.from({ length: n }, (_, i) =>
+    batch.add(() => db.run('INSERT INTO burst (n) VALUES (?)', i)).then(() => void settled.push(i)),
+  );
+  const stored = () => db.all<{ n: number }>('SELECT n FROM burst ORDER BY rowid').map((r) => r.n);
+  const turn = async () => {
+    assert.equal(due.length, 1, 'one commit due at a time');
+    (due.shift() as () => void)();
+    await new Promise<void>((done) => setImmediate(done));
+  };
+  await turn();
+  assert.deepEqual(
+    stored(),
+    Array.from({ length: MAX_WRITES_PER_COMMIT }, (_, i) => i),
+    'the first chunk, in order',
+  );
+  assert.equal(settled.length, MAX_WRITES_PER_COMMIT, "no write reported stored before its chunk's commit");
+  // A write added meanwhile queues behind the ones already waiting.
+  const late = batch.add(() => db.run('INSERT INTO burst (n) VALUES (?)', n));
+  await turn();
+  await turn();
+  await Promise.all([...writes, late]);
+  assert.deepEqual(
+    stored(),
+    Array.from({ length: n + 1 }, (_, i) => i),
+  );
+  assert.deepEqual(batch.stats, { commits: 3, writes: n + 1 });
+  assert.equal(due.length, 0);
+});
+
+test('chunks that commit quickly go on in the same turn: a burst within the turn budget is stored in one turn', async (ctx) => {
+  const t = await engineFor(ctx);
+  const db = t.engine.db;
+  db.exec('CREATE TEMP TABLE burst (n INTEGER NOT NULL)');
+  const due: (() => void)[] = [];
+  const batch = new CommitBatch(
+    db,
+    (fn) => void due.push(fn),
+    undefined,
+    () => 0,
+  );
+  const n = MAX_WRITES_PER_COMMIT * 2 + 5;
+  const writes = Array.from({ length: n }, (_, i) => batch.add(() => db.run('INSERT INTO burst (n) VALUES (?)', i)));
+  (due.shift() as () => void)();
+  await Promise.all(writes);
+  assert.equal(due.length, 0, 'nothing left for another turn');
+  assert.deepEqual(batch.stats, { commits: 3, writes: n });
+});
+
+test('however slow each chunk, a turn stores at least COMMIT_TURN_SHARE of the backlog it found', async (ctx) => {
+  const t = await engineFor(ctx);
+  const db = t.engine.db;
+  const due: (() => void)[] = [];
+  let ms = 0;
+  const batch = new CommitBatch(
+    db,
+    (fn) => void due.push(fn),
+    undefined,
+    () => (ms += COMMIT_TURN_MS * 10),
+  );
+  const n = MAX_WRITES_PER_COMMIT * 8;
+  const writes = Array.from({ length: n }, () => batch.add(() => db.one('SELECT 1')));
+  (due.shift() as () => void)();
+  assert.equal(batch.stats.writes, Math.ceil(n * COMMIT_TURN_SHARE), 'a quarter of the backlog, in chunks');
+  while (due.length) (due.shift() as () => void)();
+  await Promise.all(writes);
+  assert.equal(batch.stats.writes, n);
 });

@@ -264,3 +264,37 @@ test('the places a job fits, in order: a free GPU now, then waiting places by wh
     ['free:free@0', 'overdue:behind@0', 'later:behind@80'],
   );
 });
+
+test('a pass places at most maxAssignments jobs, the first in dispatch order, and says it stopped short', () => {
+  const instances = ['g0', 'g1', 'g2', 'g3'].map((id) => gpu(id));
+  const jobs: Job[] = ['a', 'b', 'c', 'd'].map((id, i) => ({ id, priority: RUSH - i }));
+  const snaps = new Map(instances.map((s) => [s.id, s]));
+  const byId = new Map(jobs.map((j) => [j.id, j]));
+  const deps = {
+    prefetch: true,
+    now: NOW,
+    claiming: new Set<string>(),
+    capable: () => new Set(instances.map((s) => s.id)),
+    snapshot: (r: JobRow) => snapOf(byId.get(r.id) as Job),
+    allows: () => true,
+    unplaced: () => undefined,
+  };
+  const capped = choose(snaps, jobs.map(row), { ...deps, maxAssignments: 2 });
+  assert.deepEqual(
+    capped.assignments.map((a) => a.job.id),
+    ['a', 'b'],
+  );
+  assert.equal(capped.capped, true);
+  // The next pass over the same snapshots (the slots given are held there) goes on from the rest.
+  const next = choose(snaps, jobs.slice(2).map(row), { ...deps, maxAssignments: 2 });
+  assert.deepEqual(
+    next.assignments.map((a) => a.job.id),
+    ['c', 'd'],
+  );
+  assert.equal(
+    new Set([...capped.assignments, ...next.assignments].map((a) => a.instanceId)).size,
+    4,
+    'four GPUs, one job each',
+  );
+  assert.equal(choose(new Map(instances.map((s) => [s.id, { ...s, running: 0 }])), jobs.map(row), deps).capped, false);
+});

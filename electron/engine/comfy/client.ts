@@ -21,6 +21,7 @@ import {
   type Transport,
 } from './http.js';
 import { fileSink, pour, type DownloadSink } from './view-download.js';
+import type { ObjectInfoCache } from './object-info-cache.js';
 import {
   parseHistoryEntry,
   parseHistoryList,
@@ -189,9 +190,13 @@ export class ComfyClient {
   }
 
   /** Every installed node class. Large (MB) and slow: the server rescans model folders. */
-  async getObjectInfo(opts?: CallOptions): Promise<ObjectInfo> {
+  /** With `cache`, an answer of the same text as one already read is that list (not parsed again: object-info-cache.ts). */
+  async getObjectInfo(opts?: CallOptions, cache?: ObjectInfoCache): Promise<ObjectInfo> {
+    const route = 'GET /object_info';
     const res = await send(this.t, { method: 'GET', path: '/object_info' }, opts);
-    return validate(ObjectInfoSchema, expectJson(res, 'GET /object_info'), 'GET /object_info');
+    const parse = () => validate(ObjectInfoSchema, expectJson(res, route), route);
+    // Only a 2xx is a list; anything else is reported by expectJson, never remembered.
+    return cache && res.status >= 200 && res.status <= 299 ? cache.of(res.text, parse) : parse();
   }
 
   /** One class, or null when it is not installed (the server answers 200 `{}`). */

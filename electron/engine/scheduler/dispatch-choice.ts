@@ -33,7 +33,18 @@ export interface ChoiceDeps {
   allows(instanceId: string, job: JobSnapshot): boolean;
   /** The job fits nowhere now (reservations.ts may keep an instance for it). */
   unplaced(job: JobRow, snap: JobSnapshot): void;
+  /** At most this many assignments in this pass (PLACES_PER_PASS); the rest are the next pass's. Default: no bound. */
+  maxAssignments?: number;
 }
+
+/**
+ * Jobs placed per pass. At a farm's start every GPU is free at once (and, with prefetch, every
+ * place behind them): one pass placing 400 jobs read 800 candidates and ranked every workstation
+ * for each job, ~100 ms and more of one turn at 200 GPUs. Past this many the pass stops and the
+ * next one (the next turn) goes on from the queue's new head, which is what a pass after it
+ * would see anyway: the slots just given are held in the snapshots, the jobs in `claiming`.
+ */
+export const PLACES_PER_PASS = 32;
 
 export interface Assignment {
   job: JobRow;
@@ -117,7 +128,7 @@ export function choose(
   snaps: ReadonlyMap<string, InstanceSnapshot>,
   queue: Iterable<JobRow>,
   d: ChoiceDeps,
-): { assignments: Assignment[]; displacements: Displacement[] } {
+): { assignments: Assignment[]; displacements: Displacement[]; capped: boolean } {
   const free = () => freeInstances(snaps);
   const behind = () => behindInstances(snaps, d.prefetch);
   /** Instances a job ahead in the order waits for (it could not wait there itself): none behind it may take their waiting place. */
@@ -130,6 +141,8 @@ export function choose(
   const assignments: Assignment[] = [];
   const displacements: Displacement[] = [];
   for (const job of queue) {
+    if (d.maxAssignments !== undefined && assignments.length >= d.maxAssignments)
+      return { assignments, displacements, capped: true };
     // Jobs come in priority order: once none can take a slot or a waiting place, or displace a
     // lower-priority waiting prompt, none after it can either.
     const open = free().length > 0 || behind().some((s) => !s.waiting);
@@ -188,5 +201,5 @@ export function choose(
     if (place) heldFor.add(place.inst.id);
     if (!place) d.unplaced(job, snap);
   }
-  return { assignments, displacements };
+  return { assignments, displacements, capped: false };
 }

@@ -105,10 +105,11 @@ export function rankInstances(job: JobSnapshot, candidates: readonly InstanceSna
     job.previousInstanceId === i.id ? 0 : 1,
     -i.speed,
   ];
-  return [...candidates].sort((a, b) => {
-    const sa = score(a);
-    const sb = score(b);
-    for (let k = 0; k < sa.length; k++) if (sa[k] !== sb[k]) return (sa[k] as number) - (sb[k] as number);
-    return a.name < b.name ? -1 : 1;
+  // Scored once per instance, not at each comparison: a pass ranks every workstation for each job it places.
+  const scored = candidates.map((i) => ({ i, s: score(i) }));
+  scored.sort((a, b) => {
+    for (let k = 0; k < a.s.length; k++) if (a.s[k] !== b.s[k]) return (a.s[k] as number) - (b.s[k] as number);
+    return a.i.name < b.i.name ? -1 : 1;
   });
+  return scored.map((x) => x.i);
 }

@@ -27,7 +27,7 @@ import type { FarmPort } from '../handlers/context.js';
 import { promoteDueRetries, requeueJob } from '../pools/attempt/outcomes.js';
 import type { InstanceSnapshot, JobSnapshot } from './policy.js';
 import { checkpointOfJob } from '../templates/checkpoint.js';
-import { behindInstances, choose, freeInstances } from './dispatch-choice.js';
+import { behindInstances, choose, freeInstances, PLACES_PER_PASS } from './dispatch-choice.js';
 import { MergedAnnounce } from './merged-announce.js';
 import { Reservations } from './reservations.js';
 import type { Reservation } from './policy.js';
@@ -102,6 +102,8 @@ export class Scheduler implements FarmPort {
   readonly storage: StorageHold;
   /** Learned VRAM needs (issue 28): read by every decision, written by every measured attempt. */
   readonly vram: VramKnowledge;
+  /** Dispatch passes run in this run (tests, benchmarks). */
+  passes = 0;
   /** For benchmarks: when each dispatch decision found work (ms, performance clock). */
   onDispatch: ((jobId: string, instanceId: string) => void) | null = null;
   /** The kinds of workstation (LAN ComfyUI, RunPod endpoints), each behind the WorkerPool seam, dispatched in this order. */
@@ -329,6 +331,11 @@ export class Scheduler implements FarmPort {
     return this.lan.readiness();
   }
 
+  /** Node lists read in this run and how many of them were parsed (tests, benchmarks). */
+  get nodeListReads(): { readonly read: number; readonly parsed: number } {
+    return this.lan.nodeListReads;
+  }
+
   /** The blocked-jobs keeper's full passes begun and steps taken in this run (tests, benchmarks). */
   get blockedKeeper(): { readonly passes: number; readonly steps: number } {
     return this.blocked.stats;
@@ -523,6 +530,7 @@ export class Scheduler implements FarmPort {
    */
   dispatchPass(): void {
     if (this.state !== 'running' || !this.running || this.storage.held) return;
+    this.passes++;
     // Each pool in turn, through the one seam: what the LAN did not take may burst (pools/runpod/burst-policy.ts).
     const { db, config, leases } = this.d;
     // Several engines: another engine's free workstation holds a rush job back from the cloud too (lan-elsewhere.ts).
@@ -562,7 +570,8 @@ export class Scheduler implements FarmPort {
     if (open().length === 0) return none;
     // Places to fill: free slots and empty waiting places (a displacement needs only the queue's head).
     const places = [...freeInstances(snaps), ...behindInstances(snaps, config.prefetch).filter((s) => !s.waiting)];
-    const slots = Math.max(1, places.length);
+    // Bounded per pass (PLACES_PER_PASS): the candidates read are a few per place this pass can fill.
+    const slots = Math.max(1, Math.min(places.length, PLACES_PER_PASS));
     // Free slots first: a job matched to its model there starts now; then the waiting places.
     const warm = places.map((f) => f.lastCheckpoint).filter((c): c is string => c !== null);
     const queue = preferWarm(
@@ -571,7 +580,7 @@ export class Scheduler implements FarmPort {
       Math.max(16, slots * 4),
       (j) => this.checkpointOf(j),
     );
-    const { assignments, displacements } = choose(snaps, queue, {
+    const { assignments, displacements, capped } = choose(snaps, queue, {
       prefetch: config.prefetch,
       now,
       claiming: pass.claiming,
@@ -579,7 +588,10 @@ export class Scheduler implements FarmPort {
       snapshot: (job) => this.jobSnapshot(job, this.templates.get(job.template_id)),
       allows: (id, snap) => this.reservations.allows(id, snap),
       unplaced: (job, snap) => this.reservations.consider(job, snap, snaps, now),
+      maxAssignments: PLACES_PER_PASS,
     });
+    // More places than one pass fills: the next pass, in the next turn, goes on (other work runs between).
+    if (capped) this.kick();
     return { assignments, displacements, free: Math.max(0, freeInstances(snaps).length - assignments.length) };
   }
 }

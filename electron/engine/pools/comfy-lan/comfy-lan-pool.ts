@@ -268,6 +268,11 @@ export class ComfyLanPool implements WorkerPool {
     }));
   }
 
+  /** Node lists read in this run, and of those parsed (the others were the same text as one already read). */
+  get nodeListReads(): { readonly read: number; readonly parsed: number } {
+    return this.registry.objectInfos.stats;
+  }
+
   /** Each instance's node list as loaded in this run (null: not yet). */
   liveNodeLists(): { id: string; live: ObjectInfo | null }[] {
     return this.registry.all().map((rt) => ({ id: rt.row.id, live: rt.objectInfo }));

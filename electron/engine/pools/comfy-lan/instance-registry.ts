@@ -26,7 +26,8 @@ import {
   type ComfyInstanceRow,
 } from '../../store/instance-store.js';
 import type { SchedulerConfig } from '../../settings/farm-config.js';
-import { storeNodeList } from './node-lists.js';
+import { storedFormOf, storeNodeList, type StoredForm } from './node-lists.js';
+import { ObjectInfoCache } from '../../comfy/object-info-cache.js';
 import type { InstanceSnapshot } from './instance-snapshot.js';
 import type { InstanceFacts } from '../../views/wait-reasons.js';
 import { firstExpectedEnd, RunLengths, type RunClock } from './run-lengths.js';
@@ -144,6 +145,10 @@ export class InstanceRegistry {
    * workstation, and re-parsing three JSON columns each time was most of a step's facts at 200.
    */
   private readonly fields = new WeakMap<ComfyInstanceRow, RowFields>();
+  /** Node lists by content: workstations that send the same list share one object (object-info-cache.ts). */
+  readonly objectInfos = new ObjectInfoCache();
+  /** Each list's stored form, worked out once per list object (the lists are shared, and never changed in place). */
+  private readonly storedForms = new WeakMap<ObjectInfo, StoredForm>();
   private stopped = true;
 
   constructor(
@@ -382,7 +387,10 @@ export class InstanceRegistry {
     if (rt.objectInfoPending) return;
     rt.objectInfoPending = true;
     const r = await settle(() =>
-      rt.client.getObjectInfo({ timeoutMs: this.config.objectInfoTimeoutMs, maxBytes: this.config.objectInfoMaxBytes }),
+      rt.client.getObjectInfo(
+        { timeoutMs: this.config.objectInfoTimeoutMs, maxBytes: this.config.objectInfoMaxBytes },
+        this.objectInfos,
+      ),
     );
     rt.objectInfoPending = false;
     if (r.ok) {
@@ -400,8 +408,14 @@ export class InstanceRegistry {
    */
   private persistNodeList(rt: InstanceRuntime, info: ObjectInfo): void {
     const now = this.clock.now();
+    let form = this.storedForms.get(info);
+    if (!form) {
+      form = storedFormOf(info);
+      this.storedForms.set(info, form);
+    }
+    const stored = form;
     this.batch
-      .add(() => storeNodeList(this.db, rt.row.id, info, now))
+      .add(() => storeNodeList(this.db, rt.row.id, stored, now))
       .catch((err: unknown) => {
         rt.row = { ...rt.row, last_error: `storing the node list: ${(err as Error).message}` };
       });

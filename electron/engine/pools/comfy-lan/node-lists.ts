@@ -44,10 +44,20 @@ export function expandNodeList(compact: CompactNodeList): ObjectInfo {
   return info;
 }
 
-/** Stores a freshly loaded list unless the stored one is the same; true when it was written. */
-export function storeNodeList(db: Db, instanceId: string, info: ObjectInfo, now: number): boolean {
+/** A list's stored form and its hash (what the store compares). */
+export interface StoredForm {
+  json: string;
+  sha256: string;
+}
+
+export function storedFormOf(info: ObjectInfo): StoredForm {
   const json = JSON.stringify(compactNodeList(info));
-  return saveNodeList(db, instanceId, createHash('sha256').update(json).digest('hex'), json, now);
+  return { json, sha256: createHash('sha256').update(json).digest('hex') };
+}
+
+/** Stores a freshly loaded list (its stored form: storedFormOf) unless the stored one is the same; true when it was written. */
+export function storeNodeList(db: Db, instanceId: string, form: StoredForm, now: number): boolean {
+  return saveNodeList(db, instanceId, form.sha256, form.json, now);
 }
 
 /**
