@@ -89,6 +89,12 @@ CREATE INDEX uploads_by_person ON uploads (uploaded_by) WHERE uploaded_by IS NOT
 ALTER TABLE hook_deliveries DROP CONSTRAINT hook_deliveries_event_check;
 ALTER TABLE hook_deliveries ADD CONSTRAINT hook_deliveries_event_check CHECK (event IN ('completed', 'failed', 'late'));
 `,
+  // SQLite's index entries end in the rowid; PostgreSQL's rowid is a column the index must name, or
+  // the queue's head (ORDER BY …, rowid) is a sort of every queued job at every dispatch pass.
+  '0023-queue-order-rowid': `
+DROP INDEX jobs_runnable;
+CREATE INDEX jobs_runnable ON jobs (state, priority DESC, rank, enqueued_at, rowid);
+`,
 };
 
 /** The PostgreSQL text of a migration. */
