@@ -95,6 +95,17 @@ test('the ledger shows thumbnails; the run log downloads as a CSV whose rows mat
   const { page, farm } = studio;
   const ids = await farm.importJobs(['sh010', 'sh020', 'sh030'].map((id) => ({ id })));
   await farm.waitForStates(ids, ['completed'], 30_000);
+  // The ledger holds its page still once it shows an output: a page first read between two of the
+  // three outputs shows the rest behind "N new outputs — show" (a loaded CI run caught one so).
+  // Either way all three are on the page or behind that button; shown, all three are cards.
+  await page.waitForFunction(
+    `document.querySelectorAll('.asset').length + Number(document.querySelector('[data-testid="new-outputs"]')?.dataset.newer ?? 0) === 3`,
+    undefined,
+    { timeout: 60_000 },
+  );
+  const newer = page.locator('[data-testid="new-outputs"]');
+  // It may be gone by the click (the page took them itself): the count below is what is judged.
+  if (await newer.count()) await newer.click({ timeout: 2_000 }).catch(() => undefined);
   await page.waitForFunction(`document.querySelectorAll('.asset').length === 3`);
   await page.waitForFunction(
     `[...document.querySelectorAll('.thumb img')].every((i) => i.complete && i.naturalWidth > 0)`,
