@@ -30,7 +30,7 @@ import {
 import { startRemoteFarm } from './lib/remote-farm.js';
 import { runSdkStylePool, type SdkPrompt } from './lib/sdk-style-pool.js';
 import { executions, type SimEvent } from './lib/sim-events.js';
-import { round, until } from './lib/stats.js';
+import { median, round, sum, until } from './lib/stats.js';
 import { info, le, numberFlags, type Benchmark } from './lib/types.js';
 
 const STEPS = 20;
@@ -120,13 +120,6 @@ async function sdkSide(gpus: number, jobs: number, f: number): Promise<Side> {
   }
 }
 
-/** The middle value of a few (the rounds' own figures). */
-function mid(values: readonly number[]): number {
-  const v = [...values].sort((a, b) => a - b);
-  const m = Math.floor(v.length / 2);
-  return v.length % 2 === 1 ? (v[m] as number) : ((v[m - 1] as number) + (v[m] as number)) / 2;
-}
-
 export const sdkBench: Benchmark = {
   name: 'sdk',
   description: 'end-to-end CPU per job: the engine beside an SDK-style pool on the same farm and workload',
@@ -152,11 +145,10 @@ export const sdkBench: Benchmark = {
         }
       }
     }
-    const sum = (xs: Side[], k: 'cpuMs' | 'simCpuMs') => xs.reduce((n, x) => n + x[k], 0);
-    const l = load.stop(sum(eRuns, 'cpuMs') + sum(sRuns, 'cpuMs') + sum(eRuns, 'simCpuMs') + sum(sRuns, 'simCpuMs'));
+    const l = load.stop(sum([...eRuns, ...sRuns].map((x) => x.cpuMs + x.simCpuMs)));
     const per = (x: Side) => x.cpuMs / Math.max(1, x.completed);
-    const ePer = mid(eRuns.map(per));
-    const sPer = mid(sRuns.map(per));
+    const ePer = median(eRuns.map(per));
+    const sPer = median(sRuns.map(per));
     const e = eRuns[0] as Side;
     const s = sRuns[0] as Side;
     const roundsLine = eRuns

@@ -15,6 +15,7 @@ import {
   CommitBatch,
   MAX_WRITES_PER_COMMIT,
 } from '../../electron/engine/store/commit-batch.js';
+import type { Db } from '../../electron/engine/store/database.js';
 import { completeJob, requeueJob } from '../../electron/engine/pools/attempt/outcomes.js';
 import { engineFor, importText, RESOURCES } from '../helpers/engine.js';
 
@@ -160,19 +161,28 @@ test('a stored batch says so (the storage hold ends its fault streak there); a b
   assert.equal(committed, 1);
 });
 
-test('a burst of writes larger than MAX_WRITES_PER_COMMIT commits in order over several turns, each write settled only once its own chunk is stored', async (ctx) => {
-  const t = await engineFor(ctx);
-  const db = t.engine.db;
-  db.exec('CREATE TEMP TABLE burst (n INTEGER NOT NULL)');
+/**
+ * A batch whose turns the test runs itself (each deferred commit queued in `due`) and whose clock
+ * says each chunk's commit took `chunkMs` (0: all quick).
+ */
+function turnedBatch(db: Db, chunkMs: number): { batch: CommitBatch; due: (() => void)[] } {
   const due: (() => void)[] = [];
-  // Each chunk's commit takes the turn's whole budget: one chunk per turn.
   let ms = 0;
   const batch = new CommitBatch(
     db,
     (fn) => void due.push(fn),
     undefined,
-    () => (ms += COMMIT_TURN_MS),
+    () => (ms += chunkMs),
   );
+  return { batch, due };
+}
+
+test('a burst of writes larger than MAX_WRITES_PER_COMMIT commits in order over several turns, each write settled only once its own chunk is stored', async (ctx) => {
+  const t = await engineFor(ctx);
+  const db = t.engine.db;
+  db.exec('CREATE TEMP TABLE burst (n INTEGER NOT NULL)');
+  // Each chunk's commit takes the turn's whole budget: one chunk per turn.
+  const { batch, due } = turnedBatch(db, COMMIT_TURN_MS);
   const n = MAX_WRITES_PER_COMMIT * 2 + 5;
   const settled: number[] = [];
   const writes = Array.from({ length: n }, (_, i) =>
@@ -208,13 +218,7 @@ test('chunks that commit quickly go on in the same turn: a burst within the turn
   const t = await engineFor(ctx);
   const db = t.engine.db;
   db.exec('CREATE TEMP TABLE burst (n INTEGER NOT NULL)');
-  const due: (() => void)[] = [];
-  const batch = new CommitBatch(
-    db,
-    (fn) => void due.push(fn),
-    undefined,
-    () => 0,
-  );
+  const { batch, due } = turnedBatch(db, 0);
   const n = MAX_WRITES_PER_COMMIT * 2 + 5;
   const writes = Array.from({ length: n }, (_, i) => batch.add(() => db.run('INSERT INTO burst (n) VALUES (?)', i)));
   (due.shift() as () => void)();
@@ -226,14 +230,7 @@ test('chunks that commit quickly go on in the same turn: a burst within the turn
 test('however slow each chunk, a turn stores at least COMMIT_TURN_SHARE of the backlog it found', async (ctx) => {
   const t = await engineFor(ctx);
   const db = t.engine.db;
-  const due: (() => void)[] = [];
-  let ms = 0;
-  const batch = new CommitBatch(
-    db,
-    (fn) => void due.push(fn),
-    undefined,
-    () => (ms += COMMIT_TURN_MS * 10),
-  );
+  const { batch, due } = turnedBatch(db, COMMIT_TURN_MS * 10);
   const n = MAX_WRITES_PER_COMMIT * 8;
   const writes = Array.from({ length: n }, () => batch.add(() => db.one('SELECT 1')));
   (due.shift() as () => void)();

@@ -189,8 +189,11 @@ export class ComfyClient {
     return validate(SystemStatsSchema, expectJson(res, 'GET /system_stats'), 'GET /system_stats');
   }
 
-  /** Every installed node class. Large (MB) and slow: the server rescans model folders. */
-  /** With `cache`, an answer of the same text as one already read is that list (not parsed again: object-info-cache.ts). */
+  /**
+   * Every installed node class. Large (MB) and slow: the server rescans model folders. With
+   * `cache`, an answer of the same text as one already read is that list (not parsed again:
+   * object-info-cache.ts).
+   */
   async getObjectInfo(opts?: CallOptions, cache?: ObjectInfoCache): Promise<ObjectInfo> {
     const route = 'GET /object_info';
     const res = await send(this.t, { method: 'GET', path: '/object_info' }, opts);

@@ -408,12 +408,9 @@ export class InstanceRegistry {
    */
   private persistNodeList(rt: InstanceRuntime, info: ObjectInfo): void {
     const now = this.clock.now();
-    let form = this.storedForms.get(info);
-    if (!form) {
-      form = storedFormOf(info);
-      this.storedForms.set(info, form);
-    }
-    const stored = form;
+    // Worked out here, outside the commit's transaction, and once per shared list.
+    const stored = this.storedForms.get(info) ?? storedFormOf(info);
+    this.storedForms.set(info, stored);
     this.batch
       .add(() => storeNodeList(this.db, rt.row.id, stored, now))
       .catch((err: unknown) => {
