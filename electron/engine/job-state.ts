@@ -242,6 +242,26 @@ export function recordJobsCreated(db: Db, clock: Clock, created: readonly JobCre
   });
 }
 
+/**
+ * An imported job's first event, from its stored row: the state it was written in, why it waits
+ * (its state_reason) or else "imported", by whom it was imported.
+ */
+export const SQL_CREATED_FROM_ROWS = `INSERT INTO job_events (job_id, attempt_id, from_state, to_state, reason, actor, at)
+  SELECT id, NULL, NULL, state, COALESCE(state_reason, 'imported'), imported_by, ? FROM jobs WHERE rowid > ?
+  ORDER BY +id`;
+
+/**
+ * recordJobsCreated for the jobs a bulk insert on SQLite has just written — the rows past rowid
+ * `afterRowid`, inside the caller's transaction, which holds the write lock (job-store.ts
+ * insertJobs) — made by the store from the job rows themselves: each event's values are already
+ * in its job's row, so they are not built and bound a second time (100k events were 700k bound
+ * values, a sort in JS and an array per row). In job id order as recordJobsCreated writes them;
+ * `+id` keeps the planner on the rowid range (sorted after), not a walk of every stored job's id.
+ */
+export function recordStoredJobsCreated(db: Db, clock: Clock, afterRowid: number): void {
+  run(db, SQL_CREATED_FROM_ROWS, clock.now(), afterRowid);
+}
+
 /** One row of a job's history, as the door wrote it. */
 export interface JobEventRow {
   id: number;

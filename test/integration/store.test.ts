@@ -14,6 +14,7 @@ import { openDatabase } from '../../electron/engine/store/database.js';
 import { migrate } from '../../electron/engine/store/migrate.js';
 import { MIGRATIONS } from '../../electron/engine/store/migrations/index.js';
 import { SQL_CANDIDATES } from '../../electron/engine/store/job-store.js';
+import { SQL_CREATED_FROM_ROWS } from '../../electron/engine/job-state.js';
 import { ShotfarmError } from '../../shared/errors.js';
 import { makeTempDir } from '../helpers/temp-dir.js';
 
@@ -98,6 +99,16 @@ test('the next-runnable-job query is answered from the jobs_runnable index, with
   const text = plan.map((p) => p.detail).join(' | ');
   assert.match(text, /USING INDEX jobs_runnable/);
   assert.doesNotMatch(text, /TEMP B-TREE/, 'ordering must come from the index, not a sort');
+});
+
+test("an import's creation events read only the new job rows (a rowid range), never every stored job's id", () => {
+  const db = sqliteSqlDb(new Database(':memory:'));
+  migrate(db, new ManualClock());
+  const text = (db.all(`EXPLAIN QUERY PLAN ${SQL_CREATED_FROM_ROWS}`, 0, 0) as { detail: string }[])
+    .map((p) => p.detail)
+    .join(' | ');
+  assert.match(text, /SEARCH jobs USING INTEGER PRIMARY KEY \(rowid>\?\)/);
+  assert.doesNotMatch(text, /SCAN jobs/, 'a walk of the id index would read every job ever stored');
 });
 
 test('the queue list in dispatch order does not sort the whole queue either', () => {

@@ -125,9 +125,9 @@ export function commitRows(
         now,
       });
     }
-    // Many rows per statement, each new job with its creation event; an id already stored writes nothing.
-    const written = insertJobs(db, clock, jobs, (j) => ({ reason: j.state_reason ?? 'imported', actor }));
-    const jobIds = jobs.filter((j) => written.has(j.id)).map((j) => j.id);
+    // Many rows per statement, each new job with its creation event (its reason, by `actor`); an
+    // id already stored writes nothing.
+    const jobIds = insertJobs(db, clock, jobs);
     return { imported: jobIds.length, duplicates: jobs.length - jobIds.length, rejected, jobIds };
   });
 }

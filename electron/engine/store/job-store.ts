@@ -8,7 +8,7 @@ import type { FacetField, FacetValue, JobProgress } from '../../../shared/domain
 import { BACKLOG_STATES, JOB_STATES, TERMINAL_STATES, type JobState } from '../../../shared/job-states.js';
 import type { OrderChangeWhy } from '../../../shared/job-detail.js';
 import type { Clock } from '../clock.js';
-import { recordJobCreated, recordJobsCreated } from '../job-state.js';
+import { recordJobCreated, recordJobsCreated, recordStoredJobsCreated } from '../job-state.js';
 import { type BulkInsert, inPadded, insertRows, insertRowsCounted, paramList, unnestRows, valueRows } from './bulk.js';
 import type { Db } from './database.js';
 import { DISPATCH_ORDER, jobConditions, orderBy, prefixPattern, SEQUENCE_SQL, whereJobs } from './job-filter.js';
@@ -453,42 +453,44 @@ function newJobValues(job: NewJob): unknown[] {
 
 /**
  * insertJob for many jobs (an import): a few hundred rows per statement (on PostgreSQL a few
- * thousand, as arrays), and each new job's first event row with it (recordJobsCreated), inside the
- * caller's transaction. Returns the ids written; a job whose id exists already is skipped and
- * writes nothing, as with insertJob.
+ * thousand, as arrays), and each new job's first event row with it — the state it was written in,
+ * its state_reason or else "imported", by its imported_by — inside the caller's transaction.
+ * Returns the ids written, in the jobs' order; a job whose id exists already is skipped and writes
+ * nothing, as with insertJob.
  */
-export function insertJobs(
-  db: Db,
-  clock: Clock,
-  jobs: readonly NewJob[],
-  created: (job: NewJob) => { reason: string; actor: string },
-): Set<string> {
+export function insertJobs(db: Db, clock: Clock, jobs: readonly NewJob[]): string[] {
   const insert = { row: newJobValues, values: sqlInsertJobs, arrays: SQL_INSERT_JOBS_ARRAYS };
-  const written =
-    db.dialect === 'postgres'
-      ? new Set(insertRows<NewJob, { id: string }>(db, jobs, { ...insert, returning: true }).map((r) => r.id))
-      : insertJobsSqlite(db, jobs, insert);
+  if (db.dialect !== 'postgres') return insertJobsSqlite(db, clock, jobs, insert);
+  const returned = new Set(
+    insertRows<NewJob, { id: string }>(db, jobs, { ...insert, returning: true }).map((r) => r.id),
+  );
+  const written = jobs.filter((j) => returned.has(j.id));
   recordJobsCreated(
     db,
     clock,
-    jobs.filter((j) => written.has(j.id)).map((j) => ({ jobId: j.id, state: j.state, ...created(j) })),
+    written.map((j) => ({ jobId: j.id, state: j.state, reason: j.state_reason ?? 'imported', actor: j.imported_by })),
   );
-  return written;
+  return written.map((j) => j.id);
 }
 
 /**
  * The bulk insert on SQLite, which tells what it wrote without RETURNING: SQLite buffers every
  * returned row and better-sqlite3 builds an object per id, about 0.25 s of CPU for 100k jobs — to
- * say what is nearly always "all of them". The statements count the rows they wrote; when that is
- * every job, the written ids are the jobs' ids. Else (ids stored before: a list imported again)
- * they are the rows past the table's largest rowid before the insert — the transaction holds the
- * write lock from its BEGIN IMMEDIATE, so no other writer's row can be among them. (On PostgreSQL
- * several engines write at once, and RETURNING costs no extra round trip: insertJobs keeps it.)
+ * say what is nearly always "all of them". The rows it wrote are those past the table's largest
+ * rowid before the insert — the transaction holds the write lock from its BEGIN IMMEDIATE, so no
+ * other writer's row can be among them — and their creation events are made from those rows by
+ * the store (recordStoredJobsCreated). The statements count the rows they wrote; when that is
+ * every job, the written ids are the jobs' ids, else (ids stored before: a list imported again)
+ * they are read back. (On PostgreSQL several engines write at once, and RETURNING costs no extra
+ * round trip: insertJobs keeps it.)
  */
-function insertJobsSqlite(db: Db, jobs: readonly NewJob[], insert: BulkInsert<NewJob>): Set<string> {
+function insertJobsSqlite(db: Db, clock: Clock, jobs: readonly NewJob[], insert: BulkInsert<NewJob>): string[] {
   const before = one<{ last: number | null }>(db, 'SELECT MAX(rowid) AS last FROM jobs')?.last ?? 0;
-  if (insertRowsCounted(db, jobs, insert) === jobs.length) return new Set(jobs.map((j) => j.id));
-  return new Set(all<{ id: string }>(db, 'SELECT id FROM jobs WHERE rowid > ?', before).map((r) => r.id));
+  const count = insertRowsCounted(db, jobs, insert);
+  if (count > 0) recordStoredJobsCreated(db, clock, before);
+  if (count === jobs.length) return jobs.map((j) => j.id);
+  const written = new Set(all<{ id: string }>(db, 'SELECT id FROM jobs WHERE rowid > ?', before).map((r) => r.id));
+  return jobs.filter((j) => written.has(j.id)).map((j) => j.id);
 }
 
 /** From this many new jobs on, PostgreSQL's planner is told the tables grew (refreshPlannerStats). */

@@ -4,7 +4,7 @@
  * that one transaction, so a 100k-row file asks the store once per name, not once per row.
  */
 import type { Db } from './database.js';
-import { inPadded, insertRows, paramList, unnestRows, valueRows } from './bulk.js';
+import { inPadded, insertRows, insertRowsCounted, paramList, unnestRows, valueRows } from './bulk.js';
 import { all, one, run } from './statements.js';
 
 const SQL_PROJECT = 'INSERT INTO projects (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING';
@@ -17,9 +17,13 @@ export function sqlJoinShotOf(jobAlias: string, alias: string): string {
   return `JOIN shots ${alias} ON ${alias}.id = ${jobAlias}.shot_id`;
 }
 
+/** SQLite's bulk insert of shots: no RETURNING (ShotIds.writeShots says why). */
 const sqlInsertShots = (rows: number): string =>
   `INSERT INTO shots (episode_id, code, description, metadata_json, created_at) VALUES ${valueRows(5, rows)}
-  ON CONFLICT (episode_id, code) DO NOTHING RETURNING id, code`;
+  ON CONFLICT (episode_id, code) DO NOTHING`;
+const SQL_LAST_SHOT_ID = 'SELECT MAX(id) AS last FROM shots';
+/** How many shots lie past `id`, and the largest: n new shots took ids id+1 … id+n exactly when n and id+n. */
+const SQL_SHOTS_AFTER = 'SELECT COUNT(*) AS n, MAX(id) AS last FROM shots WHERE id > ?';
 /** The same insert on PostgreSQL, one array per column (bulk.ts unnestRows). */
 const SQL_INSERT_SHOTS_ARRAYS = `INSERT INTO shots (episode_id, code, description, metadata_json, created_at)
   ${unnestRows(['bigint', 'text', 'text', 'text', 'bigint'])}
@@ -49,51 +53,83 @@ export class ShotIds {
    * they name that do not exist yet: a few hundred shots per statement, and only the shots stored
    * before looked up (a chunk at a time). A 100k-shot import asks the store a few hundred times
    * instead of twice per shot, and builds no key string per row (shots are found by episode, then
-   * code). The first row naming a new shot gives its description and metadata.
+   * code, and each row keeps its shot's place in its episode's list). The first row naming a new
+   * shot gives its description and metadata.
    */
   idsOf(names: readonly ShotName[]): number[] {
-    const { db, now } = this;
+    /** Per episode met: its id, its distinct shots in first-seen order, and each one's place in that order. */
+    const episodes: { id: number; shots: ShotName[]; place: Map<string, number> }[] = [];
     const episodeOfRow = new Array<number>(names.length);
-    const byEpisode = new Map<number, Map<string, ShotName>>();
-    // A file's rows mostly share one project and episode: the last row's episode id serves the next.
+    const placeOfRow = new Array<number>(names.length);
+    const episodeIndex = new Map<number, number>();
+    // A file's rows mostly share one project and episode: the last row's episode serves the next.
     let last: ShotName | undefined;
-    let episodeId = 0;
+    let e = -1;
     for (let i = 0; i < names.length; i++) {
       const s = names[i] as ShotName;
-      if (last === undefined || s.project !== last.project || s.episode !== last.episode) episodeId = this.episodeOf(s);
+      if (last === undefined || s.project !== last.project || s.episode !== last.episode) {
+        const id = this.episodeOf(s);
+        let at = episodeIndex.get(id);
+        if (at === undefined) {
+          episodeIndex.set(id, (at = episodes.length));
+          episodes.push({ id, shots: [], place: new Map() });
+        }
+        e = at;
+      }
       last = s;
-      episodeOfRow[i] = episodeId;
-      let shots = byEpisode.get(episodeId);
-      if (!shots) byEpisode.set(episodeId, (shots = new Map()));
-      if (!shots.has(s.shot)) shots.set(s.shot, s);
+      const ep = episodes[e] as (typeof episodes)[number];
+      let place = ep.place.get(s.shot);
+      if (place === undefined) {
+        ep.place.set(s.shot, (place = ep.shots.length));
+        ep.shots.push(s);
+      }
+      episodeOfRow[i] = e;
+      placeOfRow[i] = place;
     }
-    const idsByEpisode = new Map<number, Map<string, number>>();
-    for (const [episodeId, shots] of byEpisode) {
-      const ids = new Map<string, number>();
-      idsByEpisode.set(episodeId, ids);
-      const list = [...shots.values()];
-      // A new shot's id comes back from its insert; only shots stored before are looked up.
-      const inserted = insertRows<ShotName, { id: number; code: string }>(db, list, {
-        row: (s) => [episodeId, s.shot, s.description, JSON.stringify(s.metadata), now],
-        values: sqlInsertShots,
-        arrays: SQL_INSERT_SHOTS_ARRAYS,
-        returning: true,
-      });
-      for (const r of inserted) ids.set(r.code, r.id);
-      inPadded(
-        list.filter((s) => !ids.has(s.shot)).map((s) => s.shot),
-        CODES_PER_LOOKUP,
-        (codes) => {
-          for (const r of all<{ id: number; code: string }>(db, SQL_SHOT_IDS, episodeId, ...codes))
-            ids.set(r.code, r.id);
-        },
-      );
-    }
+    const ids = episodes.map((ep) => this.writeShots(ep.id, ep.shots));
     return names.map((s, i) => {
-      const id = idsByEpisode.get(episodeOfRow[i] as number)?.get(s.shot);
+      const id = (ids[episodeOfRow[i] as number] as (number | undefined)[])[placeOfRow[i] as number];
       if (id === undefined) throw new Error(`the shot ${s.project}/${s.episode}/${s.shot} was not written`);
       return id;
     });
+  }
+
+  /**
+   * Writes the shots of one episode that are not stored yet; returns every one's id, in the order
+   * given. On SQLite the new ids are not returned row by row (RETURNING buffers each row and
+   * better-sqlite3 makes an object and a code string per shot, to say what the insert's count
+   * already says): when every shot was new, they took the rowids after the table's largest, in
+   * order — SQLite's rule for a row inserted without one — which one range count confirms; else
+   * (some stored before) every id is looked up. PostgreSQL returns the new ids with the insert.
+   */
+  private writeShots(episodeId: number, shots: readonly ShotName[]): (number | undefined)[] {
+    const { db, now } = this;
+    const insert = {
+      row: (s: ShotName) => [episodeId, s.shot, s.description, JSON.stringify(s.metadata), now],
+      values: sqlInsertShots,
+      arrays: SQL_INSERT_SHOTS_ARRAYS,
+    };
+    const byCode = new Map<string, number>();
+    if (db.dialect === 'postgres') {
+      for (const r of insertRows<ShotName, { id: number; code: string }>(db, shots, { ...insert, returning: true }))
+        byCode.set(r.code, r.id);
+    } else {
+      const before = one<{ last: number | null }>(db, SQL_LAST_SHOT_ID)?.last ?? 0;
+      if (insertRowsCounted(db, shots, insert) === shots.length) {
+        const range = one<{ n: number; last: number | null }>(db, SQL_SHOTS_AFTER, before);
+        if (range?.n === shots.length && range.last === before + shots.length)
+          return shots.map((_, i) => before + 1 + i);
+      }
+    }
+    inPadded(
+      shots.filter((s) => !byCode.has(s.shot)).map((s) => s.shot),
+      CODES_PER_LOOKUP,
+      (codes) => {
+        for (const r of all<{ id: number; code: string }>(db, SQL_SHOT_IDS, episodeId, ...codes))
+          byCode.set(r.code, r.id);
+      },
+    );
+    return shots.map((s) => byCode.get(s.shot));
   }
 
   /** The shot's episode id, creating its project and episode rows when they do not exist yet. */
