@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { inChunks, inPadded, paramList, valueRows } from '../../electron/engine/store/bulk.js';
+import { NEW_JOB_COLUMNS, newJobValues, type NewJob } from '../../electron/engine/store/job-store.js';
 
 test('rows go in chunks of 256, then 16, then one, each row once and in order', () => {
   const items = Array.from({ length: 256 * 2 + 16 * 3 + 5 }, (_, i) => i);
@@ -64,4 +65,11 @@ test('a padded lookup repeats its last key so every chunk has the one size', () 
 test('the placeholder lists have the asked shape', () => {
   assert.equal(valueRows(3, 2), '(?, ?, ?), (?, ?, ?)');
   assert.equal(paramList(3), '?, ?, ?');
+});
+
+test("a new job's bulk values follow the insert's columns: each job column in order, then its time three times", () => {
+  // Every column a value of its own, so a value in the wrong place shows as the wrong name.
+  const job = Object.fromEntries(NEW_JOB_COLUMNS.map((c) => [c, `value of ${c}`])) as unknown as NewJob;
+  job.now = 42;
+  assert.deepEqual(newJobValues(job), [...NEW_JOB_COLUMNS.map((c) => `value of ${c}`), 42, 42, 42]);
 });

@@ -125,8 +125,13 @@ function eachStatement<T>(
   if (db.dialect === 'postgres') inColumnChunks(items, width, insert.row, (columns) => write(insert.arrays, columns));
   else
     inChunks(items, width, insert.values, (chunk, sql) => {
-      const values: unknown[] = [];
-      for (const item of chunk) values.push(...insert.row(item));
+      // One array of the chunk's size, filled in place (no spread of each row into a growing one).
+      const values: unknown[] = new Array(chunk.length * width);
+      let at = 0;
+      for (const item of chunk) {
+        const row = insert.row(item);
+        for (let c = 0; c < width; c++) values[at++] = row[c];
+      }
       write(sql, values);
     });
 }

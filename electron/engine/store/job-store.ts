@@ -378,7 +378,7 @@ export function insertJob(db: Db, clock: Clock, job: NewJob, created: { reason: 
 }
 
 /** The columns of a job as it is first written, in the order of the bulk insert's values. */
-const NEW_JOB_COLUMNS = [
+export const NEW_JOB_COLUMNS = [
   'id',
   'shot_id',
   'project',
@@ -444,11 +444,41 @@ const SQL_INSERT_JOBS_ARRAYS = `INSERT INTO jobs (${NEW_JOB_COLUMNS.join(', ')},
   ${unnestRows([...NEW_JOB_COLUMNS.map((c) => NEW_JOB_PG_TYPES[c]), 'bigint', 'bigint', 'bigint'])}
   ON CONFLICT (id) DO NOTHING RETURNING id`;
 
-/** A job's values in the bulk insert's column order. */
-function newJobValues(job: NewJob): unknown[] {
-  const values: unknown[] = NEW_JOB_COLUMNS.map((c) => job[c]);
-  values.push(job.now, job.now, job.now);
-  return values;
+/**
+ * A job's values in the bulk insert's column order (NEW_JOB_COLUMNS, then enqueued_at, created_at
+ * and updated_at): written out rather than read through the column names, which is a keyed look-up
+ * by a different name for each of 24 columns of every row (2.4 million for a 100k-row import).
+ */
+export function newJobValues(j: NewJob): unknown[] {
+  return [
+    j.id,
+    j.shot_id,
+    j.project,
+    j.episode,
+    j.shot,
+    j.stage,
+    j.take,
+    j.template_id,
+    j.template_name,
+    j.params_json,
+    j.inputs_json,
+    j.seed,
+    j.seed_pinned,
+    j.priority,
+    j.rank,
+    j.state,
+    j.state_reason,
+    j.max_attempts,
+    j.depends_on,
+    j.vram_gb,
+    j.tags_json,
+    j.timeout_s,
+    j.imported_by,
+    j.due_at,
+    j.now,
+    j.now,
+    j.now,
+  ];
 }
 
 /**
