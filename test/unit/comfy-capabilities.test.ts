@@ -137,9 +137,9 @@ test('skipInput leaves out inputs the caller will satisfy before posting', () =>
   );
 });
 
-test('jobs that differ only in free text share a capability key; a model parameter changes it', async () => {
-  const { ComboKeys, CapabilityCache } = await import('../../electron/engine/scheduler/capability-check.js');
-  const template = {
+/** A template with a model parameter (a combo: part of the capability key) and a free-text one. */
+function checkpointTemplate() {
+  return {
     id: 7,
     name: 't',
     version: 1,
@@ -155,12 +155,52 @@ test('jobs that differ only in free text share a capability key; a model paramet
     },
     parameters: { checkpoint: '4.ckpt_name', prompt: '6.text' },
   };
+}
+
+test('a capability answer is remembered while the workstations hold the same node lists, and worked out again when one changes', async () => {
+  const { CapabilityAnswers } = await import('../../electron/engine/scheduler/capability-answers.js');
+  const template = checkpointTemplate();
+  const answers = new CapabilityAnswers();
+  const params = { checkpoint: 'sd15.ckpt' };
+  const lists = [
+    { id: 'a', info: withNewCombo },
+    { id: 'b', info: null },
+  ];
+  const first = answers.answer(lists, template, params);
+  // The same lists, as another array of other objects (each facts snapshot builds its own): remembered.
+  assert.equal(
+    answers.answer(
+      lists.map((l) => ({ ...l })),
+      template,
+      params,
+    ),
+    first,
+  );
+  // A workstation whose list is not known yet does not count.
+  assert.equal(answers.answer([{ id: 'a', info: withNewCombo }], template, params), first);
+  // Another list object, another workstation, a list becoming known: worked out again.
+  assert.notEqual(answers.answer([{ id: 'a', info: { ...withNewCombo } }], template, params), first);
+  assert.notEqual(answers.answer([{ id: 'c', info: withNewCombo }], template, params), first);
+  const both = answers.answer(
+    [
+      { id: 'a', info: withNewCombo },
+      { id: 'b', info },
+    ],
+    template,
+    params,
+  );
+  assert.notEqual(both, first);
+  assert.deepEqual([...both.problems.keys()].sort(), ['a', 'b']);
+  assert.deepEqual([...answers.answer([{ id: 'a', info: withNewCombo }], template, params).problems.keys()], ['a']);
+});
+
+test('jobs that differ only in free text share a capability key; a model parameter changes it', async () => {
+  const { ComboKeys, CapabilityCache } = await import('../../electron/engine/scheduler/capability-check.js');
+  const template = checkpointTemplate();
   const keys = new ComboKeys([withNewCombo]);
   const a = keys.keyOf(template, { prompt: 'a castle', checkpoint: 'sd15.ckpt' });
   assert.equal(keys.keyOf(template, { prompt: 'a dragon', checkpoint: 'sd15.ckpt' }), a);
   assert.notEqual(keys.keyOf(template, { prompt: 'a castle', checkpoint: 'missing.safetensors' }), a);
-  assert.ok(keys.covers([withNewCombo]));
-  assert.ok(!keys.covers([info]));
   const cache = new CapabilityCache();
   const missing = cache
     .problems(withNewCombo, template, { checkpoint: 'missing.safetensors' })

@@ -31,30 +31,51 @@ const MEMO_LIMIT = 10_000;
 
 export class CapabilityAnswers {
   private readonly cache = new CapabilityCache();
-  private memo: { ids: string[]; keys: ComboKeys; answers: Map<string, CapabilityAnswer> } | null = null;
+  private memo: {
+    ids: string[];
+    infos: ObjectInfo[];
+    keys: ComboKeys;
+    answers: Map<string, CapabilityAnswer>;
+  } | null = null;
 
   answer(
     sources: readonly NodeListSource[],
     template: StoredTemplate,
     params: Record<string, ParamValue> | string,
   ): CapabilityAnswer {
-    const known = sources.filter((s): s is { id: string; info: ObjectInfo } => s.info !== null);
-    const ids = known.map((s) => s.id);
-    const infos = known.map((s) => s.info);
-    const m = this.memo;
     // Each workstation holds its own list object, so the same objects for the same ids mean the same lists.
-    if (!m?.keys.covers(infos) || m.ids.some((id, i) => id !== ids[i]))
-      this.memo = { ids, keys: new ComboKeys(infos), answers: new Map() };
+    if (!this.memoHolds(sources)) {
+      const known = knownLists(sources);
+      const infos = known.map((s) => s.info);
+      this.memo = { ids: known.map((s) => s.id), infos, keys: new ComboKeys(infos), answers: new Map() };
+    }
     const memo = this.memo as NonNullable<typeof this.memo>;
     const parsed = typeof params === 'string' ? parseParams(params) : params;
     const key = memo.keys.keyOf(template, parsed);
     let answer = memo.answers.get(key);
     if (!answer) {
-      answer = this.compute(known, template, parsed);
+      answer = this.compute(knownLists(sources), template, parsed);
       if (memo.answers.size >= MEMO_LIMIT) memo.answers.clear();
       memo.answers.set(key, answer);
     }
     return answer;
+  }
+
+  /**
+   * Whether the remembered answers are for these lists: the same workstations with a known list,
+   * in order, holding the same list objects. Asked for every job (a 100k-row preview, every
+   * dispatch pass), so it compares in place rather than building the lists' arrays each time.
+   */
+  private memoHolds(sources: readonly NodeListSource[]): boolean {
+    const m = this.memo;
+    if (!m) return false;
+    let k = 0;
+    for (const s of sources) {
+      if (s.info === null) continue;
+      if (m.ids[k] !== s.id || m.infos[k] !== s.info) return false;
+      k++;
+    }
+    return k === m.ids.length;
   }
 
   private compute(
@@ -80,6 +101,11 @@ export class CapabilityAnswers {
         ),
     };
   }
+}
+
+/** The workstations whose node list is known. */
+function knownLists(sources: readonly NodeListSource[]): { id: string; info: ObjectInfo }[] {
+  return sources.filter((s): s is { id: string; info: ObjectInfo } => s.info !== null);
 }
 
 /** Unreadable parameters are reported when the prompt is built; here they check as none. */

@@ -70,11 +70,6 @@ export class ComboKeys {
 
   constructor(private readonly infos: readonly ObjectInfo[]) {}
 
-  /** Same node lists (by identity) as this key maker was built for? */
-  covers(infos: readonly ObjectInfo[]): boolean {
-    return infos.length === this.infos.length && infos.every((info, i) => info === this.infos[i]);
-  }
-
   keyOf(template: StoredTemplate, params: Record<string, ParamValue>): string {
     let names = this.comboParams.get(template.id);
     if (!names) {
