@@ -15,7 +15,7 @@ import { z } from 'zod';
 import { PRIORITIES, type Priority } from '../../../shared/priorities.js';
 import { parseJsonText } from '../templates/template-file.js';
 import { parseDue } from '../../../shared/forecast.js';
-import type { ReadResult, ShotRow } from './shot-row.js';
+import { NO_ENTRIES, type ReadResult, type ShotRow } from './shot-row.js';
 import { plainShotEntry } from './shot-entry-fast.js';
 
 const PRIORITY_SET: ReadonlySet<string> = new Set(PRIORITIES);
@@ -195,14 +195,14 @@ function stageRow(shot: ShotEntry, st: StageEntry, c: StageContext): ShotRow {
     // The id as validated (trimmed), not as written: " sh010" and "sh010" are one shot and one folder.
     shot: shot.id,
     description: c.description,
-    metadata: {},
+    metadata: NO_ENTRIES,
     row: c.row,
     stage: st.stage,
     template: st.template,
     take: st.take ?? 1,
     priority: PRIORITY_SET.has(priority) ? (priority as Priority) : 'normal',
     parameters: st.parameters ?? {},
-    inputs: st.inputs ?? {},
+    inputs: st.inputs ?? NO_ENTRIES,
     dependsOn: st.depends_on ?? null,
     seed: st.seed ?? null,
     due,

@@ -12,7 +12,7 @@ import { existingJobIds, shotsWithStage, stageExists } from '../store/job-store.
 import { latestTemplate, type StoredTemplate } from '../store/template-store.js';
 import { dependencyCycles } from './dependency-cycles.js';
 import { checkInputPath, type InputCheck, type InputFolder } from './input-paths.js';
-import type { ShotRow } from './shot-row.js';
+import { NO_ENTRIES, type ShotRow } from './shot-row.js';
 
 /** A row ready to store: the read row plus everything resolved during the preview. */
 export interface CheckedRow {
@@ -38,10 +38,14 @@ export interface CapabilityPort {
  * one copy per row (a 100k-row preview makes it for every row).
  */
 function withTrackerDefaults(row: ShotRow, t: StoredTemplate): Record<string, ParamValue> {
-  const out: Record<string, ParamValue> = {};
-  if ('prompt' in t.parameters && row.description) out.prompt = row.description;
+  const prompt = 'prompt' in t.parameters && row.description ? row.description : null;
   const frames = row.metadata.frames;
-  if ('frames' in t.parameters && frames && /^\d+$/.test(frames)) out.frames = Number(frames);
+  const frameCount = 'frames' in t.parameters && frames && /^\d+$/.test(frames) ? Number(frames) : null;
+  // The common row (nothing from the tracker columns) is one plain copy, not a merge of two objects.
+  if (prompt === null && frameCount === null) return { ...row.parameters };
+  const out: Record<string, ParamValue> = {};
+  if (prompt !== null) out.prompt = prompt;
+  if (frameCount !== null) out.frames = frameCount;
   return { ...out, ...row.parameters };
 }
 
@@ -142,7 +146,8 @@ export async function checkRows(db: Db, rows: ShotRow[], o: CheckOptions): Promi
     const warnings: string[] = [];
     const template = row.template ? getTemplate(row.template) : null;
     let parameters: Record<string, ParamValue> = template ? {} : { ...row.parameters };
-    const inputs: Record<string, string> = {};
+    // Its own record only when the row has an input (most have none).
+    let inputs: Record<string, string> = NO_ENTRIES;
 
     if (row.template && !template)
       errors.push(`template "${row.template}" is not registered (add it with: shotfarm templates add FILE)`);
@@ -164,8 +169,10 @@ export async function checkRows(db: Db, rows: ShotRow[], o: CheckOptions): Promi
           continue;
         }
         const input = checkInput(path, name);
-        if (input.ok) inputs[name] = input.path;
-        else errors.push(input.message);
+        if (input.ok) {
+          if (inputs === NO_ENTRIES) inputs = {};
+          inputs[name] = input.path;
+        } else errors.push(input.message);
       }
       if (largestGb === null) notices.add('VRAM fit not checked: no workstation has been probed yet.');
       else if (template.vramGb > largestGb + 1e-9) {
@@ -237,10 +244,9 @@ export async function checkRows(db: Db, rows: ShotRow[], o: CheckOptions): Promi
   const counts = { new: 0, duplicate: 0, error: 0 };
   for (let from = 0; from < rows.length; from += CHECK_STEP) {
     const step = rows.slice(from, from + CHECK_STEP).map((row, i) => checkOne(row, from + i));
-    const stored = existingJobIds(
-      db,
-      step.flatMap((c) => (c.view.status === 'new' && c.view.jobId ? [c.view.jobId] : [])),
-    );
+    const ids: string[] = [];
+    for (const c of step) if (c.view.status === 'new' && c.view.jobId) ids.push(c.view.jobId);
+    const stored = existingJobIds(db, ids);
     for (const c of step) {
       if (c.view.status === 'new' && c.view.jobId && stored.has(c.view.jobId)) {
         c.view.status = 'duplicate';

@@ -32,3 +32,10 @@ export interface ReadResult {
   /** CSV only: canonical field or parameter → the column that fed it. */
   mapping: Record<string, string>;
 }
+
+/**
+ * The one empty record a row without metadata or inputs holds: a 100k-row list keeps its rows
+ * until the import is committed, and an empty object per row and field is that many more objects
+ * for every garbage collection to copy. Frozen, so a writer that forgets to make its own throws.
+ */
+export const NO_ENTRIES: Readonly<Record<string, string>> = Object.freeze({});
