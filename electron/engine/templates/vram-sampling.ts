@@ -13,6 +13,11 @@
  * end too short to count, or fail; its place is read again by the next start); once trusted, at
  * most READ_AT_ONCE of its runs are read at a time however many GPUs run it. Pure but for the
  * counters; a run read gives its place back through `done` when it ends.
+ *
+ * A bucket whose read runs keep ending too short to be counted (a prompt under ~1 s is read once
+ * or not at all, and a good run needs three reads) teaches nothing by being read: after
+ * SHORT_STREAK such ends in a row only one run in SHORT_ONE_IN is read — enough to see its runs
+ * grow longer — until one is counted again.
  */
 import type { LearnedRow } from '../store/vram-sample-store.js';
 import { percentile } from '../scheduler/vram-need.js';
@@ -26,11 +31,19 @@ export const SPARE = 2;
 /** Once trusted, runs of one bucket read at a time, at most (8 reads of ~3 a second keep it current). */
 export const READ_AT_ONCE = 8;
 
+/** Read runs of a bucket ending too short to count, in a row, before its runs are read one in SHORT_ONE_IN. */
+export const SHORT_STREAK = 4;
+/** A bucket whose runs end too short to count: one run in this many is read. */
+export const SHORT_ONE_IN = 16;
+
+/** How a read run ended, for the plan: counted (a row stored), too short to count, or anything else (failed, stopped). */
+export type ReadEnd = 'counted' | 'too-short' | 'other';
+
 /** A run's plan: read or not; not read, its bucket's p95 need; read, `done` when it ends (gives its place back). */
 export interface RunPlan {
   sample: boolean;
   knownGb: number | null;
-  done?: () => void;
+  done?: (end: ReadEnd) => void;
 }
 
 /** The good runs of one bucket among a template version's rows, and their p95 need (GB). */
@@ -45,6 +58,8 @@ export class VramSamplingPlan {
   private readonly counters = new Map<string, number>();
   /** Runs being read now, per bucket. */
   private readonly reading = new Map<string, number>();
+  /** Read runs ended too short to count, in a row, per bucket. */
+  private readonly short = new Map<string, number>();
 
   /**
    * Whether to read this run of `key`, whose bucket has `runs` good runs: until trusted, while the
@@ -54,22 +69,26 @@ export class VramSamplingPlan {
   sample(key: string, runs: number, learnAfter: number): boolean {
     const trustedAt = TRUSTED_AFTER * Math.max(1, learnAfter);
     const now = this.reading.get(key) ?? 0;
-    let read: boolean;
-    if (runs < trustedAt) read = now < trustedAt - runs + SPARE;
-    else {
-      const n = ((this.counters.get(key) ?? 0) + 1) % SAMPLE_ONE_IN;
+    const oneIn = (every: number): boolean => {
+      const n = ((this.counters.get(key) ?? 0) + 1) % every;
       this.counters.set(key, n);
-      read = n === 0 && now < READ_AT_ONCE;
-    }
+      return n === 0 && now < READ_AT_ONCE;
+    };
+    let read: boolean;
+    if ((this.short.get(key) ?? 0) >= SHORT_STREAK) read = oneIn(SHORT_ONE_IN);
+    else if (runs < trustedAt) read = now < trustedAt - runs + SPARE;
+    else read = oneIn(SAMPLE_ONE_IN);
     if (read) this.reading.set(key, now + 1);
     return read;
   }
 
   /** A run of `key` that was read has ended: its place goes to the next start. */
-  done(key: string): void {
+  done(key: string, end: ReadEnd): void {
     const now = this.reading.get(key) ?? 0;
     if (now <= 1) this.reading.delete(key);
     else this.reading.set(key, now - 1);
+    if (end === 'too-short') this.short.set(key, (this.short.get(key) ?? 0) + 1);
+    else if (end === 'counted') this.short.delete(key);
   }
 
   /**
@@ -89,10 +108,10 @@ export class VramSamplingPlan {
     if (!this.sample(key, bucket.runs, learnAfter)) return { sample: false, knownGb: bucket.p95Gb };
     let given = false;
     // Once per run, however often its end is reported.
-    const done = (): void => {
+    const done = (end: ReadEnd): void => {
       if (given) return;
       given = true;
-      this.done(key);
+      this.done(key, end);
     };
     return { sample: true, knownGb: null, done };
   }

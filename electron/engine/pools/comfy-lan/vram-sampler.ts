@@ -112,7 +112,7 @@ interface Measure {
   sampled: boolean;
   knownGb: number | null;
   /** The plan's place for a run read, given back when it ends. */
-  done: (() => void) | undefined;
+  done: RunPlan['done'];
 }
 
 /** One workstation: its reads, the baseline, the attempts of ours running there. */
@@ -233,7 +233,6 @@ export class VramSampler {
     const m = s?.running.get(a.attemptId);
     if (!s || !m) return;
     s.running.delete(a.attemptId);
-    m.done?.();
     if (s.running.size === 0 && s.timer !== null) {
       this.d.timers.clearTimeout(s.timer);
       s.timer = null;
@@ -242,6 +241,7 @@ export class VramSampler {
     const end = endOf(outcome);
     const oom = end === 'oom';
     const ok = end === 'ok';
+    m.done?.(ok && m.reads < MIN_READS ? 'too-short' : ok || oom ? 'counted' : 'other');
     if (!s.gpu || (!oom && !(ok && m.reads >= MIN_READS))) return;
     const baseline = m.baselineGb ?? (m.reads > 0 ? m.lowGb : 0);
     const floor = m.warm ? 0 : Math.min(baseline, m.lowGb);
