@@ -22,7 +22,7 @@ import {
 import type { VramPin } from '../../../shared/vram-need.js';
 import { jobVram, needGbOn, type JobVram, type LearnRules } from '../scheduler/vram-need.js';
 import { jobPixels } from './job-size.js';
-import { VramSamplingPlan } from './vram-sampling.js';
+import { type RunPlan, VramSamplingPlan } from './vram-sampling.js';
 
 /** How long a template's rows are trusted before they are read again (ms). */
 const FRESH_MS = 5_000;
@@ -79,7 +79,7 @@ export class VramKnowledge {
    * Whether a run starting now has its VRAM read (templates/vram-sampling.ts); one not read comes
    * with its bucket's p95 need — what an out-of-memory end of it is taken to have used.
    */
-  sampleRun(t: StoredTemplate, gpu: string | null, pixels: number): { sample: boolean; knownGb: number | null } {
+  sampleRun(t: StoredTemplate, gpu: string | null, pixels: number): RunPlan {
     return this.plan.choose(this.known(t).rows, t.id, gpu, pixels, this.rules().learnAfter);
   }
 

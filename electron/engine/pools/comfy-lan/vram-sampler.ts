@@ -28,6 +28,7 @@ import type { StoredTemplate } from '../../store/template-store.js';
 import type { VramSample } from '../../store/vram-sample-store.js';
 import { checkpointOfJob } from '../../templates/checkpoint.js';
 import { jobPixels } from '../../templates/job-size.js';
+import type { RunPlan } from '../../templates/vram-sampling.js';
 import type { HistoryEntry } from '../../comfy/responses.js';
 import { isOutOfMemory, type AttemptObservation } from './failure.js';
 import { terminalMessage } from './prompt-watch.js';
@@ -93,8 +94,8 @@ export interface VramSamplerDeps {
   /** Stores a measured run; may be asynchronous (the commit batch): a failure is logged, never the attempt's. */
   record: (s: VramSample) => Promise<void> | void;
   log: (m: string) => void;
-  /** Whether to read this run (absent: every run); not read, its bucket's p95 need (GB). */
-  plan?: (t: StoredTemplate, gpu: string | null, pixels: number) => { sample: boolean; knownGb: number | null };
+  /** Whether to read this run (absent: every run); not read, its bucket's p95 need (GB); read, `done` at its end. */
+  plan?: (t: StoredTemplate, gpu: string | null, pixels: number) => RunPlan;
 }
 
 interface Measure {
@@ -110,6 +111,8 @@ interface Measure {
   /** Its VRAM is read while it runs; when not, `knownGb` is its bucket's p95 need. */
   sampled: boolean;
   knownGb: number | null;
+  /** The plan's place for a run read, given back when it ends. */
+  done: RunPlan['done'];
 }
 
 /** One workstation: its reads, the baseline, the attempts of ours running there. */
@@ -187,6 +190,7 @@ export class VramSampler {
       reads: 0,
       sampled: plan.sample,
       knownGb: plan.knownGb,
+      done: plan.done,
     });
     s.lastCheckpoint = checkpoint;
     this.arm(s);
@@ -237,6 +241,7 @@ export class VramSampler {
     const end = endOf(outcome);
     const oom = end === 'oom';
     const ok = end === 'ok';
+    m.done?.(ok && m.reads < MIN_READS ? 'too-short' : ok || oom ? 'counted' : 'other');
     if (!s.gpu || (!oom && !(ok && m.reads >= MIN_READS))) return;
     const baseline = m.baselineGb ?? (m.reads > 0 ? m.lowGb : 0);
     const floor = m.warm ? 0 : Math.min(baseline, m.lowGb);
