@@ -4,10 +4,11 @@
  * are given `announce`; none of them emits job events or notifies hooks itself.
  */
 import type { JobView } from '../../shared/domain.js';
+import { hookEventFor } from '../../shared/hooks.js';
 import type { EventBus } from './event-bus.js';
 import { type FarmTeller, TELL_NOBODY } from './notices/notice-outbox.js';
 import type { Db } from './store/database.js';
-import { jobRows } from './store/job-store.js';
+import { jobRows, jobState } from './store/job-store.js';
 import type { JobViews } from './views/job-views.js';
 
 /**
@@ -27,6 +28,8 @@ export interface JobNotifier {
 export class JobAnnouncer {
   /** Views built for jobs another engine changed (tests: none while nobody listens). */
   heardViews = 0;
+  /** Views built for the farm's own changes (tests: only the ones hooks and followers need while nobody listens). */
+  farmViews = 0;
 
   constructor(
     private readonly db: Db,
@@ -49,6 +52,34 @@ export class JobAnnouncer {
     this.emit(views);
     this.others.jobs(jobIds);
     return views;
+  }
+
+  /**
+   * The farm's own changes (claims, starts, ends, requeues): as `announce` while a client or host
+   * listens. With nobody listening — `shotfarm run`, a headless farm — a view is built only where
+   * someone in the engine reads it: a finished job (its hooks), a job back in the queue (the
+   * blocked-jobs keeper follows queued jobs); the others' states are read, not their views. A
+   * claim, a start or a collect was most of the views a job's life built (five per job), each a
+   * row, its open attempt and its wait read back for an event nobody received. The forecaster,
+   * the other follower, also follows the workstations' changes, which every start and end makes.
+   */
+  announceFarm(jobIds: readonly string[]): void {
+    if (this.events.audience('job.changed') || this.events.audience('jobs.bulkChanged')) {
+      this.farmViews += jobIds.length;
+      this.announce(jobIds);
+      return;
+    }
+    const read = jobIds.filter((id) => {
+      const state = jobState(this.db, id);
+      return state !== null && (state === 'queued' || hookEventFor(state) !== null);
+    });
+    if (read.length > 0) {
+      const views = this.toViews(jobRows(this.db, read));
+      this.farmViews += views.length;
+      for (const job of views) this.hooks.notify(job);
+      this.emit(views);
+    }
+    this.others.jobs(jobIds);
   }
 
   /**

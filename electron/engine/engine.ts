@@ -378,7 +378,7 @@ export class Engine {
   private announceFromFarm(ids: readonly string[]): void {
     const all = this.unannounced.size ? [...new Set([...this.unannounced, ...ids])] : ids;
     try {
-      this.announcer.announce(all);
+      this.announcer.announceFarm(all);
       this.unannounced.clear();
     } catch (err) {
       if (!databaseFault(err)) throw err;
