@@ -8,6 +8,8 @@
  * client does. Printed side by side: CPU per job (process.cpuUsage: every thread), its ratio
  * (target ≤ 2×: durable writes are worth something, not more), and the makespan of each. Three
  * rounds by default (`--rounds`), in alternating order; each side's figure is its rounds' median.
+ * The engine runs headless there (no client: views only for finished jobs); one more engine round
+ * with a client following every job change, as the app and `shotfarm run` do, is printed beside.
  *
  * No pool SDK is installed in this repository (@saintno/comfyui-sdk's ComfyPool is the one the
  * issue compared): the SDK side is written here in that SDK's shape, with no store and no retries.
@@ -56,9 +58,15 @@ interface Side {
   simCpuMs: number;
 }
 
-async function engineSide(gpus: number, jobs: number, f: number): Promise<Side> {
+/**
+ * The engine's side. `listening`: a client follows every job change, as the app, the web UI and
+ * `shotfarm run` do — each change's view is built and sent; without one (a headless engine) the
+ * farm builds views only for finished jobs (announcer.ts announceFarm).
+ */
+async function engineSide(gpus: number, jobs: number, f: number, listening = false): Promise<Side> {
   const farm = await startRemoteFarm(farmOf(gpus, f));
   const be = await openBenchEngine({ templates: ['txt2img.json'], instances: farm.urls.map((url) => ({ url })) });
+  const off = listening ? be.engine.events.on('job.changed', () => undefined) : () => undefined;
   try {
     await startAndWaitReady(be.engine);
     await farm.events(true);
@@ -80,6 +88,7 @@ async function engineSide(gpus: number, jobs: number, f: number): Promise<Side> 
       simCpuMs: (sim1.user + sim1.system - sim0.user - sim0.system) / 1000,
     };
   } finally {
+    off();
     await be.close();
     await farm.close();
   }
@@ -145,7 +154,10 @@ export const sdkBench: Benchmark = {
         }
       }
     }
-    const l = load.stop(sum([...eRuns, ...sRuns].map((x) => x.cpuMs + x.simCpuMs)));
+    // Then the engine once more with a client following every change (the app, `shotfarm run`).
+    log(`engine with a client listening: ${jobs} jobs on ${gpus} GPUs`);
+    const heard = await engineSide(gpus, jobs, f, true);
+    const l = load.stop(sum([...eRuns, ...sRuns, heard].map((x) => x.cpuMs + x.simCpuMs)));
     const per = (x: Side) => x.cpuMs / Math.max(1, x.completed);
     const ePer = median(eRuns.map(per));
     const sPer = median(sRuns.map(per));
@@ -170,12 +182,16 @@ export const sdkBench: Benchmark = {
         ),
         info('  each round: engine / SDK-style pool', roundsLine),
         info(
+          '  engine with a client following every job change (one round, after them)',
+          `${round(per(heard), 2)} ms per job = ${round(per(heard) / sPer, 2)}× the SDK-style pool's median`,
+        ),
+        info(
           '  makespan: engine / SDK-style pool (first round)',
           `${round(e.makespanMs / 1000, 2)} s / ${round(s.makespanMs / 1000, 2)} s (${e.completed} / ${s.completed} completed)`,
         ),
         info('  machine', loadLine(l)),
       ],
-      details: { jobs, gpus, scale, rounds: eRuns.length, engine: eRuns, sdk: sRuns, load: l },
+      details: { jobs, gpus, scale, rounds: eRuns.length, engine: eRuns, sdk: sRuns, engineListening: heard, load: l },
     };
   },
 };
