@@ -6,7 +6,7 @@
  * parameters per statement and SQLite's 32,766.
  */
 import type { Db } from './database.js';
-import { all, run } from './statements.js';
+import { all, one, run } from './statements.js';
 
 /** Chunk sizes, largest first: a list of n rows is ⌊n/256⌋ statements of 256, then of 16, then single rows. */
 const SIZES = [256, 16, 1] as const;
@@ -160,4 +160,22 @@ export function insertRowsCounted<T>(db: Db, items: readonly T[], insert: BulkIn
     written += run(db, sql, params).changes;
   });
   return written;
+}
+
+/**
+ * SQLite's bulk insert that tells what it wrote without RETURNING (which buffers every row and
+ * makes an object per row): the rows it wrote are the table's rows past `afterRowid`, its largest
+ * rowid before the insert — the caller's transaction holds the write lock from its BEGIN
+ * IMMEDIATE, so no other writer's row can be among them — and `written` counts them. `table` is
+ * one of the store's own names, never input. (On PostgreSQL several engines write at once:
+ * RETURNING it is.)
+ */
+export function insertRowsAfterLast<T>(
+  db: Db,
+  table: string,
+  items: readonly T[],
+  insert: BulkInsert<T>,
+): { afterRowid: number; written: number } {
+  const afterRowid = one<{ last: number | null }>(db, `SELECT MAX(rowid) AS last FROM ${table}`)?.last ?? 0;
+  return { afterRowid, written: insertRowsCounted(db, items, insert) };
 }

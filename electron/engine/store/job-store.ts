@@ -9,7 +9,15 @@ import { BACKLOG_STATES, JOB_STATES, TERMINAL_STATES, type JobState } from '../.
 import type { OrderChangeWhy } from '../../../shared/job-detail.js';
 import type { Clock } from '../clock.js';
 import { recordJobCreated, recordJobsCreated, recordStoredJobsCreated } from '../job-state.js';
-import { type BulkInsert, inPadded, insertRows, insertRowsCounted, paramList, unnestRows, valueRows } from './bulk.js';
+import {
+  type BulkInsert,
+  inPadded,
+  insertRows,
+  insertRowsAfterLast,
+  paramList,
+  unnestRows,
+  valueRows,
+} from './bulk.js';
 import type { Db } from './database.js';
 import { DISPATCH_ORDER, jobConditions, orderBy, prefixPattern, SEQUENCE_SQL, whereJobs } from './job-filter.js';
 import type { JobRow } from './job-rows.js';
@@ -504,23 +512,18 @@ export function insertJobs(db: Db, clock: Clock, jobs: readonly NewJob[]): strin
 }
 
 /**
- * The bulk insert on SQLite, which tells what it wrote without RETURNING: SQLite buffers every
- * returned row and better-sqlite3 builds an object per id, about 0.25 s of CPU for 100k jobs — to
- * say what is nearly always "all of them". The rows it wrote are those past the table's largest
- * rowid before the insert — the transaction holds the write lock from its BEGIN IMMEDIATE, so no
- * other writer's row can be among them — and their creation events are made from those rows by
- * the store (recordStoredJobsCreated). The statements count the rows they wrote; when that is
- * every job, the written ids are the jobs' ids, else (ids stored before: a list imported again)
- * they are read back. (On PostgreSQL several engines write at once, and RETURNING costs no extra
- * round trip: insertJobs keeps it.)
+ * The bulk insert on SQLite, without RETURNING (bulk.ts insertRowsAfterLast; for 100k jobs it was
+ * about 0.25 s of CPU to say what is nearly always "all of them"): the creation events are made
+ * from the rows past the last rowid by the store (recordStoredJobsCreated); when every job was
+ * written the ids are the jobs' ids, else (ids stored before: a list imported again) they are read
+ * back.
  */
 function insertJobsSqlite(db: Db, clock: Clock, jobs: readonly NewJob[], insert: BulkInsert<NewJob>): string[] {
-  const before = one<{ last: number | null }>(db, 'SELECT MAX(rowid) AS last FROM jobs')?.last ?? 0;
-  const count = insertRowsCounted(db, jobs, insert);
-  if (count > 0) recordStoredJobsCreated(db, clock, before);
-  if (count === jobs.length) return jobs.map((j) => j.id);
-  const written = new Set(all<{ id: string }>(db, 'SELECT id FROM jobs WHERE rowid > ?', before).map((r) => r.id));
-  return jobs.filter((j) => written.has(j.id)).map((j) => j.id);
+  const { afterRowid, written } = insertRowsAfterLast(db, 'jobs', jobs, insert);
+  if (written > 0) recordStoredJobsCreated(db, clock, afterRowid);
+  if (written === jobs.length) return jobs.map((j) => j.id);
+  const ids = new Set(all<{ id: string }>(db, 'SELECT id FROM jobs WHERE rowid > ?', afterRowid).map((r) => r.id));
+  return jobs.filter((j) => ids.has(j.id)).map((j) => j.id);
 }
 
 /** From this many new jobs on, PostgreSQL's planner is told the tables grew (refreshPlannerStats). */

@@ -4,7 +4,7 @@
  * that one transaction, so a 100k-row file asks the store once per name, not once per row.
  */
 import type { Db } from './database.js';
-import { inPadded, insertRows, insertRowsCounted, paramList, unnestRows, valueRows } from './bulk.js';
+import { inPadded, insertRows, insertRowsAfterLast, paramList, unnestRows, valueRows } from './bulk.js';
 import { all, one, run } from './statements.js';
 
 const SQL_PROJECT = 'INSERT INTO projects (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING';
@@ -21,7 +21,6 @@ export function sqlJoinShotOf(jobAlias: string, alias: string): string {
 const sqlInsertShots = (rows: number): string =>
   `INSERT INTO shots (episode_id, code, description, metadata_json, created_at) VALUES ${valueRows(5, rows)}
   ON CONFLICT (episode_id, code) DO NOTHING`;
-const SQL_LAST_SHOT_ID = 'SELECT MAX(id) AS last FROM shots';
 /** How many shots lie past `id`, and the largest: n new shots took ids id+1 … id+n exactly when n and id+n. */
 const SQL_SHOTS_AFTER = 'SELECT COUNT(*) AS n, MAX(id) AS last FROM shots WHERE id > ?';
 /** The same insert on PostgreSQL, one array per column (bulk.ts unnestRows). */
@@ -96,11 +95,10 @@ export class ShotIds {
 
   /**
    * Writes the shots of one episode that are not stored yet; returns every one's id, in the order
-   * given. On SQLite the new ids are not returned row by row (RETURNING buffers each row and
-   * better-sqlite3 makes an object and a code string per shot, to say what the insert's count
-   * already says): when every shot was new, they took the rowids after the table's largest, in
-   * order — SQLite's rule for a row inserted without one — which one range count confirms; else
-   * (some stored before) every id is looked up. PostgreSQL returns the new ids with the insert.
+   * given. On SQLite the new ids are not returned row by row (bulk.ts insertRowsAfterLast): when
+   * every shot was new, they took the rowids after the table's largest, in order — SQLite's rule
+   * for a row inserted without one — which one range count confirms; else (some stored before)
+   * every id is looked up. PostgreSQL returns the new ids with the insert.
    */
   private writeShots(episodeId: number, shots: readonly ShotName[]): (number | undefined)[] {
     const { db, now } = this;
@@ -114,11 +112,11 @@ export class ShotIds {
       for (const r of insertRows<ShotName, { id: number; code: string }>(db, shots, { ...insert, returning: true }))
         byCode.set(r.code, r.id);
     } else {
-      const before = one<{ last: number | null }>(db, SQL_LAST_SHOT_ID)?.last ?? 0;
-      if (insertRowsCounted(db, shots, insert) === shots.length) {
-        const range = one<{ n: number; last: number | null }>(db, SQL_SHOTS_AFTER, before);
-        if (range?.n === shots.length && range.last === before + shots.length)
-          return shots.map((_, i) => before + 1 + i);
+      const { afterRowid, written } = insertRowsAfterLast(db, 'shots', shots, insert);
+      if (written === shots.length) {
+        const range = one<{ n: number; last: number | null }>(db, SQL_SHOTS_AFTER, afterRowid);
+        if (range?.n === shots.length && range.last === afterRowid + shots.length)
+          return shots.map((_, i) => afterRowid + 1 + i);
       }
     }
     inPadded(
