@@ -64,9 +64,8 @@ export class JobAnnouncer {
    * the other follower, also follows the workstations' changes, which every start and end makes.
    */
   announceFarm(jobIds: readonly string[]): void {
-    if (this.events.audience('job.changed') || this.events.audience('jobs.bulkChanged')) {
-      this.farmViews += jobIds.length;
-      this.announce(jobIds);
+    if (this.heard()) {
+      this.farmViews += this.announce(jobIds).length;
       return;
     }
     const read = jobIds.filter((id) => {
@@ -100,7 +99,7 @@ export class JobAnnouncer {
    * each engine added (test/bench/chaos-engines.bench.ts). Returns whether it announced them.
    */
   announceHeard(jobIds: readonly string[]): boolean {
-    if (!this.events.audience('job.changed') && !this.events.audience('jobs.bulkChanged')) return false;
+    if (!this.heard()) return false;
     if (jobIds.length > BULK_THRESHOLD) {
       this.events.emit('jobs.bulkChanged', { count: jobIds.length });
       return true;
@@ -108,6 +107,11 @@ export class JobAnnouncer {
     this.heardViews += jobIds.length;
     this.emit(this.toViews(jobRows(this.db, jobIds)));
     return true;
+  }
+
+  /** Whether a client, a host or the CLI follows job changes (the engine's own followers do not count). */
+  private heard(): boolean {
+    return this.events.audience('job.changed') || this.events.audience('jobs.bulkChanged');
   }
 
   private emit(views: readonly JobView[]): void {

@@ -55,3 +55,26 @@ test('with a listener, every change the farm makes is announced with its view', 
   assert.ok(r.heard.includes('running') && r.heard.includes('completed'), r.heard.join(', '));
   assert.equal(r.deliveries, JOBS);
 });
+
+test("with nobody listening, a farm change's follower still hears a queued job and a finished one, not a running one", async () => {
+  const farm = await startFarm({ instances: [{ duration: { fixedMs: 40 } }], start: false });
+  try {
+    const heard: string[] = [];
+    // An internal follower (as the blocked-jobs keeper and the forecaster are): not an audience.
+    const off = farm.engine.events.on('job.changed', ({ job }) => heard.push(job.state), { internal: true });
+    const [id] = await farm.importJobs([{ id: 'sh010' }]);
+    const announceAs = (state: string): void => {
+      // The row as the farm's runners leave it; the announcement is what is judged.
+      farm.engine.db.run('UPDATE jobs SET state = ? WHERE id = ?', state, id);
+      announcer(farm.engine).announceFarm([id as string]);
+    };
+    heard.length = 0;
+    announceAs('queued'); // put back in the queue (a requeue): the blocked-jobs keeper follows it
+    announceAs('running'); // a start: nobody reads its view
+    announceAs('completed'); // an end: its hooks do
+    off();
+    assert.deepEqual(heard, ['queued', 'completed']);
+  } finally {
+    await farm.close();
+  }
+});

@@ -7,6 +7,9 @@ import type { Db } from '../store/database.js';
 import type { JobRow } from '../store/job-rows.js';
 import { queuedPage } from '../store/job-store.js';
 
+/** Rows in the first candidate page of a pass with one open place. */
+export const FIRST_PAGE = 4;
+
 /**
  * Candidates in dispatch order: a small first page, then pages twice as large up to a few per free
  * slot (`full`), further ones up to `scan` only when the head of the queue fits nowhere. The
@@ -26,9 +29,6 @@ export function* candidates(db: Db, freeSlots: number, scan: number): Generator<
     page = Math.min(full, page * 2);
   }
 }
-
-/** Rows in the first candidate page of a pass with one open place. */
-export const FIRST_PAGE = 4;
 
 /**
  * Within a run of jobs that tie on priority, rank and enqueue time — an imported batch — the

@@ -64,9 +64,10 @@ export class VramSamplingPlan {
   /**
    * Whether to read this run of `key`, whose bucket has `runs` good runs: until trusted, while the
    * runs read now are fewer than the good runs still needed (SPARE more); then every
-   * SAMPLE_ONE_IN-th, at most READ_AT_ONCE at a time. A run read takes a place (see `done`).
+   * SAMPLE_ONE_IN-th, at most READ_AT_ONCE at a time. A run read takes a place, given back only
+   * through the `done` that `choose` hands out with it (so nothing else may take one).
    */
-  sample(key: string, runs: number, learnAfter: number): boolean {
+  private sample(key: string, runs: number, learnAfter: number): boolean {
     const trustedAt = TRUSTED_AFTER * Math.max(1, learnAfter);
     const now = this.reading.get(key) ?? 0;
     const oneIn = (every: number): boolean => {
@@ -83,7 +84,7 @@ export class VramSamplingPlan {
   }
 
   /** A run of `key` that was read has ended: its place goes to the next start. */
-  done(key: string, end: ReadEnd): void {
+  private done(key: string, end: ReadEnd): void {
     const now = this.reading.get(key) ?? 0;
     if (now <= 1) this.reading.delete(key);
     else this.reading.set(key, now - 1);
