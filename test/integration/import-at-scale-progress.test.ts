@@ -25,13 +25,21 @@ function refuseEventOf(t: TestEngine, kind: StoreKind, jobId: string): void {
 
 forEachStore((store) => {
   if (store === 'postgres')
-    test("after an import of 10,000 jobs PostgreSQL's planner knows how big the jobs table is on postgres", async (ctx) => {
+    test("after an import of 10,000 jobs PostgreSQL's planner knows how big the jobs table is, from a small sample, on postgres", async (ctx) => {
       const t = await engineFor(ctx, { store });
       const preview = await t.engine.call('import.preview', { fileName: 'big.json', content: twoStageList(5_000) });
       await t.engine.call('import.commit', { previewId: preview.previewId });
       // Without the refresh the planner's figure is the empty table's until autovacuum comes round.
       const { n } = t.engine.db.one("SELECT reltuples AS n FROM pg_class WHERE relname = 'jobs'") as { n: number };
       assert.ok(n >= 10_000, `the planner takes jobs for ${n} rows`);
+      // Measured from a small sample (refreshPlannerStats): 300 × 10 rows, not the server's 30,000.
+      const sampled = t.engine.db.one<{ n: number }>(
+        "SELECT array_length(histogram_bounds::text::text[], 1) AS n FROM pg_stats WHERE tablename = 'jobs' AND attname = 'id'",
+      );
+      assert.equal(sampled?.n, 11, "a 10-bucket histogram: the import's own statistics target");
+      // Only for that statement: the session's setting is the server's again.
+      const target = t.engine.db.one<{ t: string }>("SELECT current_setting('default_statistics_target') AS t");
+      assert.equal(target?.t, '100');
     });
 
   test(`a write that fails deep inside a big import leaves the store unchanged on ${store}`, {
