@@ -58,8 +58,8 @@ import {
 } from './lib/loop-lag.js';
 import { breakdownOf, PARTS, whatRanIn, type Breakdown } from './lib/profile-breakdown.js';
 import { startSplitFarm } from './lib/split-farm.js';
-import { executions, type Execution } from './lib/sim-events.js';
-import { absNow, mb, round, sum, until } from './lib/stats.js';
+import { executions, type Execution, type SimEvent } from './lib/sim-events.js';
+import { absNow, mb, quantile, round, sum, until } from './lib/stats.js';
 import { info, le, type Benchmark, type Figure } from './lib/types.js';
 
 const STEPS = 20;
@@ -101,6 +101,8 @@ interface SizeRun {
   allBusyMs: number;
   /** Workstations that ran at least one prompt (fewer than `gpus`: the others' prefetch took the queue first). */
   gpusUsed: number;
+  /** Where the makespan over the zero-gap bound went (overheadOf). */
+  overhead: Overhead;
   loopP99Ms: number;
   loopMaxMs: number;
   rssMaxMb: number;
@@ -215,6 +217,12 @@ async function sizeRun(
     for (const runs of perGpu.values())
       zeroGap = Math.max(zeroGap, sum(runs.slice(0, o.waves).map((e) => e.end - e.start)));
     const allBusyOrEnd = Number.isFinite(allBusyAt) ? allBusyAt : lastEnd;
+    const overhead = overheadOf(
+      perGpu,
+      events.filter((e) => e.k === 'P'),
+      firstPost,
+      lastEnd,
+    );
     return {
       gpus,
       shots,
@@ -236,6 +244,7 @@ async function sizeRun(
       fromStartMs: lastEnd - startedAt,
       allBusyMs: allBusyAt - startedAt,
       gpusUsed: firstStart.size,
+      overhead,
       loopP99Ms: loop.percentile(99) / 1e6,
       loopMaxMs: loop.max / 1e6,
       rssMaxMb: mb(rssMax),
@@ -290,6 +299,58 @@ function blockedByLine(r: SizeRun, b = r.blockedBy): string {
   return `${round(b.ms, 0)} ms sampled: ${parts.join(', ')}`;
 }
 
+/**
+ * The makespan is the last GPU to end's own time: its first execution's start after the first POST,
+ * the gaps between its runs, and its runs. Its runs are at most the zero-gap bound; the rest is what
+ * the farm added — spread at start-up (the GPU was reached late) or gaps between prompts (each
+ * prompt's end → the next one's start: prefetch should make them ~0). Over every GPU: how late
+ * each first start was after the first POST, and the gaps between consecutive runs.
+ */
+interface Overhead {
+  lastGpu: { startMs: number; gapsMs: number; runsMs: number };
+  firstStart: { p50: number; p90: number; max: number };
+  /** Each GPU's first POST after the farm's first POST (the engine's side of the spread). */
+  firstPost: { p50: number; p90: number; max: number };
+  gap: { p50: number; p99: number; max: number };
+}
+
+function overheadOf(
+  perGpu: ReadonlyMap<number, readonly Execution[]>,
+  posts: readonly SimEvent[],
+  firstPost: number,
+  lastEnd: number,
+): Overhead {
+  const postAt = new Map<number, number>();
+  for (const e of posts) postAt.set(e.i, Math.min(postAt.get(e.i) ?? Number.POSITIVE_INFINITY, e.t - firstPost));
+  const firstPosts = [...postAt.values()];
+  const firstStarts: number[] = [];
+  const gaps: number[] = [];
+  let lastGpu = { startMs: 0, gapsMs: 0, runsMs: 0 };
+  for (const runs of perGpu.values()) {
+    if (runs.length === 0) continue;
+    firstStarts.push((runs[0] as Execution).start - firstPost);
+    let own = 0;
+    for (let k = 1; k < runs.length; k++) {
+      const gap = (runs[k] as Execution).start - (runs[k - 1] as Execution).end;
+      gaps.push(gap);
+      own += gap;
+    }
+    if ((runs[runs.length - 1] as Execution).end === lastEnd)
+      lastGpu = {
+        startMs: (runs[0] as Execution).start - firstPost,
+        gapsMs: own,
+        runsMs: sum(runs.map((e) => e.end - e.start)),
+      };
+  }
+  const q = (v: number[], p: number) => (v.length ? quantile(v, p) : 0);
+  return {
+    lastGpu,
+    firstStart: { p50: q(firstStarts, 0.5), p90: q(firstStarts, 0.9), max: Math.max(0, ...firstStarts) },
+    firstPost: { p50: q(firstPosts, 0.5), p90: q(firstPosts, 0.9), max: Math.max(0, ...firstPosts) },
+    gap: { p50: q(gaps, 0.5), p99: q(gaps, 0.99), max: Math.max(0, ...gaps) },
+  };
+}
+
 function sizeFigures(r: SizeRun, base: Baselines): Figure[] {
   const cores = cpus().length;
   const wallS = r.wallMs / 1000;
@@ -325,6 +386,10 @@ function sizeFigures(r: SizeRun, base: Baselines): Figure[] {
     info(
       `  ${tag}: makespan / zero-gap bound / work ÷ GPUs / from the scheduler's start`,
       `${round(r.makespanMs / 1000, 2)} s / ${round(r.zeroGapMs / 1000, 2)} s / ${round(r.boundMs / 1000, 2)} s / ${round(r.fromStartMs / 1000, 2)} s (${r.completed} of ${r.shots} completed; ${r.gpusUsed} of ${r.gpus} GPUs ran a prompt)`,
+    ),
+    info(
+      `  ${tag}: where the makespan over the bound went (last GPU to end: start after the first POST + gaps + its runs)`,
+      `${round(r.overhead.lastGpu.startMs, 0)} + ${round(r.overhead.lastGpu.gapsMs, 0)} + ${round(r.overhead.lastGpu.runsMs, 0)} ms; every GPU's first POST / first start after the farm's first POST p50 ${round(r.overhead.firstPost.p50, 0)} / ${round(r.overhead.firstStart.p50, 0)}, p90 ${round(r.overhead.firstPost.p90, 0)} / ${round(r.overhead.firstStart.p90, 0)}, max ${round(r.overhead.firstPost.max, 0)} / ${round(r.overhead.firstStart.max, 0)} ms; gaps between a GPU's prompts p50 / p99 / max ${round(r.overhead.gap.p50, 1)} / ${round(r.overhead.gap.p99, 1)} / ${round(r.overhead.gap.max, 1)} ms`,
     ),
     judged(
       `${tag}: scheduler start → every GPU busy`,
