@@ -46,12 +46,7 @@ export class JobAnnouncer {
 
   /** Loads the changed jobs' views, notifies their hooks, emits the events; returns the views (the API answers with them). */
   announce(jobIds: readonly string[]): JobView[] {
-    const views = this.toViews(jobRows(this.db, jobIds));
-    // Completed and finally failed jobs reach their hooks here, and only here.
-    for (const job of views) this.hooks.notify(job);
-    this.emit(views);
-    this.others.jobs(jobIds);
-    return views;
+    return this.publish(jobIds, jobIds);
   }
 
   /**
@@ -64,21 +59,13 @@ export class JobAnnouncer {
    * the other follower, also follows the workstations' changes, which every start and end makes.
    */
   announceFarm(jobIds: readonly string[]): void {
-    if (this.heard()) {
-      this.farmViews += this.announce(jobIds).length;
-      return;
-    }
-    const read = jobIds.filter((id) => {
-      const state = jobState(this.db, id);
-      return state !== null && (state === 'queued' || hookEventFor(state) !== null);
-    });
-    if (read.length > 0) {
-      const views = this.toViews(jobRows(this.db, read));
-      this.farmViews += views.length;
-      for (const job of views) this.hooks.notify(job);
-      this.emit(views);
-    }
-    this.others.jobs(jobIds);
+    const read = this.heard()
+      ? jobIds
+      : jobIds.filter((id) => {
+          const state = jobState(this.db, id);
+          return state !== null && (state === 'queued' || hookEventFor(state) !== null);
+        });
+    this.farmViews += this.publish(jobIds, read).length;
   }
 
   /**
@@ -107,6 +94,19 @@ export class JobAnnouncer {
     this.heardViews += jobIds.length;
     this.emit(this.toViews(jobRows(this.db, jobIds)));
     return true;
+  }
+
+  /**
+   * The views of `read` (some or all of the `changed` jobs) to their hooks and followers; every
+   * changed job to the other engines. Returns the views built.
+   */
+  private publish(changed: readonly string[], read: readonly string[]): JobView[] {
+    const views = read.length > 0 ? this.toViews(jobRows(this.db, read)) : [];
+    // Completed and finally failed jobs reach their hooks here, and only here.
+    for (const job of views) this.hooks.notify(job);
+    this.emit(views);
+    this.others.jobs(changed);
+    return views;
   }
 
   /** Whether a client, a host or the CLI follows job changes (the engine's own followers do not count). */
