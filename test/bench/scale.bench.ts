@@ -59,7 +59,7 @@ import {
 import { breakdownOf, PARTS, whatRanIn, type Breakdown } from './lib/profile-breakdown.js';
 import { startSplitFarm } from './lib/split-farm.js';
 import { executions, type Execution, type SimEvent } from './lib/sim-events.js';
-import { absNow, mb, quantile, round, sum, until } from './lib/stats.js';
+import { absNow, mb, round, sum, summary, until } from './lib/stats.js';
 import { info, le, type Benchmark, type Figure } from './lib/types.js';
 
 const STEPS = 20;
@@ -202,7 +202,8 @@ async function sizeRun(
     const firstStart = new Map<number, number>();
     for (const e of ex) firstStart.set(e.i, Math.min(firstStart.get(e.i) ?? Number.POSITIVE_INFINITY, e.start));
     const allBusyAt = firstStart.size === gpus ? Math.max(...firstStart.values()) : Number.POSITIVE_INFINITY;
-    const firstPost = Math.min(...events.filter((e) => e.k === 'P').map((e) => e.t));
+    const posts = events.filter((e) => e.k === 'P');
+    const firstPost = Math.min(...posts.map((e) => e.t));
     const lastEnd = Math.max(...ex.map((e) => e.end));
     let work = 0;
     let longest = 0;
@@ -217,12 +218,7 @@ async function sizeRun(
     for (const runs of perGpu.values())
       zeroGap = Math.max(zeroGap, sum(runs.slice(0, o.waves).map((e) => e.end - e.start)));
     const allBusyOrEnd = Number.isFinite(allBusyAt) ? allBusyAt : lastEnd;
-    const overhead = overheadOf(
-      perGpu,
-      events.filter((e) => e.k === 'P'),
-      firstPost,
-      lastEnd,
-    );
+    const overhead = overheadOf(perGpu, firstStart, posts, firstPost, lastEnd);
     return {
       gpus,
       shots,
@@ -299,56 +295,46 @@ function blockedByLine(r: SizeRun, b = r.blockedBy): string {
   return `${round(b.ms, 0)} ms sampled: ${parts.join(', ')}`;
 }
 
+/** Where the makespan over the zero-gap bound went (overheadOf); times in ms after the farm's first POST. */
+interface Overhead {
+  lastGpu: { startMs: number; gapsMs: number; runsMs: number };
+  firstStart: ReturnType<typeof summary>;
+  /** Each GPU's first POST (the engine's side of the spread). */
+  firstPost: ReturnType<typeof summary>;
+  /** Each prompt's end → the next one's start on the same GPU. */
+  gap: ReturnType<typeof summary>;
+}
+
 /**
  * The makespan is the last GPU to end's own time: its first execution's start after the first POST,
  * the gaps between its runs, and its runs. Its runs are at most the zero-gap bound; the rest is what
- * the farm added — spread at start-up (the GPU was reached late) or gaps between prompts (each
- * prompt's end → the next one's start: prefetch should make them ~0). Over every GPU: how late
- * each first start was after the first POST, and the gaps between consecutive runs.
+ * the farm added — spread at start-up (the GPU was reached late) or gaps between prompts (prefetch
+ * should make them ~0). Over every GPU: how late its first POST and first start came, and the gaps.
  */
-interface Overhead {
-  lastGpu: { startMs: number; gapsMs: number; runsMs: number };
-  firstStart: { p50: number; p90: number; max: number };
-  /** Each GPU's first POST after the farm's first POST (the engine's side of the spread). */
-  firstPost: { p50: number; p90: number; max: number };
-  gap: { p50: number; p99: number; max: number };
-}
-
 function overheadOf(
   perGpu: ReadonlyMap<number, readonly Execution[]>,
+  firstStart: ReadonlyMap<number, number>,
   posts: readonly SimEvent[],
   firstPost: number,
   lastEnd: number,
 ): Overhead {
   const postAt = new Map<number, number>();
-  for (const e of posts) postAt.set(e.i, Math.min(postAt.get(e.i) ?? Number.POSITIVE_INFINITY, e.t - firstPost));
-  const firstPosts = [...postAt.values()];
-  const firstStarts: number[] = [];
+  for (const e of posts) postAt.set(e.i, Math.min(postAt.get(e.i) ?? Number.POSITIVE_INFINITY, e.t));
   const gaps: number[] = [];
   let lastGpu = { startMs: 0, gapsMs: 0, runsMs: 0 };
   for (const runs of perGpu.values()) {
-    if (runs.length === 0) continue;
-    firstStarts.push((runs[0] as Execution).start - firstPost);
     let own = 0;
     for (let k = 1; k < runs.length; k++) {
       const gap = (runs[k] as Execution).start - (runs[k - 1] as Execution).end;
       gaps.push(gap);
       own += gap;
     }
-    if ((runs[runs.length - 1] as Execution).end === lastEnd)
-      lastGpu = {
-        startMs: (runs[0] as Execution).start - firstPost,
-        gapsMs: own,
-        runsMs: sum(runs.map((e) => e.end - e.start)),
-      };
+    const first = runs[0];
+    if (first && (runs[runs.length - 1] as Execution).end === lastEnd)
+      lastGpu = { startMs: first.start - firstPost, gapsMs: own, runsMs: sum(runs.map((e) => e.end - e.start)) };
   }
-  const q = (v: number[], p: number) => (v.length ? quantile(v, p) : 0);
-  return {
-    lastGpu,
-    firstStart: { p50: q(firstStarts, 0.5), p90: q(firstStarts, 0.9), max: Math.max(0, ...firstStarts) },
-    firstPost: { p50: q(firstPosts, 0.5), p90: q(firstPosts, 0.9), max: Math.max(0, ...firstPosts) },
-    gap: { p50: q(gaps, 0.5), p99: q(gaps, 0.99), max: Math.max(0, ...gaps) },
-  };
+  const after = (at: ReadonlyMap<number, number>) => summary([...at.values()].map((t) => t - firstPost));
+  return { lastGpu, firstStart: after(firstStart), firstPost: after(postAt), gap: summary(gaps) };
 }
 
 function sizeFigures(r: SizeRun, base: Baselines): Figure[] {
