@@ -106,6 +106,9 @@ export function misplaced(file: string, text: string, tables: readonly string[])
     .map((c) => `${file}:${c.line} ${c.clause} (belongs in ${OWNERS[c.table] ?? 'no module yet'})`);
 }
 
+/** Where the migrations' PostgreSQL texts live (store/postgres/schema-dialect.ts OWN_TEXT). */
+const SCHEMA_DIALECT = `${STORE}/postgres/schema-dialect.ts`;
+
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
     const full = join(dir, e.name);
@@ -126,6 +129,8 @@ test("each table's SQL lives in its store module (the state door and listed join
     .flatMap((d) => sources(join(REPO, d)))
     .flatMap((full) => {
       const file = relative(REPO, full);
+      // The migrations' PostgreSQL texts (the same schema in the other dialect) are the schema too.
+      if (file === SCHEMA_DIALECT) return [];
       return misplaced(file, readFileSync(full, 'utf8'), tables);
     });
   assert.deepEqual(offenders, []);

@@ -24,6 +24,7 @@ import { sql as m0020 } from './0020-hook-late.js';
 import { sql as m0021 } from './0021-lease-reservations.js';
 import { sql as m0022 } from './0022-drop-jobs-shot-stage.js';
 import { sql as m0023 } from './0023-queue-order-rowid.js';
+import { sql as m0024 } from './0024-references-checked-per-statement.js';
 
 export interface Migration {
   id: number;
@@ -54,4 +55,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { id: 21, name: '0021-lease-reservations', sql: m0021 },
   { id: 22, name: '0022-drop-jobs-shot-stage', sql: m0022 },
   { id: 23, name: '0023-queue-order-rowid', sql: m0023 },
+  { id: 24, name: '0024-references-checked-per-statement', sql: m0024 },
 ];

@@ -63,6 +63,122 @@ CREATE FUNCTION min(a bigint, b bigint) RETURNS bigint LANGUAGE sql IMMUTABLE
 /** SQLite's NOCASE for `=` and UNIQUE: an ICU collation that ignores case (PostgreSQL 12+ built with ICU). */
 const NOCASE = `CREATE COLLATION IF NOT EXISTS shotfarm_nocase (provider = icu, locale = 'und-u-ks-level2', deterministic = false);`;
 
+/** A reference migration 0024 checks per statement on PostgreSQL; `constraint` the foreign key it replaces. */
+interface CheckedReference {
+  column: string;
+  parent: string;
+  constraint: string;
+  /** Many rows name the same parent (one template for a whole import): probe each parent once. */
+  fewParents: boolean;
+}
+
+/** By the table that holds the reference: the rows a statement wrote are `new_<table>`. */
+const CHECKED_REFERENCES: Readonly<Record<string, readonly CheckedReference[]>> = {
+  jobs: [
+    { column: 'shot_id', parent: 'shots', constraint: 'jobs_shot_id_fkey', fewParents: false },
+    { column: 'template_id', parent: 'templates', constraint: 'jobs_template_id_fkey', fewParents: true },
+  ],
+  job_events: [{ column: 'job_id', parent: 'jobs', constraint: 'job_events_job_id_fkey', fewParents: false }],
+  shots: [{ column: 'episode_id', parent: 'episodes', constraint: 'shots_episode_id_fkey', fewParents: true }],
+};
+
+/** The rows these references name: never deleted, never renumbered (SQLite's text has the same words). */
+const KEPT_ROWS: readonly { table: string; deleted: string; renumbered: string }[] = [
+  {
+    table: 'episodes',
+    deleted: 'an episode is never deleted: its shots and jobs name it',
+    renumbered: "an episode's id never changes",
+  },
+  { table: 'shots', deleted: 'a shot is never deleted: its jobs name it', renumbered: "a shot's id never changes" },
+  {
+    table: 'templates',
+    deleted: 'a template is never deleted: the jobs made from it name it',
+    renumbered: "a template's id never changes",
+  },
+  {
+    table: 'jobs',
+    deleted: 'a job is never deleted: its events, attempts and outputs name it',
+    renumbered: "a job's id never changes",
+  },
+];
+
+const quoted = (text: string) => `'${text.replace(/'/g, "''")}'`;
+
+/**
+ * Migration 0024 on PostgreSQL. Each reference is checked by probing the parent's primary key once
+ * per row (or per distinct parent) — `LATERAL … LIMIT 1` keeps that plan whatever the statement's
+ * size, so a plan cached for a 5,000-row import never becomes a hash join over every stored job
+ * for a one-row event. No lock is taken: the parents cannot be deleted or renumbered (KEPT_ROWS),
+ * so a parent the check saw stays. A refusal has the foreign key's words, SQLSTATE and name. An
+ * UPDATE that changes a reference (Shotfarm makes none) is checked per row.
+ */
+function referencesCheckedPerStatement(): string {
+  const out: string[] = [
+    `CREATE FUNCTION shotfarm_missing_reference(tab text, con text, col text, parent text, val text) RETURNS void
+LANGUAGE plpgsql AS $fn$
+BEGIN
+  RAISE foreign_key_violation USING
+    MESSAGE = format('insert or update on table "%s" violates foreign key constraint "%s"', tab, con),
+    DETAIL = format('Key (%s)=(%s) is not present in table "%s".', col, val, parent),
+    TABLE = tab, CONSTRAINT = con;
+END
+$fn$;`,
+    `CREATE FUNCTION shotfarm_refused() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+  RAISE restrict_violation USING MESSAGE = TG_ARGV[0];
+END
+$fn$;`,
+  ];
+  for (const [table, refs] of Object.entries(CHECKED_REFERENCES)) {
+    const missing = (r: CheckedReference, value: string) =>
+      `PERFORM shotfarm_missing_reference('${table}', '${r.constraint}', '${r.column}', '${r.parent}', ${value}::text);`;
+    const setChecks = refs.map((r) => {
+      const rows = r.fewParents ? `(SELECT DISTINCT ${r.column} FROM new_${table}) n` : `new_${table} n`;
+      return `  SELECT n.${r.column}::text INTO missing FROM ${rows}
+    LEFT JOIN LATERAL (SELECT 1 AS found FROM ${r.parent} x WHERE x.id = n.${r.column} LIMIT 1) p ON true
+    WHERE p.found IS NULL LIMIT 1;
+  IF FOUND THEN ${missing(r, 'missing')} END IF;`;
+    });
+    const rowChecks = refs.map(
+      (r) =>
+        `  IF NOT EXISTS (SELECT 1 FROM ${r.parent} WHERE id = NEW.${r.column}) THEN ${missing(r, `NEW.${r.column}`)} END IF;`,
+    );
+    const columns = refs.map((r) => r.column);
+    out.push(
+      `ALTER TABLE ${table} ${refs.map((r) => `DROP CONSTRAINT ${r.constraint}`).join(', ')};`,
+      `CREATE FUNCTION ${table}_references_stored() RETURNS trigger LANGUAGE plpgsql AS $fn$
+DECLARE missing text;
+BEGIN
+${setChecks.join('\n')}
+  RETURN NULL;
+END
+$fn$;`,
+      `CREATE TRIGGER ${table}_references_stored AFTER INSERT ON ${table} REFERENCING NEW TABLE AS new_${table}
+  FOR EACH STATEMENT EXECUTE FUNCTION ${table}_references_stored();`,
+      `CREATE FUNCTION ${table}_reference_changed() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+${rowChecks.join('\n')}
+  RETURN NULL;
+END
+$fn$;`,
+      `CREATE TRIGGER ${table}_reference_changed AFTER UPDATE OF ${columns.join(', ')} ON ${table} FOR EACH ROW
+  WHEN (${columns.map((c) => `NEW.${c} IS DISTINCT FROM OLD.${c}`).join(' OR ')})
+  EXECUTE FUNCTION ${table}_reference_changed();`,
+    );
+  }
+  for (const k of KEPT_ROWS) {
+    out.push(
+      `CREATE TRIGGER ${k.table}_never_deleted BEFORE DELETE ON ${k.table} FOR EACH ROW
+  EXECUTE FUNCTION shotfarm_refused(${quoted(k.deleted)});`,
+      `CREATE TRIGGER ${k.table}_never_truncated BEFORE TRUNCATE ON ${k.table} FOR EACH STATEMENT
+  EXECUTE FUNCTION shotfarm_refused(${quoted(k.deleted)});`,
+      `CREATE TRIGGER ${k.table}_id_kept BEFORE UPDATE OF id ON ${k.table} FOR EACH ROW WHEN (NEW.id IS DISTINCT FROM OLD.id)
+  EXECUTE FUNCTION shotfarm_refused(${quoted(k.renumbered)});`,
+    );
+  }
+  return `\n${out.join('\n')}\n`;
+}
+
 /** Migrations whose PostgreSQL text is not the rewrite of SQLite's, by name. Append-only. */
 const OWN_TEXT: Readonly<Record<string, string>> = {
   // SQLite's trigger body is a statement; PostgreSQL's is a function. Same rule: an UPDATE that
@@ -95,6 +211,11 @@ ALTER TABLE hook_deliveries ADD CONSTRAINT hook_deliveries_event_check CHECK (ev
 DROP INDEX jobs_runnable;
 CREATE INDEX jobs_runnable ON jobs (state, priority DESC, rank, enqueued_at, rowid);
 `,
+  // A job's shot and template, an event's job and a shot's episode: one set-based check per
+  // statement over the rows it wrote instead of a foreign-key trigger (a query and a row lock) per
+  // row and key; the parents are never deleted and keep their ids. Generated once from the lists
+  // below (migration 0024's text: editing them edits a shipped migration).
+  '0024-references-checked-per-statement': referencesCheckedPerStatement(),
 };
 
 /** The PostgreSQL text of a migration. */
