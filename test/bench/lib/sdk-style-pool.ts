@@ -1,10 +1,10 @@
 /**
- * What a user of a ComfyUI pool SDK writes (the shape of @saintno/comfyui-sdk's ComfyPool, which
- * this repository does not install): one WebSocket per server, the next prompt posted as soon as
- * the server says the last one is done (`executing` with node null), then its outputs fetched
- * (/history, then /view per image) and written to a folder. Everything in memory: no store, no
- * retries, no follow-up of a lost server — the least a client does to run a queue end to end, so
- * its CPU per job is the floor the engine's durable bookkeeping is compared against.
+ * The least a ComfyUI pool client does (in the shape of @saintno/comfyui-sdk's ComfyPool, which the
+ * `sdk` bench also runs itself: lib/comfyui-sdk-pool.ts): one WebSocket per server, the next prompt
+ * posted as soon as the server says the last one is done (`executing` with node null), then its
+ * outputs fetched (/history, then /view per image) and written to a folder. Everything in memory:
+ * no store, no retries, no follow-up of a lost server — so its CPU per job is a floor, below the
+ * SDK's own, that the engine's durable bookkeeping is shown against beside the SDK.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
