@@ -158,9 +158,7 @@ export const sdkBench: Benchmark = {
     const { jobs, gpus, scale, rounds } = numberFlags(args, { jobs: [320, 96], gpus: 16, scale: 10, rounds: [3, 1] });
     const f = 10 / scale;
     const load = watchLoad();
-    // Rounds in alternating order (engine first, then the pool first, …), each side's figure the
-    // median of its rounds: whichever side runs first pays the shared libraries' warm-up (ws,
-    // undici, the JIT), and one 7 s run's CPU swings by a third on its own.
+    // Each side's figure is the median of its rounds.
     const eRuns: Side[] = [];
     const pRuns: Record<PoolKind, Side[]> = { sdk: [], floor: [] };
     const sides = ['engine', 'sdk', 'floor'] as const;
