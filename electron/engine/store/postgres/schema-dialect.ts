@@ -213,8 +213,8 @@ CREATE INDEX jobs_runnable ON jobs (state, priority DESC, rank, enqueued_at, row
 `,
   // A job's shot and template, an event's job and a shot's episode: one set-based check per
   // statement over the rows it wrote instead of a foreign-key trigger (a query and a row lock) per
-  // row and key; the parents are never deleted and keep their ids. Generated once from the lists
-  // below (migration 0024's text: editing them edits a shipped migration).
+  // row and key; the parents are never deleted and keep their ids. Generated from the lists
+  // above (CHECKED_REFERENCES, KEPT_ROWS): they are migration 0024's text, append-only as it is.
   '0024-references-checked-per-statement': referencesCheckedPerStatement(),
 };
 
