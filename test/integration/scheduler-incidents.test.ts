@@ -72,16 +72,28 @@ forEachStore((store) => {
     );
     const [rush] = await farm.importJobs([{ id: 'client-fix', priority: 'rush' }]);
     await farm.waitForStates([rush!], ['completed'], 30_000);
-    // The event rows' ids are the order things happened in, on both stores (two dispatches can
-    // share a millisecond, so dispatched_at alone cannot order them).
-    const next = farm.engine.db.one(
-      `SELECT job_id FROM job_events
-        WHERE to_state = 'running'
-          AND id > (SELECT MIN(id) FROM job_events WHERE job_id = ? AND to_state = 'queued')
-        ORDER BY id LIMIT 1`,
+    // "Starts on the next free GPU": no job claimed after the rush was queued starts running on a
+    // GPU before it. A claim that comes after it may still be a normal job's — a prompt set to
+    // wait behind a running one (prefetch), which a rush never takes: it waits for the first slot
+    // that frees, and displaces such a waiting prompt when that place starts first. The event rows'
+    // ids are the order things happened in, on both stores (two claims can share a millisecond).
+    const db = farm.engine.db;
+    const queued = (
+      db.one("SELECT MIN(id) AS id FROM job_events WHERE job_id = ? AND to_state = 'queued'", rush) as { id: number }
+    ).id;
+    const rushStart = (
+      db.one('SELECT MIN(started_at) AS t FROM attempts WHERE job_id = ? AND started_at IS NOT NULL', rush) as {
+        t: number;
+      }
+    ).t;
+    const startedFirst = db.all(
+      `SELECT a.job_id, a.started_at FROM job_events e JOIN attempts a ON a.id = e.attempt_id
+        WHERE e.to_state = 'running' AND e.id > ? AND a.job_id <> ? AND a.started_at < ?`,
+      queued,
       rush,
-    ) as { job_id: string };
-    assert.equal(next.job_id, rush, 'the first dispatch after the rush import was the rush job');
+      rushStart,
+    );
+    assert.deepEqual(startedFirst, [], 'no job claimed after the rush was queued started running before it');
   });
 
   test(`incident 5: 18 GB motion jobs never overlap on a 24 GB GPU, and a GPU with 10 GB held by others gets none on ${store}`, async (ctx) => {
