@@ -55,6 +55,8 @@ test("an artist's bulk cancel of a mixed selection offers and cancels only her o
   await page.locator('.row[data-shot="sh010"] [data-cell="imported-by"]', { hasText: 'mira' }).waitFor();
   await page.locator('[data-testid="filter-mine"]').click();
   await page.locator('.row[data-shot="sh410"]').waitFor({ state: 'detached' });
+  // The filtered page may arrive a moment after the others' rows left: wait for hers before counting.
+  for (const shot of ['sh010', 'sh020', 'sh030']) await page.locator(`.row[data-shot="${shot}"]`).waitFor();
   assert.equal(await page.locator('.row[data-job-id]').count(), 3, 'Mine shows her 3 jobs');
   await shoot(page, 'people-artist-mine');
   await page.locator('[data-testid="filter-mine"]').click();
