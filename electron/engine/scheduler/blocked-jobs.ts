@@ -18,7 +18,16 @@ import type { Clock, Timers } from '../clock.js';
 import type { EventBus } from '../event-bus.js';
 import { inTransaction, type Db } from '../store/database.js';
 import type { JobRow } from '../store/job-rows.js';
-import { jobRow, newestJobRowid, queuedByRowid, setBlocked } from '../store/job-store.js';
+import {
+  jobRow,
+  newestJobRowid,
+  QUEUE_START,
+  queueCursorOf,
+  queuedAfter,
+  queuedByRowid,
+  setBlocked,
+  type QueueCursor,
+} from '../store/job-store.js';
 import type { FarmFacts } from '../views/farm-facts.js';
 import { explainer, isBlockedWait } from '../views/wait-explainer.js';
 import type { TemplateCache } from '../templates/template-cache.js';
@@ -55,9 +64,9 @@ export interface BlockedJobsDeps {
 
 export class BlockedJobs {
   private fingerprint: string | null = null;
-  /** Where a full pass over the queue has got to (rowid); null when none is due. */
-  private passFrom: number | null = 0;
-  private sweepFrom = 0;
+  /** Where a full pass over the queue has got to; null when none is due. */
+  private passFrom: QueueCursor | null = QUEUE_START;
+  private sweepFrom: QueueCursor = QUEUE_START;
   /** Sweep chunks still to take in this interval. */
   private sweepDue = 0;
   private newestSeen = 0;
@@ -125,7 +134,7 @@ export class BlockedJobs {
   }
 
   private beginPass(): void {
-    this.passFrom = 0;
+    this.passFrom = QUEUE_START;
     this.passBegunAt = this.d.clock.now();
     this.stats.passes++;
   }
@@ -176,14 +185,16 @@ export class BlockedJobs {
     this.recheck.clear();
     let more = fresh.length === CHUNK;
     if (this.passFrom !== null || this.sweepDue > 0) {
-      const chunk = queuedByRowid(db, this.passFrom ?? this.sweepFrom, CHUNK);
+      // Queued rows only (jobs_queued_age): a farm's finished history is never read.
+      const chunk = queuedAfter(db, this.passFrom ?? this.sweepFrom, CHUNK);
       for (const r of chunk) rows.set(r.id, r);
-      const next = chunk.length === CHUNK ? (chunk[chunk.length - 1] as { row_n: number }).row_n : null;
+      const last = chunk[chunk.length - 1];
+      const next = chunk.length === CHUNK && last ? queueCursorOf(last) : null;
       if (this.passFrom !== null) {
         this.passFrom = next;
         more ||= next !== null;
       } else {
-        this.sweepFrom = next ?? 0;
+        this.sweepFrom = next ?? QUEUE_START;
         // Round the queue once, a few chunks per interval; at its end, the next interval starts over.
         this.sweepDue = next === null ? 0 : this.sweepDue - 1;
         more ||= this.sweepDue > 0;

@@ -8,7 +8,7 @@ import type { FarmState } from '../../../shared/farm-settings.js';
 import type { Db } from '../store/database.js';
 import { notDispatching } from '../views/farm-facts.js';
 import type { JobRow } from '../store/job-rows.js';
-import { pendingJobs, queuedByRowid, stateAndStage } from '../store/job-store.js';
+import { pendingJobs, QUEUE_START, queueCursorOf, queuedAfter, stateAndStage } from '../store/job-store.js';
 import type { JobWait, WaitLasting } from '../views/wait-reasons.js';
 
 /** Jobs that wait for the same thing, with the words for it. */
@@ -62,8 +62,8 @@ export function farmProgress(p: ProgressInputs): FarmProgress {
   };
 
   const explain = p.farmState === 'running' ? p.explain() : null;
-  for (let after = 0; ; ) {
-    const rows = queuedByRowid(p.db, after);
+  for (let after = QUEUE_START; ; ) {
+    const rows = queuedAfter(p.db, after);
     if (rows.length === 0) break;
     for (const job of rows) {
       const v: Verdict =
@@ -73,7 +73,7 @@ export function farmProgress(p: ProgressInputs): FarmProgress {
       verdicts.set(job.id, v);
       count(v);
     }
-    after = (rows[rows.length - 1] as { row_n: number }).row_n;
+    after = queueCursorOf(rows[rows.length - 1] as (typeof rows)[number]);
   }
 
   const pending = pendingJobs(p.db);

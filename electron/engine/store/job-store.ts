@@ -743,11 +743,45 @@ const SQL_QUEUED_AFTER_ROWID =
   "SELECT rowid AS row_n, * FROM jobs WHERE rowid > ? AND state || '' = 'queued' ORDER BY rowid LIMIT ?";
 
 /**
- * Queued jobs by rowid, `limit` after `afterRowid`: a scan of the whole queue that never holds it
- * all, or (after the newest rowid seen) the jobs imported since, also by another process.
+ * Queued jobs stored after `afterRowid` (the newest rowid seen): the jobs imported since, also by
+ * another process. Only for that: from an older rowid the walk reads every job stored since,
+ * finished ones included — a walk of the whole queue is queuedAfter's.
  */
 export function queuedByRowid(db: Db, afterRowid: number, limit = 500): (JobRow & { row_n: number })[] {
   return all<JobRow & { row_n: number }>(db, SQL_QUEUED_AFTER_ROWID, afterRowid, limit);
+}
+
+/** Where a walk of the queue has got to: the last job seen, in (enqueued_at, rowid) order. */
+export interface QueueCursor {
+  enqueuedAt: number;
+  rowid: number;
+}
+
+/** Before every queued job. */
+export const QUEUE_START: QueueCursor = { enqueuedAt: Number.MIN_SAFE_INTEGER, rowid: 0 };
+
+/**
+ * A walk of the queue reads queued rows only, off jobs_queued_age (state, enqueued_at), in two
+ * steps: the rest of the cursor's enqueue time by rowid, then later enqueue times. A walk by
+ * rowid read every job stored after its cursor, finished ones included — with 100k jobs in a farm's
+ * history ~8 ms a chunk, a few chunks every probe interval for as long as the engine ran. One
+ * row-value range, (enqueued_at, rowid) > (?, ?), is not enough: SQLite then bounds only
+ * enqueued_at and reads through an import's jobs, which share one enqueue time.
+ */
+export const SQL_QUEUED_SAME_TIME =
+  "SELECT rowid AS row_n, * FROM jobs WHERE state = 'queued' AND enqueued_at = ? AND rowid > ? ORDER BY rowid LIMIT ?";
+export const SQL_QUEUED_LATER =
+  "SELECT rowid AS row_n, * FROM jobs WHERE state = 'queued' AND enqueued_at > ? ORDER BY enqueued_at, rowid LIMIT ?";
+
+/** Up to `limit` queued jobs after `after`, in (enqueued_at, rowid) order; the next cursor is queueCursorOf(the last). */
+export function queuedAfter(db: Db, after: QueueCursor, limit = 500): (JobRow & { row_n: number })[] {
+  const same = all<JobRow & { row_n: number }>(db, SQL_QUEUED_SAME_TIME, after.enqueuedAt, after.rowid, limit);
+  if (same.length >= limit) return same;
+  return [...same, ...all<JobRow & { row_n: number }>(db, SQL_QUEUED_LATER, after.enqueuedAt, limit - same.length)];
+}
+
+export function queueCursorOf(row: JobRow & { row_n: number }): QueueCursor {
+  return { enqueuedAt: row.enqueued_at, rowid: row.row_n };
 }
 
 export function newestJobRowid(db: Db): number {
