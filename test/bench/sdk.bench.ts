@@ -12,7 +12,11 @@
  * and to the floor, and the makespan of each. Three rounds by default (`--rounds`), the sides'
  * order rotated each round; each side's figure is its rounds' median. The engine runs headless
  * there (no client: views only for finished jobs); one more engine round with a client following
- * every job change, as the app and `shotfarm run` do, is printed beside.
+ * every job change, as the app and `shotfarm run` do, is printed beside. A fourth side in every
+ * round is the engine on a farm whose store holds a studio's history (`--history`, 100k finished
+ * jobs with their attempts, events and ledger rows: lib/finished-history.ts), judged against the
+ * fresh farm's rounds: what the engine reads per job must not grow with the history (a claim's
+ * lookup did: ~9 → ~17 ms per job at 100k, store-history-reads.test.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -31,6 +35,7 @@ import {
 } from './lib/bench-engine.js';
 import { startRemoteFarm } from './lib/remote-farm.js';
 import { runComfyuiSdkPool } from './lib/comfyui-sdk-pool.js';
+import { fillFinishedHistory } from './lib/finished-history.js';
 import { runSdkStylePool, type SdkPrompt } from './lib/sdk-style-pool.js';
 import { executions, type SimEvent } from './lib/sim-events.js';
 import { median, round, sum, until } from './lib/stats.js';
@@ -66,21 +71,44 @@ interface Side {
  * `shotfarm run` do — each change's view is built and sent; without one (a headless engine) the
  * farm builds views only for finished jobs (announcer.ts announceFarm).
  */
-async function engineSide(gpus: number, jobs: number, f: number, listening = false): Promise<Side> {
+async function engineSide(
+  gpus: number,
+  jobs: number,
+  f: number,
+  o: { listening?: boolean; history?: number } = {},
+): Promise<Side> {
   const farm = await startRemoteFarm(farmOf(gpus, f));
   const be = await openBenchEngine({ templates: ['txt2img.json'], instances: farm.urls.map((url) => ({ url })) });
-  const off = listening ? be.engine.events.on('job.changed', () => undefined) : () => undefined;
+  const off = o.listening ? be.engine.events.on('job.changed', () => undefined) : () => undefined;
+  const completed = (ids: string[]) => {
+    // Cheap whatever the store holds (a COUNT over every completed job would read the history):
+    // the measured jobs only, the first still unfinished ends the look.
+    const pending = new Set(ids);
+    return (): number => {
+      for (const id of pending)
+        if (be.engine.db.one<{ state: string }>('SELECT state FROM jobs WHERE id = ?', id)?.state === 'completed')
+          pending.delete(id);
+        else break;
+      return ids.length - pending.size;
+    };
+  };
   try {
     await startAndWaitReady(be.engine);
+    if (o.history) {
+      // A prompt per GPU finished first (so every workstation has attempts), then copied into the history.
+      const warm = await importThroughContract(be.engine, shotListJson(gpus, { episode: 'warm-up' }));
+      const warmDone = completed(warm.ids);
+      await until(() => warmDone() >= gpus, 120_000, 20);
+      fillFinishedHistory(be.engine.db, Math.ceil(o.history / gpus));
+    }
     await farm.events(true);
     const sim0 = await farm.cpu();
     const cpu0 = process.cpuUsage();
-    await importThroughContract(
+    const { ids } = await importThroughContract(
       be.engine,
       shotListJson(jobs, { spec: (i) => ({ parameters: { prompt: `shot ${i}`, steps: STEPS } }) }),
     );
-    const done = (): number =>
-      (be.engine.db.one("SELECT COUNT(*) AS n FROM jobs WHERE state = 'completed'") as { n: number }).n;
+    const done = completed(ids);
     await until(() => done() >= jobs, 300_000, 20);
     const cpu = process.cpuUsage(cpu0);
     const sim1 = await farm.cpu();
@@ -155,13 +183,22 @@ export const sdkBench: Benchmark = {
     'end-to-end CPU per job: the engine beside ComfyPool (@saintno/comfyui-sdk) and an SDK-style pool on the same farm and workload',
   async run(args) {
     const { log } = args;
-    const { jobs, gpus, scale, rounds } = numberFlags(args, { jobs: [320, 96], gpus: 16, scale: 10, rounds: [3, 1] });
+    const { jobs, gpus, scale, rounds, history } = numberFlags(args, {
+      jobs: [320, 96],
+      gpus: 16,
+      scale: 10,
+      rounds: [3, 1],
+      history: [100_000, 10_000],
+    });
     const f = 10 / scale;
     const load = watchLoad();
     // Each side's figure is the median of its rounds.
     const eRuns: Side[] = [];
     const pRuns: Record<PoolKind, Side[]> = { sdk: [], floor: [] };
-    const sides = ['engine', 'sdk', 'floor'] as const;
+    // The engine on a farm with a history is a side of its own, in every round: one round's CPU
+    // swings too much to judge a ratio on.
+    const aRuns: Side[] = [];
+    const sides = ['engine', 'sdk', 'floor', 'aged'] as const;
     for (let r = 0; r < Math.max(1, rounds); r++) {
       // The order rotates each round: whichever side runs first pays the shared libraries'
       // warm-up (ws, undici, the JIT), and one 7 s run's CPU swings by a third on its own.
@@ -170,6 +207,9 @@ export const sdkBench: Benchmark = {
         if (side === 'engine') {
           log(`round ${r + 1}: engine, ${jobs} jobs on ${gpus} GPUs`);
           eRuns.push(await engineSide(gpus, jobs, f));
+        } else if (side === 'aged') {
+          log(`round ${r + 1}: engine on a farm with ${history} finished jobs in its store, ${jobs} jobs`);
+          aRuns.push(await engineSide(gpus, jobs, f, { history }));
         } else {
           log(`round ${r + 1}: ${POOLS[side].label}, the same ${jobs} jobs on a fresh farm`);
           pRuns[side].push(await poolSide(side, gpus, jobs, f));
@@ -178,14 +218,15 @@ export const sdkBench: Benchmark = {
     }
     // Then the engine once more with a client following every change (the app, `shotfarm run`).
     log(`engine with a client listening: ${jobs} jobs on ${gpus} GPUs`);
-    const heard = await engineSide(gpus, jobs, f, true);
-    const all = [...eRuns, ...pRuns.sdk, ...pRuns.floor, heard];
+    const heard = await engineSide(gpus, jobs, f, { listening: true });
+    const all = [...eRuns, ...pRuns.sdk, ...pRuns.floor, ...aRuns, heard];
     const l = load.stop(sum(all.map((x) => x.cpuMs + x.simCpuMs)));
     const per = (x: Side) => x.cpuMs / Math.max(1, x.completed);
     const sysPer = (x: Side) => x.sysMs / Math.max(1, x.completed);
     const ePer = median(eRuns.map(per));
     const sPer = median(pRuns.sdk.map(per));
     const fPer = median(pRuns.floor.map(per));
+    const aPer = median(aRuns.map(per));
     const first = (xs: Side[]) => xs[0] as Side;
     const roundsLine = eRuns
       .map((x, i) => {
@@ -218,6 +259,16 @@ export const sdkBench: Benchmark = {
           '  engine with a client following every job change (one round, after them)',
           `${round(per(heard), 2)} ms per job = ${round(per(heard) / sPer, 2)}× ComfyPool's median`,
         ),
+        le(
+          `engine CPU per job with ${history} finished jobs in the store ÷ on a fresh farm (medians of the rounds)`,
+          aPer / ePer,
+          1.25,
+          '×',
+        ),
+        info(
+          `  engine with ${history} finished jobs in the store, each round`,
+          `${aRuns.map((x) => `${round(per(x), 2)} ms`).join(', ')} per job (median ${round(aPer, 2)} = ${round(aPer / sPer, 2)}× ComfyPool's); ${aRuns.map((x) => x.completed).join(' / ')} completed`,
+        ),
         info(
           '  makespan: engine / ComfyPool / SDK-style pool (first round)',
           `${round(first(eRuns).makespanMs / 1000, 2)} / ${round(first(pRuns.sdk).makespanMs / 1000, 2)} / ${round(first(pRuns.floor).makespanMs / 1000, 2)} s (${first(eRuns).completed} / ${first(pRuns.sdk).completed} / ${first(pRuns.floor).completed} completed)`,
@@ -233,6 +284,7 @@ export const sdkBench: Benchmark = {
         sdk: pRuns.sdk,
         sdkStyle: pRuns.floor,
         engineListening: heard,
+        engineWithHistory: { history, rounds: aRuns },
         load: l,
       },
     };

@@ -3,7 +3,7 @@
  * so what the engine reads for each job, and every few seconds, is read by a bounded index search,
  * never by walking that history. Measured with 96k finished jobs in a farm's store (issue 30): a
  * claim's "tried on this workstation before?" walked every attempt the workstation ever ran (9 ms a
- * claim; the engine's CPU per job 9 → 23 ms), the blocked-jobs sweep walked every job stored after
+ * claim; the engine's CPU per job ~9 → ~17 ms), the blocked-jobs sweep walked every job stored after
  * its cursor (8 ms a chunk, a few chunks every probe interval), and the forecast's open runs read
  * every job (190 ms). The plans are SQLite's (no statistics kept, so an empty store plans as a full
  * one); the walk's behaviour is checked on both stores.
