@@ -10,7 +10,7 @@ import { after, before, test } from 'node:test';
 import { systemClock } from '../../electron/engine/clock.js';
 import { openDatabase } from '../../electron/engine/store/database.js';
 import { migrate } from '../../electron/engine/store/migrate.js';
-import { SQL_CANDIDATES } from '../../electron/engine/store/job-store.js';
+import { SQL_CANDIDATES, SQL_QUEUED_LATER, SQL_QUEUED_SAME_TIME } from '../../electron/engine/store/job-store.js';
 import { MIGRATIONS } from '../../electron/engine/store/migrations/index.js';
 import { openPostgresDb, type PostgresDb } from '../../electron/engine/store/postgres/postgres-db.js';
 import { ROWID_TABLES } from '../../electron/engine/store/postgres/schema-dialect.js';
@@ -203,4 +203,30 @@ test("the queue's head is read off an index on both stores, never a sort of ever
   } finally {
     lite.close();
   }
+});
+
+test('a walk of the whole queue is read off jobs_queued_age on PostgreSQL, the rowid bounding it within one enqueue time', () => {
+  // The blocked-jobs sweep reads a chunk every few seconds. Without the rowid in the index a chunk
+  // from the middle of a 100k-job import (one enqueue time) reads and sorts all of it.
+  const planOf = (sql: string, ...params: unknown[]) =>
+    pg.transaction(() => {
+      pg.exec('SET LOCAL enable_seqscan = off; SET LOCAL enable_sort = off; SET LOCAL enable_incremental_sort = off');
+      return pg.all<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, ...params).map((r) => r['QUERY PLAN']);
+    });
+  const same = planOf(SQL_QUEUED_SAME_TIME, 0, 0, 125);
+  assert.ok(
+    same.some((l) => /Index Scan using jobs_queued_age/.test(l)),
+    same.join('\n'),
+  );
+  assert.ok(
+    same.some((l) => /Index Cond: .*rowid > /.test(l)),
+    same.join('\n'),
+  );
+  assert.ok(!same.some((l) => /Sort/.test(l)), same.join('\n'));
+  const later = planOf(SQL_QUEUED_LATER, 0, 125);
+  assert.ok(
+    later.some((l) => /Index Scan using jobs_queued_age/.test(l)),
+    later.join('\n'),
+  );
+  assert.ok(!later.some((l) => /Sort/.test(l)), later.join('\n'));
 });

@@ -25,6 +25,7 @@ import { sql as m0021 } from './0021-lease-reservations.js';
 import { sql as m0022 } from './0022-drop-jobs-shot-stage.js';
 import { sql as m0023 } from './0023-queue-order-rowid.js';
 import { sql as m0024 } from './0024-references-checked-per-statement.js';
+import { sql as m0025 } from './0025-queue-walk-rowid.js';
 
 export interface Migration {
   id: number;
@@ -56,4 +57,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { id: 22, name: '0022-drop-jobs-shot-stage', sql: m0022 },
   { id: 23, name: '0023-queue-order-rowid', sql: m0023 },
   { id: 24, name: '0024-references-checked-per-statement', sql: m0024 },
+  { id: 25, name: '0025-queue-walk-rowid', sql: m0025 },
 ];

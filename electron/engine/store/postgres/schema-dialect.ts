@@ -216,6 +216,12 @@ CREATE INDEX jobs_runnable ON jobs (state, priority DESC, rank, enqueued_at, row
   // row and key; the parents are never deleted and keep their ids. Generated from the lists
   // above (CHECKED_REFERENCES, KEPT_ROWS): they are migration 0024's text, append-only as it is.
   '0024-references-checked-per-statement': referencesCheckedPerStatement(),
+  // The same for a walk of the whole queue (job-store.ts queuedAfter): within one enqueue time the
+  // rowid bounds the search, or a chunk from the middle of an import reads and sorts all of it.
+  '0025-queue-walk-rowid': `
+DROP INDEX jobs_queued_age;
+CREATE INDEX jobs_queued_age ON jobs (state, enqueued_at, rowid);
+`,
 };
 
 /** The PostgreSQL text of a migration. */
