@@ -179,14 +179,22 @@ test('the runner records each migration once on PostgreSQL, and refuses an edite
   }
 });
 
+/**
+ * PostgreSQL's plan for `sql` with the planner told to avoid sorts and table scans: a plan that
+ * still sorts has no index in the statement's order.
+ */
+function planWithoutSorts(sql: string, ...params: unknown[]): string[] {
+  return pg.transaction(() => {
+    pg.exec('SET LOCAL enable_seqscan = off; SET LOCAL enable_sort = off; SET LOCAL enable_incremental_sort = off');
+    return pg.all<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, ...params).map((r) => r['QUERY PLAN']);
+  });
+}
+
 test("the queue's head is read off an index on both stores, never a sort of every queued job", () => {
   // Every dispatch pass reads it. With the planner told to avoid sorts and table scans, a plan that
   // still sorts has no index in the queue's order (PostgreSQL's rowid is a column the index must
   // name: without it, 20 ms a pass at 20k queued).
-  const plan = pg.transaction(() => {
-    pg.exec('SET LOCAL enable_seqscan = off; SET LOCAL enable_sort = off; SET LOCAL enable_incremental_sort = off');
-    return pg.all<{ 'QUERY PLAN': string }>(`EXPLAIN ${SQL_CANDIDATES}`, 16, 0).map((r) => r['QUERY PLAN']);
-  });
+  const plan = planWithoutSorts(SQL_CANDIDATES, 16, 0);
   assert.ok(
     plan.some((l) => /Index Scan using jobs_runnable/.test(l)),
     plan.join('\n'),
@@ -208,12 +216,7 @@ test("the queue's head is read off an index on both stores, never a sort of ever
 test('a walk of the whole queue is read off jobs_queued_age on PostgreSQL, the rowid bounding it within one enqueue time', () => {
   // The blocked-jobs sweep reads a chunk every few seconds. Without the rowid in the index a chunk
   // from the middle of a 100k-job import (one enqueue time) reads and sorts all of it.
-  const planOf = (sql: string, ...params: unknown[]) =>
-    pg.transaction(() => {
-      pg.exec('SET LOCAL enable_seqscan = off; SET LOCAL enable_sort = off; SET LOCAL enable_incremental_sort = off');
-      return pg.all<{ 'QUERY PLAN': string }>(`EXPLAIN ${sql}`, ...params).map((r) => r['QUERY PLAN']);
-    });
-  const same = planOf(SQL_QUEUED_SAME_TIME, 0, 0, 125);
+  const same = planWithoutSorts(SQL_QUEUED_SAME_TIME, 0, 0, 125);
   assert.ok(
     same.some((l) => /Index Scan using jobs_queued_age/.test(l)),
     same.join('\n'),
@@ -223,7 +226,7 @@ test('a walk of the whole queue is read off jobs_queued_age on PostgreSQL, the r
     same.join('\n'),
   );
   assert.ok(!same.some((l) => /Sort/.test(l)), same.join('\n'));
-  const later = planOf(SQL_QUEUED_LATER, 0, 125);
+  const later = planWithoutSorts(SQL_QUEUED_LATER, 0, 125);
   assert.ok(
     later.some((l) => /Index Scan using jobs_queued_age/.test(l)),
     later.join('\n'),

@@ -21,8 +21,9 @@ import {
   SQL_QUEUED_LATER,
   SQL_QUEUED_SAME_TIME,
 } from '../../electron/engine/store/job-store.js';
-import { sqliteSqlDb, type SqlDb } from '../../electron/engine/store/sql-db.js';
+import { sqliteSqlDb } from '../../electron/engine/store/sql-db.js';
 import { engineFor, importText } from '../helpers/engine.js';
+import { jobCopies } from '../helpers/job-copies.js';
 import { forEachStore } from '../helpers/test-store.js';
 
 function planOf(sql: string, ...params: unknown[]): string {
@@ -57,33 +58,6 @@ test("a walk of the queue reads queued rows only, also through an import's one s
   assert.doesNotMatch(later, /TEMP B-TREE/, 'the order comes from the index, not a sort');
 });
 
-/** Copies of a stored job in one statement (ids `<id>-<tag><n>`, takes past its own), the same SQL on both stores. */
-function copies(
-  db: SqlDb,
-  like: string,
-  tag: string,
-  count: number,
-  state: string,
-  enqueuedAt: number,
-  takeFrom: number,
-) {
-  db.run(
-    `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
-     INSERT INTO jobs (id, shot_id, project, episode, shot, stage, take, template_id, template_name, params_json,
-       priority, state, max_attempts, vram_gb, timeout_s, enqueued_at, created_at, updated_at)
-     SELECT j.id || '-' || ? || n.i, j.shot_id, j.project, j.episode, j.shot, j.stage, j.take + ? + n.i,
-       j.template_id, j.template_name, j.params_json, j.priority, ?, j.max_attempts, j.vram_gb, j.timeout_s,
-       ?, j.created_at, j.updated_at
-     FROM jobs j, n WHERE j.id = ?`,
-    count,
-    tag,
-    takeFrom,
-    state,
-    enqueuedAt,
-    like,
-  );
-}
-
 forEachStore((kind) => {
   test(`a walk of the queue in chunks meets every queued job once, past finished ones and across a shared enqueue time, on ${kind}`, {
     timeout: 120_000,
@@ -102,12 +76,12 @@ forEachStore((kind) => {
     const like = (db.one('SELECT id FROM jobs') as { id: string }).id;
     db.run("UPDATE jobs SET state = 'held' WHERE id = ?", like);
     // Finished history between and around the queued runs, interleaved in rowid order.
-    copies(db, like, 'done-a', 40, 'completed', 1_000, 0);
-    copies(db, like, 'tie', 23, 'queued', 5_000, 100); // an import: one enqueue time, 23 jobs
-    copies(db, like, 'done-b', 40, 'completed', 5_000, 200);
-    copies(db, like, 'early', 4, 'queued', 2_000, 300); // stored later, enqueued earlier
-    copies(db, like, 'late', 6, 'queued', 9_000, 400);
-    copies(db, like, 'failed', 5, 'failed_final', 9_000, 500);
+    jobCopies(db, like, 40, { tag: 'done-a', state: 'completed', enqueuedAt: 1_000 });
+    jobCopies(db, like, 23, { tag: 'tie', state: 'queued', enqueuedAt: 5_000, takeFrom: 100 }); // an import: one enqueue time, 23 jobs
+    jobCopies(db, like, 40, { tag: 'done-b', state: 'completed', enqueuedAt: 5_000, takeFrom: 200 });
+    jobCopies(db, like, 4, { tag: 'early', state: 'queued', enqueuedAt: 2_000, takeFrom: 300 }); // stored later, enqueued earlier
+    jobCopies(db, like, 6, { tag: 'late', state: 'queued', enqueuedAt: 9_000, takeFrom: 400 });
+    jobCopies(db, like, 5, { tag: 'failed', state: 'failed_final', enqueuedAt: 9_000, takeFrom: 500 });
     const queued = (db.all("SELECT id FROM jobs WHERE state = 'queued'") as { id: string }[]).map((r) => r.id);
     assert.equal(queued.length, 33);
 

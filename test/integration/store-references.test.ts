@@ -8,8 +8,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { SqlDb } from '../../electron/engine/store/sql-db.js';
 import { engineFor, importText, tableCounts } from '../helpers/engine.js';
+import { jobCopies } from '../helpers/job-copies.js';
 import { forEachStore } from '../helpers/test-store.js';
 
 const MISSING = 999_999;
@@ -23,28 +23,6 @@ function shotList(n: number): string {
     });
   }
   return JSON.stringify({ project: 'Refs', episode: 'ep1', shots });
-}
-
-/**
- * `count` new jobs in one statement, copies of the stored job `like` with takes past its own;
- * `last` replaces the last row's shot or template id. The same SQL on both stores.
- */
-function insertJobs(db: SqlDb, like: string, count: number, last: { shot_id?: number; template_id?: number } = {}) {
-  db.run(
-    `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
-     INSERT INTO jobs (id, shot_id, project, episode, shot, stage, take, template_id, template_name, params_json,
-       priority, state, max_attempts, vram_gb, timeout_s, enqueued_at, created_at, updated_at)
-     SELECT j.id || '-' || n.i, CASE WHEN n.i = ? THEN ? ELSE j.shot_id END, j.project, j.episode, j.shot, j.stage,
-       j.take + n.i, CASE WHEN n.i = ? THEN ? ELSE j.template_id END, j.template_name, j.params_json,
-       j.priority, j.state, j.max_attempts, j.vram_gb, j.timeout_s, j.enqueued_at, j.created_at, j.updated_at
-     FROM jobs j, n WHERE j.id = ?`,
-    count,
-    last.shot_id === undefined ? 0 : count,
-    last.shot_id ?? 0,
-    last.template_id === undefined ? 0 : count,
-    last.template_id ?? 0,
-    like,
-  );
 }
 
 forEachStore((kind) => {
@@ -63,9 +41,17 @@ forEachStore((kind) => {
     const before = tableCounts(t.engine);
 
     const refused = /foreign key/i;
-    assert.throws(() => insertJobs(db, job.id, 1, { shot_id: MISSING }), refused, 'one job, its shot missing');
-    assert.throws(() => insertJobs(db, job.id, 300, { shot_id: MISSING }), refused, '300 jobs, the last one’s shot');
-    assert.throws(() => insertJobs(db, job.id, 300, { template_id: MISSING }), refused, 'the last one’s template');
+    assert.throws(() => jobCopies(db, job.id, 1, { last: { shot_id: MISSING } }), refused, 'one job, its shot missing');
+    assert.throws(
+      () => jobCopies(db, job.id, 300, { last: { shot_id: MISSING } }),
+      refused,
+      '300 jobs, the last one’s shot',
+    );
+    assert.throws(
+      () => jobCopies(db, job.id, 300, { last: { template_id: MISSING } }),
+      refused,
+      'the last one’s template',
+    );
     assert.throws(
       () =>
         db.run(
@@ -92,7 +78,7 @@ forEachStore((kind) => {
     assert.deepEqual(tableCounts(t.engine), before, 'every refused statement wrote nothing');
 
     // What is stored is taken, in one row or many.
-    insertJobs(db, job.id, 300);
+    jobCopies(db, job.id, 300);
     const other = (db.one('SELECT id FROM shots WHERE id <> ? ORDER BY id LIMIT 1', job.shot_id) as { id: number }).id;
     db.run('UPDATE jobs SET shot_id = ? WHERE id = ?', other, job.id);
     assert.equal(tableCounts(t.engine).jobs, (before.jobs ?? 0) + 300);
