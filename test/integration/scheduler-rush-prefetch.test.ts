@@ -91,7 +91,15 @@ async function oneRun(run: number): Promise<void> {
         a.started_at < rushStart - START_RESOLUTION_MS,
     );
     const raced = keptPlace(farm);
-    const lateLow = lowStarts.filter((a) => a.dispatched_at >= importedAt || !raced.has(a.id));
+    // A low job sent after the import was a choice made knowing the rush: never excused. One already
+    // waiting on its server is excused when the engine logged it kept its place, or when its start
+    // was heard within START_RESOLUTION_MS of the import's commit: it may have started before the
+    // commit, and in any case before a pass could ask the server to remove it (seen: +10 ms, CI).
+    const lateLow = lowStarts.filter(
+      (a) =>
+        a.dispatched_at >= importedAt ||
+        (!raced.has(a.id) && (a.started_at as number) > importedAt + START_RESOLUTION_MS),
+    );
     assert.deepEqual(
       lateLow.map((a) => `${a.job_id} started +${(a.started_at as number) - importedAt} ms`),
       [],
