@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JobView } from '../../shared/domain.js';
 import { runCli } from '../helpers/cli.js';
-import { FAST, startFarm } from '../helpers/farm.js';
+import { FAST, farmFor, startFarm } from '../helpers/farm.js';
 import { addTemplateVariant } from '../helpers/template-variants.js';
 import { startSimInstance } from '../simulator/index.js';
 
@@ -125,4 +125,33 @@ test('an import of several hundred jobs by another process is marked blocked chu
   } finally {
     await farm.close();
   }
+});
+
+test("an import's jobs are looked at once by the blocked-jobs keeper: not as new rows besides the pass the import begins, nor in a second pass for facts that changed before it", async (ctx) => {
+  const farm = await farmFor(ctx, {
+    instances: [{}, {}],
+    start: false,
+    // One interval outlasts the test's wait: a pass for changed facts would begin at its end.
+    config: { probeIntervalMs: 4_000 },
+  });
+  // Paused: the imported jobs stay queued for the keeper to look at.
+  await farm.engine.call('farm.pause', {});
+  farm.startScheduler();
+  const scheduler = farm.engine.scheduler;
+  assert.ok(scheduler);
+  // The keeper looked at the farm as it started, before these came up: the facts it last saw are
+  // older than the ones the import's first step meets.
+  await farm.waitFor('every workstation up with its node list', () =>
+    scheduler.readiness().every((r) => r.dispatchable && r.nodeListKnown),
+  );
+  const keeper = scheduler.blockedKeeper;
+  const before = { passes: keeper.passes, ...keeper.rows };
+  const n = 600; // past the announcer's bulk threshold (200): one bulk change, which begins a full pass
+  await farm.importJobs(Array.from({ length: n }, (_, i) => ({ id: `s${i}` })));
+  await farm.waitFor('the pass over the imported jobs', () => keeper.rows.pass - before.pass >= n);
+  // Past the interval from the import's pass: a second pass, had one been asked for, has begun.
+  await new Promise((r) => setTimeout(r, 4_500));
+  assert.equal(keeper.rows.new - before.new, 0, 'no imported job read again as a new row');
+  assert.equal(keeper.passes - before.passes, 1, 'one full pass, the one the import began');
+  assert.equal(keeper.rows.pass - before.pass, n, 'each imported job looked at once by it');
 });

@@ -336,8 +336,8 @@ export class Scheduler implements FarmPort {
     return this.lan.nodeListReads;
   }
 
-  /** The blocked-jobs keeper's full passes begun and steps taken in this run (tests, benchmarks). */
-  get blockedKeeper(): { readonly passes: number; readonly steps: number } {
+  /** The blocked-jobs keeper's full passes begun, steps taken and rows looked at in this run (tests, benchmarks). */
+  get blockedKeeper(): BlockedJobs['stats'] {
     return this.blocked.stats;
   }
 
