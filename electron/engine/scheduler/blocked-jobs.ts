@@ -27,6 +27,7 @@ import {
   queuedByRowid,
   setBlocked,
   type QueueCursor,
+  type QueuedJob,
 } from '../store/job-store.js';
 import type { FarmFacts } from '../views/farm-facts.js';
 import { explainer, isBlockedWait } from '../views/wait-explainer.js';
@@ -189,7 +190,7 @@ export class BlockedJobs {
       if (this.fingerprint !== null) this.factsChanged();
       this.fingerprint = facts.fingerprint;
     }
-    const rows = new Map<string, JobRow>();
+    const rows = new Map<string, QueuedJob | JobRow>();
     const fresh = queuedByRowid(db, this.newestSeen, CHUNK);
     for (const r of fresh) rows.set(r.id, r);
     // Jobs a CLI in another process imported while this farm runs: nothing else would wake it.
@@ -227,7 +228,7 @@ export class BlockedJobs {
     if (more) this.soon();
   }
 
-  private apply(rows: readonly JobRow[], facts: FarmFacts): void {
+  private apply(rows: readonly (QueuedJob | JobRow)[], facts: FarmFacts): void {
     const explain = explainer(facts, this.d.templates);
     const changes: { id: string; reason: string | null }[] = [];
     for (const r of rows) {

@@ -7,8 +7,8 @@
 import type { FarmState } from '../../../shared/farm-settings.js';
 import type { Db } from '../store/database.js';
 import { notDispatching } from '../views/farm-facts.js';
-import type { JobRow } from '../store/job-rows.js';
 import { pendingJobs, QUEUE_START, queueCursorOf, queuedAfter, stateAndStage } from '../store/job-store.js';
+import type { Explain } from '../views/wait-explainer.js';
 import type { JobWait, WaitLasting } from '../views/wait-reasons.js';
 
 /** Jobs that wait for the same thing, with the words for it. */
@@ -35,7 +35,7 @@ interface Verdict {
 export interface ProgressInputs {
   db: Db;
   /** The dispatcher's explanation for one queued job; built only when nothing moves (the queue is then read). */
-  explain: () => (job: JobRow) => JobWait;
+  explain: () => Explain;
   /** Jobs moving by themselves (running, retrying: the farm's counters) plus attempts followed in this process. */
   moving: number;
   /** The operator's farm state: paused or stopped, nothing is dispatched until it is resumed. */

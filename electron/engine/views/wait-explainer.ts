@@ -63,7 +63,10 @@ export function explainer(facts: FarmFacts, templates: TemplateCache): Explain {
  * VRAM, a node or model it lacks. Nothing the farm does by itself, and no enabling or un-draining,
  * would let the job run; adding or changing a workstation might.
  */
-export function isBlockedWait(wait: JobWait, facts: FarmFacts, job: JobRow): boolean {
+/** What the burst's "could a cloud endpoint take it?" reads of a job (pools/worker-pool.ts). */
+type BurstCandidate = Parameters<NonNullable<FarmFacts['burstWait']['couldTake']>>[0];
+
+export function isBlockedWait(wait: JobWait, facts: FarmFacts, job: BurstCandidate): boolean {
   if (!(facts.instances.length > 0 && !wait.dispatchable && wait.lasting === 'never')) return false;
   // A job only a cloud endpoint could take waits for the burst (its reason says so), not blocked.
   // Asked last: it parses the job's and every endpoint's tags, and almost no job gets this far.
