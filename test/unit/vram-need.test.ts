@@ -108,3 +108,30 @@ test('percentile is nearest-rank; a job size is width × height × batch × fram
   assert.equal(jobPixels({ '5': wf['5'] }, { w: '5.width' }, '{"w": 512}'), 512 * 64 * 2);
   assert.equal(jobPixels({ '1': { class_type: 'LoadImage', inputs: { image: 'a.png' } } }, {}, '{}'), 0);
 });
+
+test("a template's size nodes are found once, and each job's own parameters still decide its size", () => {
+  const wf = {
+    '5': { class_type: 'EmptyLatentImage', inputs: { width: 64, height: 64, batch_size: 1 } },
+    '7': { class_type: 'EmptyHunyuanLatentVideo', inputs: { width: 32, height: 32, length: 9 } },
+    '9': { class_type: 'KSampler', inputs: { seed: 1 } },
+  };
+  const byWidth = { w: '5.width', n: '7.length', b: '5.batch_size' };
+  // The same template again and again, as the keeper asks it of a queue: the plan is reused.
+  assert.equal(jobPixels(wf, byWidth, '{"w": 2048}'), 2048 * 64);
+  assert.equal(jobPixels(wf, byWidth, '{"w": "4096", "b": 2}'), 4096 * 64 * 2);
+  assert.equal(jobPixels(wf, byWidth, '{"n": 1000}'), 32 * 32 * 1000);
+  assert.equal(jobPixels(wf, byWidth, '{}'), 32 * 32 * 9, "the workflow's own values without parameters");
+  assert.equal(
+    jobPixels(wf, byWidth, '{"w": "wide", "n": -3}'),
+    32 * 32,
+    "a parameter that is not a size leaves its input without one (the latent's width, the video's frames)",
+  );
+  // The same workflow with other parameters is planned again.
+  assert.equal(jobPixels(wf, { h: '7.height' }, '{"h": 1080, "w": 2048}'), 32 * 1080 * 9);
+  // Sizes no parameter touches: the shot's parameters are not read (a broken one changes nothing).
+  assert.equal(jobPixels(wf, { s: '9.seed' }, 'not json'), 32 * 32 * 9);
+  // A node given a size only by a parameter.
+  const given = { '4': { class_type: 'EmptySD3LatentImage', inputs: { height: 512 } } };
+  assert.equal(jobPixels(given, { w: '4.width' }, '{"w": 768}'), 768 * 512);
+  assert.equal(jobPixels(given, { w: '4.width' }, '{}'), 0);
+});
