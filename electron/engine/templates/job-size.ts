@@ -69,7 +69,7 @@ function sizePlan(workflow: Workflow, parameters: Readonly<Record<string, string
   return plan;
 }
 
-function valueOf(s: Source, params: Record<string, unknown>): number | null {
+function sizeFrom(s: Source, params: Record<string, unknown>): number | null {
   const v = s.param !== undefined && params[s.param] !== undefined ? params[s.param] : s.value;
   const n = typeof v === 'string' ? Number(v) : v;
   return typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : null;
@@ -86,17 +86,17 @@ export function jobPixels(
   const params = plan.usesParams ? parsedParams(paramsJson) : NO_PARAMS;
   let largest = 0;
   for (const node of plan.nodes) {
-    const w = valueOf(node.width, params);
-    const h = valueOf(node.height, params);
+    const w = sizeFrom(node.width, params);
+    const h = sizeFrom(node.height, params);
     if (w === null || h === null) continue;
     let frames = 1;
     for (const f of node.frames) {
-      const v = valueOf(f, params);
+      const v = sizeFrom(f, params);
       if (v === null) continue;
       frames = v;
       break;
     }
-    largest = Math.max(largest, Math.round(w * h * (valueOf(node.batch, params) ?? 1) * frames));
+    largest = Math.max(largest, Math.round(w * h * (sizeFrom(node.batch, params) ?? 1) * frames));
   }
   return largest;
 }
