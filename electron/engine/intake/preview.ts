@@ -92,13 +92,14 @@ export async function checkRows(db: Db, rows: ShotRow[], o: CheckOptions): Promi
     if (!templates.has(name)) templates.set(name, latestTemplate(db, name));
     return templates.get(name) ?? null;
   };
-  const instances = listInstanceRows(db).filter((i) => i.admin_state !== 'disabled');
+  // Read once (on PostgreSQL a round trip): every registered workstation, disabled ones too.
+  const registered = listInstanceRows(db);
+  const instances = registered.filter((i) => i.admin_state !== 'disabled');
   const knownVram = instances
     .map((i) => (i.vram_json ? (JSON.parse(i.vram_json) as { totalBytes: number }).totalBytes : null))
     .filter((v): v is number => v !== null);
   const largestGb = knownVram.length ? Math.max(...knownVram) / 1024 ** 3 : null;
   // Every registered workstation's tags, disabled ones too: enabling one is the operator's fix.
-  const registered = listInstanceRows(db);
   const farmTags = new Set(registered.flatMap((i) => JSON.parse(i.tags_json) as string[]));
 
   const storedStages = new Map<string, boolean>();
