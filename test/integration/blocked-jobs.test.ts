@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { JobView } from '../../shared/domain.js';
 import { runCli } from '../helpers/cli.js';
 import { FAST, farmFor, startFarm } from '../helpers/farm.js';
+import { jobCopies } from '../helpers/job-copies.js';
 import { addTemplateVariant } from '../helpers/template-variants.js';
 import { startSimInstance } from '../simulator/index.js';
 
@@ -145,13 +146,50 @@ test("an import's jobs are looked at once by the blocked-jobs keeper: not as new
     scheduler.readiness().every((r) => r.dispatchable && r.nodeListKnown),
   );
   const keeper = scheduler.blockedKeeper;
-  const before = { passes: keeper.passes, ...keeper.rows };
+  const before = { passes: keeper.passes, steps: keeper.steps, looks: keeper.newRowLooks, ...keeper.rows };
   const n = 600; // past the announcer's bulk threshold (200): one bulk change, which begins a full pass
   await farm.importJobs(Array.from({ length: n }, (_, i) => ({ id: `s${i}` })));
   await farm.waitFor('the pass over the imported jobs', () => keeper.rows.pass - before.pass >= n);
+  // During the pass, the look for rows stored since (another process's import; on PostgreSQL a
+  // round trip) is taken every 8th step (and once after it), not at every step.
+  const steps = keeper.steps - before.steps;
+  const looks = keeper.newRowLooks - before.looks;
+  assert.ok(steps >= Math.ceil(n / 125), `${steps} steps`);
+  assert.ok(looks <= Math.ceil(steps / 8) + 1, `${looks} looks for new rows in the pass's ${steps} steps`);
   // Past the interval from the import's pass: a second pass, had one been asked for, has begun.
   await new Promise((r) => setTimeout(r, 4_500));
   assert.equal(keeper.rows.new - before.new, 0, 'no imported job read again as a new row');
   assert.equal(keeper.passes - before.passes, 1, 'one full pass, the one the import began');
   assert.equal(keeper.rows.pass - before.pass, n, 'each imported job looked at once by it');
+});
+
+test('a job stored by another process while a pass walks the queue is looked at by the end of the pass, wherever it falls in the queue', async (ctx) => {
+  const farm = await farmFor(ctx, {
+    instances: [{ tags: ['i2v'] }],
+    start: false,
+    config: { probeIntervalMs: 60_000 },
+  });
+  const queued = 12_000; // ~100 of the keeper's turns for a pass
+  await farm.importJobs(Array.from({ length: queued }, (_, i) => ({ id: `s${i}` })));
+  await farm.engine.call('farm.pause', {});
+  farm.startScheduler();
+  const scheduler = farm.engine.scheduler;
+  assert.ok(scheduler);
+  const keeper = scheduler.blockedKeeper;
+  const [model] = (await farm.engine.call('jobs.list', { filter: { shot: 's0' } })).rows;
+  assert.ok(model);
+  // The pass begun at the start, caught under way.
+  await farm.waitFor('the pass under way', () => keeper.rows.pass > 500 && keeper.rows.pass < queued - 2_000, 20_000);
+  const walked = keeper.rows.pass;
+  // Another process's job queued "before" every other (an earlier clock): behind the pass's cursor,
+  // and needing a tag no workstation has.
+  jobCopies(farm.engine.db, model.id, 1, { tag: 'other', enqueuedAt: 1 });
+  const other = `${model.id}-other1`;
+  farm.engine.db.run('UPDATE jobs SET tags_json = ? WHERE id = ?', '["img2img"]', other);
+  assert.ok(walked < queued, 'stored while the pass was under way');
+  await farm.waitFor(
+    "the other process's job marked blocked",
+    () => (farm.engine.db.one('SELECT blocked FROM jobs WHERE id = ?', other) as { blocked: number }).blocked === 1,
+    20_000,
+  );
 });
