@@ -15,7 +15,13 @@
 import { cpus, loadavg } from 'node:os';
 import type { Engine } from '../../electron/engine/engine.js';
 import { startPostgresCluster, type PostgresCluster } from '../helpers/postgres-cluster.js';
-import { importThroughContract, openBenchEngine, shotListJson, startAndWaitReady } from './lib/bench-engine.js';
+import {
+  cpuMsSince,
+  importThroughContract,
+  openBenchEngine,
+  shotListJson,
+  startAndWaitReady,
+} from './lib/bench-engine.js';
 import { bareBulkInsert } from './lib/bulk-baseline.js';
 import { startRemoteFarm } from './lib/remote-farm.js';
 import { round, summary } from './lib/stats.js';
@@ -102,7 +108,7 @@ export const importBench: Benchmark = {
         ),
         info(
           `  ${LABEL[kind]}: after the commit, until the engine is quiet${quick ? ' (scaled to 100k)' : ''}`,
-          `${round((r.settling.cpuMs / 1000) * (quick ? scale : 1))} s of CPU over ${round(r.settling.wallMs / 1000)} s${r.settling.quiet ? '' : ` (not quiet within ${QUIET_BOUND_MS / 1000} s: a busy machine)`}; the blocked-jobs keeper looked at ${r.settling.passRows + r.settling.newRows} rows (${r.settling.passRows} in a full pass, ${r.settling.newRows} as new rows)`,
+          `${round((r.settling.cpuMs / 1000) * (quick ? scale : 1))} s of CPU over ${round((r.settling.wallMs / 1000) * (quick ? scale : 1))} s${r.settling.quiet ? '' : ` (not quiet within ${QUIET_BOUND_MS / 1000} s: a busy machine)`}; the blocked-jobs keeper looked at ${r.settling.passRows + r.settling.newRows} rows (${r.settling.passRows} in a full pass, ${r.settling.newRows} as new rows)`,
           (r.settling.cpuMs / 1000) * (quick ? scale : 1),
         ),
         le(`${LABEL[kind]}: one durable enqueue (commit) p99`, r.enqueue.p99, 5, 'ms'),
@@ -213,7 +219,6 @@ const QUIET_BOUND_MS = 60_000;
  * left out. Bounded: a farm that never quiets is measured over QUIET_BOUND_MS.
  */
 async function untilQuiet(): Promise<{ cpuMs: number; wallMs: number; quiet: boolean }> {
-  const ms = (u: NodeJS.CpuUsage): number => (u.user + u.system) / 1000;
   const start = process.cpuUsage();
   const t0 = performance.now();
   let last = process.cpuUsage();
@@ -221,13 +226,13 @@ async function untilQuiet(): Promise<{ cpuMs: number; wallMs: number; quiet: boo
   let quietCpu = 0;
   while (performance.now() - t0 < QUIET_BOUND_MS && quietWindows < 2) {
     await new Promise((r) => setTimeout(r, QUIET_WINDOW_MS));
-    const used = ms(process.cpuUsage(last));
+    const used = cpuMsSince(last);
     last = process.cpuUsage();
     quietWindows = used < QUIET_CPU_MS ? quietWindows + 1 : 0;
     quietCpu = quietWindows === 0 ? 0 : quietCpu + used;
   }
   return {
-    cpuMs: ms(process.cpuUsage(start)) - quietCpu,
+    cpuMs: cpuMsSince(start) - quietCpu,
     wallMs: performance.now() - t0 - quietWindows * QUIET_WINDOW_MS,
     quiet: quietWindows >= 2,
   };

@@ -162,6 +162,26 @@ export async function farmFor(ctx: TestContext, o: FarmOptions): Promise<Farm> {
   return farm;
 }
 
+/** The farm's running scheduler. */
+export type FarmScheduler = NonNullable<Engine['scheduler']>;
+
+/**
+ * Pauses the farm (its queued jobs stay queued, for what looks at the queue) and starts its
+ * scheduler; with `up`, resolves once every workstation is dispatchable with its node list known.
+ */
+export async function startPaused(farm: Farm, o: { up?: boolean } = {}): Promise<FarmScheduler> {
+  await farm.engine.call('farm.pause', {});
+  farm.startScheduler();
+  const scheduler = farm.engine.scheduler;
+  if (!scheduler) throw new Error('the scheduler did not start');
+  if (o.up) {
+    await farm.waitFor('every workstation up with its node list', () =>
+      scheduler.readiness().every((r) => r.dispatchable && r.nodeListKnown),
+    );
+  }
+  return scheduler;
+}
+
 /**
  * Waits until `predicate` holds, re-checking on every job or instance change of the engine and
  * every 25 ms for conditions only a server shows (a simulator's counts); fails after `timeoutMs`.

@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JobView } from '../../shared/domain.js';
 import { runCli } from '../helpers/cli.js';
-import { FAST, farmFor, startFarm } from '../helpers/farm.js';
+import { FAST, farmFor, startFarm, startPaused } from '../helpers/farm.js';
 import { jobCopies } from '../helpers/job-copies.js';
 import { addTemplateVariant } from '../helpers/template-variants.js';
 import { startSimInstance } from '../simulator/index.js';
@@ -135,16 +135,10 @@ test("an import's jobs are looked at once by the blocked-jobs keeper: not as new
     // One interval outlasts the test's wait: a pass for changed facts would begin at its end.
     config: { probeIntervalMs: 4_000 },
   });
-  // Paused: the imported jobs stay queued for the keeper to look at.
-  await farm.engine.call('farm.pause', {});
-  farm.startScheduler();
-  const scheduler = farm.engine.scheduler;
-  assert.ok(scheduler);
-  // The keeper looked at the farm as it started, before these came up: the facts it last saw are
-  // older than the ones the import's first step meets.
-  await farm.waitFor('every workstation up with its node list', () =>
-    scheduler.readiness().every((r) => r.dispatchable && r.nodeListKnown),
-  );
+  // Paused: the imported jobs stay queued for the keeper to look at. The keeper looked at the farm
+  // as it started, before the workstations came up: the facts it last saw are older than the ones
+  // the import's first step meets.
+  const scheduler = await startPaused(farm, { up: true });
   const keeper = scheduler.blockedKeeper;
   const before = { passes: keeper.passes, steps: keeper.steps, looks: keeper.newRowLooks, ...keeper.rows };
   const n = 600; // past the announcer's bulk threshold (200): one bulk change, which begins a full pass
@@ -171,10 +165,7 @@ test('a job stored by another process while a pass walks the queue is looked at 
   });
   const queued = 12_000; // ~100 of the keeper's turns for a pass
   await farm.importJobs(Array.from({ length: queued }, (_, i) => ({ id: `s${i}` })));
-  await farm.engine.call('farm.pause', {});
-  farm.startScheduler();
-  const scheduler = farm.engine.scheduler;
-  assert.ok(scheduler);
+  const scheduler = await startPaused(farm);
   const keeper = scheduler.blockedKeeper;
   const [model] = (await farm.engine.call('jobs.list', { filter: { shot: 's0' } })).rows;
   assert.ok(model);

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PLACES_PER_PASS } from '../../electron/engine/scheduler/dispatch-choice.js';
-import { farmFor, type ShotSpec } from '../helpers/farm.js';
+import { farmFor, startPaused, type ShotSpec } from '../helpers/farm.js';
 
 test('a pass places at most PLACES_PER_PASS jobs; the passes after it place the rest', async (ctx) => {
   // Three workstations of 16 slots (the most one takes): more free slots than jobs, more jobs than one pass places.
@@ -18,11 +18,7 @@ test('a pass places at most PLACES_PER_PASS jobs; the passes after it place the 
   const shots: ShotSpec[] = Array.from({ length: jobs }, (_, i) => ({ id: `s${i}` }));
   const ids = await farm.importJobs(shots);
   // Every workstation up before the farm dispatches: all their slots are free in one pass.
-  await farm.engine.call('farm.pause', {});
-  farm.startScheduler();
-  const scheduler = farm.engine.scheduler;
-  assert.ok(scheduler);
-  await farm.waitFor('every workstation up', () => scheduler.readiness().every((r) => r.dispatchable));
+  const scheduler = await startPaused(farm, { up: true });
   // What the passes placed so far: the workstations' cards list every job given a slot there, committed or not.
   const placedAfter: number[] = [];
   const pass = scheduler.dispatchPass.bind(scheduler);

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FIRST_PROBE_GROUP } from '../../electron/engine/pools/comfy-lan/instance-registry.js';
-import { farmFor, type ShotSpec } from '../helpers/farm.js';
+import { farmFor, startPaused, type ShotSpec } from '../helpers/farm.js';
 import { addTemplateVariant } from '../helpers/template-variants.js';
 
 const turn = () => new Promise<void>((done) => setImmediate(done));
@@ -39,13 +39,7 @@ test('the blocked-jobs keeper begins its full pass once for a burst of workstati
   // A queue of several chunks (125 rows each), so a pass is still going while the workstations come up.
   const shots: ShotSpec[] = Array.from({ length: 600 }, (_, i) => ({ id: `s${i}` }));
   await farm.importJobs(shots);
-  await farm.engine.call('farm.pause', {});
-  farm.startScheduler();
-  const scheduler = farm.engine.scheduler;
-  assert.ok(scheduler);
-  await farm.waitFor('every workstation up with its node list', () =>
-    scheduler.readiness().every((r) => r.dispatchable && r.nodeListKnown),
-  );
+  const scheduler = await startPaused(farm, { up: true });
   // Each came up with two changes of the facts (its VRAM total, its node list): 48 chances to restart.
   const { passes, steps } = scheduler.blockedKeeper;
   assert.ok(passes <= 2, `${passes} full passes begun (${steps} steps) while ${n} workstations came up`);

@@ -337,7 +337,7 @@ export class Scheduler implements FarmPort {
   }
 
   /** The blocked-jobs keeper's full passes begun, steps taken and rows looked at in this run (tests, benchmarks). */
-  get blockedKeeper(): BlockedJobs['stats'] {
+  get blockedKeeper(): Readonly<BlockedJobs['stats']> {
     return this.blocked.stats;
   }
 

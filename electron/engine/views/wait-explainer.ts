@@ -58,14 +58,14 @@ export function explainer(facts: FarmFacts, templates: TemplateCache): Explain {
   };
 }
 
+/** What the burst's "could a cloud endpoint take it?" reads of a job (pools/worker-pool.ts). */
+type BurstCandidate = Parameters<NonNullable<FarmFacts['burstWait']['couldTake']>>[0];
+
 /**
  * Blocked: some workstation is registered and every one of them says `never` — a tag, the total
  * VRAM, a node or model it lacks. Nothing the farm does by itself, and no enabling or un-draining,
  * would let the job run; adding or changing a workstation might.
  */
-/** What the burst's "could a cloud endpoint take it?" reads of a job (pools/worker-pool.ts). */
-type BurstCandidate = Parameters<NonNullable<FarmFacts['burstWait']['couldTake']>>[0];
-
 export function isBlockedWait(wait: JobWait, facts: FarmFacts, job: BurstCandidate): boolean {
   if (!(facts.instances.length > 0 && !wait.dispatchable && wait.lasting === 'never')) return false;
   // A job only a cloud endpoint could take waits for the burst (its reason says so), not blocked.

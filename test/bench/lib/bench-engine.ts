@@ -110,7 +110,7 @@ export function shotListJson(
 }
 
 /** CPU time (user + system, ms) this process has used since `from` (process.cpuUsage). */
-function cpuMsSince(from: NodeJS.CpuUsage): number {
+export function cpuMsSince(from: NodeJS.CpuUsage): number {
   const d = process.cpuUsage(from);
   return (d.user + d.system) / 1000;
 }
