@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { TestContext } from 'node:test';
 import { seededRandom, systemClock } from '../../electron/engine/clock.js';
 import { Engine } from '../../electron/engine/engine.js';
@@ -138,6 +139,9 @@ export async function importShots(
  * txt2img variants small8 (8 GB) and big20 (20 GB): two small jobs fill a GPU, and a big one fits
  * only an emptied GPU — starved by its size while small ones refill every slot that frees (SPEC §3).
  * Starvation after 200 ms; no prefetch. Returned with both GPUs full: four small jobs running.
+ * They are started one at a time, 0.5 s apart (less for short prompts), so no two end together: a GPU empties
+ * only when it is kept free, never because both its prompts happened to end in one moment (then the
+ * big job would fit there by chance, and the test would prove nothing about the reservation).
  */
 export async function sizeFarm(
   ctx: TestContext,
@@ -150,13 +154,12 @@ export async function sizeFarm(
   await waitFor(a, farm, 'one workstation each', () => held(a).length === 1 && held(b).length === 1);
   await addTemplateVariant(a, 'txt2img', { name: 'small8', vram_gb: 8 });
   await addTemplateVariant(a, 'txt2img', { name: 'big20', vram_gb: 20 });
-  await importShots(a, ['s1', 's2', 's3', 's4'], 'small8');
-  await waitFor(
-    a,
-    farm,
-    'four small jobs running, two on each GPU',
-    () => a.db.one<{ n: number }>("SELECT COUNT(*) AS n FROM jobs WHERE state = 'running'")?.n === 4,
-  );
+  const running = () => a.db.one<{ n: number }>("SELECT COUNT(*) AS n FROM jobs WHERE state = 'running'")?.n ?? 0;
+  for (const [i, id] of ['s1', 's2', 's3', 's4'].entries()) {
+    if (i > 0) await delay(Math.min(500, durationMs / 5));
+    await importShots(a, [id], 'small8');
+    await waitFor(a, farm, `${i + 1} small jobs running`, () => running() === i + 1);
+  }
   return { farm, a, b };
 }
 

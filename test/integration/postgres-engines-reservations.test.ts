@@ -58,7 +58,11 @@ test('two engines keep one workstation on the farm free for a job starved by its
     'SELECT instance_id FROM attempts WHERE job_id = ?',
     big,
   )?.instance_id;
-  assert.equal(ranOn, station, 'it started on the workstation kept free for it');
+  assert.equal(
+    ranOn,
+    station,
+    `it started on the workstation kept free for it; logs:\n${farm.logs.slice(-30).join('\n')}`,
+  );
   const driver = held(a).includes(station) ? a : b;
   const reserving = farm.logs.filter((l) => l.includes(`for job ${big}`) && l.includes('reserving'));
   assert.equal(reserving.length, 1, reserving.join('\n'));
