@@ -48,6 +48,7 @@ import { baselineLine, judged, loadLine, measureBaselines, watchLoad, type Basel
 import { importThroughContract, openBenchEngine, shotListJson, stateCounts } from './lib/bench-engine.js';
 import { profileWindow } from './lib/cpu-profile.js';
 import {
+  blockedSpans,
   blockedWindows,
   lagPhase,
   lagPhaseLine,
@@ -57,6 +58,7 @@ import {
   type LagSample,
 } from './lib/loop-lag.js';
 import { breakdownOf, PARTS, whatRanIn, type Breakdown } from './lib/profile-breakdown.js';
+import { coreWindow, coreWindowLine, coreWindows, sampleCoreWait, type CoreWindow } from './lib/core-wait.js';
 import { startSplitFarm } from './lib/split-farm.js';
 import { executions, type Execution, type SimEvent } from './lib/sim-events.js';
 import { absNow, mb, round, sum, summary, until } from './lib/stats.js';
@@ -103,6 +105,17 @@ interface SizeRun {
   gpusUsed: number;
   /** Where the makespan over the zero-gap bound went (overheadOf). */
   overhead: Overhead;
+  /**
+   * Whether the engine's thread had a core (core-wait.ts): in the start-up burst, in the spread of
+   * first POSTs (the farm's first → the last GPU's first, which is the makespan's excess), after it.
+   */
+  cores: {
+    startup: CoreWindow | null;
+    spread: CoreWindow | null;
+    steady: CoreWindow | null;
+    /** The loop's late turns (≥ 50 ms) summed: how much of them the engine's thread ran, and waited for a core. */
+    lateTurns: ReturnType<typeof coreWindows> | null;
+  };
   loopP99Ms: number;
   loopMaxMs: number;
   rssMaxMb: number;
@@ -164,6 +177,7 @@ async function sizeRun(
     const startedAt = absNow();
     loop.enable();
     const lag = recordLoopLag();
+    const coreWait = sampleCoreWait(farm.pids);
     be.engine.startScheduler({});
     const done = (): number =>
       (be.engine.db.one("SELECT COUNT(*) AS n FROM jobs WHERE state = 'completed'") as { n: number }).n;
@@ -175,6 +189,7 @@ async function sizeRun(
       ? `${sch.passes} dispatch passes; ${sch.batch.stats.commits} commits of ${sch.batch.stats.writes} writes (at most ${sch.batch.largestWaiting} waiting at once); node lists ${sch.nodeListReads.read} read, ${sch.nodeListReads.parsed} parsed`
       : '';
     const lagSamples = lag.stop();
+    const coreSamples = coreWait ? await coreWait.stop() : [];
     const wallMs = performance.now() - t0;
     const profile = profiler ? await profiler.stop() : null;
     const cpu = process.cpuUsage(cpu0);
@@ -219,6 +234,7 @@ async function sizeRun(
       zeroGap = Math.max(zeroGap, sum(runs.slice(0, o.waves).map((e) => e.end - e.start)));
     const allBusyOrEnd = Number.isFinite(allBusyAt) ? allBusyAt : lastEnd;
     const overhead = overheadOf(perGpu, firstStart, posts, firstPost, lastEnd);
+    const lastFirstPost = firstPost + overhead.firstPost.max;
     return {
       gpus,
       shots,
@@ -241,6 +257,12 @@ async function sizeRun(
       allBusyMs: allBusyAt - startedAt,
       gpusUsed: firstStart.size,
       overhead,
+      cores: {
+        startup: coreWindow(coreSamples, startedAt, allBusyOrEnd),
+        spread: coreWindow(coreSamples, firstPost, lastFirstPost),
+        steady: coreWindow(coreSamples, allBusyOrEnd, lastEnd),
+        lateTurns: coreSamples.length ? coreWindows(coreSamples, blockedSpans(lagSamples)) : null,
+      },
       loopP99Ms: loop.percentile(99) / 1e6,
       loopMaxMs: loop.max / 1e6,
       rssMaxMb: mb(rssMax),
@@ -256,6 +278,14 @@ async function sizeRun(
     await be.close();
     await farm.close();
   }
+}
+
+function lateTurnsCoreLine(r: SizeRun): string {
+  const w = r.cores.lateTurns;
+  if (!w) return 'not measured (no scheduler statistics on this system)';
+  if (w.wallMs === 0) return 'no turn was 50 ms late';
+  const ms = (n: number) => `${Math.round(n).toLocaleString('en-US')} ms`;
+  return `${ms(w.wallMs)} in all: the engine's thread on a core ${ms(w.engineRunMs)}, waiting for one ${ms(w.engineWaitMs)} (${Math.round((100 * w.engineWaitMs) / w.wallMs)} %)`;
 }
 
 /** "claims 0.41, commits 0.30, …" in ms of engine CPU per GPU-second, largest first. */
@@ -377,6 +407,15 @@ function sizeFigures(r: SizeRun, base: Baselines): Figure[] {
       `  ${tag}: where the makespan over the bound went (last GPU to end: start after the first POST + gaps + its runs)`,
       `${round(r.overhead.lastGpu.startMs, 0)} + ${round(r.overhead.lastGpu.gapsMs, 0)} + ${round(r.overhead.lastGpu.runsMs, 0)} ms; every GPU's first POST / first start after the farm's first POST p50 ${round(r.overhead.firstPost.p50, 0)} / ${round(r.overhead.firstStart.p50, 0)}, p90 ${round(r.overhead.firstPost.p90, 0)} / ${round(r.overhead.firstStart.p90, 0)}, max ${round(r.overhead.firstPost.max, 0)} / ${round(r.overhead.firstStart.max, 0)} ms; gaps between a GPU's prompts p50 / p99 / max ${round(r.overhead.gap.p50, 1)} / ${round(r.overhead.gap.p99, 1)} / ${round(r.overhead.gap.max, 1)} ms`,
     ),
+    info(
+      `  ${tag}: did the engine's thread have a core? first POSTs' spread (the farm's first → the last GPU's first)`,
+      coreWindowLine(r.cores.spread),
+    ),
+    info(
+      `  ${tag}: did the engine's thread have a core? start-up burst (start → every GPU busy)`,
+      coreWindowLine(r.cores.startup),
+    ),
+    info(`  ${tag}: did the engine's thread have a core? after every GPU is busy`, coreWindowLine(r.cores.steady)),
     judged(
       `${tag}: scheduler start → every GPU busy`,
       r.allBusyMs,
@@ -397,6 +436,7 @@ function sizeFigures(r: SizeRun, base: Baselines): Figure[] {
     info(`  ${tag}: loop delay in the start-up burst (start → every GPU busy)`, lagPhaseLine(r.lagStartup)),
     info(`  ${tag}: loop delay after every GPU is busy`, lagPhaseLine(r.lagSteady)),
     info(`  ${tag}: the latest loop turns (from the scheduler's start)`, r.lagWorst),
+    info(`  ${tag}: did the engine's thread have a core? in the loop's turns ≥ 50 ms`, lateTurnsCoreLine(r)),
     info(`  ${tag}: what ran while the loop was blocked ≥ 50 ms (profile), by engine entry`, blockedByLine(r)),
     info(
       `  ${tag}: main-thread busy time in the start-up burst (profile, idle left out), by engine entry`,

@@ -1,12 +1,14 @@
 /**
  * How the benchmarks judge and explain their figures (test/bench/lib): a timing figure on a loaded
  * machine is UNDER LOAD, not PASS or MISS, and is printed beside its same-run baseline; a CPU
- * profile is charged to the innermost engine module on each sample's stack.
+ * profile is charged to the innermost engine module on each sample's stack; whether the engine's
+ * thread had a core is read from the scheduler's own statistics.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { judged, type LoadReport } from '../bench/lib/baselines.js';
 import { breakdownOf, partOfUrl, type CpuProfile } from '../bench/lib/profile-breakdown.js';
+import { coreWindow, coreWindowLine, coreWindows, sampleCoreWait } from '../bench/lib/core-wait.js';
 
 const quiet: LoadReport = {
   cores: 2,
@@ -65,4 +67,51 @@ test('a sample is charged to the innermost engine module on its stack, idle apar
   assert.equal(b.ms['socket frames'], 2);
   assert.equal(b.idleMs, 5);
   assert.equal(b.busyMs, 4);
+});
+
+test("a window's core figures are the differences between the samples inside it", () => {
+  const at = (t: number, k: number) => ({
+    t,
+    engineRun: k * 6e6,
+    engineWait: k * 3e6,
+    processRun: k * 10e6,
+    simRun: k * 5e6,
+    idle: k * 2e6,
+    selfRun: k * 0.1e6,
+  });
+  const samples = [at(0, 0), at(10, 1), at(20, 2), at(30, 3), at(40, 4)];
+  const w = coreWindow(samples, 5, 35);
+  assert.ok(w);
+  // Each end read between the samples around it: 5 → 35 ms is three steps' worth.
+  assert.equal(w.wallMs, 30);
+  assert.ok(Math.abs(w.engineRunMs - 18) < 1e-9);
+  assert.ok(Math.abs(w.engineWaitMs - 9) < 1e-9);
+  // The process's 30 ms less the main thread's 18 and the sampler's 0.3: 11.7 ms over 30.
+  assert.ok(Math.abs(w.otherCores - 0.39) < 1e-9);
+  assert.ok(Math.abs(w.simCores - 0.5) < 1e-9);
+  assert.match(coreWindowLine(w), /^30 ms: the engine's thread on a core 18 ms, waiting for one 9 ms \(30 %\)/);
+  assert.equal(coreWindow(samples, 50, 60)?.wallMs ?? null, null, 'after the last sample: nothing to say');
+  assert.equal(coreWindow(samples, 30, 60)?.wallMs, 10, 'cut to the samples');
+  const late = coreWindows(samples, [
+    [0, 10],
+    [25, 40],
+  ]);
+  assert.equal(late.wallMs, 25);
+  assert.ok(Math.abs(late.engineWaitMs - 7.5) < 1e-9);
+  assert.match(coreWindowLine(null), /not measured/);
+});
+
+test('the core sampler sees the engine thread run while it computes', {
+  skip: process.platform !== 'linux',
+}, async () => {
+  const sampler = sampleCoreWait([process.pid]);
+  assert.ok(sampler, 'Linux has per-thread scheduler statistics');
+  const from = performance.timeOrigin + performance.now();
+  const until = Date.now() + 300;
+  while (Date.now() < until); // 300 ms on a core (less whatever the machine took)
+  await new Promise((r) => setTimeout(r, 60));
+  const w = coreWindow(await sampler.stop(), from, Number.POSITIVE_INFINITY);
+  assert.ok(w);
+  assert.ok(w.engineRunMs + w.engineWaitMs >= 200, JSON.stringify(w));
+  assert.ok(w.engineRunMs <= w.wallMs + 30, JSON.stringify(w));
 });

@@ -89,3 +89,8 @@ export function blockedWindows(samples: readonly LagSample[], minMs = 50): [numb
     .filter((s) => s.lagMs >= minMs)
     .map((s): [number, number] => [s.mono - (s.lagMs + RESOLUTION_MS) * 1000, s.mono]);
 }
+
+/** The same windows on the absolute clock (ms), to read beside other processes' figures. */
+export function blockedSpans(samples: readonly LagSample[], minMs = 50): [number, number][] {
+  return samples.filter((s) => s.lagMs >= minMs).map((s): [number, number] => [s.t - s.lagMs - RESOLUTION_MS, s.t]);
+}
