@@ -58,7 +58,14 @@ import {
   type LagSample,
 } from './lib/loop-lag.js';
 import { breakdownOf, PARTS, whatRanIn, type Breakdown } from './lib/profile-breakdown.js';
-import { coreWindow, coreWindowLine, coreWindows, sampleCoreWait, type CoreWindow } from './lib/core-wait.js';
+import {
+  coreWindow,
+  coreWindowLine,
+  coreWindows,
+  coreWindowsLine,
+  sampleCoreWait,
+  type CoreWindow,
+} from './lib/core-wait.js';
 import { startSplitFarm } from './lib/split-farm.js';
 import { executions, type Execution, type SimEvent } from './lib/sim-events.js';
 import { absNow, mb, round, sum, summary, until } from './lib/stats.js';
@@ -280,14 +287,6 @@ async function sizeRun(
   }
 }
 
-function lateTurnsCoreLine(r: SizeRun): string {
-  const w = r.cores.lateTurns;
-  if (!w) return 'not measured (no scheduler statistics on this system)';
-  if (w.wallMs === 0) return 'no turn was 50 ms late';
-  const ms = (n: number) => `${Math.round(n).toLocaleString('en-US')} ms`;
-  return `${ms(w.wallMs)} in all: the engine's thread on a core ${ms(w.engineRunMs)}, waiting for one ${ms(w.engineWaitMs)} (${Math.round((100 * w.engineWaitMs) / w.wallMs)} %)`;
-}
-
 /** "claims 0.41, commits 0.30, …" in ms of engine CPU per GPU-second, largest first. */
 function breakdownLine(r: SizeRun): string {
   const b = r.breakdown;
@@ -436,7 +435,10 @@ function sizeFigures(r: SizeRun, base: Baselines): Figure[] {
     info(`  ${tag}: loop delay in the start-up burst (start → every GPU busy)`, lagPhaseLine(r.lagStartup)),
     info(`  ${tag}: loop delay after every GPU is busy`, lagPhaseLine(r.lagSteady)),
     info(`  ${tag}: the latest loop turns (from the scheduler's start)`, r.lagWorst),
-    info(`  ${tag}: did the engine's thread have a core? in the loop's turns ≥ 50 ms`, lateTurnsCoreLine(r)),
+    info(
+      `  ${tag}: did the engine's thread have a core? in the loop's turns ≥ 50 ms`,
+      coreWindowsLine(r.cores.lateTurns),
+    ),
     info(`  ${tag}: what ran while the loop was blocked ≥ 50 ms (profile), by engine entry`, blockedByLine(r)),
     info(
       `  ${tag}: main-thread busy time in the start-up burst (profile, idle left out), by engine entry`,

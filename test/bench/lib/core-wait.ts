@@ -70,6 +70,8 @@ const take = () => {
 };
 take();
 const timer = setInterval(take, 25);
+// Bounded: a bench that failed before asking for the samples does not leave this running.
+setTimeout(() => clearInterval(timer), 15 * 60 * 1000).unref();
 parentPort.on('message', () => { clearInterval(timer); take(); parentPort.postMessage(samples); });
 `;
 
@@ -81,9 +83,12 @@ export interface CoreWaitSampler {
 export function sampleCoreWait(simPids: readonly number[]): CoreWaitSampler | null {
   if (process.platform !== 'linux' || !existsSync(`/proc/${process.pid}/task/${process.pid}/schedstat`)) return null;
   const worker = new Worker(SAMPLER, { eval: true, workerData: { pid: process.pid, simPids: [...simPids] } });
+  // It never holds the process open by itself; only while its samples are asked for.
+  worker.unref();
   return {
     stop: () =>
       new Promise<CoreSample[]>((resolve, reject) => {
+        worker.ref();
         worker.once('message', (samples: CoreSample[]) => {
           void worker.terminate();
           resolve(samples);
@@ -152,9 +157,17 @@ export function coreWindows(
   return sum;
 }
 
-/** "1,480 ms: the engine's thread on a core 1,120 ms, waiting for one 310 ms; the simulators 1.1 cores". */
+const ms = (n: number): string => `${Math.round(n).toLocaleString('en-US')} ms`;
+
+/** The loop's late turns summed (coreWindows), in words. */
+export function coreWindowsLine(w: ReturnType<typeof coreWindows> | null): string {
+  if (!w) return 'not measured (no scheduler statistics on this system)';
+  if (w.wallMs === 0) return 'no turn was 50 ms late';
+  return `${ms(w.wallMs)} in all: the engine's thread on a core ${ms(w.engineRunMs)}, waiting for one ${ms(w.engineWaitMs)} (${Math.round((100 * w.engineWaitMs) / w.wallMs)} %)`;
+}
+
+/** "524 ms: the engine's thread on a core 347 ms, waiting for one 165 ms (31 %); meanwhile the engine's other threads 0.40 cores, the simulators 0.63, idle 0.21; this measure 0.023". */
 export function coreWindowLine(w: CoreWindow | null): string {
   if (!w) return 'not measured (no scheduler statistics on this system, or the window was shorter than a sample)';
-  const ms = (n: number) => `${Math.round(n).toLocaleString('en-US')} ms`;
   return `${ms(w.wallMs)}: the engine's thread on a core ${ms(w.engineRunMs)}, waiting for one ${ms(w.engineWaitMs)} (${Math.round((100 * w.engineWaitMs) / w.wallMs)} %); meanwhile the engine's other threads ${w.otherCores.toFixed(2)} cores, the simulators ${w.simCores.toFixed(2)}, idle ${w.idleCores.toFixed(2)}; this measure ${w.samplerCores.toFixed(3)}`;
 }
