@@ -64,6 +64,7 @@ import {
   coreWindows,
   coreWindowsLine,
   sampleCoreWait,
+  samplerCpuMs,
   type CoreWindow,
 } from './lib/core-wait.js';
 import { startSplitFarm } from './lib/split-farm.js';
@@ -177,6 +178,10 @@ async function sizeRun(
     let rssMax = process.memoryUsage().rss;
     const rssTimer = setInterval(() => (rssMax = Math.max(rssMax, process.memoryUsage().rss)), 200);
     const load = watchLoad();
+    // Started, and its first sample taken, before the run's clocks start (a worker takes a while);
+    // its own CPU, in the engine's process, is taken out of the engine's below.
+    const coreWait = sampleCoreWait(farm.pids);
+    await coreWait?.ready;
     const sim0 = await farm.cpu();
     const cpu0 = process.cpuUsage();
     const profiler = o.profile ? await profileWindow(1000) : null;
@@ -184,7 +189,6 @@ async function sizeRun(
     const startedAt = absNow();
     loop.enable();
     const lag = recordLoopLag();
-    const coreWait = sampleCoreWait(farm.pids);
     be.engine.startScheduler({});
     const done = (): number =>
       (be.engine.db.one("SELECT COUNT(*) AS n FROM jobs WHERE state = 'completed'") as { n: number }).n;
@@ -202,7 +206,7 @@ async function sizeRun(
     const cpu = process.cpuUsage(cpu0);
     const sim1 = await farm.cpu();
     clearInterval(rssTimer);
-    const engineCpuMs = (cpu.user + cpu.system) / 1000;
+    const engineCpuMs = (cpu.user + cpu.system) / 1000 - samplerCpuMs(coreSamples);
     const simCpuMs = (sim1.user + sim1.system - sim0.user - sim0.system) / 1000;
     const loadReport = load.stop(engineCpuMs + simCpuMs);
     if (profile && o.profileDir) {

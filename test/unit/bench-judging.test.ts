@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { judged, type LoadReport } from '../bench/lib/baselines.js';
 import { breakdownOf, partOfUrl, type CpuProfile } from '../bench/lib/profile-breakdown.js';
-import { coreWindow, coreWindowLine, coreWindows, sampleCoreWait } from '../bench/lib/core-wait.js';
+import { coreWindow, coreWindowLine, coreWindows, sampleCoreWait, samplerCpuMs } from '../bench/lib/core-wait.js';
 
 const quiet: LoadReport = {
   cores: 2,
@@ -99,6 +99,9 @@ test("a window's core figures are the differences between the samples inside it"
   assert.equal(late.wallMs, 25);
   assert.ok(Math.abs(late.engineWaitMs - 7.5) < 1e-9);
   assert.match(coreWindowLine(null), /not measured/);
+  // The sampler's own CPU over all its samples, to take out of the engine process's figures.
+  assert.ok(Math.abs(samplerCpuMs(samples) - 0.4) < 1e-9);
+  assert.equal(samplerCpuMs([]), 0);
 });
 
 test('the core sampler sees the engine thread run while it computes', {
@@ -106,6 +109,7 @@ test('the core sampler sees the engine thread run while it computes', {
 }, async () => {
   const sampler = sampleCoreWait([process.pid]);
   assert.ok(sampler, 'Linux has per-thread scheduler statistics');
+  await sampler.ready;
   const from = performance.timeOrigin + performance.now();
   const until = Date.now() + 300;
   while (Date.now() < until); // 300 ms on a core (less whatever the machine took)

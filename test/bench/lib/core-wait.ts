@@ -69,6 +69,7 @@ const take = () => {
   samples.push({ t: performance.timeOrigin + performance.now(), engineRun: run, engineWait: wait, processRun: ticksNs(workerData.pid), simRun: sim, idle: idle(), selfRun });
 };
 take();
+parentPort.postMessage('ready');
 const timer = setInterval(take, 25);
 // Bounded: a bench that failed before asking for the samples does not leave this running.
 setTimeout(() => clearInterval(timer), 15 * 60 * 1000).unref();
@@ -76,6 +77,8 @@ parentPort.on('message', () => { clearInterval(timer); take(); parentPort.postMe
 `;
 
 export interface CoreWaitSampler {
+  /** Resolves once the first sample is taken (a worker takes a while to start: await it before what is measured). */
+  ready: Promise<void>;
   /** Stops sampling; the samples taken, oldest first. */
   stop(): Promise<CoreSample[]>;
 }
@@ -83,20 +86,36 @@ export interface CoreWaitSampler {
 export function sampleCoreWait(simPids: readonly number[]): CoreWaitSampler | null {
   if (process.platform !== 'linux' || !existsSync(`/proc/${process.pid}/task/${process.pid}/schedstat`)) return null;
   const worker = new Worker(SAMPLER, { eval: true, workerData: { pid: process.pid, simPids: [...simPids] } });
-  // It never holds the process open by itself; only while its samples are asked for.
-  worker.unref();
+  // It never holds the process open by itself; only while it starts and while its samples are asked for.
+  const ready = new Promise<void>((resolve, reject) => {
+    worker.once('message', () => {
+      worker.unref();
+      resolve();
+    });
+    worker.once('error', reject);
+  });
   return {
-    stop: () =>
-      new Promise<CoreSample[]>((resolve, reject) => {
-        worker.ref();
+    ready,
+    stop: async () => {
+      await ready;
+      worker.ref();
+      return new Promise<CoreSample[]>((resolve, reject) => {
         worker.once('message', (samples: CoreSample[]) => {
           void worker.terminate();
           resolve(samples);
         });
         worker.once('error', reject);
         worker.postMessage('stop');
-      }),
+      });
+    },
   };
+}
+
+/** The sampler's own CPU over its samples (ms): it runs in the engine's process, whose CPU figures should leave it out. */
+export function samplerCpuMs(samples: readonly CoreSample[]): number {
+  const first = samples[0];
+  const last = samples[samples.length - 1];
+  return first && last ? (last.selfRun - first.selfRun) / 1e6 : 0;
 }
 
 type Counter = Exclude<keyof CoreSample, 't'>;
