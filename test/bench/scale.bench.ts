@@ -65,6 +65,7 @@ import {
   coreWindowsLine,
   sampleCoreWait,
   samplerCpuMs,
+  type CoreSum,
   type CoreWindow,
 } from './lib/core-wait.js';
 import { startSplitFarm } from './lib/split-farm.js';
@@ -122,7 +123,7 @@ interface SizeRun {
     spread: CoreWindow | null;
     steady: CoreWindow | null;
     /** The loop's late turns (≥ 50 ms) summed: how much of them the engine's thread ran, and waited for a core. */
-    lateTurns: ReturnType<typeof coreWindows> | null;
+    lateTurns: CoreSum | null;
   };
   loopP99Ms: number;
   loopMaxMs: number;

@@ -224,7 +224,7 @@ export class BlockedJobs {
       const next = chunk.length === CHUNK && last ? queueCursorOf(last) : null;
       if (this.passFrom !== null) {
         this.passFrom = next;
-        // At its end, one more step: the look for new rows the pass skipped.
+        // Every step of a pass asks for the next; after its last, one more: the look for new rows it skipped.
         more = true;
       } else {
         this.sweepFrom = next ?? QUEUE_START;

@@ -77,7 +77,11 @@ parentPort.on('message', () => { clearInterval(timer); take(); parentPort.postMe
 `;
 
 export interface CoreWaitSampler {
-  /** Resolves once the first sample is taken (a worker takes a while to start: await it before what is measured). */
+  /**
+   * Resolves once the first sample is taken (a worker takes a while to start: await it before what
+   * is measured), or once the sampler failed — then `stop` gives no samples and the figures say
+   * "not measured": an optional figure never costs the run.
+   */
   ready: Promise<void>;
   /** Stops sampling; the samples taken, oldest first. */
   stop(): Promise<CoreSample[]>;
@@ -87,24 +91,34 @@ export function sampleCoreWait(simPids: readonly number[]): CoreWaitSampler | nu
   if (process.platform !== 'linux' || !existsSync(`/proc/${process.pid}/task/${process.pid}/schedstat`)) return null;
   const worker = new Worker(SAMPLER, { eval: true, workerData: { pid: process.pid, simPids: [...simPids] } });
   // It never holds the process open by itself; only while it starts and while its samples are asked for.
-  const ready = new Promise<void>((resolve, reject) => {
+  let failed = false;
+  let onFail = (): void => undefined;
+  // An error, or an exit before it answered (stop terminates it only after its samples came).
+  const fail = (): void => {
+    failed = true;
+    onFail();
+  };
+  worker.once('error', fail);
+  worker.once('exit', fail);
+  const ready = new Promise<void>((resolve) => {
+    onFail = resolve;
     worker.once('message', () => {
       worker.unref();
       resolve();
     });
-    worker.once('error', reject);
   });
   return {
     ready,
     stop: async () => {
       await ready;
+      if (failed) return [];
       worker.ref();
-      return new Promise<CoreSample[]>((resolve, reject) => {
+      return new Promise<CoreSample[]>((resolve) => {
+        onFail = () => resolve([]);
         worker.once('message', (samples: CoreSample[]) => {
           void worker.terminate();
           resolve(samples);
         });
-        worker.once('error', reject);
         worker.postMessage('stop');
       });
     },
@@ -160,11 +174,11 @@ export function coreWindow(samples: readonly CoreSample[], from: number, to: num
   };
 }
 
+/** The engine thread's run and wait over some wall time. */
+export type CoreSum = Pick<CoreWindow, 'wallMs' | 'engineRunMs' | 'engineWaitMs'>;
+
 /** Several windows (the loop's late turns) summed: their wall time and the engine thread's run and wait in them. */
-export function coreWindows(
-  samples: readonly CoreSample[],
-  windows: readonly (readonly [number, number])[],
-): { wallMs: number; engineRunMs: number; engineWaitMs: number } {
+export function coreWindows(samples: readonly CoreSample[], windows: readonly (readonly [number, number])[]): CoreSum {
   const sum = { wallMs: 0, engineRunMs: 0, engineWaitMs: 0 };
   for (const [from, to] of windows) {
     const w = coreWindow(samples, from, to);
@@ -178,15 +192,19 @@ export function coreWindows(
 
 const ms = (n: number): string => `${Math.round(n).toLocaleString('en-US')} ms`;
 
+/** "on a core 347 ms, waiting for one 165 ms (31 %)": the words both lines share. */
+const runAndWait = (w: CoreSum): string =>
+  `the engine's thread on a core ${ms(w.engineRunMs)}, waiting for one ${ms(w.engineWaitMs)} (${Math.round((100 * w.engineWaitMs) / w.wallMs)} %)`;
+
 /** The loop's late turns summed (coreWindows), in words. */
-export function coreWindowsLine(w: ReturnType<typeof coreWindows> | null): string {
+export function coreWindowsLine(w: CoreSum | null): string {
   if (!w) return 'not measured (no scheduler statistics on this system)';
   if (w.wallMs === 0) return 'no turn was 50 ms late';
-  return `${ms(w.wallMs)} in all: the engine's thread on a core ${ms(w.engineRunMs)}, waiting for one ${ms(w.engineWaitMs)} (${Math.round((100 * w.engineWaitMs) / w.wallMs)} %)`;
+  return `${ms(w.wallMs)} in all: ${runAndWait(w)}`;
 }
 
 /** "524 ms: the engine's thread on a core 347 ms, waiting for one 165 ms (31 %); meanwhile the engine's other threads 0.40 cores, the simulators 0.63, idle 0.21; this measure 0.023". */
 export function coreWindowLine(w: CoreWindow | null): string {
   if (!w) return 'not measured (no scheduler statistics on this system, or the window was shorter than a sample)';
-  return `${ms(w.wallMs)}: the engine's thread on a core ${ms(w.engineRunMs)}, waiting for one ${ms(w.engineWaitMs)} (${Math.round((100 * w.engineWaitMs) / w.wallMs)} %); meanwhile the engine's other threads ${w.otherCores.toFixed(2)} cores, the simulators ${w.simCores.toFixed(2)}, idle ${w.idleCores.toFixed(2)}; this measure ${w.samplerCores.toFixed(3)}`;
+  return `${ms(w.wallMs)}: ${runAndWait(w)}; meanwhile the engine's other threads ${w.otherCores.toFixed(2)} cores, the simulators ${w.simCores.toFixed(2)}, idle ${w.idleCores.toFixed(2)}; this measure ${w.samplerCores.toFixed(3)}`;
 }

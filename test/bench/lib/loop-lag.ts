@@ -83,14 +83,15 @@ export function worstTurns(samples: readonly LagSample[], origin: number, n = 6)
     .join(', ');
 }
 
-/** The blocked stretch behind each turn late by ≥ `minMs`: [its start, its end] in monotonic µs. */
+/** How long the loop was blocked before a late turn fired (ms): its lateness and the timer's own period. */
+const blockedMs = (s: LagSample): number => s.lagMs + RESOLUTION_MS;
+
+/** The blocked stretch behind each turn late by ≥ `minMs`: [its start, its end] in monotonic µs (a V8 profile's clock). */
 export function blockedWindows(samples: readonly LagSample[], minMs = 50): [number, number][] {
-  return samples
-    .filter((s) => s.lagMs >= minMs)
-    .map((s): [number, number] => [s.mono - (s.lagMs + RESOLUTION_MS) * 1000, s.mono]);
+  return samples.filter((s) => s.lagMs >= minMs).map((s): [number, number] => [s.mono - blockedMs(s) * 1000, s.mono]);
 }
 
-/** The same windows on the absolute clock (ms), to read beside other processes' figures. */
+/** The same stretches in absolute ms, to read beside other processes' figures. */
 export function blockedSpans(samples: readonly LagSample[], minMs = 50): [number, number][] {
-  return samples.filter((s) => s.lagMs >= minMs).map((s): [number, number] => [s.t - s.lagMs - RESOLUTION_MS, s.t]);
+  return samples.filter((s) => s.lagMs >= minMs).map((s): [number, number] => [s.t - blockedMs(s), s.t]);
 }
