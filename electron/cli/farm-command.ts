@@ -128,21 +128,21 @@ async function runUntilStopped(
 ): Promise<number> {
   const json = Boolean(o.json);
   const scheduler = engine.startScheduler();
-  const off = printChanges(engine, io, json);
+  const printing = printChanges(engine, io, json);
   io.out(`Farm running on ${engine.dbFile}. Ctrl+C stops following; prompts keep running on the workstations.`);
   const { farmState } = await engine.call('farm.status', {});
   if (farmState.state !== 'running') io.out(farmStateLine(farmState));
   let final: FarmProgress | null = null;
-  if (o.untilIdle) {
-    off.push(
-      watchUntilIdle(engine, scheduler, io, json, (p) => {
-        final = p;
-        stop();
-      }),
-    );
-  }
+  const watching = o.untilIdle
+    ? [
+        watchUntilIdle(engine, scheduler, io, json, (p) => {
+          final = p;
+          stop();
+        }),
+      ]
+    : [];
   await stopped;
-  for (const f of off) f();
+  for (const f of watching) f();
   const collecting = scheduler.collecting();
   if (collecting > 0 && !json) {
     io.out(
@@ -150,6 +150,10 @@ async function runUntilStopped(
     );
   }
   await engine.stopScheduler();
+  // Followed until the scheduler has closed: it publishes what was stored before (a completion
+  // merged into the tick the idle check stopped in, downloads finished in the grace) — a job the
+  // summary counts as completed always has its line above it.
+  for (const f of printing) f();
   const s = await engine.call('farm.status', {});
   const stuck = (final as FarmProgress | null)?.stuck ?? [];
   if (json) {
